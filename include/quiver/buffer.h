@@ -1,0 +1,61 @@
+// Immutable, reference-counted byte buffers.
+//
+// A Buffer is either owned (allocated by quiver, 64-byte aligned, zero
+// padded up to a multiple of 64 bytes) or borrowed: it points at memory
+// someone else owns and runs a release hook (C Data `release`, a DLPack
+// deleter, a Python decref) exactly once when the last reference goes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "quiver/status.h"
+
+namespace quiver {
+
+// Where the bytes live. Numbers follow DLPack's DLDeviceType (CPU = 1).
+struct Device {
+  int32_t type = 1;
+  int32_t id = 0;
+  bool is_cpu() const { return type == 1; }
+  bool operator==(const Device&) const = default;
+};
+
+class Buffer {
+ public:
+  using ReleaseHook = std::function<void()>;
+
+  // A new zero-filled owned buffer of `size` bytes, 64-byte aligned.
+  static Result<std::shared_ptr<Buffer>> Allocate(int64_t size);
+  // Borrows [data, data + size); `release` runs once when the buffer dies.
+  static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,
+                                      Device device = {});
+  // A view of bytes [offset, offset + length) of `parent`, keeping it alive.
+  static Result<std::shared_ptr<Buffer>> Slice(std::shared_ptr<Buffer> parent, int64_t offset,
+                                               int64_t length);
+
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+
+  const uint8_t* data() const { return data_; }
+  // Writable access, only meaningful for owned buffers still being filled.
+  uint8_t* mutable_data() { return const_cast<uint8_t*>(data_); }
+  int64_t size() const { return size_; }
+  const Device& device() const { return device_; }
+  bool is_owned() const { return owned_; }
+
+ private:
+  Buffer(const uint8_t* data, int64_t size, ReleaseHook release, Device device, bool owned);
+
+  const uint8_t* data_;
+  int64_t size_;
+  ReleaseHook release_;
+  Device device_;
+  bool owned_;
+};
+
+using BufferPtr = std::shared_ptr<Buffer>;
+
+}  // namespace quiver

@@ -1,0 +1,107 @@
+// The Arrow C Data Interface and C Stream Interface (FORMATS.md section 2).
+//
+// Export: quiver fills caller-provided structs; the consumer owns them and
+// calls `release` once on the base struct. Import: quiver takes ownership
+// of the struct (marking the caller's copy released, as a move) on success
+// AND on failure, so the caller never releases after calling Import*.
+// Extension types travel as their storage type plus the field metadata
+// keys ARROW:extension:name and ARROW:extension:metadata.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "quiver/array.h"
+#include "quiver/status.h"
+#include "quiver/type.h"
+
+extern "C" {
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+  void (*release)(struct ArrowSchema*);
+  void* private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+  void (*release)(struct ArrowArray*);
+  void* private_data;
+};
+#endif  // ARROW_C_DATA_INTERFACE
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+  void (*release)(struct ArrowArrayStream*);
+  void* private_data;
+};
+#endif  // ARROW_C_STREAM_INTERFACE
+}
+
+namespace quiver {
+
+inline constexpr const char* kExtensionNameKey = "ARROW:extension:name";
+inline constexpr const char* kExtensionMetadataKey = "ARROW:extension:metadata";
+
+// --- export -----------------------------------------------------------------
+
+// An unnamed nullable field of `type`.
+Status ExportType(const DataType& type, ArrowSchema* out);
+Status ExportField(const Field& field, ArrowSchema* out);
+// Zero-copy: the ArrowArray keeps `data`'s buffers alive until released.
+Status ExportArray(const ArrayDataPtr& data, ArrowArray* out);
+
+// --- import -----------------------------------------------------------------
+
+// Takes ownership of `schema` (released before returning).
+Result<Field> ImportField(ArrowSchema* schema);
+Result<TypePtr> ImportType(ArrowSchema* schema);
+// Takes ownership of `array`; its buffers stay alive as long as any
+// resulting buffer does. Buffer sizes are derived from the type; the data
+// is validated at `level` before it is returned.
+Result<ArrayDataPtr> ImportArray(ArrowArray* array, const TypePtr& type,
+                                 ValidationLevel level = ValidationLevel::kFull);
+
+// --- streams ----------------------------------------------------------------
+
+// A pull-based sequence of arrays of one type (record batches are struct
+// arrays). Next returns nullptr at the end.
+class ArrayReader {
+ public:
+  virtual ~ArrayReader() = default;
+  virtual const Field& field() const = 0;
+  virtual Result<ArrayDataPtr> Next() = 0;
+};
+
+// An ArrayReader over arrays already in memory.
+std::shared_ptr<ArrayReader> MakeArrayReader(Field field, std::vector<ArrayDataPtr> arrays);
+
+Status ExportArrayStream(std::shared_ptr<ArrayReader> reader, ArrowArrayStream* out);
+// Takes ownership of `stream`; every array read is validated at `level`.
+Result<std::shared_ptr<ArrayReader>> ImportArrayStream(
+    ArrowArrayStream* stream, ValidationLevel level = ValidationLevel::kFull);
+
+}  // namespace quiver

@@ -1,0 +1,22 @@
+// Overflow-checked int64 arithmetic for sizes, shapes and byte counts.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "quiver/status.h"
+
+namespace quiver {
+
+// a * b, or Invalid naming `what` when the product leaves int64.
+Result<int64_t> MultiplyChecked(int64_t a, int64_t b, const std::string& what);
+// a + b, or Invalid naming `what` on overflow.
+Result<int64_t> AddChecked(int64_t a, int64_t b, const std::string& what);
+// Product of all entries (1 for an empty list); entries must be >= 0.
+Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& what);
+
+// "[3, 4]" for error messages.
+std::string FormatShape(std::span<const int64_t> shape);
+
+}  // namespace quiver

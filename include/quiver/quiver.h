@@ -1,0 +1,11 @@
+// Everything public in one include.
+#pragma once
+
+#include "quiver/array.h"
+#include "quiver/buffer.h"
+#include "quiver/c_data.h"
+#include "quiver/checked_math.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/status.h"
+#include "quiver/tensor.h"
+#include "quiver/type.h"

@@ -1,0 +1,92 @@
+// A dense strided tensor over a shared buffer.
+//
+// Units: shape in elements, strides in BYTES (as NumPy and Arrow's Tensor
+// message), byte_offset in bytes from the buffer start. Strides may be
+// negative or zero; Make checks that every element lies inside the buffer.
+// The value type is one of the numeric types (int8..uint64, float16/32/64).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/buffer.h"
+#include "quiver/status.h"
+#include "quiver/type.h"
+
+namespace quiver {
+
+// Whether a conversion may copy: never (error when a copy is needed), only
+// when the layout requires it, or always (the result owns fresh memory).
+enum class CopyMode { kNever, kIfNeeded, kAlways };
+
+// Row-major (C order) byte strides for `shape` with elements of `byte_width`.
+Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const int64_t> shape);
+
+class Tensor {
+ public:
+  // Empty `strides` means row-major. `dim_names` is empty or one per axis.
+  static Result<Tensor> Make(TypePtr type, BufferPtr buffer, std::vector<int64_t> shape,
+                             std::vector<int64_t> strides = {},
+                             std::vector<std::string> dim_names = {}, int64_t byte_offset = 0);
+
+  const TypePtr& type() const { return type_; }
+  const BufferPtr& buffer() const { return buffer_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
+  const std::vector<std::string>& dim_names() const { return dim_names_; }
+  int64_t byte_offset() const { return byte_offset_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  // Number of elements.
+  int64_t size() const { return size_; }
+  // Address of element [0, 0, ...].
+  const uint8_t* raw_data() const { return buffer_->data() + byte_offset_; }
+
+  // Row-major with no gaps (size-1 axes may have any stride).
+  bool IsContiguous() const;
+  // A row-major copy with the same shape, type and dim_names.
+  Result<Tensor> ToContiguous() const;
+
+  // Address of the element at `index`, or IndexError naming the axis.
+  Result<const uint8_t*> ElementPointer(std::span<const int64_t> index) const;
+
+  // The element at `index` as C type T; TypeError unless T matches type().
+  template <typename T>
+  Result<T> Value(std::span<const int64_t> index) const {
+    if (sizeof(T) != static_cast<size_t>(type_->byte_width()) || !MatchesCType<T>()) {
+      return Status::TypeError("tensor holds " + type_->ToString() +
+                               ", not the requested C type");
+    }
+    QUIVER_ASSIGN_OR_RETURN(const uint8_t* ptr, ElementPointer(index));
+    T out;
+    std::memcpy(&out, ptr, sizeof(T));
+    return out;
+  }
+
+  // Same type, shape and element values (strides, names and buffers may
+  // differ). Floats compare by value: NaN != NaN, -0.0 == 0.0.
+  bool Equals(const Tensor& other) const;
+
+ private:
+  template <typename T>
+  bool MatchesCType() const {
+    if constexpr (std::is_floating_point_v<T>) return type_->is_floating();
+    if constexpr (std::is_signed_v<T>) return type_->is_signed_integer();
+    return type_->is_integer() && !type_->is_signed_integer();
+  }
+
+  TypePtr type_;
+  BufferPtr buffer_;
+  std::vector<int64_t> shape_;
+  std::vector<int64_t> strides_;
+  std::vector<std::string> dim_names_;
+  int64_t byte_offset_ = 0;
+  int64_t size_ = 0;
+};
+
+// IEEE half to float, for float16 element access.
+float HalfToFloat(uint16_t half);
+
+}  // namespace quiver

@@ -1,0 +1,144 @@
+// The Arrow logical type tree quiver understands, plus Field and Schema.
+//
+// One DataType class covers every type: which parameters are meaningful
+// depends on id(). Types are immutable and shared through TypePtr.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "quiver/status.h"
+
+namespace quiver {
+
+enum class TypeId : uint8_t {
+  kInt8, kInt16, kInt32, kInt64,
+  kUInt8, kUInt16, kUInt32, kUInt64,
+  kFloat16, kFloat32, kFloat64,
+  kBool,             // bit-packed
+  kUtf8, kLargeUtf8, kBinary, kLargeBinary,
+  kFixedSizeBinary,
+  kList, kLargeList, kFixedSizeList,
+  kStruct,
+  kExtension,
+};
+
+class DataType;
+using TypePtr = std::shared_ptr<const DataType>;
+// Ordered key/value pairs (Arrow metadata keeps order and allows any bytes).
+using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
+
+struct Field {
+  std::string name;
+  TypePtr type;
+  bool nullable = true;
+  KeyValueMetadata metadata;
+
+  bool Equals(const Field& other) const;
+  std::string ToString() const;
+};
+
+struct Schema {
+  std::vector<Field> fields;
+  KeyValueMetadata metadata;
+
+  bool Equals(const Schema& other) const;
+};
+
+class DataType {
+ public:
+  TypeId id() const { return id_; }
+
+  // Bits per value for fixed-width types (bool: 1), 0 for the rest.
+  int bit_width() const;
+  // Bytes per value for byte-sized fixed-width types (fixed_size_binary
+  // included), 0 for bool and variable-width types.
+  int64_t byte_width() const;
+
+  bool is_integer() const { return id_ <= TypeId::kUInt64; }
+  bool is_signed_integer() const { return id_ <= TypeId::kInt64; }
+  bool is_floating() const { return id_ >= TypeId::kFloat16 && id_ <= TypeId::kFloat64; }
+  // Integers and floats: the value types a dense tensor can hold.
+  bool is_numeric() const { return is_integer() || is_floating(); }
+
+  // fixed_size_list: entries per list. fixed_size_binary: bytes per value.
+  int32_t fixed_size() const { return fixed_size_; }
+  // list, large_list, fixed_size_list: one child; struct: one per field.
+  const std::vector<Field>& children() const { return children_; }
+
+  // Extension types only.
+  const std::string& extension_name() const { return extension_name_; }
+  const std::string& extension_metadata() const { return extension_metadata_; }
+  const TypePtr& storage_type() const { return storage_; }
+
+  // The type whose physical layout this type has (itself unless extension).
+  const DataType& storage() const { return storage_ ? *storage_ : *this; }
+
+  bool Equals(const DataType& other) const;
+  // "int32", "fixed_size_list<item: float>[4]", "extension<arrow.bool8>".
+  std::string ToString() const;
+
+  // Use the factory functions below instead.
+  explicit DataType(TypeId id) : id_(id) {}
+
+ private:
+  friend Result<TypePtr> fixed_size_binary(int32_t);
+  friend TypePtr list(Field);
+  friend TypePtr large_list(Field);
+  friend Result<TypePtr> fixed_size_list(Field, int32_t);
+  friend TypePtr struct_(std::vector<Field>);
+  friend Result<TypePtr> extension(std::string, std::string, TypePtr);
+
+  TypeId id_;
+  int32_t fixed_size_ = 0;
+  std::vector<Field> children_;
+  std::string extension_name_;
+  std::string extension_metadata_;
+  TypePtr storage_;
+};
+
+TypePtr int8();
+TypePtr int16();
+TypePtr int32();
+TypePtr int64();
+TypePtr uint8();
+TypePtr uint16();
+TypePtr uint32();
+TypePtr uint64();
+TypePtr float16();
+TypePtr float32();
+TypePtr float64();
+TypePtr boolean();
+TypePtr utf8();
+TypePtr large_utf8();
+TypePtr binary();
+TypePtr large_binary();
+// byte_width must be >= 0.
+Result<TypePtr> fixed_size_binary(int32_t byte_width);
+TypePtr list(Field value_field);
+TypePtr large_list(Field value_field);
+// list_size must be >= 0.
+Result<TypePtr> fixed_size_list(Field value_field, int32_t list_size);
+TypePtr struct_(std::vector<Field> fields);
+// name must be non-empty; storage may not itself be an extension type.
+Result<TypePtr> extension(std::string name, std::string metadata, TypePtr storage);
+
+// A nullable field named "item", the child name Arrow uses for lists.
+Field ListItem(TypePtr value_type);
+
+// The primitive type named "int8" .. "float64", "float16", "bool".
+Result<TypePtr> TypeFromName(const std::string& name);
+
+// Types whose second buffer holds offsets (utf8, binary, list and their
+// large variants), and those whose offsets are int64.
+bool HasOffsets(TypeId id);
+bool HasLargeOffsets(TypeId id);
+
+// Number of buffers an ArrayData of this type carries (validity included),
+// following the storage type for extension types.
+int ExpectedBufferCount(const DataType& type);
+
+}  // namespace quiver

@@ -1,0 +1,129 @@
+// Exporting types and arrays through the C Data Interface.
+#include <string>
+#include <vector>
+
+#include "quiver/c_data.h"
+#include "quiver/c_data_format.h"
+
+namespace quiver {
+
+namespace {
+
+// Owns the strings and child structs an exported ArrowSchema points at.
+struct ExportedSchema {
+  std::string format;
+  std::string name;
+  std::string metadata;
+  std::vector<ArrowSchema> children;
+  std::vector<ArrowSchema*> child_pointers;
+};
+
+void ReleaseSchema(ArrowSchema* schema) {
+  if (schema == nullptr || schema->release == nullptr) return;
+  auto* owned = static_cast<ExportedSchema*>(schema->private_data);
+  // Children may have been moved out by the consumer (release == NULL).
+  for (ArrowSchema& child : owned->children) {
+    if (child.release != nullptr) child.release(&child);
+  }
+  delete owned;
+  schema->release = nullptr;
+}
+
+// Keeps the exported ArrayData (and so its buffers) alive.
+struct ExportedArray {
+  ArrayDataPtr data;
+  std::vector<const void*> buffers;
+  std::vector<ArrowArray> children;
+  std::vector<ArrowArray*> child_pointers;
+};
+
+void ReleaseArray(ArrowArray* array) {
+  if (array == nullptr || array->release == nullptr) return;
+  auto* owned = static_cast<ExportedArray*>(array->private_data);
+  for (ArrowArray& child : owned->children) {
+    if (child.release != nullptr) child.release(&child);
+  }
+  delete owned;
+  array->release = nullptr;
+}
+
+// Consumers may dereference even the buffers of empty arrays (the first
+// offset of a utf8 array, say), so stand a zeroed block in for missing ones.
+alignas(64) const uint8_t kZeros[64] = {};
+
+}  // namespace
+
+Status ExportField(const Field& field, ArrowSchema* out) {
+  if (!field.type) return Status::Invalid("field '" + field.name + "' has no type");
+  const DataType& storage = field.type->storage();
+  auto owned = std::make_unique<ExportedSchema>();
+  owned->format = internal::FormatString(storage);
+  owned->name = field.name;
+  KeyValueMetadata metadata = field.metadata;
+  if (field.type->id() == TypeId::kExtension) {
+    metadata.emplace_back(kExtensionNameKey, field.type->extension_name());
+    metadata.emplace_back(kExtensionMetadataKey, field.type->extension_metadata());
+  }
+  owned->metadata = internal::EncodeMetadata(metadata);
+  owned->children.resize(storage.children().size());
+  for (size_t i = 0; i < storage.children().size(); ++i) {
+    Status st = ExportField(storage.children()[i], &owned->children[i]);
+    if (!st.ok()) {
+      for (size_t k = 0; k < i; ++k) ReleaseSchema(&owned->children[k]);
+      return st;
+    }
+    owned->child_pointers.push_back(&owned->children[i]);
+  }
+  *out = ArrowSchema{};
+  out->format = owned->format.c_str();
+  out->name = owned->name.c_str();
+  out->metadata = owned->metadata.empty() ? nullptr : owned->metadata.data();
+  out->flags = field.nullable ? ARROW_FLAG_NULLABLE : 0;
+  out->n_children = static_cast<int64_t>(owned->children.size());
+  out->children = owned->child_pointers.empty() ? nullptr : owned->child_pointers.data();
+  out->dictionary = nullptr;
+  out->release = ReleaseSchema;
+  out->private_data = owned.release();
+  return Status::OK();
+}
+
+Status ExportType(const DataType& type, ArrowSchema* out) {
+  // Field wants a TypePtr; alias the caller's type without owning it.
+  TypePtr alias(std::shared_ptr<const DataType>{}, &type);
+  return ExportField(Field{"", alias, true, {}}, out);
+}
+
+Status ExportArray(const ArrayDataPtr& data, ArrowArray* out) {
+  if (!data || !data->type) return Status::Invalid("cannot export an array without a type");
+  auto owned = std::make_unique<ExportedArray>();
+  owned->data = data;
+  for (size_t i = 0; i < data->buffers.size(); ++i) {
+    const BufferPtr& buffer = data->buffers[i];
+    bool is_validity = i == 0;
+    owned->buffers.push_back(buffer ? buffer->data() : (is_validity ? nullptr : kZeros));
+  }
+  owned->children.resize(data->children.size());
+  for (size_t i = 0; i < data->children.size(); ++i) {
+    Status st = ExportArray(data->children[i], &owned->children[i]);
+    if (!st.ok()) {
+      for (size_t k = 0; k < i; ++k) ReleaseArray(&owned->children[k]);
+      return st;
+    }
+    owned->child_pointers.push_back(&owned->children[i]);
+  }
+  *out = ArrowArray{};
+  out->length = data->length;
+  out->offset = data->offset;
+  bool no_validity = data->buffers.empty() || !data->buffers[0];
+  out->null_count = no_validity ? 0 : data->null_count;
+  out->n_buffers = static_cast<int64_t>(owned->buffers.size());
+  out->n_children = static_cast<int64_t>(owned->children.size());
+  out->buffers = owned->buffers.empty() ? nullptr : owned->buffers.data();
+  out->children = owned->child_pointers.empty() ? nullptr : owned->child_pointers.data();
+  out->dictionary = nullptr;
+  out->release = ReleaseArray;
+  out->private_data = owned.release();
+  return Status::OK();
+}
+
+}  // namespace quiver

@@ -1,0 +1,139 @@
+// The C Stream Interface: ArrayReader <-> ArrowArrayStream.
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "quiver/c_data.h"
+
+namespace quiver {
+
+namespace {
+
+class VectorReader : public ArrayReader {
+ public:
+  VectorReader(Field field, std::vector<ArrayDataPtr> arrays)
+      : field_(std::move(field)), arrays_(std::move(arrays)) {}
+  const Field& field() const override { return field_; }
+  Result<ArrayDataPtr> Next() override {
+    if (next_ >= arrays_.size()) return ArrayDataPtr{};
+    return arrays_[next_++];
+  }
+
+ private:
+  Field field_;
+  std::vector<ArrayDataPtr> arrays_;
+  size_t next_ = 0;
+};
+
+struct ExportedStream {
+  std::shared_ptr<ArrayReader> reader;
+  std::string last_error;
+};
+
+int ReportError(ArrowArrayStream* stream, const Status& status) {
+  static_cast<ExportedStream*>(stream->private_data)->last_error = status.ToString();
+  return status.code() == StatusCode::kIOError ? EIO : EINVAL;
+}
+
+int StreamGetSchema(ArrowArrayStream* stream, ArrowSchema* out) {
+  auto* owned = static_cast<ExportedStream*>(stream->private_data);
+  Status st = ExportField(owned->reader->field(), out);
+  return st.ok() ? 0 : ReportError(stream, st);
+}
+
+int StreamGetNext(ArrowArrayStream* stream, ArrowArray* out) {
+  auto* owned = static_cast<ExportedStream*>(stream->private_data);
+  auto next = owned->reader->Next();
+  if (!next.ok()) return ReportError(stream, next.status());
+  if (!*next) {  // end of stream: a released array
+    *out = ArrowArray{};
+    out->release = nullptr;
+    return 0;
+  }
+  Status st = ExportArray(*next, out);
+  return st.ok() ? 0 : ReportError(stream, st);
+}
+
+const char* StreamGetLastError(ArrowArrayStream* stream) {
+  auto* owned = static_cast<ExportedStream*>(stream->private_data);
+  return owned->last_error.empty() ? nullptr : owned->last_error.c_str();
+}
+
+void StreamRelease(ArrowArrayStream* stream) {
+  if (stream == nullptr || stream->release == nullptr) return;
+  delete static_cast<ExportedStream*>(stream->private_data);
+  stream->release = nullptr;
+}
+
+class ImportedStreamReader : public ArrayReader {
+ public:
+  ImportedStreamReader(ArrowArrayStream* source, ValidationLevel level)
+      : stream_(*source), level_(level) {
+    source->release = nullptr;
+  }
+  ~ImportedStreamReader() override {
+    if (stream_.release != nullptr) stream_.release(&stream_);
+  }
+
+  Status Open() {
+    ArrowSchema schema{};
+    int rc = stream_.get_schema(&stream_, &schema);
+    if (rc != 0) return Failure("get_schema", rc);
+    QUIVER_ASSIGN_OR_RETURN(field_, ImportField(&schema));
+    return Status::OK();
+  }
+
+  const Field& field() const override { return field_; }
+
+  Result<ArrayDataPtr> Next() override {
+    if (finished_) return ArrayDataPtr{};
+    ArrowArray array{};
+    int rc = stream_.get_next(&stream_, &array);
+    if (rc != 0) return Failure("get_next", rc);
+    if (array.release == nullptr) {
+      finished_ = true;
+      return ArrayDataPtr{};
+    }
+    return ImportArray(&array, field_.type, level_);
+  }
+
+ private:
+  Status Failure(const char* call, int rc) {
+    const char* message = stream_.get_last_error ? stream_.get_last_error(&stream_) : nullptr;
+    return Status::IOError(std::string("ArrowArrayStream ") + call + " failed (" +
+                           std::strerror(rc) + ")" + (message ? std::string(": ") + message : ""));
+  }
+
+  ArrowArrayStream stream_;
+  ValidationLevel level_;
+  Field field_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<ArrayReader> MakeArrayReader(Field field, std::vector<ArrayDataPtr> arrays) {
+  return std::make_shared<VectorReader>(std::move(field), std::move(arrays));
+}
+
+Status ExportArrayStream(std::shared_ptr<ArrayReader> reader, ArrowArrayStream* out) {
+  if (!reader) return Status::Invalid("cannot export a NULL reader");
+  *out = ArrowArrayStream{};
+  out->get_schema = StreamGetSchema;
+  out->get_next = StreamGetNext;
+  out->get_last_error = StreamGetLastError;
+  out->release = StreamRelease;
+  out->private_data = new ExportedStream{std::move(reader), {}};
+  return Status::OK();
+}
+
+Result<std::shared_ptr<ArrayReader>> ImportArrayStream(ArrowArrayStream* stream,
+                                                       ValidationLevel level) {
+  if (stream == nullptr) return Status::Invalid("ArrowArrayStream pointer is NULL");
+  if (stream->release == nullptr) return Status::Invalid("ArrowArrayStream is already released");
+  auto reader = std::make_shared<ImportedStreamReader>(stream, level);
+  QUIVER_RETURN_NOT_OK(reader->Open());
+  return std::shared_ptr<ArrayReader>(reader);
+}
+
+}  // namespace quiver

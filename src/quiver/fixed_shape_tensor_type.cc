@@ -1,0 +1,137 @@
+// FixedShapeTensorType: parameters, metadata JSON and the permutation rule.
+#include <limits>
+
+#include "quiver/checked_math.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/tensor_metadata.h"
+
+namespace quiver {
+
+namespace {
+
+const std::string kTypeName = "fixed_shape_tensor";
+
+Status CheckValueType(const TypePtr& value_type) {
+  if (!value_type) return Status::TypeError(kTypeName + " needs a value type");
+  if (!value_type->is_numeric() && value_type->id() != TypeId::kBool) {
+    return Status::TypeError(kTypeName + " value type must be numeric or bool, got " +
+                             value_type->ToString());
+  }
+  return Status::OK();
+}
+
+Result<int32_t> ListSizeOf(const std::vector<int64_t>& shape) {
+  QUIVER_ASSIGN_OR_RETURN(int64_t product, ShapeProduct(shape, kTypeName + " shape"));
+  if (product > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid(kTypeName + " shape " + FormatShape(shape) + " has " +
+                           std::to_string(product) +
+                           " elements per cell, more than a fixed_size_list holds (2^31 - 1)");
+  }
+  return static_cast<int32_t>(product);
+}
+
+}  // namespace
+
+Result<FixedShapeTensorType> FixedShapeTensorType::Make(TypePtr value_type,
+                                                        std::vector<int64_t> shape,
+                                                        std::vector<std::string> dim_names,
+                                                        std::vector<int64_t> permutation) {
+  QUIVER_RETURN_NOT_OK(CheckValueType(value_type));
+  FixedShapeTensorType out;
+  QUIVER_ASSIGN_OR_RETURN(out.list_size_, ListSizeOf(shape));
+  QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, shape.size(), kTypeName));
+  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, shape.size(), kTypeName));
+  out.value_type_ = std::move(value_type);
+  out.shape_ = std::move(shape);
+  out.dim_names_ = std::move(dim_names);
+  out.permutation_ = std::move(permutation);
+  QUIVER_ASSIGN_OR_RETURN(TypePtr storage,
+                          fixed_size_list(ListItem(out.value_type_), out.list_size_));
+  QUIVER_ASSIGN_OR_RETURN(out.data_type_, extension(kExtensionName, out.Serialize(), storage));
+  return out;
+}
+
+Result<FixedShapeTensorType> FixedShapeTensorType::FromDataType(const TypePtr& type) {
+  if (!type || type->id() != TypeId::kExtension || type->extension_name() != kExtensionName) {
+    return Status::TypeError("expected an " + std::string(kExtensionName) + " type, got " +
+                             (type ? type->ToString() : std::string("none")));
+  }
+  QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType out,
+                          Deserialize(type->storage_type(), type->extension_metadata()));
+  out.data_type_ = type;  // keep the storage exactly as the producer named it
+  return out;
+}
+
+Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& storage,
+                                                               std::string_view metadata) {
+  if (!storage || storage->id() != TypeId::kFixedSizeList) {
+    return Status::TypeError(kTypeName + " storage must be a fixed_size_list, got " +
+                             (storage ? storage->ToString() : std::string("none")));
+  }
+  QUIVER_ASSIGN_OR_RETURN(nlohmann::json object,
+                          internal::ParseMetadataObject(metadata, kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(auto shape, internal::ReadIntArray(object, "shape", kTypeName));
+  if (!shape) return Status::Invalid(kTypeName + " metadata has no 'shape'");
+  QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(
+      FixedShapeTensorType out,
+      Make(storage->children()[0].type, std::move(*shape), names.value_or(std::vector<std::string>{}),
+           perm.value_or(std::vector<int64_t>{})));
+  if (out.list_size_ != storage->fixed_size()) {
+    return Status::Invalid(kTypeName + " shape " + FormatShape(out.shape_) + " has " +
+                           std::to_string(out.list_size_) + " elements but the storage list size is " +
+                           std::to_string(storage->fixed_size()));
+  }
+  return out;
+}
+
+std::string FixedShapeTensorType::Serialize() const {
+  nlohmann::json object;
+  object["shape"] = shape_;
+  if (!dim_names_.empty()) object["dim_names"] = dim_names_;
+  if (!permutation_.empty()) object["permutation"] = permutation_;
+  return object.dump();
+}
+
+std::vector<int64_t> FixedShapeTensorType::logical_shape() const {
+  if (permutation_.empty()) return shape_;
+  std::vector<int64_t> out(shape_.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = shape_[permutation_[i]];
+  return out;
+}
+
+std::vector<std::string> FixedShapeTensorType::logical_dim_names() const {
+  if (permutation_.empty() || dim_names_.empty()) return dim_names_;
+  std::vector<std::string> out(dim_names_.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = dim_names_[permutation_[i]];
+  return out;
+}
+
+std::vector<int64_t> FixedShapeTensorType::logical_strides() const {
+  // Cannot fail: the cell's byte size was checked against int32 * width.
+  std::vector<int64_t> physical =
+      *RowMajorStrides(std::max<int64_t>(value_type_->byte_width(), 1), shape_);
+  if (permutation_.empty()) return physical;
+  std::vector<int64_t> out(shape_.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = physical[permutation_[i]];
+  return out;
+}
+
+bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {
+  return value_type_->Equals(*other.value_type_) && shape_ == other.shape_ &&
+         dim_names_ == other.dim_names_ && permutation_ == other.permutation_;
+}
+
+std::string FixedShapeTensorType::ToString() const {
+  std::string out = kTypeName + "<" + value_type_->ToString() + ">" + FormatShape(shape_);
+  if (!dim_names_.empty()) {
+    out += " dim_names=[";
+    for (size_t i = 0; i < dim_names_.size(); ++i) out += (i ? ", " : "") + dim_names_[i];
+    out += "]";
+  }
+  if (!permutation_.empty()) out += " permutation=" + FormatShape(permutation_);
+  return out;
+}
+
+}  // namespace quiver

@@ -1,0 +1,188 @@
+#include "quiver/tensor.h"
+
+#include "quiver/checked_math.h"
+#include "quiver/strided_copy.h"
+
+namespace quiver {
+
+Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t step = byte_width;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = step;
+    // Zero-size axes leave the stride at its row-major value for the rest.
+    if (shape[i] > 0) {
+      QUIVER_ASSIGN_OR_RETURN(step, MultiplyChecked(step, shape[i], "strides"));
+    }
+  }
+  return strides;
+}
+
+namespace {
+
+// Checks that every element of the tensor lies inside its buffer.
+Status CheckExtent(const Tensor& t, int64_t width, int64_t buffer_size) {
+  if (t.size() == 0) return Status::OK();
+  int64_t low = t.byte_offset();
+  int64_t high = t.byte_offset();
+  for (int i = 0; i < t.ndim(); ++i) {
+    QUIVER_ASSIGN_OR_RETURN(int64_t span, MultiplyChecked(t.shape()[i] - 1, t.strides()[i],
+                                                          "tensor extent"));
+    if (span < 0) {
+      QUIVER_ASSIGN_OR_RETURN(low, AddChecked(low, span, "tensor extent"));
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(high, AddChecked(high, span, "tensor extent"));
+    }
+  }
+  QUIVER_ASSIGN_OR_RETURN(high, AddChecked(high, width, "tensor extent"));
+  if (low < 0 || high > buffer_size) {
+    return Status::Invalid("tensor with shape " + FormatShape(t.shape()) + " and strides " +
+                           FormatShape(t.strides()) + " at byte offset " +
+                           std::to_string(t.byte_offset()) + " reaches bytes [" +
+                           std::to_string(low) + ", " + std::to_string(high) +
+                           ") outside a buffer of " + std::to_string(buffer_size) + " bytes");
+  }
+  return Status::OK();
+}
+
+double ElementAsDouble(const DataType& type, const uint8_t* p) {
+  switch (type.id()) {
+#define QUIVER_CASE(ID, CTYPE) \
+  case TypeId::ID: {           \
+    CTYPE v;                   \
+    std::memcpy(&v, p, sizeof v); \
+    return static_cast<double>(v); \
+  }
+    QUIVER_CASE(kFloat32, float)
+    QUIVER_CASE(kFloat64, double)
+#undef QUIVER_CASE
+    case TypeId::kFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return HalfToFloat(v);
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, std::vector<int64_t> shape,
+                            std::vector<int64_t> strides, std::vector<std::string> dim_names,
+                            int64_t byte_offset) {
+  if (!type || !type->is_numeric()) {
+    return Status::TypeError("tensor value type must be numeric, got " +
+                             (type ? type->ToString() : std::string("none")));
+  }
+  if (!buffer) return Status::Invalid("tensor has no buffer");
+  Tensor t;
+  QUIVER_ASSIGN_OR_RETURN(t.size_, ShapeProduct(shape, "tensor shape"));
+  if (strides.empty() && !shape.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(strides, RowMajorStrides(type->byte_width(), shape));
+  }
+  if (strides.size() != shape.size()) {
+    return Status::Invalid("tensor has " + std::to_string(shape.size()) + " dimensions but " +
+                           std::to_string(strides.size()) + " strides");
+  }
+  if (!dim_names.empty() && dim_names.size() != shape.size()) {
+    return Status::Invalid("tensor has " + std::to_string(shape.size()) + " dimensions but " +
+                           std::to_string(dim_names.size()) + " dim_names");
+  }
+  if (byte_offset < 0 || byte_offset > buffer->size()) {
+    return Status::Invalid("tensor byte offset " + std::to_string(byte_offset) +
+                           " is outside a buffer of " + std::to_string(buffer->size()) + " bytes");
+  }
+  t.type_ = std::move(type);
+  t.buffer_ = std::move(buffer);
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.dim_names_ = std::move(dim_names);
+  t.byte_offset_ = byte_offset;
+  QUIVER_RETURN_NOT_OK(CheckExtent(t, t.type_->byte_width(), t.buffer_->size()));
+  return t;
+}
+
+bool Tensor::IsContiguous() const {
+  int64_t expected = type_->byte_width();
+  if (size_ == 0) return true;
+  for (int i = ndim(); i-- > 0;) {
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+Result<Tensor> Tensor::ToContiguous() const {
+  int64_t width = type_->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, MultiplyChecked(size_, width, "tensor size"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(bytes));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
+  if (size_ > 0) {
+    CopyStrided(raw_data(), strides_, out->mutable_data(), out_strides, shape_, width);
+  }
+  return Make(type_, std::move(out), shape_, std::move(out_strides), dim_names_);
+}
+
+Result<const uint8_t*> Tensor::ElementPointer(std::span<const int64_t> index) const {
+  if (static_cast<int>(index.size()) != ndim()) {
+    return Status::IndexError("index has " + std::to_string(index.size()) +
+                              " entries for a tensor of " + std::to_string(ndim()) +
+                              " dimensions");
+  }
+  int64_t offset = byte_offset_;
+  for (int i = 0; i < ndim(); ++i) {
+    if (index[i] < 0 || index[i] >= shape_[i]) {
+      return Status::IndexError("index " + std::to_string(index[i]) + " is out of range for axis " +
+                                std::to_string(i) + " of size " + std::to_string(shape_[i]));
+    }
+    offset += index[i] * strides_[i];
+  }
+  return buffer_->data() + offset;
+}
+
+bool Tensor::Equals(const Tensor& other) const {
+  if (!type_->Equals(*other.type_) || shape_ != other.shape_) return false;
+  if (size_ == 0) return true;
+  int64_t width = type_->byte_width();
+  bool floating = type_->is_floating();
+  bool equal = true;
+  ForEachElementPair(raw_data(), strides_, other.raw_data(), other.strides_, shape_,
+                     [&](const uint8_t* a, const uint8_t* b) {
+                       if (floating) {
+                         equal = equal && ElementAsDouble(*type_, a) == ElementAsDouble(*type_, b);
+                       } else {
+                         equal = equal && std::memcmp(a, b, width) == 0;
+                       }
+                     });
+  return equal;
+}
+
+float HalfToFloat(uint16_t half) {
+  uint32_t sign = (half >> 15) & 1;
+  uint32_t exponent = (half >> 10) & 0x1F;
+  uint32_t mantissa = half & 0x3FF;
+  uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign << 31;
+    } else {  // subnormal: renormalise
+      int shift = 0;
+      while ((mantissa & 0x400) == 0) {
+        mantissa <<= 1;
+        ++shift;
+      }
+      mantissa &= 0x3FF;
+      bits = (sign << 31) | ((127 - 15 + 1 - shift) << 23) | (mantissa << 13);
+    }
+  } else if (exponent == 0x1F) {
+    bits = (sign << 31) | 0x7F800000 | (mantissa << 13);
+  } else {
+    bits = (sign << 31) | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+}  // namespace quiver

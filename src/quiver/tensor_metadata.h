@@ -1,0 +1,39 @@
+// Internal: strict JSON parsing and checks shared by the tensor extension
+// types' metadata (fixed and variable shape).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "quiver/status.h"
+
+namespace quiver::internal {
+
+// Parses `text` as a JSON object; `type_name` prefixes every error.
+Result<nlohmann::json> ParseMetadataObject(std::string_view text, const std::string& type_name);
+
+// The array of int64 under `key`, nullopt when the key is absent.
+Result<std::optional<std::vector<int64_t>>> ReadIntArray(const nlohmann::json& object,
+                                                         const char* key,
+                                                         const std::string& type_name);
+// The array of strings under `key`, nullopt when the key is absent.
+Result<std::optional<std::vector<std::string>>> ReadStringArray(const nlohmann::json& object,
+                                                                const char* key,
+                                                                const std::string& type_name);
+
+// `permutation` is empty or a permutation of 0..ndim-1.
+Status CheckPermutation(const std::vector<int64_t>& permutation, size_t ndim,
+                        const std::string& type_name);
+// `dim_names` is empty or has ndim entries.
+Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
+                     const std::string& type_name);
+
+// The inverse permutation: out[p[i]] = i.
+std::vector<int64_t> InvertPermutation(const std::vector<int64_t>& p);
+
+}  // namespace quiver::internal
