@@ -1,0 +1,56 @@
+#include "quiver/buffer.h"
+
+#include <cstdint>
+
+#include "test_util.h"
+
+namespace quiver {
+
+TEST(Buffer, AllocateIsAlignedZeroedAndOwned) {
+  ASSERT_OK_AND_ASSIGN(BufferPtr buffer, Buffer::Allocate(100));
+  EXPECT_EQ(buffer->size(), 100);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer->data()) % 64, 0u);
+  EXPECT_TRUE(buffer->is_owned());
+  EXPECT_TRUE(buffer->device().is_cpu());
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(buffer->data()[i], 0);
+}
+
+TEST(Buffer, AllocateRejectsNegativeSize) {
+  EXPECT_ERROR(kInvalid, "negative", Buffer::Allocate(-1));
+}
+
+TEST(Buffer, WrapRunsReleaseHookExactlyOnce) {
+  int calls = 0;
+  uint8_t bytes[4] = {1, 2, 3, 4};
+  {
+    BufferPtr buffer = Buffer::Wrap(bytes, 4, [&calls] { ++calls; }, Device{2, 1});
+    BufferPtr copy = buffer;
+    EXPECT_FALSE(buffer->is_owned());
+    EXPECT_EQ(buffer->device(), (Device{2, 1}));
+    EXPECT_EQ(buffer->data()[2], 3);
+  }
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(Buffer, SliceKeepsParentAlive) {
+  int calls = 0;
+  uint8_t bytes[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  BufferPtr slice;
+  {
+    BufferPtr parent = Buffer::Wrap(bytes, 8, [&calls] { ++calls; });
+    ASSERT_OK_AND_ASSIGN(slice, Buffer::Slice(parent, 2, 4));
+  }
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(slice->size(), 4);
+  EXPECT_EQ(slice->data()[0], 2);
+  slice.reset();
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(Buffer, SliceOutOfRangeIsIndexError) {
+  ASSERT_OK_AND_ASSIGN(BufferPtr parent, Buffer::Allocate(8));
+  EXPECT_ERROR(kIndexError, "outside a buffer of 8 bytes", Buffer::Slice(parent, 6, 4));
+  EXPECT_ERROR(kIndexError, "outside", Buffer::Slice(parent, -1, 2));
+}
+
+}  // namespace quiver

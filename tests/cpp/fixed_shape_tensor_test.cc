@@ -1,0 +1,236 @@
+#include "quiver/fixed_shape_tensor.h"
+
+#include <numeric>
+
+#include "test_util.h"
+
+namespace quiver {
+
+namespace {
+
+// N rows of physical cells of `shape`, values 0, 1, 2, ...
+FixedShapeTensorArray MakeArray(int64_t rows, std::vector<int64_t> shape,
+                                std::vector<int64_t> permutation = {},
+                                std::vector<bool> valid = {}) {
+  FixedShapeTensorType type = *FixedShapeTensorType::Make(float32(), shape, {}, permutation);
+  std::vector<float> values(rows * type.list_size());
+  std::iota(values.begin(), values.end(), 0.0f);
+  auto data = std::make_shared<ArrayData>();
+  data->type = type.data_type();
+  data->length = rows;
+  data->buffers = {valid.empty() ? nullptr : test::Bitmap(valid)};
+  data->children = {test::Primitive<float>(float32(), values)};
+  return *FixedShapeTensorArray::Make(data);
+}
+
+}  // namespace
+
+TEST(FixedShapeTensorType, SpecPermutationExample) {
+  ASSERT_OK_AND_ASSIGN(auto type, FixedShapeTensorType::Make(int8(), {100, 200, 500},
+                                                             {"C", "H", "W"}, {2, 0, 1}));
+  EXPECT_EQ(type.logical_shape(), (std::vector<int64_t>{500, 100, 200}));
+  EXPECT_EQ(type.logical_dim_names(), (std::vector<std::string>{"W", "C", "H"}));
+  // Physical row-major strides are [100000, 500, 1]; logical T[i] = R[P[i]].
+  EXPECT_EQ(type.logical_strides(), (std::vector<int64_t>{1, 100000, 500}));
+  EXPECT_EQ(type.list_size(), 10000000);
+}
+
+TEST(FixedShapeTensorType, SerializeRoundTrip) {
+  ASSERT_OK_AND_ASSIGN(auto type,
+                       FixedShapeTensorType::Make(float64(), {2, 3}, {"H", "W"}, {1, 0}));
+  EXPECT_EQ(type.Serialize(), R"({"dim_names":["H","W"],"permutation":[1,0],"shape":[2,3]})");
+  ASSERT_OK_AND_ASSIGN(auto back, FixedShapeTensorType::FromDataType(type.data_type()));
+  EXPECT_TRUE(back.Equals(type));
+  EXPECT_EQ(back.ToString(), "fixed_shape_tensor<float64>[2, 3] dim_names=[H, W] permutation=[1, 0]");
+}
+
+TEST(FixedShapeTensorType, UnknownKeysAreIgnored) {
+  TypePtr storage = *fixed_size_list(ListItem(int32()), 6);
+  ASSERT_OK_AND_ASSIGN(auto type,
+                       FixedShapeTensorType::Deserialize(storage, R"({"shape":[2,3],"extra":true})"));
+  EXPECT_EQ(type.shape(), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
+  TypePtr storage = *fixed_size_list(ListItem(int32()), 6);
+  auto parse = [&](const char* json) { return FixedShapeTensorType::Deserialize(storage, json); };
+  EXPECT_ERROR(kInvalid, "not valid JSON", parse("{\"shape\": [2, 3"));
+  EXPECT_ERROR(kInvalid, "must be a JSON object", parse("[2, 3]"));
+  EXPECT_ERROR(kInvalid, "has no 'shape'", parse("{}"));
+  EXPECT_ERROR(kInvalid, "'shape' must be an array", parse(R"({"shape": 6})"));
+  EXPECT_ERROR(kInvalid, "'shape'[1] must be an int64 integer, got 3.5", parse(R"({"shape":[2,3.5]})"));
+  EXPECT_ERROR(kInvalid, "'shape'[0] must be an int64", parse(R"({"shape":[18446744073709551615]})"));
+  EXPECT_ERROR(kInvalid, "dimension 0 has negative size -2", parse(R"({"shape":[-2,-3]})"));
+  EXPECT_ERROR(kInvalid, "shape [2, 2] has 4 elements but the storage list size is 6",
+               parse(R"({"shape":[2,2]})"));
+  EXPECT_ERROR(kInvalid, "1 dim_names for 2 dimensions", parse(R"({"shape":[2,3],"dim_names":["a"]})"));
+  EXPECT_ERROR(kInvalid, "'dim_names'[1] must be a string", parse(R"({"shape":[2,3],"dim_names":["a",1]})"));
+  EXPECT_ERROR(kInvalid, "permutation repeats 0", parse(R"({"shape":[2,3],"permutation":[0,0]})"));
+  EXPECT_ERROR(kInvalid, "permutation entry 1 (2) is outside [0, 2)",
+               parse(R"({"shape":[2,3],"permutation":[0,2]})"));
+  EXPECT_ERROR(kInvalid, "permutation has 3 entries for 2 dimensions",
+               parse(R"({"shape":[2,3],"permutation":[0,1,2]})"));
+  EXPECT_ERROR(kInvalid, "overflows int64",
+               parse(R"({"shape":[4294967296,4294967296,4294967296]})"));
+  EXPECT_ERROR(kInvalid, "more than a fixed_size_list holds", parse(R"({"shape":[65536,65536]})"));
+}
+
+TEST(FixedShapeTensorType, WrongStorageOrValueType) {
+  EXPECT_ERROR(kTypeError, "storage must be a fixed_size_list",
+               FixedShapeTensorType::Deserialize(list(ListItem(int32())), R"({"shape":[1]})"));
+  EXPECT_ERROR(kTypeError, "value type must be numeric or bool",
+               FixedShapeTensorType::Deserialize(*fixed_size_list(ListItem(utf8()), 1),
+                                                 R"({"shape":[1]})"));
+  EXPECT_ERROR(kTypeError, "expected an arrow.fixed_shape_tensor type",
+               FixedShapeTensorType::FromDataType(int32()));
+}
+
+TEST(FixedShapeTensorArray, ToTensorHonoursOffsetAndPermutation) {
+  FixedShapeTensorArray array = MakeArray(4, {2, 3}, {1, 0});
+  ASSERT_OK_AND_ASSIGN(FixedShapeTensorArray sliced, array.Slice(1, 2));
+  ASSERT_OK_AND_ASSIGN(Tensor t, sliced.ToTensor());
+  EXPECT_EQ(t.shape(), (std::vector<int64_t>{2, 3, 2}));
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{24, 4, 12}));
+  // Logical [r, i, j] is physical cell r+1, [j, i] -> value 6(r+1) + 3j + i.
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 2; ++j) {
+        std::vector<int64_t> index = {r, i, j};
+        EXPECT_EQ(*t.Value<float>(index), 6 * (r + 1) + 3 * j + i);
+      }
+  // Zero-copy: the tensor points into the array's values buffer.
+  EXPECT_EQ(t.buffer(), array.data()->children[0]->buffers[1]);
+  ASSERT_OK_AND_ASSIGN(Tensor row, sliced.RowTensor(1));
+  EXPECT_EQ(row.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(*row.Value<float>(std::vector<int64_t>{2, 1}), 12 + 3 + 2);
+}
+
+TEST(FixedShapeTensorArray, ThreeAxisPermutationMatchesTransposeRule) {
+  std::vector<int64_t> shape = {2, 3, 4};
+  std::vector<int64_t> perm = {2, 0, 1};
+  FixedShapeTensorArray array = MakeArray(1, shape, perm);
+  ASSERT_OK_AND_ASSIGN(Tensor row, array.RowTensor(0));
+  EXPECT_EQ(row.shape(), (std::vector<int64_t>{4, 2, 3}));
+  // physical index p with p[P[i]] = logical l[i]; value = row-major offset of p.
+  for (int64_t a = 0; a < 4; ++a)
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t c = 0; c < 3; ++c) {
+        std::vector<int64_t> logical = {a, b, c};
+        int64_t p[3];
+        for (int i = 0; i < 3; ++i) p[perm[i]] = logical[i];
+        EXPECT_EQ(*row.Value<float>(logical), p[0] * 12 + p[1] * 4 + p[2]);
+      }
+}
+
+TEST(FixedShapeTensorArray, NullRowsAreAnErrorUnlessAllowed) {
+  FixedShapeTensorArray array = MakeArray(3, {2}, {}, {true, false, true});
+  EXPECT_EQ(array.null_count(), 1);
+  EXPECT_ERROR(kInvalid, "row 1 is null", array.ToTensor());
+  EXPECT_ERROR(kInvalid, "row 1 is null", array.RowTensor(1));
+  ASSERT_OK(array.RowTensor(2).status());
+  ASSERT_OK_AND_ASSIGN(Tensor t, array.ToTensor(NullPolicy::kAllow));
+  EXPECT_EQ(t.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_ERROR(kIndexError, "row 3 is out of range for 3 rows", array.RowTensor(3));
+}
+
+TEST(FixedShapeTensorArray, FromContiguousTensorIsZeroCopy) {
+  std::vector<int16_t> values(2 * 3 * 4);
+  std::iota(values.begin(), values.end(), 0);
+  ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Make(int16(), test::BufferOf(values), {2, 3, 4}, {},
+                                              {"N", "H", "W"}));
+  bool copied = true;
+  ASSERT_OK_AND_ASSIGN(auto array, FixedShapeTensorArray::FromTensor(t, CopyMode::kNever, &copied));
+  EXPECT_FALSE(copied);
+  EXPECT_EQ(array.type().shape(), (std::vector<int64_t>{3, 4}));
+  EXPECT_TRUE(array.type().permutation().empty());
+  EXPECT_EQ(array.type().dim_names(), (std::vector<std::string>{"H", "W"}));
+  ASSERT_OK_AND_ASSIGN(Tensor back, array.ToTensor());
+  EXPECT_EQ(back.raw_data(), t.raw_data());
+  EXPECT_TRUE(back.Equals(t));
+}
+
+TEST(FixedShapeTensorArray, FromPermutedTensorRecordsInversePermutation) {
+  // Physical cells [2, 3, 4] (C, H, W) viewed as (W, C, H): Q = [1, 2, 0].
+  std::vector<float> values(5 * 24);
+  std::iota(values.begin(), values.end(), 0.0f);
+  BufferPtr buffer = test::BufferOf(values);
+  ASSERT_OK_AND_ASSIGN(Tensor logical,
+                       Tensor::Make(float32(), buffer, {5, 4, 2, 3}, {96, 4, 48, 16}, {"N", "W", "C", "H"}));
+  ASSERT_OK_AND_ASSIGN(auto array, FixedShapeTensorArray::FromTensor(logical));
+  EXPECT_EQ(array.type().shape(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(array.type().dim_names(), (std::vector<std::string>{"C", "H", "W"}));
+  EXPECT_EQ(array.type().permutation(), (std::vector<int64_t>{2, 0, 1}));
+  ASSERT_OK_AND_ASSIGN(Tensor back, array.ToTensor());
+  EXPECT_EQ(back.strides(), logical.strides());
+  EXPECT_EQ(back.raw_data(), logical.raw_data());
+  EXPECT_TRUE(back.Equals(logical));
+}
+
+TEST(FixedShapeTensorArray, NonContiguousNeedsPermissionToCopy) {
+  std::vector<int32_t> values(4 * 6);
+  std::iota(values.begin(), values.end(), 0);
+  BufferPtr buffer = test::BufferOf(values);
+  // Every other column of a [4, 6] block: cells are strided, not contiguous.
+  ASSERT_OK_AND_ASSIGN(Tensor strided, Tensor::Make(int32(), buffer, {4, 3}, {24, 8}));
+  EXPECT_ERROR(kInvalid, "a copy is needed", FixedShapeTensorArray::FromTensor(strided));
+  bool copied = false;
+  ASSERT_OK_AND_ASSIGN(auto array,
+                       FixedShapeTensorArray::FromTensor(strided, CopyMode::kIfNeeded, &copied));
+  EXPECT_TRUE(copied);
+  ASSERT_OK_AND_ASSIGN(Tensor back, array.ToTensor());
+  EXPECT_TRUE(back.Equals(strided));
+  EXPECT_NE(back.raw_data(), strided.raw_data());
+  // Rows that are not adjacent also need a copy.
+  ASSERT_OK_AND_ASSIGN(Tensor gapped, Tensor::Make(int32(), buffer, {2, 6}, {48, 4}));
+  EXPECT_ERROR(kInvalid, "a copy is needed", FixedShapeTensorArray::FromTensor(gapped));
+  // kAlways copies even a contiguous tensor.
+  ASSERT_OK_AND_ASSIGN(Tensor dense, Tensor::Make(int32(), buffer, {4, 6}));
+  ASSERT_OK_AND_ASSIGN(auto fresh, FixedShapeTensorArray::FromTensor(dense, CopyMode::kAlways, &copied));
+  EXPECT_TRUE(copied);
+  EXPECT_NE(fresh.ToTensor()->raw_data(), dense.raw_data());
+}
+
+TEST(FixedShapeTensorArray, ZeroSizeCellsAndZeroRows) {
+  std::vector<int8_t> none;
+  ASSERT_OK_AND_ASSIGN(Tensor empty, Tensor::Make(int8(), test::BufferOf(none), {3, 0, 2}));
+  ASSERT_OK_AND_ASSIGN(auto array, FixedShapeTensorArray::FromTensor(empty));
+  EXPECT_EQ(array.length(), 3);
+  EXPECT_EQ(array.type().list_size(), 0);
+  ASSERT_OK_AND_ASSIGN(Tensor back, array.ToTensor());
+  EXPECT_EQ(back.shape(), (std::vector<int64_t>{3, 0, 2}));
+  ASSERT_OK_AND_ASSIGN(Tensor no_rows, Tensor::Make(int8(), test::BufferOf(none), {0, 2}));
+  ASSERT_OK_AND_ASSIGN(auto empty_array, FixedShapeTensorArray::FromTensor(no_rows));
+  EXPECT_EQ(empty_array.length(), 0);
+}
+
+TEST(FixedShapeTensorArray, RejectsWrongStorage) {
+  FixedShapeTensorArray array = MakeArray(2, {3});
+  auto data = std::make_shared<ArrayData>(*array.data());
+  data->type = *extension(FixedShapeTensorType::kExtensionName, R"({"shape":[4]})",
+                          *fixed_size_list(ListItem(float32()), 3));
+  EXPECT_ERROR(kInvalid, "storage list size is 3", FixedShapeTensorArray::Make(data));
+  data->type = float32();
+  EXPECT_ERROR(kTypeError, "expected an arrow.fixed_shape_tensor type",
+               FixedShapeTensorArray::Make(data));
+  // Storage too short for its rows is caught by validation.
+  auto short_data = std::make_shared<ArrayData>(*array.data());
+  short_data->length = 3;
+  EXPECT_ERROR(kInvalid, "child has length 6, 9 needed", FixedShapeTensorArray::Make(short_data));
+}
+
+TEST(FixedShapeTensorArray, BoolCellsCannotBeViewed) {
+  ASSERT_OK_AND_ASSIGN(auto type, FixedShapeTensorType::Make(boolean(), {8}));
+  auto data = std::make_shared<ArrayData>();
+  data->type = type.data_type();
+  data->length = 1;
+  data->buffers = {nullptr};
+  auto bits = std::make_shared<ArrayData>();
+  bits->type = boolean();
+  bits->length = 8;
+  bits->buffers = {nullptr, test::BufferOf(std::vector<uint8_t>{0xFF})};
+  data->children = {bits};
+  ASSERT_OK_AND_ASSIGN(auto array, FixedShapeTensorArray::Make(data));
+  EXPECT_ERROR(kNotImplemented, "bit-packed", array.ToTensor());
+}
+
+}  // namespace quiver

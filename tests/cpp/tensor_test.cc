@@ -1,0 +1,98 @@
+#include "quiver/tensor.h"
+
+#include <numeric>
+
+#include "test_util.h"
+
+namespace quiver {
+
+namespace {
+Tensor Iota(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<int32_t> values(n);
+  std::iota(values.begin(), values.end(), 0);
+  return *Tensor::Make(int32(), test::BufferOf(values), std::move(shape));
+}
+}  // namespace
+
+TEST(Tensor, RowMajorByDefault) {
+  Tensor t = Iota({2, 3});
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{12, 4}));
+  EXPECT_EQ(t.size(), 6);
+  EXPECT_TRUE(t.IsContiguous());
+  std::vector<int64_t> index = {1, 2};
+  ASSERT_OK_AND_ASSIGN(int32_t v, t.Value<int32_t>(index));
+  EXPECT_EQ(v, 5);
+}
+
+TEST(Tensor, TransposedViewCopiesToContiguous) {
+  Tensor base = Iota({2, 3});
+  ASSERT_OK_AND_ASSIGN(Tensor transposed,
+                       Tensor::Make(int32(), base.buffer(), {3, 2}, {4, 12}, {"W", "H"}));
+  EXPECT_FALSE(transposed.IsContiguous());
+  ASSERT_OK_AND_ASSIGN(Tensor copy, transposed.ToContiguous());
+  EXPECT_TRUE(copy.IsContiguous());
+  EXPECT_EQ(copy.dim_names(), (std::vector<std::string>{"W", "H"}));
+  EXPECT_TRUE(copy.Equals(transposed));
+  EXPECT_FALSE(copy.Equals(base));
+  std::vector<int64_t> index = {2, 1};
+  EXPECT_EQ(*copy.Value<int32_t>(index), 5);
+  EXPECT_EQ(*transposed.Value<int32_t>(index), 5);
+}
+
+TEST(Tensor, NegativeStridesAreBoundsChecked) {
+  Tensor base = Iota({4});
+  ASSERT_OK_AND_ASSIGN(Tensor reversed, Tensor::Make(int32(), base.buffer(), {4}, {-4}, {}, 12));
+  std::vector<int64_t> index = {0};
+  EXPECT_EQ(*reversed.Value<int32_t>(index), 3);
+  EXPECT_ERROR(kInvalid, "outside a buffer of 16 bytes",
+               Tensor::Make(int32(), base.buffer(), {4}, {-4}, {}, 8));
+}
+
+TEST(Tensor, MakeRejectsBadInput) {
+  Tensor base = Iota({6});
+  EXPECT_ERROR(kInvalid, "negative size", Tensor::Make(int32(), base.buffer(), {-1, 2}));
+  EXPECT_ERROR(kInvalid, "2 dimensions but 1 strides",
+               Tensor::Make(int32(), base.buffer(), {2, 3}, {4}));
+  EXPECT_ERROR(kInvalid, "1 dim_names", Tensor::Make(int32(), base.buffer(), {2, 3}, {}, {"a"}));
+  EXPECT_ERROR(kInvalid, "outside a buffer of 24 bytes",
+               Tensor::Make(int32(), base.buffer(), {7}));
+  EXPECT_ERROR(kTypeError, "must be numeric", Tensor::Make(utf8(), base.buffer(), {1}));
+  EXPECT_ERROR(kInvalid, "overflows int64",
+               Tensor::Make(int8(), base.buffer(), {1LL << 40, 1LL << 40}));
+}
+
+TEST(Tensor, ZeroSizeAndZeroDim) {
+  Tensor empty = Iota({0, 5});
+  EXPECT_EQ(empty.size(), 0);
+  EXPECT_TRUE(empty.IsContiguous());
+  ASSERT_OK_AND_ASSIGN(Tensor copy, empty.ToContiguous());
+  EXPECT_TRUE(copy.Equals(empty));
+  Tensor scalar = Iota({});
+  EXPECT_EQ(scalar.ndim(), 0);
+  EXPECT_EQ(scalar.size(), 1);
+  EXPECT_EQ(*scalar.Value<int32_t>(std::vector<int64_t>{}), 0);
+}
+
+TEST(Tensor, ElementAccessErrors) {
+  Tensor t = Iota({2, 2});
+  EXPECT_ERROR(kIndexError, "out of range for axis 1 of size 2",
+               t.ElementPointer(std::vector<int64_t>{0, 2}));
+  EXPECT_ERROR(kIndexError, "1 entries for a tensor of 2", t.ElementPointer(std::vector<int64_t>{0}));
+  EXPECT_ERROR(kTypeError, "holds int32", t.Value<float>(std::vector<int64_t>{0, 0}));
+}
+
+TEST(Tensor, FloatEqualityIsByValue) {
+  std::vector<float> a = {0.0f, 1.5f};
+  std::vector<float> b = {-0.0f, 1.5f};
+  ASSERT_OK_AND_ASSIGN(Tensor ta, Tensor::Make(float32(), test::BufferOf(a), {2}));
+  ASSERT_OK_AND_ASSIGN(Tensor tb, Tensor::Make(float32(), test::BufferOf(b), {2}));
+  EXPECT_TRUE(ta.Equals(tb));
+  std::vector<uint16_t> half = {0x3C00, 0xC000};  // 1.0, -2.0
+  EXPECT_EQ(HalfToFloat(half[0]), 1.0f);
+  EXPECT_EQ(HalfToFloat(half[1]), -2.0f);
+  EXPECT_EQ(HalfToFloat(0x0001), 5.960464477539063e-08f);
+}
+
+}  // namespace quiver
