@@ -1,0 +1,31 @@
+"""quiver: tensors on Apache Arrow.
+
+Fixed-shape tensor columns (``arrow.fixed_shape_tensor``), dense tensors
+and the Arrow PyCapsule protocol, with zero-copy NumPy views.
+"""
+
+from ._quiver import (
+    Array,
+    DataType,
+    FixedShapeTensorArray,
+    FixedShapeTensorType,
+    Tensor,
+    array,
+    fixed_shape_tensor,
+    type_for,
+    type_from_arrow,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array",
+    "DataType",
+    "FixedShapeTensorArray",
+    "FixedShapeTensorType",
+    "Tensor",
+    "array",
+    "fixed_shape_tensor",
+    "type_for",
+    "type_from_arrow",
+]

@@ -1,0 +1,11 @@
+// quiver._quiver: the compiled core of the quiver Python package.
+#include <nanobind/nanobind.h>
+
+#include "py_objects.h"
+
+NB_MODULE(_quiver, m) {
+  m.doc() = "quiver: tensors on Apache Arrow (compiled core).";
+  quiver::python::BindTypes(m);
+  quiver::python::BindArrays(m);
+  quiver::python::BindTensor(m);
+}

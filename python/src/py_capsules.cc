@@ -1,0 +1,92 @@
+#include "py_capsules.h"
+
+#include "py_convert.h"
+#include "quiver/c_data.h"
+
+namespace quiver::python {
+
+namespace {
+
+constexpr const char* kSchemaName = "arrow_schema";
+constexpr const char* kArrayName = "arrow_array";
+
+void DeleteSchemaCapsule(PyObject* capsule) {
+  auto* schema = static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule, kSchemaName));
+  if (schema == nullptr) return PyErr_Clear();
+  if (schema->release != nullptr) schema->release(schema);
+  delete schema;
+}
+
+void DeleteArrayCapsule(PyObject* capsule) {
+  auto* array = static_cast<ArrowArray*>(PyCapsule_GetPointer(capsule, kArrayName));
+  if (array == nullptr) return PyErr_Clear();
+  if (array->release != nullptr) array->release(array);
+  delete array;
+}
+
+template <typename T>
+T* CapsulePointer(nb::handle capsule, const char* name) {
+  if (!PyCapsule_CheckExact(capsule.ptr()) || !PyCapsule_IsValid(capsule.ptr(), name)) {
+    Raise(Status::TypeError(std::string("expected a PyCapsule named '") + name + "', got " +
+                            nb::type_name(capsule.type()).c_str()));
+  }
+  return static_cast<T*>(PyCapsule_GetPointer(capsule.ptr(), name));
+}
+
+}  // namespace
+
+nb::object SchemaCapsule(const Field& field) {
+  auto* schema = new ArrowSchema{};
+  Status st = ExportField(field, schema);
+  if (!st.ok()) {
+    delete schema;
+    Raise(st);
+  }
+  return nb::steal(PyCapsule_New(schema, kSchemaName, DeleteSchemaCapsule));
+}
+
+nb::object ArrayCapsule(const ArrayDataPtr& data) {
+  auto* array = new ArrowArray{};
+  Status st = ExportArray(data, array);
+  if (!st.ok()) {
+    delete array;
+    Raise(st);
+  }
+  return nb::steal(PyCapsule_New(array, kArrayName, DeleteArrayCapsule));
+}
+
+Field ImportSchemaCapsule(nb::handle schema_capsule) {
+  auto* schema = CapsulePointer<ArrowSchema>(schema_capsule, kSchemaName);
+  return Unwrap(ImportField(schema));
+}
+
+std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule,
+                                              nb::handle array_capsule) {
+  auto* schema = CapsulePointer<ArrowSchema>(schema_capsule, kSchemaName);
+  auto* array = CapsulePointer<ArrowArray>(array_capsule, kArrayName);
+  Result<Field> field = ImportField(schema);
+  if (!field.ok()) {
+    // The array capsule is ours to dispose of too: release it now.
+    if (array->release != nullptr) array->release(array);
+    Raise(field.status());
+  }
+  Result<ArrayDataPtr> imported = Status::Invalid("not imported");
+  {
+    nb::gil_scoped_release no_gil;  // full validation may walk large buffers
+    imported = ImportArray(array, field->type);
+  }
+  return {std::move(*field), Unwrap(std::move(imported))};
+}
+
+nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema) {
+  if (!requested_schema.is_none()) {
+    Field requested = ImportSchemaCapsule(requested_schema);
+    if (!requested.type->Equals(*data->type)) {
+      Raise(Status::NotImplemented("cannot provide " + data->type->ToString() + " as requested " +
+                                   requested.type->ToString() + ": quiver does not cast"));
+    }
+  }
+  return nb::make_tuple(SchemaCapsule(Field{"", data->type, true, {}}), ArrayCapsule(data));
+}
+
+}  // namespace quiver::python

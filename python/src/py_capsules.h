@@ -1,0 +1,29 @@
+// PyCapsule protocol: wrapping exported C Data structs in capsules, and
+// importing from any object with __arrow_c_schema__ / __arrow_c_array__.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "quiver/array.h"
+#include "quiver/type.h"
+
+namespace quiver::python {
+
+namespace nb = nanobind;
+
+// An "arrow_schema" capsule for `field`; unconsumed, it releases on deletion.
+nb::object SchemaCapsule(const Field& field);
+// An "arrow_array" capsule for `data`.
+nb::object ArrayCapsule(const ArrayDataPtr& data);
+
+// Imports a capsule pair as returned by __arrow_c_array__().
+std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule,
+                                              nb::handle array_capsule);
+// Imports the field behind an "arrow_schema" capsule.
+Field ImportSchemaCapsule(nb::handle schema_capsule);
+
+// Producer side of __arrow_c_array__(requested_schema): `requested_schema`
+// may be None or a schema capsule equal to the array's own type.
+nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema);
+
+}  // namespace quiver::python

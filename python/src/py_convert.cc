@@ -1,0 +1,108 @@
+#include "py_convert.h"
+
+#include "quiver/checked_math.h"
+
+namespace quiver::python {
+
+void Raise(const Status& status) {
+  PyObject* type = PyExc_ValueError;
+  switch (status.code()) {
+    case StatusCode::kTypeError: type = PyExc_TypeError; break;
+    case StatusCode::kIndexError: type = PyExc_IndexError; break;
+    case StatusCode::kNotImplemented: type = PyExc_NotImplementedError; break;
+    case StatusCode::kIOError: type = PyExc_OSError; break;
+    case StatusCode::kOutOfMemory: type = PyExc_MemoryError; break;
+    default: break;
+  }
+  PyErr_SetString(type, status.message().c_str());
+  throw nb::python_error();
+}
+
+TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {
+  using Code = nb::dlpack::dtype_code;
+  if (dtype.lanes == 1) {
+    switch (static_cast<Code>(dtype.code)) {
+      case Code::Int:
+        switch (dtype.bits) {
+          case 8: return int8();
+          case 16: return int16();
+          case 32: return int32();
+          case 64: return int64();
+        }
+        break;
+      case Code::UInt:
+        switch (dtype.bits) {
+          case 8: return uint8();
+          case 16: return uint16();
+          case 32: return uint32();
+          case 64: return uint64();
+        }
+        break;
+      case Code::Float:
+        switch (dtype.bits) {
+          case 16: return float16();
+          case 32: return float32();
+          case 64: return float64();
+        }
+        break;
+      case Code::Bool:
+        Raise(Status::TypeError(
+            "bool arrays are not supported here: Arrow bools are bit-packed, so a NumPy bool "
+            "array cannot be viewed without a copy; convert it with .astype('uint8')"));
+      default:
+        break;
+    }
+  }
+  Raise(Status::TypeError("unsupported array dtype (DLPack code " + std::to_string(dtype.code) +
+                          ", " + std::to_string(dtype.bits) + " bits, " +
+                          std::to_string(dtype.lanes) + " lanes); quiver tensors hold int, "
+                          "uint and float values"));
+}
+
+nb::dlpack::dtype DtypeFromType(const DataType& type) {
+  using Code = nb::dlpack::dtype_code;
+  Code code = type.is_floating() ? Code::Float : type.is_signed_integer() ? Code::Int : Code::UInt;
+  return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(type.bit_width()), 1};
+}
+
+Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names) {
+  TypePtr type = TypeFromDtype(array.dtype());
+  const int64_t width = type->byte_width();
+  const size_t ndim = array.ndim();
+  std::vector<int64_t> shape(ndim), strides(ndim);
+  // The bytes the array spans, relative to its first element.
+  int64_t low = 0, high = width;
+  bool empty = false;
+  for (size_t i = 0; i < ndim; ++i) {
+    shape[i] = static_cast<int64_t>(array.shape(i));
+    strides[i] = array.stride(i) * width;  // nanobind strides count elements
+    empty = empty || shape[i] == 0;
+    int64_t span = (shape[i] - 1) * strides[i];
+    if (span < 0) low += span; else high += span;
+  }
+  if (empty) low = 0, high = 0;
+  const auto* first = static_cast<const uint8_t*>(array.data());
+  // Hold the nanobind view (and so the producer's object) until the last
+  // quiver buffer over it dies; drop it under the GIL.
+  auto* keep = new InputArray(array);
+  BufferPtr buffer = Buffer::Wrap(first + low, high - low, [keep] {
+    nb::gil_scoped_acquire gil;
+    delete keep;
+  });
+  return Unwrap(Tensor::Make(std::move(type), std::move(buffer), std::move(shape),
+                             std::move(strides), std::move(dim_names), -low));
+}
+
+nb::object TensorToNumpy(const Tensor& tensor) {
+  const int64_t width = tensor.type()->byte_width();
+  std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
+  std::vector<int64_t> strides(tensor.strides());
+  for (int64_t& s : strides) s /= width;  // whole elements: cells are element-aligned
+  auto* owner = new BufferPtr(tensor.buffer());
+  nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<BufferPtr*>(p); });
+  nb::ndarray<nb::numpy, nb::ro> view(tensor.raw_data(), shape.size(), shape.data(), keep,
+                                      strides.data(), DtypeFromType(*tensor.type()));
+  return nb::cast(view, nb::rv_policy::reference);
+}
+
+}  // namespace quiver::python

@@ -1,0 +1,47 @@
+// Conversions between quiver values and Python objects shared by the
+// binding files: errors, value types and NumPy arrays.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <string>
+
+#include "quiver/status.h"
+#include "quiver/tensor.h"
+#include "quiver/type.h"
+
+namespace quiver::python {
+
+namespace nb = nanobind;
+
+// Any CPU array-like nanobind can view (NumPy arrays, buffer protocol and
+// DLPack producers), read-only.
+using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
+
+// Raises the Python exception matching status.code() (ValueError,
+// TypeError, IndexError, NotImplementedError, OSError, MemoryError).
+[[noreturn]] void Raise(const Status& status);
+
+inline void Check(const Status& status) {
+  if (!status.ok()) Raise(status);
+}
+
+template <typename T>
+T Unwrap(Result<T> result) {
+  if (!result.ok()) Raise(result.status());
+  return std::move(*result);
+}
+
+// The numeric quiver type of a DLPack dtype, or TypeError naming it.
+TypePtr TypeFromDtype(nb::dlpack::dtype dtype);
+nb::dlpack::dtype DtypeFromType(const DataType& type);
+
+// A zero-copy Tensor over `array`, which stays alive as long as any buffer
+// made from it.
+Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names);
+
+// A read-only NumPy view of `tensor` that keeps its buffer alive.
+nb::object TensorToNumpy(const Tensor& tensor);
+
+}  // namespace quiver::python

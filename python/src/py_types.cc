@@ -1,0 +1,137 @@
+// DataType and FixedShapeTensorType.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "py_capsules.h"
+#include "py_convert.h"
+#include "py_objects.h"
+
+namespace quiver::python {
+
+nb::object WrapType(const TypePtr& type) {
+  if (type->id() == TypeId::kExtension &&
+      type->extension_name() == FixedShapeTensorType::kExtensionName) {
+    return nb::cast(PyFixedShapeTensorType{Unwrap(FixedShapeTensorType::FromDataType(type))});
+  }
+  return nb::cast(PyDataType{type});
+}
+
+TypePtr TypeFromPython(nb::handle value) {
+  if (nb::isinstance<PyDataType>(value)) return nb::cast<PyDataType&>(value).type;
+  if (nb::isinstance<nb::str>(value)) return Unwrap(TypeFromName(nb::cast<std::string>(value)));
+  // NumPy dtypes and scalar types (np.float32, np.dtype("int16")) by name.
+  nb::object numpy = nb::module_::import_("numpy");
+  nb::object dtype;
+  try {
+    dtype = numpy.attr("dtype")(value);
+  } catch (nb::python_error&) {
+    Raise(Status::TypeError("expected a value type (a name such as 'float32', a quiver "
+                            "DataType or a NumPy dtype), got " +
+                            std::string(nb::repr(value).c_str())));
+  }
+  return Unwrap(TypeFromName(nb::cast<std::string>(dtype.attr("name"))));
+}
+
+namespace {
+
+template <typename T>
+std::optional<std::vector<T>> NoneIfEmpty(const std::vector<T>& values) {
+  if (values.empty()) return std::nullopt;
+  return values;
+}
+
+nb::tuple ToTuple(const std::vector<int64_t>& values) {
+  nb::list out;
+  for (int64_t v : values) out.append(v);
+  return nb::tuple(out);
+}
+
+void BindDataType(nb::module_& m) {
+  nb::class_<PyDataType>(m, "DataType", "An Arrow data type.")
+      .def_prop_ro("id", [](const PyDataType& t) { return t.type->ToString(); },
+                   "The type's name with its parameters, e.g. 'fixed_size_list<item: float32>[4]'.")
+      .def_prop_ro("bit_width", [](const PyDataType& t) { return t.type->bit_width(); },
+                   "Bits per value for fixed-width types, 0 otherwise.")
+      .def_prop_ro("extension_name",
+                   [](const PyDataType& t) -> std::optional<std::string> {
+                     if (t.type->id() != TypeId::kExtension) return std::nullopt;
+                     return t.type->extension_name();
+                   },
+                   "The ARROW:extension:name of an extension type, None otherwise.")
+      .def("__eq__", [](const PyDataType& a, nb::handle b) {
+        return nb::isinstance<PyDataType>(b) && a.type->Equals(*nb::cast<PyDataType&>(b).type);
+      })
+      .def("__hash__", [](const PyDataType& t) { return std::hash<std::string>{}(t.type->ToString()); })
+      .def("__str__", [](const PyDataType& t) { return t.type->ToString(); })
+      .def("__repr__", [](const PyDataType& t) { return "quiver.DataType(" + t.type->ToString() + ")"; })
+      .def("__arrow_c_schema__",
+           [](const PyDataType& t) { return SchemaCapsule(Field{"", t.type, true, {}}); },
+           "Exports the type as an 'arrow_schema' PyCapsule (Arrow PyCapsule protocol).");
+  m.def("type_for", [](nb::handle value) { return PyDataType{TypeFromPython(value)}; },
+        nb::arg("value"),
+        "The DataType named by a string ('float32'), a NumPy dtype, or a DataType.");
+  m.def("type_from_arrow",
+        [](nb::handle obj) { return WrapType(ImportSchemaCapsule(obj.attr("__arrow_c_schema__")()).type); },
+        nb::arg("obj"), "Imports the type of any object with __arrow_c_schema__ (pyarrow types too).");
+}
+
+void BindFixedShapeTensorType(nb::module_& m) {
+  nb::class_<PyFixedShapeTensorType>(m, "FixedShapeTensorType",
+                                     "The arrow.fixed_shape_tensor extension type. shape and "
+                                     "dim_names describe each cell's physical (row-major) "
+                                     "layout; permutation maps logical to physical axes.")
+      .def_prop_ro("value_type", [](const PyFixedShapeTensorType& t) {
+        return PyDataType{t.type.value_type()};
+      })
+      .def_prop_ro("shape", [](const PyFixedShapeTensorType& t) { return ToTuple(t.type.shape()); })
+      .def_prop_ro("dim_names", [](const PyFixedShapeTensorType& t) { return NoneIfEmpty(t.type.dim_names()); })
+      .def_prop_ro("permutation", [](const PyFixedShapeTensorType& t) { return NoneIfEmpty(t.type.permutation()); })
+      .def_prop_ro("ndim", [](const PyFixedShapeTensorType& t) { return t.type.ndim(); })
+      .def_prop_ro("logical_shape",
+                   [](const PyFixedShapeTensorType& t) { return ToTuple(t.type.logical_shape()); },
+                   "The cell shape as to_numpy() shows it: shape permuted by permutation.")
+      .def_prop_ro("extension_name", [](const PyFixedShapeTensorType&) {
+        return std::string(FixedShapeTensorType::kExtensionName);
+      })
+      .def_prop_ro("storage_type", [](const PyFixedShapeTensorType& t) {
+        return PyDataType{t.type.data_type()->storage_type()};
+      })
+      .def("serialize", [](const PyFixedShapeTensorType& t) { return t.type.Serialize(); },
+           "The ARROW:extension:metadata JSON string.")
+      .def("__eq__", [](const PyFixedShapeTensorType& a, nb::handle b) {
+        return nb::isinstance<PyFixedShapeTensorType>(b) &&
+               a.type.Equals(nb::cast<PyFixedShapeTensorType&>(b).type);
+      })
+      .def("__hash__", [](const PyFixedShapeTensorType& t) { return std::hash<std::string>{}(t.type.ToString()); })
+      .def("__str__", [](const PyFixedShapeTensorType& t) { return t.type.ToString(); })
+      .def("__repr__", [](const PyFixedShapeTensorType& t) { return "quiver." + t.type.ToString(); })
+      .def("__arrow_c_schema__",
+           [](const PyFixedShapeTensorType& t) {
+             return SchemaCapsule(Field{"", t.type.data_type(), true, {}});
+           },
+           "Exports the extension type as an 'arrow_schema' PyCapsule.");
+  m.def(
+      "fixed_shape_tensor",
+      [](nb::handle value_type, std::vector<int64_t> shape,
+         std::optional<std::vector<std::string>> dim_names,
+         std::optional<std::vector<int64_t>> permutation) {
+        return PyFixedShapeTensorType{Unwrap(FixedShapeTensorType::Make(
+            TypeFromPython(value_type), std::move(shape), dim_names.value_or(std::vector<std::string>{}),
+            permutation.value_or(std::vector<int64_t>{})))};
+      },
+      nb::arg("value_type"), nb::arg("shape"), nb::arg("dim_names") = nb::none(),
+      nb::arg("permutation") = nb::none(),
+      "An arrow.fixed_shape_tensor type. value_type: a name ('float32'), NumPy dtype or "
+      "DataType; shape: the physical cell shape; dim_names: one name per axis; permutation: "
+      "logical axis i is physical axis permutation[i].");
+}
+
+}  // namespace
+
+void BindTypes(nb::module_& m) {
+  BindDataType(m);
+  BindFixedShapeTensorType(m);
+}
+
+}  // namespace quiver::python
