@@ -1,0 +1,42 @@
+import ctypes
+
+import numpy as np
+import pytest
+
+NUMERIC_DTYPES = [
+    "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64",
+]
+
+PERMUTATIONS_3D = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [0, 2, 1], [1, 0, 2], [2, 1, 0]]
+
+
+class CapsuleProducer:
+    """Hands out fixed (schema, array) capsules, as a foreign producer would."""
+
+    def __init__(self, schema_capsule, array_capsule):
+        self.capsules = (schema_capsule, array_capsule)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self.capsules
+
+
+def capsule_pointer(capsule, name):
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return get(capsule, name)
+
+
+def sample(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+
+
+@pytest.fixture
+def producer():
+    return CapsuleProducer
