@@ -19,16 +19,28 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::Make(ArrayDataPtr data,
   return FixedShapeTensorArray(std::move(type), std::move(data));
 }
 
+namespace {
+
+// Whether `data` may hold nulls: false, without a walk, when it has no
+// bitmap or its null count is known to be 0.
+bool MayHaveNulls(const ArrayData& data) {
+  return data.buffers[0] != nullptr && data.null_count != 0;
+}
+
+}  // namespace
+
 Status FixedShapeTensorArray::CheckNulls(int64_t begin, int64_t end) const {
-  for (int64_t row = begin; row < end; ++row) {
-    if (!data_->IsValid(row)) {
-      return Status::Invalid("row " + std::to_string(row) +
-                             " is null; a tensor cannot represent null rows (allow them with "
-                             "NullPolicy::kAllow to see the bytes the slot holds)");
+  if (MayHaveNulls(*data_)) {
+    for (int64_t row = begin; row < end; ++row) {
+      if (!data_->IsValid(row)) {
+        return Status::Invalid("row " + std::to_string(row) +
+                               " is null; a tensor cannot represent null rows (allow them with "
+                               "NullPolicy::kAllow to see the bytes the slot holds)");
+      }
     }
   }
   const ArrayData& child = *data_->children[0];
-  if (child.buffers[0] == nullptr || child.null_count == 0) return Status::OK();
+  if (!MayHaveNulls(child)) return Status::OK();
   const int64_t cell = type_.list_size();
   for (int64_t row = begin; row < end; ++row) {
     for (int64_t e = 0; e < cell; ++e) {
