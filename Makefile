@@ -1,7 +1,7 @@
 # quiver: `make demo` runs the sample job, `make test` runs every suite.
 PYTHON ?= python3
 
-.PHONY: all setup build test test-cpp test-asan test-example test-python python demo bench clean
+.PHONY: all setup build test test-cpp test-asan test-example test-python python demo bench fuzz clean
 
 all: build
 
@@ -44,6 +44,17 @@ bench: setup python
 	cmake --build --preset release
 	./build/release/bench/cpp/quiver_bench --benchmark_min_time=0.2
 	$(PYTHON) bench/python/bench_fixed_shape.py
+
+# Each fuzzer runs for FUZZ_SECONDS (clang's libFuzzer, with ASan + UBSan).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash scripts/setup --fuzz
+	CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQUIVER_BUILD_TESTS=OFF \
+	  -DQUIVER_BUILD_FUZZERS=ON -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined,fuzzer-no-link" >/dev/null
+	cmake --build build/fuzz
+	for f in fixed_shape_metadata_fuzz array_validation_fuzz; do \
+	  ./build/fuzz/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 || exit 1; \
+	done
 
 clean:
 	rm -rf build
