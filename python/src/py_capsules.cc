@@ -7,21 +7,16 @@ namespace quiver::python {
 
 namespace {
 
-constexpr const char* kSchemaName = "arrow_schema";
-constexpr const char* kArrayName = "arrow_array";
+constexpr char kSchemaName[] = "arrow_schema";
+constexpr char kArrayName[] = "arrow_array";
 
-void DeleteSchemaCapsule(PyObject* capsule) {
-  auto* schema = static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule, kSchemaName));
-  if (schema == nullptr) return PyErr_Clear();
-  if (schema->release != nullptr) schema->release(schema);
-  delete schema;
-}
-
-void DeleteArrayCapsule(PyObject* capsule) {
-  auto* array = static_cast<ArrowArray*>(PyCapsule_GetPointer(capsule, kArrayName));
-  if (array == nullptr) return PyErr_Clear();
-  if (array->release != nullptr) array->release(array);
-  delete array;
+// Capsule destructor: releases the struct unless a consumer moved it out.
+template <typename Struct, const char* kName>
+void DeleteCapsule(PyObject* capsule) {
+  auto* exported = static_cast<Struct*>(PyCapsule_GetPointer(capsule, kName));
+  if (exported == nullptr) return PyErr_Clear();
+  if (exported->release != nullptr) exported->release(exported);
+  delete exported;
 }
 
 template <typename T>
@@ -42,7 +37,7 @@ nb::object SchemaCapsule(const Field& field) {
     delete schema;
     Raise(st);
   }
-  return nb::steal(PyCapsule_New(schema, kSchemaName, DeleteSchemaCapsule));
+  return nb::steal(PyCapsule_New(schema, kSchemaName, DeleteCapsule<ArrowSchema, kSchemaName>));
 }
 
 nb::object ArrayCapsule(const ArrayDataPtr& data) {
@@ -52,7 +47,7 @@ nb::object ArrayCapsule(const ArrayDataPtr& data) {
     delete array;
     Raise(st);
   }
-  return nb::steal(PyCapsule_New(array, kArrayName, DeleteArrayCapsule));
+  return nb::steal(PyCapsule_New(array, kArrayName, DeleteCapsule<ArrowArray, kArrayName>));
 }
 
 Field ImportSchemaCapsule(nb::handle schema_capsule) {

@@ -18,17 +18,6 @@ struct ExportedSchema {
   std::vector<ArrowSchema*> child_pointers;
 };
 
-void ReleaseSchema(ArrowSchema* schema) {
-  if (schema == nullptr || schema->release == nullptr) return;
-  auto* owned = static_cast<ExportedSchema*>(schema->private_data);
-  // Children may have been moved out by the consumer (release == NULL).
-  for (ArrowSchema& child : owned->children) {
-    if (child.release != nullptr) child.release(&child);
-  }
-  delete owned;
-  schema->release = nullptr;
-}
-
 // Keeps the exported ArrayData (and so its buffers) alive.
 struct ExportedArray {
   ArrayDataPtr data;
@@ -37,15 +26,22 @@ struct ExportedArray {
   std::vector<ArrowArray*> child_pointers;
 };
 
-void ReleaseArray(ArrowArray* array) {
-  if (array == nullptr || array->release == nullptr) return;
-  auto* owned = static_cast<ExportedArray*>(array->private_data);
-  for (ArrowArray& child : owned->children) {
+// The release callback of an exported ArrowSchema or ArrowArray: releases
+// the children still held (a consumer may have moved some out, leaving
+// release == NULL), frees what the struct points at and marks it released.
+template <typename Struct, typename Owned>
+void ReleaseExported(Struct* exported) {
+  if (exported == nullptr || exported->release == nullptr) return;
+  auto* owned = static_cast<Owned*>(exported->private_data);
+  for (Struct& child : owned->children) {
     if (child.release != nullptr) child.release(&child);
   }
   delete owned;
-  array->release = nullptr;
+  exported->release = nullptr;
 }
+
+void ReleaseSchema(ArrowSchema* schema) { ReleaseExported<ArrowSchema, ExportedSchema>(schema); }
+void ReleaseArray(ArrowArray* array) { ReleaseExported<ArrowArray, ExportedArray>(array); }
 
 // Consumers may dereference even the buffers of empty arrays (the first
 // offset of a utf8 array, say), so stand a zeroed block in for missing ones.
