@@ -81,7 +81,7 @@ void BindArray(nb::module_& m) {
 
 nb::object RowView(const PyFixedShapeTensorArray& a, int64_t i, bool allow_nulls) {
   return TensorToNumpy(Unwrap(a.array.RowTensor(
-      ResolveIndex(i, a.array.length()), allow_nulls ? NullPolicy::kAllow : NullPolicy::kError)));
+      ResolveIndex(i, a.array.length()), NullPolicyFrom(allow_nulls))));
 }
 
 void BindFixedShapeTensorArray(nb::module_& m) {
@@ -115,7 +115,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
       .def("to_numpy",
            [](const PyFixedShapeTensorArray& a, bool allow_nulls) {
              return TensorToNumpy(
-                 Unwrap(a.array.ToTensor(allow_nulls ? NullPolicy::kAllow : NullPolicy::kError)));
+                 Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls))));
            },
            nb::arg("allow_nulls") = false,
            "A read-only (N, *logical_shape) NumPy view, zero-copy, with the permutation "
@@ -123,7 +123,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            "show whatever bytes the storage holds).")
       .def("to_tensor",
            [](const PyFixedShapeTensorArray& a, bool allow_nulls) {
-             return PyTensor{Unwrap(a.array.ToTensor(allow_nulls ? NullPolicy::kAllow : NullPolicy::kError))};
+             return PyTensor{Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)))};
            },
            nb::arg("allow_nulls") = false, "The whole column as one quiver Tensor, zero-copy.")
       .def("__len__", [](const PyFixedShapeTensorArray& a) { return a.array.length(); })

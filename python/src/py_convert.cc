@@ -93,6 +93,12 @@ Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_nam
                              std::move(strides), std::move(dim_names), -low));
 }
 
+nb::tuple ToTuple(const std::vector<int64_t>& values) {
+  nb::list out;
+  for (int64_t v : values) out.append(v);
+  return nb::tuple(out);
+}
+
 nb::object TensorToNumpy(const Tensor& tensor) {
   const int64_t width = tensor.type()->byte_width();
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());

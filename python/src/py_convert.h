@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "quiver/fixed_shape_tensor.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
@@ -40,6 +41,14 @@ nb::dlpack::dtype DtypeFromType(const DataType& type);
 // A zero-copy Tensor over `array`, which stays alive as long as any buffer
 // made from it.
 Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names);
+
+// A Python tuple of ints (shapes, strides).
+nb::tuple ToTuple(const std::vector<int64_t>& values);
+
+// The NullPolicy a Python `allow_nulls` flag asks for.
+inline NullPolicy NullPolicyFrom(bool allow_nulls) {
+  return allow_nulls ? NullPolicy::kAllow : NullPolicy::kError;
+}
 
 // A read-only NumPy view of `tensor` that keeps its buffer alive.
 nb::object TensorToNumpy(const Tensor& tensor);

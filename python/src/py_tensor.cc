@@ -20,16 +20,9 @@ void BindTensor(nb::module_& m) {
           "Views a NumPy (or any buffer / DLPack) array, zero-copy; the array is kept alive.")
       .def("to_numpy", [](const PyTensor& t) { return TensorToNumpy(t.tensor); },
            "A read-only NumPy view, zero-copy.")
-      .def_prop_ro("shape", [](const PyTensor& t) {
-        nb::list out;
-        for (int64_t s : t.tensor.shape()) out.append(s);
-        return nb::tuple(out);
-      })
-      .def_prop_ro("strides", [](const PyTensor& t) {
-        nb::list out;
-        for (int64_t s : t.tensor.strides()) out.append(s);
-        return nb::tuple(out);
-      }, "Byte strides, as NumPy reports them.")
+      .def_prop_ro("shape", [](const PyTensor& t) { return ToTuple(t.tensor.shape()); })
+      .def_prop_ro("strides", [](const PyTensor& t) { return ToTuple(t.tensor.strides()); },
+                   "Byte strides, as NumPy reports them.")
       .def_prop_ro("dim_names", [](const PyTensor& t) -> std::optional<std::vector<std::string>> {
         if (t.tensor.dim_names().empty()) return std::nullopt;
         return t.tensor.dim_names();

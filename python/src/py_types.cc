@@ -41,12 +41,6 @@ std::optional<std::vector<T>> NoneIfEmpty(const std::vector<T>& values) {
   return values;
 }
 
-nb::tuple ToTuple(const std::vector<int64_t>& values) {
-  nb::list out;
-  for (int64_t v : values) out.append(v);
-  return nb::tuple(out);
-}
-
 void BindDataType(nb::module_& m) {
   nb::class_<PyDataType>(m, "DataType", "An Arrow data type.")
       .def_prop_ro("id", [](const PyDataType& t) { return t.type->ToString(); },
