@@ -28,6 +28,9 @@ class Buffer {
 
   // A new zero-filled owned buffer of `size` bytes, 64-byte aligned.
   static Result<std::shared_ptr<Buffer>> Allocate(int64_t size);
+  // Like Allocate, but only the padding past `size` is zeroed: for callers
+  // that write every byte themselves (large copies), saving a pass.
+  static Result<std::shared_ptr<Buffer>> AllocateUninitialized(int64_t size);
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,
                                       Device device = {});

@@ -18,5 +18,6 @@ Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& 
 
 // "[3, 4]" for error messages.
 std::string FormatShape(std::span<const int64_t> shape);
+std::string FormatShape(std::span<const int32_t> shape);
 
 }  // namespace quiver

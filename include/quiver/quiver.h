@@ -9,3 +9,4 @@
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
+#include "quiver/variable_shape_tensor.h"

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -19,7 +20,16 @@ Buffer::~Buffer() {
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) {
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, AllocateUninitialized(size));
+  std::memset(buffer->mutable_data(), 0, static_cast<size_t>(size));
+  return buffer;
+}
+
+Result<std::shared_ptr<Buffer>> Buffer::AllocateUninitialized(int64_t size) {
   if (size < 0) return Status::Invalid("buffer size " + std::to_string(size) + " is negative");
+  if (size > std::numeric_limits<int64_t>::max() - kAlignment) {
+    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+  }
   // Round up so vectorised readers may touch the padding; never allocate 0.
   int64_t padded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (padded == 0) padded = kAlignment;
@@ -27,8 +37,8 @@ Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) {
   if (memory == nullptr) {
     return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
   }
-  std::memset(memory, 0, static_cast<size_t>(padded));
   auto* bytes = static_cast<uint8_t*>(memory);
+  std::memset(bytes + size, 0, static_cast<size_t>(padded - size));
   return std::shared_ptr<Buffer>(
       new Buffer(bytes, size, [memory] { std::free(memory); }, Device{}, true));
 }

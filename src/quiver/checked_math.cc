@@ -43,7 +43,10 @@ Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& 
   return product;
 }
 
-std::string FormatShape(std::span<const int64_t> shape) {
+namespace {
+
+template <typename T>
+std::string FormatInts(std::span<const T> shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) out += ", ";
@@ -51,5 +54,10 @@ std::string FormatShape(std::span<const int64_t> shape) {
   }
   return out + "]";
 }
+
+}  // namespace
+
+std::string FormatShape(std::span<const int64_t> shape) { return FormatInts(shape); }
+std::string FormatShape(std::span<const int32_t> shape) { return FormatInts(shape); }
 
 }  // namespace quiver

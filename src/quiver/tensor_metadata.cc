@@ -19,46 +19,69 @@ Result<json> ParseMetadataObject(std::string_view text, const std::string& type_
   return parsed;
 }
 
-Result<std::optional<std::vector<int64_t>>> ReadIntArray(const json& object, const char* key,
-                                                         const std::string& type_name) {
+namespace {
+
+// Whether `item` is an integer that fits int64.
+bool IsInt64(const json& item) {
+  return item.is_number_integer() &&
+         !(item.is_number_unsigned() &&
+           item.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+}
+
+// Reads the array under `key` entry by entry; nullopt when the key is absent.
+template <typename T, typename ReadItem>
+Result<std::optional<std::vector<T>>> ReadArray(const json& object, const char* key,
+                                                const std::string& type_name,
+                                                const char* expected, ReadItem&& read_item) {
   auto it = object.find(key);
-  if (it == object.end()) return std::optional<std::vector<int64_t>>{};
+  if (it == object.end()) return std::optional<std::vector<T>>{};
   if (!it->is_array()) {
-    return Status::Invalid(type_name + " metadata '" + key + "' must be an array of integers");
+    return Status::Invalid(type_name + " metadata '" + key + "' must be an array, each entry " + expected);
   }
-  std::vector<int64_t> out;
+  std::vector<T> out;
   out.reserve(it->size());
   for (size_t i = 0; i < it->size(); ++i) {
     const json& item = (*it)[i];
-    bool fits = item.is_number_integer() &&
-                !(item.is_number_unsigned() &&
-                  item.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
-    if (!fits) {
+    std::optional<T> value = read_item(item);
+    if (!value) {
       return Status::Invalid(type_name + " metadata '" + key + "'[" + std::to_string(i) +
-                             "] must be an int64 integer, got " + item.dump());
+                             "] must be " + expected + ", got " + item.dump());
     }
-    out.push_back(item.get<int64_t>());
+    out.push_back(std::move(*value));
   }
-  return std::optional<std::vector<int64_t>>(std::move(out));
+  return std::optional<std::vector<T>>(std::move(out));
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<int64_t>>> ReadIntArray(const json& object, const char* key,
+                                                         const std::string& type_name) {
+  return ReadArray<int64_t>(object, key, type_name, "an int64 integer",
+                            [](const json& item) -> std::optional<int64_t> {
+                              if (!IsInt64(item)) return std::nullopt;
+                              return item.get<int64_t>();
+                            });
+}
+
+Result<std::optional<std::vector<std::optional<int64_t>>>> ReadNullableIntArray(
+    const json& object, const char* key, const std::string& type_name) {
+  using Entry = std::optional<int64_t>;
+  return ReadArray<Entry>(object, key, type_name, "an int64 integer or null",
+                          [](const json& item) -> std::optional<Entry> {
+                            if (item.is_null()) return Entry{};
+                            if (!IsInt64(item)) return std::nullopt;
+                            return Entry{item.get<int64_t>()};
+                          });
 }
 
 Result<std::optional<std::vector<std::string>>> ReadStringArray(const json& object,
                                                                 const char* key,
                                                                 const std::string& type_name) {
-  auto it = object.find(key);
-  if (it == object.end()) return std::optional<std::vector<std::string>>{};
-  if (!it->is_array()) {
-    return Status::Invalid(type_name + " metadata '" + key + "' must be an array of strings");
-  }
-  std::vector<std::string> out;
-  for (size_t i = 0; i < it->size(); ++i) {
-    if (!(*it)[i].is_string()) {
-      return Status::Invalid(type_name + " metadata '" + key + "'[" + std::to_string(i) +
-                             "] must be a string, got " + (*it)[i].dump());
-    }
-    out.push_back((*it)[i].get<std::string>());
-  }
-  return std::optional<std::vector<std::string>>(std::move(out));
+  return ReadArray<std::string>(object, key, type_name, "a string",
+                                [](const json& item) -> std::optional<std::string> {
+                                  if (!item.is_string()) return std::nullopt;
+                                  return item.get<std::string>();
+                                });
 }
 
 Status CheckPermutation(const std::vector<int64_t>& permutation, size_t ndim,

@@ -21,6 +21,10 @@ Result<nlohmann::json> ParseMetadataObject(std::string_view text, const std::str
 Result<std::optional<std::vector<int64_t>>> ReadIntArray(const nlohmann::json& object,
                                                          const char* key,
                                                          const std::string& type_name);
+// The array of int64-or-null under `key` (null entries as nullopt),
+// nullopt when the key is absent.
+Result<std::optional<std::vector<std::optional<int64_t>>>> ReadNullableIntArray(
+    const nlohmann::json& object, const char* key, const std::string& type_name);
 // The array of strings under `key`, nullopt when the key is absent.
 Result<std::optional<std::vector<std::string>>> ReadStringArray(const nlohmann::json& object,
                                                                 const char* key,

@@ -1,0 +1,325 @@
+// VariableShapeTensorArray builders: from tensors, jagged and padded
+// layouts, and the conversions to and from fixed_shape_tensor.
+#include <cstring>
+#include <limits>
+
+#include "quiver/checked_math.h"
+#include "quiver/variable_shape_tensor.h"
+#include "quiver/variable_shape_tensor_internal.h"
+#include "strided_copy.h"
+
+namespace quiver {
+
+namespace {
+
+using internal::MutableAs;
+
+Status RowError(size_t i, const std::string& message) {
+  return Status::Invalid("row " + std::to_string(i) + ": " + message);
+}
+
+Status CheckNumericType(const VariableShapeTensorType& type) {
+  if (type.value_type()->is_numeric()) return Status::OK();
+  return Status::NotImplemented("cannot build " + type.value_type()->ToString() +
+                                " tensors from dense data: Arrow bools are bit-packed");
+}
+
+// Checks a logical tensor against `type` and writes its physical shape.
+Status CheckRowTensor(const VariableShapeTensorType& type, size_t i, const Tensor& tensor,
+                      int32_t* physical) {
+  if (!tensor.type()->Equals(*type.value_type())) {
+    return Status::TypeError("row " + std::to_string(i) + ": tensor holds " +
+                             tensor.type()->ToString() + ", the array holds " +
+                             type.value_type()->ToString());
+  }
+  if (tensor.ndim() != type.ndim()) {
+    return RowError(i, "tensor has " + std::to_string(tensor.ndim()) +
+                           " dimensions, the array has " + std::to_string(type.ndim()));
+  }
+  for (int k = 0; k < type.ndim(); ++k) {
+    if (tensor.shape()[k] > std::numeric_limits<int32_t>::max()) {
+      return RowError(i, "size " + std::to_string(tensor.shape()[k]) + " on axis " +
+                             std::to_string(k) + " does not fit int32");
+    }
+    physical[type.physical_axis(k)] = static_cast<int32_t>(tensor.shape()[k]);
+  }
+  Status uniform = type.CheckUniform({physical, static_cast<size_t>(type.ndim())});
+  return uniform.ok() ? uniform : RowError(i, uniform.message());
+}
+
+// Copies a logical tensor into `dst` as a row-major block of its physical shape.
+Status CopyRow(const VariableShapeTensorType& type, const Tensor& tensor, uint8_t* dst) {
+  const int64_t width = tensor.type()->byte_width();
+  if (type.permutation().empty() && tensor.IsContiguous()) {
+    if (tensor.size() > 0) std::memcpy(dst, tensor.raw_data(), tensor.size() * width);
+    return Status::OK();
+  }
+  const int ndim = type.ndim();
+  std::vector<int64_t> physical(ndim), src_strides(ndim);
+  for (int k = 0; k < ndim; ++k) {
+    physical[type.physical_axis(k)] = tensor.shape()[k];
+    src_strides[type.physical_axis(k)] = tensor.strides()[k];
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> dst_strides, RowMajorStrides(width, physical));
+  CopyStrided(tensor.raw_data(), src_strides, dst, dst_strides, physical, width);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::FromTensors(
+    const VariableShapeTensorType& type, std::span<const std::optional<Tensor>> tensors) {
+  QUIVER_RETURN_NOT_OK(CheckNumericType(type));
+  const int64_t n = static_cast<int64_t>(tensors.size());
+  const int ndim = type.ndim();
+  internal::VariableShapeParts parts;
+  parts.length = n;
+  QUIVER_ASSIGN_OR_RETURN(parts.shapes, Buffer::Allocate(n * ndim * 4));
+  int32_t* shapes = MutableAs<int32_t>(parts.shapes);
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i]) {
+      ++parts.null_count;  // null rows keep shape zeros and no data
+      continue;
+    }
+    QUIVER_RETURN_NOT_OK(CheckRowTensor(type, i, *tensors[i], shapes + i * ndim));
+    total += tensors[i]->size();
+    QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
+  }
+  const int64_t width = type.value_type()->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(total * width));
+  QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
+  if (parts.null_count > 0) {
+    QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate((n + 7) / 8));
+  }
+  int32_t* offsets = MutableAs<int32_t>(parts.offsets);
+  int64_t position = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    offsets[i] = static_cast<int32_t>(position);
+    if (!tensors[i]) continue;
+    if (parts.validity) parts.validity->mutable_data()[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+    QUIVER_RETURN_NOT_OK(CopyRow(type, *tensors[i], values->mutable_data() + position * width));
+    position += tensors[i]->size();
+  }
+  offsets[n] = static_cast<int32_t>(position);
+  parts.values = internal::MakeValues(type.value_type(), total, std::move(values));
+  return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);
+}
+
+namespace {
+
+// An int32 buffer of `count` entries from an integer tensor of shape
+// `expected`: the tensor's own bytes when it is contiguous int32, else a
+// checked conversion.
+Result<BufferPtr> Int32Buffer(const Tensor& tensor, std::span<const int64_t> expected,
+                              const char* what) {
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> entries,
+                          internal::ReadIntegers(tensor, expected, what));
+  const int64_t bytes = static_cast<int64_t>(entries.size()) * 4;
+  if (tensor.type()->id() == TypeId::kInt32 && tensor.IsContiguous()) {
+    return Buffer::Slice(tensor.buffer(), tensor.byte_offset(), bytes);
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(bytes));
+  for (size_t e = 0; e < entries.size(); ++e) {
+    if (entries[e] < std::numeric_limits<int32_t>::min() ||
+        entries[e] > std::numeric_limits<int32_t>::max()) {
+      return Status::Invalid(std::string(what) + " entry " + std::to_string(e) + " (" +
+                             std::to_string(entries[e]) + ") does not fit int32");
+    }
+    MutableAs<int32_t>(out)[e] = static_cast<int32_t>(entries[e]);
+  }
+  return out;
+}
+
+// Offsets derived from the shapes: each row's elements follow the last.
+Result<BufferPtr> OffsetsFromShapes(const int32_t* shapes, int64_t n, int ndim,
+                                    int64_t values_length) {
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate((n + 1) * 4));
+  int32_t* offsets = MutableAs<int32_t>(out);
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    offsets[i] = static_cast<int32_t>(total);
+    std::span<const int32_t> dims(shapes + i * ndim, static_cast<size_t>(ndim));
+    int64_t product = 1;
+    for (int32_t size : dims) {
+      if (size < 0) return RowError(i, "shape " + FormatShape(dims) + " has a negative size");
+      QUIVER_ASSIGN_OR_RETURN(product, MultiplyChecked(product, size, "row shape"));
+      QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(product));
+    }
+    total += product;
+    QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
+  }
+  offsets[n] = static_cast<int32_t>(total);
+  if (total != values_length) {
+    return Status::Invalid("values has " + std::to_string(values_length) +
+                           " elements but the shapes account for " + std::to_string(total));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
+    const VariableShapeTensorType& type, const Tensor& values, const Tensor& shapes,
+    const std::optional<Tensor>& offsets) {
+  QUIVER_RETURN_NOT_OK(CheckNumericType(type));
+  if (!values.type()->Equals(*type.value_type())) {
+    return Status::TypeError("values hold " + values.type()->ToString() + ", the array holds " +
+                             type.value_type()->ToString());
+  }
+  if (values.ndim() != 1 || !values.IsContiguous()) {
+    return Status::Invalid("values must be a contiguous 1-D tensor, got shape " +
+                           FormatShape(values.shape()) + " strides " + FormatShape(values.strides()));
+  }
+  const int ndim = type.ndim();
+  if (shapes.ndim() != 2 || shapes.shape()[1] != ndim) {
+    return Status::Invalid("shapes must have shape (N, " + std::to_string(ndim) + "), got " +
+                           FormatShape(shapes.shape()));
+  }
+  const int64_t n = shapes.shape()[0];
+  internal::VariableShapeParts parts;
+  parts.length = n;
+  const int64_t shapes_shape[2] = {n, ndim};
+  QUIVER_ASSIGN_OR_RETURN(parts.shapes, Int32Buffer(shapes, shapes_shape, "shapes"));
+  if (offsets) {
+    const int64_t offsets_shape[1] = {n + 1};
+    QUIVER_ASSIGN_OR_RETURN(parts.offsets, Int32Buffer(*offsets, offsets_shape, "offsets"));
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(parts.offsets,
+                            OffsetsFromShapes(reinterpret_cast<const int32_t*>(parts.shapes->data()),
+                                              n, ndim, values.size()));
+  }
+  const int64_t width = values.type()->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes,
+                          Buffer::Slice(values.buffer(), values.byte_offset(), values.size() * width));
+  parts.values = internal::MakeValues(type.value_type(), values.size(), std::move(bytes));
+  return internal::Assemble(type, std::move(parts), ValidationLevel::kFull);
+}
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
+    const VariableShapeTensorType& type, const Tensor& padded, const Tensor& shapes) {
+  const int ndim = type.ndim();
+  if (padded.ndim() != ndim + 1) {
+    return Status::Invalid("a padded batch for ndim " + std::to_string(ndim) + " needs " +
+                           std::to_string(ndim + 1) + " axes, got shape " +
+                           FormatShape(padded.shape()));
+  }
+  const int64_t n = padded.shape()[0];
+  const int64_t expected[2] = {n, ndim};
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
+                          internal::ReadIntegers(shapes, expected, "shapes"));
+  std::vector<int64_t> cell_strides(padded.strides().begin() + 1, padded.strides().end());
+  std::vector<std::optional<Tensor>> rows;
+  rows.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> row_shape(sizes.begin() + i * ndim, sizes.begin() + (i + 1) * ndim);
+    for (int k = 0; k < ndim; ++k) {
+      if (row_shape[k] < 0 || row_shape[k] > padded.shape()[k + 1]) {
+        return RowError(i, "shape " + FormatShape(row_shape) + " does not fit the padded cell " +
+                               FormatShape(std::span(padded.shape()).subspan(1)));
+      }
+    }
+    QUIVER_ASSIGN_OR_RETURN(Tensor row,
+                            Tensor::Make(padded.type(), padded.buffer(), std::move(row_shape),
+                                         cell_strides, {}, padded.byte_offset() + i * padded.strides()[0]));
+    rows.emplace_back(std::move(row));
+  }
+  return FromTensors(type, rows);
+}
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::FromFixed(
+    const FixedShapeTensorArray& fixed) {
+  const FixedShapeTensorType& fixed_type = fixed.type();
+  UniformShape uniform(fixed_type.shape().begin(), fixed_type.shape().end());
+  QUIVER_ASSIGN_OR_RETURN(
+      VariableShapeTensorType type,
+      VariableShapeTensorType::Make(fixed_type.value_type(), fixed_type.ndim(),
+                                    fixed_type.dim_names(), fixed_type.permutation(), uniform));
+  const int64_t n = fixed.length();
+  const int64_t cell = fixed_type.list_size();
+  QUIVER_ASSIGN_OR_RETURN(int64_t total, MultiplyChecked(n, cell, "rows x cell size"));
+  QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
+  internal::VariableShapeParts parts;
+  parts.length = n;
+  QUIVER_ASSIGN_OR_RETURN(parts.validity, internal::CopyValidity(*fixed.data(), &parts.null_count));
+  QUIVER_ASSIGN_OR_RETURN(parts.values,
+                          quiver::Slice(fixed.data()->children[0], fixed.data()->offset * cell, total));
+  QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
+  for (int64_t i = 0; i <= n; ++i) MutableAs<int32_t>(parts.offsets)[i] = static_cast<int32_t>(i * cell);
+  const int ndim = type.ndim();
+  QUIVER_ASSIGN_OR_RETURN(parts.shapes, Buffer::Allocate(n * ndim * 4));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < ndim; ++k) {
+      MutableAs<int32_t>(parts.shapes)[i * ndim + k] = static_cast<int32_t>(fixed_type.shape()[k]);
+    }
+  }
+  return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);
+}
+
+Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, bool* copied) const {
+  // The common physical shape: the first non-null row's, or uniform_shape.
+  std::optional<std::vector<int64_t>> shape;
+  int64_t first_row = -1;
+  for (int64_t i = 0; i < length(); ++i) {
+    if (!IsValid(i)) continue;
+    std::span<const int32_t> dims = PhysicalShape(i);
+    if (!shape) {
+      shape.emplace(dims.begin(), dims.end());
+      first_row = i;
+    } else if (!std::equal(dims.begin(), dims.end(), shape->begin(), shape->end())) {
+      return Status::Invalid("row " + std::to_string(i) + " has shape " + FormatShape(dims) +
+                             " but row " + std::to_string(first_row) + " has " +
+                             FormatShape(*shape) +
+                             "; only rows of one shape convert to fixed_shape_tensor");
+    }
+  }
+  if (!shape) {
+    const UniformShape& uniform = type_.uniform_shape();
+    bool complete = !uniform.empty() && std::all_of(uniform.begin(), uniform.end(),
+                                                    [](const auto& s) { return s.has_value(); });
+    if (!complete && type_.ndim() > 0) {
+      return Status::Invalid("an array without non-null rows needs a complete uniform_shape to "
+                             "convert to fixed_shape_tensor");
+    }
+    shape.emplace();
+    for (const auto& size : uniform) shape->push_back(*size);
+  }
+  QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType fixed_type,
+                          FixedShapeTensorType::Make(type_.value_type(), *shape, type_.dim_names(),
+                                                     type_.permutation()));
+  const int64_t n = length();
+  const int64_t cell = fixed_type.list_size();
+  bool evenly_spaced = true;
+  for (int64_t i = 0; i <= n && evenly_spaced; ++i) evenly_spaced = offsets_[i] == offsets_[0] + i * cell;
+  const bool copy_needed = !evenly_spaced || copy == CopyMode::kAlways;
+  if (copied) *copied = copy_needed;
+  if (copy_needed && copy == CopyMode::kNever) {
+    return Status::Invalid("the rows' data is not evenly spaced (null rows without data?); "
+                           "converting to fixed_shape_tensor needs a copy");
+  }
+  auto child_data = std::shared_ptr<const ArrayData>();
+  if (!copy_needed) {
+    QUIVER_ASSIGN_OR_RETURN(child_data, quiver::Slice(data_->children[0]->children[0],
+                                                      offsets_[0], n * cell));
+  } else {
+    QUIVER_RETURN_NOT_OK(CheckNumeric("copy"));
+    const int64_t width = type_.value_type()->byte_width();
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(n * cell * width));
+    for (int64_t i = 0; i < n; ++i) {
+      if (!IsValid(i)) continue;  // null rows stay zero
+      QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values(), RowBegin(i), RowEnd(i)));
+      std::memcpy(bytes->mutable_data() + i * cell * width,
+                  values().buffers[1]->data() + RowBegin(i) * width, cell * width);
+    }
+    child_data = internal::MakeValues(type_.value_type(), n * cell, std::move(bytes));
+  }
+  auto out = std::make_shared<ArrayData>();
+  out->type = fixed_type.data_type();
+  out->length = n;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr validity, internal::CopyValidity(*data_, &out->null_count));
+  out->buffers = {std::move(validity)};
+  out->children = {std::move(child_data)};
+  return FixedShapeTensorArray::Make(std::move(out), ValidationLevel::kMinimal);
+}
+
+}  // namespace quiver

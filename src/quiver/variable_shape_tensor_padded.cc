@@ -1,0 +1,213 @@
+// VariableShapeTensorArray::ToPadded: every row copied into one dense
+// batch, writing each output byte once (data or padding, never both).
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "quiver/checked_math.h"
+#include "quiver/variable_shape_tensor.h"
+#include "quiver/variable_shape_tensor_internal.h"
+
+namespace quiver {
+
+namespace {
+
+// float -> IEEE half bits when the value is exactly representable.
+std::optional<uint16_t> ExactHalf(double value) {
+  if (std::isnan(value)) return uint16_t{0x7e00};
+  const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  double magnitude = std::fabs(value);
+  if (std::isinf(magnitude)) return static_cast<uint16_t>(sign | 0x7c00);
+  if (magnitude == 0) return sign;
+  int exponent = std::ilogb(magnitude);  // magnitude = m * 2^exponent, m in [1, 2)
+  if (exponent > 15) return std::nullopt;
+  double mantissa;
+  uint16_t biased = 0;
+  if (exponent >= -14) {
+    mantissa = (std::ldexp(magnitude, -exponent) - 1.0) * 1024.0;
+    biased = static_cast<uint16_t>(exponent + 15);
+  } else {
+    mantissa = std::ldexp(magnitude, 24);  // subnormal: magnitude / 2^-24
+  }
+  if (mantissa != std::floor(mantissa) || mantissa >= 1024) return std::nullopt;
+  return static_cast<uint16_t>(sign | (biased << 10) | static_cast<uint16_t>(mantissa));
+}
+
+template <typename T>
+std::optional<T> ExactInteger(double value) {
+  if (value != std::floor(value)) return std::nullopt;  // NaN and fractions
+  // Bounds as doubles: min is exact; max + 1 is a power of two, also exact.
+  const double low = static_cast<double>(std::numeric_limits<T>::min());
+  const double high = std::ldexp(1.0, std::numeric_limits<T>::digits);
+  if (value < low || value >= high) return std::nullopt;
+  return static_cast<T>(value);
+}
+
+template <typename T>
+std::optional<uint64_t> Pattern(std::optional<T> value) {
+  if (!value) return std::nullopt;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &*value, sizeof(T));
+  return bits;
+}
+
+// The bytes of `pad_value` in `type` (little-endian in the low bytes).
+Result<uint64_t> PadPattern(double pad_value, const DataType& type) {
+  std::optional<uint64_t> bits;
+  switch (type.id()) {
+    case TypeId::kInt8: bits = Pattern(ExactInteger<int8_t>(pad_value)); break;
+    case TypeId::kInt16: bits = Pattern(ExactInteger<int16_t>(pad_value)); break;
+    case TypeId::kInt32: bits = Pattern(ExactInteger<int32_t>(pad_value)); break;
+    case TypeId::kInt64: bits = Pattern(ExactInteger<int64_t>(pad_value)); break;
+    case TypeId::kUInt8: bits = Pattern(ExactInteger<uint8_t>(pad_value)); break;
+    case TypeId::kUInt16: bits = Pattern(ExactInteger<uint16_t>(pad_value)); break;
+    case TypeId::kUInt32: bits = Pattern(ExactInteger<uint32_t>(pad_value)); break;
+    case TypeId::kUInt64: bits = Pattern(ExactInteger<uint64_t>(pad_value)); break;
+    case TypeId::kFloat16: bits = Pattern(ExactHalf(pad_value)); break;
+    case TypeId::kFloat32: {
+      float f = static_cast<float>(pad_value);
+      if (static_cast<double>(f) == pad_value || std::isnan(pad_value)) bits = Pattern(std::optional<float>(f));
+      break;
+    }
+    case TypeId::kFloat64: bits = Pattern(std::optional<double>(pad_value)); break;
+    default: break;
+  }
+  if (!bits) {
+    return Status::Invalid("pad value " + std::to_string(pad_value) + " is not exactly " +
+                           "representable as " + type.ToString());
+  }
+  return *bits;
+}
+
+// Writes `count` copies of a `width`-byte pattern.
+class Filler {
+ public:
+  Filler(uint64_t pattern, int64_t width) : pattern_(pattern), width_(width) {}
+
+  void operator()(uint8_t* dst, int64_t count) const {
+    if (count <= 0) return;
+    if (pattern_ == 0) {
+      std::memset(dst, 0, count * width_);
+      return;
+    }
+    switch (width_) {
+      case 1: std::memset(dst, static_cast<int>(pattern_ & 0xff), count); break;
+      case 2: Fill<uint16_t>(dst, count); break;
+      case 4: Fill<uint32_t>(dst, count); break;
+      default: Fill<uint64_t>(dst, count); break;
+    }
+  }
+
+ private:
+  template <typename T>
+  void Fill(uint8_t* dst, int64_t count) const {
+    const T value = static_cast<T>(pattern_);
+    for (int64_t e = 0; e < count; ++e) std::memcpy(dst + e * sizeof(T), &value, sizeof(T));
+  }
+
+  uint64_t pattern_;
+  int64_t width_;
+};
+
+// One row into its padded cell: the row's (logical) block at the origin,
+// padding everywhere else. Strides in bytes; `out_strides` row-major over
+// `cell`.
+struct PadCopier {
+  const Filler& fill;
+  int64_t width;
+  const int64_t* cell;
+  const int64_t* out_strides;
+
+  void Copy(const uint8_t* src, const int64_t* shape, const int64_t* strides, uint8_t* dst,
+            int axis, int ndim) const {
+    if (axis == ndim) {
+      std::memcpy(dst, src, width);
+      return;
+    }
+    const int64_t rows = shape[axis];
+    if (axis == ndim - 1) {
+      if (strides[axis] == width) {
+        if (rows > 0) std::memcpy(dst, src, rows * width);
+      } else {
+        for (int64_t j = 0; j < rows; ++j) std::memcpy(dst + j * width, src + j * strides[axis], width);
+      }
+    } else {
+      for (int64_t j = 0; j < rows; ++j) {
+        Copy(src + j * strides[axis], shape, strides, dst + j * out_strides[axis], axis + 1, ndim);
+      }
+    }
+    // The rest of this axis is padding: whole sub-blocks.
+    fill(dst + rows * out_strides[axis], (cell[axis] - rows) * (out_strides[axis] / width));
+  }
+};
+
+}  // namespace
+
+Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
+    double pad_value, NullPolicy nulls) const {
+  if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
+  QUIVER_RETURN_NOT_OK(CheckNumeric("pad"));
+  const TypePtr& value_type = type_.value_type();
+  const int64_t width = value_type->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(uint64_t pattern, PadPattern(pad_value, *value_type));
+  const int ndim = type_.ndim();
+  const int64_t n = length();
+
+  // Logical shapes (zeros for null rows) and the largest size per axis.
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr shape_buffer, Buffer::Allocate(n * ndim * 4));
+  int32_t* shapes = internal::MutableAs<int32_t>(shape_buffer);
+  std::vector<int64_t> cell(ndim, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (!IsValid(i)) continue;
+    QUIVER_RETURN_NOT_OK(CheckRowLayout(i));
+    QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values(), RowBegin(i), RowEnd(i)));
+    std::span<const int32_t> dims = PhysicalShape(i);
+    for (int k = 0; k < ndim; ++k) {
+      shapes[i * ndim + k] = dims[type_.physical_axis(k)];
+      cell[k] = std::max<int64_t>(cell[k], shapes[i * ndim + k]);
+    }
+  }
+  std::vector<int64_t> out_shape = cell;
+  out_shape.insert(out_shape.begin(), n);
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, ShapeProduct(out_shape, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes, MultiplyChecked(out_elements, width, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(out_bytes));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, out_shape));
+
+  const Filler fill(pattern, width);
+  const PadCopier copier{fill, width, cell.data(), out_strides.data() + 1};
+  const int64_t cell_elements = n > 0 ? out_elements / n : 0;
+  std::vector<int64_t> shape(ndim), strides(ndim), physical_strides(ndim);
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t* dst = out->mutable_data() + i * cell_elements * width;
+    if (!IsValid(i) || cell_elements == 0) {
+      fill(dst, cell_elements);
+      continue;
+    }
+    std::span<const int32_t> dims = PhysicalShape(i);
+    int64_t stride = width;  // physical row-major strides, innermost first
+    for (int k = ndim - 1; k >= 0; --k) {
+      physical_strides[k] = stride;
+      stride *= dims[k];
+    }
+    for (int k = 0; k < ndim; ++k) {
+      shape[k] = dims[type_.physical_axis(k)];
+      strides[k] = physical_strides[type_.physical_axis(k)];
+    }
+    const uint8_t* src = values().buffers[1] ? values().buffers[1]->data() + RowBegin(i) * width : nullptr;
+    if (src == nullptr || RowEnd(i) == RowBegin(i)) {
+      fill(dst, cell_elements);
+      continue;
+    }
+    copier.Copy(src, shape.data(), strides.data(), dst, 0, ndim);
+  }
+  std::vector<std::string> names = type_.logical_dim_names();
+  if (!names.empty()) names.insert(names.begin(), "");
+  QUIVER_ASSIGN_OR_RETURN(Tensor values_tensor,
+                          Tensor::Make(value_type, std::move(out), std::move(out_shape),
+                                       std::move(out_strides), std::move(names)));
+  QUIVER_ASSIGN_OR_RETURN(Tensor shapes_tensor, Tensor::Make(int32(), std::move(shape_buffer), {n, ndim}));
+  return Padded{std::move(values_tensor), std::move(shapes_tensor)};
+}
+
+}  // namespace quiver

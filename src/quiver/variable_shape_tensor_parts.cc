@@ -1,0 +1,136 @@
+// Assembling variable_shape_tensor storage and reading integer tensors.
+#include <cstring>
+#include <limits>
+
+#include "quiver/checked_math.h"
+#include "quiver/variable_shape_tensor_internal.h"
+
+namespace quiver::internal {
+
+Status CheckListCapacity(int64_t total_elements) {
+  if (total_elements <= std::numeric_limits<int32_t>::max()) return Status::OK();
+  return Status::Invalid(
+      "the rows hold " + std::to_string(total_elements) +
+      " elements in total, more than the int32 offsets of a variable_shape_tensor's data list "
+      "address (2^31 - 1); split the rows over several arrays");
+}
+
+ArrayDataPtr MakeValues(TypePtr value_type, int64_t length, BufferPtr buffer) {
+  auto values = std::make_shared<ArrayData>();
+  values->type = std::move(value_type);
+  values->length = length;
+  values->null_count = 0;
+  values->buffers = {nullptr, std::move(buffer)};
+  return values;
+}
+
+Result<VariableShapeTensorArray> Assemble(const VariableShapeTensorType& type,
+                                          VariableShapeParts parts, ValidationLevel level) {
+  const TypePtr& storage = type.data_type()->storage_type();
+  auto list = std::make_shared<ArrayData>();
+  list->type = storage->children()[0].type;
+  list->length = parts.length;
+  list->null_count = 0;
+  list->buffers = {nullptr, std::move(parts.offsets)};
+  list->children = {std::move(parts.values)};
+
+  auto shape_values = std::make_shared<ArrayData>();
+  shape_values->type = int32();
+  shape_values->length = parts.length * type.ndim();
+  shape_values->null_count = 0;
+  shape_values->buffers = {nullptr, std::move(parts.shapes)};
+  auto shape = std::make_shared<ArrayData>();
+  shape->type = storage->children()[1].type;
+  shape->length = parts.length;
+  shape->null_count = 0;
+  shape->buffers = {nullptr};
+  shape->children = {std::move(shape_values)};
+
+  auto data = std::make_shared<ArrayData>();
+  data->type = type.data_type();
+  data->length = parts.length;
+  data->null_count = parts.validity ? parts.null_count : 0;
+  data->buffers = {std::move(parts.validity)};
+  data->children = {std::move(list), std::move(shape)};
+  return VariableShapeTensorArray::Make(std::move(data), level);
+}
+
+Result<BufferPtr> CopyValidity(const ArrayData& data, int64_t* null_count) {
+  *null_count = 0;
+  if (!data.buffers[0] || data.null_count == 0) return BufferPtr{};
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bitmap, Buffer::Allocate((data.length + 7) / 8));
+  uint8_t* bits = bitmap->mutable_data();
+  for (int64_t i = 0; i < data.length; ++i) {
+    if (data.IsValid(i)) {
+      bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+    } else {
+      ++*null_count;
+    }
+  }
+  return bitmap;
+}
+
+Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const int64_t> expected,
+                                          const char* what) {
+  if (!tensor.type()->is_integer()) {
+    return Status::TypeError(std::string(what) + " must hold integers, got " +
+                             tensor.type()->ToString());
+  }
+  if (!std::equal(tensor.shape().begin(), tensor.shape().end(), expected.begin(), expected.end())) {
+    return Status::Invalid(std::string(what) + " has shape " + FormatShape(tensor.shape()) +
+                           ", expected " + FormatShape(expected));
+  }
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(tensor.size()));
+  const bool is_signed = tensor.type()->is_signed_integer();
+  const int64_t width = tensor.type()->byte_width();
+  auto read = [&](const uint8_t* p) -> Result<int64_t> {
+    switch (width) {
+      case 1: return is_signed ? int64_t{*reinterpret_cast<const int8_t*>(p)} : int64_t{*p};
+      case 2: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return is_signed ? int64_t{static_cast<int16_t>(v)} : int64_t{v};
+      }
+      case 4: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return is_signed ? int64_t{static_cast<int32_t>(v)} : int64_t{v};
+      }
+      default: {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        if (!is_signed && v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+          return Status::Invalid(std::string(what) + " entry " + std::to_string(v) +
+                                 " does not fit int64");
+        }
+        return static_cast<int64_t>(v);
+      }
+    }
+  };
+  const int64_t rows = expected.empty() ? 1 : expected[0];
+  const int64_t cols = expected.size() > 1 ? expected[1] : 1;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t index[2] = {r, c};
+      QUIVER_ASSIGN_OR_RETURN(const uint8_t* p,
+                              tensor.ElementPointer(std::span<const int64_t>(index, expected.size())));
+      QUIVER_ASSIGN_OR_RETURN(int64_t v, read(p));
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+Status CheckNoNullElements(const ArrayData& values, int64_t begin, int64_t end) {
+  if (!values.buffers[0] || values.null_count == 0) return Status::OK();
+  for (int64_t e = begin; e < end; ++e) {
+    if (!GetBit(values.buffers[0]->data(), e)) {
+      return Status::Invalid("element " + std::to_string(e - values.offset) +
+                             " of the data is null; tensors cannot hold null elements");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace quiver::internal

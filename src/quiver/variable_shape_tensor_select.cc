@@ -1,0 +1,157 @@
+// VariableShapeTensorArray take, filter and concat: every one is a list of
+// row runs gathered into fresh storage.
+#include <cstring>
+
+#include "quiver/variable_shape_tensor.h"
+#include "quiver/variable_shape_tensor_internal.h"
+
+namespace quiver {
+
+namespace {
+
+using internal::MutableAs;
+
+// Rows [begin, end) of `source`.
+struct RowRun {
+  const VariableShapeTensorArray* source;
+  int64_t begin;
+  int64_t end;
+};
+
+Status CheckGatherable(const VariableShapeTensorArray& array) {
+  if (!array.type().value_type()->is_numeric()) {
+    return Status::NotImplemented("cannot gather " + array.type().value_type()->ToString() +
+                                  " tensors: Arrow bools are bit-packed");
+  }
+  const ArrayData& values = array.values();
+  if (values.buffers[0] && values.null_count != 0) {
+    return Status::NotImplemented("cannot gather rows whose data may hold null elements");
+  }
+  return Status::OK();
+}
+
+Result<VariableShapeTensorArray> GatherRuns(const VariableShapeTensorType& type,
+                                            std::span<const RowRun> runs) {
+  int64_t rows = 0, total = 0;
+  bool any_nulls = false;
+  for (const RowRun& run : runs) {
+    QUIVER_RETURN_NOT_OK(CheckGatherable(*run.source));
+    if (run.end == run.begin) continue;
+    rows += run.end - run.begin;
+    total += run.source->RowEnd(run.end - 1) - run.source->RowBegin(run.begin);
+    QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
+    const ArrayData& data = *run.source->data();
+    any_nulls = any_nulls || (data.buffers[0] && data.null_count != 0);
+  }
+  const int ndim = type.ndim();
+  const int64_t width = type.value_type()->byte_width();
+  internal::VariableShapeParts parts;
+  parts.length = rows;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(total * width));
+  QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((rows + 1) * 4));
+  QUIVER_ASSIGN_OR_RETURN(parts.shapes, Buffer::Allocate(rows * ndim * 4));
+  if (any_nulls) {
+    QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate((rows + 7) / 8));
+  }
+  int32_t* offsets = MutableAs<int32_t>(parts.offsets);
+  int64_t row = 0, position = 0;
+  for (const RowRun& run : runs) {
+    const VariableShapeTensorArray& source = *run.source;
+    if (run.end == run.begin) continue;
+    const int64_t first = source.RowBegin(run.begin);
+    const int64_t count = source.RowEnd(run.end - 1) - first;
+    if (count > 0) {
+      std::memcpy(values->mutable_data() + position * width,
+                  source.values().buffers[1]->data() + first * width, count * width);
+    }
+    for (int64_t i = run.begin; i < run.end; ++i, ++row) {
+      offsets[row] = static_cast<int32_t>(position + source.RowBegin(i) - first);
+      if (ndim > 0) std::memcpy(MutableAs<int32_t>(parts.shapes) + row * ndim, source.PhysicalShape(i).data(), ndim * 4);
+      if (!parts.validity) continue;
+      if (source.IsValid(i)) {
+        parts.validity->mutable_data()[row >> 3] |= static_cast<uint8_t>(1u << (row & 7));
+      } else {
+        ++parts.null_count;
+      }
+    }
+    position += count;
+  }
+  offsets[rows] = static_cast<int32_t>(position);
+  parts.values = internal::MakeValues(type.value_type(), total, std::move(values));
+  return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);
+}
+
+// uniform_shape of a concatenation: an axis keeps its size only where every
+// input records the same one; nothing is recorded if an input records none.
+UniformShape MergeUniformShapes(std::span<const VariableShapeTensorArray> arrays) {
+  UniformShape merged = arrays[0].type().uniform_shape();
+  for (const VariableShapeTensorArray& array : arrays) {
+    const UniformShape& other = array.type().uniform_shape();
+    if (other.empty()) return {};
+    for (size_t k = 0; k < merged.size(); ++k) {
+      if (merged[k] != other[k]) merged[k].reset();
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::Take(
+    std::span<const int64_t> indices) const {
+  std::vector<RowRun> runs;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    const int64_t i = indices[j];
+    if (i < 0 || i >= length()) {
+      return Status::IndexError("index " + std::to_string(i) + " at position " +
+                                std::to_string(j) + " is out of range for " +
+                                std::to_string(length()) + " rows");
+    }
+    if (!runs.empty() && runs.back().end == i) {
+      ++runs.back().end;  // consecutive rows copy as one block
+    } else {
+      runs.push_back({this, i, i + 1});
+    }
+  }
+  return GatherRuns(type_, runs);
+}
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::Filter(
+    std::span<const uint8_t> mask) const {
+  if (static_cast<int64_t>(mask.size()) != length()) {
+    return Status::Invalid("filter mask has " + std::to_string(mask.size()) + " entries for " +
+                           std::to_string(length()) + " rows");
+  }
+  std::vector<RowRun> runs;
+  for (int64_t i = 0; i < length(); ++i) {
+    if (!mask[i]) continue;
+    if (!runs.empty() && runs.back().end == i) {
+      ++runs.back().end;
+    } else {
+      runs.push_back({this, i, i + 1});
+    }
+  }
+  return GatherRuns(type_, runs);
+}
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::Concat(
+    std::span<const VariableShapeTensorArray> arrays) {
+  if (arrays.empty()) return Status::Invalid("concat needs at least one array");
+  const VariableShapeTensorType& first = arrays[0].type();
+  std::vector<RowRun> runs;
+  for (size_t a = 0; a < arrays.size(); ++a) {
+    const VariableShapeTensorType& type = arrays[a].type();
+    if (!type.value_type()->Equals(*first.value_type()) || type.ndim() != first.ndim() ||
+        type.dim_names() != first.dim_names() || type.permutation() != first.permutation()) {
+      return Status::TypeError("cannot concat array " + std::to_string(a) + " (" +
+                               type.ToString() + ") with array 0 (" + first.ToString() +
+                               "): value type, ndim, dim_names and permutation must match");
+    }
+    runs.push_back({&arrays[a], 0, arrays[a].length()});
+  }
+  QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType merged,
+                          first.WithUniformShape(MergeUniformShapes(arrays)));
+  return GatherRuns(merged, runs);
+}
+
+}  // namespace quiver

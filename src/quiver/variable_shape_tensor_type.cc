@@ -1,0 +1,254 @@
+// VariableShapeTensorType: parameters, metadata JSON (final and draft forms).
+#include <algorithm>
+#include <limits>
+
+#include "quiver/checked_math.h"
+#include "quiver/tensor_metadata.h"
+#include "quiver/variable_shape_tensor.h"
+
+namespace quiver {
+
+namespace {
+
+const std::string kTypeName = "variable_shape_tensor";
+
+Status CheckValueType(const TypePtr& value_type) {
+  if (!value_type) return Status::TypeError(kTypeName + " needs a value type");
+  if (!value_type->is_numeric() && value_type->id() != TypeId::kBool) {
+    return Status::TypeError(kTypeName + " value type must be numeric or bool, got " +
+                             value_type->ToString());
+  }
+  return Status::OK();
+}
+
+Status CheckUniformShape(const UniformShape& uniform_shape, int ndim) {
+  if (uniform_shape.empty()) return Status::OK();
+  if (uniform_shape.size() != static_cast<size_t>(ndim)) {
+    return Status::Invalid(kTypeName + " uniform_shape has " +
+                           std::to_string(uniform_shape.size()) + " entries for " +
+                           std::to_string(ndim) + " dimensions");
+  }
+  for (size_t k = 0; k < uniform_shape.size(); ++k) {
+    const auto& size = uniform_shape[k];
+    if (size && (*size < 0 || *size > std::numeric_limits<int32_t>::max())) {
+      return Status::Invalid(kTypeName + " uniform_shape[" + std::to_string(k) + "] (" +
+                             std::to_string(*size) + ") must be null or in [0, 2^31 - 1]");
+    }
+  }
+  return Status::OK();
+}
+
+TypePtr CanonicalStorage(const TypePtr& value_type, int ndim) {
+  // ndim was checked to be >= 0 and fits int32, so this cannot fail.
+  TypePtr shape = *fixed_size_list(ListItem(int32()), ndim);
+  return struct_({Field{"data", list(ListItem(value_type))}, Field{"shape", shape}});
+}
+
+// The storage's value type and ndim, accepting the draft uint32 shapes.
+Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim, bool* draft_shape) {
+  auto wrong = [&](const std::string& why) {
+    return Status::TypeError(kTypeName + " storage must be struct<data: list<value>, shape: "
+                             "fixed_size_list<int32>[ndim]>, got " +
+                             (storage ? storage->ToString() : std::string("none")) + " (" + why +
+                             ")");
+  };
+  if (!storage || storage->id() != TypeId::kStruct) return wrong("not a struct");
+  if (storage->children().size() != 2) return wrong("needs exactly two fields");
+  const TypePtr& data = storage->children()[0].type;
+  const TypePtr& shape = storage->children()[1].type;
+  if (data->id() != TypeId::kList) return wrong("field 0 is not a list");
+  if (shape->id() != TypeId::kFixedSizeList) return wrong("field 1 is not a fixed_size_list");
+  TypeId shape_item = shape->children()[0].type->id();
+  if (shape_item != TypeId::kInt32 && shape_item != TypeId::kUInt32) {
+    return wrong("shape entries must be int32");
+  }
+  *value_type = data->children()[0].type;
+  *ndim = shape->fixed_size();
+  *draft_shape = shape_item == TypeId::kUInt32;
+  return Status::OK();
+}
+
+// Axis indices listed under a draft key: each in [0, ndim), no repeats.
+Result<std::optional<std::vector<bool>>> ReadAxisSet(const nlohmann::json& object, const char* key,
+                                                     int ndim) {
+  QUIVER_ASSIGN_OR_RETURN(auto axes, internal::ReadIntArray(object, key, kTypeName));
+  if (!axes) return std::optional<std::vector<bool>>{};
+  std::vector<bool> set(ndim, false);
+  for (int64_t axis : *axes) {
+    if (axis < 0 || axis >= ndim || set[axis]) {
+      return Status::Invalid(kTypeName + " metadata '" + key + "' entry " + std::to_string(axis) +
+                             " is out of range or repeated for " + std::to_string(ndim) +
+                             " dimensions");
+    }
+    set[axis] = true;
+  }
+  return std::optional<std::vector<bool>>(std::move(set));
+}
+
+// uniform_shape from the metadata, mapping the drafts: `uniform_dimensions`
+// lists the constant axes (uniform_shape has ndim entries, or one per listed
+// axis); `ragged_dimensions` lists the varying ones.
+Result<UniformShape> ReadUniformShape(const nlohmann::json& object, int ndim) {
+  QUIVER_ASSIGN_OR_RETURN(auto given,
+                          internal::ReadNullableIntArray(object, "uniform_shape", kTypeName));
+  UniformShape out = given.value_or(UniformShape{});
+  QUIVER_ASSIGN_OR_RETURN(auto uniform_axes, ReadAxisSet(object, "uniform_dimensions", ndim));
+  QUIVER_ASSIGN_OR_RETURN(auto ragged_axes, ReadAxisSet(object, "ragged_dimensions", ndim));
+  if (uniform_axes) {
+    UniformShape mapped(ndim);
+    size_t listed = std::count(uniform_axes->begin(), uniform_axes->end(), true);
+    bool compact = out.size() == listed && listed != static_cast<size_t>(ndim);
+    for (int k = 0, j = 0; k < ndim; ++k) {
+      if (!(*uniform_axes)[k]) continue;
+      size_t source = compact ? j++ : k;
+      if (source < out.size()) mapped[k] = out[source];
+    }
+    out = std::move(mapped);
+  }
+  if (ragged_axes) {
+    if (out.empty()) return UniformShape{};  // sizes of the constant axes are unknown
+    if (out.size() != static_cast<size_t>(ndim)) return out;  // reported by CheckUniformShape
+    for (int k = 0; k < ndim; ++k) {
+      if ((*ragged_axes)[k]) out[k].reset();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type, int ndim,
+                                                              std::vector<std::string> dim_names,
+                                                              std::vector<int64_t> permutation,
+                                                              UniformShape uniform_shape) {
+  QUIVER_RETURN_NOT_OK(CheckValueType(value_type));
+  if (ndim < 0) {
+    return Status::Invalid(kTypeName + " ndim must be >= 0, got " + std::to_string(ndim));
+  }
+  QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, ndim, kTypeName));
+  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, ndim, kTypeName));
+  QUIVER_RETURN_NOT_OK(CheckUniformShape(uniform_shape, ndim));
+  VariableShapeTensorType out;
+  out.value_type_ = std::move(value_type);
+  out.ndim_ = ndim;
+  out.dim_names_ = std::move(dim_names);
+  out.permutation_ = std::move(permutation);
+  out.uniform_shape_ = std::move(uniform_shape);
+  QUIVER_ASSIGN_OR_RETURN(out.data_type_,
+                          extension(kExtensionName, out.Serialize(),
+                                    CanonicalStorage(out.value_type_, ndim)));
+  return out;
+}
+
+Result<VariableShapeTensorType> VariableShapeTensorType::FromDataType(const TypePtr& type) {
+  if (!type || type->id() != TypeId::kExtension || type->extension_name() != kExtensionName) {
+    return Status::TypeError("expected an " + std::string(kExtensionName) + " type, got " +
+                             (type ? type->ToString() : std::string("none")));
+  }
+  QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType out,
+                          Deserialize(type->storage_type(), type->extension_metadata()));
+  TypePtr value_type;
+  int ndim = 0;
+  bool draft_shape = false;
+  QUIVER_RETURN_NOT_OK(ReadStorage(type->storage_type(), &value_type, &ndim, &draft_shape));
+  if (!draft_shape) {
+    // Keep the producer's field names; only the metadata is rewritten.
+    QUIVER_ASSIGN_OR_RETURN(out.data_type_,
+                            extension(kExtensionName, out.Serialize(), type->storage_type()));
+  }
+  return out;
+}
+
+Result<VariableShapeTensorType> VariableShapeTensorType::Deserialize(const TypePtr& storage,
+                                                                     std::string_view metadata) {
+  TypePtr value_type;
+  int ndim = 0;
+  bool draft_shape = false;
+  QUIVER_RETURN_NOT_OK(ReadStorage(storage, &value_type, &ndim, &draft_shape));
+  nlohmann::json object = nlohmann::json::object();
+  if (!metadata.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(object, internal::ParseMetadataObject(metadata, kTypeName));
+  }
+  if (auto it = object.find("ndim"); it != object.end()) {
+    if (!it->is_number_integer() || it->get<int64_t>() != ndim) {
+      return Status::Invalid(kTypeName + " metadata 'ndim' is " + it->dump() +
+                             " but the shape storage has " + std::to_string(ndim) + " entries");
+    }
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(UniformShape uniform, ReadUniformShape(object, ndim));
+  return Make(std::move(value_type), ndim, names.value_or(std::vector<std::string>{}),
+              perm.value_or(std::vector<int64_t>{}), std::move(uniform));
+}
+
+std::string VariableShapeTensorType::Serialize() const {
+  nlohmann::json object = nlohmann::json::object();
+  if (!dim_names_.empty()) object["dim_names"] = dim_names_;
+  if (!permutation_.empty()) object["permutation"] = permutation_;
+  if (!uniform_shape_.empty()) {
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const auto& size : uniform_shape_) {
+      sizes.push_back(size ? nlohmann::json(*size) : nlohmann::json(nullptr));
+    }
+    object["uniform_shape"] = std::move(sizes);
+  }
+  return object.dump();
+}
+
+std::vector<std::string> VariableShapeTensorType::logical_dim_names() const {
+  if (dim_names_.empty()) return {};
+  std::vector<std::string> out(ndim_);
+  for (int k = 0; k < ndim_; ++k) out[k] = dim_names_[physical_axis(k)];
+  return out;
+}
+
+UniformShape VariableShapeTensorType::logical_uniform_shape() const {
+  if (uniform_shape_.empty()) return {};
+  UniformShape out(ndim_);
+  for (int k = 0; k < ndim_; ++k) out[k] = uniform_shape_[physical_axis(k)];
+  return out;
+}
+
+Status VariableShapeTensorType::CheckUniform(std::span<const int32_t> physical_shape) const {
+  for (size_t k = 0; k < uniform_shape_.size(); ++k) {
+    if (uniform_shape_[k] && *uniform_shape_[k] != physical_shape[k]) {
+      return Status::Invalid("shape " + FormatShape(physical_shape) +
+                             " has size " + std::to_string(physical_shape[k]) + " on axis " +
+                             std::to_string(k) + " but uniform_shape says " +
+                             std::to_string(*uniform_shape_[k]));
+    }
+  }
+  return Status::OK();
+}
+
+Result<VariableShapeTensorType> VariableShapeTensorType::WithUniformShape(
+    UniformShape uniform_shape) const {
+  return Make(value_type_, ndim_, dim_names_, permutation_, std::move(uniform_shape));
+}
+
+bool VariableShapeTensorType::Equals(const VariableShapeTensorType& other) const {
+  return value_type_->Equals(*other.value_type_) && ndim_ == other.ndim_ &&
+         dim_names_ == other.dim_names_ && permutation_ == other.permutation_ &&
+         uniform_shape_ == other.uniform_shape_;
+}
+
+std::string VariableShapeTensorType::ToString() const {
+  std::string out = kTypeName + "<" + value_type_->ToString() + ", ndim=" + std::to_string(ndim_) + ">";
+  if (!dim_names_.empty()) {
+    out += " dim_names=[";
+    for (size_t i = 0; i < dim_names_.size(); ++i) out += (i ? ", " : "") + dim_names_[i];
+    out += "]";
+  }
+  if (!permutation_.empty()) out += " permutation=" + FormatShape(permutation_);
+  if (!uniform_shape_.empty()) {
+    out += " uniform_shape=[";
+    for (size_t i = 0; i < uniform_shape_.size(); ++i) {
+      out += (i ? ", " : "") + (uniform_shape_[i] ? std::to_string(*uniform_shape_[i]) : "null");
+    }
+    out += "]";
+  }
+  return out;
+}
+
+}  // namespace quiver
