@@ -1,7 +1,8 @@
 """quiver: tensors on Apache Arrow.
 
-Fixed-shape tensor columns (``arrow.fixed_shape_tensor``), dense tensors
-and the Arrow PyCapsule protocol, with zero-copy NumPy views.
+Fixed- and variable-shape tensor columns (``arrow.fixed_shape_tensor``,
+``arrow.variable_shape_tensor``), dense tensors and the Arrow PyCapsule
+protocol, with zero-copy NumPy views.
 """
 
 from ._quiver import (
@@ -12,8 +13,12 @@ from ._quiver import (
     Tensor,
     array,
     fixed_shape_tensor,
+    VariableShapeTensorArray,
+    VariableShapeTensorType,
+    concat,
     type_for,
     type_from_arrow,
+    variable_shape_tensor,
 )
 
 __version__ = "0.1.0"
@@ -26,6 +31,10 @@ __all__ = [
     "Tensor",
     "array",
     "fixed_shape_tensor",
+    "VariableShapeTensorArray",
+    "VariableShapeTensorType",
+    "concat",
     "type_for",
     "type_from_arrow",
+    "variable_shape_tensor",
 ]

@@ -8,4 +8,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindTypes(m);
   quiver::python::BindArrays(m);
   quiver::python::BindTensor(m);
+  quiver::python::BindVariableShapeTensorArray(m);
 }

@@ -1,4 +1,4 @@
-// Array (any Arrow array) and FixedShapeTensorArray.
+// Array (any Arrow array), FixedShapeTensorArray and quiver.array().
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -17,35 +17,16 @@ nb::object WrapArray(ArrayDataPtr data) {
     return nb::cast(PyFixedShapeTensorArray{
         Unwrap(FixedShapeTensorArray::Make(std::move(data), ValidationLevel::kNone))});
   }
+  if (data->type->id() == TypeId::kExtension &&
+      data->type->extension_name() == VariableShapeTensorType::kExtensionName) {
+    // The storage was validated on import; the rows are checked here.
+    return nb::cast(PyVariableShapeTensorArray{
+        Unwrap(VariableShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))});
+  }
   return nb::cast(PyArray{std::move(data)});
 }
 
 namespace {
-
-// Resolves a Python index (negative counts from the end) against `length`.
-int64_t ResolveIndex(int64_t index, int64_t length) {
-  int64_t resolved = index < 0 ? index + length : index;
-  if (resolved < 0 || resolved >= length) {
-    Raise(Status::IndexError("index " + std::to_string(index) + " is out of range for " +
-                             std::to_string(length) + " rows"));
-  }
-  return resolved;
-}
-
-// [start, start + count) of a step-1 Python slice over `length` rows.
-std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length) {
-  auto [start, stop, step, count] = slice.compute(static_cast<size_t>(length));
-  if (step != 1) {
-    Raise(Status::NotImplemented("slices with a step other than 1 are not supported (got " +
-                                 std::to_string(step) + ")"));
-  }
-  return {static_cast<int64_t>(start), static_cast<int64_t>(count)};
-}
-
-CopyMode CopyModeFromPython(std::optional<bool> copy) {
-  if (!copy) return CopyMode::kIfNeeded;
-  return *copy ? CopyMode::kAlways : CopyMode::kNever;
-}
 
 void BindArray(nb::module_& m) {
   nb::class_<PyArray>(m, "Array",
@@ -137,6 +118,12 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            "A zero-copy slice of rows (step 1).")
       .def("row", &RowView, nb::arg("i"), nb::arg("allow_nulls") = false,
            "Row i as a read-only NumPy view.")
+      .def("to_variable",
+           [](const PyFixedShapeTensorArray& a) {
+             return PyVariableShapeTensorArray{Unwrap(VariableShapeTensorArray::FromFixed(a.array))};
+           },
+           "The rows as a VariableShapeTensorArray with the same dim_names and permutation and "
+           "uniform_shape = shape; the values are shared (zero-copy).")
       .def_prop_ro("type", [](const PyFixedShapeTensorArray& a) { return PyFixedShapeTensorType{a.array.type()}; })
       .def_prop_ro("null_count", [](const PyFixedShapeTensorArray& a) { return a.array.null_count(); })
       .def_prop_ro("offset", [](const PyFixedShapeTensorArray& a) { return a.array.data()->offset; })
@@ -170,7 +157,8 @@ void BindArrays(nb::module_& m) {
   m.def(
       "array",
       [](nb::handle obj) {
-        if (nb::isinstance<PyArray>(obj) || nb::isinstance<PyFixedShapeTensorArray>(obj)) {
+        if (nb::isinstance<PyArray>(obj) || nb::isinstance<PyFixedShapeTensorArray>(obj) ||
+            nb::isinstance<PyVariableShapeTensorArray>(obj)) {
           return nb::borrow(obj);
         }
         if (!nb::hasattr(obj, "__arrow_c_array__")) {
@@ -187,8 +175,8 @@ void BindArrays(nb::module_& m) {
       },
       nb::arg("obj"),
       "Imports any object exposing __arrow_c_array__ (pyarrow, Polars, nanoarrow ...) "
-      "zero-copy, validating it fully. Returns a FixedShapeTensorArray for "
-      "arrow.fixed_shape_tensor data, an Array otherwise.");
+      "zero-copy, validating it fully. Returns a FixedShapeTensorArray or "
+      "VariableShapeTensorArray for the tensor extension types, an Array otherwise.");
 }
 
 }  // namespace quiver::python

@@ -99,6 +99,31 @@ nb::tuple ToTuple(const std::vector<int64_t>& values) {
   return nb::tuple(out);
 }
 
+// Resolves a Python index (negative counts from the end) against `length`.
+int64_t ResolveIndex(int64_t index, int64_t length) {
+  int64_t resolved = index < 0 ? index + length : index;
+  if (resolved < 0 || resolved >= length) {
+    Raise(Status::IndexError("index " + std::to_string(index) + " is out of range for " +
+                             std::to_string(length) + " rows"));
+  }
+  return resolved;
+}
+
+// [start, start + count) of a step-1 Python slice over `length` rows.
+std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length) {
+  auto [start, stop, step, count] = slice.compute(static_cast<size_t>(length));
+  if (step != 1) {
+    Raise(Status::NotImplemented("slices with a step other than 1 are not supported (got " +
+                                 std::to_string(step) + ")"));
+  }
+  return {static_cast<int64_t>(start), static_cast<int64_t>(count)};
+}
+
+CopyMode CopyModeFromPython(std::optional<bool> copy) {
+  if (!copy) return CopyMode::kIfNeeded;
+  return *copy ? CopyMode::kAlways : CopyMode::kNever;
+}
+
 nb::object TensorToNumpy(const Tensor& tensor) {
   const int64_t width = tensor.type()->byte_width();
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());

@@ -5,7 +5,9 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/status.h"
@@ -49,6 +51,14 @@ nb::tuple ToTuple(const std::vector<int64_t>& values);
 inline NullPolicy NullPolicyFrom(bool allow_nulls) {
   return allow_nulls ? NullPolicy::kAllow : NullPolicy::kError;
 }
+
+// Resolves a Python index (negative counts from the end) against
+// `length`, or raises IndexError.
+int64_t ResolveIndex(int64_t index, int64_t length);
+// [start, start + count) of a step-1 Python slice over `length` rows.
+std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
+// copy=None copies only when needed, False never, True always.
+CopyMode CopyModeFromPython(std::optional<bool> copy);
 
 // A read-only NumPy view of `tensor` that keeps its buffer alive.
 nb::object TensorToNumpy(const Tensor& tensor);

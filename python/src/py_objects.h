@@ -3,10 +3,15 @@
 
 #include <nanobind/nanobind.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "quiver/array.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
+#include "quiver/variable_shape_tensor.h"
 
 namespace quiver::python {
 
@@ -20,6 +25,10 @@ struct PyFixedShapeTensorType {
   FixedShapeTensorType type;
 };
 
+struct PyVariableShapeTensorType {
+  VariableShapeTensorType type;
+};
+
 // Any Arrow array quiver holds without a more specific class.
 struct PyArray {
   ArrayDataPtr data;
@@ -29,21 +38,34 @@ struct PyFixedShapeTensorArray {
   FixedShapeTensorArray array;
 };
 
+struct PyVariableShapeTensorArray {
+  VariableShapeTensorArray array;
+};
+
 struct PyTensor {
   Tensor tensor;
 };
 
-// The Python type object for a quiver type: FixedShapeTensorType for the
-// fixed-shape tensor extension, DataType otherwise.
+// The Python type object for a quiver type: FixedShapeTensorType or
+// VariableShapeTensorType for the tensor extensions, DataType otherwise.
 nb::object WrapType(const TypePtr& type);
-// The Python array object for imported data: FixedShapeTensorArray for
-// the fixed-shape tensor extension, Array otherwise.
+// The Python array object for imported data: FixedShapeTensorArray or
+// VariableShapeTensorArray for the tensor extensions, Array otherwise.
 nb::object WrapArray(ArrayDataPtr data);
+
+// uniform_shape as a tuple of ints and Nones.
+nb::tuple UniformShapeToPython(const UniformShape& uniform_shape);
+// A VariableShapeTensorType from Python arguments (ValueError / TypeError).
+VariableShapeTensorType MakeVariableShapeType(nb::handle value_type, int ndim,
+                                              std::optional<std::vector<std::string>> dim_names,
+                                              std::optional<std::vector<int64_t>> permutation,
+                                              std::optional<UniformShape> uniform_shape);
 // A DataType from a name ("float32"), a DataType, or a NumPy dtype-like.
 TypePtr TypeFromPython(nb::handle value);
 
 void BindTypes(nb::module_& m);
 void BindArrays(nb::module_& m);
 void BindTensor(nb::module_& m);
+void BindVariableShapeTensorArray(nb::module_& m);
 
 }  // namespace quiver::python

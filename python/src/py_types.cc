@@ -14,7 +14,32 @@ nb::object WrapType(const TypePtr& type) {
       type->extension_name() == FixedShapeTensorType::kExtensionName) {
     return nb::cast(PyFixedShapeTensorType{Unwrap(FixedShapeTensorType::FromDataType(type))});
   }
+  if (type->id() == TypeId::kExtension &&
+      type->extension_name() == VariableShapeTensorType::kExtensionName) {
+    return nb::cast(PyVariableShapeTensorType{Unwrap(VariableShapeTensorType::FromDataType(type))});
+  }
   return nb::cast(PyDataType{type});
+}
+
+nb::tuple UniformShapeToPython(const UniformShape& uniform_shape) {
+  nb::list out;
+  for (const auto& size : uniform_shape) {
+    if (size) {
+      out.append(*size);
+    } else {
+      out.append(nb::none());
+    }
+  }
+  return nb::tuple(out);
+}
+
+VariableShapeTensorType MakeVariableShapeType(nb::handle value_type, int ndim,
+                                              std::optional<std::vector<std::string>> dim_names,
+                                              std::optional<std::vector<int64_t>> permutation,
+                                              std::optional<UniformShape> uniform_shape) {
+  return Unwrap(VariableShapeTensorType::Make(
+      TypeFromPython(value_type), ndim, dim_names.value_or(std::vector<std::string>{}),
+      permutation.value_or(std::vector<int64_t>{}), uniform_shape.value_or(UniformShape{})));
 }
 
 TypePtr TypeFromPython(nb::handle value) {
@@ -121,11 +146,59 @@ void BindFixedShapeTensorType(nb::module_& m) {
       "logical axis i is physical axis permutation[i].");
 }
 
+void BindVariableShapeTensorType(nb::module_& m) {
+  using T = PyVariableShapeTensorType;
+  nb::class_<T>(m, "VariableShapeTensorType",
+                "The arrow.variable_shape_tensor extension type: one tensor of ndim axes per "
+                "row, each with its own shape. dim_names and uniform_shape describe physical "
+                "axes; permutation maps logical to physical axes.")
+      .def_prop_ro("value_type", [](const T& t) { return PyDataType{t.type.value_type()}; })
+      .def_prop_ro("ndim", [](const T& t) { return t.type.ndim(); })
+      .def_prop_ro("dim_names", [](const T& t) { return NoneIfEmpty(t.type.dim_names()); })
+      .def_prop_ro("permutation", [](const T& t) { return NoneIfEmpty(t.type.permutation()); })
+      .def_prop_ro("uniform_shape",
+                   [](const T& t) -> std::optional<nb::tuple> {
+                     if (t.type.uniform_shape().empty()) return std::nullopt;
+                     return UniformShapeToPython(t.type.uniform_shape());
+                   },
+                   "Per physical axis the size every row shares, None where sizes vary; None "
+                   "when the type records nothing.")
+      .def_prop_ro("extension_name", [](const T&) {
+        return std::string(VariableShapeTensorType::kExtensionName);
+      })
+      .def_prop_ro("storage_type", [](const T& t) { return PyDataType{t.type.data_type()->storage_type()}; })
+      .def("serialize", [](const T& t) { return t.type.Serialize(); },
+           "The ARROW:extension:metadata JSON string (final form).")
+      .def("__eq__", [](const T& a, nb::handle b) {
+        return nb::isinstance<T>(b) && a.type.Equals(nb::cast<T&>(b).type);
+      })
+      .def("__hash__", [](const T& t) { return std::hash<std::string>{}(t.type.ToString()); })
+      .def("__str__", [](const T& t) { return t.type.ToString(); })
+      .def("__repr__", [](const T& t) { return "quiver." + t.type.ToString(); })
+      .def("__arrow_c_schema__",
+           [](const T& t) { return SchemaCapsule(Field{"", t.type.data_type(), true, {}}); },
+           "Exports the extension type as an 'arrow_schema' PyCapsule.");
+  m.def(
+      "variable_shape_tensor",
+      [](nb::handle value_type, int ndim, std::optional<std::vector<std::string>> dim_names,
+         std::optional<std::vector<int64_t>> permutation, std::optional<UniformShape> uniform_shape) {
+        return T{MakeVariableShapeType(value_type, ndim, std::move(dim_names),
+                                       std::move(permutation), std::move(uniform_shape))};
+      },
+      nb::arg("value_type"), nb::arg("ndim"), nb::arg("dim_names") = nb::none(),
+      nb::arg("permutation") = nb::none(), nb::arg("uniform_shape") = nb::none(),
+      "An arrow.variable_shape_tensor type. value_type: a name ('float32'), NumPy dtype or "
+      "DataType; ndim: axes per tensor; dim_names: one name per physical axis; permutation: "
+      "logical axis i is physical axis permutation[i]; uniform_shape: per physical axis an "
+      "int (every row has that size) or None (sizes vary).");
+}
+
 }  // namespace
 
 void BindTypes(nb::module_& m) {
   BindDataType(m);
   BindFixedShapeTensorType(m);
+  BindVariableShapeTensorType(m);
 }
 
 }  // namespace quiver::python
