@@ -144,20 +144,20 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                 "shape.")
       .def_static("from_numpy", &FromNumpy, nb::arg("arrays"), nb::arg("dim_names") = nb::none(),
                   nb::arg("permutation") = nb::none(), nb::arg("uniform_shape") = nb::none(),
-                  nb::kw_only(), nb::arg("type") = nb::none(),
+                  nb::kw_only(), nb::arg("type").none() = nb::none(),
                   (std::string("Rows from a sequence of arrays (None = null row), copied once into "
                                "one buffer. The value type and ndim come from the first array.") +
                    kFromParams).c_str())
       .def_static("from_padded", &FromPadded, nb::arg("batch"), nb::arg("shapes"),
                   nb::arg("dim_names") = nb::none(), nb::arg("permutation") = nb::none(),
-                  nb::arg("uniform_shape") = nb::none(), nb::kw_only(), nb::arg("type") = nb::none(),
+                  nb::arg("uniform_shape") = nb::none(), nb::kw_only(), nb::arg("type").none() = nb::none(),
                   (std::string("Rows cut from a padded (N, *max_shape) batch: row i is "
                                "batch[i, :shapes[i, 0], :shapes[i, 1], ...]. Copies.") +
                    kFromParams).c_str())
-      .def_static("from_jagged", &FromJagged, nb::arg("values"), nb::arg("offsets"),
+      .def_static("from_jagged", &FromJagged, nb::arg("values"), nb::arg("offsets").none(),
                   nb::arg("shapes"), nb::arg("dim_names") = nb::none(),
                   nb::arg("permutation") = nb::none(), nb::arg("uniform_shape") = nb::none(),
-                  nb::kw_only(), nb::arg("type") = nb::none(),
+                  nb::kw_only(), nb::arg("type").none() = nb::none(),
                   (std::string("Rows from the storage layout: 1-D values, N + 1 offsets (or None "
                                "to derive them from the shapes) and (N, ndim) physical shapes. "
                                "Zero-copy for values, and for int32 offsets and shapes.") +

@@ -1,5 +1,6 @@
 // VariableShapeTensorArray::ToPadded: every row copied into one dense
 // batch, writing each output byte once (data or padding, never both).
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -73,7 +74,9 @@ Result<uint64_t> PadPattern(double pad_value, const DataType& type) {
     default: break;
   }
   if (!bits) {
-    return Status::Invalid("pad value " + std::to_string(pad_value) + " is not exactly " +
+    char text[32];
+    auto written = std::to_chars(text, text + sizeof(text), pad_value);
+    return Status::Invalid("pad value " + std::string(text, written.ptr) + " is not exactly " +
                            "representable as " + type.ToString());
   }
   return *bits;
