@@ -28,8 +28,9 @@ class Buffer {
 
   // A new zero-filled owned buffer of `size` bytes, 64-byte aligned.
   static Result<std::shared_ptr<Buffer>> Allocate(int64_t size);
-  // Like Allocate, but only the padding past `size` is zeroed: for callers
-  // that write every byte themselves (large copies), saving a pass.
+  // Like Allocate, but only the padding past `size` is guaranteed zero: for
+  // callers that write every byte themselves (large copies), saving a pass.
+  // (Blocks of 4 MiB and more come zeroed from the OS either way.)
   static Result<std::shared_ptr<Buffer>> AllocateUninitialized(int64_t size);
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,
@@ -50,6 +51,8 @@ class Buffer {
   bool is_owned() const { return owned_; }
 
  private:
+  // Owned, 64-byte aligned, padding zeroed; the rest zeroed when `zero`.
+  static Result<std::shared_ptr<Buffer>> AllocateOwned(int64_t size, bool zero);
   Buffer(const uint8_t* data, int64_t size, ReleaseHook release, Device device, bool owned);
 
   const uint8_t* data_;

@@ -65,32 +65,89 @@ nb::dlpack::dtype DtypeFromType(const DataType& type) {
   return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(type.bit_width()), 1};
 }
 
-Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names) {
-  TypePtr type = TypeFromDtype(array.dtype());
-  const int64_t width = type->byte_width();
-  const size_t ndim = array.ndim();
-  std::vector<int64_t> shape(ndim), strides(ndim);
+namespace {
+
+// A Tensor over memory someone else owns: `first` is element [0, ...],
+// strides are in bytes; `release` runs when the last buffer over it dies.
+Tensor TensorOverMemory(TypePtr type, const uint8_t* first, std::vector<int64_t> shape,
+                        std::vector<int64_t> strides, std::vector<std::string> dim_names,
+                        Buffer::ReleaseHook release) {
   // The bytes the array spans, relative to its first element.
-  int64_t low = 0, high = width;
-  bool empty = false;
-  for (size_t i = 0; i < ndim; ++i) {
-    shape[i] = static_cast<int64_t>(array.shape(i));
-    strides[i] = array.stride(i) * width;  // nanobind strides count elements
-    empty = empty || shape[i] == 0;
+  int64_t low = 0, high = type->byte_width();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) {
+      low = high = 0;
+      break;
+    }
     int64_t span = (shape[i] - 1) * strides[i];
     if (span < 0) low += span; else high += span;
   }
-  if (empty) low = 0, high = 0;
-  const auto* first = static_cast<const uint8_t*>(array.data());
+  BufferPtr buffer = Buffer::Wrap(first + low, high - low, std::move(release));
+  return Unwrap(Tensor::Make(std::move(type), std::move(buffer), std::move(shape),
+                             std::move(strides), std::move(dim_names), -low));
+}
+
+// The value type of a buffer-protocol format string, or null when quiver
+// does not hold it (non-native byte order, bool, structs ...).
+TypePtr TypeFromFormat(const char* format, Py_ssize_t itemsize) {
+  if (*format == '<' || *format == '=' || *format == '@') ++format;
+  if (format[0] == 0 || format[1] != 0) return nullptr;
+  switch (format[0]) {
+    case 'b': return int8();
+    case 'B': return uint8();
+    case 'h': return int16();
+    case 'H': return uint16();
+    case 'i': case 'l': case 'q':
+      return itemsize == 4 ? int32() : itemsize == 8 ? int64() : nullptr;
+    case 'I': case 'L': case 'Q':
+      return itemsize == 4 ? uint32() : itemsize == 8 ? uint64() : nullptr;
+    case 'e': return float16();
+    case 'f': return float32();
+    case 'd': return float64();
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names) {
+  TypePtr type = TypeFromDtype(array.dtype());
+  const int64_t width = type->byte_width();
+  std::vector<int64_t> shape(array.ndim()), strides(array.ndim());
+  for (size_t i = 0; i < array.ndim(); ++i) {
+    shape[i] = static_cast<int64_t>(array.shape(i));
+    strides[i] = array.stride(i) * width;  // nanobind strides count elements
+  }
   // Hold the nanobind view (and so the producer's object) until the last
   // quiver buffer over it dies; drop it under the GIL.
   auto* keep = new InputArray(array);
-  BufferPtr buffer = Buffer::Wrap(first + low, high - low, [keep] {
-    nb::gil_scoped_acquire gil;
-    delete keep;
-  });
-  return Unwrap(Tensor::Make(std::move(type), std::move(buffer), std::move(shape),
-                             std::move(strides), std::move(dim_names), -low));
+  return TensorOverMemory(std::move(type), static_cast<const uint8_t*>(array.data()),
+                          std::move(shape), std::move(strides), std::move(dim_names), [keep] {
+                            nb::gil_scoped_acquire gil;
+                            delete keep;
+                          });
+}
+
+BorrowedBuffers::~BorrowedBuffers() {
+  for (Py_buffer& view : views_) PyBuffer_Release(&view);
+}
+
+std::optional<Tensor> BorrowedBuffers::TryBorrow(nb::handle obj) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  TypePtr type = TypeFromFormat(view.format ? view.format : "B", view.itemsize);
+  if (!type) {
+    PyBuffer_Release(&view);
+    return std::nullopt;
+  }
+  views_.push_back(view);
+  std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
+  std::vector<int64_t> strides(view.strides, view.strides + view.ndim);
+  return TensorOverMemory(std::move(type), static_cast<const uint8_t*>(view.buf),
+                          std::move(shape), std::move(strides), {}, nullptr);
 }
 
 nb::tuple ToTuple(const std::vector<int64_t>& values) {

@@ -44,6 +44,24 @@ nb::dlpack::dtype DtypeFromType(const DataType& type);
 // made from it.
 Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names);
 
+// Tensors borrowed through the buffer protocol for the length of one
+// call: cheaper than TensorFromArray when many small arrays are read and
+// copied at once. The tensors must not outlive this object.
+class BorrowedBuffers {
+ public:
+  BorrowedBuffers() = default;
+  BorrowedBuffers(const BorrowedBuffers&) = delete;
+  BorrowedBuffers& operator=(const BorrowedBuffers&) = delete;
+  ~BorrowedBuffers();
+
+  // A tensor over `obj`'s buffer, or nullopt when `obj` has no buffer of
+  // a numeric type quiver holds (the caller falls back to TensorFromArray).
+  std::optional<Tensor> TryBorrow(nb::handle obj);
+
+ private:
+  std::vector<Py_buffer> views_;
+};
+
 // A Python tuple of ints (shapes, strides).
 nb::tuple ToTuple(const std::vector<int64_t>& values);
 

@@ -57,6 +57,7 @@ VariableShapeTensorType ResolveType(nb::handle type, const TypePtr& value_type, 
 PyVariableShapeTensorArray FromNumpy(nb::iterable arrays, Names dim_names, Ints permutation,
                                      Uniform uniform_shape, nb::handle type) {
   std::vector<std::optional<Tensor>> rows;
+  BorrowedBuffers borrowed;  // released after the copy below
   TypePtr value_type;
   int ndim = 0;
   for (nb::handle item : arrays) {
@@ -64,13 +65,16 @@ PyVariableShapeTensorArray FromNumpy(nb::iterable arrays, Names dim_names, Ints 
       rows.emplace_back();
       continue;
     }
-    Tensor tensor = TensorFrom(item, ("row " + std::to_string(rows.size())).c_str());
+    std::optional<Tensor> fast = borrowed.TryBorrow(item);
+    Tensor tensor = fast ? std::move(*fast) : TensorFrom(item, ("row " + std::to_string(rows.size())).c_str());
     if (!value_type) value_type = tensor.type(), ndim = tensor.ndim();
     rows.emplace_back(std::move(tensor));
   }
   VariableShapeTensorType resolved = ResolveType(type, value_type, ndim, std::move(dim_names),
                                                  std::move(permutation), std::move(uniform_shape));
-  return {Unwrap(VariableShapeTensorArray::FromTensors(resolved, rows))};
+  auto built = VariableShapeTensorArray::FromTensors(resolved, rows);
+  rows.clear();  // drop the borrowed views before their buffers are released
+  return {Unwrap(std::move(built))};
 }
 
 PyVariableShapeTensorArray FromPadded(nb::handle batch, nb::handle shapes, Names dim_names,

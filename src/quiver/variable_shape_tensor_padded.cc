@@ -82,17 +82,14 @@ Result<uint64_t> PadPattern(double pad_value, const DataType& type) {
   return *bits;
 }
 
-// Writes `count` copies of a `width`-byte pattern.
+// Writes `count` copies of a `width`-byte pattern; a zero pattern writes
+// nothing, as the output buffer starts zeroed then.
 class Filler {
  public:
   Filler(uint64_t pattern, int64_t width) : pattern_(pattern), width_(width) {}
 
   void operator()(uint8_t* dst, int64_t count) const {
-    if (count <= 0) return;
-    if (pattern_ == 0) {
-      std::memset(dst, 0, count * width_);
-      return;
-    }
+    if (count <= 0 || pattern_ == 0) return;
     switch (width_) {
       case 1: std::memset(dst, static_cast<int>(pattern_ & 0xff), count); break;
       case 2: Fill<uint16_t>(dst, count); break;
@@ -174,7 +171,10 @@ Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
   out_shape.insert(out_shape.begin(), n);
   QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, ShapeProduct(out_shape, "padded batch"));
   QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes, MultiplyChecked(out_elements, width, "padded batch"));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(out_bytes));
+  // Zero padding needs no writes: a zeroed allocation of this size is
+  // cheap (fresh pages from the OS), and only the data is then copied.
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, pattern == 0 ? Buffer::Allocate(out_bytes)
+                                                      : Buffer::AllocateUninitialized(out_bytes));
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, out_shape));
 
   const Filler fill(pattern, width);
