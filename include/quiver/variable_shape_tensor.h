@@ -94,7 +94,8 @@ class VariableShapeTensorType {
 class VariableShapeTensorArray {
  public:
   // Wraps array data whose type is arrow.variable_shape_tensor. The storage
-  // is validated at `level`; at kFull every row is checked too (shapes >= 0,
+  // is validated at `level` (at least kMinimal: buffer and child counts are
+  // always checked); at kFull every row is checked too (shapes >= 0,
   // data length == product of shape, uniform_shape holds, a non-null row
   // has non-null data and shape). Draft uint32 shapes are converted to
   // int32 (a copy of the shapes only).

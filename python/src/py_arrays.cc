@@ -132,11 +132,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
              return a.array.IsValid(ResolveIndex(i, a.array.length()));
            },
            nb::arg("i"))
-      .def_prop_ro("storage", [](const PyFixedShapeTensorArray& a) {
-        auto storage = std::make_shared<ArrayData>(*a.array.data());
-        storage->type = a.array.data()->type->storage_type();
-        return PyArray{std::move(storage)};
-      }, "The fixed_size_list storage as a plain Array (zero-copy).")
+      .def_prop_ro("storage", [](const PyFixedShapeTensorArray& a) { return PyArray{StorageOf(a.array.data())}; }, "The fixed_size_list storage as a plain Array (zero-copy).")
       .def("__arrow_c_array__",
            [](const PyFixedShapeTensorArray& a, nb::handle requested) {
              return ExportArrayWithSchema(a.array.data(), requested);

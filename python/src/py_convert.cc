@@ -181,6 +181,12 @@ CopyMode CopyModeFromPython(std::optional<bool> copy) {
   return *copy ? CopyMode::kAlways : CopyMode::kNever;
 }
 
+ArrayDataPtr StorageOf(const ArrayDataPtr& data) {
+  auto storage = std::make_shared<ArrayData>(*data);
+  storage->type = data->type->storage_type();
+  return storage;
+}
+
 nb::object TensorToNumpy(const Tensor& tensor) {
   const int64_t width = tensor.type()->byte_width();
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());

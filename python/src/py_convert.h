@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "quiver/array.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
@@ -77,6 +78,9 @@ int64_t ResolveIndex(int64_t index, int64_t length);
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
 // copy=None copies only when needed, False never, True always.
 CopyMode CopyModeFromPython(std::optional<bool> copy);
+
+// The storage of an extension array as a plain array (zero-copy).
+ArrayDataPtr StorageOf(const ArrayDataPtr& data);
 
 // A read-only NumPy view of `tensor` that keeps its buffer alive.
 nb::object TensorToNumpy(const Tensor& tensor);

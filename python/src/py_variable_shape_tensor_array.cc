@@ -225,11 +225,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
       .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
       .def("is_valid", [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
            nb::arg("i"))
-      .def_prop_ro("storage", [](const A& a) {
-        auto storage = std::make_shared<ArrayData>(*a.array.data());
-        storage->type = a.array.data()->type->storage_type();
-        return PyArray{std::move(storage)};
-      }, "The struct<data, shape> storage as a plain Array (zero-copy).")
+      .def_prop_ro("storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; }, "The struct<data, shape> storage as a plain Array (zero-copy).")
       .def("__arrow_c_array__",
            [](const A& a, nb::handle requested) { return ExportArrayWithSchema(a.array.data(), requested); },
            nb::arg("requested_schema") = nb::none(),

@@ -11,15 +11,6 @@ namespace {
 
 const std::string kTypeName = "fixed_shape_tensor";
 
-Status CheckValueType(const TypePtr& value_type) {
-  if (!value_type) return Status::TypeError(kTypeName + " needs a value type");
-  if (!value_type->is_numeric() && value_type->id() != TypeId::kBool) {
-    return Status::TypeError(kTypeName + " value type must be numeric or bool, got " +
-                             value_type->ToString());
-  }
-  return Status::OK();
-}
-
 Result<int32_t> ListSizeOf(const std::vector<int64_t>& shape) {
   QUIVER_ASSIGN_OR_RETURN(int64_t product, ShapeProduct(shape, kTypeName + " shape"));
   if (product > std::numeric_limits<int32_t>::max()) {
@@ -36,7 +27,7 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Make(TypePtr value_type,
                                                         std::vector<int64_t> shape,
                                                         std::vector<std::string> dim_names,
                                                         std::vector<int64_t> permutation) {
-  QUIVER_RETURN_NOT_OK(CheckValueType(value_type));
+  QUIVER_RETURN_NOT_OK(internal::CheckTensorValueType(value_type, kTypeName));
   FixedShapeTensorType out;
   QUIVER_ASSIGN_OR_RETURN(out.list_size_, ListSizeOf(shape));
   QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, shape.size(), kTypeName));
@@ -125,12 +116,7 @@ bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {
 
 std::string FixedShapeTensorType::ToString() const {
   std::string out = kTypeName + "<" + value_type_->ToString() + ">" + FormatShape(shape_);
-  if (!dim_names_.empty()) {
-    out += " dim_names=[";
-    for (size_t i = 0; i < dim_names_.size(); ++i) out += (i ? ", " : "") + dim_names_[i];
-    out += "]";
-  }
-  if (!permutation_.empty()) out += " permutation=" + FormatShape(permutation_);
+  out += internal::FormatTensorParameters(dim_names_, permutation_);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "quiver/checked_math.h"
+
 namespace quiver::internal {
 
 using nlohmann::json;
@@ -111,6 +113,27 @@ Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
   if (dim_names.empty() || dim_names.size() == ndim) return Status::OK();
   return Status::Invalid(type_name + " has " + std::to_string(dim_names.size()) +
                          " dim_names for " + std::to_string(ndim) + " dimensions");
+}
+
+Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name) {
+  if (!value_type) return Status::TypeError(type_name + " needs a value type");
+  if (!value_type->is_numeric() && value_type->id() != TypeId::kBool) {
+    return Status::TypeError(type_name + " value type must be numeric or bool, got " +
+                             value_type->ToString());
+  }
+  return Status::OK();
+}
+
+std::string FormatTensorParameters(const std::vector<std::string>& dim_names,
+                                   const std::vector<int64_t>& permutation) {
+  std::string out;
+  if (!dim_names.empty()) {
+    out += " dim_names=[";
+    for (size_t i = 0; i < dim_names.size(); ++i) out += (i ? ", " : "") + dim_names[i];
+    out += "]";
+  }
+  if (!permutation.empty()) out += " permutation=" + FormatShape(permutation);
+  return out;
 }
 
 std::vector<int64_t> InvertPermutation(const std::vector<int64_t>& p) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quiver/status.h"
+#include "quiver/type.h"
 
 namespace quiver::internal {
 
@@ -36,6 +37,13 @@ Status CheckPermutation(const std::vector<int64_t>& permutation, size_t ndim,
 // `dim_names` is empty or has ndim entries.
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name);
+
+// The value type is numeric or bool (TypeError otherwise).
+Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name);
+
+// " dim_names=[H, W] permutation=[1, 0]" for ToString (empty parts left out).
+std::string FormatTensorParameters(const std::vector<std::string>& dim_names,
+                                   const std::vector<int64_t>& permutation);
 
 // The inverse permutation: out[p[i]] = i.
 std::vector<int64_t> InvertPermutation(const std::vector<int64_t>& p);

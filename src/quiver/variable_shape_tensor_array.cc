@@ -61,7 +61,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
   if (!data) return Status::Invalid("variable_shape_tensor array has no data");
   QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType type,
                           VariableShapeTensorType::FromDataType(data->type));
-  QUIVER_RETURN_NOT_OK(Validate(*data, level));
+  // The views below read these children and buffers, whatever the level.
+  QUIVER_RETURN_NOT_OK(Validate(*data, std::max(level, ValidationLevel::kMinimal)));
   auto normalized = std::make_shared<ArrayData>(*data);
   normalized->type = type.data_type();
   const TypePtr& final_shape_type = type.data_type()->storage_type()->children()[1].type;

@@ -12,15 +12,6 @@ namespace {
 
 const std::string kTypeName = "variable_shape_tensor";
 
-Status CheckValueType(const TypePtr& value_type) {
-  if (!value_type) return Status::TypeError(kTypeName + " needs a value type");
-  if (!value_type->is_numeric() && value_type->id() != TypeId::kBool) {
-    return Status::TypeError(kTypeName + " value type must be numeric or bool, got " +
-                             value_type->ToString());
-  }
-  return Status::OK();
-}
-
 Status CheckUniformShape(const UniformShape& uniform_shape, int ndim) {
   if (uniform_shape.empty()) return Status::OK();
   if (uniform_shape.size() != static_cast<size_t>(ndim)) {
@@ -121,7 +112,7 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
                                                               std::vector<std::string> dim_names,
                                                               std::vector<int64_t> permutation,
                                                               UniformShape uniform_shape) {
-  QUIVER_RETURN_NOT_OK(CheckValueType(value_type));
+  QUIVER_RETURN_NOT_OK(internal::CheckTensorValueType(value_type, kTypeName));
   if (ndim < 0) {
     return Status::Invalid(kTypeName + " ndim must be >= 0, got " + std::to_string(ndim));
   }
@@ -235,12 +226,7 @@ bool VariableShapeTensorType::Equals(const VariableShapeTensorType& other) const
 
 std::string VariableShapeTensorType::ToString() const {
   std::string out = kTypeName + "<" + value_type_->ToString() + ", ndim=" + std::to_string(ndim_) + ">";
-  if (!dim_names_.empty()) {
-    out += " dim_names=[";
-    for (size_t i = 0; i < dim_names_.size(); ++i) out += (i ? ", " : "") + dim_names_[i];
-    out += "]";
-  }
-  if (!permutation_.empty()) out += " permutation=" + FormatShape(permutation_);
+  out += internal::FormatTensorParameters(dim_names_, permutation_);
   if (!uniform_shape_.empty()) {
     out += " uniform_shape=[";
     for (size_t i = 0; i < uniform_shape_.size(); ++i) {
