@@ -67,8 +67,13 @@ class Tensor {
   }
 
   // Same type, shape and element values (strides, names and buffers may
-  // differ). Floats compare by value: NaN != NaN, -0.0 == 0.0.
+  // differ). Floats compare by value: NaN != NaN, -0.0 == 0.0. Tensors
+  // in device memory compare equal only when empty.
   bool Equals(const Tensor& other) const;
+
+  // OK for CPU memory; NotImplemented for memory on another device, which
+  // quiver wraps and passes on but never dereferences.
+  Status CheckOnHost() const;
 
  private:
   template <typename T>

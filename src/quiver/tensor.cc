@@ -113,7 +113,16 @@ bool Tensor::IsContiguous() const {
   return true;
 }
 
+Status Tensor::CheckOnHost() const {
+  if (buffer_->device().is_cpu()) return Status::OK();
+  return Status::NotImplemented("tensor data lives on device type " +
+                                std::to_string(buffer_->device().type) + " (id " +
+                                std::to_string(buffer_->device().id) +
+                                "); quiver reads only CPU memory");
+}
+
 Result<Tensor> Tensor::ToContiguous() const {
+  QUIVER_RETURN_NOT_OK(CheckOnHost());
   int64_t width = type_->byte_width();
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes, MultiplyChecked(size_, width, "tensor size"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(bytes));
@@ -125,6 +134,7 @@ Result<Tensor> Tensor::ToContiguous() const {
 }
 
 Result<const uint8_t*> Tensor::ElementPointer(std::span<const int64_t> index) const {
+  QUIVER_RETURN_NOT_OK(CheckOnHost());
   if (static_cast<int>(index.size()) != ndim()) {
     return Status::IndexError("index has " + std::to_string(index.size()) +
                               " entries for a tensor of " + std::to_string(ndim()) +
@@ -144,6 +154,7 @@ Result<const uint8_t*> Tensor::ElementPointer(std::span<const int64_t> index) co
 bool Tensor::Equals(const Tensor& other) const {
   if (!type_->Equals(*other.type_) || shape_ != other.shape_) return false;
   if (size_ == 0) return true;
+  if (!CheckOnHost().ok() || !other.CheckOnHost().ok()) return false;  // never read device memory
   int64_t width = type_->byte_width();
   bool floating = type_->is_floating();
   bool equal = true;

@@ -1,0 +1,208 @@
+// DLPack export (quiver memory to a consumer) and import (a producer's
+// managed tensor into a quiver Tensor).
+#include "quiver/dlpack.h"
+
+#include <limits>
+#include <memory>
+
+#include "quiver/checked_math.h"
+
+namespace quiver::dlpack {
+
+Result<DLDataType> DataTypeOf(const DataType& type) {
+  if (!type.is_numeric()) {
+    return Status::TypeError("DLPack export needs a numeric tensor, got " + type.ToString());
+  }
+  uint8_t code = type.is_floating() ? kCodeFloat : type.is_signed_integer() ? kCodeInt : kCodeUInt;
+  return DLDataType{code, static_cast<uint8_t>(type.bit_width()), 1};
+}
+
+namespace {
+
+// What an exported tensor keeps alive until the consumer's deleter runs.
+struct ExportContext {
+  BufferPtr buffer;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // elements
+};
+
+template <typename Managed>
+void DeleteExport(Managed* self) {
+  delete static_cast<ExportContext*>(self->manager_ctx);
+  delete self;
+}
+
+template <typename Managed>
+Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
+  QUIVER_ASSIGN_OR_RETURN(DLDataType dtype, DataTypeOf(*tensor.type()));
+  const int64_t width = tensor.type()->byte_width();
+  bool whole_elements = true;
+  for (int64_t stride : tensor.strides()) whole_elements = whole_elements && stride % width == 0;
+  const bool copy_needed = !whole_elements || copy == CopyMode::kAlways;
+  if (copy_needed && copy == CopyMode::kNever) {
+    return Status::Invalid("tensor strides " + FormatShape(tensor.strides()) +
+                           " are not whole elements of " + std::to_string(width) +
+                           " bytes; DLPack needs a copy");
+  }
+  if (copied) *copied = copy_needed;
+  Tensor source = tensor;
+  if (copy_needed) {
+    QUIVER_ASSIGN_OR_RETURN(source, tensor.ToContiguous());
+  }
+
+  auto context = std::make_unique<ExportContext>();
+  context->buffer = source.buffer();
+  context->shape = source.shape();
+  for (int64_t stride : source.strides()) context->strides.push_back(stride / width);
+  auto* managed = new Managed{};
+  DLTensor& out = managed->dl_tensor;
+  out.data = const_cast<uint8_t*>(source.raw_data());  // consumers must honour READ_ONLY
+  const Device& device = source.buffer()->device();
+  out.device = DLDevice{device.type, device.id};
+  out.ndim = source.ndim();
+  out.dtype = dtype;
+  out.shape = context->shape.data();
+  out.strides = context->strides.data();
+  out.byte_offset = 0;
+  managed->manager_ctx = context.release();
+  managed->deleter = &DeleteExport<Managed>;
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    managed->version = DLPackVersion{kMajorVersion, kMinorVersion};
+    // A fresh copy belongs to the consumer alone; shared Arrow data does not.
+    managed->flags = copy_needed ? kFlagIsCopied : kFlagReadOnly;
+  }
+  return managed;
+}
+
+Result<TypePtr> TypeOf(DLDataType dtype) {
+  if (dtype.lanes == 1) {
+    switch (dtype.code) {
+      case kCodeInt:
+        switch (dtype.bits) {
+          case 8: return int8();
+          case 16: return int16();
+          case 32: return int32();
+          case 64: return int64();
+        }
+        break;
+      case kCodeUInt:
+        switch (dtype.bits) {
+          case 8: return uint8();
+          case 16: return uint16();
+          case 32: return uint32();
+          case 64: return uint64();
+        }
+        break;
+      case kCodeFloat:
+        switch (dtype.bits) {
+          case 16: return float16();
+          case 32: return float32();
+          case 64: return float64();
+        }
+        break;
+      case kCodeBool:
+        return Status::NotImplemented(
+            "DLPack bool tensors are not supported: quiver tensors hold int, uint and float "
+            "values (view the bytes as uint8 on the producer side)");
+    }
+  }
+  return Status::TypeError("unsupported DLPack dtype (code " + std::to_string(dtype.code) +
+                           ", " + std::to_string(dtype.bits) + " bits, " +
+                           std::to_string(dtype.lanes) + " lanes)");
+}
+
+// Checks the DLTensor and wraps its memory; `release` is handed to the
+// buffer (or run here when anything is wrong), so it runs exactly once.
+Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& release) {
+  auto fail = [&](Status status) {
+    release();
+    return status;
+  };
+  if (in.ndim < 0) return fail(Status::Invalid("DLPack tensor has ndim " + std::to_string(in.ndim)));
+  if (in.ndim > 0 && in.shape == nullptr) return fail(Status::Invalid("DLPack tensor has no shape"));
+  auto type = TypeOf(in.dtype);
+  if (!type.ok()) return fail(type.status());
+  const int64_t width = (*type)->byte_width();
+  std::vector<int64_t> shape(in.shape, in.shape + in.ndim);
+  std::vector<int64_t> strides(in.ndim);
+  auto row_major = RowMajorStrides(width, shape);
+  auto size = ShapeProduct(shape, "DLPack shape");
+  if (!size.ok()) return fail(size.status());
+  if (!row_major.ok()) return fail(row_major.status());
+  int64_t high = *size > 0 ? width : 0;  // one past the last byte, from data
+  for (int i = 0; i < in.ndim; ++i) {
+    if (in.strides == nullptr) {
+      strides[i] = (*row_major)[i];
+    } else {
+      if (in.strides[i] < 0) {
+        return fail(Status::Invalid("DLPack stride " + std::to_string(in.strides[i]) +
+                                    " on axis " + std::to_string(i) +
+                                    " is negative; copy the tensor on the producer side first"));
+      }
+      auto bytes = MultiplyChecked(in.strides[i], width, "DLPack stride");
+      if (!bytes.ok()) return fail(bytes.status());
+      strides[i] = *bytes;
+    }
+    if (*size > 0) {
+      auto span = MultiplyChecked(shape[i] - 1, strides[i], "DLPack extent");
+      auto next = span.ok() ? AddChecked(high, *span, "DLPack extent") : Result<int64_t>(span.status());
+      if (!next.ok()) return fail(next.status());
+      high = *next;
+    }
+  }
+  if (in.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - high)) {
+    return fail(Status::Invalid("DLPack byte_offset " + std::to_string(in.byte_offset) +
+                                " is out of range"));
+  }
+  if (in.data == nullptr && high > 0) return fail(Status::Invalid("DLPack tensor has no data"));
+  const uint8_t* first = static_cast<const uint8_t*>(in.data) + in.byte_offset;
+  BufferPtr buffer = Buffer::Wrap(first, high, release, Device{in.device.device_type, in.device.device_id});
+  return Tensor::Make(std::move(*type), std::move(buffer), std::move(shape), std::move(strides));
+}
+
+}  // namespace
+
+Result<DLManagedTensorVersioned*> Export(const Tensor& tensor, CopyMode copy, bool* copied) {
+  return ExportImpl<DLManagedTensorVersioned>(tensor, copy, copied);
+}
+
+Result<DLManagedTensor*> ExportLegacy(const Tensor& tensor, CopyMode copy, bool* copied) {
+  return ExportImpl<DLManagedTensor>(tensor, copy, copied);
+}
+
+Result<DLManagedTensorVersioned*> Export(const FixedShapeTensorArray& array, NullPolicy nulls) {
+  QUIVER_ASSIGN_OR_RETURN(Tensor tensor, array.ToTensor(nulls));
+  return Export(tensor);
+}
+
+Result<DLManagedTensorVersioned*> ExportRow(const VariableShapeTensorArray& array, int64_t i,
+                                            NullPolicy nulls) {
+  QUIVER_ASSIGN_OR_RETURN(Tensor tensor, array.RowTensor(i, nulls));
+  return Export(tensor);
+}
+
+Result<Tensor> Import(DLManagedTensorVersioned* managed) {
+  if (managed == nullptr) return Status::Invalid("no DLPack tensor to import");
+  auto release = [managed] {
+    if (managed->deleter) managed->deleter(managed);
+  };
+  if (managed->version.major != kMajorVersion) {
+    // A different major version may lay the struct out differently: only
+    // the deleter is safe to touch.
+    const uint32_t major = managed->version.major, minor = managed->version.minor;
+    release();
+    return Status::NotImplemented("DLPack version " + std::to_string(major) + "." +
+                                  std::to_string(minor) + " is not supported (quiver reads " +
+                                  std::to_string(kMajorVersion) + ".x)");
+  }
+  return WrapDLTensor(managed->dl_tensor, release);
+}
+
+Result<Tensor> ImportLegacy(DLManagedTensor* managed) {
+  if (managed == nullptr) return Status::Invalid("no DLPack tensor to import");
+  return WrapDLTensor(managed->dl_tensor, [managed] {
+    if (managed->deleter) managed->deleter(managed);
+  });
+}
+
+}  // namespace quiver::dlpack

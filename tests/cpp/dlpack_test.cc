@@ -1,0 +1,200 @@
+#include "quiver/dlpack.h"
+
+#include <numeric>
+
+#include "test_util.h"
+
+namespace quiver {
+
+namespace {
+
+using namespace quiver::dlpack;
+
+Tensor Iota(std::vector<int64_t> shape) {
+  int64_t size = 1;
+  for (int64_t s : shape) size *= s;
+  std::vector<int32_t> values(size);
+  std::iota(values.begin(), values.end(), 0);
+  return *Tensor::Make(int32(), test::BufferOf(values), std::move(shape));
+}
+
+// A hand-made producer whose deleter counts its calls.
+int deleter_calls = 0;
+struct HandMade {
+  std::vector<float> data = {1, 2, 3, 4, 5, 6};
+  int64_t shape[2] = {2, 3};
+  int64_t strides[2] = {3, 1};
+};
+
+template <typename Managed>
+Managed* MakeProducer(HandMade* storage) {
+  auto* managed = new Managed{};
+  managed->dl_tensor.data = storage->data.data();
+  managed->dl_tensor.device = {kDeviceCPU, 0};
+  managed->dl_tensor.ndim = 2;
+  managed->dl_tensor.dtype = {kCodeFloat, 32, 1};
+  managed->dl_tensor.shape = storage->shape;
+  managed->dl_tensor.strides = storage->strides;
+  managed->deleter = [](Managed* self) {
+    ++deleter_calls;
+    delete self;
+  };
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    managed->version = {1, 0};
+  }
+  return managed;
+}
+
+}  // namespace
+
+TEST(DLPack, ExportFillsEveryField) {
+  Tensor t = Iota({2, 3});
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * out, Export(t));
+  EXPECT_EQ(out->version.major, 1u);
+  EXPECT_EQ(out->flags, kFlagReadOnly);
+  EXPECT_EQ(out->dl_tensor.data, t.raw_data());
+  EXPECT_EQ(out->dl_tensor.device.device_type, kDeviceCPU);
+  EXPECT_EQ(out->dl_tensor.ndim, 2);
+  EXPECT_EQ(out->dl_tensor.dtype.code, kCodeInt);
+  EXPECT_EQ(out->dl_tensor.dtype.bits, 32);
+  EXPECT_EQ(out->dl_tensor.strides[0], 3);  // elements, not bytes
+  EXPECT_EQ(out->dl_tensor.strides[1], 1);
+  EXPECT_EQ(out->dl_tensor.byte_offset, 0u);
+  EXPECT_EQ(t.buffer().use_count(), 2);  // t and the export
+  out->deleter(out);
+  EXPECT_EQ(t.buffer().use_count(), 1);
+}
+
+TEST(DLPack, RoundTripIsZeroCopy) {
+  Tensor t = Iota({4, 3});
+  Tensor transposed = *Tensor::Make(int32(), t.buffer(), {3, 4}, {4, 12});
+  for (const Tensor& source : {t, transposed}) {
+    ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * out, Export(source));
+    ASSERT_OK_AND_ASSIGN(Tensor back, Import(out));
+    EXPECT_EQ(back.raw_data(), source.raw_data());
+    EXPECT_EQ(back.strides(), source.strides());
+    EXPECT_TRUE(back.Equals(source));
+    ASSERT_OK_AND_ASSIGN(DLManagedTensor * legacy, ExportLegacy(source));
+    ASSERT_OK_AND_ASSIGN(Tensor legacy_back, ImportLegacy(legacy));
+    EXPECT_TRUE(legacy_back.Equals(source));
+  }
+}
+
+TEST(DLPack, ZeroSizeAndZeroDimensional) {
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{0, 3}, std::vector<int64_t>{}}) {
+    Tensor t = Iota(shape);
+    ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * out, Export(t));
+    ASSERT_OK_AND_ASSIGN(Tensor back, Import(out));
+    EXPECT_EQ(back.shape(), shape);
+    EXPECT_TRUE(back.Equals(t));
+  }
+}
+
+TEST(DLPack, OddByteStridesNeedACopy) {
+  BufferPtr bytes = *Buffer::Allocate(64);
+  Tensor odd = *Tensor::Make(int32(), bytes, {3}, {5});
+  EXPECT_ERROR(kInvalid, "not whole elements", Export(odd, CopyMode::kNever));
+  bool copied = false;
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * out, Export(odd, CopyMode::kIfNeeded, &copied));
+  EXPECT_TRUE(copied);
+  EXPECT_EQ(out->flags, kFlagIsCopied);
+  EXPECT_NE(out->dl_tensor.data, odd.raw_data());
+  out->deleter(out);
+}
+
+TEST(DLPack, DeleterRunsOnceOnSuccess) {
+  HandMade storage;
+  deleter_calls = 0;
+  {
+    ASSERT_OK_AND_ASSIGN(Tensor t, Import(MakeProducer<DLManagedTensorVersioned>(&storage)));
+    EXPECT_EQ(*t.Value<float>(std::vector<int64_t>{1, 2}), 6.0f);
+    EXPECT_EQ(deleter_calls, 0);
+  }
+  EXPECT_EQ(deleter_calls, 1);
+  {
+    ASSERT_OK_AND_ASSIGN(Tensor t, ImportLegacy(MakeProducer<DLManagedTensor>(&storage)));
+    EXPECT_EQ(t.raw_data(), reinterpret_cast<const uint8_t*>(storage.data.data()));
+  }
+  EXPECT_EQ(deleter_calls, 2);
+}
+
+TEST(DLPack, DeleterRunsOnceOnEveryFailure) {
+  HandMade storage;
+  struct Case {
+    const char* fragment;
+    void (*spoil)(DLManagedTensorVersioned*);
+  };
+  const Case cases[] = {
+      {"version 2.0 is not supported", [](DLManagedTensorVersioned* m) { m->version = {2, 0}; }},
+      {"ndim -1", [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = -1; }},
+      {"no shape", [](DLManagedTensorVersioned* m) { m->dl_tensor.shape = nullptr; }},
+      {"is negative", [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[1] = -1; }},
+      {"unsupported DLPack dtype (code 5", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeComplex, 64, 1}; }},
+      {"2 lanes", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype.lanes = 2; }},
+      {"bool tensors", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeBool, 8, 1}; }},
+      {"overflows", [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[0] = int64_t{1} << 62; }},
+      {"no data", [](DLManagedTensorVersioned* m) { m->dl_tensor.data = nullptr; }},
+      {"byte_offset", [](DLManagedTensorVersioned* m) { m->dl_tensor.byte_offset = ~uint64_t{0}; }},
+  };
+  for (const Case& c : cases) {
+    storage = HandMade{};
+    deleter_calls = 0;
+    auto* managed = MakeProducer<DLManagedTensorVersioned>(&storage);
+    c.spoil(managed);
+    auto result = Import(managed);
+    ASSERT_FALSE(result.ok()) << c.fragment;
+    EXPECT_NE(result.status().message().find(c.fragment), std::string::npos) << result.status().ToString();
+    EXPECT_EQ(deleter_calls, 1) << c.fragment;
+  }
+}
+
+TEST(DLPack, NullStridesMeanRowMajor) {
+  HandMade storage;
+  auto* managed = MakeProducer<DLManagedTensor>(&storage);
+  managed->dl_tensor.strides = nullptr;
+  ASSERT_OK_AND_ASSIGN(Tensor t, ImportLegacy(managed));
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{12, 4}));
+}
+
+TEST(DLPack, DeviceMemoryIsWrappedNotRead) {
+  HandMade storage;
+  auto* managed = MakeProducer<DLManagedTensorVersioned>(&storage);
+  managed->dl_tensor.device = {2, 1};  // CUDA device 1
+  managed->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{0x1000});  // not host memory
+  ASSERT_OK_AND_ASSIGN(Tensor t, Import(managed));
+  EXPECT_EQ(t.buffer()->device(), (Device{2, 1}));
+  EXPECT_ERROR(kNotImplemented, "device type 2", t.ToContiguous());
+  EXPECT_ERROR(kNotImplemented, "device type 2", t.Value<float>(std::vector<int64_t>{0, 0}));
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * again, Export(t));
+  EXPECT_EQ(again->dl_tensor.device.device_type, 2);
+  EXPECT_EQ(again->dl_tensor.device.device_id, 1);
+  again->deleter(again);
+}
+
+TEST(DLPack, ArraysAndRows) {
+  std::vector<float> values(12);
+  std::iota(values.begin(), values.end(), 0.0f);
+  FixedShapeTensorType type = *FixedShapeTensorType::Make(float32(), {2, 3}, {}, {1, 0});
+  auto data = std::make_shared<ArrayData>();
+  data->type = type.data_type();
+  data->length = 2;
+  data->buffers = {test::Bitmap({true, false})};
+  data->null_count = 1;
+  data->children = {test::Primitive<float>(float32(), values)};
+  ASSERT_OK_AND_ASSIGN(auto fixed, FixedShapeTensorArray::Make(data));
+  EXPECT_ERROR(kInvalid, "row 1 is null", Export(fixed));
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * all, Export(fixed, NullPolicy::kAllow));
+  EXPECT_EQ(all->dl_tensor.ndim, 3);
+  EXPECT_EQ(all->dl_tensor.shape[1], 3);  // logical [3, 2] per row
+  EXPECT_EQ(all->dl_tensor.strides[1], 1);
+  EXPECT_EQ(all->dl_tensor.strides[2], 3);
+  all->deleter(all);
+
+  ASSERT_OK_AND_ASSIGN(auto variable, VariableShapeTensorArray::FromFixed(fixed));
+  EXPECT_ERROR(kInvalid, "row 1 is null", ExportRow(variable, 1));
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * row, ExportRow(variable, 0));
+  ASSERT_OK_AND_ASSIGN(Tensor back, Import(row));
+  EXPECT_TRUE(back.Equals(*fixed.RowTensor(0)));
+}
+
+}  // namespace quiver
