@@ -104,7 +104,8 @@ Result<DLManagedTensorVersioned*> ExportRow(const VariableShapeTensorArray& arra
 // negative strides, unsupported dtypes (complex, bfloat, lanes != 1) and
 // shapes or strides that overflow are refused. Memory on another device is
 // wrapped with that device and never read on the host.
-Result<Tensor> Import(DLManagedTensorVersioned* managed);
+// `flags`, when given, receives the producer's flags (READ_ONLY, IS_COPIED).
+Result<Tensor> Import(DLManagedTensorVersioned* managed, uint64_t* flags = nullptr);
 Result<Tensor> ImportLegacy(DLManagedTensor* managed);
 
 // The DLPack data type of a quiver value type (TypeError for the rest).

@@ -1,6 +1,7 @@
 // quiver._quiver: the compiled core of the quiver Python package.
 #include <nanobind/nanobind.h>
 
+#include "py_dlpack.h"
 #include "py_objects.h"
 
 NB_MODULE(_quiver, m) {
@@ -9,4 +10,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindArrays(m);
   quiver::python::BindTensor(m);
   quiver::python::BindVariableShapeTensorArray(m);
+  quiver::python::BindDLPack(m);
 }

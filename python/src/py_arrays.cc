@@ -6,6 +6,7 @@
 
 #include "py_capsules.h"
 #include "py_convert.h"
+#include "py_dlpack.h"
 #include "py_objects.h"
 
 namespace quiver::python {
@@ -118,6 +119,30 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            "A zero-copy slice of rows (step 1).")
       .def("row", &RowView, nb::arg("i"), nb::arg("allow_nulls") = false,
            "Row i as a read-only NumPy view.")
+      .def("__dlpack__",
+           [](const PyFixedShapeTensorArray& a, nb::handle stream, nb::handle max_version,
+              nb::handle dl_device, nb::handle copy) {
+             auto tensor = a.array.ToTensor();
+             if (!tensor.ok()) {
+               PyErr_SetString(PyExc_BufferError,
+                               (tensor.status().message() +
+                                "; export a.to_tensor(allow_nulls=True) to include null rows")
+                                   .c_str());
+               throw nb::python_error();
+             }
+             return DLPackCapsule(*tensor, stream, max_version, dl_device, copy);
+           },
+           nb::kw_only(), nb::arg("stream").none() = nb::none(),
+           nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
+           nb::arg("copy").none() = nb::none(),
+           "The whole column as one (N, *logical_shape) DLPack tensor, zero-copy. Null rows "
+           "raise BufferError.")
+      .def("__dlpack_device__",
+           [](const PyFixedShapeTensorArray& a) {
+             const BufferPtr& values = a.array.data()->children[0]->buffers[1];
+             return values ? nb::make_tuple(values->device().type, values->device().id)
+                           : nb::make_tuple(1, 0);
+           })
       .def("to_variable",
            [](const PyFixedShapeTensorArray& a) {
              return PyVariableShapeTensorArray{Unwrap(VariableShapeTensorArray::FromFixed(a.array))};

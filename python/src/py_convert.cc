@@ -188,6 +188,7 @@ ArrayDataPtr StorageOf(const ArrayDataPtr& data) {
 }
 
 nb::object TensorToNumpy(const Tensor& tensor) {
+  Check(tensor.CheckOnHost());  // NumPy would read device memory as host memory
   const int64_t width = tensor.type()->byte_width();
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
   std::vector<int64_t> strides(tensor.strides());

@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "py_convert.h"
+#include "py_dlpack.h"
 #include "py_objects.h"
 
 namespace quiver::python {
@@ -35,6 +36,17 @@ void BindTensor(nb::module_& m) {
            "A row-major copy.")
       .def("equals", [](const PyTensor& a, const PyTensor& b) { return a.tensor.Equals(b.tensor); },
            nb::arg("other"), "Same type, shape and values.")
+      .def("__dlpack__",
+           [](const PyTensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+              nb::handle copy) { return DLPackCapsule(t.tensor, stream, max_version, dl_device, copy); },
+           nb::kw_only(), nb::arg("stream").none() = nb::none(),
+           nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
+           nb::arg("copy").none() = nb::none(),
+           "A DLPack capsule over the tensor's memory, zero-copy and marked read-only "
+           "(copy=True gives the consumer a private copy).")
+      .def("__dlpack_device__", [](const PyTensor& t) { return DLPackDevice(t.tensor); })
+      .def_prop_ro("device", [](const PyTensor& t) { return DLPackDevice(t.tensor); },
+                   "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")
       .def("__repr__", [](const PyTensor& t) {
         std::string shape;
         for (int64_t s : t.tensor.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(s);

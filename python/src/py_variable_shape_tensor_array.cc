@@ -179,6 +179,13 @@ void BindVariableShapeTensorArray(nb::module_& m) {
            "Row i as a read-only NumPy view (None for a null row).")
       .def("__getitem__", &GetSlice,
            "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
+      .def("row_tensor",
+           [](const A& a, int64_t i, bool allow_nulls) {
+             return PyTensor{Unwrap(a.array.RowTensor(ResolveIndex(i, a.array.length()),
+                                                      NullPolicyFrom(allow_nulls)))};
+           },
+           nb::arg("i"), nb::arg("allow_nulls") = false,
+           "Row i as a quiver.Tensor (zero-copy), e.g. for DLPack: torch.from_dlpack(a.row_tensor(i)).")
       .def("shapes", [](const A& a) { return TensorToNumpy(Unwrap(a.array.Shapes())); },
            "The logical shape of every row as an (N, ndim) int32 array: a read-only view of the "
            "storage without a permutation, a copy with one.")

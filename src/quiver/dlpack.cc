@@ -181,7 +181,7 @@ Result<DLManagedTensorVersioned*> ExportRow(const VariableShapeTensorArray& arra
   return Export(tensor);
 }
 
-Result<Tensor> Import(DLManagedTensorVersioned* managed) {
+Result<Tensor> Import(DLManagedTensorVersioned* managed, uint64_t* flags) {
   if (managed == nullptr) return Status::Invalid("no DLPack tensor to import");
   auto release = [managed] {
     if (managed->deleter) managed->deleter(managed);
@@ -195,6 +195,7 @@ Result<Tensor> Import(DLManagedTensorVersioned* managed) {
                                   std::to_string(minor) + " is not supported (quiver reads " +
                                   std::to_string(kMajorVersion) + ".x)");
   }
+  if (flags) *flags = managed->flags;
   return WrapDLTensor(managed->dl_tensor, release);
 }
 
