@@ -19,17 +19,18 @@ Result<DLDataType> DataTypeOf(const DataType& type) {
 
 namespace {
 
-// What an exported tensor keeps alive until the consumer's deleter runs.
-struct ExportContext {
+// One allocation per export: the managed struct the consumer sees, plus
+// what it points at and keeps alive until the consumer's deleter runs.
+template <typename Managed>
+struct ExportBlock {
+  Managed managed{};
   BufferPtr buffer;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // elements
+  std::vector<int64_t> dims;  // shape, then strides in elements
 };
 
 template <typename Managed>
 void DeleteExport(Managed* self) {
-  delete static_cast<ExportContext*>(self->manager_ctx);
-  delete self;
+  delete static_cast<ExportBlock<Managed>*>(self->manager_ctx);
 }
 
 template <typename Managed>
@@ -45,26 +46,31 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
                            " bytes; DLPack needs a copy");
   }
   if (copied) *copied = copy_needed;
-  Tensor source = tensor;
+  const Tensor* source = &tensor;
+  Tensor contiguous;
   if (copy_needed) {
-    QUIVER_ASSIGN_OR_RETURN(source, tensor.ToContiguous());
+    QUIVER_ASSIGN_OR_RETURN(contiguous, tensor.ToContiguous());
+    source = &contiguous;
   }
-
-  auto context = std::make_unique<ExportContext>();
-  context->buffer = source.buffer();
-  context->shape = source.shape();
-  for (int64_t stride : source.strides()) context->strides.push_back(stride / width);
-  auto* managed = new Managed{};
+  const int ndim = source->ndim();
+  auto* block = new ExportBlock<Managed>();
+  block->buffer = source->buffer();
+  block->dims.resize(2 * ndim);
+  for (int i = 0; i < ndim; ++i) {
+    block->dims[i] = source->shape()[i];
+    block->dims[ndim + i] = source->strides()[i] / width;
+  }
+  Managed* managed = &block->managed;
   DLTensor& out = managed->dl_tensor;
-  out.data = const_cast<uint8_t*>(source.raw_data());  // consumers must honour READ_ONLY
-  const Device& device = source.buffer()->device();
+  out.data = const_cast<uint8_t*>(source->raw_data());  // consumers must honour READ_ONLY
+  const Device& device = source->buffer()->device();
   out.device = DLDevice{device.type, device.id};
-  out.ndim = source.ndim();
+  out.ndim = ndim;
   out.dtype = dtype;
-  out.shape = context->shape.data();
-  out.strides = context->strides.data();
+  out.shape = block->dims.data();
+  out.strides = block->dims.data() + ndim;
   out.byte_offset = 0;
-  managed->manager_ctx = context.release();
+  managed->manager_ctx = block;
   managed->deleter = &DeleteExport<Managed>;
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     managed->version = DLPackVersion{kMajorVersion, kMinorVersion};

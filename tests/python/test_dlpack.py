@@ -175,8 +175,6 @@ def test_protocol_errors():
     with pytest.raises(BufferError, match="cannot export to device"):
         t.__dlpack__(dl_device=(2, 0))
     assert t.__dlpack_device__() == (1, 0)
-    copy = np.from_dlpack(qv.from_dlpack(np.ones(3), copy=True))
-    assert copy.flags.writeable is False or copy.base is not None
     with pytest.raises(TypeError, match="needs an object with __dlpack__"):
         qv.from_dlpack([1, 2, 3])
     with pytest.raises(BufferError, match="CPU only"):
