@@ -90,10 +90,19 @@ Result<DLManagedTensorVersioned*> Export(const Tensor& tensor, CopyMode copy = C
 Result<DLManagedTensor*> ExportLegacy(const Tensor& tensor, CopyMode copy = CopyMode::kIfNeeded,
                                       bool* copied = nullptr);
 
+// The tensor a column exports: ToTensor(nulls), or for bit-packed Arrow
+// bools an unpacked bool8 copy (refused under CopyMode::kNever); `copied`
+// says whether a copy was made.
+Result<Tensor> ColumnTensor(const FixedShapeTensorArray& array, NullPolicy nulls, CopyMode copy,
+                            bool* copied);
+
 // A whole column as one [N, *logical_shape] tensor; null rows are an error
-// unless allowed.
+// unless allowed. bool8 values export zero-copy as DLPack bool; bit-packed
+// Arrow bools are unpacked into a copy (refused under CopyMode::kNever).
 Result<DLManagedTensorVersioned*> Export(const FixedShapeTensorArray& array,
-                                         NullPolicy nulls = NullPolicy::kError);
+                                         NullPolicy nulls = NullPolicy::kError,
+                                         CopyMode copy = CopyMode::kIfNeeded,
+                                         bool* copied = nullptr);
 // Row i of a variable-shape column (its logical view).
 Result<DLManagedTensorVersioned*> ExportRow(const VariableShapeTensorArray& array, int64_t i,
                                             NullPolicy nulls = NullPolicy::kError);
@@ -101,7 +110,8 @@ Result<DLManagedTensorVersioned*> ExportRow(const VariableShapeTensorArray& arra
 // --- Import -----------------------------------------------------------------
 // Takes ownership of `managed` on every path. A different major version is
 // refused after calling only the deleter; NULL strides mean row-major;
-// negative strides, unsupported dtypes (complex, bfloat, lanes != 1) and
+// DLPack bool (8 bits) becomes bool8; negative strides, unsupported dtypes
+// (complex, bfloat, lanes != 1) and
 // shapes or strides that overflow are refused. Memory on another device is
 // wrapped with that device and never read on the host.
 // `flags`, when given, receives the producer's flags (READ_ONLY, IS_COPIED).

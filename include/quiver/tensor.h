@@ -3,7 +3,8 @@
 // Units: shape in elements, strides in BYTES (as NumPy and Arrow's Tensor
 // message), byte_offset in bytes from the buffer start. Strides may be
 // negative or zero; Make checks that every element lies inside the buffer.
-// The value type is one of the numeric types (int8..uint64, float16/32/64).
+// The value type is one of the numeric types (int8..uint64, float16/32/64)
+// or bool8 (one byte per value).
 #pragma once
 
 #include <cstdint>

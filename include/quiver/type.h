@@ -52,7 +52,8 @@ class DataType {
  public:
   TypeId id() const { return id_; }
 
-  // Bits per value for fixed-width types (bool: 1), 0 for the rest.
+  // Bits per value for fixed-width types (bool: 1), 0 for the rest;
+  // extension types have their storage's width.
   int bit_width() const;
   // Bytes per value for byte-sized fixed-width types (fixed_size_binary
   // included), 0 for bool and variable-width types.
@@ -61,8 +62,12 @@ class DataType {
   bool is_integer() const { return id_ <= TypeId::kUInt64; }
   bool is_signed_integer() const { return id_ <= TypeId::kInt64; }
   bool is_floating() const { return id_ >= TypeId::kFloat16 && id_ <= TypeId::kFloat64; }
-  // Integers and floats: the value types a dense tensor can hold.
+  // Integers and floats.
   bool is_numeric() const { return is_integer() || is_floating(); }
+  // The arrow.bool8 extension type: one byte per value, 0 false, else true.
+  bool is_bool8() const;
+  // What a dense tensor can hold: the numeric types and bool8.
+  bool is_tensor_value() const { return is_numeric() || is_bool8(); }
 
   // fixed_size_list: entries per list. fixed_size_binary: bytes per value.
   int32_t fixed_size() const { return fixed_size_; }
@@ -112,6 +117,8 @@ TypePtr float16();
 TypePtr float32();
 TypePtr float64();
 TypePtr boolean();
+// arrow.bool8: booleans stored as int8 (zero-copy with NumPy and DLPack).
+TypePtr bool8();
 TypePtr utf8();
 TypePtr large_utf8();
 TypePtr binary();

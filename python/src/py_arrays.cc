@@ -122,21 +122,14 @@ void BindFixedShapeTensorArray(nb::module_& m) {
       .def("__dlpack__",
            [](const PyFixedShapeTensorArray& a, nb::handle stream, nb::handle max_version,
               nb::handle dl_device, nb::handle copy) {
-             auto tensor = a.array.ToTensor();
-             if (!tensor.ok()) {
-               PyErr_SetString(PyExc_BufferError,
-                               (tensor.status().message() +
-                                "; export a.to_tensor(allow_nulls=True) to include null rows")
-                                   .c_str());
-               throw nb::python_error();
-             }
-             return DLPackCapsule(*tensor, stream, max_version, dl_device, copy);
+             return ColumnDLPackCapsule(a.array, stream, max_version, dl_device, copy);
            },
            nb::kw_only(), nb::arg("stream").none() = nb::none(),
            nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
            nb::arg("copy").none() = nb::none(),
-           "The whole column as one (N, *logical_shape) DLPack tensor, zero-copy. Null rows "
-           "raise BufferError.")
+           "The whole column as one (N, *logical_shape) DLPack tensor, zero-copy (bit-packed "
+           "bools are unpacked into a copy, refused with copy=False). Null rows raise "
+           "BufferError.")
       .def("__dlpack_device__",
            [](const PyFixedShapeTensorArray& a) {
              const BufferPtr& values = a.array.data()->children[0]->buffers[1];

@@ -46,21 +46,21 @@ TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {
         }
         break;
       case Code::Bool:
-        Raise(Status::TypeError(
-            "bool arrays are not supported here: Arrow bools are bit-packed, so a NumPy bool "
-            "array cannot be viewed without a copy; convert it with .astype('uint8')"));
+        if (dtype.bits == 8) return bool8();  // NumPy bools: one byte each, like arrow.bool8
+        break;
       default:
         break;
     }
   }
   Raise(Status::TypeError("unsupported array dtype (DLPack code " + std::to_string(dtype.code) +
                           ", " + std::to_string(dtype.bits) + " bits, " +
-                          std::to_string(dtype.lanes) + " lanes); quiver tensors hold int, "
-                          "uint and float values"));
+                          std::to_string(dtype.lanes) + " lanes); quiver tensors hold int, uint, "
+                          "float and bool values"));
 }
 
 nb::dlpack::dtype DtypeFromType(const DataType& type) {
   using Code = nb::dlpack::dtype_code;
+  if (type.is_bool8()) return nb::dlpack::dtype{static_cast<uint8_t>(Code::Bool), 8, 1};
   Code code = type.is_floating() ? Code::Float : type.is_signed_integer() ? Code::Int : Code::UInt;
   return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(type.bit_width()), 1};
 }
@@ -104,6 +104,7 @@ TypePtr TypeFromFormat(const char* format, Py_ssize_t itemsize) {
     case 'e': return float16();
     case 'f': return float32();
     case 'd': return float64();
+    case '?': return itemsize == 1 ? bool8() : nullptr;
     default: return nullptr;
   }
 }

@@ -125,7 +125,7 @@ Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
 }  // namespace
 
 nb::object DLPackCapsule(const Tensor& tensor, nb::handle stream, nb::handle max_version,
-                         nb::handle dl_device, nb::handle copy) {
+                         nb::handle dl_device, nb::handle copy, bool fresh) {
   const Device& device = tensor.buffer()->device();
   if (!stream.is_none() && device.is_cpu()) {
     RaiseBufferError("stream must be None for CPU tensors");
@@ -139,11 +139,26 @@ nb::object DLPackCapsule(const Tensor& tensor, nb::handle stream, nb::handle max
                        std::to_string(device.id) + ") and quiver does not copy across devices");
     }
   }
-  const CopyMode mode = CopyModeOf(copy);
+  const CopyMode mode = fresh ? CopyMode::kNever : CopyModeOf(copy);
   if (WantsVersioned(max_version)) {
-    return WrapCapsule<dlpack::DLManagedTensorVersioned, kVersionedName>(dlpack::Export(tensor, mode));
+    auto exported = dlpack::Export(tensor, mode);
+    if (exported.ok() && fresh) (*exported)->flags = dlpack::kFlagIsCopied;
+    return WrapCapsule<dlpack::DLManagedTensorVersioned, kVersionedName>(std::move(exported));
   }
   return WrapCapsule<dlpack::DLManagedTensor, kLegacyName>(dlpack::ExportLegacy(tensor, mode));
+}
+
+nb::object ColumnDLPackCapsule(const FixedShapeTensorArray& array, nb::handle stream,
+                               nb::handle max_version, nb::handle dl_device, nb::handle copy) {
+  bool unpacked = false;
+  auto tensor = dlpack::ColumnTensor(array, NullPolicy::kError, CopyModeOf(copy), &unpacked);
+  if (!tensor.ok()) {
+    std::string hint = array.null_count() > 0
+                           ? "; export a.to_tensor(allow_nulls=True) to include null rows"
+                           : "";
+    RaiseBufferError(tensor.status().message() + hint);
+  }
+  return DLPackCapsule(*tensor, stream, max_version, dl_device, copy, unpacked);
 }
 
 nb::tuple DLPackDevice(const Tensor& tensor) {

@@ -56,7 +56,7 @@ Status FixedShapeTensorArray::CheckNulls(int64_t begin, int64_t end) const {
 Result<Tensor> FixedShapeTensorArray::CellsTensor(int64_t first_row, int64_t rows,
                                                   bool with_row_axis) const {
   const TypePtr& value_type = type_.value_type();
-  if (!value_type->is_numeric()) {
+  if (!value_type->is_tensor_value()) {
     return Status::NotImplemented("cannot view " + value_type->ToString() +
                                   " cells as a tensor: Arrow bools are bit-packed");
   }

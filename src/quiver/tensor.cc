@@ -71,8 +71,8 @@ double ElementAsDouble(const DataType& type, const uint8_t* p) {
 Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, std::vector<int64_t> shape,
                             std::vector<int64_t> strides, std::vector<std::string> dim_names,
                             int64_t byte_offset) {
-  if (!type || !type->is_numeric()) {
-    return Status::TypeError("tensor value type must be numeric, got " +
+  if (!type || !type->is_tensor_value()) {
+    return Status::TypeError("tensor value type must be numeric or bool8, got " +
                              (type ? type->ToString() : std::string("none")));
   }
   if (!buffer) return Status::Invalid("tensor has no buffer");
@@ -157,10 +157,13 @@ bool Tensor::Equals(const Tensor& other) const {
   if (!CheckOnHost().ok() || !other.CheckOnHost().ok()) return false;  // never read device memory
   int64_t width = type_->byte_width();
   bool floating = type_->is_floating();
+  bool boolean = type_->is_bool8();
   bool equal = true;
   ForEachElementPair(raw_data(), strides_, other.raw_data(), other.strides_, shape_,
                      [&](const uint8_t* a, const uint8_t* b) {
-                       if (floating) {
+                       if (boolean) {
+                         equal = equal && (*a != 0) == (*b != 0);
+                       } else if (floating) {
                          equal = equal && ElementAsDouble(*type_, a) == ElementAsDouble(*type_, b);
                        } else {
                          equal = equal && std::memcmp(a, b, width) == 0;

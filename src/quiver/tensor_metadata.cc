@@ -117,8 +117,8 @@ Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
 
 Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name) {
   if (!value_type) return Status::TypeError(type_name + " needs a value type");
-  if (!value_type->is_numeric() && value_type->id() != TypeId::kBool) {
-    return Status::TypeError(type_name + " value type must be numeric or bool, got " +
+  if (!value_type->is_tensor_value() && value_type->id() != TypeId::kBool) {
+    return Status::TypeError(type_name + " value type must be numeric, bool or bool8, got " +
                              value_type->ToString());
   }
   return Status::OK();

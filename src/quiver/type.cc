@@ -69,13 +69,19 @@ bool Schema::Equals(const Schema& other) const {
 }
 
 int DataType::bit_width() const {
+  if (storage_) return storage_->bit_width();
   if (const auto* info = FindPrimitive(id_)) return info->bit_width;
   if (id_ == TypeId::kFixedSizeBinary) return fixed_size_ * 8;
   return 0;
 }
 
+bool DataType::is_bool8() const {
+  return id_ == TypeId::kExtension && extension_name_ == "arrow.bool8" &&
+         storage_->id() == TypeId::kInt8;
+}
+
 int64_t DataType::byte_width() const {
-  if (id_ == TypeId::kBool) return 0;
+  if (storage().id() == TypeId::kBool) return 0;
   return bit_width() / 8;
 }
 
@@ -131,6 +137,11 @@ TypePtr utf8() { return Singleton(TypeId::kUtf8); }
 TypePtr large_utf8() { return Singleton(TypeId::kLargeUtf8); }
 TypePtr binary() { return Singleton(TypeId::kBinary); }
 TypePtr large_binary() { return Singleton(TypeId::kLargeBinary); }
+
+TypePtr bool8() {
+  static const TypePtr type = *extension("arrow.bool8", "", int8());
+  return type;
+}
 
 Result<TypePtr> fixed_size_binary(int32_t byte_width) {
   if (byte_width < 0) {

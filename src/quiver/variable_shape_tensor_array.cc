@@ -144,7 +144,7 @@ Status VariableShapeTensorArray::CheckNoNullRows() const {
 }
 
 Status VariableShapeTensorArray::CheckNumeric(const char* what) const {
-  if (type_.value_type()->is_numeric()) return Status::OK();
+  if (type_.value_type()->is_tensor_value()) return Status::OK();
   return Status::NotImplemented(std::string("cannot ") + what + " " +
                                 type_.value_type()->ToString() +
                                 " tensors: Arrow bools are bit-packed");

@@ -19,7 +19,7 @@ Status RowError(size_t i, const std::string& message) {
 }
 
 Status CheckNumericType(const VariableShapeTensorType& type) {
-  if (type.value_type()->is_numeric()) return Status::OK();
+  if (type.value_type()->is_tensor_value()) return Status::OK();
   return Status::NotImplemented("cannot build " + type.value_type()->ToString() +
                                 " tensors from dense data: Arrow bools are bit-packed");
 }

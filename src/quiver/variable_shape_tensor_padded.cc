@@ -55,6 +55,7 @@ std::optional<uint64_t> Pattern(std::optional<T> value) {
 // The bytes of `pad_value` in `type` (little-endian in the low bytes).
 Result<uint64_t> PadPattern(double pad_value, const DataType& type) {
   std::optional<uint64_t> bits;
+  if (type.is_bool8() && (pad_value == 0 || pad_value == 1)) bits = pad_value == 1 ? 1 : 0;
   switch (type.id()) {
     case TypeId::kInt8: bits = Pattern(ExactInteger<int8_t>(pad_value)); break;
     case TypeId::kInt16: bits = Pattern(ExactInteger<int16_t>(pad_value)); break;

@@ -19,7 +19,7 @@ struct RowRun {
 };
 
 Status CheckGatherable(const VariableShapeTensorArray& array) {
-  if (!array.type().value_type()->is_numeric()) {
+  if (!array.type().value_type()->is_tensor_value()) {
     return Status::NotImplemented("cannot gather " + array.type().value_type()->ToString() +
                                   " tensors: Arrow bools are bit-packed");
   }

@@ -131,7 +131,7 @@ TEST(DLPack, DeleterRunsOnceOnEveryFailure) {
       {"is negative", [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[1] = -1; }},
       {"unsupported DLPack dtype (code 5", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeComplex, 64, 1}; }},
       {"2 lanes", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype.lanes = 2; }},
-      {"bool tensors", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeBool, 8, 1}; }},
+      {"code 6, 1 bits", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeBool, 1, 1}; }},
       {"overflows", [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[0] = int64_t{1} << 62; }},
       {"no data", [](DLManagedTensorVersioned* m) { m->dl_tensor.data = nullptr; }},
       {"byte_offset", [](DLManagedTensorVersioned* m) { m->dl_tensor.byte_offset = ~uint64_t{0}; }},
@@ -195,6 +195,44 @@ TEST(DLPack, ArraysAndRows) {
   ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * row, ExportRow(variable, 0));
   ASSERT_OK_AND_ASSIGN(Tensor back, Import(row));
   EXPECT_TRUE(back.Equals(*fixed.RowTensor(0)));
+}
+
+TEST(DLPack, Bool8IsZeroCopyAndBitPackedBoolsAreUnpacked) {
+  // bool8 cells: one byte per value, exported as DLPack bool without a copy.
+  std::vector<int8_t> bytes = {1, 0, 7, 0};
+  Tensor flags = *Tensor::Make(bool8(), test::BufferOf(bytes), {2, 2});
+  ASSERT_OK_AND_ASSIGN(auto bool8_column, FixedShapeTensorArray::FromTensor(flags));
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * out, Export(bool8_column));
+  EXPECT_EQ(out->dl_tensor.dtype.code, kCodeBool);
+  EXPECT_EQ(out->dl_tensor.data, flags.raw_data());
+  EXPECT_EQ(out->flags, kFlagReadOnly);
+  ASSERT_OK_AND_ASSIGN(Tensor back, Import(out));
+  EXPECT_TRUE(back.type()->is_bool8());
+  EXPECT_TRUE(back.Equals(flags));
+
+  // Bit-packed bools (0b0101: true, false, true, false) need a copy.
+  FixedShapeTensorType type = *FixedShapeTensorType::Make(boolean(), {2});
+  auto child = std::make_shared<ArrayData>();
+  child->type = boolean();
+  child->length = 4;
+  child->null_count = 0;
+  child->buffers = {nullptr, test::BufferOf(std::vector<uint8_t>{0b0101})};
+  auto data = std::make_shared<ArrayData>();
+  data->type = type.data_type();
+  data->length = 2;
+  data->null_count = 0;
+  data->buffers = {nullptr};
+  data->children = {child};
+  ASSERT_OK_AND_ASSIGN(auto packed, FixedShapeTensorArray::Make(data));
+  EXPECT_ERROR(kInvalid, "bit-packed", Export(packed, NullPolicy::kError, CopyMode::kNever));
+  bool copied = false;
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * unpacked,
+                       Export(packed, NullPolicy::kError, CopyMode::kIfNeeded, &copied));
+  EXPECT_TRUE(copied);
+  EXPECT_EQ(unpacked->flags, kFlagIsCopied);
+  const auto* values = static_cast<const uint8_t*>(unpacked->dl_tensor.data);
+  EXPECT_EQ((std::vector<uint8_t>(values, values + 4)), (std::vector<uint8_t>{1, 0, 1, 0}));
+  unpacked->deleter(unpacked);
 }
 
 }  // namespace quiver

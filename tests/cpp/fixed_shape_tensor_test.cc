@@ -78,7 +78,7 @@ TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
 TEST(FixedShapeTensorType, WrongStorageOrValueType) {
   EXPECT_ERROR(kTypeError, "storage must be a fixed_size_list",
                FixedShapeTensorType::Deserialize(list(ListItem(int32())), R"({"shape":[1]})"));
-  EXPECT_ERROR(kTypeError, "value type must be numeric or bool",
+  EXPECT_ERROR(kTypeError, "value type must be numeric, bool or bool8",
                FixedShapeTensorType::Deserialize(*fixed_size_list(ListItem(utf8()), 1),
                                                  R"({"shape":[1]})"));
   EXPECT_ERROR(kTypeError, "expected an arrow.fixed_shape_tensor type",

@@ -130,7 +130,7 @@ TEST(VariableShapeTensorType, RejectsBadMetadata) {
   EXPECT_ERROR(kTypeError, "field 0 is not a list",
                VariableShapeTensorType::Deserialize(struct_({Field{"a", int32()}, Field{"b", int32()}}), ""));
   EXPECT_ERROR(kTypeError, "not a struct", VariableShapeTensorType::Deserialize(int32(), ""));
-  EXPECT_ERROR(kTypeError, "numeric or bool", VariableShapeTensorType::Make(utf8(), 2));
+  EXPECT_ERROR(kTypeError, "numeric, bool or bool8", VariableShapeTensorType::Make(utf8(), 2));
   EXPECT_ERROR(kInvalid, "ndim must be >= 0", VariableShapeTensorType::Make(int8(), -1));
 }
 

@@ -31,6 +31,8 @@ def capsule_pointer(capsule, name):
 
 def sample(dtype, shape, seed=0):
     rng = np.random.default_rng(seed)
+    if np.dtype(dtype) == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(bool)
     if np.dtype(dtype).kind == "f":
         return rng.standard_normal(shape).astype(dtype)
     info = np.iinfo(dtype)

@@ -160,6 +160,31 @@ def test_null_rows_refuse_to_export():
     assert np.from_dlpack(a.to_tensor(allow_nulls=True)).shape == (2, 2)
 
 
+def test_bools():
+    import pyarrow as pa
+    x = np.array([[True, False, True], [False, False, True]])
+    t = qv.from_dlpack(x)
+    assert t.type.extension_name == "arrow.bool8"
+    y = np.from_dlpack(t)
+    assert y.dtype == np.bool_ and y.ctypes.data == x.ctypes.data
+    # bool8 columns export zero-copy ...
+    bool8_column = qv.FixedShapeTensorArray.from_numpy(x)
+    assert np.from_dlpack(bool8_column).ctypes.data == x.ctypes.data
+    # ... bit-packed Arrow bools need a copy, refused with copy=False.
+    from conftest import CapsuleProducer
+    storage = pa.array(x.tolist(), pa.list_(pa.bool_(), 3))
+    field = pa.field("t", storage.type, metadata={
+        "ARROW:extension:name": "arrow.fixed_shape_tensor",
+        "ARROW:extension:metadata": '{"shape": [3]}'})
+    packed = qv.array(CapsuleProducer(field.__arrow_c_schema__(), storage.__arrow_c_array__()[1]))
+    assert packed.type.value_type.id == "bool"
+    unpacked = np.from_dlpack(packed)
+    assert unpacked.dtype == np.bool_ and unpacked.flags.writeable
+    np.testing.assert_array_equal(unpacked, x)
+    with pytest.raises(BufferError, match="bit-packed"):
+        packed.__dlpack__(copy=False)
+
+
 def test_variable_shape_rows_export():
     rows = [np.ones((2, 3), np.float32), np.zeros((4, 1), np.float32)]
     v = qv.VariableShapeTensorArray.from_numpy(rows)
@@ -211,7 +236,7 @@ def test_deleter_runs_once_on_success(versioned):
     (lambda m: setattr(m, "major", 2), NotImplementedError, "version 2.0 is not supported"),
     (lambda m: setattr(m.dl_tensor, "ndim", -1), ValueError, "ndim -1"),
     (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(5, 64, 1)), TypeError, "code 5"),
-    (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(6, 8, 1)), NotImplementedError, "bool"),
+    (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(6, 1, 1)), TypeError, "code 6, 1 bits"),
     (lambda m: m.dl_tensor.strides.__setitem__(1, -1), ValueError, "negative"),
     (lambda m: m.dl_tensor.strides.__setitem__(0, 2**62), ValueError, "overflows"),
     (lambda m: setattr(m.dl_tensor, "data", None), ValueError, "no data"),
@@ -281,7 +306,7 @@ def test_jax_round_trip(dtype):
     np.testing.assert_array_equal(np.asarray(back), np.asarray(x))
 
 
-@pytest.mark.parametrize("dtype", NUMERIC_DTYPES)
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES + ["bool"])
 def test_torch_round_trip(dtype):
     torch = pytest.importorskip("torch")
     if dtype in ("uint16", "uint32", "uint64") and not hasattr(torch, "uint16"):

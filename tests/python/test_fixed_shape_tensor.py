@@ -44,7 +44,7 @@ def test_type_errors(kwargs, error, match):
 def test_unknown_value_type():
     with pytest.raises(TypeError, match="unknown value type 'complex64'"):
         qv.fixed_shape_tensor("complex64", (2,))
-    with pytest.raises(TypeError, match="must be numeric or bool"):
+    with pytest.raises(TypeError, match="must be numeric, bool or bool8"):
         qv.fixed_shape_tensor(qv.type_from_arrow(pa.utf8()), (2,))
 
 
@@ -158,9 +158,18 @@ def test_zero_size_and_empty():
     assert len(no_rows) == 0 and no_rows.to_numpy().shape == (0, 4)
 
 
+def test_numpy_bools_are_stored_as_bool8_without_a_copy():
+    x = np.array([[True, False], [False, True], [True, True]])
+    a = qv.FixedShapeTensorArray.from_numpy(x)
+    assert a.type.value_type.extension_name == "arrow.bool8"
+    y = a.to_numpy()
+    assert y.dtype == np.bool_ and y.ctypes.data == x.ctypes.data
+    theirs = pa.array(a)
+    assert theirs.type.value_type == pa.bool8()
+    np.testing.assert_array_equal(qv.array(theirs).to_numpy(), x)
+
+
 def test_from_numpy_rejects_bad_input():
-    with pytest.raises(TypeError, match="bit-packed"):
-        qv.FixedShapeTensorArray.from_numpy(np.zeros((2, 2), dtype=bool))
     with pytest.raises(TypeError, match="unsupported array dtype"):
         qv.FixedShapeTensorArray.from_numpy(np.zeros((2, 2), dtype=np.complex64))
     with pytest.raises(ValueError, match="row axis"):

@@ -180,7 +180,7 @@ STORAGE_6 = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(12, dtype=np.fl
         ('{"shape": [2, 3], "dim_names": ["a", 2]}', STORAGE_6, ValueError, "must be a string"),
         ('{"shape": [6]}', pa.array([[1.0] * 6, [2.0] * 6]), TypeError, "storage must be a fixed_size_list"),
         ('{"shape": [1]}', pa.array([["a"], ["b"]], pa.list_(pa.string(), 1)), TypeError,
-         "value type must be numeric or bool"),
+         "value type must be numeric, bool or bool8"),
     ],
 )
 def test_bad_extension_metadata(metadata, storage, error, match):
