@@ -178,6 +178,7 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   if (tensor.ndim() < 1) {
     return Status::Invalid("a fixed_shape_tensor array needs a tensor with a row axis (ndim >= 1)");
   }
+  QUIVER_RETURN_NOT_OK(tensor.CheckOnHost());  // columns live in host memory
   const int64_t width = tensor.type()->byte_width();
   std::span<const int64_t> cell_shape(tensor.shape().begin() + 1, tensor.shape().end());
   std::span<const int64_t> cell_strides(tensor.strides().begin() + 1, tensor.strides().end());

@@ -27,6 +27,8 @@ Status CheckNumericType(const VariableShapeTensorType& type) {
 // Checks a logical tensor against `type` and writes its physical shape.
 Status CheckRowTensor(const VariableShapeTensorType& type, size_t i, const Tensor& tensor,
                       int32_t* physical) {
+  Status on_host = tensor.CheckOnHost();
+  if (!on_host.ok()) return RowError(i, on_host.message());
   if (!tensor.type()->Equals(*type.value_type())) {
     return Status::TypeError("row " + std::to_string(i) + ": tensor holds " +
                              tensor.type()->ToString() + ", the array holds " +
@@ -163,6 +165,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
     const VariableShapeTensorType& type, const Tensor& values, const Tensor& shapes,
     const std::optional<Tensor>& offsets) {
   QUIVER_RETURN_NOT_OK(CheckNumericType(type));
+  QUIVER_RETURN_NOT_OK(values.CheckOnHost());  // columns live in host memory
   if (!values.type()->Equals(*type.value_type())) {
     return Status::TypeError("values hold " + values.type()->ToString() + ", the array holds " +
                              type.value_type()->ToString());

@@ -165,6 +165,10 @@ TEST(DLPack, DeviceMemoryIsWrappedNotRead) {
   EXPECT_EQ(t.buffer()->device(), (Device{2, 1}));
   EXPECT_ERROR(kNotImplemented, "device type 2", t.ToContiguous());
   EXPECT_ERROR(kNotImplemented, "device type 2", t.Value<float>(std::vector<int64_t>{0, 0}));
+  EXPECT_ERROR(kNotImplemented, "device type 2", FixedShapeTensorArray::FromTensor(t));
+  std::vector<std::optional<Tensor>> rows = {t};
+  EXPECT_ERROR(kInvalid, "row 0: tensor data lives on device type 2",
+               VariableShapeTensorArray::FromTensors(*VariableShapeTensorType::Make(float32(), 2), rows));
   ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * again, Export(t));
   EXPECT_EQ(again->dl_tensor.device.device_type, 2);
   EXPECT_EQ(again->dl_tensor.device.device_id, 1);

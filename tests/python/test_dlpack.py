@@ -294,14 +294,17 @@ def test_round_trips_do_not_leak():
 # --- JAX and PyTorch ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8", "float16", "float32"])
+# JAX keeps 64-bit types off unless jax_enable_x64 is set.
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32",
+                                   "float16", "float32", "bool"])
 def test_jax_round_trip(dtype):
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
     x = jnp.asarray(sample(dtype, (3, 4)))
-    t = qv.from_dlpack(x)
-    np.testing.assert_array_equal(t.to_numpy(), np.asarray(x))
-    assert t.to_numpy().ctypes.data == x.unsafe_buffer_pointer()
+    for source in (x, x.__dlpack__()):  # the object, and JAX's legacy capsule
+        t = qv.from_dlpack(source)
+        np.testing.assert_array_equal(t.to_numpy(), np.asarray(x))
+        assert t.to_numpy().ctypes.data == x.unsafe_buffer_pointer()
     back = jax.dlpack.from_dlpack(qv.Tensor.from_numpy(np.ascontiguousarray(np.asarray(x))))
     np.testing.assert_array_equal(np.asarray(back), np.asarray(x))
 
