@@ -45,6 +45,7 @@ bench: setup python
 	./build/release/bench/cpp/quiver_bench --benchmark_min_time=0.2
 	$(PYTHON) bench/python/bench_fixed_shape.py
 	$(PYTHON) bench/python/bench_variable_shape.py
+	$(PYTHON) bench/python/bench_dlpack.py
 
 # Each fuzzer runs for FUZZ_SECONDS (clang's libFuzzer, with ASan + UBSan).
 FUZZ_SECONDS ?= 60
