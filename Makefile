@@ -54,7 +54,7 @@ fuzz:
 	CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQUIVER_BUILD_TESTS=OFF \
 	  -DQUIVER_BUILD_FUZZERS=ON -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined,fuzzer-no-link" >/dev/null
 	cmake --build build/fuzz
-	for f in fixed_shape_metadata_fuzz array_validation_fuzz variable_shape_fuzz; do \
+	for f in fixed_shape_metadata_fuzz array_validation_fuzz variable_shape_fuzz dlpack_import_fuzz; do \
 	  ./build/fuzz/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 || exit 1; \
 	done
 

@@ -162,7 +162,14 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
                                 " is out of range"));
   }
   if (in.data == nullptr && high > 0) return fail(Status::Invalid("DLPack tensor has no data"));
-  const uint8_t* first = static_cast<const uint8_t*>(in.data) + in.byte_offset;
+  // Address arithmetic on integers: the pointer may be device memory or
+  // null (empty tensors), and must not wrap around the address space.
+  const uintptr_t base = reinterpret_cast<uintptr_t>(in.data);
+  if (base > std::numeric_limits<uintptr_t>::max() - in.byte_offset - static_cast<uint64_t>(high)) {
+    return fail(Status::Invalid("DLPack data pointer + byte_offset " +
+                                std::to_string(in.byte_offset) + " wraps around"));
+  }
+  const auto* first = reinterpret_cast<const uint8_t*>(high > 0 ? base + in.byte_offset : base);
   BufferPtr buffer = Buffer::Wrap(first, high, release, Device{in.device.device_type, in.device.device_id});
   return Tensor::Make(std::move(*type), std::move(buffer), std::move(shape), std::move(strides));
 }
