@@ -120,5 +120,8 @@ Result<Tensor> ImportLegacy(DLManagedTensor* managed);
 
 // The DLPack data type of a quiver value type (TypeError for the rest).
 Result<DLDataType> DataTypeOf(const DataType& type);
+// The quiver value type of a DLPack data type: int/uint 8..64, float
+// 16/32/64, 8-bit bool as bool8; TypeError for the rest.
+Result<TypePtr> ValueTypeOf(DLDataType dtype);
 
 }  // namespace quiver::dlpack

@@ -1,6 +1,7 @@
 #include "py_convert.h"
 
 #include "quiver/checked_math.h"
+#include "quiver/dlpack.h"
 
 namespace quiver::python {
 
@@ -19,43 +20,7 @@ void Raise(const Status& status) {
 }
 
 TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {
-  using Code = nb::dlpack::dtype_code;
-  if (dtype.lanes == 1) {
-    switch (static_cast<Code>(dtype.code)) {
-      case Code::Int:
-        switch (dtype.bits) {
-          case 8: return int8();
-          case 16: return int16();
-          case 32: return int32();
-          case 64: return int64();
-        }
-        break;
-      case Code::UInt:
-        switch (dtype.bits) {
-          case 8: return uint8();
-          case 16: return uint16();
-          case 32: return uint32();
-          case 64: return uint64();
-        }
-        break;
-      case Code::Float:
-        switch (dtype.bits) {
-          case 16: return float16();
-          case 32: return float32();
-          case 64: return float64();
-        }
-        break;
-      case Code::Bool:
-        if (dtype.bits == 8) return bool8();  // NumPy bools: one byte each, like arrow.bool8
-        break;
-      default:
-        break;
-    }
-  }
-  Raise(Status::TypeError("unsupported array dtype (DLPack code " + std::to_string(dtype.code) +
-                          ", " + std::to_string(dtype.bits) + " bits, " +
-                          std::to_string(dtype.lanes) + " lanes); quiver tensors hold int, uint, "
-                          "float and bool values"));
+  return Unwrap(dlpack::ValueTypeOf(dlpack::DLDataType{dtype.code, dtype.bits, dtype.lanes}));
 }
 
 nb::dlpack::dtype DtypeFromType(const DataType& type) {

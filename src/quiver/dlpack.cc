@@ -82,7 +82,9 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   return managed;
 }
 
-Result<TypePtr> TypeOf(DLDataType dtype) {
+}  // namespace
+
+Result<TypePtr> ValueTypeOf(DLDataType dtype) {
   if (dtype.lanes == 1) {
     switch (dtype.code) {
       case kCodeInt:
@@ -115,8 +117,11 @@ Result<TypePtr> TypeOf(DLDataType dtype) {
   }
   return Status::TypeError("unsupported DLPack dtype (code " + std::to_string(dtype.code) +
                            ", " + std::to_string(dtype.bits) + " bits, " +
-                           std::to_string(dtype.lanes) + " lanes)");
+                           std::to_string(dtype.lanes) +
+                           " lanes); quiver tensors hold int, uint, float and bool values");
 }
+
+namespace {
 
 // Checks the DLTensor and wraps its memory; `release` is handed to the
 // buffer (or run here when anything is wrong), so it runs exactly once.
@@ -127,7 +132,7 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
   };
   if (in.ndim < 0) return fail(Status::Invalid("DLPack tensor has ndim " + std::to_string(in.ndim)));
   if (in.ndim > 0 && in.shape == nullptr) return fail(Status::Invalid("DLPack tensor has no shape"));
-  auto type = TypeOf(in.dtype);
+  auto type = ValueTypeOf(in.dtype);
   if (!type.ok()) return fail(type.status());
   const int64_t width = (*type)->byte_width();
   std::vector<int64_t> shape(in.shape, in.shape + in.ndim);

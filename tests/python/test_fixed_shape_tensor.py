@@ -170,7 +170,7 @@ def test_numpy_bools_are_stored_as_bool8_without_a_copy():
 
 
 def test_from_numpy_rejects_bad_input():
-    with pytest.raises(TypeError, match="unsupported array dtype"):
+    with pytest.raises(TypeError, match="unsupported DLPack dtype"):
         qv.FixedShapeTensorArray.from_numpy(np.zeros((2, 2), dtype=np.complex64))
     with pytest.raises(ValueError, match="row axis"):
         qv.FixedShapeTensorArray.from_numpy(np.float32(1.0).reshape(()))
