@@ -203,7 +203,6 @@ class VariableShapeTensorArray {
   // N x ndim int32 physical shapes, a view of the storage.
   Result<Tensor> PhysicalShapes() const;
   Status CheckNoNullRows() const;
-  Status CheckNumeric(const char* what) const;
 
   VariableShapeTensorType type_;
   ArrayDataPtr data_;

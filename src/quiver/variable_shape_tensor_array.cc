@@ -75,13 +75,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
   return out;
 }
 
-namespace {
-
-Status RowError(int64_t i, const std::string& message) {
-  return Status::Invalid("row " + std::to_string(i) + ": " + message);
-}
-
-}  // namespace
+using internal::RowError;
 
 Status VariableShapeTensorArray::CheckRowLayout(int64_t i) const {
   std::span<const int32_t> dims = PhysicalShape(i);
@@ -143,13 +137,6 @@ Status VariableShapeTensorArray::CheckNoNullRows() const {
   return Status::OK();
 }
 
-Status VariableShapeTensorArray::CheckNumeric(const char* what) const {
-  if (type_.value_type()->is_tensor_value()) return Status::OK();
-  return Status::NotImplemented(std::string("cannot ") + what + " " +
-                                type_.value_type()->ToString() +
-                                " tensors: Arrow bools are bit-packed");
-}
-
 Result<Tensor> VariableShapeTensorArray::RowTensor(int64_t i, NullPolicy nulls) const {
   if (i < 0 || i >= length()) {
     return Status::IndexError("row " + std::to_string(i) + " is out of range for " +
@@ -159,7 +146,7 @@ Result<Tensor> VariableShapeTensorArray::RowTensor(int64_t i, NullPolicy nulls) 
     return Status::Invalid("row " + std::to_string(i) +
                            " is null (pass NullPolicy::kAllow to view what the slot holds)");
   }
-  QUIVER_RETURN_NOT_OK(CheckNumeric("view"));
+  QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "view"));
   // Checked again here so that arrays made at a lower validation level
   // still never produce a view past the row's data.
   QUIVER_RETURN_NOT_OK(CheckRowLayout(i));
@@ -265,7 +252,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Slice(int64_t offset,
 
 Result<VariableShapeTensorArray::Jagged> VariableShapeTensorArray::ToJagged(NullPolicy nulls) const {
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
-  QUIVER_RETURN_NOT_OK(CheckNumeric("lay out"));
+  QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "lay out"));
   const int64_t n = length();
   const int64_t first = n > 0 ? RowBegin(0) : 0;
   const int64_t last = n > 0 ? RowEnd(n - 1) : 0;

@@ -13,16 +13,7 @@ namespace quiver {
 namespace {
 
 using internal::MutableAs;
-
-Status RowError(size_t i, const std::string& message) {
-  return Status::Invalid("row " + std::to_string(i) + ": " + message);
-}
-
-Status CheckNumericType(const VariableShapeTensorType& type) {
-  if (type.value_type()->is_tensor_value()) return Status::OK();
-  return Status::NotImplemented("cannot build " + type.value_type()->ToString() +
-                                " tensors from dense data: Arrow bools are bit-packed");
-}
+using internal::RowError;
 
 // Checks a logical tensor against `type` and writes its physical shape.
 Status CheckRowTensor(const VariableShapeTensorType& type, size_t i, const Tensor& tensor,
@@ -71,7 +62,7 @@ Status CopyRow(const VariableShapeTensorType& type, const Tensor& tensor, uint8_
 
 Result<VariableShapeTensorArray> VariableShapeTensorArray::FromTensors(
     const VariableShapeTensorType& type, std::span<const std::optional<Tensor>> tensors) {
-  QUIVER_RETURN_NOT_OK(CheckNumericType(type));
+  QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "build"));
   const int64_t n = static_cast<int64_t>(tensors.size());
   const int ndim = type.ndim();
   internal::VariableShapeParts parts;
@@ -164,7 +155,7 @@ Result<BufferPtr> OffsetsFromShapes(const int32_t* shapes, int64_t n, int ndim,
 Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
     const VariableShapeTensorType& type, const Tensor& values, const Tensor& shapes,
     const std::optional<Tensor>& offsets) {
-  QUIVER_RETURN_NOT_OK(CheckNumericType(type));
+  QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "build"));
   QUIVER_RETURN_NOT_OK(values.CheckOnHost());  // columns live in host memory
   if (!values.type()->Equals(*type.value_type())) {
     return Status::TypeError("values hold " + values.type()->ToString() + ", the array holds " +
@@ -305,7 +296,7 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
     QUIVER_ASSIGN_OR_RETURN(child_data, quiver::Slice(data_->children[0]->children[0],
                                                       offsets_[0], n * cell));
   } else {
-    QUIVER_RETURN_NOT_OK(CheckNumeric("copy"));
+    QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "copy"));
     const int64_t width = type_.value_type()->byte_width();
     QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(n * cell * width));
     for (int64_t i = 0; i < n; ++i) {

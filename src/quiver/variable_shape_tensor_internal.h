@@ -4,11 +4,19 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver::internal {
+
+// Invalid with "row i: " before `message`.
+Status RowError(int64_t i, const std::string& message);
+
+// NotImplemented unless the values can be read as dense bytes (numeric or
+// bool8; bit-packed bools cannot): "cannot <what> bool tensors: ...".
+Status CheckDenseValues(const VariableShapeTensorType& type, const char* what);
 
 // The data list has int32 offsets: OK when `total_elements` fits them.
 Status CheckListCapacity(int64_t total_elements);

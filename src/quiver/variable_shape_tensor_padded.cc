@@ -147,7 +147,7 @@ struct PadCopier {
 Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
     double pad_value, NullPolicy nulls) const {
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
-  QUIVER_RETURN_NOT_OK(CheckNumeric("pad"));
+  QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "pad"));
   const TypePtr& value_type = type_.value_type();
   const int64_t width = value_type->byte_width();
   QUIVER_ASSIGN_OR_RETURN(uint64_t pattern, PadPattern(pad_value, *value_type));

@@ -7,6 +7,17 @@
 
 namespace quiver::internal {
 
+Status RowError(int64_t i, const std::string& message) {
+  return Status::Invalid("row " + std::to_string(i) + ": " + message);
+}
+
+Status CheckDenseValues(const VariableShapeTensorType& type, const char* what) {
+  if (type.value_type()->is_tensor_value()) return Status::OK();
+  return Status::NotImplemented(std::string("cannot ") + what + " " +
+                                type.value_type()->ToString() +
+                                " tensors: Arrow bools are bit-packed");
+}
+
 Status CheckListCapacity(int64_t total_elements) {
   if (total_elements <= std::numeric_limits<int32_t>::max()) return Status::OK();
   return Status::Invalid(

@@ -19,10 +19,7 @@ struct RowRun {
 };
 
 Status CheckGatherable(const VariableShapeTensorArray& array) {
-  if (!array.type().value_type()->is_tensor_value()) {
-    return Status::NotImplemented("cannot gather " + array.type().value_type()->ToString() +
-                                  " tensors: Arrow bools are bit-packed");
-  }
+  QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(array.type(), "gather"));
   const ArrayData& values = array.values();
   if (values.buffers[0] && values.null_count != 0) {
     return Status::NotImplemented("cannot gather rows whose data may hold null elements");
