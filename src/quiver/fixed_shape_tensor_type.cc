@@ -43,10 +43,7 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Make(TypePtr value_type,
 }
 
 Result<FixedShapeTensorType> FixedShapeTensorType::FromDataType(const TypePtr& type) {
-  if (!type || type->id() != TypeId::kExtension || type->extension_name() != kExtensionName) {
-    return Status::TypeError("expected an " + std::string(kExtensionName) + " type, got " +
-                             (type ? type->ToString() : std::string("none")));
-  }
+  QUIVER_RETURN_NOT_OK(internal::CheckExtensionType(type, kExtensionName));
   QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType out,
                           Deserialize(type->storage_type(), type->extension_metadata()));
   out.data_type_ = type;  // keep the storage exactly as the producer named it

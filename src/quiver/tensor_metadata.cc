@@ -115,6 +115,14 @@ Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                          " dim_names for " + std::to_string(ndim) + " dimensions");
 }
 
+Status CheckExtensionType(const TypePtr& type, const char* name) {
+  if (type && type->id() == TypeId::kExtension && type->extension_name() == name) {
+    return Status::OK();
+  }
+  return Status::TypeError("expected an " + std::string(name) + " type, got " +
+                           (type ? type->ToString() : std::string("none")));
+}
+
 Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name) {
   if (!value_type) return Status::TypeError(type_name + " needs a value type");
   if (!value_type->is_tensor_value() && value_type->id() != TypeId::kBool) {

@@ -38,6 +38,9 @@ Status CheckPermutation(const std::vector<int64_t>& permutation, size_t ndim,
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name);
 
+// TypeError unless `type` is the extension type named `name`.
+Status CheckExtensionType(const TypePtr& type, const char* name);
+
 // The value type is numeric or bool (TypeError otherwise).
 Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name);
 

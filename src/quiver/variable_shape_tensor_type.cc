@@ -35,8 +35,8 @@ TypePtr CanonicalStorage(const TypePtr& value_type, int ndim) {
   return struct_({Field{"data", list(ListItem(value_type))}, Field{"shape", shape}});
 }
 
-// The storage's value type and ndim, accepting the draft uint32 shapes.
-Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim, bool* draft_shape) {
+// The storage's value type and ndim; shapes may be int32 or the drafts' uint32.
+Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim) {
   auto wrong = [&](const std::string& why) {
     return Status::TypeError(kTypeName + " storage must be struct<data: list<value>, shape: "
                              "fixed_size_list<int32>[ndim]>, got " +
@@ -55,7 +55,6 @@ Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim, bool*
   }
   *value_type = data->children()[0].type;
   *ndim = shape->fixed_size();
-  *draft_shape = shape_item == TypeId::kUInt32;
   return Status::OK();
 }
 
@@ -132,17 +131,13 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
 }
 
 Result<VariableShapeTensorType> VariableShapeTensorType::FromDataType(const TypePtr& type) {
-  if (!type || type->id() != TypeId::kExtension || type->extension_name() != kExtensionName) {
-    return Status::TypeError("expected an " + std::string(kExtensionName) + " type, got " +
-                             (type ? type->ToString() : std::string("none")));
-  }
+  QUIVER_RETURN_NOT_OK(internal::CheckExtensionType(type, kExtensionName));
   QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType out,
                           Deserialize(type->storage_type(), type->extension_metadata()));
-  TypePtr value_type;
-  int ndim = 0;
-  bool draft_shape = false;
-  QUIVER_RETURN_NOT_OK(ReadStorage(type->storage_type(), &value_type, &ndim, &draft_shape));
-  if (!draft_shape) {
+  // Deserialize checked the storage layout; only the shape entry type is left
+  // to look at.
+  const TypePtr& shape_entry = type->storage_type()->children()[1].type->children()[0].type;
+  if (shape_entry->id() == TypeId::kInt32) {
     // Keep the producer's field names; only the metadata is rewritten.
     QUIVER_ASSIGN_OR_RETURN(out.data_type_,
                             extension(kExtensionName, out.Serialize(), type->storage_type()));
@@ -154,8 +149,7 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Deserialize(const TypeP
                                                                      std::string_view metadata) {
   TypePtr value_type;
   int ndim = 0;
-  bool draft_shape = false;
-  QUIVER_RETURN_NOT_OK(ReadStorage(storage, &value_type, &ndim, &draft_shape));
+  QUIVER_RETURN_NOT_OK(ReadStorage(storage, &value_type, &ndim));
   nlohmann::json object = nlohmann::json::object();
   if (!metadata.empty()) {
     QUIVER_ASSIGN_OR_RETURN(object, internal::ParseMetadataObject(metadata, kTypeName));
