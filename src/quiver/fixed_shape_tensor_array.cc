@@ -187,8 +187,12 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   std::optional<std::vector<int64_t>> order;
   if (copy != CopyMode::kAlways) {
     bool rows_adjacent = tensor.shape()[0] <= 1 || tensor.strides()[0] == cell_bytes;
-    if (rows_adjacent || cell_elems == 0) order = PhysicalOrder(cell_shape, cell_strides, width);
-    if (tensor.size() == 0) order = PhysicalOrder(cell_shape, *RowMajorStrides(width, cell_shape), width);
+    if (tensor.size() == 0) {
+      // No bytes to lay out: any strides will do, so store plain row-major.
+      order = PhysicalOrder(cell_shape, *RowMajorStrides(width, cell_shape), width);
+    } else if (rows_adjacent || cell_elems == 0) {
+      order = PhysicalOrder(cell_shape, cell_strides, width);
+    }
   }
   if (copied) *copied = !order.has_value();
   if (order) return WrapCells(tensor, tensor.buffer(), tensor.byte_offset(), std::move(*order));
