@@ -28,26 +28,29 @@ T* CapsulePointer(nb::handle capsule, const char* name) {
   return static_cast<T*>(PyCapsule_GetPointer(capsule.ptr(), name));
 }
 
+// Exports into a fresh struct and hands it over in a capsule named kName;
+// the struct is freed here if the export fails.
+template <typename Struct, const char* kName, typename ExportInto>
+nb::object ExportToCapsule(ExportInto&& export_into) {
+  auto* exported = new Struct{};
+  Status st = export_into(exported);
+  if (!st.ok()) {
+    delete exported;
+    Raise(st);
+  }
+  return nb::steal(PyCapsule_New(exported, kName, DeleteCapsule<Struct, kName>));
+}
+
 }  // namespace
 
 nb::object SchemaCapsule(const Field& field) {
-  auto* schema = new ArrowSchema{};
-  Status st = ExportField(field, schema);
-  if (!st.ok()) {
-    delete schema;
-    Raise(st);
-  }
-  return nb::steal(PyCapsule_New(schema, kSchemaName, DeleteCapsule<ArrowSchema, kSchemaName>));
+  return ExportToCapsule<ArrowSchema, kSchemaName>(
+      [&](ArrowSchema* out) { return ExportField(field, out); });
 }
 
 nb::object ArrayCapsule(const ArrayDataPtr& data) {
-  auto* array = new ArrowArray{};
-  Status st = ExportArray(data, array);
-  if (!st.ok()) {
-    delete array;
-    Raise(st);
-  }
-  return nb::steal(PyCapsule_New(array, kArrayName, DeleteCapsule<ArrowArray, kArrayName>));
+  return ExportToCapsule<ArrowArray, kArrayName>(
+      [&](ArrowArray* out) { return ExportArray(data, out); });
 }
 
 Field ImportSchemaCapsule(nb::handle schema_capsule) {
