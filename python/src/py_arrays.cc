@@ -133,8 +133,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
       .def("__dlpack_device__",
            [](const PyFixedShapeTensorArray& a) {
              const BufferPtr& values = a.array.data()->children[0]->buffers[1];
-             return values ? nb::make_tuple(values->device().type, values->device().id)
-                           : nb::make_tuple(1, 0);
+             return DLPackDevice(values ? values->device() : Device{});
            })
       .def("to_variable",
            [](const PyFixedShapeTensorArray& a) {

@@ -161,8 +161,7 @@ nb::object ColumnDLPackCapsule(const FixedShapeTensorArray& array, nb::handle st
   return DLPackCapsule(*tensor, stream, max_version, dl_device, copy, unpacked);
 }
 
-nb::tuple DLPackDevice(const Tensor& tensor) {
-  const Device& device = tensor.buffer()->device();
+nb::tuple DLPackDevice(const Device& device) {
   return nb::make_tuple(device.type, device.id);
 }
 

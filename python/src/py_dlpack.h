@@ -23,7 +23,7 @@ nb::object DLPackCapsule(const Tensor& tensor, nb::handle stream, nb::handle max
 nb::object ColumnDLPackCapsule(const FixedShapeTensorArray& array, nb::handle stream,
                                nb::handle max_version, nb::handle dl_device, nb::handle copy);
 // __dlpack_device__(): (device_type, device_id).
-nb::tuple DLPackDevice(const Tensor& tensor);
+nb::tuple DLPackDevice(const Device& device);
 
 void BindDLPack(nb::module_& m);
 

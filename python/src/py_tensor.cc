@@ -44,8 +44,8 @@ void BindTensor(nb::module_& m) {
            nb::arg("copy").none() = nb::none(),
            "A DLPack capsule over the tensor's memory, zero-copy and marked read-only "
            "(copy=True gives the consumer a private copy).")
-      .def("__dlpack_device__", [](const PyTensor& t) { return DLPackDevice(t.tensor); })
-      .def_prop_ro("device", [](const PyTensor& t) { return DLPackDevice(t.tensor); },
+      .def("__dlpack_device__", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); })
+      .def_prop_ro("device", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); },
                    "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")
       .def("__repr__", [](const PyTensor& t) {
         std::string shape;
