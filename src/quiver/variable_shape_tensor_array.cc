@@ -212,16 +212,14 @@ UniformShape VariableShapeTensorArray::InferUniformShape() const {
   const int ndim = type_.ndim();
   UniformShape out(ndim);
   bool first = true;
-  std::vector<bool> varies(ndim, false);
   for (int64_t i = 0; i < length(); ++i) {
     if (!IsValid(i)) continue;
     std::span<const int32_t> dims = PhysicalShape(i);
     for (int k = 0; k < ndim; ++k) {
       if (first) {
         out[k] = dims[k];
-      } else if (!varies[k] && *out[k] != dims[k]) {
-        varies[k] = true;
-        out[k].reset();
+      } else if (out[k] != dims[k]) {
+        out[k].reset();  // once an axis varies it stays null
       }
     }
     first = false;
