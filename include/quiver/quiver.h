@@ -4,7 +4,6 @@
 #include "quiver/array.h"
 #include "quiver/buffer.h"
 #include "quiver/c_data.h"
-#include "quiver/checked_math.h"
 #include "quiver/dlpack.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/status.h"

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "quiver/checked_math.h"
-#include "quiver/utf8.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/utf8.h"
 
 namespace quiver {
 
@@ -83,7 +83,7 @@ Status ValidateLayout(const ArrayData& data) {
   const DataType& storage = data.type->storage();
   if (data.length < 0) return Status::Invalid("negative length " + std::to_string(data.length));
   if (data.offset < 0) return Status::Invalid("negative offset " + std::to_string(data.offset));
-  QUIVER_RETURN_NOT_OK(AddChecked(data.offset, data.length, "offset + length").status());
+  QUIVER_RETURN_NOT_OK(internal::AddChecked(data.offset, data.length, "offset + length").status());
   if (data.null_count < kUnknownNullCount || data.null_count > data.length) {
     return Status::Invalid("null_count " + std::to_string(data.null_count) +
                            " is outside [0, length " + std::to_string(data.length) + "]");
@@ -115,7 +115,7 @@ Status ValidateOffsets(const ArrayData& data, int64_t limit, const char* limit_n
   int64_t end = data.offset + data.length;
   int64_t width = HasLargeOffsets(data.type->storage().id()) ? 8 : 4;
   if (end == 0 && !data.buffers[1]) return Status::OK();
-  QUIVER_ASSIGN_OR_RETURN(int64_t needed, MultiplyChecked(end + 1, width, "offsets size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t needed, internal::MultiplyChecked(end + 1, width, "offsets size"));
   QUIVER_RETURN_NOT_OK(CheckBufferSize(data, 1, needed, "offsets"));
   int64_t first = ReadOffset(data, data.offset);
   int64_t last = ReadOffset(data, end);
@@ -143,7 +143,7 @@ Status ValidateUtf8Values(const ArrayData& data) {
     int64_t begin = ReadOffset(data, data.offset + i);
     int64_t end = ReadOffset(data, data.offset + i + 1);
     const uint8_t* bytes = data.buffers[2] ? data.buffers[2]->data() : nullptr;
-    if (end > begin && !IsValidUtf8(bytes + begin, end - begin)) {
+    if (end > begin && !internal::IsValidUtf8(bytes + begin, end - begin)) {
       return Status::Invalid("row " + std::to_string(i) + " is not valid UTF-8");
     }
   }
@@ -175,7 +175,7 @@ Status ValidateSizes(const ArrayData& data, bool full) {
       return ValidateOffsets(data, data.children[0]->length, "child length", full);
     case TypeId::kFixedSizeList: {
       QUIVER_ASSIGN_OR_RETURN(int64_t needed,
-                              MultiplyChecked(end, storage.fixed_size(), "fixed_size_list"));
+                              internal::MultiplyChecked(end, storage.fixed_size(), "fixed_size_list"));
       if (data.children[0]->length < needed) {
         return Status::Invalid("child has length " + std::to_string(data.children[0]->length) +
                                ", " + std::to_string(needed) + " needed for " +
@@ -196,7 +196,7 @@ Status ValidateSizes(const ArrayData& data, bool full) {
       return Status::OK();
     default: {  // fixed-width primitives and fixed_size_binary
       QUIVER_ASSIGN_OR_RETURN(int64_t needed,
-                              MultiplyChecked(end, storage.byte_width(), "values size"));
+                              internal::MultiplyChecked(end, storage.byte_width(), "values size"));
       return CheckBufferSize(data, 1, needed, "values");
     }
   }

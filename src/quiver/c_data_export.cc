@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "quiver/c_data.h"
-#include "quiver/c_data_format.h"
+#include "quiver/internal/c_data_format.h"
 
 namespace quiver {
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "quiver/c_data.h"
-#include "quiver/c_data_format.h"
-#include "quiver/checked_math.h"
+#include "quiver/internal/c_data_format.h"
+#include "quiver/internal/checked_math.h"
 
 namespace quiver {
 
@@ -109,7 +109,7 @@ Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const DataType&
     case TypeId::kList:
     case TypeId::kLargeList: {
       bool wide = HasLargeOffsets(storage.id());
-      QUIVER_ASSIGN_OR_RETURN(sizes[1], MultiplyChecked(end + 1, wide ? 8 : 4, "offsets size"));
+      QUIVER_ASSIGN_OR_RETURN(sizes[1], internal::MultiplyChecked(end + 1, wide ? 8 : 4, "offsets size"));
       if (node.n_buffers == 3 && node.buffers[1] != nullptr) {
         int64_t last = ReadOffsetAt(node.buffers[1], end, wide);
         if (last < 0) return Status::Invalid("last offset " + std::to_string(last) + " is negative");
@@ -121,7 +121,7 @@ Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const DataType&
     case TypeId::kStruct:
       break;
     default: {
-      QUIVER_ASSIGN_OR_RETURN(sizes[1], MultiplyChecked(end, storage.byte_width(), "values size"));
+      QUIVER_ASSIGN_OR_RETURN(sizes[1], internal::MultiplyChecked(end, storage.byte_width(), "values size"));
     }
   }
   return sizes;
@@ -136,7 +136,7 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                            std::to_string(node.offset) + ", null_count " +
                            std::to_string(node.null_count));
   }
-  QUIVER_RETURN_NOT_OK(AddChecked(node.offset, node.length, "offset + length").status());
+  QUIVER_RETURN_NOT_OK(internal::AddChecked(node.offset, node.length, "offset + length").status());
   if (node.dictionary != nullptr) return Status::NotImplemented("dictionary arrays are not supported");
   int expected_buffers = ExpectedBufferCount(storage);
   if (node.n_buffers != expected_buffers || (expected_buffers > 0 && node.buffers == nullptr)) {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <memory>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 
 namespace quiver::dlpack {
 
@@ -43,7 +43,7 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   for (int64_t stride : tensor.strides()) whole_elements = whole_elements && stride % width == 0;
   const bool copy_needed = !whole_elements || copy == CopyMode::kAlways;
   if (copy_needed && copy == CopyMode::kNever) {
-    return Status::Invalid("tensor strides " + FormatShape(tensor.strides()) +
+    return Status::Invalid("tensor strides " + internal::FormatShape(tensor.strides()) +
                            " are not whole elements of " + std::to_string(width) +
                            " bytes; DLPack needs a copy");
   }
@@ -138,7 +138,7 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
   std::vector<int64_t> shape(in.shape, in.shape + in.ndim);
   std::vector<int64_t> strides(in.ndim);
   auto row_major = RowMajorStrides(width, shape);
-  auto size = ShapeProduct(shape, "DLPack shape");
+  auto size = internal::ShapeProduct(shape, "DLPack shape");
   if (!size.ok()) return fail(size.status());
   if (!row_major.ok()) return fail(row_major.status());
   int64_t high = *size > 0 ? width : 0;  // one past the last byte, from data
@@ -151,13 +151,13 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
                                     " on axis " + std::to_string(i) +
                                     " is negative; copy the tensor on the producer side first"));
       }
-      auto bytes = MultiplyChecked(in.strides[i], width, "DLPack stride");
+      auto bytes = internal::MultiplyChecked(in.strides[i], width, "DLPack stride");
       if (!bytes.ok()) return fail(bytes.status());
       strides[i] = *bytes;
     }
     if (*size > 0) {
-      auto span = MultiplyChecked(shape[i] - 1, strides[i], "DLPack extent");
-      auto next = span.ok() ? AddChecked(high, *span, "DLPack extent") : Result<int64_t>(span.status());
+      auto span = internal::MultiplyChecked(shape[i] - 1, strides[i], "DLPack extent");
+      auto next = span.ok() ? internal::AddChecked(high, *span, "DLPack extent") : Result<int64_t>(span.status());
       if (!next.ok()) return fail(next.status());
       high = *next;
     }
@@ -203,7 +203,7 @@ Result<Tensor> UnpackBools(const FixedShapeTensorArray& array, NullPolicy nulls)
                              " is null; a tensor cannot represent null rows");
     }
   }
-  QUIVER_ASSIGN_OR_RETURN(int64_t count, MultiplyChecked(array.length(), cell, "bool tensor"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::MultiplyChecked(array.length(), cell, "bool tensor"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(count));
   const int64_t first = bits.offset + data.offset * cell;
   if (count > 0) {

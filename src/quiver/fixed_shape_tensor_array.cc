@@ -5,9 +5,9 @@
 #include <optional>
 #include <span>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/fixed_shape_tensor.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/tensor_metadata.h"
 
 namespace quiver {
 
@@ -154,7 +154,7 @@ Result<FixedShapeTensorArray> WrapCells(const Tensor& tensor, BufferPtr values,
                                                      std::move(physical_names),
                                                      std::move(permutation)));
   const int64_t width = tensor.type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(int64_t child_length, MultiplyChecked(rows, type.list_size(), "rows"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t child_length, internal::MultiplyChecked(rows, type.list_size(), "rows"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr sliced,
                           Buffer::Slice(std::move(values), byte_offset, child_length * width));
   auto child = std::make_shared<ArrayData>();
@@ -182,8 +182,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   const int64_t width = tensor.type()->byte_width();
   std::span<const int64_t> cell_shape(tensor.shape().begin() + 1, tensor.shape().end());
   std::span<const int64_t> cell_strides(tensor.strides().begin() + 1, tensor.strides().end());
-  QUIVER_ASSIGN_OR_RETURN(int64_t cell_elems, ShapeProduct(cell_shape, "cell shape"));
-  QUIVER_ASSIGN_OR_RETURN(int64_t cell_bytes, MultiplyChecked(cell_elems, width, "cell size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t cell_elems, internal::ShapeProduct(cell_shape, "cell shape"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t cell_bytes, internal::MultiplyChecked(cell_elems, width, "cell size"));
   std::optional<std::vector<int64_t>> order;
   if (copy != CopyMode::kAlways) {
     bool rows_adjacent = tensor.shape()[0] <= 1 || tensor.strides()[0] == cell_bytes;
@@ -197,8 +197,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   if (copied) *copied = !order.has_value();
   if (order) return WrapCells(tensor, tensor.buffer(), tensor.byte_offset(), std::move(*order));
   if (copy == CopyMode::kNever) {
-    return Status::Invalid("tensor with shape " + FormatShape(tensor.shape()) + " and strides " +
-                           FormatShape(tensor.strides()) +
+    return Status::Invalid("tensor with shape " + internal::FormatShape(tensor.shape()) + " and strides " +
+                           internal::FormatShape(tensor.strides()) +
                            " is not a sequence of permuted contiguous cells; a copy is needed "
                            "(pass CopyMode::kIfNeeded)");
   }

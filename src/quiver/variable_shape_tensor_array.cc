@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "quiver/checked_math.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver {
 
@@ -84,14 +84,14 @@ Status VariableShapeTensorArray::CheckRowLayout(int64_t i) const {
   constexpr int64_t kCap = int64_t{1} << 40;
   int64_t product = 1;
   for (int32_t size : dims) {
-    if (size < 0) return RowError(i, "shape " + FormatShape(dims) + " has a negative size");
+    if (size < 0) return RowError(i, "shape " + internal::FormatShape(dims) + " has a negative size");
     product = (size != 0 && product > kCap / size) ? kCap + 1 : product * size;
   }
   const int64_t length = RowEnd(i) - RowBegin(i);
   if (length != product) {
     std::string product_text = product <= kCap ? std::to_string(product) : "more than 2^40";
     return RowError(i, "data length " + std::to_string(length) + " != product of shape " +
-                           FormatShape(dims) + " (" + product_text + ")");
+                           internal::FormatShape(dims) + " (" + product_text + ")");
   }
   return Status::OK();
 }

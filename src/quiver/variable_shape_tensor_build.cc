@@ -3,10 +3,10 @@
 #include <cstring>
 #include <limits>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
-#include "strided_copy.h"
+#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/internal/strided_copy.h"
 
 namespace quiver {
 
@@ -54,7 +54,7 @@ Status CopyRow(const VariableShapeTensorType& type, const Tensor& tensor, uint8_
     src_strides[type.physical_axis(k)] = tensor.strides()[k];
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> dst_strides, RowMajorStrides(width, physical));
-  CopyStrided(tensor.raw_data(), src_strides, dst, dst_strides, physical, width);
+  internal::CopyStrided(tensor.raw_data(), src_strides, dst, dst_strides, physical, width);
   return Status::OK();
 }
 
@@ -135,8 +135,8 @@ Result<BufferPtr> OffsetsFromShapes(const int32_t* shapes, int64_t n, int ndim,
     std::span<const int32_t> dims(shapes + i * ndim, static_cast<size_t>(ndim));
     int64_t product = 1;
     for (int32_t size : dims) {
-      if (size < 0) return RowError(i, "shape " + FormatShape(dims) + " has a negative size");
-      QUIVER_ASSIGN_OR_RETURN(product, MultiplyChecked(product, size, "row shape"));
+      if (size < 0) return RowError(i, "shape " + internal::FormatShape(dims) + " has a negative size");
+      QUIVER_ASSIGN_OR_RETURN(product, internal::MultiplyChecked(product, size, "row shape"));
       QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(product));
     }
     total += product;
@@ -163,12 +163,12 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
   }
   if (values.ndim() != 1 || !values.IsContiguous()) {
     return Status::Invalid("values must be a contiguous 1-D tensor, got shape " +
-                           FormatShape(values.shape()) + " strides " + FormatShape(values.strides()));
+                           internal::FormatShape(values.shape()) + " strides " + internal::FormatShape(values.strides()));
   }
   const int ndim = type.ndim();
   if (shapes.ndim() != 2 || shapes.shape()[1] != ndim) {
     return Status::Invalid("shapes must have shape (N, " + std::to_string(ndim) + "), got " +
-                           FormatShape(shapes.shape()));
+                           internal::FormatShape(shapes.shape()));
   }
   const int64_t n = shapes.shape()[0];
   internal::VariableShapeParts parts;
@@ -196,7 +196,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
   if (padded.ndim() != ndim + 1) {
     return Status::Invalid("a padded batch for ndim " + std::to_string(ndim) + " needs " +
                            std::to_string(ndim + 1) + " axes, got shape " +
-                           FormatShape(padded.shape()));
+                           internal::FormatShape(padded.shape()));
   }
   const int64_t n = padded.shape()[0];
   const int64_t expected[2] = {n, ndim};
@@ -209,8 +209,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
     std::vector<int64_t> row_shape(sizes.begin() + i * ndim, sizes.begin() + (i + 1) * ndim);
     for (int k = 0; k < ndim; ++k) {
       if (row_shape[k] < 0 || row_shape[k] > padded.shape()[k + 1]) {
-        return RowError(i, "shape " + FormatShape(row_shape) + " does not fit the padded cell " +
-                               FormatShape(std::span(padded.shape()).subspan(1)));
+        return RowError(i, "shape " + internal::FormatShape(row_shape) + " does not fit the padded cell " +
+                               internal::FormatShape(std::span(padded.shape()).subspan(1)));
       }
     }
     QUIVER_ASSIGN_OR_RETURN(Tensor row,
@@ -231,7 +231,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromFixed(
                                     fixed_type.dim_names(), fixed_type.permutation(), uniform));
   const int64_t n = fixed.length();
   const int64_t cell = fixed_type.list_size();
-  QUIVER_ASSIGN_OR_RETURN(int64_t total, MultiplyChecked(n, cell, "rows x cell size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t total, internal::MultiplyChecked(n, cell, "rows x cell size"));
   QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
   internal::VariableShapeParts parts;
   parts.length = n;
@@ -261,9 +261,9 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
       shape.emplace(dims.begin(), dims.end());
       first_row = i;
     } else if (!std::equal(dims.begin(), dims.end(), shape->begin(), shape->end())) {
-      return Status::Invalid("row " + std::to_string(i) + " has shape " + FormatShape(dims) +
+      return Status::Invalid("row " + std::to_string(i) + " has shape " + internal::FormatShape(dims) +
                              " but row " + std::to_string(first_row) + " has " +
-                             FormatShape(*shape) +
+                             internal::FormatShape(*shape) +
                              "; only rows of one shape convert to fixed_shape_tensor");
     }
   }

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <limits>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver {
 
@@ -170,8 +170,8 @@ Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
   }
   std::vector<int64_t> out_shape = cell;
   out_shape.insert(out_shape.begin(), n);
-  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, ShapeProduct(out_shape, "padded batch"));
-  QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes, MultiplyChecked(out_elements, width, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, internal::ShapeProduct(out_shape, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes, internal::MultiplyChecked(out_elements, width, "padded batch"));
   // Zero padding needs no writes: a zeroed allocation of this size is
   // cheap (fresh pages from the OS), and only the data is then copied.
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, pattern == 0 ? Buffer::Allocate(out_bytes)

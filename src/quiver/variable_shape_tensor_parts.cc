@@ -2,8 +2,8 @@
 #include <cstring>
 #include <limits>
 
-#include "quiver/checked_math.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver::internal {
 
@@ -88,8 +88,8 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
                              tensor.type()->ToString());
   }
   if (!std::equal(tensor.shape().begin(), tensor.shape().end(), expected.begin(), expected.end())) {
-    return Status::Invalid(std::string(what) + " has shape " + FormatShape(tensor.shape()) +
-                           ", expected " + FormatShape(expected));
+    return Status::Invalid(std::string(what) + " has shape " + internal::FormatShape(tensor.shape()) +
+                           ", expected " + internal::FormatShape(expected));
   }
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(tensor.size()));

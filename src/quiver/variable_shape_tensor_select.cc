@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver {
 

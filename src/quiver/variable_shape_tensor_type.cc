@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "quiver/checked_math.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
@@ -198,7 +198,7 @@ UniformShape VariableShapeTensorType::logical_uniform_shape() const {
 Status VariableShapeTensorType::CheckUniform(std::span<const int32_t> physical_shape) const {
   for (size_t k = 0; k < uniform_shape_.size(); ++k) {
     if (uniform_shape_[k] && *uniform_shape_[k] != physical_shape[k]) {
-      return Status::Invalid("shape " + FormatShape(physical_shape) +
+      return Status::Invalid("shape " + internal::FormatShape(physical_shape) +
                              " has size " + std::to_string(physical_shape[k]) + " on axis " +
                              std::to_string(k) + " but uniform_shape says " +
                              std::to_string(*uniform_shape_[k]));
