@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
 
 namespace quiver::dlpack {
@@ -209,7 +210,7 @@ Result<Tensor> UnpackBools(const FixedShapeTensorArray& array, NullPolicy nulls)
   if (count > 0) {
     const uint8_t* packed = bits.buffers[1]->data();
     uint8_t* out = bytes->mutable_data();
-    for (int64_t e = 0; e < count; ++e) out[e] = GetBit(packed, first + e);
+    for (int64_t e = 0; e < count; ++e) out[e] = internal::GetBit(packed, first + e);
   }
   std::vector<int64_t> shape = array.type().logical_shape();
   std::vector<int64_t> strides = array.type().logical_strides();  // 1 byte per value

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <limits>
 
+#include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/variable_shape_storage.h"
 
@@ -136,7 +137,7 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
 Status CheckNoNullElements(const ArrayData& values, int64_t begin, int64_t end) {
   if (!values.buffers[0] || values.null_count == 0) return Status::OK();
   for (int64_t e = begin; e < end; ++e) {
-    if (!GetBit(values.buffers[0]->data(), e)) {
+    if (!internal::GetBit(values.buffers[0]->data(), e)) {
       return Status::Invalid("element " + std::to_string(e - values.offset) +
                              " of the data is null; tensors cannot hold null elements");
     }
