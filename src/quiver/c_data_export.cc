@@ -112,6 +112,10 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
                            std::to_string(data->buffers.size()) + " buffers (it has " +
                            std::to_string(layout.num_buffers) + ")");
   }
+  if (static_cast<int>(data->children.size()) != internal::ChildCount(*data->type)) {
+    return Status::Invalid("cannot export " + data->type->ToString() + " with " +
+                           std::to_string(data->children.size()) + " children");
+  }
   auto owned = std::make_unique<ExportedArray>();
   owned->data = data;
   for (int i = 0; i < layout.num_buffers; ++i) {
@@ -146,6 +150,7 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
 }  // namespace
 
 Status ExportArray(const ArrayDataPtr& data, ArrowArray* out) {
+  if (data && data->type) QUIVER_RETURN_NOT_OK(CheckNestingDepth(*data->type));
   return ExportArrayNode(data, out, 0);
 }
 
