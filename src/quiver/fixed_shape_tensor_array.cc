@@ -5,7 +5,9 @@
 #include <optional>
 #include <span>
 
+#include "quiver/internal/builders.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/null_rows.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/internal/tensor_metadata.h"
 
@@ -32,11 +34,7 @@ bool MayHaveNulls(const ArrayData& data) {
 Status FixedShapeTensorArray::CheckNulls(int64_t begin, int64_t end) const {
   if (MayHaveNulls(*data_)) {
     for (int64_t row = begin; row < end; ++row) {
-      if (!data_->IsValid(row)) {
-        return Status::Invalid("row " + std::to_string(row) +
-                               " is null; a tensor cannot represent null rows (allow them with "
-                               "NullPolicy::kAllow to see the bytes the slot holds)");
-      }
+      if (!data_->IsValid(row)) return internal::NullRowError(row);
     }
   }
   const ArrayData& child = *data_->children[0];
@@ -68,7 +66,7 @@ Result<Tensor> FixedShapeTensorArray::CellsTensor(int64_t first_row, int64_t row
   int64_t byte_offset = (child.offset + (data_->offset + first_row) * type_.list_size()) * width;
   BufferPtr values = child.buffers[1];
   if (!values) {  // an empty array may come without a values buffer
-    QUIVER_ASSIGN_OR_RETURN(values, Buffer::Allocate(0));
+    values = internal::BufferOrEmpty(values);
     byte_offset = 0;
   }
   std::vector<int64_t> shape = type_.logical_shape();

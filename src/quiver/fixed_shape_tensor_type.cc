@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/internal/tensor_metadata.h"
 
@@ -83,27 +84,17 @@ std::string FixedShapeTensorType::Serialize() const {
 }
 
 std::vector<int64_t> FixedShapeTensorType::logical_shape() const {
-  if (permutation_.empty()) return shape_;
-  std::vector<int64_t> out(shape_.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = shape_[permutation_[i]];
-  return out;
+  return internal::ToLogical(shape_, permutation_);
 }
 
 std::vector<std::string> FixedShapeTensorType::logical_dim_names() const {
-  if (permutation_.empty() || dim_names_.empty()) return dim_names_;
-  std::vector<std::string> out(dim_names_.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = dim_names_[permutation_[i]];
-  return out;
+  return internal::ToLogical(dim_names_, permutation_);
 }
 
 std::vector<int64_t> FixedShapeTensorType::logical_strides() const {
-  // Cannot fail: the cell's byte size was checked against int32 * width.
-  std::vector<int64_t> physical =
-      *RowMajorStrides(std::max<int64_t>(value_type_->byte_width(), 1), shape_);
-  if (permutation_.empty()) return physical;
-  std::vector<int64_t> out(shape_.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = physical[permutation_[i]];
-  return out;
+  // The cell's byte size was checked against int32 * width, so these fit.
+  return internal::LogicalStrides(std::max<int64_t>(value_type_->byte_width(), 1), shape_,
+                                  permutation_);
 }
 
 bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {

@@ -1,7 +1,10 @@
 #include "quiver/tensor.h"
 
+#include <type_traits>
+
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/strided_copy.h"
+#include "quiver/internal/value_types.h"
 
 namespace quiver {
 
@@ -45,25 +48,26 @@ Status CheckExtent(const Tensor& t, int64_t width, int64_t buffer_size) {
   return Status::OK();
 }
 
+// A floating-point element as double (0 for other types: only floats are
+// compared this way).
 double ElementAsDouble(const DataType& type, const uint8_t* p) {
-  switch (type.id()) {
-#define QUIVER_CASE(ID, CTYPE) \
-  case TypeId::ID: {           \
-    CTYPE v;                   \
-    std::memcpy(&v, p, sizeof v); \
-    return static_cast<double>(v); \
-  }
-    QUIVER_CASE(kFloat32, float)
-    QUIVER_CASE(kFloat64, double)
-#undef QUIVER_CASE
-    case TypeId::kFloat16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return HalfToFloat(v);
-    }
-    default:
-      return 0;
-  }
+  return internal::VisitValueType(
+      type,
+      [p](auto tag) -> double {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, internal::Half>) {
+          uint16_t bits;
+          std::memcpy(&bits, p, 2);
+          return HalfToFloat(bits);
+        } else if constexpr (std::is_floating_point_v<T>) {
+          T v;
+          std::memcpy(&v, p, sizeof v);
+          return static_cast<double>(v);
+        } else {
+          return 0;
+        }
+      },
+      [] { return 0.0; });
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/internal/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
 
@@ -182,17 +183,11 @@ std::string VariableShapeTensorType::Serialize() const {
 }
 
 std::vector<std::string> VariableShapeTensorType::logical_dim_names() const {
-  if (dim_names_.empty()) return {};
-  std::vector<std::string> out(ndim_);
-  for (int k = 0; k < ndim_; ++k) out[k] = dim_names_[physical_axis(k)];
-  return out;
+  return internal::ToLogical(dim_names_, permutation_);
 }
 
 UniformShape VariableShapeTensorType::logical_uniform_shape() const {
-  if (uniform_shape_.empty()) return {};
-  UniformShape out(ndim_);
-  for (int k = 0; k < ndim_; ++k) out[k] = uniform_shape_[physical_axis(k)];
-  return out;
+  return internal::ToLogical(uniform_shape_, permutation_);
 }
 
 Status VariableShapeTensorType::CheckUniform(std::span<const int32_t> physical_shape) const {
