@@ -28,6 +28,11 @@ enum class TypeId : uint8_t {
   kExtension,
 };
 
+// The field metadata keys an extension type travels under (in the C Data
+// Interface and in IPC schemas): its name, and its serialized parameters.
+inline constexpr const char* kExtensionNameKey = "ARROW:extension:name";
+inline constexpr const char* kExtensionMetadataKey = "ARROW:extension:metadata";
+
 // Deepest nesting of types quiver accepts from readers and C Data imports
 // (and will validate or export): deeper trees are refused with an error
 // naming the depth, so no recursion over a type can exhaust the stack.

@@ -4,6 +4,7 @@
 
 #include "quiver/c_data.h"
 #include "quiver/internal/c_data_format.h"
+#include "quiver/internal/extension_keys.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver {
@@ -63,12 +64,7 @@ Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
   auto owned = std::make_unique<ExportedSchema>();
   owned->format = internal::FormatString(storage);
   owned->name = field.name;
-  KeyValueMetadata metadata = field.metadata;
-  if (field.type->id() == TypeId::kExtension) {
-    metadata.emplace_back(kExtensionNameKey, field.type->extension_name());
-    metadata.emplace_back(kExtensionMetadataKey, field.type->extension_metadata());
-  }
-  owned->metadata = internal::EncodeMetadata(metadata);
+  owned->metadata = internal::EncodeMetadata(internal::MetadataWithExtensionKeys(field));
   owned->children.resize(storage.children().size());
   for (size_t i = 0; i < storage.children().size(); ++i) {
     Status st = ExportFieldNode(storage.children()[i], &owned->children[i], depth + 1);

@@ -8,6 +8,7 @@
 #include "quiver/internal/c_data_format.h"
 #include "quiver/internal/canonical_extensions.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/extension_keys.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver {
@@ -35,26 +36,6 @@ struct ArrayOwner {
   }
   ArrowArray array;
 };
-
-// Lifts the extension keys out of `metadata` into `field`'s type.
-Status ApplyExtensionKeys(KeyValueMetadata metadata, Field* field) {
-  std::string ext_name, ext_metadata;
-  bool is_extension = false;
-  for (auto& [key, value] : metadata) {
-    if (key == kExtensionNameKey) {
-      ext_name = std::move(value);
-      is_extension = true;
-    } else if (key == kExtensionMetadataKey) {
-      ext_metadata = std::move(value);
-    } else {
-      field->metadata.emplace_back(std::move(key), std::move(value));
-    }
-  }
-  if (!is_extension) return Status::OK();
-  QUIVER_ASSIGN_OR_RETURN(field->type, extension(ext_name, ext_metadata, field->type));
-  // Canonical extension types are checked at every depth, as they arrive.
-  return internal::CheckCanonicalExtension(*field->type);
-}
 
 Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path, int depth) {
   if (depth > kMaxNestingDepth) {
@@ -88,7 +69,7 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   field.type = *type;
   auto metadata = internal::DecodeMetadata(schema.metadata);
   if (!metadata.ok()) return metadata.status().WithContext(path);
-  Status st = ApplyExtensionKeys(std::move(*metadata), &field);
+  Status st = internal::LiftExtensionKeys(std::move(*metadata), &field);
   if (!st.ok()) return st.WithContext(path);
   return field;
 }
