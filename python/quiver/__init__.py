@@ -15,12 +15,21 @@ from ._quiver import (
     fixed_shape_tensor,
     VariableShapeTensorArray,
     VariableShapeTensorType,
+    ChunkedArray,
+    RecordBatch,
+    Schema,
+    Table,
+    chunked_array,
     concat,
+    record_batch,
+    table,
     from_dlpack,
     type_for,
     type_from_arrow,
     variable_shape_tensor,
 )
+
+from . import ipc
 
 __version__ = "0.1.0"
 
@@ -34,7 +43,15 @@ __all__ = [
     "fixed_shape_tensor",
     "VariableShapeTensorArray",
     "VariableShapeTensorType",
+    "ChunkedArray",
+    "RecordBatch",
+    "Schema",
+    "Table",
+    "chunked_array",
     "concat",
+    "ipc",
+    "record_batch",
+    "table",
     "from_dlpack",
     "type_for",
     "type_from_arrow",
