@@ -15,6 +15,14 @@ namespace {
 
 namespace ipc = quiver::ipc;
 
+// Runs `fn` (C++ only, no Python objects) with the GIL released and hands
+// back its Result, so errors become Python exceptions with the GIL held.
+template <typename Fn>
+auto WithoutGil(Fn&& fn) {
+  nb::gil_scoped_release no_gil;
+  return fn();
+}
+
 // Bytes from a path (memory-mapped or read), a bytes-like object (shared,
 // zero-copy: the object stays alive as long as any array read from it), or
 // a file-like object (read whole).
@@ -143,8 +151,12 @@ struct PyWriter {
   void Write(nb::handle data) {
     PyTable table = TableFromPython(data);
     for (const RecordBatchPtr& batch : table.batches) {
-      nb::gil_scoped_release no_gil;
-      Check(writer->Write(*batch));
+      Status st;
+      {
+        nb::gil_scoped_release no_gil;  // Python errors are raised below, with the GIL
+        st = writer->Write(*batch);
+      }
+      Check(st);
     }
   }
   void Close() {
@@ -191,13 +203,13 @@ void BindIpc(nb::module_& parent) {
       .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
       .def_prop_ro("num_record_batches", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
       .def("get_batch", [](PyFileReader& r, int i) {
-        nb::gil_scoped_release no_gil;
-        return PyRecordBatch{Unwrap(r.reader->ReadRecordBatch(i))};
+        return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
       }, nb::arg("i"))
       .def("read_all", [](PyFileReader& r) {
         PyTable out{r.reader->schema(), {}};
-        nb::gil_scoped_release no_gil;
-        for (int i = 0; i < r.reader->num_record_batches(); ++i) out.batches.push_back(Unwrap(r.reader->ReadRecordBatch(i)));
+        for (int i = 0; i < r.reader->num_record_batches(); ++i) {
+          out.batches.push_back(Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
+        }
         return out;
       })
       .def("__arrow_c_stream__", [](PyFileReader& r, nb::handle) {
@@ -207,24 +219,21 @@ void BindIpc(nb::module_& parent) {
   nb::class_<PyStreamReader>(m, "RecordBatchStreamReader", "The batches of an IPC stream, in order.")
       .def_prop_ro("schema", [](const PyStreamReader& r) { return PySchema{r.reader->schema()}; })
       .def("read_next_batch", [](PyStreamReader& r) {
-        RecordBatchPtr batch;
-        {
-          nb::gil_scoped_release no_gil;
-          batch = Unwrap(r.reader->Next());
-        }
+        RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
         if (!batch) throw nb::stop_iteration();
         return PyRecordBatch{batch};
       })
       .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__next__", [](PyStreamReader& r) {
-        RecordBatchPtr batch = Unwrap(r.reader->Next());
+        RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
         if (!batch) throw nb::stop_iteration();
         return PyRecordBatch{batch};
       })
       .def("read_all", [](PyStreamReader& r) {
         PyTable out{r.reader->schema(), {}};
-        nb::gil_scoped_release no_gil;
-        while (RecordBatchPtr batch = Unwrap(r.reader->Next())) out.batches.push_back(batch);
+        while (RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }))) {
+          out.batches.push_back(batch);
+        }
         return out;
       })
       .def("__arrow_c_stream__", [](PyStreamReader& r, nb::handle) {
@@ -236,7 +245,6 @@ void BindIpc(nb::module_& parent) {
 
   m.def("open_file", [](nb::handle source, bool memory_map) {
     auto input = SourceFromPython(source, memory_map);
-    nb::gil_scoped_release no_gil;
     return PyFileReader{std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input)))};
   }, nb::arg("source"), nb::arg("memory_map") = true,
         "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer.");
