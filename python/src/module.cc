@@ -3,6 +3,7 @@
 
 #include "py_dlpack.h"
 #include "py_objects.h"
+#include "py_pickle.h"
 
 NB_MODULE(_quiver, m) {
   m.doc() = "quiver: tensors on Apache Arrow (compiled core).";
@@ -11,4 +12,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindTensor(m);
   quiver::python::BindVariableShapeTensorArray(m);
   quiver::python::BindDLPack(m);
+  quiver::python::BindPickle(m);
 }
