@@ -115,7 +115,7 @@ std::string RowText(const Result<Tensor>& row, bool valid, bool with_shape) {
     for (size_t k = 0; k < row->shape().size(); ++k) out += (k ? ", " : "") + std::to_string(row->shape()[k]);
     out += row->shape().size() == 1 ? ",) " : ") ";
   }
-  return out + FormatValues(TensorToNumpy(*row));
+  return out + FormatValues(TensorToNumpy(*row), "  " + out);
 }
 
 // Rows equal one by one: validity, then values of the valid rows (NaN != NaN).
@@ -293,7 +293,7 @@ std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char*
   nb::object any = per_row.attr("any")(1);
   nb::object partial = numpy.attr("flatnonzero")(any.attr("__and__")(all.attr("view")(numpy.attr("bool_")).attr("__invert__")()));
   if (nb::len(partial) > 0) {
-    Raise(Status::Invalid("row " + std::string(nb::str(partial[0]).c_str()) +
+    Raise(Status::Invalid("row " + Str(partial[0]) +
                           " is masked in part; a tensor column can only make whole rows null "
                           "(fill the masked elements, e.g. x.filled(0), or mask the whole row)"));
   }
@@ -348,7 +348,7 @@ nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indi
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   if (kind != "i" && kind != "u" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
     Raise(Status::TypeError("indices must be integers, got dtype " +
-                            std::string(nb::str(array.attr("dtype")).c_str())));
+                            Str(array.attr("dtype"))));
   }
   if (nb::cast<int64_t>(array.attr("ndim")) != 1) {
     Raise(Status::Invalid("indices must be one-dimensional"));
@@ -364,7 +364,7 @@ nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask)
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   if (kind != "b" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
     Raise(Status::TypeError("mask must hold bools, got dtype " +
-                            std::string(nb::str(array.attr("dtype")).c_str())));
+                            Str(array.attr("dtype"))));
   }
   nb::object flags = numpy.attr("ascontiguousarray")(array, numpy.attr("bool_")).attr("view")(numpy.attr("uint8"));
   return nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(flags);
@@ -382,14 +382,14 @@ void CopyInto(const Tensor& tensor, nb::handle out) {
   if (!nb::cast<bool>(out.attr("flags").attr("writeable"))) Raise(Status::Invalid("out is read-only"));
   nb::object want = NumpyDtype(*tensor.type());
   if (!want.equal(out.attr("dtype"))) {
-    Raise(Status::TypeError("out has dtype " + std::string(nb::str(out.attr("dtype")).c_str()) +
-                            ", the values are " + nb::str(want).c_str()));
+    Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
+                            ", the values are " + Str(want)));
   }
   std::vector<int64_t> shape(target.ndim());
   for (size_t k = 0; k < target.ndim(); ++k) shape[k] = static_cast<int64_t>(target.shape(k));
   if (shape != tensor.shape()) {
-    Raise(Status::Invalid("out has shape " + std::string(nb::str(out.attr("shape")).c_str()) +
-                          ", the values " + std::string(nb::str(ToTuple(tensor.shape())).c_str())));
+    Raise(Status::Invalid("out has shape " + Str(out.attr("shape")) +
+                          ", the values " + Str(ToTuple(tensor.shape()))));
   }
   std::vector<int64_t> dst_strides = Unwrap(RowMajorStrides(tensor.type()->byte_width(), tensor.shape()));
   auto* dst = static_cast<uint8_t*>(target.data());

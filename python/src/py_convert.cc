@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <nanobind/stl/string.h>
+
 #include "quiver/internal/checked_math.h"
 #include "quiver/dlpack.h"
 
@@ -174,7 +176,7 @@ CopyMode CopyModeFromPython(nb::handle copy, const char* name) {
   if (copy.ptr() == Py_False) return CopyMode::kNever;
   // NumPy bools are bools too.
   if (nb::hasattr(copy, "dtype") && nb::hasattr(copy, "__bool__") &&
-      std::string(nb::str(copy.attr("dtype")).c_str()) == "bool") {
+      Str(copy.attr("dtype")) == "bool") {
     return nb::cast<bool>(nb::bool_(copy)) ? CopyMode::kAlways : CopyMode::kNever;
   }
   Raise(Status::TypeError(std::string(name) + " must be None, True or False, got " +
@@ -194,7 +196,7 @@ nb::handle MaskedArrayType() {
 // Why a NumPy dtype cannot hold tensor values, or "" when it can.
 std::string UnsupportedDtype(nb::handle dtype) {
   const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
-  const std::string name = nb::str(dtype).c_str();
+  const std::string name = Str(dtype);
   if (kind == "O") return "dtype " + name + " (Python objects)";
   if (kind == "U" || kind == "S") return "dtype " + name + " (strings)";
   if (kind == "M" || kind == "m") return "dtype " + name + " (dates and times; view them as int64 first)";
@@ -227,7 +229,7 @@ nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy) {
                             "; tensors hold int, uint, float and bool values"));
   }
   if (!nb::cast<bool>(dtype.attr("isnative"))) {
-    const std::string name = nb::str(dtype).c_str();
+    const std::string name = Str(dtype);
     if (copy == CopyMode::kNever) {
       Raise(Status::Invalid(std::string(what) + " has dtype " + name +
                             " in non-native byte order; a byte-swapping copy is needed (copy=None "
@@ -283,8 +285,8 @@ nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
     nb::object wanted = numpy.attr("dtype")(dtype);
     if (!wanted.equal(view.attr("dtype"))) {
       if (mode == CopyMode::kNever) {
-        Raise(Status::Invalid("converting " + std::string(nb::str(view.attr("dtype")).c_str()) +
-                              " to " + nb::str(wanted).c_str() +
+        Raise(Status::Invalid("converting " + Str(view.attr("dtype")) +
+                              " to " + Str(wanted) +
                               " needs a copy, which copy=False forbids"));
       }
       return view.attr("astype")(wanted);
@@ -303,13 +305,13 @@ InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
   return view;
 }
 
-std::string FormatValues(nb::handle array) {
+std::string FormatValues(nb::handle array, const std::string& prefix) {
   nb::object numpy = nb::module_::import_("numpy");
   nb::dict kwargs;
   kwargs["separator"] = ", ";
   kwargs["threshold"] = 12;
   kwargs["edgeitems"] = 2;
-  kwargs["prefix"] = "  ";
+  kwargs["prefix"] = prefix;
   kwargs["max_line_width"] = 88;
   return nb::cast<std::string>(numpy.attr("array2string")(array, **kwargs));
 }

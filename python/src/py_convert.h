@@ -31,6 +31,13 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 // NullPolicy::...) become the Python arguments that mean the same.
 std::string PythonMessage(std::string message);
 
+// str(obj) as a std::string (any object, through Python's str()).
+inline std::string Str(nb::handle obj) {
+  nb::object text = nb::steal(PyObject_Str(obj.ptr()));
+  if (!text.is_valid()) throw nb::python_error();
+  return nb::cast<std::string>(text);
+}
+
 inline void Check(const Status& status) {
   if (!status.ok()) Raise(status);
 }
@@ -112,8 +119,9 @@ nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy);
 // `ndarray`, checked by PrepareArray and viewed as an InputArray.
 InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy = CopyMode::kIfNeeded);
 
-// NumPy-style text of one array (summarised past a few elements).
-std::string FormatValues(nb::handle array);
+// NumPy-style text of one array (summarised past a few elements);
+// continuation lines start with `prefix` (the text before the array).
+std::string FormatValues(nb::handle array, const std::string& prefix = "");
 // The repr of a column: `header`, then one line per shown row (the first
 // and last three of long columns), `row(i)` giving an array or None (null).
 template <typename RowFn>

@@ -1,5 +1,8 @@
 #include "py_pickle.h"
 
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -18,7 +21,7 @@ using internal::BufferRole;
 using internal::ChildRole;
 
 nb::object Rebuilder(const char* name) {
-  return nb::module_::import_("quiver._quiver").attr(name);
+  return nb::module_::import_("quiver._pickle").attr(name);
 }
 
 // --- types -----------------------------------------------------------------

@@ -50,7 +50,7 @@ namespace {
 // as NumPy stores them); TypeError naming the dtype for the rest.
 TypePtr TypeFromNumpyDtype(nb::handle dtype) {
   const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
-  const std::string name = nb::str(dtype).c_str();
+  const std::string name = Str(dtype);
   if (!nb::cast<bool>(dtype.attr("isnative"))) {
     Raise(Status::TypeError("value type " + name + " is in non-native byte order"));
   }

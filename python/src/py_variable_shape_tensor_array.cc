@@ -154,7 +154,7 @@ PadValue PadValueFromPython(nb::handle value) {
       if (!PyErr_Occurred()) return PadValue(static_cast<uint64_t>(u));
       PyErr_Clear();
     }
-    Raise(Status::Invalid("pad value " + std::string(nb::str(index).c_str()) +
+    Raise(Status::Invalid("pad value " + Str(index) +
                           " does not fit any 64-bit integer type"));
   }
   if (PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__")) {
@@ -247,8 +247,8 @@ void BindVariableShapeTensorArray(nb::module_& m) {
              if (!nb::cast<bool>(out.attr("flags").attr("writeable"))) Raise(Status::Invalid("out is read-only"));
              nb::object want = NumpyDtype(*a.array.type().value_type());
              if (!want.equal(out.attr("dtype"))) {
-               Raise(Status::TypeError("out has dtype " + std::string(nb::str(out.attr("dtype")).c_str()) +
-                                       ", the values are " + nb::str(want).c_str()));
+               Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
+                                       ", the values are " + Str(want)));
              }
              std::vector<int64_t> shape(target.ndim());
              for (size_t k = 0; k < target.ndim(); ++k) shape[k] = static_cast<int64_t>(target.shape(k));
