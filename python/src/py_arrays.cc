@@ -373,13 +373,15 @@ nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask)
 // Copies `tensor` into a caller's NumPy array: same dtype and shape,
 // C-contiguous and writable, else ValueError / TypeError naming the problem.
 void CopyInto(const Tensor& tensor, nb::handle out) {
+  if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
+    Raise(Status::Invalid("out is read-only"));
+  }
   nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
-  if (!nb::try_cast(out, target)) {
+  if (!nb::try_cast(out, target, /*convert=*/false)) {
     Raise(Status::TypeError("out must be a C-contiguous NumPy array on the CPU, got " +
                             std::string(nb::repr(out.attr("__class__")).c_str()) +
                             (nb::hasattr(out, "flags") ? " (not C-contiguous)" : "")));
   }
-  if (!nb::cast<bool>(out.attr("flags").attr("writeable"))) Raise(Status::Invalid("out is read-only"));
   nb::object want = NumpyDtype(*tensor.type());
   if (!want.equal(out.attr("dtype"))) {
     Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +

@@ -240,12 +240,14 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                auto result = Unwrap(std::move(padded));
                return nb::make_tuple(TensorToNumpy(result.values), TensorToNumpy(result.shapes));
              }
-             nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
-             if (!nb::try_cast(out, target)) {
+             if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
+    Raise(Status::Invalid("out is read-only"));
+  }
+  nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
+             if (!nb::try_cast(out, target, /*convert=*/false)) {
                Raise(Status::TypeError("out must be a C-contiguous NumPy array on the CPU"));
              }
-             if (!nb::cast<bool>(out.attr("flags").attr("writeable"))) Raise(Status::Invalid("out is read-only"));
-             nb::object want = NumpyDtype(*a.array.type().value_type());
+                        nb::object want = NumpyDtype(*a.array.type().value_type());
              if (!want.equal(out.attr("dtype"))) {
                Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
                                        ", the values are " + Str(want)));
