@@ -273,6 +273,7 @@ nb::object NumpyDtype(const DataType& type) {
 }
 
 nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
+  if (dtype.is_none() && copy.is_none()) return view;  // np.asarray(x): the view itself
   const CopyMode mode = CopyModeFromPython(copy);
   nb::object numpy = nb::module_::import_("numpy");
   if (mode == CopyMode::kAlways) {
