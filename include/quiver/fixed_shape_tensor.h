@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,20 @@ class FixedShapeTensorArray {
   Result<Tensor> RowTensor(int64_t i, NullPolicy nulls = NullPolicy::kError) const;
 
   Result<FixedShapeTensorArray> Slice(int64_t offset, int64_t length) const;
+
+  // --- Selection (copies: each selected cell once, null rows kept) ------
+  // Rows at `indices` (0 <= index < length, else IndexError), in order.
+  Result<FixedShapeTensorArray> Take(std::span<const int64_t> indices) const;
+  // Rows whose mask entry is non-zero; mask.size() must equal length().
+  Result<FixedShapeTensorArray> Filter(std::span<const uint8_t> mask) const;
+  // The rows of every array in order; their types must be equal (an
+  // explicit identity permutation equals none). The result has the first
+  // array's type.
+  static Result<FixedShapeTensorArray> Concat(std::span<const FixedShapeTensorArray> arrays);
+  // The same cells (zero-copy) with the rows whose `null_rows` entry is
+  // non-zero made null, on top of the rows already null; null_rows.size()
+  // must equal length(). Only the validity bitmap is written.
+  Result<FixedShapeTensorArray> WithNullRows(std::span<const uint8_t> null_rows) const;
 
   const FixedShapeTensorType& type() const { return type_; }
   const ArrayDataPtr& data() const { return data_; }

@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "quiver/array.h"
@@ -43,6 +44,40 @@ class VariableShapeStorage;
 // One entry per physical axis: the size every row has there, or nullopt
 // where sizes vary. An empty UniformShape records nothing.
 using UniformShape = std::vector<std::optional<int64_t>>;
+
+// A pad value as the caller wrote it: integers travel exactly (int64 or
+// uint64), so 2^53 + 1 pads int64 data with 2^53 + 1; floating-point
+// values as double.
+class PadValue {
+ public:
+  enum class Kind { kInt64, kUInt64, kDouble };
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  PadValue(T value) {  // NOLINT: implicit, so ToPadded(0) and ToPadded(0.5) read naturally
+    if constexpr (std::is_floating_point_v<T>) {
+      kind_ = Kind::kDouble;
+      double_ = static_cast<double>(value);
+    } else if constexpr (std::is_signed_v<T>) {
+      kind_ = Kind::kInt64;
+      int64_ = static_cast<int64_t>(value);
+    } else {
+      kind_ = Kind::kUInt64;
+      uint64_ = static_cast<uint64_t>(value);
+    }
+  }
+  Kind kind() const { return kind_; }
+  int64_t int64_value() const { return int64_; }
+  uint64_t uint64_value() const { return uint64_; }
+  double double_value() const { return double_; }
+  // The value as written: "9007199254740993", "0.5".
+  std::string ToString() const;
+
+ private:
+  Kind kind_ = Kind::kInt64;
+  int64_t int64_ = 0;
+  uint64_t uint64_ = 0;
+  double double_ = 0;
+};
 
 class VariableShapeTensorType {
  public:
@@ -151,8 +186,17 @@ class VariableShapeTensorArray {
   };
   // The rows padded to the largest logical shape with `pad_value`, which
   // must be exactly representable in the value type. With kAllow, null
-  // rows come out all padding with shape zeros.
-  Result<Padded> ToPadded(double pad_value = 0, NullPolicy nulls = NullPolicy::kError) const;
+  // rows come out all padding with shape zeros. Large batches are copied
+  // by two threads.
+  Result<Padded> ToPadded(PadValue pad_value = 0, NullPolicy nulls = NullPolicy::kError) const;
+  // The padded batch written into caller memory: `out` is writable,
+  // row-major (C-contiguous) memory of `out_shape` elements of the value
+  // type, and `out_shape` must equal the padded shape (N, *max_shape),
+  // else Invalid naming both. Every byte of `out` is written (padding
+  // included); nothing is allocated but the returned shapes (N x ndim int32).
+  Result<Tensor> ToPaddedInto(uint8_t* out, std::span<const int64_t> out_shape,
+                              PadValue pad_value = 0,
+                              NullPolicy nulls = NullPolicy::kError) const;
 
   struct Jagged {
     Tensor values;   // 1-D, every row's elements back to back (zero-copy)

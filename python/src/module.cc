@@ -4,6 +4,7 @@
 #include "py_dlpack.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
+#include "py_pickle.h"
 
 NB_MODULE(_quiver, m) {
   m.doc() = "quiver: tensors on Apache Arrow (compiled core).";
@@ -14,4 +15,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindDLPack(m);
   quiver::python::BindRecordBatch(m);
   quiver::python::BindIpc(m);
+  quiver::python::BindPickle(m);
 }

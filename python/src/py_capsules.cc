@@ -78,11 +78,16 @@ std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule,
 }
 
 nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema) {
+  // A requested schema is best-effort (PyCapsule protocol): quiver hands
+  // over its storage when exactly that is asked for (pyarrow's pa.array(col,
+  // type=<extension type>) asks for the storage type), and its own data and
+  // type otherwise, leaving any cast to the consumer.
   if (!requested_schema.is_none()) {
     Field requested = ImportSchemaCapsule(requested_schema);
-    if (!requested.type->Equals(*data->type)) {
-      Raise(Status::NotImplemented("cannot provide " + data->type->ToString() + " as requested " +
-                                   requested.type->ToString() + ": quiver does not cast"));
+    if (data->type->id() == TypeId::kExtension && !requested.type->Equals(*data->type) &&
+        requested.type->Equals(*data->type->storage_type())) {
+      ArrayDataPtr storage = StorageOf(data);
+      return nb::make_tuple(SchemaCapsule(Field{"", storage->type, true, {}}), ArrayCapsule(storage));
     }
   }
   return nb::make_tuple(SchemaCapsule(Field{"", data->type, true, {}}), ArrayCapsule(data));

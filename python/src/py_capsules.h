@@ -23,8 +23,9 @@ std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule,
 // Imports the field behind an "arrow_schema" capsule.
 Field ImportSchemaCapsule(nb::handle schema_capsule);
 
-// Producer side of __arrow_c_array__(requested_schema): `requested_schema`
-// may be None or a schema capsule equal to the array's own type.
+// Producer side of __arrow_c_array__(requested_schema), best-effort: `requested_schema`
+// may be None or any schema capsule: the storage goes out when exactly the
+// storage type is requested, the array with its own type otherwise.
 nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema);
 
 }  // namespace quiver::python

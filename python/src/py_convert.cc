@@ -1,5 +1,9 @@
 #include "py_convert.h"
 
+#include <cstring>
+
+#include <nanobind/stl/string.h>
+
 #include "quiver/internal/checked_math.h"
 #include "quiver/dlpack.h"
 
@@ -15,8 +19,27 @@ void Raise(const Status& status) {
     case StatusCode::kOutOfMemory: type = PyExc_MemoryError; break;
     default: break;
   }
-  PyErr_SetString(type, status.message().c_str());
+  PyErr_SetString(type, PythonMessage(status.message()).c_str());
   throw nb::python_error();
+}
+
+std::string PythonMessage(std::string message) {
+  // The C++ library names its enums; a Python user passes keyword arguments.
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"allow_nulls=True in Python, NullPolicy::kAllow in C++", "allow_nulls=True"},
+      {"CopyMode::kIfNeeded", "copy=None"},
+      {"CopyMode::kAlways", "copy=True"},
+      {"CopyMode::kNever", "copy=False"},
+      {"NullPolicy::kAllow", "allow_nulls=True"},
+      {"NullPolicy::kError", "allow_nulls=False"},
+  };
+  for (const auto& [cpp, py] : kNames) {
+    for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at)) {
+      message.replace(at, std::strlen(cpp), py);
+      at += std::strlen(py);
+    }
+  }
+  return message;
 }
 
 TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {
@@ -147,6 +170,76 @@ CopyMode CopyModeFromPython(std::optional<bool> copy) {
   return *copy ? CopyMode::kAlways : CopyMode::kNever;
 }
 
+CopyMode CopyModeFromPython(nb::handle copy, const char* name) {
+  if (copy.is_none()) return CopyMode::kIfNeeded;
+  if (copy.ptr() == Py_True) return CopyMode::kAlways;
+  if (copy.ptr() == Py_False) return CopyMode::kNever;
+  // NumPy bools are bools too.
+  if (nb::hasattr(copy, "dtype") && nb::hasattr(copy, "__bool__") &&
+      Str(copy.attr("dtype")) == "bool") {
+    return nb::cast<bool>(nb::bool_(copy)) ? CopyMode::kAlways : CopyMode::kNever;
+  }
+  Raise(Status::TypeError(std::string(name) + " must be None, True or False, got " +
+                          nb::repr(copy).c_str()));
+}
+
+namespace {
+
+// numpy.ma.MaskedArray, looked up once (kept for the life of the process).
+nb::handle MaskedArrayType() {
+  static PyObject* type = [] {
+    return nb::object(nb::module_::import_("numpy.ma").attr("MaskedArray")).release().ptr();
+  }();
+  return type;
+}
+
+// Why a NumPy dtype cannot hold tensor values, or "" when it can.
+std::string UnsupportedDtype(nb::handle dtype) {
+  const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+  const std::string name = Str(dtype);
+  if (kind == "O") return "dtype " + name + " (Python objects)";
+  if (kind == "U" || kind == "S") return "dtype " + name + " (strings)";
+  if (kind == "M" || kind == "m") return "dtype " + name + " (dates and times; view them as int64 first)";
+  if (kind == "V") return "dtype " + name + " (structured or raw bytes)";
+  if (kind == "c") return "dtype " + name + " (complex numbers)";
+  return "";
+}
+
+}  // namespace
+
+bool IsMaskedArray(nb::handle obj) { return PyObject_IsInstance(obj.ptr(), MaskedArrayType().ptr()) == 1; }
+
+nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy) {
+  nb::object numpy = nb::module_::import_("numpy");
+  nb::object array = nb::borrow(obj);
+  if (!PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(numpy.attr("ndarray").ptr()))) {
+    InputArray view;
+    if (nb::try_cast(obj, view)) return array;  // DLPack and buffer producers
+    try {
+      array = numpy.attr("asarray")(obj);
+    } catch (nb::python_error& error) {
+      Raise(Status::TypeError(std::string(what) + " is not an array of numbers (" +
+                              error.what() + ")"));
+    }
+  }
+  nb::object dtype = array.attr("dtype");
+  std::string unsupported = UnsupportedDtype(dtype);
+  if (!unsupported.empty()) {
+    Raise(Status::TypeError(std::string(what) + " has " + unsupported +
+                            "; tensors hold int, uint, float and bool values"));
+  }
+  if (!nb::cast<bool>(dtype.attr("isnative"))) {
+    const std::string name = Str(dtype);
+    if (copy == CopyMode::kNever) {
+      Raise(Status::Invalid(std::string(what) + " has dtype " + name +
+                            " in non-native byte order; a byte-swapping copy is needed (copy=None "
+                            "or copy=True allow it)"));
+    }
+    array = array.attr("astype")(dtype.attr("newbyteorder")("="));
+  }
+  return array;
+}
+
 ArrayDataPtr StorageOf(const ArrayDataPtr& data) {
   auto storage = std::make_shared<ArrayData>(*data);
   storage->type = data->type->storage_type();
@@ -164,6 +257,64 @@ nb::object TensorToNumpy(const Tensor& tensor) {
   nb::ndarray<nb::numpy, nb::ro> view(tensor.raw_data(), shape.size(), shape.data(), keep,
                                       strides.data(), DtypeFromType(*tensor.type()));
   return nb::cast(view, nb::rv_policy::reference);
+}
+
+nb::object NumpyDtype(const DataType& type) {
+  nb::object numpy = nb::module_::import_("numpy");
+  if (type.is_bool8()) return numpy.attr("dtype")("bool");
+  if (!type.is_numeric()) {
+    Raise(Status::TypeError(type.ToString() + " has no NumPy dtype"));
+  }
+  const char* name = type.is_floating() ? (type.bit_width() == 16 ? "float16" : type.bit_width() == 32 ? "float32" : "float64")
+                                        : nullptr;
+  if (name) return numpy.attr("dtype")(name);
+  return numpy.attr("dtype")((std::string(type.is_signed_integer() ? "int" : "uint") +
+                              std::to_string(type.bit_width())).c_str());
+}
+
+nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
+  if (dtype.is_none() && copy.is_none()) return view;  // np.asarray(x): the view itself
+  const CopyMode mode = CopyModeFromPython(copy);
+  nb::object numpy = nb::module_::import_("numpy");
+  if (mode == CopyMode::kAlways) {
+    nb::dict kwargs;
+    kwargs["copy"] = true;
+    if (!dtype.is_none()) kwargs["dtype"] = dtype;
+    return numpy.attr("array")(view, **kwargs);
+  }
+  if (!dtype.is_none()) {
+    nb::object wanted = numpy.attr("dtype")(dtype);
+    if (!wanted.equal(view.attr("dtype"))) {
+      if (mode == CopyMode::kNever) {
+        Raise(Status::Invalid("converting " + Str(view.attr("dtype")) +
+                              " to " + Str(wanted) +
+                              " needs a copy, which copy=False forbids"));
+      }
+      return view.attr("astype")(wanted);
+    }
+  }
+  return view;
+}
+
+InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
+  nb::object prepared = PrepareArray(ndarray, what, copy);
+  InputArray view;
+  if (!nb::try_cast(prepared, view)) {
+    Raise(Status::TypeError(std::string(what) + " is not an array of numbers: " +
+                            nb::repr(ndarray).c_str()));
+  }
+  return view;
+}
+
+std::string FormatValues(nb::handle array, const std::string& prefix) {
+  nb::object numpy = nb::module_::import_("numpy");
+  nb::dict kwargs;
+  kwargs["separator"] = ", ";
+  kwargs["threshold"] = 12;
+  kwargs["edgeitems"] = 2;
+  kwargs["prefix"] = prefix;
+  kwargs["max_line_width"] = 88;
+  return nb::cast<std::string>(numpy.attr("array2string")(array, **kwargs));
 }
 
 }  // namespace quiver::python

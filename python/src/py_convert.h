@@ -27,6 +27,17 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 // TypeError, IndexError, NotImplementedError, OSError, MemoryError).
 [[noreturn]] void Raise(const Status& status);
 
+// A C++ message as a Python user should read it: C++ enums (CopyMode::...,
+// NullPolicy::...) become the Python arguments that mean the same.
+std::string PythonMessage(std::string message);
+
+// str(obj) as a std::string (any object, through Python's str()).
+inline std::string Str(nb::handle obj) {
+  nb::object text = nb::steal(PyObject_Str(obj.ptr()));
+  if (!text.is_valid()) throw nb::python_error();
+  return nb::cast<std::string>(text);
+}
+
 inline void Check(const Status& status) {
   if (!status.ok()) Raise(status);
 }
@@ -78,11 +89,57 @@ int64_t ResolveIndex(int64_t index, int64_t length);
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
 // copy=None copies only when needed, False never, True always.
 CopyMode CopyModeFromPython(std::optional<bool> copy);
+// The same from any Python object: TypeError naming `name` for anything but
+// None, True and False (NumPy bools included).
+CopyMode CopyModeFromPython(nb::handle copy, const char* name = "copy");
+
+// Whether `obj` is a numpy.ma.MaskedArray.
+bool IsMaskedArray(nb::handle obj);
+// `obj` as something InputArray can view: NumPy arrays and other array
+// producers as they are, sequences through numpy.asarray. Raises TypeError
+// naming `what` and the dtype for objects, strings, dates and complex
+// values; a non-native byte order is swapped in a copy, or refused with
+// ValueError when `copy` is kNever.
+nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy = CopyMode::kIfNeeded);
 
 // The storage of an extension array as a plain array (zero-copy).
 ArrayDataPtr StorageOf(const ArrayDataPtr& data);
 
 // A read-only NumPy view of `tensor` that keeps its buffer alive.
 nb::object TensorToNumpy(const Tensor& tensor);
+
+// The NumPy dtype of a tensor value type (bool8 -> bool).
+nb::object NumpyDtype(const DataType& type);
+
+// NumPy's __array__(dtype=None, copy=None) over a zero-copy `view`:
+// copy=True always copies, copy=False raises ValueError when a dtype
+// conversion needs a copy, None copies only for that.
+nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy);
+
+// `ndarray`, checked by PrepareArray and viewed as an InputArray.
+InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy = CopyMode::kIfNeeded);
+
+// NumPy-style text of one array (summarised past a few elements);
+// continuation lines start with `prefix` (the text before the array).
+std::string FormatValues(nb::handle array, const std::string& prefix = "");
+// The repr of a column: `header`, then one line per shown row (the first
+// and last three of long columns), `row(i)` giving an array or None (null).
+template <typename RowFn>
+std::string FormatColumn(const std::string& header, int64_t length, RowFn&& row) {
+  std::string out = header + "\n[";
+  auto show = [&](int64_t i) {
+    out += i == 0 ? "\n  " : ",\n  ";
+    out += row(i);
+  };
+  if (length <= 8) {
+    for (int64_t i = 0; i < length; ++i) show(i);
+  } else {
+    for (int64_t i = 0; i < 3; ++i) show(i);
+    out += ",\n  ...";
+    for (int64_t i = length - 3; i < length; ++i) show(i);
+  }
+  out += length > 0 ? "\n]" : "]";
+  return out;
+}
 
 }  // namespace quiver::python

@@ -51,12 +51,23 @@ bool WantsVersioned(nb::handle max_version) {
   if (!nb::isinstance<nb::tuple>(max_version) || nb::len(max_version) != 2) {
     Raise(Status::TypeError("max_version must be None or a (major, minor) tuple"));
   }
-  return nb::cast<int64_t>(max_version[0]) >= 1;
+  int64_t major = 0;
+  if (!nb::try_cast(max_version[0], major)) {
+    Raise(Status::TypeError("max_version must be None or a (major, minor) tuple of ints"));
+  }
+  return major >= 1;
 }
 
-CopyMode CopyModeOf(nb::handle copy) {
-  if (copy.is_none()) return CopyMode::kIfNeeded;
-  return nb::cast<bool>(copy) ? CopyMode::kAlways : CopyMode::kNever;
+CopyMode CopyModeOf(nb::handle copy) { return CopyModeFromPython(copy, "copy"); }
+
+// A (device_type, device_id) pair; TypeError naming `name` otherwise.
+std::pair<int, int> DevicePair(nb::handle device, const char* name) {
+  if (nb::isinstance<nb::tuple>(device) && nb::len(device) == 2) {
+    int type = 0, id = 0;
+    if (nb::try_cast(device[0], type) && nb::try_cast(device[1], id)) return {type, id};
+  }
+  Raise(Status::TypeError(std::string(name) + " must be a (device_type, device_id) tuple of ints "
+                          "such as (1, 0) for the CPU, got " + nb::repr(device).c_str()));
 }
 
 // Renames the capsule to its "used_" name (before anything can fail, as the
@@ -100,8 +111,7 @@ nb::object CapsuleFrom(nb::handle obj, nb::handle device, nb::handle copy) {
 
 bool IsCpu(nb::handle device) {
   if (device.is_none()) return true;
-  nb::tuple pair = nb::cast<nb::tuple>(device);
-  return nb::len(pair) == 2 && nb::cast<int>(pair[0]) == dlpack::kDeviceCPU;
+  return DevicePair(device, "device").first == dlpack::kDeviceCPU;
 }
 
 Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
@@ -110,6 +120,7 @@ Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
     Raise(Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
                             "capsule, got " + std::string(nb::type_name(obj.type()).c_str())));
   }
+  CopyModeOf(copy);  // TypeError for anything but None, True and False, before the producer runs
   if (!device.is_none() && !IsCpu(device)) {
     RaiseBufferError("quiver.from_dlpack can place tensors on the CPU only (device=(1, 0)); "
                      "device=None keeps the producer's device");
@@ -117,7 +128,7 @@ Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
   nb::object capsule = is_capsule ? nb::borrow(obj) : CapsuleFrom(obj, device, copy);
   uint64_t flags = 0;
   Tensor tensor = ConsumeCapsule(capsule, &flags);
-  const bool want_copy = !copy.is_none() && nb::cast<bool>(copy);
+  const bool want_copy = CopyModeOf(copy) == CopyMode::kAlways;
   if (want_copy && !(flags & dlpack::kFlagIsCopied)) return Unwrap(tensor.ToContiguous());
   return tensor;
 }
@@ -131,9 +142,8 @@ nb::object DLPackCapsule(const Tensor& tensor, nb::handle stream, nb::handle max
     RaiseBufferError("stream must be None for CPU tensors");
   }
   if (!dl_device.is_none()) {
-    nb::tuple wanted = nb::cast<nb::tuple>(dl_device);
-    if (nb::len(wanted) != 2 || nb::cast<int>(wanted[0]) != device.type ||
-        nb::cast<int>(wanted[1]) != device.id) {
+    auto [type, id] = DevicePair(dl_device, "dl_device");
+    if (type != device.type || id != device.id) {
       RaiseBufferError("cannot export to device " + std::string(nb::repr(dl_device).c_str()) +
                        ": the tensor lives on (" + std::to_string(device.type) + ", " +
                        std::to_string(device.id) + ") and quiver does not copy across devices");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 
 #include <optional>
 #include <string>
@@ -62,6 +63,22 @@ VariableShapeTensorType MakeVariableShapeType(nb::handle value_type, int ndim,
                                               std::optional<UniformShape> uniform_shape);
 // A DataType from a name ("float32"), a DataType, or a NumPy dtype-like.
 TypePtr TypeFromPython(nb::handle value);
+
+// Shared by the column bindings (py_arrays.cc).
+// Per row, 1 where `mask` (a bool array of N rows, any cell shape) masks
+// every element; ValueError naming the first row masked only in part.
+std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char* what);
+// take() indices as int64 (TypeError for floats); filter() masks as bytes.
+nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices);
+nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask);
+// Copies `tensor` into the caller's array `out` (dtype, shape, C order and
+// writability checked), without the GIL.
+void CopyInto(const Tensor& tensor, nb::handle out);
+bool FixedShapeTensorArraysEqual(const FixedShapeTensorArray& a, const FixedShapeTensorArray& b);
+bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a, const VariableShapeTensorArray& b);
+std::string TensorColumnRepr(const FixedShapeTensorArray& a);
+std::string TensorColumnRepr(const VariableShapeTensorArray& a);
+nb::object ArrayToPylist(const ArrayDataPtr& data);
 
 void BindTypes(nb::module_& m);
 void BindArrays(nb::module_& m);

@@ -6,6 +6,7 @@
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_objects.h"
+#include "py_pickle.h"
 
 namespace quiver::python {
 
@@ -14,11 +15,67 @@ void BindTensor(nb::module_& m) {
                        "A dense strided tensor (shape in elements, strides in bytes).")
       .def_static(
           "from_numpy",
-          [](InputArray ndarray, std::optional<std::vector<std::string>> dim_names) {
-            return PyTensor{TensorFromArray(ndarray, dim_names.value_or(std::vector<std::string>{}))};
+          [](nb::handle ndarray, std::optional<std::vector<std::string>> dim_names, nb::handle copy) {
+            const CopyMode mode = CopyModeFromPython(copy);
+            InputArray view = ViewArray(ndarray, "ndarray", mode);
+            Tensor t = TensorFromArray(view, dim_names.value_or(std::vector<std::string>{}));
+            if (mode == CopyMode::kAlways) {
+              Result<Tensor> copied = Status::Invalid("");
+              {
+                nb::gil_scoped_release no_gil;
+                copied = t.ToContiguous();
+              }
+              t = Unwrap(std::move(copied));
+            }
+            return PyTensor{std::move(t)};
           },
-          nb::arg("ndarray"), nb::arg("dim_names") = nb::none(),
-          "Views a NumPy (or any buffer / DLPack) array, zero-copy; the array is kept alive.")
+          nb::arg("ndarray"), nb::arg("dim_names") = nb::none(), nb::arg("copy") = nb::none(),
+          "Views a NumPy (or any buffer / DLPack) array, zero-copy; the array is kept alive. "
+          "Non-native byte order is swapped into a copy (copy=False raises ValueError "
+          "instead); copy=True always copies.")
+      .def("__array__",
+           [](const PyTensor& t, nb::handle dtype, nb::handle copy) {
+             return ArrayProtocol(TensorToNumpy(t.tensor), dtype, copy);
+           },
+           nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("copy") = nb::none(),
+           "NumPy's array protocol: a read-only zero-copy view; copy=True gives a writable copy, "
+           "copy=False refuses a dtype conversion.")
+      .def_prop_ro("dtype", [](const PyTensor& t) { return NumpyDtype(*t.tensor.type()); },
+                   "The NumPy dtype of the values (bool8 -> bool).")
+      .def("__len__",
+           [](const PyTensor& t) {
+             if (t.tensor.ndim() == 0) Raise(Status::TypeError("len() of a 0-d tensor"));
+             return t.tensor.shape()[0];
+           })
+      .def("tolist", [](const PyTensor& t) { return TensorToNumpy(t.tensor).attr("tolist")(); },
+           "The values as nested Python lists (a scalar for a 0-d tensor).")
+      .def("__reduce_ex__", [](const PyTensor& t, int protocol) { return ReduceTensor(t.tensor, protocol); },
+           nb::arg("protocol"))
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__",
+           [](const PyTensor& t, nb::handle) {
+             Result<Tensor> copied = Status::Invalid("");
+             {
+               nb::gil_scoped_release no_gil;
+               copied = t.tensor.ToContiguous();
+             }
+             return PyTensor{Unwrap(std::move(copied))};
+           },
+           nb::arg("memo"))
+      .def("__eq__",
+           [](const PyTensor& a, nb::handle b) {
+             if (!nb::isinstance<PyTensor>(b)) return false;
+             const Tensor& other = nb::cast<PyTensor&>(b).tensor;
+             nb::gil_scoped_release no_gil;
+             return a.tensor.Equals(other);
+           })
+      .def("__ne__",
+           [](const PyTensor& a, nb::handle b) {
+             if (!nb::isinstance<PyTensor>(b)) return true;
+             const Tensor& other = nb::cast<PyTensor&>(b).tensor;
+             nb::gil_scoped_release no_gil;
+             return !a.tensor.Equals(other);
+           })
       .def("to_numpy", [](const PyTensor& t) { return TensorToNumpy(t.tensor); },
            "A read-only NumPy view, zero-copy.")
       .def_prop_ro("shape", [](const PyTensor& t) { return ToTuple(t.tensor.shape()); })
@@ -34,7 +91,11 @@ void BindTensor(nb::module_& m) {
       .def_prop_ro("is_contiguous", [](const PyTensor& t) { return t.tensor.IsContiguous(); })
       .def("to_contiguous", [](const PyTensor& t) { return PyTensor{Unwrap(t.tensor.ToContiguous())}; },
            "A row-major copy.")
-      .def("equals", [](const PyTensor& a, const PyTensor& b) { return a.tensor.Equals(b.tensor); },
+      .def("equals",
+           [](const PyTensor& a, const PyTensor& b) {
+             nb::gil_scoped_release no_gil;
+             return a.tensor.Equals(b.tensor);
+           },
            nb::arg("other"), "Same type, shape and values.")
       .def("__dlpack__",
            [](const PyTensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
@@ -50,8 +111,20 @@ void BindTensor(nb::module_& m) {
       .def("__repr__", [](const PyTensor& t) {
         std::string shape;
         for (int64_t s : t.tensor.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(s);
-        return "quiver.Tensor<" + t.tensor.type()->ToString() + ">(shape=(" + shape + "))";
+        if (t.tensor.ndim() == 1) shape += ",";
+        std::string header = "quiver.Tensor<" + t.tensor.type()->ToString() + "> shape=(" + shape + ")";
+        if (!t.tensor.dim_names().empty()) {
+          header += " dim_names=[";
+          for (size_t i = 0; i < t.tensor.dim_names().size(); ++i) {
+            header += (i ? ", " : "") + t.tensor.dim_names()[i];
+          }
+          header += "]";
+        }
+        if (!t.tensor.buffer()->device().is_cpu()) return header + " (device memory)";
+        return header + "\n" + FormatValues(TensorToNumpy(t.tensor));
       });
+  nb::handle cls = m.attr("Tensor");
+  nb::setattr(cls, "__hash__", nb::none());
 }
 
 }  // namespace quiver::python

@@ -6,6 +6,8 @@
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
+#include "py_pickle.h"
+#include "quiver/internal/permutation.h"
 
 namespace quiver::python {
 
@@ -42,20 +44,58 @@ VariableShapeTensorType MakeVariableShapeType(nb::handle value_type, int ndim,
       permutation.value_or(std::vector<int64_t>{}), uniform_shape.value_or(UniformShape{})));
 }
 
+namespace {
+
+// The value type of a NumPy dtype: bools are arrow.bool8 (one byte each,
+// as NumPy stores them); TypeError naming the dtype for the rest.
+TypePtr TypeFromNumpyDtype(nb::handle dtype) {
+  const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+  const std::string name = Str(dtype);
+  if (!nb::cast<bool>(dtype.attr("isnative"))) {
+    Raise(Status::TypeError("value type " + name + " is in non-native byte order"));
+  }
+  if (kind == "b") return bool8();
+  if (kind == "i" || kind == "u" || kind == "f") {
+    Result<TypePtr> type = TypeFromName(nb::cast<std::string>(dtype.attr("name")));
+    if (type.ok()) return *type;
+  }
+  Raise(Status::TypeError("dtype " + name + " is not a tensor value type (int, uint, float or "
+                          "bool)"));
+}
+
+}  // namespace
+
 TypePtr TypeFromPython(nb::handle value) {
   if (nb::isinstance<PyDataType>(value)) return nb::cast<PyDataType&>(value).type;
-  if (nb::isinstance<nb::str>(value)) return Unwrap(TypeFromName(nb::cast<std::string>(value)));
-  // NumPy dtypes and scalar types (np.float32, np.dtype("int16")) by name.
   nb::object numpy = nb::module_::import_("numpy");
+  if (nb::isinstance<nb::str>(value)) {
+    const std::string name = nb::cast<std::string>(value);
+    if (name == "bool8") return bool8();
+    Result<TypePtr> named = TypeFromName(name);
+    if (named.ok()) return *named;
+    nb::object dtype;
+    try {
+      dtype = numpy.attr("dtype")(value);  // "f4", "<i8", "uint16" ...
+    } catch (nb::python_error&) {
+      Raise(Status::TypeError("unknown value type '" + name + "' (expected a name such as "
+                              "'float32' or 'bool8', or a NumPy dtype string such as 'f4')"));
+    }
+    return TypeFromNumpyDtype(dtype);
+  }
+  const bool is_dtype = nb::isinstance(value, numpy.attr("dtype"));
+  if (!is_dtype && nb::hasattr(value, "__arrow_c_schema__")) {
+    // pyarrow DataTypes and any other schema producer.
+    return ImportSchemaCapsule(value.attr("__arrow_c_schema__")()).type;
+  }
   nb::object dtype;
   try {
     dtype = numpy.attr("dtype")(value);
   } catch (nb::python_error&) {
     Raise(Status::TypeError("expected a value type (a name such as 'float32', a quiver "
-                            "DataType or a NumPy dtype), got " +
+                            "DataType, a NumPy dtype or a pyarrow DataType), got " +
                             std::string(nb::repr(value).c_str())));
   }
-  return Unwrap(TypeFromName(nb::cast<std::string>(dtype.attr("name"))));
+  return TypeFromNumpyDtype(dtype);
 }
 
 namespace {
@@ -82,6 +122,12 @@ void BindDataType(nb::module_& m) {
         return nb::isinstance<PyDataType>(b) && a.type->Equals(*nb::cast<PyDataType&>(b).type);
       })
       .def("__hash__", [](const PyDataType& t) { return std::hash<std::string>{}(t.type->ToString()); })
+      .def("__reduce__", [](const PyDataType& t) { return ReduceType(t.type); })
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); }, nb::arg("memo"))
+      .def("to_numpy_dtype",
+           [](const PyDataType& t) { return NumpyDtype(*t.type); },
+           "The NumPy dtype holding this value type (bool8 -> bool); TypeError for the rest.")
       .def("__str__", [](const PyDataType& t) { return t.type->ToString(); })
       .def("__repr__", [](const PyDataType& t) { return "quiver.DataType(" + t.type->ToString() + ")"; })
       .def("__arrow_c_schema__",
@@ -91,7 +137,14 @@ void BindDataType(nb::module_& m) {
         nb::arg("value"),
         "The DataType named by a string ('float32'), a NumPy dtype, or a DataType.");
   m.def("type_from_arrow",
-        [](nb::handle obj) { return WrapType(ImportSchemaCapsule(obj.attr("__arrow_c_schema__")()).type); },
+        [](nb::handle obj) {
+          if (!nb::hasattr(obj, "__arrow_c_schema__")) {
+            Raise(Status::TypeError("type_from_arrow needs an object with __arrow_c_schema__ (a "
+                                    "pyarrow DataType, Field or Schema, say), got " +
+                                    std::string(nb::type_name(obj.type()).c_str())));
+          }
+          return WrapType(ImportSchemaCapsule(obj.attr("__arrow_c_schema__")()).type);
+        },
         nb::arg("obj"), "Imports the type of any object with __arrow_c_schema__ (pyarrow types too).");
 }
 
@@ -122,7 +175,16 @@ void BindFixedShapeTensorType(nb::module_& m) {
         return nb::isinstance<PyFixedShapeTensorType>(b) &&
                a.type.Equals(nb::cast<PyFixedShapeTensorType&>(b).type);
       })
-      .def("__hash__", [](const PyFixedShapeTensorType& t) { return std::hash<std::string>{}(t.type.ToString()); })
+      .def("__hash__", [](const PyFixedShapeTensorType& t) {
+        // Equal types hash alike: an explicit identity permutation is none.
+        const auto& p = t.type.permutation();
+        auto plain = FixedShapeTensorType::Make(t.type.value_type(), t.type.shape(), t.type.dim_names(),
+                                                internal::IsIdentityPermutation(p) ? std::vector<int64_t>{} : p);
+        return std::hash<std::string>{}(plain.ok() ? plain->ToString() : t.type.ToString());
+      })
+      .def("__reduce__", [](const PyFixedShapeTensorType& t) { return ReduceType(t.type.data_type()); })
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); }, nb::arg("memo"))
       .def("__str__", [](const PyFixedShapeTensorType& t) { return t.type.ToString(); })
       .def("__repr__", [](const PyFixedShapeTensorType& t) { return "quiver." + t.type.ToString(); })
       .def("__arrow_c_schema__",
@@ -172,7 +234,16 @@ void BindVariableShapeTensorType(nb::module_& m) {
       .def("__eq__", [](const T& a, nb::handle b) {
         return nb::isinstance<T>(b) && a.type.Equals(nb::cast<T&>(b).type);
       })
-      .def("__hash__", [](const T& t) { return std::hash<std::string>{}(t.type.ToString()); })
+      .def("__hash__", [](const T& t) {
+        const auto& p = t.type.permutation();
+        auto plain = VariableShapeTensorType::Make(
+            t.type.value_type(), t.type.ndim(), t.type.dim_names(),
+            internal::IsIdentityPermutation(p) ? std::vector<int64_t>{} : p, t.type.uniform_shape());
+        return std::hash<std::string>{}(plain.ok() ? plain->ToString() : t.type.ToString());
+      })
+      .def("__reduce__", [](const T& t) { return ReduceType(t.type.data_type()); })
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); }, nb::arg("memo"))
       .def("__str__", [](const T& t) { return t.type.ToString(); })
       .def("__repr__", [](const T& t) { return "quiver." + t.type.ToString(); })
       .def("__arrow_c_schema__",

@@ -6,6 +6,7 @@
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
+#include "py_pickle.h"
 
 namespace quiver::python {
 
@@ -15,20 +16,8 @@ using Names = std::optional<std::vector<std::string>>;
 using Ints = std::optional<std::vector<int64_t>>;
 using Uniform = std::optional<UniformShape>;
 
-// Any array-like as a CPU array view (NumPy converts lists and scalars).
-InputArray AsArray(nb::handle value, const char* what) {
-  InputArray array;
-  if (nb::try_cast(value, array)) return array;
-  nb::object converted = nb::module_::import_("numpy").attr("asarray")(value);
-  if (!nb::try_cast(converted, array)) {
-    Raise(Status::TypeError(std::string(what) + " is not an array of numbers: " +
-                            std::string(nb::repr(value).c_str())));
-  }
-  return array;
-}
-
 Tensor TensorFrom(nb::handle value, const char* what) {
-  return TensorFromArray(AsArray(value, what), {});
+  return TensorFromArray(ViewArray(value, what), {});
 }
 
 // The array type: `type` when given, else built from the value type and
@@ -65,6 +54,20 @@ PyVariableShapeTensorArray FromNumpy(nb::iterable arrays, Names dim_names, Ints 
       rows.emplace_back();
       continue;
     }
+    if (IsMaskedArray(item)) {
+      // A fully masked array is a null row; a row masked in part is an error.
+      const std::string what = "row " + std::to_string(rows.size());
+      nb::object mask = nb::module_::import_("numpy.ma").attr("getmaskarray")(item);
+      std::vector<uint8_t> null = NullRowsFromMask(mask.attr("reshape")(1, -1), 1, what.c_str());
+      if (null[0] && nb::cast<int64_t>(mask.attr("size")) > 0) {
+        rows.emplace_back();
+        continue;
+      }
+      Tensor tensor = TensorFrom(item.attr("data"), what.c_str());
+      if (!value_type) value_type = tensor.type(), ndim = tensor.ndim();
+      rows.emplace_back(std::move(tensor));
+      continue;
+    }
     std::optional<Tensor> fast = borrowed.TryBorrow(item);
     Tensor tensor = fast ? std::move(*fast) : TensorFrom(item, ("row " + std::to_string(rows.size())).c_str());
     if (!value_type) value_type = tensor.type(), ndim = tensor.ndim();
@@ -72,7 +75,11 @@ PyVariableShapeTensorArray FromNumpy(nb::iterable arrays, Names dim_names, Ints 
   }
   VariableShapeTensorType resolved = ResolveType(type, value_type, ndim, std::move(dim_names),
                                                  std::move(permutation), std::move(uniform_shape));
-  auto built = VariableShapeTensorArray::FromTensors(resolved, rows);
+  Result<VariableShapeTensorArray> built = Status::Invalid("");
+  {
+    nb::gil_scoped_release no_gil;  // one long copy of every row
+    built = VariableShapeTensorArray::FromTensors(resolved, rows);
+  }
   rows.clear();  // drop the borrowed views before their buffers are released
   return {Unwrap(std::move(built))};
 }
@@ -84,7 +91,13 @@ PyVariableShapeTensorArray FromPadded(nb::handle batch, nb::handle shapes, Names
   VariableShapeTensorType resolved = ResolveType(type, padded.type(), padded.ndim() - 1,
                                                  std::move(dim_names), std::move(permutation),
                                                  std::move(uniform_shape));
-  return {Unwrap(VariableShapeTensorArray::FromPadded(resolved, padded, TensorFrom(shapes, "shapes")))};
+  Tensor shape_tensor = TensorFrom(shapes, "shapes");
+  Result<VariableShapeTensorArray> built = Status::Invalid("");
+  {
+    nb::gil_scoped_release no_gil;
+    built = VariableShapeTensorArray::FromPadded(resolved, padded, shape_tensor);
+  }
+  return {Unwrap(std::move(built))};
 }
 
 PyVariableShapeTensorArray FromJagged(nb::handle values, nb::handle offsets, nb::handle shapes,
@@ -106,23 +119,48 @@ nb::object RowOrNone(const VariableShapeTensorArray& array, int64_t i) {
   return TensorToNumpy(Unwrap(array.RowTensor(row)));
 }
 
-// Indices as a contiguous int64 NumPy array.
-nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices) {
-  nb::object numpy = nb::module_::import_("numpy");
-  nb::object converted = numpy.attr("ascontiguousarray")(indices, numpy.attr("int64"));
-  return nb::cast<nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig>>(converted);
+template <typename Fn>
+PyVariableShapeTensorArray Released(Fn&& fn) {
+  Result<VariableShapeTensorArray> out = Status::Invalid("");
+  {
+    nb::gil_scoped_release no_gil;
+    out = fn();
+  }
+  return {Unwrap(std::move(out))};
 }
 
 PyVariableShapeTensorArray Take(const PyVariableShapeTensorArray& a, nb::handle indices) {
   auto index = IndexArray(indices);
-  return {Unwrap(a.array.Take({index.data(), index.shape(0)}))};
+  return Released([&] { return a.array.Take({index.data(), index.shape(0)}); });
 }
 
 PyVariableShapeTensorArray Filter(const PyVariableShapeTensorArray& a, nb::handle mask) {
-  nb::object numpy = nb::module_::import_("numpy");
-  nb::object flags = numpy.attr("ascontiguousarray")(mask, numpy.attr("bool_")).attr("view")(numpy.attr("uint8"));
-  auto view = nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(flags);
-  return {Unwrap(a.array.Filter({view.data(), view.shape(0)}))};
+  auto flags = MaskArray(mask);
+  return Released([&] { return a.array.Filter({flags.data(), flags.shape(0)}); });
+}
+
+// A Python pad value as the C++ PadValue: ints exactly (int64, or uint64
+// past its range), floats as double; errors quote the value as written.
+PadValue PadValueFromPython(nb::handle value) {
+  if (PyBool_Check(value.ptr())) return PadValue(value.ptr() == Py_True ? 1 : 0);
+  if (PyLong_Check(value.ptr()) || (nb::hasattr(value, "dtype") && nb::hasattr(value, "__index__"))) {
+    nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+    if (!index.is_valid()) throw nb::python_error();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow == 0) return PadValue(static_cast<int64_t>(v));
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(index.ptr());
+      if (!PyErr_Occurred()) return PadValue(static_cast<uint64_t>(u));
+      PyErr_Clear();
+    }
+    Raise(Status::Invalid("pad value " + Str(index) +
+                          " does not fit any 64-bit integer type"));
+  }
+  if (PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__")) {
+    return PadValue(PyFloat_AsDouble(value.ptr()));
+  }
+  Raise(Status::TypeError("pad_value must be a number, got " + std::string(nb::repr(value).c_str())));
 }
 
 nb::object GetSlice(const PyVariableShapeTensorArray& a, nb::slice slice) {
@@ -132,7 +170,7 @@ nb::object GetSlice(const PyVariableShapeTensorArray& a, nb::slice slice) {
   }
   std::vector<int64_t> indices(count);
   for (size_t j = 0; j < count; ++j) indices[j] = static_cast<int64_t>(start) + static_cast<int64_t>(j) * step;
-  return nb::cast(PyVariableShapeTensorArray{Unwrap(a.array.Take(indices))});
+  return nb::cast(Released([&] { return a.array.Take(indices); }));
 }
 
 const char* kFromParams =
@@ -190,14 +228,49 @@ void BindVariableShapeTensorArray(nb::module_& m) {
            "The logical shape of every row as an (N, ndim) int32 array: a read-only view of the "
            "storage without a permutation, a copy with one.")
       .def("to_padded",
-           [](const A& a, double pad_value, bool allow_nulls) {
-             auto padded = Unwrap(a.array.ToPadded(pad_value, NullPolicyFrom(allow_nulls)));
-             return nb::make_tuple(TensorToNumpy(padded.values), TensorToNumpy(padded.shapes));
+           [](const A& a, nb::handle pad_value, bool allow_nulls, nb::handle out) {
+             const PadValue pad = PadValueFromPython(pad_value);
+             const NullPolicy nulls = NullPolicyFrom(allow_nulls);
+             if (out.is_none()) {
+               Result<VariableShapeTensorArray::Padded> padded = Status::Invalid("");
+               {
+                 nb::gil_scoped_release no_gil;
+                 padded = a.array.ToPadded(pad, nulls);
+               }
+               auto result = Unwrap(std::move(padded));
+               return nb::make_tuple(TensorToNumpy(result.values), TensorToNumpy(result.shapes));
+             }
+             if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
+    Raise(Status::Invalid("out is read-only"));
+  }
+  nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
+             if (!nb::try_cast(out, target, /*convert=*/false)) {
+               Raise(Status::TypeError("out must be a C-contiguous NumPy array on the CPU"));
+             }
+                        nb::object want = NumpyDtype(*a.array.type().value_type());
+             if (!want.equal(out.attr("dtype"))) {
+               Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
+                                       ", the values are " + Str(want)));
+             }
+             std::vector<int64_t> shape(target.ndim());
+             for (size_t k = 0; k < target.ndim(); ++k) shape[k] = static_cast<int64_t>(target.shape(k));
+             auto* dst = static_cast<uint8_t*>(target.data());
+             Result<Tensor> shapes = Status::Invalid("");
+             {
+               nb::gil_scoped_release no_gil;
+               shapes = a.array.ToPaddedInto(dst, shape, pad, nulls);
+             }
+             return nb::make_tuple(nb::borrow(out), TensorToNumpy(Unwrap(std::move(shapes))));
            },
-           nb::arg("pad_value") = 0.0, nb::arg("allow_nulls") = false,
+           nb::arg("pad_value") = 0, nb::arg("allow_nulls") = false, nb::kw_only(),
+           nb::arg("out") = nb::none(),
            "(batch, shapes): every row copied into a (N, *max_shape) array filled with pad_value "
            "elsewhere, and the (N, ndim) logical shapes. pad_value must be exactly representable "
-           "in the value type. With allow_nulls=True null rows are all padding, shape zeros.")
+           "in the value type (Python ints are exact, up to 64 bits). With allow_nulls=True null "
+           "rows are all padding, shape zeros. out=: write the batch into this C-contiguous, "
+           "writable array of the value dtype and the padded shape instead (nothing but the "
+           "small shapes array is allocated). Large batches are copied by two threads, without "
+           "the GIL.")
       .def("to_jagged",
            [](const A& a, bool allow_nulls) {
              auto jagged = Unwrap(a.array.ToJagged(NullPolicyFrom(allow_nulls)));
@@ -210,8 +283,14 @@ void BindVariableShapeTensorArray(nb::module_& m) {
       .def("take", &Take, nb::arg("indices"), "The rows at `indices` (non-negative), copied.")
       .def("filter", &Filter, nb::arg("mask"), "The rows where `mask` is true, copied.")
       .def("to_fixed",
-           [](const A& a, std::optional<bool> copy) {
-             return PyFixedShapeTensorArray{Unwrap(a.array.ToFixed(CopyModeFromPython(copy)))};
+           [](const A& a, nb::handle copy) {
+             const CopyMode mode = CopyModeFromPython(copy);
+             Result<FixedShapeTensorArray> fixed = Status::Invalid("");
+             {
+               nb::gil_scoped_release no_gil;
+               fixed = a.array.ToFixed(mode);
+             }
+             return PyFixedShapeTensorArray{Unwrap(std::move(fixed))};
            },
            nb::arg("copy") = nb::none(),
            "A FixedShapeTensorArray when every row has the same shape (ValueError otherwise). "
@@ -237,22 +316,93 @@ void BindVariableShapeTensorArray(nb::module_& m) {
            [](const A& a, nb::handle requested) { return ExportArrayWithSchema(a.array.data(), requested); },
            nb::arg("requested_schema") = nb::none(),
            "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata.")
-      .def("__repr__", [](const A& a) {
-        return "quiver.VariableShapeTensorArray<" + a.array.type().ToString() + ">(length=" +
-               std::to_string(a.array.length()) + ")";
-      });
+      .def_static("from_storage",
+                  [](const PyVariableShapeTensorType& type, nb::handle storage) {
+                    nb::object imported = nb::borrow(storage);
+                    if (!nb::isinstance<PyArray>(storage)) {
+                      nb::object capsules = storage.attr("__arrow_c_array__")();
+                      imported = WrapArray(ImportCapsules(capsules[0], capsules[1]).second);
+                    }
+                    if (!nb::isinstance<PyArray>(imported)) {
+                      Raise(Status::TypeError("storage must be a plain struct<data, shape> array"));
+                    }
+                    auto data = std::make_shared<ArrayData>(*nb::cast<PyArray&>(imported).data);
+                    if (!data->type->Equals(*type.type.data_type()->storage_type())) {
+                      Raise(Status::TypeError("storage has type " + data->type->ToString() + ", " +
+                                              type.type.ToString() + " needs " +
+                                              type.type.data_type()->storage_type()->ToString()));
+                    }
+                    data->type = type.type.data_type();
+                    return A{Unwrap(VariableShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
+                  },
+                  nb::arg("type"), nb::arg("storage"),
+                  "The column of `type` over `storage` (a quiver Array or anything with "
+                  "__arrow_c_array__ holding the struct<data, shape> storage), zero-copy, validated.")
+      .def("__iter__",
+           [](const A& a) {
+             nb::list rows;
+             for (int64_t i = 0; i < a.array.length(); ++i) rows.append(RowOrNone(a.array, i));
+             return rows.attr("__iter__")();
+           },
+           "Row views in order, None for null rows.")
+      .def("to_pylist",
+           [](const A& a) {
+             nb::list rows;
+             for (int64_t i = 0; i < a.array.length(); ++i) {
+               nb::object row = RowOrNone(a.array, i);
+               rows.append(row.is_none() ? row : row.attr("tolist")());
+             }
+             return rows;
+           },
+           "Every row as nested Python lists (logical shape), None for null rows.")
+      .def("equals",
+           [](const A& a, const A& b) { return VariableShapeTensorArraysEqual(a.array, b.array); },
+           nb::arg("other"), "Same type, length, null rows, shapes and values (NaN != NaN).")
+      .def("__eq__",
+           [](const A& a, nb::handle b) {
+             return nb::isinstance<A>(b) && VariableShapeTensorArraysEqual(a.array, nb::cast<A&>(b).array);
+           })
+      .def("__reduce_ex__", [](const A& a, int protocol) { return ReduceArray(a.array.data(), protocol); },
+           nb::arg("protocol"))
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); }, nb::arg("memo"))
+      .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
+  nb::setattr(m.attr("VariableShapeTensorArray"), "__hash__", nb::none());
 
   m.def(
       "concat",
-      [](std::vector<const A*> arrays) {
-        std::vector<VariableShapeTensorArray> parts;
-        for (const A* a : arrays) parts.push_back(a->array);
-        return A{Unwrap(VariableShapeTensorArray::Concat(parts))};
+      [](nb::sequence arrays) -> nb::object {
+        std::vector<VariableShapeTensorArray> variable;
+        std::vector<FixedShapeTensorArray> fixed;
+        for (nb::handle item : arrays) {
+          if (nb::isinstance<A>(item)) {
+            variable.push_back(nb::cast<A&>(item).array);
+          } else if (nb::isinstance<PyFixedShapeTensorArray>(item)) {
+            fixed.push_back(nb::cast<PyFixedShapeTensorArray&>(item).array);
+          } else {
+            Raise(Status::TypeError("concat takes FixedShapeTensorArrays or VariableShapeTensorArrays, got " +
+                                    std::string(nb::type_name(item.type()).c_str())));
+          }
+        }
+        if (!variable.empty() && !fixed.empty()) {
+          Raise(Status::TypeError("cannot concat fixed- and variable-shape columns; convert with "
+                                  "to_variable() first"));
+        }
+        if (!fixed.empty()) {
+          Result<FixedShapeTensorArray> out = Status::Invalid("");
+          {
+            nb::gil_scoped_release no_gil;
+            out = FixedShapeTensorArray::Concat(fixed);
+          }
+          return nb::cast(PyFixedShapeTensorArray{Unwrap(std::move(out))});
+        }
+        return nb::cast(Released([&] { return VariableShapeTensorArray::Concat(variable); }));
       },
       nb::arg("arrays"),
-      "The rows of several VariableShapeTensorArrays in order (a copy). They must agree on "
-      "value type, ndim, dim_names and permutation; uniform_shape keeps an axis only where "
-      "every input records the same size.");
+      "The rows of several tensor columns in order (a copy, without the GIL). "
+      "FixedShapeTensorArrays must have equal types; VariableShapeTensorArrays must agree on "
+      "value type, ndim, dim_names and permutation (an explicit identity permutation equals "
+      "none), and uniform_shape keeps an axis only where every input records the same size.");
 }
 
 }  // namespace quiver::python

@@ -141,27 +141,30 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
   auto size = internal::ShapeProduct(shape, "DLPack shape");
   if (!size.ok()) return fail(size.status());
   if (!row_major.ok()) return fail(row_major.status());
-  int64_t high = *size > 0 ? width : 0;  // one past the last byte, from data
+  // The bytes the tensor spans relative to its first element: [low, high).
+  // Negative strides (NumPy's x[::-1]) reach below the first element.
+  int64_t low = 0, high = *size > 0 ? width : 0;
   for (int i = 0; i < in.ndim; ++i) {
     if (in.strides == nullptr) {
       strides[i] = (*row_major)[i];
     } else {
-      if (in.strides[i] < 0) {
-        return fail(Status::Invalid("DLPack stride " + std::to_string(in.strides[i]) +
-                                    " on axis " + std::to_string(i) +
-                                    " is negative; copy the tensor on the producer side first"));
-      }
       auto bytes = internal::MultiplyChecked(in.strides[i], width, "DLPack stride");
       if (!bytes.ok()) return fail(bytes.status());
       strides[i] = *bytes;
     }
     if (*size > 0) {
       auto span = internal::MultiplyChecked(shape[i] - 1, strides[i], "DLPack extent");
-      auto next = span.ok() ? internal::AddChecked(high, *span, "DLPack extent") : Result<int64_t>(span.status());
+      if (!span.ok()) return fail(span.status());
+      auto next = *span < 0 ? internal::AddChecked(low, *span, "DLPack extent")
+                            : internal::AddChecked(high, *span, "DLPack extent");
       if (!next.ok()) return fail(next.status());
-      high = *next;
+      (*span < 0 ? low : high) = *next;
     }
   }
+  auto extent = low == std::numeric_limits<int64_t>::min()
+                    ? Result<int64_t>(Status::Invalid("DLPack extent overflows int64"))
+                    : internal::AddChecked(high, -low, "DLPack extent");
+  if (!extent.ok()) return fail(extent.status());
   if (in.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - high)) {
     return fail(Status::Invalid("DLPack byte_offset " + std::to_string(in.byte_offset) +
                                 " is out of range"));
@@ -174,9 +177,15 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
     return fail(Status::Invalid("DLPack data pointer + byte_offset " +
                                 std::to_string(in.byte_offset) + " wraps around"));
   }
-  const auto* first = reinterpret_cast<const uint8_t*>(high > 0 ? base + in.byte_offset : base);
-  BufferPtr buffer = Buffer::Wrap(first, high, release, Device{in.device.device_type, in.device.device_id});
-  return Tensor::Make(std::move(*type), std::move(buffer), std::move(shape), std::move(strides));
+  const uintptr_t first = high > 0 ? base + in.byte_offset : base;
+  if (first < static_cast<uint64_t>(-low)) {
+    return fail(Status::Invalid("DLPack negative strides reach " + std::to_string(-low) +
+                                " bytes below the data pointer, before the start of memory"));
+  }
+  const auto* start = reinterpret_cast<const uint8_t*>(first - static_cast<uint64_t>(-low));
+  BufferPtr buffer = Buffer::Wrap(start, *extent, release, Device{in.device.device_type, in.device.device_id});
+  return Tensor::Make(std::move(*type), std::move(buffer), std::move(shape), std::move(strides), {}, -low);
+
 }
 
 }  // namespace

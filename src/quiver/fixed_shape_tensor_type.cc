@@ -99,7 +99,7 @@ std::vector<int64_t> FixedShapeTensorType::logical_strides() const {
 
 bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {
   return value_type_->Equals(*other.value_type_) && shape_ == other.shape_ &&
-         dim_names_ == other.dim_names_ && permutation_ == other.permutation_;
+         dim_names_ == other.dim_names_ && internal::SamePermutation(permutation_, other.permutation_);
 }
 
 std::string FixedShapeTensorType::ToString() const {

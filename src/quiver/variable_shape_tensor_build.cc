@@ -1,5 +1,6 @@
 // VariableShapeTensorArray builders: from tensors, jagged and padded
 // layouts, and the conversions to and from fixed_shape_tensor.
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -222,9 +223,12 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
                                internal::FormatShape(std::span(padded.shape()).subspan(1)));
       }
     }
-    QUIVER_ASSIGN_OR_RETURN(Tensor row,
-                            Tensor::Make(padded.type(), padded.buffer(), std::move(row_shape),
-                                         cell_strides, {}, padded.byte_offset() + i * padded.strides()[0]));
+    // An empty row reads nothing: it needs no place in the buffer (the
+    // batch of a zero-size axis may have no bytes at all).
+    const bool empty = std::find(row_shape.begin(), row_shape.end(), 0) != row_shape.end();
+    QUIVER_ASSIGN_OR_RETURN(
+        Tensor row, Tensor::Make(padded.type(), padded.buffer(), std::move(row_shape), cell_strides, {},
+                                 empty ? 0 : padded.byte_offset() + i * padded.strides()[0]));
     rows.emplace_back(std::move(row));
   }
   return FromTensors(type, rows);

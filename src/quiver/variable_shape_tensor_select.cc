@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "quiver/variable_shape_tensor.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/variable_shape_storage.h"
 
@@ -158,7 +159,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Concat(
   for (size_t a = 0; a < arrays.size(); ++a) {
     const VariableShapeTensorType& type = arrays[a].type();
     if (!type.value_type()->Equals(*first.value_type()) || type.ndim() != first.ndim() ||
-        type.dim_names() != first.dim_names() || type.permutation() != first.permutation()) {
+        type.dim_names() != first.dim_names() || !internal::SamePermutation(type.permutation(), first.permutation())) {
       return Status::TypeError("cannot concat array " + std::to_string(a) + " (" +
                                type.ToString() + ") with array 0 (" + first.ToString() +
                                "): value type, ndim, dim_names and permutation must match");

@@ -209,7 +209,7 @@ Result<VariableShapeTensorType> VariableShapeTensorType::WithUniformShape(
 
 bool VariableShapeTensorType::Equals(const VariableShapeTensorType& other) const {
   return value_type_->Equals(*other.value_type_) && ndim_ == other.ndim_ &&
-         dim_names_ == other.dim_names_ && permutation_ == other.permutation_ &&
+         dim_names_ == other.dim_names_ && internal::SamePermutation(permutation_, other.permutation_) &&
          uniform_shape_ == other.uniform_shape_;
 }
 

@@ -128,7 +128,10 @@ TEST(DLPack, DeleterRunsOnceOnEveryFailure) {
       {"version 2.0 is not supported", [](DLManagedTensorVersioned* m) { m->version = {2, 0}; }},
       {"ndim -1", [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = -1; }},
       {"no shape", [](DLManagedTensorVersioned* m) { m->dl_tensor.shape = nullptr; }},
-      {"is negative", [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[1] = -1; }},
+      {"before the start of memory", [](DLManagedTensorVersioned* m) {
+         m->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{16});
+         m->dl_tensor.strides[1] = -1000;
+       }},
       {"unsupported DLPack dtype (code 5", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeComplex, 64, 1}; }},
       {"2 lanes", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype.lanes = 2; }},
       {"code 6, 1 bits", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeBool, 1, 1}; }},
@@ -154,6 +157,22 @@ TEST(DLPack, NullStridesMeanRowMajor) {
   managed->dl_tensor.strides = nullptr;
   ASSERT_OK_AND_ASSIGN(Tensor t, ImportLegacy(managed));
   EXPECT_EQ(t.strides(), (std::vector<int64_t>{12, 4}));
+}
+
+TEST(DLPack, NegativeStridesAreZeroCopy) {
+  HandMade storage;
+  auto* managed = MakeProducer<DLManagedTensorVersioned>(&storage);
+  // x[::-1, ::-1]: element [0, 0] is the last value.
+  storage.strides[0] = -3;
+  storage.strides[1] = -1;
+  managed->dl_tensor.data = storage.data.data() + 5;
+  ASSERT_OK_AND_ASSIGN(Tensor t, Import(managed));
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{-12, -4}));
+  EXPECT_EQ(t.raw_data(), reinterpret_cast<const uint8_t*>(storage.data.data() + 5));
+  EXPECT_EQ(t.buffer()->data(), reinterpret_cast<const uint8_t*>(storage.data.data()));
+  EXPECT_EQ(t.buffer()->size(), 24);
+  EXPECT_EQ(*t.Value<float>(std::vector<int64_t>{0, 0}), 6.0f);
+  EXPECT_EQ(*t.Value<float>(std::vector<int64_t>{1, 2}), 1.0f);
 }
 
 TEST(DLPack, DeviceMemoryIsWrappedNotRead) {

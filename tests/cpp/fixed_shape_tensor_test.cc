@@ -35,6 +35,16 @@ TEST(FixedShapeTensorType, SpecPermutationExample) {
   EXPECT_EQ(type.list_size(), 10000000);
 }
 
+TEST(FixedShapeTensorType, IdentityPermutationEqualsNone) {
+  auto plain = *FixedShapeTensorType::Make(float32(), {2, 3});
+  auto identity = *FixedShapeTensorType::Make(float32(), {2, 3}, {}, {0, 1});
+  auto swapped = *FixedShapeTensorType::Make(float32(), {2, 3}, {}, {1, 0});
+  EXPECT_TRUE(plain.Equals(identity));
+  EXPECT_TRUE(identity.Equals(plain));
+  EXPECT_FALSE(plain.Equals(swapped));
+  EXPECT_EQ(identity.Serialize(), "{\"permutation\":[0,1],\"shape\":[2,3]}");  // kept as read
+}
+
 TEST(FixedShapeTensorType, SerializeRoundTrip) {
   ASSERT_OK_AND_ASSIGN(auto type,
                        FixedShapeTensorType::Make(float64(), {2, 3}, {"H", "W"}, {1, 0}));

@@ -1,5 +1,7 @@
 #include "quiver/variable_shape_tensor.h"
 
+#include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "variable_shape_test_util.h"
@@ -190,6 +192,72 @@ TEST(VariableShapeTensorArray, PaddedRoundTrip) {
                (*VariableShapeTensorArray::FromTensors(
                     *VariableShapeTensorType::Make(int8(), 0), std::vector<std::optional<Tensor>>{}))
                    .ToPadded(0.5));
+}
+
+TEST(VariableShapeTensorArray, IntegerPadValuesAreExact) {
+  std::vector<int64_t> values = {1, 2, 3};
+  auto row = *Tensor::Make(int64(), BufferOf(values), {3});
+  auto short_row = *Tensor::Make(int64(), BufferOf(values), {1});
+  std::vector<std::optional<Tensor>> rows = {row, short_row};
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(
+                                       *VariableShapeTensorType::Make(int64(), 1), rows));
+  const int64_t big = (int64_t{1} << 53) + 1;  // not a double
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(big));
+  EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 2}), big);
+  ASSERT_OK_AND_ASSIGN(padded, array.ToPadded(std::numeric_limits<int64_t>::max()));
+  EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 1}), std::numeric_limits<int64_t>::max());
+  EXPECT_ERROR(kInvalid, "pad value 9223372036854775808 is not exactly representable as int64",
+               array.ToPadded(uint64_t{1} << 63));
+  auto floats = ThreeRows();
+  EXPECT_ERROR(kInvalid, "pad value 16777217 is not exactly representable as float",
+               floats.ToPadded(int64_t{16777217}));
+  ASSERT_OK(floats.ToPadded(int64_t{16777216}).status());
+}
+
+TEST(VariableShapeTensorArray, PaddedIntoCallerMemory) {
+  VariableShapeTensorArray array = ThreeRows();
+  std::vector<float> out(3 * 2 * 4, -5.0f);
+  const int64_t wrong[3] = {3, 2, 5};
+  EXPECT_ERROR(kInvalid, "out has shape [3, 2, 5] but the padded batch has shape [3, 2, 4]",
+               array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), wrong));
+  const int64_t shape[3] = {3, 2, 4};
+  ASSERT_OK_AND_ASSIGN(Tensor shapes, array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), shape));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
+  EXPECT_EQ(std::memcmp(out.data(), padded.values.raw_data(), out.size() * 4), 0);  // padding written
+  EXPECT_TRUE(shapes.Equals(padded.shapes));
+}
+
+TEST(VariableShapeTensorArray, PaddedRoundTripWithZeroSizeAxes) {
+  std::vector<std::optional<Tensor>> rows = {Iota({0, 2}), Iota({0, 3})};
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{2, 0, 3}));
+  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
+  EXPECT_TRUE(back.RowTensor(1)->Equals(*array.RowTensor(1)));
+}
+
+TEST(VariableShapeTensorArray, LargeBatchesPadOnTwoThreadsWithTheSameResult) {
+  // 64 x 7 x 5063 float32 = 9 MiB of output: the rows are split over two threads.
+  std::vector<std::optional<Tensor>> rows;
+  for (int i = 0; i < 64; ++i) rows.push_back(Iota({1 + i % 7, 5000 + i}, static_cast<float>(i)));
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(-1));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{64, 7, 5063}));
+  for (int64_t i = 0; i < 64; ++i) {
+    std::vector<int64_t> last = {i, i % 7, 4999 + i}, pad = {i, 6, 5062};
+    EXPECT_EQ(*padded.values.Value<float>(last), static_cast<float>(i + (i % 7 + 1) * (5000 + i) - 1)) << i;
+    EXPECT_EQ(*padded.values.Value<float>(pad), -1.0f) << i;
+  }
+}
+
+TEST(VariableShapeTensorArray, IdentityPermutationEqualsNone) {
+  EXPECT_TRUE(Float32Type(2, {0, 1}).Equals(Float32Type(2)));
+  EXPECT_FALSE(Float32Type(2, {1, 0}).Equals(Float32Type(2)));
+  EXPECT_NE(Float32Type(2, {0, 1}).Serialize().find("permutation"), std::string::npos);  // kept as read
+  ASSERT_OK_AND_ASSIGN(auto explicit_identity, ThreeRows({0, 1}).Slice(0, 2));
+  std::vector<VariableShapeTensorArray> parts = {ThreeRows(), explicit_identity};
+  ASSERT_OK_AND_ASSIGN(auto joined, VariableShapeTensorArray::Concat(parts));
+  EXPECT_EQ(joined.length(), 5);
 }
 
 TEST(VariableShapeTensorArray, PaddedWithPermutation) {

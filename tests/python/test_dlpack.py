@@ -204,8 +204,6 @@ def test_protocol_errors():
         qv.from_dlpack([1, 2, 3])
     with pytest.raises(BufferError, match="CPU only"):
         qv.from_dlpack(np.ones(3), device=(2, 0))
-    with pytest.raises(ValueError, match="negative"):
-        qv.from_dlpack(np.arange(4)[::-1])
 
 
 def test_copy_true_gives_a_private_copy():
@@ -237,7 +235,8 @@ def test_deleter_runs_once_on_success(versioned):
     (lambda m: setattr(m.dl_tensor, "ndim", -1), ValueError, "ndim -1"),
     (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(5, 64, 1)), TypeError, "code 5"),
     (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(6, 1, 1)), TypeError, "code 6, 1 bits"),
-    (lambda m: m.dl_tensor.strides.__setitem__(1, -1), ValueError, "negative"),
+    (lambda m: (setattr(m.dl_tensor, "data", 16), m.dl_tensor.strides.__setitem__(1, -1000)),
+     ValueError, "before the start of memory"),
     (lambda m: m.dl_tensor.strides.__setitem__(0, 2**62), ValueError, "overflows"),
     (lambda m: setattr(m.dl_tensor, "data", None), ValueError, "no data"),
 ])

@@ -42,7 +42,7 @@ def test_type_errors(kwargs, error, match):
 
 
 def test_unknown_value_type():
-    with pytest.raises(TypeError, match="unknown value type 'complex64'"):
+    with pytest.raises(TypeError, match="dtype complex64 is not a tensor value type"):
         qv.fixed_shape_tensor("complex64", (2,))
     with pytest.raises(TypeError, match="must be numeric, bool or bool8"):
         qv.fixed_shape_tensor(qv.type_from_arrow(pa.utf8()), (2,))
@@ -146,8 +146,7 @@ def test_indexing_and_slicing():
     assert len(s) == 3 and s.offset == 1
     np.testing.assert_array_equal(s.to_numpy(), x[1:4])
     assert s.to_numpy().ctypes.data == x[1:].ctypes.data
-    with pytest.raises(NotImplementedError, match="step"):
-        a[::2]
+    np.testing.assert_array_equal(a[::2].to_numpy(), x[::2])  # a step takes (copies)
     assert [r.tolist() for r in a] == x.tolist()
 
 
@@ -170,7 +169,7 @@ def test_numpy_bools_are_stored_as_bool8_without_a_copy():
 
 
 def test_from_numpy_rejects_bad_input():
-    with pytest.raises(TypeError, match="unsupported DLPack dtype"):
+    with pytest.raises(TypeError, match="dtype complex64 .complex numbers."):
         qv.FixedShapeTensorArray.from_numpy(np.zeros((2, 2), dtype=np.complex64))
     with pytest.raises(ValueError, match="row axis"):
         qv.FixedShapeTensorArray.from_numpy(np.float32(1.0).reshape(()))

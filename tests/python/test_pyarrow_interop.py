@@ -141,8 +141,9 @@ def test_requested_schema():
     ours = qv.array(pa.array([1, 2]))
     schema, array = ours.__arrow_c_array__(requested_schema=pa.int64().__arrow_c_schema__())
     assert pa.Array._import_from_c_capsule(schema, array).to_pylist() == [1, 2]
-    with pytest.raises(NotImplementedError, match="does not cast"):
-        ours.__arrow_c_array__(requested_schema=pa.int32().__arrow_c_schema__())
+    # Best-effort (PyCapsule protocol): a schema quiver cannot provide gets its own type.
+    schema, array = ours.__arrow_c_array__(requested_schema=pa.int32().__arrow_c_schema__())
+    assert pa.Array._import_from_c_capsule(schema, array).type == pa.int64()
 
 
 def test_unconsumed_capsules_are_released():

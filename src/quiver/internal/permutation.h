@@ -6,6 +6,7 @@
 // the physical ones picked in the order P. An empty P is the identity.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -26,6 +27,22 @@ std::vector<T> ToLogical(std::span<const T> physical, std::span<const int64_t> p
 template <typename T>
 std::vector<T> ToLogical(const std::vector<T>& physical, std::span<const int64_t> permutation) {
   return ToLogical(std::span<const T>(physical), permutation);
+}
+
+// Whether `permutation` is empty or 0, 1, ..., n-1: both mean "logical
+// order is physical order".
+inline bool IsIdentityPermutation(std::span<const int64_t> permutation) {
+  for (size_t k = 0; k < permutation.size(); ++k) {
+    if (permutation[k] != static_cast<int64_t>(k)) return false;
+  }
+  return true;
+}
+
+// Whether two permutations map axes the same way (an explicit identity
+// equals no permutation, as writers differ in whether they spell it out).
+inline bool SamePermutation(std::span<const int64_t> a, std::span<const int64_t> b) {
+  if (IsIdentityPermutation(a) && IsIdentityPermutation(b)) return true;
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
 // Row-major byte strides of `physical_shape` with `width`-byte elements,

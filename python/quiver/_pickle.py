@@ -1,0 +1,17 @@
+"""Unpickling entry points: plain Python functions (pickle stores them by
+name) that rebuild quiver objects through the compiled core, which
+validates everything it is given like any import."""
+
+from . import _quiver
+
+
+def _rebuild_type(state):
+    return _quiver._rebuild_type(state)
+
+
+def _rebuild_array(type_state, array_state):
+    return _quiver._rebuild_array(type_state, array_state)
+
+
+def _rebuild_tensor(type_state, shape, strides, dim_names, buffer, byte_offset):
+    return _quiver._rebuild_tensor(type_state, shape, strides, dim_names, buffer, byte_offset)

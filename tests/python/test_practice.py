@@ -1,0 +1,351 @@
+"""Python in practice: NumPy and pyarrow protocols, value type names,
+reprs, comparisons, fixed-shape parity, exactness, messages, the GIL."""
+import threading
+import time
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import quiver as qv
+
+
+def cells(n=4):
+    return np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3)
+
+
+# --- NumPy protocol -------------------------------------------------------------
+
+
+def test_array_protocol_is_a_zero_copy_view():
+    x = cells(100)
+    col = qv.FixedShapeTensorArray.from_numpy(x)
+    y = np.asarray(col)
+    assert y.shape == (100, 2, 3) and y.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    assert not y.flags.writeable
+    z = np.array(col)  # copy=True
+    assert z.flags.writeable and z.__array_interface__["data"][0] != x.__array_interface__["data"][0]
+    assert np.asarray(col, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="copy=False"):
+        np.asarray(col, dtype=np.float64, copy=False)
+    assert np.asarray(col, copy=False).__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    t = qv.Tensor.from_numpy(x[0])
+    assert np.asarray(t).shape == (2, 3) and np.asarray(t).dtype == np.float32
+    assert t.shape == (2, 3) and t.ndim == 2 and t.dtype == np.float32 and len(t) == 2
+    assert qv.Tensor.from_numpy(np.array([True])).dtype == np.bool_
+
+
+def test_masked_arrays_make_null_rows():
+    x = np.ma.masked_array(cells(), mask=False)
+    x[1] = np.ma.masked
+    col = qv.FixedShapeTensorArray.from_numpy(x)
+    assert col.null_count == 1 and not col.is_valid(1)
+    x[2, 0, 1] = np.ma.masked
+    with pytest.raises(ValueError, match="row 2 is masked in part"):
+        qv.FixedShapeTensorArray.from_numpy(x)
+    col = qv.FixedShapeTensorArray.from_numpy(cells(), mask=[False, True, False, True])
+    assert [col.is_valid(i) for i in range(4)] == [True, False, True, False]
+    rows = [np.ones(3), np.ma.masked_array(np.ones(2), mask=True), np.ma.masked_array(np.ones(2))]
+    v = qv.VariableShapeTensorArray.from_numpy(rows)
+    assert v.null_count == 1 and v[1] is None and v[2].shape == (2,)
+    with pytest.raises(ValueError, match="row 0 is masked in part"):
+        qv.VariableShapeTensorArray.from_numpy([np.ma.masked_array(np.ones(2), mask=[True, False])])
+
+
+def test_non_native_byte_order():
+    x = cells().astype(">f4")
+    col = qv.FixedShapeTensorArray.from_numpy(x)
+    np.testing.assert_array_equal(col.to_numpy(), x)
+    assert col.to_numpy().dtype == np.float32
+    with pytest.raises(ValueError, match=r">f4 in non-native byte order.*copy=None"):
+        qv.FixedShapeTensorArray.from_numpy(x, copy=False)
+    v = qv.VariableShapeTensorArray.from_numpy([np.arange(3, dtype=">i8")])
+    assert v[0].tolist() == [0, 1, 2]
+    assert qv.Tensor.from_numpy(np.arange(3, dtype=">i2")).to_numpy().tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("bad, name", [
+    (np.array([["a"]]), "<U1"), (np.array([[object()]]), "object"),
+    (np.zeros((2, 2), "datetime64[s]"), "datetime64"), (np.zeros((1, 1), "m8[ns]"), "timedelta64"),
+])
+def test_clear_type_errors_for_unsupported_dtypes(bad, name):
+    for build in (qv.FixedShapeTensorArray.from_numpy, qv.Tensor.from_numpy,
+                  lambda a: qv.VariableShapeTensorArray.from_numpy([a])):
+        with pytest.raises(TypeError, match=f"dtype {name}"):
+            build(bad)
+
+
+# --- pyarrow protocol -----------------------------------------------------------
+
+
+def test_requested_schema_is_best_effort():
+    col = qv.FixedShapeTensorArray.from_numpy(cells())
+    ext = pa.fixed_shape_tensor(pa.float32(), [2, 3])
+    theirs = pa.array(col, type=ext)  # pyarrow asks for the storage type
+    assert theirs.type == ext.storage_type
+    np.testing.assert_array_equal(np.asarray(theirs.flatten()), cells().ravel())
+    table = pa.table({"x": col}, schema=pa.schema([("x", ext)]))
+    assert table.schema.field("x").type == ext
+    schema, array = col.__arrow_c_array__(pa.int8().__arrow_c_schema__())
+    assert pa.Array._import_from_c_capsule(schema, array).type == ext  # own type
+
+
+def test_identity_permutation_equals_none():
+    col = qv.FixedShapeTensorArray.from_numpy(cells())
+    ext = pa.fixed_shape_tensor(pa.float32(), [2, 3], permutation=[0, 1])
+    theirs = qv.array(pa.ExtensionArray.from_storage(ext, pa.array(col).storage))
+    assert theirs.type == col.type and hash(theirs.type) == hash(col.type)
+    assert "permutation" in theirs.type.serialize()  # kept as read
+    assert len(qv.concat([theirs, col])) == 8
+    v = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 2))])
+    w = qv.VariableShapeTensorArray.from_numpy([np.ones((1, 2))], permutation=[0, 1])
+    assert v.type == w.type and len(qv.concat([v, w])) == 2
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("bool8", "extension<arrow.bool8"), (np.bool_, "extension<arrow.bool8"), ("?", "extension<arrow.bool8"),
+    ("f4", "float32"), (np.float32, "float32"), (np.dtype("<i8"), "int64"), ("uint16", "uint16"),
+    (pa.float16(), "float16"), (pa.int32(), "int32"), (pa.bool8(), "extension<arrow.bool8"),
+])
+def test_value_types_by_every_name(name, expected):
+    assert str(qv.type_for(name)).startswith(expected)
+    assert qv.fixed_shape_tensor(name, (2,)).value_type == qv.type_for(name)
+
+
+def test_empty_bool_variable_column():
+    col = qv.VariableShapeTensorArray.from_numpy([], type=qv.variable_shape_tensor("bool8", 2))
+    assert len(col) == 0 and str(col.type.value_type).startswith("extension<arrow.bool8")
+
+
+def test_bad_value_type_names():
+    with pytest.raises(TypeError, match="unknown value type 'nope'"):
+        qv.type_for("nope")
+    with pytest.raises(TypeError, match="datetime64"):
+        qv.type_for("M8[s]")
+    with pytest.raises(TypeError, match="non-native byte order"):
+        qv.type_for(">f4")
+    with pytest.raises(TypeError, match="needs an object with __arrow_c_schema__"):
+        qv.type_from_arrow(5)
+
+
+# --- reprs and comparisons ------------------------------------------------------
+
+
+def test_repr_snapshots():
+    col = qv.FixedShapeTensorArray.from_numpy(np.arange(8, dtype=np.int16).reshape(2, 2, 2),
+                                              mask=[False, True])
+    assert repr(col) == (
+        "quiver.FixedShapeTensorArray<fixed_shape_tensor<int16>[2, 2]> length=2 null_count=1\n"
+        "[\n"
+        "  [[0, 1],\n"
+        "   [2, 3]],\n"
+        "  null\n"
+        "]")
+    assert repr(col[:0]) == "quiver.FixedShapeTensorArray<fixed_shape_tensor<int16>[2, 2]> length=0\n[]"
+    ragged = qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 2), np.uint8), None, np.ones((2, 1), np.uint8)])
+    assert repr(ragged) == (
+        "quiver.VariableShapeTensorArray<variable_shape_tensor<uint8, ndim=2>> length=3 null_count=1\n"
+        "[\n"
+        "  (1, 2) [[0, 0]],\n"
+        "  null,\n"
+        "  (2, 1) [[1],\n"
+        "          [1]]\n"
+        "]")
+    long = qv.FixedShapeTensorArray.from_numpy(np.arange(20, dtype=np.int64).reshape(10, 2))
+    assert repr(long) == (
+        "quiver.FixedShapeTensorArray<fixed_shape_tensor<int64>[2]> length=10\n"
+        "[\n  [0, 1],\n  [2, 3],\n  [4, 5],\n  ...,\n  [14, 15],\n  [16, 17],\n  [18, 19]\n]")
+    wide = qv.VariableShapeTensorArray.from_numpy([np.arange(100)])
+    assert "(100,) [ 0,  1, ..., 98, 99]" in repr(wide)
+    assert repr(qv.Tensor.from_numpy(np.arange(3.0))) == "quiver.Tensor<float64> shape=(3,)\n[0., 1., 2.]"
+    assert repr(qv.array(pa.array(["a", None]))) == "quiver.Array<utf8> length=2 null_count=1\n[\n  'a',\n  None\n]"
+
+
+def test_equality_by_value():
+    a = qv.FixedShapeTensorArray.from_numpy(cells())
+    b = qv.FixedShapeTensorArray.from_numpy(cells().copy())
+    assert a == b and a.equals(b) and not (a != b)
+    assert a != qv.FixedShapeTensorArray.from_numpy(cells() + 1)
+    assert a != a[1:] and a != "x"
+    # the same logical values with different layouts compare equal
+    t = qv.FixedShapeTensorArray.from_numpy(np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1))
+    assert t.type != a.type and t != a  # types differ (permutation)
+    v = qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
+    assert v == qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
+    assert v != qv.VariableShapeTensorArray.from_numpy([np.ones(2), np.ones(1)])
+    assert qv.Tensor.from_numpy(np.ones(3)) == qv.Tensor.from_numpy(np.ones(3))
+    assert qv.array(pa.array([1, None])) == qv.array(pa.array([1, None]))
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_to_pylist_and_iteration():
+    col = qv.FixedShapeTensorArray.from_numpy(cells(2), mask=[False, True])
+    assert col.to_pylist() == [[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], None]
+    rows = list(col)
+    assert rows[1] is None and rows[0].shape == (2, 3)
+    v = qv.VariableShapeTensorArray.from_numpy([np.arange(2), None])
+    assert v.to_pylist() == [[0, 1], None] and [r if r is None else r.tolist() for r in v] == [[0, 1], None]
+    assert qv.array(pa.array([[1], None, []])).to_pylist() == [[1], None, []]
+
+
+def test_record_batch_columns():
+    col = qv.FixedShapeTensorArray.from_numpy(cells(3))
+    batch = pa.RecordBatch.from_arrays([pa.array(col), pa.array([1, 2, 3])], names=["img", "label"])
+    imported = qv.array(batch)
+    assert imported.num_fields == 2 and imported.field_names == ["img", "label"]
+    assert isinstance(imported["img"], qv.FixedShapeTensorArray) and imported["img"] == col
+    assert imported[1:]["img"] == col[1:]
+    assert imported.field(1).to_pylist() == [1, 2, 3]
+    with pytest.raises(KeyError, match="no field named 'x'"):
+        imported["x"]
+
+
+# --- fixed-shape parity ---------------------------------------------------------
+
+
+def test_fixed_shape_take_filter_concat_slices():
+    x = cells(6)
+    col = qv.FixedShapeTensorArray.from_numpy(x, mask=[False, False, True, False, False, False])
+    taken = col.take([5, 0, 2])
+    np.testing.assert_array_equal(taken[0], x[5])
+    assert taken.null_count == 1 and not taken.is_valid(2)
+    np.testing.assert_array_equal(col.filter(np.arange(6) < 2).to_numpy(), x[:2])
+    np.testing.assert_array_equal(col[::-2].to_numpy(allow_nulls=True)[[0, 2]], x[::-2][[0, 2]])
+    joined = qv.concat([col[:2], col[4:]])
+    np.testing.assert_array_equal(joined.to_numpy(), x[[0, 1, 4, 5]])
+    with pytest.raises(TypeError, match="indices must be integers, got dtype float64"):
+        col.take([0.7])
+    with pytest.raises(TypeError, match="mask must hold bools"):
+        col.filter([1, 0, 1, 0, 1, 0])
+    with pytest.raises(TypeError, match="fixed- and variable-shape"):
+        qv.concat([col, col.to_variable()])
+    back = qv.FixedShapeTensorArray.from_storage(col.type, col.storage)
+    assert back == col
+    back = qv.FixedShapeTensorArray.from_storage(col.type, pa.array(col).storage)
+    assert back == col
+    with pytest.raises(TypeError, match="storage has type"):
+        qv.FixedShapeTensorArray.from_storage(qv.fixed_shape_tensor("int8", (6,)), col.storage)
+    v = qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
+    assert qv.VariableShapeTensorArray.from_storage(v.type, v.storage) == v
+
+
+def test_to_numpy_into_a_reusable_output():
+    col = qv.FixedShapeTensorArray.from_numpy(np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1))
+    out = np.empty((4, 2, 3), np.float32)
+    assert col.to_numpy(out=out) is out
+    np.testing.assert_array_equal(out, cells())
+    with pytest.raises(TypeError, match="out has dtype float64"):
+        col.to_numpy(out=np.empty((4, 2, 3)))
+    with pytest.raises(ValueError, match="out has shape"):
+        col.to_numpy(out=np.empty((4, 3, 2), np.float32))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        col.to_numpy(out=np.empty((4, 2, 6), np.float32)[:, :, ::2])
+    with pytest.raises(TypeError, match="C-contiguous"):
+        col.to_numpy(out=[[0.0]])
+    frozen = np.empty((4, 2, 3), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        col.to_numpy(out=frozen)
+
+
+# --- exactness -------------------------------------------------------------------
+
+
+def test_integer_pad_values_are_exact():
+    col = qv.VariableShapeTensorArray.from_numpy([np.ones(3, np.int64), np.ones(1, np.int64)])
+    batch, _ = col.to_padded(pad_value=2**53 + 1)
+    assert int(batch[1, 2]) == 2**53 + 1
+    batch, _ = col.to_padded(pad_value=2**63 - 1)
+    assert int(batch[1, 1]) == 2**63 - 1
+    with pytest.raises(ValueError, match="pad value 9223372036854775808 is not exactly representable as int64"):
+        col.to_padded(pad_value=2**63)
+    with pytest.raises(ValueError, match="pad value 340282366920938463463374607431768211456 does not fit"):
+        col.to_padded(pad_value=2**128)
+    u = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.uint64), np.ones(1, np.uint64)])
+    assert int(u.to_padded(pad_value=2**64 - 1)[0][1, 1]) == 2**64 - 1
+    f = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.float32), np.ones(1, np.float32)])
+    with pytest.raises(ValueError, match="pad value 16777217 is not exactly representable as float"):
+        f.to_padded(pad_value=2**24 + 1)
+    assert f.to_padded(pad_value=np.float32(0.5))[0][1, 1] == 0.5
+    with pytest.raises(TypeError, match="pad_value must be a number"):
+        f.to_padded(pad_value="0")
+
+
+def test_padded_round_trip_with_zero_size_axes():
+    col = qv.VariableShapeTensorArray.from_numpy([np.zeros((0, 2)), np.zeros((0, 3)), np.zeros((0, 0))])
+    back = qv.VariableShapeTensorArray.from_padded(*col.to_padded())
+    assert back == col
+
+
+def test_to_padded_into_a_reusable_output():
+    col = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 3), np.float32), np.ones((1, 1), np.float32)])
+    out = np.full((2, 2, 3), 7, np.float32)
+    batch, shapes = col.to_padded(pad_value=0, out=out)
+    assert batch is out and out.sum() == 7 and shapes.tolist() == [[2, 3], [1, 1]]
+    with pytest.raises(ValueError, match=r"out has shape \[2, 2, 4\] but the padded batch has shape \[2, 2, 3\]"):
+        col.to_padded(out=np.empty((2, 2, 4), np.float32))
+    with pytest.raises(TypeError, match="out has dtype float64"):
+        col.to_padded(out=np.empty((2, 2, 3)))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        col.to_padded(out=np.empty((2, 3, 2), np.float32).transpose(0, 2, 1))
+
+
+def test_from_dlpack_accepts_negative_strides_zero_copy():
+    x = np.arange(12.0).reshape(3, 4)[::-1, ::-2]
+    t = qv.from_dlpack(x)
+    np.testing.assert_array_equal(t.to_numpy(), x)
+    assert t.to_numpy().__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    assert t.strides == x.strides
+    again = qv.from_dlpack(t)  # quiver re-imports its own export
+    np.testing.assert_array_equal(again.to_numpy(), x)
+
+
+def test_messages_name_python_arguments():
+    col = qv.FixedShapeTensorArray.from_numpy(cells(), mask=[True, False, False, False])
+    with pytest.raises(ValueError) as info:
+        col.to_numpy()
+    assert "allow_nulls=True" in str(info.value) and "NullPolicy" not in str(info.value)
+    with pytest.raises(ValueError) as info:
+        qv.FixedShapeTensorArray.from_numpy(np.ones((2, 4))[:, ::2], copy=False)
+    assert "copy=None" in str(info.value) and "CopyMode" not in str(info.value)
+    t = qv.Tensor.from_numpy(np.ones(3))
+    with pytest.raises(TypeError, match="dl_device must be a .device_type, device_id. tuple"):
+        t.__dlpack__(dl_device="cpu")
+    with pytest.raises(TypeError, match="copy must be None, True or False, got 'yes'"):
+        t.__dlpack__(copy="yes")
+    with pytest.raises(TypeError, match="copy must be None, True or False"):
+        qv.from_dlpack(np.ones(2), copy="yes")
+    with pytest.raises(TypeError, match="copy must be None, True or False"):
+        qv.FixedShapeTensorArray.from_numpy(cells(), copy="yes")
+
+
+# --- the GIL ---------------------------------------------------------------------
+
+
+def test_a_thread_progresses_while_to_padded_runs():
+    rng = np.random.default_rng(0)
+    rows = [np.ones((3, h, w), np.float32) for h, w in rng.integers(200, 257, size=(96, 2))]
+    col = qv.VariableShapeTensorArray.from_numpy(rows)
+    out = np.empty((96, 3, 256, 256), np.float32)
+    counter = [0]
+    stop = threading.Event()
+    started = threading.Event()
+
+    def count():
+        started.set()
+        while not stop.is_set():
+            counter[0] += 1
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    started.wait()
+    # Progress is measured as work done during the call, not as a time.
+    before = counter[0]
+    col.to_padded(out=out)
+    col.to_padded()
+    during = counter[0] - before
+    stop.set()
+    thread.join()
+    assert during > 1000  # with the GIL held the counter could not move (at most a switch or two)
+    _ = time  # timings belong to bench/, not to tests
