@@ -4,7 +4,9 @@
 #include "core_types_test.h"
 
 #include <limits>
+#include <random>
 
+#include "quiver/internal/canonical_extensions.h"
 #include "quiver/internal/layout.h"
 #include "quiver/record_batch.h"
 #include "quiver/type.h"
@@ -445,6 +447,68 @@ TEST(CoreTypes, DictionaryEqualityComparesDecodedValues) {
   EXPECT_TRUE(ArrayEquals(*a, *b_with_null));
   EXPECT_FALSE(ArrayEquals(*a, *b));  // slot 2 is null in one only
   EXPECT_FALSE(ArrayEquals(*a, *DictionaryOf({0, 0, std::nullopt, 0}, Utf8({"a", "b"}))));
+}
+
+TEST(CoreTypes, CanonicalExtensionsInsideDictionariesAreChecked) {
+  ASSERT_OK_AND_ASSIGN(TypePtr lying, extension("arrow.bool8", "", int16()));
+  ASSERT_OK_AND_ASSIGN(TypePtr dict, dictionary(int8(), lying));
+  EXPECT_ERROR(kInvalid, "dictionary: arrow.bool8 needs int8 storage, got int16",
+               internal::CheckCanonicalExtensions(*dict));
+  ASSERT_OK(internal::CheckCanonicalExtensions(**dictionary(int8(), bool8())));
+}
+
+// Whatever kFull accepts is safe to read completely: random views over
+// buffers of exactly their size (so ASan sees any byte read past them).
+TEST(CoreTypes, ValidatedViewsAndIndicesAreSafeToWalk) {
+  std::mt19937 random(7);
+  auto pick = [&random](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(random);
+  };
+  std::vector<std::vector<uint8_t>> storage = {std::vector<uint8_t>(20, 'x'),
+                                               std::vector<uint8_t>(33, 'y')};
+  int accepted = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const int length = pick(1, 4);
+    std::vector<uint8_t> views;
+    for (int i = 0; i < length; ++i) {
+      std::vector<uint8_t> view(16, 0);
+      const int32_t value_length = pick(-2, 40), index = pick(-1, 2), offset = pick(-3, 30);
+      std::memcpy(view.data(), &value_length, 4);
+      std::memset(view.data() + 4, pick(0, 1) ? 'x' : 'y', 4);
+      std::memcpy(view.data() + 8, &index, 4);
+      std::memcpy(view.data() + 12, &offset, 4);
+      views.insert(views.end(), view.begin(), view.end());
+    }
+    auto data = std::make_shared<ArrayData>();
+    data->type = binary_view();
+    data->length = length;
+    data->buffers = {nullptr, Buffer::Wrap(views.data(), static_cast<int64_t>(views.size()), [] {})};
+    for (const auto& bytes : storage) {
+      data->buffers.push_back(Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
+    }
+    // A dictionary over the views with random indices, some out of range.
+    std::vector<int16_t> indices = {static_cast<int16_t>(pick(-1, length)),
+                                    static_cast<int16_t>(pick(-1, length))};
+    auto dict = std::make_shared<ArrayData>();
+    dict->type = *dictionary(int16(), binary_view());
+    dict->length = 2;
+    dict->buffers = {nullptr, Buffer::Wrap(indices.data(), 4, [] {})};
+    dict->dictionary = data;
+    if (!Validate(*dict).ok()) continue;
+    ++accepted;
+    uint64_t sum = 0;
+    for (int16_t index : indices) {
+      const internal::BinaryView view = internal::ReadView(data->buffers[1]->data(), index);
+      const uint8_t* bytes = view.is_inline()
+                                 ? data->buffers[1]->data() + index * 16 + 4
+                                 : data->buffers[static_cast<size_t>(view.buffer_index) + 2]->data() +
+                                       view.offset;
+      for (int32_t k = 0; k < view.length; ++k) sum += bytes[k];
+    }
+    EXPECT_TRUE(ArrayEquals(*dict, *dict));
+    EXPECT_GE(sum, 0u);
+  }
+  EXPECT_GT(accepted, 50);  // the walk above really ran
 }
 
 }  // namespace quiver
