@@ -1,6 +1,19 @@
 // ArrayData: the Arrow columnar layout of one array, as plain metadata over
 // shared buffers. Buffer order per type follows the Arrow spec (validity
 // first; see FORMATS.md section 2). A null validity buffer means no nulls.
+//
+// Beyond the primitive / binary / nested layouts:
+// - null: no buffers at all; every slot is null.
+// - date32, time32: int32 values; date64, time64, timestamp, duration:
+//   int64; decimal128 / decimal256: 16 / 32 bytes per value.
+// - utf8_view, binary_view: buffers = {validity, views, data_0, ...,
+//   data_{k-1}}: 16 bytes of view per slot, then the k variadic data
+//   buffers that non-inline views index (k may be 0; a null data buffer
+//   counts as empty). Their sizes are the buffers' own sizes.
+// - dictionary: buffers are those of the index type ({validity,
+//   indices}); `dictionary` holds the values (an array of the value type,
+//   itself possibly sliced or with nulls). Indices refer to slots of the
+//   dictionary (relative to its offset).
 #pragma once
 
 #include <cstdint>
@@ -31,9 +44,11 @@ enum class ValidationLevel {
   // the data buffer or child.
   kDefault,
   // Plus every offset is monotonic, utf8 is valid UTF-8, a known
-  // null_count matches the bitmap, and canonical extension types (tensor
-  // types, bool8) have valid metadata, at every depth. The default, and
-  // what every import of foreign data uses.
+  // null_count matches the bitmap, every valid binary view points inside
+  // its variadic buffer (and utf8_view data is UTF-8), every valid
+  // dictionary index lies inside the dictionary, and canonical extension
+  // types (tensor types, bool8) have valid metadata, at every depth. The
+  // default, and what every import of foreign data uses.
   kFull,
 };
 
@@ -48,10 +63,16 @@ struct ArrayData {
   int64_t null_count = kUnknownNullCount;
   std::vector<BufferPtr> buffers;
   std::vector<ArrayDataPtr> children;
+  // Dictionary-encoded types only: the values the indices refer to (not
+  // sliced with the indices). Null for every other type.
+  ArrayDataPtr dictionary;
 
-  // Whether slot i (relative to offset) is valid. Precondition: 0 <= i < length.
+  // Whether slot i (relative to offset) is valid: its validity bit (for a
+  // dictionary array, the index's), always false for the null type.
+  // Precondition: 0 <= i < length.
   bool IsValid(int64_t i) const;
-  // null_count, counted from the validity bitmap when unknown.
+  // null_count, counted from the validity bitmap when unknown; always the
+  // length for the null type (whose stored null_count some producers leave 0).
   int64_t ComputeNullCount() const;
 };
 

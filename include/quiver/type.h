@@ -26,7 +26,26 @@ enum class TypeId : uint8_t {
   kList, kLargeList, kFixedSizeList,
   kStruct,
   kExtension,
+  // Appended (existing values stay stable). None of these is a tensor value.
+  kNull,              // no buffers: every slot is null
+  kDate32,            // int32 days since the UNIX epoch
+  kDate64,            // int64 milliseconds since the UNIX epoch
+  kTime32,            // int32 seconds or milliseconds since midnight
+  kTime64,            // int64 microseconds or nanoseconds since midnight
+  kTimestamp,         // int64 time units since the UNIX epoch, optional time zone
+  kDuration,          // int64 time units
+  kDecimal128,        // 16-byte little-endian two's complement integers, scaled
+  kDecimal256,        // 32-byte ones
+  kUtf8View,          // 16-byte views + variadic data buffers
+  kBinaryView,
+  kDictionary,        // integer indices into a dictionary array of values
 };
+
+// The unit of time32, time64, timestamp and duration values.
+enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
+
+// "s", "ms", "us", "ns"; "?" for a value outside the enum.
+const char* TimeUnitName(TimeUnit unit);
 
 // The field metadata keys an extension type travels under (in the C Data
 // Interface and in IPC schemas): its name, and its serialized parameters.
@@ -65,8 +84,10 @@ class DataType {
  public:
   TypeId id() const { return id_; }
 
-  // Bits per value for fixed-width types (bool: 1), 0 for the rest;
-  // extension types have their storage's width. 64-bit: a
+  // Bits per value for fixed-width types (bool: 1; date, time, timestamp,
+  // duration and decimal types too), 0 for the rest (null, utf8, views,
+  // nested); extension types have their storage's width, dictionary
+  // types their indices'. 64-bit: a
   // fixed_size_binary of 2^31 - 1 bytes is 2^34 - 8 bits wide.
   int64_t bit_width() const;
   // Bytes per value for byte-sized fixed-width types (fixed_size_binary
@@ -88,6 +109,22 @@ class DataType {
   // list, large_list, fixed_size_list: one child; struct: one per field.
   const std::vector<Field>& children() const { return children_; }
 
+  // time32, time64, timestamp, duration: the unit of the values.
+  TimeUnit time_unit() const { return time_unit_; }
+  // timestamp: the time zone name ("UTC", "Europe/Paris", "+02:00"); empty
+  // for a time zone naive timestamp.
+  const std::string& timezone() const { return timezone_; }
+  // decimal128 / decimal256: total decimal digits and digits after the
+  // point (the scale may be negative).
+  int32_t precision() const { return precision_; }
+  int32_t scale() const { return scale_; }
+  // dictionary: the integer type of the indices (the array's own layout),
+  // the type of the dictionary's values, and whether the dictionary's
+  // order is meaningful. index_type and value_type are null otherwise.
+  const TypePtr& index_type() const { return index_type_; }
+  const TypePtr& value_type() const { return value_type_; }
+  bool ordered() const { return ordered_; }
+
   // Extension types only.
   const std::string& extension_name() const { return extension_name_; }
   const std::string& extension_metadata() const { return extension_metadata_; }
@@ -97,7 +134,7 @@ class DataType {
   const DataType& storage() const { return storage_ ? *storage_ : *this; }
 
   // Levels of nested types below this one: 0 for primitives, 1 for a list
-  // of primitives, ... Readers, validation and export refuse types deeper
+  // of primitives (and for a dictionary of primitive values), ... Readers, validation and export refuse types deeper
   // than kMaxNestingDepth.
   int nesting_depth() const { return nesting_depth_; }
 
@@ -122,6 +159,13 @@ class DataType {
   TypeId id_;
   int nesting_depth_ = 0;
   int32_t fixed_size_ = 0;
+  TimeUnit time_unit_ = TimeUnit::kSecond;
+  std::string timezone_;
+  int32_t precision_ = 0;
+  int32_t scale_ = 0;
+  TypePtr index_type_;
+  TypePtr value_type_;
+  bool ordered_ = false;
   std::vector<Field> children_;
   std::string extension_name_;
   std::string extension_metadata_;
@@ -155,6 +199,32 @@ Result<TypePtr> fixed_size_list(Field value_field, int32_t list_size);
 TypePtr struct_(std::vector<Field> fields);
 // name must be non-empty; storage may not itself be an extension type.
 Result<TypePtr> extension(std::string name, std::string metadata, TypePtr storage);
+
+// The null type: arrays of it have a length and no buffers; every slot is null.
+TypePtr null();
+TypePtr date32();
+TypePtr date64();
+// unit must be kSecond or kMilli.
+Result<TypePtr> time32(TimeUnit unit);
+// unit must be kMicro or kNano.
+Result<TypePtr> time64(TimeUnit unit);
+// Any unit; `time_zone` is kept as given ("" = time zone naive) and may not
+// contain a NUL byte (it travels in a C string).
+Result<TypePtr> timestamp(TimeUnit unit, std::string time_zone = "");
+Result<TypePtr> duration(TimeUnit unit);
+// precision in [1, 38]; any scale.
+Result<TypePtr> decimal128(int32_t precision, int32_t scale);
+// precision in [1, 76]; any scale.
+Result<TypePtr> decimal256(int32_t precision, int32_t scale);
+// Binary views: 16 bytes per value (int32 length, then up to 12 inline
+// bytes, or a 4-byte prefix, int32 buffer index and int32 offset into one
+// of any number of variadic data buffers). utf8_view holds UTF-8.
+TypePtr utf8_view();
+TypePtr binary_view();
+// index_type: a signed or unsigned integer type (not an extension);
+// value_type: any type. Arrays of it carry the indices in their own
+// buffers and the values in ArrayData::dictionary.
+Result<TypePtr> dictionary(TypePtr index_type, TypePtr value_type, bool ordered = false);
 
 // A nullable field named "item", the child name Arrow uses for lists.
 Field ListItem(TypePtr value_type);

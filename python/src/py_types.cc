@@ -100,6 +100,16 @@ TypePtr TypeFromPython(nb::handle value) {
 
 namespace {
 
+bool HasTimeUnit(const DataType& type) {
+  const TypeId id = type.id();
+  return id == TypeId::kTime32 || id == TypeId::kTime64 || id == TypeId::kTimestamp ||
+         id == TypeId::kDuration;
+}
+
+bool IsDecimal(const DataType& type) {
+  return type.id() == TypeId::kDecimal128 || type.id() == TypeId::kDecimal256;
+}
+
 template <typename T>
 std::optional<std::vector<T>> NoneIfEmpty(const std::vector<T>& values) {
   if (values.empty()) return std::nullopt;
@@ -118,6 +128,51 @@ void BindDataType(nb::module_& m) {
                      return t.type->extension_name();
                    },
                    "The ARROW:extension:name of an extension type, None otherwise.")
+      .def_prop_ro("unit",
+                   [](const PyDataType& t) -> std::optional<std::string> {
+                     if (!HasTimeUnit(*t.type)) return std::nullopt;
+                     return std::string(TimeUnitName(t.type->time_unit()));
+                   },
+                   "'s', 'ms', 'us' or 'ns' for time32/64, timestamp and duration types, "
+                   "None otherwise.")
+      .def_prop_ro("tz",
+                   [](const PyDataType& t) -> std::optional<std::string> {
+                     if (t.type->id() != TypeId::kTimestamp || t.type->timezone().empty()) {
+                       return std::nullopt;
+                     }
+                     return t.type->timezone();
+                   },
+                   "The time zone of a timestamp type, None when it has none.")
+      .def_prop_ro("precision",
+                   [](const PyDataType& t) -> std::optional<int32_t> {
+                     if (!IsDecimal(*t.type)) return std::nullopt;
+                     return t.type->precision();
+                   },
+                   "Decimal digits of a decimal128/decimal256 type, None otherwise.")
+      .def_prop_ro("scale",
+                   [](const PyDataType& t) -> std::optional<int32_t> {
+                     if (!IsDecimal(*t.type)) return std::nullopt;
+                     return t.type->scale();
+                   },
+                   "Digits after the decimal point of a decimal type, None otherwise.")
+      .def_prop_ro("index_type",
+                   [](const PyDataType& t) -> nb::object {
+                     if (t.type->id() != TypeId::kDictionary) return nb::none();
+                     return WrapType(t.type->index_type());
+                   },
+                   "The index type of a dictionary type, None otherwise.")
+      .def_prop_ro("value_type",
+                   [](const PyDataType& t) -> nb::object {
+                     if (t.type->id() != TypeId::kDictionary) return nb::none();
+                     return WrapType(t.type->value_type());
+                   },
+                   "The value type of a dictionary type, None otherwise.")
+      .def_prop_ro("ordered",
+                   [](const PyDataType& t) -> std::optional<bool> {
+                     if (t.type->id() != TypeId::kDictionary) return std::nullopt;
+                     return t.type->ordered();
+                   },
+                   "Whether a dictionary type's order is meaningful, None for other types.")
       .def("__eq__", [](const PyDataType& a, nb::handle b) {
         return nb::isinstance<PyDataType>(b) && a.type->Equals(*nb::cast<PyDataType&>(b).type);
       })

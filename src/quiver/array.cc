@@ -12,11 +12,14 @@
 namespace quiver {
 
 bool ArrayData::IsValid(int64_t i) const {
-  if (buffers.empty() || !buffers[0]) return true;
+  // Only the null type has no buffers at all.
+  if (buffers.empty()) return !(type && type->storage().id() == TypeId::kNull);
+  if (!buffers[0]) return true;
   return internal::GetBit(buffers[0]->data(), offset + i);
 }
 
 int64_t ArrayData::ComputeNullCount() const {
+  if (type && type->storage().id() == TypeId::kNull) return length;
   if (null_count != kUnknownNullCount) return null_count;
   if (buffers.empty() || !buffers[0]) return 0;
   return internal::CountUnsetBits(buffers[0]->data(), offset, length);
@@ -33,6 +36,7 @@ Result<ArrayDataPtr> Slice(const ArrayDataPtr& data, int64_t offset, int64_t len
   out->length = length;
   bool all_valid = data->null_count == 0 || data->buffers.empty() || !data->buffers[0];
   out->null_count = all_valid ? 0 : kUnknownNullCount;
+  if (data->type && data->type->storage().id() == TypeId::kNull) out->null_count = length;
   return ArrayDataPtr(out);
 }
 
@@ -55,12 +59,29 @@ Status CheckHeader(const ArrayData& data) {
 }
 
 Status CheckCounts(const ArrayData& data, const Layout& layout) {
-  if (static_cast<int>(data.buffers.size()) != layout.num_buffers) {
+  const auto buffers = static_cast<int64_t>(data.buffers.size());
+  if (layout.variadic ? buffers < layout.num_buffers : buffers != layout.num_buffers) {
     return Status::Invalid("type " + data.type->ToString() + " needs " +
+                           (layout.variadic ? "at least " : "") +
                            std::to_string(layout.num_buffers) + " buffers, got " +
                            std::to_string(data.buffers.size()));
   }
   const DataType& storage = data.type->storage();
+  if (layout.dictionary) {
+    if (!data.dictionary) {
+      return Status::Invalid("array of type " + data.type->ToString() + " has no dictionary");
+    }
+    if (!data.dictionary->type || !data.dictionary->type->Equals(*storage.value_type())) {
+      return Status::TypeError("dictionary does not have type " +
+                               storage.value_type()->ToString() + " (it has " +
+                               (data.dictionary->type ? data.dictionary->type->ToString()
+                                                      : std::string("no type")) +
+                               ")");
+    }
+  } else if (data.dictionary) {
+    return Status::Invalid("array of type " + data.type->ToString() +
+                           " carries a dictionary; only dictionary types do");
+  }
   const int expected_children = internal::ChildCount(storage);
   if (static_cast<int>(data.children.size()) != expected_children) {
     return Status::Invalid("type " + data.type->ToString() + " needs " +
@@ -89,6 +110,7 @@ const char* RoleName(BufferRole role) {
     case BufferRole::kOffsets32:
     case BufferRole::kOffsets64: return "offsets";
     case BufferRole::kData: return "data";
+    case BufferRole::kViews: return "views";
   }
   return "buffer";
 }
@@ -198,7 +220,9 @@ Status CheckUtf8(const ArrayData& data, const Layout& layout) {
 }
 
 Status CheckNullCount(const ArrayData& data) {
-  if (data.null_count == kUnknownNullCount) return Status::OK();
+  // The null type has no bitmap: every slot is null whatever the count says
+  // (some producers write 0 there); ComputeNullCount gives the length.
+  if (data.null_count == kUnknownNullCount || data.buffers.empty()) return Status::OK();
   const int64_t counted =
       data.buffers[0] ? internal::CountUnsetBits(data.buffers[0]->data(), data.offset, data.length)
                       : 0;
@@ -209,10 +233,78 @@ Status CheckNullCount(const ArrayData& data) {
   return Status::OK();
 }
 
+// Every valid slot's view: a non-negative length; inline up to 12 bytes,
+// else a buffer index that exists and offset + length inside that buffer
+// (computed in 64 bits, so no int32 sum can wrap), a prefix equal to the
+// value's first 4 bytes, and for utf8_view valid UTF-8. Null slots are
+// not read: the format leaves their views undefined.
+Status CheckViews(const ArrayData& data, bool utf8) {
+  const uint8_t* views = data.buffers[1] ? data.buffers[1]->data() : nullptr;
+  const int64_t variadic = static_cast<int64_t>(data.buffers.size()) - 2;
+  for (int64_t i = 0; i < data.length; ++i) {
+    if (!data.IsValid(i)) continue;
+    const internal::BinaryView view = internal::ReadView(views, data.offset + i);
+    auto row = [i] { return "row " + std::to_string(i) + ": "; };
+    if (view.length < 0) {
+      return Status::Invalid(row() + "view length " + std::to_string(view.length) + " is negative");
+    }
+    const uint8_t* bytes = view.inline_bytes;
+    if (!view.is_inline()) {
+      if (view.buffer_index < 0 || view.buffer_index >= variadic) {
+        return Status::Invalid(row() + "view points into variadic buffer " +
+                               std::to_string(view.buffer_index) + ", but the array has " +
+                               std::to_string(variadic));
+      }
+      const BufferPtr& buffer = data.buffers[static_cast<size_t>(view.buffer_index) + 2];
+      const int64_t size = buffer ? buffer->size() : 0;
+      const int64_t end = int64_t{view.offset} + int64_t{view.length};
+      if (view.offset < 0 || end > size) {
+        return Status::Invalid(row() + "view [" + std::to_string(view.offset) + ", " +
+                               std::to_string(end) + ") is outside variadic buffer " +
+                               std::to_string(view.buffer_index) + " of " +
+                               std::to_string(size) + " bytes");
+      }
+      bytes = buffer->data() + view.offset;
+      if (std::memcmp(bytes, view.inline_bytes, 4) != 0) {
+        return Status::Invalid(row() + "view prefix differs from the first 4 bytes of its value");
+      }
+    }
+    if (utf8 && !internal::IsValidUtf8(bytes, view.length)) {
+      return Status::Invalid("row " + std::to_string(i) + " is not valid UTF-8");
+    }
+  }
+  return Status::OK();
+}
+
+// Every valid index lies in [0, dictionary length).
+Status CheckDictionaryIndices(const ArrayData& data) {
+  const TypeId index_id = data.type->storage().index_type()->id();
+  const int64_t size = data.dictionary->length;
+  const uint8_t* indices = data.buffers[1] ? data.buffers[1]->data() : nullptr;
+  for (int64_t i = 0; i < data.length; ++i) {
+    if (!data.IsValid(i)) continue;
+    int64_t index = 0;
+    const bool fits = internal::ReadInteger(indices, data.offset + i, index_id, &index);
+    if (!fits || index < 0 || index >= size) {
+      return Status::Invalid("row " + std::to_string(i) + ": dictionary index " +
+                             (fits ? std::to_string(index) : std::string("above 2^63 - 1")) +
+                             " is outside a dictionary of " + std::to_string(size) + " values");
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateTree(const ArrayData& data, ValidationLevel level);
+
 Status ValidateNode(const ArrayData& data, ValidationLevel level) {
   QUIVER_RETURN_NOT_OK(CheckHeader(data));
   const Layout layout = internal::LayoutOf(*data.type);
   QUIVER_RETURN_NOT_OK(CheckCounts(data, layout));
+  if (data.dictionary) {
+    // First, so that the index checks below see a sound dictionary.
+    Status st = ValidateTree(*data.dictionary, level);
+    if (!st.ok()) return st.WithContext("dictionary");
+  }
   QUIVER_RETURN_NOT_OK(CheckBufferSizes(data, layout));
   QUIVER_RETURN_NOT_OK(CheckChildLengths(data, layout));
   if (level == ValidationLevel::kMinimal) return Status::OK();
@@ -223,6 +315,8 @@ Status ValidateNode(const ArrayData& data, ValidationLevel level) {
   if (id == TypeId::kUtf8 || id == TypeId::kLargeUtf8) {
     QUIVER_RETURN_NOT_OK(CheckUtf8(data, layout));
   }
+  if (layout.variadic) QUIVER_RETURN_NOT_OK(CheckViews(data, id == TypeId::kUtf8View));
+  if (layout.dictionary) QUIVER_RETURN_NOT_OK(CheckDictionaryIndices(data));
   QUIVER_RETURN_NOT_OK(CheckNullCount(data));
   if (data.type->id() == TypeId::kExtension) {
     QUIVER_RETURN_NOT_OK(internal::CheckCanonicalExtension(*data.type));
@@ -231,7 +325,8 @@ Status ValidateNode(const ArrayData& data, ValidationLevel level) {
 }
 
 // Recursion is bounded: the depth is checked once against the type, and
-// CheckCounts makes every child's type its field's, one level shallower.
+// CheckCounts makes every child's type its field's (and a dictionary's its
+// value type), one level shallower.
 Status ValidateTree(const ArrayData& data, ValidationLevel level) {
   QUIVER_RETURN_NOT_OK(ValidateNode(data, level));
   const DataType& storage = data.type->storage();

@@ -1,4 +1,5 @@
 // Exporting types and arrays through the C Data Interface.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,25 +19,32 @@ struct ExportedSchema {
   std::string metadata;
   std::vector<ArrowSchema> children;
   std::vector<ArrowSchema*> child_pointers;
+  std::unique_ptr<ArrowSchema> dictionary;  // dictionary-encoded fields: the values
 };
 
 // Keeps the exported ArrayData (and so its buffers) alive.
 struct ExportedArray {
   ArrayDataPtr data;
   std::vector<const void*> buffers;
+  std::vector<int64_t> variadic_sizes;  // views: the last buffer exported
   std::vector<ArrowArray> children;
   std::vector<ArrowArray*> child_pointers;
+  std::unique_ptr<ArrowArray> dictionary;  // dictionary arrays: the values
 };
 
 // The release callback of an exported ArrowSchema or ArrowArray: releases
-// the children still held (a consumer may have moved some out, leaving
-// release == NULL), frees what the struct points at and marks it released.
+// the children and dictionary still held (a consumer may have moved some
+// out, leaving release == NULL), frees what the struct points at and marks
+// it released.
 template <typename Struct, typename Owned>
 void ReleaseExported(Struct* exported) {
   if (exported == nullptr || exported->release == nullptr) return;
   auto* owned = static_cast<Owned*>(exported->private_data);
   for (Struct& child : owned->children) {
     if (child.release != nullptr) child.release(&child);
+  }
+  if (owned->dictionary && owned->dictionary->release != nullptr) {
+    owned->dictionary->release(owned->dictionary.get());
   }
   delete owned;
   exported->release = nullptr;
@@ -74,14 +82,27 @@ Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
     }
     owned->child_pointers.push_back(&owned->children[i]);
   }
+  if (storage.id() == TypeId::kDictionary) {
+    // The values travel as an unnamed nullable field (extension keys and all).
+    owned->dictionary = std::make_unique<ArrowSchema>();
+    Status st = ExportFieldNode(Field{"", storage.value_type(), true, {}},
+                                owned->dictionary.get(), depth + 1);
+    if (!st.ok()) {
+      for (ArrowSchema& child : owned->children) ReleaseSchema(&child);
+      return st;
+    }
+  }
   *out = ArrowSchema{};
   out->format = owned->format.c_str();
   out->name = owned->name.c_str();
   out->metadata = owned->metadata.empty() ? nullptr : owned->metadata.data();
   out->flags = field.nullable ? ARROW_FLAG_NULLABLE : 0;
+  if (storage.id() == TypeId::kDictionary && storage.ordered()) {
+    out->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
+  }
   out->n_children = static_cast<int64_t>(owned->children.size());
   out->children = owned->child_pointers.empty() ? nullptr : owned->child_pointers.data();
-  out->dictionary = nullptr;
+  out->dictionary = owned->dictionary.get();
   out->release = ReleaseSchema;
   out->private_data = owned.release();
   return Status::OK();
@@ -103,7 +124,8 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
   if (depth > kMaxNestingDepth) return DepthError(depth);
   if (!data || !data->type) return Status::Invalid("cannot export an array without a type");
   const internal::Layout layout = internal::LayoutOf(*data->type);
-  if (static_cast<int>(data->buffers.size()) != layout.num_buffers) {
+  const auto n_buffers = static_cast<int64_t>(data->buffers.size());
+  if (layout.variadic ? n_buffers < layout.num_buffers : n_buffers != layout.num_buffers) {
     return Status::Invalid("cannot export " + data->type->ToString() + " with " +
                            std::to_string(data->buffers.size()) + " buffers (it has " +
                            std::to_string(layout.num_buffers) + ")");
@@ -112,12 +134,23 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
     return Status::Invalid("cannot export " + data->type->ToString() + " with " +
                            std::to_string(data->children.size()) + " children");
   }
+  if (layout.dictionary != (data->dictionary != nullptr)) {
+    return Status::Invalid("cannot export " + data->type->ToString() +
+                           (layout.dictionary ? " without a dictionary" : " with a dictionary"));
+  }
   auto owned = std::make_unique<ExportedArray>();
   owned->data = data;
-  for (int i = 0; i < layout.num_buffers; ++i) {
+  for (int64_t i = 0; i < n_buffers; ++i) {
     const BufferPtr& buffer = data->buffers[i];
-    const bool is_validity = layout.roles[i] == internal::BufferRole::kValidity;
+    const bool is_validity = i == 0 && layout.num_buffers > 0 &&
+                             layout.roles[0] == internal::BufferRole::kValidity;
     owned->buffers.push_back(buffer ? buffer->data() : (is_validity ? nullptr : kZeros));
+    if (i >= layout.num_buffers) owned->variadic_sizes.push_back(buffer ? buffer->size() : 0);
+  }
+  if (layout.variadic) {
+    owned->buffers.push_back(owned->variadic_sizes.empty()
+                                 ? static_cast<const void*>(kZeros)
+                                 : static_cast<const void*>(owned->variadic_sizes.data()));
   }
   owned->children.resize(data->children.size());
   for (size_t i = 0; i < data->children.size(); ++i) {
@@ -128,16 +161,25 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
     }
     owned->child_pointers.push_back(&owned->children[i]);
   }
+  if (data->dictionary) {
+    owned->dictionary = std::make_unique<ArrowArray>();
+    Status st = ExportArrayNode(data->dictionary, owned->dictionary.get(), depth + 1);
+    if (!st.ok()) {
+      for (ArrowArray& child : owned->children) ReleaseArray(&child);
+      return st;
+    }
+  }
   *out = ArrowArray{};
   out->length = data->length;
   out->offset = data->offset;
   bool no_validity = data->buffers.empty() || !data->buffers[0];
   out->null_count = no_validity ? 0 : data->null_count;
+  if (data->type->storage().id() == TypeId::kNull) out->null_count = data->length;
   out->n_buffers = static_cast<int64_t>(owned->buffers.size());
   out->n_children = static_cast<int64_t>(owned->children.size());
   out->buffers = owned->buffers.empty() ? nullptr : owned->buffers.data();
   out->children = owned->child_pointers.empty() ? nullptr : owned->child_pointers.data();
-  out->dictionary = nullptr;
+  out->dictionary = owned->dictionary.get();
   out->release = ReleaseArray;
   out->private_data = owned.release();
   return Status::OK();

@@ -44,9 +44,6 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   }
   if (schema.release == nullptr) return Status::Invalid(path + ": ArrowSchema is released");
   if (schema.format == nullptr) return Status::Invalid(path + ": ArrowSchema has no format");
-  if (schema.dictionary != nullptr) {
-    return Status::NotImplemented(path + ": dictionary-encoded fields are not supported");
-  }
   if (schema.n_children < 0 || (schema.n_children > 0 && schema.children == nullptr)) {
     return Status::Invalid(path + ": ArrowSchema has " + std::to_string(schema.n_children) +
                            " children but no children array");
@@ -67,30 +64,21 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   auto type = internal::TypeFromFormat(schema.format, std::move(children));
   if (!type.ok()) return type.status().WithContext(path);
   field.type = *type;
+  if (schema.dictionary != nullptr) {
+    // The format names the indices; the dictionary schema the values (its
+    // name, nullability and plain metadata carry nothing for quiver).
+    QUIVER_ASSIGN_OR_RETURN(Field values,
+                            ImportFieldNode(*schema.dictionary, path + ".dictionary", depth + 1));
+    auto encoded = dictionary(field.type, values.type,
+                              (schema.flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
+    if (!encoded.ok()) return encoded.status().WithContext(path);
+    field.type = *encoded;
+  }
   auto metadata = internal::DecodeMetadata(schema.metadata);
   if (!metadata.ok()) return metadata.status().WithContext(path);
   Status st = internal::LiftExtensionKeys(std::move(*metadata), &field);
   if (!st.ok()) return st.WithContext(path);
   return field;
-}
-
-// Byte sizes of each buffer of `node`, derived from its type and length
-// (the C struct does not carry them), with every product overflow-checked.
-Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const internal::Layout& layout) {
-  const int64_t end = node.offset + node.length;
-  std::vector<int64_t> sizes(static_cast<size_t>(layout.num_buffers), 0);
-  for (int b = 0; b < layout.num_buffers; ++b) {
-    QUIVER_ASSIGN_OR_RETURN(sizes[b], internal::RequiredBufferSize(layout, layout.roles[b], end));
-  }
-  if (layout.num_buffers == 3 && layout.roles[2] == internal::BufferRole::kData && end > 0 &&
-      node.buffers[1] != nullptr) {
-    // The data buffer ends where the last offset points.
-    const int64_t last = internal::ReadOffset(static_cast<const uint8_t*>(node.buffers[1]), end,
-                                              layout.offset_width());
-    if (last < 0) return Status::Invalid("last offset " + std::to_string(last) + " is negative");
-    sizes[2] = last;
-  }
-  return sizes;
 }
 
 // A buffer cannot extend past the end of the address space; a size that
@@ -104,6 +92,51 @@ Status CheckAddressRange(const void* data, int64_t size, int64_t index) {
   return Status::OK();
 }
 
+// Byte sizes of each ArrayData buffer of `node`, derived from its type and
+// length (the C struct does not carry them), with every product
+// overflow-checked. Views' variadic buffers take their sizes from the
+// struct's last buffer (int64 each), which ArrayData does not keep.
+Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const internal::Layout& layout) {
+  const int64_t end = node.offset + node.length;
+  std::vector<int64_t> sizes(static_cast<size_t>(layout.num_buffers), 0);
+  for (int b = 0; b < layout.num_buffers; ++b) {
+    QUIVER_ASSIGN_OR_RETURN(sizes[b], internal::RequiredBufferSize(layout, layout.roles[b], end));
+  }
+  if (layout.variadic) {
+    const int64_t count = node.n_buffers - layout.num_buffers - 1;
+    const void* size_buffer = node.buffers[node.n_buffers - 1];
+    if (count > 0 && size_buffer == nullptr) {
+      return Status::Invalid("ArrowArray has " + std::to_string(count) +
+                             " variadic buffers but no buffer of their sizes (its last buffer)");
+    }
+    QUIVER_ASSIGN_OR_RETURN(int64_t size_bytes,
+                            internal::MultiplyChecked(count, 8, "variadic sizes buffer size"));
+    QUIVER_RETURN_NOT_OK(CheckAddressRange(size_buffer, size_bytes, node.n_buffers - 1));
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t size = 0;
+      std::memcpy(&size, static_cast<const uint8_t*>(size_buffer) + j * 8, 8);
+      if (size < 0) {
+        return Status::Invalid("variadic buffer " + std::to_string(j) + " has negative size " +
+                               std::to_string(size));
+      }
+      if (size > 0 && node.buffers[layout.num_buffers + j] == nullptr) {
+        return Status::Invalid("variadic buffer " + std::to_string(j) + " is NULL but has " +
+                               std::to_string(size) + " bytes");
+      }
+      sizes.push_back(size);
+    }
+  }
+  if (layout.num_buffers == 3 && layout.roles[2] == internal::BufferRole::kData && end > 0 &&
+      node.buffers[1] != nullptr) {
+    // The data buffer ends where the last offset points.
+    const int64_t last = internal::ReadOffset(static_cast<const uint8_t*>(node.buffers[1]), end,
+                                              layout.offset_width());
+    if (last < 0) return Status::Invalid("last offset " + std::to_string(last) + " is negative");
+    sizes[2] = last;
+  }
+  return sizes;
+}
+
 Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                                 const std::shared_ptr<ArrayOwner>& owner) {
   const DataType& storage = type->storage();
@@ -114,12 +147,24 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                            std::to_string(node.null_count));
   }
   QUIVER_RETURN_NOT_OK(internal::AddChecked(node.offset, node.length, "offset + length").status());
-  if (node.dictionary != nullptr) return Status::NotImplemented("dictionary arrays are not supported");
   const internal::Layout layout = internal::LayoutOf(storage);
-  if (node.n_buffers != layout.num_buffers || (layout.num_buffers > 0 && node.buffers == nullptr)) {
+  // Views carry their variadic buffers and then one buffer of their sizes.
+  const bool count_ok = layout.variadic ? node.n_buffers > layout.num_buffers
+                                        : node.n_buffers == layout.num_buffers;
+  if (!count_ok || (node.n_buffers > 0 && node.buffers == nullptr)) {
     return Status::Invalid("ArrowArray of type " + type->ToString() + " has " +
                            std::to_string(node.n_buffers) + " buffers, expected " +
-                           std::to_string(layout.num_buffers));
+                           (layout.variadic ? "at least " + std::to_string(layout.num_buffers + 1) +
+                                                  " (validity, views, variadic data buffers, "
+                                                  "then their sizes)"
+                                            : std::to_string(layout.num_buffers)));
+  }
+  if (layout.dictionary && node.dictionary == nullptr) {
+    return Status::Invalid("ArrowArray of type " + type->ToString() + " has no dictionary");
+  }
+  if (!layout.dictionary && node.dictionary != nullptr) {
+    return Status::Invalid("ArrowArray of type " + type->ToString() +
+                           " has a dictionary, but its schema is not dictionary-encoded");
   }
   const int64_t expected_children = internal::ChildCount(storage);
   if (node.n_children != expected_children || (expected_children > 0 && node.children == nullptr)) {
@@ -135,8 +180,9 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
   data->type = type;
   data->length = node.length;
   data->offset = node.offset;
-  data->null_count = node.null_count;
-  for (int64_t i = 0; i < node.n_buffers; ++i) {
+  // Some producers write 0 for the null type; every slot is null.
+  data->null_count = storage.id() == TypeId::kNull ? node.length : node.null_count;
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
     if (node.buffers[i] == nullptr) {
       data->buffers.push_back(nullptr);
       continue;
@@ -154,6 +200,12 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                                         storage.children()[i].name + ")");
     }
     data->children.push_back(*child);
+  }
+  if (layout.dictionary) {
+    // Owned by the same struct: released with it, never on its own.
+    auto values = ImportNode(*node.dictionary, storage.value_type(), owner);
+    if (!values.ok()) return values.status().WithContext("dictionary");
+    data->dictionary = *values;
   }
   return ArrayDataPtr(data);
 }

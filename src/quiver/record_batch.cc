@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/layout.h"
@@ -110,6 +111,22 @@ using internal::ChildRole;
 
 bool SlotEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j, int depth);
 
+// The bytes of the binary view at slot `index` (offset applied).
+std::string_view ViewValue(const ArrayData& data, int64_t index) {
+  const internal::BinaryView view = internal::ReadView(data.buffers[1]->data(), index);
+  if (view.is_inline()) {
+    return {reinterpret_cast<const char*>(data.buffers[1]->data() + index * internal::kViewBytes + 4),
+            static_cast<size_t>(view.length)};
+  }
+  const BufferPtr& buffer = data.buffers[static_cast<size_t>(view.buffer_index) + 2];
+  return {reinterpret_cast<const char*>(buffer->data() + view.offset),
+          static_cast<size_t>(view.length)};
+}
+
+bool ViewEquals(const ArrayData& a, int64_t ai, const ArrayData& b, int64_t bj) {
+  return ViewValue(a, ai) == ViewValue(b, bj);
+}
+
 // Elements [a_begin, a_begin + count) of `a` equal those of `b` from b_begin.
 bool RangeEquals(const ArrayData& a, int64_t a_begin, const ArrayData& b, int64_t b_begin,
                  int64_t count, int depth) {
@@ -126,6 +143,17 @@ bool SlotEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j, in
   if (!a_valid) return true;
   const internal::Layout layout = internal::LayoutOf(*a.type);
   const int64_t ai = a.offset + i, bj = b.offset + j;
+  if (layout.dictionary) {
+    // Equal values, whatever the indices and dictionaries that encode them.
+    const TypeId index_id = a.type->storage().index_type()->id();
+    int64_t a_index = 0, b_index = 0;
+    if (!internal::ReadInteger(a.buffers[1]->data(), ai, index_id, &a_index) ||
+        !internal::ReadInteger(b.buffers[1]->data(), bj, index_id, &b_index)) {
+      return false;
+    }
+    return SlotEquals(*a.dictionary, a_index, *b.dictionary, b_index, depth + 1);
+  }
+  if (layout.variadic) return ViewEquals(a, ai, b, bj);
   for (int k = 1; k < layout.num_buffers; ++k) {
     const BufferRole role = layout.roles[k];
     if (role == BufferRole::kBits) {

@@ -60,6 +60,27 @@ struct TypeFactory {
     type->fixed_size_ = byte_width;
     return type;
   }
+  static std::shared_ptr<DataType> Temporal(TypeId id, TimeUnit unit, std::string time_zone) {
+    auto type = New(id);
+    type->time_unit_ = unit;
+    type->timezone_ = std::move(time_zone);
+    return type;
+  }
+  static std::shared_ptr<DataType> Decimal(TypeId id, int32_t precision, int32_t scale) {
+    auto type = New(id);
+    type->precision_ = precision;
+    type->scale_ = scale;
+    return type;
+  }
+  static std::shared_ptr<DataType> Dictionary(TypePtr index_type, TypePtr value_type,
+                                              bool ordered) {
+    auto type = New(TypeId::kDictionary);
+    type->index_type_ = std::move(index_type);
+    type->value_type_ = std::move(value_type);
+    type->ordered_ = ordered;
+    type->ComputeNestingDepth();
+    return type;
+  }
   static std::shared_ptr<DataType> Extension(std::string name, std::string metadata,
                                              TypePtr storage) {
     auto type = New(TypeId::kExtension);
@@ -88,6 +109,11 @@ TypePtr Singleton(TypeId id) {
 void DataType::ComputeNestingDepth() {
   if (storage_) {
     nesting_depth_ = storage_->nesting_depth();
+    return;
+  }
+  if (value_type_) {
+    // The dictionary is an array one level below the indices.
+    nesting_depth_ = value_type_->nesting_depth() + 1;
     return;
   }
   int deepest = -1;
@@ -121,8 +147,19 @@ bool Schema::Equals(const Schema& other) const {
 int64_t DataType::bit_width() const {
   if (storage_) return storage_->bit_width();
   if (const auto* info = FindPrimitive(id_)) return info->bit_width;
-  if (id_ == TypeId::kFixedSizeBinary) return int64_t{fixed_size_} * 8;
-  return 0;
+  switch (id_) {
+    case TypeId::kFixedSizeBinary: return int64_t{fixed_size_} * 8;
+    case TypeId::kDate32:
+    case TypeId::kTime32: return 32;
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration: return 64;
+    case TypeId::kDecimal128: return 128;
+    case TypeId::kDecimal256: return 256;
+    case TypeId::kDictionary: return index_type_->bit_width();
+    default: return 0;
+  }
 }
 
 bool DataType::is_bool8() const {
@@ -139,7 +176,13 @@ bool DataType::Equals(const DataType& other) const {
   if (this == &other) return true;
   if (id_ != other.id_ || fixed_size_ != other.fixed_size_ ||
       children_.size() != other.children_.size() || extension_name_ != other.extension_name_ ||
-      extension_metadata_ != other.extension_metadata_) {
+      extension_metadata_ != other.extension_metadata_ || time_unit_ != other.time_unit_ ||
+      timezone_ != other.timezone_ || precision_ != other.precision_ || scale_ != other.scale_ ||
+      ordered_ != other.ordered_) {
+    return false;
+  }
+  if (id_ == TypeId::kDictionary &&
+      (!index_type_->Equals(*other.index_type_) || !value_type_->Equals(*other.value_type_))) {
     return false;
   }
   for (size_t i = 0; i < children_.size(); ++i) {
@@ -167,6 +210,24 @@ std::string DataType::ToString() const {
     case TypeId::kStruct: return "struct<" + ChildrenToString(children_) + ">";
     case TypeId::kExtension:
       return "extension<" + extension_name_ + ", storage=" + storage_->ToString() + ">";
+    case TypeId::kNull: return "null";
+    case TypeId::kDate32: return "date32[day]";
+    case TypeId::kDate64: return "date64[ms]";
+    case TypeId::kTime32: return std::string("time32[") + TimeUnitName(time_unit_) + "]";
+    case TypeId::kTime64: return std::string("time64[") + TimeUnitName(time_unit_) + "]";
+    case TypeId::kDuration: return std::string("duration[") + TimeUnitName(time_unit_) + "]";
+    case TypeId::kTimestamp:
+      return std::string("timestamp[") + TimeUnitName(time_unit_) +
+             (timezone_.empty() ? "" : ", tz=" + timezone_) + "]";
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return std::string(id_ == TypeId::kDecimal128 ? "decimal128(" : "decimal256(") +
+             std::to_string(precision_) + ", " + std::to_string(scale_) + ")";
+    case TypeId::kUtf8View: return "utf8_view";
+    case TypeId::kBinaryView: return "binary_view";
+    case TypeId::kDictionary:
+      return "dictionary<values=" + value_type_->ToString() +
+             ", indices=" + index_type_->ToString() + ", ordered=" + (ordered_ ? "1" : "0") + ">";
     default: return "unknown";
   }
 }
@@ -227,6 +288,110 @@ Result<TypePtr> extension(std::string name, std::string metadata, TypePtr storag
     return Status::Invalid("extension type '" + name + "' cannot have extension storage");
   }
   return TypePtr(TypeFactory::Extension(std::move(name), std::move(metadata), std::move(storage)));
+}
+
+const char* TimeUnitName(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond: return "s";
+    case TimeUnit::kMilli: return "ms";
+    case TimeUnit::kMicro: return "us";
+    case TimeUnit::kNano: return "ns";
+  }
+  return "?";
+}
+
+namespace {
+
+// Parameterless types added after the first singleton block.
+TypePtr Plain(TypeId id) { return TypeFactory::New(id); }
+
+bool IsTimeUnit(TimeUnit unit) {
+  return unit == TimeUnit::kSecond || unit == TimeUnit::kMilli || unit == TimeUnit::kMicro ||
+         unit == TimeUnit::kNano;
+}
+
+Status CheckTimeUnit(const char* what, TimeUnit unit) {
+  if (IsTimeUnit(unit)) return Status::OK();
+  return Status::Invalid(std::string(what) + " unit " + std::to_string(static_cast<int>(unit)) +
+                         " is not a time unit");
+}
+
+Result<TypePtr> Decimal(TypeId id, int32_t max_precision, int32_t precision, int32_t scale) {
+  if (precision < 1 || precision > max_precision) {
+    return Status::Invalid(std::string(id == TypeId::kDecimal128 ? "decimal128" : "decimal256") +
+                           " precision " + std::to_string(precision) + " is outside [1, " +
+                           std::to_string(max_precision) + "]");
+  }
+  return TypePtr(TypeFactory::Decimal(id, precision, scale));
+}
+
+}  // namespace
+
+TypePtr null() {
+  static const TypePtr type = Plain(TypeId::kNull);
+  return type;
+}
+TypePtr date32() {
+  static const TypePtr type = Plain(TypeId::kDate32);
+  return type;
+}
+TypePtr date64() {
+  static const TypePtr type = Plain(TypeId::kDate64);
+  return type;
+}
+TypePtr utf8_view() {
+  static const TypePtr type = Plain(TypeId::kUtf8View);
+  return type;
+}
+TypePtr binary_view() {
+  static const TypePtr type = Plain(TypeId::kBinaryView);
+  return type;
+}
+
+Result<TypePtr> time32(TimeUnit unit) {
+  if (unit != TimeUnit::kSecond && unit != TimeUnit::kMilli) {
+    return Status::Invalid(std::string("time32 needs unit s or ms, got ") + TimeUnitName(unit));
+  }
+  return TypePtr(TypeFactory::Temporal(TypeId::kTime32, unit, ""));
+}
+
+Result<TypePtr> time64(TimeUnit unit) {
+  if (unit != TimeUnit::kMicro && unit != TimeUnit::kNano) {
+    return Status::Invalid(std::string("time64 needs unit us or ns, got ") + TimeUnitName(unit));
+  }
+  return TypePtr(TypeFactory::Temporal(TypeId::kTime64, unit, ""));
+}
+
+Result<TypePtr> timestamp(TimeUnit unit, std::string time_zone) {
+  QUIVER_RETURN_NOT_OK(CheckTimeUnit("timestamp", unit));
+  if (time_zone.find('\0') != std::string::npos) {
+    return Status::Invalid("timestamp time zone contains a NUL byte");
+  }
+  return TypePtr(TypeFactory::Temporal(TypeId::kTimestamp, unit, std::move(time_zone)));
+}
+
+Result<TypePtr> duration(TimeUnit unit) {
+  QUIVER_RETURN_NOT_OK(CheckTimeUnit("duration", unit));
+  return TypePtr(TypeFactory::Temporal(TypeId::kDuration, unit, ""));
+}
+
+Result<TypePtr> decimal128(int32_t precision, int32_t scale) {
+  return Decimal(TypeId::kDecimal128, 38, precision, scale);
+}
+
+Result<TypePtr> decimal256(int32_t precision, int32_t scale) {
+  return Decimal(TypeId::kDecimal256, 76, precision, scale);
+}
+
+Result<TypePtr> dictionary(TypePtr index_type, TypePtr value_type, bool ordered) {
+  if (!index_type || !value_type) {
+    return Status::Invalid("dictionary type needs an index type and a value type");
+  }
+  if (!index_type->is_integer()) {
+    return Status::TypeError("dictionary index type must be a signed or unsigned integer, got " +
+                             index_type->ToString());
+  }
+  return TypePtr(TypeFactory::Dictionary(std::move(index_type), std::move(value_type), ordered));
 }
 
 Field ListItem(TypePtr value_type) { return Field{"item", std::move(value_type), true, {}}; }

@@ -212,8 +212,8 @@ TEST(CData, FormatErrors) {
   EXPECT_ERROR(kInvalid, "format 'w:x' has an invalid size", ImportField(&schema));
   (void)owned_format;
   ASSERT_OK(ExportType(*int32(), &schema));
-  schema.format = "tdm";
-  EXPECT_ERROR(kNotImplemented, "format 'tdm' is not supported", ImportField(&schema));
+  schema.format = "tiM";
+  EXPECT_ERROR(kNotImplemented, "format 'tiM' is not supported", ImportField(&schema));
   ASSERT_OK(ExportType(*int32(), &schema));
   schema.format = "+l";
   EXPECT_ERROR(kInvalid, "format '+l' needs 1 children, got 0", ImportField(&schema));

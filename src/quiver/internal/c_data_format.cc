@@ -16,8 +16,78 @@ const FormatEntry kSimpleFormats[] = {
     {"c", int8},      {"C", uint8},      {"s", int16},   {"S", uint16},    {"i", int32},
     {"I", uint32},    {"l", int64},      {"L", uint64},  {"e", float16},   {"f", float32},
     {"g", float64},   {"b", boolean},    {"u", utf8},    {"U", large_utf8}, {"z", binary},
-    {"Z", large_binary},
+    {"Z", large_binary}, {"n", null},     {"tdD", date32}, {"tdm", date64}, {"vu", utf8_view},
+    {"vz", binary_view},
 };
+
+// The unit letter of time, timestamp and duration formats.
+const char kUnitLetters[] = {'s', 'm', 'u', 'n'};
+
+char UnitLetter(TimeUnit unit) {
+  const auto index = static_cast<size_t>(unit);
+  return index < sizeof(kUnitLetters) ? kUnitLetters[index] : '?';
+}
+
+bool UnitFromLetter(char letter, TimeUnit* unit) {
+  for (size_t i = 0; i < sizeof(kUnitLetters); ++i) {
+    if (kUnitLetters[i] == letter) {
+      *unit = static_cast<TimeUnit>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Parses one decimal integer of `text` starting at *pos, up to `stop` (or
+// the end), advancing *pos past it.
+bool ParseInt(const std::string& text, size_t* pos, char stop, int32_t* out) {
+  const char* begin = text.data() + *pos;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, *out);
+  if (ec != std::errc() || ptr == begin || (ptr != end && *ptr != stop)) return false;
+  *pos = static_cast<size_t>(ptr - text.data());
+  return true;
+}
+
+// "d:P,S" or "d:P,S,N" with N the bit width (128 by default).
+Result<TypePtr> ParseDecimal(const std::string& format) {
+  size_t pos = 2;
+  int32_t precision = 0, scale = 0, bits = 128;
+  bool ok = ParseInt(format, &pos, ',', &precision) && pos < format.size() &&
+            (++pos, ParseInt(format, &pos, ',', &scale));
+  if (ok && pos < format.size()) ok = (++pos, ParseInt(format, &pos, '\0', &bits));
+  if (!ok || pos != format.size()) {
+    return Status::Invalid("format '" + format + "' is not a decimal format d:precision,scale[,bits]");
+  }
+  if (bits == 32 || bits == 64) {
+    return Status::NotImplemented("format '" + format + "' (decimal" + std::to_string(bits) +
+                                  ") is not supported by quiver");
+  }
+  if (bits == 128) return decimal128(precision, scale);
+  if (bits == 256) return decimal256(precision, scale);
+  return Status::Invalid("format '" + format + "' has decimal bit width " + std::to_string(bits) +
+                         " (32, 64, 128 or 256)");
+}
+
+// "tts" .. "ttn", "tss:<tz>" .. "tsn:<tz>", "tDs" .. "tDn" (the date
+// formats are simple ones). Other "t" formats (intervals "tiM", "tiD",
+// "tin", ...) are NotImplemented.
+Result<TypePtr> ParseTemporal(const std::string& format) {
+  TimeUnit unit = TimeUnit::kSecond;
+  const bool unit_ok = format.size() >= 3 && UnitFromLetter(format[2], &unit);
+  if (unit_ok && format.size() == 3 && format[1] == 't') {
+    return unit == TimeUnit::kSecond || unit == TimeUnit::kMilli ? time32(unit) : time64(unit);
+  }
+  if (unit_ok && format.size() == 3 && format[1] == 'D') return duration(unit);
+  if (unit_ok && format[1] == 's') {
+    if (format.size() == 3 || format[3] != ':') {
+      return Status::Invalid("format '" + format + "' needs ':' and a time zone (possibly empty) "
+                             "after the unit");
+    }
+    return timestamp(unit, format.substr(4));
+  }
+  return Status::NotImplemented("format '" + format + "' is not supported by quiver");
+}
 
 // Parses the N of "w:N" / "+w:N" (after `prefix`).
 Result<int32_t> ParseSize(const std::string& format, size_t prefix) {
@@ -44,7 +114,17 @@ std::string FormatString(const DataType& type) {
   for (const auto& entry : kSimpleFormats) {
     if (entry.make()->id() == type.id()) return entry.format;
   }
+  const std::string unit(1, UnitLetter(type.time_unit()));
   switch (type.id()) {
+    case TypeId::kTime32:
+    case TypeId::kTime64: return "tt" + unit;
+    case TypeId::kDuration: return "tD" + unit;
+    case TypeId::kTimestamp: return "ts" + unit + ":" + type.timezone();
+    case TypeId::kDecimal128:
+      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale());
+    case TypeId::kDecimal256:
+      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + ",256";
+    case TypeId::kDictionary: return FormatString(*type.index_type());
     case TypeId::kFixedSizeBinary: return "w:" + std::to_string(type.fixed_size());
     case TypeId::kList: return "+l";
     case TypeId::kLargeList: return "+L";
@@ -76,6 +156,14 @@ Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> chi
     return fixed_size_list(std::move(children[0]), size);
   }
   if (format == "+s") return struct_(std::move(children));
+  if (format.rfind("d:", 0) == 0) {
+    QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 0));
+    return ParseDecimal(format);
+  }
+  if (format.size() >= 3 && format[0] == 't') {
+    QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 0));
+    return ParseTemporal(format);
+  }
   return Status::NotImplemented("format '" + format + "' is not supported by quiver");
 }
 

@@ -29,6 +29,10 @@ namespace {
 
 Status CheckTree(const DataType& type) {
   QUIVER_RETURN_NOT_OK(CheckCanonicalExtension(type));
+  if (type.storage().id() == TypeId::kDictionary) {
+    Status st = CheckTree(*type.storage().value_type());
+    if (!st.ok()) return st.WithContext("dictionary");
+  }
   const std::vector<Field>& children = type.storage().children();
   for (size_t i = 0; i < children.size(); ++i) {
     if (!children[i].type) continue;

@@ -12,8 +12,9 @@ namespace quiver::internal {
 // storage is invalid for it. Other types, and other extension names, pass.
 Status CheckCanonicalExtension(const DataType& type);
 
-// CheckCanonicalExtension on `type` and every type nested in it; errors
-// name the path ("field 1 (images): ..."). Refuses types nested deeper
+// CheckCanonicalExtension on `type` and every type nested in it (fields,
+// and the value type of dictionaries); errors name the path ("field 1
+// (images): ...", "dictionary: ..."). Refuses types nested deeper
 // than kMaxNestingDepth first, so the walk is bounded.
 Status CheckCanonicalExtensions(const DataType& type);
 

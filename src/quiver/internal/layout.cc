@@ -21,6 +21,20 @@ constexpr Layout Binary(BufferRole offsets) {
 Layout LayoutOf(const DataType& type) {
   const DataType& storage = type.storage();
   switch (storage.id()) {
+    case TypeId::kNull:
+      return Layout{};
+    case TypeId::kUtf8View:
+    case TypeId::kBinaryView: {
+      Layout views{{BufferRole::kValidity, BufferRole::kViews}, 2, kViewBytes * 8,
+                   ChildRole::kNone, 0};
+      views.variadic = true;
+      return views;
+    }
+    case TypeId::kDictionary: {
+      Layout indices = LayoutOf(*storage.index_type());
+      indices.dictionary = true;
+      return indices;
+    }
     case TypeId::kBool:
       return Layout{{BufferRole::kValidity, BufferRole::kBits}, 2, 1, ChildRole::kNone, 0};
     case TypeId::kUtf8:
@@ -37,7 +51,7 @@ Layout LayoutOf(const DataType& type) {
       return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kFixedSizeList, storage.fixed_size()};
     case TypeId::kStruct:
       return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kStructFields, 0};
-    default:  // int8 .. float64 and fixed_size_binary
+    default:  // int8 .. float64, fixed_size_binary, dates, times, decimals
       return Fixed(storage.bit_width());
   }
 }
@@ -67,10 +81,46 @@ Result<int64_t> RequiredBufferSize(const Layout& layout, BufferRole role, int64_
       QUIVER_ASSIGN_OR_RETURN(int64_t entries, AddChecked(end, 1, "offsets count"));
       return MultiplyChecked(entries, layout.offset_width(), "offsets buffer size");
     }
+    case BufferRole::kViews:
+      return MultiplyChecked(end, kViewBytes, "views buffer size");
     case BufferRole::kData:
       return int64_t{0};
   }
   return int64_t{0};
+}
+
+BinaryView ReadView(const uint8_t* views, int64_t index) {
+  const uint8_t* view = views + index * kViewBytes;
+  BinaryView out;
+  std::memcpy(&out.length, view, 4);
+  std::memcpy(out.inline_bytes, view + 4, 12);
+  std::memcpy(&out.buffer_index, view + 8, 4);
+  std::memcpy(&out.offset, view + 12, 4);
+  return out;
+}
+
+bool ReadInteger(const uint8_t* values, int64_t index, TypeId id, int64_t* out) {
+  auto load = [&](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, values + index * static_cast<int64_t>(sizeof(v)), sizeof(v));
+    return v;
+  };
+  switch (id) {
+    case TypeId::kInt8: *out = load(int8_t{}); return true;
+    case TypeId::kInt16: *out = load(int16_t{}); return true;
+    case TypeId::kInt32: *out = load(int32_t{}); return true;
+    case TypeId::kInt64: *out = load(int64_t{}); return true;
+    case TypeId::kUInt8: *out = load(uint8_t{}); return true;
+    case TypeId::kUInt16: *out = load(uint16_t{}); return true;
+    case TypeId::kUInt32: *out = load(uint32_t{}); return true;
+    case TypeId::kUInt64: {
+      const uint64_t v = load(uint64_t{});
+      if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+      *out = static_cast<int64_t>(v);
+      return true;
+    }
+    default: return false;
+  }
 }
 
 int64_t ReadOffset(const uint8_t* offsets, int64_t index, int64_t width) {

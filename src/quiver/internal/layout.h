@@ -23,7 +23,12 @@ enum class BufferRole : uint8_t {
   kOffsets32,  // length + 1 int32 offsets into the data buffer or the child
   kOffsets64,  // length + 1 int64 offsets
   kData,       // the bytes that the offsets index (utf8 and binary)
+  kViews,      // 16-byte binary views, one per slot (utf8_view, binary_view)
 };
+
+// Bytes per binary view, and the longest value a view holds inline.
+inline constexpr int64_t kViewBytes = 16;
+inline constexpr int32_t kMaxInlineViewBytes = 12;
 
 // How an array's children relate to its slots.
 enum class ChildRole : uint8_t {
@@ -33,12 +38,21 @@ enum class ChildRole : uint8_t {
   kStructFields,   // one child per field, one entry per slot
 };
 
+// The buffers listed in `roles` come first, in that order (null arrays
+// have none). Views then carry any number of variadic data buffers: in
+// ArrayData they follow the views buffer (buffers[2 ..]), each holding the
+// bytes that non-inline views point into; in the C Data Interface one more
+// buffer follows them, the int64 byte size of each variadic buffer.
+// Dictionary arrays have their indices' layout and carry the values in
+// ArrayData::dictionary.
 struct Layout {
   std::array<BufferRole, 3> roles{};
   int num_buffers = 0;
   int64_t value_bits = 0;  // kValues / kBits: bits per slot
   ChildRole children = ChildRole::kNone;
   int64_t list_size = 0;   // kFixedSizeList: entries per slot
+  bool variadic = false;   // any number of data buffers after the fixed ones
+  bool dictionary = false; // the array carries a dictionary of values
 
   std::span<const BufferRole> buffers() const {
     return {roles.data(), static_cast<size_t>(num_buffers)};
@@ -70,6 +84,26 @@ constexpr int64_t BitmapBytes(int64_t bits) { return bits / 8 + (bits % 8 != 0 ?
 // is 0: empty arrays may omit their offsets). kData depends on the offsets
 // and gives 0 here.
 Result<int64_t> RequiredBufferSize(const Layout& layout, BufferRole role, int64_t end);
+
+// One binary view as stored (16 bytes, little-endian fields): the length,
+// then for length <= 12 the inline bytes, else a 4-byte prefix, the index
+// of the variadic buffer and the offset of the value inside it.
+struct BinaryView {
+  int32_t length = 0;
+  uint8_t inline_bytes[12] = {};  // inline values; else bytes 0-3 are the prefix
+  int32_t buffer_index = 0;       // non-inline only
+  int32_t offset = 0;             // non-inline only
+  bool is_inline() const { return length <= kMaxInlineViewBytes; }
+};
+
+// The view at slot `index` of a views buffer. Precondition: the buffer
+// holds index + 1 views.
+BinaryView ReadView(const uint8_t* views, int64_t index);
+
+// The integer at slot `index` of a values buffer of integer type `id`,
+// widened to int64. False when it does not fit (a uint64 above INT64_MAX).
+// Precondition: the buffer holds index + 1 values of that type.
+bool ReadInteger(const uint8_t* values, int64_t index, TypeId id, int64_t* out);
 
 // The offset at `index` of an offsets buffer of the given width (4 or 8).
 // Precondition: the buffer holds index + 1 entries.
