@@ -4,11 +4,13 @@
 
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "quiver/internal/bitmap.h"
 #include "quiver/internal/layout.h"
 #include "quiver/ipc/codec.h"
 
@@ -102,8 +104,10 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
 
 class ArrayLoader {
  public:
-  ArrayLoader(const Message& message, const fb::RecordBatch& batch, std::vector<BufferPtr> buffers)
-      : message_(message), nodes_(batch.nodes()), buffers_(std::move(buffers)) {}
+  ArrayLoader(const Message& message, const fb::RecordBatch& batch, std::vector<BufferPtr> buffers,
+              const DictionaryMemo* memo)
+      : message_(message), nodes_(batch.nodes()), variadic_(batch.variadic_buffer_counts()),
+        buffers_(std::move(buffers)), memo_(memo) {}
 
   Result<ArrayDataPtr> Load(const Field& field, const std::string& where, int depth) {
     if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
@@ -129,6 +133,11 @@ class ArrayLoader {
       }
       data->buffers.push_back(std::move(buffer));
     }
+    if (layout.variadic) QUIVER_RETURN_NOT_OK(LoadVariadic(where, data.get()));
+    if (layout.dictionary) {
+      QUIVER_ASSIGN_OR_RETURN(data->dictionary, NextDictionary(where));
+    }
+    if (layout.num_buffers == 0) data->null_count = data->length;  // null arrays: all null
     const std::vector<Field>& children = field.type->storage().children();
     for (size_t c = 0; c < children.size(); ++c) {
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child,
@@ -142,6 +151,12 @@ class ArrayLoader {
 
   Status CheckAllConsumed() const {
     const int64_t nodes = nodes_ ? nodes_->size() : 0;
+    const int64_t variadic = variadic_ ? variadic_->size() : 0;
+    if (next_variadic_ != variadic) {
+      return Status::Invalid(message_.Where() + ": the record batch has " + std::to_string(variadic) +
+                             " variadic buffer counts, the schema's view columns use " +
+                             std::to_string(next_variadic_));
+    }
     if (next_node_ != nodes || next_buffer_ != static_cast<int64_t>(buffers_.size())) {
       return Status::Invalid(message_.Where() + ": the record batch has " + std::to_string(nodes) +
                              " field nodes and " + std::to_string(buffers_.size()) +
@@ -170,37 +185,216 @@ class ArrayLoader {
     return buffers_[static_cast<size_t>(next_buffer_++)];
   }
 
+  // A view array's data buffers: as many as its variadic count says.
+  Status LoadVariadic(const std::string& where, ArrayData* data) {
+    if (!variadic_ || next_variadic_ >= static_cast<int64_t>(variadic_->size())) {
+      return Status::Invalid(message_.Where() + ": " + where + " needs variadic buffer count " +
+                             std::to_string(next_variadic_) + ", the record batch has " +
+                             std::to_string(variadic_ ? variadic_->size() : 0));
+    }
+    const int64_t count = variadic_->Get(static_cast<flatbuffers::uoffset_t>(next_variadic_++));
+    const int64_t left = static_cast<int64_t>(buffers_.size()) - next_buffer_;
+    if (count < 0 || count > left) {
+      return Status::Invalid(message_.Where() + ": " + where + " claims " + std::to_string(count) +
+                             " variadic buffers, " + std::to_string(left) + " buffers are left");
+    }
+    for (int64_t k = 0; k < count; ++k) {
+      QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, NextBuffer(where));
+      data->buffers.push_back(std::move(buffer));
+    }
+    return Status::OK();
+  }
+
+  Result<ArrayDataPtr> NextDictionary(const std::string& where) {
+    if (memo_ == nullptr || next_dictionary_ >= static_cast<int64_t>(memo_->ids.size())) {
+      return Status::Invalid(message_.Where() + ": " + where + " is dictionary-encoded but the "
+                             "schema names no dictionary for it");
+    }
+    const int64_t id = memo_->ids[static_cast<size_t>(next_dictionary_++)];
+    auto found = memo_->values.find(id);
+    if (found == memo_->values.end()) {
+      return Status::Invalid(message_.Where() + ": " + where + " uses dictionary id " +
+                             std::to_string(id) + ", which no dictionary batch before it defined");
+    }
+    return found->second;
+  }
+
   const Message& message_;
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_;
+  const flatbuffers::Vector<int64_t>* variadic_;
   std::vector<BufferPtr> buffers_;
+  const DictionaryMemo* memo_;
   int64_t next_node_ = 0;
   int64_t next_buffer_ = 0;
+  int64_t next_variadic_ = 0;
+  int64_t next_dictionary_ = 0;
 };
 
-}  // namespace
-
-Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
-                                         const ReadOptions& options) {
-  const fb::RecordBatch* batch = message.header->header_as_RecordBatch();
-  if (batch == nullptr) return Status::Invalid(message.Where() + " is not a record batch");
-  if (batch->length() < 0) {
-    return Status::Invalid(message.Where() + ": negative row count " + std::to_string(batch->length()));
+// The arrays of one record batch body (a record batch, or the data of a
+// dictionary batch), unvalidated.
+Result<std::vector<ArrayDataPtr>> LoadColumns(const Message& message, const fb::RecordBatch& batch,
+                                              const Schema& schema, const DictionaryMemo* memo,
+                                              const ReadOptions& options) {
+  if (batch.length() < 0) {
+    return Status::Invalid(message.Where() + ": negative row count " + std::to_string(batch.length()));
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> buffers, LoadBuffers(message, *batch, options));
-  ArrayLoader loader(message, *batch, std::move(buffers));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> buffers, LoadBuffers(message, batch, options));
+  ArrayLoader loader(message, batch, std::move(buffers), memo);
   std::vector<ArrayDataPtr> columns;
-  for (size_t i = 0; i < schema->fields.size(); ++i) {
-    const Field& field = schema->fields[i];
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const Field& field = schema.fields[i];
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
                             loader.Load(field, "column " + std::to_string(i) + " (" + field.name + ")", 0));
-    if (column->length != batch->length()) {
+    if (column->length != batch.length()) {
       return Status::Invalid(message.Where() + ": column " + std::to_string(i) + " (" + field.name +
                              ") has " + std::to_string(column->length) + " rows, the batch " +
-                             std::to_string(batch->length()));
+                             std::to_string(batch.length()));
     }
     columns.push_back(std::move(column));
   }
   QUIVER_RETURN_NOT_OK(loader.CheckAllConsumed());
+  return columns;
+}
+
+// Value types of the dictionary-encoded fields in pre-order (the value
+// types themselves are not descended into: they live in dictionary batches).
+void CollectDictionaryTypes(const DataType& type, std::vector<TypePtr>* out, int depth) {
+  if (depth > kMaxNestingDepth) return;
+  const DataType& storage = type.storage();
+  if (storage.id() == TypeId::kDictionary) {
+    out->push_back(storage.value_type());
+    return;
+  }
+  for (const Field& child : storage.children()) {
+    if (child.type) CollectDictionaryTypes(*child.type, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+Status InitDictionaryMemo(const fb::Schema* fb_schema, const Schema& schema, DictionaryMemo* memo) {
+  memo->ids = DictionaryIds(fb_schema);
+  std::vector<TypePtr> types;
+  for (const Field& field : schema.fields) CollectDictionaryTypes(*field.type, &types, 0);
+  if (types.size() != memo->ids.size()) {
+    return Status::NotImplemented("dictionaries nested inside dictionary values are not supported");
+  }
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (!memo->types.emplace(memo->ids[k], types[k]).second) {
+      return Status::Invalid("the schema uses dictionary id " + std::to_string(memo->ids[k]) +
+                             " for two fields");
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// `base` followed by `delta` (same flat type: fixed-width or utf8/binary).
+Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& delta) {
+  const internal::Layout layout = internal::LayoutOf(*base->type);
+  const bool fixed = layout.num_buffers == 2 && layout.roles[1] == BufferRole::kValues;
+  const bool binary = layout.num_buffers == 3 && layout.roles[2] == BufferRole::kData;
+  if (!fixed && !binary) {
+    return Status::NotImplemented("delta dictionaries of " + base->type->ToString() +
+                                  " values are not supported");
+  }
+  const int64_t length = base->length + delta->length;
+  auto out = std::make_shared<ArrayData>();
+  out->type = base->type;
+  out->length = length;
+  // Validity: every slot of both, re-based.
+  const int64_t nulls = base->ComputeNullCount() + delta->ComputeNullCount();
+  out->null_count = nulls;
+  BufferPtr validity;
+  if (nulls > 0) {
+    QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(internal::BitmapBytes(length)));
+    for (int64_t i = 0; i < length; ++i) {
+      const bool valid = i < base->length ? base->IsValid(i) : delta->IsValid(i - base->length);
+      if (valid) internal::SetBit(validity->mutable_data(), i);
+    }
+  }
+  out->buffers.push_back(std::move(validity));
+  if (fixed) {
+    const int64_t width = layout.value_bits / 8;
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(length * width));
+    if (base->length > 0) std::memcpy(values->mutable_data(), base->buffers[1]->data() + base->offset * width, static_cast<size_t>(base->length * width));
+    if (delta->length > 0) std::memcpy(values->mutable_data() + base->length * width, delta->buffers[1]->data() + delta->offset * width, static_cast<size_t>(delta->length * width));
+    out->buffers.push_back(std::move(values));
+    return ArrayDataPtr(std::move(out));
+  }
+  const int64_t w = layout.offset_width();
+  auto range = [&](const ArrayDataPtr& a, int64_t* first, int64_t* last) {
+    *first = a->length ? internal::ReadOffset(a->buffers[1]->data(), a->offset, w) : 0;
+    *last = a->length ? internal::ReadOffset(a->buffers[1]->data(), a->offset + a->length, w) : 0;
+  };
+  int64_t b0, b1, d0, d1;
+  range(base, &b0, &b1);
+  range(delta, &d0, &d1);
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((length + 1) * w));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate((b1 - b0) + (d1 - d0)));
+  for (int64_t i = 0; i <= length; ++i) {
+    int64_t value;
+    if (i <= base->length) {
+      value = base->length ? internal::ReadOffset(base->buffers[1]->data(), base->offset + i, w) - b0 : 0;
+    } else {
+      value = (b1 - b0) + internal::ReadOffset(delta->buffers[1]->data(), delta->offset + i - base->length, w) - d0;
+    }
+    if (w == 8) {
+      std::memcpy(offsets->mutable_data() + i * 8, &value, 8);
+    } else {
+      const int32_t narrow = static_cast<int32_t>(value);
+      std::memcpy(offsets->mutable_data() + i * 4, &narrow, 4);
+    }
+  }
+  if (b1 > b0) std::memcpy(bytes->mutable_data(), base->buffers[2]->data() + b0, static_cast<size_t>(b1 - b0));
+  if (d1 > d0) std::memcpy(bytes->mutable_data() + (b1 - b0), delta->buffers[2]->data() + d0, static_cast<size_t>(d1 - d0));
+  if (w == 4 && (b1 - b0) + (d1 - d0) > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid("the delta dictionary overflows 32-bit offsets");
+  }
+  out->buffers.push_back(std::move(offsets));
+  out->buffers.push_back(std::move(bytes));
+  return ArrayDataPtr(std::move(out));
+}
+
+}  // namespace
+
+Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo, const ReadOptions& options) {
+  const fb::DictionaryBatch* batch = message.header->header_as_DictionaryBatch();
+  if (batch == nullptr || batch->data() == nullptr) {
+    return Status::Invalid(message.Where() + " is not a dictionary batch with data");
+  }
+  const int64_t id = batch->id();
+  auto type = memo->types.find(id);
+  if (type == memo->types.end()) {
+    return Status::Invalid(message.Where() + ": dictionary id " + std::to_string(id) +
+                           " does not exist in the schema");
+  }
+  Schema values_schema;
+  values_schema.fields = {Field{"dictionary", type->second, true, {}}};
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
+                          LoadColumns(message, *batch->data(), values_schema, nullptr, options));
+  Status st = Validate(*columns[0], options.validation);
+  if (!st.ok()) return st.WithContext(message.Where() + ": dictionary " + std::to_string(id));
+  ArrayDataPtr values = columns[0];
+  if (batch->is_delta()) {
+    auto existing = memo->values.find(id);
+    if (existing == memo->values.end()) {
+      return Status::Invalid(message.Where() + ": a delta for dictionary id " + std::to_string(id) +
+                             ", which has no dictionary yet");
+    }
+    QUIVER_ASSIGN_OR_RETURN(values, AppendDelta(existing->second, values));
+  }
+  memo->values[id] = std::move(values);
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
+                                         const DictionaryMemo& memo, const ReadOptions& options) {
+  const fb::RecordBatch* batch = message.header->header_as_RecordBatch();
+  if (batch == nullptr) return Status::Invalid(message.Where() + " is not a record batch");
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
+                          LoadColumns(message, *batch, *schema, &memo, options));
   auto made = RecordBatch::Make(schema, batch->length(), std::move(columns), options.validation);
   if (!made.ok()) return made.status().WithContext(message.Where());
   return made;

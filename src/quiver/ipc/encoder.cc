@@ -4,6 +4,8 @@
 #include "quiver/ipc/encoder.h"
 
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "quiver/internal/bitmap.h"
@@ -23,6 +25,7 @@ using internal::ChildRole;
 struct EncodedBody {
   std::vector<fb::FieldNode> nodes;
   std::vector<BufferPtr> buffers;  // nullptr: an empty buffer
+  std::vector<int64_t> variadic_counts;  // one per view array, in pre-order
 };
 
 // Bits [offset, offset + length) of a bitmap, starting at bit 0.
@@ -72,8 +75,8 @@ Result<BufferPtr> CompactBuffer(const ArrayData& data, const internal::Layout& l
     if (!buffer) return BufferPtr{};
     return CompactBitmap(buffer, data.offset, data.length);
   }
-  if (role == BufferRole::kValues) {
-    const int64_t width = layout.value_bits / 8;
+  if (role == BufferRole::kValues || role == BufferRole::kViews) {
+    const int64_t width = role == BufferRole::kViews ? 16 : layout.value_bits / 8;
     if (!buffer || data.length == 0) return BufferPtr{};
     return Buffer::Slice(buffer, data.offset * width, data.length * width);
   }
@@ -96,12 +99,19 @@ Result<ArrayDataPtr> CoveredChild(const ArrayData& data, const internal::Layout&
 
 Status Append(const ArrayData& data, EncodedBody* body) {
   const internal::Layout layout = internal::LayoutOf(*data.type);
-  const int64_t null_count = data.ComputeNullCount();
+  const int64_t null_count = layout.num_buffers == 0 ? data.length : data.ComputeNullCount();
   body->nodes.emplace_back(data.length, null_count);
   int64_t first = 0, last = 0;
   for (int b = 0; b < layout.num_buffers; ++b) {
     QUIVER_ASSIGN_OR_RETURN(BufferPtr out, CompactBuffer(data, layout, b, null_count, &first, &last));
     body->buffers.push_back(std::move(out));
+  }
+  if (layout.variadic) {
+    // The views of the covered rows point into these by index: all of them
+    // go out whole.
+    const size_t count = data.buffers.size() - static_cast<size_t>(layout.num_buffers);
+    body->variadic_counts.push_back(static_cast<int64_t>(count));
+    for (size_t k = 0; k < count; ++k) body->buffers.push_back(data.buffers[layout.num_buffers + k]);
   }
   for (size_t c = 0; c < data.children.size(); ++c) {
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr covered, CoveredChild(data, layout, c, first, last));
@@ -166,10 +176,15 @@ Result<WrittenBlock> WriteMessage(OutputSink& sink, flatbuffers::FlatBufferBuild
 
 }  // namespace
 
-Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch& batch,
-                                             const WriteOptions& options) {
+namespace {
+
+// A RecordBatch or DictionaryBatch message over `columns` (`length` rows).
+Result<WrittenBlock> WriteBodyMessage(OutputSink& sink, int64_t length,
+                                      const std::vector<ArrayDataPtr>& columns,
+                                      const WriteOptions& options,
+                                      std::optional<std::pair<int64_t, bool>> dictionary) {
   EncodedBody body;
-  for (const ArrayDataPtr& column : batch.columns()) QUIVER_RETURN_NOT_OK(Append(*column, &body));
+  for (const ArrayDataPtr& column : columns) QUIVER_RETURN_NOT_OK(Append(*column, &body));
   QUIVER_ASSIGN_OR_RETURN(std::vector<WireBuffer> wire, Compress(body.buffers, options));
   std::vector<fb::Buffer> specs;
   int64_t position = 0;
@@ -184,11 +199,30 @@ Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch
                                                          ? fb::CompressionType::ZSTD
                                                          : fb::CompressionType::LZ4_FRAME);
   }
-  auto record_batch = fb::CreateRecordBatch(builder, batch.num_rows(), builder.CreateVectorOfStructs(body.nodes),
-                                            builder.CreateVectorOfStructs(specs), compression);
-  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch,
-                                   record_batch.Union(), position));
+  auto variadic = body.variadic_counts.empty() ? 0 : builder.CreateVector(body.variadic_counts);
+  auto record_batch = fb::CreateRecordBatch(builder, length, builder.CreateVectorOfStructs(body.nodes),
+                                            builder.CreateVectorOfStructs(specs), compression, variadic);
+  if (dictionary) {
+    auto batch = fb::CreateDictionaryBatch(builder, dictionary->first, record_batch, dictionary->second);
+    builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
+                                     fb::MessageHeader::DictionaryBatch, batch.Union(), position));
+  } else {
+    builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch,
+                                     record_batch.Union(), position));
+  }
   return WriteMessage(sink, builder, wire, position);
+}
+
+}  // namespace
+
+Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch& batch,
+                                             const WriteOptions& options) {
+  return WriteBodyMessage(sink, batch.num_rows(), batch.columns(), options, std::nullopt);
+}
+
+Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id, const ArrayDataPtr& values,
+                                            bool is_delta, const WriteOptions& options) {
+  return WriteBodyMessage(sink, values->length, {values}, options, std::make_pair(id, is_delta));
 }
 
 Result<WrittenBlock> WriteSchemaMessage(OutputSink& sink, const Schema& schema) {
@@ -197,6 +231,29 @@ Result<WrittenBlock> WriteSchemaMessage(OutputSink& sink, const Schema& schema) 
   builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Schema,
                                    fb_schema.Union(), 0));
   return WriteMessage(sink, builder, {}, 0);
+}
+
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+namespace {
+
+void CollectDictionaries(const ArrayData& data, std::vector<ArrayDataPtr>* out, int depth) {
+  if (depth > kMaxNestingDepth) return;
+  if (data.type->storage().id() == TypeId::kDictionary) {
+    out->push_back(data.dictionary);
+    return;  // the values' own children live in the dictionary batch
+  }
+  for (const ArrayDataPtr& child : data.children) CollectDictionaries(*child, out, depth + 1);
+}
+
+}  // namespace
+
+std::vector<ArrayDataPtr> DictionariesOf(const RecordBatch& batch) {
+  std::vector<ArrayDataPtr> out;
+  for (const ArrayDataPtr& column : batch.columns()) CollectDictionaries(*column, &out, 0);
+  return out;
 }
 
 }  // namespace quiver::ipc

@@ -25,6 +25,15 @@ inline constexpr int64_t kBodyAlignment = 64;
 Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch& batch,
                                              const WriteOptions& options);
 
+// Writes the values of dictionary `id` as a DictionaryBatch message (a
+// replacement, or a delta to append).
+Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id, const ArrayDataPtr& values,
+                                            bool is_delta, const WriteOptions& options);
+
+// The dictionary arrays of a batch's dictionary-encoded columns, in field
+// pre-order (the order the schema numbers dictionary ids in).
+std::vector<ArrayDataPtr> DictionariesOf(const RecordBatch& batch);
+
 // Writes a Schema message.
 Result<WrittenBlock> WriteSchemaMessage(OutputSink& sink, const Schema& schema);
 

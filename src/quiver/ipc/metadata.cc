@@ -15,6 +15,26 @@ namespace {
 
 using TypeOffset = std::pair<fb::Type, flatbuffers::Offset<void>>;
 
+fb::TimeUnit ToWire(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond: return fb::TimeUnit::SECOND;
+    case TimeUnit::kMilli: return fb::TimeUnit::MILLISECOND;
+    case TimeUnit::kMicro: return fb::TimeUnit::MICROSECOND;
+    case TimeUnit::kNano: return fb::TimeUnit::NANOSECOND;
+  }
+  return fb::TimeUnit::SECOND;
+}
+
+Result<TimeUnit> FromWire(fb::TimeUnit unit, const std::string& where) {
+  switch (unit) {
+    case fb::TimeUnit::SECOND: return TimeUnit::kSecond;
+    case fb::TimeUnit::MILLISECOND: return TimeUnit::kMilli;
+    case fb::TimeUnit::MICROSECOND: return TimeUnit::kMicro;
+    case fb::TimeUnit::NANOSECOND: return TimeUnit::kNano;
+  }
+  return Status::Invalid(where + ": unknown time unit " + std::to_string(static_cast<int>(unit)));
+}
+
 Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const DataType& storage) {
   auto int_type = [&](int bits, bool is_signed) {
     return TypeOffset{fb::Type::Int, fb::CreateInt(builder, bits, is_signed).Union()};
@@ -49,30 +69,84 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
       return TypeOffset{fb::Type::FixedSizeList,
                         fb::CreateFixedSizeList(builder, storage.fixed_size()).Union()};
     case TypeId::kStruct: return TypeOffset{fb::Type::Struct_, fb::CreateStruct_(builder).Union()};
+    case TypeId::kNull: return TypeOffset{fb::Type::Null, fb::CreateNull(builder).Union()};
+    case TypeId::kDate32:
+      return TypeOffset{fb::Type::Date, fb::CreateDate(builder, fb::DateUnit::DAY).Union()};
+    case TypeId::kDate64:
+      return TypeOffset{fb::Type::Date, fb::CreateDate(builder, fb::DateUnit::MILLISECOND).Union()};
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return TypeOffset{fb::Type::Time,
+                        fb::CreateTime(builder, ToWire(storage.time_unit()),
+                                       storage.id() == TypeId::kTime32 ? 32 : 64).Union()};
+    case TypeId::kTimestamp: {
+      auto zone = storage.timezone().empty() ? 0 : builder.CreateString(storage.timezone());
+      return TypeOffset{fb::Type::Timestamp,
+                        fb::CreateTimestamp(builder, ToWire(storage.time_unit()), zone).Union()};
+    }
+    case TypeId::kDuration:
+      return TypeOffset{fb::Type::Duration, fb::CreateDuration(builder, ToWire(storage.time_unit())).Union()};
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return TypeOffset{fb::Type::Decimal,
+                        fb::CreateDecimal(builder, storage.precision(), storage.scale(),
+                                          storage.id() == TypeId::kDecimal128 ? 128 : 256).Union()};
+    case TypeId::kUtf8View: return TypeOffset{fb::Type::Utf8View, fb::CreateUtf8View(builder).Union()};
+    case TypeId::kBinaryView:
+      return TypeOffset{fb::Type::BinaryView, fb::CreateBinaryView(builder).Union()};
     default: break;
   }
-  return Status::NotImplemented("cannot write type " + storage.ToString() + " to IPC yet");
+  return Status::NotImplemented("cannot write type " + storage.ToString() + " to IPC");
+}
+
+bool ContainsDictionary(const DataType& type, int depth) {
+  if (depth > kMaxNestingDepth) return false;
+  const DataType& storage = type.storage();
+  if (storage.id() == TypeId::kDictionary) return true;
+  for (const Field& child : storage.children()) {
+    if (child.type && ContainsDictionary(*child.type, depth + 1)) return true;
+  }
+  return false;
 }
 
 Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder& builder,
-                                                  const Field& field, int depth) {
+                                                  const Field& field, int depth,
+                                                  int64_t* next_dictionary_id) {
   if (!field.type) return Status::Invalid("field '" + field.name + "' has no type");
   if (depth > kMaxNestingDepth) {
     return Status::Invalid("field '" + field.name + "' nests more than " +
                            std::to_string(kMaxNestingDepth) + " levels deep");
   }
-  const DataType& storage = field.type->storage();
+  const DataType& encoded = field.type->storage();
+  // A dictionary-encoded field is described by its value type, plus the
+  // encoding (id, index type) beside it.
+  const bool is_dictionary = encoded.id() == TypeId::kDictionary;
+  const DataType& storage = is_dictionary ? encoded.value_type()->storage() : encoded;
+  if (is_dictionary && (encoded.value_type()->id() == TypeId::kExtension ||
+                        ContainsDictionary(*encoded.value_type(), 0))) {
+    return Status::NotImplemented("field '" + field.name +
+                                  "': dictionaries of extension or dictionary-encoded values "
+                                  "cannot be written");
+  }
   std::vector<flatbuffers::Offset<fb::Field>> children;
   for (const Field& child : storage.children()) {
-    QUIVER_ASSIGN_OR_RETURN(auto offset, WriteField(builder, child, depth + 1));
+    QUIVER_ASSIGN_OR_RETURN(auto offset, WriteField(builder, child, depth + 1, next_dictionary_id));
     children.push_back(offset);
   }
   QUIVER_ASSIGN_OR_RETURN(TypeOffset type, WriteType(builder, storage));
+  flatbuffers::Offset<fb::DictionaryEncoding> dictionary = 0;
+  if (is_dictionary) {
+    const DataType& index = *encoded.index_type();
+    auto index_type = fb::CreateInt(builder, static_cast<int32_t>(index.bit_width()),
+                                    index.is_signed_integer());
+    dictionary = fb::CreateDictionaryEncoding(builder, (*next_dictionary_id)++, index_type,
+                                              encoded.ordered());
+  }
   auto name = builder.CreateString(field.name);
   auto child_vector = builder.CreateVector(children);
   auto metadata = WriteKeyValues(builder, internal::MetadataWithExtensionKeys(field));
-  return fb::CreateField(builder, name, field.nullable, type.first, type.second, 0, child_vector,
-                         metadata);
+  return fb::CreateField(builder, name, field.nullable, type.first, type.second, dictionary,
+                         child_vector, metadata);
 }
 
 // "column 2 (images)" / "column 2 (images).child 0 (item)" for errors.
@@ -154,6 +228,52 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, co
       return *made;
     }
     case fb::Type::Struct_: return struct_(std::move(children));
+    case fb::Type::Null: return leaf(null());
+    case fb::Type::Utf8View: return leaf(utf8_view());
+    case fb::Type::BinaryView: return leaf(binary_view());
+    case fb::Type::Date: {
+      const fb::Date* type = field.type_as_Date();
+      if (type == nullptr) return Status::Invalid(where + ": Date type without its table");
+      return leaf(type->unit() == fb::DateUnit::DAY ? date32() : date64());
+    }
+    case fb::Type::Time: {
+      const fb::Time* type = field.type_as_Time();
+      if (type == nullptr) return Status::Invalid(where + ": Time type without its table");
+      QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
+      auto made = type->bit_width() == 32 ? time32(unit) : type->bit_width() == 64
+                                                               ? time64(unit)
+                                                               : Result<TypePtr>(Status::Invalid(
+                                                                     "Time bit width " + std::to_string(type->bit_width()) + " is not 32 or 64"));
+      if (!made.ok()) return made.status().WithContext(where);
+      return leaf(*made);
+    }
+    case fb::Type::Timestamp: {
+      const fb::Timestamp* type = field.type_as_Timestamp();
+      if (type == nullptr) return Status::Invalid(where + ": Timestamp type without its table");
+      QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
+      auto made = timestamp(unit, type->timezone() ? type->timezone()->str() : "");
+      if (!made.ok()) return made.status().WithContext(where);
+      return leaf(*made);
+    }
+    case fb::Type::Duration: {
+      const fb::Duration* type = field.type_as_Duration();
+      if (type == nullptr) return Status::Invalid(where + ": Duration type without its table");
+      QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
+      auto made = duration(unit);
+      if (!made.ok()) return made.status().WithContext(where);
+      return leaf(*made);
+    }
+    case fb::Type::Decimal: {
+      const fb::Decimal* type = field.type_as_Decimal();
+      if (type == nullptr) return Status::Invalid(where + ": Decimal type without its table");
+      auto made = type->bit_width() == 128   ? decimal128(type->precision(), type->scale())
+                  : type->bit_width() == 256 ? decimal256(type->precision(), type->scale())
+                                             : Result<TypePtr>(Status::NotImplemented(
+                                                   "Decimal bit width " + std::to_string(type->bit_width()) +
+                                                   " is not supported"));
+      if (!made.ok()) return made.status().WithContext(where);
+      return leaf(*made);
+    }
     case fb::Type::NONE: return Status::Invalid(where + ": field has no type");
     default: break;
   }
@@ -168,9 +288,6 @@ Result<Field> ReadField(const fb::Field* field, const std::string& where, int de
     return Status::Invalid(where + ": the schema nests more than " +
                            std::to_string(kMaxNestingDepth) + " levels deep");
   }
-  if (field->dictionary() != nullptr) {
-    return Status::NotImplemented(where + ": dictionary-encoded fields are not supported yet");
-  }
   std::vector<Field> children;
   if (const auto* fb_children = field->children()) {
     for (flatbuffers::uoffset_t i = 0; i < fb_children->size(); ++i) {
@@ -184,6 +301,16 @@ Result<Field> ReadField(const fb::Field* field, const std::string& where, int de
   out.name = field->name() ? field->name()->str() : "";
   out.nullable = field->nullable();
   QUIVER_ASSIGN_OR_RETURN(out.type, ReadType(*field, std::move(children), where));
+  if (const fb::DictionaryEncoding* encoding = field->dictionary()) {
+    // Indices default to signed int32 when the encoding names no type.
+    TypePtr index = int32();
+    if (encoding->index_type() != nullptr) {
+      QUIVER_ASSIGN_OR_RETURN(index, ReadIntType(encoding->index_type(), where));
+    }
+    auto made = dictionary(index, out.type, encoding->is_ordered());
+    if (!made.ok()) return made.status().WithContext(where);
+    out.type = *made;
+  }
   Status st = internal::LiftExtensionKeys(ReadKeyValues(field->custom_metadata()), &out);
   if (!st.ok()) return st.WithContext(where);
   return out;
@@ -214,8 +341,9 @@ KeyValueMetadata ReadKeyValues(const flatbuffers::Vector<flatbuffers::Offset<fb:
 Result<flatbuffers::Offset<fb::Schema>> WriteSchema(flatbuffers::FlatBufferBuilder& builder,
                                                     const Schema& schema) {
   std::vector<flatbuffers::Offset<fb::Field>> fields;
+  int64_t next_dictionary_id = 0;  // ids in field pre-order, as DictionaryIds() reads them
   for (const Field& field : schema.fields) {
-    QUIVER_ASSIGN_OR_RETURN(auto offset, WriteField(builder, field, 0));
+    QUIVER_ASSIGN_OR_RETURN(auto offset, WriteField(builder, field, 0, &next_dictionary_id));
     fields.push_back(offset);
   }
   auto field_vector = builder.CreateVector(fields);
@@ -259,6 +387,29 @@ Result<std::pair<fb::Type, flatbuffers::Offset<void>>> WriteTensorValueType(
     return Status::TypeError("the Tensor message holds numeric values, not " + type.ToString());
   }
   return WriteType(builder, type);
+}
+
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+namespace {
+
+void CollectDictionaryIds(const fb::Field* field, std::vector<int64_t>* out, int depth) {
+  if (field == nullptr || depth > kMaxNestingDepth) return;
+  if (const fb::DictionaryEncoding* encoding = field->dictionary()) out->push_back(encoding->id());
+  if (const auto* children = field->children()) {
+    for (const fb::Field* child : *children) CollectDictionaryIds(child, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> DictionaryIds(const fb::Schema* schema) {
+  std::vector<int64_t> out;
+  if (schema == nullptr || schema->fields() == nullptr) return out;
+  for (const fb::Field* field : *schema->fields()) CollectDictionaryIds(field, &out, 0);
+  return out;
 }
 
 }  // namespace quiver::ipc

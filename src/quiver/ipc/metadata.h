@@ -4,6 +4,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <string>
+#include <vector>
 
 #include "Message_generated.h"
 #include "quiver/record_batch.h"
@@ -29,6 +30,10 @@ Result<flatbuffers::Offset<fb::Schema>> WriteSchema(flatbuffers::FlatBufferBuild
 // support (map, union, run-end encoded, list views, intervals, ...) are
 // NotImplemented naming the column and the type, never misread.
 Result<SchemaPtr> ReadSchema(const fb::Schema* schema);
+
+// The dictionary id of every dictionary-encoded field, in field pre-order
+// (the order the decoder meets them in).
+std::vector<int64_t> DictionaryIds(const fb::Schema* schema);
 
 // A tensor value type from its flatbuffer Type (Int / FloatingPoint /
 // Bool); `where` prefixes errors.

@@ -26,8 +26,6 @@ Result<SchemaPtr> SchemaFromMessage(const Message& message) {
 
 Status RefuseUnsupported(const Message& message) {
   switch (message.header->header_type()) {
-    case fb::MessageHeader::DictionaryBatch:
-      return Status::NotImplemented(message.Where() + ": dictionary batches are not supported yet");
     case fb::MessageHeader::Schema:
       return Status::Invalid(message.Where() + ": a second schema message in the stream");
     default:
@@ -43,6 +41,7 @@ struct StreamReader::Impl {
   std::shared_ptr<InputSource> source;
   ReadOptions options;
   SchemaPtr schema;
+  DictionaryMemo dictionaries;
   int64_t position = 0;
   bool finished = false;
 };
@@ -59,6 +58,8 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSo
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->source, 0));
   if (!first) return Status::Invalid("the IPC stream is empty: it has no schema message");
   QUIVER_ASSIGN_OR_RETURN(impl->schema, SchemaFromMessage(*first));
+  Status memo = InitDictionaryMemo(first->header->header_as_Schema(), *impl->schema, &impl->dictionaries);
+  if (!memo.ok()) return memo.WithContext(first->Where());
   impl->position = first->size;
   return std::unique_ptr<StreamReader>(new StreamReader(std::move(impl)));
 }
@@ -66,17 +67,24 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSo
 const SchemaPtr& StreamReader::schema() const { return impl_->schema; }
 
 Result<RecordBatchPtr> StreamReader::Next() {
-  if (impl_->finished) return RecordBatchPtr{};
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, impl_->position));
-  if (!message) {
-    impl_->finished = true;
-    return RecordBatchPtr{};
+  while (!impl_->finished) {
+    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, impl_->position));
+    if (!message) {
+      impl_->finished = true;
+      break;
+    }
+    impl_->position += message->size;
+    switch (message->header->header_type()) {
+      case fb::MessageHeader::DictionaryBatch:
+        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &impl_->dictionaries, impl_->options));
+        continue;  // dictionaries come before the batches that use them
+      case fb::MessageHeader::RecordBatch:
+        return DecodeRecordBatch(*message, impl_->schema, impl_->dictionaries, impl_->options);
+      default:
+        return RefuseUnsupported(*message);
+    }
   }
-  impl_->position += message->size;
-  if (message->header->header_type() != fb::MessageHeader::RecordBatch) {
-    return RefuseUnsupported(*message);
-  }
-  return DecodeRecordBatch(*message, impl_->schema, impl_->options);
+  return RecordBatchPtr{};
 }
 
 struct FileReader::Impl {
@@ -85,6 +93,27 @@ struct FileReader::Impl {
   SchemaPtr schema;
   BufferPtr footer_bytes;  // keeps `footer` alive
   const fb::Footer* footer = nullptr;
+  DictionaryMemo dictionaries;
+  bool dictionaries_read = false;  // read with the first batch, not on open
+
+  // Every dictionary the footer lists, in order (deltas apply in order).
+  Status ReadDictionaries() {
+    const auto* blocks = footer->dictionaries();
+    if (blocks == nullptr) return Status::OK();
+    for (flatbuffers::uoffset_t i = 0; i < blocks->size(); ++i) {
+      const fb::Block* block = blocks->Get(i);
+      const std::string where = "dictionary block " + std::to_string(i);
+      if (block->offset() < 8 || block->offset() >= source->size()) {
+        return Status::Invalid(where + ": offset " + std::to_string(block->offset()) + " lies outside the file");
+      }
+      QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block->offset()));
+      if (!message || message->header->header_type() != fb::MessageHeader::DictionaryBatch) {
+        return Status::Invalid(where + ": no dictionary batch at byte " + std::to_string(block->offset()));
+      }
+      QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options));
+    }
+    return Status::OK();
+  }
 };
 
 FileReader::FileReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -131,9 +160,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   auto schema = ReadSchema(impl->footer->schema());
   if (!schema.ok()) return schema.status().WithContext("file footer");
   impl->schema = *schema;
-  if (impl->footer->dictionaries() && impl->footer->dictionaries()->size() > 0) {
-    return Status::NotImplemented("file footer: dictionary batches are not supported yet");
-  }
+  QUIVER_RETURN_NOT_OK(InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
   return std::unique_ptr<FileReader>(new FileReader(std::move(impl)));
 }
 
@@ -166,7 +193,11 @@ Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
                            std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
                            " message");
   }
-  auto batch = DecodeRecordBatch(*message, impl_->schema, impl_->options);
+  if (!impl_->dictionaries_read) {
+    QUIVER_RETURN_NOT_OK(impl_->ReadDictionaries());
+    impl_->dictionaries_read = true;
+  }
+  auto batch = DecodeRecordBatch(*message, impl_->schema, impl_->dictionaries, impl_->options);
   if (!batch.ok()) return batch.status().WithContext(where);
   return batch;
 }

@@ -5,6 +5,7 @@
 #include "File_generated.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/encoder.h"
+#include "quiver/record_batch.h"
 
 namespace quiver::ipc {
 
@@ -29,12 +30,38 @@ Status CheckBatchSchema(const Schema& expected, const RecordBatch& batch) {
   return Status::OK();
 }
 
-// What both writers share: the sink, the schema, open/closed state.
+// What both writers share: the sink, the schema, open/closed state, and
+// the dictionaries written so far (by id).
 struct WriterState {
   std::shared_ptr<OutputSink> sink;
   SchemaPtr schema;
   WriteOptions options;
   bool closed = false;
+  bool file_format = false;
+  std::vector<ArrayDataPtr> dictionaries;
+  std::vector<fb::Block> dictionary_blocks;
+  int64_t batches_written = 0;
+
+  // Writes each dictionary the batch uses that differs from the last one
+  // written for its id: a replacement in a stream; a file holds one.
+  Status WriteDictionaries(const RecordBatch& batch) {
+    std::vector<ArrayDataPtr> current = DictionariesOf(batch);
+    dictionaries.resize(current.size());
+    for (size_t id = 0; id < current.size(); ++id) {
+      const ArrayDataPtr& previous = dictionaries[id];
+      if (previous && (previous == current[id] || ArrayEquals(*previous, *current[id]))) continue;
+      if (previous && file_format) {
+        return Status::Invalid("batch " + std::to_string(batches_written) + " brings a new dictionary for id " +
+                               std::to_string(id) + "; the IPC file format holds one dictionary per "
+                               "field (write a stream, or give every batch the same dictionary)");
+      }
+      QUIVER_ASSIGN_OR_RETURN(WrittenBlock block, WriteDictionaryMessage(*sink, static_cast<int64_t>(id),
+                                                                         current[id], false, options));
+      dictionary_blocks.emplace_back(block.offset, block.metadata_length, block.body_length);
+      dictionaries[id] = current[id];
+    }
+    return Status::OK();
+  }
 
   Status Open() {
     if (!sink) return Status::Invalid("IPC writer has no sink");
@@ -45,6 +72,8 @@ struct WriterState {
   Result<WrittenBlock> Write(const RecordBatch& batch) {
     if (closed) return Status::Invalid("cannot write to a closed IPC writer");
     QUIVER_RETURN_NOT_OK(CheckBatchSchema(*schema, batch));
+    QUIVER_RETURN_NOT_OK(WriteDictionaries(batch));
+    ++batches_written;
     return WriteRecordBatchMessage(*sink, batch, options);
   }
 };
@@ -86,6 +115,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<OutputSink>
                                                      SchemaPtr schema, WriteOptions options) {
   auto impl = std::make_unique<Impl>();
   impl->state = WriterState{std::move(sink), std::move(schema), options};
+  impl->state.file_format = true;
   if (impl->state.sink) QUIVER_RETURN_NOT_OK(impl->state.sink->Write(kFileMagic, 8));
   QUIVER_RETURN_NOT_OK(impl->state.Open());
   return std::unique_ptr<FileWriter>(new FileWriter(std::move(impl)));
@@ -105,9 +135,8 @@ Status FileWriter::Close() {
   QUIVER_RETURN_NOT_OK(WriteEndOfStream(sink));
   flatbuffers::FlatBufferBuilder builder(1024);
   QUIVER_ASSIGN_OR_RETURN(auto schema, WriteSchema(builder, *state.schema));
-  std::vector<fb::Block> no_dictionaries;
   builder.Finish(fb::CreateFooter(builder, fb::MetadataVersion::V5, schema,
-                                  builder.CreateVectorOfStructs(no_dictionaries),
+                                  builder.CreateVectorOfStructs(state.dictionary_blocks),
                                   builder.CreateVectorOfStructs(impl_->batches)));
   const int32_t footer_length = static_cast<int32_t>(builder.GetSize());
   QUIVER_RETURN_NOT_OK(sink.Write(builder.GetBufferPointer(), footer_length));
