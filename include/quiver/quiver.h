@@ -7,6 +7,7 @@
 #include "quiver/checked_math.h"
 #include "quiver/dlpack.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/shape_pattern.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
