@@ -21,6 +21,8 @@ from ._quiver import (
     type_from_arrow,
     variable_shape_tensor,
 )
+from ._quiver import Bindings, ShapePattern, enforce_shape
+from ._shapes import check_shapes
 
 __version__ = "0.1.0"
 
@@ -39,4 +41,8 @@ __all__ = [
     "type_for",
     "type_from_arrow",
     "variable_shape_tensor",
+    "Bindings",
+    "ShapePattern",
+    "check_shapes",
+    "enforce_shape",
 ]

@@ -11,4 +11,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindTensor(m);
   quiver::python::BindVariableShapeTensorArray(m);
   quiver::python::BindDLPack(m);
+  quiver::python::BindShapePattern(m);
 }

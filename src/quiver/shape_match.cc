@@ -105,10 +105,13 @@ class Matcher {
       const DimSize& got = observed_.axes[static_cast<size_t>(axis)];
       out = got;
       if (entry.kind == ShapeEntry::Kind::kSize) {
+        // Every row that has the axis has this size, so report it as one.
         QUIVER_RETURN_NOT_OK(Expect(DimSize{entry.size, nullptr}, got, i, axis, nullptr));
         Prove(axis, entry.size);
+        out = DimSize{entry.size, nullptr};
       } else if (entry.kind == ShapeEntry::Kind::kSymbol) {
         QUIVER_RETURN_NOT_OK(Bind(i, entry, axis, axis + 1));
+        if (proved_one_) out = DimSize{*proved_one_, nullptr};
       }
       ++axis;
     }
@@ -143,6 +146,7 @@ class Matcher {
   }
 
   void Prove(int64_t axis, int64_t value) {
+    proved_one_ = value;
     if (proved_) (*proved_)[static_cast<size_t>(axis)] = value;
   }
 
@@ -200,6 +204,7 @@ class Matcher {
   // Binds entry `i` (a symbol or a named ellipsis) to axes [begin, end), or
   // checks them against an earlier binding from this call or the context.
   Status Bind(int64_t i, const ShapeEntry& entry, int64_t begin, int64_t end) {
+    proved_one_.reset();
     const bool is_axes = entry.kind == ShapeEntry::Kind::kNamedEllipsis;
     Staged& staged = staged_[static_cast<size_t>(pattern_.slots()[static_cast<size_t>(i)])];
     if (staged.set) {
@@ -308,6 +313,8 @@ class Matcher {
   const EnforceShapeOptions& options_;
   std::vector<Staged> staged_;
   std::vector<std::optional<int64_t>>* proved_ = nullptr;
+  // The single size the last Bind checked a symbol against, if any.
+  std::optional<int64_t> proved_one_;
 };
 
 }  // namespace

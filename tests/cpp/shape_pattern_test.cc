@@ -135,11 +135,11 @@ TEST(EnforceShape, ProposalSymbolAndSize) {
   ShapeBindings bindings;
   ASSERT_OK(Check({6}, "d1", &bindings).status());
   ASSERT_OK_AND_ASSIGN(auto pattern, ShapePattern::Make({ShapeEntry::Symbol("d1"), ShapeEntry::Any(), ShapeEntry::Size(4)}));
-  ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(Shape{6, 9, 4}, pattern, {&bindings}));
+  ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(Shape{6, 9, 4}, pattern, {&bindings, {}}));
   EXPECT_EQ(Values(match.dims), (Shape{6, 9, 4}));
   EXPECT_ERROR(kInvalid, "axis 2 (4): expected 4, got 5; pattern [d1, None, 4] vs shape (6, 9, 5)",
-               EnforceShape(Shape{6, 9, 5}, pattern, {&bindings}));
-  EXPECT_ERROR(kInvalid, "axis 0 ('d1'): expected 6, got 7", EnforceShape(Shape{7, 9, 4}, pattern, {&bindings}));
+               EnforceShape(Shape{6, 9, 5}, pattern, {&bindings, {}}));
+  EXPECT_ERROR(kInvalid, "axis 0 ('d1'): expected 6, got 7", EnforceShape(Shape{7, 9, 4}, pattern, {&bindings, {}}));
 }
 
 TEST(EnforceShape, ProposalEllipsisInTheMiddle) {
@@ -290,7 +290,7 @@ TEST(EnforceShape, RaggedColumnBindsPerRowSizes) {
             "symbol 'w' is 5 from argument 'images' axis 3 but 7 from argument 'masks' axis 2");
   auto short_column = Ragged({Shape{4, 6}, Shape{8, 9}});
   EXPECT_ERROR(kInvalid, "symbol 'h' has per-row sizes for 4 rows from argument 'images' axis 2 but 2 rows",
-               EnforceShape(short_column, P("m h w"), {&bindings}));
+               EnforceShape(short_column, P("m h w"), {&bindings, {}}));
   // A literal size names the first offending row.
   EXPECT_EQ(Message(EnforceShape(column, P("n 3 4 w"))),
             "row 1: axis 2 (4): expected 4, got 8; pattern [n, 3, 4, w] vs shape (4, 3, 8, 8)");
@@ -322,6 +322,8 @@ TEST(EnforceShape, RaggedAllNullAndEmpty) {
   ASSERT_OK_AND_ASSIGN(auto empty, nulls.Slice(0, 1));
   ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(empty, P("n h 3")));
   EXPECT_EQ(*match.dims[1].per_row, (Shape{-1}));
+  EXPECT_FALSE(match.dims[2].varies());
+  EXPECT_EQ(match.dims[2].value, 3);  // a literal reports its size
   EXPECT_EQ(match.uniform_shape, (UniformShape{std::nullopt, 3}));
   ASSERT_OK_AND_ASSIGN(auto none, nulls.Slice(0, 0));
   ASSERT_OK_AND_ASSIGN(auto zero, EnforceShape(none, P("n h w")));
