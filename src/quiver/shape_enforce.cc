@@ -78,56 +78,60 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   // Axis 0 counts rows; logical axis k is observed axis k + 1.
   std::vector<DimSize> axes(static_cast<size_t>(ndim) + 1);
   axes[0].value = rows;
-  // One pass over the shape buffer finds which axes vary; a second fills
-  // per-row sizes for those only. Recorded uniform sizes skip both.
-  std::vector<int> physical(static_cast<size_t>(ndim));
-  std::vector<int64_t> first(static_cast<size_t>(ndim), -1);
-  std::vector<char> varies(static_cast<size_t>(ndim), 0);
-  std::vector<char> scan(static_cast<size_t>(ndim), 0);
-  bool any_scan = false;
-  for (int k = 0; k < ndim; ++k) {
-    physical[static_cast<size_t>(k)] = type.physical_axis(k);
-    const auto p = static_cast<size_t>(physical[static_cast<size_t>(k)]);
+  const size_t stride = static_cast<size_t>(ndim);
+  const int32_t* shapes = rows > 0 ? array.PhysicalShape(0).data() : nullptr;
+  // Row validity read straight from the bitmap (nullptr: every row valid).
+  const ArrayData& storage = *array.data();
+  const uint8_t* bits = has_nulls ? storage.buffers[0]->data() : nullptr;
+  const int64_t bit_offset = storage.offset;
+  auto valid = [bits, bit_offset](int64_t r) {
+    const int64_t i = bit_offset + r;
+    return bits == nullptr || ((bits[i >> 3] >> (i & 7)) & 1) != 0;
+  };
+  std::vector<int> physical(stride);
+  std::vector<size_t> varying;  // logical axes that need per-row sizes
+  for (size_t k = 0; k < stride; ++k) {
+    physical[k] = type.physical_axis(static_cast<int>(k));
+    const auto p = static_cast<size_t>(physical[k]);
     if (!recorded.empty() && recorded[p]) {
-      axes[static_cast<size_t>(k) + 1].value = *recorded[p];
+      axes[k + 1].value = *recorded[p];
+      continue;
+    }
+    // Constant unless two non-null rows differ; the scan stops at the first
+    // difference, so only constant axes cost a full pass.
+    int64_t first = -1;
+    bool differs = false;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (!valid(r)) continue;
+      const int64_t v = shapes[static_cast<size_t>(r) * stride + p];
+      if (first < 0) {
+        first = v;
+      } else if (v != first) {
+        differs = true;
+        break;
+      }
+    }
+    if (first >= 0 && !differs) {
+      axes[k + 1].value = first;
     } else {
-      scan[static_cast<size_t>(k)] = 1;
-      any_scan = true;
+      varying.push_back(k);  // varies, or no non-null row to tell
     }
   }
-  if (any_scan) {
-    for (int64_t r = 0; r < rows; ++r) {
-      if (has_nulls && !array.IsValid(r)) continue;
-      std::span<const int32_t> shape = array.PhysicalShape(r);
-      for (size_t k = 0; k < static_cast<size_t>(ndim); ++k) {
-        if (!scan[k]) continue;
-        const int64_t v = shape[static_cast<size_t>(physical[k])];
-        if (first[k] < 0) {
-          first[k] = v;
-        } else if (v != first[k]) {
-          varies[k] = 1;
-        }
+  // One pass fills the per-row sizes of every varying axis (-1 in null rows).
+  std::vector<int64_t*> outs;
+  for (size_t k : varying) {
+    auto per_row = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(rows));
+    outs.push_back(per_row->data());
+    axes[k + 1].per_row = std::move(per_row);
+  }
+  for (size_t j = 0; j < varying.size(); ++j) {
+    const size_t p = static_cast<size_t>(physical[varying[j]]);
+    int64_t* out = outs[j];
+    for (size_t r = 0; r < static_cast<size_t>(rows); ++r) out[r] = shapes[r * stride + p];
+    if (has_nulls) {
+      for (int64_t r = 0; r < rows; ++r) {
+        if (!valid(r)) out[r] = -1;
       }
-    }
-    for (size_t k = 0; k < static_cast<size_t>(ndim); ++k) {
-      if (!scan[k]) continue;
-      if (first[k] >= 0 && !varies[k]) {
-        axes[k + 1].value = first[k];
-        continue;
-      }
-      // Varies, or no non-null row to tell: per-row sizes, -1 in null rows.
-      auto per_row = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(rows));
-      const int32_t* shapes = rows > 0 ? array.PhysicalShape(0).data() : nullptr;
-      const size_t stride = static_cast<size_t>(ndim);
-      const size_t p = static_cast<size_t>(physical[k]);
-      int64_t* out = per_row->data();
-      for (size_t r = 0; r < static_cast<size_t>(rows); ++r) out[r] = shapes[r * stride + p];
-      if (has_nulls) {
-        for (int64_t r = 0; r < rows; ++r) {
-          if (!array.IsValid(r)) out[r] = -1;
-        }
-      }
-      axes[k + 1].per_row = std::move(per_row);
     }
   }
 
@@ -135,7 +139,7 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   QUIVER_ASSIGN_OR_RETURN(ShapeMatch match,
                           internal::MatchShape({axes, rows}, pattern, options, &proved));
   match.uniform_shape.assign(static_cast<size_t>(ndim), std::nullopt);
-  for (size_t k = 0; k < static_cast<size_t>(ndim); ++k) {
+  for (size_t k = 0; k < stride; ++k) {
     std::optional<int64_t> size = axes[k + 1].varies() ? proved[k + 1] : axes[k + 1].value;
     // uniform_shape holds int32 sizes; a larger proved size has no row anyway.
     if (size && *size > std::numeric_limits<int32_t>::max()) size.reset();
