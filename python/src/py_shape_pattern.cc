@@ -228,6 +228,20 @@ nb::object Enforce(nb::handle x, nb::handle pattern, nb::handle bindings, std::s
   return nb::make_tuple(nb::borrow(x), dims);
 }
 
+// The list form of a pattern: ints, None, ..., and strings.
+nb::list PatternToList(const ShapePattern& pattern) {
+  nb::list out;
+  for (const ShapeEntry& e : pattern.entries()) {
+    switch (e.kind) {
+      case ShapeEntry::Kind::kSize: out.append(nb::int_(e.size)); break;
+      case ShapeEntry::Kind::kAny: out.append(nb::none()); break;
+      case ShapeEntry::Kind::kEllipsis: out.append(nb::ellipsis()); break;
+      default: out.append(nb::str(e.ToString().c_str())); break;
+    }
+  }
+  return out;
+}
+
 std::string PatternRepr(const PyShapePattern& p) {
   if (!p.source.empty() || p.pattern.size() == 0) {
     return "quiver.ShapePattern(" + std::string(nb::repr(nb::str(p.source.c_str())).c_str()) + ")";
@@ -271,6 +285,13 @@ void BindShapePattern(nb::module_& m) {
       .def("__eq__", [](const PyShapePattern& a, const PyShapePattern& b) { return a.pattern.Equals(b.pattern); })
       .def("__hash__", [](const PyShapePattern& self) { return nb::hash(nb::str(self.pattern.ToString().c_str())); })
       .def("__str__", [](const PyShapePattern& self) { return self.pattern.ToString(); })
+      .def("to_list", [](const PyShapePattern& self) { return PatternToList(self.pattern); },
+           "The list form: ints, None, ... and strings (\"b\", \"_\", \"*rest\").")
+      .def("__reduce__", [](nb::handle self) {
+        const PyShapePattern& p = nb::cast<const PyShapePattern&>(self);
+        nb::object arg = p.source.empty() ? nb::object(PatternToList(p.pattern)) : nb::object(nb::str(p.source.c_str()));
+        return nb::make_tuple(self.type(), nb::make_tuple(arg));
+      })
       .def("__repr__", &PatternRepr);
 
   nb::class_<PyBindings>(m, "Bindings",

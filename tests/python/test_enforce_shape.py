@@ -1,3 +1,4 @@
+import pickle
 import re
 
 import numpy as np
@@ -75,6 +76,10 @@ def test_string_and_list_forms_agree():
     assert len(p) == 4 and p.ndim == 4 and not p.has_ellipsis
     assert p == qv.ShapePattern(["b", "h", "w", 3]) and hash(p) == hash(qv.ShapePattern("b h w 3"))
     assert qv.ShapePattern(p) == p
+    assert qv.ShapePattern([1, None, ..., "_", "b"]).to_list() == [1, None, ..., "_", "b"]
+    for q in (p, qv.ShapePattern(["b", None, "*rest", 3])):
+        back = pickle.loads(pickle.dumps(q, protocol=5))
+        assert back == q and repr(back) == repr(q)
 
 
 def test_ellipsis_start_middle_end_and_zero_axes():
