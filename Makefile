@@ -46,6 +46,7 @@ bench: setup python
 	$(PYTHON) bench/python/bench_fixed_shape.py
 	$(PYTHON) bench/python/bench_variable_shape.py
 	$(PYTHON) bench/python/bench_dlpack.py
+	$(PYTHON) bench/python/bench_ipc.py
 	$(PYTHON) bench/python/bench_enforce_shape.py
 
 # Each fuzzer runs for FUZZ_SECONDS (clang's libFuzzer, with ASan + UBSan).

@@ -35,7 +35,9 @@ VariableShapeTensorArray RaggedColumn(int64_t rows) {
 
 // What reading the shape buffer costs: sum every entry of every row.
 int64_t ReadLoop(const VariableShapeTensorArray& column) {
-  const int32_t* shapes = column.PhysicalShape(0).data();
+  // Shapes() is a zero-copy view of the storage without a permutation.
+  const Tensor view = *column.Shapes();
+  const auto* shapes = reinterpret_cast<const int32_t*>(view.raw_data());
   const int64_t n = column.length() * column.type().ndim();
   int64_t sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += shapes[i];

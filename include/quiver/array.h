@@ -15,14 +15,26 @@ namespace quiver {
 
 constexpr int64_t kUnknownNullCount = -1;
 
-// How much Validate checks. Each level includes the ones before it.
+// How much Validate checks. Each level includes the ones before it; every
+// level but kNone refuses types nested deeper than kMaxNestingDepth.
+// docs/validation.md lists every check and the error it gives.
 enum class ValidationLevel {
-  kNone,     // trust the producer
-  kMinimal,  // buffer and child counts match the type; lengths non-negative
-  kDefault,  // buffer sizes cover length + offset; child lengths suffice;
-             // first and last offsets of variable-size types are in bounds
-  kFull,     // every offset monotonic and in bounds; utf8 is valid UTF-8;
-             // a known null_count matches the validity bitmap
+  // Trust the producer: for data quiver itself has just built or checked.
+  kNone,
+  // O(1) per array: lengths, offset and null_count are in range; buffer and
+  // child counts and child types match the type; every buffer is as large
+  // as offset + length require (bitmaps, values, offsets), and fixed-size
+  // list and struct children are long enough. Nothing that passes can be
+  // read out of bounds by an O(1) accessor; offsets are not yet trusted.
+  kMinimal,
+  // Plus the first and last offsets of utf8/binary/list arrays lie inside
+  // the data buffer or child.
+  kDefault,
+  // Plus every offset is monotonic, utf8 is valid UTF-8, a known
+  // null_count matches the bitmap, and canonical extension types (tensor
+  // types, bool8) have valid metadata, at every depth. The default, and
+  // what every import of foreign data uses.
+  kFull,
 };
 
 struct ArrayData;
@@ -50,7 +62,8 @@ Result<ArrayDataPtr> Slice(const ArrayDataPtr& data, int64_t offset, int64_t len
 // e.g. "child 0 (item): offset 3 (5) < offset 2 (7)".
 Status Validate(const ArrayData& data, ValidationLevel level = ValidationLevel::kFull);
 
-// Bit i of an LSB-ordered bitmap.
-inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+// OK unless `type` nests deeper than kMaxNestingDepth (Invalid naming the
+// depth). Readers call it before recursing over a type they did not build.
+Status CheckNestingDepth(const DataType& type);
 
 }  // namespace quiver

@@ -63,9 +63,6 @@ struct ArrowArrayStream {
 
 namespace quiver {
 
-inline constexpr const char* kExtensionNameKey = "ARROW:extension:name";
-inline constexpr const char* kExtensionMetadataKey = "ARROW:extension:metadata";
-
 // --- export -----------------------------------------------------------------
 
 // An unnamed nullable field of `type`.

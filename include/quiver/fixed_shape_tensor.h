@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "quiver/array.h"
+#include "quiver/conversion.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
@@ -65,10 +66,6 @@ class FixedShapeTensorType {
   int32_t list_size_ = 0;
   TypePtr data_type_;
 };
-
-// What ToTensor / RowTensor do with null rows (and null elements inside
-// cells). kAllow exposes whatever bytes the null slots hold.
-enum class NullPolicy { kError, kAllow };
 
 class FixedShapeTensorArray {
  public:

@@ -15,14 +15,11 @@
 #include <vector>
 
 #include "quiver/buffer.h"
+#include "quiver/conversion.h"
 #include "quiver/status.h"
 #include "quiver/type.h"
 
 namespace quiver {
-
-// Whether a conversion may copy: never (error when a copy is needed), only
-// when the layout requires it, or always (the result owns fresh memory).
-enum class CopyMode { kNever, kIfNeeded, kAlways };
 
 // Row-major (C order) byte strides for `shape` with elements of `byte_width`.
 Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const int64_t> shape);

@@ -1,7 +1,9 @@
 // The Arrow logical type tree quiver understands, plus Field and Schema.
 //
 // One DataType class covers every type: which parameters are meaningful
-// depends on id(). Types are immutable and shared through TypePtr.
+// depends on id(). Types are immutable, shared through TypePtr, and built
+// only by the factory functions below, so every type is well formed (a
+// list has its child, a fixed-size list a non-negative size).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,18 @@ enum class TypeId : uint8_t {
   kExtension,
 };
 
+// The field metadata keys an extension type travels under (in the C Data
+// Interface and in IPC schemas): its name, and its serialized parameters.
+inline constexpr const char* kExtensionNameKey = "ARROW:extension:name";
+inline constexpr const char* kExtensionMetadataKey = "ARROW:extension:metadata";
+
+// Deepest nesting of types quiver accepts from readers and C Data imports
+// (and will validate or export): deeper trees are refused with an error
+// naming the depth, so no recursion over a type can exhaust the stack.
+inline constexpr int kMaxNestingDepth = 64;
+
 class DataType;
+struct Field;
 using TypePtr = std::shared_ptr<const DataType>;
 // Ordered key/value pairs (Arrow metadata keeps order and allows any bytes).
 using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
@@ -53,8 +66,9 @@ class DataType {
   TypeId id() const { return id_; }
 
   // Bits per value for fixed-width types (bool: 1), 0 for the rest;
-  // extension types have their storage's width.
-  int bit_width() const;
+  // extension types have their storage's width. 64-bit: a
+  // fixed_size_binary of 2^31 - 1 bytes is 2^34 - 8 bits wide.
+  int64_t bit_width() const;
   // Bytes per value for byte-sized fixed-width types (fixed_size_binary
   // included), 0 for bool and variable-width types.
   int64_t byte_width() const;
@@ -82,22 +96,31 @@ class DataType {
   // The type whose physical layout this type has (itself unless extension).
   const DataType& storage() const { return storage_ ? *storage_ : *this; }
 
+  // Levels of nested types below this one: 0 for primitives, 1 for a list
+  // of primitives, ... Readers, validation and export refuse types deeper
+  // than kMaxNestingDepth.
+  int nesting_depth() const { return nesting_depth_; }
+
   bool Equals(const DataType& other) const;
   // "int32", "fixed_size_list<item: float>[4]", "extension<arrow.bool8>".
   std::string ToString() const;
 
-  // Use the factory functions below instead.
-  explicit DataType(TypeId id) : id_(id) {}
+  // Only quiver's factories (through the internal TypeFactory) can make a
+  // Key, so a DataType cannot be built half-formed from outside.
+  class Key {
+    Key() = default;
+    friend struct TypeFactory;
+  };
+  DataType(Key, TypeId id) : id_(id) {}
 
  private:
-  friend Result<TypePtr> fixed_size_binary(int32_t);
-  friend TypePtr list(Field);
-  friend TypePtr large_list(Field);
-  friend Result<TypePtr> fixed_size_list(Field, int32_t);
-  friend TypePtr struct_(std::vector<Field>);
-  friend Result<TypePtr> extension(std::string, std::string, TypePtr);
+  friend struct TypeFactory;
+
+  // Sets nesting_depth_ from the children (or the storage).
+  void ComputeNestingDepth();
 
   TypeId id_;
+  int nesting_depth_ = 0;
   int32_t fixed_size_ = 0;
   std::vector<Field> children_;
   std::string extension_name_;
@@ -138,14 +161,5 @@ Field ListItem(TypePtr value_type);
 
 // The primitive type named "int8" .. "float64", "float16", "bool".
 Result<TypePtr> TypeFromName(const std::string& name);
-
-// Types whose second buffer holds offsets (utf8, binary, list and their
-// large variants), and those whose offsets are int64.
-bool HasOffsets(TypeId id);
-bool HasLargeOffsets(TypeId id);
-
-// Number of buffers an ArrayData of this type carries (validity included),
-// following the storage type for extension types.
-int ExpectedBufferCount(const DataType& type);
 
 }  // namespace quiver

@@ -9,6 +9,13 @@
 // Shapes() are LOGICAL; the jagged layout is the storage layout and uses
 // PHYSICAL shapes.
 //
+// Every kernel that reads a row (views, to_padded, take, filter, concat,
+// to_fixed, to_jagged) reads its offsets and shape once and checks them
+// against the values before touching any element, whatever level the
+// array was validated at; so storage shared with a caller (FromJagged)
+// that is changed afterwards gives errors or other values, never reads out
+// of bounds.
+//
 // The data list has int32 offsets, so one array holds at most 2^31 - 1
 // elements in total. Builders that would exceed it fail with Invalid and
 // say so; split the rows over several arrays (record batches) instead.
@@ -28,6 +35,10 @@
 #include "quiver/type.h"
 
 namespace quiver {
+
+namespace internal {
+class VariableShapeStorage;
+}  // namespace internal
 
 // One entry per physical axis: the size every row has there, or nullopt
 // where sizes vary. An empty UniformShape records nothing.
@@ -182,24 +193,15 @@ class VariableShapeTensorArray {
   int64_t length() const { return data_->length; }
   int64_t null_count() const { return data_->ComputeNullCount(); }
   bool IsValid(int64_t i) const { return data_->IsValid(i); }
-  // PHYSICAL shape of row i (ndim entries). Precondition: 0 <= i < length().
-  std::span<const int32_t> PhysicalShape(int64_t i) const {
-    return {shapes_ + i * type_.ndim(), static_cast<size_t>(type_.ndim())};
-  }
-  // Element range [begin, end) of row i in the values child (child offset
-  // applied). Precondition: 0 <= i < length().
-  int64_t RowBegin(int64_t i) const { return values_offset_ + offsets_[i]; }
-  int64_t RowEnd(int64_t i) const { return values_offset_ + offsets_[i + 1]; }
-  // The values child (numeric or bool, possibly with its own offset).
-  const ArrayData& values() const { return *data_->children[0]->children[0]; }
 
  private:
+  // Reads the storage (offsets, shapes, values) for the kernels.
+  friend class internal::VariableShapeStorage;
+
   VariableShapeTensorArray(VariableShapeTensorType type, ArrayDataPtr data);
   Status CheckRows() const;
   // Every invariant of a non-null row.
   Status CheckRow(int64_t i) const;
-  // What a view of row i relies on: sizes >= 0, data length == product.
-  Status CheckRowLayout(int64_t i) const;
   // N x ndim int32 physical shapes, a view of the storage.
   Result<Tensor> PhysicalShapes() const;
   Status CheckNoNullRows() const;

@@ -15,7 +15,14 @@ from ._quiver import (
     fixed_shape_tensor,
     VariableShapeTensorArray,
     VariableShapeTensorType,
+    ChunkedArray,
+    RecordBatch,
+    Schema,
+    Table,
+    chunked_array,
     concat,
+    record_batch,
+    table,
     from_dlpack,
     type_for,
     type_from_arrow,
@@ -23,6 +30,8 @@ from ._quiver import (
 )
 from ._quiver import Bindings, ShapePattern, enforce_shape
 from ._shapes import check_shapes
+
+from . import ipc
 
 __version__ = "0.1.0"
 
@@ -36,7 +45,15 @@ __all__ = [
     "fixed_shape_tensor",
     "VariableShapeTensorArray",
     "VariableShapeTensorType",
+    "ChunkedArray",
+    "RecordBatch",
+    "Schema",
+    "Table",
+    "chunked_array",
     "concat",
+    "ipc",
+    "record_batch",
+    "table",
     "from_dlpack",
     "type_for",
     "type_from_arrow",

@@ -3,6 +3,7 @@
 
 #include "py_dlpack.h"
 #include "py_objects.h"
+#include "py_record_batch.h"
 
 NB_MODULE(_quiver, m) {
   m.doc() = "quiver: tensors on Apache Arrow (compiled core).";
@@ -11,5 +12,7 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindTensor(m);
   quiver::python::BindVariableShapeTensorArray(m);
   quiver::python::BindDLPack(m);
+  quiver::python::BindRecordBatch(m);
+  quiver::python::BindIpc(m);
   quiver::python::BindShapePattern(m);
 }

@@ -9,6 +9,7 @@ namespace {
 
 constexpr char kSchemaName[] = "arrow_schema";
 constexpr char kArrayName[] = "arrow_array";
+constexpr char kStreamName[] = "arrow_array_stream";
 
 // Capsule destructor: releases the struct unless a consumer moved it out.
 template <typename Struct, const char* kName>
@@ -85,6 +86,16 @@ nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_s
     }
   }
   return nb::make_tuple(SchemaCapsule(Field{"", data->type, true, {}}), ArrayCapsule(data));
+}
+
+nb::object StreamCapsule(std::shared_ptr<ArrayReader> reader) {
+  return ExportToCapsule<ArrowArrayStream, kStreamName>(
+      [&](ArrowArrayStream* out) { return ExportArrayStream(std::move(reader), out); });
+}
+
+std::shared_ptr<ArrayReader> ImportStreamCapsule(nb::handle stream_capsule) {
+  auto* stream = CapsulePointer<ArrowArrayStream>(stream_capsule, kStreamName);
+  return Unwrap(ImportArrayStream(stream));
 }
 
 }  // namespace quiver::python

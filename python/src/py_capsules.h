@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include "quiver/array.h"
+#include "quiver/c_data.h"
 #include "quiver/type.h"
 
 namespace quiver::python {
@@ -25,5 +26,16 @@ Field ImportSchemaCapsule(nb::handle schema_capsule);
 // Producer side of __arrow_c_array__(requested_schema): `requested_schema`
 // may be None or a schema capsule equal to the array's own type.
 nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema);
+
+}  // namespace quiver::python
+
+namespace quiver::python {
+
+// An "arrow_array_stream" capsule over `reader`; unconsumed, it releases
+// on deletion.
+nb::object StreamCapsule(std::shared_ptr<ArrayReader> reader);
+// The reader behind an "arrow_array_stream" capsule (arrays are validated
+// fully as they are read).
+std::shared_ptr<ArrayReader> ImportStreamCapsule(nb::handle stream_capsule);
 
 }  // namespace quiver::python

@@ -1,6 +1,6 @@
 #include "py_convert.h"
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/dlpack.h"
 
 namespace quiver::python {

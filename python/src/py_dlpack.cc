@@ -6,7 +6,7 @@
 
 #include "py_convert.h"
 #include "py_objects.h"
-#include "quiver/dlpack.h"
+#include "quiver/dlpack_columns.h"
 
 namespace quiver::python {
 

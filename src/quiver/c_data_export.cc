@@ -3,7 +3,9 @@
 #include <vector>
 
 #include "quiver/c_data.h"
-#include "quiver/c_data_format.h"
+#include "quiver/internal/c_data_format.h"
+#include "quiver/internal/extension_keys.h"
+#include "quiver/internal/layout.h"
 
 namespace quiver {
 
@@ -47,23 +49,25 @@ void ReleaseArray(ArrowArray* array) { ReleaseExported<ArrowArray, ExportedArray
 // offset of a utf8 array, say), so stand a zeroed block in for missing ones.
 alignas(64) const uint8_t kZeros[64] = {};
 
-}  // namespace
+Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth);
+Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth);
 
-Status ExportField(const Field& field, ArrowSchema* out) {
+Status DepthError(int depth) {
+  return Status::Invalid("cannot export a type nested " + std::to_string(depth) +
+                         " levels deep (the limit is " + std::to_string(kMaxNestingDepth) + ")");
+}
+
+Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
+  if (depth > kMaxNestingDepth) return DepthError(depth);
   if (!field.type) return Status::Invalid("field '" + field.name + "' has no type");
   const DataType& storage = field.type->storage();
   auto owned = std::make_unique<ExportedSchema>();
   owned->format = internal::FormatString(storage);
   owned->name = field.name;
-  KeyValueMetadata metadata = field.metadata;
-  if (field.type->id() == TypeId::kExtension) {
-    metadata.emplace_back(kExtensionNameKey, field.type->extension_name());
-    metadata.emplace_back(kExtensionMetadataKey, field.type->extension_metadata());
-  }
-  owned->metadata = internal::EncodeMetadata(metadata);
+  owned->metadata = internal::EncodeMetadata(internal::MetadataWithExtensionKeys(field));
   owned->children.resize(storage.children().size());
   for (size_t i = 0; i < storage.children().size(); ++i) {
-    Status st = ExportField(storage.children()[i], &owned->children[i]);
+    Status st = ExportFieldNode(storage.children()[i], &owned->children[i], depth + 1);
     if (!st.ok()) {
       for (size_t k = 0; k < i; ++k) ReleaseSchema(&owned->children[k]);
       return st;
@@ -83,24 +87,41 @@ Status ExportField(const Field& field, ArrowSchema* out) {
   return Status::OK();
 }
 
+}  // namespace
+
+Status ExportField(const Field& field, ArrowSchema* out) { return ExportFieldNode(field, out, 0); }
+
 Status ExportType(const DataType& type, ArrowSchema* out) {
   // Field wants a TypePtr; alias the caller's type without owning it.
   TypePtr alias(std::shared_ptr<const DataType>{}, &type);
   return ExportField(Field{"", alias, true, {}}, out);
 }
 
-Status ExportArray(const ArrayDataPtr& data, ArrowArray* out) {
+namespace {
+
+Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
+  if (depth > kMaxNestingDepth) return DepthError(depth);
   if (!data || !data->type) return Status::Invalid("cannot export an array without a type");
+  const internal::Layout layout = internal::LayoutOf(*data->type);
+  if (static_cast<int>(data->buffers.size()) != layout.num_buffers) {
+    return Status::Invalid("cannot export " + data->type->ToString() + " with " +
+                           std::to_string(data->buffers.size()) + " buffers (it has " +
+                           std::to_string(layout.num_buffers) + ")");
+  }
+  if (static_cast<int>(data->children.size()) != internal::ChildCount(*data->type)) {
+    return Status::Invalid("cannot export " + data->type->ToString() + " with " +
+                           std::to_string(data->children.size()) + " children");
+  }
   auto owned = std::make_unique<ExportedArray>();
   owned->data = data;
-  for (size_t i = 0; i < data->buffers.size(); ++i) {
+  for (int i = 0; i < layout.num_buffers; ++i) {
     const BufferPtr& buffer = data->buffers[i];
-    bool is_validity = i == 0;
+    const bool is_validity = layout.roles[i] == internal::BufferRole::kValidity;
     owned->buffers.push_back(buffer ? buffer->data() : (is_validity ? nullptr : kZeros));
   }
   owned->children.resize(data->children.size());
   for (size_t i = 0; i < data->children.size(); ++i) {
-    Status st = ExportArray(data->children[i], &owned->children[i]);
+    Status st = ExportArrayNode(data->children[i], &owned->children[i], depth + 1);
     if (!st.ok()) {
       for (size_t k = 0; k < i; ++k) ReleaseArray(&owned->children[k]);
       return st;
@@ -120,6 +141,13 @@ Status ExportArray(const ArrayDataPtr& data, ArrowArray* out) {
   out->release = ReleaseArray;
   out->private_data = owned.release();
   return Status::OK();
+}
+
+}  // namespace
+
+Status ExportArray(const ArrayDataPtr& data, ArrowArray* out) {
+  if (data && data->type) QUIVER_RETURN_NOT_OK(CheckNestingDepth(*data->type));
+  return ExportArrayNode(data, out, 0);
 }
 
 }  // namespace quiver

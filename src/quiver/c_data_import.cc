@@ -1,11 +1,15 @@
 // Importing types and arrays through the C Data Interface. Imported
 // structs are foreign input: every count and size is checked before use.
+#include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "quiver/c_data.h"
-#include "quiver/c_data_format.h"
-#include "quiver/checked_math.h"
+#include "quiver/internal/c_data_format.h"
+#include "quiver/internal/canonical_extensions.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/extension_keys.h"
+#include "quiver/internal/layout.h"
 
 namespace quiver {
 
@@ -33,7 +37,11 @@ struct ArrayOwner {
   ArrowArray array;
 };
 
-Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path) {
+Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path, int depth) {
+  if (depth > kMaxNestingDepth) {
+    return Status::Invalid(path + ": ArrowSchema nests more than " +
+                           std::to_string(kMaxNestingDepth) + " levels deep");
+  }
   if (schema.release == nullptr) return Status::Invalid(path + ": ArrowSchema is released");
   if (schema.format == nullptr) return Status::Invalid(path + ": ArrowSchema has no format");
   if (schema.dictionary != nullptr) {
@@ -48,8 +56,9 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     if (schema.children[i] == nullptr) {
       return Status::Invalid(path + ": child " + std::to_string(i) + " is NULL");
     }
-    QUIVER_ASSIGN_OR_RETURN(Field child,
-                            ImportFieldNode(*schema.children[i], path + ".child " + std::to_string(i)));
+    QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(*schema.children[i],
+                                                         path + ".child " + std::to_string(i),
+                                                         depth + 1));
     children.push_back(std::move(child));
   }
   Field field;
@@ -57,74 +66,42 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   field.nullable = (schema.flags & ARROW_FLAG_NULLABLE) != 0;
   auto type = internal::TypeFromFormat(schema.format, std::move(children));
   if (!type.ok()) return type.status().WithContext(path);
+  field.type = *type;
   auto metadata = internal::DecodeMetadata(schema.metadata);
   if (!metadata.ok()) return metadata.status().WithContext(path);
-  // Lift the extension keys out of the field metadata into the type.
-  std::string ext_name, ext_metadata;
-  bool is_extension = false;
-  for (auto& [key, value] : *metadata) {
-    if (key == kExtensionNameKey) {
-      ext_name = value;
-      is_extension = true;
-    } else if (key == kExtensionMetadataKey) {
-      ext_metadata = value;
-    } else {
-      field.metadata.emplace_back(key, value);
-    }
-  }
-  field.type = *type;
-  if (is_extension) {
-    auto ext = extension(ext_name, ext_metadata, *type);
-    if (!ext.ok()) return ext.status().WithContext(path);
-    field.type = *ext;
-  }
+  Status st = internal::LiftExtensionKeys(std::move(*metadata), &field);
+  if (!st.ok()) return st.WithContext(path);
   return field;
 }
 
-int64_t ReadOffsetAt(const void* offsets, int64_t index, bool wide) {
-  if (wide) {
-    int64_t v;
-    std::memcpy(&v, static_cast<const uint8_t*>(offsets) + index * 8, 8);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, static_cast<const uint8_t*>(offsets) + index * 4, 4);
-  return v;
-}
-
 // Byte sizes of each buffer of `node`, derived from its type and length
-// (the C struct does not carry them).
-Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const DataType& storage) {
+// (the C struct does not carry them), with every product overflow-checked.
+Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const internal::Layout& layout) {
   const int64_t end = node.offset + node.length;
-  std::vector<int64_t> sizes(node.n_buffers, 0);
-  sizes[0] = (end + 7) / 8;
-  switch (storage.id()) {
-    case TypeId::kBool:
-      sizes[1] = (end + 7) / 8;
-      break;
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-    case TypeId::kList:
-    case TypeId::kLargeList: {
-      bool wide = HasLargeOffsets(storage.id());
-      QUIVER_ASSIGN_OR_RETURN(sizes[1], MultiplyChecked(end + 1, wide ? 8 : 4, "offsets size"));
-      if (node.n_buffers == 3 && node.buffers[1] != nullptr) {
-        int64_t last = ReadOffsetAt(node.buffers[1], end, wide);
-        if (last < 0) return Status::Invalid("last offset " + std::to_string(last) + " is negative");
-        sizes[2] = last;
-      }
-      break;
-    }
-    case TypeId::kFixedSizeList:
-    case TypeId::kStruct:
-      break;
-    default: {
-      QUIVER_ASSIGN_OR_RETURN(sizes[1], MultiplyChecked(end, storage.byte_width(), "values size"));
-    }
+  std::vector<int64_t> sizes(static_cast<size_t>(layout.num_buffers), 0);
+  for (int b = 0; b < layout.num_buffers; ++b) {
+    QUIVER_ASSIGN_OR_RETURN(sizes[b], internal::RequiredBufferSize(layout, layout.roles[b], end));
+  }
+  if (layout.num_buffers == 3 && layout.roles[2] == internal::BufferRole::kData && end > 0 &&
+      node.buffers[1] != nullptr) {
+    // The data buffer ends where the last offset points.
+    const int64_t last = internal::ReadOffset(static_cast<const uint8_t*>(node.buffers[1]), end,
+                                              layout.offset_width());
+    if (last < 0) return Status::Invalid("last offset " + std::to_string(last) + " is negative");
+    sizes[2] = last;
   }
   return sizes;
+}
+
+// A buffer cannot extend past the end of the address space; a size that
+// claims so comes from a length no producer could have meant.
+Status CheckAddressRange(const void* data, int64_t size, int64_t index) {
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  if (static_cast<uint64_t>(size) > UINTPTR_MAX - begin) {
+    return Status::Invalid("buffer " + std::to_string(index) + " would need " +
+                           std::to_string(size) + " bytes from its address, past the end of memory");
+  }
+  return Status::OK();
 }
 
 Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
@@ -136,24 +113,24 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                            std::to_string(node.offset) + ", null_count " +
                            std::to_string(node.null_count));
   }
-  QUIVER_RETURN_NOT_OK(AddChecked(node.offset, node.length, "offset + length").status());
+  QUIVER_RETURN_NOT_OK(internal::AddChecked(node.offset, node.length, "offset + length").status());
   if (node.dictionary != nullptr) return Status::NotImplemented("dictionary arrays are not supported");
-  int expected_buffers = ExpectedBufferCount(storage);
-  if (node.n_buffers != expected_buffers || (expected_buffers > 0 && node.buffers == nullptr)) {
+  const internal::Layout layout = internal::LayoutOf(storage);
+  if (node.n_buffers != layout.num_buffers || (layout.num_buffers > 0 && node.buffers == nullptr)) {
     return Status::Invalid("ArrowArray of type " + type->ToString() + " has " +
                            std::to_string(node.n_buffers) + " buffers, expected " +
-                           std::to_string(expected_buffers));
+                           std::to_string(layout.num_buffers));
   }
-  int64_t expected_children = static_cast<int64_t>(storage.children().size());
+  const int64_t expected_children = internal::ChildCount(storage);
   if (node.n_children != expected_children || (expected_children > 0 && node.children == nullptr)) {
     return Status::Invalid("ArrowArray of type " + type->ToString() + " has " +
                            std::to_string(node.n_children) + " children, expected " +
                            std::to_string(expected_children));
   }
-  if (HasOffsets(storage.id()) && node.buffers[1] == nullptr && node.offset + node.length > 0) {
+  if (layout.has_offsets() && node.buffers[1] == nullptr && node.offset + node.length > 0) {
     return Status::Invalid("ArrowArray of type " + type->ToString() + " has no offsets buffer");
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, BufferSizes(node, storage));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, BufferSizes(node, layout));
   auto data = std::make_shared<ArrayData>();
   data->type = type;
   data->length = node.length;
@@ -164,6 +141,7 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
       data->buffers.push_back(nullptr);
       continue;
     }
+    QUIVER_RETURN_NOT_OK(CheckAddressRange(node.buffers[i], sizes[i], i));
     data->buffers.push_back(Buffer::Wrap(node.buffers[i], sizes[i], [owner] {}));
   }
   for (int64_t i = 0; i < node.n_children; ++i) {
@@ -186,7 +164,7 @@ Result<Field> ImportField(ArrowSchema* schema) {
   if (schema == nullptr) return Status::Invalid("ArrowSchema pointer is NULL");
   if (schema->release == nullptr) return Status::Invalid("ArrowSchema is already released");
   SchemaGuard guard(schema);
-  return ImportFieldNode(guard.get(), "field");
+  return ImportFieldNode(guard.get(), "field", 0);
 }
 
 Result<TypePtr> ImportType(ArrowSchema* schema) {
@@ -199,6 +177,8 @@ Result<ArrayDataPtr> ImportArray(ArrowArray* array, const TypePtr& type, Validat
   if (array->release == nullptr) return Status::Invalid("ArrowArray is already released");
   auto owner = std::make_shared<ArrayOwner>(array);
   if (!type) return Status::Invalid("cannot import an ArrowArray without a type");
+  // ImportNode recurses over the type: bound it first.
+  QUIVER_RETURN_NOT_OK(CheckNestingDepth(*type));
   QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr data, ImportNode(owner->array, type, owner));
   Status st = Validate(*data, level);
   if (!st.ok()) return st.WithContext("imported ArrowArray of type " + type->ToString());

@@ -75,6 +75,15 @@ class ImportedStreamReader : public ArrayReader {
     if (stream_.release != nullptr) stream_.release(&stream_);
   }
 
+  Status CheckCallbacks() const {
+    const char* missing = stream_.get_schema == nullptr ? "get_schema"
+                          : stream_.get_next == nullptr ? "get_next"
+                          : stream_.get_last_error == nullptr ? "get_last_error"
+                                                              : nullptr;
+    if (missing == nullptr) return Status::OK();
+    return Status::Invalid(std::string("ArrowArrayStream has no ") + missing + " callback");
+  }
+
   Status Open() {
     ArrowSchema schema{};
     int rc = stream_.get_schema(&stream_, &schema);
@@ -99,7 +108,7 @@ class ImportedStreamReader : public ArrayReader {
 
  private:
   Status Failure(const char* call, int rc) {
-    const char* message = stream_.get_last_error ? stream_.get_last_error(&stream_) : nullptr;
+    const char* message = stream_.get_last_error(&stream_);
     return Status::IOError(std::string("ArrowArrayStream ") + call + " failed (" +
                            std::strerror(rc) + ")" + (message ? std::string(": ") + message : ""));
   }
@@ -131,7 +140,10 @@ Result<std::shared_ptr<ArrayReader>> ImportArrayStream(ArrowArrayStream* stream,
                                                        ValidationLevel level) {
   if (stream == nullptr) return Status::Invalid("ArrowArrayStream pointer is NULL");
   if (stream->release == nullptr) return Status::Invalid("ArrowArrayStream is already released");
+  // The reader owns the stream from here on and releases it exactly once,
+  // on this error path too.
   auto reader = std::make_shared<ImportedStreamReader>(stream, level);
+  QUIVER_RETURN_NOT_OK(reader->CheckCallbacks());
   QUIVER_RETURN_NOT_OK(reader->Open());
   return std::shared_ptr<ArrayReader>(reader);
 }

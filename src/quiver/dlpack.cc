@@ -5,7 +5,7 @@
 #include <limits>
 #include <memory>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 
 namespace quiver::dlpack {
 
@@ -43,7 +43,7 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   for (int64_t stride : tensor.strides()) whole_elements = whole_elements && stride % width == 0;
   const bool copy_needed = !whole_elements || copy == CopyMode::kAlways;
   if (copy_needed && copy == CopyMode::kNever) {
-    return Status::Invalid("tensor strides " + FormatShape(tensor.strides()) +
+    return Status::Invalid("tensor strides " + internal::FormatShape(tensor.strides()) +
                            " are not whole elements of " + std::to_string(width) +
                            " bytes; DLPack needs a copy");
   }
@@ -138,7 +138,7 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
   std::vector<int64_t> shape(in.shape, in.shape + in.ndim);
   std::vector<int64_t> strides(in.ndim);
   auto row_major = RowMajorStrides(width, shape);
-  auto size = ShapeProduct(shape, "DLPack shape");
+  auto size = internal::ShapeProduct(shape, "DLPack shape");
   if (!size.ok()) return fail(size.status());
   if (!row_major.ok()) return fail(row_major.status());
   int64_t high = *size > 0 ? width : 0;  // one past the last byte, from data
@@ -151,13 +151,13 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
                                     " on axis " + std::to_string(i) +
                                     " is negative; copy the tensor on the producer side first"));
       }
-      auto bytes = MultiplyChecked(in.strides[i], width, "DLPack stride");
+      auto bytes = internal::MultiplyChecked(in.strides[i], width, "DLPack stride");
       if (!bytes.ok()) return fail(bytes.status());
       strides[i] = *bytes;
     }
     if (*size > 0) {
-      auto span = MultiplyChecked(shape[i] - 1, strides[i], "DLPack extent");
-      auto next = span.ok() ? AddChecked(high, *span, "DLPack extent") : Result<int64_t>(span.status());
+      auto span = internal::MultiplyChecked(shape[i] - 1, strides[i], "DLPack extent");
+      auto next = span.ok() ? internal::AddChecked(high, *span, "DLPack extent") : Result<int64_t>(span.status());
       if (!next.ok()) return fail(next.status());
       high = *next;
     }
@@ -187,67 +187,6 @@ Result<DLManagedTensorVersioned*> Export(const Tensor& tensor, CopyMode copy, bo
 
 Result<DLManagedTensor*> ExportLegacy(const Tensor& tensor, CopyMode copy, bool* copied) {
   return ExportImpl<DLManagedTensor>(tensor, copy, copied);
-}
-
-namespace {
-
-// Bit-packed Arrow bools as a bool8 tensor of the column's logical shape
-// (a copy: one byte per value).
-Result<Tensor> UnpackBools(const FixedShapeTensorArray& array, NullPolicy nulls) {
-  const ArrayData& data = *array.data();
-  const ArrayData& bits = *data.children[0];
-  const int64_t cell = array.type().list_size();
-  for (int64_t row = 0; row < array.length() && nulls == NullPolicy::kError; ++row) {
-    if (!array.IsValid(row)) {
-      return Status::Invalid("row " + std::to_string(row) +
-                             " is null; a tensor cannot represent null rows");
-    }
-  }
-  QUIVER_ASSIGN_OR_RETURN(int64_t count, MultiplyChecked(array.length(), cell, "bool tensor"));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(count));
-  const int64_t first = bits.offset + data.offset * cell;
-  if (count > 0) {
-    const uint8_t* packed = bits.buffers[1]->data();
-    uint8_t* out = bytes->mutable_data();
-    for (int64_t e = 0; e < count; ++e) out[e] = GetBit(packed, first + e);
-  }
-  std::vector<int64_t> shape = array.type().logical_shape();
-  std::vector<int64_t> strides = array.type().logical_strides();  // 1 byte per value
-  shape.insert(shape.begin(), array.length());
-  strides.insert(strides.begin(), cell);
-  return Tensor::Make(bool8(), std::move(bytes), std::move(shape), std::move(strides));
-}
-
-}  // namespace
-
-Result<Tensor> ColumnTensor(const FixedShapeTensorArray& array, NullPolicy nulls, CopyMode copy,
-                            bool* copied) {
-  if (copied) *copied = false;
-  if (array.type().value_type()->id() != TypeId::kBool) return array.ToTensor(nulls);
-  if (copy == CopyMode::kNever) {
-    return Status::Invalid("Arrow bools are bit-packed: exporting them to DLPack needs a copy "
-                           "(one byte per value)");
-  }
-  if (copied) *copied = true;
-  return UnpackBools(array, nulls);
-}
-
-Result<DLManagedTensorVersioned*> Export(const FixedShapeTensorArray& array, NullPolicy nulls,
-                                         CopyMode copy, bool* copied) {
-  bool unpacked = false;
-  QUIVER_ASSIGN_OR_RETURN(Tensor tensor, ColumnTensor(array, nulls, copy, &unpacked));
-  // Bools were just unpacked into fresh memory: no second copy, ever.
-  QUIVER_ASSIGN_OR_RETURN(DLManagedTensorVersioned * out,
-                          Export(tensor, unpacked ? CopyMode::kNever : copy, copied));
-  if (unpacked) out->flags = kFlagIsCopied;  // the unpacked bytes belong to the consumer
-  if (copied) *copied = *copied || unpacked;
-  return out;
-}
-
-Result<DLManagedTensorVersioned*> ExportRow(const VariableShapeTensorArray& array, int64_t i,
-                                            NullPolicy nulls) {
-  QUIVER_ASSIGN_OR_RETURN(Tensor tensor, array.RowTensor(i, nulls));
-  return Export(tensor);
 }
 
 Result<Tensor> Import(DLManagedTensorVersioned* managed, uint64_t* flags) {

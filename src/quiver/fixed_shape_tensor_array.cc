@@ -5,9 +5,11 @@
 #include <optional>
 #include <span>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/builders.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/null_rows.h"
 #include "quiver/fixed_shape_tensor.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/tensor_metadata.h"
 
 namespace quiver {
 
@@ -32,11 +34,7 @@ bool MayHaveNulls(const ArrayData& data) {
 Status FixedShapeTensorArray::CheckNulls(int64_t begin, int64_t end) const {
   if (MayHaveNulls(*data_)) {
     for (int64_t row = begin; row < end; ++row) {
-      if (!data_->IsValid(row)) {
-        return Status::Invalid("row " + std::to_string(row) +
-                               " is null; a tensor cannot represent null rows (allow them with "
-                               "NullPolicy::kAllow to see the bytes the slot holds)");
-      }
+      if (!data_->IsValid(row)) return internal::NullRowError(row);
     }
   }
   const ArrayData& child = *data_->children[0];
@@ -68,7 +66,7 @@ Result<Tensor> FixedShapeTensorArray::CellsTensor(int64_t first_row, int64_t row
   int64_t byte_offset = (child.offset + (data_->offset + first_row) * type_.list_size()) * width;
   BufferPtr values = child.buffers[1];
   if (!values) {  // an empty array may come without a values buffer
-    QUIVER_ASSIGN_OR_RETURN(values, Buffer::Allocate(0));
+    values = internal::BufferOrEmpty(values);
     byte_offset = 0;
   }
   std::vector<int64_t> shape = type_.logical_shape();
@@ -154,7 +152,7 @@ Result<FixedShapeTensorArray> WrapCells(const Tensor& tensor, BufferPtr values,
                                                      std::move(physical_names),
                                                      std::move(permutation)));
   const int64_t width = tensor.type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(int64_t child_length, MultiplyChecked(rows, type.list_size(), "rows"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t child_length, internal::MultiplyChecked(rows, type.list_size(), "rows"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr sliced,
                           Buffer::Slice(std::move(values), byte_offset, child_length * width));
   auto child = std::make_shared<ArrayData>();
@@ -182,8 +180,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   const int64_t width = tensor.type()->byte_width();
   std::span<const int64_t> cell_shape(tensor.shape().begin() + 1, tensor.shape().end());
   std::span<const int64_t> cell_strides(tensor.strides().begin() + 1, tensor.strides().end());
-  QUIVER_ASSIGN_OR_RETURN(int64_t cell_elems, ShapeProduct(cell_shape, "cell shape"));
-  QUIVER_ASSIGN_OR_RETURN(int64_t cell_bytes, MultiplyChecked(cell_elems, width, "cell size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t cell_elems, internal::ShapeProduct(cell_shape, "cell shape"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t cell_bytes, internal::MultiplyChecked(cell_elems, width, "cell size"));
   std::optional<std::vector<int64_t>> order;
   if (copy != CopyMode::kAlways) {
     bool rows_adjacent = tensor.shape()[0] <= 1 || tensor.strides()[0] == cell_bytes;
@@ -197,8 +195,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   if (copied) *copied = !order.has_value();
   if (order) return WrapCells(tensor, tensor.buffer(), tensor.byte_offset(), std::move(*order));
   if (copy == CopyMode::kNever) {
-    return Status::Invalid("tensor with shape " + FormatShape(tensor.shape()) + " and strides " +
-                           FormatShape(tensor.strides()) +
+    return Status::Invalid("tensor with shape " + internal::FormatShape(tensor.shape()) + " and strides " +
+                           internal::FormatShape(tensor.strides()) +
                            " is not a sequence of permuted contiguous cells; a copy is needed "
                            "(pass CopyMode::kIfNeeded)");
   }

@@ -1,9 +1,10 @@
 // FixedShapeTensorType: parameters, metadata JSON and the permutation rule.
 #include <limits>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/fixed_shape_tensor.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/tensor_metadata.h"
 
 namespace quiver {
 
@@ -12,9 +13,9 @@ namespace {
 const std::string kTypeName = "fixed_shape_tensor";
 
 Result<int32_t> ListSizeOf(const std::vector<int64_t>& shape) {
-  QUIVER_ASSIGN_OR_RETURN(int64_t product, ShapeProduct(shape, kTypeName + " shape"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t product, internal::ShapeProduct(shape, kTypeName + " shape"));
   if (product > std::numeric_limits<int32_t>::max()) {
-    return Status::Invalid(kTypeName + " shape " + FormatShape(shape) + " has " +
+    return Status::Invalid(kTypeName + " shape " + internal::FormatShape(shape) + " has " +
                            std::to_string(product) +
                            " elements per cell, more than a fixed_size_list holds (2^31 - 1)");
   }
@@ -67,7 +68,7 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& st
       Make(storage->children()[0].type, std::move(*shape), names.value_or(std::vector<std::string>{}),
            perm.value_or(std::vector<int64_t>{})));
   if (out.list_size_ != storage->fixed_size()) {
-    return Status::Invalid(kTypeName + " shape " + FormatShape(out.shape_) + " has " +
+    return Status::Invalid(kTypeName + " shape " + internal::FormatShape(out.shape_) + " has " +
                            std::to_string(out.list_size_) + " elements but the storage list size is " +
                            std::to_string(storage->fixed_size()));
   }
@@ -83,27 +84,17 @@ std::string FixedShapeTensorType::Serialize() const {
 }
 
 std::vector<int64_t> FixedShapeTensorType::logical_shape() const {
-  if (permutation_.empty()) return shape_;
-  std::vector<int64_t> out(shape_.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = shape_[permutation_[i]];
-  return out;
+  return internal::ToLogical(shape_, permutation_);
 }
 
 std::vector<std::string> FixedShapeTensorType::logical_dim_names() const {
-  if (permutation_.empty() || dim_names_.empty()) return dim_names_;
-  std::vector<std::string> out(dim_names_.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = dim_names_[permutation_[i]];
-  return out;
+  return internal::ToLogical(dim_names_, permutation_);
 }
 
 std::vector<int64_t> FixedShapeTensorType::logical_strides() const {
-  // Cannot fail: the cell's byte size was checked against int32 * width.
-  std::vector<int64_t> physical =
-      *RowMajorStrides(std::max<int64_t>(value_type_->byte_width(), 1), shape_);
-  if (permutation_.empty()) return physical;
-  std::vector<int64_t> out(shape_.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = physical[permutation_[i]];
-  return out;
+  // The cell's byte size was checked against int32 * width, so these fit.
+  return internal::LogicalStrides(std::max<int64_t>(value_type_->byte_width(), 1), shape_,
+                                  permutation_);
 }
 
 bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {
@@ -112,7 +103,7 @@ bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {
 }
 
 std::string FixedShapeTensorType::ToString() const {
-  std::string out = kTypeName + "<" + value_type_->ToString() + ">" + FormatShape(shape_);
+  std::string out = kTypeName + "<" + value_type_->ToString() + ">" + internal::FormatShape(shape_);
   out += internal::FormatTensorParameters(dim_names_, permutation_);
   return out;
 }

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "quiver/checked_math.h"
-#include "shape_match_internal.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/shape_match.h"
 
 namespace quiver::internal {
 

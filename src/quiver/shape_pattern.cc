@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 
-#include "quiver/utf8.h"
+#include "quiver/internal/utf8.h"
 
 namespace quiver {
 
@@ -21,7 +21,7 @@ bool IsIdentifier(std::string_view name) {
     const auto c = static_cast<unsigned char>(ch);
     if (!(IsAsciiLetter(c) || IsDigit(c) || c == '_' || c >= 0x80)) return false;
   }
-  return IsValidUtf8(reinterpret_cast<const uint8_t*>(name.data()), static_cast<int64_t>(name.size()));
+  return internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(name.data()), static_cast<int64_t>(name.size()));
 }
 
 // Printable form of a token for messages: long tokens are cut.

@@ -1,7 +1,10 @@
 #include "quiver/tensor.h"
 
-#include "quiver/checked_math.h"
-#include "quiver/strided_copy.h"
+#include <type_traits>
+
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/strided_copy.h"
+#include "quiver/internal/value_types.h"
 
 namespace quiver {
 
@@ -12,7 +15,7 @@ Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const
     strides[i] = step;
     // Zero-size axes leave the stride at its row-major value for the rest.
     if (shape[i] > 0) {
-      QUIVER_ASSIGN_OR_RETURN(step, MultiplyChecked(step, shape[i], "strides"));
+      QUIVER_ASSIGN_OR_RETURN(step, internal::MultiplyChecked(step, shape[i], "strides"));
     }
   }
   return strides;
@@ -26,18 +29,18 @@ Status CheckExtent(const Tensor& t, int64_t width, int64_t buffer_size) {
   int64_t low = t.byte_offset();
   int64_t high = t.byte_offset();
   for (int i = 0; i < t.ndim(); ++i) {
-    QUIVER_ASSIGN_OR_RETURN(int64_t span, MultiplyChecked(t.shape()[i] - 1, t.strides()[i],
+    QUIVER_ASSIGN_OR_RETURN(int64_t span, internal::MultiplyChecked(t.shape()[i] - 1, t.strides()[i],
                                                           "tensor extent"));
     if (span < 0) {
-      QUIVER_ASSIGN_OR_RETURN(low, AddChecked(low, span, "tensor extent"));
+      QUIVER_ASSIGN_OR_RETURN(low, internal::AddChecked(low, span, "tensor extent"));
     } else {
-      QUIVER_ASSIGN_OR_RETURN(high, AddChecked(high, span, "tensor extent"));
+      QUIVER_ASSIGN_OR_RETURN(high, internal::AddChecked(high, span, "tensor extent"));
     }
   }
-  QUIVER_ASSIGN_OR_RETURN(high, AddChecked(high, width, "tensor extent"));
+  QUIVER_ASSIGN_OR_RETURN(high, internal::AddChecked(high, width, "tensor extent"));
   if (low < 0 || high > buffer_size) {
-    return Status::Invalid("tensor with shape " + FormatShape(t.shape()) + " and strides " +
-                           FormatShape(t.strides()) + " at byte offset " +
+    return Status::Invalid("tensor with shape " + internal::FormatShape(t.shape()) + " and strides " +
+                           internal::FormatShape(t.strides()) + " at byte offset " +
                            std::to_string(t.byte_offset()) + " reaches bytes [" +
                            std::to_string(low) + ", " + std::to_string(high) +
                            ") outside a buffer of " + std::to_string(buffer_size) + " bytes");
@@ -45,25 +48,26 @@ Status CheckExtent(const Tensor& t, int64_t width, int64_t buffer_size) {
   return Status::OK();
 }
 
+// A floating-point element as double (0 for other types: only floats are
+// compared this way).
 double ElementAsDouble(const DataType& type, const uint8_t* p) {
-  switch (type.id()) {
-#define QUIVER_CASE(ID, CTYPE) \
-  case TypeId::ID: {           \
-    CTYPE v;                   \
-    std::memcpy(&v, p, sizeof v); \
-    return static_cast<double>(v); \
-  }
-    QUIVER_CASE(kFloat32, float)
-    QUIVER_CASE(kFloat64, double)
-#undef QUIVER_CASE
-    case TypeId::kFloat16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return HalfToFloat(v);
-    }
-    default:
-      return 0;
-  }
+  return internal::VisitValueType(
+      type,
+      [p](auto tag) -> double {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, internal::Half>) {
+          uint16_t bits;
+          std::memcpy(&bits, p, 2);
+          return HalfToFloat(bits);
+        } else if constexpr (std::is_floating_point_v<T>) {
+          T v;
+          std::memcpy(&v, p, sizeof v);
+          return static_cast<double>(v);
+        } else {
+          return 0;
+        }
+      },
+      [] { return 0.0; });
 }
 
 }  // namespace
@@ -77,7 +81,7 @@ Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, std::vector<int64_t>
   }
   if (!buffer) return Status::Invalid("tensor has no buffer");
   Tensor t;
-  QUIVER_ASSIGN_OR_RETURN(t.size_, ShapeProduct(shape, "tensor shape"));
+  QUIVER_ASSIGN_OR_RETURN(t.size_, internal::ShapeProduct(shape, "tensor shape"));
   if (strides.empty() && !shape.empty()) {
     QUIVER_ASSIGN_OR_RETURN(strides, RowMajorStrides(type->byte_width(), shape));
   }
@@ -124,11 +128,11 @@ Status Tensor::CheckOnHost() const {
 Result<Tensor> Tensor::ToContiguous() const {
   QUIVER_RETURN_NOT_OK(CheckOnHost());
   int64_t width = type_->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, MultiplyChecked(size_, width, "tensor size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(size_, width, "tensor size"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(bytes));
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
   if (size_ > 0) {
-    CopyStrided(raw_data(), strides_, out->mutable_data(), out_strides, shape_, width);
+    internal::CopyStrided(raw_data(), strides_, out->mutable_data(), out_strides, shape_, width);
   }
   return Make(type_, std::move(out), shape_, std::move(out_strides), dim_names_);
 }
@@ -159,7 +163,7 @@ bool Tensor::Equals(const Tensor& other) const {
   bool floating = type_->is_floating();
   bool boolean = type_->is_bool8();
   bool equal = true;
-  ForEachElementPair(raw_data(), strides_, other.raw_data(), other.strides_, shape_,
+  internal::ForEachElementPair(raw_data(), strides_, other.raw_data(), other.strides_, shape_,
                      [&](const uint8_t* a, const uint8_t* b) {
                        if (boolean) {
                          equal = equal && (*a != 0) == (*b != 0);

@@ -1,5 +1,6 @@
 #include "quiver/type.h"
 
+#include <algorithm>
 #include <array>
 
 namespace quiver {
@@ -28,17 +29,7 @@ const PrimitiveInfo* FindPrimitive(TypeId id) {
   return nullptr;
 }
 
-TypePtr Singleton(TypeId id) {
-  // One shared instance per parameterless type.
-  static const std::array<TypePtr, 16> instances = [] {
-    std::array<TypePtr, 16> out;
-    for (int i = 0; i <= static_cast<int>(TypeId::kLargeBinary); ++i) {
-      out[i] = std::make_shared<DataType>(static_cast<TypeId>(i));
-    }
-    return out;
-  }();
-  return instances[static_cast<int>(id)];
-}
+constexpr int kSingletonCount = static_cast<int>(TypeId::kLargeBinary) + 1;
 
 std::string ChildrenToString(const std::vector<Field>& children) {
   std::string out;
@@ -50,6 +41,65 @@ std::string ChildrenToString(const std::vector<Field>& children) {
 }
 
 }  // namespace
+
+// The one place DataType objects are made.
+struct TypeFactory {
+  static std::shared_ptr<DataType> New(TypeId id) {
+    return std::make_shared<DataType>(DataType::Key{}, id);
+  }
+  static std::shared_ptr<DataType> Nested(TypeId id, std::vector<Field> children,
+                                          int32_t fixed_size = 0) {
+    auto type = New(id);
+    type->children_ = std::move(children);
+    type->fixed_size_ = fixed_size;
+    type->ComputeNestingDepth();
+    return type;
+  }
+  static std::shared_ptr<DataType> FixedSizeBinary(int32_t byte_width) {
+    auto type = New(TypeId::kFixedSizeBinary);
+    type->fixed_size_ = byte_width;
+    return type;
+  }
+  static std::shared_ptr<DataType> Extension(std::string name, std::string metadata,
+                                             TypePtr storage) {
+    auto type = New(TypeId::kExtension);
+    type->extension_name_ = std::move(name);
+    type->extension_metadata_ = std::move(metadata);
+    type->storage_ = std::move(storage);
+    type->ComputeNestingDepth();
+    return type;
+  }
+};
+
+namespace {
+
+TypePtr Singleton(TypeId id) {
+  // One shared instance per parameterless type.
+  static const std::array<TypePtr, kSingletonCount> instances = [] {
+    std::array<TypePtr, kSingletonCount> out;
+    for (int i = 0; i < kSingletonCount; ++i) out[i] = TypeFactory::New(static_cast<TypeId>(i));
+    return out;
+  }();
+  return instances[static_cast<size_t>(id)];
+}
+
+}  // namespace
+
+void DataType::ComputeNestingDepth() {
+  if (storage_) {
+    nesting_depth_ = storage_->nesting_depth();
+    return;
+  }
+  int deepest = -1;
+  for (const Field& child : children_) {
+    deepest = std::max(deepest, child.type ? child.type->nesting_depth() : 0);
+  }
+  // A struct without fields still nests one level.
+  nesting_depth_ = (id_ == TypeId::kList || id_ == TypeId::kLargeList ||
+                    id_ == TypeId::kFixedSizeList || id_ == TypeId::kStruct)
+                       ? std::max(deepest, 0) + 1
+                       : 0;
+}
 
 bool Field::Equals(const Field& other) const {
   return name == other.name && nullable == other.nullable && metadata == other.metadata &&
@@ -68,10 +118,10 @@ bool Schema::Equals(const Schema& other) const {
   return true;
 }
 
-int DataType::bit_width() const {
+int64_t DataType::bit_width() const {
   if (storage_) return storage_->bit_width();
   if (const auto* info = FindPrimitive(id_)) return info->bit_width;
-  if (id_ == TypeId::kFixedSizeBinary) return fixed_size_ * 8;
+  if (id_ == TypeId::kFixedSizeBinary) return int64_t{fixed_size_} * 8;
   return 0;
 }
 
@@ -148,37 +198,26 @@ Result<TypePtr> fixed_size_binary(int32_t byte_width) {
     return Status::Invalid("fixed_size_binary width " + std::to_string(byte_width) +
                            " is negative");
   }
-  auto type = std::make_shared<DataType>(TypeId::kFixedSizeBinary);
-  type->fixed_size_ = byte_width;
-  return TypePtr(type);
+  return TypePtr(TypeFactory::FixedSizeBinary(byte_width));
 }
 
 TypePtr list(Field value_field) {
-  auto type = std::make_shared<DataType>(TypeId::kList);
-  type->children_.push_back(std::move(value_field));
-  return type;
+  return TypeFactory::Nested(TypeId::kList, {std::move(value_field)});
 }
 
 TypePtr large_list(Field value_field) {
-  auto type = std::make_shared<DataType>(TypeId::kLargeList);
-  type->children_.push_back(std::move(value_field));
-  return type;
+  return TypeFactory::Nested(TypeId::kLargeList, {std::move(value_field)});
 }
 
 Result<TypePtr> fixed_size_list(Field value_field, int32_t list_size) {
   if (list_size < 0) {
     return Status::Invalid("fixed_size_list size " + std::to_string(list_size) + " is negative");
   }
-  auto type = std::make_shared<DataType>(TypeId::kFixedSizeList);
-  type->children_.push_back(std::move(value_field));
-  type->fixed_size_ = list_size;
-  return TypePtr(type);
+  return TypePtr(TypeFactory::Nested(TypeId::kFixedSizeList, {std::move(value_field)}, list_size));
 }
 
 TypePtr struct_(std::vector<Field> fields) {
-  auto type = std::make_shared<DataType>(TypeId::kStruct);
-  type->children_ = std::move(fields);
-  return type;
+  return TypeFactory::Nested(TypeId::kStruct, std::move(fields));
 }
 
 Result<TypePtr> extension(std::string name, std::string metadata, TypePtr storage) {
@@ -187,11 +226,7 @@ Result<TypePtr> extension(std::string name, std::string metadata, TypePtr storag
   if (storage->id() == TypeId::kExtension) {
     return Status::Invalid("extension type '" + name + "' cannot have extension storage");
   }
-  auto type = std::make_shared<DataType>(TypeId::kExtension);
-  type->extension_name_ = std::move(name);
-  type->extension_metadata_ = std::move(metadata);
-  type->storage_ = std::move(storage);
-  return TypePtr(type);
+  return TypePtr(TypeFactory::Extension(std::move(name), std::move(metadata), std::move(storage)));
 }
 
 Field ListItem(TypePtr value_type) { return Field{"item", std::move(value_type), true, {}}; }
@@ -204,30 +239,6 @@ Result<TypePtr> TypeFromName(const std::string& name) {
   if (name == "double") return float64();
   if (name == "halffloat") return float16();
   return Status::TypeError("unknown value type '" + name + "'");
-}
-
-bool HasLargeOffsets(TypeId id) {
-  return id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary || id == TypeId::kLargeList;
-}
-
-bool HasOffsets(TypeId id) {
-  return id == TypeId::kUtf8 || id == TypeId::kBinary || id == TypeId::kList ||
-         HasLargeOffsets(id);
-}
-
-int ExpectedBufferCount(const DataType& type) {
-  switch (type.storage().id()) {
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-      return 3;
-    case TypeId::kFixedSizeList:
-    case TypeId::kStruct:
-      return 1;
-    default:  // primitives, bool, fixed_size_binary, list, large_list
-      return 2;
-  }
 }
 
 }  // namespace quiver

@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "quiver/checked_math.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/null_rows.h"
+#include "quiver/internal/permutation.h"
+#include "quiver/internal/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver {
 
@@ -20,18 +22,29 @@ const T* BufferAs(const BufferPtr& buffer) {
 }
 
 // The draft form's uint32 shapes as int32 (the final form), same layout.
-Result<ArrayDataPtr> ConvertDraftShapes(const ArrayData& shape, const TypePtr& final_type) {
+// Only the entries of rows the array covers and validation would check
+// (valid rows, non-null entries) are converted; the rest become 0, so a
+// sliced-away or null row holding 2^32 - 1 does not fail the import.
+Result<ArrayDataPtr> ConvertDraftShapes(const ArrayData& data, const TypePtr& final_type,
+                                        int ndim) {
+  const ArrayData& shape = *data.children[1];
   const ArrayData& entries = *shape.children[0];
   const int64_t count = entries.offset + entries.length;
   QUIVER_ASSIGN_OR_RETURN(BufferPtr converted, Buffer::Allocate(count * 4));
   const uint32_t* in = BufferAs<uint32_t>(entries.buffers[1]);
   int32_t* out = internal::MutableAs<int32_t>(converted);
-  for (int64_t e = 0; e < count && in; ++e) {
-    if (in[e] > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
-      return Status::Invalid("shape entry " + std::to_string(e - entries.offset) + " (" +
-                             std::to_string(in[e]) + ") does not fit int32");
+  for (int64_t i = 0; i < data.length && in && ndim > 0; ++i) {
+    const int64_t child_row = data.offset + i;
+    if (!data.IsValid(i) || !shape.IsValid(child_row)) continue;
+    for (int k = 0; k < ndim; ++k) {
+      const int64_t e = entries.offset + (shape.offset + child_row) * ndim + k;
+      if (!entries.IsValid(e - entries.offset)) continue;
+      if (in[e] > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
+        return internal::RowError(i, "shape entry " + std::to_string(k) + " (" +
+                                         std::to_string(in[e]) + ") does not fit int32");
+      }
+      out[e] = static_cast<int32_t>(in[e]);
     }
-    out[e] = static_cast<int32_t>(in[e]);
   }
   auto new_entries = std::make_shared<ArrayData>(entries);
   new_entries->type = int32();
@@ -68,7 +81,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
   const TypePtr& final_shape_type = type.data_type()->storage_type()->children()[1].type;
   if (data->children[1]->children[0]->type->id() == TypeId::kUInt32) {
     QUIVER_ASSIGN_OR_RETURN(normalized->children[1],
-                            ConvertDraftShapes(*data->children[1], final_shape_type));
+                            ConvertDraftShapes(*data, final_shape_type, type.ndim()));
   }
   VariableShapeTensorArray out(std::move(type), std::move(normalized));
   if (level == ValidationLevel::kFull) QUIVER_RETURN_NOT_OK(out.CheckRows());
@@ -76,25 +89,6 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
 }
 
 using internal::RowError;
-
-Status VariableShapeTensorArray::CheckRowLayout(int64_t i) const {
-  std::span<const int32_t> dims = PhysicalShape(i);
-  // Sizes fit int32; the product saturates past kCap (far above any data
-  // length an int32-offset list can hold) instead of overflowing.
-  constexpr int64_t kCap = int64_t{1} << 40;
-  int64_t product = 1;
-  for (int32_t size : dims) {
-    if (size < 0) return RowError(i, "shape " + FormatShape(dims) + " has a negative size");
-    product = (size != 0 && product > kCap / size) ? kCap + 1 : product * size;
-  }
-  const int64_t length = RowEnd(i) - RowBegin(i);
-  if (length != product) {
-    std::string product_text = product <= kCap ? std::to_string(product) : "more than 2^40";
-    return RowError(i, "data length " + std::to_string(length) + " != product of shape " +
-                           FormatShape(dims) + " (" + product_text + ")");
-  }
-  return Status::OK();
-}
 
 Status VariableShapeTensorArray::CheckRow(int64_t i) const {
   const int64_t child_row = data_->offset + i;
@@ -109,8 +103,9 @@ Status VariableShapeTensorArray::CheckRow(int64_t i) const {
       return RowError(i, "shape entry " + std::to_string(k) + " is null");
     }
   }
-  QUIVER_RETURN_NOT_OK(CheckRowLayout(i));
-  Status uniform = type_.CheckUniform(PhysicalShape(i));
+  std::vector<int64_t> physical(static_cast<size_t>(type_.ndim()));
+  QUIVER_RETURN_NOT_OK(internal::VariableShapeStorage(*this).CheckedLayout(i, physical).status());
+  Status uniform = type_.CheckUniform(internal::VariableShapeStorage(*this).PhysicalShape(i));
   if (!uniform.ok()) return RowError(i, uniform.message());
   return Status::OK();
 }
@@ -128,11 +123,7 @@ Status VariableShapeTensorArray::CheckRows() const {
 Status VariableShapeTensorArray::CheckNoNullRows() const {
   if (!data_->buffers[0] || data_->null_count == 0) return Status::OK();
   for (int64_t i = 0; i < length(); ++i) {
-    if (!IsValid(i)) {
-      return Status::Invalid("row " + std::to_string(i) +
-                             " is null; pass NullPolicy::kAllow (allow_nulls=True) to accept "
-                             "null rows");
-    }
+    if (!IsValid(i)) return internal::NullRowError(i);
   }
   return Status::OK();
 }
@@ -142,33 +133,20 @@ Result<Tensor> VariableShapeTensorArray::RowTensor(int64_t i, NullPolicy nulls) 
     return Status::IndexError("row " + std::to_string(i) + " is out of range for " +
                               std::to_string(length()) + " rows");
   }
-  if (nulls == NullPolicy::kError && !IsValid(i)) {
-    return Status::Invalid("row " + std::to_string(i) +
-                           " is null (pass NullPolicy::kAllow to view what the slot holds)");
-  }
+  if (nulls == NullPolicy::kError && !IsValid(i)) return internal::NullRowError(i);
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "view"));
-  // Checked again here so that arrays made at a lower validation level
-  // still never produce a view past the row's data.
-  QUIVER_RETURN_NOT_OK(CheckRowLayout(i));
-  QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values(), RowBegin(i), RowEnd(i)));
-  const int ndim = type_.ndim();
+  // Checked here, whatever level the array was made at, and used only as
+  // read: the view never reaches past the row's data.
+  const internal::VariableShapeStorage storage(*this);
+  std::vector<int64_t> physical(static_cast<size_t>(type_.ndim()));
+  QUIVER_ASSIGN_OR_RETURN(internal::RowRange range, storage.CheckedLayout(i, physical));
+  QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(storage.values(), range.begin, range.end));
   const int64_t width = type_.value_type()->byte_width();
-  std::span<const int32_t> dims = PhysicalShape(i);
-  std::vector<int64_t> physical(dims.begin(), dims.end());
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> strides, RowMajorStrides(width, physical));
-  std::vector<int64_t> shape(ndim), logical_strides(ndim);
-  for (int k = 0; k < ndim; ++k) {
-    shape[k] = physical[type_.physical_axis(k)];
-    logical_strides[k] = strides[type_.physical_axis(k)];
-  }
-  BufferPtr buffer = values().buffers[1];
-  int64_t byte_offset = RowBegin(i) * width;
-  if (!buffer) {  // rows without elements may come without a values buffer
-    QUIVER_ASSIGN_OR_RETURN(buffer, Buffer::Allocate(0));
-    byte_offset = 0;
-  }
-  return Tensor::Make(type_.value_type(), std::move(buffer), std::move(shape),
-                      std::move(logical_strides), type_.logical_dim_names(), byte_offset);
+  const BufferPtr& values = storage.values().buffers[1];
+  return Tensor::Make(type_.value_type(), internal::BufferOrEmpty(values),
+                      internal::ToLogical(physical, type_.permutation()),
+                      internal::LogicalStrides(width, physical, type_.permutation()),
+                      type_.logical_dim_names(), values ? range.begin * width : 0);
 }
 
 Result<std::vector<std::optional<Tensor>>> VariableShapeTensorArray::RowTensors() const {
@@ -193,6 +171,7 @@ Result<Tensor> VariableShapeTensorArray::PhysicalShapes() const {
     return Tensor::Make(int32(), std::move(empty), {length(), ndim});
   }
   const int64_t byte_offset = reinterpret_cast<const uint8_t*>(shapes_) - buffer->data();
+  // Tensor::Make checks that the rows x ndim entries lie inside the buffer.
   return Tensor::Make(int32(), buffer, {length(), ndim}, {}, {}, byte_offset);
 }
 
@@ -201,8 +180,9 @@ Result<Tensor> VariableShapeTensorArray::Shapes() const {
   const int ndim = type_.ndim();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Allocate(length() * ndim * 4));
   int32_t* out = internal::MutableAs<int32_t>(buffer);
+  const internal::VariableShapeStorage storage(*this);
   for (int64_t i = 0; i < length(); ++i) {
-    std::span<const int32_t> dims = PhysicalShape(i);
+    std::span<const int32_t> dims = storage.PhysicalShape(i);
     for (int k = 0; k < ndim; ++k) out[i * ndim + k] = dims[type_.physical_axis(k)];
   }
   return Tensor::Make(int32(), std::move(buffer), {length(), ndim});
@@ -212,9 +192,10 @@ UniformShape VariableShapeTensorArray::InferUniformShape() const {
   const int ndim = type_.ndim();
   UniformShape out(ndim);
   bool first = true;
+  const internal::VariableShapeStorage storage(*this);
   for (int64_t i = 0; i < length(); ++i) {
     if (!IsValid(i)) continue;
-    std::span<const int32_t> dims = PhysicalShape(i);
+    std::span<const int32_t> dims = storage.PhysicalShape(i);
     for (int k = 0; k < ndim; ++k) {
       if (first) {
         out[k] = dims[k];
@@ -234,9 +215,10 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::WithUniformShape(
   auto data = std::make_shared<ArrayData>(*data_);
   data->type = type.data_type();
   VariableShapeTensorArray out(std::move(type), std::move(data));
+  const internal::VariableShapeStorage storage(out);
   for (int64_t i = 0; i < length(); ++i) {
     if (!IsValid(i)) continue;
-    Status fits = out.type_.CheckUniform(PhysicalShape(i));
+    Status fits = out.type_.CheckUniform(storage.PhysicalShape(i));
     if (!fits.ok()) return RowError(i, fits.message());
   }
   return out;
@@ -252,21 +234,22 @@ Result<VariableShapeTensorArray::Jagged> VariableShapeTensorArray::ToJagged(Null
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "lay out"));
   const int64_t n = length();
-  const int64_t first = n > 0 ? RowBegin(0) : 0;
-  const int64_t last = n > 0 ? RowEnd(n - 1) : 0;
-  QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values(), first, last));
-  const int64_t width = type_.value_type()->byte_width();
-  BufferPtr buffer = values().buffers[1];
-  int64_t byte_offset = first * width;
-  if (!buffer) {
-    QUIVER_ASSIGN_OR_RETURN(buffer, Buffer::Allocate(0));
-    byte_offset = 0;
-  }
-  QUIVER_ASSIGN_OR_RETURN(Tensor flat, Tensor::Make(type_.value_type(), std::move(buffer),
-                                                    {last - first}, {}, {}, byte_offset));
+  const internal::VariableShapeStorage storage(*this);
+  // The offsets, read once and checked, are both the output and the range
+  // of values the flat view covers.
   QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((n + 1) * 8));
-  int64_t* out = internal::MutableAs<int64_t>(offsets);
-  for (int64_t i = 0; i <= n; ++i) out[i] = offsets_[i] - offsets_[0];
+  std::span<int64_t> out(internal::MutableAs<int64_t>(offsets), static_cast<size_t>(n + 1));
+  QUIVER_RETURN_NOT_OK(storage.CheckedOffsets(0, n, out));
+  const int64_t start = out[0];
+  const int64_t first = storage.values().offset + start;
+  const int64_t last = storage.values().offset + out[static_cast<size_t>(n)];
+  for (int64_t& offset : out) offset -= start;
+  QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(storage.values(), first, last));
+  const int64_t width = type_.value_type()->byte_width();
+  const BufferPtr& values = storage.values().buffers[1];
+  QUIVER_ASSIGN_OR_RETURN(Tensor flat, Tensor::Make(type_.value_type(), internal::BufferOrEmpty(values),
+                                                    {last - first}, {}, {},
+                                                    values ? first * width : 0));
   QUIVER_ASSIGN_OR_RETURN(Tensor offsets_tensor, Tensor::Make(int64(), std::move(offsets), {n + 1}));
   QUIVER_ASSIGN_OR_RETURN(Tensor shapes, PhysicalShapes());
   return Jagged{std::move(flat), std::move(offsets_tensor), std::move(shapes)};

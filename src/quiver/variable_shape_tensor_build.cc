@@ -3,16 +3,25 @@
 #include <cstring>
 #include <limits>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
-#include "strided_copy.h"
+#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/internal/strided_copy.h"
 
 namespace quiver {
 
 namespace {
 
 using internal::MutableAs;
+
+// The row bitmap of `data` re-based to offset 0 (nullptr when no row is
+// null), and the number of null rows in `null_count`.
+Result<BufferPtr> CopyRowValidity(const ArrayData& data, int64_t* null_count) {
+  *null_count = 0;
+  if (!data.buffers[0] || data.null_count == 0) return BufferPtr{};
+  return internal::CopyBitmap(data.buffers[0]->data(), data.offset, data.length, null_count);
+}
 using internal::RowError;
 
 // Checks a logical tensor against `type` and writes its physical shape.
@@ -54,7 +63,7 @@ Status CopyRow(const VariableShapeTensorType& type, const Tensor& tensor, uint8_
     src_strides[type.physical_axis(k)] = tensor.strides()[k];
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> dst_strides, RowMajorStrides(width, physical));
-  CopyStrided(tensor.raw_data(), src_strides, dst, dst_strides, physical, width);
+  internal::CopyStrided(tensor.raw_data(), src_strides, dst, dst_strides, physical, width);
   return Status::OK();
 }
 
@@ -83,19 +92,19 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromTensors(
   QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(total * width));
   QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
   if (parts.null_count > 0) {
-    QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate((n + 7) / 8));
+    QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate(internal::BitmapBytes(n)));
   }
   int32_t* offsets = MutableAs<int32_t>(parts.offsets);
   int64_t position = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     offsets[i] = static_cast<int32_t>(position);
     if (!tensors[i]) continue;
-    if (parts.validity) parts.validity->mutable_data()[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+    if (parts.validity) internal::SetBit(parts.validity->mutable_data(), static_cast<int64_t>(i));
     QUIVER_RETURN_NOT_OK(CopyRow(type, *tensors[i], values->mutable_data() + position * width));
     position += tensors[i]->size();
   }
   offsets[n] = static_cast<int32_t>(position);
-  parts.values = internal::MakeValues(type.value_type(), total, std::move(values));
+  parts.values = internal::MakeFlatArray(type.value_type(), total, std::move(values));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);
 }
 
@@ -135,8 +144,8 @@ Result<BufferPtr> OffsetsFromShapes(const int32_t* shapes, int64_t n, int ndim,
     std::span<const int32_t> dims(shapes + i * ndim, static_cast<size_t>(ndim));
     int64_t product = 1;
     for (int32_t size : dims) {
-      if (size < 0) return RowError(i, "shape " + FormatShape(dims) + " has a negative size");
-      QUIVER_ASSIGN_OR_RETURN(product, MultiplyChecked(product, size, "row shape"));
+      if (size < 0) return RowError(i, "shape " + internal::FormatShape(dims) + " has a negative size");
+      QUIVER_ASSIGN_OR_RETURN(product, internal::MultiplyChecked(product, size, "row shape"));
       QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(product));
     }
     total += product;
@@ -163,12 +172,12 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
   }
   if (values.ndim() != 1 || !values.IsContiguous()) {
     return Status::Invalid("values must be a contiguous 1-D tensor, got shape " +
-                           FormatShape(values.shape()) + " strides " + FormatShape(values.strides()));
+                           internal::FormatShape(values.shape()) + " strides " + internal::FormatShape(values.strides()));
   }
   const int ndim = type.ndim();
   if (shapes.ndim() != 2 || shapes.shape()[1] != ndim) {
     return Status::Invalid("shapes must have shape (N, " + std::to_string(ndim) + "), got " +
-                           FormatShape(shapes.shape()));
+                           internal::FormatShape(shapes.shape()));
   }
   const int64_t n = shapes.shape()[0];
   internal::VariableShapeParts parts;
@@ -186,7 +195,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
   const int64_t width = values.type()->byte_width();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes,
                           Buffer::Slice(values.buffer(), values.byte_offset(), values.size() * width));
-  parts.values = internal::MakeValues(type.value_type(), values.size(), std::move(bytes));
+  parts.values = internal::MakeFlatArray(type.value_type(), values.size(), std::move(bytes));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kFull);
 }
 
@@ -196,7 +205,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
   if (padded.ndim() != ndim + 1) {
     return Status::Invalid("a padded batch for ndim " + std::to_string(ndim) + " needs " +
                            std::to_string(ndim + 1) + " axes, got shape " +
-                           FormatShape(padded.shape()));
+                           internal::FormatShape(padded.shape()));
   }
   const int64_t n = padded.shape()[0];
   const int64_t expected[2] = {n, ndim};
@@ -209,8 +218,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
     std::vector<int64_t> row_shape(sizes.begin() + i * ndim, sizes.begin() + (i + 1) * ndim);
     for (int k = 0; k < ndim; ++k) {
       if (row_shape[k] < 0 || row_shape[k] > padded.shape()[k + 1]) {
-        return RowError(i, "shape " + FormatShape(row_shape) + " does not fit the padded cell " +
-                               FormatShape(std::span(padded.shape()).subspan(1)));
+        return RowError(i, "shape " + internal::FormatShape(row_shape) + " does not fit the padded cell " +
+                               internal::FormatShape(std::span(padded.shape()).subspan(1)));
       }
     }
     QUIVER_ASSIGN_OR_RETURN(Tensor row,
@@ -231,11 +240,11 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromFixed(
                                     fixed_type.dim_names(), fixed_type.permutation(), uniform));
   const int64_t n = fixed.length();
   const int64_t cell = fixed_type.list_size();
-  QUIVER_ASSIGN_OR_RETURN(int64_t total, MultiplyChecked(n, cell, "rows x cell size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t total, internal::MultiplyChecked(n, cell, "rows x cell size"));
   QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
   internal::VariableShapeParts parts;
   parts.length = n;
-  QUIVER_ASSIGN_OR_RETURN(parts.validity, internal::CopyValidity(*fixed.data(), &parts.null_count));
+  QUIVER_ASSIGN_OR_RETURN(parts.validity, CopyRowValidity(*fixed.data(), &parts.null_count));
   QUIVER_ASSIGN_OR_RETURN(parts.values,
                           quiver::Slice(fixed.data()->children[0], fixed.data()->offset * cell, total));
   QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
@@ -252,18 +261,19 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromFixed(
 
 Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, bool* copied) const {
   // The common physical shape: the first non-null row's, or uniform_shape.
+  const internal::VariableShapeStorage storage(*this);
   std::optional<std::vector<int64_t>> shape;
   int64_t first_row = -1;
   for (int64_t i = 0; i < length(); ++i) {
     if (!IsValid(i)) continue;
-    std::span<const int32_t> dims = PhysicalShape(i);
+    std::span<const int32_t> dims = storage.PhysicalShape(i);
     if (!shape) {
       shape.emplace(dims.begin(), dims.end());
       first_row = i;
     } else if (!std::equal(dims.begin(), dims.end(), shape->begin(), shape->end())) {
-      return Status::Invalid("row " + std::to_string(i) + " has shape " + FormatShape(dims) +
+      return Status::Invalid("row " + std::to_string(i) + " has shape " + internal::FormatShape(dims) +
                              " but row " + std::to_string(first_row) + " has " +
-                             FormatShape(*shape) +
+                             internal::FormatShape(*shape) +
                              "; only rows of one shape convert to fixed_shape_tensor");
     }
   }
@@ -283,8 +293,10 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
                                                      type_.permutation()));
   const int64_t n = length();
   const int64_t cell = fixed_type.list_size();
+  // Read once: the zero-copy slice below starts where these say.
+  const int64_t start = storage.Offset(0);
   bool evenly_spaced = true;
-  for (int64_t i = 0; i <= n && evenly_spaced; ++i) evenly_spaced = offsets_[i] == offsets_[0] + i * cell;
+  for (int64_t i = 0; i <= n && evenly_spaced; ++i) evenly_spaced = storage.Offset(i) == start + i * cell;
   const bool copy_needed = !evenly_spaced || copy == CopyMode::kAlways;
   if (copied) *copied = copy_needed;
   if (copy_needed && copy == CopyMode::kNever) {
@@ -293,24 +305,31 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
   }
   auto child_data = std::shared_ptr<const ArrayData>();
   if (!copy_needed) {
-    QUIVER_ASSIGN_OR_RETURN(child_data, quiver::Slice(data_->children[0]->children[0],
-                                                      offsets_[0], n * cell));
+    // Slice checks the range against the values child.
+    QUIVER_ASSIGN_OR_RETURN(child_data, quiver::Slice(data_->children[0]->children[0], start, n * cell));
   } else {
     QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "copy"));
     const int64_t width = type_.value_type()->byte_width();
     QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(n * cell * width));
+    std::vector<int64_t> physical(static_cast<size_t>(type_.ndim()));
     for (int64_t i = 0; i < n; ++i) {
       if (!IsValid(i)) continue;  // null rows stay zero
-      QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values(), RowBegin(i), RowEnd(i)));
-      std::memcpy(bytes->mutable_data() + i * cell * width,
-                  values().buffers[1]->data() + RowBegin(i) * width, cell * width);
+      QUIVER_ASSIGN_OR_RETURN(internal::RowRange range, storage.CheckedLayout(i, physical));
+      if (range.size() != cell) {
+        return internal::RowError(i, "holds " + std::to_string(range.size()) + " elements, not " +
+                                         std::to_string(cell));
+      }
+      QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(storage.values(), range.begin, range.end));
+      if (cell > 0) {
+        std::memcpy(bytes->mutable_data() + i * cell * width, storage.ValueBytes(range), cell * width);
+      }
     }
-    child_data = internal::MakeValues(type_.value_type(), n * cell, std::move(bytes));
+    child_data = internal::MakeFlatArray(type_.value_type(), n * cell, std::move(bytes));
   }
   auto out = std::make_shared<ArrayData>();
   out->type = fixed_type.data_type();
   out->length = n;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr validity, internal::CopyValidity(*data_, &out->null_count));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr validity, CopyRowValidity(*data_, &out->null_count));
   out->buffers = {std::move(validity)};
   out->children = {std::move(child_data)};
   return FixedShapeTensorArray::Make(std::move(out), ValidationLevel::kMinimal);

@@ -4,10 +4,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <type_traits>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
+#include "quiver/internal/value_types.h"
+#include "quiver/internal/variable_shape_storage.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
 
 namespace quiver {
 
@@ -55,24 +59,26 @@ std::optional<uint64_t> Pattern(std::optional<T> value) {
 // The bytes of `pad_value` in `type` (little-endian in the low bytes).
 Result<uint64_t> PadPattern(double pad_value, const DataType& type) {
   std::optional<uint64_t> bits;
-  if (type.is_bool8() && (pad_value == 0 || pad_value == 1)) bits = pad_value == 1 ? 1 : 0;
-  switch (type.id()) {
-    case TypeId::kInt8: bits = Pattern(ExactInteger<int8_t>(pad_value)); break;
-    case TypeId::kInt16: bits = Pattern(ExactInteger<int16_t>(pad_value)); break;
-    case TypeId::kInt32: bits = Pattern(ExactInteger<int32_t>(pad_value)); break;
-    case TypeId::kInt64: bits = Pattern(ExactInteger<int64_t>(pad_value)); break;
-    case TypeId::kUInt8: bits = Pattern(ExactInteger<uint8_t>(pad_value)); break;
-    case TypeId::kUInt16: bits = Pattern(ExactInteger<uint16_t>(pad_value)); break;
-    case TypeId::kUInt32: bits = Pattern(ExactInteger<uint32_t>(pad_value)); break;
-    case TypeId::kUInt64: bits = Pattern(ExactInteger<uint64_t>(pad_value)); break;
-    case TypeId::kFloat16: bits = Pattern(ExactHalf(pad_value)); break;
-    case TypeId::kFloat32: {
-      float f = static_cast<float>(pad_value);
-      if (static_cast<double>(f) == pad_value || std::isnan(pad_value)) bits = Pattern(std::optional<float>(f));
-      break;
-    }
-    case TypeId::kFloat64: bits = Pattern(std::optional<double>(pad_value)); break;
-    default: break;
+  if (type.is_bool8()) {
+    if (pad_value == 0 || pad_value == 1) bits = pad_value == 1 ? 1 : 0;
+  } else {
+    bits = internal::VisitValueType(
+        type,
+        [pad_value](auto tag) -> std::optional<uint64_t> {
+          using T = decltype(tag);
+          if constexpr (std::is_same_v<T, internal::Half>) {
+            return Pattern(ExactHalf(pad_value));
+          } else if constexpr (std::is_same_v<T, float>) {
+            const float f = static_cast<float>(pad_value);
+            if (static_cast<double>(f) != pad_value && !std::isnan(pad_value)) return std::nullopt;
+            return Pattern(std::optional<float>(f));
+          } else if constexpr (std::is_same_v<T, double>) {
+            return Pattern(std::optional<double>(pad_value));
+          } else {
+            return Pattern(ExactInteger<T>(pad_value));
+          }
+        },
+        []() -> std::optional<uint64_t> { return std::nullopt; });
   }
   if (!bits) {
     char text[32];
@@ -153,25 +159,29 @@ Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
   QUIVER_ASSIGN_OR_RETURN(uint64_t pattern, PadPattern(pad_value, *value_type));
   const int ndim = type_.ndim();
   const int64_t n = length();
+  const internal::VariableShapeStorage storage(*this);
 
-  // Logical shapes (zeros for null rows) and the largest size per axis.
+  // Pass 1 reads and checks every row once: its start in the values and
+  // its logical shape (zeros for null rows), and the largest size per
+  // axis. Pass 2 copies using only what pass 1 recorded.
   QUIVER_ASSIGN_OR_RETURN(BufferPtr shape_buffer, Buffer::Allocate(n * ndim * 4));
   int32_t* shapes = internal::MutableAs<int32_t>(shape_buffer);
-  std::vector<int64_t> cell(ndim, 0);
+  std::vector<int64_t> begins(static_cast<size_t>(n), -1);  // -1: nothing to copy
+  std::vector<int64_t> cell(ndim, 0), physical(ndim);
   for (int64_t i = 0; i < n; ++i) {
     if (!IsValid(i)) continue;
-    QUIVER_RETURN_NOT_OK(CheckRowLayout(i));
-    QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values(), RowBegin(i), RowEnd(i)));
-    std::span<const int32_t> dims = PhysicalShape(i);
+    QUIVER_ASSIGN_OR_RETURN(internal::RowRange range, storage.CheckedLayout(i, physical));
+    QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(storage.values(), range.begin, range.end));
+    if (range.size() > 0) begins[i] = range.begin;
     for (int k = 0; k < ndim; ++k) {
-      shapes[i * ndim + k] = dims[type_.physical_axis(k)];
+      shapes[i * ndim + k] = static_cast<int32_t>(physical[type_.physical_axis(k)]);
       cell[k] = std::max<int64_t>(cell[k], shapes[i * ndim + k]);
     }
   }
   std::vector<int64_t> out_shape = cell;
   out_shape.insert(out_shape.begin(), n);
-  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, ShapeProduct(out_shape, "padded batch"));
-  QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes, MultiplyChecked(out_elements, width, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, internal::ShapeProduct(out_shape, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes, internal::MultiplyChecked(out_elements, width, "padded batch"));
   // Zero padding needs no writes: a zeroed allocation of this size is
   // cheap (fresh pages from the OS), and only the data is then copied.
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, pattern == 0 ? Buffer::Allocate(out_bytes)
@@ -181,29 +191,21 @@ Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
   const Filler fill(pattern, width);
   const PadCopier copier{fill, width, cell.data(), out_strides.data() + 1};
   const int64_t cell_elements = n > 0 ? out_elements / n : 0;
-  std::vector<int64_t> shape(ndim), strides(ndim), physical_strides(ndim);
+  const uint8_t* values = storage.values().buffers[1] ? storage.values().buffers[1]->data() : nullptr;
+  std::vector<int64_t> logical(ndim);
   for (int64_t i = 0; i < n; ++i) {
     uint8_t* dst = out->mutable_data() + i * cell_elements * width;
-    if (!IsValid(i) || cell_elements == 0) {
+    if (begins[i] < 0 || cell_elements == 0) {
       fill(dst, cell_elements);
       continue;
-    }
-    std::span<const int32_t> dims = PhysicalShape(i);
-    int64_t stride = width;  // physical row-major strides, innermost first
-    for (int k = ndim - 1; k >= 0; --k) {
-      physical_strides[k] = stride;
-      stride *= dims[k];
     }
     for (int k = 0; k < ndim; ++k) {
-      shape[k] = dims[type_.physical_axis(k)];
-      strides[k] = physical_strides[type_.physical_axis(k)];
+      logical[k] = shapes[i * ndim + k];
+      physical[type_.physical_axis(k)] = logical[k];
     }
-    const uint8_t* src = values().buffers[1] ? values().buffers[1]->data() + RowBegin(i) * width : nullptr;
-    if (src == nullptr || RowEnd(i) == RowBegin(i)) {
-      fill(dst, cell_elements);
-      continue;
-    }
-    copier.Copy(src, shape.data(), strides.data(), dst, 0, ndim);
+    const std::vector<int64_t> strides =
+        internal::LogicalStrides(width, physical, type_.permutation());
+    copier.Copy(values + begins[i] * width, logical.data(), strides.data(), dst, 0, ndim);
   }
   std::vector<std::string> names = type_.logical_dim_names();
   if (!names.empty()) names.insert(names.begin(), "");

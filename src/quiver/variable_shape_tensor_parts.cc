@@ -1,9 +1,12 @@
-// Assembling variable_shape_tensor storage and reading integer tensors.
+// The checked storage accessors, assembling variable_shape_tensor storage
+// and reading integer tensors.
 #include <cstring>
 #include <limits>
 
-#include "quiver/checked_math.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/null_rows.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver::internal {
 
@@ -26,13 +29,63 @@ Status CheckListCapacity(int64_t total_elements) {
       "address (2^31 - 1); split the rows over several arrays");
 }
 
-ArrayDataPtr MakeValues(TypePtr value_type, int64_t length, BufferPtr buffer) {
-  auto values = std::make_shared<ArrayData>();
-  values->type = std::move(value_type);
-  values->length = length;
-  values->null_count = 0;
-  values->buffers = {nullptr, std::move(buffer)};
-  return values;
+const uint8_t* VariableShapeStorage::ValueBytes(const RowRange& range) const {
+  const BufferPtr& buffer = values().buffers[1];
+  if (!buffer || range.size() == 0) return nullptr;
+  return buffer->data() + range.begin * array_.type_.value_type()->byte_width();
+}
+
+Status VariableShapeStorage::CheckedOffsets(int64_t from, int64_t to, std::span<int64_t> out) const {
+  const ArrayData& child = values();
+  int64_t previous = Offset(from);
+  if (previous < 0 || previous > child.length) {
+    return RowError(from, "data starts at element " + std::to_string(previous) +
+                              ", outside the " + std::to_string(child.length) +
+                              " values of the data list");
+  }
+  out[0] = previous;
+  for (int64_t i = from + 1; i <= to; ++i) {
+    const int64_t next = Offset(i);
+    if (next < previous || next > child.length) {
+      return RowError(i - 1, "data [" + std::to_string(previous) + ", " + std::to_string(next) +
+                                 ") is not a range inside the " + std::to_string(child.length) +
+                                 " values of the data list");
+    }
+    out[static_cast<size_t>(i - from)] = next;
+    previous = next;
+  }
+  return Status::OK();
+}
+
+Result<RowRange> VariableShapeStorage::CheckedRange(int64_t i) const {
+  int64_t bounds[2];
+  QUIVER_RETURN_NOT_OK(CheckedOffsets(i, i + 1, bounds));
+  const int64_t base = values().offset;
+  return RowRange{base + bounds[0], base + bounds[1]};
+}
+
+Result<RowRange> VariableShapeStorage::CheckedLayout(int64_t i, std::span<int64_t> physical) const {
+  QUIVER_ASSIGN_OR_RETURN(RowRange range, CheckedRange(i));
+  std::span<const int32_t> dims = PhysicalShape(i);
+  for (size_t k = 0; k < dims.size(); ++k) physical[k] = dims[k];
+  // Sizes fit int32; the product saturates past kCap (far above any data
+  // length an int32-offset list can hold) instead of overflowing.
+  constexpr int64_t kCap = int64_t{1} << 40;
+  int64_t product = 1;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t size = physical[k];
+    if (size < 0) {
+      return RowError(i, "shape " + FormatShape(physical.first(dims.size())) +
+                             " has a negative size");
+    }
+    product = (size != 0 && product > kCap / size) ? kCap + 1 : product * size;
+  }
+  if (range.size() != product) {
+    std::string product_text = product <= kCap ? std::to_string(product) : "more than 2^40";
+    return RowError(i, "data length " + std::to_string(range.size()) + " != product of shape " +
+                           FormatShape(physical.first(dims.size())) + " (" + product_text + ")");
+  }
+  return range;
 }
 
 Result<VariableShapeTensorArray> Assemble(const VariableShapeTensorType& type,
@@ -66,21 +119,6 @@ Result<VariableShapeTensorArray> Assemble(const VariableShapeTensorType& type,
   return VariableShapeTensorArray::Make(std::move(data), level);
 }
 
-Result<BufferPtr> CopyValidity(const ArrayData& data, int64_t* null_count) {
-  *null_count = 0;
-  if (!data.buffers[0] || data.null_count == 0) return BufferPtr{};
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bitmap, Buffer::Allocate((data.length + 7) / 8));
-  uint8_t* bits = bitmap->mutable_data();
-  for (int64_t i = 0; i < data.length; ++i) {
-    if (data.IsValid(i)) {
-      bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
-    } else {
-      ++*null_count;
-    }
-  }
-  return bitmap;
-}
-
 Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const int64_t> expected,
                                           const char* what) {
   if (!tensor.type()->is_integer()) {
@@ -88,8 +126,8 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
                              tensor.type()->ToString());
   }
   if (!std::equal(tensor.shape().begin(), tensor.shape().end(), expected.begin(), expected.end())) {
-    return Status::Invalid(std::string(what) + " has shape " + FormatShape(tensor.shape()) +
-                           ", expected " + FormatShape(expected));
+    return Status::Invalid(std::string(what) + " has shape " + internal::FormatShape(tensor.shape()) +
+                           ", expected " + internal::FormatShape(expected));
   }
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(tensor.size()));
@@ -136,10 +174,7 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
 Status CheckNoNullElements(const ArrayData& values, int64_t begin, int64_t end) {
   if (!values.buffers[0] || values.null_count == 0) return Status::OK();
   for (int64_t e = begin; e < end; ++e) {
-    if (!GetBit(values.buffers[0]->data(), e)) {
-      return Status::Invalid("element " + std::to_string(e - values.offset) +
-                             " of the data is null; tensors cannot hold null elements");
-    }
+    if (!GetBit(values.buffers[0]->data(), e)) return NullElementError(e - values.offset);
   }
   return Status::OK();
 }

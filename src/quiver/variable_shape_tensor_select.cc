@@ -1,9 +1,11 @@
 // VariableShapeTensorArray take, filter and concat: every one is a list of
 // row runs gathered into fresh storage.
 #include <cstring>
+#include <vector>
 
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/variable_shape_tensor_internal.h"
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver {
 
@@ -20,61 +22,78 @@ struct RowRun {
 
 Status CheckGatherable(const VariableShapeTensorArray& array) {
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(array.type(), "gather"));
-  const ArrayData& values = array.values();
+  const ArrayData& values = internal::VariableShapeStorage(array).values();
   if (values.buffers[0] && values.null_count != 0) {
     return Status::NotImplemented("cannot gather rows whose data may hold null elements");
   }
   return Status::OK();
 }
 
+// Elements [first, last) of the values child that one run copies.
+struct RunExtent {
+  int64_t first = 0;
+  int64_t last = 0;
+};
+
 Result<VariableShapeTensorArray> GatherRuns(const VariableShapeTensorType& type,
                                             std::span<const RowRun> runs) {
-  int64_t rows = 0, total = 0;
+  int64_t rows = 0;
   bool any_nulls = false;
   for (const RowRun& run : runs) {
     QUIVER_RETURN_NOT_OK(CheckGatherable(*run.source));
-    if (run.end == run.begin) continue;
     rows += run.end - run.begin;
-    total += run.source->RowEnd(run.end - 1) - run.source->RowBegin(run.begin);
-    QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
     const ArrayData& data = *run.source->data();
     any_nulls = any_nulls || (data.buffers[0] && data.null_count != 0);
   }
   const int ndim = type.ndim();
-  const int64_t width = type.value_type()->byte_width();
   internal::VariableShapeParts parts;
   parts.length = rows;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(total * width));
   QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((rows + 1) * 4));
   QUIVER_ASSIGN_OR_RETURN(parts.shapes, Buffer::Allocate(rows * ndim * 4));
   if (any_nulls) {
-    QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate((rows + 7) / 8));
+    QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate(internal::BitmapBytes(rows)));
   }
+  // Pass 1: every row's offsets are read once and checked against its
+  // values, the output offsets, shapes and validity are written, and each
+  // run's extent is recorded. Pass 2 copies exactly those extents.
   int32_t* offsets = MutableAs<int32_t>(parts.offsets);
-  int64_t row = 0, position = 0;
+  std::vector<RunExtent> extents;
+  extents.reserve(runs.size());
+  std::vector<int64_t> run_offsets;
+  int64_t row = 0, total = 0;
   for (const RowRun& run : runs) {
-    const VariableShapeTensorArray& source = *run.source;
-    if (run.end == run.begin) continue;
-    const int64_t first = source.RowBegin(run.begin);
-    const int64_t count = source.RowEnd(run.end - 1) - first;
-    if (count > 0) {
-      std::memcpy(values->mutable_data() + position * width,
-                  source.values().buffers[1]->data() + first * width, count * width);
-    }
+    const internal::VariableShapeStorage storage(*run.source);
+    run_offsets.resize(static_cast<size_t>(run.end - run.begin + 1));
+    QUIVER_RETURN_NOT_OK(storage.CheckedOffsets(run.begin, run.end, run_offsets));
+    const int64_t first = run_offsets.front();
     for (int64_t i = run.begin; i < run.end; ++i, ++row) {
-      offsets[row] = static_cast<int32_t>(position + source.RowBegin(i) - first);
-      if (ndim > 0) std::memcpy(MutableAs<int32_t>(parts.shapes) + row * ndim, source.PhysicalShape(i).data(), ndim * 4);
+      offsets[row] = static_cast<int32_t>(total + run_offsets[static_cast<size_t>(i - run.begin)] - first);
+      if (ndim > 0) std::memcpy(MutableAs<int32_t>(parts.shapes) + row * ndim, storage.PhysicalShape(i).data(), ndim * 4);
       if (!parts.validity) continue;
-      if (source.IsValid(i)) {
-        parts.validity->mutable_data()[row >> 3] |= static_cast<uint8_t>(1u << (row & 7));
+      if (run.source->IsValid(i)) {
+        internal::SetBit(parts.validity->mutable_data(), row);
       } else {
         ++parts.null_count;
       }
     }
+    const int64_t base = storage.values().offset;
+    extents.push_back({base + first, base + run_offsets.back()});
+    total += run_offsets.back() - first;
+    QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
+  }
+  offsets[rows] = static_cast<int32_t>(total);
+  const int64_t width = type.value_type()->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(total * width));
+  int64_t position = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const int64_t count = extents[r].last - extents[r].first;
+    if (count == 0) continue;
+    const BufferPtr& source = internal::VariableShapeStorage(*runs[r].source).values().buffers[1];
+    std::memcpy(values->mutable_data() + position * width, source->data() + extents[r].first * width,
+                count * width);
     position += count;
   }
-  offsets[rows] = static_cast<int32_t>(position);
-  parts.values = internal::MakeValues(type.value_type(), total, std::move(values));
+  parts.values = internal::MakeFlatArray(type.value_type(), total, std::move(values));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);
 }
 

@@ -2,8 +2,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "quiver/checked_math.h"
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
+#include "quiver/internal/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
@@ -182,23 +183,17 @@ std::string VariableShapeTensorType::Serialize() const {
 }
 
 std::vector<std::string> VariableShapeTensorType::logical_dim_names() const {
-  if (dim_names_.empty()) return {};
-  std::vector<std::string> out(ndim_);
-  for (int k = 0; k < ndim_; ++k) out[k] = dim_names_[physical_axis(k)];
-  return out;
+  return internal::ToLogical(dim_names_, permutation_);
 }
 
 UniformShape VariableShapeTensorType::logical_uniform_shape() const {
-  if (uniform_shape_.empty()) return {};
-  UniformShape out(ndim_);
-  for (int k = 0; k < ndim_; ++k) out[k] = uniform_shape_[physical_axis(k)];
-  return out;
+  return internal::ToLogical(uniform_shape_, permutation_);
 }
 
 Status VariableShapeTensorType::CheckUniform(std::span<const int32_t> physical_shape) const {
   for (size_t k = 0; k < uniform_shape_.size(); ++k) {
     if (uniform_shape_[k] && *uniform_shape_[k] != physical_shape[k]) {
-      return Status::Invalid("shape " + FormatShape(physical_shape) +
+      return Status::Invalid("shape " + internal::FormatShape(physical_shape) +
                              " has size " + std::to_string(physical_shape[k]) + " on axis " +
                              std::to_string(k) + " but uniform_shape says " +
                              std::to_string(*uniform_shape_[k]));

@@ -1,4 +1,4 @@
-#include "quiver/dlpack.h"
+#include "quiver/dlpack_columns.h"
 
 #include <numeric>
 

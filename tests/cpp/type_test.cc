@@ -1,5 +1,8 @@
 #include "quiver/type.h"
 
+#include <limits>
+#include <type_traits>
+
 #include "test_util.h"
 
 namespace quiver {
@@ -35,7 +38,7 @@ TEST(DataType, ExtensionCarriesNameMetadataAndStorage) {
   ASSERT_OK_AND_ASSIGN(TypePtr ext, extension("my.ext", "{}", int8()));
   EXPECT_EQ(ext->id(), TypeId::kExtension);
   EXPECT_EQ(ext->storage().id(), TypeId::kInt8);
-  EXPECT_EQ(ExpectedBufferCount(*ext), 2);
+  EXPECT_EQ(ext->bit_width(), 8);
   ASSERT_OK_AND_ASSIGN(TypePtr other, extension("my.ext", "{\"x\":1}", int8()));
   EXPECT_FALSE(ext->Equals(*other));
   EXPECT_ERROR(kInvalid, "name is empty", extension("", "", int8()));
@@ -55,13 +58,31 @@ TEST(DataType, TypeFromName) {
   EXPECT_ERROR(kTypeError, "unknown value type 'complex64'", TypeFromName("complex64"));
 }
 
-TEST(DataType, BufferCounts) {
-  EXPECT_EQ(ExpectedBufferCount(*int32()), 2);
-  EXPECT_EQ(ExpectedBufferCount(*boolean()), 2);
-  EXPECT_EQ(ExpectedBufferCount(*utf8()), 3);
-  EXPECT_EQ(ExpectedBufferCount(*large_binary()), 3);
-  EXPECT_EQ(ExpectedBufferCount(*list(ListItem(int8()))), 2);
-  EXPECT_EQ(ExpectedBufferCount(*struct_({})), 1);
+TEST(DataType, WidthsAreComputedIn64Bits) {
+  // 2^28 bytes is 2^31 bits: an int would overflow and make validation
+  // accept a tiny buffer for huge values.
+  ASSERT_OK_AND_ASSIGN(TypePtr wide, fixed_size_binary(268435456));
+  EXPECT_EQ(wide->bit_width(), int64_t{1} << 31);
+  EXPECT_EQ(wide->byte_width(), int64_t{1} << 28);
+  ASSERT_OK_AND_ASSIGN(TypePtr widest, fixed_size_binary(std::numeric_limits<int32_t>::max()));
+  EXPECT_EQ(widest->byte_width(), std::numeric_limits<int32_t>::max());
+}
+
+TEST(DataType, OnlyFactoriesBuildTypes) {
+  // DataType(TypeId) is gone: a list without its child cannot be made.
+  static_assert(!std::is_constructible_v<DataType, TypeId>);
+  static_assert(!std::is_default_constructible_v<DataType::Key>);
+  EXPECT_EQ(list(ListItem(int32()))->children().size(), 1u);
+}
+
+TEST(DataType, NestingDepthIsRecorded) {
+  EXPECT_EQ(int32()->nesting_depth(), 0);
+  EXPECT_EQ(struct_({})->nesting_depth(), 1);
+  TypePtr type = int8();
+  for (int i = 0; i < 70; ++i) type = list(ListItem(type));
+  EXPECT_EQ(type->nesting_depth(), 70);
+  ASSERT_OK_AND_ASSIGN(TypePtr ext, extension("x.deep", "", type));
+  EXPECT_EQ(ext->nesting_depth(), 70);
 }
 
 }  // namespace quiver

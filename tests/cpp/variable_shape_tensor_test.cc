@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "test_util.h"
+#include "variable_shape_test_util.h"
 
 namespace quiver {
 
@@ -11,41 +11,8 @@ namespace {
 using test::Bitmap;
 using test::BufferOf;
 using test::Primitive;
-
-// Raw storage: list offsets into float values, flat shapes, row validity,
-// and the metadata and shape entry type to declare.
-ArrayDataPtr RawStorage(const std::vector<int32_t>& offsets, const std::vector<float>& values,
-                        const std::vector<int32_t>& shapes, int ndim,
-                        const std::vector<bool>& valid = {}, std::string metadata = "{}",
-                        TypePtr shape_entry = int32()) {
-  TypePtr shape_type = *fixed_size_list(ListItem(shape_entry), ndim);
-  TypePtr storage = struct_({Field{"data", list(ListItem(float32()))}, Field{"shape", shape_type}});
-  const int64_t n = static_cast<int64_t>(offsets.size()) - 1;
-  auto list_data = std::make_shared<ArrayData>();
-  list_data->type = storage->children()[0].type;
-  list_data->length = n;
-  list_data->null_count = 0;
-  list_data->buffers = {nullptr, BufferOf(offsets)};
-  list_data->children = {Primitive<float>(float32(), values)};
-  auto shape_data = std::make_shared<ArrayData>();
-  shape_data->type = shape_type;
-  shape_data->length = n;
-  shape_data->null_count = 0;
-  shape_data->buffers = {nullptr};
-  if (shape_entry->id() == TypeId::kUInt32) {
-    std::vector<uint32_t> unsigned_shapes(shapes.begin(), shapes.end());
-    shape_data->children = {Primitive<uint32_t>(uint32(), unsigned_shapes)};
-  } else {
-    shape_data->children = {Primitive<int32_t>(int32(), shapes)};
-  }
-  auto data = std::make_shared<ArrayData>();
-  data->type = *extension(VariableShapeTensorType::kExtensionName, std::move(metadata), storage);
-  data->length = n;
-  data->null_count = valid.empty() ? 0 : kUnknownNullCount;
-  data->buffers = {valid.empty() ? nullptr : Bitmap(valid)};
-  data->children = {list_data, shape_data};
-  return data;
-}
+using test::RawStorage;
+using test::ValuesOf;
 
 // A row-major float32 tensor of `shape` holding start, start + 1, ...
 Tensor Iota(std::vector<int64_t> shape, float start = 0) {
@@ -138,7 +105,7 @@ TEST(VariableShapeTensorArray, RowViewsAreZeroCopy) {
   VariableShapeTensorArray array = ThreeRows();
   ASSERT_OK_AND_ASSIGN(Tensor row1, array.RowTensor(1));
   EXPECT_EQ(row1.shape(), (std::vector<int64_t>{1, 4}));
-  EXPECT_EQ(row1.buffer(), array.values().buffers[1]);
+  EXPECT_EQ(row1.buffer(), ValuesOf(array).buffers[1]);
   EXPECT_TRUE(row1.Equals(Iota({1, 4}, 100)));
   ASSERT_OK_AND_ASSIGN(Tensor empty, array.RowTensor(2));
   EXPECT_EQ(empty.shape(), (std::vector<int64_t>{0, 2}));
@@ -150,7 +117,7 @@ TEST(VariableShapeTensorArray, RowViewsAreZeroCopy) {
 TEST(VariableShapeTensorArray, PermutationFollowsTheSpec) {
   // Logical rows go in; storage holds them physically, views give them back.
   VariableShapeTensorArray array = ThreeRows({1, 0});
-  EXPECT_EQ(array.PhysicalShape(0)[0], 3);  // logical [2, 3] is physical [3, 2]
+  EXPECT_EQ(internal::VariableShapeStorage(array).PhysicalShape(0)[0], 3);  // logical [2, 3] is physical [3, 2]
   ASSERT_OK_AND_ASSIGN(Tensor row0, array.RowTensor(0));
   EXPECT_EQ(row0.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(row0.strides(), (std::vector<int64_t>{4, 8}));
@@ -238,12 +205,12 @@ TEST(VariableShapeTensorArray, JaggedRoundTrip) {
   ASSERT_OK_AND_ASSIGN(auto sliced, array.Slice(1, 2));
   ASSERT_OK_AND_ASSIGN(auto jagged, sliced.ToJagged());
   EXPECT_EQ(jagged.values.shape(), (std::vector<int64_t>{4}));
-  EXPECT_EQ(jagged.values.buffer(), array.values().buffers[1]);
+  EXPECT_EQ(jagged.values.buffer(), ValuesOf(array).buffers[1]);
   EXPECT_EQ(*jagged.offsets.Value<int64_t>(std::vector<int64_t>{2}), 4);
   ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromJagged(sliced.type(), jagged.values,
                                                                        jagged.shapes, jagged.offsets));
   EXPECT_TRUE(back.RowTensor(0)->Equals(Iota({1, 4}, 100)));
-  EXPECT_EQ(back.values().buffers[1]->data(), jagged.values.raw_data());  // values zero-copy
+  EXPECT_EQ(ValuesOf(back).buffers[1]->data(), jagged.values.raw_data());  // values zero-copy
   ASSERT_OK_AND_ASSIGN(auto derived, VariableShapeTensorArray::FromJagged(sliced.type(), jagged.values,
                                                                           jagged.shapes));
   EXPECT_EQ(derived.length(), 2);
@@ -350,7 +317,7 @@ TEST(VariableShapeTensorArray, FixedConversions) {
   EXPECT_EQ(variable.type().uniform_shape(), (UniformShape{2, 3}));
   EXPECT_EQ(variable.type().permutation(), (std::vector<int64_t>{1, 0}));
   EXPECT_TRUE(variable.RowTensor(1)->Equals(*fixed.RowTensor(1)));
-  EXPECT_EQ(variable.values().buffers[1], fixed.data()->children[0]->buffers[1]);
+  EXPECT_EQ(ValuesOf(variable).buffers[1], fixed.data()->children[0]->buffers[1]);
 
   bool copied = true;
   ASSERT_OK_AND_ASSIGN(auto back, variable.ToFixed(CopyMode::kNever, &copied));

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-namespace quiver {
+namespace quiver::internal {
 
 bool IsValidUtf8(const uint8_t* data, int64_t size);
 
-}  // namespace quiver
+}  // namespace quiver::internal

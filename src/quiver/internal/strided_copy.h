@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-namespace quiver {
+namespace quiver::internal {
 
 // Calls fn(a_element, b_element) for every index of `shape`, in row-major
 // order, with byte strides per side. Precondition: no axis of size 0.
@@ -42,16 +42,16 @@ inline void CopyStrided(const uint8_t* src, std::span<const int64_t> src_strides
   const size_t ndim = shape.size();
   if (ndim > 0 && src_strides[ndim - 1] == width && dst_strides[ndim - 1] == width) {
     const int64_t run = shape[ndim - 1] * width;
-    ForEachElementPair(src, src_strides.first(ndim - 1), dst, dst_strides.first(ndim - 1),
+    internal::ForEachElementPair(src, src_strides.first(ndim - 1), dst, dst_strides.first(ndim - 1),
                        shape.first(ndim - 1), [&](const uint8_t* s, const uint8_t* d) {
                          std::memcpy(const_cast<uint8_t*>(d), s, run);
                        });
     return;
   }
-  ForEachElementPair(src, src_strides, dst, dst_strides, shape,
+  internal::ForEachElementPair(src, src_strides, dst, dst_strides, shape,
                      [&](const uint8_t* s, const uint8_t* d) {
                        std::memcpy(const_cast<uint8_t*>(d), s, width);
                      });
 }
 
-}  // namespace quiver
+}  // namespace quiver::internal

@@ -1,6 +1,6 @@
-#include "quiver/utf8.h"
+#include "quiver/internal/utf8.h"
 
-namespace quiver {
+namespace quiver::internal {
 
 bool IsValidUtf8(const uint8_t* data, int64_t size) {
   int64_t i = 0;
@@ -34,4 +34,4 @@ bool IsValidUtf8(const uint8_t* data, int64_t size) {
   return true;
 }
 
-}  // namespace quiver
+}  // namespace quiver::internal

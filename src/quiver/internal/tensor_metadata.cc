@@ -1,8 +1,8 @@
-#include "quiver/tensor_metadata.h"
+#include "quiver/internal/tensor_metadata.h"
 
 #include <limits>
 
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 
 namespace quiver::internal {
 
@@ -140,7 +140,7 @@ std::string FormatTensorParameters(const std::vector<std::string>& dim_names,
     for (size_t i = 0; i < dim_names.size(); ++i) out += (i ? ", " : "") + dim_names[i];
     out += "]";
   }
-  if (!permutation.empty()) out += " permutation=" + FormatShape(permutation);
+  if (!permutation.empty()) out += " permutation=" + internal::FormatShape(permutation);
   return out;
 }
 

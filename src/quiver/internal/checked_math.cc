@@ -1,6 +1,6 @@
-#include "quiver/checked_math.h"
+#include "quiver/internal/checked_math.h"
 
-namespace quiver {
+namespace quiver::internal {
 
 Result<int64_t> MultiplyChecked(int64_t a, int64_t b, const std::string& what) {
   int64_t out = 0;
@@ -35,7 +35,7 @@ Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& 
   for (int64_t size : shape) {
     int64_t next = 0;
     if (__builtin_mul_overflow(product, size, &next)) {
-      return Status::Invalid(what + ": product of shape " + FormatShape(shape) +
+      return Status::Invalid(what + ": product of shape " + internal::FormatShape(shape) +
                              " overflows int64");
     }
     product = next;
@@ -60,4 +60,4 @@ std::string FormatInts(std::span<const T> shape) {
 std::string FormatShape(std::span<const int64_t> shape) { return FormatInts(shape); }
 std::string FormatShape(std::span<const int32_t> shape) { return FormatInts(shape); }
 
-}  // namespace quiver
+}  // namespace quiver::internal

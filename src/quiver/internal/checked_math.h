@@ -7,7 +7,7 @@
 
 #include "quiver/status.h"
 
-namespace quiver {
+namespace quiver::internal {
 
 // a * b, or Invalid naming `what` when the product leaves int64.
 Result<int64_t> MultiplyChecked(int64_t a, int64_t b, const std::string& what);
@@ -20,4 +20,4 @@ Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& 
 std::string FormatShape(std::span<const int64_t> shape);
 std::string FormatShape(std::span<const int32_t> shape);
 
-}  // namespace quiver
+}  // namespace quiver::internal

@@ -1,0 +1,186 @@
+// Arrow IPC: record batch streams and files (Feather v2), and the Tensor
+// message (FORMATS.md section 3).
+//
+// Writers lay buffers out 64-byte aligned, write sliced arrays compactly
+// (only the rows they cover) and can compress every body buffer with
+// LZ4_FRAME or ZSTD. Readers never trust the bytes: every message goes
+// through the flatbuffers verifier, every buffer's offset and length is
+// checked against its body with overflow checks, buffer and node counts are
+// checked per type, nesting is capped at kMaxNestingDepth, claimed
+// decompressed sizes are checked against a limit before anything is
+// allocated, and the arrays are validated (kFull by default) before they
+// are returned. Errors name the message, the field and the byte offset.
+//
+// Zero-copy: a source over memory (a buffer, or a file opened by path,
+// which is memory-mapped) hands out arrays that point into that memory and
+// keep it alive; uncompressed bodies are never copied.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "quiver/array.h"
+#include "quiver/buffer.h"
+#include "quiver/record_batch.h"
+#include "quiver/status.h"
+#include "quiver/tensor.h"
+#include "quiver/type.h"
+
+namespace quiver::ipc {
+
+// --- I/O ---------------------------------------------------------------------
+
+// Random-access bytes a reader reads from.
+class InputSource {
+ public:
+  virtual ~InputSource() = default;
+  virtual int64_t size() const = 0;
+  // Bytes [offset, offset + length), zero-copy where the source is memory
+  // (a view that keeps the memory alive); IOError past the end.
+  virtual Result<BufferPtr> ReadAt(int64_t offset, int64_t length) = 0;
+  // Whether ReadAt returns views of memory the source already holds.
+  virtual bool zero_copy() const = 0;
+};
+
+// The bytes of `buffer` (zero-copy).
+std::shared_ptr<InputSource> BufferSource(BufferPtr buffer);
+// A file: memory-mapped when `memory_map` (arrays then point into the
+// mapping, which lives as long as any of them), read with pread otherwise.
+Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map = true);
+// An open file descriptor (not owned; it must stay open while reading).
+Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd);
+
+// Where writers write.
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  virtual Status Write(const void* data, int64_t size) = 0;
+  // Bytes written so far.
+  virtual int64_t position() const = 0;
+  virtual Status Close() = 0;
+};
+
+// A new file (truncated if it exists); closed by Close() or destruction.
+Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path);
+// An open file descriptor (not owned, not closed).
+std::shared_ptr<OutputSink> FileDescriptorSink(int fd);
+
+// A sink that collects the bytes in memory.
+class BufferSink : public OutputSink {
+ public:
+  Status Write(const void* data, int64_t size) override;
+  int64_t position() const override { return size_; }
+  Status Close() override { return Status::OK(); }
+  // The bytes written so far, as one buffer (the sink starts over).
+  Result<BufferPtr> Finish();
+
+ private:
+  BufferPtr buffer_;
+  int64_t size_ = 0;
+};
+
+// --- Options -----------------------------------------------------------------
+
+enum class Compression { kNone, kLz4Frame, kZstd };
+
+struct WriteOptions {
+  Compression compression = Compression::kNone;
+  // The codec's level; the codec's default when unset (kDefaultLevel).
+  static constexpr int kDefaultLevel = -1000;
+  int compression_level = kDefaultLevel;
+  // Threads compressing a batch's buffers (0: one per core).
+  int threads = 0;
+};
+
+struct ReadOptions {
+  // How far arrays are checked before they are returned.
+  ValidationLevel validation = ValidationLevel::kFull;
+  // The largest decompressed size one buffer may claim (bytes): a message
+  // claiming more is refused before anything is allocated.
+  int64_t max_decompressed_buffer = int64_t{1} << 34;  // 16 GiB
+  // Threads decompressing a batch's buffers (0: one per core).
+  int threads = 0;
+};
+
+// --- Streams -----------------------------------------------------------------
+
+class StreamWriter {
+ public:
+  // Writes the schema message.
+  static Result<std::unique_ptr<StreamWriter>> Open(std::shared_ptr<OutputSink> sink,
+                                                    SchemaPtr schema, WriteOptions options = {});
+  ~StreamWriter();
+  Status Write(const RecordBatch& batch);
+  // Writes the end-of-stream marker (the sink stays open).
+  Status Close();
+
+ private:
+  struct Impl;
+  explicit StreamWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class StreamReader {
+ public:
+  // Reads the schema message.
+  static Result<std::unique_ptr<StreamReader>> Open(std::shared_ptr<InputSource> source,
+                                                    ReadOptions options = {});
+  ~StreamReader();
+  const SchemaPtr& schema() const;
+  // The next batch, or nullptr at the end of the stream.
+  Result<RecordBatchPtr> Next();
+
+ private:
+  struct Impl;
+  explicit StreamReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// --- Files -------------------------------------------------------------------
+
+class FileWriter {
+ public:
+  // Writes the magic and the schema message.
+  static Result<std::unique_ptr<FileWriter>> Open(std::shared_ptr<OutputSink> sink,
+                                                  SchemaPtr schema, WriteOptions options = {});
+  ~FileWriter();
+  Status Write(const RecordBatch& batch);
+  // Writes the footer and the trailing magic (the sink stays open).
+  Status Close();
+
+ private:
+  struct Impl;
+  explicit FileWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class FileReader {
+ public:
+  // Reads only the footer (and the schema in it).
+  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<InputSource> source,
+                                                  ReadOptions options = {});
+  ~FileReader();
+  const SchemaPtr& schema() const;
+  int num_record_batches() const;
+  // Batch i, read and validated on demand.
+  Result<RecordBatchPtr> ReadRecordBatch(int i);
+
+ private:
+  struct Impl;
+  explicit FileReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// --- Tensor message ----------------------------------------------------------
+
+// Writes `tensor` as one Tensor message (64-byte aligned). Row-major and
+// column-major tensors are written as they are (their strides say which);
+// other layouts are written as a row-major copy. Dim names are kept.
+Status WriteTensor(const Tensor& tensor, OutputSink* sink);
+// Reads the Tensor message at `offset` of `source`: zero-copy when the
+// source is memory. The strides are checked against the data buffer.
+Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t offset = 0,
+                          ReadOptions options = {});
+
+}  // namespace quiver::ipc

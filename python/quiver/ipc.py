@@ -1,0 +1,41 @@
+"""Arrow IPC: record batch streams and files (Feather v2), and the Tensor
+message. Names follow ``pyarrow.ipc``."""
+
+from ._quiver.ipc import (
+    RecordBatchFileReader,
+    RecordBatchFileWriter,
+    RecordBatchStreamReader,
+    RecordBatchStreamWriter,
+    new_file,
+    new_stream,
+    open_file,
+    open_stream,
+    read_tensor,
+    write_tensor,
+)
+
+
+def write_file(sink, data, compression=None, compression_level=None):
+    """Writes ``data`` (a quiver Table or RecordBatch, or anything with
+    ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file."""
+    from . import table
+
+    data = table(data)
+    with new_file(sink, data.schema, compression=compression,
+                  compression_level=compression_level) as writer:
+        writer.write(data)
+
+
+__all__ = [
+    "RecordBatchFileReader",
+    "RecordBatchFileWriter",
+    "RecordBatchStreamReader",
+    "RecordBatchStreamWriter",
+    "new_file",
+    "new_stream",
+    "open_file",
+    "open_stream",
+    "read_tensor",
+    "write_file",
+    "write_tensor",
+]

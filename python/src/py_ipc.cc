@@ -1,0 +1,272 @@
+// quiver.ipc: Arrow IPC streams and files, and the Tensor message.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "py_capsules.h"
+#include "py_convert.h"
+#include "py_objects.h"
+#include "py_record_batch.h"
+#include "quiver/ipc.h"
+
+namespace quiver::python {
+
+namespace {
+
+namespace ipc = quiver::ipc;
+
+// Runs `fn` (C++ only, no Python objects) with the GIL released and hands
+// back its Result, so errors become Python exceptions with the GIL held.
+template <typename Fn>
+auto WithoutGil(Fn&& fn) {
+  nb::gil_scoped_release no_gil;
+  return fn();
+}
+
+// Bytes from a path (memory-mapped or read), a bytes-like object (shared,
+// zero-copy: the object stays alive as long as any array read from it), or
+// a file-like object (read whole).
+std::shared_ptr<ipc::InputSource> SourceFromPython(nb::handle source, bool memory_map) {
+  nb::module_ os = nb::module_::import_("os");
+  if (nb::isinstance<nb::str>(source) || nb::isinstance(source, os.attr("PathLike"))) {
+    const std::string path = nb::cast<std::string>(os.attr("fspath")(source));
+    return Unwrap(ipc::OpenFileSource(path, memory_map));
+  }
+  nb::object holder = nb::borrow(source);
+  if (!PyObject_CheckBuffer(source.ptr()) && nb::hasattr(source, "read")) {
+    holder = source.attr("read")();  // a file-like object: its bytes
+  }
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(holder.ptr(), view, PyBUF_SIMPLE) != 0) {
+    delete view;
+    PyErr_Clear();
+    Raise(Status::TypeError(std::string("an IPC source is a path, a bytes-like object or a "
+                                        "readable file object, got ") +
+                            nb::type_name(source.type()).c_str()));
+  }
+  BufferPtr bytes = Buffer::Wrap(view->buf, static_cast<int64_t>(view->len), [view] {
+    nb::gil_scoped_acquire gil;  // arrays may die on any thread
+    PyBuffer_Release(view);
+    delete view;
+  });
+  return ipc::BufferSource(std::move(bytes));
+}
+
+// Writes go to a Python object's write() (with the GIL held).
+class PythonSink : public ipc::OutputSink {
+ public:
+  explicit PythonSink(nb::object target) : target_(std::move(target)) {}
+  Status Write(const void* data, int64_t size) override {
+    nb::gil_scoped_acquire gil;
+    try {
+      target_.attr("write")(nb::bytes(static_cast<const char*>(data), static_cast<size_t>(size)));
+    } catch (nb::python_error& e) {
+      return Status::IOError(std::string("write() failed: ") + e.what());
+    }
+    position_ += size;
+    return Status::OK();
+  }
+  int64_t position() const override { return position_; }
+  Status Close() override { return Status::OK(); }
+
+ private:
+  nb::object target_;
+  int64_t position_ = 0;
+};
+
+std::shared_ptr<ipc::OutputSink> SinkFromPython(nb::handle sink) {
+  nb::module_ os = nb::module_::import_("os");
+  if (nb::isinstance<nb::str>(sink) || nb::isinstance(sink, os.attr("PathLike"))) {
+    return Unwrap(ipc::OpenFileSink(nb::cast<std::string>(os.attr("fspath")(sink))));
+  }
+  if (nb::hasattr(sink, "write")) return std::make_shared<PythonSink>(nb::borrow(sink));
+  Raise(Status::TypeError(std::string("an IPC sink is a path or a writable file object, got ") +
+                          nb::type_name(sink.type()).c_str()));
+}
+
+ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, std::optional<int> level) {
+  ipc::WriteOptions options;
+  if (compression) {
+    if (*compression == "lz4" || *compression == "lz4_frame") {
+      options.compression = ipc::Compression::kLz4Frame;
+    } else if (*compression == "zstd") {
+      options.compression = ipc::Compression::kZstd;
+    } else {
+      Raise(Status::Invalid("compression='" + *compression + "' is not one of None, 'lz4', 'zstd'"));
+    }
+  }
+  if (level) options.compression_level = *level;
+  return options;
+}
+
+// Batches from a file reader, one after the other, as struct arrays.
+class FileBatches : public ArrayReader {
+ public:
+  explicit FileBatches(std::shared_ptr<ipc::FileReader> reader)
+      : reader_(std::move(reader)), field_(BatchField(reader_->schema())) {}
+  const Field& field() const override { return field_; }
+  Result<ArrayDataPtr> Next() override {
+    if (next_ >= reader_->num_record_batches()) return ArrayDataPtr{};
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader_->ReadRecordBatch(next_++));
+    return batch->ToStructArray();
+  }
+
+ private:
+  std::shared_ptr<ipc::FileReader> reader_;
+  Field field_;
+  int next_ = 0;
+};
+
+class StreamBatches : public ArrayReader {
+ public:
+  explicit StreamBatches(std::shared_ptr<ipc::StreamReader> reader)
+      : reader_(std::move(reader)), field_(BatchField(reader_->schema())) {}
+  const Field& field() const override { return field_; }
+  Result<ArrayDataPtr> Next() override {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader_->Next());
+    return batch ? batch->ToStructArray() : ArrayDataPtr{};
+  }
+
+ private:
+  std::shared_ptr<ipc::StreamReader> reader_;
+  Field field_;
+};
+
+struct PyFileReader {
+  std::shared_ptr<ipc::FileReader> reader;
+};
+
+struct PyStreamReader {
+  std::shared_ptr<ipc::StreamReader> reader;
+};
+
+// Both writers: the C++ writer, its sink, and whether the sink is ours to
+// close (paths) or the caller's (file objects).
+template <typename Writer>
+struct PyWriter {
+  std::shared_ptr<Writer> writer;
+  std::shared_ptr<ipc::OutputSink> sink;
+  bool owns_sink = false;
+
+  void Write(nb::handle data) {
+    PyTable table = TableFromPython(data);
+    for (const RecordBatchPtr& batch : table.batches) {
+      Status st;
+      {
+        nb::gil_scoped_release no_gil;  // Python errors are raised below, with the GIL
+        st = writer->Write(*batch);
+      }
+      Check(st);
+    }
+  }
+  void Close() {
+    Check(writer->Close());
+    if (owns_sink) Check(sink->Close());
+  }
+};
+
+using PyStreamWriter = PyWriter<ipc::StreamWriter>;
+using PyFileWriter = PyWriter<ipc::FileWriter>;
+
+template <typename Writer>
+PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema, std::optional<std::string> compression,
+                            std::optional<int> level) {
+  PyWriter<Writer> out;
+  out.sink = SinkFromPython(sink);
+  out.owns_sink = !nb::hasattr(sink, "write");
+  out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), WriteOptionsFrom(compression, level)));
+  return out;
+}
+
+template <typename Writer>
+void BindWriter(nb::module_& m, const char* name, const char* doc) {
+  using W = PyWriter<Writer>;
+  nb::class_<W>(m, name, doc)
+      .def("write", &W::Write, nb::arg("data"),
+           "Writes a RecordBatch, a Table, or anything with __arrow_c_stream__ / __arrow_c_array__.")
+      .def("write_batch", &W::Write, nb::arg("batch"))
+      .def("write_table", &W::Write, nb::arg("table"))
+      .def("close", &W::Close)
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](W& w, nb::handle, nb::handle, nb::handle) {
+        w.Close();
+        return false;
+      }, nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
+}
+
+}  // namespace
+
+void BindIpc(nb::module_& parent) {
+  nb::module_ m = parent.def_submodule("ipc", "Arrow IPC streams and files, and the Tensor message.");
+
+  nb::class_<PyFileReader>(m, "RecordBatchFileReader", "Random access to the batches of an IPC file.")
+      .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
+      .def_prop_ro("num_record_batches", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
+      .def("get_batch", [](PyFileReader& r, int i) {
+        return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
+      }, nb::arg("i"))
+      .def("read_all", [](PyFileReader& r) {
+        PyTable out{r.reader->schema(), {}};
+        for (int i = 0; i < r.reader->num_record_batches(); ++i) {
+          out.batches.push_back(Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
+        }
+        return out;
+      })
+      .def("__arrow_c_stream__", [](PyFileReader& r, nb::handle) {
+        return StreamCapsule(std::make_shared<FileBatches>(r.reader));
+      }, nb::arg("requested_schema").none() = nb::none());
+
+  nb::class_<PyStreamReader>(m, "RecordBatchStreamReader", "The batches of an IPC stream, in order.")
+      .def_prop_ro("schema", [](const PyStreamReader& r) { return PySchema{r.reader->schema()}; })
+      .def("read_next_batch", [](PyStreamReader& r) {
+        RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
+        if (!batch) throw nb::stop_iteration();
+        return PyRecordBatch{batch};
+      })
+      .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__next__", [](PyStreamReader& r) {
+        RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
+        if (!batch) throw nb::stop_iteration();
+        return PyRecordBatch{batch};
+      })
+      .def("read_all", [](PyStreamReader& r) {
+        PyTable out{r.reader->schema(), {}};
+        while (RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }))) {
+          out.batches.push_back(batch);
+        }
+        return out;
+      })
+      .def("__arrow_c_stream__", [](PyStreamReader& r, nb::handle) {
+        return StreamCapsule(std::make_shared<StreamBatches>(r.reader));
+      }, nb::arg("requested_schema").none() = nb::none());
+
+  BindWriter<ipc::StreamWriter>(m, "RecordBatchStreamWriter", "Writes an IPC stream.");
+  BindWriter<ipc::FileWriter>(m, "RecordBatchFileWriter", "Writes an IPC file.");
+
+  m.def("open_file", [](nb::handle source, bool memory_map) {
+    auto input = SourceFromPython(source, memory_map);
+    return PyFileReader{std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input)))};
+  }, nb::arg("source"), nb::arg("memory_map") = true,
+        "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer.");
+  m.def("open_stream", [](nb::handle source) {
+    auto input = SourceFromPython(source, true);
+    return PyStreamReader{std::shared_ptr<ipc::StreamReader>(Unwrap(ipc::StreamReader::Open(input)))};
+  }, nb::arg("source"), "Opens an IPC stream (a path, bytes, or a readable file object).");
+  m.def("new_file", &OpenWriter<ipc::FileWriter>, nb::arg("sink"), nb::arg("schema"),
+        nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
+        "A writer of an IPC file to a path or a writable file object.");
+  m.def("new_stream", &OpenWriter<ipc::StreamWriter>, nb::arg("sink"), nb::arg("schema"),
+        nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
+        "A writer of an IPC stream to a path or a writable file object.");
+  m.def("write_tensor", [](const PyTensor& tensor, nb::handle sink) {
+    auto out = SinkFromPython(sink);
+    Check(ipc::WriteTensor(tensor.tensor, out.get()));
+    if (!nb::hasattr(sink, "write")) Check(out->Close());
+  }, nb::arg("tensor"), nb::arg("sink"), "Writes a quiver Tensor as one Tensor message.");
+  m.def("read_tensor", [](nb::handle source, bool memory_map) {
+    return PyTensor{Unwrap(ipc::ReadTensor(SourceFromPython(source, memory_map)))};
+  }, nb::arg("source"), nb::arg("memory_map") = true,
+        "Reads a Tensor message (zero-copy from a memory-mapped file or bytes).");
+}
+
+}  // namespace quiver::python

@@ -1,0 +1,23 @@
+// Internal: LSB-ordered validity bitmaps (bit i of byte i / 8 is slot i).
+#pragma once
+
+#include <cstdint>
+
+#include "quiver/buffer.h"
+#include "quiver/internal/layout.h"
+#include "quiver/status.h"
+
+namespace quiver::internal {
+
+inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+inline void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
+
+// Unset bits among [offset, offset + length) of `bits`.
+int64_t CountUnsetBits(const uint8_t* bits, int64_t offset, int64_t length);
+
+// Bits [offset, offset + length) of `bits` re-based to bit 0 of a fresh
+// buffer; `unset` receives how many of them are 0.
+Result<BufferPtr> CopyBitmap(const uint8_t* bits, int64_t offset, int64_t length, int64_t* unset);
+
+}  // namespace quiver::internal

@@ -1,0 +1,50 @@
+#include "quiver/internal/canonical_extensions.h"
+
+#include <string>
+
+#include "quiver/array.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/variable_shape_tensor.h"
+
+namespace quiver::internal {
+
+Status CheckCanonicalExtension(const DataType& type) {
+  if (type.id() != TypeId::kExtension) return Status::OK();
+  const std::string& name = type.extension_name();
+  // The parsers take a TypePtr; alias `type` without owning it.
+  const TypePtr alias(std::shared_ptr<const DataType>{}, &type);
+  if (name == FixedShapeTensorType::kExtensionName) {
+    return FixedShapeTensorType::FromDataType(alias).status();
+  }
+  if (name == VariableShapeTensorType::kExtensionName) {
+    return VariableShapeTensorType::FromDataType(alias).status();
+  }
+  if (name == "arrow.bool8" && type.storage().id() != TypeId::kInt8) {
+    return Status::Invalid("arrow.bool8 needs int8 storage, got " + type.storage().ToString());
+  }
+  return Status::OK();
+}
+
+namespace {
+
+Status CheckTree(const DataType& type) {
+  QUIVER_RETURN_NOT_OK(CheckCanonicalExtension(type));
+  const std::vector<Field>& children = type.storage().children();
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (!children[i].type) continue;
+    Status st = CheckTree(*children[i].type);
+    if (!st.ok()) {
+      return st.WithContext("field " + std::to_string(i) + " (" + children[i].name + ")");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status CheckCanonicalExtensions(const DataType& type) {
+  QUIVER_RETURN_NOT_OK(CheckNestingDepth(type));
+  return CheckTree(type);
+}
+
+}  // namespace quiver::internal

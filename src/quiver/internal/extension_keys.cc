@@ -1,0 +1,34 @@
+#include "quiver/internal/extension_keys.h"
+
+#include "quiver/internal/canonical_extensions.h"
+
+namespace quiver::internal {
+
+Status LiftExtensionKeys(KeyValueMetadata metadata, Field* field) {
+  std::string name, extension_metadata;
+  bool is_extension = false;
+  for (auto& [key, value] : metadata) {
+    if (key == kExtensionNameKey) {
+      name = std::move(value);
+      is_extension = true;
+    } else if (key == kExtensionMetadataKey) {
+      extension_metadata = std::move(value);
+    } else {
+      field->metadata.emplace_back(std::move(key), std::move(value));
+    }
+  }
+  if (!is_extension) return Status::OK();
+  QUIVER_ASSIGN_OR_RETURN(field->type, extension(name, extension_metadata, field->type));
+  return CheckCanonicalExtension(*field->type);
+}
+
+KeyValueMetadata MetadataWithExtensionKeys(const Field& field) {
+  KeyValueMetadata metadata = field.metadata;
+  if (field.type && field.type->id() == TypeId::kExtension) {
+    metadata.emplace_back(kExtensionNameKey, field.type->extension_name());
+    metadata.emplace_back(kExtensionMetadataKey, field.type->extension_metadata());
+  }
+  return metadata;
+}
+
+}  // namespace quiver::internal

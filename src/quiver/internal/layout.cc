@@ -1,0 +1,87 @@
+#include "quiver/internal/layout.h"
+
+#include <cstring>
+
+#include "quiver/internal/checked_math.h"
+
+namespace quiver::internal {
+
+namespace {
+
+constexpr Layout Fixed(int64_t bits) {
+  return Layout{{BufferRole::kValidity, BufferRole::kValues}, 2, bits, ChildRole::kNone, 0};
+}
+
+constexpr Layout Binary(BufferRole offsets) {
+  return Layout{{BufferRole::kValidity, offsets, BufferRole::kData}, 3, 0, ChildRole::kNone, 0};
+}
+
+}  // namespace
+
+Layout LayoutOf(const DataType& type) {
+  const DataType& storage = type.storage();
+  switch (storage.id()) {
+    case TypeId::kBool:
+      return Layout{{BufferRole::kValidity, BufferRole::kBits}, 2, 1, ChildRole::kNone, 0};
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
+      return Binary(BufferRole::kOffsets32);
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary:
+      return Binary(BufferRole::kOffsets64);
+    case TypeId::kList:
+      return Layout{{BufferRole::kValidity, BufferRole::kOffsets32}, 2, 0, ChildRole::kOffsetList, 0};
+    case TypeId::kLargeList:
+      return Layout{{BufferRole::kValidity, BufferRole::kOffsets64}, 2, 0, ChildRole::kOffsetList, 0};
+    case TypeId::kFixedSizeList:
+      return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kFixedSizeList, storage.fixed_size()};
+    case TypeId::kStruct:
+      return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kStructFields, 0};
+    default:  // int8 .. float64 and fixed_size_binary
+      return Fixed(storage.bit_width());
+  }
+}
+
+int ChildCount(const DataType& type) {
+  switch (LayoutOf(type).children) {
+    case ChildRole::kNone: return 0;
+    case ChildRole::kStructFields: return static_cast<int>(type.storage().children().size());
+    default: return 1;
+  }
+}
+
+Result<int64_t> RequiredBufferSize(const Layout& layout, BufferRole role, int64_t end) {
+  switch (role) {
+    case BufferRole::kValidity:
+    case BufferRole::kBits:
+      return BitmapBytes(end);
+    case BufferRole::kValues: {
+      // Every fixed width is a whole number of bytes (bool is kBits).
+      QUIVER_ASSIGN_OR_RETURN(int64_t bytes, MultiplyChecked(end, layout.value_bits / 8,
+                                                             "values buffer size"));
+      return bytes;
+    }
+    case BufferRole::kOffsets32:
+    case BufferRole::kOffsets64: {
+      if (end == 0) return int64_t{0};
+      QUIVER_ASSIGN_OR_RETURN(int64_t entries, AddChecked(end, 1, "offsets count"));
+      return MultiplyChecked(entries, layout.offset_width(), "offsets buffer size");
+    }
+    case BufferRole::kData:
+      return int64_t{0};
+  }
+  return int64_t{0};
+}
+
+int64_t ReadOffset(const uint8_t* offsets, int64_t index, int64_t width) {
+  if (width == 8) {
+    int64_t v;
+    std::memcpy(&v, offsets + index * 8, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, offsets + index * 4, 4);
+  return v;
+}
+
+}  // namespace quiver::internal

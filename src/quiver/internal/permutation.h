@@ -1,0 +1,45 @@
+// Internal: mapping a tensor type's physical layout to its logical axes,
+// shared by arrow.fixed_shape_tensor and arrow.variable_shape_tensor.
+//
+// With permutation P, logical axis k is physical axis P[k] (FORMATS.md
+// section 1): logical shape, strides, dim names and uniform sizes are all
+// the physical ones picked in the order P. An empty P is the identity.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace quiver::internal {
+
+// out[k] = physical[P[k]] (physical itself when P is empty; an empty
+// `physical`, e.g. no dim_names, stays empty).
+template <typename T>
+std::vector<T> ToLogical(std::span<const T> physical, std::span<const int64_t> permutation) {
+  if (permutation.empty() || physical.empty()) return {physical.begin(), physical.end()};
+  std::vector<T> out;
+  out.reserve(permutation.size());
+  for (int64_t axis : permutation) out.push_back(physical[static_cast<size_t>(axis)]);
+  return out;
+}
+
+template <typename T>
+std::vector<T> ToLogical(const std::vector<T>& physical, std::span<const int64_t> permutation) {
+  return ToLogical(std::span<const T>(physical), permutation);
+}
+
+// Row-major byte strides of `physical_shape` with `width`-byte elements,
+// in logical axis order. Sizes must be non-negative; products are assumed
+// to fit (callers checked the total size).
+inline std::vector<int64_t> LogicalStrides(int64_t width, std::span<const int64_t> physical_shape,
+                                           std::span<const int64_t> permutation) {
+  std::vector<int64_t> strides(physical_shape.size());
+  int64_t stride = width;
+  for (size_t k = physical_shape.size(); k-- > 0;) {
+    strides[k] = stride;
+    stride *= physical_shape[k];
+  }
+  return ToLogical(strides, permutation);
+}
+
+}  // namespace quiver::internal

@@ -1,0 +1,22 @@
+// Internal: LZ4 frame and ZSTD compression of IPC body buffers.
+#pragma once
+
+#include <cstdint>
+
+#include "quiver/buffer.h"
+#include "quiver/ipc.h"
+#include "quiver/status.h"
+
+namespace quiver::ipc {
+
+// The compressed bytes of [data, data + size) (no length prefix).
+Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size);
+
+// Exactly `expected` decompressed bytes of [data, data + size); Invalid when
+// the input is corrupt or decompresses to another size.
+Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size, int64_t expected);
+
+// "LZ4_FRAME" / "ZSTD" for messages.
+const char* CodecName(Compression codec);
+
+}  // namespace quiver::ipc

@@ -1,0 +1,220 @@
+// IPC byte sources (memory, memory-mapped files, file descriptors) and
+// sinks (files, file descriptors, memory).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "quiver/ipc.h"
+
+namespace quiver::ipc {
+
+namespace {
+
+Status ErrnoError(const std::string& what) {
+  return Status::IOError(what + ": " + std::strerror(errno));
+}
+
+Status CheckRange(int64_t offset, int64_t length, int64_t size) {
+  if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+    return Status::IOError("read of bytes [" + std::to_string(offset) + ", " +
+                           std::to_string(offset) + " + " + std::to_string(length) +
+                           ") is past the end of a " + std::to_string(size) + "-byte source");
+  }
+  return Status::OK();
+}
+
+class MemorySource : public InputSource {
+ public:
+  explicit MemorySource(BufferPtr buffer) : buffer_(std::move(buffer)) {}
+  int64_t size() const override { return buffer_->size(); }
+  bool zero_copy() const override { return true; }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    QUIVER_RETURN_NOT_OK(CheckRange(offset, length, size()));
+    return Buffer::Slice(buffer_, offset, length);
+  }
+
+ private:
+  BufferPtr buffer_;
+};
+
+// A read-only private mapping of a whole file; unmapped with the last
+// buffer that points into it.
+struct Mapping {
+  ~Mapping() {
+    if (data != nullptr) munmap(data, static_cast<size_t>(size));
+  }
+  void* data = nullptr;
+  int64_t size = 0;
+};
+
+class DescriptorSource : public InputSource {
+ public:
+  DescriptorSource(int fd, int64_t size, bool owned) : fd_(fd), size_(size), owned_(owned) {}
+  ~DescriptorSource() override {
+    if (owned_) close(fd_);
+  }
+  int64_t size() const override { return size_; }
+  bool zero_copy() const override { return false; }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    QUIVER_RETURN_NOT_OK(CheckRange(offset, length, size_));
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(length));
+    int64_t done = 0;
+    while (done < length) {
+      const ssize_t got = pread(fd_, out->mutable_data() + done, static_cast<size_t>(length - done),
+                                static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return ErrnoError("pread");
+      if (got == 0) return Status::IOError("the file ended while reading byte " + std::to_string(offset + done));
+      done += got;
+    }
+    return out;
+  }
+
+ private:
+  int fd_;
+  int64_t size_;
+  bool owned_;
+};
+
+Result<int64_t> FileSize(int fd) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) return ErrnoError("fstat");
+  return static_cast<int64_t>(info.st_size);
+}
+
+// Writes everything, retrying partial writes and interruptions.
+Status WriteAll(int fd, const uint8_t* data, int64_t size) {
+  while (size > 0) {
+    const ssize_t written = write(fd, data, static_cast<size_t>(std::min<int64_t>(size, 1 << 30)));
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) return ErrnoError("write");
+    data += written;
+    size -= written;
+  }
+  return Status::OK();
+}
+
+// Small writes (message prefixes, padding, metadata) are gathered; large
+// buffers go to the file directly, so a body is written without a copy.
+class DescriptorSink : public OutputSink {
+ public:
+  DescriptorSink(int fd, bool owned) : fd_(fd), owned_(owned) { pending_.reserve(kGather); }
+  ~DescriptorSink() override { (void)Close(); }
+
+  Status Write(const void* data, int64_t size) override {
+    if (closed_) return Status::IOError("write to a closed sink");
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    position_ += size;
+    if (size < kDirect) {
+      pending_.insert(pending_.end(), bytes, bytes + size);
+      return pending_.size() >= kGather ? Flush() : Status::OK();
+    }
+    QUIVER_RETURN_NOT_OK(Flush());
+    return WriteAll(fd_, bytes, size);
+  }
+  int64_t position() const override { return position_; }
+  Status Close() override {
+    if (closed_) return Status::OK();
+    Status st = Flush();
+    closed_ = true;
+    if (owned_ && close(fd_) != 0 && st.ok()) st = ErrnoError("close");
+    return st;
+  }
+
+ private:
+  static constexpr size_t kGather = 1 << 20;
+  static constexpr int64_t kDirect = 1 << 16;
+
+  Status Flush() {
+    Status st = WriteAll(fd_, pending_.data(), static_cast<int64_t>(pending_.size()));
+    pending_.clear();
+    return st;
+  }
+
+  int fd_;
+  bool owned_;
+  bool closed_ = false;
+  int64_t position_ = 0;
+  std::vector<uint8_t> pending_;
+};
+
+}  // namespace
+
+std::shared_ptr<InputSource> BufferSource(BufferPtr buffer) {
+  return std::make_shared<MemorySource>(std::move(buffer));
+}
+
+Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("cannot open '" + path + "'");
+  auto size = FileSize(fd);
+  if (!size.ok()) {
+    close(fd);
+    return size.status();
+  }
+  if (!memory_map) return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, *size, true));
+  auto mapping = std::make_shared<Mapping>();
+  mapping->size = *size;
+  if (*size > 0) {
+    void* data = mmap(nullptr, static_cast<size_t>(*size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) {
+      Status st = ErrnoError("cannot map '" + path + "'");
+      close(fd);
+      return st;
+    }
+    mapping->data = data;
+  }
+  close(fd);  // the mapping stays valid without the descriptor
+  const auto* bytes = static_cast<const uint8_t*>(mapping->data);
+  return BufferSource(Buffer::Wrap(bytes, *size, [mapping] {}));
+}
+
+Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd) {
+  QUIVER_ASSIGN_OR_RETURN(int64_t size, FileSize(fd));
+  return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, size, false));
+}
+
+Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("cannot create '" + path + "'");
+  return std::shared_ptr<OutputSink>(std::make_shared<DescriptorSink>(fd, true));
+}
+
+std::shared_ptr<OutputSink> FileDescriptorSink(int fd) {
+  return std::make_shared<DescriptorSink>(fd, false);
+}
+
+Status BufferSink::Write(const void* data, int64_t size) {
+  if (size <= 0) return Status::OK();
+  const int64_t capacity = buffer_ ? buffer_->size() : 0;
+  if (size_ + size > capacity) {
+    const int64_t grown = std::max<int64_t>({4096, capacity * 2, size_ + size});
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr bigger, Buffer::AllocateUninitialized(grown));
+    if (size_ > 0) std::memcpy(bigger->mutable_data(), buffer_->data(), static_cast<size_t>(size_));
+    buffer_ = std::move(bigger);
+  }
+  std::memcpy(buffer_->mutable_data() + size_, data, static_cast<size_t>(size));
+  size_ += size;
+  return Status::OK();
+}
+
+Result<BufferPtr> BufferSink::Finish() {
+  BufferPtr out;
+  if (buffer_) {
+    QUIVER_ASSIGN_OR_RETURN(out, Buffer::Slice(buffer_, 0, size_));
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(out, Buffer::Allocate(0));
+  }
+  buffer_.reset();
+  size_ = 0;
+  return out;
+}
+
+}  // namespace quiver::ipc

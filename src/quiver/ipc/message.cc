@@ -1,0 +1,143 @@
+#include "quiver/ipc/message.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "File_generated.h"
+#include "quiver/internal/checked_math.h"
+
+namespace quiver::ipc {
+
+namespace {
+
+constexpr uint32_t kContinuation = 0xFFFFFFFFu;
+
+int32_t ReadInt32(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+std::string At(int64_t offset) { return "at byte " + std::to_string(offset); }
+
+// The flatbuffer bytes, copied when the source hands them out unaligned
+// (flatbuffers reads scalars in place).
+Result<BufferPtr> Aligned(BufferPtr bytes) {
+  if (reinterpret_cast<uintptr_t>(bytes->data()) % 8 == 0) return bytes;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(bytes->size()));
+  std::memcpy(copy->mutable_data(), bytes->data(), static_cast<size_t>(bytes->size()));
+  return copy;
+}
+
+}  // namespace
+
+std::string Message::Where() const { return "message " + At(offset); }
+
+template <typename T>
+Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, int64_t offset) {
+  if (size < 8) {
+    return Status::Invalid(std::string(what) + " " + At(offset) + " is " + std::to_string(size) +
+                           " bytes, too short for a flatbuffer");
+  }
+  flatbuffers::Verifier verifier(bytes, static_cast<size_t>(size), kMaxVerifierDepth,
+                                 kMaxVerifierTables);
+  if (!verifier.VerifyBuffer<T>(nullptr)) {
+    return Status::Invalid(std::string(what) + " " + At(offset) +
+                           " is not a valid flatbuffer (corrupt, or nested or sized past the "
+                           "reader's limits)");
+  }
+  return Status::OK();
+}
+
+template Status VerifyFlatbuffer<fb::Message>(const uint8_t*, int64_t, const char*, int64_t);
+template Status VerifyFlatbuffer<fb::Footer>(const uint8_t*, int64_t, const char*, int64_t);
+
+Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) {
+  const int64_t size = source.size();
+  if (offset == size) return std::optional<Message>();  // the stream simply ends
+  if (size - offset < 4) {
+    return Status::Invalid("truncated message prefix " + At(offset) + ": " +
+                           std::to_string(size - offset) + " bytes left");
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source.ReadAt(offset, std::min<int64_t>(8, size - offset)));
+  int64_t prefix = 4;
+  int32_t length = ReadInt32(head->data());
+  if (static_cast<uint32_t>(length) == kContinuation) {
+    if (head->size() < 8) return Status::Invalid("truncated message length " + At(offset + 4));
+    length = ReadInt32(head->data() + 4);
+    prefix = 8;
+  }
+  if (length == 0) return std::optional<Message>();  // end-of-stream marker
+  if (length < 0) {
+    return Status::Invalid("message " + At(offset) + " has a negative metadata length " +
+                           std::to_string(length));
+  }
+  const int64_t metadata_start = offset + prefix;
+  if (length > size - metadata_start) {
+    return Status::Invalid("message " + At(offset) + " claims " + std::to_string(length) +
+                           " bytes of metadata, " + std::to_string(size - metadata_start) +
+                           " are left");
+  }
+  Message message;
+  message.offset = offset;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, source.ReadAt(metadata_start, length));
+  QUIVER_ASSIGN_OR_RETURN(message.metadata, Aligned(std::move(raw)));
+  QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Message>(message.metadata->data(), length,
+                                                     "message metadata", offset));
+  message.header = flatbuffers::GetRoot<fb::Message>(message.metadata->data());
+  const int64_t body_length = message.header->body_length();
+  const int64_t body_start = metadata_start + length;
+  if (body_length < 0 || body_length > size - body_start) {
+    return Status::Invalid("message " + At(offset) + " claims a body of " +
+                           std::to_string(body_length) + " bytes, " +
+                           std::to_string(size - body_start) + " are left");
+  }
+  QUIVER_ASSIGN_OR_RETURN(message.body, source.ReadAt(body_start, body_length));
+  message.size = body_start + body_length - offset;
+  return std::optional<Message>(std::move(message));
+}
+
+int64_t PaddingFor(int64_t size, int64_t alignment) {
+  const int64_t remainder = size % alignment;
+  return remainder == 0 ? 0 : alignment - remainder;
+}
+
+Status WritePadding(OutputSink& sink, int64_t bytes) {
+  static const uint8_t kZeros[64] = {};
+  while (bytes > 0) {
+    const int64_t chunk = std::min<int64_t>(bytes, 64);
+    QUIVER_RETURN_NOT_OK(sink.Write(kZeros, chunk));
+    bytes -= chunk;
+  }
+  return Status::OK();
+}
+
+Result<BufferPtr> FrameMetadata(const flatbuffers::FlatBufferBuilder& builder, int64_t position,
+                                int64_t alignment) {
+  const int64_t flatbuffer = static_cast<int64_t>(builder.GetSize());
+  // Body start = position + 8 + padded metadata: pad to 8 at least, and to
+  // `alignment` relative to the stream position.
+  int64_t padded = flatbuffer + PaddingFor(flatbuffer, 8);
+  padded += PaddingFor(position + 8 + padded, alignment);
+  if (padded > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid("message metadata of " + std::to_string(padded) +
+                           " bytes does not fit the int32 length prefix");
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(8 + padded));
+  uint8_t* bytes = out->mutable_data();
+  const uint32_t continuation = kContinuation;
+  const int32_t length = static_cast<int32_t>(padded);
+  std::memcpy(bytes, &continuation, 4);
+  std::memcpy(bytes + 4, &length, 4);
+  std::memcpy(bytes + 8, builder.GetBufferPointer(), static_cast<size_t>(flatbuffer));
+  return out;
+}
+
+Status WriteEndOfStream(OutputSink& sink) {
+  const uint32_t marker[2] = {kContinuation, 0};
+  return sink.Write(marker, 8);
+}
+
+}  // namespace quiver::ipc

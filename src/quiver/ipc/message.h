@@ -1,0 +1,56 @@
+// Internal: encapsulated IPC messages. On the wire a message is the
+// continuation marker 0xFFFFFFFF, an int32 metadata length, the Message
+// flatbuffer padded to 8 bytes, then the body (FORMATS.md section 3).
+#pragma once
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "Message_generated.h"
+#include "quiver/ipc.h"
+#include "quiver/ipc/metadata.h"
+
+namespace quiver::ipc {
+
+struct Message {
+  BufferPtr metadata;              // the flatbuffer (8-byte aligned)
+  const fb::Message* header = nullptr;  // verified, points into metadata
+  BufferPtr body;
+  int64_t offset = 0;              // where the message starts in its source
+  int64_t size = 0;                // prefix + metadata + body, in bytes
+
+  // "message at byte 1234" for errors.
+  std::string Where() const;
+};
+
+// Verifies `bytes` as a flatbuffer of root type T with bounded depth and
+// table count; Invalid naming `what` and `offset` otherwise.
+template <typename T>
+Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, int64_t offset);
+
+// The message starting at `offset`, verified, with its body; nullopt at an
+// end-of-stream marker or at the end of the source. The pre-0.15 form
+// without the continuation marker is read too.
+Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
+
+// Frames a finished Message flatbuffer. The padding puts the body at a
+// multiple of `alignment` when the message starts at `position`.
+Result<BufferPtr> FrameMetadata(const flatbuffers::FlatBufferBuilder& builder, int64_t position,
+                                int64_t alignment);
+
+// The end-of-stream marker: continuation + zero length.
+Status WriteEndOfStream(OutputSink& sink);
+
+// Zero bytes to pad `size` up to a multiple of `alignment`.
+int64_t PaddingFor(int64_t size, int64_t alignment);
+Status WritePadding(OutputSink& sink, int64_t bytes);
+
+// Flatbuffer verification limits: nesting deeper than the schema depth cap
+// allows, or more tables than any real message has, is refused.
+inline constexpr flatbuffers::uoffset_t kMaxVerifierDepth = 2 * kMaxNestingDepth + 16;
+inline constexpr flatbuffers::uoffset_t kMaxVerifierTables = 1u << 22;
+
+}  // namespace quiver::ipc

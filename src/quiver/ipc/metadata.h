@@ -1,0 +1,40 @@
+// Internal: IPC schema metadata (flatbuffers) to and from quiver types.
+#pragma once
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <string>
+
+#include "Message_generated.h"
+#include "quiver/record_batch.h"
+#include "quiver/status.h"
+#include "quiver/type.h"
+
+namespace quiver::ipc {
+
+namespace fb = quiver::ipc::fb;
+
+using KeyValueOffsets =
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>;
+
+KeyValueOffsets WriteKeyValues(flatbuffers::FlatBufferBuilder& builder,
+                               const KeyValueMetadata& metadata);
+KeyValueMetadata ReadKeyValues(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* pairs);
+
+// The flatbuffer Schema of `schema`. Types quiver cannot write are errors.
+Result<flatbuffers::Offset<fb::Schema>> WriteSchema(flatbuffers::FlatBufferBuilder& builder,
+                                                    const Schema& schema);
+
+// A verified flatbuffer Schema as a quiver Schema; types quiver does not
+// support (map, union, run-end encoded, list views, intervals, ...) are
+// NotImplemented naming the column and the type, never misread.
+Result<SchemaPtr> ReadSchema(const fb::Schema* schema);
+
+// A tensor value type from its flatbuffer Type (Int / FloatingPoint /
+// Bool); `where` prefixes errors.
+Result<TypePtr> ReadTensorValueType(fb::Type type_type, const void* type, const std::string& where);
+// The flatbuffer Type of a tensor value type.
+Result<std::pair<fb::Type, flatbuffers::Offset<void>>> WriteTensorValueType(
+    flatbuffers::FlatBufferBuilder& builder, const DataType& type);
+
+}  // namespace quiver::ipc

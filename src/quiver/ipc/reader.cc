@@ -1,0 +1,174 @@
+// IPC stream and file readers.
+#include <cstring>
+#include <string>
+
+#include "File_generated.h"
+#include "quiver/ipc.h"
+#include "quiver/ipc/decoder.h"
+#include "quiver/ipc/message.h"
+
+namespace quiver::ipc {
+
+namespace {
+
+constexpr char kMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
+
+Result<SchemaPtr> SchemaFromMessage(const Message& message) {
+  const fb::Schema* schema = message.header->header_as_Schema();
+  if (schema == nullptr) {
+    return Status::Invalid(message.Where() + " should be a schema, is a " +
+                           fb::EnumNameMessageHeader(message.header->header_type()) + " message");
+  }
+  auto read = ReadSchema(schema);
+  if (!read.ok()) return read.status().WithContext(message.Where());
+  return read;
+}
+
+Status RefuseUnsupported(const Message& message) {
+  switch (message.header->header_type()) {
+    case fb::MessageHeader::DictionaryBatch:
+      return Status::NotImplemented(message.Where() + ": dictionary batches are not supported yet");
+    case fb::MessageHeader::Schema:
+      return Status::Invalid(message.Where() + ": a second schema message in the stream");
+    default:
+      return Status::Invalid(message.Where() + ": unexpected " +
+                             std::string(fb::EnumNameMessageHeader(message.header->header_type())) +
+                             " message in a record batch stream");
+  }
+}
+
+}  // namespace
+
+struct StreamReader::Impl {
+  std::shared_ptr<InputSource> source;
+  ReadOptions options;
+  SchemaPtr schema;
+  int64_t position = 0;
+  bool finished = false;
+};
+
+StreamReader::StreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamReader::~StreamReader() = default;
+
+Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSource> source,
+                                                         ReadOptions options) {
+  if (!source) return Status::Invalid("IPC stream reader has no source");
+  auto impl = std::make_unique<Impl>();
+  impl->source = std::move(source);
+  impl->options = options;
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->source, 0));
+  if (!first) return Status::Invalid("the IPC stream is empty: it has no schema message");
+  QUIVER_ASSIGN_OR_RETURN(impl->schema, SchemaFromMessage(*first));
+  impl->position = first->size;
+  return std::unique_ptr<StreamReader>(new StreamReader(std::move(impl)));
+}
+
+const SchemaPtr& StreamReader::schema() const { return impl_->schema; }
+
+Result<RecordBatchPtr> StreamReader::Next() {
+  if (impl_->finished) return RecordBatchPtr{};
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, impl_->position));
+  if (!message) {
+    impl_->finished = true;
+    return RecordBatchPtr{};
+  }
+  impl_->position += message->size;
+  if (message->header->header_type() != fb::MessageHeader::RecordBatch) {
+    return RefuseUnsupported(*message);
+  }
+  return DecodeRecordBatch(*message, impl_->schema, impl_->options);
+}
+
+struct FileReader::Impl {
+  std::shared_ptr<InputSource> source;
+  ReadOptions options;
+  SchemaPtr schema;
+  BufferPtr footer_bytes;  // keeps `footer` alive
+  const fb::Footer* footer = nullptr;
+};
+
+FileReader::FileReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FileReader::~FileReader() = default;
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource> source,
+                                                     ReadOptions options) {
+  if (!source) return Status::Invalid("IPC file reader has no source");
+  const int64_t size = source->size();
+  // magic (6) + padding (2) at the start; footer, int32 length, magic at the end.
+  if (size < 8 + 4 + 6) {
+    return Status::Invalid("a " + std::to_string(size) + "-byte file is too short for the Arrow IPC file format");
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, 6));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr tail, source->ReadAt(size - 10, 10));
+  if (std::memcmp(head->data(), kMagic, 6) != 0) {
+    return Status::Invalid("not an Arrow IPC file: bad magic at byte 0");
+  }
+  if (std::memcmp(tail->data() + 4, kMagic, 6) != 0) {
+    return Status::Invalid("not a complete Arrow IPC file: bad magic at byte " + std::to_string(size - 6) +
+                           " (truncated?)");
+  }
+  int32_t footer_length;
+  std::memcpy(&footer_length, tail->data(), 4);
+  const int64_t footer_start = size - 10 - footer_length;
+  if (footer_length <= 0 || footer_start < 8) {
+    return Status::Invalid("the footer length " + std::to_string(footer_length) + " at byte " +
+                           std::to_string(size - 10) + " does not fit a " + std::to_string(size) +
+                           "-byte file");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->source = std::move(source);
+  impl->options = options;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, impl->source->ReadAt(footer_start, footer_length));
+  if (reinterpret_cast<uintptr_t>(raw->data()) % 8 != 0) {
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(footer_length));
+    std::memcpy(copy->mutable_data(), raw->data(), static_cast<size_t>(footer_length));
+    raw = std::move(copy);
+  }
+  impl->footer_bytes = std::move(raw);
+  QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Footer>(impl->footer_bytes->data(), footer_length,
+                                                    "file footer", footer_start));
+  impl->footer = flatbuffers::GetRoot<fb::Footer>(impl->footer_bytes->data());
+  auto schema = ReadSchema(impl->footer->schema());
+  if (!schema.ok()) return schema.status().WithContext("file footer");
+  impl->schema = *schema;
+  if (impl->footer->dictionaries() && impl->footer->dictionaries()->size() > 0) {
+    return Status::NotImplemented("file footer: dictionary batches are not supported yet");
+  }
+  return std::unique_ptr<FileReader>(new FileReader(std::move(impl)));
+}
+
+const SchemaPtr& FileReader::schema() const { return impl_->schema; }
+
+int FileReader::num_record_batches() const {
+  const auto* blocks = impl_->footer->record_batches();
+  return blocks ? static_cast<int>(blocks->size()) : 0;
+}
+
+Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
+  if (i < 0 || i >= num_record_batches()) {
+    return Status::IndexError("record batch " + std::to_string(i) + " is out of range for " +
+                              std::to_string(num_record_batches()) + " batches");
+  }
+  const fb::Block* block = impl_->footer->record_batches()->Get(static_cast<flatbuffers::uoffset_t>(i));
+  const std::string where = "record batch " + std::to_string(i);
+  if (block->offset() < 8 || block->offset() >= impl_->source->size()) {
+    return Status::Invalid(where + ": block offset " + std::to_string(block->offset()) +
+                           " lies outside the file");
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, block->offset()));
+  if (!message) return Status::Invalid(where + ": no message at byte " + std::to_string(block->offset()));
+  if (message->body->size() != block->body_length()) {
+    return Status::Invalid(where + ": the footer says a " + std::to_string(block->body_length()) +
+                           "-byte body, the message has " + std::to_string(message->body->size()));
+  }
+  if (message->header->header_type() != fb::MessageHeader::RecordBatch) {
+    return Status::Invalid(where + ": the footer points at a " +
+                           std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
+                           " message");
+  }
+  auto batch = DecodeRecordBatch(*message, impl_->schema, impl_->options);
+  if (!batch.ok()) return batch.status().WithContext(where);
+  return batch;
+}
+
+}  // namespace quiver::ipc

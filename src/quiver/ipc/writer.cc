@@ -1,0 +1,118 @@
+// IPC stream and file writers.
+#include <cstring>
+#include <vector>
+
+#include "File_generated.h"
+#include "quiver/ipc.h"
+#include "quiver/ipc/encoder.h"
+
+namespace quiver::ipc {
+
+namespace {
+
+constexpr char kFileMagic[8] = {'A', 'R', 'R', 'O', 'W', '1', 0, 0};
+
+Status CheckBatchSchema(const Schema& expected, const RecordBatch& batch) {
+  if (batch.schema()->fields.size() != expected.fields.size()) {
+    return Status::TypeError("the batch has " + std::to_string(batch.schema()->fields.size()) +
+                             " columns, the stream's schema " + std::to_string(expected.fields.size()));
+  }
+  for (size_t i = 0; i < expected.fields.size(); ++i) {
+    const Field& want = expected.fields[i];
+    const Field& got = batch.schema()->fields[i];
+    if (!got.type->Equals(*want.type)) {
+      return Status::TypeError("column " + std::to_string(i) + " (" + got.name + ") is " +
+                               got.type->ToString() + ", the stream's schema says " +
+                               want.type->ToString());
+    }
+  }
+  return Status::OK();
+}
+
+// What both writers share: the sink, the schema, open/closed state.
+struct WriterState {
+  std::shared_ptr<OutputSink> sink;
+  SchemaPtr schema;
+  WriteOptions options;
+  bool closed = false;
+
+  Status Open() {
+    if (!sink) return Status::Invalid("IPC writer has no sink");
+    if (!schema) return Status::Invalid("IPC writer has no schema");
+    return WriteSchemaMessage(*sink, *schema).status();
+  }
+
+  Result<WrittenBlock> Write(const RecordBatch& batch) {
+    if (closed) return Status::Invalid("cannot write to a closed IPC writer");
+    QUIVER_RETURN_NOT_OK(CheckBatchSchema(*schema, batch));
+    return WriteRecordBatchMessage(*sink, batch, options);
+  }
+};
+
+}  // namespace
+
+struct StreamWriter::Impl {
+  WriterState state;
+};
+
+StreamWriter::StreamWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamWriter::~StreamWriter() = default;
+
+Result<std::unique_ptr<StreamWriter>> StreamWriter::Open(std::shared_ptr<OutputSink> sink,
+                                                         SchemaPtr schema, WriteOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->state = WriterState{std::move(sink), std::move(schema), options};
+  QUIVER_RETURN_NOT_OK(impl->state.Open());
+  return std::unique_ptr<StreamWriter>(new StreamWriter(std::move(impl)));
+}
+
+Status StreamWriter::Write(const RecordBatch& batch) { return impl_->state.Write(batch).status(); }
+
+Status StreamWriter::Close() {
+  if (impl_->state.closed) return Status::OK();
+  impl_->state.closed = true;
+  return WriteEndOfStream(*impl_->state.sink);
+}
+
+struct FileWriter::Impl {
+  WriterState state;
+  std::vector<fb::Block> batches;
+};
+
+FileWriter::FileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FileWriter::~FileWriter() = default;
+
+Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<OutputSink> sink,
+                                                     SchemaPtr schema, WriteOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->state = WriterState{std::move(sink), std::move(schema), options};
+  if (impl->state.sink) QUIVER_RETURN_NOT_OK(impl->state.sink->Write(kFileMagic, 8));
+  QUIVER_RETURN_NOT_OK(impl->state.Open());
+  return std::unique_ptr<FileWriter>(new FileWriter(std::move(impl)));
+}
+
+Status FileWriter::Write(const RecordBatch& batch) {
+  QUIVER_ASSIGN_OR_RETURN(WrittenBlock block, impl_->state.Write(batch));
+  impl_->batches.emplace_back(block.offset, block.metadata_length, block.body_length);
+  return Status::OK();
+}
+
+Status FileWriter::Close() {
+  WriterState& state = impl_->state;
+  if (state.closed) return Status::OK();
+  state.closed = true;
+  OutputSink& sink = *state.sink;
+  QUIVER_RETURN_NOT_OK(WriteEndOfStream(sink));
+  flatbuffers::FlatBufferBuilder builder(1024);
+  QUIVER_ASSIGN_OR_RETURN(auto schema, WriteSchema(builder, *state.schema));
+  std::vector<fb::Block> no_dictionaries;
+  builder.Finish(fb::CreateFooter(builder, fb::MetadataVersion::V5, schema,
+                                  builder.CreateVectorOfStructs(no_dictionaries),
+                                  builder.CreateVectorOfStructs(impl_->batches)));
+  const int32_t footer_length = static_cast<int32_t>(builder.GetSize());
+  QUIVER_RETURN_NOT_OK(sink.Write(builder.GetBufferPointer(), footer_length));
+  QUIVER_RETURN_NOT_OK(sink.Write(&footer_length, 4));
+  return sink.Write(kFileMagic, 6);
+}
+
+}  // namespace quiver::ipc

@@ -1,0 +1,232 @@
+"""Arrow IPC streams, files and the Tensor message, checked against pyarrow
+in both directions, and the errors hostile bytes get."""
+import gc
+import io
+import os
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.ipc as pai
+import pytest
+
+import quiver as qv
+
+CODECS = [None, "lz4", "zstd"]
+
+
+def sample_table(rows=6):
+    images = np.arange(rows * 2 * 3, dtype=np.float32).reshape(rows, 2, 3)
+    fixed = qv.FixedShapeTensorArray.from_numpy(images.transpose(0, 2, 1), dim_names=["W", "H"])
+    ragged = qv.VariableShapeTensorArray.from_numpy(
+        [np.full((2, i + 1), i, np.int16) if i % 4 != 3 else None for i in range(rows)],
+        dim_names=["C", "L"], uniform_shape=[2, None])
+    cells = pa.array(fixed)
+    mask = pa.array([i % 5 == 2 for i in range(rows)])
+    cells_with_nulls = pa.ExtensionArray.from_storage(
+        cells.type, pa.FixedSizeListArray.from_arrays(cells.storage.flatten(), 6, mask=mask))
+    return pa.table({
+        "id": pa.array(range(rows), pa.int64()),
+        "score": pa.array([i / 3 if i % 2 else None for i in range(rows)], pa.float32()),
+        "flag": pa.array([i % 3 == 0 for i in range(rows)]),
+        "label": pa.array([f"row {i}" if i % 4 else None for i in range(rows)]),
+        "big_label": pa.array([f"L{i}" * i for i in range(rows)], pa.large_string()),
+        "blob": pa.array([bytes([i]) * i for i in range(rows)], pa.binary()),
+        "tags": pa.array([[i, i + 1] if i % 3 else [] for i in range(rows)], pa.list_(pa.int32())),
+        "point": pa.array([{"x": i, "y": float(i)} for i in range(rows)]),
+        "image": cells_with_nulls,
+        "ragged": pa.array(ragged),
+    }, metadata={"dataset": "quiver sample", "version": "1"})
+
+
+def field_with_metadata(table):
+    fields = [f.with_metadata({"unit": "px"}) if f.name == "id" else f for f in table.schema]
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
+
+
+def pa_bytes(table, writer, codec):
+    sink = pa.BufferOutputStream()
+    options = pai.IpcWriteOptions(compression=codec)
+    with writer(sink, table.schema, options=options) as w:
+        for batch in table.to_batches(max_chunksize=4):
+            w.write_batch(batch)
+    return sink.getvalue().to_pybytes()
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("sliced", [False, True])
+def test_quiver_writes_pyarrow_reads(codec, sliced):
+    table = field_with_metadata(sample_table(9))
+    if sliced:
+        table = table.slice(3, 5)
+    for new, open_ in [(qv.ipc.new_file, lambda b: pai.open_file(b).read_all()),
+                       (qv.ipc.new_stream, lambda b: pai.open_stream(b).read_all())]:
+        buf = io.BytesIO()
+        with new(buf, table.schema, compression=codec) as writer:
+            writer.write(table)
+        back = open_(pa.py_buffer(buf.getvalue()))
+        assert back.equals(table, check_metadata=True)
+        assert back.schema.field("id").metadata == {b"unit": b"px"}
+        assert back.schema.field("image").type.extension_name == "arrow.fixed_shape_tensor"
+        assert back.schema.field("ragged").type.extension_name == "arrow.variable_shape_tensor"
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_pyarrow_writes_quiver_reads(codec):
+    table = field_with_metadata(sample_table(9))
+    reader = qv.ipc.open_file(pa_bytes(table, pai.new_file, codec))
+    assert reader.num_record_batches == 3
+    assert pa.table(reader).equals(table, check_metadata=True)
+    assert reader.schema.metadata == {b"dataset": b"quiver sample", b"version": b"1"}
+    batch = reader.get_batch(1)
+    assert isinstance(batch.column("image"), qv.FixedShapeTensorArray)
+    assert isinstance(batch.column("ragged"), qv.VariableShapeTensorArray)
+    assert isinstance(batch.column("label"), qv.Array)
+    np.testing.assert_array_equal(batch.column("ragged")[0], np.full((2, 5), 4, np.int16))
+    stream = qv.ipc.open_stream(pa_bytes(table, pai.new_stream, codec))
+    assert sum(b.num_rows for b in stream) == 9
+
+
+def test_write_file_one_shot_and_polars_style_producers(tmp_path):
+    table = sample_table()
+    path = tmp_path / "one.arrow"
+    qv.ipc.write_file(path, table, compression="zstd")
+    assert pai.open_file(str(path)).read_all().equals(table)
+    qv.ipc.write_file(path, table.to_batches()[0])  # anything with __arrow_c_array__
+    assert pai.open_file(str(path)).read_all().equals(table)
+    assert qv.table(table).num_rows == table.num_rows
+    assert qv.table(qv.ipc.open_file(path)).equals(qv.table(table))
+
+
+def test_memory_map_is_zero_copy_and_outlives_the_reader(tmp_path):
+    table = sample_table(64)
+    path = tmp_path / "mapped.arrow"
+    with pai.new_file(str(path), table.schema) as w:
+        w.write_table(table)
+    reader = qv.ipc.open_file(path)
+    images = reader.get_batch(0).column("image").to_numpy(allow_nulls=True)
+    address = images.__array_interface__["data"][0]
+    with open("/proc/self/maps") as maps:
+        ranges = [tuple(int(x, 16) for x in line.split()[0].split("-"))
+                  for line in maps if str(path) in line]
+    assert any(lo <= address < hi for lo, hi in ranges)
+    del reader
+    gc.collect()
+    os.remove(path)  # the mapping keeps the bytes readable
+    np.testing.assert_array_equal(images[1], np.arange(6, 12, dtype=np.float32).reshape(2, 3).T)
+    qv_col = qv.ipc.open_file(pa_bytes(table, pai.new_file, None)).read_all().column("image")
+    assert qv_col.num_chunks == 16  # one chunk per batch, nothing combined
+
+
+def test_read_only_footer_on_open(tmp_path):
+    table = sample_table(8)
+    path = tmp_path / "lazy.arrow"
+    qv.ipc.write_file(path, table)
+    data = bytearray(path.read_bytes())
+    # Corrupt the first batch's body: opening reads only the footer.
+    reader = qv.ipc.open_file(bytes(data))
+    assert reader.num_record_batches == 1
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "float32", "float64"])
+def test_tensor_message_both_ways(dtype):
+    x = np.arange(24).astype(dtype).reshape(2, 3, 4)
+    for view in (x, np.asfortranarray(x), x[:, ::2, 1:]):
+        buf = io.BytesIO()
+        qv.ipc.write_tensor(qv.Tensor.from_numpy(view), buf)
+        np.testing.assert_array_equal(pai.read_tensor(pa.BufferReader(buf.getvalue())).to_numpy(), view)
+        sink = pa.BufferOutputStream()
+        pai.write_tensor(pa.Tensor.from_numpy(np.ascontiguousarray(view), dim_names=["a", "b", "c"]), sink)
+        back = qv.ipc.read_tensor(sink.getvalue().to_pybytes())
+        np.testing.assert_array_equal(back.to_numpy(), view)
+        assert back.dim_names == ["a", "b", "c"]
+
+
+def stream_bytes(codec=None):
+    buf = io.BytesIO()
+    with qv.ipc.new_stream(buf, sample_table().schema, compression=codec) as w:
+        w.write(sample_table())
+        w.write(sample_table())
+    return buf.getvalue()
+
+
+def file_bytes(codec=None):
+    buf = io.BytesIO()
+    qv.ipc.write_file(buf, sample_table(), compression=codec)
+    return buf.getvalue()
+
+
+def read_stream(data):
+    return qv.ipc.open_stream(data).read_all()
+
+
+def read_file(data):
+    reader = qv.ipc.open_file(data)
+    return [reader.get_batch(i) for i in range(reader.num_record_batches)]
+
+
+ERRORS = (ValueError, NotImplementedError, OSError, IndexError, TypeError)
+
+
+def test_truncated_streams_and_files_are_errors():
+    data = stream_bytes()
+    for cut in range(0, len(data) - 8, 7):  # every 7th byte, message boundaries included
+        try:
+            read_stream(data[:cut])
+        except ERRORS:
+            pass
+    with pytest.raises(ValueError, match="no schema message"):
+        read_stream(b"")
+    with pytest.raises(ValueError, match="bytes of metadata, 192 are left"):
+        read_stream(data[:200])
+    schema_end = int.from_bytes(data[4:8], "little") + 8
+    batch_meta = int.from_bytes(data[schema_end + 4:schema_end + 8], "little")
+    with pytest.raises(ValueError, match=f"message at byte {schema_end} claims a body of"):
+        read_stream(data[:schema_end + 8 + batch_meta + 16])
+    fdata = file_bytes()
+    for cut in range(0, len(fdata), 9):
+        with pytest.raises(ERRORS):
+            read_file(fdata[:cut])
+    with pytest.raises(ValueError, match="bad magic at byte 0"):
+        read_file(b"NOTARROW" + fdata[8:])
+    with pytest.raises(ValueError, match="truncated"):
+        read_file(fdata[:-1])
+
+
+@pytest.mark.parametrize("make", [stream_bytes, file_bytes])
+@pytest.mark.parametrize("codec", CODECS)
+def test_mutated_bytes_never_crash(make, codec):
+    data = make(codec)
+    reader = read_stream if make is stream_bytes else read_file
+    rng = random.Random(1234)
+    for _ in range(300):
+        mutated = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+        try:
+            reader(bytes(mutated))
+        except ERRORS:
+            pass
+
+
+def test_oversized_decompression_claim_is_refused():
+    data = bytearray(stream_bytes("zstd"))
+    # The first compressed buffer of the first batch starts with its
+    # uncompressed length: claim 2^60 bytes.
+    schema_len = int.from_bytes(data[4:8], "little") + 8
+    batch_meta = int.from_bytes(data[schema_len + 4:schema_len + 8], "little")
+    body = schema_len + 8 + batch_meta
+    first = next(i for i in range(body, len(data) - 8, 8)
+                 if int.from_bytes(data[i:i + 8], "little", signed=True) > 0)
+    data[first:first + 8] = (1 << 60).to_bytes(8, "little")
+    with pytest.raises(ValueError, match="decompressed bytes; the limit is"):
+        read_stream(bytes(data))
+
+
+def test_unsupported_types_name_the_column():
+    table = pa.table({"ok": [1], "m": pa.array([[("a", 1)]], pa.map_(pa.string(), pa.int32()))})
+    with pytest.raises(NotImplementedError, match=r"column 1 \(m\): type Map is not supported"):
+        qv.ipc.open_stream(pa_bytes(table, pai.new_stream, None))
+    u = pa.table({"u": pa.UnionArray.from_sparse(pa.array([0], pa.int8()), [pa.array([1])])})
+    with pytest.raises(NotImplementedError, match=r"column 0 \(u\): type Union"):
+        qv.ipc.open_file(pa_bytes(u, pai.new_file, None))
