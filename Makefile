@@ -48,6 +48,7 @@ bench: setup python
 	$(PYTHON) bench/python/bench_dlpack.py
 	$(PYTHON) bench/python/bench_ipc.py
 	$(PYTHON) bench/python/bench_python_practice.py
+	$(PYTHON) bench/python/bench_enforce_shape.py
 
 # Each fuzzer runs for FUZZ_SECONDS (clang's libFuzzer, with ASan + UBSan).
 FUZZ_SECONDS ?= 60

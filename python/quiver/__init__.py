@@ -28,6 +28,8 @@ from ._quiver import (
     type_from_arrow,
     variable_shape_tensor,
 )
+from ._quiver import Bindings, ShapePattern, enforce_shape
+from ._shapes import check_shapes
 
 from . import ipc
 
@@ -56,4 +58,8 @@ __all__ = [
     "type_for",
     "type_from_arrow",
     "variable_shape_tensor",
+    "Bindings",
+    "ShapePattern",
+    "check_shapes",
+    "enforce_shape",
 ]

@@ -16,4 +16,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindRecordBatch(m);
   quiver::python::BindIpc(m);
   quiver::python::BindPickle(m);
+  quiver::python::BindShapePattern(m);
 }

@@ -84,5 +84,6 @@ void BindTypes(nb::module_& m);
 void BindArrays(nb::module_& m);
 void BindTensor(nb::module_& m);
 void BindVariableShapeTensorArray(nb::module_& m);
+void BindShapePattern(nb::module_& m);
 
 }  // namespace quiver::python

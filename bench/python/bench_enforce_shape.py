@@ -1,0 +1,70 @@
+"""enforce_shape per-call cost against einops.parse_shape.
+
+One run, the same NumPy arrays and patterns for both. einops caches its
+parsed patterns; quiver is measured with a string pattern (parsed once,
+then found in its cache) and with a pre-parsed qv.ShapePattern. Ratios
+are einops / quiver (above 1 = quiver is faster).
+
+  python bench/python/bench_enforce_shape.py
+"""
+import sys
+import timeit
+
+import numpy as np
+
+import quiver as qv
+
+try:
+    import einops
+except ImportError:  # pragma: no cover - scripts/setup installs it
+    einops = None
+
+
+def per_call(fn):
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    return min(timer.repeat(repeat=7, number=number)) / number
+
+
+# (label, array, quiver pattern, einops pattern): the same axes named in both.
+CASES = [
+    ("images b h w c", np.zeros((8, 32, 32, 3), np.float32), "b h w 3", "b h w c"),
+    ("matrix m n", np.zeros((64, 32)), "m n", "m n"),
+    ("skip _ n c", np.zeros((7, 5, 3)), "_ n 3", "_ n c"),
+    ("ellipsis b ... c", np.zeros((2, 3, 4, 5, 6)), "b ... c", "b ... c"),
+]
+
+
+def main():
+    header = f"{'pattern':<20}{'quiver str':>12}{'ShapePattern':>14}{'einops':>10}{'einops/str':>12}{'einops/pre':>12}"
+    print("per call, microseconds")
+    print(header)
+    worst = None
+    for label, x, ours, theirs in CASES:
+        parsed = qv.ShapePattern(ours)
+        qv.enforce_shape(x, ours)  # fill the pattern cache
+        t_str = per_call(lambda: qv.enforce_shape(x, ours))
+        t_pre = per_call(lambda: qv.enforce_shape(x, parsed))
+        if einops is not None:
+            einops.parse_shape(x, theirs)
+            t_ein = per_call(lambda: einops.parse_shape(x, theirs))
+            r_str, r_pre = t_ein / t_str, t_ein / t_pre
+            worst = r_str if worst is None else min(worst, r_str)
+            ein_cols = f"{t_ein * 1e6:>10.3f}{r_str:>11.1f}x{r_pre:>11.1f}x"
+        else:
+            ein_cols = f"{'n/a':>10}{'':>12}{'':>12}"
+        print(f"{label:<20}{t_str * 1e6:>12.3f}{t_pre * 1e6:>14.3f}{ein_cols}")
+    # A ragged column: per-row bindings for the sizes that vary.
+    rng = np.random.default_rng(0)
+    rows = [np.zeros((3, h, w), np.float32) for h, w in rng.integers(8, 64, size=(10_000, 2))]
+    col = qv.VariableShapeTensorArray.from_numpy(rows)
+    t_col = per_call(lambda: qv.enforce_shape(col, "n 3 h w"))
+    print(f"ragged column, 10^4 rows 'n 3 h w': {t_col * 1e6:.1f} us per call "
+          f"({t_col / len(col) * 1e9:.2f} ns per row)")
+    if worst is not None:
+        print(f"slowest ratio (string pattern): einops is {worst:.1f}x slower than quiver")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
