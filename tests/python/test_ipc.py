@@ -230,3 +230,79 @@ def test_unsupported_types_name_the_column():
     u = pa.table({"u": pa.UnionArray.from_sparse(pa.array([0], pa.int8()), [pa.array([1])])})
     with pytest.raises(NotImplementedError, match=r"column 0 \(u\): type Union"):
         qv.ipc.open_file(pa_bytes(u, pai.new_file, None))
+
+
+def real_world_table():
+    import decimal
+    return pa.table({
+        "ts": pa.array([1, None, 3], pa.timestamp("us", "Europe/Paris")),
+        "day": pa.array([1, 2, None], pa.date32()),
+        "ms": pa.array([1, None, 86400000], pa.date64()),
+        "clock": pa.array([1, 2, 3], pa.time32("ms")),
+        "nanos": pa.array([1, None, 3], pa.time64("ns")),
+        "wait": pa.array([5, None, 7], pa.duration("s")),
+        "price": pa.array([decimal.Decimal("1.23"), None, decimal.Decimal("-4.56")], pa.decimal128(10, 2)),
+        "wide": pa.array([decimal.Decimal("1.5"), None, decimal.Decimal("2")], pa.decimal256(40, 1)),
+        "nothing": pa.nulls(3),
+        "caption": pa.array(["a", None, "a caption longer than twelve bytes"], pa.string_view()),
+        "raw": pa.array([b"x" * 20, b"y", None], pa.binary_view()),
+        "category": pa.array(["cat", "dog", None]).dictionary_encode(),
+        "small": pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.int8()), pa.array(["x", "y"])),
+    }, metadata={"source": "camera"})
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("fmt", ["file", "stream"])
+def test_real_world_types_both_ways(codec, fmt):
+    table = real_world_table()
+    expected = pa.concat_tables([table, table])
+    buf = io.BytesIO()
+    new = qv.ipc.new_file if fmt == "file" else qv.ipc.new_stream
+    with new(buf, table.schema, compression=codec) as writer:
+        writer.write(table)
+        writer.write(table)
+    open_ = pai.open_file if fmt == "file" else pai.open_stream
+    assert open_(pa.py_buffer(buf.getvalue())).read_all().equals(expected)
+    writer = pai.new_file if fmt == "file" else pai.new_stream
+    theirs = pa_bytes(expected, writer, codec)
+    reader = (qv.ipc.open_file if fmt == "file" else qv.ipc.open_stream)(theirs)
+    assert pa.table(reader).equals(expected)
+
+
+def test_dictionary_deltas_and_replacements():
+    schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string()))])
+
+    def batch(indices, values):
+        return pa.record_batch([pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()),
+                                                               pa.array(values))], schema=schema)
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, schema, options=pai.IpcWriteOptions(emit_dictionary_deltas=True)) as w:
+        w.write_batch(batch([0, 1], ["a", "b"]))
+        w.write_batch(batch([2, 0], ["a", "b", "c"]))  # a delta: "c" appended
+    assert pa.table(qv.ipc.open_stream(sink.getvalue().to_pybytes())).column("d").to_pylist() == \
+        ["a", "b", "c", "a"]
+    # quiver writes a replacement into a stream when the dictionary changes...
+    buf = io.BytesIO()
+    with qv.ipc.new_stream(buf, schema) as w:
+        w.write(batch([0, 1], ["a", "b"]))
+        w.write(batch([0, 1], ["z", "y"]))
+    assert pai.open_stream(buf.getvalue()).read_all().column("d").to_pylist() == ["a", "b", "z", "y"]
+    # ...and refuses one in a file, which holds one dictionary per field.
+    with pytest.raises(ValueError, match="the IPC file format holds one dictionary per field"):
+        with qv.ipc.new_file(io.BytesIO(), schema) as w:
+            w.write(batch([0, 1], ["a", "b"]))
+            w.write(batch([0, 1], ["z", "y"]))
+
+
+def test_dictionary_ids_that_do_not_exist():
+    table = pa.table({"d": pa.array(["a", "b"]).dictionary_encode()})
+    data = pa_bytes(table, pai.new_stream, None)
+    # Drop the dictionary batch (the second message): the batch then uses an
+    # id no dictionary batch defined.
+    schema_end = int.from_bytes(data[4:8], "little") + 8
+    dict_meta = int.from_bytes(data[schema_end + 4:schema_end + 8], "little")
+    dictionary = pai.read_message(pa.py_buffer(data[schema_end:]))
+    dict_end = schema_end + 8 + dict_meta + dictionary.body.size
+    stripped = data[:schema_end] + data[dict_end:]
+    with pytest.raises(ValueError, match="uses dictionary id 0, which no dictionary batch before it defined"):
+        qv.ipc.open_stream(stripped).read_all()
