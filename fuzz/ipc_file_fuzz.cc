@@ -1,0 +1,21 @@
+// Fuzzes the IPC file reader (footer, dictionary blocks, random access to
+// batches): any bytes must give batches or an error, never a crash.
+#include "fuzz_targets.h"
+#include "ipc_fuzz_common.h"
+
+namespace quiver::fuzz {
+
+int FuzzIpcFile(const uint8_t* data, size_t size) {
+  ipc::ReadOptions options;
+  options.max_decompressed_buffer = int64_t{1} << 24;
+  auto reader = ipc::FileReader::Open(ipc::BufferSource(InputBuffer(data, size)), options);
+  if (!reader.ok()) return 0;
+  const int count = (*reader)->num_record_batches();
+  for (int i = count - 1; i >= 0 && i >= count - 64; --i) {  // backwards: random access
+    auto batch = (*reader)->ReadRecordBatch(i);
+    if (batch.ok()) UseBatch(**batch);
+  }
+  return 0;
+}
+
+}  // namespace quiver::fuzz

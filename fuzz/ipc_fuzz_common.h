@@ -1,0 +1,66 @@
+// Shared by the IPC fuzz targets: copying the input into a quiver buffer,
+// and using every batch a reader returns the way a program would, so that
+// anything validation let through is read to its last byte.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "quiver/c_data.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/ipc.h"
+#include "quiver/variable_shape_tensor.h"
+
+namespace quiver::fuzz {
+
+inline BufferPtr InputBuffer(const uint8_t* data, size_t size) {
+  auto buffer = Buffer::Allocate(static_cast<int64_t>(size));
+  if (!buffer.ok()) abort();
+  if (size > 0) std::memcpy((*buffer)->mutable_data(), data, size);
+  return *buffer;
+}
+
+// Reads every byte of every buffer (ASan catches a size that lies).
+inline uint64_t Touch(const ArrayData& data, int depth = 0) {
+  uint64_t sum = 0;
+  for (const BufferPtr& buffer : data.buffers) {
+    if (!buffer) continue;
+    for (int64_t i = 0; i < buffer->size(); ++i) sum += buffer->data()[i];
+  }
+  if (data.dictionary) sum += Touch(*data.dictionary, depth + 1);
+  for (const ArrayDataPtr& child : data.children) sum += Touch(*child, depth + 1);
+  return sum;
+}
+
+// What a consumer does with a batch: compare it, view tensor columns,
+// export it through the C Data Interface, write it back out.
+inline void UseBatch(const RecordBatch& batch) {
+  if (!batch.Equals(batch)) abort();  // a validated batch equals itself
+  volatile uint64_t sink = 0;
+  for (const ArrayDataPtr& column : batch.columns()) {
+    sink = sink + Touch(*column);
+    if (column->type->id() != TypeId::kExtension) continue;
+    if (auto fixed = FixedShapeTensorArray::Make(column); fixed.ok()) {
+      (void)fixed->ToTensor(NullPolicy::kAllow);
+    }
+    if (auto ragged = VariableShapeTensorArray::Make(column); ragged.ok()) {
+      for (int64_t i = 0; i < ragged->length() && i < 64; ++i) (void)ragged->RowTensor(i, NullPolicy::kAllow);
+      (void)ragged->ToPadded(0, NullPolicy::kAllow);
+    }
+  }
+  ArrowArray exported;
+  if (ExportArray(batch.ToStructArray(), &exported).ok()) exported.release(&exported);
+  ipc::BufferSink out;
+  auto writer = ipc::StreamWriter::Open(std::shared_ptr<ipc::OutputSink>(&out, [](ipc::OutputSink*) {}),
+                                        batch.schema());
+  if (writer.ok()) {
+    // What was read and validated can be written back (or is a type the
+    // writer declines, which it must say).
+    Status st = (*writer)->Write(batch);
+    if (!st.ok() && st.code() != StatusCode::kNotImplemented) abort();
+    (void)(*writer)->Close();
+  }
+}
+
+}  // namespace quiver::fuzz
