@@ -6,6 +6,7 @@ protocol, with zero-copy NumPy views.
 """
 
 from ._quiver import (
+    __version__,
     Array,
     DataType,
     FixedShapeTensorArray,
@@ -21,8 +22,6 @@ from ._quiver import (
     type_from_arrow,
     variable_shape_tensor,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Array",

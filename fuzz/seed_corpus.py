@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of each fuzz target into fuzz/corpus/<target>/.
+
+Each seed is a small valid input in the byte layout its target's .cc file
+reads, so that fuzzing starts from inputs that reach the deep code paths.
+Run it after changing a target's input layout; crash inputs kept in the
+corpus directories are left alone.
+"""
+import json
+import struct
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def fixed_shape_metadata():
+    # byte 0: storage list size; the rest: the extension metadata.
+    yield "seed-2d", bytes([12]) + json.dumps({"shape": [3, 4]}).encode()
+    yield "seed-3d-permuted", bytes([24]) + json.dumps(
+        {"shape": [2, 3, 4], "dim_names": ["C", "H", "W"], "permutation": [2, 0, 1]}).encode()
+
+
+def array_validation():
+    # outer length, inner length, outer offset, inner offset; then the string
+    # validity (4 bytes), string offsets, characters (32 bytes), list validity
+    # (2 bytes), list offsets.
+    head = bytes([2, 3, 0, 0])
+    strings = b"\xff" * 4 + struct.pack("<4i", 0, 1, 3, 6) + b"abcdef".ljust(32, b"\0")
+    lists = b"\xff\xff" + struct.pack("<3i", 0, 2, 3)
+    yield "seed-list-of-utf8", head + strings + lists
+
+
+def variable_shape():
+    # ndim, rows, metadata size, metadata, offsets (int8 each), shapes (int8
+    # each), value count, validity byte (bit 0: has a bitmap).
+    metadata = json.dumps({"dim_names": ["H", "W"]}).encode()
+    body = bytes([0, 6, 8]) + bytes([2, 3, 1, 2]) + bytes([8, 0b11])
+    yield "seed-2-rows-2d", bytes([2, 2, len(metadata)]) + metadata + body
+    yield "seed-no-metadata", bytes([1, 1, 0]) + bytes([0, 4]) + bytes([4]) + bytes([4, 0])
+
+
+def dlpack_import():
+    # version major, minor, ndim, 4 shapes, 4 strides, pointer bits (1
+    # shape, 2 strides, 4 data), dtype code, bits, lanes, byte_offset, device.
+    def tensor(ndim, shape, strides, pointers, code, bits):
+        return (bytes([1, 0, ndim]) + struct.pack("<4q", *shape) + struct.pack("<4q", *strides) +
+                bytes([pointers, code, bits]) + struct.pack("<HQi", 1, 0, 1))
+    yield "seed-float32-2x3", tensor(2, [2, 3, 0, 0], [0, 0, 0, 0], 0b101, 2, 32)
+    yield "seed-int16-strided", tensor(2, [3, 2, 0, 0], [1, 3, 0, 0], 0b111, 0, 16)
+
+
+TARGETS = {
+    "fixed_shape_metadata_fuzz": fixed_shape_metadata,
+    "array_validation_fuzz": array_validation,
+    "variable_shape_fuzz": variable_shape,
+    "dlpack_import_fuzz": dlpack_import,
+}
+
+if __name__ == "__main__":
+    for target, seeds in TARGETS.items():
+        (CORPUS / target).mkdir(parents=True, exist_ok=True)
+        for name, data in seeds():
+            (CORPUS / target / name).write_bytes(data)
