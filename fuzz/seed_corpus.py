@@ -7,6 +7,7 @@ Run it after changing a target's input layout; crash inputs kept in the
 corpus directories are left alone.
 """
 import json
+import random
 import struct
 from pathlib import Path
 
@@ -49,11 +50,35 @@ def dlpack_import():
     yield "seed-int16-strided", tensor(2, [3, 2, 0, 0], [1, 3, 0, 0], 0b111, 0, 16)
 
 
+def c_data_import():
+    # mode (0: two arrays, 1: a stream, 2: one array), validation level (3:
+    # full), deep chain (0) or not (1), then the top-level type choice (0
+    # fixed_shape_tensor, 3 variable_shape_tensor, 5 bool8, 6 + k plain type k
+    # in Kind order); every later decision comes from the pseudo-random tail.
+    rng = random.Random(8)
+    kinds = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float16", "float32", "float64", "bool", "utf8", "large_utf8", "binary",
+             "large_binary", "fixed_size_binary", "list", "large_list", "fixed_size_list",
+             "struct"]
+
+    def tail():
+        return bytes(rng.randrange(256) for _ in range(400))
+    choices = [("fixed_shape_tensor", bytes([0])), ("variable_shape_tensor", bytes([3])),
+               ("bool8", bytes([5]))] + [(kind, bytes([6, k])) for k, kind in enumerate(kinds)]
+    for name, choice in choices:
+        yield f"seed-{name}", bytes([2, 3, 1]) + choice + tail()
+    yield "seed-stream-variable_shape_tensor", bytes([1, 3, 1, 3]) + tail()
+    yield "seed-stream-struct", bytes([1, 3, 1, 6, 20]) + tail()
+    yield "seed-two-arrays-minimal-list", bytes([0, 1, 1, 6, 17]) + tail()
+    yield "seed-deep-chain", bytes([2, 3, 0]) + tail()
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
     "variable_shape_fuzz": variable_shape,
     "dlpack_import_fuzz": dlpack_import,
+    "c_data_import_fuzz": c_data_import,
 }
 
 if __name__ == "__main__":
