@@ -50,15 +50,24 @@ bench: setup python
 	$(PYTHON) bench/python/bench_python_practice.py
 	$(PYTHON) bench/python/bench_enforce_shape.py
 
-# Each fuzzer runs for FUZZ_SECONDS (clang's libFuzzer, with ASan + UBSan).
+# Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
+# preset (clang, libFuzzer, ASan + UBSan), starting from its tracked corpus
+# fuzz/corpus/<target>/ (only read). New corpus entries go to
+# build/fuzz/corpus-work/<target>/, crash/leak/timeout inputs to
+# build/fuzz/artifacts/<target>/; copy a crash into fuzz/corpus/<target>/
+# with its fix, and the C++ suite replays it from then on.
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(shell grep -E '^[a-z0-9_]+$$' fuzz/targets.txt)
 fuzz:
 	@bash scripts/setup --fuzz
-	CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQUIVER_BUILD_TESTS=OFF \
-	  -DQUIVER_BUILD_FUZZERS=ON -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined,fuzzer-no-link" >/dev/null
-	cmake --build build/fuzz
-	for f in fixed_shape_metadata_fuzz array_validation_fuzz variable_shape_fuzz dlpack_import_fuzz; do \
-	  ./build/fuzz/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 || exit 1; \
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz
+	@for f in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/artifacts/$$f build/fuzz/corpus-work/$$f; \
+	  echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+	  UBSAN_OPTIONS=print_stacktrace=1 ./build/fuzz/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$$f/ \
+	    build/fuzz/corpus-work/$$f fuzz/corpus/$$f || exit 1; \
 	done
 
 clean:

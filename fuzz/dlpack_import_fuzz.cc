@@ -2,9 +2,11 @@
 // the input. Any input must give a tensor or an error, never a crash, and
 // the producer's deleter must run exactly once either way. (The memory a
 // producer describes is trusted, so the tensor is not read here.)
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "fuzz_targets.h"
 #include "quiver/dlpack.h"
 
 namespace {
@@ -25,7 +27,9 @@ T Take(const uint8_t*& data, size_t& size) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+namespace quiver::fuzz {
+
+int FuzzDlpackImport(const uint8_t* data, size_t size) {
   static uint8_t memory[256];
   int64_t shape[4], strides[4];
   auto* managed = new DLManagedTensorVersioned{};
@@ -55,3 +59,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (deleter_calls != 1) __builtin_trap();
   return 0;
 }
+
+}  // namespace quiver::fuzz

@@ -1,12 +1,16 @@
 // Fuzzes the arrow.fixed_shape_tensor metadata reader: any bytes must give
 // a type or an error, never a crash; a parsed type must re-serialize to
 // metadata that parses to an equal type.
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_targets.h"
 #include "quiver/fixed_shape_tensor.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+namespace quiver::fuzz {
+
+int FuzzFixedShapeMetadata(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   // First byte picks the storage list size, the rest is the metadata.
   const int32_t list_size = data[0];
@@ -19,3 +23,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)type->logical_strides();
   return 0;
 }
+
+}  // namespace quiver::fuzz

@@ -2,10 +2,12 @@
 // forms) plus storage built from the input bytes. Any input must give an
 // array or an error, never a crash; an accepted array must survive every
 // view and copy without reading out of bounds.
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 
+#include "fuzz_targets.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace {
@@ -70,7 +72,9 @@ ArrayDataPtr Storage(Reader& in, std::string_view metadata, int ndim, int64_t n)
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+namespace quiver::fuzz {
+
+int FuzzVariableShape(const uint8_t* data, size_t size) {
   Reader in{data, size};
   const int ndim = in.Next() % 4;
   const int64_t n = in.Next() % 8;
@@ -93,3 +97,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (taken.ok() && !Validate(*taken->data()).ok()) __builtin_trap();
   return 0;
 }
+
+}  // namespace quiver::fuzz

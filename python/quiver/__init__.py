@@ -6,6 +6,7 @@ protocol, with zero-copy NumPy views.
 """
 
 from ._quiver import (
+    __version__,
     Array,
     DataType,
     FixedShapeTensorArray,
@@ -32,8 +33,6 @@ from ._quiver import Bindings, ShapePattern, enforce_shape
 from ._shapes import check_shapes
 
 from . import ipc
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Array",

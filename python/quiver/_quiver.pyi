@@ -5,6 +5,9 @@ import numpy as np
 
 ValueTypeLike = Union[str, "DataType", np.dtype, type]
 
+# project(VERSION) in CMakeLists.txt.
+__version__: str
+
 class DataType:
     """An Arrow data type."""
     def to_numpy_dtype(self) -> np.dtype: ...

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of each fuzz target into fuzz/corpus/<target>/.
+
+Each seed is a small valid input in the byte layout its target's .cc file
+reads, so that fuzzing starts from inputs that reach the deep code paths.
+Run it after changing a target's input layout; crash inputs kept in the
+corpus directories are left alone.
+"""
+import json
+import random
+import struct
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def fixed_shape_metadata():
+    # byte 0: storage list size; the rest: the extension metadata.
+    yield "seed-2d", bytes([12]) + json.dumps({"shape": [3, 4]}).encode()
+    yield "seed-3d-permuted", bytes([24]) + json.dumps(
+        {"shape": [2, 3, 4], "dim_names": ["C", "H", "W"], "permutation": [2, 0, 1]}).encode()
+
+
+def array_validation():
+    # outer length, inner length, outer offset, inner offset; then the string
+    # validity (4 bytes), string offsets, characters (32 bytes), list validity
+    # (2 bytes), list offsets.
+    head = bytes([2, 3, 0, 0])
+    strings = b"\xff" * 4 + struct.pack("<4i", 0, 1, 3, 6) + b"abcdef".ljust(32, b"\0")
+    lists = b"\xff\xff" + struct.pack("<3i", 0, 2, 3)
+    yield "seed-list-of-utf8", head + strings + lists
+
+
+def variable_shape():
+    # ndim, rows, metadata size, metadata, offsets (int8 each), shapes (int8
+    # each), value count, validity byte (bit 0: has a bitmap).
+    metadata = json.dumps({"dim_names": ["H", "W"]}).encode()
+    body = bytes([0, 6, 8]) + bytes([2, 3, 1, 2]) + bytes([8, 0b11])
+    yield "seed-2-rows-2d", bytes([2, 2, len(metadata)]) + metadata + body
+    yield "seed-no-metadata", bytes([1, 1, 0]) + bytes([0, 4]) + bytes([4]) + bytes([4, 0])
+
+
+def dlpack_import():
+    # version major, minor, ndim, 4 shapes, 4 strides, pointer bits (1
+    # shape, 2 strides, 4 data), dtype code, bits, lanes, byte_offset, device.
+    def tensor(ndim, shape, strides, pointers, code, bits):
+        return (bytes([1, 0, ndim]) + struct.pack("<4q", *shape) + struct.pack("<4q", *strides) +
+                bytes([pointers, code, bits]) + struct.pack("<HQi", 1, 0, 1))
+    yield "seed-float32-2x3", tensor(2, [2, 3, 0, 0], [0, 0, 0, 0], 0b101, 2, 32)
+    yield "seed-int16-strided", tensor(2, [3, 2, 0, 0], [1, 3, 0, 0], 0b111, 0, 16)
+
+
+def c_data_import():
+    # mode (0: two arrays, 1: a stream, 2: one array), validation level (3:
+    # full), deep chain (0) or not (1), then the top-level type choice (0
+    # fixed_shape_tensor, 3 variable_shape_tensor, 5 bool8, 6 + k plain type k
+    # in Kind order); every later decision comes from the pseudo-random tail.
+    rng = random.Random(8)
+    kinds = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float16", "float32", "float64", "bool", "utf8", "large_utf8", "binary",
+             "large_binary", "fixed_size_binary", "list", "large_list", "fixed_size_list",
+             "struct"]
+
+    def tail():
+        return bytes(rng.randrange(256) for _ in range(400))
+    choices = [("fixed_shape_tensor", bytes([0])), ("variable_shape_tensor", bytes([3])),
+               ("bool8", bytes([5]))] + [(kind, bytes([6, k])) for k, kind in enumerate(kinds)]
+    for name, choice in choices:
+        yield f"seed-{name}", bytes([2, 3, 1]) + choice + tail()
+    yield "seed-stream-variable_shape_tensor", bytes([1, 3, 1, 3]) + tail()
+    yield "seed-stream-struct", bytes([1, 3, 1, 6, 20]) + tail()
+    yield "seed-two-arrays-minimal-list", bytes([0, 1, 1, 6, 17]) + tail()
+    yield "seed-deep-chain", bytes([2, 3, 0]) + tail()
+
+
+def ipc_tables():
+    """Small tables covering the column kinds IPC carries, written both by
+    quiver and by pyarrow (the two writers lay bytes out differently)."""
+    import decimal
+
+    import numpy as np
+    import pyarrow as pa
+
+    import quiver as qv
+    images = qv.FixedShapeTensorArray.from_numpy(np.arange(24, dtype=np.float32).reshape(4, 2, 3),
+                                                 dim_names=["H", "W"])
+    ragged = qv.VariableShapeTensorArray.from_numpy(
+        [np.full((2, i + 1), i, np.int16) for i in range(3)] + [None], uniform_shape=[2, None])
+    yield "tensors", pa.table({"id": pa.array([1, 2, None, 4], pa.int64()),
+                               "image": pa.array(images), "ragged": pa.array(ragged)})
+    yield "strings", pa.table({"s": pa.array(["a", None, "ccc", "dd"]),
+                               "l": pa.array([[1], [2, 3], None, []]),
+                               "st": pa.array([{"x": 1}, {"x": 2}, None, {"x": 4}]),
+                               "b": pa.array([True, False, None, True])})
+    yield "real_world", pa.table({
+        "ts": pa.array([1, None], pa.timestamp("us", "UTC")),
+        "dec": pa.array([decimal.Decimal("1.5"), None], pa.decimal128(5, 1)),
+        "view": pa.array(["short", "a string longer than twelve"], pa.string_view()),
+        "cat": pa.array(["a", None]).dictionary_encode(),
+        "nothing": pa.nulls(2)})
+
+
+def ipc_bytes(table, writer, codec, fmt):
+    import io
+
+    import pyarrow as pa
+    import pyarrow.ipc as pai
+
+    import quiver as qv
+    if writer == "quiver":
+        buf = io.BytesIO()
+        new = qv.ipc.new_file if fmt == "file" else qv.ipc.new_stream
+        with new(buf, table.schema, compression=codec) as w:
+            w.write(table)
+        return buf.getvalue()
+    sink = pa.BufferOutputStream()
+    new = pai.new_file if fmt == "file" else pai.new_stream
+    with new(sink, table.schema, options=pai.IpcWriteOptions(compression=codec)) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def ipc_seeds(fmt):
+    for name, table in ipc_tables():
+        for writer in ("quiver", "pyarrow"):
+            for codec in (None, "lz4", "zstd"):
+                yield f"seed-{name}-{writer}-{codec or 'plain'}", ipc_bytes(table, writer, codec, fmt)
+
+
+def ipc_stream():
+    yield from ipc_seeds("stream")
+
+
+def ipc_file():
+    yield from ipc_seeds("file")
+
+
+def ipc_tensor():
+    import io
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.ipc as pai
+
+    import quiver as qv
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for name, view in [("row-major", x), ("column-major", np.asfortranarray(x)),
+                       ("strided", x[:, ::2, 1:])]:
+        buf = io.BytesIO()
+        qv.ipc.write_tensor(qv.Tensor.from_numpy(view), buf)
+        yield f"seed-quiver-{name}", buf.getvalue()
+    sink = pa.BufferOutputStream()
+    pai.write_tensor(pa.Tensor.from_numpy(np.arange(6, dtype=np.int16).reshape(2, 3), dim_names=["a", "b"]), sink)
+    yield "seed-pyarrow-int16", sink.getvalue().to_pybytes()
+
+
+TARGETS = {
+    "fixed_shape_metadata_fuzz": fixed_shape_metadata,
+    "array_validation_fuzz": array_validation,
+    "variable_shape_fuzz": variable_shape,
+    "dlpack_import_fuzz": dlpack_import,
+    "c_data_import_fuzz": c_data_import,
+    "ipc_stream_fuzz": ipc_stream,
+    "ipc_file_fuzz": ipc_file,
+    "ipc_tensor_fuzz": ipc_tensor,
+}
+
+if __name__ == "__main__":
+    import sys
+    wanted = set(sys.argv[1:])  # target names; all when none are given
+    for target, seeds in TARGETS.items():
+        if wanted and target not in wanted:
+            continue
+        (CORPUS / target).mkdir(parents=True, exist_ok=True)
+        for name, data in seeds():
+            (CORPUS / target / name).write_bytes(data)
