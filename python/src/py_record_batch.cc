@@ -7,6 +7,7 @@
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
+#include "quiver/fixed_shape_tensor.h"
 
 namespace quiver::python {
 
@@ -135,6 +136,18 @@ std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
 }
 
 void BindRecordBatch(nb::module_& m) {
+  nb::class_<PyField>(m, "Field", "A named, typed column with key/value metadata.")
+      .def_prop_ro("name", [](const PyField& f) { return f.field.name; })
+      .def_prop_ro("type", [](const PyField& f) { return WrapType(f.field.type); })
+      .def_prop_ro("nullable", [](const PyField& f) { return f.field.nullable; })
+      .def_prop_ro("metadata", [](const PyField& f) { return MetadataToPython(f.field.metadata); })
+      .def("equals", [](const PyField& a, const PyField& b) { return a.field.Equals(b.field); })
+      .def("__eq__", [](const PyField& a, nb::handle b) {
+        return nb::isinstance<PyField>(b) && a.field.Equals(nb::cast<PyField>(b).field);
+      })
+      .def("__arrow_c_schema__", [](const PyField& f) { return SchemaCapsule(f.field); })
+      .def("__repr__", [](const PyField& f) { return "quiver.Field<" + f.field.ToString() + ">"; });
+
   nb::class_<PySchema>(m, "Schema", "Named, typed fields and key/value metadata.")
       .def_prop_ro("names", [](const PySchema& s) {
         nb::list out;
@@ -147,9 +160,9 @@ void BindRecordBatch(nb::module_& m) {
         return out;
       })
       .def_prop_ro("metadata", [](const PySchema& s) { return MetadataToPython(s.schema->metadata); })
-      .def("field_metadata", [](const PySchema& s, nb::handle key) {
-        return MetadataToPython(s.schema->fields[static_cast<size_t>(ColumnIndex(*s.schema, key))].metadata);
-      }, nb::arg("i"), "The metadata of field i (or the field of that name).")
+      .def("field", [](const PySchema& s, nb::handle key) {
+        return PyField{s.schema->fields[static_cast<size_t>(ColumnIndex(*s.schema, key))]};
+      }, nb::arg("i"), "Field i, or the field of that name.")
       .def("__len__", [](const PySchema& s) { return s.schema->fields.size(); })
       .def("equals", [](const PySchema& a, const PySchema& b) { return a.schema->Equals(*b.schema); })
       .def("__eq__", [](const PySchema& a, nb::handle b) {
@@ -197,6 +210,24 @@ void BindRecordBatch(nb::module_& m) {
       .def("__arrow_c_stream__", [](const PyChunkedArray& c, nb::handle requested_schema) {
         return StreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks));
       }, nb::arg("requested_schema").none() = nb::none())
+      .def("to_numpy", [](const PyChunkedArray& c, bool allow_nulls) -> nb::object {
+        // One chunk: the chunk's own zero-copy view. Several: one copy,
+        // joined by NumPy (fixed-shape columns only; ragged rows have no
+        // common shape).
+        if (c.type->id() != TypeId::kExtension ||
+            c.type->extension_name() != FixedShapeTensorType::kExtensionName) {
+          Raise(Status::TypeError("to_numpy() needs a fixed_shape_tensor column, got " +
+                                  c.type->ToString()));
+        }
+        nb::list views;
+        for (const ArrayDataPtr& chunk : c.chunks) {
+          views.append(WrapArray(chunk).attr("to_numpy")(nb::arg("allow_nulls") = allow_nulls));
+        }
+        if (views.size() == 1) return views[0];
+        if (views.size() == 0) Raise(Status::Invalid("to_numpy() of a chunked array without chunks"));
+        return nb::module_::import_("numpy").attr("concatenate")(views);
+      }, nb::arg("allow_nulls") = false,
+         "The column as one NumPy array: zero-copy with one chunk, one copy otherwise.")
       .def("__repr__", [](const PyChunkedArray& c) {
         return "quiver.ChunkedArray<" + c.type->ToString() + ">: " + std::to_string(c.chunks.size()) + " chunks";
       });

@@ -13,6 +13,10 @@ namespace quiver::python {
 
 namespace nb = nanobind;
 
+struct PyField {
+  Field field;
+};
+
 struct PySchema {
   SchemaPtr schema;
 };

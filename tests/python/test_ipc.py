@@ -306,3 +306,47 @@ def test_dictionary_ids_that_do_not_exist():
     stripped = data[:schema_end] + data[dict_end:]
     with pytest.raises(ValueError, match="uses dictionary id 0, which no dictionary batch before it defined"):
         qv.ipc.open_stream(stripped).read_all()
+
+
+def test_record_batch_table_chunked_array_schema():
+    table = sample_table(6)
+    t = qv.table(table)
+    assert t.num_rows == 6 and t.num_columns == table.num_columns
+    assert t.schema.names == table.schema.names
+    assert t.schema.field("id").name == "id" and not t.schema.field("flag").nullable is None
+    assert t.schema.field(0) == t.schema.field("id")
+    batch = qv.record_batch(table.to_batches()[0])
+    assert isinstance(batch.column("image"), qv.FixedShapeTensorArray)
+    assert pa.record_batch(batch).equals(table.to_batches()[0])
+    two = qv.table(pa.concat_tables([table, table]))
+    images = two.column("image")
+    assert images.num_chunks == 2  # streams come in as they are, nothing combined
+    stacked = images.to_numpy(allow_nulls=True)
+    assert stacked.shape == (12, 3, 2)
+    one = qv.table(table).column("image").to_numpy(allow_nulls=True)
+    assert not one.flags.owndata  # one chunk: a view
+    with pytest.raises(TypeError, match="needs a fixed_shape_tensor column"):
+        two.column("id").to_numpy()
+    chunked = qv.chunked_array(pa.chunked_array([pa.array([1, 2]), pa.array([3])]))
+    assert chunked.num_chunks == 2 and len(chunked) == 3
+    assert pa.chunked_array(chunked).to_pylist() == [1, 2, 3]
+    with pytest.raises(KeyError, match="no column named 'nope'"):
+        t.column("nope")
+
+
+def test_polars_and_duckdb_take_readers_without_copies(tmp_path):
+    pl = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    table = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"]})
+    path = tmp_path / "people.arrow"
+    qv.ipc.write_file(path, table)
+    frame = pl.DataFrame(qv.ipc.open_file(path))
+    assert frame["id"].to_list() == [1, 2, 3]
+    assert qv.table(frame).num_rows == 3  # polars exports string views; quiver reads them
+    reader = qv.ipc.open_file(path)
+    result = duckdb.sql("SELECT sum(id) AS s FROM reader").fetchall()
+    assert result == [(6,)]
+    back = qv.table(duckdb.sql("SELECT id * 2 AS twice FROM reader").arrow())
+    assert pa.table(back).column("twice").to_pylist() == [2, 4, 6]
+    series = qv.chunked_array(pl.Series("x", [1.5, None]))
+    assert pa.chunked_array(series).to_pylist() == [1.5, None]
