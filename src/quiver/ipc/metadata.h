@@ -13,7 +13,6 @@
 
 namespace quiver::ipc {
 
-namespace fb = quiver::ipc::fb;
 
 using KeyValueOffsets =
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>;
