@@ -69,8 +69,8 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
     }
   }
   auto load = [&](int64_t i) -> Status {
-    const fb::Buffer* spec = specs->Get(static_cast<flatbuffers::uoffset_t>(i));
-    const int64_t offset = spec->offset(), length = spec->length();
+    const fb::Buffer spec = LoadStruct(specs, static_cast<flatbuffers::uoffset_t>(i));
+    const int64_t offset = spec.offset(), length = spec.length();
     const std::string where = message.Where() + ": buffer " + std::to_string(i);
     if (offset < 0 || length < 0 || offset > body->size() || length > body->size() - offset) {
       return Status::Invalid(where + " [" + std::to_string(offset) + ", +" + std::to_string(length) +
@@ -111,15 +111,15 @@ class ArrayLoader {
 
   Result<ArrayDataPtr> Load(const Field& field, const std::string& where, int depth) {
     if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
-    QUIVER_ASSIGN_OR_RETURN(const fb::FieldNode* node, NextNode(where));
-    if (node->length() < 0 || node->null_count() < 0 || node->null_count() > node->length()) {
-      return Status::Invalid(where + ": field node has length " + std::to_string(node->length()) +
-                             " and null count " + std::to_string(node->null_count()));
+    QUIVER_ASSIGN_OR_RETURN(const fb::FieldNode node, NextNode(where));
+    if (node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length()) {
+      return Status::Invalid(where + ": field node has length " + std::to_string(node.length()) +
+                             " and null count " + std::to_string(node.null_count()));
     }
     auto data = std::make_shared<ArrayData>();
     data->type = field.type;
-    data->length = node->length();
-    data->null_count = node->null_count();
+    data->length = node.length();
+    data->null_count = node.null_count();
     const internal::Layout layout = internal::LayoutOf(*field.type);
     for (int b = 0; b < layout.num_buffers; ++b) {
       QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, NextBuffer(where));
@@ -167,13 +167,13 @@ class ArrayLoader {
   }
 
  private:
-  Result<const fb::FieldNode*> NextNode(const std::string& where) {
+  Result<fb::FieldNode> NextNode(const std::string& where) {
     if (!nodes_ || next_node_ >= static_cast<int64_t>(nodes_->size())) {
       return Status::Invalid(message_.Where() + ": " + where + " needs field node " +
                              std::to_string(next_node_) + ", the record batch has " +
                              std::to_string(nodes_ ? nodes_->size() : 0));
     }
-    return nodes_->Get(static_cast<flatbuffers::uoffset_t>(next_node_++));
+    return LoadStruct(nodes_, static_cast<flatbuffers::uoffset_t>(next_node_++));
   }
 
   Result<BufferPtr> NextBuffer(const std::string& where) {
@@ -192,7 +192,7 @@ class ArrayLoader {
                              std::to_string(next_variadic_) + ", the record batch has " +
                              std::to_string(variadic_ ? variadic_->size() : 0));
     }
-    const int64_t count = variadic_->Get(static_cast<flatbuffers::uoffset_t>(next_variadic_++));
+    const int64_t count = LoadScalar(variadic_, static_cast<flatbuffers::uoffset_t>(next_variadic_++));
     const int64_t left = static_cast<int64_t>(buffers_.size()) - next_buffer_;
     if (count < 0 || count > left) {
       return Status::Invalid(message_.Where() + ": " + where + " claims " + std::to_string(count) +

@@ -6,6 +6,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -47,6 +48,33 @@ Status WriteEndOfStream(OutputSink& sink);
 // Zero bytes to pad `size` up to a multiple of `alignment`.
 int64_t PaddingFor(int64_t size, int64_t alignment);
 Status WritePadding(OutputSink& sink, int64_t bytes);
+
+// Element i of a verified flatbuffer vector of structs (FieldNode, Buffer,
+// Block) or scalars, copied out. The verifier checks a vector's own
+// alignment, not its elements', so a hostile message can place 8-byte
+// elements at 4-byte boundaries: reading them in place would be a
+// misaligned load. Precondition: i < v->size().
+template <typename T>
+T LoadStruct(const flatbuffers::Vector<const T*>* v, flatbuffers::uoffset_t i) {
+  T out;
+  std::memcpy(static_cast<void*>(&out), v->Data() + static_cast<size_t>(i) * sizeof(T), sizeof(T));
+  return out;
+}
+
+template <typename T>
+T LoadScalar(const flatbuffers::Vector<T>* v, flatbuffers::uoffset_t i) {
+  T out;
+  std::memcpy(&out, v->Data() + static_cast<size_t>(i) * sizeof(T), sizeof(T));
+  return out;
+}
+
+// A struct field of a table, copied out for the same reason.
+template <typename T>
+T LoadStruct(const T* field) {
+  T out;
+  std::memcpy(static_cast<void*>(&out), static_cast<const void*>(field), sizeof(T));
+  return out;
+}
 
 // Flatbuffer verification limits: nesting deeper than the schema depth cap
 // allows, or more tables than any real message has, is refused.

@@ -101,14 +101,14 @@ struct FileReader::Impl {
     const auto* blocks = footer->dictionaries();
     if (blocks == nullptr) return Status::OK();
     for (flatbuffers::uoffset_t i = 0; i < blocks->size(); ++i) {
-      const fb::Block* block = blocks->Get(i);
+      const fb::Block block = LoadStruct(blocks, i);
       const std::string where = "dictionary block " + std::to_string(i);
-      if (block->offset() < 8 || block->offset() >= source->size()) {
-        return Status::Invalid(where + ": offset " + std::to_string(block->offset()) + " lies outside the file");
+      if (block.offset() < 8 || block.offset() >= source->size()) {
+        return Status::Invalid(where + ": offset " + std::to_string(block.offset()) + " lies outside the file");
       }
-      QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block->offset()));
+      QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
       if (!message || message->header->header_type() != fb::MessageHeader::DictionaryBatch) {
-        return Status::Invalid(where + ": no dictionary batch at byte " + std::to_string(block->offset()));
+        return Status::Invalid(where + ": no dictionary batch at byte " + std::to_string(block.offset()));
       }
       QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options));
     }
@@ -176,16 +176,16 @@ Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
     return Status::IndexError("record batch " + std::to_string(i) + " is out of range for " +
                               std::to_string(num_record_batches()) + " batches");
   }
-  const fb::Block* block = impl_->footer->record_batches()->Get(static_cast<flatbuffers::uoffset_t>(i));
+  const fb::Block block = LoadStruct(impl_->footer->record_batches(), static_cast<flatbuffers::uoffset_t>(i));
   const std::string where = "record batch " + std::to_string(i);
-  if (block->offset() < 8 || block->offset() >= impl_->source->size()) {
-    return Status::Invalid(where + ": block offset " + std::to_string(block->offset()) +
+  if (block.offset() < 8 || block.offset() >= impl_->source->size()) {
+    return Status::Invalid(where + ": block offset " + std::to_string(block.offset()) +
                            " lies outside the file");
   }
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, block->offset()));
-  if (!message) return Status::Invalid(where + ": no message at byte " + std::to_string(block->offset()));
-  if (message->body->size() != block->body_length()) {
-    return Status::Invalid(where + ": the footer says a " + std::to_string(block->body_length()) +
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, block.offset()));
+  if (!message) return Status::Invalid(where + ": no message at byte " + std::to_string(block.offset()));
+  if (message->body->size() != block.body_length()) {
+    return Status::Invalid(where + ": the footer says a " + std::to_string(block.body_length()) +
                            "-byte body, the message has " + std::to_string(message->body->size()));
   }
   if (message->header->header_type() != fb::MessageHeader::RecordBatch) {

@@ -84,21 +84,23 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
   }
   std::vector<int64_t> strides;
   if (const auto* fb_strides = tensor->strides()) {
-    strides.assign(fb_strides->begin(), fb_strides->end());
+    for (flatbuffers::uoffset_t k = 0; k < fb_strides->size(); ++k) {
+      strides.push_back(LoadScalar(fb_strides, k));
+    }
     if (strides.size() != shape.size()) {
       return Status::Invalid(where + ": " + std::to_string(strides.size()) + " strides for " +
                              std::to_string(shape.size()) + " dimensions");
     }
   }
-  const fb::Buffer* data = tensor->data();
+  const fb::Buffer data = LoadStruct(tensor->data());
   const int64_t body = message->body->size();
-  if (data->offset() < 0 || data->length() < 0 || data->offset() > body ||
-      data->length() > body - data->offset()) {
-    return Status::Invalid(where + ": tensor data [" + std::to_string(data->offset()) + ", +" +
-                           std::to_string(data->length()) + ") lies outside the " +
+  if (data.offset() < 0 || data.length() < 0 || data.offset() > body ||
+      data.length() > body - data.offset()) {
+    return Status::Invalid(where + ": tensor data [" + std::to_string(data.offset()) + ", +" +
+                           std::to_string(data.length()) + ") lies outside the " +
                            std::to_string(body) + "-byte body");
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Slice(message->body, data->offset(), data->length()));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Slice(message->body, data.offset(), data.length()));
   // Tensor::Make checks that every element the strides reach lies in the data.
   auto made = Tensor::Make(std::move(type), std::move(bytes), std::move(shape), std::move(strides),
                            any_name ? std::move(names) : std::vector<std::string>{});
