@@ -5,6 +5,7 @@
 
 #include "quiver/shape_pattern.h"
 #include "quiver/internal/shape_match.h"
+#include "quiver/internal/bitmap.h"
 #include "quiver/internal/variable_shape_storage.h"
 
 namespace quiver {
@@ -86,8 +87,7 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   const uint8_t* bits = has_nulls ? storage.buffers[0]->data() : nullptr;
   const int64_t bit_offset = storage.offset;
   auto valid = [bits, bit_offset](int64_t r) {
-    const int64_t i = bit_offset + r;
-    return bits == nullptr || ((bits[i >> 3] >> (i & 7)) & 1) != 0;
+    return bits == nullptr || internal::GetBit(bits, bit_offset + r);
   };
   std::vector<int> physical(stride);
   std::vector<size_t> varying;  // logical axes that need per-row sizes
@@ -105,6 +105,11 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
     for (int64_t r = 0; r < rows; ++r) {
       if (!valid(r)) continue;
       const int64_t v = shapes[static_cast<size_t>(r) * stride + p];
+      // Validation refused negative sizes; storage shared with a caller may
+      // have changed since, and a negative size is never reported as one.
+      if (v < 0) {
+        return internal::RowError(r, "shape has a negative size on axis " + std::to_string(p));
+      }
       if (first < 0) {
         first = v;
       } else if (v != first) {
@@ -128,7 +133,13 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   for (size_t j = 0; j < varying.size(); ++j) {
     const size_t p = static_cast<size_t>(physical[varying[j]]);
     int64_t* out = outs[j];
-    for (size_t r = 0; r < static_cast<size_t>(rows); ++r) out[r] = shapes[r * stride + p];
+    for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
+      out[r] = shapes[r * stride + p];
+      if (out[r] < 0 && valid(static_cast<int64_t>(r))) {
+        return internal::RowError(static_cast<int64_t>(r),
+                                  "shape has a negative size on axis " + std::to_string(p));
+      }
+    }
     if (has_nulls) {
       for (int64_t r = 0; r < rows; ++r) {
         if (!valid(r)) out[r] = -1;

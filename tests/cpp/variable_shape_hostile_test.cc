@@ -3,6 +3,7 @@
 // kernel must check the rows it reads instead of trusting the offsets.
 #include <vector>
 
+#include "quiver/shape_pattern.h"
 #include "variable_shape_test_util.h"
 
 namespace quiver {
@@ -94,6 +95,11 @@ TEST(VariableShapeHostile, SharedStorageChangedAfterTheFact) {
   EXPECT_ERROR(kInvalid, "row 1:", array.Take(std::vector<int64_t>{1}));
   EXPECT_ERROR(kInvalid, "row 1:", array.RowTensor(1));
   EXPECT_ERROR(kInvalid, "row 1:", array.ToJagged());
+  // Shape checks read the shapes and refuse a negative size.
+  shapes[1] = -3;
+  ASSERT_OK_AND_ASSIGN(ShapePattern pattern, ShapePattern::Parse("n w"));
+  EXPECT_ERROR(kInvalid, "row 1: shape has a negative size on axis 0", EnforceShape(array, pattern));
+  shapes[1] = 50'000'000 - 4;
   // Offsets back in range but the shape still lying: the product check.
   offsets[2] = 10;
   EXPECT_ERROR(kInvalid, "row 1: data length 6 != product of shape [49999996]", array.ToPadded());
