@@ -404,7 +404,8 @@ struct SchemaMutation {
 void ApplySchemaMutation(Arena& arena, std::vector<SchemaNode*>& all, const SchemaMutation& m) {
   static constexpr const char* kOddFormats[] = {
       "w:", "w:-1", "w:x", "w:2147483647", "w:99999999999", "+w:", "+w:-3", "+w:2147483647",
-      "tdm", "+m", "+ud:1,2", "n", "", "+l", "+s", "u", "w:0", "+w:0", "i", "Z", "e", "b"};
+      "tdm", "+m", "+ud:1,2", "n", "", "+l", "+s", "u", "w:0", "+w:0", "i", "Z", "e", "b",
+      "tdD", "tss:UTC", "tDn", "ttm", "d:10,2", "d:40,5,256", "d:0,0", "+r", "+vl", "tiM"};
   Input in(reinterpret_cast<const uint8_t*>(m.bytes.data()), m.bytes.size());
   SchemaNode* node = all[m.node % all.size()];
   if (node->releases > 0) return;  // released by the producer already: gone
@@ -771,13 +772,21 @@ int64_t SizeOf(const ArrayNode* node, const void* pointer) {
 // offset + length that overflows, which quiver refuses before reading.
 void HonourContract(Input& in, ArrayNode* node, const DataType& type) {
   ArrowArray& a = node->array;
-  const DataType& storage = type.storage();
+  const DataType& encoded = type.storage();
+  // A dictionary array has its indices' buffers and carries the values as
+  // its dictionary, which must honour the value type too.
+  const bool is_dictionary = encoded.id() == TypeId::kDictionary;
+  const DataType& storage = is_dictionary ? *encoded.index_type() : encoded;
   int64_t width = 0;
   const std::vector<Role> roles = RolesOf(storage, &width);
   int64_t end;
   if (a.release == nullptr || a.length < 0 || a.offset < 0 || __builtin_add_overflow(a.offset, a.length, &end) ||
-      a.dictionary != nullptr || a.buffers == nullptr || a.n_buffers != static_cast<int64_t>(roles.size())) {
+      a.buffers == nullptr || a.n_buffers != static_cast<int64_t>(roles.size())) {
     return;  // refused before any buffer is read
+  }
+  if (is_dictionary != (a.dictionary != nullptr)) return;  // refused: dictionary and type disagree
+  if (is_dictionary && a.dictionary->private_data != nullptr) {
+    HonourContract(in, static_cast<ArrayNode*>(a.dictionary->private_data), *encoded.value_type());
   }
   // Buffer sizes first (an overflow anywhere refuses the node), then data.
   std::vector<std::optional<int64_t>> sizes;
