@@ -13,8 +13,9 @@ Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const
   int64_t step = byte_width;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = step;
-    // Zero-size axes leave the stride at its row-major value for the rest.
-    if (shape[i] > 0) {
+    // Zero-size axes leave the stride at its row-major value for the rest;
+    // the outermost size never enters a stride, so it is not multiplied in.
+    if (shape[i] > 0 && i > 0) {
       QUIVER_ASSIGN_OR_RETURN(step, internal::MultiplyChecked(step, shape[i], "strides"));
     }
   }

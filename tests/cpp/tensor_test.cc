@@ -96,3 +96,19 @@ TEST(Tensor, FloatEqualityIsByValue) {
 }
 
 }  // namespace quiver
+
+namespace quiver {
+
+TEST(Tensor, EmptyTensorWithHugeAxesCopies) {
+  // A zero-size axis makes the tensor empty however large the others are;
+  // a row-major copy must not multiply the outermost size into a stride
+  // (found by ipc_tensor_fuzz).
+  ASSERT_OK_AND_ASSIGN(BufferPtr none, Buffer::Allocate(0));
+  ASSERT_OK_AND_ASSIGN(Tensor empty, Tensor::Make(float32(), none, {117440514, 0, 1125899906842627},
+                                                  {17179869208, 12, 1024}));
+  ASSERT_OK_AND_ASSIGN(Tensor dense, empty.ToContiguous());
+  EXPECT_EQ(dense.size(), 0);
+  EXPECT_EQ(dense.strides(), (std::vector<int64_t>{4503599627370508, 4503599627370508, 4}));
+}
+
+}  // namespace quiver
