@@ -131,10 +131,13 @@ Result<Tensor> Tensor::ToContiguous() const {
   int64_t width = type_->byte_width();
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(size_, width, "tensor size"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(bytes));
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
-  if (size_ > 0) {
-    internal::CopyStrided(raw_data(), strides_, out->mutable_data(), out_strides, shape_, width);
+  if (size_ == 0) {
+    // No element to place: any strides do, and row-major ones may not even
+    // fit int64 when the other axes are huge.
+    return Make(type_, std::move(out), shape_, std::vector<int64_t>(shape_.size(), width), dim_names_);
   }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
+  internal::CopyStrided(raw_data(), strides_, out->mutable_data(), out_strides, shape_, width);
   return Make(type_, std::move(out), shape_, std::move(out_strides), dim_names_);
 }
 

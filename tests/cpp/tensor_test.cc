@@ -108,7 +108,14 @@ TEST(Tensor, EmptyTensorWithHugeAxesCopies) {
                                                   {17179869208, 12, 1024}));
   ASSERT_OK_AND_ASSIGN(Tensor dense, empty.ToContiguous());
   EXPECT_EQ(dense.size(), 0);
-  EXPECT_EQ(dense.strides(), (std::vector<int64_t>{4503599627370508, 4503599627370508, 4}));
+  EXPECT_EQ(dense.shape(), empty.shape());
+  ASSERT_OK_AND_ASSIGN(std::vector<int64_t> strides, RowMajorStrides(4, empty.shape()));
+  EXPECT_EQ(strides, (std::vector<int64_t>{4503599627370508, 4503599627370508, 4}));
+  // Inner sizes whose product overflows: still an empty tensor that copies.
+  ASSERT_OK_AND_ASSIGN(Tensor wide, Tensor::Make(float32(), none, {0, 9007216501719042, 562949986975750},
+                                                 {0, 0, 0}));
+  ASSERT_OK_AND_ASSIGN(Tensor wide_dense, wide.ToContiguous());
+  EXPECT_EQ(wide_dense.size(), 0);
 }
 
 }  // namespace quiver
