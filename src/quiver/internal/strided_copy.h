@@ -10,6 +10,9 @@ namespace quiver::internal {
 
 // Calls fn(a_element, b_element) for every index of `shape`, in row-major
 // order, with byte strides per side. Precondition: no axis of size 0.
+// The walk only ever forms addresses of elements that exist (it steps to
+// the next index before moving, and rewinds an axis in one step), so
+// huge strides on axes of size 1 never produce a pointer past the data.
 template <typename Fn>
 void ForEachElementPair(const uint8_t* a, std::span<const int64_t> a_strides, const uint8_t* b,
                         std::span<const int64_t> b_strides, std::span<const int64_t> shape,
@@ -20,11 +23,15 @@ void ForEachElementPair(const uint8_t* a, std::span<const int64_t> a_strides, co
     fn(a, b);
     int axis = ndim - 1;
     for (; axis >= 0; --axis) {
-      a += a_strides[axis];
-      b += b_strides[axis];
-      if (++index[axis] < shape[axis]) break;
-      a -= a_strides[axis] * shape[axis];
-      b -= b_strides[axis] * shape[axis];
+      if (++index[axis] < shape[axis]) {
+        a += a_strides[axis];
+        b += b_strides[axis];
+        break;
+      }
+      // Back to index 0 on this axis: (shape - 1) steps, each of which
+      // was taken, so the product stays inside the data's extent.
+      a -= a_strides[axis] * (shape[axis] - 1);
+      b -= b_strides[axis] * (shape[axis] - 1);
       index[axis] = 0;
     }
     if (axis < 0) return;
