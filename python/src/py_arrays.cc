@@ -578,14 +578,17 @@ void BindArrays(nb::module_& m) {
           return nb::borrow(obj);
         }
         static PyObject* const protocol = Interned("__arrow_c_array__");
-        if (_PyType_Lookup(Py_TYPE(obj.ptr()), protocol) == nullptr && !nb::hasattr(obj, protocol)) {
-          Raise(Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
-                                  "(a pyarrow Array, say), got " +
-                                  std::string(nb::type_name(obj.type()).c_str())));
-        }
         PyObject* self = obj.ptr();
         nb::object capsules = nb::steal(PyObject_VectorcallMethod(protocol, &self, 1, nullptr));
-        if (!capsules.is_valid()) throw nb::python_error();
+        if (!capsules.is_valid()) {
+          nb::python_error error;  // fetched: hasattr below needs a clean state
+          if (error.matches(PyExc_AttributeError) && !nb::hasattr(obj, protocol)) {
+            Raise(Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
+                                    "(a pyarrow Array, say), got " +
+                                    std::string(nb::type_name(obj.type()).c_str())));
+          }
+          throw error;
+        }
         if (!PyTuple_Check(capsules.ptr()) || PyTuple_GET_SIZE(capsules.ptr()) != 2) {
           Raise(Status::TypeError("__arrow_c_array__() must return a (schema, array) tuple"));
         }

@@ -121,6 +121,14 @@ nb::object CapsuleFrom(nb::handle obj, nb::handle device, nb::handle copy) {
   PyObject* names = kwnames[(device.is_none() ? 0 : 1) + (copy.is_none() ? 0 : 2)];
   PyObject* capsule = PyObject_VectorcallMethod(dlpack_name, args, 1, names);
   if (capsule != nullptr) return nb::steal(capsule);
+  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    nb::python_error error;  // fetched: hasattr below needs a clean state
+    if (!nb::hasattr(obj, dlpack_name)) {
+      Raise(Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
+                              "capsule, got " + std::string(nb::type_name(obj.type()).c_str())));
+    }
+    throw error;  // raised inside __dlpack__ itself
+  }
   if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
   PyErr_Clear();
   capsule = PyObject_VectorcallMethod(dlpack_name, args, 1, nullptr);
@@ -134,13 +142,7 @@ bool IsCpu(nb::handle device) {
 }
 
 Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
-  static PyObject* const dlpack_name = Interned("__dlpack__");
-  bool is_capsule = PyCapsule_CheckExact(obj.ptr());
-  if (!is_capsule && _PyType_Lookup(Py_TYPE(obj.ptr()), dlpack_name) == nullptr &&
-      !nb::hasattr(obj, dlpack_name)) {
-    Raise(Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
-                            "capsule, got " + std::string(nb::type_name(obj.type()).c_str())));
-  }
+  const bool is_capsule = PyCapsule_CheckExact(obj.ptr());
   // TypeError for anything but None, True and False, before the producer runs.
   const CopyMode mode = CopyModeOf(copy);
   if (!device.is_none() && !IsCpu(device)) {

@@ -197,7 +197,7 @@ void BindRecordBatch(nb::module_& m) {
       }, nb::arg("offset") = 0, nb::arg("length").none() = nb::none())
       .def("equals", [](const PyRecordBatch& a, const PyRecordBatch& b) { return a.batch->Equals(*b.batch); })
       .def("__arrow_c_schema__", [](const PyRecordBatch& b) { return SchemaCapsule(BatchField(b.batch->schema())); })
-      .def("__arrow_c_array__", [](const PyRecordBatch& b, nb::handle requested_schema) {
+      .def("__arrow_c_array__", [](const PyRecordBatch& b, nb::handle /*requested_schema: best-effort, ignored*/) {
         nb::object schema = SchemaCapsule(BatchField(b.batch->schema()));
         return nb::make_tuple(schema, ArrayCapsule(b.batch->ToStructArray()));
       }, nb::arg("requested_schema").none() = nb::none())
@@ -220,7 +220,7 @@ void BindRecordBatch(nb::module_& m) {
         for (const ArrayDataPtr& chunk : c.chunks) rows += chunk->length;
         return rows;
       })
-      .def("__arrow_c_stream__", [](const PyChunkedArray& c, nb::handle requested_schema) {
+      .def("__arrow_c_stream__", [](const PyChunkedArray& c, nb::handle /*requested_schema: best-effort, ignored*/) {
         return StreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks));
       }, nb::arg("requested_schema").none() = nb::none())
       .def("to_numpy", [](const PyChunkedArray& c, bool allow_nulls) -> nb::object {
@@ -294,7 +294,7 @@ void BindRecordBatch(nb::module_& m) {
         return true;
       })
       .def("__arrow_c_schema__", [](const PyTable& t) { return SchemaCapsule(BatchField(t.schema)); })
-      .def("__arrow_c_stream__", [](const PyTable& t, nb::handle requested_schema) {
+      .def("__arrow_c_stream__", [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/) {
         return StreamCapsule(BatchArrayReader(t.schema, t.batches));
       }, nb::arg("requested_schema").none() = nb::none())
       .def("__repr__", [](const PyTable& t) {
