@@ -154,6 +154,21 @@ class VariableShapeTensorArray {
   // have type.ndim() axes, the value type, and fit type.uniform_shape().
   static Result<VariableShapeTensorArray> FromTensors(const VariableShapeTensorType& type,
                                                       std::span<const std::optional<Tensor>> tensors);
+  // One row of FromRowViews: host memory the caller keeps alive and
+  // unchanged for the call, holding type.value_type() values. `shape` (in
+  // elements) and `strides` (in bytes, any sign) are logical and must
+  // describe memory the caller owns (data may be nullptr for an empty row).
+  struct RowView {
+    bool null = false;  // a null row: the rest is ignored
+    const uint8_t* data = nullptr;
+    std::span<const int64_t> shape;
+    std::span<const int64_t> strides;
+  };
+  // FromTensors without a Tensor per row (the Python binding reads NumPy
+  // arrays this way): the same checks of every row's ndim, sizes and
+  // uniform_shape, then one copy, on two threads when it is large.
+  static Result<VariableShapeTensorArray> FromRowViews(const VariableShapeTensorType& type,
+                                                       std::span<const RowView> rows);
   // Rows from the storage layout: `values` (1-D, contiguous) holds each
   // row's elements back to back, `shapes` (N x ndim, int32 or int64) the
   // PHYSICAL shape of each row, `offsets` (N + 1 entries, int32 or int64)

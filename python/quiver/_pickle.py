@@ -15,3 +15,23 @@ def _rebuild_array(type_state, array_state):
 
 def _rebuild_tensor(type_state, shape, strides, dim_names, buffer, byte_offset):
     return _quiver._rebuild_tensor(type_state, shape, strides, dim_names, buffer, byte_offset)
+
+
+def _rebuild_field(state):
+    return _quiver._rebuild_field(state)
+
+
+def _rebuild_schema(state):
+    return _quiver._rebuild_schema(state)
+
+
+def _rebuild_record_batch(schema_state, batch_state):
+    return _quiver._rebuild_record_batch(schema_state, batch_state)
+
+
+def _rebuild_table(schema_state, batch_states):
+    return _quiver._rebuild_table(schema_state, batch_states)
+
+
+def _rebuild_chunked_array(type_state, chunk_states):
+    return _quiver._rebuild_chunked_array(type_state, chunk_states)

@@ -61,6 +61,7 @@ class FixedShapeTensorType:
 
 class Array:
     """Any Arrow array quiver holds, zero-copy."""
+    def __eq__(self, other: object) -> bool: ...
     def __len__(self) -> int: ...
     @property
     def type(self) -> Union[DataType, FixedShapeTensorType]: ...
@@ -84,6 +85,7 @@ class Array:
 
 class FixedShapeTensorArray:
     """A column of arrow.fixed_shape_tensor."""
+    def __eq__(self, other: object) -> bool: ...
     @staticmethod
     def from_numpy(ndarray: Any, dim_names: Optional[Sequence[str]] = None,
                    copy: Optional[bool] = None, *, mask: Any = None) -> "FixedShapeTensorArray": ...
@@ -144,6 +146,7 @@ UniformShapeLike = Sequence[Optional[int]]
 
 class VariableShapeTensorArray:
     """A column of arrow.variable_shape_tensor: one tensor per row, each with its own shape."""
+    def __eq__(self, other: object) -> bool: ...
     @staticmethod
     def from_numpy(arrays: Sequence[Any], dim_names: Optional[Sequence[str]] = None,
                    permutation: Optional[Sequence[int]] = None,
@@ -195,6 +198,7 @@ class VariableShapeTensorArray:
 
 class Tensor:
     """A dense strided tensor (strides in bytes)."""
+    def __eq__(self, other: object) -> bool: ...
     @staticmethod
     def from_numpy(ndarray: Any, dim_names: Optional[Sequence[str]] = None,
                    copy: Optional[bool] = None) -> "Tensor": ...

@@ -7,6 +7,7 @@
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
+#include "py_fastcall.h"
 #include "py_objects.h"
 #include "py_pickle.h"
 
@@ -527,17 +528,6 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            nb::arg("protocol"))
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
       .def("__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); }, nb::arg("memo"))
-      .def("__dlpack__",
-           [](const A& a, nb::handle stream, nb::handle max_version,
-              nb::handle dl_device, nb::handle copy) {
-             return ColumnDLPackCapsule(a.array, stream, max_version, dl_device, copy);
-           },
-           nb::kw_only(), nb::arg("stream").none() = nb::none(),
-           nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
-           nb::arg("copy").none() = nb::none(),
-           "The whole column as one (N, *logical_shape) DLPack tensor, zero-copy (bit-packed "
-           "bools are unpacked into a copy, refused with copy=False). Null rows raise "
-           "BufferError.")
       .def("__dlpack_device__",
            [](const A& a) {
              const BufferPtr& values = a.array.data()->children[0]->buffers[1];
@@ -572,6 +562,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            "requested schema equal to the storage type gets the storage (best-effort).")
       .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
   nb::setattr(m.attr("FixedShapeTensorArray"), "__hash__", nb::none());
+  AddColumnDLPack(m.attr("FixedShapeTensorArray"));
 }
 
 }  // namespace
@@ -586,16 +577,23 @@ void BindArrays(nb::module_& m) {
             nb::isinstance<PyVariableShapeTensorArray>(obj)) {
           return nb::borrow(obj);
         }
-        if (!nb::hasattr(obj, "__arrow_c_array__")) {
-          Raise(Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
-                                  "(a pyarrow Array, say), got " +
-                                  std::string(nb::type_name(obj.type()).c_str())));
+        static PyObject* const protocol = Interned("__arrow_c_array__");
+        PyObject* self = obj.ptr();
+        nb::object capsules = nb::steal(PyObject_VectorcallMethod(protocol, &self, 1, nullptr));
+        if (!capsules.is_valid()) {
+          nb::python_error error;  // fetched: hasattr below needs a clean state
+          if (error.matches(PyExc_AttributeError) && !nb::hasattr(obj, protocol)) {
+            Raise(Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
+                                    "(a pyarrow Array, say), got " +
+                                    std::string(nb::type_name(obj.type()).c_str())));
+          }
+          throw error;
         }
-        nb::object capsules = obj.attr("__arrow_c_array__")();
-        if (!nb::isinstance<nb::tuple>(capsules) || nb::len(capsules) != 2) {
+        if (!PyTuple_Check(capsules.ptr()) || PyTuple_GET_SIZE(capsules.ptr()) != 2) {
           Raise(Status::TypeError("__arrow_c_array__() must return a (schema, array) tuple"));
         }
-        auto [field, data] = ImportCapsules(capsules[0], capsules[1]);
+        auto [field, data] = ImportCapsules(PyTuple_GET_ITEM(capsules.ptr(), 0),
+                                            PyTuple_GET_ITEM(capsules.ptr(), 1));
         return WrapArray(std::move(data));
       },
       nb::arg("obj"),

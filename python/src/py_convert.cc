@@ -121,22 +121,33 @@ BorrowedBuffers::~BorrowedBuffers() {
   for (Py_buffer& view : views_) PyBuffer_Release(&view);
 }
 
-std::optional<Tensor> BorrowedBuffers::TryBorrow(nb::handle obj) {
+const Py_buffer* BorrowedBuffers::Borrow(PyObject* obj, TypePtr* type) {
   Py_buffer view;
-  if (PyObject_GetBuffer(obj.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+  if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
-    return std::nullopt;
+    return nullptr;
   }
-  TypePtr type = TypeFromFormat(view.format ? view.format : "B", view.itemsize);
-  if (!type) {
-    PyBuffer_Release(&view);
-    return std::nullopt;
+  const char* format = view.format ? view.format : "B";
+  if (last_type_ && view.itemsize == last_itemsize_ && last_format_ == format) {
+    *type = last_type_;
+  } else {
+    *type = TypeFromFormat(format, view.itemsize);
+    if (!*type) {
+      PyBuffer_Release(&view);
+      return nullptr;
+    }
+    last_type_ = *type;
+    last_format_ = format;
+    last_itemsize_ = view.itemsize;
   }
   views_.push_back(view);
-  std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
-  std::vector<int64_t> strides(view.strides, view.strides + view.ndim);
-  return TensorOverMemory(std::move(type), static_cast<const uint8_t*>(view.buf),
-                          std::move(shape), std::move(strides), {}, nullptr);
+  return &views_.back();
+}
+
+PyTypeObject* NumpyArrayType() {
+  static PyTypeObject* type = reinterpret_cast<PyTypeObject*>(
+      nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr());
+  return type;
 }
 
 nb::tuple ToTuple(const std::vector<int64_t>& values) {

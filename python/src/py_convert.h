@@ -56,9 +56,8 @@ nb::dlpack::dtype DtypeFromType(const DataType& type);
 // made from it.
 Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names);
 
-// Tensors borrowed through the buffer protocol for the length of one
-// call: cheaper than TensorFromArray when many small arrays are read and
-// copied at once. The tensors must not outlive this object.
+// Buffers borrowed through the buffer protocol for the length of one
+// call, for reading many small arrays at once without a Tensor each.
 class BorrowedBuffers {
  public:
   BorrowedBuffers() = default;
@@ -66,13 +65,24 @@ class BorrowedBuffers {
   BorrowedBuffers& operator=(const BorrowedBuffers&) = delete;
   ~BorrowedBuffers();
 
-  // A tensor over `obj`'s buffer, or nullopt when `obj` has no buffer of
-  // a numeric type quiver holds (the caller falls back to TensorFromArray).
-  std::optional<Tensor> TryBorrow(nb::handle obj);
+  void Reserve(size_t count) { views_.reserve(count); }
+  // `obj`'s strided buffer (shape and byte strides filled in) and its
+  // value type, or nullptr when it has none of a numeric type quiver
+  // holds (the caller falls back to TensorFromArray). `last_type` and
+  // `last_format` memoise the format of the previous call: arrays of one
+  // dtype are typed with a string comparison. The pointer is valid until
+  // the next call; the memory it describes until destruction.
+  const Py_buffer* Borrow(PyObject* obj, TypePtr* type);
 
  private:
   std::vector<Py_buffer> views_;
+  TypePtr last_type_;
+  std::string last_format_;
+  Py_ssize_t last_itemsize_ = 0;
 };
+
+// numpy.ndarray, looked up once (kept for the life of the process).
+PyTypeObject* NumpyArrayType();
 
 // A Python tuple of ints (shapes, strides).
 nb::tuple ToTuple(const std::vector<int64_t>& values);

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 
 #include "py_convert.h"
+#include "py_fastcall.h"
 #include "py_objects.h"
 #include "quiver/dlpack_columns.h"
 
@@ -48,14 +49,18 @@ nb::object WrapCapsule(Result<Managed*> exported) {
 // Whether max_version asks for the versioned (1.x) struct.
 bool WantsVersioned(nb::handle max_version) {
   if (max_version.is_none()) return false;
-  if (!nb::isinstance<nb::tuple>(max_version) || nb::len(max_version) != 2) {
+  PyObject* tuple = max_version.ptr();
+  if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 2) {
     Raise(Status::TypeError("max_version must be None or a (major, minor) tuple"));
   }
-  int64_t major = 0;
-  if (!nb::try_cast(max_version[0], major)) {
+  PyObject* major = PyTuple_GET_ITEM(tuple, 0);
+  int overflow = 0;
+  const long long value = PyLong_Check(major) ? PyLong_AsLongLongAndOverflow(major, &overflow) : -1;
+  if (!PyLong_Check(major) || (value == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
     Raise(Status::TypeError("max_version must be None or a (major, minor) tuple of ints"));
   }
-  return major >= 1;
+  return overflow > 0 || value >= 1;
 }
 
 CopyMode CopyModeOf(nb::handle copy) { return CopyModeFromPython(copy, "copy"); }
@@ -94,19 +99,41 @@ Tensor ConsumeCapsule(nb::handle capsule, uint64_t* flags) {
 }
 
 // The capsule an object with __dlpack__ hands over: versioned first, the
-// legacy call for producers that predate max_version.
+// legacy call for producers that predate max_version. Called by vectorcall
+// with interned keyword names, as NumPy does: no dict is built.
 nb::object CapsuleFrom(nb::handle obj, nb::handle device, nb::handle copy) {
-  nb::dict kwargs;
-  kwargs["max_version"] = nb::make_tuple(dlpack::kMajorVersion, dlpack::kMinorVersion);
-  if (!device.is_none()) kwargs["dl_device"] = device;
-  if (!copy.is_none()) kwargs["copy"] = copy;
-  nb::object dlpack = obj.attr("__dlpack__");
-  try {
-    return dlpack(**kwargs);
-  } catch (nb::python_error& error) {
-    if (!error.matches(PyExc_TypeError)) throw;
+  static PyObject* const dlpack_name = Interned("__dlpack__");
+  static PyObject* const max_version =
+      nb::make_tuple(dlpack::kMajorVersion, dlpack::kMinorVersion).release().ptr();
+  // One keyword tuple for each combination of the optional arguments.
+  static PyObject* const kwnames[4] = {
+      nb::make_tuple(nb::handle(Interned("max_version"))).release().ptr(),
+      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("dl_device"))).release().ptr(),
+      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("copy"))).release().ptr(),
+      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("dl_device")),
+                     nb::handle(Interned("copy")))
+          .release()
+          .ptr()};
+  PyObject* args[4] = {obj.ptr(), max_version, nullptr, nullptr};
+  size_t count = 2;
+  if (!device.is_none()) args[count++] = device.ptr();
+  if (!copy.is_none()) args[count++] = copy.ptr();
+  PyObject* names = kwnames[(device.is_none() ? 0 : 1) + (copy.is_none() ? 0 : 2)];
+  PyObject* capsule = PyObject_VectorcallMethod(dlpack_name, args, 1, names);
+  if (capsule != nullptr) return nb::steal(capsule);
+  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    nb::python_error error;  // fetched: hasattr below needs a clean state
+    if (!nb::hasattr(obj, dlpack_name)) {
+      Raise(Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
+                              "capsule, got " + std::string(nb::type_name(obj.type()).c_str())));
+    }
+    throw error;  // raised inside __dlpack__ itself
   }
-  return dlpack();
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
+  PyErr_Clear();
+  capsule = PyObject_VectorcallMethod(dlpack_name, args, 1, nullptr);
+  if (capsule == nullptr) throw nb::python_error();
+  return nb::steal(capsule);
 }
 
 bool IsCpu(nb::handle device) {
@@ -115,12 +142,9 @@ bool IsCpu(nb::handle device) {
 }
 
 Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
-  bool is_capsule = PyCapsule_CheckExact(obj.ptr());
-  if (!is_capsule && !nb::hasattr(obj, "__dlpack__")) {
-    Raise(Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
-                            "capsule, got " + std::string(nb::type_name(obj.type()).c_str())));
-  }
-  CopyModeOf(copy);  // TypeError for anything but None, True and False, before the producer runs
+  const bool is_capsule = PyCapsule_CheckExact(obj.ptr());
+  // TypeError for anything but None, True and False, before the producer runs.
+  const CopyMode mode = CopyModeOf(copy);
   if (!device.is_none() && !IsCpu(device)) {
     RaiseBufferError("quiver.from_dlpack can place tensors on the CPU only (device=(1, 0)); "
                      "device=None keeps the producer's device");
@@ -128,9 +152,57 @@ Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
   nb::object capsule = is_capsule ? nb::borrow(obj) : CapsuleFrom(obj, device, copy);
   uint64_t flags = 0;
   Tensor tensor = ConsumeCapsule(capsule, &flags);
-  const bool want_copy = CopyModeOf(copy) == CopyMode::kAlways;
-  if (want_copy && !(flags & dlpack::kFlagIsCopied)) return Unwrap(tensor.ToContiguous());
+  if (mode == CopyMode::kAlways && !(flags & dlpack::kFlagIsCopied)) {
+    return Unwrap(tensor.ToContiguous());
+  }
   return tensor;
+}
+
+// A Python Tensor owning `tensor`, made in place without looking the
+// class up by C++ type.
+nb::object NewPyTensor(Tensor&& tensor) {
+  static const nb::handle type = nb::type<PyTensor>();
+  nb::object self = nb::inst_alloc(type);
+  new (nb::inst_ptr<PyTensor>(self)) PyTensor{std::move(tensor)};
+  nb::inst_mark_ready(self);
+  return self;
+}
+
+// __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)
+// by vectorcall; `Export` makes the capsule for a `Self`.
+template <typename Self, nb::object (*Export)(const Self&, nb::handle, nb::handle, nb::handle,
+                                              nb::handle)>
+PyObject* FastDLPack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return Guarded([&]() -> nb::object {
+    static PyObject* const names[] = {Interned("stream"), Interned("max_version"),
+                                      Interned("dl_device"), Interned("copy")};
+    PyObject* given[4];
+    if (!MatchArguments("__dlpack__", args, nargs, kwnames, names, 0, given)) return {};
+    if (!nb::inst_ready(self)) Raise(Status::TypeError("__dlpack__ of an uninitialised object"));
+    return Export(*nb::inst_ptr<Self>(self), ArgOrNone(given[0]), ArgOrNone(given[1]),
+                  ArgOrNone(given[2]), ArgOrNone(given[3]));
+  });
+}
+
+nb::object TensorCapsule(const PyTensor& t, nb::handle stream, nb::handle max_version,
+                         nb::handle dl_device, nb::handle copy) {
+  return DLPackCapsule(t.tensor, stream, max_version, dl_device, copy);
+}
+
+nb::object ColumnCapsule(const PyFixedShapeTensorArray& a, nb::handle stream,
+                         nb::handle max_version, nb::handle dl_device, nb::handle copy) {
+  return ColumnDLPackCapsule(a.array, stream, max_version, dl_device, copy);
+}
+
+// quiver.from_dlpack(x, *, device=None, copy=None) by vectorcall.
+PyObject* FastFromDLPack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return Guarded([&]() -> nb::object {
+    static PyObject* const names[] = {Interned("x"), Interned("device"), Interned("copy")};
+    PyObject* given[3];
+    if (!MatchArguments("from_dlpack", args, nargs, kwnames, names, 1, given)) return {};
+    if (given[0] == nullptr) Raise(Status::TypeError("from_dlpack() missing argument 'x'"));
+    return NewPyTensor(FromDLPack(given[0], ArgOrNone(given[1]), ArgOrNone(given[2])));
+  });
 }
 
 }  // namespace
@@ -175,17 +247,40 @@ nb::tuple DLPackDevice(const Device& device) {
   return nb::make_tuple(device.type, device.id);
 }
 
+void AddTensorDLPack(nb::handle cls) {
+  static PyMethodDef def = {
+      "__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastDLPack<PyTensor, &TensorCapsule>)),
+      METH_FASTCALL | METH_KEYWORDS,
+      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+      "A DLPack capsule over the tensor's memory, zero-copy and marked read-only "
+      "(copy=True gives the consumer a private copy)."};
+  AddFastMethod(cls, &def);
+}
+
+void AddColumnDLPack(nb::handle cls) {
+  static PyMethodDef def = {
+      "__dlpack__",
+      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastDLPack<PyFixedShapeTensorArray, &ColumnCapsule>)),
+      METH_FASTCALL | METH_KEYWORDS,
+      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+      "The whole column as one (N, *logical_shape) DLPack tensor, zero-copy (bit-packed "
+      "bools are unpacked into a copy, refused with copy=False). Null rows raise "
+      "BufferError."};
+  AddFastMethod(cls, &def);
+}
+
 void BindDLPack(nb::module_& m) {
-  m.def("from_dlpack",
-        [](nb::handle obj, nb::handle device, nb::handle copy) {
-          return PyTensor{FromDLPack(obj, device, copy)};
-        },
-        nb::arg("x"), nb::kw_only(), nb::arg("device").none() = nb::none(),
-        nb::arg("copy").none() = nb::none(),
-        "A quiver.Tensor over the memory of any DLPack producer (NumPy, PyTorch, JAX, ...) or "
-        "a DLPack capsule, zero-copy. Asks for the versioned (1.x) struct first and falls back "
-        "to the legacy call. copy=True makes a private copy; device=None keeps the producer's "
-        "device (memory off the CPU is held, never read).");
+  static PyMethodDef def = {
+      "from_dlpack", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastFromDLPack)),
+      METH_FASTCALL | METH_KEYWORDS,
+      "from_dlpack(x, *, device=None, copy=None)\n--\n\n"
+      "A quiver.Tensor over the memory of any DLPack producer (NumPy, PyTorch, JAX, ...) or "
+      "a DLPack capsule, zero-copy. Asks for the versioned (1.x) struct first and falls back "
+      "to the legacy call. copy=True makes a private copy; device=None keeps the producer's "
+      "device (memory off the CPU is held, never read)."};
+  PyObject* function = PyCFunction_NewEx(&def, nullptr, m.attr("__name__").ptr());
+  if (function == nullptr) throw nb::python_error();
+  m.attr("from_dlpack") = nb::steal(function);
 }
 
 }  // namespace quiver::python

@@ -25,6 +25,11 @@ nb::object ColumnDLPackCapsule(const FixedShapeTensorArray& array, nb::handle st
 // __dlpack_device__(): (device_type, device_id).
 nb::tuple DLPackDevice(const Device& device);
 
+// Adds __dlpack__ to the Tensor / FixedShapeTensorArray class as a
+// vectorcall method (consumers call it once per exchange).
+void AddTensorDLPack(nb::handle cls);
+void AddColumnDLPack(nb::handle cls);
+
 void BindDLPack(nb::module_& m);
 
 }  // namespace quiver::python

@@ -10,15 +10,13 @@
 
 #include "py_convert.h"
 #include "py_objects.h"
-#include "quiver/internal/checked_math.h"
-#include "quiver/internal/layout.h"
+#include "py_record_batch.h"
+#include "quiver/internal/c_data_format.h"
+#include "quiver/internal/compact.h"
 
 namespace quiver::python {
 
 namespace {
-
-using internal::BufferRole;
-using internal::ChildRole;
 
 nb::object Rebuilder(const char* name) {
   return nb::module_::import_("quiver._pickle").attr(name);
@@ -34,16 +32,59 @@ std::string String(nb::handle h) {
   return std::string(b.c_str(), b.size());
 }
 
+nb::tuple MetadataState(const KeyValueMetadata& metadata) {
+  nb::list pairs;
+  for (const auto& [k, v] : metadata) pairs.append(nb::make_tuple(Bytes(k), Bytes(v)));
+  return nb::tuple(pairs);
+}
+
+KeyValueMetadata MetadataFromState(nb::handle state) {
+  if (!nb::isinstance<nb::tuple>(state)) Raise(Status::TypeError("pickled metadata: expected a tuple"));
+  KeyValueMetadata out;
+  for (nb::handle kv : nb::borrow<nb::tuple>(state)) {
+    if (!nb::isinstance<nb::tuple>(kv) || nb::len(kv) != 2) {
+      Raise(Status::TypeError("pickled metadata: expected (key, value) pairs"));
+    }
+    out.emplace_back(String(kv[0]), String(kv[1]));
+  }
+  return out;
+}
+
+nb::object TypeState(const DataType& type);
+
+nb::tuple FieldState(const Field& f) {
+  return nb::make_tuple(Bytes(f.name), TypeState(*f.type), f.nullable, MetadataState(f.metadata));
+}
+
+// A type as (format, fields, extension name, extension metadata, storage,
+// dictionary): the C Data format string carries every parameter of a leaf
+// (units, time zones, precision, widths), so rebuilding goes through the
+// same checked parser as an import.
 nb::object TypeState(const DataType& type) {
   nb::list children;
-  for (const Field& f : type.children()) {
-    nb::list metadata;
-    for (const auto& [k, v] : f.metadata) metadata.append(nb::make_tuple(Bytes(k), Bytes(v)));
-    children.append(nb::make_tuple(Bytes(f.name), TypeState(*f.type), f.nullable, nb::tuple(metadata)));
-  }
+  for (const Field& f : type.children()) children.append(FieldState(f));
   nb::object storage = type.storage_type() ? TypeState(*type.storage_type()) : nb::none();
-  return nb::make_tuple(static_cast<int>(type.id()), type.fixed_size(), nb::tuple(children),
-                        Bytes(type.extension_name()), Bytes(type.extension_metadata()), storage);
+  nb::object dictionary = type.id() == TypeId::kDictionary
+                              ? nb::object(nb::make_tuple(TypeState(*type.value_type()), type.ordered()))
+                              : nb::none();
+  const std::string format = type.id() == TypeId::kExtension ? "" : internal::FormatString(type);
+  return nb::make_tuple(Bytes(format), nb::tuple(children), Bytes(type.extension_name()),
+                        Bytes(type.extension_metadata()), storage, dictionary);
+}
+
+nb::tuple TupleOf(nb::handle state, size_t size, const char* what) {
+  if (!nb::isinstance<nb::tuple>(state) || nb::len(state) != size) {
+    Raise(Status::TypeError(std::string("pickled ") + what + ": expected a " + std::to_string(size) +
+                            "-tuple"));
+  }
+  return nb::borrow<nb::tuple>(state);
+}
+
+TypePtr TypeFromState(nb::handle state, int depth);
+
+Field FieldFromState(nb::handle state, int depth) {
+  nb::tuple f = TupleOf(state, 4, "field");
+  return Field{String(f[0]), TypeFromState(f[1], depth + 1), nb::cast<bool>(f[2]), MetadataFromState(f[3])};
 }
 
 TypePtr TypeFromState(nb::handle state, int depth) {
@@ -51,53 +92,19 @@ TypePtr TypeFromState(nb::handle state, int depth) {
     Raise(Status::Invalid("pickled type nests deeper than the limit of " +
                           std::to_string(kMaxNestingDepth)));
   }
-  if (!nb::isinstance<nb::tuple>(state) || nb::len(state) != 6) {
-    Raise(Status::TypeError("pickled type: expected a 6-tuple"));
+  nb::tuple t = TupleOf(state, 6, "type");
+  if (!t[4].is_none()) {
+    return Unwrap(extension(String(t[2]), String(t[3]), TypeFromState(t[4], depth + 1)));
   }
-  const int id = nb::cast<int>(state[0]);
-  const int32_t fixed_size = nb::cast<int32_t>(state[1]);
+  if (!nb::isinstance<nb::tuple>(t[1])) Raise(Status::TypeError("pickled type: expected a tuple of fields"));
   std::vector<Field> fields;
-  for (nb::handle child : nb::borrow<nb::tuple>(state[2])) {
-    if (!nb::isinstance<nb::tuple>(child) || nb::len(child) != 4) {
-      Raise(Status::TypeError("pickled field: expected a 4-tuple"));
-    }
-    Field f{String(child[0]), TypeFromState(child[1], depth + 1), nb::cast<bool>(child[2]), {}};
-    for (nb::handle kv : nb::borrow<nb::tuple>(child[3])) {
-      f.metadata.emplace_back(String(kv[0]), String(kv[1]));
-    }
-    fields.push_back(std::move(f));
+  for (nb::handle child : nb::borrow<nb::tuple>(t[1])) fields.push_back(FieldFromState(child, depth));
+  TypePtr type = Unwrap(internal::TypeFromFormat(String(t[0]), std::move(fields)));
+  if (!t[5].is_none()) {
+    nb::tuple d = TupleOf(t[5], 2, "dictionary type");
+    type = Unwrap(dictionary(std::move(type), TypeFromState(d[0], depth + 1), nb::cast<bool>(d[1])));
   }
-  auto one_child = [&]() -> Field {
-    if (fields.size() != 1) Raise(Status::Invalid("pickled list type needs one child"));
-    return fields[0];
-  };
-  switch (static_cast<TypeId>(id)) {
-    case TypeId::kInt8: return int8();
-    case TypeId::kInt16: return int16();
-    case TypeId::kInt32: return int32();
-    case TypeId::kInt64: return int64();
-    case TypeId::kUInt8: return uint8();
-    case TypeId::kUInt16: return uint16();
-    case TypeId::kUInt32: return uint32();
-    case TypeId::kUInt64: return uint64();
-    case TypeId::kFloat16: return float16();
-    case TypeId::kFloat32: return float32();
-    case TypeId::kFloat64: return float64();
-    case TypeId::kBool: return boolean();
-    case TypeId::kUtf8: return utf8();
-    case TypeId::kLargeUtf8: return large_utf8();
-    case TypeId::kBinary: return binary();
-    case TypeId::kLargeBinary: return large_binary();
-    case TypeId::kFixedSizeBinary: return Unwrap(fixed_size_binary(fixed_size));
-    case TypeId::kList: return list(one_child());
-    case TypeId::kLargeList: return large_list(one_child());
-    case TypeId::kFixedSizeList: return Unwrap(fixed_size_list(one_child(), fixed_size));
-    case TypeId::kStruct: return struct_(std::move(fields));
-    case TypeId::kExtension:
-      if (state[5].is_none()) Raise(Status::Invalid("pickled extension type has no storage"));
-      return Unwrap(extension(String(state[3]), String(state[4]), TypeFromState(state[5], depth + 1)));
-  }
-  Raise(Status::Invalid("pickled type has unknown id " + std::to_string(id)));
+  return type;
 }
 
 // --- buffers ---------------------------------------------------------------
@@ -151,109 +158,25 @@ Result<BufferPtr> SliceBytes(const BufferPtr& buffer, int64_t begin, int64_t end
   return Buffer::Slice(buffer, begin, end - begin);
 }
 
-// `data` re-based so that it references only the bytes its rows use (as
-// far as that is possible without rewriting values): a slice of a large
-// array pickles its own rows, not its parent's. The new offset is the old
-// one modulo 8 so validity bits never need shifting.
-Result<ArrayDataPtr> Compact(const ArrayDataPtr& data) {
-  const internal::Layout layout = internal::LayoutOf(*data->type);
-  const int64_t keep = data->offset % 8, shift = data->offset - keep;
-  const int64_t slots = keep + data->length;
-  auto out = std::make_shared<ArrayData>(*data);
-  out->offset = keep;
-  int64_t child_begin = -1, child_end = -1;  // offsets: the child range the rows use
-  for (int b = 0; b < layout.num_buffers && b < static_cast<int>(out->buffers.size()); ++b) {
-    const BufferPtr& buffer = data->buffers[b];
-    if (!buffer) continue;
-    switch (layout.roles[b]) {
-      case BufferRole::kValidity:
-      case BufferRole::kBits: {
-        QUIVER_ASSIGN_OR_RETURN(out->buffers[b], SliceBytes(buffer, shift / 8, (shift + slots + 7) / 8));
-        break;
-      }
-      case BufferRole::kValues: {
-        const int64_t width = layout.value_bits / 8;
-        QUIVER_ASSIGN_OR_RETURN(out->buffers[b], SliceBytes(buffer, shift * width, (shift + slots) * width));
-        break;
-      }
-      case BufferRole::kOffsets32:
-      case BufferRole::kOffsets64: {
-        const int64_t w = layout.offset_width();
-        if (buffer->size() < (data->offset + data->length + 1) * w) break;
-        auto read = [&](int64_t i) -> int64_t {
-          if (w == 4) {
-            int32_t v;
-            std::memcpy(&v, buffer->data() + i * 4, 4);
-            return v;
-          }
-          int64_t v;
-          std::memcpy(&v, buffer->data() + i * 8, 8);
-          return v;
-        };
-        child_begin = read(shift);
-        child_end = read(data->offset + data->length);
-        if (child_begin < 0 || child_end < child_begin) return data;  // left to validation
-        // Rewrite the few offsets so they start at 0 and the values before
-        // the first row stay behind.
-        QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((slots + 1) * w));
-        for (int64_t i = 0; i <= slots; ++i) {
-          const int64_t v = read(shift + i) - child_begin;
-          if (w == 4) {
-            const int32_t v32 = static_cast<int32_t>(v);
-            std::memcpy(offsets->mutable_data() + i * 4, &v32, 4);
-          } else {
-            std::memcpy(offsets->mutable_data() + i * 8, &v, 8);
-          }
-        }
-        out->buffers[b] = std::move(offsets);
-        break;
-      }
-      case BufferRole::kData: {
-        if (child_begin >= 0) {
-          QUIVER_ASSIGN_OR_RETURN(out->buffers[b], SliceBytes(buffer, child_begin, child_end));
-        }
-        break;
-      }
-    }
-  }
-  for (size_t c = 0; c < out->children.size(); ++c) {
-    const ArrayDataPtr& child = data->children[c];
-    ArrayDataPtr sliced = child;
-    switch (layout.children) {
-      case ChildRole::kOffsetList: {
-        if (child_begin >= 0) {
-          QUIVER_ASSIGN_OR_RETURN(sliced, quiver::Slice(child, child_begin, child_end - child_begin));
-        }
-        break;
-      }
-      case ChildRole::kFixedSizeList: {
-        QUIVER_ASSIGN_OR_RETURN(sliced, quiver::Slice(child, shift * layout.list_size, slots * layout.list_size));
-        break;
-      }
-      case ChildRole::kStructFields: {
-        QUIVER_ASSIGN_OR_RETURN(sliced, quiver::Slice(child, shift, slots));
-        break;
-      }
-      case ChildRole::kNone:
-        break;
-    }
-    QUIVER_ASSIGN_OR_RETURN(out->children[c], Compact(sliced));
-  }
-  return ArrayDataPtr(std::move(out));
+// `data` cut down to the bytes its rows use, so a slice of a large array
+// pickles its own rows, not its parent's. The offset stays what it was
+// modulo 8 so validity bits are sliced, never shifted into a copy.
+ArrayDataPtr CompactForPickle(const ArrayDataPtr& data) {
+  return Unwrap(internal::Compact(*data, internal::CompactOptions{.keep_bit_offset = true}));
 }
 
 nb::object ArrayState(const ArrayData& data, int protocol) {
   nb::list buffers, children;
   for (const BufferPtr& b : data.buffers) buffers.append(BufferState(b, protocol));
   for (const ArrayDataPtr& c : data.children) children.append(ArrayState(*c, protocol));
-  return nb::make_tuple(data.length, data.offset, data.null_count, nb::tuple(buffers), nb::tuple(children));
+  nb::object dictionary = data.dictionary ? ArrayState(*data.dictionary, protocol) : nb::none();
+  return nb::make_tuple(data.length, data.offset, data.null_count, nb::tuple(buffers),
+                        nb::tuple(children), dictionary);
 }
 
 ArrayDataPtr ArrayFromState(const TypePtr& type, nb::handle state, int depth) {
   if (depth > kMaxNestingDepth) Raise(Status::Invalid("pickled array nests too deep"));
-  if (!nb::isinstance<nb::tuple>(state) || nb::len(state) != 5) {
-    Raise(Status::TypeError("pickled array: expected a 5-tuple"));
-  }
+  TupleOf(state, 6, "array");
   auto data = std::make_shared<ArrayData>();
   data->type = type;
   data->length = nb::cast<int64_t>(state[0]);
@@ -270,18 +193,29 @@ ArrayDataPtr ArrayFromState(const TypePtr& type, nb::handle state, int depth) {
   for (size_t c = 0; c < storage.children().size(); ++c) {
     data->children.push_back(ArrayFromState(storage.children()[c].type, children[c], depth + 1));
   }
+  if (storage.id() == TypeId::kDictionary) {
+    if (state[5].is_none()) Raise(Status::Invalid("pickled dictionary array has no dictionary"));
+    data->dictionary = ArrayFromState(storage.value_type(), state[5], depth + 1);
+  } else if (!state[5].is_none()) {
+    Raise(Status::Invalid("pickled array of type " + type->ToString() + " has a dictionary"));
+  }
   return data;
+}
+
+// Full validation, as any import gets, without the GIL.
+void ValidateFull(const ArrayData& data) {
+  Status valid;
+  {
+    nb::gil_scoped_release no_gil;  // full validation scans every offset
+    valid = Validate(data, ValidationLevel::kFull);
+  }
+  Check(valid);
 }
 
 nb::object RebuildArray(nb::handle type_state, nb::handle array_state) {
   TypePtr type = TypeFromState(type_state, 0);
   ArrayDataPtr data = ArrayFromState(type, array_state, 0);
-  Status valid;
-  {
-    nb::gil_scoped_release no_gil;  // full validation scans every offset
-    valid = Validate(*data, ValidationLevel::kFull);
-  }
-  Check(valid);
+  ValidateFull(*data);
   return WrapArray(std::move(data));
 }
 
@@ -312,6 +246,83 @@ PyTensor RebuildTensor(nb::handle type_state, nb::handle shape, nb::handle strid
                                       nb::cast<std::vector<std::string>>(dim_names), byte_offset))};
 }
 
+// --- record batches, tables, chunked arrays, schemas ------------------------
+
+nb::tuple SchemaState(const Schema& schema) {
+  nb::list fields;
+  for (const Field& f : schema.fields) fields.append(FieldState(f));
+  return nb::make_tuple(nb::tuple(fields), MetadataState(schema.metadata));
+}
+
+nb::tuple Tuple(nb::handle state, const char* what) {
+  if (!nb::isinstance<nb::tuple>(state)) {
+    Raise(Status::TypeError(std::string("pickled ") + what + ": expected a tuple"));
+  }
+  return nb::borrow<nb::tuple>(state);
+}
+
+SchemaPtr SchemaFromState(nb::handle state) {
+  nb::tuple s = TupleOf(state, 2, "schema");
+  auto schema = std::make_shared<Schema>();
+  for (nb::handle f : Tuple(s[0], "schema fields")) schema->fields.push_back(FieldFromState(f, 0));
+  schema->metadata = MetadataFromState(s[1]);
+  return schema;
+}
+
+// A batch as (num_rows, column states), each column cut to the batch's rows
+// (columns may be views into longer arrays).
+nb::tuple BatchState(const RecordBatch& batch, int protocol) {
+  nb::list columns;
+  for (const ArrayDataPtr& column : batch.columns()) {
+    ArrayDataPtr rows = Unwrap(quiver::Slice(column, 0, batch.num_rows()));
+    columns.append(ArrayState(*CompactForPickle(rows), protocol));
+  }
+  return nb::make_tuple(batch.num_rows(), nb::tuple(columns));
+}
+
+RecordBatchPtr BatchFromState(const SchemaPtr& schema, nb::handle state) {
+  nb::tuple b = TupleOf(state, 2, "record batch");
+  nb::tuple columns = Tuple(b[1], "record batch columns");
+  if (nb::len(columns) != schema->fields.size()) {
+    Raise(Status::Invalid("pickled record batch has " + std::to_string(nb::len(columns)) +
+                          " columns but its schema has " + std::to_string(schema->fields.size()) +
+                          " fields"));
+  }
+  std::vector<ArrayDataPtr> arrays;
+  for (size_t i = 0; i < schema->fields.size(); ++i) {
+    arrays.push_back(ArrayFromState(schema->fields[i].type, columns[i], 0));
+  }
+  const int64_t num_rows = nb::cast<int64_t>(b[0]);
+  Result<RecordBatchPtr> batch = Status::Invalid("");
+  {
+    nb::gil_scoped_release no_gil;  // full validation of every column
+    batch = RecordBatch::Make(schema, num_rows, std::move(arrays), ValidationLevel::kFull);
+  }
+  return Unwrap(std::move(batch));
+}
+
+PyRecordBatch RebuildRecordBatch(nb::handle schema_state, nb::handle batch_state) {
+  return PyRecordBatch{BatchFromState(SchemaFromState(schema_state), batch_state)};
+}
+
+PyTable RebuildTable(nb::handle schema_state, nb::handle batch_states) {
+  PyTable table{SchemaFromState(schema_state), {}};
+  for (nb::handle b : Tuple(batch_states, "table batches")) {
+    table.batches.push_back(BatchFromState(table.schema, b));
+  }
+  return table;
+}
+
+PyChunkedArray RebuildChunkedArray(nb::handle type_state, nb::handle chunk_states) {
+  PyChunkedArray chunked{TypeFromState(type_state, 0), {}};
+  for (nb::handle c : Tuple(chunk_states, "chunks")) {
+    ArrayDataPtr chunk = ArrayFromState(chunked.type, c, 0);
+    ValidateFull(*chunk);
+    chunked.chunks.push_back(std::move(chunk));
+  }
+  return chunked;
+}
+
 }  // namespace
 
 nb::tuple ReduceType(const TypePtr& type) {
@@ -319,7 +330,7 @@ nb::tuple ReduceType(const TypePtr& type) {
 }
 
 nb::tuple ReduceArray(const ArrayDataPtr& data, int protocol) {
-  ArrayDataPtr compact = Unwrap(Compact(data));
+  ArrayDataPtr compact = CompactForPickle(data);
   return nb::make_tuple(Rebuilder("_rebuild_array"),
                         nb::make_tuple(TypeState(*data->type), ArrayState(*compact, protocol)));
 }
@@ -336,10 +347,42 @@ nb::tuple ReduceTensor(const Tensor& tensor, int protocol) {
                                        t.byte_offset()));
 }
 
+nb::tuple ReduceField(const Field& field) {
+  return nb::make_tuple(Rebuilder("_rebuild_field"), nb::make_tuple(FieldState(field)));
+}
+
+nb::tuple ReduceSchema(const Schema& schema) {
+  return nb::make_tuple(Rebuilder("_rebuild_schema"), nb::make_tuple(SchemaState(schema)));
+}
+
+nb::tuple ReduceRecordBatch(const RecordBatch& batch, int protocol) {
+  return nb::make_tuple(Rebuilder("_rebuild_record_batch"),
+                        nb::make_tuple(SchemaState(*batch.schema()), BatchState(batch, protocol)));
+}
+
+nb::tuple ReduceTable(const PyTable& table, int protocol) {
+  nb::list batches;
+  for (const RecordBatchPtr& batch : table.batches) batches.append(BatchState(*batch, protocol));
+  return nb::make_tuple(Rebuilder("_rebuild_table"),
+                        nb::make_tuple(SchemaState(*table.schema), nb::tuple(batches)));
+}
+
+nb::tuple ReduceChunkedArray(const PyChunkedArray& chunked, int protocol) {
+  nb::list chunks;
+  for (const ArrayDataPtr& chunk : chunked.chunks) {
+    chunks.append(ArrayState(*CompactForPickle(chunk), protocol));
+  }
+  return nb::make_tuple(Rebuilder("_rebuild_chunked_array"),
+                        nb::make_tuple(TypeState(*chunked.type), nb::tuple(chunks)));
+}
+
+nb::object Rebuild(const nb::tuple& reduced) {
+  return reduced[0](*nb::borrow<nb::tuple>(reduced[1]));
+}
+
 nb::object DeepCopyArray(const ArrayDataPtr& data) {
   // Protocol 4 state holds bytes copies: rebuilding from it copies once.
-  nb::tuple reduced = ReduceArray(data, 4);
-  return reduced[0](*nb::borrow<nb::tuple>(reduced[1]));
+  return Rebuild(ReduceArray(data, 4));
 }
 
 void BindPickle(nb::module_& m) {
@@ -347,6 +390,15 @@ void BindPickle(nb::module_& m) {
         "Unpickles a quiver type (internal).");
   m.def("_rebuild_array", &RebuildArray, "Unpickles and validates a quiver array (internal).");
   m.def("_rebuild_tensor", &RebuildTensor, "Unpickles a quiver Tensor (internal).");
+  m.def("_rebuild_field", [](nb::handle state) { return PyField{FieldFromState(state, 0)}; },
+        "Unpickles a quiver Field (internal).");
+  m.def("_rebuild_schema", [](nb::handle state) { return PySchema{SchemaFromState(state)}; },
+        "Unpickles a quiver Schema (internal).");
+  m.def("_rebuild_record_batch", &RebuildRecordBatch,
+        "Unpickles and validates a quiver RecordBatch (internal).");
+  m.def("_rebuild_table", &RebuildTable, "Unpickles and validates a quiver Table (internal).");
+  m.def("_rebuild_chunked_array", &RebuildChunkedArray,
+        "Unpickles and validates a quiver ChunkedArray (internal).");
 }
 
 }  // namespace quiver::python

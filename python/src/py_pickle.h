@@ -6,6 +6,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include "py_record_batch.h"
 #include "quiver/array.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
@@ -18,7 +19,15 @@ namespace nb = nanobind;
 nb::tuple ReduceType(const TypePtr& type);
 nb::tuple ReduceArray(const ArrayDataPtr& data, int protocol);
 nb::tuple ReduceTensor(const Tensor& tensor, int protocol);
+nb::tuple ReduceField(const Field& field);
+nb::tuple ReduceSchema(const Schema& schema);
+// Columns are cut to the batch's rows, then compacted like arrays.
+nb::tuple ReduceRecordBatch(const RecordBatch& batch, int protocol);
+nb::tuple ReduceTable(const PyTable& table, int protocol);
+nb::tuple ReduceChunkedArray(const PyChunkedArray& chunked, int protocol);
 
+// Calls the rebuild function of a reduced object on its state.
+nb::object Rebuild(const nb::tuple& reduced);
 // Deep copies: fresh buffers holding the same bytes.
 nb::object DeepCopyArray(const ArrayDataPtr& data);
 

@@ -1,5 +1,6 @@
 #include "py_record_batch.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
@@ -7,6 +8,7 @@
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
+#include "py_pickle.h"
 #include "quiver/fixed_shape_tensor.h"
 
 namespace quiver::python {
@@ -146,7 +148,10 @@ void BindRecordBatch(nb::module_& m) {
         return nb::isinstance<PyField>(b) && a.field.Equals(nb::cast<PyField>(b).field);
       })
       .def("__arrow_c_schema__", [](const PyField& f) { return SchemaCapsule(f.field); })
-      .def("__repr__", [](const PyField& f) { return "quiver.Field<" + f.field.ToString() + ">"; });
+      .def("__repr__", [](const PyField& f) { return "quiver.Field<" + f.field.ToString() + ">"; })
+      .def("__reduce__", [](const PyField& f) { return ReduceField(f.field); })
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); }, nb::arg("memo"));
 
   nb::class_<PySchema>(m, "Schema", "Named, typed fields and key/value metadata.")
       .def_prop_ro("names", [](const PySchema& s) {
@@ -173,7 +178,10 @@ void BindRecordBatch(nb::module_& m) {
         std::string out = "quiver.Schema";
         for (const Field& f : s.schema->fields) out += "\n  " + f.ToString();
         return out;
-      });
+      })
+      .def("__reduce__", [](const PySchema& s) { return ReduceSchema(*s.schema); })
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); }, nb::arg("memo"));
 
   nb::class_<PyRecordBatch>(m, "RecordBatch", "Equal-length columns under a schema.")
       .def_prop_ro("schema", [](const PyRecordBatch& b) { return PySchema{b.batch->schema()}; })
@@ -189,14 +197,19 @@ void BindRecordBatch(nb::module_& m) {
       }, nb::arg("offset") = 0, nb::arg("length").none() = nb::none())
       .def("equals", [](const PyRecordBatch& a, const PyRecordBatch& b) { return a.batch->Equals(*b.batch); })
       .def("__arrow_c_schema__", [](const PyRecordBatch& b) { return SchemaCapsule(BatchField(b.batch->schema())); })
-      .def("__arrow_c_array__", [](const PyRecordBatch& b, nb::handle requested_schema) {
+      .def("__arrow_c_array__", [](const PyRecordBatch& b, nb::handle /*requested_schema: best-effort, ignored*/) {
         nb::object schema = SchemaCapsule(BatchField(b.batch->schema()));
         return nb::make_tuple(schema, ArrayCapsule(b.batch->ToStructArray()));
       }, nb::arg("requested_schema").none() = nb::none())
       .def("__repr__", [](const PyRecordBatch& b) {
         return "quiver.RecordBatch: " + std::to_string(b.batch->num_rows()) + " rows\n" +
                nb::cast<std::string>(nb::repr(nb::cast(PySchema{b.batch->schema()})));
-      });
+      })
+      .def("__reduce_ex__", [](const PyRecordBatch& b, int protocol) { return ReduceRecordBatch(*b.batch, protocol); },
+           nb::arg("protocol"))
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](const PyRecordBatch& b, nb::handle) { return Rebuild(ReduceRecordBatch(*b.batch, 4)); },
+           nb::arg("memo"));
 
   nb::class_<PyChunkedArray>(m, "ChunkedArray", "Arrays of one type, in order.")
       .def_prop_ro("type", [](const PyChunkedArray& c) { return WrapType(c.type); })
@@ -207,7 +220,7 @@ void BindRecordBatch(nb::module_& m) {
         for (const ArrayDataPtr& chunk : c.chunks) rows += chunk->length;
         return rows;
       })
-      .def("__arrow_c_stream__", [](const PyChunkedArray& c, nb::handle requested_schema) {
+      .def("__arrow_c_stream__", [](const PyChunkedArray& c, nb::handle /*requested_schema: best-effort, ignored*/) {
         return StreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks));
       }, nb::arg("requested_schema").none() = nb::none())
       .def("to_numpy", [](const PyChunkedArray& c, bool allow_nulls) -> nb::object {
@@ -230,7 +243,12 @@ void BindRecordBatch(nb::module_& m) {
          "The column as one NumPy array: zero-copy with one chunk, one copy otherwise.")
       .def("__repr__", [](const PyChunkedArray& c) {
         return "quiver.ChunkedArray<" + c.type->ToString() + ">: " + std::to_string(c.chunks.size()) + " chunks";
-      });
+      })
+      .def("__reduce_ex__", [](const PyChunkedArray& c, int protocol) { return ReduceChunkedArray(c, protocol); },
+           nb::arg("protocol"))
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](const PyChunkedArray& c, nb::handle) { return Rebuild(ReduceChunkedArray(c, 4)); },
+           nb::arg("memo"));
 
   nb::class_<PyTable>(m, "Table", "Record batches of one schema, in order.")
       .def_prop_ro("schema", [](const PyTable& t) { return PySchema{t.schema}; })
@@ -276,13 +294,18 @@ void BindRecordBatch(nb::module_& m) {
         return true;
       })
       .def("__arrow_c_schema__", [](const PyTable& t) { return SchemaCapsule(BatchField(t.schema)); })
-      .def("__arrow_c_stream__", [](const PyTable& t, nb::handle requested_schema) {
+      .def("__arrow_c_stream__", [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/) {
         return StreamCapsule(BatchArrayReader(t.schema, t.batches));
       }, nb::arg("requested_schema").none() = nb::none())
       .def("__repr__", [](const PyTable& t) {
         return "quiver.Table: " + std::to_string(t.batches.size()) + " batches\n" +
                nb::cast<std::string>(nb::repr(nb::cast(PySchema{t.schema})));
-      });
+      })
+      .def("__reduce_ex__", [](const PyTable& t, int protocol) { return ReduceTable(t, protocol); },
+           nb::arg("protocol"))
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](const PyTable& t, nb::handle) { return Rebuild(ReduceTable(t, 4)); },
+           nb::arg("memo"));
 
   m.def("record_batch", [](nb::handle obj) { return BatchFromPython(obj); }, nb::arg("obj"),
         "A RecordBatch from any __arrow_c_array__ producer of a struct array (pyarrow "

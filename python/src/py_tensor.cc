@@ -97,14 +97,6 @@ void BindTensor(nb::module_& m) {
              return a.tensor.Equals(b.tensor);
            },
            nb::arg("other"), "Same type, shape and values.")
-      .def("__dlpack__",
-           [](const PyTensor& t, nb::handle stream, nb::handle max_version, nb::handle dl_device,
-              nb::handle copy) { return DLPackCapsule(t.tensor, stream, max_version, dl_device, copy); },
-           nb::kw_only(), nb::arg("stream").none() = nb::none(),
-           nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
-           nb::arg("copy").none() = nb::none(),
-           "A DLPack capsule over the tensor's memory, zero-copy and marked read-only "
-           "(copy=True gives the consumer a private copy).")
       .def("__dlpack_device__", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); })
       .def_prop_ro("device", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); },
                    "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")
@@ -125,6 +117,7 @@ void BindTensor(nb::module_& m) {
       });
   nb::handle cls = m.attr("Tensor");
   nb::setattr(cls, "__hash__", nb::none());
+  AddTensorDLPack(cls);
 }
 
 }  // namespace quiver::python

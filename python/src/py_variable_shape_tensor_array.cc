@@ -3,6 +3,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <deque>
+
+// NumPy arrays are read through their public fields (PyArray_DATA ...);
+// no NumPy C-API function is called, so no import_array().
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/ndarraytypes.h>
+
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
@@ -43,44 +50,129 @@ VariableShapeTensorType ResolveType(nb::handle type, const TypePtr& value_type, 
                                               uniform_shape.value_or(UniformShape{})));
 }
 
-PyVariableShapeTensorArray FromNumpy(nb::iterable arrays, Names dim_names, Ints permutation,
+// TypeError naming row `i` when its values are not the column's.
+void CheckRowType(size_t i, const TypePtr& row, const TypePtr& column) {
+  if (row.get() == column.get() || row->Equals(*column)) return;
+  Raise(Status::TypeError("row " + std::to_string(i) + ": tensor holds " + row->ToString() +
+                          ", the array holds " + column->ToString()));
+}
+
+// A row that is not a plain NumPy array (masked arrays, other array
+// producers, sequences, non-native byte order): a Tensor through the
+// general conversion, or nullopt for a fully masked (null) row.
+std::optional<Tensor> SlowRow(nb::handle item, size_t i) {
+  const std::string what = "row " + std::to_string(i);
+  if (IsMaskedArray(item)) {
+    // A fully masked array is a null row; a row masked in part is an error.
+    nb::object mask = nb::module_::import_("numpy.ma").attr("getmaskarray")(item);
+    std::vector<uint8_t> null = NullRowsFromMask(mask.attr("reshape")(1, -1), 1, what.c_str());
+    if (null[0] && nb::cast<int64_t>(mask.attr("size")) > 0) return std::nullopt;
+    return TensorFrom(item.attr("data"), what.c_str());
+  }
+  return TensorFrom(item, what.c_str());
+}
+
+PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints permutation,
                                      Uniform uniform_shape, nb::handle type) {
-  std::vector<std::optional<Tensor>> rows;
-  BorrowedBuffers borrowed;  // released after the copy below
+  // Lists and tuples are read in place; other iterables are listed once.
+  nb::object sequence = nb::steal(PySequence_Fast(arrays.ptr(), "arrays must be an iterable"));
+  if (!sequence.is_valid()) throw nb::python_error();
+  const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence.ptr()));
+  PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
+  PyTypeObject* ndarray = NumpyArrayType();
+  // Per row: where its sizes and strides start in `dims` (spans are made
+  // once `dims` stops growing), or the index of a converted Tensor.
+  struct Row {
+    const uint8_t* data = nullptr;
+    size_t dims_at = 0;
+    int ndim = 0;
+    int64_t tensor = -1;
+    bool null = false;
+  };
+  std::vector<Row> rows(n);
+  std::vector<int64_t> dims;
+  dims.reserve(n * 6);
+  std::deque<Tensor> converted;  // slow rows; never moved once made
+  BorrowedBuffers borrowed;      // released after the copy below
+  // The rows read through their fields are held here for the copy, which
+  // runs without the GIL (another thread may empty the list meanwhile).
+  std::vector<nb::object> held;
+  held.reserve(n);
+  const PyArray_Descr* known_descr = nullptr;
+  TypePtr known_type;
   TypePtr value_type;
   int ndim = 0;
-  for (nb::handle item : arrays) {
-    if (item.is_none()) {
-      rows.emplace_back();
+  size_t first_row = 0;
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* item = items[i];
+    Row& row = rows[i];
+    if (item == Py_None) {
+      row.null = true;
       continue;
     }
-    if (IsMaskedArray(item)) {
-      // A fully masked array is a null row; a row masked in part is an error.
-      const std::string what = "row " + std::to_string(rows.size());
-      nb::object mask = nb::module_::import_("numpy.ma").attr("getmaskarray")(item);
-      std::vector<uint8_t> null = NullRowsFromMask(mask.attr("reshape")(1, -1), 1, what.c_str());
-      if (null[0] && nb::cast<int64_t>(mask.attr("size")) > 0) {
-        rows.emplace_back();
+    TypePtr row_type;
+    const bool plain = Py_TYPE(item) == ndarray;
+    auto* array = reinterpret_cast<PyArrayObject*>(item);
+    if (plain && known_descr != nullptr && PyArray_DESCR(array) == known_descr) {
+      // A dtype already typed below: the array's own fields, no call.
+      held.push_back(nb::borrow(item));
+      row_type = known_type;
+      row.data = static_cast<const uint8_t*>(PyArray_DATA(array));
+      row.ndim = PyArray_NDIM(array);
+      row.dims_at = dims.size();
+      dims.insert(dims.end(), PyArray_DIMS(array), PyArray_DIMS(array) + row.ndim);
+      dims.insert(dims.end(), PyArray_STRIDES(array), PyArray_STRIDES(array) + row.ndim);
+    } else if (const Py_buffer* view = plain ? borrowed.Borrow(item, &row_type) : nullptr) {
+      // The buffer protocol types a dtype (format, byte order) once.
+      known_descr = PyArray_DESCR(array);
+      known_type = row_type;
+      row.data = static_cast<const uint8_t*>(view->buf);
+      row.ndim = view->ndim;
+      row.dims_at = dims.size();
+      dims.insert(dims.end(), view->shape, view->shape + view->ndim);
+      dims.insert(dims.end(), view->strides, view->strides + view->ndim);
+    } else {
+      std::optional<Tensor> tensor = SlowRow(item, i);
+      if (!tensor) {
+        row.null = true;
         continue;
       }
-      Tensor tensor = TensorFrom(item.attr("data"), what.c_str());
-      if (!value_type) value_type = tensor.type(), ndim = tensor.ndim();
-      rows.emplace_back(std::move(tensor));
-      continue;
+      row_type = tensor->type();
+      row.ndim = tensor->ndim();
+      row.tensor = static_cast<int64_t>(converted.size());
+      converted.push_back(std::move(*tensor));
     }
-    std::optional<Tensor> fast = borrowed.TryBorrow(item);
-    Tensor tensor = fast ? std::move(*fast) : TensorFrom(item, ("row " + std::to_string(rows.size())).c_str());
-    if (!value_type) value_type = tensor.type(), ndim = tensor.ndim();
-    rows.emplace_back(std::move(tensor));
+    if (!value_type) {
+      value_type = row_type, ndim = row.ndim, first_row = i;
+    } else {
+      CheckRowType(i, row_type, value_type);
+    }
   }
   VariableShapeTensorType resolved = ResolveType(type, value_type, ndim, std::move(dim_names),
                                                  std::move(permutation), std::move(uniform_shape));
+  std::vector<VariableShapeTensorArray::RowView> views(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Row& row = rows[i];
+    if (row.null) {
+      views[i].null = true;
+      continue;
+    }
+    if (row.tensor >= 0) {
+      const Tensor& tensor = converted[static_cast<size_t>(row.tensor)];
+      CheckRowType(i, tensor.type(), resolved.value_type());
+      views[i] = {false, tensor.raw_data(), tensor.shape(), tensor.strides()};
+      continue;
+    }
+    const std::span<const int64_t> sizes(dims.data() + row.dims_at, static_cast<size_t>(row.ndim));
+    views[i] = {false, row.data, sizes, {sizes.data() + row.ndim, sizes.size()}};
+  }
+  // The plain rows all have value_type; type= may name another.
+  if (value_type) CheckRowType(first_row, value_type, resolved.value_type());
   Result<VariableShapeTensorArray> built = Status::Invalid("");
   {
     nb::gil_scoped_release no_gil;  // one long copy of every row
-    built = VariableShapeTensorArray::FromTensors(resolved, rows);
+    built = VariableShapeTensorArray::FromRowViews(resolved, views);
   }
-  rows.clear();  // drop the borrowed views before their buffers are released
   return {Unwrap(std::move(built))};
 }
 

@@ -82,8 +82,14 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateUninitialized(int64_t size) {
 
 std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size, ReleaseHook release,
                                      Device device) {
-  return std::shared_ptr<Buffer>(new Buffer(static_cast<const uint8_t*>(data), size,
-                                            std::move(release), device, false));
+  // One allocation for the buffer and its reference count (Wrap runs once
+  // per imported buffer, DLPack tensor and NumPy view).
+  struct Shared : Buffer {
+    Shared(const uint8_t* data, int64_t size, ReleaseHook release, Device device)
+        : Buffer(data, size, std::move(release), device, false) {}
+  };
+  return std::make_shared<Shared>(static_cast<const uint8_t*>(data), size, std::move(release),
+                                  device);
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::Slice(std::shared_ptr<Buffer> parent, int64_t offset,

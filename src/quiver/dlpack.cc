@@ -27,7 +27,16 @@ template <typename Managed>
 struct ExportBlock {
   Managed managed{};
   BufferPtr buffer;
-  std::vector<int64_t> dims;  // shape, then strides in elements
+  // Shape, then strides in elements: in place up to kInlineDims axes (no
+  // second allocation for the usual tensor), on the heap beyond.
+  static constexpr int kInlineDims = 8;
+  int64_t inline_dims[2 * kInlineDims];
+  std::vector<int64_t> heap_dims;
+  int64_t* Dims(int ndim) {
+    if (ndim <= kInlineDims) return inline_dims;
+    heap_dims.resize(2 * static_cast<size_t>(ndim));
+    return heap_dims.data();
+  }
 };
 
 template <typename Managed>
@@ -57,10 +66,10 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   const int ndim = source->ndim();
   auto* block = new ExportBlock<Managed>();
   block->buffer = source->buffer();
-  block->dims.resize(2 * ndim);
+  int64_t* dims = block->Dims(ndim);
   for (int i = 0; i < ndim; ++i) {
-    block->dims[i] = source->shape()[i];
-    block->dims[ndim + i] = source->strides()[i] / width;
+    dims[i] = source->shape()[i];
+    dims[ndim + i] = source->strides()[i] / width;
   }
   Managed* managed = &block->managed;
   DLTensor& out = managed->dl_tensor;
@@ -69,8 +78,8 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   out.device = DLDevice{device.type, device.id};
   out.ndim = ndim;
   out.dtype = dtype;
-  out.shape = block->dims.data();
-  out.strides = block->dims.data() + ndim;
+  out.shape = dims;
+  out.strides = dims + ndim;
   out.byte_offset = 0;
   managed->manager_ctx = block;
   managed->deleter = &DeleteExport<Managed>;
@@ -137,17 +146,18 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
   const int64_t width = (*type)->byte_width();
   std::vector<int64_t> shape(in.shape, in.shape + in.ndim);
   std::vector<int64_t> strides(in.ndim);
-  auto row_major = RowMajorStrides(width, shape);
   auto size = internal::ShapeProduct(shape, "DLPack shape");
   if (!size.ok()) return fail(size.status());
-  if (!row_major.ok()) return fail(row_major.status());
+  if (in.strides == nullptr) {  // row-major (DLPack before 1.0 allowed NULL)
+    auto row_major = RowMajorStrides(width, shape);
+    if (!row_major.ok()) return fail(row_major.status());
+    strides = std::move(*row_major);
+  }
   // The bytes the tensor spans relative to its first element: [low, high).
   // Negative strides (NumPy's x[::-1]) reach below the first element.
   int64_t low = 0, high = *size > 0 ? width : 0;
   for (int i = 0; i < in.ndim; ++i) {
-    if (in.strides == nullptr) {
-      strides[i] = (*row_major)[i];
-    } else {
+    if (in.strides != nullptr) {
       auto bytes = internal::MultiplyChecked(in.strides[i], width, "DLPack stride");
       if (!bytes.ok()) return fail(bytes.status());
       strides[i] = *bytes;

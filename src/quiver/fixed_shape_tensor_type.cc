@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/extension_cache.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/internal/tensor_metadata.h"
@@ -45,10 +46,17 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Make(TypePtr value_type,
 
 Result<FixedShapeTensorType> FixedShapeTensorType::FromDataType(const TypePtr& type) {
   QUIVER_RETURN_NOT_OK(internal::CheckExtensionType(type, kExtensionName));
-  QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType out,
-                          Deserialize(type->storage_type(), type->extension_metadata()));
-  out.data_type_ = type;  // keep the storage exactly as the producer named it
-  return out;
+  // Never destroyed: imports on other threads may outlive static teardown.
+  static auto* cache = new internal::ExtensionCache<FixedShapeTensorType>();
+  const TypePtr& storage = type->storage_type();
+  std::optional<FixedShapeTensorType> out = cache->Find(type->extension_metadata(), *storage);
+  if (!out) {
+    QUIVER_ASSIGN_OR_RETURN(out, Deserialize(storage, type->extension_metadata()));
+    cache->Insert(type->extension_metadata(), storage, *out);
+  }
+  out->value_type_ = storage->children()[0].type;
+  out->data_type_ = type;  // keep the storage exactly as the producer named it
+  return std::move(*out);
 }
 
 Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& storage,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <thread>
+#include <vector>
 
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
@@ -25,86 +27,143 @@ Result<BufferPtr> CopyRowValidity(const ArrayData& data, int64_t* null_count) {
 }
 using internal::RowError;
 
-// Checks a logical tensor against `type` and writes its physical shape.
-Status CheckRowTensor(const VariableShapeTensorType& type, size_t i, const Tensor& tensor,
-                      int32_t* physical) {
-  Status on_host = tensor.CheckOnHost();
-  if (!on_host.ok()) return RowError(i, on_host.message());
-  if (!tensor.type()->Equals(*type.value_type())) {
-    return Status::TypeError("row " + std::to_string(i) + ": tensor holds " +
-                             tensor.type()->ToString() + ", the array holds " +
-                             type.value_type()->ToString());
-  }
-  if (tensor.ndim() != type.ndim()) {
-    return RowError(i, "tensor has " + std::to_string(tensor.ndim()) +
+// Checks a row's logical shape against `type` and writes its physical
+// shape.
+Status CheckRowShape(const VariableShapeTensorType& type, size_t i,
+                     std::span<const int64_t> shape, int32_t* physical) {
+  if (static_cast<int64_t>(shape.size()) != type.ndim()) {
+    return RowError(i, "tensor has " + std::to_string(shape.size()) +
                            " dimensions, the array has " + std::to_string(type.ndim()));
   }
   for (int k = 0; k < type.ndim(); ++k) {
-    if (tensor.shape()[k] > std::numeric_limits<int32_t>::max()) {
-      return RowError(i, "size " + std::to_string(tensor.shape()[k]) + " on axis " +
-                             std::to_string(k) + " does not fit int32");
+    if (shape[k] < 0 || shape[k] > std::numeric_limits<int32_t>::max()) {
+      return RowError(i, "size " + std::to_string(shape[k]) + " on axis " + std::to_string(k) +
+                             " does not fit int32");
     }
-    physical[type.physical_axis(k)] = static_cast<int32_t>(tensor.shape()[k]);
+    physical[type.physical_axis(k)] = static_cast<int32_t>(shape[k]);
   }
   Status uniform = type.CheckUniform({physical, static_cast<size_t>(type.ndim())});
   return uniform.ok() ? uniform : RowError(i, uniform.message());
 }
 
-// Copies a logical tensor into `dst` as a row-major block of its physical shape.
-Status CopyRow(const VariableShapeTensorType& type, const Tensor& tensor, uint8_t* dst) {
-  const int64_t width = tensor.type()->byte_width();
-  if (type.permutation().empty() && tensor.IsContiguous()) {
-    if (tensor.size() > 0) std::memcpy(dst, tensor.raw_data(), tensor.size() * width);
-    return Status::OK();
+// Whether the strides are row-major with no gaps for `shape`.
+bool IsRowMajor(std::span<const int64_t> shape, std::span<const int64_t> strides, int64_t width) {
+  int64_t expected = width;
+  for (size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] == 0) return true;
+    if (shape[k] != 1 && strides[k] != expected) return false;
+    expected *= shape[k];
+  }
+  return true;
+}
+
+// Copies a logical row into `dst` as a row-major block of its physical shape.
+void CopyRow(const VariableShapeTensorType& type, const VariableShapeTensorArray::RowView& row,
+             int64_t elements, int64_t width, uint8_t* dst) {
+  if (elements == 0) return;
+  if (type.permutation().empty() && IsRowMajor(row.shape, row.strides, width)) {
+    std::memcpy(dst, row.data, static_cast<size_t>(elements * width));
+    return;
   }
   const int ndim = type.ndim();
-  std::vector<int64_t> physical(ndim), src_strides(ndim);
+  std::vector<int64_t> physical(ndim), src_strides(ndim), dst_strides(ndim);
   for (int k = 0; k < ndim; ++k) {
-    physical[type.physical_axis(k)] = tensor.shape()[k];
-    src_strides[type.physical_axis(k)] = tensor.strides()[k];
+    physical[type.physical_axis(k)] = row.shape[k];
+    src_strides[type.physical_axis(k)] = row.strides[k];
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> dst_strides, RowMajorStrides(width, physical));
-  internal::CopyStrided(tensor.raw_data(), src_strides, dst, dst_strides, physical, width);
-  return Status::OK();
+  int64_t stride = width;  // the sizes fit int32 and the total was checked
+  for (int k = ndim; k-- > 0;) {
+    dst_strides[k] = stride;
+    stride *= physical[k];
+  }
+  internal::CopyStrided(row.data, src_strides, dst, dst_strides, physical, width);
 }
+
+// Below this many bytes one thread copies every row: a second one costs
+// more than it saves.
+constexpr int64_t kParallelBytes = int64_t{8} << 20;
 
 }  // namespace
 
 Result<VariableShapeTensorArray> VariableShapeTensorArray::FromTensors(
     const VariableShapeTensorType& type, std::span<const std::optional<Tensor>> tensors) {
+  std::vector<RowView> rows(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i]) {
+      rows[i].null = true;
+      continue;
+    }
+    const Tensor& tensor = *tensors[i];
+    Status on_host = tensor.CheckOnHost();
+    if (!on_host.ok()) return RowError(i, on_host.message());
+    if (!tensor.type()->Equals(*type.value_type())) {
+      return Status::TypeError("row " + std::to_string(i) + ": tensor holds " +
+                               tensor.type()->ToString() + ", the array holds " +
+                               type.value_type()->ToString());
+    }
+    rows[i] = RowView{false, tensor.raw_data(), tensor.shape(), tensor.strides()};
+  }
+  return FromRowViews(type, rows);
+}
+
+Result<VariableShapeTensorArray> VariableShapeTensorArray::FromRowViews(
+    const VariableShapeTensorType& type, std::span<const RowView> rows) {
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "build"));
-  const int64_t n = static_cast<int64_t>(tensors.size());
+  const int64_t n = static_cast<int64_t>(rows.size());
   const int ndim = type.ndim();
   internal::VariableShapeParts parts;
   parts.length = n;
   QUIVER_ASSIGN_OR_RETURN(parts.shapes, Buffer::Allocate(n * ndim * 4));
+  QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
   int32_t* shapes = MutableAs<int32_t>(parts.shapes);
+  int32_t* offsets = MutableAs<int32_t>(parts.offsets);
   int64_t total = 0;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (!tensors[i]) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    offsets[i] = static_cast<int32_t>(total);
+    if (rows[i].null) {
       ++parts.null_count;  // null rows keep shape zeros and no data
       continue;
     }
-    QUIVER_RETURN_NOT_OK(CheckRowTensor(type, i, *tensors[i], shapes + i * ndim));
-    total += tensors[i]->size();
+    if (rows[i].strides.size() != rows[i].shape.size()) {
+      return RowError(i, "has " + std::to_string(rows[i].shape.size()) + " sizes but " +
+                             std::to_string(rows[i].strides.size()) + " strides");
+    }
+    QUIVER_RETURN_NOT_OK(CheckRowShape(type, i, rows[i].shape, shapes + i * ndim));
+    int64_t elements = 1;
+    for (int k = 0; k < ndim; ++k) {
+      QUIVER_ASSIGN_OR_RETURN(elements, internal::MultiplyChecked(elements, shapes[i * ndim + k], "row shape"));
+      QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(elements));
+    }
+    if (elements > 0 && rows[i].data == nullptr) return RowError(i, "has no data");
+    total += elements;
     QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
   }
+  offsets[n] = static_cast<int32_t>(total);
   const int64_t width = type.value_type()->byte_width();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(total * width));
-  QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
   if (parts.null_count > 0) {
     QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate(internal::BitmapBytes(n)));
+    for (int64_t i = 0; i < n; ++i) {
+      if (!rows[i].null) internal::SetBit(parts.validity->mutable_data(), i);
+    }
   }
-  int32_t* offsets = MutableAs<int32_t>(parts.offsets);
-  int64_t position = 0;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    offsets[i] = static_cast<int32_t>(position);
-    if (!tensors[i]) continue;
-    if (parts.validity) internal::SetBit(parts.validity->mutable_data(), static_cast<int64_t>(i));
-    QUIVER_RETURN_NOT_OK(CopyRow(type, *tensors[i], values->mutable_data() + position * width));
-    position += tensors[i]->size();
+  auto copy_rows = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      if (rows[i].null) continue;
+      CopyRow(type, rows[i], offsets[i + 1] - offsets[i], width,
+              values->mutable_data() + int64_t{offsets[i]} * width);
+    }
+  };
+  if (total * width < kParallelBytes || n < 2) {
+    copy_rows(0, n);
+  } else {
+    // Split where half of the bytes are (the rows may differ in size).
+    const int32_t* middle = std::lower_bound(offsets, offsets + n, static_cast<int32_t>(total / 2));
+    const int64_t half = std::max<int64_t>(1, middle - offsets);
+    std::thread second([&] { copy_rows(half, n); });
+    copy_rows(0, half);
+    second.join();
   }
-  offsets[n] = static_cast<int32_t>(position);
   parts.values = internal::MakeFlatArray(type.value_type(), total, std::move(values));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);
 }

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/extension_cache.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
@@ -133,6 +134,11 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
 
 Result<VariableShapeTensorType> VariableShapeTensorType::FromDataType(const TypePtr& type) {
   QUIVER_RETURN_NOT_OK(internal::CheckExtensionType(type, kExtensionName));
+  // Never destroyed: imports on other threads may outlive static teardown.
+  static auto* cache = new internal::ExtensionCache<VariableShapeTensorType>();
+  if (auto cached = cache->Find(type->extension_metadata(), *type->storage_type())) {
+    return std::move(*cached);
+  }
   QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType out,
                           Deserialize(type->storage_type(), type->extension_metadata()));
   // Deserialize checked the storage layout; only the shape entry type is left
@@ -143,6 +149,7 @@ Result<VariableShapeTensorType> VariableShapeTensorType::FromDataType(const Type
     QUIVER_ASSIGN_OR_RETURN(out.data_type_,
                             extension(kExtensionName, out.Serialize(), type->storage_type()));
   }
+  cache->Insert(type->extension_metadata(), type->storage_type(), out);
   return out;
 }
 

@@ -205,6 +205,20 @@ def test_protocol_errors():
     with pytest.raises(BufferError, match="CPU only"):
         qv.from_dlpack(np.ones(3), device=(2, 0))
 
+    class Broken:
+        def __dlpack__(self, **kwargs):
+            raise AttributeError("inside the producer")
+
+    # The producer's own error comes through; only a missing __dlpack__ is
+    # quiver's TypeError.
+    with pytest.raises(AttributeError, match="inside the producer"):
+        qv.from_dlpack(Broken())
+    with pytest.raises(TypeError, match="unexpected keyword argument 'stream2'"):
+        t.__dlpack__(stream2=None)
+    with pytest.raises(TypeError, match="positional"):
+        t.__dlpack__(None)
+    assert np.from_dlpack(qv.from_dlpack(x=np.arange(3.0))).tolist() == [0.0, 1.0, 2.0]
+
 
 def test_copy_true_gives_a_private_copy():
     x = np.arange(6.0)

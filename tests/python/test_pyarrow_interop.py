@@ -211,6 +211,13 @@ def test_wrong_capsule_names_and_objects():
     with pytest.raises(TypeError, match="needs an object with __arrow_c_array__"):
         qv.array([1, 2, 3])
 
+    class Broken:
+        def __arrow_c_array__(self, requested_schema=None):
+            raise AttributeError("inside the producer")
+
+    with pytest.raises(AttributeError, match="inside the producer"):
+        qv.array(Broken())
+
 
 def test_invalid_offsets_are_caught_by_full_validation():
     theirs = pa.array(["ab", "cd"])

@@ -178,6 +178,42 @@ def test_from_numpy_errors():
         qv.VariableShapeTensorArray.from_numpy([], dim_names=["a"], type=qv.variable_shape_tensor("int8", 1))
 
 
+def test_from_numpy_mixed_inputs_keep_every_check():
+    # Plain arrays of one dtype are read through their fields; the first of
+    # each dtype, other producers, masked arrays and swapped bytes take the
+    # general path. Every row is still checked, in any order.
+    rows = [np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((1, 4), ">f4"),
+            np.ma.masked_array(np.ones((2, 2), np.float32)), memoryview(np.zeros((3, 1), np.float32)),
+            None, np.arange(8, dtype=np.float32).reshape(4, 2)[::-1, ::2], np.zeros((0, 5), np.float32)]
+    a = qv.VariableShapeTensorArray.from_numpy(rows)
+    assert a.null_count == 1
+    for got, want in zip(a.to_numpy(), rows):
+        if want is None:
+            assert got is None
+        else:
+            np.testing.assert_array_equal(got, np.asarray(want, np.float32))
+    with pytest.raises(TypeError, match="row 3: tensor holds float64, the array holds float32"):
+        qv.VariableShapeTensorArray.from_numpy(rows[:3] + [np.zeros((1, 1))])
+    with pytest.raises(TypeError, match="row 2: tensor holds int32"):
+        qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32),
+                                                np.zeros((1, 1), np.int32)])
+    with pytest.raises(TypeError, match="row 0: tensor holds float32, the array holds int16"):
+        qv.VariableShapeTensorArray.from_numpy(rows[:1], type=qv.variable_shape_tensor("int16", 2))
+    with pytest.raises(ValueError, match="row 2: tensor has 1 dimensions"):
+        qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 1), np.float32)] * 2 + [np.zeros(1, np.float32)])
+    with pytest.raises(TypeError, match="iterable"):
+        qv.VariableShapeTensorArray.from_numpy(5)
+
+
+def test_from_numpy_generators_and_large_inputs():
+    # Any iterable; past a few MiB the copy runs on two threads.
+    rows = [np.full((64, 64 + i % 7), i, np.float64) for i in range(300)]
+    a = qv.VariableShapeTensorArray.from_numpy(r for r in rows)
+    assert len(a) == 300
+    for got, want in zip(a.to_numpy(), rows):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_bool_rows_are_bool8():
     xs = [np.array([True, False]), np.array([[False], [True]]).ravel(), np.ones(3, bool)]
     a = qv.VariableShapeTensorArray.from_numpy(xs)

@@ -2,29 +2,29 @@
 
 namespace quiver::internal {
 
-Result<int64_t> MultiplyChecked(int64_t a, int64_t b, const std::string& what) {
+Result<int64_t> MultiplyChecked(int64_t a, int64_t b, std::string_view what) {
   int64_t out = 0;
   if (__builtin_mul_overflow(a, b, &out)) {
-    return Status::Invalid(what + ": " + std::to_string(a) + " * " + std::to_string(b) +
+    return Status::Invalid(std::string(what) + ": " + std::to_string(a) + " * " + std::to_string(b) +
                            " overflows int64");
   }
   return out;
 }
 
-Result<int64_t> AddChecked(int64_t a, int64_t b, const std::string& what) {
+Result<int64_t> AddChecked(int64_t a, int64_t b, std::string_view what) {
   int64_t out = 0;
   if (__builtin_add_overflow(a, b, &out)) {
-    return Status::Invalid(what + ": " + std::to_string(a) + " + " + std::to_string(b) +
+    return Status::Invalid(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) +
                            " overflows int64");
   }
   return out;
 }
 
-Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& what) {
+Result<int64_t> ShapeProduct(std::span<const int64_t> shape, std::string_view what) {
   int64_t product = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) {
-      return Status::Invalid(what + ": dimension " + std::to_string(i) + " has negative size " +
+      return Status::Invalid(std::string(what) + ": dimension " + std::to_string(i) + " has negative size " +
                              std::to_string(shape[i]));
     }
   }
@@ -35,7 +35,7 @@ Result<int64_t> ShapeProduct(std::span<const int64_t> shape, const std::string& 
   for (int64_t size : shape) {
     int64_t next = 0;
     if (__builtin_mul_overflow(product, size, &next)) {
-      return Status::Invalid(what + ": product of shape " + internal::FormatShape(shape) +
+      return Status::Invalid(std::string(what) + ": product of shape " + internal::FormatShape(shape) +
                              " overflows int64");
     }
     product = next;

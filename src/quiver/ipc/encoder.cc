@@ -8,9 +8,8 @@
 #include <utility>
 #include <string>
 
-#include "quiver/internal/bitmap.h"
-#include "quiver/internal/builders.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/compact.h"
 #include "quiver/internal/layout.h"
 #include "quiver/ipc/codec.h"
 #include "quiver/ipc/decoder.h"
@@ -19,104 +18,25 @@ namespace quiver::ipc {
 
 namespace {
 
-using internal::BufferRole;
-using internal::ChildRole;
-
 struct EncodedBody {
   std::vector<fb::FieldNode> nodes;
   std::vector<BufferPtr> buffers;  // nullptr: an empty buffer
   std::vector<int64_t> variadic_counts;  // one per view array, in pre-order
 };
 
-// Bits [offset, offset + length) of a bitmap, starting at bit 0.
-Result<BufferPtr> CompactBitmap(const BufferPtr& bits, int64_t offset, int64_t length) {
-  if (length == 0) return BufferPtr{};
-  if (offset % 8 == 0) return Buffer::Slice(bits, offset / 8, internal::BitmapBytes(length));
-  int64_t unset = 0;
-  return internal::CopyBitmap(bits->data(), offset, length, &unset);
-}
-
-// Offsets [offset, offset + length] re-based to start at 0, and the range
-// [first, last) they delimit.
-Result<BufferPtr> CompactOffsets(const ArrayData& data, int64_t width, int64_t* first, int64_t* last) {
-  if (data.length == 0) {
-    *first = *last = 0;
-    return Buffer::Allocate(width);  // one zero offset
-  }
-  const uint8_t* offsets = data.buffers[1]->data();
-  *first = internal::ReadOffset(offsets, data.offset, width);
-  *last = internal::ReadOffset(offsets, data.offset + data.length, width);
-  const int64_t bytes = (data.length + 1) * width;
-  if (*first == 0) return Buffer::Slice(data.buffers[1], data.offset * width, bytes);
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(bytes));
-  for (int64_t i = 0; i <= data.length; ++i) {
-    const int64_t value = internal::ReadOffset(offsets, data.offset + i, width) - *first;
-    if (width == 8) {
-      std::memcpy(out->mutable_data() + i * 8, &value, 8);
-    } else {
-      const int32_t narrow = static_cast<int32_t>(value);
-      std::memcpy(out->mutable_data() + i * 4, &narrow, 4);
-    }
-  }
-  return out;
-}
-
-// Buffer b of `data` cut down to the rows it covers (nullptr: empty).
-// Offsets set [first, last), the range of data or child they delimit.
-Result<BufferPtr> CompactBuffer(const ArrayData& data, const internal::Layout& layout, int b,
-                                int64_t null_count, int64_t* first, int64_t* last) {
-  const BufferPtr& buffer = data.buffers[b];
-  const BufferRole role = layout.roles[b];
-  if (role == BufferRole::kValidity) {
-    if (null_count == 0) return BufferPtr{};
-    return CompactBitmap(buffer, data.offset, data.length);
-  }
-  if (role == BufferRole::kBits) {
-    if (!buffer) return BufferPtr{};
-    return CompactBitmap(buffer, data.offset, data.length);
-  }
-  if (role == BufferRole::kValues || role == BufferRole::kViews) {
-    const int64_t width = role == BufferRole::kViews ? 16 : layout.value_bits / 8;
-    if (!buffer || data.length == 0) return BufferPtr{};
-    return Buffer::Slice(buffer, data.offset * width, data.length * width);
-  }
-  if (internal::Layout::IsOffsets(role)) return CompactOffsets(data, layout.offset_width(), first, last);
-  // kData: the bytes the (already compacted) offsets delimit.
-  if (!buffer || *last <= *first) return BufferPtr{};
-  return Buffer::Slice(buffer, *first, *last - *first);
-}
-
-// Child c of `data` cut down to what the covered rows use.
-Result<ArrayDataPtr> CoveredChild(const ArrayData& data, const internal::Layout& layout, size_t c,
-                                  int64_t first, int64_t last) {
-  const ArrayDataPtr& child = data.children[c];
-  if (layout.children == ChildRole::kOffsetList) return quiver::Slice(child, first, last - first);
-  if (layout.children == ChildRole::kFixedSizeList) {
-    return quiver::Slice(child, data.offset * layout.list_size, data.length * layout.list_size);
-  }
-  return quiver::Slice(child, data.offset, data.length);
-}
-
+// Appends the nodes and buffers of `data`, each level cut down to the rows
+// it covers, in the pre-order the record batch message lists them.
 Status Append(const ArrayData& data, EncodedBody* body) {
-  const internal::Layout layout = internal::LayoutOf(*data.type);
-  const int64_t null_count = layout.num_buffers == 0 ? data.length : data.ComputeNullCount();
-  body->nodes.emplace_back(data.length, null_count);
-  int64_t first = 0, last = 0;
-  for (int b = 0; b < layout.num_buffers; ++b) {
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr out, CompactBuffer(data, layout, b, null_count, &first, &last));
-    body->buffers.push_back(std::move(out));
-  }
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr node, internal::CompactNode(data));
+  const internal::Layout layout = internal::LayoutOf(*node->type);
+  body->nodes.emplace_back(node->length, node->null_count);
+  for (int b = 0; b < layout.num_buffers; ++b) body->buffers.push_back(node->buffers[b]);
   if (layout.variadic) {
-    // The views of the covered rows point into these by index: all of them
-    // go out whole.
-    const size_t count = data.buffers.size() - static_cast<size_t>(layout.num_buffers);
+    const size_t count = node->buffers.size() - static_cast<size_t>(layout.num_buffers);
     body->variadic_counts.push_back(static_cast<int64_t>(count));
-    for (size_t k = 0; k < count; ++k) body->buffers.push_back(data.buffers[layout.num_buffers + k]);
+    for (size_t k = 0; k < count; ++k) body->buffers.push_back(node->buffers[layout.num_buffers + k]);
   }
-  for (size_t c = 0; c < data.children.size(); ++c) {
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr covered, CoveredChild(data, layout, c, first, last));
-    QUIVER_RETURN_NOT_OK(Append(*covered, body));
-  }
+  for (const ArrayDataPtr& child : node->children) QUIVER_RETURN_NOT_OK(Append(*child, body));
   return Status::OK();
 }
 

@@ -1,0 +1,174 @@
+// internal::Compact / CompactNode: arrays cut down to the rows they cover,
+// as the IPC writer and pickling send them.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "quiver/internal/compact.h"
+#include "quiver/record_batch.h"
+#include "test_util.h"
+
+namespace quiver {
+namespace {
+
+using internal::Compact;
+using internal::CompactOptions;
+using test::Primitive;
+
+std::vector<int32_t> Iota(int n) {
+  std::vector<int32_t> out(static_cast<size_t>(n));
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
+std::vector<bool> EveryThirdNull(int n) {
+  std::vector<bool> valid(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) valid[static_cast<size_t>(i)] = i % 3 != 1;
+  return valid;
+}
+
+// Compacts `sliced` and checks the result is a valid array with the same
+// values.
+ArrayDataPtr CheckCompact(const ArrayDataPtr& sliced, CompactOptions options = {}) {
+  auto out = Compact(*sliced, options);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  if (!out.ok()) return nullptr;
+  EXPECT_TRUE(Validate(**out, ValidationLevel::kFull).ok());
+  EXPECT_TRUE(ArrayEquals(*sliced, **out));
+  EXPECT_EQ((*out)->length, sliced->length);
+  return *out;
+}
+
+TEST(Compact, PrimitiveSliceOffByteBoundaryStartsAtZero) {
+  ArrayDataPtr parent = Primitive(int32(), Iota(40), EveryThirdNull(40));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 11, 13));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->offset, 0);
+  // Values: a zero-copy slice of exactly the 13 rows.
+  EXPECT_EQ(out->buffers[1]->size(), 13 * 4);
+  EXPECT_EQ(out->buffers[1]->data(), parent->buffers[1]->data() + 11 * 4);
+  // Validity: shifted into a fresh 2-byte bitmap (11 is not a multiple of 8).
+  ASSERT_TRUE(out->buffers[0]);
+  EXPECT_EQ(out->buffers[0]->size(), 2);
+  EXPECT_NE(out->buffers[0]->data(), parent->buffers[0]->data() + 1);
+  EXPECT_EQ(out->null_count, sliced->ComputeNullCount());
+}
+
+TEST(Compact, KeepBitOffsetSlicesBitmapsWithoutCopies) {
+  ArrayDataPtr parent = Primitive(int32(), Iota(40), EveryThirdNull(40));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 11, 13));
+  ArrayDataPtr out = CheckCompact(sliced, CompactOptions{.keep_bit_offset = true});
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->offset, 3);
+  EXPECT_EQ(out->buffers[0]->data(), parent->buffers[0]->data() + 1);
+  EXPECT_EQ(out->buffers[1]->data(), parent->buffers[1]->data() + 8 * 4);
+  EXPECT_EQ(out->buffers[1]->size(), 16 * 4);
+}
+
+TEST(Compact, ValidityDroppedWhenTheRowsHaveNoNulls) {
+  ArrayDataPtr parent = Primitive(int32(), Iota(10), {true, false, true, true, true, true, true,
+                                                      true, true, true});
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 2, 8));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->buffers[0], nullptr);
+  EXPECT_EQ(out->null_count, 0);
+}
+
+TEST(Compact, Utf8OffsetsRebasedAndDataCut) {
+  ArrayDataPtr parent = test::Utf8({"alpha", "be", std::nullopt, "gamma", "d", "epsilon"});
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 3, 2));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  // "gamma" + "d": 6 bytes, offsets [0, 5, 6] in a fresh buffer.
+  EXPECT_EQ(out->buffers[2]->size(), 6);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(out->buffers[2]->data()), 6), "gammad");
+  std::vector<int32_t> offsets(3);
+  std::memcpy(offsets.data(), out->buffers[1]->data(), 12);
+  EXPECT_EQ(offsets, (std::vector<int32_t>{0, 5, 6}));
+}
+
+TEST(Compact, OffsetsStartingAtZeroAreSliced) {
+  ArrayDataPtr parent = test::Utf8({"ab", "c", "def", "g"});
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 0, 2));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->buffers[1]->data(), parent->buffers[1]->data());
+  EXPECT_EQ(out->buffers[1]->size(), 3 * 4);
+  EXPECT_EQ(out->buffers[2]->size(), 3);
+}
+
+TEST(Compact, FixedSizeListChildCutToTheRows) {
+  ASSERT_OK_AND_ASSIGN(TypePtr type, fixed_size_list(Field{"item", float32(), true, {}}, 3));
+  std::vector<float> values(30);
+  std::iota(values.begin(), values.end(), 0.0f);
+  auto parent = std::make_shared<ArrayData>();
+  parent->type = type;
+  parent->length = 10;
+  parent->buffers = {nullptr};
+  parent->children = {Primitive(float32(), values)};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 4, 3));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  const ArrayData& child = *out->children[0];
+  EXPECT_EQ(child.offset, 0);
+  EXPECT_EQ(child.length, 9);
+  EXPECT_EQ(child.buffers[1]->size(), 9 * 4);
+  EXPECT_EQ(child.buffers[1]->data(), parent->children[0]->buffers[1]->data() + 12 * 4);
+}
+
+TEST(Compact, ListOfStructsCutThroughEveryLevel) {
+  TypePtr row = struct_({Field{"x", int32(), true, {}}, Field{"s", utf8(), true, {}}});
+  TypePtr type = list(Field{"item", row, true, {}});
+  auto structs = std::make_shared<ArrayData>();
+  structs->type = row;
+  structs->length = 6;
+  structs->buffers = {nullptr};
+  structs->children = {Primitive(int32(), Iota(6)), test::Utf8({"a", "bb", "ccc", "d", "ee", "f"})};
+  auto parent = std::make_shared<ArrayData>();
+  parent->type = type;
+  parent->length = 3;
+  parent->buffers = {nullptr, test::BufferOf(std::vector<int32_t>{0, 2, 5, 6})};
+  parent->children = {structs};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 1, 1));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  const ArrayData& inner = *out->children[0];
+  EXPECT_EQ(inner.length, 3);  // rows 2..4 of the structs
+  EXPECT_EQ(inner.children[1]->buffers[2]->size(), 6);  // "ccc" + "d" + "ee"
+}
+
+TEST(Compact, DictionaryKeepsEveryValue) {
+  ArrayDataPtr values = test::Utf8({"red", "green", "blue"});
+  ASSERT_OK_AND_ASSIGN(TypePtr type, dictionary(int8(), utf8()));
+  auto parent = std::make_shared<ArrayData>();
+  parent->type = type;
+  parent->length = 5;
+  parent->buffers = {nullptr, test::BufferOf(std::vector<int8_t>{2, 0, 1, 1, 2})};
+  parent->dictionary = values;
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 3, 2));
+  ArrayDataPtr out = CheckCompact(sliced);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->dictionary->length, 3);
+  EXPECT_EQ(out->buffers[1]->size(), 2);
+}
+
+TEST(Compact, EmptySliceAndNullType) {
+  ArrayDataPtr parent = test::Utf8({"ab", "c"});
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr empty, Slice(parent, 2, 0));
+  ArrayDataPtr out = CheckCompact(empty);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->buffers[1]->size(), 4);  // one zero offset
+  auto nulls = std::make_shared<ArrayData>();
+  nulls->type = null();
+  nulls->length = 7;
+  nulls->null_count = 7;
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(nulls, 2, 3));
+  ArrayDataPtr compact_nulls = CheckCompact(sliced);
+  ASSERT_TRUE(compact_nulls);
+  EXPECT_EQ(compact_nulls->null_count, 3);
+}
+
+}  // namespace
+}  // namespace quiver
