@@ -202,6 +202,11 @@ void BindIpc(nb::module_& parent) {
   nb::class_<PyFileReader>(m, "RecordBatchFileReader", "Random access to the batches of an IPC file.")
       .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
       .def_prop_ro("num_record_batches", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
+      .def("__len__", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
+      .def("__getitem__", [](PyFileReader& r, int64_t i) {
+        const int64_t index = ResolveIndex(i, r.reader->num_record_batches());
+        return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(static_cast<int>(index)); }))};
+      }, nb::arg("i"), "Batch i (negative counts from the end); iterating reads the batches in order.")
       .def("get_batch", [](PyFileReader& r, int i) {
         return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
       }, nb::arg("i"))

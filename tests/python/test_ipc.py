@@ -75,7 +75,11 @@ def test_quiver_writes_pyarrow_reads(codec, sliced):
 def test_pyarrow_writes_quiver_reads(codec):
     table = field_with_metadata(sample_table(9))
     reader = qv.ipc.open_file(pa_bytes(table, pai.new_file, codec))
-    assert reader.num_record_batches == 3
+    assert reader.num_record_batches == 3 == len(reader)
+    assert [b.num_rows for b in reader] == [4, 4, 1]  # iteration reads the batches in order
+    assert reader[-1].num_rows == 1
+    with pytest.raises(IndexError):
+        reader[3]
     assert pa.table(reader).equals(table, check_metadata=True)
     assert reader.schema.metadata == {b"dataset": b"quiver sample", b"version": b"1"}
     batch = reader.get_batch(1)
