@@ -428,21 +428,8 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           "row) or a numpy.ma masked array makes rows null; a row masked in part is an error.")
       .def_static("from_storage",
                   [](const PyFixedShapeTensorType& type, nb::handle storage) {
-                    nb::object imported = nb::borrow(storage);
-                    if (!nb::isinstance<PyArray>(storage)) {
-                      nb::object capsules = storage.attr("__arrow_c_array__")();
-                      imported = WrapArray(ImportCapsules(capsules[0], capsules[1]).second);
-                    }
-                    if (!nb::isinstance<PyArray>(imported)) {
-                      Raise(Status::TypeError("storage must be a plain fixed_size_list array"));
-                    }
-                    auto data = std::make_shared<ArrayData>(*nb::cast<PyArray&>(imported).data);
-                    if (!data->type->Equals(*type.type.data_type()->storage_type())) {
-                      Raise(Status::TypeError("storage has type " + data->type->ToString() + ", " +
-                                              type.type.ToString() + " needs " +
-                                              type.type.data_type()->storage_type()->ToString()));
-                    }
-                    data->type = type.type.data_type();
+                    ArrayDataPtr data = AsExtensionStorage(type.type.data_type(), type.type.ToString(),
+                                                           storage, "a plain fixed_size_list array");
                     return A{Unwrap(FixedShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
                   },
                   nb::arg("type"), nb::arg("storage"),
@@ -600,6 +587,26 @@ void BindArrays(nb::module_& m) {
       "Imports any object exposing __arrow_c_array__ (pyarrow, Polars, nanoarrow ...) "
       "zero-copy, validating it fully. Returns a FixedShapeTensorArray or "
       "VariableShapeTensorArray for the tensor extension types, an Array otherwise.");
+}
+
+ArrayDataPtr AsExtensionStorage(const TypePtr& extension_type, const std::string& type_name,
+                                nb::handle storage, const char* what) {
+  nb::object imported = nb::borrow(storage);
+  if (!nb::isinstance<PyArray>(storage)) {
+    nb::object capsules = storage.attr("__arrow_c_array__")();
+    imported = WrapArray(ImportCapsules(capsules[0], capsules[1]).second);
+  }
+  if (!nb::isinstance<PyArray>(imported)) {
+    Raise(Status::TypeError(std::string("storage must be ") + what));
+  }
+  auto data = std::make_shared<ArrayData>(*nb::cast<PyArray&>(imported).data);
+  const TypePtr& needed = extension_type->storage_type();
+  if (!data->type->Equals(*needed)) {
+    Raise(Status::TypeError("storage has type " + data->type->ToString() + ", " + type_name +
+                            " needs " + needed->ToString()));
+  }
+  data->type = extension_type;
+  return data;
 }
 
 }  // namespace quiver::python

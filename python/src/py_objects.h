@@ -54,6 +54,12 @@ nb::object WrapType(const TypePtr& type);
 // VariableShapeTensorArray for the tensor extensions, Array otherwise.
 nb::object WrapArray(ArrayDataPtr data);
 
+// The data of `storage` (a quiver Array, or anything with __arrow_c_array__)
+// under `extension_type`, zero-copy; TypeError unless the storage has the
+// extension type's storage type. `what` names the storage in messages.
+ArrayDataPtr AsExtensionStorage(const TypePtr& extension_type, const std::string& type_name,
+                                nb::handle storage, const char* what);
+
 // uniform_shape as a tuple of ints and Nones.
 nb::tuple UniformShapeToPython(const UniformShape& uniform_shape);
 // A VariableShapeTensorType from Python arguments (ValueError / TypeError).

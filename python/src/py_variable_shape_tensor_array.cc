@@ -410,21 +410,8 @@ void BindVariableShapeTensorArray(nb::module_& m) {
            "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata.")
       .def_static("from_storage",
                   [](const PyVariableShapeTensorType& type, nb::handle storage) {
-                    nb::object imported = nb::borrow(storage);
-                    if (!nb::isinstance<PyArray>(storage)) {
-                      nb::object capsules = storage.attr("__arrow_c_array__")();
-                      imported = WrapArray(ImportCapsules(capsules[0], capsules[1]).second);
-                    }
-                    if (!nb::isinstance<PyArray>(imported)) {
-                      Raise(Status::TypeError("storage must be a plain struct<data, shape> array"));
-                    }
-                    auto data = std::make_shared<ArrayData>(*nb::cast<PyArray&>(imported).data);
-                    if (!data->type->Equals(*type.type.data_type()->storage_type())) {
-                      Raise(Status::TypeError("storage has type " + data->type->ToString() + ", " +
-                                              type.type.ToString() + " needs " +
-                                              type.type.data_type()->storage_type()->ToString()));
-                    }
-                    data->type = type.type.data_type();
+                    ArrayDataPtr data = AsExtensionStorage(type.type.data_type(), type.type.ToString(),
+                                                           storage, "a plain struct<data, shape> array");
                     return A{Unwrap(VariableShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
                   },
                   nb::arg("type"), nb::arg("storage"),
