@@ -48,17 +48,6 @@ namespace {
 using internal::BufferRole;
 using internal::ChildRole;
 
-// `buffer`, or an aligned copy when it starts off an 8-byte boundary. Writers
-// align body buffers (quiver to 64 bytes), so this costs nothing on honest
-// input; a message that places them elsewhere would otherwise hand kernels
-// misaligned int32/int64 offsets and values.
-Result<BufferPtr> Aligned(BufferPtr buffer) {
-  if (reinterpret_cast<uintptr_t>(buffer->data()) % 8 == 0) return buffer;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(buffer->size()));
-  if (buffer->size() > 0) std::memcpy(copy->mutable_data(), buffer->data(), static_cast<size_t>(buffer->size()));
-  return copy;
-}
-
 // The body's buffers, decompressed where the message says so.
 Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::RecordBatch& batch,
                                            const ReadOptions& options) {
@@ -89,7 +78,7 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
     }
     QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(body, offset, length));
     if (codec == Compression::kNone || length == 0) {
-      QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)], Aligned(std::move(raw)));
+      QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)], AlignedTo8(std::move(raw)));
       return Status::OK();
     }
     if (length < 8) return Status::Invalid(where + " is compressed but has no length prefix");
@@ -97,7 +86,7 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
     std::memcpy(&claimed, raw->data(), 8);
     if (claimed == -1) {  // stored uncompressed after the prefix
       QUIVER_ASSIGN_OR_RETURN(BufferPtr stored, Buffer::Slice(raw, 8, length - 8));
-      QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)], Aligned(std::move(stored)));
+      QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)], AlignedTo8(std::move(stored)));
       return Status::OK();
     }
     if (claimed < 0 || claimed > options.max_decompressed_buffer) {

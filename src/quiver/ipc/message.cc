@@ -22,16 +22,16 @@ int32_t ReadInt32(const uint8_t* p) {
 
 std::string At(int64_t offset) { return "at byte " + std::to_string(offset); }
 
-// The flatbuffer bytes, copied when the source hands them out unaligned
-// (flatbuffers reads scalars in place).
-Result<BufferPtr> Aligned(BufferPtr bytes) {
+}  // namespace
+
+Result<BufferPtr> AlignedTo8(BufferPtr bytes) {
   if (reinterpret_cast<uintptr_t>(bytes->data()) % 8 == 0) return bytes;
   QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(bytes->size()));
-  std::memcpy(copy->mutable_data(), bytes->data(), static_cast<size_t>(bytes->size()));
+  if (bytes->size() > 0) {
+    std::memcpy(copy->mutable_data(), bytes->data(), static_cast<size_t>(bytes->size()));
+  }
   return copy;
 }
-
-}  // namespace
 
 std::string Message::Where() const { return "message " + At(offset); }
 
@@ -83,7 +83,7 @@ Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) 
   Message message;
   message.offset = offset;
   QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, source.ReadAt(metadata_start, length));
-  QUIVER_ASSIGN_OR_RETURN(message.metadata, Aligned(std::move(raw)));
+  QUIVER_ASSIGN_OR_RETURN(message.metadata, AlignedTo8(std::move(raw)));
   QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Message>(message.metadata->data(), length,
                                                      "message metadata", offset));
   message.header = flatbuffers::GetRoot<fb::Message>(message.metadata->data());

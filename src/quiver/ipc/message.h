@@ -27,6 +27,12 @@ struct Message {
   std::string Where() const;
 };
 
+// `bytes`, or an 8-byte-aligned copy when it starts off such a boundary:
+// flatbuffers read scalars in place, and the kernels read offsets and
+// values through typed pointers. Honest writers align what they write, so
+// the copy happens only for odd input.
+Result<BufferPtr> AlignedTo8(BufferPtr bytes);
+
 // Verifies `bytes` as a flatbuffer of root type T with bounded depth and
 // table count; Invalid naming `what` and `offset` otherwise.
 template <typename T>

@@ -148,12 +148,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   impl->source = std::move(source);
   impl->options = options;
   QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, impl->source->ReadAt(footer_start, footer_length));
-  if (reinterpret_cast<uintptr_t>(raw->data()) % 8 != 0) {
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(footer_length));
-    std::memcpy(copy->mutable_data(), raw->data(), static_cast<size_t>(footer_length));
-    raw = std::move(copy);
-  }
-  impl->footer_bytes = std::move(raw);
+  QUIVER_ASSIGN_OR_RETURN(impl->footer_bytes, AlignedTo8(std::move(raw)));
   QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Footer>(impl->footer_bytes->data(), footer_length,
                                                     "file footer", footer_start));
   impl->footer = flatbuffers::GetRoot<fb::Footer>(impl->footer_bytes->data());
