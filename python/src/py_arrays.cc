@@ -474,21 +474,9 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            },
            "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
       .def("__iter__",
-           [](const A& a) {
-             nb::list rows;
-             for (int64_t i = 0; i < a.array.length(); ++i) rows.append(RowOrNone(a.array, i));
-             return rows.attr("__iter__")();
-           },
+           [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
            "Row views in order, None for null rows.")
-      .def("to_pylist",
-           [](const A& a) {
-             nb::list rows;
-             for (int64_t i = 0; i < a.array.length(); ++i) {
-               nb::object row = RowOrNone(a.array, i);
-               rows.append(row.is_none() ? row : row.attr("tolist")());
-             }
-             return rows;
-           },
+      .def("to_pylist", [](const A& a) { return ColumnRows(a.array, RowOrNone, true); },
            "Every row as nested Python lists (logical shape), None for null rows.")
       .def("row", &RowView, nb::arg("i"), nb::arg("allow_nulls") = false,
            "Row i as a read-only NumPy view.")

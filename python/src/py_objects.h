@@ -60,6 +60,20 @@ nb::object WrapArray(ArrayDataPtr data);
 ArrayDataPtr AsExtensionStorage(const TypePtr& extension_type, const std::string& type_name,
                                 nb::handle storage, const char* what);
 
+// Every row of a tensor column as `row_or_none(array, i)` gives it (a
+// read-only view, None for a null row), or with `as_lists` each view as
+// nested Python lists: what __iter__, to_numpy (ragged) and to_pylist
+// return.
+template <typename Array, typename RowFn>
+nb::list ColumnRows(const Array& array, RowFn&& row_or_none, bool as_lists) {
+  nb::list rows;
+  for (int64_t i = 0; i < array.length(); ++i) {
+    nb::object row = row_or_none(array, i);
+    rows.append(as_lists && !row.is_none() ? row.attr("tolist")() : row);
+  }
+  return rows;
+}
+
 // uniform_shape as a tuple of ints and Nones.
 nb::tuple UniformShapeToPython(const UniformShape& uniform_shape);
 // A VariableShapeTensorType from Python arguments (ValueError / TypeError).

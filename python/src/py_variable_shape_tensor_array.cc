@@ -296,12 +296,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                                "to derive them from the shapes) and (N, ndim) physical shapes. "
                                "Zero-copy for values, and for int32 offsets and shapes.") +
                    kFromParams).c_str())
-      .def("to_numpy",
-           [](const A& a) {
-             nb::list out;
-             for (int64_t i = 0; i < a.array.length(); ++i) out.append(RowOrNone(a.array, i));
-             return out;
-           },
+      .def("to_numpy", [](const A& a) { return ColumnRows(a.array, RowOrNone, false); },
            "A list with one read-only NumPy view per row (zero-copy, permutation applied), "
            "None for null rows.")
       .def("__len__", [](const A& a) { return a.array.length(); })
@@ -418,21 +413,9 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                   "The column of `type` over `storage` (a quiver Array or anything with "
                   "__arrow_c_array__ holding the struct<data, shape> storage), zero-copy, validated.")
       .def("__iter__",
-           [](const A& a) {
-             nb::list rows;
-             for (int64_t i = 0; i < a.array.length(); ++i) rows.append(RowOrNone(a.array, i));
-             return rows.attr("__iter__")();
-           },
+           [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
            "Row views in order, None for null rows.")
-      .def("to_pylist",
-           [](const A& a) {
-             nb::list rows;
-             for (int64_t i = 0; i < a.array.length(); ++i) {
-               nb::object row = RowOrNone(a.array, i);
-               rows.append(row.is_none() ? row : row.attr("tolist")());
-             }
-             return rows;
-           },
+      .def("to_pylist", [](const A& a) { return ColumnRows(a.array, RowOrNone, true); },
            "Every row as nested Python lists (logical shape), None for null rows.")
       .def("equals",
            [](const A& a, const A& b) { return VariableShapeTensorArraysEqual(a.array, b.array); },
