@@ -1,5 +1,5 @@
 // Arrow IPC: record batch streams and files (Feather v2), and the Tensor
-// message (FORMATS.md section 3).
+// and SparseTensor messages (FORMATS.md section 3).
 //
 // Writers lay buffers out 64-byte aligned, write sliced arrays compactly
 // (only the rows they cover) and can compress every body buffer with
@@ -23,6 +23,7 @@
 #include "quiver/array.h"
 #include "quiver/buffer.h"
 #include "quiver/record_batch.h"
+#include "quiver/sparse_tensor.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
@@ -182,5 +183,20 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink);
 // source is memory. The strides are checked against the data buffer.
 Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t offset = 0,
                           ReadOptions options = {});
+
+// --- SparseTensor message ----------------------------------------------------
+
+// Writes `tensor` as one SparseTensor message (64-byte aligned), its index
+// and values in the body in the order FORMATS.md gives (COO: indices,
+// data; CSR/CSC: indptr, indices, data; CSF: every indptr, every indices,
+// data), each buffer padded to 8 bytes. Index tensors that are not
+// contiguous (COO coords other than row- or column-major) are written as
+// row-major copies; nothing else is copied.
+Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink);
+// Reads the SparseTensor message at `offset` of `source`: zero-copy when
+// the source is memory (index and value tensors point into it), validated
+// at options.validation (kFull by default) before it is returned.
+Result<SparseTensor> ReadSparseTensor(const std::shared_ptr<InputSource>& source,
+                                      int64_t offset = 0, ReadOptions options = {});
 
 }  // namespace quiver::ipc

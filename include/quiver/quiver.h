@@ -9,6 +9,7 @@
 #include "quiver/dlpack_columns.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/shape_pattern.h"
+#include "quiver/sparse_tensor.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
