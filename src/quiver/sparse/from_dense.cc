@@ -96,10 +96,10 @@ void ScanRows(const View& v, Chunk<T>& chunk) {
   chunk.row_counts.assign(static_cast<size_t>(chunk.row_end - chunk.row_begin), 0);
   int64_t n = 0;
   for (int64_t r = chunk.row_begin; r < chunk.row_end; ++r) {
+    chunk.cols.set_size(n);  // what a growth must keep
+    chunk.values.set_size(n);
     chunk.cols.Reserve(n + inner);
     chunk.values.Reserve(n + inner);
-    chunk.cols.set_size(n);
-    chunk.values.set_size(n);
     int64_t* cols = chunk.cols.data();
     T* values = chunk.values.data();
     const uint8_t* row = v.base + offset;
@@ -178,6 +178,7 @@ Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
 std::vector<int64_t> ViewCoords(const View& v, const Scan& scan) {
   const int ndim = v.ndim();
   std::vector<int64_t> coords(static_cast<size_t>(scan.nnz * ndim));
+  if (scan.nnz == 0) return coords;  // (a zero-size axis has no row index)
   std::vector<int64_t> index = RowIndex(v, 0);
   int64_t n = 0;
   for (size_t r = 0; r < scan.row_counts.size(); ++r) {
