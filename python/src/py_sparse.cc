@@ -117,7 +117,7 @@ SparseTensor MakeCOOFromPython(std::vector<int64_t> shape, Tensor coords, Tensor
   SparseTensor out = Unwrap(make(claim));
   // canonical=None: coordinates that turn out sorted and unique are marked
   // canonical (the builders check a claim but make none themselves).
-  if (canonical.is_none() && !out.has_canonical_format() && out.non_zero_length() > 1) {
+  if (canonical.is_none() && !out.has_canonical_format()) {
     Result<SparseTensor> sorted = make(true);
     if (sorted.ok()) return std::move(*sorted);
   }
@@ -255,8 +255,10 @@ std::string Repr(const SparseTensor& t) {
   std::string shape;
   for (int64_t s : t.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(s);
   if (t.ndim() == 1) shape += ",";
-  std::string out = std::string("quiver.") + ClassName(t.format()) + "<" + t.type()->ToString() +
-                    "> shape=(" + shape + ") nnz=" + std::to_string(t.non_zero_length());
+  // bool8 is an extension type in Arrow's terms; its short name reads better.
+  const std::string type = t.type()->is_bool8() ? "bool8" : t.type()->ToString();
+  std::string out = std::string("quiver.") + ClassName(t.format()) + "<" + type + "> shape=(" + shape +
+                    ") nnz=" + std::to_string(t.non_zero_length());
   if (!t.dim_names().empty()) {
     out += " dim_names=[";
     for (size_t i = 0; i < t.dim_names().size(); ++i) out += (i ? ", " : "") + t.dim_names()[i];
