@@ -66,7 +66,12 @@ Tensor ViewTensor(nb::handle array, const std::string& what) {
 
 Tensor SparseIndexArg(nb::handle obj, const std::string& what, int ndim) {
   nb::object array = AsNumpy(obj, what);
-  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  if (kind != "i" && kind != "u" && nb::cast<int64_t>(array.attr("size")) == 0) {
+    // An empty list arrives as float64; with no values there is nothing to lose.
+    array = array.attr("astype")("int64");
+    kind = "i";
+  }
   if (kind != "i" && kind != "u") {
     Raise(Status::TypeError(what + " has dtype " + Str(array.attr("dtype")) +
                             "; sparse indices are integers (int8..int64 or uint8..uint64)"));
@@ -170,6 +175,15 @@ std::vector<Tensor> IndexList(nb::handle list, const char* what) {
     out.push_back(SparseIndexArg(list[i], std::string(what) + "[" + std::to_string(i) + "]", 1));
   }
   return out;
+}
+
+// No coordinates as an empty 1-D list or array read as (0, ndim).
+nb::object EmptyCoords(nb::handle coords, size_t ndim) {
+  nb::object array = nb::module_::import_("numpy").attr("asarray")(coords);
+  if (nb::cast<int>(array.attr("ndim")) == 1 && nb::cast<int64_t>(array.attr("size")) == 0) {
+    return array.attr("reshape")(0, ndim);
+  }
+  return nb::borrow(coords);
 }
 
 // --- outputs -----------------------------------------------------------------
@@ -428,8 +442,9 @@ void BindSparse(nb::module_& m) {
   coo.def_static("from_numpy",
                  [](nb::handle data, nb::handle coords, nb::handle shape, Names dim_names, nb::handle canonical) {
                    Tensor values = SparseValuesArg(data, "data");
-                   Tensor index = SparseIndexArg(coords, "coords", 2);
-                   return WrapSparse(MakeCOOFromPython(ShapeArg(shape), std::move(index), std::move(values),
+                   std::vector<int64_t> dims = ShapeArg(shape);
+                   Tensor index = SparseIndexArg(EmptyCoords(coords, dims.size()), "coords", 2);
+                   return WrapSparse(MakeCOOFromPython(std::move(dims), std::move(index), std::move(values),
                                                        canonical, dim_names.value_or(std::vector<std::string>{})));
                  },
                  nb::arg("data"), nb::arg("coords"), nb::arg("shape"), nb::arg("dim_names") = nb::none(),

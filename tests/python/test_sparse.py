@@ -422,6 +422,13 @@ def test_invalid_input_raises_a_clear_error(make, error, words):
         assert word in str(info.value), (word, str(info.value))
 
 
+def test_empty_index_lists_are_accepted():
+    s = qv.SparseCOOTensor.from_numpy([], [], (2, 3))
+    assert s.non_zero_length == 0 and s.to_numpy()[1].shape == (0, 2)
+    assert s == qv.SparseCSRMatrix.from_numpy([], [0, 0, 0], [], (2, 3))
+    assert qv.SparseCSFTensor.from_numpy([], [[0]], [[], []], (2, 3)).to_dense().shape == (2, 3)
+
+
 def test_canonical_flag_is_found_or_checked():
     sorted_coords = np.array([[0, 1], [1, 0]])
     assert qv.SparseCOOTensor.from_numpy(D2, sorted_coords, (2, 2)).has_canonical_format
