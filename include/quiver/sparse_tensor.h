@@ -14,18 +14,20 @@
 //        the fiber tree, and axis_order: level k holds coordinates along
 //        axis axis_order[k]; indptr[k] maps the nodes of level k to their
 //        children in level k + 1; the last level's nodes are the values.
-// Index tensors are 1-D and contiguous (COO's coords excepted) and may use
-// any integer type, int8..int64 and uint8..uint64, each array its own.
+// Index tensors are 1-D (COO's coords 2-D), any strides, and may use any
+// integer type, int8..int64 and uint8..uint64, each array its own.
 //
-// Validation follows the core's levels. kMinimal and kDefault check what
-// follows from the sizes: index tensor ranks and lengths against nnz and
-// the shape, integer index types, and that the shape's product fits int64.
-// kFull (the default, and what every import uses) also checks every index
-// value: coordinates in bounds, the canonical flag true only when true,
-// indptr starting at 0, non-decreasing and ending at its level's size,
-// indices in range, axis_order a permutation. Kernels check every index
-// they use whatever the level, so a tensor made at a low level never reads
-// or writes out of bounds; it can only give Invalid.
+// Validation: what follows from the sizes is checked at every level, kNone
+// included, since it is O(1): at least one dimension, sizes >= 0 whose
+// product fits int64, dim_names, values 1-D and contiguous, integer index
+// types, index tensor ranks and lengths against nnz and the shape, CSF
+// array counts and axis_order a permutation. kFull (the default, and what
+// every import uses) also checks every index value: coordinates in bounds,
+// the canonical flag true only when true, indptr starting at 0,
+// non-decreasing and ending at its level's size, indices in range. Kernels
+// check every index they use whatever the level, so a tensor made at a
+// lower level never reads or writes out of bounds; it can only give
+// Invalid.
 //
 // Values are non-zero by value, not by bytes: -0.0 is zero, NaN is not.
 // Duplicated coordinates (allowed in non-canonical COO, and within a row
@@ -167,11 +169,18 @@ class SparseTensor {
                                 Tensor values, std::vector<std::string> dim_names, bool canonical);
 
  private:
+  using Index = std::variant<SparseCOOIndex, SparseCSXIndex, SparseCSFIndex>;
+  // The builders' common path: assembles, validates at `level`, and keeps
+  // COO's claimed flag or, for the other formats, what kFull found.
+  static Result<SparseTensor> Assemble(SparseFormat format, std::vector<int64_t> shape, Index index,
+                                       Tensor values, std::vector<std::string> dim_names,
+                                       bool claimed_canonical, ValidationLevel level);
+
   SparseFormat format_ = SparseFormat::kCOO;
   std::vector<int64_t> shape_;
   std::vector<std::string> dim_names_;
   int64_t size_ = 0;
-  std::variant<SparseCOOIndex, SparseCSXIndex, SparseCSFIndex> index_;
+  Index index_;
   Tensor values_;
   bool canonical_ = false;
 };

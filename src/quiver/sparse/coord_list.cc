@@ -1,0 +1,152 @@
+// Any format to row-major coordinates, canonicalisation (sort, sum
+// duplicates), and coordinates to any format: the hub every conversion
+// between sparse formats goes through. Every index read is checked here,
+// whatever level the tensor was validated at.
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "quiver/internal/checked_math.h"
+#include "quiver/sparse/sparse_internal.h"
+
+namespace quiver::sparse {
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+Status OutOfRange(const std::string& name, int64_t i, int64_t v, int64_t bound) {
+  return Status::Invalid(name + "[" + Str(i) + "] = " + Str(v) + " is out of range [0, " +
+                         Str(bound) + ")");
+}
+
+// indptr must run from 0 to `end` without decreasing: what a walk over its
+// segments relies on to stay inside the next level.
+Status CheckSegments(const IndexValues& p, const std::string& name, int64_t end) {
+  if (p.size == 0 || p[0] != 0 || p[p.size - 1] != end) {
+    return Status::Invalid(name + " must start at 0 and end at " + Str(end));
+  }
+  for (int64_t i = 1; i < p.size; ++i) {
+    if (p[i] < p[i - 1]) {
+      return Status::Invalid(name + "[" + Str(i) + "] = " + Str(p[i]) + " is less than " + name +
+                             "[" + Str(i - 1) + "] = " + Str(p[i - 1]));
+    }
+  }
+  return Status::OK();
+}
+
+Result<CoordList> FromCOO(const SparseTensor& t, const SparseCOOIndex& index) {
+  CoordList list;
+  list.coords = ReadIndexValues(index.coords);
+  list.coords_source = index.coords;
+  list.values = t.values();
+  const int ndim = t.ndim();
+  for (int64_t i = 0; i < t.non_zero_length(); ++i) {
+    for (int k = 0; k < ndim; ++k) {
+      const int64_t v = list.coords[i * ndim + k];
+      if (v < 0 || v >= t.shape()[k]) {
+        return Status::Invalid("COO coords[" + Str(i) + ", " + Str(k) + "] = " + Str(v) +
+                               " is out of range [0, " + Str(t.shape()[k]) + ")");
+      }
+    }
+  }
+  return list;
+}
+
+Result<CoordList> FromCSX(const SparseTensor& t, const SparseCSXIndex& index) {
+  const bool csr = t.format() == SparseFormat::kCSR;
+  const IndexValues p = ReadIndexValues(index.indptr);
+  const IndexValues v = ReadIndexValues(index.indices);
+  QUIVER_RETURN_NOT_OK(CheckSegments(p, IndexName(t.format(), "indptr"), v.size));
+  const int64_t bound = t.shape()[csr ? 1 : 0];
+  CoordList list;
+  list.coords.owned.resize(static_cast<size_t>(2 * v.size));
+  int64_t* out = list.coords.owned.data();
+  for (int64_t s = 0; s + 1 < p.size; ++s) {
+    for (int64_t i = p[s]; i < p[s + 1]; ++i) {
+      if (v[i] < 0 || v[i] >= bound) return OutOfRange(IndexName(t.format(), "indices"), i, v[i], bound);
+      out[2 * i + (csr ? 0 : 1)] = s;
+      out[2 * i + (csr ? 1 : 0)] = v[i];
+    }
+  }
+  list.coords.data = out;
+  list.coords.size = 2 * v.size;
+  list.values = t.values();
+  return list;
+}
+
+// Depth-first over the fiber tree: each leaf's path gives its coordinates.
+Result<CoordList> FromCSF(const SparseTensor& t, const SparseCSFIndex& index) {
+  const int ndim = t.ndim();
+  std::vector<IndexValues> ptr, idx;
+  for (int k = 0; k < ndim; ++k) {
+    idx.push_back(ReadIndexValues(index.indices[k]));
+    const int64_t bound = t.shape()[index.axis_order[k]];
+    for (int64_t i = 0; i < idx[k].size; ++i) {
+      if (idx[k][i] < 0 || idx[k][i] >= bound) {
+        return OutOfRange("CSF indices[" + Str(k) + "]", i, idx[k][i], bound);
+      }
+    }
+  }
+  for (int k = 0; k + 1 < ndim; ++k) {
+    ptr.push_back(ReadIndexValues(index.indptr[k]));
+    QUIVER_RETURN_NOT_OK(CheckSegments(ptr[k], "CSF indptr[" + Str(k) + "]", idx[k + 1].size));
+  }
+  // With every indptr running from 0 to the next level's size without
+  // decreasing, each leaf has exactly one ancestor per level: the node n
+  // at level k is the parent of [ptr[k][n], ptr[k][n + 1]).
+  CoordList list;
+  const int64_t nnz = idx[ndim - 1].size;
+  list.coords.owned.resize(static_cast<size_t>(nnz * ndim));
+  int64_t* out = list.coords.owned.data();
+  const int64_t last_axis = index.axis_order[ndim - 1];
+  for (int64_t i = 0; i < nnz; ++i) out[i * ndim + last_axis] = idx[ndim - 1][i];
+  // node[i]: the ancestor of leaf i at the level being filled, found by
+  // mapping each level's nodes to their parents, bottom up.
+  std::vector<int64_t> node(static_cast<size_t>(nnz));
+  std::iota(node.begin(), node.end(), int64_t{0});
+  std::vector<int64_t> parent_of;
+  for (int k = ndim - 2; k >= 0; --k) {
+    parent_of.assign(static_cast<size_t>(idx[k + 1].size), 0);
+    for (int64_t n = 0; n + 1 < ptr[k].size; ++n) {
+      for (int64_t j = ptr[k][n]; j < ptr[k][n + 1]; ++j) parent_of[j] = n;
+    }
+    const int64_t axis = index.axis_order[k];
+    for (int64_t i = 0; i < nnz; ++i) {
+      node[i] = parent_of[node[i]];
+      out[i * ndim + axis] = idx[k][node[i]];
+    }
+  }
+  list.coords.data = out;
+  list.coords.size = nnz * ndim;
+  list.values = t.values();
+  return list;
+}
+
+}  // namespace
+
+bool SortedUnique(std::span<const int64_t> coords, int ndim) {
+  const size_t n = ndim > 0 ? coords.size() / static_cast<size_t>(ndim) : 0;
+  for (size_t i = 1; i < n; ++i) {
+    const int64_t* a = coords.data() + (i - 1) * ndim;
+    const int64_t* b = a + ndim;
+    int k = 0;
+    while (k < ndim && a[k] == b[k]) ++k;
+    if (k == ndim || a[k] > b[k]) return false;
+  }
+  return true;
+}
+
+Result<CoordList> ToCoordList(const SparseTensor& t) {
+  Result<CoordList> list = Status::Invalid("sparse tensor has no index");
+  if (const auto* coo = t.coo_index()) list = FromCOO(t, *coo);
+  if (const auto* csx = t.csx_index()) list = FromCSX(t, *csx);
+  if (const auto* csf = t.csf_index()) list = FromCSF(t, *csf);
+  if (!list.ok()) return list;
+  // Sortedness is checked, never taken from a flag: one cheap pass, and a
+  // wrong claim can then never mislead the kernels after it.
+  list->canonical = SortedUnique(list->coords.span(), t.ndim());
+  return list;
+}
+
+}  // namespace quiver::sparse

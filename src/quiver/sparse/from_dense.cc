@@ -1,0 +1,287 @@
+// Dense to sparse: one scan of the dense tensor, split into contiguous
+// ranges of rows scanned in parallel, each collecting its non-zeros
+// branch-free (every element is written, the count advances only past
+// non-zeros), then the ranges' results are joined into the format asked for.
+//
+// The scan walks a view of the dense tensor whose axis order is the
+// output's: identity for COO and CSR, [1, 0] for CSC, axis_order for CSF.
+// In that view the non-zeros come out sorted, so every output is canonical
+// without a sort, whatever the dense tensor's strides.
+#include <algorithm>
+#include <memory>
+#include <numeric>
+
+#include "quiver/internal/checked_math.h"
+#include "quiver/sparse/sparse_internal.h"
+#include "quiver/sparse/value_math.h"
+
+namespace quiver::sparse {
+
+namespace {
+
+// An uninitialised array that grows geometrically (trivially copyable T).
+template <typename T>
+class GrowArray {
+ public:
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  void Reserve(int64_t n) {
+    if (n <= capacity_) return;
+    const int64_t capacity = std::max(n, 2 * capacity_);
+    auto grown = std::make_unique_for_overwrite<T[]>(static_cast<size_t>(capacity));
+    if (size_used_ > 0) std::copy_n(data_.get(), size_used_, grown.get());
+    data_ = std::move(grown);
+    capacity_ = capacity;
+  }
+  void set_size(int64_t n) { size_used_ = n; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  int64_t capacity_ = 0;
+  int64_t size_used_ = 0;
+};
+
+// The dense tensor seen in the output's axis order.
+struct View {
+  const uint8_t* base;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  int ndim() const { return static_cast<int>(shape.size()); }
+  // Rows: every index of all axes but the last.
+  int64_t rows() const {
+    int64_t n = 1;
+    for (int k = 0; k + 1 < ndim(); ++k) n *= shape[k];
+    return n;
+  }
+};
+
+// The outer index of row `row` (all axes but the last), row-major.
+std::vector<int64_t> RowIndex(const View& v, int64_t row) {
+  std::vector<int64_t> index(static_cast<size_t>(std::max(v.ndim() - 1, 0)));
+  for (int k = v.ndim() - 2; k >= 0; --k) {
+    index[k] = row % v.shape[k];
+    row /= v.shape[k];
+  }
+  return index;
+}
+
+// Steps `index` to the next row; returns the byte change of the row start.
+// Only addresses of existing rows are formed (see internal/strided_copy.h).
+int64_t NextRow(const View& v, std::vector<int64_t>& index) {
+  int64_t delta = 0;
+  for (int k = v.ndim() - 2; k >= 0; --k) {
+    if (++index[k] < v.shape[k]) return delta + v.strides[k];
+    delta -= v.strides[k] * (v.shape[k] - 1);
+    index[k] = 0;
+  }
+  return delta;
+}
+
+template <typename T>
+struct Chunk {
+  int64_t row_begin = 0, row_end = 0;
+  std::vector<int64_t> row_counts;
+  GrowArray<int64_t> cols;
+  GrowArray<T> values;
+  int64_t nnz = 0;
+};
+
+template <typename T>
+void ScanRows(const View& v, Chunk<T>& chunk) {
+  const int64_t inner = v.shape.back();
+  const int64_t step = v.strides.back();
+  std::vector<int64_t> index = RowIndex(v, chunk.row_begin);
+  int64_t offset = 0;
+  for (int k = 0; k + 1 < v.ndim(); ++k) offset += index[k] * v.strides[k];
+  chunk.row_counts.assign(static_cast<size_t>(chunk.row_end - chunk.row_begin), 0);
+  int64_t n = 0;
+  for (int64_t r = chunk.row_begin; r < chunk.row_end; ++r) {
+    chunk.cols.set_size(n);  // what a growth must keep
+    chunk.values.set_size(n);
+    chunk.cols.Reserve(n + inner);
+    chunk.values.Reserve(n + inner);
+    int64_t* cols = chunk.cols.data();
+    T* values = chunk.values.data();
+    const uint8_t* row = v.base + offset;
+    const int64_t start = n;
+    if (step == static_cast<int64_t>(sizeof(T))) {
+      for (int64_t j = 0; j < inner; ++j) {
+        T x;
+        std::memcpy(&x, row + j * static_cast<int64_t>(sizeof(T)), sizeof(T));
+        values[n] = x;
+        cols[n] = j;
+        n += IsNonZero(x) ? 1 : 0;
+      }
+    } else {
+      for (int64_t j = 0; j < inner; ++j) {
+        T x;
+        std::memcpy(&x, row + j * step, sizeof(T));
+        values[n] = x;
+        cols[n] = j;
+        n += IsNonZero(x) ? 1 : 0;
+      }
+    }
+    chunk.row_counts[r - chunk.row_begin] = n - start;
+    if (r + 1 < chunk.row_end) offset += NextRow(v, index);
+  }
+  chunk.nnz = n;
+}
+
+// Everything the joins need, independent of the value type.
+struct Scan {
+  std::vector<int64_t> row_counts;  // per row of the view
+  std::vector<int64_t> cols;        // last-axis coordinate per non-zero
+  Tensor values;
+  int64_t nnz = 0;
+};
+
+template <typename T>
+Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
+  const int64_t rows = v.rows();
+  const int64_t inner = v.shape.back();
+  // Parallel only past about 256 Ki elements per thread: below that the
+  // thread start costs more than it saves.
+  const int64_t per_thread = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(inner, 1));
+  const int parts = WorkerCount(rows, threads, per_thread);
+  std::vector<Chunk<T>> chunks(static_cast<size_t>(parts));
+  const int64_t step = (rows + parts - 1) / parts;
+  for (int p = 0; p < parts; ++p) {
+    chunks[p].row_begin = std::min(rows, p * step);
+    chunks[p].row_end = std::min(rows, chunks[p].row_begin + step);
+  }
+  ParallelFor(parts, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) ScanRows(v, chunks[p]);
+  });
+  Scan scan;
+  for (const Chunk<T>& c : chunks) {
+    scan.row_counts.insert(scan.row_counts.end(), c.row_counts.begin(), c.row_counts.end());
+    scan.nnz += c.nnz;
+  }
+  const int64_t width = static_cast<int64_t>(sizeof(T));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::AllocateUninitialized(scan.nnz * width));
+  scan.cols.resize(static_cast<size_t>(scan.nnz));
+  std::vector<int64_t> starts(chunks.size(), 0);
+  for (size_t p = 1; p < chunks.size(); ++p) starts[p] = starts[p - 1] + chunks[p - 1].nnz;
+  ParallelFor(parts, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      if (chunks[p].nnz == 0) continue;
+      std::memcpy(buffer->mutable_data() + starts[p] * width, chunks[p].values.data(),
+                  static_cast<size_t>(chunks[p].nnz * width));
+      std::copy_n(chunks[p].cols.data(), chunks[p].nnz, scan.cols.data() + starts[p]);
+    }
+  });
+  QUIVER_ASSIGN_OR_RETURN(scan.values, MakeVector(type, std::move(buffer), scan.nnz));
+  return scan;
+}
+
+// Coordinates in the view's axis order, one row of ndim per non-zero.
+std::vector<int64_t> ViewCoords(const View& v, const Scan& scan) {
+  const int ndim = v.ndim();
+  std::vector<int64_t> coords(static_cast<size_t>(scan.nnz * ndim));
+  if (scan.nnz == 0) return coords;  // (a zero-size axis has no row index)
+  std::vector<int64_t> index = RowIndex(v, 0);
+  int64_t n = 0;
+  for (size_t r = 0; r < scan.row_counts.size(); ++r) {
+    for (int64_t i = 0; i < scan.row_counts[r]; ++i, ++n) {
+      std::copy(index.begin(), index.end(), coords.data() + n * ndim);
+      coords[n * ndim + ndim - 1] = scan.cols[n];
+    }
+    // Advance the outer index (only its value matters here, not strides).
+    for (int k = ndim - 2; k >= 0; --k) {
+      if (++index[k] < v.shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return coords;
+}
+
+int64_t MaxIndex(const std::vector<int64_t>& shape) {
+  int64_t max = 0;
+  for (int64_t d : shape) max = std::max(max, d - 1);
+  return max;
+}
+
+Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, const Tensor& dense,
+                             const SparseOptions& options) {
+  std::vector<int64_t> indptr(scan.row_counts.size() + 1, 0);
+  std::partial_sum(scan.row_counts.begin(), scan.row_counts.end(), indptr.begin() + 1);
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+                          ChooseIndexType(options.index_type, std::max(scan.nnz, v.shape[1] - 1)));
+  QUIVER_ASSIGN_OR_RETURN(Tensor indptr_t, MakeIndexTensor(indptr, type, {v.shape[0] + 1},
+                                                           IndexName(format, "indptr").c_str()));
+  QUIVER_ASSIGN_OR_RETURN(Tensor indices_t, MakeIndexTensor(scan.cols, type, {scan.nnz},
+                                                            IndexName(format, "indices").c_str()));
+  return SparseTensor::FromParts(format, dense.shape(), dense.size(),
+                                 SparseCSXIndex{indptr_t, indices_t}, std::move(scan.values),
+                                 dense.dim_names(), true);
+}
+
+Result<SparseTensor> JoinCOO(const View& v, Scan scan, const Tensor& dense,
+                             const SparseOptions& options) {
+  const std::vector<int64_t> coords = ViewCoords(v, scan);
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type, ChooseIndexType(options.index_type, MaxIndex(dense.shape())));
+  QUIVER_ASSIGN_OR_RETURN(Tensor coords_t, MakeIndexTensor(coords, type,
+                                                           {scan.nnz, dense.ndim()}, "COO coords"));
+  return SparseTensor::FromParts(SparseFormat::kCOO, dense.shape(), dense.size(),
+                                 SparseCOOIndex{coords_t, true}, std::move(scan.values),
+                                 dense.dim_names(), true);
+}
+
+}  // namespace
+
+}  // namespace quiver::sparse
+
+namespace quiver {
+
+Result<SparseTensor> SparseTensor::FromDense(const Tensor& dense, SparseFormat format,
+                                             const SparseOptions& options) {
+  if (!dense.type()) return Status::Invalid("FromDense needs a tensor");
+  QUIVER_RETURN_NOT_OK(dense.CheckOnHost());
+  const int ndim = dense.ndim();
+  if (ndim == 0) return Status::Invalid("a sparse tensor needs at least one dimension");
+  const bool csx = format == SparseFormat::kCSR || format == SparseFormat::kCSC;
+  if (csx && ndim != 2) {
+    return Status::Invalid(std::string(SparseFormatName(format)) + " needs a 2-D tensor, not " +
+                           internal::FormatShape(dense.shape()));
+  }
+  std::vector<int64_t> order(static_cast<size_t>(ndim));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  if (format == SparseFormat::kCSC) order = {1, 0};
+  if (format == SparseFormat::kCSF && !options.axis_order.empty()) order = options.axis_order;
+  QUIVER_RETURN_NOT_OK(sparse::CheckAxisOrder(order, ndim));
+  sparse::View view{dense.raw_data(), {}, {}};
+  for (int64_t axis : order) {
+    view.shape.push_back(dense.shape()[axis]);
+    view.strides.push_back(dense.strides()[axis]);
+  }
+  Result<sparse::Scan> scan = Status::Invalid("no scan");
+  if (dense.size() == 0) {
+    sparse::Scan empty;
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr none, Buffer::Allocate(0));
+    QUIVER_ASSIGN_OR_RETURN(empty.values, sparse::MakeVector(dense.type(), std::move(none), 0));
+    scan = std::move(empty);
+  } else {
+    sparse::VisitSparseValueType(*dense.type(), [&](auto tag) {
+      scan = sparse::ScanAll<decltype(tag)>(view, dense.type(), options.threads);
+    });
+  }
+  if (!scan.ok()) return scan.status();
+  switch (format) {
+    case SparseFormat::kCOO: return sparse::JoinCOO(view, std::move(*scan), dense, options);
+    case SparseFormat::kCSR:
+    case SparseFormat::kCSC: {
+      // An empty 2-D tensor still has rows + 1 indptr entries.
+      scan->row_counts.resize(static_cast<size_t>(view.shape[0]), 0);
+      return sparse::JoinCSX(view, std::move(*scan), format, dense, options);
+    }
+    case SparseFormat::kCSF: {
+      const std::vector<int64_t> coords = sparse::ViewCoords(view, *scan);
+      return sparse::MakeCSFFromLevels(sparse::BuildCSFLevels(coords, ndim), dense.shape(),
+                                       std::move(order), std::move(scan->values), dense.dim_names(),
+                                       options.index_type);
+    }
+  }
+  return Status::Invalid("unknown sparse format");
+}
+
+}  // namespace quiver

@@ -1,0 +1,182 @@
+// Index arrays in and out of the int64 form the sparse kernels work on,
+// and the small helpers they share.
+#include <algorithm>
+#include <limits>
+#include <thread>
+#include <type_traits>
+
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/value_types.h"
+#include "quiver/sparse/sparse_internal.h"
+
+namespace quiver::sparse {
+
+bool IsIndexType(const DataType& type) { return type.is_integer(); }
+
+namespace {
+
+template <typename T>
+int64_t Widen(T v) {
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+               ? std::numeric_limits<int64_t>::max()
+               : static_cast<int64_t>(v);
+  } else {
+    return static_cast<int64_t>(v);
+  }
+}
+
+}  // namespace
+
+IndexValues ReadIndexValues(const Tensor& index) {
+  IndexValues out;
+  out.size = index.size();
+  if (out.size == 0) {
+    out.data = out.owned.data();
+    return out;
+  }
+  // Borrowed only where typed reads are safe: contiguous and 8-byte aligned.
+  const bool int64_row_major = index.type()->id() == TypeId::kInt64 && index.IsContiguous() &&
+                               reinterpret_cast<uintptr_t>(index.raw_data()) % 8 == 0;
+  if (int64_row_major) {
+    out.data = reinterpret_cast<const int64_t*>(index.raw_data());
+    return out;
+  }
+  out.owned.resize(static_cast<size_t>(out.size));
+  int64_t* dst = out.owned.data();
+  internal::VisitValueType(
+      *index.type(),
+      [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>) {
+          const uint8_t* base = index.raw_data();
+          if (index.ndim() == 1) {
+            const int64_t stride = index.strides()[0];
+            for (int64_t i = 0; i < out.size; ++i) {
+              T v;
+              std::memcpy(&v, base + i * stride, sizeof(T));
+              dst[i] = Widen(v);
+            }
+          } else {  // [rows, cols], any strides
+            const int64_t rows = index.shape()[0], cols = index.shape()[1];
+            const int64_t s0 = index.strides()[0], s1 = index.strides()[1];
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t c = 0; c < cols; ++c) {
+                T v;
+                std::memcpy(&v, base + r * s0 + c * s1, sizeof(T));
+                dst[r * cols + c] = Widen(v);
+              }
+            }
+          }
+        }
+      },
+      [] {});
+  out.data = dst;
+  return out;
+}
+
+Result<Tensor> MakeIndexTensor(std::span<const int64_t> values, const TypePtr& type,
+                               std::vector<int64_t> shape, const char* what) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(n, type->byte_width(), what));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::AllocateUninitialized(bytes));
+  Status status = internal::VisitValueType(
+      *type,
+      [&](auto tag) -> Status {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>) {
+          T* dst = reinterpret_cast<T*>(buffer->mutable_data());
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t v = values[i];
+            if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max()) {
+              return Status::Invalid(std::string(what) + " value " + std::to_string(v) +
+                                     " does not fit the index type " + type->ToString());
+            }
+            dst[i] = static_cast<T>(v);
+          }
+          return Status::OK();
+        } else {
+          return Status::TypeError(std::string(what) + ": index type must be an integer type, got " +
+                                   type->ToString());
+        }
+      },
+      [&] {
+        return Status::TypeError(std::string(what) + ": index type must be an integer type, got " +
+                                 type->ToString());
+      });
+  QUIVER_RETURN_NOT_OK(status);
+  return Tensor::Make(type, std::move(buffer), std::move(shape));
+}
+
+Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value) {
+  if (requested) {
+    if (!IsIndexType(*requested)) {
+      return Status::TypeError("index type must be an integer type (int8..int64, uint8..uint64), got " +
+                               requested->ToString());
+    }
+    const int64_t bits = requested->bit_width() - (requested->is_signed_integer() ? 1 : 0);
+    if (bits < 63 && max_value >= (int64_t{1} << bits)) {
+      return Status::Invalid("index value " + std::to_string(max_value) +
+                             " does not fit the requested index type " + requested->ToString());
+    }
+    return requested;
+  }
+  if (max_value <= std::numeric_limits<int8_t>::max()) return int8();
+  if (max_value <= std::numeric_limits<int16_t>::max()) return int16();
+  if (max_value <= std::numeric_limits<int32_t>::max()) return int32();
+  return int64();
+}
+
+Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length) {
+  return Tensor::Make(type, std::move(buffer), {length});
+}
+
+int WorkerCount(int64_t n, int threads, int64_t min_per_thread) {
+  const int cores = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  return static_cast<int>(
+      std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1, std::max(cores, 1)));
+}
+
+void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
+                 const std::function<void(int64_t, int64_t)>& fn) {
+  const int workers = WorkerCount(n, threads, min_per_thread);
+  if (workers <= 1) {
+    if (n > 0) fn(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(workers - 1));
+  const int64_t step = (n + workers - 1) / workers;
+  for (int w = 1; w < workers; ++w) {
+    const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
+    pool.emplace_back([&fn, begin, end] {
+      if (begin < end) fn(begin, end);
+    });
+  }
+  fn(0, std::min(n, step));
+  for (std::thread& t : pool) t.join();
+}
+
+Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim) {
+  if (static_cast<int>(axis_order.size()) != ndim) {
+    return Status::Invalid("CSF axis_order has " + std::to_string(axis_order.size()) +
+                           " entries for " + std::to_string(ndim) + " dimensions");
+  }
+  std::vector<bool> seen(static_cast<size_t>(ndim), false);
+  for (size_t k = 0; k < axis_order.size(); ++k) {
+    const int64_t axis = axis_order[k];
+    if (axis < 0 || axis >= ndim || seen[static_cast<size_t>(axis)]) {
+      return Status::Invalid("CSF axis_order " + internal::FormatShape(axis_order) +
+                             " is not a permutation of 0.." + std::to_string(ndim - 1) +
+                             " (entry " + std::to_string(k) + ")");
+    }
+    seen[static_cast<size_t>(axis)] = true;
+  }
+  return Status::OK();
+}
+
+std::string IndexName(SparseFormat format, const char* part) {
+  return std::string(SparseFormatName(format)) + " " + part;
+}
+
+}  // namespace quiver::sparse

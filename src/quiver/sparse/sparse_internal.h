@@ -1,0 +1,105 @@
+// Internal: what the sparse kernels share. Kernels read every index array
+// as int64 (IndexValues: zero-copy when the array already is contiguous
+// int64), so only the value type needs templates; outputs are narrowed to
+// the chosen index type in one pass at the end.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/sparse_tensor.h"
+
+namespace quiver::sparse {
+
+// int8..int64, uint8..uint64.
+bool IsIndexType(const DataType& type);
+
+// The values of an integer index tensor as int64. uint64 values above
+// 2^63 - 1 read as 2^63 - 1 (out of range for any shape, so they fail the
+// same checks). 1-D tensors read in order; COO coords [nnz, ndim] read
+// row-major, whatever their strides.
+struct IndexValues {
+  std::vector<int64_t> owned;  // empty when `data` points into the tensor
+  const int64_t* data = nullptr;
+  int64_t size = 0;
+  int64_t operator[](int64_t i) const { return data[i]; }
+  std::span<const int64_t> span() const { return {data, static_cast<size_t>(size)}; }
+};
+IndexValues ReadIndexValues(const Tensor& index);
+
+// An index tensor of `type` with `shape` holding `values` (row-major),
+// Invalid when a value does not fit `type`.
+Result<Tensor> MakeIndexTensor(std::span<const int64_t> values, const TypePtr& type,
+                               std::vector<int64_t> shape, const char* what);
+
+// The index type to build with: `requested` (TypeError unless an integer
+// type; Invalid when `max_value` does not fit it), or the smallest signed
+// type that holds `max_value`.
+Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value);
+
+// A 1-D contiguous tensor over `buffer` of `length` values of `type`.
+Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length);
+
+// Runs fn(begin, end) over [0, n) split into contiguous parts, on up to
+// `threads` threads (0: one per core), and only in parallel when n is at
+// least `min_per_thread` per thread. fn must not throw.
+void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
+                 const std::function<void(int64_t, int64_t)>& fn);
+// The number of parts ParallelFor splits n into.
+int WorkerCount(int64_t n, int threads, int64_t min_per_thread);
+
+// The non-zeros of a sparse tensor as row-major coordinates
+// (coords[i * ndim + k]) and a contiguous values tensor; every coordinate
+// has been checked against the shape.
+struct CoordList {
+  IndexValues coords;  // nnz * ndim entries
+  Tensor coords_source;  // keeps borrowed coords alive
+  Tensor values;
+  bool canonical = false;  // sorted row-major, no duplicates
+  int64_t nnz() const { return values.size(); }
+};
+
+// Reads any format's index (checking every index it uses).
+Result<CoordList> ToCoordList(const SparseTensor& tensor);
+// Sorts into row-major order and sums duplicates (no-op when canonical).
+Result<CoordList> CanonicalCoords(CoordList list, const std::vector<int64_t>& shape);
+// Builds `format` from a canonical list (options.index_type and
+// options.axis_order apply).
+Result<SparseTensor> FromCoordList(CoordList list, SparseFormat format,
+                                   const std::vector<int64_t>& shape,
+                                   const std::vector<std::string>& dim_names,
+                                   const SparseOptions& options);
+
+// CSF levels from coordinates given in level order (coords[i * ndim + k]
+// is level k's coordinate), sorted lexicographically, without duplicates.
+struct CSFLevels {
+  std::vector<std::vector<int64_t>> indptr;
+  std::vector<std::vector<int64_t>> indices;
+};
+CSFLevels BuildCSFLevels(std::span<const int64_t> coords, int ndim);
+// The CSF tensor of those levels, one index type for every array
+// (`index_type`, or the smallest that fits).
+Result<SparseTensor> MakeCSFFromLevels(CSFLevels levels, const std::vector<int64_t>& shape,
+                                       std::vector<int64_t> axis_order, Tensor values,
+                                       const std::vector<std::string>& names,
+                                       const TypePtr& index_type);
+
+// Whether row-major coordinates are strictly increasing (sorted, unique).
+bool SortedUnique(std::span<const int64_t> coords, int ndim);
+
+// values[perm[i]] for each i, as a new contiguous tensor; when `sum_runs`
+// is given, runs [sum_runs[j], sum_runs[j + 1]) of the gathered values are
+// summed into one (duplicates).
+Result<Tensor> GatherValues(const Tensor& values, std::span<const int64_t> perm,
+                            std::span<const int64_t> sum_runs = {});
+
+// Checks `axis_order` is a permutation of 0..ndim-1 (Invalid naming it).
+Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim);
+
+// "COO coords", "CSR indptr", ... for messages.
+std::string IndexName(SparseFormat format, const char* part);
+
+}  // namespace quiver::sparse

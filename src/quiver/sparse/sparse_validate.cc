@@ -1,0 +1,217 @@
+// Validation of sparse tensors: the O(1) size checks every builder runs,
+// and the O(nnz) index checks of ValidationLevel::kFull. Messages name the
+// array and the position ("CSR indptr[4] = 7 is less than indptr[3] = 9").
+#include <string>
+
+#include "quiver/internal/checked_math.h"
+#include "quiver/sparse/sparse_internal.h"
+#include "quiver/sparse/sparse_validate.h"
+
+namespace quiver::sparse {
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+Status CheckIndexTensor(const Tensor& t, const std::string& name, int ndim) {
+  if (!t.type()) return Status::Invalid(name + " is missing");
+  if (!IsIndexType(*t.type())) {
+    return Status::TypeError(name + " must have an integer type (int8..int64, uint8..uint64), not " +
+                             t.type()->ToString());
+  }
+  if (t.ndim() != ndim) {
+    return Status::Invalid(name + " must have " + Str(ndim) + " dimension(s), not " + Str(t.ndim()));
+  }
+  return t.CheckOnHost();
+}
+
+Status CheckLength(const Tensor& t, const std::string& name, int64_t expected, const char* why) {
+  if (t.shape()[0] != expected) {
+    return Status::Invalid(name + " has " + Str(t.shape()[0]) + " entries, expected " +
+                           Str(expected) + " (" + why + ")");
+  }
+  return Status::OK();
+}
+
+Status CheckValuesAndNames(const SparseTensor& t) {
+  const Tensor& values = t.values();
+  if (values.ndim() != 1) {
+    return Status::Invalid("sparse values must be 1-D, not " + Str(values.ndim()) + "-D");
+  }
+  if (!values.IsContiguous()) return Status::Invalid("sparse values must be contiguous");
+  // The kernels read values through typed pointers.
+  const int64_t width = values.type()->byte_width();
+  if (reinterpret_cast<uintptr_t>(values.raw_data()) % static_cast<uintptr_t>(width) != 0) {
+    return Status::Invalid("sparse values are not aligned to their " + Str(width) + "-byte width");
+  }
+  for (size_t k = 0; k < t.shape().size(); ++k) {
+    if (t.shape()[k] < 0) {
+      return Status::Invalid("sparse tensor shape " + internal::FormatShape(t.shape()) +
+                             " has a negative size on axis " + Str(static_cast<int64_t>(k)));
+    }
+  }
+  if (!t.dim_names().empty() && t.dim_names().size() != t.shape().size()) {
+    return Status::Invalid("sparse tensor has " + Str(t.ndim()) + " dimensions but " +
+                           Str(static_cast<int64_t>(t.dim_names().size())) + " dim_names");
+  }
+  return values.CheckOnHost();
+}
+
+Status CheckCOOSizes(const SparseTensor& t, const SparseCOOIndex& index) {
+  QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.coords, "COO coords", 2));
+  if (index.coords.shape()[0] != t.non_zero_length() || index.coords.shape()[1] != t.ndim()) {
+    return Status::Invalid("COO coords have shape " + internal::FormatShape(index.coords.shape()) +
+                           ", expected [" + Str(t.non_zero_length()) + ", " + Str(t.ndim()) +
+                           "] (non-zeros x dimensions)");
+  }
+  return Status::OK();
+}
+
+Status CheckCSXSizes(const SparseTensor& t, const SparseCSXIndex& index) {
+  const std::string indptr = IndexName(t.format(), "indptr");
+  const std::string indices = IndexName(t.format(), "indices");
+  if (t.ndim() != 2) {
+    return Status::Invalid(std::string(SparseFormatName(t.format())) + " needs a 2-D shape, not " +
+                           internal::FormatShape(t.shape()));
+  }
+  QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indptr, indptr, 1));
+  QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indices, indices, 1));
+  const int64_t compressed = t.shape()[t.format() == SparseFormat::kCSR ? 0 : 1];
+  QUIVER_ASSIGN_OR_RETURN(int64_t expected, internal::AddChecked(compressed, 1, indptr));
+  QUIVER_RETURN_NOT_OK(CheckLength(index.indptr, indptr, expected,
+                                   t.format() == SparseFormat::kCSR ? "rows + 1" : "columns + 1"));
+  return CheckLength(index.indices, indices, t.non_zero_length(), "one per non-zero");
+}
+
+Status CheckCSFSizes(const SparseTensor& t, const SparseCSFIndex& index) {
+  const int ndim = t.ndim();
+  QUIVER_RETURN_NOT_OK(CheckAxisOrder(index.axis_order, ndim));
+  if (static_cast<int>(index.indices.size()) != ndim ||
+      static_cast<int>(index.indptr.size()) != ndim - 1) {
+    return Status::Invalid("CSF has " + Str(static_cast<int64_t>(index.indptr.size())) +
+                           " indptr and " + Str(static_cast<int64_t>(index.indices.size())) +
+                           " indices arrays, expected " + Str(ndim - 1) + " and " + Str(ndim));
+  }
+  for (int k = 0; k < ndim; ++k) {
+    QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indices[k], "CSF indices[" + Str(k) + "]", 1));
+  }
+  for (int k = 0; k + 1 < ndim; ++k) {
+    const std::string name = "CSF indptr[" + Str(k) + "]";
+    QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indptr[k], name, 1));
+    QUIVER_ASSIGN_OR_RETURN(int64_t expected, internal::AddChecked(index.indices[k].shape()[0], 1, name));
+    QUIVER_RETURN_NOT_OK(CheckLength(index.indptr[k], name, expected, "level size + 1"));
+  }
+  return CheckLength(index.indices[ndim - 1], "CSF indices[" + Str(ndim - 1) + "]",
+                     t.non_zero_length(), "one per non-zero");
+}
+
+// indptr: starts at 0, never decreases, ends at `end`.
+Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {
+  if (p[0] != 0) return Status::Invalid(name + "[0] = " + Str(p[0]) + ", expected 0");
+  for (int64_t i = 1; i < p.size; ++i) {
+    if (p[i] < p[i - 1]) {
+      return Status::Invalid(name + "[" + Str(i) + "] = " + Str(p[i]) + " is less than " + name +
+                             "[" + Str(i - 1) + "] = " + Str(p[i - 1]));
+    }
+  }
+  if (p[p.size - 1] != end) {
+    return Status::Invalid(name + "[" + Str(p.size - 1) + "] = " + Str(p[p.size - 1]) +
+                           ", expected " + Str(end) + " (the size of the next level)");
+  }
+  return Status::OK();
+}
+
+Status CheckInRange(const IndexValues& v, const std::string& name, int64_t bound) {
+  for (int64_t i = 0; i < v.size; ++i) {
+    if (v[i] < 0 || v[i] >= bound) {
+      return Status::Invalid(name + "[" + Str(i) + "] = " + Str(v[i]) + " is out of range [0, " +
+                             Str(bound) + ")");
+    }
+  }
+  return Status::OK();
+}
+
+// Whether each segment [p[s], p[s + 1]) of `v` is strictly increasing.
+bool SegmentsStrictlyIncreasing(const IndexValues& p, const IndexValues& v) {
+  for (int64_t s = 0; s + 1 < p.size; ++s) {
+    for (int64_t i = p[s] + 1; i < p[s + 1]; ++i) {
+      if (v[i] <= v[i - 1]) return false;
+    }
+  }
+  return true;
+}
+
+Result<bool> CheckCOOValues(const SparseTensor& t, const SparseCOOIndex& index) {
+  const IndexValues c = ReadIndexValues(index.coords);
+  const int ndim = t.ndim();
+  for (int64_t i = 0; i < t.non_zero_length(); ++i) {
+    for (int k = 0; k < ndim; ++k) {
+      const int64_t v = c[i * ndim + k];
+      if (v < 0 || v >= t.shape()[k]) {
+        return Status::Invalid("COO coords[" + Str(i) + ", " + Str(k) + "] = " + Str(v) +
+                               " is out of range [0, " + Str(t.shape()[k]) + ")");
+      }
+    }
+  }
+  if (!index.canonical) return false;
+  for (int64_t i = 1; i < t.non_zero_length(); ++i) {
+    const int64_t* a = c.data + (i - 1) * ndim;
+    const int64_t* b = c.data + i * ndim;
+    int k = 0;
+    while (k < ndim && a[k] == b[k]) ++k;
+    if (k == ndim || a[k] > b[k]) {
+      return Status::Invalid("COO coords are marked canonical but row " + Str(i) + " is " +
+                             (k == ndim ? "a duplicate of" : "not after") + " row " + Str(i - 1));
+    }
+  }
+  return true;
+}
+
+Result<bool> CheckCSXValues(const SparseTensor& t, const SparseCSXIndex& index) {
+  const std::string name = IndexName(t.format(), "indptr");
+  const IndexValues p = ReadIndexValues(index.indptr);
+  const IndexValues v = ReadIndexValues(index.indices);
+  QUIVER_RETURN_NOT_OK(CheckIndptr(p, name, t.non_zero_length()));
+  const int64_t bound = t.shape()[t.format() == SparseFormat::kCSR ? 1 : 0];
+  QUIVER_RETURN_NOT_OK(CheckInRange(v, IndexName(t.format(), "indices"), bound));
+  return SegmentsStrictlyIncreasing(p, v);
+}
+
+Result<bool> CheckCSFValues(const SparseTensor& t, const SparseCSFIndex& index) {
+  const int ndim = t.ndim();
+  bool canonical = true;
+  std::vector<IndexValues> indices;
+  for (int k = 0; k < ndim; ++k) {
+    indices.push_back(ReadIndexValues(index.indices[k]));
+    QUIVER_RETURN_NOT_OK(CheckInRange(indices[k], "CSF indices[" + Str(k) + "]",
+                                      t.shape()[index.axis_order[k]]));
+  }
+  // The root level has one implicit parent covering all of it.
+  const int64_t root[2] = {0, indices[0].size};
+  canonical = SegmentsStrictlyIncreasing(IndexValues{{}, root, 2}, indices[0]);
+  for (int k = 0; k + 1 < ndim; ++k) {
+    const IndexValues p = ReadIndexValues(index.indptr[k]);
+    QUIVER_RETURN_NOT_OK(CheckIndptr(p, "CSF indptr[" + Str(k) + "]", indices[k + 1].size));
+    canonical = canonical && SegmentsStrictlyIncreasing(p, indices[k + 1]);
+  }
+  return canonical;
+}
+
+}  // namespace
+
+Result<bool> ValidateSparse(const SparseTensor& t, ValidationLevel level) {
+  QUIVER_RETURN_NOT_OK(CheckValuesAndNames(t));
+  if (const auto* coo = t.coo_index()) {
+    QUIVER_RETURN_NOT_OK(CheckCOOSizes(t, *coo));
+    if (level == ValidationLevel::kFull) return CheckCOOValues(t, *coo);
+  } else if (const auto* csx = t.csx_index()) {
+    QUIVER_RETURN_NOT_OK(CheckCSXSizes(t, *csx));
+    if (level == ValidationLevel::kFull) return CheckCSXValues(t, *csx);
+  } else if (const auto* csf = t.csf_index()) {
+    QUIVER_RETURN_NOT_OK(CheckCSFSizes(t, *csf));
+    if (level == ValidationLevel::kFull) return CheckCSFValues(t, *csf);
+  }
+  return false;
+}
+
+}  // namespace quiver::sparse

@@ -1,0 +1,105 @@
+// Sparse to dense: a zeroed row-major tensor, then every stored value
+// written (canonical input) or added (duplicates possible) at its place.
+// CSR and CSC scatter straight from their index arrays, rows (columns) in
+// parallel; COO and CSF go through their checked coordinates.
+#include "quiver/internal/checked_math.h"
+#include "quiver/sparse/sparse_internal.h"
+#include "quiver/sparse/value_math.h"
+
+namespace quiver::sparse {
+
+namespace {
+
+template <typename T>
+void Place(T* out, int64_t at, T v, bool add) {
+  out[at] = add ? AddValues(out[at], v) : v;
+}
+
+template <typename T>
+Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T* out, int threads) {
+  const int ndim = static_cast<int>(shape.size());
+  std::vector<int64_t> strides(static_cast<size_t>(ndim), 1);
+  for (int k = ndim - 2; k >= 0; --k) strides[k] = strides[k + 1] * shape[k + 1];
+  const T* values = reinterpret_cast<const T*>(list.values.raw_data());
+  const bool add = !list.canonical;
+  // Without duplicates no two values share a place, so ranges of the
+  // values can be written by different threads.
+  ParallelFor(list.nnz(), add ? 1 : threads, int64_t{1} << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t at = 0;
+      for (int k = 0; k < ndim; ++k) at += list.coords[i * ndim + k] * strides[k];
+      Place(out, at, values[i], add);
+    }
+  });
+  return Status::OK();
+}
+
+// CSR (CSC): segment s of indptr is row (column) s.
+template <typename T>
+Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, int threads) {
+  const bool csr = t.format() == SparseFormat::kCSR;
+  const IndexValues p = ReadIndexValues(index.indptr);
+  const IndexValues v = ReadIndexValues(index.indices);
+  const int64_t bound = t.shape()[csr ? 1 : 0];
+  const int64_t row_stride = csr ? t.shape()[1] : 1;
+  const int64_t col_stride = csr ? 1 : t.shape()[1];
+  const std::string name = IndexName(t.format(), "indptr");
+  // The segments must tile [0, nnz) in order before any is walked.
+  if (p[0] != 0 || p[p.size - 1] != v.size) {
+    return Status::Invalid(name + " must start at 0 and end at " + std::to_string(v.size));
+  }
+  for (int64_t s = 1; s < p.size; ++s) {
+    if (p[s] < p[s - 1]) {
+      return Status::Invalid(name + "[" + std::to_string(s) + "] is less than the entry before it");
+    }
+  }
+  for (int64_t i = 0; i < v.size; ++i) {
+    if (v[i] < 0 || v[i] >= bound) {
+      return Status::Invalid(IndexName(t.format(), "indices") + "[" + std::to_string(i) + "] = " +
+                             std::to_string(v[i]) + " is out of range [0, " +
+                             std::to_string(bound) + ")");
+    }
+  }
+  const T* values = reinterpret_cast<const T*>(t.values().raw_data());
+  const bool add = !t.has_canonical_format();
+  ParallelFor(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
+              [&](int64_t b, int64_t e) {
+                for (int64_t s = b; s < e; ++s) {
+                  for (int64_t i = p[s]; i < p[s + 1]; ++i) {
+                    Place(out, s * row_stride + v[i] * col_stride, values[i], add);
+                  }
+                }
+              });
+  return Status::OK();
+}
+
+}  // namespace
+
+}  // namespace quiver::sparse
+
+namespace quiver {
+
+Result<Tensor> SparseTensor::ToDense(int threads) const {
+  if (!values_.type()) return Status::Invalid("empty sparse tensor object");
+  const int64_t width = values_.type()->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(size_, width, "dense tensor size"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Allocate(bytes));
+  uint8_t* out = buffer->mutable_data();
+  Status status;
+  if (const auto* csx = csx_index()) {
+    sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
+      using T = decltype(tag);
+      status = sparse::ScatterCSX<T>(*this, *csx, reinterpret_cast<T*>(out), threads);
+    });
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(sparse::CoordList list, sparse::ToCoordList(*this));
+    sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
+      using T = decltype(tag);
+      status = sparse::ScatterCoords<T>(list, shape_, reinterpret_cast<T*>(out), threads);
+    });
+  }
+  QUIVER_RETURN_NOT_OK(status);
+  return Tensor::Make(values_.type(), std::move(buffer), shape_, {}, dim_names_);
+}
+
+}  // namespace quiver
