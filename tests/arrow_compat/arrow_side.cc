@@ -79,6 +79,8 @@ arrow::Result<std::shared_ptr<arrow::SparseTensor>> Build(const PlainSparse& in)
     const int64_t ndim = static_cast<int64_t>(in.shape.size());
     const int64_t width = WidthOf(in.index_type);
     std::vector<int64_t> stored = in.coords, strides = {ndim * width, width};
+    // Arrow C++ takes only these strides as contiguous for empty coordinates.
+    if (in.nnz * ndim == 0) strides = {width, width};
     if (in.column_major) {
       for (int64_t i = 0; i < in.nnz; ++i) {
         for (int64_t k = 0; k < ndim; ++k) stored[k * in.nnz + i] = in.coords[i * ndim + k];
@@ -196,7 +198,10 @@ std::string ArrowRead(const std::vector<uint8_t>& bytes, PlainSparse* out) {
   ReadIndex(tensor, out);
   out->value_type = TypeName(*tensor.type());
   out->shape = tensor.shape();
-  out->dim_names = tensor.dim_names();
+  // Arrow C++ reads absent names as empty strings; no name at all is no names.
+  for (const std::string& name : tensor.dim_names()) {
+    if (!name.empty()) out->dim_names = tensor.dim_names();
+  }
   out->nnz = tensor.non_zero_length();
   const int64_t bytes_used = out->nnz * WidthOf(out->value_type);
   out->values.assign(tensor.raw_data(), tensor.raw_data() + bytes_used);

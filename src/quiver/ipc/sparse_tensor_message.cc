@@ -105,8 +105,11 @@ Result<WrittenIndex> WriteCooIndex(flatbuffers::FlatBufferBuilder& builder, cons
   }
   const int64_t width = coords.type()->byte_width();
   const int64_t rows = coords.shape()[0], columns = coords.shape()[1];
-  const std::vector<int64_t> strides = column_major ? std::vector<int64_t>{width, rows * width}
-                                                    : std::vector<int64_t>{columns * width, width};
+  std::vector<int64_t> strides = column_major ? std::vector<int64_t>{width, rows * width}
+                                              : std::vector<int64_t>{columns * width, width};
+  // Arrow C++ gives an empty tensor the element width as every stride and
+  // refuses other strides there as not contiguous.
+  if (rows * columns == 0) strides = {width, width};
   QUIVER_ASSIGN_OR_RETURN(auto type, WriteIndexType(builder, *coords.type()));
   const fb::Buffer buffer = body.AddBytes(coords);
   auto coo = fb::CreateSparseTensorIndexCOO(builder, type, builder.CreateVector(strides), &buffer,
@@ -304,8 +307,9 @@ Status ReadShape(const fb::SparseTensor& sparse, const std::string& where, Commo
     }
     out->shape.push_back(dim->size());
     out->dim_names.push_back(dim->name() ? dim->name()->str() : "");
-    any_name = any_name || dim->name() != nullptr;
+    any_name = any_name || (dim->name() != nullptr && dim->name()->size() > 0);
   }
+  // Arrow C++ writes an empty name for every unnamed axis: all empty is none.
   if (!any_name) out->dim_names.clear();
   return Status::OK();
 }
