@@ -236,9 +236,9 @@ Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink) {
 
 namespace {
 
-// A writer may pad a buffer's recorded length (Arrow C++ pads to 8, some
-// writers to 64); anything longer means the sizes in the metadata lie.
-constexpr int64_t kMaxRecordedPadding = 64;
+// Arrow C++ records buffer lengths padded to 8 bytes (quiver the exact
+// ones); a buffer longer than that means the sizes in the metadata lie.
+constexpr int64_t kMaxRecordedPadding = 8;
 
 // The message being read: its body, and "message at byte N" for errors.
 struct Body {
