@@ -1,7 +1,7 @@
 # quiver: `make demo` runs the sample job, `make test` runs every suite.
 PYTHON ?= python3
 
-.PHONY: all setup build test test-cpp test-asan test-example test-python python demo bench fuzz clean
+.PHONY: all setup build test test-cpp test-asan test-example test-python test-arrow-compat python demo bench fuzz clean
 
 all: build
 
@@ -28,13 +28,19 @@ test-example: build
 	cmake --build build/consumer
 	./build/consumer/quiver_consumer
 
+# The SparseTensor message against Arrow C++ itself (the pyarrow wheel's
+# libarrow and headers), both directions; tests/arrow_compat/compat.mk skips
+# with a line saying why when pyarrow or its headers are missing.
+test-arrow-compat: build
+	@$(MAKE) --no-print-directory -f tests/arrow_compat/compat.mk PYTHON=$(PYTHON) run
+
 python: setup
 	$(PYTHON) -m pip install --no-build-isolation -q .
 
 test-python: python
 	$(PYTHON) -m pytest -q tests/python
 
-test: test-cpp test-asan test-example test-python
+test: test-cpp test-asan test-example test-python test-arrow-compat
 
 demo: python
 	$(PYTHON) examples/demo.py
