@@ -55,6 +55,7 @@ bench: setup python
 	$(PYTHON) bench/python/bench_ipc.py
 	$(PYTHON) bench/python/bench_python_practice.py
 	$(PYTHON) bench/python/bench_enforce_shape.py
+	$(PYTHON) bench/python/bench_sparse.py
 
 # Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
 # preset (clang, libFuzzer, ASan + UBSan), starting from its tracked corpus

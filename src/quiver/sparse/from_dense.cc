@@ -22,23 +22,27 @@ namespace quiver::sparse {
 namespace {
 
 // An uninitialised array that grows geometrically (trivially copyable T).
+// Its memory comes from Buffer, which maps large blocks with huge pages:
+// at high densities the page faults of fresh memory cost more than the
+// scan itself.
 template <typename T>
 class GrowArray {
  public:
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
-  void Reserve(int64_t n) {
-    if (n <= capacity_) return;
-    const int64_t capacity = std::max(n, 2 * capacity_);
-    auto grown = std::make_unique_for_overwrite<T[]>(static_cast<size_t>(capacity));
-    if (size_used_ > 0) std::copy_n(data_.get(), size_used_, grown.get());
-    data_ = std::move(grown);
+  T* data() { return reinterpret_cast<T*>(buffer_->mutable_data()); }
+  const T* data() const { return reinterpret_cast<const T*>(buffer_->data()); }
+  Status Reserve(int64_t n) {
+    if (n <= capacity_) return Status::OK();
+    const int64_t capacity = std::max({n, 2 * capacity_, int64_t{1024}});
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr grown, Buffer::AllocateUninitialized(capacity * static_cast<int64_t>(sizeof(T))));
+    if (size_used_ > 0) std::memcpy(grown->mutable_data(), buffer_->data(), static_cast<size_t>(size_used_) * sizeof(T));
+    buffer_ = std::move(grown);
     capacity_ = capacity;
+    return Status::OK();
   }
   void set_size(int64_t n) { size_used_ = n; }
 
  private:
-  std::unique_ptr<T[]> data_;
+  BufferPtr buffer_;
   int64_t capacity_ = 0;
   int64_t size_used_ = 0;
 };
@@ -86,6 +90,7 @@ struct Chunk {
   GrowArray<int64_t> cols;
   GrowArray<T> values;
   int64_t nnz = 0;
+  Status status;  // OutOfMemory from a growth, reported after the join
 };
 
 template <typename T>
@@ -100,8 +105,9 @@ void ScanRows(const View& v, Chunk<T>& chunk) {
   for (int64_t r = chunk.row_begin; r < chunk.row_end; ++r) {
     chunk.cols.set_size(n);  // what a growth must keep
     chunk.values.set_size(n);
-    chunk.cols.Reserve(n + inner);
-    chunk.values.Reserve(n + inner);
+    chunk.status = chunk.cols.Reserve(n + inner);
+    if (chunk.status.ok()) chunk.status = chunk.values.Reserve(n + inner);
+    if (!chunk.status.ok()) return;
     int64_t* cols = chunk.cols.data();
     T* values = chunk.values.data();
     const uint8_t* row = v.base + offset;
@@ -132,7 +138,8 @@ void ScanRows(const View& v, Chunk<T>& chunk) {
 // Everything the joins need, independent of the value type.
 struct Scan {
   std::vector<int64_t> row_counts;  // per row of the view
-  std::vector<int64_t> cols;        // last-axis coordinate per non-zero
+  BufferPtr cols_buffer;            // (huge-page backed, see GrowArray)
+  std::span<const int64_t> cols;    // last-axis coordinate per non-zero
   Tensor values;
   int64_t nnz = 0;
 };
@@ -156,12 +163,15 @@ Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
   });
   Scan scan;
   for (const Chunk<T>& c : chunks) {
+    QUIVER_RETURN_NOT_OK(c.status);
     scan.row_counts.insert(scan.row_counts.end(), c.row_counts.begin(), c.row_counts.end());
     scan.nnz += c.nnz;
   }
   const int64_t width = static_cast<int64_t>(sizeof(T));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::AllocateUninitialized(scan.nnz * width));
-  scan.cols.resize(static_cast<size_t>(scan.nnz));
+  QUIVER_ASSIGN_OR_RETURN(scan.cols_buffer, Buffer::AllocateUninitialized(scan.nnz * 8));
+  int64_t* cols = reinterpret_cast<int64_t*>(scan.cols_buffer->mutable_data());
+  scan.cols = {cols, static_cast<size_t>(scan.nnz)};
   std::vector<int64_t> starts(chunks.size(), 0);
   for (size_t p = 1; p < chunks.size(); ++p) starts[p] = starts[p - 1] + chunks[p - 1].nnz;
   ParallelFor(parts, parts, 1, [&](int64_t b, int64_t e) {
@@ -169,7 +179,7 @@ Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
       if (chunks[p].nnz == 0) continue;
       std::memcpy(buffer->mutable_data() + starts[p] * width, chunks[p].values.data(),
                   static_cast<size_t>(chunks[p].nnz * width));
-      std::copy_n(chunks[p].cols.data(), chunks[p].nnz, scan.cols.data() + starts[p]);
+      std::copy_n(chunks[p].cols.data(), chunks[p].nnz, cols + starts[p]);
     }
   });
   QUIVER_ASSIGN_OR_RETURN(scan.values, MakeVector(type, std::move(buffer), scan.nnz));
