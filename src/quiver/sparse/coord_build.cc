@@ -34,11 +34,22 @@ std::vector<int64_t> LinearKeys(const IndexValues& coords, int64_t nnz,
   return keys;
 }
 
-// The stable order of `keys`.
-std::vector<int64_t> SortOrder(const std::vector<int64_t>& keys) {
+// The stable order of `keys`. (key, position) pairs sort without
+// indirection, and since positions are unique the order is stable; large
+// inputs sort in two halves on two threads, then merge.
+std::vector<int64_t> SortOrder(const std::vector<int64_t>& keys, int threads) {
+  const int64_t n = static_cast<int64_t>(keys.size());
+  std::vector<std::pair<int64_t, int64_t>> pairs(keys.size());
+  for (int64_t i = 0; i < n; ++i) pairs[i] = {keys[i], i};
+  const int64_t half = WorkerCount(n, threads, int64_t{1} << 16) > 1 ? n / 2 : n;
+  ParallelFor(half < n ? 2 : 1, 2, 1, [&](int64_t b, int64_t e) {
+    for (int64_t part = b; part < e; ++part) {
+      std::sort(pairs.begin() + (part == 0 ? 0 : half), pairs.begin() + (part == 0 ? half : n));
+    }
+  });
+  if (half < n) std::inplace_merge(pairs.begin(), pairs.begin() + half, pairs.end());
   std::vector<int64_t> perm(keys.size());
-  std::iota(perm.begin(), perm.end(), int64_t{0});
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+  for (int64_t i = 0; i < n; ++i) perm[i] = pairs[i].second;
   return perm;
 }
 
@@ -100,7 +111,7 @@ Result<SparseTensor> BuildCSF(CoordList list, const std::vector<int64_t>& shape,
   // Coordinates in level order (level k = axis order[k]), sorted that way.
   std::vector<int64_t> perm(static_cast<size_t>(nnz));
   std::iota(perm.begin(), perm.end(), int64_t{0});
-  if (order != Identity(ndim)) perm = SortOrder(LinearKeys(list.coords, nnz, shape, order));
+  if (order != Identity(ndim)) perm = SortOrder(LinearKeys(list.coords, nnz, shape, order), options.threads);
   std::vector<int64_t> level_coords(static_cast<size_t>(nnz * ndim));
   for (int64_t i = 0; i < nnz; ++i) {
     for (int k = 0; k < ndim; ++k) level_coords[i * ndim + k] = list.coords[perm[i] * ndim + order[k]];
@@ -162,12 +173,12 @@ CSFLevels BuildCSFLevels(std::span<const int64_t> coords, int ndim) {
   return levels;
 }
 
-Result<CoordList> CanonicalCoords(CoordList list, const std::vector<int64_t>& shape) {
+Result<CoordList> CanonicalCoords(CoordList list, const std::vector<int64_t>& shape, int threads) {
   if (list.canonical) return list;
   const int ndim = static_cast<int>(shape.size());
   const int64_t nnz = list.nnz();
   const std::vector<int64_t> keys = LinearKeys(list.coords, nnz, shape, Identity(ndim));
-  const std::vector<int64_t> perm = SortOrder(keys);
+  const std::vector<int64_t> perm = SortOrder(keys, threads);
   // Runs of equal keys become one entry each.
   std::vector<int64_t> runs;
   for (int64_t j = 0; j < nnz; ++j) {

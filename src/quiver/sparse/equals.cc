@@ -38,7 +38,7 @@ bool MergeEqual(const CoordList& a, const CoordList& b, int ndim) {
 
 Result<CoordList> Canonical(const SparseTensor& t) {
   QUIVER_ASSIGN_OR_RETURN(CoordList list, ToCoordList(t));
-  return CanonicalCoords(std::move(list), t.shape());
+  return CanonicalCoords(std::move(list), t.shape(), 0);
 }
 
 }  // namespace
@@ -50,14 +50,16 @@ namespace quiver {
 bool SparseTensor::Equals(const SparseTensor& other) const {
   if (!values_.type() || !other.values_.type()) return !values_.type() && !other.values_.type();
   if (!values_.type()->Equals(*other.values_.type()) || shape_ != other.shape_) return false;
-  Result<sparse::CoordList> a = sparse::Canonical(*this);
-  Result<sparse::CoordList> b = sparse::Canonical(other);
-  if (!a.ok() || !b.ok()) return false;
-  bool equal = false;
-  sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
-    equal = sparse::MergeEqual<decltype(tag)>(*a, *b, ndim());
+  Result<bool> equal = sparse::WithoutThrowing("sparse equality", [&]() -> Result<bool> {
+    QUIVER_ASSIGN_OR_RETURN(sparse::CoordList a, sparse::Canonical(*this));
+    QUIVER_ASSIGN_OR_RETURN(sparse::CoordList b, sparse::Canonical(other));
+    bool same = false;
+    sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
+      same = sparse::MergeEqual<decltype(tag)>(a, b, ndim());
+    });
+    return same;
   });
-  return equal;
+  return equal.ok() && *equal;
 }
 
 }  // namespace quiver

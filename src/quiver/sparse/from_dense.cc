@@ -287,14 +287,8 @@ Result<SparseTensor> JoinCOO(const View& v, Scan scan, const Tensor& dense,
                                  dense.dim_names(), true);
 }
 
-}  // namespace
-
-}  // namespace quiver::sparse
-
-namespace quiver {
-
-Result<SparseTensor> SparseTensor::FromDense(const Tensor& dense, SparseFormat format,
-                                             const SparseOptions& options) {
+Result<SparseTensor> FromDenseTensor(const Tensor& dense, SparseFormat format,
+                                     const SparseOptions& options) {
   if (!dense.type()) return Status::Invalid("FromDense needs a tensor");
   QUIVER_RETURN_NOT_OK(dense.CheckOnHost());
   const int ndim = dense.ndim();
@@ -308,39 +302,51 @@ Result<SparseTensor> SparseTensor::FromDense(const Tensor& dense, SparseFormat f
   std::iota(order.begin(), order.end(), int64_t{0});
   if (format == SparseFormat::kCSC) order = {1, 0};
   if (format == SparseFormat::kCSF && !options.axis_order.empty()) order = options.axis_order;
-  QUIVER_RETURN_NOT_OK(sparse::CheckAxisOrder(order, ndim));
-  sparse::View view{dense.raw_data(), {}, {}};
+  QUIVER_RETURN_NOT_OK(CheckAxisOrder(order, ndim));
+  View view{dense.raw_data(), {}, {}};
   for (int64_t axis : order) {
     view.shape.push_back(dense.shape()[axis]);
     view.strides.push_back(dense.strides()[axis]);
   }
-  Result<sparse::Scan> scan = Status::Invalid("no scan");
+  Result<Scan> scan = Status::Invalid("no scan");
   if (dense.size() == 0) {
-    sparse::Scan empty;
+    Scan empty;
     QUIVER_ASSIGN_OR_RETURN(BufferPtr none, Buffer::Allocate(0));
-    QUIVER_ASSIGN_OR_RETURN(empty.values, sparse::MakeVector(dense.type(), std::move(none), 0));
+    QUIVER_ASSIGN_OR_RETURN(empty.values, MakeVector(dense.type(), std::move(none), 0));
     scan = std::move(empty);
   } else {
-    sparse::VisitSparseValueType(*dense.type(), [&](auto tag) {
-      scan = sparse::ScanAll<decltype(tag)>(view, dense.type(), options.threads);
+    VisitSparseValueType(*dense.type(), [&](auto tag) {
+      scan = ScanAll<decltype(tag)>(view, dense.type(), options.threads);
     });
   }
   if (!scan.ok()) return scan.status();
   switch (format) {
-    case SparseFormat::kCOO: return sparse::JoinCOO(view, std::move(*scan), dense, options);
+    case SparseFormat::kCOO: return JoinCOO(view, std::move(*scan), dense, options);
     case SparseFormat::kCSR:
     case SparseFormat::kCSC: {
       // An empty 2-D tensor still has rows + 1 indptr entries.
       scan->row_counts.resize(static_cast<size_t>(view.shape[0]), 0);
-      return sparse::JoinCSX(view, std::move(*scan), format, dense, options);
+      return JoinCSX(view, std::move(*scan), format, dense, options);
     }
     case SparseFormat::kCSF: {
-      return sparse::MakeCSFFromLevels(sparse::LevelsFromRows(view, *scan), dense.shape(),
+      return MakeCSFFromLevels(LevelsFromRows(view, *scan), dense.shape(),
                                        std::move(order), std::move(scan->values), dense.dim_names(),
                                        options.index_type);
     }
   }
   return Status::Invalid("unknown sparse format");
+}
+
+}  // namespace
+
+}  // namespace quiver::sparse
+
+namespace quiver {
+
+Result<SparseTensor> SparseTensor::FromDense(const Tensor& dense, SparseFormat format,
+                                             const SparseOptions& options) {
+  return sparse::WithoutThrowing("dense to sparse",
+                                 [&] { return sparse::FromDenseTensor(dense, format, options); });
 }
 
 }  // namespace quiver

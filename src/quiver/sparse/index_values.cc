@@ -2,6 +2,7 @@
 // and the small helpers they share.
 #include <algorithm>
 #include <limits>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 
@@ -147,13 +148,18 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(workers - 1));
   const int64_t step = (n + workers - 1) / workers;
+  std::vector<std::pair<int64_t, int64_t>> here;  // parts no thread could be started for
   for (int w = 1; w < workers; ++w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    pool.emplace_back([&fn, begin, end] {
-      if (begin < end) fn(begin, end);
-    });
+    if (begin >= end) continue;
+    try {
+      pool.emplace_back([&fn, begin, end] { fn(begin, end); });
+    } catch (const std::system_error&) {
+      here.emplace_back(begin, end);
+    }
   }
   fn(0, std::min(n, step));
+  for (const auto& [begin, end] : here) fn(begin, end);
   for (std::thread& t : pool) t.join();
 }
 

@@ -6,13 +6,30 @@
 
 #include <cstdint>
 #include <functional>
+#include <new>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "quiver/sparse_tensor.h"
 
 namespace quiver::sparse {
+
+// Runs fn() (returning a Status or a Result), turning std::bad_alloc and
+// std::length_error from the kernels' standard-library workspaces into
+// OutOfMemory: nothing reachable from input may throw through the API
+// (a CSR of a huge dimension needs an indptr that large, for example).
+template <typename Fn>
+auto WithoutThrowing(const char* what, Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory(std::string(what) + ": out of memory");
+  } catch (const std::length_error&) {
+    return Status::OutOfMemory(std::string(what) + ": workspace too large");
+  }
+}
 
 // int8..int64, uint8..uint64.
 bool IsIndexType(const DataType& type);
@@ -64,8 +81,9 @@ struct CoordList {
 
 // Reads any format's index (checking every index it uses).
 Result<CoordList> ToCoordList(const SparseTensor& tensor);
-// Sorts into row-major order and sums duplicates (no-op when canonical).
-Result<CoordList> CanonicalCoords(CoordList list, const std::vector<int64_t>& shape);
+// Sorts into row-major order and sums duplicates (no-op when canonical);
+// large sorts use up to `threads` threads (0: one per core).
+Result<CoordList> CanonicalCoords(CoordList list, const std::vector<int64_t>& shape, int threads);
 // Builds `format` from a canonical list (options.index_type and
 // options.axis_order apply).
 Result<SparseTensor> FromCoordList(CoordList list, SparseFormat format,

@@ -41,7 +41,9 @@ Result<SparseTensor> SparseTensor::Assemble(SparseFormat format, std::vector<int
   QUIVER_ASSIGN_OR_RETURN(int64_t size, internal::ShapeProduct(shape, "sparse tensor shape"));
   SparseTensor t = FromParts(format, std::move(shape), size, std::move(index), std::move(values),
                              std::move(dim_names), claimed_canonical);
-  QUIVER_ASSIGN_OR_RETURN(bool canonical, sparse::ValidateSparse(t, level));
+  QUIVER_ASSIGN_OR_RETURN(bool canonical, sparse::WithoutThrowing("sparse validation", [&] {
+                            return sparse::ValidateSparse(t, level);
+                          }));
   // COO keeps its (checked) claim; the other formats know only what a full
   // check found.
   if (format != SparseFormat::kCOO) t.canonical_ = canonical;
@@ -77,13 +79,17 @@ Result<SparseTensor> SparseTensor::MakeCSF(std::vector<int64_t> shape, std::vect
 }
 
 Status SparseTensor::Validate(ValidationLevel level) const {
-  return sparse::ValidateSparse(*this, level).status();
+  return sparse::WithoutThrowing("sparse validation", [&]() -> Status {
+    return sparse::ValidateSparse(*this, level).status();
+  });
 }
 
 Result<SparseTensor> SparseTensor::Convert(SparseFormat format, const SparseOptions& options) const {
-  QUIVER_ASSIGN_OR_RETURN(sparse::CoordList list, sparse::ToCoordList(*this));
-  QUIVER_ASSIGN_OR_RETURN(list, sparse::CanonicalCoords(std::move(list), shape_));
-  return sparse::FromCoordList(std::move(list), format, shape_, dim_names_, options);
+  return sparse::WithoutThrowing("sparse conversion", [&]() -> Result<SparseTensor> {
+    QUIVER_ASSIGN_OR_RETURN(sparse::CoordList list, sparse::ToCoordList(*this));
+    QUIVER_ASSIGN_OR_RETURN(list, sparse::CanonicalCoords(std::move(list), shape_, options.threads));
+    return sparse::FromCoordList(std::move(list), format, shape_, dim_names_, options);
+  });
 }
 
 Result<SparseTensor> SparseTensor::ToCOO(const SparseOptions& options) const {

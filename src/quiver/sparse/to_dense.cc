@@ -73,6 +73,30 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
   return Status::OK();
 }
 
+Result<Tensor> ToDenseTensor(const SparseTensor& t, int threads) {
+  const Tensor& values = t.values();
+  if (!values.type()) return Status::Invalid("empty sparse tensor object");
+  const int64_t width = values.type()->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(t.size(), width, "dense tensor size"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Allocate(bytes));
+  uint8_t* out = buffer->mutable_data();
+  Status status;
+  if (const auto* csx = t.csx_index()) {
+    VisitSparseValueType(*values.type(), [&](auto tag) {
+      using T = decltype(tag);
+      status = ScatterCSX<T>(t, *csx, reinterpret_cast<T*>(out), threads);
+    });
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(CoordList list, ToCoordList(t));
+    VisitSparseValueType(*values.type(), [&](auto tag) {
+      using T = decltype(tag);
+      status = ScatterCoords<T>(list, t.shape(), reinterpret_cast<T*>(out), threads);
+    });
+  }
+  QUIVER_RETURN_NOT_OK(status);
+  return Tensor::Make(values.type(), std::move(buffer), t.shape(), {}, t.dim_names());
+}
+
 }  // namespace
 
 }  // namespace quiver::sparse
@@ -80,26 +104,7 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
 namespace quiver {
 
 Result<Tensor> SparseTensor::ToDense(int threads) const {
-  if (!values_.type()) return Status::Invalid("empty sparse tensor object");
-  const int64_t width = values_.type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(size_, width, "dense tensor size"));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Allocate(bytes));
-  uint8_t* out = buffer->mutable_data();
-  Status status;
-  if (const auto* csx = csx_index()) {
-    sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
-      using T = decltype(tag);
-      status = sparse::ScatterCSX<T>(*this, *csx, reinterpret_cast<T*>(out), threads);
-    });
-  } else {
-    QUIVER_ASSIGN_OR_RETURN(sparse::CoordList list, sparse::ToCoordList(*this));
-    sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
-      using T = decltype(tag);
-      status = sparse::ScatterCoords<T>(list, shape_, reinterpret_cast<T*>(out), threads);
-    });
-  }
-  QUIVER_RETURN_NOT_OK(status);
-  return Tensor::Make(values_.type(), std::move(buffer), shape_, {}, dim_names_);
+  return sparse::WithoutThrowing("sparse to dense", [&] { return sparse::ToDenseTensor(*this, threads); });
 }
 
 }  // namespace quiver
