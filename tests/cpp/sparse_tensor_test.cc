@@ -381,3 +381,26 @@ TEST(SparseTensor, PropertyEveryPathRoundTrips) {
 
 }  // namespace
 }  // namespace quiver
+
+namespace quiver {
+namespace {
+
+TEST(SparseTensor, HugeShapesWithFewNonZeros) {
+  // 2^62 elements, one non-zero: COO and CSF cost nothing per element, the
+  // dense tensor cannot exist, and a CSR would need 2^61 + 1 indptr entries.
+  const int64_t rows = int64_t{1} << 61;
+  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::MakeCOO({rows, 2}, test::Vec<int64_t>({rows - 1, 1}, {1, 2}),
+                                                       test::Vec<float>({3}, {1}), true));
+  EXPECT_EQ(coo.size(), int64_t{1} << 62);
+  ASSERT_OK_AND_ASSIGN(auto csf, coo.ToCSF());
+  EXPECT_TRUE(csf.Equals(coo));
+  const int64_t first[] = {0};
+  EXPECT_EQ(*csf.csf_index()->indices[0].Value<int64_t>(first), rows - 1);
+  EXPECT_ERROR(kInvalid, "dense tensor size", coo.ToDense());
+  EXPECT_ERROR(kOutOfMemory, "sparse conversion", coo.ToCSR());
+  ASSERT_OK_AND_ASSIGN(auto csc, coo.ToCSC());  // compresses the 2 columns
+  EXPECT_EQ(test::Values<int64_t>(csc.csx_index()->indptr), (std::vector<int64_t>{0, 0, 1}));
+}
+
+}  // namespace
+}  // namespace quiver
