@@ -99,6 +99,10 @@ Result<WrittenIndex> WriteCooIndex(flatbuffers::FlatBufferBuilder& builder, cons
   // as a row-major copy. The strides written are the canonical ones, as a
   // size-1 axis may carry any stride in memory.
   Tensor coords = index.coords;
+  if (coords.ndim() != 2) {
+    return Status::Invalid("WriteSparseTensor: COO coords have " + std::to_string(coords.ndim()) +
+                           " dimensions, not 2");
+  }
   const bool column_major = !coords.IsContiguous() && IsColumnMajor(coords);
   if (!column_major) {
     QUIVER_ASSIGN_OR_RETURN(coords, Contiguous(coords));
@@ -198,6 +202,21 @@ Result<WrittenIndex> WriteIndex(flatbuffers::FlatBufferBuilder& builder, const S
   return Status::Invalid("WriteSparseTensor: the tensor has no index");
 }
 
+// The body is written straight from memory, which must be the CPU's.
+Status CheckOnHost(const SparseTensor& tensor) {
+  QUIVER_RETURN_NOT_OK(tensor.values().CheckOnHost());
+  if (const SparseCOOIndex* coo = tensor.coo_index()) return coo->coords.CheckOnHost();
+  if (const SparseCSXIndex* csx = tensor.csx_index()) {
+    QUIVER_RETURN_NOT_OK(csx->indptr.CheckOnHost());
+    return csx->indices.CheckOnHost();
+  }
+  if (const SparseCSFIndex* csf = tensor.csf_index()) {
+    for (const Tensor& array : csf->indptr) QUIVER_RETURN_NOT_OK(array.CheckOnHost());
+    for (const Tensor& array : csf->indices) QUIVER_RETURN_NOT_OK(array.CheckOnHost());
+  }
+  return Status::OK();
+}
+
 flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::TensorDim>>> WriteShape(
     flatbuffers::FlatBufferBuilder& builder, const SparseTensor& tensor) {
   std::vector<flatbuffers::Offset<fb::TensorDim>> dims;
@@ -214,7 +233,7 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::TensorDim>>> Wri
 Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink) {
   if (sink == nullptr) return Status::Invalid("WriteSparseTensor needs a sink");
   if (!tensor.type()) return Status::Invalid("WriteSparseTensor: the tensor is empty (default-made)");
-  QUIVER_RETURN_NOT_OK(tensor.values().CheckOnHost());
+  QUIVER_RETURN_NOT_OK(CheckOnHost(tensor));
   flatbuffers::FlatBufferBuilder builder(1024);
   BodyLayout body;
   QUIVER_ASSIGN_OR_RETURN(WrittenIndex index, WriteIndex(builder, tensor, body));
