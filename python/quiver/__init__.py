@@ -1,8 +1,8 @@
 """quiver: tensors on Apache Arrow.
 
 Fixed- and variable-shape tensor columns (``arrow.fixed_shape_tensor``,
-``arrow.variable_shape_tensor``), dense tensors and the Arrow PyCapsule
-protocol, with zero-copy NumPy views.
+``arrow.variable_shape_tensor``), dense and sparse tensors (COO, CSR, CSC,
+CSF) and the Arrow PyCapsule protocol, with zero-copy NumPy views.
 """
 
 from ._quiver import (
@@ -12,6 +12,11 @@ from ._quiver import (
     FixedShapeTensorArray,
     FixedShapeTensorType,
     Tensor,
+    SparseTensor,
+    SparseCOOTensor,
+    SparseCSRMatrix,
+    SparseCSCMatrix,
+    SparseCSFTensor,
     array,
     fixed_shape_tensor,
     VariableShapeTensorArray,
@@ -41,6 +46,11 @@ __all__ = [
     "FixedShapeTensorArray",
     "FixedShapeTensorType",
     "Tensor",
+    "SparseTensor",
+    "SparseCOOTensor",
+    "SparseCSRMatrix",
+    "SparseCSCMatrix",
+    "SparseCSFTensor",
     "array",
     "fixed_shape_tensor",
     "VariableShapeTensorArray",

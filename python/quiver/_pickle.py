@@ -17,6 +17,10 @@ def _rebuild_tensor(type_state, shape, strides, dim_names, buffer, byte_offset):
     return _quiver._rebuild_tensor(type_state, shape, strides, dim_names, buffer, byte_offset)
 
 
+def _rebuild_sparse_tensor(state):
+    return _quiver._rebuild_sparse_tensor(state)
+
+
 def _rebuild_field(state):
     return _quiver._rebuild_field(state)
 

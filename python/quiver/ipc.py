@@ -1,5 +1,5 @@
 """Arrow IPC: record batch streams and files (Feather v2), and the Tensor
-message. Names follow ``pyarrow.ipc``."""
+and SparseTensor messages. Names follow ``pyarrow.ipc``."""
 
 from ._quiver.ipc import (
     RecordBatchFileReader,
@@ -10,7 +10,9 @@ from ._quiver.ipc import (
     new_stream,
     open_file,
     open_stream,
+    read_sparse_tensor,
     read_tensor,
+    write_sparse_tensor,
     write_tensor,
 )
 
@@ -35,7 +37,9 @@ __all__ = [
     "new_stream",
     "open_file",
     "open_stream",
+    "read_sparse_tensor",
     "read_tensor",
     "write_file",
+    "write_sparse_tensor",
     "write_tensor",
 ]

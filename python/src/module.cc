@@ -13,6 +13,7 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindTypes(m);
   quiver::python::BindArrays(m);
   quiver::python::BindTensor(m);
+  quiver::python::BindSparse(m);
   quiver::python::BindVariableShapeTensorArray(m);
   quiver::python::BindDLPack(m);
   quiver::python::BindRecordBatch(m);

@@ -48,6 +48,14 @@ T Unwrap(Result<T> result) {
   return std::move(*result);
 }
 
+// Runs `fn` (C++ only, no Python objects) with the GIL released and hands
+// back its Result, so errors become Python exceptions with the GIL held.
+template <typename Fn>
+auto WithoutGil(Fn&& fn) {
+  nb::gil_scoped_release no_gil;
+  return fn();
+}
+
 // The numeric quiver type of a DLPack dtype, or TypeError naming it.
 TypePtr TypeFromDtype(nb::dlpack::dtype dtype);
 nb::dlpack::dtype DtypeFromType(const DataType& type);

@@ -15,14 +15,6 @@ namespace {
 
 namespace ipc = quiver::ipc;
 
-// Runs `fn` (C++ only, no Python objects) with the GIL released and hands
-// back its Result, so errors become Python exceptions with the GIL held.
-template <typename Fn>
-auto WithoutGil(Fn&& fn) {
-  nb::gil_scoped_release no_gil;
-  return fn();
-}
-
 // Bytes from a path (memory-mapped or read), a bytes-like object (shared,
 // zero-copy: the object stays alive as long as any array read from it), or
 // a file-like object (read whole).
@@ -197,7 +189,8 @@ void BindWriter(nb::module_& m, const char* name, const char* doc) {
 }  // namespace
 
 void BindIpc(nb::module_& parent) {
-  nb::module_ m = parent.def_submodule("ipc", "Arrow IPC streams and files, and the Tensor message.");
+  nb::module_ m = parent.def_submodule(
+      "ipc", "Arrow IPC streams and files, and the Tensor and SparseTensor messages.");
 
   nb::class_<PyFileReader>(m, "RecordBatchFileReader", "Random access to the batches of an IPC file.")
       .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
@@ -272,6 +265,22 @@ void BindIpc(nb::module_& parent) {
     return PyTensor{Unwrap(ipc::ReadTensor(SourceFromPython(source, memory_map)))};
   }, nb::arg("source"), nb::arg("memory_map") = true,
         "Reads a Tensor message (zero-copy from a memory-mapped file or bytes).");
+  m.def("write_sparse_tensor", [](nb::handle tensor, nb::handle sink) {
+    if (!nb::isinstance<PySparseTensor>(tensor)) {
+      Raise(Status::TypeError(std::string("tensor must be a quiver sparse tensor (SparseCOOTensor, "
+                                          "SparseCSRMatrix, SparseCSCMatrix or SparseCSFTensor), got ") +
+                              nb::type_name(tensor.type()).c_str()));
+    }
+    const SparseTensor& t = nb::cast<PySparseTensor&>(tensor).tensor;
+    auto out = SinkFromPython(sink);
+    Check(WithoutGil([&] { return ipc::WriteSparseTensor(t, out.get()); }));
+    if (!nb::hasattr(sink, "write")) Check(out->Close());
+  }, nb::arg("tensor"), nb::arg("sink"), "Writes a quiver sparse tensor as one SparseTensor message.");
+  m.def("read_sparse_tensor", [](nb::handle source, bool memory_map) {
+    auto input = SourceFromPython(source, memory_map);
+    return WrapSparse(Unwrap(WithoutGil([&] { return ipc::ReadSparseTensor(input); })));
+  }, nb::arg("source"), nb::arg("memory_map") = true,
+        "Reads a SparseTensor message, fully validated (zero-copy from a memory-mapped file or bytes).");
 }
 
 }  // namespace quiver::python

@@ -10,6 +10,7 @@
 
 #include "quiver/array.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/sparse_tensor.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
 #include "quiver/variable_shape_tensor.h"
@@ -46,6 +47,19 @@ struct PyVariableShapeTensorArray {
 struct PyTensor {
   Tensor tensor;
 };
+
+// The four sparse classes share one C++ tensor; Python sees a base class
+// (SparseTensor) and one subclass per format.
+struct PySparseTensor {
+  SparseTensor tensor;
+};
+struct PySparseCOOTensor : PySparseTensor {};
+struct PySparseCSRMatrix : PySparseTensor {};
+struct PySparseCSCMatrix : PySparseTensor {};
+struct PySparseCSFTensor : PySparseTensor {};
+
+// The Python object of the tensor's format (SparseCOOTensor ...).
+nb::object WrapSparse(SparseTensor tensor);
 
 // The Python type object for a quiver type: FixedShapeTensorType or
 // VariableShapeTensorType for the tensor extensions, DataType otherwise.
@@ -105,5 +119,6 @@ void BindArrays(nb::module_& m);
 void BindTensor(nb::module_& m);
 void BindVariableShapeTensorArray(nb::module_& m);
 void BindShapePattern(nb::module_& m);
+void BindSparse(nb::module_& m);
 
 }  // namespace quiver::python

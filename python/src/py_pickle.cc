@@ -80,6 +80,13 @@ nb::tuple TupleOf(nb::handle state, size_t size, const char* what) {
   return nb::borrow<nb::tuple>(state);
 }
 
+nb::tuple Tuple(nb::handle state, const char* what) {
+  if (!nb::isinstance<nb::tuple>(state)) {
+    Raise(Status::TypeError(std::string("pickled ") + what + ": expected a tuple"));
+  }
+  return nb::borrow<nb::tuple>(state);
+}
+
 TypePtr TypeFromState(nb::handle state, int depth);
 
 Field FieldFromState(nb::handle state, int depth) {
@@ -246,19 +253,75 @@ PyTensor RebuildTensor(nb::handle type_state, nb::handle shape, nb::handle strid
                                       nb::cast<std::vector<std::string>>(dim_names), byte_offset))};
 }
 
+// A tensor as the arguments of _rebuild_tensor, over only the bytes it spans.
+nb::tuple TensorState(const Tensor& tensor, int protocol) {
+  Tensor t = CompactTensor(tensor);
+  nb::list shape, strides, names;
+  for (int64_t s : t.shape()) shape.append(s);
+  for (int64_t s : t.strides()) strides.append(s);
+  for (const std::string& n : t.dim_names()) names.append(n);
+  return nb::make_tuple(TypeState(*t.type()), nb::tuple(shape), nb::tuple(strides), nb::tuple(names),
+                        BufferState(t.buffer(), protocol), t.byte_offset());
+}
+
+Tensor TensorFromState(nb::handle state) {
+  nb::tuple t = TupleOf(state, 6, "tensor");
+  return RebuildTensor(t[0], t[1], t[2], t[3], t[4], nb::cast<int64_t>(t[5])).tensor;
+}
+
+// --- sparse tensors ----------------------------------------------------------
+
+nb::tuple TensorStates(const std::vector<Tensor>& tensors, int protocol) {
+  nb::list out;
+  for (const Tensor& t : tensors) out.append(TensorState(t, protocol));
+  return nb::tuple(out);
+}
+
+std::vector<Tensor> TensorsFromState(nb::handle state, const char* what) {
+  std::vector<Tensor> out;
+  for (nb::handle t : Tuple(state, what)) out.push_back(TensorFromState(t));
+  return out;
+}
+
+nb::object RebuildSparseTensor(nb::handle state) {
+  nb::tuple s = TupleOf(state, 8, "sparse tensor");
+  const std::string format = String(s[0]);
+  auto shape = nb::cast<std::vector<int64_t>>(s[1]);
+  auto names = nb::cast<std::vector<std::string>>(s[2]);
+  const bool canonical = nb::cast<bool>(s[3]);
+  auto axis_order = nb::cast<std::vector<int64_t>>(s[4]);
+  Tensor values = TensorFromState(s[5]);
+  std::vector<Tensor> indptr = TensorsFromState(s[6], "indptr arrays");
+  std::vector<Tensor> indices = TensorsFromState(s[7], "indices arrays");
+  Result<SparseTensor> out = Status::Invalid("pickled sparse tensor: unknown format '" + format + "'");
+  {
+    nb::gil_scoped_release no_gil;  // full validation reads every index
+    if (format == "COO") {
+      if (indptr.empty() && indices.size() == 1) {
+        out = SparseTensor::MakeCOO(shape, indices[0], values, canonical, names);
+      } else {
+        out = Status::Invalid("pickled COO tensor: expected one coordinate array and no indptr");
+      }
+    } else if (format == "CSR" || format == "CSC") {
+      if (indptr.size() == 1 && indices.size() == 1) {
+        out = SparseTensor::MakeCSX(format == "CSR" ? SparseFormat::kCSR : SparseFormat::kCSC, shape,
+                                    indptr[0], indices[0], values, names);
+      } else {
+        out = Status::Invalid("pickled " + format + " matrix: expected one indptr and one indices array");
+      }
+    } else if (format == "CSF") {
+      out = SparseTensor::MakeCSF(shape, indptr, indices, axis_order, values, names);
+    }
+  }
+  return WrapSparse(Unwrap(std::move(out)));
+}
+
 // --- record batches, tables, chunked arrays, schemas ------------------------
 
 nb::tuple SchemaState(const Schema& schema) {
   nb::list fields;
   for (const Field& f : schema.fields) fields.append(FieldState(f));
   return nb::make_tuple(nb::tuple(fields), MetadataState(schema.metadata));
-}
-
-nb::tuple Tuple(nb::handle state, const char* what) {
-  if (!nb::isinstance<nb::tuple>(state)) {
-    Raise(Status::TypeError(std::string("pickled ") + what + ": expected a tuple"));
-  }
-  return nb::borrow<nb::tuple>(state);
 }
 
 SchemaPtr SchemaFromState(nb::handle state) {
@@ -336,15 +399,29 @@ nb::tuple ReduceArray(const ArrayDataPtr& data, int protocol) {
 }
 
 nb::tuple ReduceTensor(const Tensor& tensor, int protocol) {
-  Tensor t = CompactTensor(tensor);
-  nb::list shape, strides, names;
-  for (int64_t s : t.shape()) shape.append(s);
-  for (int64_t s : t.strides()) strides.append(s);
-  for (const std::string& n : t.dim_names()) names.append(n);
-  return nb::make_tuple(Rebuilder("_rebuild_tensor"),
-                        nb::make_tuple(TypeState(*t.type()), nb::tuple(shape), nb::tuple(strides),
-                                       nb::tuple(names), BufferState(t.buffer(), protocol),
-                                       t.byte_offset()));
+  return nb::make_tuple(Rebuilder("_rebuild_tensor"), TensorState(tensor, protocol));
+}
+
+nb::tuple ReduceSparseTensor(const SparseTensor& tensor, int protocol) {
+  std::vector<Tensor> indptr, indices;
+  std::vector<int64_t> axis_order;
+  if (const SparseCOOIndex* coo = tensor.coo_index()) {
+    indices = {coo->coords};
+  } else if (const SparseCSXIndex* csx = tensor.csx_index()) {
+    indptr = {csx->indptr};
+    indices = {csx->indices};
+  } else if (const SparseCSFIndex* csf = tensor.csf_index()) {
+    indptr = csf->indptr;
+    indices = csf->indices;
+    axis_order = csf->axis_order;
+  }
+  nb::list names;
+  for (const std::string& n : tensor.dim_names()) names.append(n);
+  nb::tuple state = nb::make_tuple(Bytes(SparseFormatName(tensor.format())), ToTuple(tensor.shape()),
+                                   nb::tuple(names), tensor.has_canonical_format(),
+                                   ToTuple(axis_order), TensorState(tensor.values(), protocol),
+                                   TensorStates(indptr, protocol), TensorStates(indices, protocol));
+  return nb::make_tuple(Rebuilder("_rebuild_sparse_tensor"), nb::make_tuple(state));
 }
 
 nb::tuple ReduceField(const Field& field) {
@@ -390,6 +467,8 @@ void BindPickle(nb::module_& m) {
         "Unpickles a quiver type (internal).");
   m.def("_rebuild_array", &RebuildArray, "Unpickles and validates a quiver array (internal).");
   m.def("_rebuild_tensor", &RebuildTensor, "Unpickles a quiver Tensor (internal).");
+  m.def("_rebuild_sparse_tensor", &RebuildSparseTensor,
+        "Unpickles and validates a quiver sparse tensor (internal).");
   m.def("_rebuild_field", [](nb::handle state) { return PyField{FieldFromState(state, 0)}; },
         "Unpickles a quiver Field (internal).");
   m.def("_rebuild_schema", [](nb::handle state) { return PySchema{SchemaFromState(state)}; },

@@ -8,6 +8,7 @@
 
 #include "py_record_batch.h"
 #include "quiver/array.h"
+#include "quiver/sparse_tensor.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
 
@@ -19,6 +20,10 @@ namespace nb = nanobind;
 nb::tuple ReduceType(const TypePtr& type);
 nb::tuple ReduceArray(const ArrayDataPtr& data, int protocol);
 nb::tuple ReduceTensor(const Tensor& tensor, int protocol);
+// Format, shape, names, canonical flag, axis order, then each of the
+// values and index tensors as a Tensor state; rebuilt through the
+// builders' full validation.
+nb::tuple ReduceSparseTensor(const SparseTensor& tensor, int protocol);
 nb::tuple ReduceField(const Field& field);
 nb::tuple ReduceSchema(const Schema& schema);
 // Columns are cut to the batch's rows, then compacted like arrays.

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <type_traits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/value_types.h"
 #include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse/value_math.h"
 
@@ -174,25 +176,65 @@ Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
   return scan;
 }
 
-// Coordinates in the view's axis order, one row of ndim per non-zero.
-std::vector<int64_t> ViewCoords(const View& v, const Scan& scan) {
-  const int ndim = v.ndim();
-  std::vector<int64_t> coords(static_cast<size_t>(scan.nnz * ndim));
-  if (scan.nnz == 0) return coords;  // (a zero-size axis has no row index)
+// Calls fn(outer_index, first, count) for each row holding non-zeros, in
+// order: its index on every axis but the last, and its non-zeros
+// [first, first + count) of scan.cols / scan.values.
+template <typename Fn>
+void ForEachFilledRow(const View& v, const Scan& scan, Fn&& fn) {
+  if (scan.nnz == 0) return;  // (a zero-size axis has no row index)
   std::vector<int64_t> index = RowIndex(v, 0);
-  int64_t n = 0;
-  for (size_t r = 0; r < scan.row_counts.size(); ++r) {
-    for (int64_t i = 0; i < scan.row_counts[r]; ++i, ++n) {
-      std::copy(index.begin(), index.end(), coords.data() + n * ndim);
-      coords[n * ndim + ndim - 1] = scan.cols[n];
-    }
-    // Advance the outer index (only its value matters here, not strides).
-    for (int k = ndim - 2; k >= 0; --k) {
+  int64_t first = 0;
+  for (int64_t count : scan.row_counts) {
+    if (count > 0) fn(index, first, count);
+    first += count;
+    // Only the index values matter here, not byte offsets.
+    for (int k = v.ndim() - 2; k >= 0; --k) {
       if (++index[k] < v.shape[k]) break;
       index[k] = 0;
     }
   }
-  return coords;
+}
+
+// COO coordinates written straight into the index type: row-major
+// [nnz, ndim], the outer index repeated for each non-zero of its row.
+template <typename I>
+void WriteCoords(const View& v, const Scan& scan, I* out) {
+  const int ndim = v.ndim();
+  ForEachFilledRow(v, scan, [&](const std::vector<int64_t>& index, int64_t first, int64_t count) {
+    for (int64_t n = first; n < first + count; ++n) {
+      I* row = out + n * ndim;
+      for (int k = 0; k + 1 < ndim; ++k) row[k] = static_cast<I>(index[k]);
+      row[ndim - 1] = static_cast<I>(scan.cols[n]);
+    }
+  });
+}
+
+// CSF levels straight from the rows: a row starts new nodes from the
+// first outer axis where its index differs from the previous filled row;
+// its non-zeros are the leaves.
+CSFLevels LevelsFromRows(const View& v, const Scan& scan) {
+  const int ndim = v.ndim();
+  CSFLevels levels;
+  levels.indices.resize(static_cast<size_t>(ndim));
+  levels.indptr.resize(static_cast<size_t>(ndim - 1));
+  std::vector<int64_t> previous;
+  ForEachFilledRow(v, scan, [&](const std::vector<int64_t>& index, int64_t first, int64_t count) {
+    int level = 0;
+    if (!previous.empty()) {
+      while (level < ndim - 1 && index[level] == previous[level]) ++level;
+    }
+    for (int k = level; k + 1 < ndim; ++k) {
+      levels.indptr[k].push_back(static_cast<int64_t>(levels.indices[k + 1].size()));
+      levels.indices[k].push_back(index[k]);
+    }
+    levels.indices[ndim - 1].insert(levels.indices[ndim - 1].end(), scan.cols.begin() + first,
+                                    scan.cols.begin() + first + count);
+    previous = index;
+  });
+  for (int k = 0; k + 1 < ndim; ++k) {
+    levels.indptr[k].push_back(static_cast<int64_t>(levels.indices[k + 1].size()));
+  }
+  return levels;
 }
 
 int64_t MaxIndex(const std::vector<int64_t>& shape) {
@@ -218,12 +260,20 @@ Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, cons
 
 Result<SparseTensor> JoinCOO(const View& v, Scan scan, const Tensor& dense,
                              const SparseOptions& options) {
-  const std::vector<int64_t> coords = ViewCoords(v, scan);
   QUIVER_ASSIGN_OR_RETURN(TypePtr type, ChooseIndexType(options.index_type, MaxIndex(dense.shape())));
-  QUIVER_ASSIGN_OR_RETURN(Tensor coords_t, MakeIndexTensor(coords, type,
-                                                           {scan.nnz, dense.ndim()}, "COO coords"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::MultiplyChecked(scan.nnz, dense.ndim(), "COO coords"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer,
+                          Buffer::AllocateUninitialized(count * type->byte_width()));
+  internal::VisitValueType(
+      *type,
+      [&](auto tag) {
+        using I = decltype(tag);
+        if constexpr (std::is_integral_v<I>) WriteCoords(v, scan, reinterpret_cast<I*>(buffer->mutable_data()));
+      },
+      [] {});
+  QUIVER_ASSIGN_OR_RETURN(Tensor coords, Tensor::Make(type, std::move(buffer), {scan.nnz, dense.ndim()}));
   return SparseTensor::FromParts(SparseFormat::kCOO, dense.shape(), dense.size(),
-                                 SparseCOOIndex{coords_t, true}, std::move(scan.values),
+                                 SparseCOOIndex{coords, true}, std::move(scan.values),
                                  dense.dim_names(), true);
 }
 
@@ -275,8 +325,7 @@ Result<SparseTensor> SparseTensor::FromDense(const Tensor& dense, SparseFormat f
       return sparse::JoinCSX(view, std::move(*scan), format, dense, options);
     }
     case SparseFormat::kCSF: {
-      const std::vector<int64_t> coords = sparse::ViewCoords(view, *scan);
-      return sparse::MakeCSFFromLevels(sparse::BuildCSFLevels(coords, ndim), dense.shape(),
+      return sparse::MakeCSFFromLevels(sparse::LevelsFromRows(view, *scan), dense.shape(),
                                        std::move(order), std::move(scan->values), dense.dim_names(),
                                        options.index_type);
     }
