@@ -3,8 +3,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -24,21 +27,97 @@ struct Block {
   Buffer::ReleaseHook release;
 };
 
+#if defined(__linux__)
+// Freed large blocks kept for reuse. A fresh mapping costs a page fault
+// per page (per huge page at best) on first touch, which dominates
+// filling it at memory speed: reading compressed IPC batches one after
+// another, or scanning dense tensors into sparse ones, would otherwise
+// map, fault and unmap the same sizes over and over. Only allocations
+// that need no zeroing take cached blocks; the cache holds at most
+// kCachedBlocks blocks and kCachedBytes bytes, and Buffer::ReleaseCache()
+// empties it.
+class BlockCache {
+ public:
+  static constexpr size_t kCachedBlocks = 8;
+  static constexpr int64_t kCachedBytes = int64_t{1} << 30;
+
+  static BlockCache& Get() {
+    static BlockCache* cache = new BlockCache();  // never destroyed: buffers may die at exit
+    return *cache;
+  }
+
+  // A cached block of at least `size` bytes and at most half again as
+  // many, or nullptr; `mapped` receives its size.
+  void* Take(int64_t size, int64_t* mapped) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      if (blocks_[i].second >= size && blocks_[i].second - size <= size / 2) {
+        void* memory = blocks_[i].first;
+        *mapped = blocks_[i].second;
+        bytes_ -= *mapped;
+        blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+        return memory;
+      }
+    }
+    return nullptr;
+  }
+
+  // Keeps the block if there is room, unmaps it otherwise.
+  void Put(void* memory, int64_t mapped) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (blocks_.size() < kCachedBlocks && bytes_ + mapped <= kCachedBytes) {
+        blocks_.emplace_back(memory, mapped);
+        bytes_ += mapped;
+        return;
+      }
+    }
+    munmap(memory, static_cast<size_t>(mapped));
+  }
+
+  void Clear() {
+    std::vector<std::pair<void*, int64_t>> blocks;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      blocks.swap(blocks_);
+      bytes_ = 0;
+    }
+    for (const auto& [memory, mapped] : blocks) munmap(memory, static_cast<size_t>(mapped));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<void*, int64_t>> blocks_;
+  int64_t bytes_ = 0;
+};
+
+Block LargeBlock(void* memory, int64_t mapped, bool zeroed) {
+  return {memory, zeroed, [memory, mapped] { BlockCache::Get().Put(memory, mapped); }};
+}
+#endif
+
 // Small blocks come from the heap. Large ones are mapped directly, marked
 // for transparent huge pages as NumPy does (first-touch page faults
-// otherwise dominate big copies), and arrive zeroed without a memset.
-Block AllocateBlock(int64_t padded) {
+// otherwise dominate big copies), and arrive zeroed without a memset; or,
+// when the caller writes every byte itself, come from the cache of freed
+// large blocks.
+Block AllocateBlock(int64_t padded, bool zero) {
 #if defined(__linux__)
   if (padded >= kLargeBlock) {
+    int64_t mapped = padded;
+    if (!zero) {
+      if (void* cached = BlockCache::Get().Take(padded, &mapped)) return LargeBlock(cached, mapped, false);
+    }
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return {};
 #ifdef MADV_HUGEPAGE
     madvise(memory, static_cast<size_t>(padded), MADV_HUGEPAGE);
 #endif
-    return {memory, true, [memory, padded] { munmap(memory, static_cast<size_t>(padded)); }};
+    return LargeBlock(memory, padded, true);
   }
 #endif
+  (void)zero;
   void* memory = std::aligned_alloc(kAlignment, static_cast<size_t>(padded));
   return {memory, false, [memory] { std::free(memory); }};
 }
@@ -60,7 +139,7 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateOwned(int64_t size, bool zero) {
   // Round up so vectorised readers may touch the padding; never allocate 0.
   int64_t padded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (padded == 0) padded = kAlignment;
-  Block block = AllocateBlock(padded);
+  Block block = AllocateBlock(padded, zero);
   if (block.memory == nullptr) {
     return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
   }
@@ -78,6 +157,12 @@ Result<std::shared_ptr<Buffer>> Buffer::Allocate(int64_t size) {
 
 Result<std::shared_ptr<Buffer>> Buffer::AllocateUninitialized(int64_t size) {
   return AllocateOwned(size, /*zero=*/false);
+}
+
+void Buffer::ReleaseCache() {
+#if defined(__linux__)
+  BlockCache::Get().Clear();
+#endif
 }
 
 std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size, ReleaseHook release,

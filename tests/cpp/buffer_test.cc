@@ -53,4 +53,31 @@ TEST(Buffer, SliceOutOfRangeIsIndexError) {
   EXPECT_ERROR(kIndexError, "outside", Buffer::Slice(parent, -1, 2));
 }
 
+TEST(Buffer, LargeBlocksAreReusedOnlyWhereNoZeroesArePromised) {
+  Buffer::ReleaseCache();
+  const int64_t size = int64_t{8} << 20;
+  const uint8_t* first = nullptr;
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr scratch, Buffer::AllocateUninitialized(size));
+    first = scratch->data();
+    std::memset(scratch->mutable_data(), 0xAB, static_cast<size_t>(size));
+  }
+  // A zeroed allocation never takes the dirty block...
+  ASSERT_OK_AND_ASSIGN(BufferPtr zeroed, Buffer::Allocate(size));
+  EXPECT_NE(zeroed->data(), first);
+  EXPECT_EQ(zeroed->data()[0], 0);
+  EXPECT_EQ(zeroed->data()[size - 1], 0);
+  // ...an uninitialised one of a similar size does, padding zeroed.
+  ASSERT_OK_AND_ASSIGN(BufferPtr reused, Buffer::AllocateUninitialized(size - 100));
+  EXPECT_EQ(reused->data(), first);
+  EXPECT_EQ(reused->data()[size - 100], 0);
+  // Much smaller requests do not pin a big block.
+  reused.reset();
+  ASSERT_OK_AND_ASSIGN(BufferPtr small, Buffer::AllocateUninitialized(size / 4));
+  EXPECT_NE(small->data(), first);
+  Buffer::ReleaseCache();
+  ASSERT_OK_AND_ASSIGN(BufferPtr fresh, Buffer::AllocateUninitialized(size));
+  EXPECT_EQ(fresh->data()[0] == 0xAB && fresh->data() == first, false);
+}
+
 }  // namespace quiver
