@@ -43,5 +43,44 @@ TEST(SparseReview, ToDenseOfZeroSizeLeadingAxisWithHugeOthers) {
     EXPECT_EQ(dense.shape(), (std::vector<int64_t>{0, int64_t{1} << 40, int64_t{1} << 40}));
   }
 }
+
+// CSR/CSC indptr of a huge compressed axis is legitimate but cannot be
+// allocated: a quiver error, not std::length_error / std::bad_alloc.
+TEST(SparseReview, ToCSXOfHugeCompressedAxisIsAnError) {
+  SparseTensor rows = EmptyCOO({int64_t{1} << 61, 2});
+  EXPECT_FALSE(rows.ToCSR().ok());
+  SparseTensor cols = EmptyCOO({2, int64_t{1} << 61});
+  EXPECT_FALSE(cols.ToCSC().ok());
+  // An allocation that fails rather than one past max_size().
+  SparseTensor big = EmptyCOO({int64_t{1} << 44, 2});
+  EXPECT_FALSE(big.ToCSR().ok());
+}
+
+// rows + 1 overflows int64 for a [2^63 - 1, 0] tensor.
+TEST(SparseReview, ToCSXOfInt64MaxAxisDoesNotOverflow) {
+  SparseTensor t = EmptyCOO({kMax, 0});
+  Result<SparseTensor> csr = t.ToCSR();
+  EXPECT_FALSE(csr.ok());
+  SparseTensor u = EmptyCOO({0, kMax});
+  EXPECT_FALSE(u.ToCSC().ok());
+}
+
+// The same through FromDense: a dense [2^62, 0] tensor holds no bytes.
+TEST(SparseReview, FromDenseCSXOfHugeEmptyAxisIsAnError) {
+  // (Element-width strides: row-major ones overflow for [0, 2^62].)
+  Tensor rows = Vec<float>({}, {int64_t{1} << 62, 0}, nullptr, {4, 4});
+  EXPECT_FALSE(SparseTensor::FromDense(rows, SparseFormat::kCSR).ok());
+  Tensor cols = Vec<float>({}, {0, int64_t{1} << 62}, nullptr, {4, 4});
+  EXPECT_FALSE(SparseTensor::FromDense(cols, SparseFormat::kCSC).ok());
+  Tensor max_rows = Vec<float>({}, {kMax, 0}, nullptr, {4, 4});
+  EXPECT_FALSE(SparseTensor::FromDense(max_rows, SparseFormat::kCSR).ok());
+  // COO and CSF allocate per non-zero only.
+  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::FromDense(rows, SparseFormat::kCOO));
+  EXPECT_EQ(coo.non_zero_length(), 0);
+  ASSERT_OK_AND_ASSIGN(auto csf, SparseTensor::FromDense(max_rows, SparseFormat::kCSF));
+  EXPECT_EQ(csf.non_zero_length(), 0);
+}
+
+// Canonicalize keeps the index type the tensor uses; every value of the
 }  // namespace
 }  // namespace quiver

@@ -127,6 +127,12 @@ Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value) {
   return int64();
 }
 
+Result<BufferPtr> AllocateIndptr(int64_t axis, const std::string& what) {
+  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::AddChecked(axis, 1, what + " length"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(count, 8, what + " bytes"));
+  return Buffer::Allocate(bytes);
+}
+
 Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length) {
   return Tensor::Make(type, std::move(buffer), {length});
 }
