@@ -81,6 +81,35 @@ TEST(SparseReview, FromDenseCSXOfHugeEmptyAxisIsAnError) {
   EXPECT_EQ(csf.non_zero_length(), 0);
 }
 
-// Canonicalize keeps the index type the tensor uses; every value of the
+// Canonicalize keeps the index type the tensor uses where a request for
+// it would be accepted; otherwise it takes the smallest that fits (a
+// request is checked against the shape's largest index, not the indices
+// stored).
+TEST(SparseReview, CanonicalizeOfANarrowIndexType) {
+  // CSR [2, 200], int8 indices (every stored index < 128), row 0 unsorted.
+  ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 200},
+                                                       Vec<int8_t>({0, 2, 2}, {3}),
+                                                       Vec<int8_t>({5, 3}, {2}), Vec<float>({1, 2}, {2})));
+  EXPECT_FALSE(csr.has_canonical_format());
+  ASSERT_OK_AND_ASSIGN(auto canonical, csr.Canonicalize());
+  EXPECT_TRUE(canonical.has_canonical_format());
+  EXPECT_EQ(canonical.csx_index()->indices.type()->id(), TypeId::kInt16);
+  EXPECT_EQ(Values<int64_t>(canonical.csx_index()->indices), (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(Values<double>(canonical.values()), (std::vector<double>{2, 1}));
+
+  // COO [300] with uint8 coordinates and a duplicate.
+  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::MakeCOO({300}, Vec<uint8_t>({7, 2, 7}, {3, 1}),
+                                                       Vec<int32_t>({1, 2, 3}, {3}), false));
+  ASSERT_OK_AND_ASSIGN(auto summed, coo.Canonicalize());
+  EXPECT_EQ(Values<int64_t>(summed.coo_index()->coords), (std::vector<int64_t>{2, 7}));
+  EXPECT_EQ(Values<int64_t>(summed.values()), (std::vector<int64_t>{2, 4}));
+
+  // A type that holds the shape's indices is kept.
+  ASSERT_OK_AND_ASSIGN(auto kept, SparseTensor::MakeCOO({256}, Vec<uint8_t>({7, 2}, {2, 1}),
+                                                        Vec<int32_t>({1, 2}, {2}), false));
+  ASSERT_OK_AND_ASSIGN(auto sorted, kept.Canonicalize());
+  EXPECT_EQ(sorted.coo_index()->coords.type()->id(), TypeId::kUInt8);
+}
+
 }  // namespace
 }  // namespace quiver
