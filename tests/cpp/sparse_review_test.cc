@@ -111,5 +111,19 @@ TEST(SparseReview, CanonicalizeOfANarrowIndexType) {
   EXPECT_EQ(sorted.coo_index()->coords.type()->id(), TypeId::kUInt8);
 }
 
+// A COO canonical claim made below kFull was never checked: the tensor
+// does not report it, and Canonicalize does the work.
+TEST(SparseReview, UncheckedCanonicalClaimIsNotTrusted) {
+  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::MakeCOO({3}, Vec<int64_t>({1, 1}, {2, 1}),
+                                                       Vec<float>({1, 2}, {2}), true, {},
+                                                       ValidationLevel::kMinimal));
+  EXPECT_FALSE(coo.has_canonical_format());
+  ASSERT_OK_AND_ASSIGN(auto canonical, coo.Canonicalize());
+  EXPECT_EQ(canonical.non_zero_length(), 1);
+  EXPECT_EQ(Values<double>(canonical.values()), (std::vector<double>{3}));
+  // The same claim checked at kFull is refused.
+  EXPECT_FALSE(SparseTensor::MakeCOO({3}, Vec<int64_t>({1, 1}, {2, 1}), Vec<float>({1, 2}, {2}), true).ok());
+}
+
 }  // namespace
 }  // namespace quiver

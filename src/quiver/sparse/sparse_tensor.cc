@@ -44,9 +44,10 @@ Result<SparseTensor> SparseTensor::Assemble(SparseFormat format, std::vector<int
   SparseTensor t = FromParts(format, std::move(shape), size, std::move(index), std::move(values),
                              std::move(dim_names), claimed_canonical);
   QUIVER_ASSIGN_OR_RETURN(bool canonical, sparse::ValidateSparse(t, level));
-  // COO keeps its (checked) claim; the other formats know only what a full
-  // check found.
-  if (format != SparseFormat::kCOO) t.canonical_ = canonical;
+  // What a full check found (for COO: the claim, checked). A COO claim
+  // made below kFull stays in the index as given but is not reported:
+  // Canonicalize would otherwise return duplicates unchanged.
+  t.canonical_ = canonical;
   return t;
 }
 
