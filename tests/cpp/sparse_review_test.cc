@@ -125,5 +125,39 @@ TEST(SparseReview, UncheckedCanonicalClaimIsNotTrusted) {
   EXPECT_FALSE(SparseTensor::MakeCOO({3}, Vec<int64_t>({1, 1}, {2, 1}), Vec<float>({1, 2}, {2}), true).ok());
 }
 
+// A kernel asked for threads the system will not start still finishes:
+// std::thread's std::system_error must not reach std::terminate.
+TEST(SparseReview, ThreadCreationFailureIsNotFatal) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to an unprivileged user with no threads left";
+  // [16, 2^18]: rows this long are worth a thread each, so 4 are asked for.
+  const int64_t columns = int64_t{1} << 18;
+  std::vector<uint8_t> dense(static_cast<size_t>(16 * columns), 0);
+  dense[static_cast<size_t>(13 * columns + 5)] = 7;
+  Tensor t = Vec<uint8_t>(dense, {16, columns});
+  ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::FromDense(t, SparseFormat::kCSR));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      // As an unprivileged user allowed one thread besides this one, the
+      // first pthread_create succeeds and the next fail with EAGAIN.
+      if (setgid(65534) != 0 || setuid(65534) != 0) std::_Exit(3);
+      const rlimit two{2, 2};
+      if (setrlimit(RLIMIT_NPROC, &two) != 0) std::_Exit(4);
+      Result<Tensor> out = csr.ToDense(4);
+      if (!out.ok()) std::_Exit(5);
+      if (test::Values<uint8_t>(*out) != dense) std::_Exit(6);
+      Result<SparseTensor> back = SparseTensor::FromDense(t, SparseFormat::kCOO, {nullptr, {}, 4});
+      std::_Exit(back.ok() && back->non_zero_length() == 1 ? 0 : 7);
+    } catch (...) {
+      std::_Exit(8);  // an exception escaped the C++ API
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 }  // namespace
 }  // namespace quiver

@@ -2,6 +2,7 @@
 // and the small helpers they share.
 #include <algorithm>
 #include <limits>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 
@@ -153,13 +154,23 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(workers - 1));
   const int64_t step = (n + workers - 1) / workers;
-  for (int w = 1; w < workers; ++w) {
+  auto run = [&fn, n, step](int64_t w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    pool.emplace_back([&fn, begin, end] {
-      if (begin < end) fn(begin, end);
-    });
+    if (begin < end) fn(begin, end);
+  };
+  // The system may refuse a thread (EAGAIN: process limits, memory): the
+  // std::system_error must not escape, and with threads already running
+  // it would reach std::terminate. Parts no thread took run here.
+  int w = 1;
+  for (; w < workers; ++w) {
+    try {
+      pool.emplace_back(run, w);
+    } catch (const std::system_error&) {
+      break;
+    }
   }
-  fn(0, std::min(n, step));
+  run(0);
+  for (; w < workers; ++w) run(w);
   for (std::thread& t : pool) t.join();
 }
 
