@@ -171,7 +171,7 @@ class SparseTensor {
  private:
   using Index = std::variant<SparseCOOIndex, SparseCSXIndex, SparseCSFIndex>;
   // The builders' common path: assembles, validates at `level`, and keeps
-  // COO's claimed flag or, for the other formats, what kFull found.
+  // what kFull found (for COO, whether its claim held).
   static Result<SparseTensor> Assemble(SparseFormat format, std::vector<int64_t> shape, Index index,
                                        Tensor values, std::vector<std::string> dim_names,
                                        bool claimed_canonical, ValidationLevel level);

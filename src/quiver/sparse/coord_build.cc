@@ -1,6 +1,7 @@
 // Canonical row-major coordinates to each sparse format, and the sort that
 // makes coordinates canonical.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "quiver/internal/checked_math.h"
@@ -77,24 +78,31 @@ Result<SparseTensor> BuildCSX(CoordList list, SparseFormat format, const std::ve
   const int compressed = format == SparseFormat::kCSR ? 0 : 1;
   const int other = 1 - compressed;
   const int64_t nnz = list.nnz();
-  std::vector<int64_t> indptr(static_cast<size_t>(shape[compressed] + 1), 0);
+  const int64_t axis = shape[compressed];
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr indptr_buffer, AllocateIndptr(axis, IndexName(format, "indptr")));
+  int64_t* indptr = reinterpret_cast<int64_t*>(indptr_buffer->mutable_data());
   for (int64_t i = 0; i < nnz; ++i) ++indptr[list.coords[2 * i + compressed] + 1];
-  std::partial_sum(indptr.begin(), indptr.end(), indptr.begin());
+  std::partial_sum(indptr, indptr + axis + 1, indptr);
   std::vector<int64_t> indices(static_cast<size_t>(nnz));
   Tensor values = list.values;
   if (compressed == 0) {
     for (int64_t i = 0; i < nnz; ++i) indices[i] = list.coords[2 * i + 1];
   } else {
-    std::vector<int64_t> next(indptr.begin(), indptr.end() - 1);
+    // indptr[c] serves as column c's next free slot, so that no second
+    // array as long as the axis is needed; each then holds the next
+    // column's start, and shifting by one restores the pointers.
     std::vector<int64_t> perm(static_cast<size_t>(nnz));
-    for (int64_t i = 0; i < nnz; ++i) perm[next[list.coords[2 * i + 1]]++] = i;
+    for (int64_t i = 0; i < nnz; ++i) perm[indptr[list.coords[2 * i + 1]]++] = i;
+    std::memmove(indptr + 1, indptr, static_cast<size_t>(axis) * sizeof(int64_t));
+    indptr[0] = 0;
     for (int64_t j = 0; j < nnz; ++j) indices[j] = list.coords[2 * perm[j] + other];
     QUIVER_ASSIGN_OR_RETURN(values, GatherValues(list.values, perm));
   }
   QUIVER_ASSIGN_OR_RETURN(TypePtr type,
                           ChooseIndexType(options.index_type, std::max(nnz, shape[other] - 1)));
-  QUIVER_ASSIGN_OR_RETURN(Tensor indptr_t, MakeIndexTensor(indptr, type, {shape[compressed] + 1},
-                                                           IndexName(format, "indptr").c_str()));
+  QUIVER_ASSIGN_OR_RETURN(Tensor indptr_t,
+                          MakeIndexTensor({indptr, static_cast<size_t>(axis + 1)}, type, {axis + 1},
+                                          IndexName(format, "indptr").c_str()));
   QUIVER_ASSIGN_OR_RETURN(Tensor indices_t, MakeIndexTensor(indices, type, {nnz},
                                                             IndexName(format, "indices").c_str()));
   QUIVER_ASSIGN_OR_RETURN(int64_t size, internal::ShapeProduct(shape, "sparse tensor shape"));

@@ -255,12 +255,17 @@ int64_t MaxIndex(const std::vector<int64_t>& shape) {
 
 Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, const Tensor& dense,
                              const SparseOptions& options) {
-  std::vector<int64_t> indptr(scan.row_counts.size() + 1, 0);
-  std::partial_sum(scan.row_counts.begin(), scan.row_counts.end(), indptr.begin() + 1);
+  // One entry per row of the view, filled or not: an empty dense tensor
+  // was not scanned, and its absent row counts stay zero.
+  const int64_t rows = v.shape[0];
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr indptr_buffer, AllocateIndptr(rows, IndexName(format, "indptr")));
+  int64_t* indptr = reinterpret_cast<int64_t*>(indptr_buffer->mutable_data());
+  std::partial_sum(scan.row_counts.begin(), scan.row_counts.end(), indptr + 1);
   QUIVER_ASSIGN_OR_RETURN(TypePtr type,
                           ChooseIndexType(options.index_type, std::max(scan.nnz, v.shape[1] - 1)));
-  QUIVER_ASSIGN_OR_RETURN(Tensor indptr_t, MakeIndexTensor(indptr, type, {v.shape[0] + 1},
-                                                           IndexName(format, "indptr").c_str()));
+  QUIVER_ASSIGN_OR_RETURN(Tensor indptr_t,
+                          MakeIndexTensor({indptr, static_cast<size_t>(rows + 1)}, type, {rows + 1},
+                                          IndexName(format, "indptr").c_str()));
   QUIVER_ASSIGN_OR_RETURN(Tensor indices_t, MakeIndexTensor(scan.cols, type, {scan.nnz},
                                                             IndexName(format, "indices").c_str()));
   return SparseTensor::FromParts(format, dense.shape(), dense.size(),
@@ -323,11 +328,7 @@ Result<SparseTensor> FromDenseTensor(const Tensor& dense, SparseFormat format,
   switch (format) {
     case SparseFormat::kCOO: return JoinCOO(view, std::move(*scan), dense, options);
     case SparseFormat::kCSR:
-    case SparseFormat::kCSC: {
-      // An empty 2-D tensor still has rows + 1 indptr entries.
-      scan->row_counts.resize(static_cast<size_t>(view.shape[0]), 0);
-      return JoinCSX(view, std::move(*scan), format, dense, options);
-    }
+    case SparseFormat::kCSC: return JoinCSX(view, std::move(*scan), format, dense, options);
     case SparseFormat::kCSF: {
       return MakeCSFFromLevels(LevelsFromRows(view, *scan), dense.shape(),
                                        std::move(order), std::move(scan->values), dense.dim_names(),

@@ -128,6 +128,12 @@ Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value) {
   return int64();
 }
 
+Result<BufferPtr> AllocateIndptr(int64_t axis, const std::string& what) {
+  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::AddChecked(axis, 1, what + " length"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(count, 8, what + " bytes"));
+  return Buffer::Allocate(bytes);
+}
+
 Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length) {
   return Tensor::Make(type, std::move(buffer), {length});
 }
@@ -148,18 +154,23 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(workers - 1));
   const int64_t step = (n + workers - 1) / workers;
-  std::vector<std::pair<int64_t, int64_t>> here;  // parts no thread could be started for
-  for (int w = 1; w < workers; ++w) {
+  auto run = [&fn, n, step](int64_t w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    if (begin >= end) continue;
+    if (begin < end) fn(begin, end);
+  };
+  // The system may refuse a thread (EAGAIN: process limits, memory): the
+  // std::system_error must not escape, and with threads already running
+  // it would reach std::terminate. Parts no thread took run here.
+  int w = 1;
+  for (; w < workers; ++w) {
     try {
-      pool.emplace_back([&fn, begin, end] { fn(begin, end); });
+      pool.emplace_back(run, w);
     } catch (const std::system_error&) {
-      here.emplace_back(begin, end);
+      break;
     }
   }
-  fn(0, std::min(n, step));
-  for (const auto& [begin, end] : here) fn(begin, end);
+  run(0);
+  for (; w < workers; ++w) run(w);
   for (std::thread& t : pool) t.join();
 }
 

@@ -57,6 +57,12 @@ Result<Tensor> MakeIndexTensor(std::span<const int64_t> values, const TypePtr& t
 // type that holds `max_value`.
 Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value);
 
+// Zeroed CSR/CSC indptr room for a compressed axis of `axis` entries
+// (axis + 1 int64 values). It follows the shape, not nnz, so it may not
+// fit in memory: OutOfMemory then (Invalid when axis + 1 overflows),
+// never a throw from std::vector.
+Result<BufferPtr> AllocateIndptr(int64_t axis, const std::string& what);
+
 // A 1-D contiguous tensor over `buffer` of `length` values of `type`.
 Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length);
 

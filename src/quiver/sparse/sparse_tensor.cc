@@ -2,6 +2,8 @@
 // kernels live beside this file, one concern each).
 #include "quiver/sparse_tensor.h"
 
+#include <algorithm>
+
 #include "quiver/internal/checked_math.h"
 #include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse/sparse_validate.h"
@@ -44,9 +46,10 @@ Result<SparseTensor> SparseTensor::Assemble(SparseFormat format, std::vector<int
   QUIVER_ASSIGN_OR_RETURN(bool canonical, sparse::WithoutThrowing("sparse validation", [&] {
                             return sparse::ValidateSparse(t, level);
                           }));
-  // COO keeps its (checked) claim; the other formats know only what a full
-  // check found.
-  if (format != SparseFormat::kCOO) t.canonical_ = canonical;
+  // What a full check found (for COO: the claim, checked). A COO claim
+  // made below kFull stays in the index as given but is not reported:
+  // Canonicalize would otherwise return duplicates unchanged.
+  t.canonical_ = canonical;
   return t;
 }
 
@@ -108,8 +111,11 @@ Result<SparseTensor> SparseTensor::ToCSF(const SparseOptions& options) const {
 Result<SparseTensor> SparseTensor::Canonicalize() const {
   if (canonical_) return *this;
   SparseOptions options;
-  // Keep the widest index type the tensor already uses: canonical output
-  // has no more non-zeros, so every index value still fits it.
+  // Keep the widest index type the tensor already uses when it holds what
+  // a requested type must (see SparseOptions: the largest coordinate the
+  // shape allows, and nnz for indptr). A narrower one may still hold every
+  // stored index (int8 indices of a [2, 200] CSR matrix), yet would be
+  // refused as a request: the smallest type that fits is taken then.
   std::vector<const Tensor*> arrays;
   if (const auto* coo = coo_index()) arrays = {&coo->coords};
   if (const auto* csx = csx_index()) arrays = {&csx->indptr, &csx->indices};
@@ -122,6 +128,12 @@ Result<SparseTensor> SparseTensor::Canonicalize() const {
     if (!options.index_type || t->type()->bit_width() > options.index_type->bit_width()) {
       options.index_type = t->type();
     }
+  }
+  int64_t bound = format_ == SparseFormat::kCOO ? 0 : non_zero_length();
+  for (int64_t d : shape_) bound = std::max(bound, d - 1);
+  if (options.index_type) {
+    const int64_t bits = options.index_type->bit_width() - (options.index_type->is_signed_integer() ? 1 : 0);
+    if (bits < 63 && bound >= (int64_t{1} << bits)) options.index_type = nullptr;
   }
   return Convert(format_, options);
 }

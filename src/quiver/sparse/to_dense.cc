@@ -17,6 +17,10 @@ void Place(T* out, int64_t at, T v, bool add) {
 
 template <typename T>
 Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T* out, int threads) {
+  // Nothing to place. Also the only case where a row-major stride may not
+  // fit int64 ([0, 2^40, 2^40]): with a value stored, no axis is empty and
+  // every stride is at most the size.
+  if (list.nnz() == 0) return Status::OK();
   const int ndim = static_cast<int>(shape.size());
   std::vector<int64_t> strides(static_cast<size_t>(ndim), 1);
   for (int k = ndim - 2; k >= 0; --k) strides[k] = strides[k + 1] * shape[k + 1];
@@ -94,7 +98,11 @@ Result<Tensor> ToDenseTensor(const SparseTensor& t, int threads) {
     });
   }
   QUIVER_RETURN_NOT_OK(status);
-  return Tensor::Make(values.type(), std::move(buffer), t.shape(), {}, t.dim_names());
+  // An empty tensor has no element to reach: any strides do, and row-major
+  // ones may not fit int64 ([0, 2^40, 2^40]), as in Tensor::ToContiguous.
+  std::vector<int64_t> strides;
+  if (t.size() == 0) strides.assign(t.shape().size(), width);
+  return Tensor::Make(values.type(), std::move(buffer), t.shape(), std::move(strides), t.dim_names());
 }
 
 }  // namespace
