@@ -4,6 +4,7 @@
 // low validation level.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -401,6 +402,40 @@ TEST(SparseTensor, HugeShapesWithFewNonZeros) {
   EXPECT_ERROR(kInvalid, "CSR indptr bytes", coo.ToCSR());
   ASSERT_OK_AND_ASSIGN(auto csc, coo.ToCSC());  // compresses the 2 columns
   EXPECT_EQ(test::Values<int64_t>(csc.csx_index()->indptr), (std::vector<int64_t>{0, 0, 1}));
+}
+
+}  // namespace
+}  // namespace quiver
+
+#include "quiver/sparse/sparse_internal.h"
+
+namespace quiver {
+namespace {
+
+TEST(SparseTensor, LongRowsScanInBlocks) {
+  // One row of 200,003 elements (more than three scan blocks), non-zeros at
+  // the block edges.
+  std::vector<double> row(200003, 0.0);
+  for (int64_t at : {int64_t{0}, (int64_t{1} << 16) - 1, int64_t{1} << 16, int64_t{200002}}) {
+    row[static_cast<size_t>(at)] = static_cast<double>(at) + 1;
+  }
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{200003}, std::vector<int64_t>{1, 200003}}) {
+    Tensor dense = test::Vec<double>(row, shape);
+    ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::FromDense(dense, SparseFormat::kCOO));
+    EXPECT_EQ(test::Values<double>(coo.values()), (std::vector<double>{1, 65536, 65537, 200003}));
+    ASSERT_OK_AND_ASSIGN(Tensor back, coo.ToDense());
+    EXPECT_TRUE(back.Equals(dense));
+  }
+}
+
+TEST(SparseParallelFor, AnExceptionInAWorkerReachesTheCaller) {
+  std::atomic<int64_t> done{0};
+  auto throwing = [&](int64_t begin, int64_t end) {
+    if (begin > 0) throw std::bad_alloc();
+    done += end - begin;
+  };
+  EXPECT_THROW(sparse::ParallelFor(int64_t{1} << 20, 2, 1, throwing), std::bad_alloc);
+  EXPECT_EQ(done.load(), int64_t{1} << 19);  // the other part still ran to its end
 }
 
 }  // namespace

@@ -199,9 +199,8 @@ Result<CoordList> CanonicalCoords(CoordList list, const std::vector<int64_t>& sh
   out.coords.owned.resize(static_cast<size_t>(unique * ndim));
   for (int64_t j = 0; j < unique; ++j) {
     const int64_t src = perm[runs[j]];
-    std::copy_n(list.coords.data + src * ndim, ndim, out.coords.owned.data() + j * ndim);
+    std::copy_n(list.coords.data() + src * ndim, ndim, out.coords.owned.data() + j * ndim);
   }
-  out.coords.data = out.coords.owned.data();
   out.coords.size = unique * ndim;
   QUIVER_ASSIGN_OR_RETURN(out.values, duplicates ? GatherValues(list.values, perm, runs)
                                                  : GatherValues(list.values, perm));

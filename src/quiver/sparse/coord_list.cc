@@ -38,7 +38,6 @@ Status CheckSegments(const IndexValues& p, const std::string& name, int64_t end)
 Result<CoordList> FromCOO(const SparseTensor& t, const SparseCOOIndex& index) {
   CoordList list;
   list.coords = ReadIndexValues(index.coords);
-  list.coords_source = index.coords;
   list.values = t.values();
   const int ndim = t.ndim();
   for (int64_t i = 0; i < t.non_zero_length(); ++i) {
@@ -69,7 +68,6 @@ Result<CoordList> FromCSX(const SparseTensor& t, const SparseCSXIndex& index) {
       out[2 * i + (csr ? 1 : 0)] = v[i];
     }
   }
-  list.coords.data = out;
   list.coords.size = 2 * v.size;
   list.values = t.values();
   return list;
@@ -117,7 +115,6 @@ Result<CoordList> FromCSF(const SparseTensor& t, const SparseCSFIndex& index) {
       out[i * ndim + axis] = idx[k][node[i]];
     }
   }
-  list.coords.data = out;
   list.coords.size = nnz * ndim;
   list.values = t.values();
   return list;

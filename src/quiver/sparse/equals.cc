@@ -24,7 +24,7 @@ bool MergeEqual(const CoordList& a, const CoordList& b, int ndim) {
   while (i < a.nnz() || j < b.nnz()) {
     const int order = i == a.nnz()   ? 1
                       : j == b.nnz() ? -1
-                                     : CompareTuples(a.coords.data + i * ndim, b.coords.data + j * ndim, ndim);
+                                     : CompareTuples(a.coords.data() + i * ndim, b.coords.data() + j * ndim, ndim);
     if (order < 0) {
       if (IsNonZero(va[i++])) return false;
     } else if (order > 0) {

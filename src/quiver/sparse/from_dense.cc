@@ -93,6 +93,34 @@ struct Chunk {
   Status status;  // OutOfMemory from a growth, reported after the join
 };
 
+constexpr int64_t kScanBlock = int64_t{1} << 16;
+
+// Elements [j0, j1) of one row: every element is written at position n,
+// which advances only past non-zeros (no branch on the data). Returns the
+// new n.
+template <typename T>
+int64_t ScanBlock(const uint8_t* row, int64_t step, int64_t j0, int64_t j1, int64_t* cols,
+                  T* values, int64_t n) {
+  if (step == static_cast<int64_t>(sizeof(T))) {
+    for (int64_t j = j0; j < j1; ++j) {
+      T x;
+      std::memcpy(&x, row + j * static_cast<int64_t>(sizeof(T)), sizeof(T));
+      values[n] = x;
+      cols[n] = j;
+      n += IsNonZero(x) ? 1 : 0;
+    }
+  } else {
+    for (int64_t j = j0; j < j1; ++j) {
+      T x;
+      std::memcpy(&x, row + j * step, sizeof(T));
+      values[n] = x;
+      cols[n] = j;
+      n += IsNonZero(x) ? 1 : 0;
+    }
+  }
+  return n;
+}
+
 template <typename T>
 void ScanRows(const View& v, Chunk<T>& chunk) {
   const int64_t inner = v.shape.back();
@@ -103,31 +131,18 @@ void ScanRows(const View& v, Chunk<T>& chunk) {
   chunk.row_counts.assign(static_cast<size_t>(chunk.row_end - chunk.row_begin), 0);
   int64_t n = 0;
   for (int64_t r = chunk.row_begin; r < chunk.row_end; ++r) {
-    chunk.cols.set_size(n);  // what a growth must keep
-    chunk.values.set_size(n);
-    chunk.status = chunk.cols.Reserve(n + inner);
-    if (chunk.status.ok()) chunk.status = chunk.values.Reserve(n + inner);
-    if (!chunk.status.ok()) return;
-    int64_t* cols = chunk.cols.data();
-    T* values = chunk.values.data();
     const uint8_t* row = v.base + offset;
     const int64_t start = n;
-    if (step == static_cast<int64_t>(sizeof(T))) {
-      for (int64_t j = 0; j < inner; ++j) {
-        T x;
-        std::memcpy(&x, row + j * static_cast<int64_t>(sizeof(T)), sizeof(T));
-        values[n] = x;
-        cols[n] = j;
-        n += IsNonZero(x) ? 1 : 0;
-      }
-    } else {
-      for (int64_t j = 0; j < inner; ++j) {
-        T x;
-        std::memcpy(&x, row + j * step, sizeof(T));
-        values[n] = x;
-        cols[n] = j;
-        n += IsNonZero(x) ? 1 : 0;
-      }
+    // Long rows go in blocks, so the room reserved ahead of the non-zeros
+    // found stays bounded (a 1-D tensor is one row).
+    for (int64_t j0 = 0; j0 < inner; j0 += kScanBlock) {
+      const int64_t j1 = std::min(inner, j0 + kScanBlock);
+      chunk.cols.set_size(n);  // what a growth must keep
+      chunk.values.set_size(n);
+      chunk.status = chunk.cols.Reserve(n + (j1 - j0));
+      if (chunk.status.ok()) chunk.status = chunk.values.Reserve(n + (j1 - j0));
+      if (!chunk.status.ok()) return;
+      n = ScanBlock<T>(row, step, j0, j1, chunk.cols.data(), chunk.values.data(), n);
     }
     chunk.row_counts[r - chunk.row_begin] = n - start;
     if (r + 1 < chunk.row_end) offset += NextRow(v, index);

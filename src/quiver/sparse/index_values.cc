@@ -1,7 +1,9 @@
 // Index arrays in and out of the int64 form the sparse kernels work on,
 // and the small helpers they share.
 #include <algorithm>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <type_traits>
@@ -30,19 +32,12 @@ int64_t Widen(T v) {
 }  // namespace
 
 IndexValues ReadIndexValues(const Tensor& index) {
+  // Always a private copy, even of contiguous int64 arrays: index arrays
+  // may be shared with NumPy, and kernels run without the GIL, so another
+  // thread could change an index between its check and its use. Checking
+  // and using the copy keeps every access in bounds.
   IndexValues out;
   out.size = index.size();
-  if (out.size == 0) {
-    out.data = out.owned.data();
-    return out;
-  }
-  // Borrowed only where typed reads are safe: contiguous and 8-byte aligned.
-  const bool int64_row_major = index.type()->id() == TypeId::kInt64 && index.IsContiguous() &&
-                               reinterpret_cast<uintptr_t>(index.raw_data()) % 8 == 0;
-  if (int64_row_major) {
-    out.data = reinterpret_cast<const int64_t*>(index.raw_data());
-    return out;
-  }
   out.owned.resize(static_cast<size_t>(out.size));
   int64_t* dst = out.owned.data();
   internal::VisitValueType(
@@ -51,7 +46,13 @@ IndexValues ReadIndexValues(const Tensor& index) {
         using T = decltype(tag);
         if constexpr (std::is_integral_v<T>) {
           const uint8_t* base = index.raw_data();
-          if (index.ndim() == 1) {
+          if (index.IsContiguous()) {  // 1-D, or 2-D row-major: one flat run
+            for (int64_t i = 0; i < out.size; ++i) {
+              T v;
+              std::memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+              dst[i] = Widen(v);
+            }
+          } else if (index.ndim() == 1) {
             const int64_t stride = index.strides()[0];
             for (int64_t i = 0; i < out.size; ++i) {
               T v;
@@ -72,7 +73,6 @@ IndexValues ReadIndexValues(const Tensor& index) {
         }
       },
       [] {});
-  out.data = dst;
   return out;
 }
 
@@ -154,9 +154,20 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(workers - 1));
   const int64_t step = (n + workers - 1) / workers;
-  auto run = [&fn, n, step](int64_t w) {
+  // An exception in a worker (std::bad_alloc from a workspace) would
+  // reach std::terminate; the first one is carried to this thread and
+  // rethrown after every worker has joined.
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto run = [&fn, &failure_mutex, &failure, n, step](int64_t w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    if (begin < end) fn(begin, end);
+    if (begin >= end) return;
+    try {
+      fn(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
   };
   // The system may refuse a thread (EAGAIN: process limits, memory): the
   // std::system_error must not escape, and with threads already running
@@ -172,6 +183,7 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
   run(0);
   for (; w < workers; ++w) run(w);
   for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim) {

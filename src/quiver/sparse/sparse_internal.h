@@ -34,16 +34,17 @@ auto WithoutThrowing(const char* what, Fn&& fn) -> decltype(fn()) {
 // int8..int64, uint8..uint64.
 bool IsIndexType(const DataType& type);
 
-// The values of an integer index tensor as int64. uint64 values above
-// 2^63 - 1 read as 2^63 - 1 (out of range for any shape, so they fail the
-// same checks). 1-D tensors read in order; COO coords [nnz, ndim] read
-// row-major, whatever their strides.
+// The values of an integer index tensor as int64, copied (the kernels
+// check and use this private copy, never the shared array). uint64 values
+// above 2^63 - 1 read as 2^63 - 1 (out of range for any shape, so they
+// fail the same checks). 1-D tensors read in order; COO coords [nnz, ndim]
+// read row-major, whatever their strides.
 struct IndexValues {
-  std::vector<int64_t> owned;  // empty when `data` points into the tensor
-  const int64_t* data = nullptr;
+  std::vector<int64_t> owned;
   int64_t size = 0;
-  int64_t operator[](int64_t i) const { return data[i]; }
-  std::span<const int64_t> span() const { return {data, static_cast<size_t>(size)}; }
+  const int64_t* data() const { return owned.data(); }
+  int64_t operator[](int64_t i) const { return owned[static_cast<size_t>(i)]; }
+  std::span<const int64_t> span() const { return {owned.data(), static_cast<size_t>(size)}; }
 };
 IndexValues ReadIndexValues(const Tensor& index);
 
@@ -68,7 +69,8 @@ Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length)
 
 // Runs fn(begin, end) over [0, n) split into contiguous parts, on up to
 // `threads` threads (0: one per core), and only in parallel when n is at
-// least `min_per_thread` per thread. fn must not throw.
+// least `min_per_thread` per thread. An exception thrown by fn in any part
+// is rethrown here once every part has ended.
 void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
                  const std::function<void(int64_t, int64_t)>& fn);
 // The number of parts ParallelFor splits n into.
@@ -79,7 +81,6 @@ int WorkerCount(int64_t n, int threads, int64_t min_per_thread);
 // has been checked against the shape.
 struct CoordList {
   IndexValues coords;  // nnz * ndim entries
-  Tensor coords_source;  // keeps borrowed coords alive
   Tensor values;
   bool canonical = false;  // sorted row-major, no duplicates
   int64_t nnz() const { return values.size(); }

@@ -155,8 +155,8 @@ Result<bool> CheckCOOValues(const SparseTensor& t, const SparseCOOIndex& index) 
   }
   if (!index.canonical) return false;
   for (int64_t i = 1; i < t.non_zero_length(); ++i) {
-    const int64_t* a = c.data + (i - 1) * ndim;
-    const int64_t* b = c.data + i * ndim;
+    const int64_t* a = c.data() + (i - 1) * ndim;
+    const int64_t* b = c.data() + i * ndim;
     int k = 0;
     while (k < ndim && a[k] == b[k]) ++k;
     if (k == ndim || a[k] > b[k]) {
@@ -187,8 +187,8 @@ Result<bool> CheckCSFValues(const SparseTensor& t, const SparseCSFIndex& index) 
                                       t.shape()[index.axis_order[k]]));
   }
   // The root level has one implicit parent covering all of it.
-  const int64_t root[2] = {0, indices[0].size};
-  canonical = SegmentsStrictlyIncreasing(IndexValues{{}, root, 2}, indices[0]);
+  const IndexValues root{{0, indices[0].size}, 2};
+  canonical = SegmentsStrictlyIncreasing(root, indices[0]);
   for (int k = 0; k + 1 < ndim; ++k) {
     const IndexValues p = ReadIndexValues(index.indptr[k]);
     QUIVER_RETURN_NOT_OK(CheckIndptr(p, "CSF indptr[" + Str(k) + "]", indices[k + 1].size));

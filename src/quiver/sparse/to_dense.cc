@@ -57,15 +57,21 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
       return Status::Invalid(name + "[" + std::to_string(s) + "] is less than the entry before it");
     }
   }
-  for (int64_t i = 0; i < v.size; ++i) {
-    if (v[i] < 0 || v[i] >= bound) {
-      return Status::Invalid(IndexName(t.format(), "indices") + "[" + std::to_string(i) + "] = " +
-                             std::to_string(v[i]) + " is out of range [0, " +
-                             std::to_string(bound) + ")");
+  // Values are added where an index may repeat within a segment; that is
+  // found here, on the private copy, rather than taken from the tensor's
+  // flag (its shared arrays may have changed since it was validated).
+  bool add = false;
+  for (int64_t s = 0; s + 1 < p.size; ++s) {
+    for (int64_t i = p[s]; i < p[s + 1]; ++i) {
+      if (v[i] < 0 || v[i] >= bound) {
+        return Status::Invalid(IndexName(t.format(), "indices") + "[" + std::to_string(i) + "] = " +
+                               std::to_string(v[i]) + " is out of range [0, " +
+                               std::to_string(bound) + ")");
+      }
+      add = add || (i > p[s] && v[i] <= v[i - 1]);
     }
   }
   const T* values = reinterpret_cast<const T*>(t.values().raw_data());
-  const bool add = !t.has_canonical_format();
   ParallelFor(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
               [&](int64_t b, int64_t e) {
                 for (int64_t s = b; s < e; ++s) {
