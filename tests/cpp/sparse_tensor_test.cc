@@ -440,3 +440,42 @@ TEST(SparseParallelFor, AnExceptionInAWorkerReachesTheCaller) {
 
 }  // namespace
 }  // namespace quiver
+
+namespace quiver {
+namespace {
+
+TEST(SparseTensor, COOToCSRSortedInOnePassUnsortedTheGeneralWay) {
+  // Sorted: shares the values.
+  ASSERT_OK_AND_ASSIGN(auto sorted, SparseTensor::MakeCOO({3, 3}, test::Vec<int16_t>({0, 2, 2, 0, 2, 1}, {3, 2}),
+                                                          test::Vec<float>({1, 2, 3}, {3}), true));
+  ASSERT_OK_AND_ASSIGN(auto csr, sorted.ToCSR());
+  EXPECT_EQ(test::Values<int64_t>(csr.csx_index()->indptr), (std::vector<int64_t>{0, 1, 1, 3}));
+  EXPECT_EQ(test::Values<int64_t>(csr.csx_index()->indices), (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(csr.values().raw_data(), sorted.values().raw_data());
+  // Unsorted with a duplicate: sorted and summed.
+  ASSERT_OK_AND_ASSIGN(auto unsorted, SparseTensor::MakeCOO({3, 3}, test::Vec<int16_t>({2, 1, 0, 2, 2, 1}, {3, 2}),
+                                                            test::Vec<float>({1, 2, 3}, {3}), false));
+  ASSERT_OK_AND_ASSIGN(auto summed, unsorted.ToCSR());
+  EXPECT_EQ(test::Values<int64_t>(summed.csx_index()->indptr), (std::vector<int64_t>{0, 1, 1, 2}));
+  EXPECT_EQ(test::Values<double>(summed.values()), (std::vector<double>{2, 4}));
+  // Out of range at kNone: the one-pass path names the coordinate.
+  ASSERT_OK_AND_ASSIGN(auto bad, SparseTensor::MakeCOO({3, 3}, test::Vec<int16_t>({0, 0, 1, 7}, {2, 2}),
+                                                       test::Vec<float>({1, 2}, {2}), false, {}, ValidationLevel::kNone));
+  EXPECT_ERROR(kInvalid, "COO coords[1, 1] = 7 is out of range [0, 3)", bad.ToCSR());
+}
+
+TEST(SparseTensor, CSRScatterNamesTheFirstBadIndex) {
+  ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, test::Vec<int32_t>({0, 1, 3}, {3}),
+                                                       test::Vec<int32_t>({0, 1, 5}, {3}),
+                                                       test::Vec<float>({1, 2, 3}, {3}), {}, ValidationLevel::kNone));
+  EXPECT_ERROR(kInvalid, "CSR indices[2] = 5 is out of range [0, 2)", csr.ToDense());
+  // Repeated indices within a row are summed, sorted rows written.
+  ASSERT_OK_AND_ASSIGN(auto dup, SparseTensor::MakeCSX(SparseFormat::kCSC, {2, 2}, test::Vec<int32_t>({0, 2, 3}, {3}),
+                                                       test::Vec<int32_t>({1, 1, 0}, {3}),
+                                                       test::Vec<float>({1, 2, 3}, {3})));
+  ASSERT_OK_AND_ASSIGN(Tensor dense, dup.ToDense());
+  EXPECT_EQ(test::Values<double>(dense), (std::vector<double>{0, 3, 3, 0}));
+}
+
+}  // namespace
+}  // namespace quiver

@@ -31,6 +31,37 @@ int64_t Widen(T v) {
 
 }  // namespace
 
+void ReadIndexRows(const Tensor& index, int64_t begin, int64_t end, int64_t* out) {
+  const int64_t cols = index.ndim() == 2 ? index.shape()[1] : 1;
+  const int64_t s0 = index.strides()[0];
+  const int64_t s1 = index.ndim() == 2 ? index.strides()[1] : 0;
+  internal::VisitValueType(
+      *index.type(),
+      [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>) {
+          const uint8_t* base = index.raw_data();
+          if (index.IsContiguous()) {  // 1-D, or 2-D row-major: one flat run
+            const int64_t first = begin * cols, count = (end - begin) * cols;
+            for (int64_t i = 0; i < count; ++i) {
+              T v;
+              std::memcpy(&v, base + (first + i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
+              out[i] = Widen(v);
+            }
+            return;
+          }
+          for (int64_t r = begin; r < end; ++r) {
+            for (int64_t c = 0; c < cols; ++c) {
+              T v;
+              std::memcpy(&v, base + r * s0 + c * s1, sizeof(T));
+              out[(r - begin) * cols + c] = Widen(v);
+            }
+          }
+        }
+      },
+      [] {});
+}
+
 IndexValues ReadIndexValues(const Tensor& index) {
   // Always a private copy, even of contiguous int64 arrays: index arrays
   // may be shared with NumPy, and kernels run without the GIL, so another
@@ -39,40 +70,7 @@ IndexValues ReadIndexValues(const Tensor& index) {
   IndexValues out;
   out.size = index.size();
   out.owned.resize(static_cast<size_t>(out.size));
-  int64_t* dst = out.owned.data();
-  internal::VisitValueType(
-      *index.type(),
-      [&](auto tag) {
-        using T = decltype(tag);
-        if constexpr (std::is_integral_v<T>) {
-          const uint8_t* base = index.raw_data();
-          if (index.IsContiguous()) {  // 1-D, or 2-D row-major: one flat run
-            for (int64_t i = 0; i < out.size; ++i) {
-              T v;
-              std::memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-              dst[i] = Widen(v);
-            }
-          } else if (index.ndim() == 1) {
-            const int64_t stride = index.strides()[0];
-            for (int64_t i = 0; i < out.size; ++i) {
-              T v;
-              std::memcpy(&v, base + i * stride, sizeof(T));
-              dst[i] = Widen(v);
-            }
-          } else {  // [rows, cols], any strides
-            const int64_t rows = index.shape()[0], cols = index.shape()[1];
-            const int64_t s0 = index.strides()[0], s1 = index.strides()[1];
-            for (int64_t r = 0; r < rows; ++r) {
-              for (int64_t c = 0; c < cols; ++c) {
-                T v;
-                std::memcpy(&v, base + r * s0 + c * s1, sizeof(T));
-                dst[r * cols + c] = Widen(v);
-              }
-            }
-          }
-        }
-      },
-      [] {});
+  if (out.size > 0) ReadIndexRows(index, 0, index.shape()[0], out.owned.data());
   return out;
 }
 

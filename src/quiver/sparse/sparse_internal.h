@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <new>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -47,6 +48,11 @@ struct IndexValues {
   std::span<const int64_t> span() const { return {owned.data(), static_cast<size_t>(size)}; }
 };
 IndexValues ReadIndexValues(const Tensor& index);
+// Rows [begin, end) of an index tensor (elements of a 1-D one, rows of
+// COO's [nnz, ndim] coords) into out, as int64, row-major: the blockwise
+// form of ReadIndexValues, for kernels that check and use one block at a
+// time.
+void ReadIndexRows(const Tensor& index, int64_t begin, int64_t end, int64_t* out);
 
 // An index tensor of `type` with `shape` holding `values` (row-major),
 // Invalid when a value does not fit `type`.
@@ -120,6 +126,12 @@ bool SortedUnique(std::span<const int64_t> coords, int ndim);
 // summed into one (duplicates).
 Result<Tensor> GatherValues(const Tensor& values, std::span<const int64_t> perm,
                             std::span<const int64_t> sum_runs = {});
+
+// COO to CSR in one pass when the coordinates are sorted (the usual case);
+// nullopt when they are not (or the tensor is not a 2-D COO), for the
+// general path to handle.
+std::optional<Result<SparseTensor>> SortedCOOToCSR(const SparseTensor& tensor,
+                                                   const SparseOptions& options);
 
 // Checks `axis_order` is a permutation of 0..ndim-1 (Invalid naming it).
 Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim);

@@ -89,6 +89,9 @@ Status SparseTensor::Validate(ValidationLevel level) const {
 
 Result<SparseTensor> SparseTensor::Convert(SparseFormat format, const SparseOptions& options) const {
   return sparse::WithoutThrowing("sparse conversion", [&]() -> Result<SparseTensor> {
+    if (format == SparseFormat::kCSR) {
+      if (auto direct = sparse::SortedCOOToCSR(*this, options)) return std::move(*direct);
+    }
     QUIVER_ASSIGN_OR_RETURN(sparse::CoordList list, sparse::ToCoordList(*this));
     QUIVER_ASSIGN_OR_RETURN(list, sparse::CanonicalCoords(std::move(list), shape_, options.threads));
     return sparse::FromCoordList(std::move(list), format, shape_, dim_names_, options);

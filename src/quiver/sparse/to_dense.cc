@@ -2,6 +2,9 @@
 // written (canonical input) or added (duplicates possible) at its place.
 // CSR and CSC scatter straight from their index arrays, rows (columns) in
 // parallel; COO and CSF go through their checked coordinates.
+#include <atomic>
+#include <vector>
+
 #include "quiver/internal/checked_math.h"
 #include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse/value_math.h"
@@ -38,48 +41,63 @@ Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T
   return Status::OK();
 }
 
-// CSR (CSC): segment s of indptr is row (column) s.
+// CSR (CSC): segment s of indptr is row (column) s. indptr is read once
+// into private memory and checked; then segments are scattered in
+// parallel, each reading its indices once into private memory, checking
+// them and using that copy. Values are added within a segment whose
+// indices repeat or go back (only there can two values share a place),
+// written otherwise.
 template <typename T>
 Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, int threads) {
   const bool csr = t.format() == SparseFormat::kCSR;
   const IndexValues p = ReadIndexValues(index.indptr);
-  const IndexValues v = ReadIndexValues(index.indices);
+  const int64_t nnz = index.indices.size();
   const int64_t bound = t.shape()[csr ? 1 : 0];
   const int64_t row_stride = csr ? t.shape()[1] : 1;
   const int64_t col_stride = csr ? 1 : t.shape()[1];
   const std::string name = IndexName(t.format(), "indptr");
   // The segments must tile [0, nnz) in order before any is walked.
-  if (p[0] != 0 || p[p.size - 1] != v.size) {
-    return Status::Invalid(name + " must start at 0 and end at " + std::to_string(v.size));
+  if (p[0] != 0 || p[p.size - 1] != nnz) {
+    return Status::Invalid(name + " must start at 0 and end at " + std::to_string(nnz));
   }
   for (int64_t s = 1; s < p.size; ++s) {
     if (p[s] < p[s - 1]) {
       return Status::Invalid(name + "[" + std::to_string(s) + "] is less than the entry before it");
     }
   }
-  // Values are added where an index may repeat within a segment; that is
-  // found here, on the private copy, rather than taken from the tensor's
-  // flag (its shared arrays may have changed since it was validated).
-  bool add = false;
-  for (int64_t s = 0; s + 1 < p.size; ++s) {
-    for (int64_t i = p[s]; i < p[s + 1]; ++i) {
-      if (v[i] < 0 || v[i] >= bound) {
-        return Status::Invalid(IndexName(t.format(), "indices") + "[" + std::to_string(i) + "] = " +
-                               std::to_string(v[i]) + " is out of range [0, " +
-                               std::to_string(bound) + ")");
-      }
-      add = add || (i > p[s] && v[i] <= v[i - 1]);
-    }
-  }
   const T* values = reinterpret_cast<const T*>(t.values().raw_data());
+  std::atomic<int64_t> first_bad{nnz};  // the lowest position out of range
   ParallelFor(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
               [&](int64_t b, int64_t e) {
+                std::vector<int64_t> local;
                 for (int64_t s = b; s < e; ++s) {
-                  for (int64_t i = p[s]; i < p[s + 1]; ++i) {
-                    Place(out, s * row_stride + v[i] * col_stride, values[i], add);
+                  const int64_t begin = p[s], count = p[s + 1] - p[s];
+                  local.resize(static_cast<size_t>(count));
+                  ReadIndexRows(index.indices, begin, begin + count, local.data());
+                  bool add = false;
+                  int64_t bad = -1;
+                  for (int64_t k = 0; k < count && bad < 0; ++k) {
+                    if (local[k] < 0 || local[k] >= bound) bad = begin + k;
+                    add = add || (k > 0 && local[k] <= local[k - 1]);
+                  }
+                  if (bad >= 0) {  // reported after the join; nothing placed
+                    int64_t seen = first_bad.load();
+                    while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
+                    }
+                    continue;
+                  }
+                  for (int64_t k = 0; k < count; ++k) {
+                    Place(out, s * row_stride + local[k] * col_stride, values[begin + k], add);
                   }
                 }
               });
+  if (first_bad.load() < nnz) {
+    int64_t v = 0;
+    ReadIndexRows(index.indices, first_bad.load(), first_bad.load() + 1, &v);
+    return Status::Invalid(IndexName(t.format(), "indices") + "[" + std::to_string(first_bad.load()) +
+                           "] = " + std::to_string(v) + " is out of range [0, " +
+                           std::to_string(bound) + ")");
+  }
   return Status::OK();
 }
 
