@@ -30,12 +30,12 @@ class Buffer {
   static Result<std::shared_ptr<Buffer>> Allocate(int64_t size);
   // Like Allocate, but only the padding past `size` is guaranteed zero: for
   // callers that write every byte themselves (large copies), saving a pass.
-  // Blocks of 4 MiB and more may be reused: when such a buffer dies its
-  // memory is kept (up to 8 blocks and 1 GiB in all) for a later
-  // AllocateUninitialized of a similar size, which then skips the page
-  // faults of fresh memory.
   static Result<std::shared_ptr<Buffer>> AllocateUninitialized(int64_t size);
-  // Returns the kept blocks to the OS.
+  // Blocks of 4 MiB and more are reused: when such a buffer dies its memory
+  // is kept (up to 8 blocks and 512 MiB in all) for a later allocation of
+  // a similar size, which then skips the page faults of fresh memory
+  // (Allocate clears a reused block). ReleaseCache returns the kept blocks
+  // to the OS.
   static void ReleaseCache();
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,

@@ -32,14 +32,17 @@ struct Block {
 // per page (per huge page at best) on first touch, which dominates
 // filling it at memory speed: reading compressed IPC batches one after
 // another, or scanning dense tensors into sparse ones, would otherwise
-// map, fault and unmap the same sizes over and over. Only allocations
-// that need no zeroing take cached blocks; the cache holds at most
-// kCachedBlocks blocks and kCachedBytes bytes, and Buffer::ReleaseCache()
+// map, fault and unmap the same sizes over and over; and a fault on
+// memory marked for huge pages can stall for the kernel to compact memory
+// (tens of milliseconds). A cached block is handed out dirty: allocations
+// that promise zeroes clear it with a memset, about what the kernel's
+// zeroing of fresh pages costs, minus the faults. The cache holds at most
+// kCachedBlocks blocks and kCachedBytes bytes; Buffer::ReleaseCache()
 // empties it.
 class BlockCache {
  public:
   static constexpr size_t kCachedBlocks = 8;
-  static constexpr int64_t kCachedBytes = int64_t{1} << 30;
+  static constexpr int64_t kCachedBytes = int64_t{512} << 20;
 
   static BlockCache& Get() {
     static BlockCache* cache = new BlockCache();  // never destroyed: buffers may die at exit
@@ -98,16 +101,14 @@ Block LargeBlock(void* memory, int64_t mapped, bool zeroed) {
 
 // Small blocks come from the heap. Large ones are mapped directly, marked
 // for transparent huge pages as NumPy does (first-touch page faults
-// otherwise dominate big copies), and arrive zeroed without a memset; or,
-// when the caller writes every byte itself, come from the cache of freed
-// large blocks.
-Block AllocateBlock(int64_t padded, bool zero) {
+// otherwise dominate big copies), and arrive zeroed without a memset; or
+// come from the cache of freed large blocks (dirty: the caller clears
+// what it promises to be zero).
+Block AllocateBlock(int64_t padded) {
 #if defined(__linux__)
   if (padded >= kLargeBlock) {
     int64_t mapped = padded;
-    if (!zero) {
-      if (void* cached = BlockCache::Get().Take(padded, &mapped)) return LargeBlock(cached, mapped, false);
-    }
+    if (void* cached = BlockCache::Get().Take(padded, &mapped)) return LargeBlock(cached, mapped, false);
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return {};
@@ -117,7 +118,6 @@ Block AllocateBlock(int64_t padded, bool zero) {
     return LargeBlock(memory, padded, true);
   }
 #endif
-  (void)zero;
   void* memory = std::aligned_alloc(kAlignment, static_cast<size_t>(padded));
   return {memory, false, [memory] { std::free(memory); }};
 }
@@ -139,7 +139,7 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateOwned(int64_t size, bool zero) {
   // Round up so vectorised readers may touch the padding; never allocate 0.
   int64_t padded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (padded == 0) padded = kAlignment;
-  Block block = AllocateBlock(padded, zero);
+  Block block = AllocateBlock(padded);
   if (block.memory == nullptr) {
     return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
   }
