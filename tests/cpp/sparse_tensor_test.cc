@@ -479,3 +479,32 @@ TEST(SparseTensor, CSRScatterNamesTheFirstBadIndex) {
 
 }  // namespace
 }  // namespace quiver
+
+namespace quiver {
+namespace {
+
+TEST(SparseTensor, COOToCSRSplitAcrossThreadsMatchesTheDenseScan) {
+  // 300,000 non-zeros: the one-pass conversion runs in two parts, whose
+  // boundary falls inside a row; empty rows at both ends and in between.
+  test::Random rng(5);
+  std::vector<float> data(700 * 1000, 0.0f);
+  for (int64_t r = 50; r < 650; ++r) {
+    if (r % 97 == 0) continue;
+    for (int64_t c = 0; c < 1000; ++c) data[r * 1000 + c] = rng.Uniform(2) == 0 ? 0.0f : 1.0f + static_cast<float>(c);
+  }
+  Tensor dense = test::Vec<float>(data, {700, 1000});
+  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::FromDense(dense, SparseFormat::kCOO));
+  ASSERT_GT(coo.non_zero_length(), 2 * (int64_t{1} << 16));
+  SparseOptions options;
+  options.threads = 2;
+  options.index_type = int32();
+  ASSERT_OK_AND_ASSIGN(auto converted, coo.ToCSR(options));
+  ASSERT_OK_AND_ASSIGN(auto scanned, SparseTensor::FromDense(dense, SparseFormat::kCSR, options));
+  ASSERT_OK(converted.Validate());
+  EXPECT_EQ(test::Values<int64_t>(converted.csx_index()->indptr), test::Values<int64_t>(scanned.csx_index()->indptr));
+  EXPECT_EQ(test::Values<int64_t>(converted.csx_index()->indices), test::Values<int64_t>(scanned.csx_index()->indices));
+  EXPECT_TRUE(converted.Equals(scanned));
+}
+
+}  // namespace
+}  // namespace quiver
