@@ -145,6 +145,17 @@ void ScanRows(const View& v, Chunk<T>& chunk) {
       n = ScanBlock<T>(row, step, j0, j1, chunk.cols.data(), chunk.values.data(), n);
     }
     chunk.row_counts[r - chunk.row_begin] = n - start;
+    if (r == chunk.row_begin && n > 0) {
+      // Room for the whole range at the first row's density (and a quarter
+      // more), so that dense inputs do not regrow and copy many times.
+      const int64_t rows_left = chunk.row_end - r;
+      const int64_t expected = std::min(rows_left * inner, n * rows_left + n * rows_left / 4);
+      chunk.cols.set_size(n);
+      chunk.values.set_size(n);
+      chunk.status = chunk.cols.Reserve(expected);
+      if (chunk.status.ok()) chunk.status = chunk.values.Reserve(expected);
+      if (!chunk.status.ok()) return;
+    }
     if (r + 1 < chunk.row_end) offset += NextRow(v, index);
   }
   chunk.nnz = n;
