@@ -327,6 +327,9 @@ TEST(SparseTensor, CoordsWithColumnMajorStrides) {
   ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::MakeCOO({2, 2}, coords, Vec<float>({5, 6}, {2}), true));
   ASSERT_OK_AND_ASSIGN(Tensor dense, coo.ToDense());
   EXPECT_EQ(Values<double>(dense), (std::vector<double>{0, 5, 6, 0}));
+  ASSERT_OK_AND_ASSIGN(auto csr, coo.ToCSR());  // read block by block, not in place
+  EXPECT_EQ(Values<int64_t>(csr.csx_index()->indptr), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(Values<int64_t>(csr.csx_index()->indices), (std::vector<int64_t>{1, 0}));
 }
 
 TEST(SparseTensor, UnsortedCSRRowsAreSortedByConversions) {
