@@ -158,9 +158,7 @@ std::optional<Result<SparseTensor>> SortedCOOToCSR(const SparseTensor& t,
     const int64_t i = state.first_bad.load();
     ReadIndexRows(coo->coords, i, i + 1, pair);
     const int axis = pair[0] < 0 || pair[0] >= shape[0] ? 0 : 1;
-    return Status::Invalid("COO coords[" + std::to_string(i) + ", " + std::to_string(axis) + "] = " +
-                           std::to_string(pair[axis]) + " is out of range [0, " +
-                           std::to_string(shape[axis]) + ")");
+    return CoordOutOfRange(i, axis, pair[axis], shape[axis]);
   }
   if (state.unsorted) return std::nullopt;
   // Rows after the last coordinate's start at nnz (all rows when empty).

@@ -11,12 +11,6 @@ namespace quiver::sparse {
 
 namespace {
 
-int64_t MaxIndex(const std::vector<int64_t>& shape) {
-  int64_t max = 0;
-  for (int64_t d : shape) max = std::max(max, d - 1);
-  return max;
-}
-
 // Keys of each coordinate tuple in the row-major order of `shape` taken in
 // `order` (axis order[0] outermost). Every key is below the shape's
 // product, which fits int64.

@@ -15,40 +15,11 @@ namespace {
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
-Status OutOfRange(const std::string& name, int64_t i, int64_t v, int64_t bound) {
-  return Status::Invalid(name + "[" + Str(i) + "] = " + Str(v) + " is out of range [0, " +
-                         Str(bound) + ")");
-}
-
-// indptr must run from 0 to `end` without decreasing: what a walk over its
-// segments relies on to stay inside the next level.
-Status CheckSegments(const IndexValues& p, const std::string& name, int64_t end) {
-  if (p.size == 0 || p[0] != 0 || p[p.size - 1] != end) {
-    return Status::Invalid(name + " must start at 0 and end at " + Str(end));
-  }
-  for (int64_t i = 1; i < p.size; ++i) {
-    if (p[i] < p[i - 1]) {
-      return Status::Invalid(name + "[" + Str(i) + "] = " + Str(p[i]) + " is less than " + name +
-                             "[" + Str(i - 1) + "] = " + Str(p[i - 1]));
-    }
-  }
-  return Status::OK();
-}
-
 Result<CoordList> FromCOO(const SparseTensor& t, const SparseCOOIndex& index) {
   CoordList list;
   list.coords = ReadIndexValues(index.coords);
   list.values = t.values();
-  const int ndim = t.ndim();
-  for (int64_t i = 0; i < t.non_zero_length(); ++i) {
-    for (int k = 0; k < ndim; ++k) {
-      const int64_t v = list.coords[i * ndim + k];
-      if (v < 0 || v >= t.shape()[k]) {
-        return Status::Invalid("COO coords[" + Str(i) + ", " + Str(k) + "] = " + Str(v) +
-                               " is out of range [0, " + Str(t.shape()[k]) + ")");
-      }
-    }
-  }
+  QUIVER_RETURN_NOT_OK(CheckCoords(list.coords, t.shape()));
   return list;
 }
 
@@ -56,14 +27,14 @@ Result<CoordList> FromCSX(const SparseTensor& t, const SparseCSXIndex& index) {
   const bool csr = t.format() == SparseFormat::kCSR;
   const IndexValues p = ReadIndexValues(index.indptr);
   const IndexValues v = ReadIndexValues(index.indices);
-  QUIVER_RETURN_NOT_OK(CheckSegments(p, IndexName(t.format(), "indptr"), v.size));
+  QUIVER_RETURN_NOT_OK(CheckIndptr(p, IndexName(t.format(), "indptr"), v.size));
   const int64_t bound = t.shape()[csr ? 1 : 0];
   CoordList list;
   list.coords.owned.resize(static_cast<size_t>(2 * v.size));
   int64_t* out = list.coords.owned.data();
   for (int64_t s = 0; s + 1 < p.size; ++s) {
     for (int64_t i = p[s]; i < p[s + 1]; ++i) {
-      if (v[i] < 0 || v[i] >= bound) return OutOfRange(IndexName(t.format(), "indices"), i, v[i], bound);
+      if (v[i] < 0 || v[i] >= bound) return IndexOutOfRange(IndexName(t.format(), "indices"), i, v[i], bound);
       out[2 * i + (csr ? 0 : 1)] = s;
       out[2 * i + (csr ? 1 : 0)] = v[i];
     }
@@ -79,16 +50,11 @@ Result<CoordList> FromCSF(const SparseTensor& t, const SparseCSFIndex& index) {
   std::vector<IndexValues> ptr, idx;
   for (int k = 0; k < ndim; ++k) {
     idx.push_back(ReadIndexValues(index.indices[k]));
-    const int64_t bound = t.shape()[index.axis_order[k]];
-    for (int64_t i = 0; i < idx[k].size; ++i) {
-      if (idx[k][i] < 0 || idx[k][i] >= bound) {
-        return OutOfRange("CSF indices[" + Str(k) + "]", i, idx[k][i], bound);
-      }
-    }
+    QUIVER_RETURN_NOT_OK(CheckInRange(idx[k], "CSF indices[" + Str(k) + "]", t.shape()[index.axis_order[k]]));
   }
   for (int k = 0; k + 1 < ndim; ++k) {
     ptr.push_back(ReadIndexValues(index.indptr[k]));
-    QUIVER_RETURN_NOT_OK(CheckSegments(ptr[k], "CSF indptr[" + Str(k) + "]", idx[k + 1].size));
+    QUIVER_RETURN_NOT_OK(CheckIndptr(ptr[k], "CSF indptr[" + Str(k) + "]", idx[k + 1].size));
   }
   // With every indptr running from 0 to the next level's size without
   // decreasing, each leaf has exactly one ancestor per level: the node n

@@ -273,12 +273,6 @@ CSFLevels LevelsFromRows(const View& v, const Scan& scan) {
   return levels;
 }
 
-int64_t MaxIndex(const std::vector<int64_t>& shape) {
-  int64_t max = 0;
-  for (int64_t d : shape) max = std::max(max, d - 1);
-  return max;
-}
-
 Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, const Tensor& dense,
                              const SparseOptions& options) {
   // One entry per row of the view, filled or not: an empty dense tensor

@@ -184,6 +184,56 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
   if (failure) std::rethrow_exception(failure);
 }
 
+Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {
+  if (p[0] != 0) return Status::Invalid(name + "[0] = " + std::to_string(p[0]) + ", expected 0");
+  for (int64_t i = 1; i < p.size; ++i) {
+    if (p[i] < p[i - 1]) {
+      return Status::Invalid(name + "[" + std::to_string(i) + "] = " + std::to_string(p[i]) + " is less than " + name +
+                             "[" + std::to_string(i - 1) + "] = " + std::to_string(p[i - 1]));
+    }
+  }
+  if (p[p.size - 1] != end) {
+    return Status::Invalid(name + "[" + std::to_string(p.size - 1) + "] = " + std::to_string(p[p.size - 1]) +
+                           ", expected " + std::to_string(end) + " (the size of the next level)");
+  }
+  return Status::OK();
+}
+
+Status IndexOutOfRange(const std::string& name, int64_t i, int64_t value, int64_t bound) {
+  return Status::Invalid(name + "[" + std::to_string(i) + "] = " + std::to_string(value) +
+                         " is out of range [0, " + std::to_string(bound) + ")");
+}
+
+Status CoordOutOfRange(int64_t i, int64_t k, int64_t value, int64_t bound) {
+  return Status::Invalid("COO coords[" + std::to_string(i) + ", " + std::to_string(k) + "] = " +
+                         std::to_string(value) + " is out of range [0, " + std::to_string(bound) + ")");
+}
+
+Status CheckInRange(const IndexValues& v, const std::string& name, int64_t bound) {
+  for (int64_t i = 0; i < v.size; ++i) {
+    if (v[i] < 0 || v[i] >= bound) return IndexOutOfRange(name, i, v[i], bound);
+  }
+  return Status::OK();
+}
+
+Status CheckCoords(const IndexValues& coords, const std::vector<int64_t>& shape) {
+  const int64_t ndim = static_cast<int64_t>(shape.size());
+  const int64_t nnz = ndim > 0 ? coords.size / ndim : 0;
+  for (int64_t i = 0; i < nnz; ++i) {
+    for (int64_t k = 0; k < ndim; ++k) {
+      const int64_t v = coords[i * ndim + k];
+      if (v < 0 || v >= shape[k]) return CoordOutOfRange(i, k, v, shape[k]);
+    }
+  }
+  return Status::OK();
+}
+
+int64_t MaxIndex(const std::vector<int64_t>& shape) {
+  int64_t max = 0;
+  for (int64_t d : shape) max = std::max(max, d - 1);
+  return max;
+}
+
 Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim) {
   if (static_cast<int>(axis_order.size()) != ndim) {
     return Status::Invalid("CSF axis_order has " + std::to_string(axis_order.size()) +

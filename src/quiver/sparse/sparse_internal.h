@@ -133,6 +133,22 @@ Result<Tensor> GatherValues(const Tensor& values, std::span<const int64_t> perm,
 std::optional<Result<SparseTensor>> SortedCOOToCSR(const SparseTensor& tensor,
                                                    const SparseOptions& options);
 
+// indptr (`name`) starts at 0, never decreases and ends at `end`: what
+// every walk over its segments relies on to stay inside the next level.
+Status CheckIndptr(const IndexValues& indptr, const std::string& name, int64_t end);
+
+// "<name>[i] = v is out of range [0, bound)", and the COO form naming the
+// coordinate "COO coords[i, k] = ...".
+Status IndexOutOfRange(const std::string& name, int64_t i, int64_t value, int64_t bound);
+Status CoordOutOfRange(int64_t i, int64_t k, int64_t value, int64_t bound);
+// Every value of `v` in [0, bound), or the first that is not.
+Status CheckInRange(const IndexValues& v, const std::string& name, int64_t bound);
+// Every row-major coordinate tuple inside `shape`, or the first that is not.
+Status CheckCoords(const IndexValues& coords, const std::vector<int64_t>& shape);
+
+// The largest index a tensor of `shape` has on any axis (0 for empty axes).
+int64_t MaxIndex(const std::vector<int64_t>& shape);
+
 // Checks `axis_order` is a permutation of 0..ndim-1 (Invalid naming it).
 Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim);
 

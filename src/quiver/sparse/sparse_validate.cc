@@ -105,32 +105,6 @@ Status CheckCSFSizes(const SparseTensor& t, const SparseCSFIndex& index) {
                      t.non_zero_length(), "one per non-zero");
 }
 
-// indptr: starts at 0, never decreases, ends at `end`.
-Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {
-  if (p[0] != 0) return Status::Invalid(name + "[0] = " + Str(p[0]) + ", expected 0");
-  for (int64_t i = 1; i < p.size; ++i) {
-    if (p[i] < p[i - 1]) {
-      return Status::Invalid(name + "[" + Str(i) + "] = " + Str(p[i]) + " is less than " + name +
-                             "[" + Str(i - 1) + "] = " + Str(p[i - 1]));
-    }
-  }
-  if (p[p.size - 1] != end) {
-    return Status::Invalid(name + "[" + Str(p.size - 1) + "] = " + Str(p[p.size - 1]) +
-                           ", expected " + Str(end) + " (the size of the next level)");
-  }
-  return Status::OK();
-}
-
-Status CheckInRange(const IndexValues& v, const std::string& name, int64_t bound) {
-  for (int64_t i = 0; i < v.size; ++i) {
-    if (v[i] < 0 || v[i] >= bound) {
-      return Status::Invalid(name + "[" + Str(i) + "] = " + Str(v[i]) + " is out of range [0, " +
-                             Str(bound) + ")");
-    }
-  }
-  return Status::OK();
-}
-
 // Whether each segment [p[s], p[s + 1]) of `v` is strictly increasing.
 bool SegmentsStrictlyIncreasing(const IndexValues& p, const IndexValues& v) {
   for (int64_t s = 0; s + 1 < p.size; ++s) {
@@ -144,15 +118,7 @@ bool SegmentsStrictlyIncreasing(const IndexValues& p, const IndexValues& v) {
 Result<bool> CheckCOOValues(const SparseTensor& t, const SparseCOOIndex& index) {
   const IndexValues c = ReadIndexValues(index.coords);
   const int ndim = t.ndim();
-  for (int64_t i = 0; i < t.non_zero_length(); ++i) {
-    for (int k = 0; k < ndim; ++k) {
-      const int64_t v = c[i * ndim + k];
-      if (v < 0 || v >= t.shape()[k]) {
-        return Status::Invalid("COO coords[" + Str(i) + ", " + Str(k) + "] = " + Str(v) +
-                               " is out of range [0, " + Str(t.shape()[k]) + ")");
-      }
-    }
-  }
+  QUIVER_RETURN_NOT_OK(CheckCoords(c, t.shape()));
   if (!index.canonical) return false;
   for (int64_t i = 1; i < t.non_zero_length(); ++i) {
     const int64_t* a = c.data() + (i - 1) * ndim;

@@ -55,16 +55,8 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
   const int64_t bound = t.shape()[csr ? 1 : 0];
   const int64_t row_stride = csr ? t.shape()[1] : 1;
   const int64_t col_stride = csr ? 1 : t.shape()[1];
-  const std::string name = IndexName(t.format(), "indptr");
   // The segments must tile [0, nnz) in order before any is walked.
-  if (p[0] != 0 || p[p.size - 1] != nnz) {
-    return Status::Invalid(name + " must start at 0 and end at " + std::to_string(nnz));
-  }
-  for (int64_t s = 1; s < p.size; ++s) {
-    if (p[s] < p[s - 1]) {
-      return Status::Invalid(name + "[" + std::to_string(s) + "] is less than the entry before it");
-    }
-  }
+  QUIVER_RETURN_NOT_OK(CheckIndptr(p, IndexName(t.format(), "indptr"), nnz));
   const T* values = reinterpret_cast<const T*>(t.values().raw_data());
   std::atomic<int64_t> first_bad{nnz};  // the lowest position out of range
   ParallelFor(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
@@ -94,9 +86,7 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
   if (first_bad.load() < nnz) {
     int64_t v = 0;
     ReadIndexRows(index.indices, first_bad.load(), first_bad.load() + 1, &v);
-    return Status::Invalid(IndexName(t.format(), "indices") + "[" + std::to_string(first_bad.load()) +
-                           "] = " + std::to_string(v) + " is out of range [0, " +
-                           std::to_string(bound) + ")");
+    return IndexOutOfRange(IndexName(t.format(), "indices"), first_bad.load(), v, bound);
   }
   return Status::OK();
 }
