@@ -55,12 +55,26 @@ Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expec
   return out;
 }
 
-Result<BufferPtr> CompressZstd(int level, const uint8_t* data, int64_t size) {
+// One frame, compressed by `workers` threads inside libzstd when it was
+// built with them (otherwise the setting is refused and one thread does
+// it): a single large buffer then uses every core.
+size_t ZstdFrame(uint8_t* out, size_t bound, const uint8_t* data, size_t size, int level, int workers) {
+  if (workers <= 1) return ZSTD_compress(out, bound, data, size, level);
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  if (context == nullptr) return ZSTD_compress(out, bound, data, size, level);
+  ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(context, ZSTD_c_nbWorkers, workers);
+  const size_t written = ZSTD_compress2(context, out, bound, data, size);
+  ZSTD_freeCCtx(context);
+  return written;
+}
+
+Result<BufferPtr> CompressZstd(int level, const uint8_t* data, int64_t size, int workers) {
   const size_t bound = ZSTD_compressBound(static_cast<size_t>(size));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
   const int zstd_level = level == WriteOptions::kDefaultLevel ? ZSTD_CLEVEL_DEFAULT : level;
-  const size_t written = ZSTD_compress(out->mutable_data(), bound, data, static_cast<size_t>(size),
-                                       zstd_level);
+  const size_t written = ZstdFrame(out->mutable_data(), bound, data, static_cast<size_t>(size),
+                                   zstd_level, workers);
   if (ZSTD_isError(written)) {
     return Status::IOError(std::string("ZSTD compression failed: ") + ZSTD_getErrorName(written));
   }
@@ -92,10 +106,11 @@ const char* CodecName(Compression codec) {
   return "unknown";
 }
 
-Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size) {
+Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size,
+                           int workers) {
   switch (codec) {
     case Compression::kLz4Frame: return CompressLz4(level, data, size);
-    case Compression::kZstd: return CompressZstd(level, data, size);
+    case Compression::kZstd: return CompressZstd(level, data, size, workers);
     case Compression::kNone: break;
   }
   return Status::Invalid("no codec to compress with");

@@ -9,8 +9,11 @@
 
 namespace quiver::ipc {
 
-// The compressed bytes of [data, data + size) (no length prefix).
-Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size);
+// The compressed bytes of [data, data + size) (no length prefix). ZSTD
+// spreads one buffer over `workers` threads when more than one is given
+// (one standard frame either way); LZ4 frames always use one.
+Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size,
+                           int workers = 1);
 
 // Exactly `expected` decompressed bytes of [data, data + size); Invalid when
 // the input is corrupt or decompresses to another size.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 #include <string>
+#include <thread>
 
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/compact.h"
@@ -49,6 +50,29 @@ struct WireBuffer {
   int64_t size() const { return (bytes ? bytes->size() : 0) + (has_prefix ? 8 : 0); }
 };
 
+// One buffer on the wire: compressed (with `workers` threads inside the
+// codec), or stored as it is when that is not smaller.
+Status CompressOne(const BufferPtr& raw, const WriteOptions& options, int workers, WireBuffer* wire) {
+  if (!raw || raw->size() == 0) return Status::OK();  // empty buffers stay empty
+  wire->has_prefix = true;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr packed, ipc::Compress(options.compression, options.compression_level,
+                                                          raw->data(), raw->size(), workers));
+  if (packed->size() < raw->size()) {
+    wire->bytes = std::move(packed);
+    wire->prefix = raw->size();
+  } else {  // not worth it: stored uncompressed
+    wire->bytes = raw;
+    wire->prefix = -1;
+  }
+  return Status::OK();
+}
+
+// ZSTD buffers of this size and more are compressed one at a time with
+// every thread working on each (inside libzstd); the smaller ones, and all
+// LZ4 buffers, go one buffer per thread. A batch's time is otherwise set
+// by its largest buffer, compressed on one core while the other idles.
+constexpr int64_t kSplitBuffer = int64_t{8} << 20;
+
 Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
                                          const WriteOptions& options) {
   std::vector<WireBuffer> out(buffers.size());
@@ -56,22 +80,18 @@ Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
     for (size_t i = 0; i < buffers.size(); ++i) out[i].bytes = buffers[i];
     return out;
   }
+  const int workers = options.threads > 0 ? options.threads
+                                          : static_cast<int>(std::thread::hardware_concurrency());
+  auto large = [&](size_t i) {
+    return options.compression == Compression::kZstd && workers > 1 && buffers[i] &&
+           buffers[i]->size() >= kSplitBuffer;
+  };
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (large(i)) QUIVER_RETURN_NOT_OK(CompressOne(buffers[i], options, workers, &out[i]));
+  }
   QUIVER_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(buffers.size()), options.threads, [&](int64_t i) {
-    const BufferPtr& raw = buffers[static_cast<size_t>(i)];
-    WireBuffer& wire = out[static_cast<size_t>(i)];
-    if (!raw || raw->size() == 0) return Status::OK();  // empty buffers stay empty
-    wire.has_prefix = true;
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr packed, ipc::Compress(options.compression,
-                                                            options.compression_level,
-                                                            raw->data(), raw->size()));
-    if (packed->size() < raw->size()) {
-      wire.bytes = std::move(packed);
-      wire.prefix = raw->size();
-    } else {  // not worth it: stored uncompressed
-      wire.bytes = raw;
-      wire.prefix = -1;
-    }
-    return Status::OK();
+    const size_t k = static_cast<size_t>(i);
+    return large(k) ? Status::OK() : CompressOne(buffers[k], options, 1, &out[k]);
   }));
   return out;
 }
