@@ -357,7 +357,7 @@ def test_polars_and_duckdb_take_readers_without_copies(tmp_path):
 
 
 def test_large_zstd_buffers_split_over_threads_read_everywhere(tmp_path):
-    # A 24 MiB column: quiver compresses buffers of 8 MiB and more with
+    # A 24 MiB column: quiver compresses buffers of 2 MiB and more with
     # every thread inside ZSTD; the file must read back equal in quiver and
     # in pyarrow, and be smaller than the raw bytes.
     values = np.arange(3 << 20, dtype=np.int64) % 1000

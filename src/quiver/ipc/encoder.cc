@@ -71,7 +71,7 @@ Status CompressOne(const BufferPtr& raw, const WriteOptions& options, int worker
 // every thread working on each (inside libzstd); the smaller ones, and all
 // LZ4 buffers, go one buffer per thread. A batch's time is otherwise set
 // by its largest buffer, compressed on one core while the other idles.
-constexpr int64_t kSplitBuffer = int64_t{8} << 20;
+constexpr int64_t kSplitBuffer = int64_t{2} << 20;
 
 Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
                                          const WriteOptions& options) {
