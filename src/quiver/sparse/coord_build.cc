@@ -111,15 +111,16 @@ Result<SparseTensor> BuildCSF(CoordList list, const std::vector<int64_t>& shape,
   QUIVER_RETURN_NOT_OK(CheckAxisOrder(order, ndim));
   const int64_t nnz = list.nnz();
   // Coordinates in level order (level k = axis order[k]), sorted that way.
+  const bool reordered = order != Identity(ndim);
   std::vector<int64_t> perm(static_cast<size_t>(nnz));
   std::iota(perm.begin(), perm.end(), int64_t{0});
-  if (order != Identity(ndim)) perm = SortOrder(LinearKeys(list.coords, nnz, shape, order), options.threads);
+  if (reordered) perm = SortOrder(LinearKeys(list.coords, nnz, shape, order), options.threads);
   std::vector<int64_t> level_coords(static_cast<size_t>(nnz * ndim));
   for (int64_t i = 0; i < nnz; ++i) {
     for (int k = 0; k < ndim; ++k) level_coords[i * ndim + k] = list.coords[perm[i] * ndim + order[k]];
   }
   Tensor values = list.values;
-  if (order != Identity(ndim)) {
+  if (reordered) {
     QUIVER_ASSIGN_OR_RETURN(values, GatherValues(list.values, perm));
   }
   return MakeCSFFromLevels(BuildCSFLevels(level_coords, ndim), shape, std::move(order),
@@ -152,26 +153,20 @@ Result<SparseTensor> MakeCSFFromLevels(CSFLevels levels, const std::vector<int64
 }
 
 CSFLevels BuildCSFLevels(std::span<const int64_t> coords, int ndim) {
-  CSFLevels levels;
-  levels.indices.resize(static_cast<size_t>(ndim));
-  levels.indptr.resize(static_cast<size_t>(ndim - 1));
+  CSFLevels levels(ndim);
   const size_t nnz = coords.size() / static_cast<size_t>(ndim);
   for (size_t i = 0; i < nnz; ++i) {
     const int64_t* c = coords.data() + i * ndim;
-    // The first level where this path leaves the previous one: a new node
+    // The first level where this path leaves the previous one: new nodes
     // there and below (no duplicates, so the leaf is always new).
     int first = 0;
     if (i > 0) {
       while (first < ndim - 1 && c[first] == c[first - ndim]) ++first;
     }
-    for (int k = first; k < ndim; ++k) {
-      if (k + 1 < ndim) levels.indptr[k].push_back(static_cast<int64_t>(levels.indices[k + 1].size()));
-      levels.indices[k].push_back(c[k]);
-    }
+    levels.Branch(c, first);
+    levels.Leaf(c[ndim - 1]);
   }
-  for (int k = 0; k + 1 < ndim; ++k) {
-    levels.indptr[k].push_back(static_cast<int64_t>(levels.indices[k + 1].size()));
-  }
+  levels.Finish();
   return levels;
 }
 

@@ -88,16 +88,19 @@ Result<CoordList> FromCSF(const SparseTensor& t, const SparseCSFIndex& index) {
 
 }  // namespace
 
-bool SortedUnique(std::span<const int64_t> coords, int ndim) {
-  const size_t n = ndim > 0 ? coords.size() / static_cast<size_t>(ndim) : 0;
-  for (size_t i = 1; i < n; ++i) {
+int64_t FirstUnsortedRow(std::span<const int64_t> coords, int ndim, bool* duplicate) {
+  const int64_t n = ndim > 0 ? static_cast<int64_t>(coords.size()) / ndim : 0;
+  for (int64_t i = 1; i < n; ++i) {
     const int64_t* a = coords.data() + (i - 1) * ndim;
     const int64_t* b = a + ndim;
     int k = 0;
     while (k < ndim && a[k] == b[k]) ++k;
-    if (k == ndim || a[k] > b[k]) return false;
+    if (k == ndim || a[k] > b[k]) {
+      if (duplicate != nullptr) *duplicate = k == ndim;
+      return i;
+    }
   }
-  return true;
+  return -1;
 }
 
 Result<CoordList> ToCoordList(const SparseTensor& t) {

@@ -250,26 +250,18 @@ void WriteCoords(const View& v, const Scan& scan, I* out) {
 // its non-zeros are the leaves.
 CSFLevels LevelsFromRows(const View& v, const Scan& scan) {
   const int ndim = v.ndim();
-  CSFLevels levels;
-  levels.indices.resize(static_cast<size_t>(ndim));
-  levels.indptr.resize(static_cast<size_t>(ndim - 1));
+  CSFLevels levels(ndim);
   std::vector<int64_t> previous;
   ForEachFilledRow(v, scan, [&](const std::vector<int64_t>& index, int64_t first, int64_t count) {
     int level = 0;
     if (!previous.empty()) {
       while (level < ndim - 1 && index[level] == previous[level]) ++level;
     }
-    for (int k = level; k + 1 < ndim; ++k) {
-      levels.indptr[k].push_back(static_cast<int64_t>(levels.indices[k + 1].size()));
-      levels.indices[k].push_back(index[k]);
-    }
-    levels.indices[ndim - 1].insert(levels.indices[ndim - 1].end(), scan.cols.begin() + first,
-                                    scan.cols.begin() + first + count);
+    levels.Branch(index.data(), level);
+    for (int64_t n = first; n < first + count; ++n) levels.Leaf(scan.cols[n]);
     previous = index;
   });
-  for (int k = 0; k + 1 < ndim; ++k) {
-    levels.indptr[k].push_back(static_cast<int64_t>(levels.indices[k + 1].size()));
-  }
+  levels.Finish();
   return levels;
 }
 

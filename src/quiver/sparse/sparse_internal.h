@@ -1,7 +1,7 @@
-// Internal: what the sparse kernels share. Kernels read every index array
-// as int64 (IndexValues: zero-copy when the array already is contiguous
-// int64), so only the value type needs templates; outputs are narrowed to
-// the chosen index type in one pass at the end.
+// Internal: what the sparse kernels share. Kernels read index arrays as
+// int64 into private memory (IndexValues, ReadIndexRows), so only the
+// value type needs templates; outputs are narrowed to the chosen index
+// type in one pass at the end.
 #pragma once
 
 #include <cstdint>
@@ -104,12 +104,31 @@ Result<SparseTensor> FromCoordList(CoordList list, SparseFormat format,
                                    const std::vector<std::string>& dim_names,
                                    const SparseOptions& options);
 
-// CSF levels from coordinates given in level order (coords[i * ndim + k]
-// is level k's coordinate), sorted lexicographically, without duplicates.
+// The levels of a CSF fiber tree, built from paths that arrive sorted in
+// level order: Branch adds new nodes along `path` (level k's coordinate is
+// path[k]) from level `from` down to the level above the leaves, Leaf adds
+// a leaf under the newest node, Finish closes every indptr.
 struct CSFLevels {
+  explicit CSFLevels(int ndim)
+      : indptr(static_cast<size_t>(ndim - 1)), indices(static_cast<size_t>(ndim)) {}
+  void Branch(const int64_t* path, int from) {
+    for (size_t k = static_cast<size_t>(from); k + 1 < indices.size(); ++k) {
+      indptr[k].push_back(static_cast<int64_t>(indices[k + 1].size()));
+      indices[k].push_back(path[k]);
+    }
+  }
+  void Leaf(int64_t coordinate) { indices.back().push_back(coordinate); }
+  void Finish() {
+    for (size_t k = 0; k < indptr.size(); ++k) {
+      indptr[k].push_back(static_cast<int64_t>(indices[k + 1].size()));
+    }
+  }
+
   std::vector<std::vector<int64_t>> indptr;
   std::vector<std::vector<int64_t>> indices;
 };
+// The levels of coordinates given in level order (coords[i * ndim + k] is
+// level k's coordinate), sorted lexicographically, without duplicates.
 CSFLevels BuildCSFLevels(std::span<const int64_t> coords, int ndim);
 // The CSF tensor of those levels, one index type for every array
 // (`index_type`, or the smallest that fits).
@@ -118,8 +137,14 @@ Result<SparseTensor> MakeCSFFromLevels(CSFLevels levels, const std::vector<int64
                                        const std::vector<std::string>& names,
                                        const TypePtr& index_type);
 
+// The first row i of row-major coordinates that is not strictly after row
+// i - 1 (`*duplicate` tells whether it equals it), or -1 when they are
+// sorted without duplicates.
+int64_t FirstUnsortedRow(std::span<const int64_t> coords, int ndim, bool* duplicate = nullptr);
 // Whether row-major coordinates are strictly increasing (sorted, unique).
-bool SortedUnique(std::span<const int64_t> coords, int ndim);
+inline bool SortedUnique(std::span<const int64_t> coords, int ndim) {
+  return FirstUnsortedRow(coords, ndim) < 0;
+}
 
 // values[perm[i]] for each i, as a new contiguous tensor; when `sum_runs`
 // is given, runs [sum_runs[j], sum_runs[j + 1]) of the gathered values are

@@ -117,18 +117,13 @@ bool SegmentsStrictlyIncreasing(const IndexValues& p, const IndexValues& v) {
 
 Result<bool> CheckCOOValues(const SparseTensor& t, const SparseCOOIndex& index) {
   const IndexValues c = ReadIndexValues(index.coords);
-  const int ndim = t.ndim();
   QUIVER_RETURN_NOT_OK(CheckCoords(c, t.shape()));
   if (!index.canonical) return false;
-  for (int64_t i = 1; i < t.non_zero_length(); ++i) {
-    const int64_t* a = c.data() + (i - 1) * ndim;
-    const int64_t* b = c.data() + i * ndim;
-    int k = 0;
-    while (k < ndim && a[k] == b[k]) ++k;
-    if (k == ndim || a[k] > b[k]) {
-      return Status::Invalid("COO coords are marked canonical but row " + Str(i) + " is " +
-                             (k == ndim ? "a duplicate of" : "not after") + " row " + Str(i - 1));
-    }
+  bool duplicate = false;
+  const int64_t i = FirstUnsortedRow(c.span(), t.ndim(), &duplicate);
+  if (i >= 0) {
+    return Status::Invalid("COO coords are marked canonical but row " + Str(i) + " is " +
+                           (duplicate ? "a duplicate of" : "not after") + " row " + Str(i - 1));
   }
   return true;
 }
