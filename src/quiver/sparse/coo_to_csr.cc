@@ -64,12 +64,6 @@ struct DirectReader {
   }
 };
 
-void RecordBad(PassState& state, int64_t i) {
-  int64_t seen = state.first_bad.load();
-  while (i < seen && !state.first_bad.compare_exchange_weak(seen, i)) {
-  }
-}
-
 // Coordinates [begin, end) of sorted input: their columns written to
 // `indices` as I, and indptr[q] = i for every row q that starts at i (the
 // rows between a coordinate's row and the one before it). Parts cover
@@ -84,11 +78,11 @@ void PassPart(Reader& read, int64_t nnz, const std::vector<int64_t>& shape, int6
   int64_t previous_row = -1, previous_col = -1;
   if (begin > 0) {  // the coordinate before the part: compared with, not written
     std::tie(previous_row, previous_col) = read(begin - 1);
-    if (!in_range(previous_row, previous_col)) return RecordBad(state, begin - 1);
+    if (!in_range(previous_row, previous_col)) return RecordLowest(state.first_bad, begin - 1);
   }
   for (int64_t i = begin; i < end; ++i) {
     const auto [r, c] = read(i);
-    if (!in_range(r, c)) return RecordBad(state, i);
+    if (!in_range(r, c)) return RecordLowest(state.first_bad, i);
     if (r < previous_row || (r == previous_row && c <= previous_col)) {
       state.unsorted = true;
       return;

@@ -4,6 +4,7 @@
 // type in one pass at the end.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <new>
@@ -81,6 +82,13 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
                  const std::function<void(int64_t, int64_t)>& fn);
 // The number of parts ParallelFor splits n into.
 int WorkerCount(int64_t n, int threads, int64_t min_per_thread);
+// Lowers `lowest` to `position` unless it is already lower: parallel
+// parts record the first bad position this way, to report after the join.
+inline void RecordLowest(std::atomic<int64_t>& lowest, int64_t position) {
+  int64_t seen = lowest.load();
+  while (position < seen && !lowest.compare_exchange_weak(seen, position)) {
+  }
+}
 
 // The non-zeros of a sparse tensor as row-major coordinates
 // (coords[i * ndim + k]) and a contiguous values tensor; every coordinate

@@ -25,8 +25,7 @@ Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T
   // every stride is at most the size.
   if (list.nnz() == 0) return Status::OK();
   const int ndim = static_cast<int>(shape.size());
-  std::vector<int64_t> strides(static_cast<size_t>(ndim), 1);
-  for (int k = ndim - 2; k >= 0; --k) strides[k] = strides[k + 1] * shape[k + 1];
+  QUIVER_ASSIGN_OR_RETURN(const std::vector<int64_t> strides, RowMajorStrides(1, shape));
   const T* values = reinterpret_cast<const T*>(list.values.raw_data());
   const bool add = !list.canonical;
   // Without duplicates no two values share a place, so ranges of the
@@ -73,9 +72,7 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
                     add = add || (k > 0 && local[k] <= local[k - 1]);
                   }
                   if (bad >= 0) {  // reported after the join; nothing placed
-                    int64_t seen = first_bad.load();
-                    while (bad < seen && !first_bad.compare_exchange_weak(seen, bad)) {
-                    }
+                    RecordLowest(first_bad, bad);
                     continue;
                   }
                   for (int64_t k = 0; k < count; ++k) {
