@@ -509,5 +509,32 @@ TEST(SparseTensor, COOToCSRSplitAcrossThreadsMatchesTheDenseScan) {
   EXPECT_TRUE(converted.Equals(scanned));
 }
 
+// More threads than the rows can keep busy leave a scan part empty, and
+// a first row sparser than the rest makes the first part's guess at the
+// room the joined values need too short: every format still comes out
+// equal to a one-thread scan and back to the same dense tensor.
+TEST(SparseFromDense, UnevenScanPartsJoinCorrectly) {
+  constexpr int64_t kRows = 6, kInner = int64_t{1} << 18;
+  std::vector<float> data(static_cast<size_t>(kRows * kInner), 0.0f);
+  data[7] = -1.5f;
+  for (int64_t r = 1; r < kRows; ++r) {
+    for (int64_t c = r % 3; c < kInner; c += 3) data[r * kInner + c] = static_cast<float>(r * 10 + c % 7 + 1);
+  }
+  Tensor dense = test::Vec<float>(data, {kRows, kInner});
+  for (SparseFormat format : {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF}) {
+    SparseOptions one, many;
+    one.threads = 1;
+    many.threads = 4;
+    ASSERT_OK_AND_ASSIGN(auto serial, SparseTensor::FromDense(dense, format, one));
+    ASSERT_OK_AND_ASSIGN(auto parallel, SparseTensor::FromDense(dense, format, many));
+    ASSERT_OK(parallel.Validate(ValidationLevel::kFull));
+    EXPECT_EQ(parallel.non_zero_length(), 1 + 5 * (kInner / 3) + 1) << SparseFormatName(format);
+    EXPECT_TRUE(parallel.Equals(serial)) << SparseFormatName(format);
+    EXPECT_EQ(test::Values<float>(parallel.values()), test::Values<float>(serial.values()));
+    ASSERT_OK_AND_ASSIGN(Tensor back, parallel.ToDense());
+    EXPECT_TRUE(back.Equals(dense)) << SparseFormatName(format);
+  }
+}
+
 }  // namespace
 }  // namespace quiver

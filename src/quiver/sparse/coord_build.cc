@@ -129,17 +129,25 @@ Result<SparseTensor> BuildCSF(CoordList list, const std::vector<int64_t>& shape,
 
 }  // namespace
 
+Result<TypePtr> CSFIndexType(const TypePtr& requested, int64_t nnz, const std::vector<int64_t>& shape) {
+  return ChooseIndexType(requested, std::max(nnz, MaxIndex(shape)));
+}
+
 Result<SparseTensor> MakeCSFFromLevels(CSFLevels levels, const std::vector<int64_t>& shape,
                                        std::vector<int64_t> axis_order, Tensor values,
                                        const std::vector<std::string>& names,
-                                       const TypePtr& index_type) {
+                                       const TypePtr& index_type,
+                                       std::optional<Tensor> leaf_indices) {
   const int ndim = static_cast<int>(shape.size());
-  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
-                          ChooseIndexType(index_type, std::max(values.size(), MaxIndex(shape))));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type, CSFIndexType(index_type, values.size(), shape));
   SparseCSFIndex index;
   index.axis_order = std::move(axis_order);
   for (int k = 0; k < ndim; ++k) {
-    const int64_t n = static_cast<int64_t>(levels.indices[k].size());
+    const int64_t n = levels.Size(static_cast<size_t>(k));
+    if (k + 1 == ndim && leaf_indices) {
+      index.indices.push_back(std::move(*leaf_indices));
+      break;
+    }
     QUIVER_ASSIGN_OR_RETURN(Tensor t, MakeIndexTensor(levels.indices[k], type, {n}, "CSF indices"));
     index.indices.push_back(std::move(t));
     if (k + 1 < ndim) {

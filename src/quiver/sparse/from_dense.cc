@@ -8,6 +8,7 @@
 // In that view the non-zeros come out sorted, so every output is canonical
 // without a sort, whatever the dense tensor's strides.
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <numeric>
 #include <type_traits>
@@ -28,8 +29,14 @@ namespace {
 template <typename T>
 class GrowArray {
  public:
-  T* data() { return reinterpret_cast<T*>(buffer_->mutable_data()); }
-  const T* data() const { return reinterpret_cast<const T*>(buffer_->data()); }
+  // (null before the first Reserve)
+  T* data() { return buffer_ ? reinterpret_cast<T*>(buffer_->mutable_data()) : nullptr; }
+  const T* data() const { return buffer_ ? reinterpret_cast<const T*>(buffer_->data()) : nullptr; }
+  // The memory, handed over; the array is empty afterwards.
+  BufferPtr Release() {
+    capacity_ = size_used_ = 0;
+    return std::move(buffer_);
+  }
   Status Reserve(int64_t n) {
     if (n <= capacity_) return Status::OK();
     const int64_t capacity = std::max({n, 2 * capacity_, int64_t{1024}});
@@ -83,13 +90,21 @@ int64_t NextRow(const View& v, std::vector<int64_t>& index) {
   return delta;
 }
 
+// One thread's share of the scan: rows [row_begin, row_end) of the view,
+// whose nnz non-zeros come at position `first` of the whole scan and have
+// last-axis coordinates cols[0, nnz). The joins read the parts' columns
+// where they lie: every output converts them anyway, so joining them into
+// one array first would be a copy for nothing.
+struct ScanPart {
+  int64_t row_begin = 0, row_end = 0;
+  int64_t first = 0, nnz = 0;
+  GrowArray<int64_t> cols;
+};
+
 template <typename T>
 struct Chunk {
-  int64_t row_begin = 0, row_end = 0;
-  std::vector<int64_t> row_counts;
-  GrowArray<int64_t> cols;
+  ScanPart part;
   GrowArray<T> values;
-  int64_t nnz = 0;
   Status status;  // OutOfMemory from a growth, reported after the join
 };
 
@@ -121,108 +136,142 @@ int64_t ScanBlock(const uint8_t* row, int64_t step, int64_t j0, int64_t j1, int6
   return n;
 }
 
+// Both arrays of a chunk grown to hold n elements, keeping the first `kept`.
 template <typename T>
-void ScanRows(const View& v, Chunk<T>& chunk) {
+Status Reserve(Chunk<T>& chunk, int64_t kept, int64_t n) {
+  chunk.part.cols.set_size(kept);
+  chunk.values.set_size(kept);
+  QUIVER_RETURN_NOT_OK(chunk.part.cols.Reserve(n));
+  return chunk.values.Reserve(n);
+}
+
+// Scans the chunk's rows, writing each row's count at row_counts[row].
+// `rows_ahead`: the rows whose non-zeros the chunk's values array should
+// have room for (all of the tensor's from chunk 0, whose array the join
+// appends the other chunks' values to).
+template <typename T>
+void ScanRows(const View& v, Chunk<T>& chunk, int64_t rows_ahead, int64_t* row_counts) {
+  ScanPart& part = chunk.part;
   const int64_t inner = v.shape.back();
   const int64_t step = v.strides.back();
-  std::vector<int64_t> index = RowIndex(v, chunk.row_begin);
+  std::vector<int64_t> index = RowIndex(v, part.row_begin);
   int64_t offset = 0;
   for (int k = 0; k + 1 < v.ndim(); ++k) offset += index[k] * v.strides[k];
-  chunk.row_counts.assign(static_cast<size_t>(chunk.row_end - chunk.row_begin), 0);
   int64_t n = 0;
-  for (int64_t r = chunk.row_begin; r < chunk.row_end; ++r) {
+  for (int64_t r = part.row_begin; r < part.row_end; ++r) {
     const uint8_t* row = v.base + offset;
     const int64_t start = n;
     // Long rows go in blocks, so the room reserved ahead of the non-zeros
     // found stays bounded (a 1-D tensor is one row).
     for (int64_t j0 = 0; j0 < inner; j0 += kScanBlock) {
       const int64_t j1 = std::min(inner, j0 + kScanBlock);
-      chunk.cols.set_size(n);  // what a growth must keep
-      chunk.values.set_size(n);
-      chunk.status = chunk.cols.Reserve(n + (j1 - j0));
-      if (chunk.status.ok()) chunk.status = chunk.values.Reserve(n + (j1 - j0));
+      chunk.status = Reserve(chunk, n, n + (j1 - j0));
       if (!chunk.status.ok()) return;
-      n = ScanBlock<T>(row, step, j0, j1, chunk.cols.data(), chunk.values.data(), n);
+      n = ScanBlock<T>(row, step, j0, j1, part.cols.data(), chunk.values.data(), n);
     }
-    chunk.row_counts[r - chunk.row_begin] = n - start;
-    if (r == chunk.row_begin && n > 0) {
-      // Room for the whole range at the first row's density (and a quarter
-      // more), so that dense inputs do not regrow and copy many times.
-      const int64_t rows_left = chunk.row_end - r;
-      const int64_t expected = std::min(rows_left * inner, n * rows_left + n * rows_left / 4);
-      chunk.cols.set_size(n);
-      chunk.values.set_size(n);
-      chunk.status = chunk.cols.Reserve(expected);
-      if (chunk.status.ok()) chunk.status = chunk.values.Reserve(expected);
+    row_counts[r] = n - start;
+    if (r == part.row_begin && n > 0) {
+      // Room at the first row's density (and a quarter more), so that
+      // dense inputs do not regrow and copy many times.
+      auto expected = [&](int64_t rows) { return std::min(rows * inner, n * rows + n * rows / 4); };
+      chunk.status = Reserve(chunk, n, expected(part.row_end - r));
+      if (chunk.status.ok()) chunk.status = chunk.values.Reserve(expected(rows_ahead));
       if (!chunk.status.ok()) return;
     }
-    if (r + 1 < chunk.row_end) offset += NextRow(v, index);
+    if (r + 1 < part.row_end) offset += NextRow(v, index);
   }
-  chunk.nnz = n;
+  part.nnz = n;
 }
 
 // Everything the joins need, independent of the value type.
 struct Scan {
   std::vector<int64_t> row_counts;  // per row of the view
-  BufferPtr cols_buffer;            // (huge-page backed, see GrowArray)
-  std::span<const int64_t> cols;    // last-axis coordinate per non-zero
-  Tensor values;
+  std::vector<ScanPart> parts;      // in row order
+  Tensor values;                    // all non-zeros, in order
   int64_t nnz = 0;
+  int workers = 1;                  // threads the scan ran on
+  // Threads for passes over the non-zeros: the scan's, when there are
+  // enough of them to pay for starting threads.
+  int JoinWorkers() const { return nnz >= (int64_t{1} << 16) ? workers : 1; }
 };
+
+// Runs fn(p) for every part p in [0, parts) on `workers` threads, each
+// taking the next part not yet taken: a thread that the machine slows
+// down (a core shared with other work) takes fewer parts instead of
+// holding up the rest, as a fixed split would.
+template <typename Fn>
+void RunParts(int64_t parts, int workers, Fn&& fn) {
+  std::atomic<int64_t> next{0};
+  ParallelFor(workers, workers, 1, [&](int64_t, int64_t) {
+    for (int64_t p = next.fetch_add(1); p < parts; p = next.fetch_add(1)) fn(p);
+  });
+}
+
+// The chunks' values one after another, in chunk 0's array: it reserved
+// room for the whole tensor at its first row's density, so only the other
+// chunks' values move (and chunk 0's too when that guess was short).
+template <typename T>
+Result<Tensor> JoinValues(std::vector<Chunk<T>>& chunks, const TypePtr& type, int64_t nnz,
+                          int workers) {
+  Chunk<T>& head = chunks.front();
+  head.values.set_size(head.part.nnz);
+  QUIVER_RETURN_NOT_OK(head.values.Reserve(std::max<int64_t>(nnz, 1)));
+  T* values = head.values.data();
+  RunParts(static_cast<int64_t>(chunks.size()) - 1, workers, [&](int64_t q) {
+    const Chunk<T>& chunk = chunks[q + 1];  // chunk 0 is in place
+    std::copy_n(chunk.values.data(), chunk.part.nnz, values + chunk.part.first);
+  });
+  const int64_t bytes = nnz * static_cast<int64_t>(sizeof(T));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Slice(head.values.Release(), 0, bytes));
+  return MakeVector(type, std::move(buffer), nnz);
+}
 
 template <typename T>
 Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
   const int64_t rows = v.rows();
   const int64_t inner = v.shape.back();
-  // Parallel only past about 256 Ki elements per thread: below that the
-  // thread start costs more than it saves.
-  const int64_t per_thread = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(inner, 1));
-  const int parts = WorkerCount(rows, threads, per_thread);
+  // Parallel only past about 256 Ki elements per part: below that the
+  // thread start costs more than it saves. Eight parts per thread let
+  // the threads share the work out as they go.
+  const int64_t per_part = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(inner, 1));
+  const int workers = WorkerCount(rows, threads, per_part);
+  const int64_t parts = workers == 1 ? 1 : std::min<int64_t>(rows / per_part, int64_t{8} * workers);
   std::vector<Chunk<T>> chunks(static_cast<size_t>(parts));
   const int64_t step = (rows + parts - 1) / parts;
-  for (int p = 0; p < parts; ++p) {
-    chunks[p].row_begin = std::min(rows, p * step);
-    chunks[p].row_end = std::min(rows, chunks[p].row_begin + step);
+  for (int64_t p = 0; p < parts; ++p) {
+    chunks[p].part.row_begin = std::min(rows, p * step);
+    chunks[p].part.row_end = std::min(rows, chunks[p].part.row_begin + step);
   }
-  ParallelFor(parts, parts, 1, [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p) ScanRows(v, chunks[p]);
-  });
   Scan scan;
-  for (const Chunk<T>& c : chunks) {
-    QUIVER_RETURN_NOT_OK(c.status);
-    scan.row_counts.insert(scan.row_counts.end(), c.row_counts.begin(), c.row_counts.end());
-    scan.nnz += c.nnz;
-  }
-  const int64_t width = static_cast<int64_t>(sizeof(T));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::AllocateUninitialized(scan.nnz * width));
-  QUIVER_ASSIGN_OR_RETURN(scan.cols_buffer, Buffer::AllocateUninitialized(scan.nnz * 8));
-  int64_t* cols = reinterpret_cast<int64_t*>(scan.cols_buffer->mutable_data());
-  scan.cols = {cols, static_cast<size_t>(scan.nnz)};
-  std::vector<int64_t> starts(chunks.size(), 0);
-  for (size_t p = 1; p < chunks.size(); ++p) starts[p] = starts[p - 1] + chunks[p - 1].nnz;
-  ParallelFor(parts, parts, 1, [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p) {
-      if (chunks[p].nnz == 0) continue;
-      std::memcpy(buffer->mutable_data() + starts[p] * width, chunks[p].values.data(),
-                  static_cast<size_t>(chunks[p].nnz * width));
-      std::copy_n(chunks[p].cols.data(), chunks[p].nnz, cols + starts[p]);
-    }
+  scan.row_counts.assign(static_cast<size_t>(rows), 0);
+  RunParts(parts, workers, [&](int64_t p) {
+    const ScanPart& part = chunks[p].part;
+    ScanRows(v, chunks[p], p == 0 ? rows : part.row_end - part.row_begin, scan.row_counts.data());
   });
-  QUIVER_ASSIGN_OR_RETURN(scan.values, MakeVector(type, std::move(buffer), scan.nnz));
+  for (Chunk<T>& c : chunks) {
+    QUIVER_RETURN_NOT_OK(c.status);
+    c.part.first = scan.nnz;
+    scan.nnz += c.part.nnz;
+  }
+  scan.workers = workers;
+  QUIVER_ASSIGN_OR_RETURN(scan.values, JoinValues(chunks, type, scan.nnz, scan.JoinWorkers()));
+  for (Chunk<T>& c : chunks) scan.parts.push_back(std::move(c.part));
   return scan;
 }
 
-// Calls fn(outer_index, first, count) for each row holding non-zeros, in
-// order: its index on every axis but the last, and its non-zeros
-// [first, first + count) of scan.cols / scan.values.
+// Calls fn(outer_index, first, cols, count) for each row of `part` holding
+// non-zeros, in order: its index on every axis but the last, and its
+// non-zeros: positions [first, first + count) of the scan, with last-axis
+// coordinates cols[0, count).
 template <typename Fn>
-void ForEachFilledRow(const View& v, const Scan& scan, Fn&& fn) {
-  if (scan.nnz == 0) return;  // (a zero-size axis has no row index)
-  std::vector<int64_t> index = RowIndex(v, 0);
-  int64_t first = 0;
-  for (int64_t count : scan.row_counts) {
-    if (count > 0) fn(index, first, count);
-    first += count;
+void ForEachFilledRow(const View& v, const Scan& scan, const ScanPart& part, Fn&& fn) {
+  if (part.nnz == 0) return;  // (a zero-size axis has no row index)
+  std::vector<int64_t> index = RowIndex(v, part.row_begin);
+  int64_t n = 0;
+  for (int64_t r = part.row_begin; r < part.row_end; ++r) {
+    const int64_t count = scan.row_counts[r];
+    if (count > 0) fn(index, part.first + n, part.cols.data() + n, count);
+    n += count;
     // Only the index values matter here, not byte offsets.
     for (int k = v.ndim() - 2; k >= 0; --k) {
       if (++index[k] < v.shape[k]) break;
@@ -231,38 +280,74 @@ void ForEachFilledRow(const View& v, const Scan& scan, Fn&& fn) {
   }
 }
 
+// Runs fn(part) for every part of the scan, in parallel when the parts
+// hold enough non-zeros to pay for starting threads.
+template <typename Fn>
+void ForEachPart(const Scan& scan, Fn&& fn) {
+  RunParts(static_cast<int64_t>(scan.parts.size()), scan.JoinWorkers(),
+           [&](int64_t p) { fn(scan.parts[p]); });
+}
+
 // COO coordinates written straight into the index type: row-major
 // [nnz, ndim], the outer index repeated for each non-zero of its row.
 template <typename I>
 void WriteCoords(const View& v, const Scan& scan, I* out) {
   const int ndim = v.ndim();
-  ForEachFilledRow(v, scan, [&](const std::vector<int64_t>& index, int64_t first, int64_t count) {
-    for (int64_t n = first; n < first + count; ++n) {
-      I* row = out + n * ndim;
-      for (int k = 0; k + 1 < ndim; ++k) row[k] = static_cast<I>(index[k]);
-      row[ndim - 1] = static_cast<I>(scan.cols[n]);
-    }
+  ForEachPart(scan, [&](const ScanPart& part) {
+    ForEachFilledRow(v, scan, part,
+                     [&](const std::vector<int64_t>& index, int64_t first, const int64_t* cols,
+                         int64_t count) {
+                       for (int64_t i = 0; i < count; ++i) {
+                         I* row = out + (first + i) * ndim;
+                         for (int k = 0; k + 1 < ndim; ++k) row[k] = static_cast<I>(index[k]);
+                         row[ndim - 1] = static_cast<I>(cols[i]);
+                       }
+                     });
   });
 }
 
 // CSF levels straight from the rows: a row starts new nodes from the
 // first outer axis where its index differs from the previous filled row;
-// its non-zeros are the leaves.
+// its non-zeros are the leaves, counted here (their indices are the scan's
+// columns, made into a tensor by IndicesFromScan).
 CSFLevels LevelsFromRows(const View& v, const Scan& scan) {
   const int ndim = v.ndim();
   CSFLevels levels(ndim);
   std::vector<int64_t> previous;
-  ForEachFilledRow(v, scan, [&](const std::vector<int64_t>& index, int64_t first, int64_t count) {
-    int level = 0;
-    if (!previous.empty()) {
-      while (level < ndim - 1 && index[level] == previous[level]) ++level;
-    }
-    levels.Branch(index.data(), level);
-    for (int64_t n = first; n < first + count; ++n) levels.Leaf(scan.cols[n]);
-    previous = index;
-  });
+  for (const ScanPart& part : scan.parts) {
+    ForEachFilledRow(v, scan, part,
+                     [&](const std::vector<int64_t>& index, int64_t, const int64_t*, int64_t count) {
+                       int level = 0;
+                       if (!previous.empty()) {
+                         while (level < ndim - 1 && index[level] == previous[level]) ++level;
+                       }
+                       levels.Branch(index.data(), level);
+                       levels.CountLeaves(count);
+                       previous = index;
+                     });
+  }
   levels.Finish();
   return levels;
+}
+
+// The scan's last-axis coordinates as one index array of `type` (which
+// holds every one of them: ChooseIndexType saw the largest).
+Result<Tensor> IndicesFromScan(const Scan& scan, const TypePtr& type, const char* what) {
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(scan.nnz, type->byte_width(), what));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::AllocateUninitialized(bytes));
+  internal::VisitValueType(
+      *type,
+      [&](auto tag) {
+        using I = decltype(tag);
+        if constexpr (std::is_integral_v<I>) {
+          I* out = reinterpret_cast<I*>(buffer->mutable_data());
+          ForEachPart(scan, [&](const ScanPart& part) {
+            std::copy_n(part.cols.data(), part.nnz, out + part.first);
+          });
+        }
+      },
+      [] {});
+  return Tensor::Make(type, std::move(buffer), {scan.nnz});
 }
 
 Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, const Tensor& dense,
@@ -278,8 +363,8 @@ Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, cons
   QUIVER_ASSIGN_OR_RETURN(Tensor indptr_t,
                           MakeIndexTensor({indptr, static_cast<size_t>(rows + 1)}, type, {rows + 1},
                                           IndexName(format, "indptr").c_str()));
-  QUIVER_ASSIGN_OR_RETURN(Tensor indices_t, MakeIndexTensor(scan.cols, type, {scan.nnz},
-                                                            IndexName(format, "indices").c_str()));
+  QUIVER_ASSIGN_OR_RETURN(Tensor indices_t,
+                          IndicesFromScan(scan, type, IndexName(format, "indices").c_str()));
   return SparseTensor::FromParts(format, dense.shape(), dense.size(),
                                  SparseCSXIndex{indptr_t, indices_t}, std::move(scan.values),
                                  dense.dim_names(), true);
@@ -342,9 +427,10 @@ Result<SparseTensor> FromDenseTensor(const Tensor& dense, SparseFormat format,
     case SparseFormat::kCSR:
     case SparseFormat::kCSC: return JoinCSX(view, std::move(*scan), format, dense, options);
     case SparseFormat::kCSF: {
-      return MakeCSFFromLevels(LevelsFromRows(view, *scan), dense.shape(),
-                                       std::move(order), std::move(scan->values), dense.dim_names(),
-                                       options.index_type);
+      QUIVER_ASSIGN_OR_RETURN(TypePtr type, CSFIndexType(options.index_type, scan->nnz, dense.shape()));
+      QUIVER_ASSIGN_OR_RETURN(Tensor leaves, IndicesFromScan(*scan, type, "CSF indices"));
+      return MakeCSFFromLevels(LevelsFromRows(view, *scan), dense.shape(), std::move(order),
+                               std::move(scan->values), dense.dim_names(), type, std::move(leaves));
     }
   }
   return Status::Invalid("unknown sparse format");

@@ -121,29 +121,42 @@ struct CSFLevels {
       : indptr(static_cast<size_t>(ndim - 1)), indices(static_cast<size_t>(ndim)) {}
   void Branch(const int64_t* path, int from) {
     for (size_t k = static_cast<size_t>(from); k + 1 < indices.size(); ++k) {
-      indptr[k].push_back(static_cast<int64_t>(indices[k + 1].size()));
+      indptr[k].push_back(Size(k + 1));
       indices[k].push_back(path[k]);
     }
   }
-  void Leaf(int64_t coordinate) { indices.back().push_back(coordinate); }
+  void Leaf(int64_t coordinate) {
+    indices.back().push_back(coordinate);
+    ++leaves;
+  }
+  // `count` leaves whose indices the caller keeps (MakeCSFFromLevels then
+  // takes them as a ready tensor): only counted here.
+  void CountLeaves(int64_t count) { leaves += count; }
   void Finish() {
-    for (size_t k = 0; k < indptr.size(); ++k) {
-      indptr[k].push_back(static_cast<int64_t>(indices[k + 1].size()));
-    }
+    for (size_t k = 0; k < indptr.size(); ++k) indptr[k].push_back(Size(k + 1));
+  }
+  int64_t Size(size_t level) const {
+    return level + 1 == indices.size() ? leaves : static_cast<int64_t>(indices[level].size());
   }
 
   std::vector<std::vector<int64_t>> indptr;
   std::vector<std::vector<int64_t>> indices;
+  int64_t leaves = 0;
 };
 // The levels of coordinates given in level order (coords[i * ndim + k] is
 // level k's coordinate), sorted lexicographically, without duplicates.
 CSFLevels BuildCSFLevels(std::span<const int64_t> coords, int ndim);
+// The index type of a CSF tensor built from levels: `requested`, or the
+// smallest that holds nnz and every coordinate of `shape`.
+Result<TypePtr> CSFIndexType(const TypePtr& requested, int64_t nnz, const std::vector<int64_t>& shape);
 // The CSF tensor of those levels, one index type for every array
-// (`index_type`, or the smallest that fits).
+// (CSFIndexType). `leaf_indices`, when given, is the last level's indices
+// made already, in that type (the levels only counted them).
 Result<SparseTensor> MakeCSFFromLevels(CSFLevels levels, const std::vector<int64_t>& shape,
                                        std::vector<int64_t> axis_order, Tensor values,
                                        const std::vector<std::string>& names,
-                                       const TypePtr& index_type);
+                                       const TypePtr& index_type,
+                                       std::optional<Tensor> leaf_indices = std::nullopt);
 
 // The first row i of row-major coordinates that is not strictly after row
 // i - 1 (`*duplicate` tells whether it equals it), or -1 when they are
