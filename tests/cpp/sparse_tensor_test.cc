@@ -536,5 +536,32 @@ TEST(SparseFromDense, UnevenScanPartsJoinCorrectly) {
   }
 }
 
+// A very sparse tensor is scanned in runs of 16 that skip all-zero runs:
+// non-zeros at the edges of runs, in the tail of a row that is not a
+// whole number of runs, NaN, and -0.0 (zero) in otherwise empty runs all
+// come out exactly, in order.
+TEST(SparseFromDense, SkippingScanFindsEveryNonZero) {
+  constexpr int64_t kRows = 600, kInner = 1003;  // 1003 = 62 runs of 16 + 11
+  std::vector<double> data(static_cast<size_t>(kRows * kInner), 0.0);
+  std::vector<int64_t> expected;
+  for (int64_t r = 0; r < kRows; r += 7) {
+    for (int64_t c : {int64_t{0}, int64_t{15}, int64_t{16}, int64_t{500}, int64_t{991}, int64_t{992}, kInner - 1}) {
+      if ((r + c) % 3 == 0) continue;
+      data[r * kInner + c] = c == 500 ? std::nan("") : static_cast<double>(r + c + 1);
+      expected.insert(expected.end(), {r, c});
+    }
+    data[r * kInner + 100] = -0.0;
+  }
+  Tensor dense = test::Vec<double>(data, {kRows, kInner});
+  for (int threads : {1, 2}) {
+    SparseOptions options;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::FromDense(dense, SparseFormat::kCOO, options));
+    EXPECT_EQ(test::Values<int64_t>(coo.coo_index()->coords), expected);
+    ASSERT_OK_AND_ASSIGN(Tensor back, coo.ToDense());
+    EXPECT_TRUE(test::SameValues(back, dense));
+  }
+}
+
 }  // namespace
 }  // namespace quiver

@@ -1,7 +1,8 @@
 // Dense to sparse: one scan of the dense tensor, split into contiguous
-// ranges of rows scanned in parallel, each collecting its non-zeros
-// branch-free (every element is written, the count advances only past
-// non-zeros), then the ranges' results are joined into the format asked for.
+// ranges of rows that the threads take in turn, each collecting its
+// non-zeros branch-free (every element is written, the count advances only
+// past non-zeros; in very sparse rows all-zero runs of 16 are passed over
+// first), then the ranges' results are joined into the format asked for.
 //
 // The scan walks a view of the dense tensor whose axis order is the
 // output's: identity for COO and CSR, [1, 0] for CSC, axis_order for CSF.
@@ -115,6 +116,42 @@ constexpr int64_t kScanBlock = int64_t{1} << 16;
 // new n.
 template <typename T>
 int64_t ScanBlock(const uint8_t* row, int64_t step, int64_t j0, int64_t j1, int64_t* cols,
+                  T* values, int64_t n);
+
+// Elements a skipping scan tests at once.
+constexpr int64_t kSkipRun = 16;
+
+// Whether the kSkipRun contiguous elements at `p` are all zero: a test
+// without branches or stores, which the compiler turns into vector
+// compares.
+template <typename T>
+bool AllZero(const uint8_t* p) {
+  bool any = false;
+  for (int64_t k = 0; k < kSkipRun; ++k) {
+    T x;
+    std::memcpy(&x, p + k * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    any |= IsNonZero(x);
+  }
+  return !any;
+}
+
+// ScanBlock for contiguous elements of a sparse row: runs of kSkipRun
+// elements that are all zero are passed over without writing anything;
+// the others, and the tail, are scanned element by element.
+template <typename T>
+int64_t ScanSparseBlock(const uint8_t* row, int64_t j0, int64_t j1, int64_t* cols, T* values,
+                        int64_t n) {
+  constexpr int64_t width = static_cast<int64_t>(sizeof(T));
+  int64_t j = j0;
+  for (; j + kSkipRun <= j1; j += kSkipRun) {
+    if (AllZero<T>(row + j * width)) continue;
+    n = ScanBlock<T>(row, width, j, j + kSkipRun, cols, values, n);
+  }
+  return ScanBlock<T>(row, width, j, j1, cols, values, n);
+}
+
+template <typename T>
+int64_t ScanBlock(const uint8_t* row, int64_t step, int64_t j0, int64_t j1, int64_t* cols,
                   T* values, int64_t n) {
   if (step == static_cast<int64_t>(sizeof(T))) {
     for (int64_t j = j0; j < j1; ++j) {
@@ -157,7 +194,7 @@ void ScanRows(const View& v, Chunk<T>& chunk, int64_t rows_ahead, int64_t* row_c
   std::vector<int64_t> index = RowIndex(v, part.row_begin);
   int64_t offset = 0;
   for (int k = 0; k + 1 < v.ndim(); ++k) offset += index[k] * v.strides[k];
-  int64_t n = 0;
+  int64_t n = 0, scanned = 0;
   for (int64_t r = part.row_begin; r < part.row_end; ++r) {
     const uint8_t* row = v.base + offset;
     const int64_t start = n;
@@ -167,7 +204,14 @@ void ScanRows(const View& v, Chunk<T>& chunk, int64_t rows_ahead, int64_t* row_c
       const int64_t j1 = std::min(inner, j0 + kScanBlock);
       chunk.status = Reserve(chunk, n, n + (j1 - j0));
       if (!chunk.status.ok()) return;
-      n = ScanBlock<T>(row, step, j0, j1, part.cols.data(), chunk.values.data(), n);
+      // Below one non-zero in 256 so far, most runs of 16 are all zero and
+      // skipping them saves the stores; above, the test would be wasted.
+      if (step == static_cast<int64_t>(sizeof(T)) && n * 256 < scanned) {
+        n = ScanSparseBlock<T>(row, j0, j1, part.cols.data(), chunk.values.data(), n);
+      } else {
+        n = ScanBlock<T>(row, step, j0, j1, part.cols.data(), chunk.values.data(), n);
+      }
+      scanned += j1 - j0;
     }
     row_counts[r] = n - start;
     if (r == part.row_begin && n > 0) {
