@@ -18,7 +18,7 @@ namespace quiver {
 namespace {
 
 constexpr int64_t kAlignment = 64;
-constexpr int64_t kLargeBlock = int64_t{4} << 20;
+constexpr int64_t kLargeBlock = int64_t{256} << 10;
 
 // A block of memory and how to give it back.
 struct Block {
@@ -36,12 +36,16 @@ struct Block {
 // memory marked for huge pages can stall for the kernel to compact memory
 // (tens of milliseconds). A cached block is handed out dirty: allocations
 // that promise zeroes clear it with a memset, about what the kernel's
-// zeroing of fresh pages costs, minus the faults. The cache holds at most
-// kCachedBlocks blocks and kCachedBytes bytes; Buffer::ReleaseCache()
-// empties it.
+// zeroing of fresh pages costs, minus the faults. Blocks from 256 KiB
+// are mapped and kept, not only huge ones: below that the C heap serves
+// them, but it gives its top back to the OS whenever other code in the
+// process frees there (the sparse scans' per-part arrays faulted afresh on
+// every call when SciPy ran in between). The cache holds at most
+// kCachedBlocks blocks and kCachedBytes bytes, letting the longest kept go
+// first; Buffer::ReleaseCache() empties it.
 class BlockCache {
  public:
-  static constexpr size_t kCachedBlocks = 8;
+  static constexpr size_t kCachedBlocks = 64;
   static constexpr int64_t kCachedBytes = int64_t{512} << 20;
 
   static BlockCache& Get() {
@@ -65,17 +69,27 @@ class BlockCache {
     return nullptr;
   }
 
-  // Keeps the block if there is room, unmaps it otherwise.
+  // Keeps the block, making room by unmapping the longest kept ones: the
+  // sizes in use now are the likeliest to be asked for next.
   void Put(void* memory, int64_t mapped) {
+    if (mapped > kCachedBytes) {
+      munmap(memory, static_cast<size_t>(mapped));
+      return;
+    }
+    std::vector<std::pair<void*, int64_t>> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (blocks_.size() < kCachedBlocks && bytes_ + mapped <= kCachedBytes) {
-        blocks_.emplace_back(memory, mapped);
-        bytes_ += mapped;
-        return;
+      size_t drop = 0;
+      int64_t bytes = bytes_;
+      while (blocks_.size() - drop >= kCachedBlocks || bytes + mapped > kCachedBytes) {
+        bytes -= blocks_[drop++].second;
       }
+      evicted.assign(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(drop));
+      blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(drop));
+      blocks_.emplace_back(memory, mapped);
+      bytes_ = bytes + mapped;
     }
-    munmap(memory, static_cast<size_t>(mapped));
+    for (const auto& [old, size] : evicted) munmap(old, static_cast<size_t>(size));
   }
 
   void Clear() {

@@ -85,4 +85,24 @@ TEST(Buffer, LargeBlocksAreReusedAndClearedWhereZeroesArePromised) {
   EXPECT_FALSE(fresh->data() == first && fresh->data()[0] == 0xAB);  // the cache let it go
 }
 
+// Blocks from 256 KiB are kept too (the scratch arrays of sparse scans are
+// that size), and a full cache makes room by letting the longest kept
+// block go: the block handed out next is the oldest still kept.
+TEST(Buffer, FullCacheLetsTheOldestBlocksGo) {
+  Buffer::ReleaseCache();
+  const int64_t size = int64_t{512} << 10;
+  std::vector<BufferPtr> held;
+  std::vector<const uint8_t*> addresses;
+  for (int i = 0; i < 70; ++i) {
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateUninitialized(size));
+    addresses.push_back(b->data());
+    held.push_back(std::move(b));
+  }
+  for (BufferPtr& b : held) b.reset();  // freed in order: the first 6 make room for the last 6
+  ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::AllocateUninitialized(size));
+  EXPECT_EQ(again->data(), addresses[6]);
+  again.reset();
+  Buffer::ReleaseCache();
+}
+
 }  // namespace quiver
