@@ -27,6 +27,11 @@ struct Block {
   Buffer::ReleaseHook release;
 };
 
+Block HeapBlock(int64_t padded) {
+  void* memory = std::aligned_alloc(kAlignment, static_cast<size_t>(padded));
+  return {memory, false, [memory] { std::free(memory); }};
+}
+
 #if defined(__linux__)
 // Freed large blocks kept for reuse. A fresh mapping costs a page fault
 // per page (per huge page at best) on first touch, which dominates
@@ -125,15 +130,16 @@ Block AllocateBlock(int64_t padded) {
     if (void* cached = BlockCache::Get().Take(padded, &mapped)) return LargeBlock(cached, mapped, false);
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return {};
+    // Out of mappings (vm.max_map_count) rather than memory, perhaps: the
+    // heap may still serve it.
+    if (memory == MAP_FAILED) return HeapBlock(padded);
 #ifdef MADV_HUGEPAGE
     madvise(memory, static_cast<size_t>(padded), MADV_HUGEPAGE);
 #endif
     return LargeBlock(memory, padded, true);
   }
 #endif
-  void* memory = std::aligned_alloc(kAlignment, static_cast<size_t>(padded));
-  return {memory, false, [memory] { std::free(memory); }};
+  return HeapBlock(padded);
 }
 
 }  // namespace
