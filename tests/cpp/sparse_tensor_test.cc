@@ -536,6 +536,29 @@ TEST(SparseFromDense, UnevenScanPartsJoinCorrectly) {
   }
 }
 
+// A full first row and nearly empty rows after it: the room reserved at
+// the first row's density is far more than the values need, and they come
+// out right (in an array of their own size) with one thread and with two.
+TEST(SparseFromDense, DenseFirstRowThenSparseRows) {
+  constexpr int64_t kRows = 64, kInner = int64_t{1} << 14;
+  std::vector<double> data(static_cast<size_t>(kRows * kInner), 0.0);
+  for (int64_t c = 0; c < kInner; ++c) data[c] = static_cast<double>(c + 1);
+  for (int64_t r = 1; r < kRows; ++r) data[r * kInner + r * 37] = -static_cast<double>(r);
+  Tensor dense = test::Vec<double>(data, {kRows, kInner});
+  for (int threads : {1, 2}) {
+    SparseOptions options;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::FromDense(dense, SparseFormat::kCSR, options));
+    ASSERT_EQ(csr.non_zero_length(), kInner + kRows - 1);
+    EXPECT_EQ(csr.values().buffer()->size(), csr.non_zero_length() * 8);
+    std::vector<double> values = test::Values<double>(csr.values());
+    EXPECT_EQ(values[kInner - 1], static_cast<double>(kInner));
+    EXPECT_EQ(values.back(), -static_cast<double>(kRows - 1));
+    ASSERT_OK_AND_ASSIGN(Tensor back, csr.ToDense());
+    EXPECT_TRUE(back.Equals(dense));
+  }
+}
+
 // A very sparse tensor is scanned in runs of 16 that skip all-zero runs:
 // non-zeros at the edges of runs, in the tail of a row that is not a
 // whole number of runs, NaN, and -0.0 (zero) in otherwise empty runs all

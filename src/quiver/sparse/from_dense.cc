@@ -48,6 +48,7 @@ class GrowArray {
     return Status::OK();
   }
   void set_size(int64_t n) { size_used_ = n; }
+  int64_t capacity() const { return capacity_; }
 
  private:
   BufferPtr buffer_;
@@ -251,23 +252,34 @@ void RunParts(int64_t parts, int workers, Fn&& fn) {
   });
 }
 
-// The chunks' values one after another, in chunk 0's array: it reserved
-// room for the whole tensor at its first row's density, so only the other
-// chunks' values move (and chunk 0's too when that guess was short).
+// The chunks' values one after another. Chunk 0's array reserved room
+// for the whole tensor at its first row's density, so usually they join
+// there and only the other chunks' values move. When that guess was short,
+// or so long that the result would pin far more memory than its values
+// (a first row much denser than the rest), they all move to a new array of
+// their own size.
 template <typename T>
 Result<Tensor> JoinValues(std::vector<Chunk<T>>& chunks, const TypePtr& type, int64_t nnz,
                           int workers) {
-  Chunk<T>& head = chunks.front();
-  head.values.set_size(head.part.nnz);
-  QUIVER_RETURN_NOT_OK(head.values.Reserve(std::max<int64_t>(nnz, 1)));
-  T* values = head.values.data();
-  RunParts(static_cast<int64_t>(chunks.size()) - 1, workers, [&](int64_t q) {
-    const Chunk<T>& chunk = chunks[q + 1];  // chunk 0 is in place
+  GrowArray<T>& head = chunks.front().values;
+  const int64_t bytes = nnz * static_cast<int64_t>(sizeof(T));
+  const bool in_place = head.capacity() >= nnz && head.capacity() <= 2 * nnz + kScanBlock;
+  BufferPtr out;
+  if (in_place) {
+    out = head.Release();
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(out, Buffer::AllocateUninitialized(bytes));
+  }
+  T* values = reinterpret_cast<T*>(out->mutable_data());
+  const int64_t skip = in_place ? 1 : 0;  // chunk 0's values are in place
+  RunParts(static_cast<int64_t>(chunks.size()) - skip, workers, [&](int64_t q) {
+    const Chunk<T>& chunk = chunks[q + skip];
     std::copy_n(chunk.values.data(), chunk.part.nnz, values + chunk.part.first);
   });
-  const int64_t bytes = nnz * static_cast<int64_t>(sizeof(T));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Slice(head.values.Release(), 0, bytes));
-  return MakeVector(type, std::move(buffer), nnz);
+  if (in_place) {
+    QUIVER_ASSIGN_OR_RETURN(out, Buffer::Slice(std::move(out), 0, bytes));
+  }
+  return MakeVector(type, std::move(out), nnz);
 }
 
 template <typename T>
