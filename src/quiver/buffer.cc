@@ -19,6 +19,7 @@ namespace {
 
 constexpr int64_t kAlignment = 64;
 constexpr int64_t kLargeBlock = int64_t{256} << 10;
+constexpr int64_t kHeapFallbackLimit = int64_t{32} << 20;
 
 // A block of memory and how to give it back.
 struct Block {
@@ -131,8 +132,9 @@ Block AllocateBlock(int64_t padded) {
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     // Out of mappings (vm.max_map_count) rather than memory, perhaps: the
-    // heap may still serve it.
-    if (memory == MAP_FAILED) return HeapBlock(padded);
+    // heap may still serve a block of moderate size (a bigger one it would
+    // map too, and a wild size must fail here as OutOfMemory).
+    if (memory == MAP_FAILED) return padded < kHeapFallbackLimit ? HeapBlock(padded) : Block{};
 #ifdef MADV_HUGEPAGE
     madvise(memory, static_cast<size_t>(padded), MADV_HUGEPAGE);
 #endif
