@@ -2,6 +2,7 @@
 // managed tensor into a quiver Tensor).
 #include "quiver/dlpack.h"
 
+#include <bit>
 #include <limits>
 #include <memory>
 
@@ -48,8 +49,12 @@ template <typename Managed>
 Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   QUIVER_ASSIGN_OR_RETURN(DLDataType dtype, DataTypeOf(*tensor.type()));
   const int64_t width = tensor.type()->byte_width();
+  // Every tensor value type is 1, 2, 4 or 8 bytes wide: strides become
+  // elements by a shift, not a division (tens of cycles per axis, on a
+  // call that takes a few hundred nanoseconds).
+  const int shift = std::countr_zero(static_cast<uint64_t>(width));
   bool whole_elements = true;
-  for (int64_t stride : tensor.strides()) whole_elements = whole_elements && stride % width == 0;
+  for (int64_t stride : tensor.strides()) whole_elements = whole_elements && (stride & (width - 1)) == 0;
   const bool copy_needed = !whole_elements || copy == CopyMode::kAlways;
   if (copy_needed && copy == CopyMode::kNever) {
     return Status::Invalid("tensor strides " + internal::FormatShape(tensor.strides()) +
@@ -69,7 +74,7 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   int64_t* dims = block->Dims(ndim);
   for (int i = 0; i < ndim; ++i) {
     dims[i] = source->shape()[i];
-    dims[ndim + i] = source->strides()[i] / width;
+    dims[ndim + i] = source->strides()[i] >> shift;  // exact: whole elements (arithmetic shift)
   }
   Managed* managed = &block->managed;
   DLTensor& out = managed->dl_tensor;
