@@ -1,6 +1,6 @@
 // Fuzzes the SparseTensor message reader: any bytes must give an error or
-// a tensor that every kernel can use to its last byte (dense, every other
-// format, equality, writing back).
+// a tensor that every kernel can use to its last byte (dense and back by
+// the dense scan, every other format, equality, writing back).
 #include "fuzz_targets.h"
 #include "ipc_fuzz_common.h"
 #include "quiver/sparse_tensor.h"
@@ -51,6 +51,18 @@ int FuzzIpcSparseTensor(const uint8_t* data, size_t size) {
     auto dense = tensor->ToDense();
     if (!dense.ok()) abort();
     sink = sink + TouchTensor(*dense);
+    // And back by the dense scan, in the tensor's own format, on two
+    // threads (its parts and joins) and, for CSF, in its axis order.
+    SparseOptions options;
+    options.threads = 2;
+    if (const auto* csf = tensor->csf_index()) options.axis_order = csf->axis_order;
+    auto again = SparseTensor::FromDense(*dense, tensor->format(), options);
+    if (!again.ok()) {
+      if (again.status().code() != StatusCode::kOutOfMemory) abort();
+    } else {
+      sink = sink + TouchSparse(*again);
+      if (comparable && !again->Equals(*tensor)) abort();
+    }
   }
   const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF};
   for (SparseFormat format : formats) {
