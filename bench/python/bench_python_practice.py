@@ -74,6 +74,9 @@ def main():
     line("qv.from_dlpack(ndarray)", per_call(lambda: qv.from_dlpack(a)),
          "np.from_dlpack(ndarray)", per_call(lambda: np.from_dlpack(a)), "<= 1.5x")
 
+    line("qv.Tensor.from_numpy(ndarray), zero-copy", per_call(lambda: qv.Tensor.from_numpy(a)),
+         "pa.Tensor.from_numpy(ndarray)", per_call(lambda: pa.Tensor.from_numpy(a)), "none; < 1.0x")
+
     col = qv.FixedShapeTensorArray.from_numpy(x)
     line("np.asarray(col)", per_call(lambda: np.asarray(col)),
          "col.to_numpy()", per_call(lambda: col.to_numpy()), "~1.0x")

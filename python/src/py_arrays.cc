@@ -279,7 +279,7 @@ nb::object RowOrNone(const FixedShapeTensorArray& a, int64_t i) {
 // Masked-array rows: True where every element of a row is masked (a null
 // row); ValueError naming the first row masked only in part.
 std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char* what) {
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   nb::object flags = numpy.attr("asarray")(mask, numpy.attr("bool_"));
   if (nb::cast<int64_t>(flags.attr("ndim")) == 0) {
     flags = numpy.attr("broadcast_to")(flags, nb::make_tuple(rows));
@@ -344,7 +344,7 @@ static PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray, std::optional<
 
 // Indices as a contiguous int64 NumPy array; TypeError for non-integers.
 nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices) {
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   nb::object array = numpy.attr("asarray")(indices);
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   if (kind != "i" && kind != "u" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
@@ -360,7 +360,7 @@ nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indi
 
 // A filter mask as contiguous bytes; TypeError unless it holds bools.
 nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask) {
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   nb::object array = numpy.attr("asarray")(mask);
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   if (kind != "b" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {

@@ -144,9 +144,16 @@ const Py_buffer* BorrowedBuffers::Borrow(PyObject* obj, TypePtr* type) {
   return &views_.back();
 }
 
+nb::object Numpy() {
+  // Imported once: an import per call is a few hundred nanoseconds of
+  // dictionary lookups on paths that view an array.
+  static PyObject* module = nb::module_::import_("numpy").release().ptr();
+  return nb::borrow(module);
+}
+
 PyTypeObject* NumpyArrayType() {
   static PyTypeObject* type = reinterpret_cast<PyTypeObject*>(
-      nb::object(nb::module_::import_("numpy").attr("ndarray")).release().ptr());
+      Numpy().attr("ndarray").ptr());  // (the module keeps it alive)
   return type;
 }
 
@@ -207,6 +214,9 @@ nb::handle MaskedArrayType() {
 // Why a NumPy dtype cannot hold tensor values, or "" when it can.
 std::string UnsupportedDtype(nb::handle dtype) {
   const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+  // bool, int, uint, float: the usual case returns before str(dtype),
+  // which runs Python code in NumPy (about a microsecond).
+  if (kind == "b" || kind == "i" || kind == "u" || kind == "f") return "";
   const std::string name = Str(dtype);
   if (kind == "O") return "dtype " + name + " (Python objects)";
   if (kind == "U" || kind == "S") return "dtype " + name + " (strings)";
@@ -221,9 +231,9 @@ std::string UnsupportedDtype(nb::handle dtype) {
 bool IsMaskedArray(nb::handle obj) { return PyObject_IsInstance(obj.ptr(), MaskedArrayType().ptr()) == 1; }
 
 nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy) {
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   nb::object array = nb::borrow(obj);
-  if (!PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(numpy.attr("ndarray").ptr()))) {
+  if (!PyObject_TypeCheck(obj.ptr(), NumpyArrayType())) {
     InputArray view;
     if (nb::try_cast(obj, view)) return array;  // DLPack and buffer producers
     try {
@@ -271,7 +281,7 @@ nb::object TensorToNumpy(const Tensor& tensor) {
 }
 
 nb::object NumpyDtype(const DataType& type) {
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   if (type.is_bool8()) return numpy.attr("dtype")("bool");
   if (!type.is_numeric()) {
     Raise(Status::TypeError(type.ToString() + " has no NumPy dtype"));
@@ -286,7 +296,7 @@ nb::object NumpyDtype(const DataType& type) {
 nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
   if (dtype.is_none() && copy.is_none()) return view;  // np.asarray(x): the view itself
   const CopyMode mode = CopyModeFromPython(copy);
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   if (mode == CopyMode::kAlways) {
     nb::dict kwargs;
     kwargs["copy"] = true;
@@ -318,7 +328,7 @@ InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
 }
 
 std::string FormatValues(nb::handle array, const std::string& prefix) {
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   nb::dict kwargs;
   kwargs["separator"] = ", ";
   kwargs["threshold"] = 12;

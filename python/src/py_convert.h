@@ -90,6 +90,8 @@ class BorrowedBuffers {
 };
 
 // numpy.ndarray, looked up once (kept for the life of the process).
+// The numpy module (imported on first use).
+nb::object Numpy();
 PyTypeObject* NumpyArrayType();
 
 // A Python tuple of ints (shapes, strides).

@@ -238,7 +238,7 @@ void BindRecordBatch(nb::module_& m) {
         }
         if (views.size() == 1) return views[0];
         if (views.size() == 0) Raise(Status::Invalid("to_numpy() of a chunked array without chunks"));
-        return nb::module_::import_("numpy").attr("concatenate")(views);
+        return Numpy().attr("concatenate")(views);
       }, nb::arg("allow_nulls") = false,
          "The column as one NumPy array: zero-copy with one chunk, one copy otherwise.")
       .def("__repr__", [](const PyChunkedArray& c) {

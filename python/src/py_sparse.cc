@@ -47,7 +47,7 @@ const char* ClassName(SparseFormat format) {
 // dtype checked for values a tensor can hold.
 nb::object AsNumpy(nb::handle obj, const std::string& what) {
   nb::object prepared = PrepareArray(obj, what.c_str());
-  return nb::module_::import_("numpy").attr("asarray")(prepared);
+  return Numpy().attr("asarray")(prepared);
 }
 
 std::string ShapeText(nb::handle array) { return Str(array.attr("shape")); }
@@ -55,7 +55,7 @@ std::string ShapeText(nb::handle array) { return Str(array.attr("shape")); }
 // A C-contiguous version of `array`: itself when it already is.
 nb::object Contiguous(nb::object array) {
   if (nb::cast<bool>(array.attr("flags").attr("c_contiguous"))) return array;
-  return nb::module_::import_("numpy").attr("ascontiguousarray")(array);
+  return Numpy().attr("ascontiguousarray")(array);
 }
 
 Tensor ViewTensor(nb::handle array, const std::string& what) {
@@ -179,7 +179,7 @@ std::vector<Tensor> IndexList(nb::handle list, const char* what) {
 
 // No coordinates as an empty 1-D list or array read as (0, ndim).
 nb::object EmptyCoords(nb::handle coords, size_t ndim) {
-  nb::object array = nb::module_::import_("numpy").attr("asarray")(coords);
+  nb::object array = Numpy().attr("asarray")(coords);
   if (nb::cast<int>(array.attr("ndim")) == 1 && nb::cast<int64_t>(array.attr("size")) == 0) {
     return array.attr("reshape")(0, ndim);
   }
@@ -240,7 +240,7 @@ int64_t IntAt(nb::handle array, int64_t i) { return nb::cast<int64_t>(nb::int_(a
 
 // The row of node `node` in the level whose pointers are `indptr`.
 int64_t ParentOf(nb::handle indptr, int64_t node) {
-  nb::object np = nb::module_::import_("numpy");
+  nb::object np = Numpy();
   return nb::cast<int64_t>(nb::int_(np.attr("searchsorted")(indptr, node, "right"))) - 1;
 }
 

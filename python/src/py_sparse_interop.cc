@@ -17,7 +17,6 @@ using namespace nb::literals;
 
 namespace {
 
-nb::object Numpy() { return nb::module_::import_("numpy"); }
 
 const char* ScipyFormat(SparseFormat format) {
   switch (format) {

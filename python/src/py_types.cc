@@ -67,7 +67,7 @@ TypePtr TypeFromNumpyDtype(nb::handle dtype) {
 
 TypePtr TypeFromPython(nb::handle value) {
   if (nb::isinstance<PyDataType>(value)) return nb::cast<PyDataType&>(value).type;
-  nb::object numpy = nb::module_::import_("numpy");
+  nb::object numpy = Numpy();
   if (nb::isinstance<nb::str>(value)) {
     const std::string name = nb::cast<std::string>(value);
     if (name == "bool8") return bool8();
