@@ -31,8 +31,9 @@ class Buffer {
   // Like Allocate, but only the padding past `size` is guaranteed zero: for
   // callers that write every byte themselves (large copies), saving a pass.
   static Result<std::shared_ptr<Buffer>> AllocateUninitialized(int64_t size);
-  // Blocks of 4 MiB and more are reused: when such a buffer dies its memory
-  // is kept (up to 8 blocks and 512 MiB in all) for a later allocation of
+  // Blocks of 256 KiB and more are reused: when such a buffer dies its
+  // memory is kept (up to 64 blocks and 512 MiB in all, the longest kept
+  // let go first) for a later allocation of
   // a similar size, which then skips the page faults of fresh memory
   // (Allocate clears a reused block). ReleaseCache returns the kept blocks
   // to the OS.

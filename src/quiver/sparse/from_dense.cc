@@ -263,7 +263,10 @@ Result<Tensor> JoinValues(std::vector<Chunk<T>>& chunks, const TypePtr& type, in
                           int workers) {
   GrowArray<T>& head = chunks.front().values;
   const int64_t bytes = nnz * static_cast<int64_t>(sizeof(T));
-  const bool in_place = head.capacity() >= nnz && head.capacity() <= 2 * nnz + kScanBlock;
+  // (A few KiB of slack, not a scan block's: a small or empty result in
+  // a block sized for a long row would pin hundreds of KiB.)
+  const int64_t room = head.capacity() * static_cast<int64_t>(sizeof(T));
+  const bool in_place = head.capacity() >= nnz && room <= 2 * bytes + 4096;
   BufferPtr out;
   if (in_place) {
     out = head.Release();
