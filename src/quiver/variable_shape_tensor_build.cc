@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "quiver/internal/bitmap.h"
@@ -11,6 +10,7 @@
 #include "quiver/variable_shape_tensor.h"
 #include "quiver/internal/variable_shape_storage.h"
 #include "quiver/internal/strided_copy.h"
+#include "quiver/internal/threads.h"
 
 namespace quiver {
 
@@ -160,9 +160,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromRowViews(
     // Split where half of the bytes are (the rows may differ in size).
     const int32_t* middle = std::lower_bound(offsets, offsets + n, static_cast<int32_t>(total / 2));
     const int64_t half = std::max<int64_t>(1, middle - offsets);
-    std::thread second([&] { copy_rows(half, n); });
-    copy_rows(0, half);
-    second.join();
+    internal::RunOnThreads(2, [&](int w) { w == 0 ? copy_rows(0, half) : copy_rows(half, n); });
   }
   parts.values = internal::MakeFlatArray(type.value_type(), total, std::move(values));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <limits>
 #include <optional>
-#include <thread>
 #include <type_traits>
 #include <utility>
 
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/permutation.h"
+#include "quiver/internal/threads.h"
 #include "quiver/internal/value_types.h"
 #include "quiver/internal/variable_shape_storage.h"
 #include "quiver/variable_shape_tensor.h"
@@ -293,9 +293,13 @@ void Fill(const VariableShapeTensorArray& array, const PaddedPlan& plan, bool wr
   const int64_t n = array.length();
   if (plan.out_bytes < kParallelBytes || n < 2) return FillRows(array, plan, write_zeros, out, 0, n);
   const int64_t half = n / 2;
-  std::thread second([&] { FillRows(array, plan, write_zeros, out, half, n); });
-  FillRows(array, plan, write_zeros, out, 0, half);
-  second.join();
+  internal::RunOnThreads(2, [&](int w) {
+    if (w == 0) {
+      FillRows(array, plan, write_zeros, out, 0, half);
+    } else {
+      FillRows(array, plan, write_zeros, out, half, n);
+    }
+  });
 }
 
 }  // namespace

@@ -4,14 +4,10 @@
 // right result, or a quiver error (never a throw, an abort or UB).
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <limits>
 #include <vector>
 
+#include "no_threads.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
@@ -128,35 +124,24 @@ TEST(SparseReview, UncheckedCanonicalClaimIsNotTrusted) {
 // A kernel asked for threads the system will not start still finishes:
 // std::thread's std::system_error must not reach std::terminate.
 TEST(SparseReview, ThreadCreationFailureIsNotFatal) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop to an unprivileged user with no threads left";
   // [16, 2^18]: rows this long are worth a thread each, so 4 are asked for.
   const int64_t columns = int64_t{1} << 18;
   std::vector<uint8_t> dense(static_cast<size_t>(16 * columns), 0);
   dense[static_cast<size_t>(13 * columns + 5)] = 7;
   Tensor t = Vec<uint8_t>(dense, {16, columns});
   ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::FromDense(t, SparseFormat::kCSR));
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    try {
-      // As an unprivileged user allowed one thread besides this one, the
-      // first pthread_create succeeds and the next fail with EAGAIN.
-      if (setgid(65534) != 0 || setuid(65534) != 0) std::_Exit(3);
-      const rlimit two{2, 2};
-      if (setrlimit(RLIMIT_NPROC, &two) != 0) std::_Exit(4);
-      Result<Tensor> out = csr.ToDense(4);
-      if (!out.ok()) std::_Exit(5);
-      if (test::Values<uint8_t>(*out) != dense) std::_Exit(6);
-      Result<SparseTensor> back = SparseTensor::FromDense(t, SparseFormat::kCOO, {nullptr, {}, 4});
-      std::_Exit(back.ok() && back->non_zero_length() == 1 ? 0 : 7);
-    } catch (...) {
-      std::_Exit(8);  // an exception escaped the C++ API
-    }
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  bool skipped = false;
+  const std::string failure = test::RunWithoutThreads(
+      [&] {
+        Result<Tensor> out = csr.ToDense(4);
+        if (!out.ok()) return 5;
+        if (test::Values<uint8_t>(*out) != dense) return 6;
+        Result<SparseTensor> back = SparseTensor::FromDense(t, SparseFormat::kCOO, {nullptr, {}, 4});
+        return back.ok() && back->non_zero_length() == 1 ? 0 : 7;
+      },
+      &skipped);
+  if (skipped) GTEST_SKIP() << "needs root to drop to an unprivileged user with no threads left";
+  EXPECT_EQ(failure, "");
 }
 
 }  // namespace

@@ -7,26 +7,27 @@
 #include <limits>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/layout.h"
+#include "quiver/internal/threads.h"
 #include "quiver/ipc/codec.h"
 
 namespace quiver::ipc {
 
 Status ParallelFor(int64_t count, int threads, const std::function<Status(int64_t)>& fn) {
-  int workers = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-  workers = static_cast<int>(std::min<int64_t>(std::max(workers, 1), count));
+  const int workers = static_cast<int>(std::min<int64_t>(internal::ThreadCount(threads), count));
   if (workers <= 1) {
     for (int64_t i = 0; i < count; ++i) QUIVER_RETURN_NOT_OK(fn(i));
     return Status::OK();
   }
+  // A work queue: each thread takes the next item left, so one large
+  // buffer does not hold up a fixed share of the others.
   std::atomic<int64_t> next{0};
   std::mutex mutex;
   Status first_error;
-  auto work = [&] {
+  internal::RunOnThreads(workers, [&](int) {
     for (int64_t i = next++; i < count; i = next++) {
       Status st = fn(i);
       if (!st.ok()) {
@@ -35,11 +36,7 @@ Status ParallelFor(int64_t count, int threads, const std::function<Status(int64_
         next = count;  // stop handing out work
       }
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  });
   return first_error;
 }
 

@@ -7,11 +7,11 @@
 #include <optional>
 #include <utility>
 #include <string>
-#include <thread>
 
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/compact.h"
 #include "quiver/internal/layout.h"
+#include "quiver/internal/threads.h"
 #include "quiver/ipc/codec.h"
 #include "quiver/ipc/decoder.h"
 
@@ -80,8 +80,7 @@ Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
     for (size_t i = 0; i < buffers.size(); ++i) out[i].bytes = buffers[i];
     return out;
   }
-  const int workers = options.threads > 0 ? options.threads
-                                          : static_cast<int>(std::thread::hardware_concurrency());
+  const int workers = internal::ThreadCount(options.threads);
   auto large = [&](size_t i) {
     return options.compression == Compression::kZstd && workers > 1 && buffers[i] &&
            buffers[i]->size() >= kSplitBuffer;

@@ -1,14 +1,11 @@
 // Index arrays in and out of the int64 form the sparse kernels work on,
 // and the small helpers they share.
 #include <algorithm>
-#include <exception>
 #include <limits>
-#include <mutex>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/threads.h"
 #include "quiver/internal/value_types.h"
 #include "quiver/sparse/sparse_internal.h"
 
@@ -137,9 +134,8 @@ Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length)
 }
 
 int WorkerCount(int64_t n, int threads, int64_t min_per_thread) {
-  const int cores = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-  return static_cast<int>(
-      std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1, std::max(cores, 1)));
+  return static_cast<int>(std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1,
+                                              internal::ThreadCount(threads)));
 }
 
 void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
@@ -149,39 +145,11 @@ void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
     if (n > 0) fn(0, n);
     return;
   }
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<size_t>(workers - 1));
   const int64_t step = (n + workers - 1) / workers;
-  // An exception in a worker (std::bad_alloc from a workspace) would
-  // reach std::terminate; the first one is carried to this thread and
-  // rethrown after every worker has joined.
-  std::mutex failure_mutex;
-  std::exception_ptr failure;
-  auto run = [&fn, &failure_mutex, &failure, n, step](int64_t w) {
+  internal::RunOnThreads(workers, [&](int w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    if (begin >= end) return;
-    try {
-      fn(begin, end);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-    }
-  };
-  // The system may refuse a thread (EAGAIN: process limits, memory): the
-  // std::system_error must not escape, and with threads already running
-  // it would reach std::terminate. Parts no thread took run here.
-  int w = 1;
-  for (; w < workers; ++w) {
-    try {
-      pool.emplace_back(run, w);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  run(0);
-  for (; w < workers; ++w) run(w);
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+    if (begin < end) fn(begin, end);
+  });
 }
 
 Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {

@@ -1,0 +1,21 @@
+// Running work on a few threads without ever letting a thread's failure
+// escape: the one place in quiver that starts std::threads.
+#pragma once
+
+#include <functional>
+
+namespace quiver::internal {
+
+// Threads to use for `requested` (0: one per core), at least 1.
+int ThreadCount(int requested);
+
+// Runs fn(w) for every w in [0, workers): fn(0) on the calling thread, the
+// others on threads of their own. A thread the system refuses to start
+// (EAGAIN: process limits, memory) is not an error: its fn(w) runs on the
+// calling thread afterwards, so the work is always done. An exception
+// thrown by any fn(w) (std::bad_alloc from a workspace) is carried to the
+// calling thread and the first one rethrown once every thread has joined;
+// nothing reaches std::terminate.
+void RunOnThreads(int workers, const std::function<void(int)>& fn);
+
+}  // namespace quiver::internal
