@@ -1,5 +1,6 @@
 #include "quiver/buffer.h"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -58,6 +59,7 @@ class BlockCache {
     static BlockCache* cache = new BlockCache();  // never destroyed: buffers may die at exit
     return *cache;
   }
+  BlockCache() { blocks_.reserve(kCachedBlocks); }
 
   // A cached block of at least `size` bytes and at most half again as
   // many, or nullptr; `mapped` receives its size.
@@ -76,33 +78,36 @@ class BlockCache {
   }
 
   // Keeps the block, making room by unmapping the longest kept ones: the
-  // sizes in use now are the likeliest to be asked for next.
-  void Put(void* memory, int64_t mapped) {
+  // sizes in use now are the likeliest to be asked for next. Runs in a
+  // buffer's destructor, so it allocates nothing (blocks_ has its room
+  // from the start): it cannot throw.
+  void Put(void* memory, int64_t mapped) noexcept {
     if (mapped > kCachedBytes) {
       munmap(memory, static_cast<size_t>(mapped));
       return;
     }
-    std::vector<std::pair<void*, int64_t>> evicted;
+    std::array<std::pair<void*, int64_t>, kCachedBlocks> evicted;
+    size_t drop = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      size_t drop = 0;
-      int64_t bytes = bytes_;
-      while (blocks_.size() - drop >= kCachedBlocks || bytes + mapped > kCachedBytes) {
-        bytes -= blocks_[drop++].second;
+      while (blocks_.size() - drop >= kCachedBlocks || bytes_ + mapped > kCachedBytes) {
+        evicted[drop] = blocks_[drop];
+        bytes_ -= blocks_[drop++].second;
       }
-      evicted.assign(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(drop));
       blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(drop));
       blocks_.emplace_back(memory, mapped);
-      bytes_ = bytes + mapped;
+      bytes_ += mapped;
     }
-    for (const auto& [old, size] : evicted) munmap(old, static_cast<size_t>(size));
+    for (size_t i = 0; i < drop; ++i) munmap(evicted[i].first, static_cast<size_t>(evicted[i].second));
   }
 
   void Clear() {
     std::vector<std::pair<void*, int64_t>> blocks;
+    blocks.reserve(kCachedBlocks);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      blocks.swap(blocks_);
+      blocks.assign(blocks_.begin(), blocks_.end());
+      blocks_.clear();  // (keeping its room: Put allocates nothing)
       bytes_ = 0;
     }
     for (const auto& [memory, mapped] : blocks) munmap(memory, static_cast<size_t>(mapped));
