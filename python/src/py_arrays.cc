@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "py_capsules.h"
+#include "py_buffer_protocol.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_fastcall.h"
@@ -417,7 +418,8 @@ void BindFixedShapeTensorArray(nb::module_& m) {
   using A = PyFixedShapeTensorArray;
   nb::class_<A>(
       m, "FixedShapeTensorArray",
-      "A column of arrow.fixed_shape_tensor: one tensor of the same shape per row.")
+      "A column of arrow.fixed_shape_tensor: one tensor of the same shape per row.",
+      nb::type_slots(BufferSlots<A, &ColumnView>()))
       .def_static("from_numpy", &FixedFromNumpy, nb::arg("ndarray"), nb::arg("dim_names") = nb::none(),
                   nb::arg("copy") = nb::none(), nb::kw_only(), nb::arg("mask") = nb::none(),
           "Rows from axis 0 of an (N, *cell_shape) array. Zero-copy when every cell is a "
@@ -452,8 +454,9 @@ void BindFixedShapeTensorArray(nb::module_& m) {
              return ArrayProtocol(TensorToNumpy(Unwrap(a.array.ToTensor())), dtype, copy);
            },
            nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("copy") = nb::none(),
-           "NumPy's array protocol: np.asarray(col) is col.to_numpy() (zero-copy, read-only); "
-           "copy=True gives a writable copy, copy=False refuses a dtype conversion.")
+           "NumPy's array protocol, used where the buffer protocol gives no view (null rows): "
+           "the view col.to_numpy() gives (zero-copy, read-only); copy=True gives a writable "
+           "copy, copy=False refuses a dtype conversion.")
       .def("to_tensor",
            [](const A& a, bool allow_nulls) {
              return PyTensor{Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)))};

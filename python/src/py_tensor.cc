@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "py_buffer_protocol.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_objects.h"
@@ -12,7 +13,8 @@ namespace quiver::python {
 
 void BindTensor(nb::module_& m) {
   nb::class_<PyTensor>(m, "Tensor",
-                       "A dense strided tensor (shape in elements, strides in bytes).")
+                       "A dense strided tensor (shape in elements, strides in bytes).",
+                       nb::type_slots(BufferSlots<PyTensor, &TensorView>()))
       .def_static(
           "from_numpy",
           [](nb::handle ndarray, std::optional<std::vector<std::string>> dim_names, nb::handle copy) {

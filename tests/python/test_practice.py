@@ -35,6 +35,46 @@ def test_array_protocol_is_a_zero_copy_view():
     assert qv.Tensor.from_numpy(np.array([True])).dtype == np.bool_
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                                   "uint64", "float16", "float32", "float64", "bool"])
+def test_buffer_protocol_views_every_value_type(dtype):
+    x = (np.arange(24) % 5).astype(dtype).reshape(4, 2, 3)
+    for obj in (qv.Tensor.from_numpy(x), qv.FixedShapeTensorArray.from_numpy(x)):
+        view = memoryview(obj)
+        assert view.readonly and view.shape == (4, 2, 3) and view.strides == x.strides
+        assert view.itemsize == x.itemsize
+        y = np.asarray(view)
+        # The very dtype (numpy.int64, not numpy.longlong), the same memory.
+        assert y.dtype.type is x.dtype.type
+        assert np.shares_memory(y, x) and np.array_equal(y, x)
+
+
+def test_buffer_protocol_keeps_strides_and_refuses_what_it_cannot_give():
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    permuted = qv.FixedShapeTensorArray.from_numpy(x.transpose(0, 2, 1))  # cells transposed
+    y = np.asarray(permuted)
+    assert np.array_equal(y, x.transpose(0, 2, 1)) and np.shares_memory(y, x)
+    reversed_rows = qv.Tensor.from_numpy(x[::-1])
+    assert np.array_equal(np.asarray(reversed_rows), x[::-1])
+    assert memoryview(reversed_rows).strides[0] < 0
+    # A contiguous view is asked of a strided tensor: refused, not copied.
+    with pytest.raises(TypeError, match="contiguous"):
+        memoryview(qv.Tensor.from_numpy(x.transpose(2, 1, 0))).cast("B")
+    # Writing is refused: the memory is shared Arrow data.
+    import struct
+    with pytest.raises(TypeError, match="read-write"):
+        struct.pack_into("f", qv.Tensor.from_numpy(x), 0, 1.0)
+    # Null rows: no buffer, and NumPy goes on to __array__ and its message.
+    col = qv.FixedShapeTensorArray.from_numpy(x, mask=np.array([False, True]))
+    with pytest.raises(BufferError, match="null"):
+        memoryview(col)
+    with pytest.raises(ValueError, match="null"):
+        np.asarray(col)
+    # The view keeps the column's memory alive after the column is gone.
+    view = memoryview(qv.Tensor.from_numpy(np.arange(6.0)))
+    assert view.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
 def test_masked_arrays_make_null_rows():
     x = np.ma.masked_array(cells(), mask=False)
     x[1] = np.ma.masked
