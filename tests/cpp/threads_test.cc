@@ -33,6 +33,24 @@ TEST(Threads, AnExceptionComesBackAfterEveryPartHasRun) {
   EXPECT_EQ(finished, 3);
 }
 
+TEST(Threads, QueueRunsEveryItemOnceAndStopsWhenAsked) {
+  for (int workers : {1, 2, 4}) {
+    std::vector<std::atomic<int>> runs(100);
+    internal::RunQueue(100, workers, [&](int64_t i) {
+      ++runs[static_cast<size_t>(i)];
+      return true;
+    });
+    for (const auto& r : runs) EXPECT_EQ(r, 1) << workers;
+  }
+  // On one thread the items come in order: none after the one that stops.
+  std::vector<int64_t> seen;
+  internal::RunQueue(10, 1, [&](int64_t i) {
+    seen.push_back(i);
+    return i != 3;
+  });
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
 TEST(Threads, ThreadCountIsAtLeastOne) {
   EXPECT_EQ(internal::ThreadCount(3), 3);
   EXPECT_GE(internal::ThreadCount(0), 1);

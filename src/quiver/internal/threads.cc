@@ -1,6 +1,7 @@
 #include "quiver/internal/threads.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -38,6 +39,15 @@ void RunOnThreads(int workers, const std::function<void(int)>& fn) {
   for (int w = started; w < workers; ++w) run(w);
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+void RunQueue(int64_t count, int workers, const std::function<bool(int64_t)>& fn) {
+  std::atomic<int64_t> next{0};
+  RunOnThreads(workers, [&](int) {
+    for (int64_t i = next++; i < count; i = next++) {
+      if (!fn(i)) next = count;
+    }
+  });
 }
 
 }  // namespace quiver::internal

@@ -2,6 +2,7 @@
 // escape: the one place in quiver that starts std::threads.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 namespace quiver::internal {
@@ -17,5 +18,12 @@ int ThreadCount(int requested);
 // calling thread and the first one rethrown once every thread has joined;
 // nothing reaches std::terminate.
 void RunOnThreads(int workers, const std::function<void(int)>& fn);
+
+// Runs fn(i) for every i in [0, count) on `workers` threads (as
+// RunOnThreads does), each thread taking the next i not yet taken: a
+// thread that the machine slows down (a core shared with other work) takes
+// fewer instead of holding up a fixed share. fn returns false to stop the
+// handing out (an error): the items no thread has taken yet are skipped.
+void RunQueue(int64_t count, int workers, const std::function<bool(int64_t)>& fn);
 
 }  // namespace quiver::internal

@@ -2,7 +2,7 @@
 // pre-order over the schema, as the layout table says each type needs them.
 #include "quiver/ipc/decoder.h"
 
-#include <atomic>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -17,25 +17,17 @@
 namespace quiver::ipc {
 
 Status ParallelFor(int64_t count, int threads, const std::function<Status(int64_t)>& fn) {
-  const int workers = static_cast<int>(std::min<int64_t>(internal::ThreadCount(threads), count));
-  if (workers <= 1) {
-    for (int64_t i = 0; i < count; ++i) QUIVER_RETURN_NOT_OK(fn(i));
-    return Status::OK();
-  }
-  // A work queue: each thread takes the next item left, so one large
-  // buffer does not hold up a fixed share of the others.
-  std::atomic<int64_t> next{0};
+  const int workers = static_cast<int>(std::clamp<int64_t>(count, 1, internal::ThreadCount(threads)));
+  // A work queue: one large buffer does not hold up a fixed share of the
+  // others; the first error stops it.
   std::mutex mutex;
   Status first_error;
-  internal::RunOnThreads(workers, [&](int) {
-    for (int64_t i = next++; i < count; i = next++) {
-      Status st = fn(i);
-      if (!st.ok()) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (first_error.ok()) first_error = st;
-        next = count;  // stop handing out work
-      }
-    }
+  internal::RunQueue(count, workers, [&](int64_t i) {
+    Status st = fn(i);
+    if (st.ok()) return true;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (first_error.ok()) first_error = std::move(st);
+    return false;
   });
   return first_error;
 }

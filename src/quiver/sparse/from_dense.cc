@@ -9,12 +9,12 @@
 // In that view the non-zeros come out sorted, so every output is canonical
 // without a sort, whatever the dense tensor's strides.
 #include <algorithm>
-#include <atomic>
 #include <memory>
 #include <numeric>
 #include <type_traits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/threads.h"
 #include "quiver/internal/value_types.h"
 #include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse/value_math.h"
@@ -241,14 +241,12 @@ struct Scan {
 };
 
 // Runs fn(p) for every part p in [0, parts) on `workers` threads, each
-// taking the next part not yet taken: a thread that the machine slows
-// down (a core shared with other work) takes fewer parts instead of
-// holding up the rest, as a fixed split would.
+// taking the next part left (internal::RunQueue).
 template <typename Fn>
 void RunParts(int64_t parts, int workers, Fn&& fn) {
-  std::atomic<int64_t> next{0};
-  ParallelFor(workers, workers, 1, [&](int64_t, int64_t) {
-    for (int64_t p = next.fetch_add(1); p < parts; p = next.fetch_add(1)) fn(p);
+  internal::RunQueue(parts, workers, [&](int64_t p) {
+    fn(p);
+    return true;
   });
 }
 
