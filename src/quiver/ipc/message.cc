@@ -99,6 +99,19 @@ Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) 
   return std::optional<Message>(std::move(message));
 }
 
+Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,
+                                  fb::MessageHeader kind, const std::string& name) {
+  if (!source) return Status::Invalid("Read" + name + " needs a source");
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, offset));
+  if (!message) return Status::Invalid("no " + name + " message at byte " + std::to_string(offset));
+  if (message->header->header_type() != kind) {
+    return Status::Invalid(message->Where() + " is a " +
+                           std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
+                           " message, not a " + name);
+  }
+  return std::move(*message);
+}
+
 int64_t PaddingFor(int64_t size, int64_t alignment) {
   const int64_t remainder = size % alignment;
   return remainder == 0 ? 0 : alignment - remainder;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -42,6 +43,12 @@ Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, in
 // end-of-stream marker or at the end of the source. The pre-0.15 form
 // without the continuation marker is read too.
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
+
+// The one message at `offset` of `source` that a Read<name> call reads,
+// which must carry a `kind` header: Invalid otherwise, naming what is
+// missing (the source, a message) or what kind of message is there.
+Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,
+                                  fb::MessageHeader kind, const std::string& name);
 
 // Frames a finished Message flatbuffer. The padding puts the body at a
 // multiple of `alignment` when the message starts at `position`.

@@ -301,17 +301,11 @@ Result<SparseTensor> ReadIndex(const fb::SparseTensor& sparse, const Body& body,
 
 Result<SparseTensor> ReadSparseTensor(const std::shared_ptr<InputSource>& source, int64_t offset,
                                       ReadOptions options) {
-  if (!source) return Status::Invalid("ReadSparseTensor needs a source");
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, offset));
-  if (!message) return Status::Invalid("no SparseTensor message at byte " + std::to_string(offset));
-  const fb::SparseTensor* sparse = message->header->header_as_SparseTensor();
-  if (sparse == nullptr) {
-    return Status::Invalid(message->Where() + " is a " +
-                           std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
-                           " message, not a SparseTensor");
-  }
-  const Body body{message->body, message->Where()};
-  QUIVER_ASSIGN_OR_RETURN(Common common, ReadCommon(*message->header, *sparse, body));
+  QUIVER_ASSIGN_OR_RETURN(Message message,
+                          ReadMessageOfKind(source, offset, fb::MessageHeader::SparseTensor, "SparseTensor"));
+  const fb::SparseTensor* sparse = message.header->header_as_SparseTensor();
+  const Body body{message.body, message.Where()};
+  QUIVER_ASSIGN_OR_RETURN(Common common, ReadCommon(*message.header, *sparse, body));
   auto made = ReadIndex(*sparse, body, std::move(common), options.validation);
   // The builders' errors name the index and position; the message says where.
   if (!made.ok() && made.status().message().rfind(body.where, 0) != 0) {

@@ -59,16 +59,10 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink) {
 Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t offset,
                           ReadOptions options) {
   (void)options;
-  if (!source) return Status::Invalid("ReadTensor needs a source");
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, offset));
-  if (!message) return Status::Invalid("no Tensor message at byte " + std::to_string(offset));
-  const fb::Tensor* tensor = message->header->header_as_Tensor();
-  if (tensor == nullptr) {
-    return Status::Invalid(message->Where() + " is a " +
-                           std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
-                           " message, not a Tensor");
-  }
-  const std::string where = message->Where();
+  QUIVER_ASSIGN_OR_RETURN(Message message,
+                          ReadMessageOfKind(source, offset, fb::MessageHeader::Tensor, "Tensor"));
+  const fb::Tensor* tensor = message.header->header_as_Tensor();
+  const std::string where = message.Where();
   QUIVER_ASSIGN_OR_RETURN(TypePtr type, ReadTensorValueType(tensor->type_type(), tensor->type(), where));
   std::vector<int64_t> shape;
   std::vector<std::string> names;
@@ -93,14 +87,14 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
     }
   }
   const fb::Buffer data = LoadStruct(tensor->data());
-  const int64_t body = message->body->size();
+  const int64_t body = message.body->size();
   if (data.offset() < 0 || data.length() < 0 || data.offset() > body ||
       data.length() > body - data.offset()) {
     return Status::Invalid(where + ": tensor data [" + std::to_string(data.offset()) + ", +" +
                            std::to_string(data.length()) + ") lies outside the " +
                            std::to_string(body) + "-byte body");
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Slice(message->body, data.offset(), data.length()));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Slice(message.body, data.offset(), data.length()));
   // Tensor::Make checks that every element the strides reach lies in the data.
   auto made = Tensor::Make(std::move(type), std::move(bytes), std::move(shape), std::move(strides),
                            any_name ? std::move(names) : std::vector<std::string>{});
