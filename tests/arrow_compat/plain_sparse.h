@@ -41,4 +41,22 @@ int64_t WidthOf(const std::string& type);
 // Element i of `bytes` holding values of `type`, as a double.
 double ValueAt(const std::string& type, const uint8_t* bytes, int64_t i);
 
+// Entries of a 1-D or 2-D integer tensor of `type`, row by row, whatever
+// its strides: an Arrow or a quiver tensor (both have shape(), strides()
+// in bytes, ndim() and raw_data()).
+template <typename AnyTensor>
+std::vector<int64_t> TensorEntries(const AnyTensor& tensor, const std::string& type) {
+  const int64_t rows = tensor.shape()[0];
+  const int64_t columns = tensor.ndim() == 2 ? tensor.shape()[1] : 1;
+  const int64_t column_stride = tensor.ndim() == 2 ? tensor.strides()[1] : 0;
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < columns; ++j) {
+      const uint8_t* at = tensor.raw_data() + i * tensor.strides()[0] + j * column_stride;
+      out.push_back(static_cast<int64_t>(ValueAt(type, at, 0)));
+    }
+  }
+  return out;
+}
+
 }  // namespace compat

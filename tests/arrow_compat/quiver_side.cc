@@ -88,20 +88,9 @@ quiver::Result<quiver::SparseTensor> Build(const PlainSparse& in) {
   return quiver::SparseTensor::MakeCSF(in.shape, indptr, indices, in.axis_order, values, in.dim_names);
 }
 
-// Entries of a 1-D or 2-D integer tensor, row by row, whatever its strides.
+// Entries of a 1-D or 2-D integer tensor, row by row (TensorEntries).
 std::vector<int64_t> Entries(const Tensor& tensor) {
-  const std::string type = TypeName(*tensor.type());
-  const int64_t rows = tensor.shape()[0];
-  const int64_t columns = tensor.ndim() == 2 ? tensor.shape()[1] : 1;
-  const int64_t column_stride = tensor.ndim() == 2 ? tensor.strides()[1] : 0;
-  std::vector<int64_t> out;
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < columns; ++j) {
-      const uint8_t* at = tensor.raw_data() + i * tensor.strides()[0] + j * column_stride;
-      out.push_back(static_cast<int64_t>(ValueAt(type, at, 0)));
-    }
-  }
-  return out;
+  return TensorEntries(tensor, TypeName(*tensor.type()));
 }
 
 void ReadIndex(const quiver::SparseTensor& tensor, PlainSparse* out) {
