@@ -45,6 +45,8 @@ class Tensor {
 
   // Row-major with no gaps (size-1 axes may have any stride).
   bool IsContiguous() const;
+  // Column-major (Fortran order) with no gaps, the same way.
+  bool IsColumnMajor() const;
   // A row-major copy with the same shape, type and dim_names.
   Result<Tensor> ToContiguous() const;
 

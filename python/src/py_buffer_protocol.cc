@@ -21,16 +21,6 @@ const char* FormatOf(const DataType& type) {
   }
 }
 
-bool IsFortranContiguous(const Tensor& t) {
-  int64_t expected = t.type()->byte_width();
-  if (t.size() == 0) return true;
-  for (int i = 0; i < t.ndim(); ++i) {
-    if (t.shape()[i] != 1 && t.strides()[i] != expected) return false;
-    expected *= t.shape()[i];
-  }
-  return true;
-}
-
 int Refuse(const std::string& why) {
   PyErr_SetString(PyExc_BufferError, why.c_str());
   return -1;
@@ -52,11 +42,11 @@ int FillBuffer(PyObject* exporter, const Tensor& tensor, Py_buffer* view, int fl
   if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contiguous) {
     return Refuse("the tensor is not C-contiguous");
   }
-  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !IsFortranContiguous(tensor)) {
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !tensor.IsColumnMajor()) {
     return Refuse("the tensor is not Fortran-contiguous");
   }
   if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contiguous &&
-      !IsFortranContiguous(tensor)) {
+      !tensor.IsColumnMajor()) {
     return Refuse("the tensor is not contiguous");
   }
   if (!strided && !c_contiguous) return Refuse("the tensor is strided; ask for strides");

@@ -108,15 +108,27 @@ Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, std::vector<int64_t>
   return t;
 }
 
-bool Tensor::IsContiguous() const {
-  int64_t expected = type_->byte_width();
-  if (size_ == 0) return true;
-  for (int i = ndim(); i-- > 0;) {
-    if (shape_[i] != 1 && strides_[i] != expected) return false;
-    expected *= shape_[i];
+namespace {
+
+// Whether the axes, taken from the last (row-major) or the first
+// (column-major), each step by the size of all the axes taken before them.
+// Size-1 axes may have any stride; an empty tensor is contiguous.
+bool NoGaps(const Tensor& t, bool row_major) {
+  int64_t expected = t.type()->byte_width();
+  if (t.size() == 0) return true;
+  for (int k = 0; k < t.ndim(); ++k) {
+    const int i = row_major ? t.ndim() - 1 - k : k;
+    if (t.shape()[i] != 1 && t.strides()[i] != expected) return false;
+    expected *= t.shape()[i];
   }
   return true;
 }
+
+}  // namespace
+
+bool Tensor::IsContiguous() const { return NoGaps(*this, true); }
+
+bool Tensor::IsColumnMajor() const { return NoGaps(*this, false); }
 
 Status Tensor::CheckOnHost() const {
   if (buffer_->device().is_cpu()) return Status::OK();

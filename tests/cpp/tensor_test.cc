@@ -31,6 +31,8 @@ TEST(Tensor, TransposedViewCopiesToContiguous) {
   ASSERT_OK_AND_ASSIGN(Tensor transposed,
                        Tensor::Make(int32(), base.buffer(), {3, 2}, {4, 12}, {"W", "H"}));
   EXPECT_FALSE(transposed.IsContiguous());
+  EXPECT_TRUE(transposed.IsColumnMajor());
+  EXPECT_FALSE(base.IsColumnMajor());
   ASSERT_OK_AND_ASSIGN(Tensor copy, transposed.ToContiguous());
   EXPECT_TRUE(copy.IsContiguous());
   EXPECT_EQ(copy.dim_names(), (std::vector<std::string>{"W", "H"}));

@@ -70,16 +70,6 @@ Result<Tensor> Contiguous(const Tensor& tensor) {
   return tensor.ToContiguous();
 }
 
-// Whether every axis longer than 1 steps by the column-major stride.
-bool IsColumnMajor(const Tensor& tensor) {
-  int64_t expected = tensor.type()->byte_width();
-  for (int k = 0; k < tensor.ndim(); ++k) {
-    if (tensor.shape()[k] != 1 && tensor.strides()[k] != expected) return false;
-    expected *= tensor.shape()[k];
-  }
-  return true;
-}
-
 Result<flatbuffers::Offset<fb::Int>> WriteIndexType(flatbuffers::FlatBufferBuilder& builder,
                                                     const DataType& type) {
   if (!type.is_integer()) {
@@ -104,7 +94,7 @@ Result<WrittenIndex> WriteCooIndex(flatbuffers::FlatBufferBuilder& builder, cons
     return Status::Invalid("WriteSparseTensor: COO coords have " + std::to_string(coords.ndim()) +
                            " dimensions, not 2");
   }
-  const bool column_major = !coords.IsContiguous() && IsColumnMajor(coords);
+  const bool column_major = !coords.IsContiguous() && coords.IsColumnMajor();
   if (!column_major) {
     QUIVER_ASSIGN_OR_RETURN(coords, Contiguous(coords));
   }
