@@ -99,10 +99,8 @@ Result<WrittenBlock> WriteMessage(OutputSink& sink, flatbuffers::FlatBufferBuild
                                   const std::vector<WireBuffer>& body, int64_t body_length) {
   WrittenBlock block;
   block.offset = sink.position();
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr framed, FrameMetadata(builder, block.offset, kBodyAlignment));
-  block.metadata_length = static_cast<int32_t>(framed->size());
+  QUIVER_ASSIGN_OR_RETURN(block.metadata_length, WriteMessageHead(sink, builder, body_length));
   block.body_length = body_length;
-  QUIVER_RETURN_NOT_OK(sink.Write(framed->data(), framed->size()));
   for (const WireBuffer& buffer : body) {
     if (buffer.has_prefix) QUIVER_RETURN_NOT_OK(sink.Write(&buffer.prefix, 8));
     if (buffer.bytes && buffer.bytes->size() > 0) {

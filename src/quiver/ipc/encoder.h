@@ -16,9 +16,6 @@ struct WrittenBlock {
   int64_t body_length = 0;
 };
 
-// Body buffers are aligned to this many bytes (in the file or stream).
-inline constexpr int64_t kBodyAlignment = 64;
-
 // Writes `batch` as a RecordBatch message at the sink's position: sliced
 // arrays compactly (only the rows they cover, offsets re-based to 0),
 // buffers 64-byte aligned, compressed (in parallel) when asked.

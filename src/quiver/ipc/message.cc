@@ -148,6 +148,14 @@ Result<BufferPtr> FrameMetadata(const flatbuffers::FlatBufferBuilder& builder, i
   return out;
 }
 
+Result<int32_t> WriteMessageHead(OutputSink& sink, const flatbuffers::FlatBufferBuilder& builder,
+                                 int64_t body_length) {
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr framed, FrameMetadata(builder, sink.position(), kBodyAlignment));
+  sink.Reserve(framed->size() + body_length);
+  QUIVER_RETURN_NOT_OK(sink.Write(framed->data(), framed->size()));
+  return static_cast<int32_t>(framed->size());
+}
+
 Status WriteEndOfStream(OutputSink& sink) {
   const uint32_t marker[2] = {kContinuation, 0};
   return sink.Write(marker, 8);

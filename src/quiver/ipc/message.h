@@ -50,10 +50,21 @@ Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
 Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,
                                   fb::MessageHeader kind, const std::string& name);
 
+// Message bodies (and the buffers in a RecordBatch body) start at
+// multiples of this many bytes in the file or stream.
+inline constexpr int64_t kBodyAlignment = 64;
+
 // Frames a finished Message flatbuffer. The padding puts the body at a
 // multiple of `alignment` when the message starts at `position`.
 Result<BufferPtr> FrameMetadata(const flatbuffers::FlatBufferBuilder& builder, int64_t position,
                                 int64_t alignment);
+
+// Frames `builder` (a finished Message) at the sink's position with the
+// body 64-byte aligned, announces the whole message to the sink (Reserve)
+// and writes the framed metadata; the caller writes the body next.
+// Returns the framed metadata's length.
+Result<int32_t> WriteMessageHead(OutputSink& sink, const flatbuffers::FlatBufferBuilder& builder,
+                                 int64_t body_length);
 
 // The end-of-stream marker: continuation + zero length.
 Status WriteEndOfStream(OutputSink& sink);

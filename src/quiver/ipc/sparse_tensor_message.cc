@@ -239,8 +239,7 @@ Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink) {
   if (tensor.type()->is_bool8()) custom = {{kExtensionNameKey, "arrow.bool8"}, {kExtensionMetadataKey, ""}};
   builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::SparseTensor,
                                    sparse.Union(), body.length(), WriteKeyValues(builder, custom)));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr framed, FrameMetadata(builder, sink->position(), kBodyAlignment));
-  QUIVER_RETURN_NOT_OK(sink->Write(framed->data(), framed->size()));
+  QUIVER_RETURN_NOT_OK(WriteMessageHead(*sink, builder, body.length()).status());
   return body.WriteTo(*sink);
 }
 

@@ -50,8 +50,7 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink) {
   const int64_t body_length = bytes + PaddingFor(bytes, kBodyAlignment);
   builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Tensor,
                                    message_tensor.Union(), body_length));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr framed, FrameMetadata(builder, sink->position(), kBodyAlignment));
-  QUIVER_RETURN_NOT_OK(sink->Write(framed->data(), framed->size()));
+  QUIVER_RETURN_NOT_OK(WriteMessageHead(*sink, builder, body_length).status());
   if (bytes > 0) QUIVER_RETURN_NOT_OK(sink->Write(dense.raw_data(), bytes));
   return WritePadding(*sink, body_length - bytes);
 }
