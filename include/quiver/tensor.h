@@ -16,6 +16,7 @@
 
 #include "quiver/buffer.h"
 #include "quiver/conversion.h"
+#include "quiver/dims.h"
 #include "quiver/status.h"
 #include "quiver/type.h"
 
@@ -26,15 +27,26 @@ Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const
 
 class Tensor {
  public:
+  // An empty placeholder (no type, no buffer) to assign a made tensor to.
+  Tensor() = default;
   // Empty `strides` means row-major. `dim_names` is empty or one per axis.
-  static Result<Tensor> Make(TypePtr type, BufferPtr buffer, std::vector<int64_t> shape,
-                             std::vector<int64_t> strides = {},
+  static Result<Tensor> Make(TypePtr type, BufferPtr buffer, Dims shape, Dims strides = {},
                              std::vector<std::string> dim_names = {}, int64_t byte_offset = 0);
+
+  // A tensor over memory someone else owns (a DLPack producer, a NumPy
+  // array): `first` is the address of element [0, ...] as an integer (it
+  // may be device memory, or 0 for an empty tensor), `strides` are in
+  // bytes and may be negative. The buffer covers exactly the bytes the
+  // elements span, and every check is made once, here. `release` runs once:
+  // when the last reference to the buffer goes, or before an error returns.
+  static Result<Tensor> Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& strides,
+                             Buffer::ReleaseHook release, Device device = {},
+                             std::vector<std::string> dim_names = {});
 
   const TypePtr& type() const { return type_; }
   const BufferPtr& buffer() const { return buffer_; }
-  const std::vector<int64_t>& shape() const { return shape_; }
-  const std::vector<int64_t>& strides() const { return strides_; }
+  const Dims& shape() const { return shape_; }
+  const Dims& strides() const { return strides_; }
   const std::vector<std::string>& dim_names() const { return dim_names_; }
   int64_t byte_offset() const { return byte_offset_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
@@ -83,10 +95,20 @@ class Tensor {
     return type_->is_integer() && !type_->is_signed_integer();
   }
 
+  Tensor(TypePtr type, BufferPtr buffer, Dims shape, Dims strides,
+         std::vector<std::string> dim_names, int64_t byte_offset, int64_t size)
+      : type_(std::move(type)),
+        buffer_(std::move(buffer)),
+        shape_(std::move(shape)),
+        strides_(std::move(strides)),
+        dim_names_(std::move(dim_names)),
+        byte_offset_(byte_offset),
+        size_(size) {}
+
   TypePtr type_;
   BufferPtr buffer_;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> strides_;
+  Dims shape_;
+  Dims strides_;
   std::vector<std::string> dim_names_;
   int64_t byte_offset_ = 0;
   int64_t size_ = 0;

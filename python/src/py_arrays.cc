@@ -506,11 +506,6 @@ void BindFixedShapeTensorArray(nb::module_& m) {
            nb::arg("protocol"))
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
       .def("__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); }, nb::arg("memo"))
-      .def("__dlpack_device__",
-           [](const A& a) {
-             const BufferPtr& values = a.array.data()->children[0]->buffers[1];
-             return DLPackDevice(values ? values->device() : Device{});
-           })
       .def("to_variable",
            [](const A& a) {
              Result<VariableShapeTensorArray> out = Status::Invalid("");

@@ -55,26 +55,6 @@ nb::dlpack::dtype DtypeFromType(const DataType& type) {
 
 namespace {
 
-// A Tensor over memory someone else owns: `first` is element [0, ...],
-// strides are in bytes; `release` runs when the last buffer over it dies.
-Tensor TensorOverMemory(TypePtr type, const uint8_t* first, std::vector<int64_t> shape,
-                        std::vector<int64_t> strides, std::vector<std::string> dim_names,
-                        Buffer::ReleaseHook release) {
-  // The bytes the array spans, relative to its first element.
-  int64_t low = 0, high = type->byte_width();
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 0) {
-      low = high = 0;
-      break;
-    }
-    int64_t span = (shape[i] - 1) * strides[i];
-    if (span < 0) low += span; else high += span;
-  }
-  BufferPtr buffer = Buffer::Wrap(first + low, high - low, std::move(release));
-  return Unwrap(Tensor::Make(std::move(type), std::move(buffer), std::move(shape),
-                             std::move(strides), std::move(dim_names), -low));
-}
-
 // The value type of a buffer-protocol format string, or null when quiver
 // does not hold it (non-native byte order, bool, structs ...).
 TypePtr TypeFromFormat(const char* format, Py_ssize_t itemsize) {
@@ -102,7 +82,7 @@ TypePtr TypeFromFormat(const char* format, Py_ssize_t itemsize) {
 Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names) {
   TypePtr type = TypeFromDtype(array.dtype());
   const int64_t width = type->byte_width();
-  std::vector<int64_t> shape(array.ndim()), strides(array.ndim());
+  Dims shape(array.ndim(), 0), strides(array.ndim(), 0);
   for (size_t i = 0; i < array.ndim(); ++i) {
     shape[i] = static_cast<int64_t>(array.shape(i));
     strides[i] = array.stride(i) * width;  // nanobind strides count elements
@@ -110,11 +90,13 @@ Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_nam
   // Hold the nanobind view (and so the producer's object) until the last
   // quiver buffer over it dies; drop it under the GIL.
   auto* keep = new InputArray(array);
-  return TensorOverMemory(std::move(type), static_cast<const uint8_t*>(array.data()),
-                          std::move(shape), std::move(strides), std::move(dim_names), [keep] {
-                            nb::gil_scoped_acquire gil;
-                            delete keep;
-                          });
+  return Unwrap(Tensor::Wrap(std::move(type), reinterpret_cast<uintptr_t>(array.data()), std::move(shape),
+                             std::move(strides),
+                             [keep] {
+                               nb::gil_scoped_acquire gil;
+                               delete keep;
+                             },
+                             Device{}, std::move(dim_names)));
 }
 
 BorrowedBuffers::~BorrowedBuffers() {

@@ -153,9 +153,9 @@ Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
   uint64_t flags = 0;
   Tensor tensor = ConsumeCapsule(capsule, &flags);
   if (mode == CopyMode::kAlways && !(flags & dlpack::kFlagIsCopied)) {
-    return Unwrap(tensor.ToContiguous());
+    tensor = Unwrap(tensor.ToContiguous());
   }
-  return tensor;
+  return tensor;  // one return: no move on the way out
 }
 
 // A Python Tensor owning `tensor`, made in place without looking the
@@ -187,6 +187,22 @@ PyObject* FastDLPack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
 nb::object TensorCapsule(const PyTensor& t, nb::handle stream, nb::handle max_version,
                          nb::handle dl_device, nb::handle copy) {
   return DLPackCapsule(t.tensor, stream, max_version, dl_device, copy);
+}
+
+Device TensorDevice(const PyTensor& t) { return t.tensor.buffer()->device(); }
+
+Device ColumnDevice(const PyFixedShapeTensorArray& a) {
+  const BufferPtr& values = a.array.data()->children[0]->buffers[1];
+  return values ? values->device() : Device{};
+}
+
+// __dlpack_device__() as a plain METH_NOARGS method: no argument parsing.
+template <typename Self, Device (*DeviceOf)(const Self&)>
+PyObject* FastDLPackDevice(PyObject* self, PyObject*) {
+  return Guarded([&]() -> nb::object {
+    if (!nb::inst_ready(self)) Raise(Status::TypeError("__dlpack_device__ of an uninitialised object"));
+    return DLPackDevice(DeviceOf(*nb::inst_ptr<Self>(self)));
+  });
 }
 
 nb::object ColumnCapsule(const PyFixedShapeTensorArray& a, nb::handle stream,
@@ -244,6 +260,9 @@ nb::object ColumnDLPackCapsule(const FixedShapeTensorArray& array, nb::handle st
 }
 
 nb::tuple DLPackDevice(const Device& device) {
+  // np.from_dlpack asks every producer first: the CPU's pair is made once.
+  static PyObject* const cpu = nb::make_tuple(dlpack::kDeviceCPU, 0).release().ptr();
+  if (device == Device{}) return nb::borrow<nb::tuple>(cpu);
   return nb::make_tuple(device.type, device.id);
 }
 
@@ -255,6 +274,13 @@ void AddTensorDLPack(nb::handle cls) {
       "A DLPack capsule over the tensor's memory, zero-copy and marked read-only "
       "(copy=True gives the consumer a private copy)."};
   AddFastMethod(cls, &def);
+  static PyMethodDef device = {
+      "__dlpack_device__",
+      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastDLPackDevice<PyTensor, &TensorDevice>)),
+      METH_NOARGS,
+      "__dlpack_device__($self, /)\n--\n\nThe (device_type, device_id) pair of the tensor's memory: "
+      "(1, 0) for the CPU."};
+  AddFastMethod(cls, &device);
 }
 
 void AddColumnDLPack(nb::handle cls) {
@@ -267,6 +293,14 @@ void AddColumnDLPack(nb::handle cls) {
       "bools are unpacked into a copy, refused with copy=False). Null rows raise "
       "BufferError."};
   AddFastMethod(cls, &def);
+  static PyMethodDef device = {
+      "__dlpack_device__",
+      reinterpret_cast<PyCFunction>(
+          reinterpret_cast<void (*)()>(&FastDLPackDevice<PyFixedShapeTensorArray, &ColumnDevice>)),
+      METH_NOARGS,
+      "__dlpack_device__($self, /)\n--\n\nThe (device_type, device_id) pair of the column's "
+      "values: (1, 0) for the CPU."};
+  AddFastMethod(cls, &device);
 }
 
 void BindDLPack(nb::module_& m) {

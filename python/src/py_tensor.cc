@@ -99,7 +99,6 @@ void BindTensor(nb::module_& m) {
              return a.tensor.Equals(b.tensor);
            },
            nb::arg("other"), "Same type, shape and values.")
-      .def("__dlpack_device__", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); })
       .def_prop_ro("device", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); },
                    "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")
       .def("__repr__", [](const PyTensor& t) {

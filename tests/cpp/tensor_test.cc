@@ -1,5 +1,6 @@
 #include "quiver/tensor.h"
 
+#include <limits>
 #include <numeric>
 
 #include "test_util.h"
@@ -118,6 +119,79 @@ TEST(Tensor, EmptyTensorWithHugeAxesCopies) {
                                                  {0, 0, 0}));
   ASSERT_OK_AND_ASSIGN(Tensor wide_dense, wide.ToContiguous());
   EXPECT_EQ(wide_dense.size(), 0);
+}
+
+}  // namespace quiver
+
+namespace quiver {
+
+// Tensor::Wrap: someone else's memory, the buffer exactly the bytes the
+// elements span, every check once, the release hook run exactly once.
+TEST(TensorWrap, BufferCoversExactlyTheElements) {
+  std::vector<int32_t> values(12);
+  std::iota(values.begin(), values.end(), 0);
+  int releases = 0;
+  {
+    // A reversed view of the rows: element [0, 0] is values[8].
+    const auto first = reinterpret_cast<uintptr_t>(values.data() + 8);
+    ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Wrap(int32(), first, Dims{3, 4}, Dims{-16, 4},
+                                                [&releases] { ++releases; }, Device{}, {"r", "c"}));
+    EXPECT_EQ(t.buffer()->data(), reinterpret_cast<const uint8_t*>(values.data()));
+    EXPECT_EQ(t.buffer()->size(), 48);
+    EXPECT_EQ(t.byte_offset(), 32);
+    EXPECT_EQ(*t.Value<int32_t>(std::vector<int64_t>{2, 1}), 1);
+    EXPECT_EQ(t.dim_names(), (std::vector<std::string>{"r", "c"}));
+    Tensor copy = t;
+    EXPECT_EQ(releases, 0);
+  }
+  EXPECT_EQ(releases, 1);
+}
+
+TEST(TensorWrap, EmptyTensorMayHaveNoData) {
+  int releases = 0;
+  {
+    ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Wrap(float32(), 0, Dims{0, int64_t{1} << 40}, Dims{4, 4},
+                                                [&releases] { ++releases; }));
+    EXPECT_EQ(t.size(), 0);
+    EXPECT_EQ(t.buffer()->size(), 0);
+  }
+  EXPECT_EQ(releases, 1);
+}
+
+TEST(TensorWrap, EveryErrorRunsTheReleaseOnce) {
+  struct Case {
+    const char* fragment;
+    StatusCode code;
+    TypePtr type;
+    uintptr_t first;
+    Dims shape, strides;
+    std::vector<std::string> names;
+  };
+  const uintptr_t top = std::numeric_limits<uintptr_t>::max() - 7;
+  const Case cases[] = {
+      {"value type must be numeric or bool8", StatusCode::kTypeError, utf8(), 4096, Dims{2}, Dims{4}, {}},
+      {"1 dimensions, 2 strides and 0 dim_names", StatusCode::kInvalid, int32(), 4096, Dims{2}, Dims{4, 4}, {}},
+      {"2 dimensions, 2 strides and 1 dim_names", StatusCode::kInvalid, int32(), 4096, Dims{2, 2}, Dims{8, 4}, {"x"}},
+      {"dimension 1 has negative size -2", StatusCode::kInvalid, int32(), 4096, Dims{2, -2}, Dims{8, 4}, {}},
+      {"spans more than 2^63 bytes", StatusCode::kInvalid, int32(), 4096, Dims{3}, Dims{int64_t{1} << 62}, {}},
+      {"spans more than 2^63 bytes", StatusCode::kInvalid, int32(), 4096, Dims{3, 3},
+       Dims{-(int64_t{1} << 61), -(int64_t{1} << 61)}, {}},
+      {"no data", StatusCode::kInvalid, int32(), 0, Dims{1}, Dims{4}, {}},
+      {"reach 8 bytes below the data pointer, before the start of memory", StatusCode::kInvalid, int32(), 4, Dims{3},
+       Dims{-4}, {}},
+      {"wraps around the address space", StatusCode::kInvalid, int32(), top, Dims{4}, Dims{4}, {}},
+  };
+  for (const Case& c : cases) {
+    int releases = 0;
+    Dims shape = c.shape, strides = c.strides;
+    auto result = Tensor::Wrap(c.type, c.first, std::move(shape), std::move(strides),
+                               [&releases] { ++releases; }, Device{}, c.names);
+    ASSERT_FALSE(result.ok()) << c.fragment;
+    EXPECT_EQ(result.status().code(), c.code) << result.status().ToString();
+    EXPECT_NE(result.status().message().find(c.fragment), std::string::npos)
+        << c.fragment << " / " << result.status().ToString();
+    EXPECT_EQ(releases, 1) << c.fragment;
+  }
 }
 
 }  // namespace quiver

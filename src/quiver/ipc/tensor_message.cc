@@ -46,7 +46,7 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink) {
   }
   const fb::Buffer data(0, bytes);
   auto message_tensor = fb::CreateTensor(builder, type.first, type.second, builder.CreateVector(dims),
-                                         builder.CreateVector(dense.strides()), &data);
+                                         builder.CreateVector(dense.strides().data(), dense.strides().size()), &data);
   const int64_t body_length = bytes + PaddingFor(bytes, kBodyAlignment);
   builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Tensor,
                                    message_tensor.Union(), body_length));
