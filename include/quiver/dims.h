@@ -87,10 +87,10 @@ class Dims {
     if (count > kInline) heap_ = new int64_t[count];
     size_ = count;
   }
-  // The copies below move the whole in-place array, a few vector moves: a
-  // loop over the values in use compiles to a memmove call, which (tensors
-  // are moved several times on their way out of a factory) cost more than
-  // the rest of a DLPack import's tensor.
+  // In-place values are copied as the whole fixed-size array: a few
+  // vector moves. A loop over only the values in use compiles to a memmove
+  // call, and a Tensor is moved several times on its way out of a factory:
+  // those calls cost more than the rest of a DLPack import.
   void Assign(std::span<const int64_t> values) {
     Resize(values.size());
     if (heap_ != nullptr) {
