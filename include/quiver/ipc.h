@@ -78,12 +78,15 @@ class BufferSink : public OutputSink {
   Status Write(const void* data, int64_t size) override;
   void Reserve(int64_t bytes) override;
   int64_t position() const override { return size_; }
+  // Bytes the sink holds before it has to grow (and copy) again.
+  int64_t capacity() const { return buffer_ ? buffer_->size() : 0; }
   Status Close() override { return Status::OK(); }
   // The bytes written so far, as one buffer (the sink starts over).
   Result<BufferPtr> Finish();
 
  private:
   Status Grow(int64_t capacity);
+  int64_t GrownCapacity(int64_t needed) const;
 
   BufferPtr buffer_;
   int64_t size_ = 0;

@@ -85,7 +85,11 @@ Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_nam
   Dims shape(array.ndim(), 0), strides(array.ndim(), 0);
   for (size_t i = 0; i < array.ndim(); ++i) {
     shape[i] = static_cast<int64_t>(array.shape(i));
-    strides[i] = array.stride(i) * width;  // nanobind strides count elements
+    // nanobind strides count elements; a producer's could overflow as bytes
+    if (__builtin_mul_overflow(array.stride(i), width, &strides[i])) {
+      Raise(Status::Invalid("stride " + std::to_string(array.stride(i)) + " of axis " + std::to_string(i) +
+                            " overflows int64 in bytes"));
+    }
   }
   // Hold the nanobind view (and so the producer's object) until the last
   // quiver buffer over it dies; drop it under the GIL.

@@ -143,7 +143,8 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
   }
   if (first == 0 && *size > 0) return fail(Status::Invalid("tensor has no data (a null pointer)"));
   // Address arithmetic on integers: nothing is dereferenced here.
-  if (first < static_cast<uint64_t>(-low)) {
+  // (A non-empty tensor may not start at address 0 either.)
+  if (first < static_cast<uint64_t>(-low) || (*size > 0 && first == static_cast<uint64_t>(-low))) {
     return fail(Status::Invalid("negative strides reach " + std::to_string(-low) +
                                 " bytes below the data pointer, before the start of memory"));
   }

@@ -105,8 +105,17 @@ TEST(IpcSink, DescriptorAtAnOffsetWritesAfterWhatIsThere) {
   const int fd = open(file.path, O_WRONLY | O_TRUNC);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, "header", 6), 6);
+  auto sink = FileDescriptorSink(fd);
+  sink->Reserve(4 << 20);  // reserved past the six bytes, the size unchanged
+  struct stat info;
+  ASSERT_EQ(fstat(fd, &info), 0);
+  EXPECT_EQ(info.st_size, 6);
+  if (CanPreallocate()) {
+    EXPECT_GE(info.st_blocks * 512, 4 << 20);
+  }
   RecordBatchPtr batch = LargeBatch();
-  ASSERT_OK(WriteStreamTo(FileDescriptorSink(fd), *batch));
+  ASSERT_OK(WriteStreamTo(sink, *batch));
+  ASSERT_OK(sink->Close());  // flushes the gathered tail; the descriptor stays open
   close(fd);
   EXPECT_EQ(FileContents(file.path), "header" + StreamBytes(*batch));
 }
@@ -121,6 +130,11 @@ TEST(IpcSink, AppendingDescriptorKeepsEarlierBytes) {
   fd = open(file.path, O_WRONLY | O_APPEND);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(lseek(fd, 0, SEEK_SET), 0);
+  struct stat before, after;
+  ASSERT_EQ(fstat(fd, &before), 0);
+  FileDescriptorSink(fd)->Reserve(4 << 20);
+  ASSERT_EQ(fstat(fd, &after), 0);
+  EXPECT_EQ(after.st_blocks, before.st_blocks);  // nothing reserved for an append
   RecordBatchPtr batch = LargeBatch();
   ASSERT_OK(WriteStreamTo(FileDescriptorSink(fd), *batch));
   close(fd);
@@ -150,8 +164,8 @@ TEST(IpcSink, BufferSinkReserveKeepsTheBytesAndIgnoresImpossibleSizes) {
   ASSERT_OK(sink.Write("abc", 3));
   sink.Reserve(1 << 20);
   sink.Reserve(-5);
-  sink.Reserve(std::numeric_limits<int64_t>::max());      // cannot be met: ignored
-  sink.Reserve(std::numeric_limits<int64_t>::max() - 8);  // nor this
+  sink.Reserve(std::numeric_limits<int64_t>::max());      // past 2^63 bytes: not tried
+  sink.Reserve(std::numeric_limits<int64_t>::max() - 8);  // tried, the allocation refused
   std::vector<uint8_t> block(1 << 20, 7);
   ASSERT_OK(sink.Write(block.data(), static_cast<int64_t>(block.size())));
   ASSERT_OK(sink.Write("z", 1));
@@ -161,6 +175,23 @@ TEST(IpcSink, BufferSinkReserveKeepsTheBytesAndIgnoresImpossibleSizes) {
   EXPECT_EQ(std::memcmp(bytes->data(), "abc", 3), 0);
   EXPECT_EQ(bytes->data()[3 + 12345], 7);
   EXPECT_EQ(bytes->data()[bytes->size() - 1], 'z');
+}
+
+TEST(IpcSink, BufferSinkGrowsGeometricallyUnderPerMessageReserves) {
+  // Writers reserve each message's exact size; growing to exactly that
+  // copied everything written so far once per message.
+  BufferSink sink;
+  std::vector<uint8_t> message(1300, 1);
+  int growths = 0;
+  int64_t capacity = sink.capacity();
+  for (int i = 0; i < 4000; ++i) {
+    sink.Reserve(static_cast<int64_t>(message.size()));
+    ASSERT_OK(sink.Write(message.data(), static_cast<int64_t>(message.size())));
+    if (sink.capacity() != capacity) ++growths;
+    capacity = sink.capacity();
+  }
+  EXPECT_LE(growths, 12);  // 4096 bytes doubled up to 5.2 MB
+  EXPECT_EQ(sink.position(), 4000 * 1300);
 }
 
 TEST(IpcSink, BufferSinkRefusesToGrowPastInt64) {

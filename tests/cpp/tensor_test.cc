@@ -179,6 +179,7 @@ TEST(TensorWrap, EveryErrorRunsTheReleaseOnce) {
       {"no data", StatusCode::kInvalid, int32(), 0, Dims{1}, Dims{4}, {}},
       {"reach 8 bytes below the data pointer, before the start of memory", StatusCode::kInvalid, int32(), 4, Dims{3},
        Dims{-4}, {}},
+      {"before the start of memory", StatusCode::kInvalid, int32(), 8, Dims{3}, Dims{-4}, {}},  // would start at 0
       {"wraps around the address space", StatusCode::kInvalid, int32(), top, Dims{4}, Dims{4}, {}},
   };
   for (const Case& c : cases) {

@@ -228,22 +228,25 @@ Status BufferSink::Grow(int64_t capacity) {
   return Status::OK();
 }
 
+// At least `needed` bytes, and at least twice the old capacity: growing to
+// the exact size asked for would copy everything written so far once per
+// message (quadratic in the number of messages).
+int64_t BufferSink::GrownCapacity(int64_t needed) const {
+  const int64_t doubled = capacity() > std::numeric_limits<int64_t>::max() / 2 ? capacity() : capacity() * 2;
+  return std::max<int64_t>({4096, doubled, needed});
+}
+
 void BufferSink::Reserve(int64_t bytes) {
-  const int64_t capacity = buffer_ ? buffer_->size() : 0;
   if (bytes <= 0 || bytes > std::numeric_limits<int64_t>::max() - size_) return;
-  if (size_ + bytes > capacity) (void)Grow(size_ + bytes);  // Write reports a failure
+  if (size_ + bytes > capacity()) (void)Grow(GrownCapacity(size_ + bytes));  // Write reports a failure
 }
 
 Status BufferSink::Write(const void* data, int64_t size) {
   if (size <= 0) return Status::OK();
-  const int64_t capacity = buffer_ ? buffer_->size() : 0;
   if (size > std::numeric_limits<int64_t>::max() - size_) {
     return Status::OutOfMemory("a buffer sink cannot hold more than 2^63 bytes");
   }
-  if (size_ + size > capacity) {
-    const int64_t doubled = capacity > std::numeric_limits<int64_t>::max() / 2 ? capacity : capacity * 2;
-    QUIVER_RETURN_NOT_OK(Grow(std::max<int64_t>({4096, doubled, size_ + size})));
-  }
+  if (size_ + size > capacity()) QUIVER_RETURN_NOT_OK(Grow(GrownCapacity(size_ + size)));
   std::memcpy(buffer_->mutable_data() + size_, data, static_cast<size_t>(size));
   size_ += size;
   return Status::OK();
