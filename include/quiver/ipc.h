@@ -59,8 +59,8 @@ class OutputSink {
   virtual Status Write(const void* data, int64_t size) = 0;
   // A hint that `bytes` more bytes are about to be written. File sinks
   // preallocate the space (large messages only), which makes the buffered
-  // writes that follow cheaper; BufferSink grows once instead of doubling.
-  // Never fails: Write reports any error.
+  // writes that follow cheaper; BufferSink grows (by doubling) before the
+  // bytes arrive. Never fails: Write reports any error.
   virtual void Reserve(int64_t bytes) { (void)bytes; }
   // Bytes written so far.
   virtual int64_t position() const = 0;

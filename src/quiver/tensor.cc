@@ -1,7 +1,10 @@
 #include "quiver/tensor.h"
 
 #include <limits>
+#include <optional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/strided_copy.h"
@@ -25,27 +28,55 @@ Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const
 
 namespace {
 
-// Checks that every element of a tensor lies inside its buffer.
+Status CheckValueType(const TypePtr& type) {
+  if (type && type->is_tensor_value()) return Status::OK();
+  return Status::TypeError("tensor value type must be numeric or bool8, got " +
+                           (type ? type->ToString() : std::string("none")));
+}
+
+// The bytes the elements of a non-empty tensor span relative to its first
+// element, [low, high) (negative strides reach below it), or nullopt when
+// the walk or high - low leaves int64. One overflow flag and no Results:
+// this runs for every tensor made (Make and Wrap).
+std::optional<std::pair<int64_t, int64_t>> ElementSpan(std::span<const int64_t> shape,
+                                                       std::span<const int64_t> strides,
+                                                       int64_t width) {
+  int64_t low = 0, high = width, extent = 0;
+  bool overflow = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t span = 0;
+    overflow |= __builtin_mul_overflow(shape[i] - 1, strides[i], &span);
+    int64_t& end = span < 0 ? low : high;
+    overflow |= __builtin_add_overflow(end, span, &end);
+  }
+  overflow |= __builtin_sub_overflow(high, low, &extent);
+  if (overflow) return std::nullopt;
+  return std::make_pair(low, high);
+}
+
+Status SpanOverflow(std::span<const int64_t> shape, std::span<const int64_t> strides) {
+  return Status::Invalid("tensor with shape " + internal::FormatShape(shape) + " and strides " +
+                         internal::FormatShape(strides) + " spans more than 2^63 bytes");
+}
+
+// Checks that every element of a tensor lies inside its buffer
+// (0 <= byte_offset <= buffer_size is checked before).
 Status CheckExtent(std::span<const int64_t> shape, std::span<const int64_t> strides, int64_t size,
                    int64_t byte_offset, int64_t width, int64_t buffer_size) {
   if (size == 0) return Status::OK();
-  int64_t low = byte_offset;
-  int64_t high = byte_offset;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    QUIVER_ASSIGN_OR_RETURN(int64_t span, internal::MultiplyChecked(shape[i] - 1, strides[i], "tensor extent"));
-    if (span < 0) {
-      QUIVER_ASSIGN_OR_RETURN(low, internal::AddChecked(low, span, "tensor extent"));
-    } else {
-      QUIVER_ASSIGN_OR_RETURN(high, internal::AddChecked(high, span, "tensor extent"));
-    }
-  }
-  QUIVER_ASSIGN_OR_RETURN(high, internal::AddChecked(high, width, "tensor extent"));
-  if (low < 0 || high > buffer_size) {
+  const auto span = ElementSpan(shape, strides, width);
+  if (!span) return SpanOverflow(shape, strides);
+  const auto [low, high] = *span;
+  if (low < -byte_offset || high > buffer_size - byte_offset) {
+    // (The end can only pass int64 when it is far outside; it prints as 2^63 - 1 then.)
+    const int64_t end = high > std::numeric_limits<int64_t>::max() - byte_offset
+                            ? std::numeric_limits<int64_t>::max()
+                            : byte_offset + high;
     return Status::Invalid("tensor with shape " + internal::FormatShape(shape) + " and strides " +
                            internal::FormatShape(strides) + " at byte offset " +
-                           std::to_string(byte_offset) + " reaches bytes [" + std::to_string(low) + ", " +
-                           std::to_string(high) + ") outside a buffer of " +
-                           std::to_string(buffer_size) + " bytes");
+                           std::to_string(byte_offset) + " reaches bytes [" +
+                           std::to_string(byte_offset + low) + ", " + std::to_string(end) +
+                           ") outside a buffer of " + std::to_string(buffer_size) + " bytes");
   }
   return Status::OK();
 }
@@ -77,10 +108,7 @@ double ElementAsDouble(const DataType& type, const uint8_t* p) {
 Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, Dims shape, Dims strides,
                             std::vector<std::string> dim_names,
                             int64_t byte_offset) {
-  if (!type || !type->is_tensor_value()) {
-    return Status::TypeError("tensor value type must be numeric or bool8, got " +
-                             (type ? type->ToString() : std::string("none")));
-  }
+  QUIVER_RETURN_NOT_OK(CheckValueType(type));
   if (!buffer) return Status::Invalid("tensor has no buffer");
   QUIVER_ASSIGN_OR_RETURN(const int64_t size, internal::ShapeProduct(shape, "tensor shape"));
   const int64_t width = type->byte_width();
@@ -114,10 +142,7 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
     if (release) release();
     return status;
   };
-  if (!type || !type->is_tensor_value()) {
-    return fail(Status::TypeError("tensor value type must be numeric or bool8, got " +
-                                  (type ? type->ToString() : std::string("none"))));
-  }
+  if (Status st = CheckValueType(type); !st.ok()) return fail(std::move(st));
   if (strides.size() != shape.size() || (!dim_names.empty() && dim_names.size() != shape.size())) {
     return fail(Status::Invalid("tensor has " + std::to_string(shape.size()) + " dimensions, " +
                                 std::to_string(strides.size()) + " strides and " +
@@ -125,21 +150,11 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
   }
   auto size = internal::ShapeProduct(shape, "tensor shape");
   if (!size.ok()) return fail(size.status());
-  // The bytes the elements span relative to the first one: [low, high).
-  // Negative strides (NumPy's x[::-1]) reach below it. One overflow flag
-  // for the whole walk keeps this per-call path free of Results.
-  int64_t low = 0, high = *size > 0 ? type->byte_width() : 0, extent = 0;
-  bool overflow = false;
-  for (size_t i = 0; i < shape.size() && *size > 0; ++i) {
-    int64_t span = 0;
-    overflow |= __builtin_mul_overflow(shape[i] - 1, strides[i], &span);
-    int64_t& end = span < 0 ? low : high;
-    overflow |= __builtin_add_overflow(end, span, &end);
-  }
-  overflow |= __builtin_sub_overflow(high, low, &extent);
-  if (overflow) {
-    return fail(Status::Invalid("tensor with shape " + internal::FormatShape(shape) + " and strides " +
-                                internal::FormatShape(strides) + " spans more than 2^63 bytes"));
+  int64_t low = 0, high = 0;
+  if (*size > 0) {
+    const auto span = ElementSpan(shape, strides, type->byte_width());
+    if (!span) return fail(SpanOverflow(shape, strides));
+    std::tie(low, high) = *span;
   }
   if (first == 0 && *size > 0) return fail(Status::Invalid("tensor has no data (a null pointer)"));
   // Address arithmetic on integers: nothing is dereferenced here.
@@ -153,7 +168,7 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
                                 std::to_string(high) + " bytes wraps around the address space"));
   }
   const auto* start = reinterpret_cast<const uint8_t*>(first - static_cast<uint64_t>(-low));
-  BufferPtr buffer = Buffer::Wrap(start, extent, std::move(release), device);
+  BufferPtr buffer = Buffer::Wrap(start, high - low, std::move(release), device);
   return Tensor(std::move(type), std::move(buffer), std::move(shape), std::move(strides),
                 std::move(dim_names), -low, *size);
 }

@@ -64,6 +64,12 @@ TEST(Tensor, MakeRejectsBadInput) {
   EXPECT_ERROR(kTypeError, "must be numeric", Tensor::Make(utf8(), base.buffer(), {1}));
   EXPECT_ERROR(kInvalid, "overflows int64",
                Tensor::Make(int8(), base.buffer(), {1LL << 40, 1LL << 40}));
+  EXPECT_ERROR(kInvalid, "spans more than 2^63 bytes",
+               Tensor::Make(int32(), base.buffer(), {3}, {int64_t{1} << 62}));
+  // The span fits int64 but its end past the byte offset does not.
+  const int64_t huge = std::numeric_limits<int64_t>::max() - 8;
+  EXPECT_ERROR(kInvalid, "reaches bytes [8, 9223372036854775807) outside a buffer of 24 bytes",
+               Tensor::Make(int32(), base.buffer(), {2}, {huge}, {}, 8));
 }
 
 TEST(Tensor, ZeroSizeAndZeroDim) {
