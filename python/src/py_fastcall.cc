@@ -1,5 +1,6 @@
 #include "py_fastcall.h"
 
+#include <cstdint>
 #include <string>
 
 namespace quiver::python {
@@ -37,7 +38,13 @@ bool MatchArguments(const char* function, PyObject* const* args, Py_ssize_t narg
                  function, max_positional, nargs);
     return false;
   }
-  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  // Which names have a value, kept in a register: reading out[at] back
+  // right after the (vectorised) clearing above stalls on store forwarding.
+  uint64_t seen = 0;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    out[i] = args[i];
+    seen |= uint64_t{1} << i;
+  }
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
@@ -46,10 +53,11 @@ bool MatchArguments(const char* function, PyObject* const* args, Py_ssize_t narg
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", function, key);
       return false;
     }
-    if (out[at] != nullptr) {
+    if (seen & (uint64_t{1} << at)) {
       PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", function, key);
       return false;
     }
+    seen |= uint64_t{1} << at;
     out[at] = args[nargs + k];
   }
   return true;

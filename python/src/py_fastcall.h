@@ -24,7 +24,7 @@ PyObject* Interned(const char* name);
 // `names`: the first `max_positional` may come by position, every one by
 // keyword. out[i] is the object passed for names[i] (borrowed) or nullptr
 // when it was left out. Returns false with TypeError set for unknown,
-// repeated or surplus arguments, naming `function`.
+// repeated or surplus arguments, naming `function`. At most 64 names.
 bool MatchArguments(const char* function, PyObject* const* args, Py_ssize_t nargs,
                     PyObject* kwnames, std::span<PyObject* const> names, Py_ssize_t max_positional,
                     PyObject** out);

@@ -3,22 +3,49 @@
 #include "quiver/dlpack.h"
 
 #include <bit>
+#include <type_traits>
 #include <limits>
 #include <memory>
-#include <optional>
 
 #include "quiver/internal/checked_math.h"
 
 namespace quiver::dlpack {
 
+namespace {
+
+// The DLPack code of a numeric or bool8 type, by one switch on the type's
+// id (this runs on every export); bits 0 for any other type.
+DLDataType TensorValueDataType(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kInt8: return {kCodeInt, 8, 1};
+    case TypeId::kInt16: return {kCodeInt, 16, 1};
+    case TypeId::kInt32: return {kCodeInt, 32, 1};
+    case TypeId::kInt64: return {kCodeInt, 64, 1};
+    case TypeId::kUInt8: return {kCodeUInt, 8, 1};
+    case TypeId::kUInt16: return {kCodeUInt, 16, 1};
+    case TypeId::kUInt32: return {kCodeUInt, 32, 1};
+    case TypeId::kUInt64: return {kCodeUInt, 64, 1};
+    case TypeId::kFloat16: return {kCodeFloat, 16, 1};
+    case TypeId::kFloat32: return {kCodeFloat, 32, 1};
+    case TypeId::kFloat64: return {kCodeFloat, 64, 1};
+    case TypeId::kExtension:
+      if (type.is_bool8()) return {kCodeBool, 8, 1};
+      break;
+    default:
+      break;
+  }
+  return {kCodeUInt, 0, 1};
+}
+
+}  // namespace
+
 Result<DLDataType> DataTypeOf(const DataType& type) {
-  if (type.is_bool8()) return DLDataType{kCodeBool, 8, 1};
-  if (!type.is_numeric()) {
+  const DLDataType dtype = TensorValueDataType(type);
+  if (dtype.bits == 0) {
     return Status::TypeError("DLPack export needs a numeric or bool8 tensor, got " +
                              type.ToString());
   }
-  uint8_t code = type.is_floating() ? kCodeFloat : type.is_signed_integer() ? kCodeInt : kCodeUInt;
-  return DLDataType{code, static_cast<uint8_t>(type.bit_width()), 1};
+  return dtype;
 }
 
 namespace {
@@ -49,10 +76,52 @@ void DeleteExport(Managed* self) {
   delete static_cast<ExportBlock<Managed>*>(self->manager_ctx);
 }
 
+// The managed struct over `source`, whose strides are whole elements of
+// 2^shift bytes. Cannot fail but for memory (bad_alloc).
+template <typename Managed>
+Managed* NewExport(const Tensor& source, DLDataType dtype, int shift, bool copied) {
+  const int ndim = source.ndim();
+  auto* block = new ExportBlock<Managed>;
+  block->buffer = source.buffer();
+  int64_t* dims = block->Dims(ndim);
+  for (int i = 0; i < ndim; ++i) {
+    dims[i] = source.shape()[i];
+    dims[ndim + i] = source.strides()[i] >> shift;  // exact: whole elements (arithmetic shift)
+  }
+  Managed* managed = &block->managed;
+  DLTensor& out = managed->dl_tensor;
+  out.data = const_cast<uint8_t*>(source.raw_data());  // consumers must honour READ_ONLY
+  const Device& device = source.buffer()->device();
+  out.device = DLDevice{device.type, device.id};
+  out.ndim = ndim;
+  out.dtype = dtype;
+  out.shape = dims;
+  out.strides = dims + ndim;
+  out.byte_offset = 0;
+  managed->manager_ctx = block;
+  managed->deleter = &DeleteExport<Managed>;
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    managed->version = DLPackVersion{kMajorVersion, kMinorVersion};
+    // A fresh copy belongs to the consumer alone; shared Arrow data does not.
+    managed->flags = copied ? kFlagIsCopied : kFlagReadOnly;
+  }
+  return managed;
+}
+
+// The export of a contiguous copy. Kept out of line: the usual export
+// shares memory, and a Tensor on its stack frame (zeroed by `rep stos`)
+// cost a tenth of the call.
+template <typename Managed>
+[[gnu::noinline]] Result<Managed*> ExportCopy(const Tensor& tensor, DLDataType dtype, int shift) {
+  QUIVER_ASSIGN_OR_RETURN(Tensor contiguous, tensor.ToContiguous());
+  return NewExport<Managed>(contiguous, dtype, shift, true);
+}
+
 template <typename Managed>
 Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
-  QUIVER_ASSIGN_OR_RETURN(DLDataType dtype, DataTypeOf(*tensor.type()));
-  const int64_t width = tensor.type()->byte_width();
+  const DLDataType dtype = TensorValueDataType(*tensor.type());
+  if (dtype.bits == 0) return DataTypeOf(*tensor.type()).status();
+  const int64_t width = dtype.bits / 8;
   // Every tensor value type is 1, 2, 4 or 8 bytes wide: strides become
   // elements by a shift, not a division (tens of cycles per axis, on a
   // call that takes a few hundred nanoseconds).
@@ -66,38 +135,8 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
                            " bytes; DLPack needs a copy");
   }
   if (copied) *copied = copy_needed;
-  const Tensor* source = &tensor;
-  std::optional<Tensor> contiguous;  // made only when needed
-  if (copy_needed) {
-    QUIVER_ASSIGN_OR_RETURN(contiguous, tensor.ToContiguous());
-    source = &*contiguous;
-  }
-  const int ndim = source->ndim();
-  auto* block = new ExportBlock<Managed>;
-  block->buffer = source->buffer();
-  int64_t* dims = block->Dims(ndim);
-  for (int i = 0; i < ndim; ++i) {
-    dims[i] = source->shape()[i];
-    dims[ndim + i] = source->strides()[i] >> shift;  // exact: whole elements (arithmetic shift)
-  }
-  Managed* managed = &block->managed;
-  DLTensor& out = managed->dl_tensor;
-  out.data = const_cast<uint8_t*>(source->raw_data());  // consumers must honour READ_ONLY
-  const Device& device = source->buffer()->device();
-  out.device = DLDevice{device.type, device.id};
-  out.ndim = ndim;
-  out.dtype = dtype;
-  out.shape = dims;
-  out.strides = dims + ndim;
-  out.byte_offset = 0;
-  managed->manager_ctx = block;
-  managed->deleter = &DeleteExport<Managed>;
-  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
-    managed->version = DLPackVersion{kMajorVersion, kMinorVersion};
-    // A fresh copy belongs to the consumer alone; shared Arrow data does not.
-    managed->flags = copy_needed ? kFlagIsCopied : kFlagReadOnly;
-  }
-  return managed;
+  if (copy_needed) return ExportCopy<Managed>(tensor, dtype, shift);
+  return NewExport<Managed>(tensor, dtype, shift, false);
 }
 
 }  // namespace

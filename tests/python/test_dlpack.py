@@ -217,6 +217,10 @@ def test_protocol_errors():
         t.__dlpack__(stream2=None)
     with pytest.raises(TypeError, match="positional"):
         t.__dlpack__(None)
+    # A keyword given twice (possible through a hand-made vectorcall, and
+    # by position plus keyword for from_dlpack's x).
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        qv.from_dlpack(np.ones(2), x=np.ones(2))
     assert np.from_dlpack(qv.from_dlpack(x=np.arange(3.0))).tolist() == [0.0, 1.0, 2.0]
 
 
