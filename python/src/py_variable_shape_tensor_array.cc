@@ -3,7 +3,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <deque>
+#include <memory>
 
 // NumPy arrays are read through their public fields (PyArray_DATA ...);
 // no NumPy C-API function is called, so no import_array().
@@ -51,10 +53,10 @@ VariableShapeTensorType ResolveType(nb::handle type, const TypePtr& value_type, 
 }
 
 // TypeError naming row `i` when its values are not the column's.
-void CheckRowType(size_t i, const TypePtr& row, const TypePtr& column) {
-  if (row.get() == column.get() || row->Equals(*column)) return;
-  Raise(Status::TypeError("row " + std::to_string(i) + ": tensor holds " + row->ToString() +
-                          ", the array holds " + column->ToString()));
+void CheckRowType(size_t i, const DataType& row, const DataType& column) {
+  if (&row == &column || row.Equals(column)) return;
+  Raise(Status::TypeError("row " + std::to_string(i) + ": tensor holds " + row.ToString() +
+                          ", the array holds " + column.ToString()));
 }
 
 // A row that is not a plain NumPy array (masked arrays, other array
@@ -72,6 +74,13 @@ std::optional<Tensor> SlowRow(nb::handle item, size_t i) {
   return TensorFrom(item, what.c_str());
 }
 
+// The ndim every row must have: type='s when given, else -1 (the first
+// non-null row's).
+int ExpectedNdim(nb::handle type) {
+  if (type.is_none() || !nb::isinstance<PyVariableShapeTensorType>(type)) return -1;
+  return nb::cast<PyVariableShapeTensorType&>(type).type.ndim();
+}
+
 PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints permutation,
                                      Uniform uniform_shape, nb::handle type) {
   // Lists and tuples are read in place; other iterables are listed once.
@@ -80,19 +89,32 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
   const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence.ptr()));
   PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
   PyTypeObject* ndarray = NumpyArrayType();
-  // Per row: where its sizes and strides start in `dims` (spans are made
-  // once `dims` stops growing), or the index of a converted Tensor.
-  struct Row {
-    const uint8_t* data = nullptr;
-    size_t dims_at = 0;
-    int ndim = 0;
-    int64_t tensor = -1;
-    bool null = false;
+  std::vector<VariableShapeTensorArray::RowView> views(n);
+  // Each row's sizes then strides, copied out of its array (another thread
+  // may reshape it while the copy below runs without the GIL): 2 * ndim
+  // entries a row, allocated once the first row tells ndim. A row of
+  // another ndim is refused here, so the block never grows.
+  int ndim = ExpectedNdim(type);
+  std::unique_ptr<int64_t[]> dims;
+  auto dims_of = [&](size_t i, int row_ndim) {
+    if (ndim < 0) ndim = row_ndim;
+    if (row_ndim != ndim) {
+      Raise(Status::Invalid("row " + std::to_string(i) + ": tensor has " + std::to_string(row_ndim) +
+                            " dimensions, the array has " + std::to_string(ndim)));
+    }
+    if (!dims) dims.reset(new int64_t[2 * static_cast<size_t>(ndim) * n]);
+    return dims.get() + 2 * static_cast<size_t>(ndim) * i;
   };
-  std::vector<Row> rows(n);
-  std::vector<int64_t> dims;
-  dims.reserve(n * 6);
+  auto set_view = [&](size_t i, const void* data, int row_ndim, const int64_t* sizes,
+                      const int64_t* strides) {
+    int64_t* at = dims_of(i, row_ndim);
+    std::copy(sizes, sizes + row_ndim, at);
+    std::copy(strides, strides + row_ndim, at + row_ndim);
+    const std::span<const int64_t> shape(at, static_cast<size_t>(row_ndim));
+    views[i] = {false, static_cast<const uint8_t*>(data), shape, {at + row_ndim, shape.size()}};
+  };
   std::deque<Tensor> converted;  // slow rows; never moved once made
+  std::vector<size_t> converted_rows;
   BorrowedBuffers borrowed;      // released after the copy below
   // The rows read through their fields are held here for the copy, which
   // runs without the GIL (another thread may empty the list meanwhile).
@@ -101,73 +123,52 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
   const PyArray_Descr* known_descr = nullptr;
   TypePtr known_type;
   TypePtr value_type;
-  int ndim = 0;
   size_t first_row = 0;
   for (size_t i = 0; i < n; ++i) {
     PyObject* item = items[i];
-    Row& row = rows[i];
     if (item == Py_None) {
-      row.null = true;
-      continue;
-    }
-    TypePtr row_type;
-    const bool plain = Py_TYPE(item) == ndarray;
-    auto* array = reinterpret_cast<PyArrayObject*>(item);
-    if (plain && known_descr != nullptr && PyArray_DESCR(array) == known_descr) {
-      // A dtype already typed below: the array's own fields, no call.
-      held.push_back(nb::borrow(item));
-      row_type = known_type;
-      row.data = static_cast<const uint8_t*>(PyArray_DATA(array));
-      row.ndim = PyArray_NDIM(array);
-      row.dims_at = dims.size();
-      dims.insert(dims.end(), PyArray_DIMS(array), PyArray_DIMS(array) + row.ndim);
-      dims.insert(dims.end(), PyArray_STRIDES(array), PyArray_STRIDES(array) + row.ndim);
-    } else if (const Py_buffer* view = plain ? borrowed.Borrow(item, &row_type) : nullptr) {
-      // The buffer protocol types a dtype (format, byte order) once.
-      known_descr = PyArray_DESCR(array);
-      known_type = row_type;
-      row.data = static_cast<const uint8_t*>(view->buf);
-      row.ndim = view->ndim;
-      row.dims_at = dims.size();
-      dims.insert(dims.end(), view->shape, view->shape + view->ndim);
-      dims.insert(dims.end(), view->strides, view->strides + view->ndim);
-    } else {
-      std::optional<Tensor> tensor = SlowRow(item, i);
-      if (!tensor) {
-        row.null = true;
-        continue;
-      }
-      row_type = tensor->type();
-      row.ndim = tensor->ndim();
-      row.tensor = static_cast<int64_t>(converted.size());
-      converted.push_back(std::move(*tensor));
-    }
-    if (!value_type) {
-      value_type = row_type, ndim = row.ndim, first_row = i;
-    } else {
-      CheckRowType(i, row_type, value_type);
-    }
-  }
-  VariableShapeTensorType resolved = ResolveType(type, value_type, ndim, std::move(dim_names),
-                                                 std::move(permutation), std::move(uniform_shape));
-  std::vector<VariableShapeTensorArray::RowView> views(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Row& row = rows[i];
-    if (row.null) {
       views[i].null = true;
       continue;
     }
-    if (row.tensor >= 0) {
-      const Tensor& tensor = converted[static_cast<size_t>(row.tensor)];
-      CheckRowType(i, tensor.type(), resolved.value_type());
-      views[i] = {false, tensor.raw_data(), tensor.shape(), tensor.strides()};
-      continue;
+    const bool plain = Py_TYPE(item) == ndarray;
+    auto* array = reinterpret_cast<PyArrayObject*>(item);
+    const DataType* row_type = nullptr;
+    TypePtr borrowed_type;  // set by the two paths that can type a first row
+    if (plain && known_descr != nullptr && PyArray_DESCR(array) == known_descr) {
+      // A dtype already typed below: the array's own fields, no call.
+      held.push_back(nb::borrow(item));
+      row_type = known_type.get();  // (no shared_ptr copy: two atomics a row)
+      set_view(i, PyArray_DATA(array), PyArray_NDIM(array), PyArray_DIMS(array), PyArray_STRIDES(array));
+    } else if (const Py_buffer* view = plain ? borrowed.Borrow(item, &borrowed_type) : nullptr) {
+      // The buffer protocol types a dtype (format, byte order) once.
+      known_descr = PyArray_DESCR(array);
+      known_type = borrowed_type;
+      row_type = known_type.get();
+      set_view(i, view->buf, view->ndim, view->shape, view->strides);
+    } else {
+      std::optional<Tensor> tensor = SlowRow(item, i);
+      if (!tensor) {
+        views[i].null = true;
+        continue;
+      }
+      const Tensor& kept = converted.emplace_back(std::move(*tensor));
+      converted_rows.push_back(i);
+      borrowed_type = kept.type();
+      row_type = borrowed_type.get();
+      dims_of(i, kept.ndim());  // (the Tensor keeps its own sizes and strides)
+      views[i] = {false, kept.raw_data(), kept.shape(), kept.strides()};
     }
-    const std::span<const int64_t> sizes(dims.data() + row.dims_at, static_cast<size_t>(row.ndim));
-    views[i] = {false, row.data, sizes, {sizes.data() + row.ndim, sizes.size()}};
+    if (!value_type) {
+      value_type = borrowed_type;  // (the first row is never read by the fast path)
+      first_row = i;
+    } else {
+      CheckRowType(i, *row_type, *value_type);
+    }
   }
-  // The plain rows all have value_type; type= may name another.
-  if (value_type) CheckRowType(first_row, value_type, resolved.value_type());
+  VariableShapeTensorType resolved = ResolveType(type, value_type, std::max(ndim, 0), std::move(dim_names),
+                                                 std::move(permutation), std::move(uniform_shape));
+  // The rows all have value_type; type= may name another.
+  if (value_type) CheckRowType(first_row, *value_type, *resolved.value_type());
   Result<VariableShapeTensorArray> built = Status::Invalid("");
   {
     nb::gil_scoped_release no_gil;  // one long copy of every row

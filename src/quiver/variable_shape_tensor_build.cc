@@ -10,6 +10,7 @@
 #include "quiver/variable_shape_tensor.h"
 #include "quiver/internal/variable_shape_storage.h"
 #include "quiver/internal/strided_copy.h"
+#include "quiver/internal/stream_copy.h"
 #include "quiver/internal/threads.h"
 
 namespace quiver {
@@ -42,6 +43,7 @@ Status CheckRowShape(const VariableShapeTensorType& type, size_t i,
     }
     physical[type.physical_axis(k)] = static_cast<int32_t>(shape[k]);
   }
+  if (type.uniform_shape().empty()) return Status::OK();  // (the usual case: no call)
   Status uniform = type.CheckUniform({physical, static_cast<size_t>(type.ndim())});
   return uniform.ok() ? uniform : RowError(i, uniform.message());
 }
@@ -58,11 +60,17 @@ bool IsRowMajor(std::span<const int64_t> shape, std::span<const int64_t> strides
 }
 
 // Copies a logical row into `dst` as a row-major block of its physical shape.
+// `stream`: the values buffer is far larger than the caches (StreamCopy).
 void CopyRow(const VariableShapeTensorType& type, const VariableShapeTensorArray::RowView& row,
-             int64_t elements, int64_t width, uint8_t* dst) {
+             int64_t elements, int64_t width, uint8_t* dst, bool stream) {
   if (elements == 0) return;
   if (type.permutation().empty() && IsRowMajor(row.shape, row.strides, width)) {
-    std::memcpy(dst, row.data, static_cast<size_t>(elements * width));
+    const auto bytes = static_cast<size_t>(elements * width);
+    if (stream) {
+      internal::StreamCopy(dst, row.data, bytes);
+    } else {
+      std::memcpy(dst, row.data, bytes);
+    }
     return;
   }
   const int ndim = type.ndim();
@@ -78,6 +86,8 @@ void CopyRow(const VariableShapeTensorType& type, const VariableShapeTensorArray
   }
   internal::CopyStrided(row.data, src_strides, dst, dst_strides, physical, width);
 }
+
+constexpr int64_t kMaxListElements = std::numeric_limits<int32_t>::max();
 
 // Below this many bytes one thread copies every row: a second one costs
 // more than it saves.
@@ -129,14 +139,16 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromRowViews(
                              std::to_string(rows[i].strides.size()) + " strides");
     }
     QUIVER_RETURN_NOT_OK(CheckRowShape(type, i, rows[i].shape, shapes + i * ndim));
+    // Each size fits int32 and every partial product is held to int32 too
+    // (as a list's offsets are), so nothing here can overflow.
     int64_t elements = 1;
     for (int k = 0; k < ndim; ++k) {
-      QUIVER_ASSIGN_OR_RETURN(elements, internal::MultiplyChecked(elements, shapes[i * ndim + k], "row shape"));
-      QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(elements));
+      elements *= shapes[i * ndim + k];
+      if (elements > kMaxListElements) return internal::CheckListCapacity(elements);
     }
     if (elements > 0 && rows[i].data == nullptr) return RowError(i, "has no data");
     total += elements;
-    QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(total));
+    if (total > kMaxListElements) return internal::CheckListCapacity(total);
   }
   offsets[n] = static_cast<int32_t>(total);
   const int64_t width = type.value_type()->byte_width();
@@ -147,12 +159,14 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromRowViews(
       if (!rows[i].null) internal::SetBit(parts.validity->mutable_data(), i);
     }
   }
+  const bool stream = total * width >= internal::kStreamCopyBytes;
   auto copy_rows = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
       if (rows[i].null) continue;
       CopyRow(type, rows[i], offsets[i + 1] - offsets[i], width,
-              values->mutable_data() + int64_t{offsets[i]} * width);
+              values->mutable_data() + int64_t{offsets[i]} * width, stream);
     }
+    if (stream) internal::StreamFence();  // before the thread reports its part done
   };
   if (total * width < kParallelBytes || n < 2) {
     copy_rows(0, n);

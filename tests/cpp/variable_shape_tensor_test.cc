@@ -250,6 +250,37 @@ TEST(VariableShapeTensorArray, LargeBatchesPadOnTwoThreadsWithTheSameResult) {
   }
 }
 
+TEST(VariableShapeTensorArray, RowViewsPastTheStreamingSizeCopyExactly) {
+  // 70 MiB of uint8 rows at every byte offset, with gaps between them in
+  // the source: the copy streams past the caches (StreamCopy) on two
+  // threads, and every byte lands in order.
+  const int64_t total = int64_t{70} << 20;
+  std::vector<uint8_t> source(total + total / 64);
+  for (size_t i = 0; i < source.size(); ++i) source[i] = static_cast<uint8_t>(i * 131 + (i >> 12));
+  std::vector<int64_t> dims;  // sizes, then strides (1 byte), per row
+  std::vector<VariableShapeTensorArray::RowView> rows;
+  std::vector<uint8_t> expected;
+  expected.reserve(total);
+  size_t at = 0;
+  for (int64_t i = 0; static_cast<int64_t>(expected.size()) < total; ++i) {
+    const int64_t size = std::min<int64_t>(1 + (i * 977) % 9000, total - expected.size());
+    rows.push_back({false, source.data() + at, {}, {}});
+    dims.push_back(size);
+    expected.insert(expected.end(), source.begin() + at, source.begin() + at + size);
+    at += size + static_cast<size_t>(i % 61);
+  }
+  const int64_t one = 1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].shape = {&dims[i], 1};
+    rows[i].strides = {&one, 1};
+  }
+  ASSERT_OK_AND_ASSIGN(auto type, VariableShapeTensorType::Make(uint8(), 1));
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromRowViews(type, rows));
+  const BufferPtr& values = array.data()->children[0]->children[0]->buffers[1];
+  ASSERT_EQ(values->size(), total);
+  EXPECT_EQ(std::memcmp(values->data(), expected.data(), expected.size()), 0);
+}
+
 TEST(VariableShapeTensorArray, IdentityPermutationEqualsNone) {
   EXPECT_TRUE(Float32Type(2, {0, 1}).Equals(Float32Type(2)));
   EXPECT_FALSE(Float32Type(2, {1, 0}).Equals(Float32Type(2)));

@@ -168,6 +168,13 @@ def test_from_numpy_copies_strided_inputs_in_logical_order():
 def test_from_numpy_errors():
     with pytest.raises(ValueError, match="row 1: tensor has 1 dimensions, the array has 2"):
         qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 2)), np.zeros(3)])
+    # type= sets the ndim before any row is read; converted rows (masked,
+    # non-native byte order) are held to it as well.
+    t3 = qv.variable_shape_tensor("float64", 3)
+    with pytest.raises(ValueError, match="row 0: tensor has 2 dimensions, the array has 3"):
+        qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 2))], type=t3)
+    with pytest.raises(ValueError, match="row 2: tensor has 1 dimensions, the array has 2"):
+        qv.VariableShapeTensorArray.from_numpy([None, np.zeros((1, 2)), np.ma.masked_array(np.zeros(2))])
     with pytest.raises(TypeError, match="row 1: tensor holds int64, the array holds float64"):
         qv.VariableShapeTensorArray.from_numpy([np.zeros(2), np.zeros(3, np.int64)])
     with pytest.raises(ValueError, match="row 1: shape .* uniform_shape says 2"):
