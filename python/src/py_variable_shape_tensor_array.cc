@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 // NumPy arrays are read through their public fields (PyArray_DATA ...);
 // no NumPy C-API function is called, so no import_array().
@@ -74,6 +76,20 @@ std::optional<Tensor> SlowRow(nb::handle item, size_t i) {
   return TensorFrom(item, what.c_str());
 }
 
+// `count` value-initialised objects of T (trivially destructible) in a
+// block from quiver's allocator, which `block` keeps.
+template <typename T>
+std::span<T> ScratchArray(size_t count, BufferPtr* block) {
+  static_assert(std::is_trivially_destructible_v<T> && alignof(T) <= 64);
+  if (count > static_cast<size_t>(std::numeric_limits<int64_t>::max()) / sizeof(T)) {
+    Raise(Status::OutOfMemory("cannot allocate " + std::to_string(count) + " row entries"));
+  }
+  *block = Unwrap(Buffer::AllocateUninitialized(static_cast<int64_t>(count * sizeof(T))));
+  T* first = reinterpret_cast<T*>((*block)->mutable_data());
+  std::uninitialized_value_construct_n(first, count);
+  return {first, count};
+}
+
 // The ndim every row must have: type='s when given, else -1 (the first
 // non-null row's).
 int ExpectedNdim(nb::handle type) {
@@ -89,21 +105,26 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
   const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence.ptr()));
   PyObject** items = PySequence_Fast_ITEMS(sequence.ptr());
   PyTypeObject* ndarray = NumpyArrayType();
-  std::vector<VariableShapeTensorArray::RowView> views(n);
+  // The views and their sizes and strides live in blocks from quiver's
+  // allocator, which keeps freed large blocks for the next call: 10^5 rows
+  // would otherwise fault in about 10 MB of fresh pages on every call.
+  BufferPtr view_block;
+  std::span<VariableShapeTensorArray::RowView> views = ScratchArray<VariableShapeTensorArray::RowView>(n, &view_block);
   // Each row's sizes then strides, copied out of its array (another thread
   // may reshape it while the copy below runs without the GIL): 2 * ndim
   // entries a row, allocated once the first row tells ndim. A row of
   // another ndim is refused here, so the block never grows.
   int ndim = ExpectedNdim(type);
-  std::unique_ptr<int64_t[]> dims;
+  BufferPtr dims_block;
+  int64_t* dims = nullptr;
   auto dims_of = [&](size_t i, int row_ndim) {
     if (ndim < 0) ndim = row_ndim;
     if (row_ndim != ndim) {
       Raise(Status::Invalid("row " + std::to_string(i) + ": tensor has " + std::to_string(row_ndim) +
                             " dimensions, the array has " + std::to_string(ndim)));
     }
-    if (!dims) dims.reset(new int64_t[2 * static_cast<size_t>(ndim) * n]);
-    return dims.get() + 2 * static_cast<size_t>(ndim) * i;
+    if (!dims) dims = ScratchArray<int64_t>(2 * static_cast<size_t>(ndim) * n, &dims_block).data();
+    return dims + 2 * static_cast<size_t>(ndim) * i;
   };
   auto set_view = [&](size_t i, const void* data, int row_ndim, const int64_t* sizes,
                       const int64_t* strides) {
