@@ -76,8 +76,9 @@ std::optional<Tensor> SlowRow(nb::handle item, size_t i) {
   return TensorFrom(item, what.c_str());
 }
 
-// `count` value-initialised objects of T (trivially destructible) in a
-// block from quiver's allocator, which `block` keeps.
+// `count` default-initialised objects of T (trivially destructible: the
+// block is freed without destroying them) in a block from quiver's
+// allocator, which `block` keeps.
 template <typename T>
 std::span<T> ScratchArray(size_t count, BufferPtr* block) {
   static_assert(std::is_trivially_destructible_v<T> && alignof(T) <= 64);
@@ -86,7 +87,7 @@ std::span<T> ScratchArray(size_t count, BufferPtr* block) {
   }
   *block = Unwrap(Buffer::AllocateUninitialized(static_cast<int64_t>(count * sizeof(T))));
   T* first = reinterpret_cast<T*>((*block)->mutable_data());
-  std::uninitialized_value_construct_n(first, count);
+  std::uninitialized_default_construct_n(first, count);
   return {first, count};
 }
 
@@ -109,7 +110,8 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
   // allocator, which keeps freed large blocks for the next call: 10^5 rows
   // would otherwise fault in about 10 MB of fresh pages on every call.
   BufferPtr view_block;
-  std::span<VariableShapeTensorArray::RowView> views = ScratchArray<VariableShapeTensorArray::RowView>(n, &view_block);
+  std::span<VariableShapeTensorArray::RowView> views =
+      ScratchArray<VariableShapeTensorArray::RowView>(n, &view_block);
   // Each row's sizes then strides, copied out of its array (another thread
   // may reshape it while the copy below runs without the GIL): 2 * ndim
   // entries a row, allocated once the first row tells ndim. A row of
@@ -135,7 +137,6 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
     views[i] = {false, static_cast<const uint8_t*>(data), shape, {at + row_ndim, shape.size()}};
   };
   std::deque<Tensor> converted;  // slow rows; never moved once made
-  std::vector<size_t> converted_rows;
   BorrowedBuffers borrowed;      // released after the copy below
   // The rows read through their fields are held here for the copy, which
   // runs without the GIL (another thread may empty the list meanwhile).
@@ -173,7 +174,6 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
         continue;
       }
       const Tensor& kept = converted.emplace_back(std::move(*tensor));
-      converted_rows.push_back(i);
       borrowed_type = kept.type();
       row_type = borrowed_type.get();
       dims_of(i, kept.ndim());  // (the Tensor keeps its own sizes and strides)
@@ -186,8 +186,9 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
       CheckRowType(i, *row_type, *value_type);
     }
   }
-  VariableShapeTensorType resolved = ResolveType(type, value_type, std::max(ndim, 0), std::move(dim_names),
-                                                 std::move(permutation), std::move(uniform_shape));
+  VariableShapeTensorType resolved =
+      ResolveType(type, value_type, std::max(ndim, 0), std::move(dim_names), std::move(permutation),
+                  std::move(uniform_shape));
   // The rows all have value_type; type= may name another.
   if (value_type) CheckRowType(first_row, *value_type, *resolved.value_type());
   Result<VariableShapeTensorArray> built = Status::Invalid("");

@@ -3,9 +3,9 @@
 #include "quiver/dlpack.h"
 
 #include <bit>
-#include <type_traits>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "quiver/internal/checked_math.h"
 
