@@ -1,5 +1,6 @@
 #include "py_fastcall.h"
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 
@@ -32,6 +33,7 @@ Py_ssize_t FindName(PyObject* key, std::span<PyObject* const> names) {
 bool MatchArguments(const char* function, PyObject* const* args, Py_ssize_t nargs,
                     PyObject* kwnames, std::span<PyObject* const> names, Py_ssize_t max_positional,
                     PyObject** out) {
+  assert(names.size() <= 64);  // the `seen` mask below
   for (size_t i = 0; i < names.size(); ++i) out[i] = nullptr;
   if (nargs > max_positional) {
     PyErr_Format(PyExc_TypeError, "%s() takes at most %zd positional arguments (%zd given)",

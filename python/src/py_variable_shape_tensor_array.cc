@@ -91,6 +91,21 @@ std::span<T> ScratchArray(size_t count, BufferPtr* block) {
   return {first, count};
 }
 
+// Rows of more axes than NumPy allows are refused (by ndim) without
+// copying their sizes.
+constexpr int kMaxRowDims = 64;
+
+// ValueError when the list being read changed size or storage (Python
+// code run for one row cleared or grew it): `items` would dangle.
+void CheckUnchanged(const nb::object& sequence, PyObject** items, size_t n) {
+  if (PySequence_Fast_ITEMS(sequence.ptr()) == items &&
+      static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence.ptr())) == n) {
+    return;
+  }
+  Raise(Status::Invalid("arrays changed while from_numpy read it (a row's __array__ or mask "
+                        "changed the list)"));
+}
+
 // The ndim every row must have: type='s when given, else -1 (the first
 // non-null row's).
 int ExpectedNdim(nb::handle type) {
@@ -112,29 +127,38 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
   BufferPtr view_block;
   std::span<VariableShapeTensorArray::RowView> views =
       ScratchArray<VariableShapeTensorArray::RowView>(n, &view_block);
-  // Each row's sizes then strides, copied out of its array (another thread
-  // may reshape it while the copy below runs without the GIL): 2 * ndim
-  // entries a row, allocated once the first row tells ndim. A row of
-  // another ndim is refused here, so the block never grows.
-  int ndim = ExpectedNdim(type);
+  // Each plain row's sizes then strides, copied out of its array (another
+  // thread may reshape it while the copy below runs without the GIL):
+  // 2 * ndim entries for each plain NumPy row, allocated once the first
+  // row tells ndim. A row of another ndim gets spans of its own length
+  // over zeros instead: FromRowViews refuses it in row order (as every
+  // other row error) and reads only the spans' lengths to do so.
+  static constexpr int64_t kNoDims[kMaxRowDims] = {};
+  size_t plain_rows = 0;
+  for (size_t i = 0; i < n; ++i) plain_rows += Py_TYPE(items[i]) == ndarray;
+  int ndim = ExpectedNdim(type);  // -1 until the first non-null row
   BufferPtr dims_block;
   int64_t* dims = nullptr;
-  auto dims_of = [&](size_t i, int row_ndim) {
-    if (ndim < 0) ndim = row_ndim;
-    if (row_ndim != ndim) {
-      Raise(Status::Invalid("row " + std::to_string(i) + ": tensor has " + std::to_string(row_ndim) +
-                            " dimensions, the array has " + std::to_string(ndim)));
-    }
-    if (!dims) dims = ScratchArray<int64_t>(2 * static_cast<size_t>(ndim) * n, &dims_block).data();
-    return dims + 2 * static_cast<size_t>(ndim) * i;
-  };
+  size_t slots_used = 0;
   auto set_view = [&](size_t i, const void* data, int row_ndim, const int64_t* sizes,
                       const int64_t* strides) {
-    int64_t* at = dims_of(i, row_ndim);
+    if (ndim < 0) ndim = row_ndim;
+    const auto length = static_cast<size_t>(row_ndim);
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    if (row_ndim > kMaxRowDims) {  // (NumPy and the buffer protocol stop at 64)
+      Raise(Status::Invalid("row " + std::to_string(i) + ": tensor has " + std::to_string(row_ndim) +
+                            " dimensions, more than " + std::to_string(kMaxRowDims)));
+    }
+    if (row_ndim != ndim) {
+      views[i] = {false, bytes, {kNoDims, length}, {kNoDims, length}};
+      return;
+    }
+    const size_t slot = 2 * length;
+    if (!dims) dims = ScratchArray<int64_t>(slot * plain_rows, &dims_block).data();
+    int64_t* at = dims + slot * slots_used++;
     std::copy(sizes, sizes + row_ndim, at);
     std::copy(strides, strides + row_ndim, at + row_ndim);
-    const std::span<const int64_t> shape(at, static_cast<size_t>(row_ndim));
-    views[i] = {false, static_cast<const uint8_t*>(data), shape, {at + row_ndim, shape.size()}};
+    views[i] = {false, bytes, {at, length}, {at + row_ndim, length}};
   };
   std::deque<Tensor> converted;  // slow rows; never moved once made
   BorrowedBuffers borrowed;      // released after the copy below
@@ -168,7 +192,10 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
       row_type = known_type.get();
       set_view(i, view->buf, view->ndim, view->shape, view->strides);
     } else {
+      // Converting may run Python code (__array__, numpy.ma), which may
+      // change the list under `items`.
       std::optional<Tensor> tensor = SlowRow(item, i);
+      CheckUnchanged(sequence, items, n);
       if (!tensor) {
         views[i].null = true;
         continue;
@@ -176,8 +203,8 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
       const Tensor& kept = converted.emplace_back(std::move(*tensor));
       borrowed_type = kept.type();
       row_type = borrowed_type.get();
-      dims_of(i, kept.ndim());  // (the Tensor keeps its own sizes and strides)
-      views[i] = {false, kept.raw_data(), kept.shape(), kept.strides()};
+      if (ndim < 0) ndim = kept.ndim();
+      views[i] = {false, kept.raw_data(), kept.shape(), kept.strides()};  // (the Tensor's own)
     }
     if (!value_type) {
       value_type = borrowed_type;  // (the first row is never read by the fast path)

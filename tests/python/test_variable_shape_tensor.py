@@ -175,6 +175,39 @@ def test_from_numpy_errors():
         qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 2))], type=t3)
     with pytest.raises(ValueError, match="row 2: tensor has 1 dimensions, the array has 2"):
         qv.VariableShapeTensorArray.from_numpy([None, np.zeros((1, 2)), np.ma.masked_array(np.zeros(2))])
+    # Which error comes first: value types while reading, then type=, then
+    # each row's ndim and sizes in row order.
+    x2 = np.zeros((2, 2))
+    with pytest.raises(TypeError, match="row 1: tensor holds int64, the array holds float64"):
+        qv.VariableShapeTensorArray.from_numpy([x2, np.zeros(3, np.int64)])
+    with pytest.raises(TypeError, match="row 0: tensor holds float64, the array holds int64"):
+        qv.VariableShapeTensorArray.from_numpy([x2], type=qv.variable_shape_tensor("int64", 3))
+    with pytest.raises(TypeError, match="type must be a quiver.VariableShapeTensorType"):
+        qv.VariableShapeTensorArray.from_numpy([x2, np.zeros(3)], type="float64")
+    with pytest.raises(ValueError, match="pass either type= or dim_names"):
+        qv.VariableShapeTensorArray.from_numpy([x2], dim_names=["a", "b", "c"], type=t3)
+
+
+def test_from_numpy_refuses_a_list_changed_while_read():
+    rows = []
+
+    class ClearsTheList:
+        def __array__(self, dtype=None, copy=None):
+            rows.clear()
+            return np.zeros(2)
+
+    rows.extend([ClearsTheList()] + [np.ones(2)] * 1000)
+    with pytest.raises(ValueError, match="arrays changed while from_numpy read it"):
+        qv.VariableShapeTensorArray.from_numpy(rows)
+
+
+def test_from_numpy_many_null_rows_and_many_axes():
+    # The sizes block holds only the plain rows: 10^6 None rows next to one
+    # 64-axis row take no 2 * 64 entries each.
+    x = np.arange(2.0).reshape((1,) * 63 + (2,))
+    a = qv.VariableShapeTensorArray.from_numpy([None] * 10**6 + [x])
+    assert a.null_count == 10**6
+    np.testing.assert_array_equal(a[10**6], x)
     with pytest.raises(TypeError, match="row 1: tensor holds int64, the array holds float64"):
         qv.VariableShapeTensorArray.from_numpy([np.zeros(2), np.zeros(3, np.int64)])
     with pytest.raises(ValueError, match="row 1: shape .* uniform_shape says 2"):

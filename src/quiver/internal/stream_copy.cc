@@ -21,8 +21,14 @@ void StreamCopy(uint8_t* dst, const uint8_t* src, size_t n) {
   std::memcpy(dst, src, head);
   dst += head, src += head, n -= head;
   const size_t body = n & ~size_t{63};
+  // Touching the source a page ahead starts its page walk early: rows
+  // copied from many small arrays cross a 4 KiB page every few lines, and
+  // the hardware prefetchers stop at page boundaries (from_numpy of 10^5
+  // NumPy arrays: 37 -> 32 ms). A prefetch never faults, past the end of
+  // the source included; its address is formed as an integer for that.
+  const uintptr_t ahead = reinterpret_cast<uintptr_t>(src) + 4096;
   for (size_t i = 0; i < body; i += 64) {
-    _mm_prefetch(reinterpret_cast<const char*>(src + i + 3072), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(ahead + i), _MM_HINT_T0);
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
