@@ -95,15 +95,19 @@ std::span<T> ScratchArray(size_t count, BufferPtr* block) {
 // copying their sizes.
 constexpr int kMaxRowDims = 64;
 
-// ValueError when the list being read changed size or storage (Python
-// code run for one row cleared or grew it): `items` would dangle.
-void CheckUnchanged(const nb::object& sequence, PyObject** items, size_t n) {
-  if (PySequence_Fast_ITEMS(sequence.ptr()) == items &&
-      static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence.ptr())) == n) {
-    return;
-  }
+// ValueError when the list being read changed under it: its size or
+// storage (Python code run for one row cleared or grew it: `items` would
+// dangle), or more plain arrays in it than counted first.
+[[noreturn]] void RaiseChanged() {
   Raise(Status::Invalid("arrays changed while from_numpy read it (a row's __array__ or mask "
                         "changed the list)"));
+}
+
+void CheckUnchanged(const nb::object& sequence, PyObject** items, size_t n) {
+  if (PySequence_Fast_ITEMS(sequence.ptr()) != items ||
+      static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence.ptr())) != n) {
+    RaiseChanged();
+  }
 }
 
 // The ndim every row must have: type='s when given, else -1 (the first
@@ -153,6 +157,9 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
       views[i] = {false, bytes, {kNoDims, length}, {kNoDims, length}};
       return;
     }
+    // More plain rows than counted: Python code run for a row put arrays
+    // into the list in place of other objects.
+    if (slots_used == plain_rows) RaiseChanged();
     const size_t slot = 2 * length;
     if (!dims) dims = ScratchArray<int64_t>(slot * plain_rows, &dims_block).data();
     int64_t* at = dims + slot * slots_used++;

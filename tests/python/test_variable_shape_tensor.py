@@ -200,6 +200,17 @@ def test_from_numpy_refuses_a_list_changed_while_read():
     with pytest.raises(ValueError, match="arrays changed while from_numpy read it"):
         qv.VariableShapeTensorArray.from_numpy(rows)
 
+    # Same size and storage, but arrays put in place of other rows: more
+    # plain arrays than were counted before reading.
+    class SwapsInArrays:
+        def __array__(self, dtype=None, copy=None):
+            swapped[1:] = [np.ones(2)] * (len(swapped) - 1)
+            return np.zeros(2)
+
+    swapped = [SwapsInArrays()] + [[1.0, 2.0]] * 100
+    with pytest.raises(ValueError, match="arrays changed while from_numpy read it"):
+        qv.VariableShapeTensorArray.from_numpy(swapped)
+
 
 def test_from_numpy_many_null_rows_and_many_axes():
     # The sizes block holds only the plain rows: 10^6 None rows next to one
