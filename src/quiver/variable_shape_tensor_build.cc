@@ -87,8 +87,6 @@ void CopyRow(const VariableShapeTensorType& type, const VariableShapeTensorArray
   internal::CopyStrided(row.data, src_strides, dst, dst_strides, physical, width);
 }
 
-constexpr int64_t kMaxListElements = std::numeric_limits<int32_t>::max();
-
 // Below this many bytes one thread copies every row: a second one costs
 // more than it saves.
 constexpr int64_t kParallelBytes = int64_t{8} << 20;
@@ -144,11 +142,11 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromRowViews(
     int64_t elements = 1;
     for (int k = 0; k < ndim; ++k) {
       elements *= shapes[i * ndim + k];
-      if (elements > kMaxListElements) return internal::CheckListCapacity(elements);
+      if (elements > internal::kMaxListElements) return internal::CheckListCapacity(elements);
     }
     if (elements > 0 && rows[i].data == nullptr) return RowError(i, "has no data");
     total += elements;
-    if (total > kMaxListElements) return internal::CheckListCapacity(total);
+    if (total > internal::kMaxListElements) return internal::CheckListCapacity(total);
   }
   offsets[n] = static_cast<int32_t>(total);
   const int64_t width = type.value_type()->byte_width();

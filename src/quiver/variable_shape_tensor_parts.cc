@@ -22,7 +22,7 @@ Status CheckDenseValues(const VariableShapeTensorType& type, const char* what) {
 }
 
 Status CheckListCapacity(int64_t total_elements) {
-  if (total_elements <= std::numeric_limits<int32_t>::max()) return Status::OK();
+  if (total_elements <= kMaxListElements) return Status::OK();
   return Status::Invalid(
       "the rows hold " + std::to_string(total_elements) +
       " elements in total, more than the int32 offsets of a variable_shape_tensor's data list "

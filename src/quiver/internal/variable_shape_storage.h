@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,7 +21,11 @@ Status RowError(int64_t i, const std::string& message);
 // bool8; bit-packed bools cannot): "cannot <what> bool tensors: ...".
 Status CheckDenseValues(const VariableShapeTensorType& type, const char* what);
 
-// The data list has int32 offsets: OK when `total_elements` fits them.
+// The data list has int32 offsets: at most this many elements in all.
+constexpr int64_t kMaxListElements = std::numeric_limits<int32_t>::max();
+
+// OK when `total_elements` fits the data list's offsets (hot loops compare
+// with kMaxListElements themselves and call this for the error).
 Status CheckListCapacity(int64_t total_elements);
 
 // Elements [begin, end) of one row, indexes into the values child's
