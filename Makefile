@@ -1,12 +1,26 @@
 # quiver: `make demo` runs the sample job, `make test` runs every suite.
-PYTHON ?= python3
 
-.PHONY: all setup build test test-cpp test-asan test-example test-python test-arrow-compat python demo bench fuzz clean
+# The Python every target uses: PYTHON (default python3) itself, or, when it
+# refuses system-wide installs (PEP 668, as Debian's and Ubuntu's do), the
+# project venv .venv/ that scripts/setup makes from it. Once .venv/ exists
+# it is used; remove it to switch interpreters.
+PYTHON ?= python3
+export QUIVER_BASE_PYTHON := $(PYTHON)
+override PYTHON := $(shell QUIVER_BASE_PYTHON='$(QUIVER_BASE_PYTHON)' bash scripts/setup --which-python)
+export PYTHON
+
+.PHONY: all setup setup-test build test test-cpp test-asan test-example test-python test-arrow-compat \
+  python wheel test-wheel sdist test-sdist demo bench fuzz clean
 
 all: build
 
+# The build and the demo's packages (NumPy, pyarrow).
 setup:
 	@bash scripts/setup
+
+# Plus the test peers and the packaging tools.
+setup-test:
+	@bash scripts/setup --test
 
 build: setup
 	cmake --preset dev >/dev/null
@@ -37,15 +51,39 @@ test-arrow-compat: build
 python: setup
 	$(PYTHON) -m pip install --no-build-isolation -q .
 
-test-python: python
+test-python: setup-test python
 	$(PYTHON) -m pytest -q tests/python
 
-test: test-cpp test-asan test-example test-python test-arrow-compat
+# The binary wheel: built in build/python (as `make python` builds, so only
+# the link is new), then auditwheel copies the ZSTD and LZ4 libraries into
+# it and gives it its manylinux tag; the result goes to dist/.
+wheel: setup-test python
+	rm -rf build/wheelhouse dist/quiver_tensors-*.whl
+	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -q -w build/wheelhouse .
+	$(PYTHON) -m auditwheel repair -w dist build/wheelhouse/quiver_tensors-*.whl
+	$(PYTHON) -m auditwheel show dist/quiver_tensors-*.whl
+
+# dist/'s wheel in a fresh venv with its [test] extra: the Python suite
+# against the installed package (run from outside the tree), then the
+# codecs where the system's libzstd and liblz4 are hidden.
+test-wheel: wheel
+	@bash tests/packaging/test_wheel.sh
+
+# The sdist, built and installed in a fresh venv where the system's
+# flatbuffers, nlohmann JSON, ZSTD, LZ4, CMake and Ninja are hidden.
+sdist: setup-test
+	rm -rf dist/quiver_tensors-*.tar.gz
+	$(PYTHON) -m build --sdist --no-isolation -o dist .
+
+test-sdist: sdist
+	@bash tests/packaging/test_sdist.sh
+
+test: test-cpp test-asan test-example test-python test-arrow-compat test-wheel test-sdist
 
 demo: python
 	$(PYTHON) examples/demo.py
 
-bench: setup python
+bench: setup-test python
 	cmake --preset release >/dev/null
 	cmake --build --preset release
 	./build/release/bench/cpp/quiver_bench --benchmark_min_time=0.2
@@ -56,6 +94,7 @@ bench: setup python
 	$(PYTHON) bench/python/bench_python_practice.py
 	$(PYTHON) bench/python/bench_enforce_shape.py
 	$(PYTHON) bench/python/bench_sparse.py
+	$(PYTHON) bench/python/bench_install.py
 
 # Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
 # preset (clang, libFuzzer, ASan + UBSan), starting from its tracked corpus
@@ -78,4 +117,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf build
+	rm -rf build dist

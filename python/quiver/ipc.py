@@ -17,6 +17,17 @@ from ._quiver.ipc import (
 )
 
 
+def codecs():
+    """The compression codecs this build of quiver has, by their
+    ``compression=`` names: ``['lz4', 'zstd']`` for the binary wheel; a
+    source build without the LZ4 or ZSTD development files leaves that
+    codec out, and writing or reading a body compressed with it raises
+    NotImplementedError saying how to get it."""
+    from ._quiver import build_info
+
+    return build_info()["codecs"]
+
+
 def write_file(sink, data, compression=None, compression_level=None):
     """Writes ``data`` (a quiver Table or RecordBatch, or anything with
     ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file."""
@@ -33,6 +44,7 @@ __all__ = [
     "RecordBatchFileWriter",
     "RecordBatchStreamReader",
     "RecordBatchStreamWriter",
+    "codecs",
     "new_file",
     "new_stream",
     "open_file",

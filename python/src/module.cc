@@ -1,6 +1,7 @@
 // quiver._quiver: the compiled core of the quiver Python package.
 #include <nanobind/nanobind.h>
 
+#include "py_build_info.h"
 #include "py_dlpack.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
@@ -20,4 +21,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindIpc(m);
   quiver::python::BindPickle(m);
   quiver::python::BindShapePattern(m);
+  quiver::python::BindBuildInfo(m);
 }

@@ -9,6 +9,7 @@
 
 #include "py_convert.h"
 #include "py_objects.h"
+#include "py_optional.h"
 #include "py_sparse.h"
 
 namespace quiver::python {
@@ -61,7 +62,7 @@ nb::object AsIndexDtype(nb::handle view, nb::handle dtype) {
 // re-picking (and copying) the index type the way its constructors do.
 nb::object EmptyScipy(const char* name, const SparseTensor& t, nb::handle dtype) {
   if (t.ndim() == 0) Raise(Status::Invalid("to_scipy: SciPy has no 0-D sparse arrays"));
-  return nb::module_::import_("scipy.sparse").attr(name)(ToTuple(t.shape()), "dtype"_a = dtype);
+  return ImportOptional("scipy.sparse").attr(name)(ToTuple(t.shape()), "dtype"_a = dtype);
 }
 
 nb::object CooToScipy(const SparseTensor& t) {
@@ -112,7 +113,7 @@ nb::object FirstEntries(nb::object array, int64_t n) {
 }  // namespace
 
 nb::object SparseFromScipy(nb::handle obj, SparseFormat format) {
-  nb::module_ scipy = nb::module_::import_("scipy.sparse");
+  nb::module_ scipy = ImportOptional("scipy.sparse");
   if (!nb::cast<bool>(scipy.attr("issparse")(obj))) {
     Raise(Status::TypeError("from_scipy expects a SciPy sparse array or matrix, got " + TypeName(obj)));
   }
@@ -146,7 +147,7 @@ nb::object SparseToScipy(const SparseTensor& tensor) {
 }
 
 nb::object SparseFromPydata(nb::handle obj) {
-  nb::module_ sparse = nb::module_::import_("sparse");
+  nb::module_ sparse = ImportOptional("sparse");
   if (!nb::isinstance(obj, sparse.attr("SparseArray"))) {
     Raise(Status::TypeError("from_pydata_sparse expects a pydata sparse array (sparse.COO), got " +
                             TypeName(obj)));
@@ -173,7 +174,7 @@ nb::object SparseToPydata(const SparseTensor& tensor) {
                        : Unwrap(WithoutGil([&] { return tensor.Canonicalize(); }));
   nb::object coords = TensorToNumpy(t.coo_index()->coords);
   coords = AsIndexDtype(coords, Numpy().attr("dtype")("intp"));  // pydata's index type
-  nb::module_ sparse = nb::module_::import_("sparse");
+  nb::module_ sparse = ImportOptional("sparse");
   return sparse.attr("COO")(coords.attr("T"), TensorToNumpy(t.values()), "shape"_a = ToTuple(t.shape()),
                             "has_duplicates"_a = false, "sorted"_a = true);
 }

