@@ -48,9 +48,57 @@ class InputSource {
 std::shared_ptr<InputSource> BufferSource(BufferPtr buffer);
 // A file: memory-mapped when `memory_map` (arrays then point into the
 // mapping, which lives as long as any of them), read with pread otherwise.
+//
+// A mapping shows the file as it is now, not as it was when opened: every
+// read through the source first checks that the file has not shrunk
+// (IOError naming the file, the size it had and the size it has), but an
+// array already read keeps pointing into the mapping, and touching its
+// pages after another process truncated the file raises SIGBUS, which no
+// library can turn into an error. Open files that others may truncate
+// with `memory_map = false`: their arrays live in memory of their own.
 Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map = true);
 // An open file descriptor (not owned; it must stay open while reading).
 Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd);
+
+// Bytes read front to back: a pipe, a socket, a file object. A stream
+// reader over one reads message by message, so a batch is returned as soon
+// as its bytes have arrived, and it holds no more than one message.
+class InputStream {
+ public:
+  virtual ~InputStream() = default;
+  // The next `length` bytes, blocking until they arrive; fewer only where
+  // the stream ends first (an empty buffer at its end). Memory grows with
+  // the bytes that really arrive, not with `length`.
+  virtual Result<BufferPtr> Read(int64_t length) = 0;
+  // Bytes read so far.
+  virtual int64_t position() const = 0;
+  // Bytes left before the end, or -1 where that is not known ahead (pipes).
+  virtual int64_t remaining() const { return -1; }
+  // Whether Read returns views of memory that someone else may change.
+  virtual bool zero_copy() const { return false; }
+};
+
+// Base for streams over a read(2)-like call: Read gathers ReadSome's
+// pieces, growing its buffer as they arrive.
+class ReadSomeStream : public InputStream {
+ public:
+  Result<BufferPtr> Read(int64_t length) final;
+  int64_t position() const final { return position_; }
+
+ protected:
+  // Up to `capacity` bytes into `out`, blocking until at least one byte is
+  // there; 0 at the end of the stream.
+  virtual Result<int64_t> ReadSome(uint8_t* out, int64_t capacity) = 0;
+
+ private:
+  int64_t position_ = 0;
+};
+
+// `source` from byte `offset` on, as a stream (zero-copy where the source is).
+std::shared_ptr<InputStream> SourceStream(std::shared_ptr<InputSource> source, int64_t offset = 0);
+// An open file descriptor read with read(2): pipes, sockets, terminals,
+// files (not owned; it must stay open while reading).
+std::shared_ptr<InputStream> FileDescriptorStream(int fd);
 
 // Where writers write.
 class OutputSink {
@@ -64,6 +112,9 @@ class OutputSink {
   virtual void Reserve(int64_t bytes) { (void)bytes; }
   // Bytes written so far.
   virtual int64_t position() const = 0;
+  // Hands what the sink gathered to where it goes (stream writers call it
+  // after each message, so a reader at the other end of a pipe sees it).
+  virtual Status Flush() { return Status::OK(); }
   virtual Status Close() = 0;
 };
 
@@ -138,9 +189,16 @@ class StreamReader {
   // Reads the schema message.
   static Result<std::unique_ptr<StreamReader>> Open(std::shared_ptr<InputSource> source,
                                                     ReadOptions options = {});
+  // Reads the schema message from a stream; later messages are read one
+  // at a time as Next() asks for them.
+  static Result<std::unique_ptr<StreamReader>> Open(std::shared_ptr<InputStream> stream,
+                                                    ReadOptions options = {});
   ~StreamReader();
   const SchemaPtr& schema() const;
-  // The next batch, or nullptr at the end of the stream.
+  // The next batch, or nullptr at the end of the stream (its end-of-stream
+  // marker, or its last byte after a whole message). A stream that ends
+  // inside a message is Invalid, naming the message's offset and the bytes
+  // it still expected.
   Result<RecordBatchPtr> Next();
 
  private:

@@ -150,11 +150,11 @@ nb::tuple ToTuple(const std::vector<int64_t>& values) {
 }
 
 // Resolves a Python index (negative counts from the end) against `length`.
-int64_t ResolveIndex(int64_t index, int64_t length) {
+int64_t ResolveIndex(int64_t index, int64_t length, const char* what) {
   int64_t resolved = index < 0 ? index + length : index;
   if (resolved < 0 || resolved >= length) {
     Raise(Status::IndexError("index " + std::to_string(index) + " is out of range for " +
-                             std::to_string(length) + " rows"));
+                             std::to_string(length) + " " + what));
   }
   return resolved;
 }

@@ -104,7 +104,7 @@ inline NullPolicy NullPolicyFrom(bool allow_nulls) {
 
 // Resolves a Python index (negative counts from the end) against
 // `length`, or raises IndexError.
-int64_t ResolveIndex(int64_t index, int64_t length);
+int64_t ResolveIndex(int64_t index, int64_t length, const char* what = "rows");
 // [start, start + count) of a step-1 Python slice over `length` rows.
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
 // copy=None copies only when needed, False never, True always.

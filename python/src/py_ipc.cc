@@ -15,18 +15,38 @@ namespace {
 
 namespace ipc = quiver::ipc;
 
+bool IsPath(nb::handle source) {
+  nb::module_ os = nb::module_::import_("os");
+  return nb::isinstance<nb::str>(source) || nb::isinstance(source, os.attr("PathLike"));
+}
+
+std::string PathOf(nb::handle source) {
+  return nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(source));
+}
+
+// A file object that reads str (opened without "b") cannot give IPC bytes.
+void RefuseTextMode(nb::handle file) {
+  nb::module_ io = nb::module_::import_("io");
+  if (nb::isinstance(file, io.attr("TextIOBase"))) {
+    Raise(Status::TypeError("the file object is open in text mode; IPC data is binary: open it with 'rb'"));
+  }
+}
+
+Status TextReadError(nb::handle got) {
+  return Status::TypeError(std::string("read() of the file object returned ") + nb::type_name(got.type()).c_str() +
+                           ", not bytes: open it in binary mode ('rb')");
+}
+
 // Bytes from a path (memory-mapped or read), a bytes-like object (shared,
 // zero-copy: the object stays alive as long as any array read from it), or
-// a file-like object (read whole).
+// a file-like object (read whole: a file reader needs random access).
 std::shared_ptr<ipc::InputSource> SourceFromPython(nb::handle source, bool memory_map) {
-  nb::module_ os = nb::module_::import_("os");
-  if (nb::isinstance<nb::str>(source) || nb::isinstance(source, os.attr("PathLike"))) {
-    const std::string path = nb::cast<std::string>(os.attr("fspath")(source));
-    return Unwrap(ipc::OpenFileSource(path, memory_map));
-  }
+  if (IsPath(source)) return Unwrap(ipc::OpenFileSource(PathOf(source), memory_map));
   nb::object holder = nb::borrow(source);
   if (!PyObject_CheckBuffer(source.ptr()) && nb::hasattr(source, "read")) {
+    RefuseTextMode(source);
     holder = source.attr("read")();  // a file-like object: its bytes
+    if (nb::isinstance<nb::str>(holder)) Raise(TextReadError(holder));
   }
   auto* view = new Py_buffer;
   if (PyObject_GetBuffer(holder.ptr(), view, PyBUF_SIMPLE) != 0) {
@@ -44,6 +64,62 @@ std::shared_ptr<ipc::InputSource> SourceFromPython(nb::handle source, bool memor
   return ipc::BufferSource(std::move(bytes));
 }
 
+// A Python file object read front to back (pipes, sockets, subprocess
+// output): readinto() where it has one, read() otherwise, with the GIL
+// taken for each call. The stream reader asks for exactly the bytes of the
+// message it reads, so nothing past that message is waited for.
+class PythonStream : public ipc::ReadSomeStream {
+ public:
+  explicit PythonStream(nb::object file) : file_(std::move(file)), has_readinto_(nb::hasattr(file_, "readinto")) {}
+  ~PythonStream() override {
+    nb::gil_scoped_acquire gil;
+    file_.reset();
+  }
+
+ protected:
+  Result<int64_t> ReadSome(uint8_t* out, int64_t capacity) override {
+    nb::gil_scoped_acquire gil;
+    try {
+      if (has_readinto_) {
+        nb::object view = nb::steal(PyMemoryView_FromMemory(reinterpret_cast<char*>(out),
+                                                            static_cast<Py_ssize_t>(capacity), PyBUF_WRITE));
+        if (!view) throw nb::python_error();
+        nb::object got = file_.attr("readinto")(view);
+        view.attr("release")();
+        if (got.is_none()) return Status::IOError("the file object is non-blocking and had no data (readinto() returned None)");
+        const int64_t n = nb::cast<int64_t>(got);
+        if (n < 0 || n > capacity) return Status::IOError("readinto() reported " + std::to_string(n) + " bytes");
+        return n;
+      }
+      nb::object got = file_.attr("read")(capacity);
+      if (nb::isinstance<nb::str>(got)) return TextReadError(got);
+      Py_buffer view;
+      if (PyObject_GetBuffer(got.ptr(), &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+      const int64_t n = std::min<int64_t>(static_cast<int64_t>(view.len), capacity);
+      if (n > 0) std::memcpy(out, view.buf, static_cast<size_t>(n));
+      PyBuffer_Release(&view);
+      return n;
+    } catch (nb::python_error& e) {
+      return Status::IOError(std::string("reading the file object at byte ") + std::to_string(position()) +
+                             " failed: " + e.what());
+    }
+  }
+
+ private:
+  nb::object file_;
+  bool has_readinto_;
+};
+
+// What open_stream reads: paths and bytes-like objects as sources (zero-
+// copy), file objects message by message.
+std::shared_ptr<ipc::InputStream> StreamFromPython(nb::handle source) {
+  if (IsPath(source) || PyObject_CheckBuffer(source.ptr()) || !nb::hasattr(source, "read")) {
+    return ipc::SourceStream(SourceFromPython(source, true));
+  }
+  RefuseTextMode(source);
+  return std::make_shared<PythonStream>(nb::borrow(source));
+}
+
 // Writes go to a Python object's write() (with the GIL held).
 class PythonSink : public ipc::OutputSink {
  public:
@@ -53,15 +129,30 @@ class PythonSink : public ipc::OutputSink {
     try {
       target_.attr("write")(nb::bytes(static_cast<const char*>(data), static_cast<size_t>(size)));
     } catch (nb::python_error& e) {
-      return Status::IOError(std::string("write() failed: ") + e.what());
+      return Failed("write() of " + std::to_string(size) + " bytes", e);
     }
     position_ += size;
+    return Status::OK();
+  }
+  Status Flush() override {
+    nb::gil_scoped_acquire gil;
+    if (!nb::hasattr(target_, "flush")) return Status::OK();
+    try {
+      target_.attr("flush")();
+    } catch (nb::python_error& e) {
+      return Failed("flush()", e);
+    }
     return Status::OK();
   }
   int64_t position() const override { return position_; }
   Status Close() override { return Status::OK(); }
 
  private:
+  Status Failed(const std::string& call, nb::python_error& e) const {
+    return Status::IOError(call + " at byte " + std::to_string(position_) + " of the file object " +
+                           nb::repr(target_).c_str() + " failed: " + e.what());
+  }
+
   nb::object target_;
   int64_t position_ = 0;
 };
@@ -197,7 +288,7 @@ void BindIpc(nb::module_& parent) {
       .def_prop_ro("num_record_batches", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
       .def("__len__", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
       .def("__getitem__", [](PyFileReader& r, int64_t i) {
-        const int64_t index = ResolveIndex(i, r.reader->num_record_batches());
+        const int64_t index = ResolveIndex(i, r.reader->num_record_batches(), "batches");
         return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(static_cast<int>(index)); }))};
       }, nb::arg("i"), "Batch i (negative counts from the end); iterating reads the batches in order.")
       .def("get_batch", [](PyFileReader& r, int i) {
@@ -247,9 +338,12 @@ void BindIpc(nb::module_& parent) {
   }, nb::arg("source"), nb::arg("memory_map") = true,
         "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer.");
   m.def("open_stream", [](nb::handle source) {
-    auto input = SourceFromPython(source, true);
-    return PyStreamReader{std::shared_ptr<ipc::StreamReader>(Unwrap(ipc::StreamReader::Open(input)))};
-  }, nb::arg("source"), "Opens an IPC stream (a path, bytes, or a readable file object).");
+    auto input = StreamFromPython(source);
+    return PyStreamReader{std::shared_ptr<ipc::StreamReader>(
+        Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input); })))};
+  }, nb::arg("source"),
+        "Opens an IPC stream: a path or bytes (zero-copy), or a readable binary file object (a pipe, a "
+        "socket file), read message by message: each batch is returned as soon as its bytes arrived.");
   m.def("new_file", &OpenWriter<ipc::FileWriter>, nb::arg("sink"), nb::arg("schema"),
         nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
         "A writer of an IPC file to a path or a writable file object.");

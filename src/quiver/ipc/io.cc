@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quiver/ipc.h"
+#include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
 
@@ -27,6 +28,18 @@ Status CheckRange(int64_t offset, int64_t length, int64_t size) {
     return Status::IOError("read of bytes [" + std::to_string(offset) + ", " +
                            std::to_string(offset) + " + " + std::to_string(length) +
                            ") is past the end of a " + std::to_string(size) + "-byte source");
+  }
+  return Status::OK();
+}
+
+// IOError when the file behind `fd` is now shorter than the `size` bytes it
+// had when it was opened (someone truncated or rewrote it).
+Status CheckNotShrunk(int fd, const std::string& name, int64_t size) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) return ErrnoError("cannot stat " + name);
+  if (static_cast<int64_t>(info.st_size) < size) {
+    return Status::IOError(name + " shrank to " + std::to_string(info.st_size) + " bytes after it was opened with " +
+                           std::to_string(size) + " bytes");
   }
   return Status::OK();
 }
@@ -57,7 +70,8 @@ struct Mapping {
 
 class DescriptorSource : public InputSource {
  public:
-  DescriptorSource(int fd, int64_t size, bool owned) : fd_(fd), size_(size), owned_(owned) {}
+  DescriptorSource(int fd, int64_t size, bool owned, std::string name)
+      : fd_(fd), size_(size), owned_(owned), name_(std::move(name)) {}
   ~DescriptorSource() override {
     if (owned_) close(fd_);
   }
@@ -71,8 +85,11 @@ class DescriptorSource : public InputSource {
       const ssize_t got = pread(fd_, out->mutable_data() + done, static_cast<size_t>(length - done),
                                 static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return ErrnoError("pread");
-      if (got == 0) return Status::IOError("the file ended while reading byte " + std::to_string(offset + done));
+      if (got < 0) return ErrnoError("cannot read " + name_);
+      if (got == 0) {
+        QUIVER_RETURN_NOT_OK(CheckNotShrunk(fd_, name_, size_));
+        return Status::IOError(name_ + " ended while reading byte " + std::to_string(offset + done));
+      }
       done += got;
     }
     return out;
@@ -82,6 +99,68 @@ class DescriptorSource : public InputSource {
   int fd_;
   int64_t size_;
   bool owned_;
+  std::string name_;
+};
+
+// A read-only private mapping of a file that stays open: each read checks
+// first that the file has not shrunk, since touching a mapped page past the
+// file's end raises SIGBUS.
+class MappedFileSource : public InputSource {
+ public:
+  MappedFileSource(std::string path, int fd, std::shared_ptr<Mapping> mapping, BufferPtr bytes)
+      : path_(std::move(path)), fd_(fd), mapping_(std::move(mapping)), bytes_(std::move(bytes)) {}
+  ~MappedFileSource() override { close(fd_); }
+  int64_t size() const override { return bytes_->size(); }
+  bool zero_copy() const override { return true; }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    QUIVER_RETURN_NOT_OK(CheckRange(offset, length, size()));
+    QUIVER_RETURN_NOT_OK(CheckNotShrunk(fd_, "'" + path_ + "'", size()));
+    return Buffer::Slice(bytes_, offset, length);
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  std::shared_ptr<Mapping> mapping_;
+  BufferPtr bytes_;
+};
+
+// A source read front to back; `owner`, when set, keeps the source alive.
+class SourceStreamImpl : public InputStream {
+ public:
+  SourceStreamImpl(InputSource& source, std::shared_ptr<InputSource> owner, int64_t offset)
+      : source_(source), owner_(std::move(owner)), position_(offset) {}
+  Result<BufferPtr> Read(int64_t length) override {
+    const int64_t take = std::max<int64_t>(0, std::min(length, remaining()));
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr out, source_.ReadAt(position_, take));
+    position_ += take;
+    return out;
+  }
+  int64_t position() const override { return position_; }
+  int64_t remaining() const override { return std::max<int64_t>(0, source_.size() - position_); }
+  bool zero_copy() const override { return source_.zero_copy(); }
+
+ private:
+  InputSource& source_;
+  std::shared_ptr<InputSource> owner_;
+  int64_t position_;
+};
+
+class DescriptorStream : public ReadSomeStream {
+ public:
+  explicit DescriptorStream(int fd) : fd_(fd) {}
+
+ protected:
+  Result<int64_t> ReadSome(uint8_t* out, int64_t capacity) override {
+    while (true) {
+      const ssize_t got = read(fd_, out, static_cast<size_t>(std::min<int64_t>(capacity, 1 << 30)));
+      if (got >= 0) return static_cast<int64_t>(got);
+      if (errno != EINTR) return ErrnoError("read from descriptor " + std::to_string(fd_));
+    }
+  }
+
+ private:
+  int fd_;
 };
 
 Result<int64_t> FileSize(int fd) {
@@ -148,6 +227,11 @@ class DescriptorSink : public OutputSink {
     }
   }
   int64_t position() const override { return position_; }
+  Status Flush() override {
+    Status st = WriteAll(fd_, pending_.data(), static_cast<int64_t>(pending_.size()));
+    pending_.clear();
+    return st;
+  }
   Status Close() override {
     if (closed_) return Status::OK();
     Status st = Flush();
@@ -160,12 +244,6 @@ class DescriptorSink : public OutputSink {
   static constexpr size_t kGather = 1 << 20;
   static constexpr int64_t kDirect = 1 << 16;
   static constexpr int64_t kPreallocateMin = 1 << 18;
-
-  Status Flush() {
-    Status st = WriteAll(fd_, pending_.data(), static_cast<int64_t>(pending_.size()));
-    pending_.clear();
-    return st;
-  }
 
   int fd_;
   bool owned_;
@@ -189,7 +267,7 @@ Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, boo
     close(fd);
     return size.status();
   }
-  if (!memory_map) return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, *size, true));
+  if (!memory_map) return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, *size, true, "'" + path + "'"));
   auto mapping = std::make_shared<Mapping>();
   mapping->size = *size;
   if (*size > 0) {
@@ -201,14 +279,48 @@ Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, boo
     }
     mapping->data = data;
   }
-  close(fd);  // the mapping stays valid without the descriptor
   const auto* bytes = static_cast<const uint8_t*>(mapping->data);
-  return BufferSource(Buffer::Wrap(bytes, *size, [mapping] {}));
+  BufferPtr view = Buffer::Wrap(bytes, *size, [mapping] {});
+  return std::shared_ptr<InputSource>(std::make_shared<MappedFileSource>(path, fd, mapping, std::move(view)));
 }
 
 Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd) {
   QUIVER_ASSIGN_OR_RETURN(int64_t size, FileSize(fd));
-  return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, size, false));
+  return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, size, false, "descriptor " + std::to_string(fd)));
+}
+
+std::unique_ptr<InputStream> StreamOver(InputSource& source, int64_t offset) {
+  return std::make_unique<SourceStreamImpl>(source, nullptr, offset);
+}
+
+std::shared_ptr<InputStream> SourceStream(std::shared_ptr<InputSource> source, int64_t offset) {
+  InputSource& borrowed = *source;
+  return std::make_shared<SourceStreamImpl>(borrowed, std::move(source), offset);
+}
+
+std::shared_ptr<InputStream> FileDescriptorStream(int fd) { return std::make_shared<DescriptorStream>(fd); }
+
+// The buffer starts small and doubles as bytes arrive, so a length claimed
+// by hostile bytes costs memory only for what is really sent.
+Result<BufferPtr> ReadSomeStream::Read(int64_t length) {
+  if (length < 0) return Status::Invalid("a stream read of " + std::to_string(length) + " bytes");
+  int64_t capacity = std::min<int64_t>(length, 64 * 1024);
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(capacity));
+  int64_t done = 0;
+  while (done < length) {
+    if (done == capacity) {
+      capacity = std::min(length, capacity * 2);
+      QUIVER_ASSIGN_OR_RETURN(BufferPtr bigger, Buffer::AllocateUninitialized(capacity));
+      std::memcpy(bigger->mutable_data(), out->data(), static_cast<size_t>(done));
+      out = std::move(bigger);
+    }
+    QUIVER_ASSIGN_OR_RETURN(int64_t got, ReadSome(out->mutable_data() + done, capacity - done));
+    if (got <= 0) break;
+    done += std::min(got, capacity - done);
+  }
+  position_ += done;
+  if (done == capacity) return out;
+  return Buffer::Slice(std::move(out), 0, done);
 }
 
 Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path) {

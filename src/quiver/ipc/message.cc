@@ -54,19 +54,66 @@ Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, in
 template Status VerifyFlatbuffer<fb::Message>(const uint8_t*, int64_t, const char*, int64_t);
 template Status VerifyFlatbuffer<fb::Footer>(const uint8_t*, int64_t, const char*, int64_t);
 
-Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) {
-  const int64_t size = source.size();
-  if (offset == size) return std::optional<Message>();  // the stream simply ends
-  if (size - offset < 4) {
-    return Status::Invalid("truncated message prefix " + At(offset) + ": " +
-                           std::to_string(size - offset) + " bytes left");
+namespace {
+
+// `length` bytes from `stream` for `what` of the message at `offset`: the
+// claim is checked against what is left where the stream knows it (before
+// anything is allocated), and a stream that ends first is reported as one
+// that ends inside the message.
+Result<BufferPtr> ReadPart(InputStream& stream, int64_t length, const std::string& claim, int64_t offset) {
+  const int64_t left = stream.remaining();
+  if (left >= 0 && length > left) {
+    return Status::Invalid("message " + At(offset) + " claims " + claim + ", " + std::to_string(left) +
+                           " are left");
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source.ReadAt(offset, std::min<int64_t>(8, size - offset)));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr part, stream.Read(length));
+  if (part->size() < length) {
+    return Status::Invalid("the stream ends inside the message " + At(offset) + ": it claims " + claim +
+                           ", " + std::to_string(part->size()) + " arrived");
+  }
+  return part;
+}
+
+// The metadata in memory of the reader's own, 8-byte aligned: it is
+// verified once and read many times after, so bytes that somebody else
+// can change (a caller's buffer, a mapped file) are never read in place.
+Result<BufferPtr> OwnedMetadata(BufferPtr raw, bool borrowed) {
+  if (!borrowed) return AlignedTo8(std::move(raw));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(raw->size()));
+  if (raw->size() > 0) std::memcpy(copy->mutable_data(), raw->data(), static_cast<size_t>(raw->size()));
+  return copy;
+}
+
+// A union tag says which table the header is, not that the table is there.
+Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
+  if (header.header_type() == fb::MessageHeader::NONE) {
+    return Status::Invalid("message " + At(offset) + " has no header");
+  }
+  if (header.header() == nullptr) {
+    const char* name = fb::EnumNameMessageHeader(header.header_type());
+    return Status::Invalid("message " + At(offset) + " names a " +
+                           (*name ? std::string(name) : "type " + std::to_string(static_cast<int>(header.header_type()))) +
+                           " header but carries no header table");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::optional<Message>> ReadMessage(InputStream& stream) {
+  const int64_t offset = stream.position();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, stream.Read(4));
+  if (head->size() == 0) return std::optional<Message>();  // the stream simply ends
+  if (head->size() < 4) {
+    return Status::Invalid("truncated message prefix " + At(offset) + ": " + std::to_string(head->size()) +
+                           " bytes left");
+  }
   int64_t prefix = 4;
   int32_t length = ReadInt32(head->data());
   if (static_cast<uint32_t>(length) == kContinuation) {
-    if (head->size() < 8) return Status::Invalid("truncated message length " + At(offset + 4));
-    length = ReadInt32(head->data() + 4);
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr rest, stream.Read(4));
+    if (rest->size() < 4) return Status::Invalid("truncated message length " + At(offset + 4));
+    length = ReadInt32(rest->data());
     prefix = 8;
   }
   if (length == 0) return std::optional<Message>();  // end-of-stream marker
@@ -74,29 +121,27 @@ Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) 
     return Status::Invalid("message " + At(offset) + " has a negative metadata length " +
                            std::to_string(length));
   }
-  const int64_t metadata_start = offset + prefix;
-  if (length > size - metadata_start) {
-    return Status::Invalid("message " + At(offset) + " claims " + std::to_string(length) +
-                           " bytes of metadata, " + std::to_string(size - metadata_start) +
-                           " are left");
-  }
   Message message;
   message.offset = offset;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, source.ReadAt(metadata_start, length));
-  QUIVER_ASSIGN_OR_RETURN(message.metadata, AlignedTo8(std::move(raw)));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, ReadPart(stream, length, std::to_string(length) + " bytes of metadata", offset));
+  QUIVER_ASSIGN_OR_RETURN(message.metadata, OwnedMetadata(std::move(raw), stream.zero_copy()));
   QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Message>(message.metadata->data(), length,
                                                      "message metadata", offset));
   message.header = flatbuffers::GetRoot<fb::Message>(message.metadata->data());
+  QUIVER_RETURN_NOT_OK(CheckHeaderPresent(*message.header, offset));
   const int64_t body_length = message.header->body_length();
-  const int64_t body_start = metadata_start + length;
-  if (body_length < 0 || body_length > size - body_start) {
-    return Status::Invalid("message " + At(offset) + " claims a body of " +
-                           std::to_string(body_length) + " bytes, " +
-                           std::to_string(size - body_start) + " are left");
+  if (body_length < 0) {
+    return Status::Invalid("message " + At(offset) + " claims a body of " + std::to_string(body_length) +
+                           " bytes");
   }
-  QUIVER_ASSIGN_OR_RETURN(message.body, source.ReadAt(body_start, body_length));
-  message.size = body_start + body_length - offset;
+  QUIVER_ASSIGN_OR_RETURN(message.body, ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
+  message.size = prefix + length + body_length;
   return std::optional<Message>(std::move(message));
+}
+
+Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) {
+  auto stream = StreamOver(source, offset);
+  return ReadMessage(*stream);
 }
 
 Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,

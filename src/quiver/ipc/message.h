@@ -39,10 +39,18 @@ Result<BufferPtr> AlignedTo8(BufferPtr bytes);
 template <typename T>
 Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, int64_t offset);
 
-// The message starting at `offset`, verified, with its body; nullopt at an
-// end-of-stream marker or at the end of the source. The pre-0.15 form
-// without the continuation marker is read too.
+// The next message of `stream`, verified, with its body; nullopt at an
+// end-of-stream marker or where the stream ends before a new message. The
+// pre-0.15 form without the continuation marker is read too. The metadata
+// is always in memory of the message's own (copied from a zero-copy
+// stream); the body is a view where the stream gives views.
+Result<std::optional<Message>> ReadMessage(InputStream& stream);
+// The same for the message starting at `offset` of `source`.
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
+
+// `source` from `offset` on as a stream, borrowing the source (it must
+// outlive the stream).
+std::unique_ptr<InputStream> StreamOver(InputSource& source, int64_t offset);
 
 // The one message at `offset` of `source` that a Read<name> call reads,
 // which must carry a `kind` header: Invalid otherwise, naming what is

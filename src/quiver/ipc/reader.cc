@@ -1,6 +1,8 @@
 // IPC stream and file readers.
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "File_generated.h"
 #include "quiver/ipc.h"
@@ -38,12 +40,14 @@ Status RefuseUnsupported(const Message& message) {
 }  // namespace
 
 struct StreamReader::Impl {
-  std::shared_ptr<InputSource> source;
+  std::shared_ptr<InputStream> stream;
   ReadOptions options;
   SchemaPtr schema;
   DictionaryMemo dictionaries;
-  int64_t position = 0;
   bool finished = false;
+  Status failure;
+
+  Result<RecordBatchPtr> ReadNext();
 };
 
 StreamReader::StreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -52,34 +56,47 @@ StreamReader::~StreamReader() = default;
 Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSource> source,
                                                          ReadOptions options) {
   if (!source) return Status::Invalid("IPC stream reader has no source");
+  return Open(SourceStream(std::move(source)), options);
+}
+
+Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputStream> stream,
+                                                         ReadOptions options) {
+  if (!stream) return Status::Invalid("IPC stream reader has no stream");
   auto impl = std::make_unique<Impl>();
-  impl->source = std::move(source);
+  impl->stream = std::move(stream);
   impl->options = options;
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->source, 0));
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->stream));
   if (!first) return Status::Invalid("the IPC stream is empty: it has no schema message");
   QUIVER_ASSIGN_OR_RETURN(impl->schema, SchemaFromMessage(*first));
   Status memo = InitDictionaryMemo(first->header->header_as_Schema(), *impl->schema, &impl->dictionaries);
   if (!memo.ok()) return memo.WithContext(first->Where());
-  impl->position = first->size;
   return std::unique_ptr<StreamReader>(new StreamReader(std::move(impl)));
 }
 
 const SchemaPtr& StreamReader::schema() const { return impl_->schema; }
 
 Result<RecordBatchPtr> StreamReader::Next() {
-  while (!impl_->finished) {
-    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, impl_->position));
+  // After a failed read the stream's position lies inside a message: every
+  // later call reports the same failure instead of parsing from there.
+  if (!impl_->failure.ok()) return impl_->failure;
+  auto next = impl_->ReadNext();
+  if (!next.ok()) impl_->failure = next.status();
+  return next;
+}
+
+Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
+  while (!finished) {
+    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*stream));
     if (!message) {
-      impl_->finished = true;
+      finished = true;
       break;
     }
-    impl_->position += message->size;
     switch (message->header->header_type()) {
       case fb::MessageHeader::DictionaryBatch:
-        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &impl_->dictionaries, impl_->options));
+        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options));
         continue;  // dictionaries come before the batches that use them
       case fb::MessageHeader::RecordBatch:
-        return DecodeRecordBatch(*message, impl_->schema, impl_->dictionaries, impl_->options);
+        return DecodeRecordBatch(*message, schema, dictionaries, options);
       default:
         return RefuseUnsupported(*message);
     }
@@ -91,30 +108,78 @@ struct FileReader::Impl {
   std::shared_ptr<InputSource> source;
   ReadOptions options;
   SchemaPtr schema;
-  BufferPtr footer_bytes;  // keeps `footer` alive
+  BufferPtr footer_bytes;  // the reader's own copy; keeps `footer` alive
   const fb::Footer* footer = nullptr;
+  std::vector<fb::Block> batch_blocks;       // checked against the file on open
+  std::vector<fb::Block> dictionary_blocks;  // likewise
   DictionaryMemo dictionaries;
-  bool dictionaries_read = false;  // read with the first batch, not on open
+  // Dictionaries are read with the first batch, not on open; threads
+  // reading batches at once read them once.
+  std::once_flag dictionaries_once;
+  Status dictionaries_status;
+
+  // The message a footer block points at, which must be of `kind` and have
+  // the block's sizes.
+  Result<Message> ReadBlock(const fb::Block& block, fb::MessageHeader kind, const std::string& where) {
+    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
+    if (!message) return Status::Invalid(where + ": no message at byte " + std::to_string(block.offset()));
+    if (message->header->header_type() != kind) {
+      return Status::Invalid(where + ": the footer points at a " +
+                             std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
+                             " message, not a " + fb::EnumNameMessageHeader(kind));
+    }
+    if (message->body->size() != block.body_length() ||
+        message->size - message->body->size() != block.metadata_length()) {
+      return Status::Invalid(where + ": the footer says " + std::to_string(block.metadata_length()) +
+                             " bytes of metadata and a " + std::to_string(block.body_length()) +
+                             "-byte body, the message at byte " + std::to_string(block.offset()) + " has " +
+                             std::to_string(message->size - message->body->size()) + " and " +
+                             std::to_string(message->body->size()));
+    }
+    return std::move(*message);
+  }
 
   // Every dictionary the footer lists, in order (deltas apply in order).
   Status ReadDictionaries() {
-    const auto* blocks = footer->dictionaries();
-    if (blocks == nullptr) return Status::OK();
-    for (flatbuffers::uoffset_t i = 0; i < blocks->size(); ++i) {
-      const fb::Block block = LoadStruct(blocks, i);
+    for (size_t i = 0; i < dictionary_blocks.size(); ++i) {
       const std::string where = "dictionary block " + std::to_string(i);
-      if (block.offset() < 8 || block.offset() >= source->size()) {
-        return Status::Invalid(where + ": offset " + std::to_string(block.offset()) + " lies outside the file");
-      }
-      QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
-      if (!message || message->header->header_type() != fb::MessageHeader::DictionaryBatch) {
-        return Status::Invalid(where + ": no dictionary batch at byte " + std::to_string(block.offset()));
-      }
-      QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options));
+      QUIVER_ASSIGN_OR_RETURN(Message message,
+                              ReadBlock(dictionary_blocks[i], fb::MessageHeader::DictionaryBatch, where));
+      Status st = DecodeDictionaryBatch(message, &dictionaries, options);
+      if (!st.ok()) return st.WithContext(where);
     }
     return Status::OK();
   }
 };
+
+namespace {
+
+// A footer's blocks, each checked to lie between the leading magic and the
+// footer: offset, metadata length and body length non-negative and adding
+// up without overflow.
+Result<std::vector<fb::Block>> CheckedBlocks(const flatbuffers::Vector<const fb::Block*>* blocks,
+                                             int64_t footer_start, const char* kind) {
+  std::vector<fb::Block> out;
+  if (blocks == nullptr) return out;
+  out.reserve(blocks->size());
+  for (flatbuffers::uoffset_t i = 0; i < blocks->size(); ++i) {
+    const fb::Block block = LoadStruct(blocks, i);
+    const int64_t offset = block.offset();
+    const int64_t metadata = block.metadata_length();
+    const int64_t body = block.body_length();
+    if (offset < 8 || metadata <= 0 || body < 0 || offset > footer_start || metadata > footer_start - offset ||
+        body > footer_start - offset - metadata) {
+      return Status::Invalid("file footer: " + std::string(kind) + " block " + std::to_string(i) + " (offset " +
+                             std::to_string(offset) + ", " + std::to_string(metadata) + " bytes of metadata, " +
+                             std::to_string(body) + "-byte body) does not lie between byte 8 and the footer at byte " +
+                             std::to_string(footer_start));
+    }
+    out.push_back(block);
+  }
+  return out;
+}
+
+}  // namespace
 
 FileReader::FileReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 FileReader::~FileReader() = default;
@@ -147,8 +212,11 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   auto impl = std::make_unique<Impl>();
   impl->source = std::move(source);
   impl->options = options;
+  // The footer is verified once and read on every call after: it lives in
+  // memory of the reader's own, whatever happens to the source's bytes.
   QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, impl->source->ReadAt(footer_start, footer_length));
-  QUIVER_ASSIGN_OR_RETURN(impl->footer_bytes, AlignedTo8(std::move(raw)));
+  QUIVER_ASSIGN_OR_RETURN(impl->footer_bytes, Buffer::AllocateUninitialized(footer_length));
+  std::memcpy(impl->footer_bytes->mutable_data(), raw->data(), static_cast<size_t>(footer_length));
   QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Footer>(impl->footer_bytes->data(), footer_length,
                                                     "file footer", footer_start));
   impl->footer = flatbuffers::GetRoot<fb::Footer>(impl->footer_bytes->data());
@@ -156,43 +224,29 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   if (!schema.ok()) return schema.status().WithContext("file footer");
   impl->schema = *schema;
   QUIVER_RETURN_NOT_OK(InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
+  QUIVER_ASSIGN_OR_RETURN(impl->batch_blocks,
+                          CheckedBlocks(impl->footer->record_batches(), footer_start, "record batch"));
+  QUIVER_ASSIGN_OR_RETURN(impl->dictionary_blocks,
+                          CheckedBlocks(impl->footer->dictionaries(), footer_start, "dictionary"));
   return std::unique_ptr<FileReader>(new FileReader(std::move(impl)));
 }
 
 const SchemaPtr& FileReader::schema() const { return impl_->schema; }
 
-int FileReader::num_record_batches() const {
-  const auto* blocks = impl_->footer->record_batches();
-  return blocks ? static_cast<int>(blocks->size()) : 0;
-}
+int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
   if (i < 0 || i >= num_record_batches()) {
     return Status::IndexError("record batch " + std::to_string(i) + " is out of range for " +
                               std::to_string(num_record_batches()) + " batches");
   }
-  const fb::Block block = LoadStruct(impl_->footer->record_batches(), static_cast<flatbuffers::uoffset_t>(i));
   const std::string where = "record batch " + std::to_string(i);
-  if (block.offset() < 8 || block.offset() >= impl_->source->size()) {
-    return Status::Invalid(where + ": block offset " + std::to_string(block.offset()) +
-                           " lies outside the file");
-  }
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*impl_->source, block.offset()));
-  if (!message) return Status::Invalid(where + ": no message at byte " + std::to_string(block.offset()));
-  if (message->body->size() != block.body_length()) {
-    return Status::Invalid(where + ": the footer says a " + std::to_string(block.body_length()) +
-                           "-byte body, the message has " + std::to_string(message->body->size()));
-  }
-  if (message->header->header_type() != fb::MessageHeader::RecordBatch) {
-    return Status::Invalid(where + ": the footer points at a " +
-                           std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
-                           " message");
-  }
-  if (!impl_->dictionaries_read) {
-    QUIVER_RETURN_NOT_OK(impl_->ReadDictionaries());
-    impl_->dictionaries_read = true;
-  }
-  auto batch = DecodeRecordBatch(*message, impl_->schema, impl_->dictionaries, impl_->options);
+  QUIVER_ASSIGN_OR_RETURN(
+      Message message,
+      impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)], fb::MessageHeader::RecordBatch, where));
+  std::call_once(impl_->dictionaries_once, [&] { impl_->dictionaries_status = impl_->ReadDictionaries(); });
+  QUIVER_RETURN_NOT_OK(impl_->dictionaries_status);
+  auto batch = DecodeRecordBatch(message, impl_->schema, impl_->dictionaries, impl_->options);
   if (!batch.ok()) return batch.status().WithContext(where);
   return batch;
 }

@@ -1,0 +1,160 @@
+"""IPC readers keep what they checked, stream readers read as bytes arrive,
+and the errors of bad sources and failing sinks say what happened."""
+import os
+import struct
+import threading
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.ipc as pai
+import pytest
+
+import quiver as qv
+
+
+def table(rows=8, first=0):
+    return pa.table({"x": pa.array(range(first, first + rows), pa.int32())})
+
+
+def file_bytes(batches=2):
+    sink = pa.BufferOutputStream()
+    with pai.new_file(sink, table().schema) as w:
+        for b in range(batches):
+            w.write_table(table(first=b * 8))
+    return sink.getvalue().to_pybytes()
+
+
+def headerless_message(kind):
+    """A Message flatbuffer whose header union tag is `kind` (Tensor = 4,
+    SparseTensor = 5) with no header table, framed as on the wire."""
+    # root offset, vtable (size 8, table size 8, version at 4, header_type
+    # at 6), table (vtable offset, version V5, header_type).
+    flatbuffer = (struct.pack("<I", 12) + struct.pack("<HHHH", 8, 12, 4, 6) + struct.pack("<i", 8) +
+                  struct.pack("<hB", 4, kind) + b"\0" * 5)
+    flatbuffer += b"\0" * (-len(flatbuffer) % 8)
+    return struct.pack("<Ii", 0xFFFFFFFF, len(flatbuffer)) + flatbuffer
+
+
+@pytest.mark.parametrize("kind, read", [(4, qv.ipc.read_tensor), (5, qv.ipc.read_sparse_tensor)])
+def test_a_tensor_message_without_its_header_table_is_an_error(kind, read):
+    with pytest.raises(ValueError, match="header but carries no header table"):
+        read(headerless_message(kind))
+
+
+def test_a_footer_rewritten_after_open_is_not_read_again():
+    data = bytearray(file_bytes(2))
+    reader = qv.ipc.open_file(data)
+    footer_length = int.from_bytes(data[-10:-6], "little")
+    data[-10 - footer_length:-10] = b"\xff" * footer_length
+    assert reader.num_record_batches == 2
+    assert pa.table(reader[1]).column("x").to_pylist() == list(range(8, 16))
+
+
+def test_a_footer_block_outside_the_file_is_refused():
+    data = bytearray(file_bytes(1))
+    assert qv.ipc.open_file(bytes(data))[0].num_rows == 8  # sound before the change
+    footer_length = int.from_bytes(data[-10:-6], "little")
+    footer = bytes(data[-10 - footer_length:-10])
+    # The one record batch block (offset, int32 metadata length, padding,
+    # body length): found by its shape, then its metadata length negated.
+    for at in range(0, len(footer) - 24, 4):
+        offset, metadata = struct.unpack_from("<qi", footer, at)
+        body = struct.unpack_from("<q", footer, at + 16)[0]
+        if 8 < offset < len(data) and offset % 8 == 0 and 0 < metadata < 4096 and 0 < body < 256:
+            start = len(data) - 10 - footer_length + at
+            data[start + 8:start + 12] = struct.pack("<i", -metadata)
+            break
+    else:
+        pytest.fail("no record batch block found in the footer")
+    with pytest.raises(ValueError, match="record batch block 0 .* does not lie between"):
+        qv.ipc.open_file(bytes(data))
+
+
+@pytest.mark.parametrize("memory_map", [True, False])
+def test_a_file_that_shrinks_under_the_reader_is_an_oserror(tmp_path, memory_map):
+    path = tmp_path / "shrinks.arrow"
+    data = file_bytes(3)
+    path.write_bytes(data)
+    reader = qv.ipc.open_file(path, memory_map=memory_map)
+    reader[0]
+    os.truncate(path, len(data) // 2)
+    with pytest.raises(OSError, match=f"shrinks.arrow' shrank to {len(data) // 2} bytes after it was "
+                                      f"opened with {len(data)} bytes"):
+        reader[2]
+
+
+def test_open_stream_returns_each_batch_before_the_producer_closes():
+    read_fd, write_fd = os.pipe()
+    first_seen = threading.Event()
+    outcome = {}
+
+    def produce():
+        with os.fdopen(write_fd, "wb") as out:
+            writer = qv.ipc.new_stream(out, table().schema)
+            writer.write(table(first=0))
+            outcome["seen"] = first_seen.wait(20)  # a reader waiting for EOF never gets here
+            writer.write(table(first=8))
+            writer.close()
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    with os.fdopen(read_fd, "rb") as source:
+        reader = qv.ipc.open_stream(source)
+        first = next(reader)
+        first_seen.set()
+        rest = list(reader)
+    producer.join()
+    assert outcome["seen"], "the first batch came only after the producer closed the pipe"
+    assert pa.table(first).column("x").to_pylist() == list(range(8))
+    assert [pa.table(b).column("x").to_pylist() for b in rest] == [list(range(8, 16))]
+
+
+def test_a_stream_cut_inside_a_message_says_so(tmp_path):
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, table().schema) as w:
+        w.write_table(table())
+    data = sink.getvalue().to_pybytes()
+    schema_end = 8 + int.from_bytes(data[4:8], "little")
+    path = tmp_path / "cut.arrows"
+    path.write_bytes(data[:len(data) - 20])
+    with open(path, "rb") as source:
+        reader = qv.ipc.open_stream(source)
+        with pytest.raises(ValueError, match=f"the stream ends inside the message at byte {schema_end}: "
+                                             "it claims a body of"):
+            next(reader)
+
+
+def test_text_mode_file_objects_are_named_as_such(tmp_path):
+    path = tmp_path / "t.arrow"
+    path.write_bytes(file_bytes(1))
+    with open(path, "r", encoding="latin-1") as text:
+        with pytest.raises(TypeError, match="text mode.*'rb'"):
+            qv.ipc.open_stream(text)
+        with pytest.raises(TypeError, match="text mode.*'rb'"):
+            qv.ipc.open_file(text)
+
+    class StrReader:
+        def read(self, n=-1):
+            return "not bytes"
+
+    with pytest.raises(TypeError, match="returned str, not bytes"):
+        qv.ipc.open_stream(StrReader())
+
+
+def test_batch_index_errors_count_batches():
+    reader = qv.ipc.open_file(file_bytes(1))
+    with pytest.raises(IndexError, match="index 1 is out of range for 1 batches"):
+        reader[1]
+
+
+def test_a_failing_file_object_names_the_call_and_offset():
+    class Full:
+        written = 0
+
+        def write(self, b):
+            if self.written + len(b) > 100:
+                raise OSError(28, "No space left on device")
+            self.written += len(b)
+
+    with pytest.raises(OSError, match=r"write\(\) of \d+ bytes at byte \d+ of the file object .* failed"):
+        qv.ipc.write_file(Full(), pa.table({"x": np.arange(1000)}))
