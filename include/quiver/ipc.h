@@ -118,7 +118,16 @@ class OutputSink {
   virtual Status Close() = 0;
 };
 
-// A new file (truncated if it exists); closed by Close() or destruction.
+// A new file at `path`, written under a temporary name in the same
+// directory and renamed over `path` by a successful Close(): a failure, or
+// a process killed mid-write, never leaves a partial file under `path` (the
+// file there before, if any, stays whole). Destroyed without Close(), the
+// temporary file is removed. A process killed mid-write can leave the
+// hidden temporary file (".NAME.quiver-PID-N.tmp") behind.
+//
+// File sinks stop at their first failed write (disk full, a closed pipe):
+// that call and every later one returns IOError naming the sink and the
+// byte offset, so nothing is written after a gap.
 Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path);
 // An open file descriptor (not owned, not closed).
 std::shared_ptr<OutputSink> FileDescriptorSink(int fd);

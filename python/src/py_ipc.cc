@@ -232,6 +232,7 @@ struct PyWriter {
   bool owns_sink = false;
 
   void Write(nb::handle data) {
+    CheckOpen();
     PyTable table = TableFromPython(data);
     for (const RecordBatchPtr& batch : table.batches) {
       Status st;
@@ -243,8 +244,30 @@ struct PyWriter {
     }
   }
   void Close() {
-    Check(writer->Close());
-    if (owns_sink) Check(sink->Close());
+    if (!writer) return;  // closed or abandoned before
+    Status written = writer->Close();
+    // A path sink renames its file into place only when everything was
+    // written; otherwise dropping it removes the temporary file.
+    if (owns_sink && written.ok()) written = sink->Close();
+    Release();
+    Check(written);
+  }
+  // Leaving a `with` block by an exception: a path's file is not put in
+  // place (the previous file, if any, stays); a file object gets the
+  // footer or end marker so that what was written stays readable.
+  void Abandon() {
+    if (!writer) return;
+    if (!owns_sink) (void)writer->Close();
+    Release();
+  }
+
+ private:
+  void CheckOpen() const {
+    if (!writer) Raise(Status::Invalid("the IPC writer is closed"));
+  }
+  void Release() {
+    writer.reset();
+    sink.reset();
   }
 };
 
@@ -271,8 +294,12 @@ void BindWriter(nb::module_& m, const char* name, const char* doc) {
       .def("write_table", &W::Write, nb::arg("table"))
       .def("close", &W::Close)
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](W& w, nb::handle, nb::handle, nb::handle) {
-        w.Close();
+      .def("__exit__", [](W& w, nb::handle exc_type, nb::handle, nb::handle) {
+        if (exc_type.is_none()) {
+          w.Close();
+        } else {
+          w.Abandon();
+        }
         return false;
       }, nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
 }

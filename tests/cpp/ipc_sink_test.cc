@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <thread>
@@ -78,7 +80,9 @@ bool CanPreallocate() {
 
 TEST(IpcSink, FileSinkPreallocatesWithoutChangingTheFileSize) {
   TempFile file;
-  ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(file.path));
+  const int fd = open(file.path, O_WRONLY | O_TRUNC);
+  ASSERT_GE(fd, 0);
+  auto sink = FileDescriptorSink(fd);
   sink->Reserve(4 << 20);
   struct stat info;
   ASSERT_EQ(stat(file.path, &info), 0);
@@ -88,7 +92,48 @@ TEST(IpcSink, FileSinkPreallocatesWithoutChangingTheFileSize) {
   }
   ASSERT_OK(sink->Write("ab", 2));
   ASSERT_OK(sink->Close());
+  close(fd);
   EXPECT_EQ(FileContents(file.path), "ab");
+}
+
+TEST(IpcSink, APathSinkShowsItsFileOnlyWhenClosed) {
+  TempFile file;
+  {
+    const int fd = open(file.path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    ASSERT_EQ(write(fd, "old", 3), 3);
+    close(fd);
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(file.path));
+    ASSERT_OK(sink->Write("new contents", 12));
+    ASSERT_OK(sink->Flush());
+    EXPECT_EQ(FileContents(file.path), "old");  // still the whole previous file
+    // Destroyed without Close: the previous file stays, no temporary is left.
+  }
+  EXPECT_EQ(FileContents(file.path), "old");
+  const std::string dir = std::filesystem::path(file.path).parent_path().string();
+  const std::string hidden = "." + std::filesystem::path(file.path).filename().string() + ".quiver-";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_NE(entry.path().filename().string().rfind(hidden, 0), 0u) << entry.path();
+  }
+  ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(file.path));
+  ASSERT_OK(sink->Write("new", 3));
+  ASSERT_OK(sink->Close());
+  EXPECT_EQ(FileContents(file.path), "new");
+}
+
+TEST(IpcSink, AFailedWriteStopsTheSinkAndNamesTheOffset) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);  // nobody reads: writes fail with EPIPE
+  signal(SIGPIPE, SIG_IGN);
+  auto sink = FileDescriptorSink(fds[1]);
+  ASSERT_OK(sink->Write("12345", 5));  // gathered
+  const std::string big(1 << 17, 'x');
+  EXPECT_ERROR(kIOError, "writing 5 bytes at byte 0 of descriptor", sink->Write(big.data(), 1 << 17));
+  EXPECT_ERROR(kIOError, "the writer stops here", sink->Write("z", 1));
+  EXPECT_ERROR(kIOError, "the writer stops here", sink->Close());
+  close(fds[1]);
 }
 
 TEST(IpcSink, LargeMessagesThroughAFileSinkMatchTheMemorySink) {

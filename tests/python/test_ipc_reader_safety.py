@@ -1,5 +1,6 @@
 """IPC readers keep what they checked, stream readers read as bytes arrive,
 and the errors of bad sources and failing sinks say what happened."""
+import io
 import os
 import struct
 import threading
@@ -158,3 +159,103 @@ def test_a_failing_file_object_names_the_call_and_offset():
 
     with pytest.raises(OSError, match=r"write\(\) of \d+ bytes at byte \d+ of the file object .* failed"):
         qv.ipc.write_file(Full(), pa.table({"x": np.arange(1000)}))
+
+
+def test_a_failed_write_leaves_the_previous_file_whole(tmp_path):
+    path = tmp_path / "t.arrow"
+    qv.ipc.write_file(path, table(8))
+    before = path.read_bytes()
+    with pytest.raises(RuntimeError, match="stop"):
+        with qv.ipc.new_file(path, table().schema) as writer:
+            writer.write(table(8, first=100))
+            raise RuntimeError("stop")
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["t.arrow"]  # no temporary left
+    qv.ipc.write_file(path, table(4, first=7))
+    assert pa.ipc.open_file(str(path)).read_all().column("x").to_pylist() == [7, 8, 9, 10]
+
+
+def test_a_sink_failing_after_n_bytes_never_yields_a_readable_partial_output():
+    def write(sink):
+        writer = qv.ipc.new_file(sink, table().schema)
+        writer.write(table(32))
+        writer.write(table(32, first=32))
+        writer.close()
+
+    class FailsAfter:
+        def __init__(self, limit):
+            self.limit = limit
+            self.data = bytearray()
+
+        def write(self, b):
+            if len(self.data) + len(b) > self.limit:
+                raise OSError(28, "No space left on device")
+            self.data += b
+
+    whole = io.BytesIO()
+    write(whole)
+    complete = whole.getvalue()
+    for fail_at in range(len(complete)):  # every byte of the file
+        sink = FailsAfter(fail_at)
+        with pytest.raises(OSError, match=r"at byte \d+ of the file object"):
+            write(sink)
+        # What reached the sink is a prefix of the complete file, never
+        # more, and no reader takes it for a file.
+        assert bytes(sink.data) == complete[:len(sink.data)]
+        with pytest.raises((ValueError, OSError)):
+            qv.ipc.open_file(bytes(sink.data))
+
+
+def test_a_writer_stops_after_a_failed_write():
+    class Flaky:
+        fail = False
+        data = bytearray()
+
+        def write(self, b):
+            if self.fail:
+                raise OSError(32, "Broken pipe")
+            self.data += b
+
+    sink = Flaky()
+    writer = qv.ipc.new_stream(sink, table().schema)
+    sink.fail = True
+    with pytest.raises(OSError, match="Broken pipe"):
+        writer.write(table(8))
+    sink.fail = False
+    with pytest.raises(OSError, match="stopped after a failed write"):
+        writer.write(table(8))
+    with pytest.raises(OSError, match="stopped after a failed write"):
+        writer.close()
+
+
+KILLED_WRITER = r"""
+import os, signal, sys
+import numpy as np
+import quiver as qv
+path = sys.argv[1]
+big = qv.FixedShapeTensorArray.from_numpy(np.ones((64, 256, 256), np.float32))
+import pyarrow as pa
+t = pa.table({"t": pa.array(big)})
+writer = qv.ipc.new_file(path, t.schema)
+for i in range(4):
+    writer.write(t)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("previous", [False, True])
+def test_a_process_killed_mid_write_leaves_no_partial_file(tmp_path, previous):
+    import subprocess
+    import sys
+
+    path = tmp_path / "killed.arrow"
+    if previous:
+        qv.ipc.write_file(path, table(8))
+    before = path.read_bytes() if previous else None
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path)], env=env, capture_output=True)
+    assert proc.returncode == -9, proc.stderr.decode()
+    if previous:
+        assert path.read_bytes() == before
+    else:
+        assert not path.exists()

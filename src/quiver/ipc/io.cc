@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -196,23 +197,40 @@ int64_t PreallocationStart(int fd) {
 
 // Small writes (message prefixes, padding, metadata) are gathered; large
 // buffers go to the file directly, so a body is written without a copy.
+// The first failed write latches: every later call reports it, so nothing
+// is written after a gap. A sink opened by path writes a temporary file
+// beside it and renames it over `path` on a successful Close.
 class DescriptorSink : public OutputSink {
  public:
-  DescriptorSink(int fd, bool owned) : fd_(fd), owned_(owned), start_(PreallocationStart(fd)) {
+  DescriptorSink(int fd, bool owned, std::string name, std::string temp_path = {}, std::string final_path = {})
+      : fd_(fd),
+        owned_(owned),
+        start_(PreallocationStart(fd)),
+        name_(std::move(name)),
+        temp_path_(std::move(temp_path)),
+        final_path_(std::move(final_path)) {
     pending_.reserve(kGather);
   }
-  ~DescriptorSink() override { (void)Close(); }
+  ~DescriptorSink() override {
+    if (!temp_path_.empty() && !closed_) {
+      Discard();  // never closed: the final name stays as it was
+    } else {
+      (void)Close();
+    }
+  }
 
   Status Write(const void* data, int64_t size) override {
-    if (closed_) return Status::IOError("write to a closed sink");
+    QUIVER_RETURN_NOT_OK(Usable());
     const auto* bytes = static_cast<const uint8_t*>(data);
-    position_ += size;
     if (size < kDirect) {
       pending_.insert(pending_.end(), bytes, bytes + size);
+      position_ += size;
       return pending_.size() >= kGather ? Flush() : Status::OK();
     }
     QUIVER_RETURN_NOT_OK(Flush());
-    return WriteAll(fd_, bytes, size);
+    QUIVER_RETURN_NOT_OK(Latch(WriteAll(fd_, bytes, size), size));
+    position_ += size;
+    return Status::OK();
   }
   // Preallocating the blocks (fallocate, the file size unchanged) spares
   // the filesystem its per-page reservation during the buffered writes:
@@ -228,15 +246,22 @@ class DescriptorSink : public OutputSink {
   }
   int64_t position() const override { return position_; }
   Status Flush() override {
-    Status st = WriteAll(fd_, pending_.data(), static_cast<int64_t>(pending_.size()));
+    QUIVER_RETURN_NOT_OK(Usable());
+    const auto gathered = static_cast<int64_t>(pending_.size());
+    Status st = WriteAll(fd_, pending_.data(), gathered);
     pending_.clear();
-    return st;
+    return Latch(st, 0, gathered);
   }
   Status Close() override {
-    if (closed_) return Status::OK();
+    if (closed_) return failure_;
     Status st = Flush();
     closed_ = true;
-    if (owned_ && close(fd_) != 0 && st.ok()) st = ErrnoError("close");
+    if (owned_ && close(fd_) != 0 && st.ok()) st = ErrnoError("cannot close " + name_);
+    if (temp_path_.empty()) return st;
+    if (st.ok() && rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
+      st = ErrnoError("cannot rename the finished '" + temp_path_ + "' to '" + final_path_ + "'");
+    }
+    if (!st.ok()) unlink(temp_path_.c_str());
     return st;
   }
 
@@ -245,9 +270,33 @@ class DescriptorSink : public OutputSink {
   static constexpr int64_t kDirect = 1 << 16;
   static constexpr int64_t kPreallocateMin = 1 << 18;
 
+  Status Usable() const {
+    if (!failure_.ok()) return failure_;
+    if (closed_) return Status::IOError("write to " + name_ + " after it was closed");
+    return Status::OK();
+  }
+  // Records a failed write of `size` bytes (at `back` bytes before the
+  // current position): the error names the sink and the byte offset.
+  Status Latch(const Status& st, int64_t size, int64_t back = 0) {
+    if (st.ok()) return st;
+    failure_ = Status::IOError("writing " + std::to_string(size + back) + " bytes at byte " +
+                               std::to_string(position_ - back) + " of " + name_ + " failed (" +
+                               st.message() + "); the writer stops here");
+    return failure_;
+  }
+  void Discard() {
+    closed_ = true;
+    if (owned_) close(fd_);
+    unlink(temp_path_.c_str());
+  }
+
   int fd_;
   bool owned_;
   int64_t start_;  // file offset of position 0; -1: no preallocation
+  std::string name_;
+  std::string temp_path_;   // set for sinks opened by path
+  std::string final_path_;
+  Status failure_;
   bool closed_ = false;
   int64_t position_ = 0;
   std::vector<uint8_t> pending_;
@@ -324,13 +373,28 @@ Result<BufferPtr> ReadSomeStream::Read(int64_t length) {
 }
 
 Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("cannot create '" + path + "'");
-  return std::shared_ptr<OutputSink>(std::make_shared<DescriptorSink>(fd, true));
+  // The temporary name is in the same directory, so the final rename stays
+  // on one filesystem and is atomic; a hidden name, unique to this process
+  // and call, created exclusively (the mode honours the umask as a plain
+  // create would).
+  static std::atomic<uint64_t> counter{0};
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string temp = dir + "." + base + ".quiver-" + std::to_string(getpid()) + "-" +
+                             std::to_string(counter.fetch_add(1)) + ".tmp";
+    const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      return std::shared_ptr<OutputSink>(std::make_shared<DescriptorSink>(fd, true, "'" + path + "'", temp, path));
+    }
+    if (errno != EEXIST) return ErrnoError("cannot create a file beside '" + path + "' ('" + temp + "')");
+  }
+  return Status::IOError("cannot find a free temporary name beside '" + path + "'");
 }
 
 std::shared_ptr<OutputSink> FileDescriptorSink(int fd) {
-  return std::make_shared<DescriptorSink>(fd, false);
+  return std::make_shared<DescriptorSink>(fd, false, "descriptor " + std::to_string(fd));
 }
 
 Status BufferSink::Grow(int64_t capacity) {

@@ -74,10 +74,27 @@ struct WriterState {
 
   Result<WrittenBlock> Write(const RecordBatch& batch) {
     if (closed) return Status::Invalid("cannot write to a closed IPC writer");
+    QUIVER_RETURN_NOT_OK(failure);
     QUIVER_RETURN_NOT_OK(CheckBatchSchema(*schema, batch));
-    QUIVER_RETURN_NOT_OK(WriteDictionaries(batch));
-    ++batches_written;
-    return WriteRecordBatchMessage(*sink, batch, options);
+    const int64_t start = sink->position();
+    Result<WrittenBlock> written = [&]() -> Result<WrittenBlock> {
+      QUIVER_RETURN_NOT_OK(WriteDictionaries(batch));
+      return WriteRecordBatchMessage(*sink, batch, options);
+    }();
+    if (written.ok()) {
+      ++batches_written;
+    } else if (sink->position() != start || written.status().code() == StatusCode::kIOError) {
+      Latch(written.status());  // a sink error may have left part of a message
+    }
+    return written;
+  }
+
+  // A write that failed after part of a message reached the sink leaves
+  // the output unreadable from there on: every later write, and Close,
+  // reports that failure instead of adding to it.
+  Status failure;
+  void Latch(const Status& st) {
+    failure = st.WithContext("the IPC writer stopped after a failed write; its output is incomplete");
   }
 };
 
@@ -103,12 +120,15 @@ Result<std::unique_ptr<StreamWriter>> StreamWriter::Open(std::shared_ptr<OutputS
 // socket gets every batch as soon as it is written.
 Status StreamWriter::Write(const RecordBatch& batch) {
   QUIVER_RETURN_NOT_OK(impl_->state.Write(batch).status());
-  return impl_->state.sink->Flush();
+  Status flushed = impl_->state.sink->Flush();
+  if (!flushed.ok()) impl_->state.Latch(flushed);
+  return flushed;
 }
 
 Status StreamWriter::Close() {
-  if (impl_->state.closed) return Status::OK();
+  if (impl_->state.closed) return impl_->state.failure;
   impl_->state.closed = true;
+  QUIVER_RETURN_NOT_OK(impl_->state.failure);
   QUIVER_RETURN_NOT_OK(WriteEndOfStream(*impl_->state.sink));
   return impl_->state.sink->Flush();
 }
@@ -139,8 +159,9 @@ Status FileWriter::Write(const RecordBatch& batch) {
 
 Status FileWriter::Close() {
   WriterState& state = impl_->state;
-  if (state.closed) return Status::OK();
+  if (state.closed) return state.failure;
   state.closed = true;
+  QUIVER_RETURN_NOT_OK(state.failure);  // no footer over a broken body
   OutputSink& sink = *state.sink;
   QUIVER_RETURN_NOT_OK(WriteEndOfStream(sink));
   flatbuffers::FlatBufferBuilder builder(1024);
