@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -159,7 +160,9 @@ enum class Compression { kNone, kLz4Frame, kZstd };
 struct WriteOptions {
   Compression compression = Compression::kNone;
   // The codec's level; the codec's default when unset (kDefaultLevel).
-  static constexpr int kDefaultLevel = -1000;
+  // LZ4 frame takes 0 to 12, ZSTD -131072 to 22; writers refuse others
+  // when they open.
+  static constexpr int kDefaultLevel = std::numeric_limits<int>::min();
   int compression_level = kDefaultLevel;
   // Threads compressing a batch's buffers (0: one per core).
   int threads = 0;

@@ -24,7 +24,9 @@ const char* StatusCodeName(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // Bytes of `message` that are not valid UTF-8 (names quoted from hostile
+  // input) are written as \xNN escapes, so a message is always text.
+  Status(StatusCode code, std::string message);
 
   static Status OK() { return {}; }
   static Status Invalid(std::string msg) { return {StatusCode::kInvalid, std::move(msg)}; }

@@ -167,18 +167,38 @@ std::shared_ptr<ipc::OutputSink> SinkFromPython(nb::handle sink) {
                           nb::type_name(sink.type()).c_str()));
 }
 
-ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, std::optional<int> level) {
+// compression= takes the codec's name in any case ("zstd", "ZSTD",
+// "lz4", "lz4_frame"); compression_level= any Python int, checked against
+// the codec's range when the writer opens.
+ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::handle level) {
   ipc::WriteOptions options;
   if (compression) {
-    if (*compression == "lz4" || *compression == "lz4_frame") {
+    std::string name = *compression;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "lz4" || name == "lz4_frame") {
       options.compression = ipc::Compression::kLz4Frame;
-    } else if (*compression == "zstd") {
+    } else if (name == "zstd") {
       options.compression = ipc::Compression::kZstd;
-    } else {
+    } else if (name != "none" && name != "uncompressed") {
       Raise(Status::Invalid("compression='" + *compression + "' is not one of None, 'lz4', 'zstd'"));
     }
   }
-  if (level) options.compression_level = *level;
+  if (!level.is_none()) {
+    if (!PyLong_Check(level.ptr()) || PyBool_Check(level.ptr())) {
+      Raise(Status::TypeError(std::string("compression_level must be an int, got ") +
+                              nb::type_name(level.type()).c_str()));
+    }
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(level.ptr(), &overflow);
+    if (overflow != 0 || value < std::numeric_limits<int>::min() + 1 || value > std::numeric_limits<int>::max()) {
+      Raise(Status::Invalid("compression_level=" + nb::cast<std::string>(nb::str(level)) +
+                            " is outside every codec's range"));
+    }
+    if (options.compression == ipc::Compression::kNone) {
+      Raise(Status::Invalid("compression_level is set but compression is not"));
+    }
+    options.compression_level = static_cast<int>(value);
+  }
   return options;
 }
 
@@ -276,11 +296,12 @@ using PyFileWriter = PyWriter<ipc::FileWriter>;
 
 template <typename Writer>
 PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema, std::optional<std::string> compression,
-                            std::optional<int> level) {
+                            nb::handle level) {
   PyWriter<Writer> out;
+  const ipc::WriteOptions options = WriteOptionsFrom(compression, level);
   out.sink = SinkFromPython(sink);
   out.owns_sink = !nb::hasattr(sink, "write");
-  out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), WriteOptionsFrom(compression, level)));
+  out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), options));
   return out;
 }
 

@@ -165,11 +165,12 @@ Result<BufferPtr> SliceBytes(const BufferPtr& buffer, int64_t begin, int64_t end
   return Buffer::Slice(buffer, begin, end - begin);
 }
 
-// `data` cut down to the bytes its rows use, so a slice of a large array
-// pickles its own rows, not its parent's. The offset stays what it was
-// modulo 8 so validity bits are sliced, never shifted into a copy.
+// `data` cut down to exactly the bytes its rows use, so a slice of a large
+// array pickles its own rows, not its parent's nor its neighbours'. Values
+// and offsets are sliced; validity bitmaps of a slice that starts off a
+// byte boundary are copied, shifted (an eighth of a value byte at most).
 ArrayDataPtr CompactForPickle(const ArrayDataPtr& data) {
-  return Unwrap(internal::Compact(*data, internal::CompactOptions{.keep_bit_offset = true}));
+  return Unwrap(internal::Compact(*data, internal::CompactOptions{}));
 }
 
 nb::object ArrayState(const ArrayData& data, int protocol) {

@@ -1,6 +1,7 @@
 // ShapePattern: parsing the string form and validating the list form.
 #include "quiver/shape_pattern.h"
 
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -13,15 +14,50 @@ namespace {
 bool IsAsciiLetter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-// Letters, '_', digits after the first character, and non-ASCII UTF-8
-// (validated as a whole), so "batch", "h_2" and "höhe" are names.
+// ASCII letters, '_', and digits after the first character: "batch",
+// "h_2". Names are ASCII only, so that look-alike characters (a Cyrillic
+// 'а', a full-width digit) cannot bind a second, different symbol.
 bool IsIdentifier(std::string_view name) {
   if (name.empty() || IsDigit(static_cast<unsigned char>(name[0]))) return false;
   for (char ch : name) {
     const auto c = static_cast<unsigned char>(ch);
-    if (!(IsAsciiLetter(c) || IsDigit(c) || c == '_' || c >= 0x80)) return false;
+    if (!(IsAsciiLetter(c) || IsDigit(c) || c == '_')) return false;
   }
-  return internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(name.data()), static_cast<int64_t>(name.size()));
+  return true;
+}
+
+// "'…' (U+2026)": the first non-ASCII character of `token`, decoded from
+// UTF-8 (the token was checked to be valid UTF-8), for messages.
+std::string FirstNonAscii(std::string_view token) {
+  size_t i = 0;
+  while (i < token.size() && static_cast<unsigned char>(token[i]) < 0x80) ++i;
+  const auto lead = static_cast<unsigned char>(token[i]);
+  const size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+  uint32_t code = lead & (0x7Fu >> length);
+  for (size_t k = 1; k < length && i + k < token.size(); ++k) {
+    code = (code << 6) | (static_cast<unsigned char>(token[i + k]) & 0x3Fu);
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "U+%04X", code);
+  return "'" + std::string(token.substr(i, length)) + "' (" + hex + ")";
+}
+
+// Why a token with non-ASCII characters is refused.
+Status NonAsciiToken(std::string_view token) {
+  if (!internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(token.data()), static_cast<int64_t>(token.size()))) {
+    return Status::Invalid("not valid UTF-8");
+  }
+  if (token == "\u2026") {
+    return Status::Invalid("'\u2026' (U+2026, one ellipsis character) is not '...': write three ASCII dots");
+  }
+  return Status::Invalid("names are ASCII letters, digits and '_'; " + FirstNonAscii(token) + " is not one");
+}
+
+bool HasNonAscii(std::string_view token) {
+  for (char ch : token) {
+    if (static_cast<unsigned char>(ch) >= 0x80) return true;
+  }
+  return false;
 }
 
 // Printable form of a token for messages: long tokens are cut.
@@ -32,6 +68,7 @@ std::string Quote(std::string_view token) {
 }
 
 Result<ShapeEntry> ParseToken(std::string_view token) {
+  if (HasNonAscii(token)) return NonAsciiToken(token);
   const auto first = static_cast<unsigned char>(token[0]);
   if (token == "...") return ShapeEntry::Ellipsis();
   if (token == "_") return ShapeEntry::Skip();

@@ -79,12 +79,23 @@ TEST(ShapePattern, ParsesEveryEntryKind) {
   ASSERT_OK_AND_ASSIGN(auto empty, ShapePattern::Parse(""));
   EXPECT_EQ(empty.size(), 0);
   EXPECT_EQ(empty.ToString(), "[]");
-  ASSERT_OK_AND_ASSIGN(auto unicode, ShapePattern::Parse("höhe breite_2 _x"));
-  EXPECT_EQ(unicode.entries()[0].name, "höhe");
-  EXPECT_EQ(unicode.entries()[2].kind, ShapeEntry::Kind::kSymbol);
+  ASSERT_OK_AND_ASSIGN(auto names, ShapePattern::Parse("hoehe breite_2 _x"));
+  EXPECT_EQ(names.entries()[0].name, "hoehe");
+  EXPECT_EQ(names.entries()[2].kind, ShapeEntry::Kind::kSymbol);
   ASSERT_OK_AND_ASSIGN(auto list, ShapePattern::Make({ShapeEntry::Any(), ShapeEntry::Size(4)}));
   EXPECT_EQ(list.ToString(), "[None, 4]");
   EXPECT_TRUE(list.Equals(*ShapePattern::Make({ShapeEntry::Any(), ShapeEntry::Size(4)})));
+}
+
+TEST(ShapePattern, NamesAndTheEllipsisAreAscii) {
+  EXPECT_ERROR(kInvalid, "pattern entry 1 '\u2026' at character 2: '\u2026' (U+2026, one ellipsis character) is not '...'",
+               ShapePattern::Parse("b \u2026 c"));
+  EXPECT_ERROR(kInvalid, "names are ASCII letters, digits and '_'; '\u00f6' (U+00F6) is not one",
+               ShapePattern::Parse("h\u00f6he"));
+  // A full-width digit would otherwise start a name.
+  EXPECT_ERROR(kInvalid, "'\uff11' (U+FF11) is not one", ShapePattern::Parse("\uff11x"));
+  EXPECT_ERROR(kInvalid, "'\U0001F600' (U+1F600) is not one", ShapePattern::Parse("*r\U0001F600"));
+  EXPECT_ERROR(kInvalid, "not valid UTF-8", ShapePattern::Parse("b \xff"));
 }
 
 TEST(ShapePattern, ParseErrorsNameTheTokenAndPosition) {
@@ -99,7 +110,7 @@ TEST(ShapePattern, ParseErrorsNameTheTokenAndPosition) {
   EXPECT_ERROR(kInvalid, "'*' needs a name", ShapePattern::Parse("b *"));
   EXPECT_ERROR(kInvalid, "size does not fit int64", ShapePattern::Parse("99999999999999999999"));
   EXPECT_ERROR(kInvalid, "'n' is used both as a symbol and as a named ellipsis", ShapePattern::Parse("n *n"));
-  EXPECT_ERROR(kInvalid, "pattern entry 0 '\xff\xfe' at character 0: not a size, a name", ShapePattern::Parse("\xff\xfe"));
+  EXPECT_ERROR(kInvalid, "pattern entry 0 '\\xff\\xfe' at character 0: not valid UTF-8", ShapePattern::Parse("\xff\xfe"));
   EXPECT_ERROR(kInvalid, "sizes must be >= 0", ShapePattern::Make({ShapeEntry::Size(-1)}));
   EXPECT_ERROR(kInvalid, "not a valid name", ShapePattern::Make({ShapeEntry::Symbol("a b")}));
   // A very long token is cut in the message.

@@ -204,7 +204,16 @@ def test_hostile_shapes_and_patterns():
     long_pattern = " ".join(f"d{i}" for i in range(300))
     assert len(qv.enforce_shape(np.zeros((1,) * 32).reshape((1,) * 32), " ".join(["_"] * 32))[1]) == 32
     assert len(qv.enforce_shape(Shaped((1,) * 300), long_pattern)[1]) == 300
-    assert qv.enforce_shape(np.zeros((2, 3)), "höhe 幅")[1] == [2, 3]
+    assert qv.enforce_shape(np.zeros((2, 3)), "hoehe w_2")[1] == [2, 3]
+
+
+def test_names_and_the_ellipsis_are_ascii():
+    with pytest.raises(ValueError, match="'\u2026' \\(U\\+2026, one ellipsis character\\) is not '...'"):
+        qv.enforce_shape(np.zeros((2, 3)), "b \u2026")
+    with pytest.raises(ValueError, match="'\u00f6' \\(U\\+00F6\\) is not one"):
+        qv.enforce_shape(np.zeros((2, 3)), "h\u00f6he w")
+    with pytest.raises(ValueError, match="U\\+0663"):  # an Arabic-Indic digit 3 does not start a name
+        qv.enforce_shape(np.zeros(3), ["\u0663"])
 
 
 def test_pattern_errors_name_token_and_position():

@@ -81,8 +81,14 @@ def test_slices_pickle_only_their_rows():
     col = fixed(1000)[500:510]
     buffers = []
     pickle.dumps(col, protocol=5, buffer_callback=buffers.append)
-    # Re-based to a multiple of 8 rows: 500 % 8 = 4 rows ahead of the slice.
-    assert sum(b.raw().nbytes for b in buffers) == (4 + 10) * 24
+    # Exactly the slice's rows, although 500 is not a multiple of 8.
+    assert sum(b.raw().nbytes for b in buffers) == 10 * 24
+    for start in range(1, 9):  # with nulls: the validity bits come shifted
+        with_nulls = qv.array(pa.array([None if i % 3 == 0 else i for i in range(100)], pa.int64()))[start:]
+        buffers = []
+        payload = pickle.dumps(with_nulls, protocol=5, buffer_callback=buffers.append)
+        assert sum(b.raw().nbytes for b in buffers) <= (100 - start) * 8 + (100 - start + 7) // 8
+        assert pickle.loads(payload, buffers=buffers).to_pylist() == with_nulls.to_pylist()
     rows = ragged()[3:]
     buffers = []
     pickle.dumps(rows, protocol=5, buffer_callback=buffers.append)

@@ -34,4 +34,40 @@ bool IsValidUtf8(const uint8_t* data, int64_t size) {
   return true;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence a lead byte starts (1 for ASCII and for
+// bytes that cannot start one).
+int SequenceLength(uint8_t lead) {
+  if ((lead & 0xE0) == 0xC0) return 2;
+  if ((lead & 0xF0) == 0xE0) return 3;
+  if ((lead & 0xF8) == 0xF0) return 4;
+  return 1;
+}
+
+}  // namespace
+
+std::string EscapeInvalidUtf8(std::string text) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  const auto size = static_cast<int64_t>(text.size());
+  if (IsValidUtf8(bytes, size)) return text;
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size() + 16);
+  int64_t i = 0;
+  while (i < size) {
+    const int length = SequenceLength(bytes[i]);
+    if (bytes[i] < 0x80 || (length > 1 && i + length <= size && IsValidUtf8(bytes + i, length))) {
+      out.append(text, static_cast<size_t>(i), static_cast<size_t>(length));
+      i += length;
+      continue;
+    }
+    out += "\\x";
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 0xF];
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace quiver::internal

@@ -142,6 +142,30 @@ Status CheckCodec(Compression codec) {
   return Status::Invalid("unknown compression codec");
 }
 
+Status CheckLevel(Compression codec, int64_t level) {
+  if (level == WriteOptions::kDefaultLevel || codec == Compression::kNone) return Status::OK();
+  int64_t low = 0;
+  int64_t high = 0;
+  switch (codec) {
+    case Compression::kLz4Frame:
+      // 0 is LZ4's fast mode (1 and 2 mean the same), 3 to 12 its HC levels.
+      low = 0;
+      high = 12;
+      break;
+    case Compression::kZstd:
+      // ZSTD's negative levels trade ratio for speed; 1 to 22 are its usual ones.
+      low = -(int64_t{1} << 17);
+      high = 22;
+      break;
+    case Compression::kNone: break;
+  }
+  if (level < low || level > high) {
+    return Status::Invalid("compression level " + std::to_string(level) + " is outside " + CodecName(codec) +
+                           "'s range " + std::to_string(low) + " to " + std::to_string(high));
+  }
+  return Status::OK();
+}
+
 Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size,
                            int workers) {
   QUIVER_RETURN_NOT_OK(CheckCodec(codec));

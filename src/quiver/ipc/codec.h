@@ -23,6 +23,11 @@ Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t siz
 // with a message that says how to get a quiver with that codec.
 Status CheckCodec(Compression codec);
 
+// OK when `level` is WriteOptions::kDefaultLevel or within the codec's
+// levels (LZ4 frame 0 to 12, ZSTD -131072 to 22); Invalid naming the range
+// otherwise.
+Status CheckLevel(Compression codec, int64_t level);
+
 // "LZ4_FRAME" / "ZSTD" for messages.
 const char* CodecName(Compression codec);
 

@@ -69,6 +69,7 @@ struct WriterState {
     if (!schema) return Status::Invalid("IPC writer has no schema");
     // A codec this build lacks fails here, before anything is written.
     QUIVER_RETURN_NOT_OK(CheckCodec(options.compression));
+    QUIVER_RETURN_NOT_OK(CheckLevel(options.compression, options.compression_level));
     return WriteSchemaMessage(*sink, *schema).status();
   }
 

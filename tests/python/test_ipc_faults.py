@@ -1,4 +1,4 @@
-"""IPC readers keep what they checked, stream readers read as bytes arrive,
+"""IPC faults: readers keep what they checked, stream readers read as bytes arrive,
 and the errors of bad sources and failing sinks say what happened."""
 import io
 import os
@@ -259,3 +259,37 @@ def test_a_process_killed_mid_write_leaves_no_partial_file(tmp_path, previous):
         assert path.read_bytes() == before
     else:
         assert not path.exists()
+
+
+def test_a_field_name_that_is_not_utf8_is_escaped_in_the_real_error():
+    deep = pa.int8()
+    for _ in range(70):
+        deep = pa.list_(deep)
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, pa.schema([("ZZZZ", deep)])) as w:
+        pass
+    data = sink.getvalue().to_pybytes()
+    assert data.count(b"ZZZZ") == 1
+    data = data.replace(b"ZZZZ", b"\xff\xfeZZ")
+    with pytest.raises(ValueError, match=r"\\xff\\xfeZZ.*nests more than 64 levels deep"):
+        qv.ipc.open_stream(data)
+
+
+def test_codec_names_in_any_case_and_levels_in_their_range(tmp_path):
+    t = table(64)
+    for name in ["ZSTD", "Zstd", "LZ4", "lz4_FRAME"]:
+        qv.ipc.write_file(tmp_path / "c.arrow", t, compression=name)
+        assert pa.ipc.open_file(str(tmp_path / "c.arrow")).read_all().equals(t)
+    with pytest.raises(ValueError, match="compression level 100 is outside ZSTD's range -131072 to 22"):
+        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=100)
+    with pytest.raises(ValueError, match="compression level 13 is outside LZ4_FRAME's range 0 to 12"):
+        qv.ipc.new_stream(io.BytesIO(), t.schema, compression="lz4", compression_level=13)
+    with pytest.raises(ValueError, match=r"compression_level=1099511627776 is outside every codec's range"):
+        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=2**40)
+    with pytest.raises(TypeError, match="compression_level must be an int, got float"):
+        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=3.0)
+    with pytest.raises(ValueError, match="compression='gzip' is not one of"):
+        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="gzip")
+    qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=-5)
+    assert pa.ipc.open_file(str(tmp_path / "c.arrow")).read_all().equals(t)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.arrow"]  # refused writes left nothing
