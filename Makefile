@@ -75,7 +75,7 @@ test-wheel: wheel
 # flatbuffers, nlohmann JSON, ZSTD, LZ4, CMake and Ninja are hidden.
 sdist: setup-test
 	rm -rf dist/quiver_tensors-*.tar.gz
-	$(PYTHON) -m build --sdist --no-isolation -o dist .
+	$(PYTHON) -m build --sdist --no-isolation --skip-dependency-check -o dist .
 
 test-sdist: sdist
 	@bash tests/packaging/test_sdist.sh
@@ -85,7 +85,7 @@ test: test-cpp test-asan test-example test-python test-arrow-compat test-wheel t
 demo: python
 	$(PYTHON) examples/demo.py
 
-bench: setup-test python
+bench: setup-test wheel
 	cmake --preset release >/dev/null
 	cmake --build --preset release
 	./build/release/bench/cpp/quiver_bench --benchmark_min_time=0.2
