@@ -11,7 +11,7 @@
 #include "py_convert.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
-#include "quiver/internal/c_data_format.h"
+#include "quiver/interchange/c_data_format.h"
 #include "quiver/internal/compact.h"
 
 namespace quiver::python {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "quiver/internal/bitmap.h"
-#include "quiver/internal/canonical_extensions.h"
+#include "quiver/extension/canonical_extensions.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/layout.h"
 #include "quiver/internal/utf8.h"

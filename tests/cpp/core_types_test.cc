@@ -6,7 +6,7 @@
 #include <limits>
 #include <random>
 
-#include "quiver/internal/canonical_extensions.h"
+#include "quiver/extension/canonical_extensions.h"
 #include "quiver/internal/layout.h"
 #include "quiver/record_batch.h"
 #include "quiver/type.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/variable_shape_tensor.h"
 #include "test_util.h"
 

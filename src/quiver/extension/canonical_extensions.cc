@@ -1,4 +1,4 @@
-#include "quiver/internal/canonical_extensions.h"
+#include "quiver/extension/canonical_extensions.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-#include "quiver/internal/extension_keys.h"
+#include "quiver/extension/extension_keys.h"
 
-#include "quiver/internal/canonical_extensions.h"
+#include "quiver/extension/canonical_extensions.h"
 
 namespace quiver::internal {
 

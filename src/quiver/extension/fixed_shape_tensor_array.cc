@@ -7,9 +7,9 @@
 
 #include "quiver/internal/builders.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/null_rows.h"
+#include "quiver/extension/null_rows.h"
 #include "quiver/fixed_shape_tensor.h"
-#include "quiver/internal/tensor_metadata.h"
+#include "quiver/extension/tensor_metadata.h"
 
 namespace quiver {
 

@@ -2,10 +2,10 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/extension_cache.h"
+#include "quiver/extension/extension_cache.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/fixed_shape_tensor.h"
-#include "quiver/internal/tensor_metadata.h"
+#include "quiver/extension/tensor_metadata.h"
 
 namespace quiver {
 

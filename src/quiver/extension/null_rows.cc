@@ -1,4 +1,4 @@
-#include "quiver/internal/null_rows.h"
+#include "quiver/extension/null_rows.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "quiver/internal/tensor_metadata.h"
+#include "quiver/extension/tensor_metadata.h"
 
 #include <limits>
 

@@ -3,11 +3,11 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/null_rows.h"
+#include "quiver/extension/null_rows.h"
 #include "quiver/internal/permutation.h"
-#include "quiver/internal/tensor_metadata.h"
+#include "quiver/extension/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/variable_shape_storage.h"
 
 namespace quiver {
 

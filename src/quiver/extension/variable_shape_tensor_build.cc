@@ -8,7 +8,7 @@
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/variable_shape_tensor.h"
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/internal/strided_copy.h"
 #include "quiver/internal/stream_copy.h"
 #include "quiver/internal/threads.h"

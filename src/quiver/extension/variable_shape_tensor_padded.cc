@@ -12,7 +12,7 @@
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/threads.h"
 #include "quiver/internal/value_types.h"
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {

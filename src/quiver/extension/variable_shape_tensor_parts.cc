@@ -5,8 +5,8 @@
 
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/null_rows.h"
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/null_rows.h"
+#include "quiver/extension/variable_shape_storage.h"
 
 namespace quiver::internal {
 

@@ -6,7 +6,7 @@
 #include "quiver/variable_shape_tensor.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/bitmap.h"
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/variable_shape_storage.h"
 
 namespace quiver {
 

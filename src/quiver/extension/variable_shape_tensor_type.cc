@@ -3,9 +3,9 @@
 #include <limits>
 
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/extension_cache.h"
+#include "quiver/extension/extension_cache.h"
 #include "quiver/internal/permutation.h"
-#include "quiver/internal/tensor_metadata.h"
+#include "quiver/extension/tensor_metadata.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {

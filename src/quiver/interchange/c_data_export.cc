@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "quiver/c_data.h"
-#include "quiver/internal/c_data_format.h"
-#include "quiver/internal/extension_keys.h"
+#include "quiver/interchange/c_data_format.h"
+#include "quiver/extension/extension_keys.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver {

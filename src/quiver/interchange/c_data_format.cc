@@ -1,4 +1,4 @@
-#include "quiver/internal/c_data_format.h"
+#include "quiver/interchange/c_data_format.h"
 
 #include <charconv>
 #include <cstring>

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "quiver/c_data.h"
-#include "quiver/internal/c_data_format.h"
-#include "quiver/internal/canonical_extensions.h"
+#include "quiver/interchange/c_data_format.h"
+#include "quiver/extension/canonical_extensions.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/extension_keys.h"
+#include "quiver/extension/extension_keys.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver {

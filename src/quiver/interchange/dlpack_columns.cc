@@ -4,7 +4,7 @@
 
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/null_rows.h"
+#include "quiver/extension/null_rows.h"
 
 namespace quiver::dlpack {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "quiver/internal/extension_keys.h"
+#include "quiver/extension/extension_keys.h"
 
 namespace quiver::ipc {
 

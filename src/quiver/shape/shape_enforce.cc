@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "quiver/shape_pattern.h"
-#include "quiver/internal/shape_match.h"
+#include "quiver/shape/shape_match.h"
 #include "quiver/internal/bitmap.h"
-#include "quiver/internal/variable_shape_storage.h"
+#include "quiver/extension/variable_shape_storage.h"
 
 namespace quiver {
 

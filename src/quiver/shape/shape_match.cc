@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "quiver/internal/checked_math.h"
-#include "quiver/internal/shape_match.h"
+#include "quiver/shape/shape_match.h"
 
 namespace quiver::internal {
 
