@@ -1,6 +1,7 @@
 // ArrayData: the Arrow columnar layout of one array, as plain metadata over
 // shared buffers. Buffer order per type follows the Arrow spec (validity
-// first; see FORMATS.md section 2). A null validity buffer means no nulls.
+// first; see docs/formats.md, "Columnar layout"). A null validity buffer
+// means no nulls.
 //
 // Beyond the primitive / binary / nested layouts:
 // - null: no buffers at all; every slot is null.

@@ -1,4 +1,5 @@
-// The Arrow C Data Interface and C Stream Interface (FORMATS.md section 2).
+// The Arrow C Data Interface and C Stream Interface (docs/formats.md,
+// "C Data Interface").
 //
 // Export: quiver fills caller-provided structs; the consumer owns them and
 // calls `release` once on the base struct. Import: quiver takes ownership

@@ -1,6 +1,6 @@
 // DLPack: zero-copy tensor exchange with NumPy, PyTorch, JAX and others.
 //
-// quiver declares the DLPack 1.x ABI structs itself (FORMATS.md section 5)
+// quiver declares the DLPack 1.x ABI structs itself (docs/formats.md, "DLPack")
 // and checks their layout at compile time. Exports always fill strides,
 // fold any offset into `data` (byte_offset 0) and mark data quiver shares
 // READ_ONLY. Imports check every field and call the producer's deleter

@@ -1,5 +1,6 @@
 // arrow.fixed_shape_tensor: one tensor of the same shape per row, stored as
-// FixedSizeList<value_type>[product(shape)] (see FORMATS.md section 1).
+// FixedSizeList<value_type>[product(shape)] (see docs/formats.md,
+// "arrow.fixed_shape_tensor").
 //
 // `shape` and `dim_names` describe the PHYSICAL layout of each cell (row-
 // major). With permutation P, logical axis i is physical axis P[i]: the

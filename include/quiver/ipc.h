@@ -1,5 +1,5 @@
 // Arrow IPC: record batch streams and files (Feather v2), and the Tensor
-// and SparseTensor messages (FORMATS.md section 3).
+// and SparseTensor messages (docs/formats.md, "IPC messages").
 //
 // Writers lay buffers out 64-byte aligned, write sliced arrays compactly
 // (only the rows they cover) and can compress every body buffer with
@@ -268,11 +268,11 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
 // --- SparseTensor message ----------------------------------------------------
 
 // Writes `tensor` as one SparseTensor message (64-byte aligned), its index
-// and values in the body in the order FORMATS.md gives (COO: indices,
-// data; CSR/CSC: indptr, indices, data; CSF: every indptr, every indices,
-// data), each buffer padded to 8 bytes. Index tensors that are not
-// contiguous (COO coords other than row- or column-major) are written as
-// row-major copies; nothing else is copied.
+// and values in the body in the order docs/formats.md, "SparseTensor
+// message" gives (COO: indices, data; CSR/CSC: indptr, indices, data; CSF:
+// every indptr, every indices, data), each buffer padded to 8 bytes.
+// Index tensors that are not contiguous (COO coords other than row- or
+// column-major) are written as row-major copies; nothing else is copied.
 Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink);
 // Reads the SparseTensor message at `offset` of `source`: zero-copy when
 // the source is memory (index and value tensors point into it), validated

@@ -1,5 +1,5 @@
-// Sparse tensors: COO, CSR, CSC and CSF (Arrow's SparseTensor, FORMATS.md
-// sections 3 and 4).
+// Sparse tensors: COO, CSR, CSC and CSF (Arrow's SparseTensor; docs/formats.md,
+// "SparseTensor message" and "Sparse tensor indices").
 //
 // A SparseTensor holds a value type (numeric or bool8), a shape, optional
 // dim names, the non-zero values as a 1-D contiguous Tensor of length nnz,

@@ -1,5 +1,6 @@
 // arrow.variable_shape_tensor: one tensor per row, each with its own shape
-// and a common number of dimensions (see FORMATS.md section 1).
+// and a common number of dimensions (see docs/formats.md,
+// "arrow.variable_shape_tensor").
 //
 // Storage: Struct<data: List<value_type>, shape: FixedSizeList<int32>[ndim]>.
 // Row i holds its elements in data[i], row-major in its PHYSICAL shape

@@ -130,7 +130,7 @@ TEST(ShapePattern, LongPatternsParseAndMatch) {
   EXPECT_EQ(match.dims.size(), 500u);
 }
 
-// --- The proposal's examples (FORMATS.md section 6) ----------------------
+// --- The proposal's examples (docs/formats.md, "enforce_shape") ---------
 
 TEST(EnforceShape, ProposalFixesTheDimensionality) {
   // x, [d1, d2, d3] = enforce_shape(x, [None, None, None])

@@ -13,7 +13,7 @@ def ragged(shapes, **kwargs):
     return qv.VariableShapeTensorArray.from_numpy(rows, **kwargs)
 
 
-# --- The proposal's examples (FORMATS.md section 6) --------------------------
+# --- The proposal's examples (docs/formats.md, "enforce_shape") -------------
 
 def test_proposal_fixes_the_dimensionality():
     x = np.zeros((2, 5, 7))

@@ -104,7 +104,8 @@ namespace {
 
 // Physical axis order Q of a cell with logical shape/strides, or nullopt
 // when the cell is not a permuted contiguous block. Q[j] is the logical
-// axis stored as physical axis j (FORMATS.md: Q = stable_argsort(-T)).
+// axis stored as physical axis j (Q = stable_argsort(-T); docs/formats.md,
+// "Permutation").
 std::optional<std::vector<int64_t>> PhysicalOrder(std::span<const int64_t> shape,
                                                   std::span<const int64_t> strides,
                                                   int64_t width) {

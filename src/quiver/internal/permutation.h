@@ -1,8 +1,8 @@
 // Internal: mapping a tensor type's physical layout to its logical axes,
 // shared by arrow.fixed_shape_tensor and arrow.variable_shape_tensor.
 //
-// With permutation P, logical axis k is physical axis P[k] (FORMATS.md
-// section 1): logical shape, strides, dim names and uniform sizes are all
+// With permutation P, logical axis k is physical axis P[k] (docs/formats.md,
+// "Permutation"): logical shape, strides, dim names and uniform sizes are all
 // the physical ones picked in the order P. An empty P is the identity.
 #pragma once
 

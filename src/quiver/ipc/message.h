@@ -1,6 +1,6 @@
 // Internal: encapsulated IPC messages. On the wire a message is the
 // continuation marker 0xFFFFFFFF, an int32 metadata length, the Message
-// flatbuffer padded to 8 bytes, then the body (FORMATS.md section 3).
+// flatbuffer padded to 8 bytes, then the body (docs/formats.md, "Framing").
 #pragma once
 
 #include <flatbuffers/flatbuffers.h>

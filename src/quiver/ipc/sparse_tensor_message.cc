@@ -1,7 +1,7 @@
 // The SparseTensor IPC message: value type, shape, dim names and the index
 // description in the metadata; index arrays and values in the body, in the
-// order FORMATS.md section 3 gives, each padded to 8 bytes. Writing is
-// here, reading in sparse_tensor_message_read.cc.
+// order docs/formats.md, "SparseTensor message" gives, each padded to 8
+// bytes. Writing is here, reading in sparse_tensor_message_read.cc.
 //
 // Lengths. Every buffer records its exact byte length, except the CSF
 // index buffer lists: Arrow C++ records the number of elements there, and
