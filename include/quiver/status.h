@@ -2,8 +2,12 @@
 // Result<T>. Nothing reachable from user input throws or aborts.
 #pragma once
 
+#include <charconv>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace quiver {
@@ -21,6 +25,52 @@ enum class StatusCode : int {
 // Name of a code, e.g. "Invalid".
 const char* StatusCodeName(StatusCode code);
 
+namespace internal {
+
+template <typename T>
+inline constexpr bool kAlwaysFalse = false;
+
+// Appends one piece of an error message: text (std::string, std::string_view,
+// const char*) as it is, a char as that character, any other integer as
+// std::to_string writes it, and anything else (floating point included) as an
+// std::ostream writes it by default (1.5 -> "1.5", 1.0 / 3 -> "0.333333",
+// 1e20 -> "1e+20"). bool is refused: write the words you mean.
+template <typename T>
+void AppendMessagePiece(std::string& out, const T& piece) {
+  using Plain = std::remove_cvref_t<T>;
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    out.append(std::string_view(piece));
+  } else if constexpr (std::is_same_v<Plain, char>) {
+    out.push_back(piece);
+  } else if constexpr (std::is_same_v<Plain, bool>) {
+    static_assert(kAlwaysFalse<T>, "write a bool into a message as the words you mean");
+  } else if constexpr (std::is_integral_v<Plain>) {
+    char digits[24];  // 20 digits of a 64-bit integer and a sign
+    const auto end = std::to_chars(digits, digits + sizeof(digits), piece).ptr;
+    out.append(digits, end);
+  } else {
+    std::ostringstream stream;
+    stream << piece;
+    out += std::move(stream).str();
+  }
+}
+
+// The pieces written one after another, as AppendMessagePiece writes each.
+template <typename... Pieces>
+std::string StrCat(const Pieces&... pieces) {
+  std::string out;
+  (AppendMessagePiece(out, pieces), ...);
+  return out;
+}
+
+// Anything but a single argument that is already text: those take the
+// std::string overloads of the Status factories and are moved, not copied.
+template <typename... Pieces>
+concept MessagePieces =
+    !(sizeof...(Pieces) == 1 && (std::is_convertible_v<Pieces&&, std::string> && ...));
+
+}  // namespace internal
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
@@ -37,6 +87,39 @@ class [[nodiscard]] Status {
   }
   static Status IOError(std::string msg) { return {StatusCode::kIOError, std::move(msg)}; }
   static Status OutOfMemory(std::string msg) { return {StatusCode::kOutOfMemory, std::move(msg)}; }
+
+  // The message written from pieces, e.g. Status::Invalid("row ", i, ": length ", n):
+  // see internal::AppendMessagePiece for how each kind of piece is written.
+  template <typename... Pieces>
+    requires internal::MessagePieces<Pieces...>
+  static Status Invalid(const Pieces&... pieces) {
+    return {StatusCode::kInvalid, internal::StrCat(pieces...)};
+  }
+  template <typename... Pieces>
+    requires internal::MessagePieces<Pieces...>
+  static Status TypeError(const Pieces&... pieces) {
+    return {StatusCode::kTypeError, internal::StrCat(pieces...)};
+  }
+  template <typename... Pieces>
+    requires internal::MessagePieces<Pieces...>
+  static Status IndexError(const Pieces&... pieces) {
+    return {StatusCode::kIndexError, internal::StrCat(pieces...)};
+  }
+  template <typename... Pieces>
+    requires internal::MessagePieces<Pieces...>
+  static Status NotImplemented(const Pieces&... pieces) {
+    return {StatusCode::kNotImplemented, internal::StrCat(pieces...)};
+  }
+  template <typename... Pieces>
+    requires internal::MessagePieces<Pieces...>
+  static Status IOError(const Pieces&... pieces) {
+    return {StatusCode::kIOError, internal::StrCat(pieces...)};
+  }
+  template <typename... Pieces>
+    requires internal::MessagePieces<Pieces...>
+  static Status OutOfMemory(const Pieces&... pieces) {
+    return {StatusCode::kOutOfMemory, internal::StrCat(pieces...)};
+  }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
