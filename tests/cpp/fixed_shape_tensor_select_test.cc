@@ -39,7 +39,7 @@ TEST(FixedShapeTensorSelect, TakeCopiesCellsAndKeepsNullRows) {
   EXPECT_EQ(First(taken, 2), 8.0f);
   EXPECT_TRUE(taken.type().Equals(array.type()));
   const int64_t bad[] = {3};
-  EXPECT_ERROR(kIndexError, "index 3 (position 0) is out of range for 3 rows", slice.Take(bad));
+  EXPECT_ERROR(kIndexError, "index 3 at position 0 is out of range for 3 rows", slice.Take(bad));
 }
 
 TEST(FixedShapeTensorSelect, FilterConcatAndNullRows) {

@@ -75,8 +75,8 @@ TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
                parse(R"({"shape":[2,2]})"));
   EXPECT_ERROR(kInvalid, "1 dim_names for 2 dimensions", parse(R"({"shape":[2,3],"dim_names":["a"]})"));
   EXPECT_ERROR(kInvalid, "'dim_names'[1] must be a string", parse(R"({"shape":[2,3],"dim_names":["a",1]})"));
-  EXPECT_ERROR(kInvalid, "permutation repeats 0", parse(R"({"shape":[2,3],"permutation":[0,0]})"));
-  EXPECT_ERROR(kInvalid, "permutation entry 1 (2) is outside [0, 2)",
+  EXPECT_ERROR(kInvalid, "permutation [0, 0] is not a permutation of 0..1: entry 1 repeats 0", parse(R"({"shape":[2,3],"permutation":[0,0]})"));
+  EXPECT_ERROR(kInvalid, "permutation [0, 2] is not a permutation of 0..1: entry 1 (2) is outside 0..1",
                parse(R"({"shape":[2,3],"permutation":[0,2]})"));
   EXPECT_ERROR(kInvalid, "permutation has 3 entries for 2 dimensions",
                parse(R"({"shape":[2,3],"permutation":[0,1,2]})"));

@@ -51,6 +51,44 @@ TEST(Threads, QueueRunsEveryItemOnceAndStopsWhenAsked) {
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3}));
 }
 
+TEST(Threads, ParallelRangesCoverEveryItemAndCarryExceptions) {
+  std::vector<std::atomic<int>> hits(1000);
+  internal::ParallelRanges(1000, 4, 10, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) ++hits[static_cast<size_t>(i)];
+  });
+  for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+  std::atomic<int64_t> done{0};
+  auto throwing = [&](int64_t begin, int64_t end) {
+    if (begin > 0) throw std::bad_alloc();
+    done += end - begin;
+  };
+  EXPECT_THROW(internal::ParallelRanges(int64_t{1} << 20, 2, 1, throwing), std::bad_alloc);
+  EXPECT_EQ(done.load(), int64_t{1} << 19);  // the other range still ran to its end
+}
+
+TEST(Threads, WorkerCountKeepsAMinimumPerThread) {
+  EXPECT_EQ(internal::WorkerCount(0, 8, 100), 1);
+  EXPECT_EQ(internal::WorkerCount(250, 8, 100), 2);
+  EXPECT_EQ(internal::WorkerCount(int64_t{1} << 40, 3, 1), 3);
+  EXPECT_EQ(internal::WorkerCount(10, 1, 0), 1);
+}
+
+TEST(Threads, ParallelTasksReturnTheFirstErrorAndStop) {
+  std::atomic<int> ran{0};
+  EXPECT_TRUE(internal::ParallelTasks(64, 4, [&](int64_t) {
+    ++ran;
+    return Status::OK();
+  }).ok());
+  EXPECT_EQ(ran.load(), 64);
+  ran = 0;
+  Status st = internal::ParallelTasks(100000, 2, [&](int64_t i) {
+    ++ran;
+    return i == 5 ? Status::Invalid("item 5") : Status::OK();
+  });
+  EXPECT_EQ(st.message(), "item 5");
+  EXPECT_LT(ran.load(), 100000);  // the queue stopped handing items out
+}
+
 TEST(Threads, ThreadCountIsAtLeastOne) {
   EXPECT_EQ(internal::ThreadCount(3), 3);
   EXPECT_GE(internal::ThreadCount(0), 1);

@@ -45,7 +45,7 @@ def test_type_parameters_and_metadata():
 @pytest.mark.parametrize("kwargs, error, match", [
     (dict(ndim=2, uniform_shape=[1, 2, 3]), ValueError, "uniform_shape has 3 entries for 2"),
     (dict(ndim=2, uniform_shape=[-1, None]), ValueError, r"uniform_shape\[0\] \(-1\)"),
-    (dict(ndim=2, permutation=[1, 1]), ValueError, "permutation repeats 1"),
+    (dict(ndim=2, permutation=[1, 1]), ValueError, "entry 1 repeats 1"),
     (dict(ndim=2, dim_names=["a"]), ValueError, "1 dim_names for 2"),
     (dict(ndim=-1), ValueError, "ndim must be >= 0"),
 ])

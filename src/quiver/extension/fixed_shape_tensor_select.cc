@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/extension/row_runs.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/builders.h"
@@ -14,12 +15,7 @@ namespace quiver {
 
 namespace {
 
-// A run of `count` rows of `array` starting at row `first`.
-struct RowRun {
-  const FixedShapeTensorArray* array;
-  int64_t first;
-  int64_t count;
-};
+using RowRun = internal::RowRun<FixedShapeTensorArray>;
 
 // Cells are whole bytes unless the value type is bit-packed bool.
 Status CheckByteCells(const FixedShapeTensorType& type, const char* what) {
@@ -32,16 +28,15 @@ Status CheckByteCells(const FixedShapeTensorType& type, const char* what) {
 }
 
 // The rows of `runs` copied into one new array of `type`.
-Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type,
-                                         const std::vector<RowRun>& runs) {
+Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type, std::span<const RowRun> runs) {
   const int64_t width = type.value_type()->byte_width();
   const int64_t cell = type.list_size();
   const int64_t cell_bytes = cell * width;
   int64_t rows = 0;
   bool any_row_nulls = false, any_element_nulls = false;
   for (const RowRun& run : runs) {
-    QUIVER_ASSIGN_OR_RETURN(rows, internal::AddChecked(rows, run.count, "rows"));
-    const ArrayData& data = *run.array->data();
+    QUIVER_ASSIGN_OR_RETURN(rows, internal::AddChecked(rows, run.count(), "rows"));
+    const ArrayData& data = *run.source->data();
     any_row_nulls |= data.buffers[0] && data.ComputeNullCount() > 0;
     const ArrayData& child = *data.children[0];
     any_element_nulls |= child.buffers[0] && child.ComputeNullCount() > 0;
@@ -58,16 +53,16 @@ Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type,
   }
   int64_t out_row = 0, null_count = 0, element_nulls = 0;
   for (const RowRun& run : runs) {
-    const ArrayData& data = *run.array->data();
+    const ArrayData& data = *run.source->data();
     const ArrayData& child = *data.children[0];
-    const int64_t first_element = child.offset + (data.offset + run.first) * cell;
-    if (run.count > 0 && cell_bytes > 0) {
+    const int64_t first_element = child.offset + (data.offset + run.begin) * cell;
+    if (run.count() > 0 && cell_bytes > 0) {
       std::memcpy(values->mutable_data() + out_row * cell_bytes,
                   child.buffers[1]->data() + first_element * width,
-                  static_cast<size_t>(run.count * cell_bytes));
+                  static_cast<size_t>(run.count() * cell_bytes));
     }
-    for (int64_t r = 0; r < run.count; ++r) {
-      const bool valid = data.IsValid(run.first + r);
+    for (int64_t r = 0; r < run.count(); ++r) {
+      const bool valid = data.IsValid(run.begin + r);
       if (validity) {
         if (valid) {
           internal::SetBit(validity->mutable_data(), out_row + r);
@@ -86,7 +81,7 @@ Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type,
         }
       }
     }
-    out_row += run.count;
+    out_row += run.count();
   }
   const TypePtr& storage = type.data_type()->storage_type();
   auto child = std::make_shared<ArrayData>();
@@ -107,37 +102,13 @@ Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type,
 
 Result<FixedShapeTensorArray> FixedShapeTensorArray::Take(std::span<const int64_t> indices) const {
   QUIVER_RETURN_NOT_OK(CheckByteCells(type_, "take from"));
-  std::vector<RowRun> runs;
-  for (size_t j = 0; j < indices.size(); ++j) {
-    const int64_t i = indices[j];
-    if (i < 0 || i >= length()) {
-      return Status::IndexError("index " + std::to_string(i) + " (position " + std::to_string(j) +
-                                ") is out of range for " + std::to_string(length()) + " rows");
-    }
-    if (!runs.empty() && runs.back().first + runs.back().count == i) {
-      ++runs.back().count;  // consecutive rows copy as one block
-    } else {
-      runs.push_back({this, i, 1});
-    }
-  }
+  QUIVER_ASSIGN_OR_RETURN(auto runs, internal::TakeRuns(*this, indices));
   return GatherRuns(type_, runs);
 }
 
 Result<FixedShapeTensorArray> FixedShapeTensorArray::Filter(std::span<const uint8_t> mask) const {
   QUIVER_RETURN_NOT_OK(CheckByteCells(type_, "filter"));
-  if (static_cast<int64_t>(mask.size()) != length()) {
-    return Status::Invalid("mask has " + std::to_string(mask.size()) + " entries for " +
-                           std::to_string(length()) + " rows");
-  }
-  std::vector<RowRun> runs;
-  for (int64_t i = 0; i < length(); ++i) {
-    if (!mask[i]) continue;
-    if (!runs.empty() && runs.back().first + runs.back().count == i) {
-      ++runs.back().count;
-    } else {
-      runs.push_back({this, i, 1});
-    }
-  }
+  QUIVER_ASSIGN_OR_RETURN(auto runs, internal::FilterRuns(*this, mask));
   return GatherRuns(type_, runs);
 }
 
@@ -146,16 +117,14 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::Concat(
   if (arrays.empty()) return Status::Invalid("concat needs at least one array");
   const FixedShapeTensorType& first = arrays[0].type();
   QUIVER_RETURN_NOT_OK(CheckByteCells(first, "concat"));
-  std::vector<RowRun> runs;
   for (size_t a = 0; a < arrays.size(); ++a) {
     if (!arrays[a].type().Equals(first)) {
       return Status::TypeError("cannot concat array " + std::to_string(a) + " (" +
                                arrays[a].type().ToString() + ") with array 0 (" +
                                first.ToString() + "): the types must be equal");
     }
-    runs.push_back({&arrays[a], 0, arrays[a].length()});
   }
-  return GatherRuns(first, runs);
+  return GatherRuns(first, internal::ConcatRuns(arrays));
 }
 
 Result<FixedShapeTensorArray> FixedShapeTensorArray::WithNullRows(

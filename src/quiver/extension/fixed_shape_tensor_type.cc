@@ -33,7 +33,10 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Make(TypePtr value_type,
   FixedShapeTensorType out;
   QUIVER_ASSIGN_OR_RETURN(out.list_size_, ListSizeOf(shape));
   QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, shape.size(), kTypeName));
-  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, shape.size(), kTypeName));
+  if (!permutation.empty()) {
+    QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, static_cast<int64_t>(shape.size()),
+                                                    std::string(kTypeName) + " permutation"));
+  }
   out.value_type_ = std::move(value_type);
   out.shape_ = std::move(shape);
   out.dim_names_ = std::move(dim_names);

@@ -86,28 +86,6 @@ Result<std::optional<std::vector<std::string>>> ReadStringArray(const json& obje
                                 });
 }
 
-Status CheckPermutation(const std::vector<int64_t>& permutation, size_t ndim,
-                        const std::string& type_name) {
-  if (permutation.empty()) return Status::OK();
-  if (permutation.size() != ndim) {
-    return Status::Invalid(type_name + " permutation has " + std::to_string(permutation.size()) +
-                           " entries for " + std::to_string(ndim) + " dimensions");
-  }
-  std::vector<bool> seen(ndim, false);
-  for (size_t i = 0; i < ndim; ++i) {
-    int64_t p = permutation[i];
-    if (p < 0 || p >= static_cast<int64_t>(ndim)) {
-      return Status::Invalid(type_name + " permutation entry " + std::to_string(i) + " (" +
-                             std::to_string(p) + ") is outside [0, " + std::to_string(ndim) + ")");
-    }
-    if (seen[p]) {
-      return Status::Invalid(type_name + " permutation repeats " + std::to_string(p));
-    }
-    seen[p] = true;
-  }
-  return Status::OK();
-}
-
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name) {
   if (dim_names.empty() || dim_names.size() == ndim) return Status::OK();

@@ -31,9 +31,6 @@ Result<std::optional<std::vector<std::string>>> ReadStringArray(const nlohmann::
                                                                 const char* key,
                                                                 const std::string& type_name);
 
-// `permutation` is empty or a permutation of 0..ndim-1.
-Status CheckPermutation(const std::vector<int64_t>& permutation, size_t ndim,
-                        const std::string& type_name);
 // `dim_names` is empty or has ndim entries.
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name);

@@ -3,10 +3,11 @@
 #include <cstring>
 #include <vector>
 
-#include "quiver/variable_shape_tensor.h"
-#include "quiver/internal/permutation.h"
-#include "quiver/internal/bitmap.h"
+#include "quiver/extension/row_runs.h"
 #include "quiver/extension/variable_shape_storage.h"
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/permutation.h"
+#include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
 
@@ -14,12 +15,7 @@ namespace {
 
 using internal::MutableAs;
 
-// Rows [begin, end) of `source`.
-struct RowRun {
-  const VariableShapeTensorArray* source;
-  int64_t begin;
-  int64_t end;
-};
+using RowRun = internal::RowRun<VariableShapeTensorArray>;
 
 Status CheckGatherable(const VariableShapeTensorArray& array) {
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(array.type(), "gather"));
@@ -116,38 +112,13 @@ UniformShape MergeUniformShapes(std::span<const VariableShapeTensorArray> arrays
 
 Result<VariableShapeTensorArray> VariableShapeTensorArray::Take(
     std::span<const int64_t> indices) const {
-  std::vector<RowRun> runs;
-  for (size_t j = 0; j < indices.size(); ++j) {
-    const int64_t i = indices[j];
-    if (i < 0 || i >= length()) {
-      return Status::IndexError("index " + std::to_string(i) + " at position " +
-                                std::to_string(j) + " is out of range for " +
-                                std::to_string(length()) + " rows");
-    }
-    if (!runs.empty() && runs.back().end == i) {
-      ++runs.back().end;  // consecutive rows copy as one block
-    } else {
-      runs.push_back({this, i, i + 1});
-    }
-  }
+  QUIVER_ASSIGN_OR_RETURN(auto runs, internal::TakeRuns(*this, indices));
   return GatherRuns(type_, runs);
 }
 
 Result<VariableShapeTensorArray> VariableShapeTensorArray::Filter(
     std::span<const uint8_t> mask) const {
-  if (static_cast<int64_t>(mask.size()) != length()) {
-    return Status::Invalid("filter mask has " + std::to_string(mask.size()) + " entries for " +
-                           std::to_string(length()) + " rows");
-  }
-  std::vector<RowRun> runs;
-  for (int64_t i = 0; i < length(); ++i) {
-    if (!mask[i]) continue;
-    if (!runs.empty() && runs.back().end == i) {
-      ++runs.back().end;
-    } else {
-      runs.push_back({this, i, i + 1});
-    }
-  }
+  QUIVER_ASSIGN_OR_RETURN(auto runs, internal::FilterRuns(*this, mask));
   return GatherRuns(type_, runs);
 }
 
@@ -155,7 +126,6 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Concat(
     std::span<const VariableShapeTensorArray> arrays) {
   if (arrays.empty()) return Status::Invalid("concat needs at least one array");
   const VariableShapeTensorType& first = arrays[0].type();
-  std::vector<RowRun> runs;
   for (size_t a = 0; a < arrays.size(); ++a) {
     const VariableShapeTensorType& type = arrays[a].type();
     if (!type.value_type()->Equals(*first.value_type()) || type.ndim() != first.ndim() ||
@@ -164,11 +134,10 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Concat(
                                type.ToString() + ") with array 0 (" + first.ToString() +
                                "): value type, ndim, dim_names and permutation must match");
     }
-    runs.push_back({&arrays[a], 0, arrays[a].length()});
   }
   QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType merged,
                           first.WithUniformShape(MergeUniformShapes(arrays)));
-  return GatherRuns(merged, runs);
+  return GatherRuns(merged, internal::ConcatRuns(arrays));
 }
 
 }  // namespace quiver

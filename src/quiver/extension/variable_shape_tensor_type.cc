@@ -118,7 +118,9 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
     return Status::Invalid(kTypeName + " ndim must be >= 0, got " + std::to_string(ndim));
   }
   QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, ndim, kTypeName));
-  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, ndim, kTypeName));
+  if (!permutation.empty()) {
+    QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, ndim, std::string(kTypeName) + " permutation"));
+  }
   QUIVER_RETURN_NOT_OK(CheckUniformShape(uniform_shape, ndim));
   VariableShapeTensorType out;
   out.value_type_ = std::move(value_type);

@@ -9,7 +9,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
+
+#include "quiver/status.h"
 
 namespace quiver::internal {
 
@@ -28,6 +31,14 @@ template <typename T>
 std::vector<T> ToLogical(const std::vector<T>& physical, std::span<const int64_t> permutation) {
   return ToLogical(std::span<const T>(physical), permutation);
 }
+
+// OK when `permutation` holds each of 0..ndim-1 once; Invalid otherwise,
+// worded the same for every caller ("arrow.fixed_shape_tensor
+// permutation", "CSF axis_order"): "<what> has 3 entries for 2
+// dimensions", "<what> [0, 0] is not a permutation of 0..1: entry 1
+// repeats 0" or "...: entry 1 (5) is outside 0..1". Callers for which an
+// empty permutation means the identity check that case first.
+Status CheckPermutation(std::span<const int64_t> permutation, int64_t ndim, std::string_view what);
 
 // Whether `permutation` is empty or 0, 1, ..., n-1: both mean "logical
 // order is physical order".

@@ -50,4 +50,36 @@ void RunQueue(int64_t count, int workers, const std::function<bool(int64_t)>& fn
   });
 }
 
+int WorkerCount(int64_t n, int threads, int64_t min_per_thread) {
+  return static_cast<int>(std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1, ThreadCount(threads)));
+}
+
+void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,
+                    const std::function<void(int64_t, int64_t)>& fn) {
+  const int workers = WorkerCount(n, threads, min_per_thread);
+  if (workers <= 1) {
+    if (n > 0) fn(0, n);
+    return;
+  }
+  const int64_t step = (n + workers - 1) / workers;
+  RunOnThreads(workers, [&](int w) {
+    const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
+    if (begin < end) fn(begin, end);
+  });
+}
+
+Status ParallelTasks(int64_t count, int threads, const std::function<Status(int64_t)>& fn) {
+  const int workers = static_cast<int>(std::clamp<int64_t>(count, 1, ThreadCount(threads)));
+  std::mutex mutex;
+  Status first_error;
+  RunQueue(count, workers, [&](int64_t i) {
+    Status st = fn(i);
+    if (st.ok()) return true;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (first_error.ok()) first_error = std::move(st);
+    return false;
+  });
+  return first_error;
+}
+
 }  // namespace quiver::internal

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "quiver/status.h"
+
 namespace quiver::internal {
 
 // Threads to use for `requested` (0: one per core), at least 1.
@@ -25,5 +27,30 @@ void RunOnThreads(int workers, const std::function<void(int)>& fn);
 // fewer instead of holding up a fixed share. fn returns false to stop the
 // handing out (an error): the items no thread has taken yet are skipped.
 void RunQueue(int64_t count, int workers, const std::function<bool(int64_t)>& fn);
+
+// RunQueue for work that cannot fail: fn(i) for every i in [0, count).
+template <typename Fn>
+void RunQueueAll(int64_t count, int workers, Fn&& fn) {
+  RunQueue(count, workers, [&](int64_t i) {
+    fn(i);
+    return true;
+  });
+}
+
+// Threads for `n` items when each thread should have at least
+// `min_per_thread` of them: between 1 and ThreadCount(threads).
+int WorkerCount(int64_t n, int threads, int64_t min_per_thread);
+
+// Runs fn(begin, end) over [0, n) split into WorkerCount(n, threads,
+// min_per_thread) contiguous ranges of equal size, one per thread (for
+// work whose cost is even across items). Exceptions as RunOnThreads.
+void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,
+                    const std::function<void(int64_t, int64_t)>& fn);
+
+// Runs fn(i) for every i in [0, count) through RunQueue on up to
+// ThreadCount(threads) threads (for items of uneven cost, such as buffers
+// of different sizes). The first error stops the handing out and is
+// returned; OK when every fn(i) was.
+Status ParallelTasks(int64_t count, int threads, const std::function<Status(int64_t)>& fn);
 
 }  // namespace quiver::internal

@@ -16,22 +16,6 @@
 
 namespace quiver::ipc {
 
-Status ParallelFor(int64_t count, int threads, const std::function<Status(int64_t)>& fn) {
-  const int workers = static_cast<int>(std::clamp<int64_t>(count, 1, internal::ThreadCount(threads)));
-  // A work queue: one large buffer does not hold up a fixed share of the
-  // others; the first error stops it.
-  std::mutex mutex;
-  Status first_error;
-  internal::RunQueue(count, workers, [&](int64_t i) {
-    Status st = fn(i);
-    if (st.ok()) return true;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (first_error.ok()) first_error = std::move(st);
-    return false;
-  });
-  return first_error;
-}
-
 namespace {
 
 using internal::BufferRole;
@@ -88,7 +72,7 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
     out[static_cast<size_t>(i)] = std::move(*decompressed);
     return Status::OK();
   };
-  QUIVER_RETURN_NOT_OK(ParallelFor(count, codec == Compression::kNone ? 1 : options.threads, load));
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(count, codec == Compression::kNone ? 1 : options.threads, load));
   return out;
 }
 

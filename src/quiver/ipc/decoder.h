@@ -35,8 +35,5 @@ Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo, const
 Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
                                          const DictionaryMemo& memo, const ReadOptions& options);
 
-// Runs fn(i) for i in [0, count) on up to `threads` threads (0: one per
-// core); returns the first error.
-Status ParallelFor(int64_t count, int threads, const std::function<Status(int64_t)>& fn);
 
 }  // namespace quiver::ipc

@@ -88,7 +88,7 @@ Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (large(i)) QUIVER_RETURN_NOT_OK(CompressOne(buffers[i], options, workers, &out[i]));
   }
-  QUIVER_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(buffers.size()), options.threads, [&](int64_t i) {
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(static_cast<int64_t>(buffers.size()), options.threads, [&](int64_t i) {
     const size_t k = static_cast<size_t>(i);
     return large(k) ? Status::OK() : CompressOne(buffers[k], options, 1, &out[k]);
   }));

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "quiver/internal/value_types.h"
+#include "quiver/internal/threads.h"
 #include "quiver/sparse/sparse_internal.h"
 
 namespace quiver::sparse {
@@ -101,7 +102,7 @@ void Pass(const Tensor& coords, const std::vector<int64_t>& shape, int threads, 
           I* indices, PassState& state) {
   const int64_t nnz = coords.shape()[0];
   auto parts = [&](auto make_reader) {
-    ParallelFor(nnz, threads, int64_t{1} << 16, [&](int64_t b, int64_t e) {
+    internal::ParallelRanges(nnz, threads, int64_t{1} << 16, [&](int64_t b, int64_t e) {
       auto read = make_reader();
       PassPart(read, nnz, shape, b, e, indptr, indices, state);
     });

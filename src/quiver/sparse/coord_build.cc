@@ -5,6 +5,8 @@
 #include <numeric>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
+#include "quiver/internal/threads.h"
 #include "quiver/sparse/sparse_internal.h"
 
 namespace quiver::sparse {
@@ -36,8 +38,8 @@ std::vector<int64_t> SortOrder(const std::vector<int64_t>& keys, int threads) {
   const int64_t n = static_cast<int64_t>(keys.size());
   std::vector<std::pair<int64_t, int64_t>> pairs(keys.size());
   for (int64_t i = 0; i < n; ++i) pairs[i] = {keys[i], i};
-  const int64_t half = WorkerCount(n, threads, int64_t{1} << 16) > 1 ? n / 2 : n;
-  ParallelFor(half < n ? 2 : 1, 2, 1, [&](int64_t b, int64_t e) {
+  const int64_t half = internal::WorkerCount(n, threads, int64_t{1} << 16) > 1 ? n / 2 : n;
+  internal::ParallelRanges(half < n ? 2 : 1, 2, 1, [&](int64_t b, int64_t e) {
     for (int64_t part = b; part < e; ++part) {
       std::sort(pairs.begin() + (part == 0 ? 0 : half), pairs.begin() + (part == 0 ? half : n));
     }
@@ -108,7 +110,7 @@ Result<SparseTensor> BuildCSF(CoordList list, const std::vector<int64_t>& shape,
                               const std::vector<std::string>& names, const SparseOptions& options) {
   const int ndim = static_cast<int>(shape.size());
   std::vector<int64_t> order = options.axis_order.empty() ? Identity(ndim) : options.axis_order;
-  QUIVER_RETURN_NOT_OK(CheckAxisOrder(order, ndim));
+  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(order, ndim, "CSF axis_order"));
   const int64_t nnz = list.nnz();
   // Coordinates in level order (level k = axis order[k]), sorted that way.
   const bool reordered = order != Identity(ndim);

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/internal/threads.h"
 #include "quiver/internal/value_types.h"
 #include "quiver/sparse/sparse_internal.h"
@@ -240,15 +241,6 @@ struct Scan {
   int JoinWorkers() const { return nnz >= (int64_t{1} << 16) ? workers : 1; }
 };
 
-// Runs fn(p) for every part p in [0, parts) on `workers` threads, each
-// taking the next part left (internal::RunQueue).
-template <typename Fn>
-void RunParts(int64_t parts, int workers, Fn&& fn) {
-  internal::RunQueue(parts, workers, [&](int64_t p) {
-    fn(p);
-    return true;
-  });
-}
 
 // The chunks' values one after another. Chunk 0's array reserved room
 // for the whole tensor at its first row's density, so usually they join
@@ -273,7 +265,7 @@ Result<Tensor> JoinValues(std::vector<Chunk<T>>& chunks, const TypePtr& type, in
   }
   T* values = reinterpret_cast<T*>(out->mutable_data());
   const int64_t skip = in_place ? 1 : 0;  // chunk 0's values are in place
-  RunParts(static_cast<int64_t>(chunks.size()) - skip, workers, [&](int64_t q) {
+  internal::RunQueueAll(static_cast<int64_t>(chunks.size()) - skip, workers, [&](int64_t q) {
     const Chunk<T>& chunk = chunks[q + skip];
     std::copy_n(chunk.values.data(), chunk.part.nnz, values + chunk.part.first);
   });
@@ -291,7 +283,7 @@ Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
   // thread start costs more than it saves. Eight parts per thread let
   // the threads share the work out as they go.
   const int64_t per_part = std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(inner, 1));
-  const int workers = WorkerCount(rows, threads, per_part);
+  const int workers = internal::WorkerCount(rows, threads, per_part);
   const int64_t parts = workers == 1 ? 1 : std::min<int64_t>(rows / per_part, int64_t{8} * workers);
   std::vector<Chunk<T>> chunks(static_cast<size_t>(parts));
   const int64_t step = (rows + parts - 1) / parts;
@@ -301,7 +293,7 @@ Result<Scan> ScanAll(const View& v, const TypePtr& type, int threads) {
   }
   Scan scan;
   scan.row_counts.assign(static_cast<size_t>(rows), 0);
-  RunParts(parts, workers, [&](int64_t p) {
+  internal::RunQueueAll(parts, workers, [&](int64_t p) {
     const ScanPart& part = chunks[p].part;
     ScanRows(v, chunks[p], p == 0 ? rows : part.row_end - part.row_begin, scan.row_counts.data());
   });
@@ -341,7 +333,7 @@ void ForEachFilledRow(const View& v, const Scan& scan, const ScanPart& part, Fn&
 // hold enough non-zeros to pay for starting threads.
 template <typename Fn>
 void ForEachPart(const Scan& scan, Fn&& fn) {
-  RunParts(static_cast<int64_t>(scan.parts.size()), scan.JoinWorkers(),
+  internal::RunQueueAll(static_cast<int64_t>(scan.parts.size()), scan.JoinWorkers(),
            [&](int64_t p) { fn(scan.parts[p]); });
 }
 
@@ -461,7 +453,7 @@ Result<SparseTensor> FromDenseTensor(const Tensor& dense, SparseFormat format,
   std::iota(order.begin(), order.end(), int64_t{0});
   if (format == SparseFormat::kCSC) order = {1, 0};
   if (format == SparseFormat::kCSF && !options.axis_order.empty()) order = options.axis_order;
-  QUIVER_RETURN_NOT_OK(CheckAxisOrder(order, ndim));
+  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(order, ndim, "CSF axis_order"));
   View view{dense.raw_data(), {}, {}};
   for (int64_t axis : order) {
     view.shape.push_back(dense.shape()[axis]);

@@ -133,25 +133,6 @@ Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length)
   return Tensor::Make(type, std::move(buffer), {length});
 }
 
-int WorkerCount(int64_t n, int threads, int64_t min_per_thread) {
-  return static_cast<int>(std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1,
-                                              internal::ThreadCount(threads)));
-}
-
-void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
-                 const std::function<void(int64_t, int64_t)>& fn) {
-  const int workers = WorkerCount(n, threads, min_per_thread);
-  if (workers <= 1) {
-    if (n > 0) fn(0, n);
-    return;
-  }
-  const int64_t step = (n + workers - 1) / workers;
-  internal::RunOnThreads(workers, [&](int w) {
-    const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    if (begin < end) fn(begin, end);
-  });
-}
-
 Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {
   if (p[0] != 0) return Status::Invalid(name + "[0] = " + std::to_string(p[0]) + ", expected 0");
   for (int64_t i = 1; i < p.size; ++i) {
@@ -200,24 +181,6 @@ int64_t MaxIndex(const std::vector<int64_t>& shape) {
   int64_t max = 0;
   for (int64_t d : shape) max = std::max(max, d - 1);
   return max;
-}
-
-Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim) {
-  if (static_cast<int>(axis_order.size()) != ndim) {
-    return Status::Invalid("CSF axis_order has " + std::to_string(axis_order.size()) +
-                           " entries for " + std::to_string(ndim) + " dimensions");
-  }
-  std::vector<bool> seen(static_cast<size_t>(ndim), false);
-  for (size_t k = 0; k < axis_order.size(); ++k) {
-    const int64_t axis = axis_order[k];
-    if (axis < 0 || axis >= ndim || seen[static_cast<size_t>(axis)]) {
-      return Status::Invalid("CSF axis_order " + internal::FormatShape(axis_order) +
-                             " is not a permutation of 0.." + std::to_string(ndim - 1) +
-                             " (entry " + std::to_string(k) + ")");
-    }
-    seen[static_cast<size_t>(axis)] = true;
-  }
-  return Status::OK();
 }
 
 std::string IndexName(SparseFormat format, const char* part) {

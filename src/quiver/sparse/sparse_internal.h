@@ -74,14 +74,6 @@ Result<BufferPtr> AllocateIndptr(int64_t axis, const std::string& what);
 // A 1-D contiguous tensor over `buffer` of `length` values of `type`.
 Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length);
 
-// Runs fn(begin, end) over [0, n) split into contiguous parts, on up to
-// `threads` threads (0: one per core), and only in parallel when n is at
-// least `min_per_thread` per thread. An exception thrown by fn in any part
-// is rethrown here once every part has ended.
-void ParallelFor(int64_t n, int threads, int64_t min_per_thread,
-                 const std::function<void(int64_t, int64_t)>& fn);
-// The number of parts ParallelFor splits n into.
-int WorkerCount(int64_t n, int threads, int64_t min_per_thread);
 // Lowers `lowest` to `position` unless it is already lower: parallel
 // parts record the first bad position this way, to report after the join.
 inline void RecordLowest(std::atomic<int64_t>& lowest, int64_t position) {
@@ -195,8 +187,6 @@ Status CheckCoords(const IndexValues& coords, const std::vector<int64_t>& shape)
 // The largest index a tensor of `shape` has on any axis (0 for empty axes).
 int64_t MaxIndex(const std::vector<int64_t>& shape);
 
-// Checks `axis_order` is a permutation of 0..ndim-1 (Invalid naming it).
-Status CheckAxisOrder(std::span<const int64_t> axis_order, int ndim);
 
 // "COO coords", "CSR indptr", ... for messages.
 std::string IndexName(SparseFormat format, const char* part);

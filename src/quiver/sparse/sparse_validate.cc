@@ -4,6 +4,7 @@
 #include <string>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse/sparse_validate.h"
 
@@ -85,7 +86,7 @@ Status CheckCSXSizes(const SparseTensor& t, const SparseCSXIndex& index) {
 
 Status CheckCSFSizes(const SparseTensor& t, const SparseCSFIndex& index) {
   const int ndim = t.ndim();
-  QUIVER_RETURN_NOT_OK(CheckAxisOrder(index.axis_order, ndim));
+  QUIVER_RETURN_NOT_OK(internal::CheckPermutation(index.axis_order, ndim, "CSF axis_order"));
   if (static_cast<int>(index.indices.size()) != ndim ||
       static_cast<int>(index.indptr.size()) != ndim - 1) {
     return Status::Invalid("CSF has " + Str(static_cast<int64_t>(index.indptr.size())) +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/threads.h"
 #include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse/value_math.h"
 
@@ -30,7 +31,7 @@ Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T
   const bool add = !list.canonical;
   // Without duplicates no two values share a place, so ranges of the
   // values can be written by different threads.
-  ParallelFor(list.nnz(), add ? 1 : threads, int64_t{1} << 16, [&](int64_t b, int64_t e) {
+  internal::ParallelRanges(list.nnz(), add ? 1 : threads, int64_t{1} << 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       int64_t at = 0;
       for (int k = 0; k < ndim; ++k) at += list.coords[i * ndim + k] * strides[k];
@@ -58,7 +59,7 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
   QUIVER_RETURN_NOT_OK(CheckIndptr(p, IndexName(t.format(), "indptr"), nnz));
   const T* values = reinterpret_cast<const T*>(t.values().raw_data());
   std::atomic<int64_t> first_bad{nnz};  // the lowest position out of range
-  ParallelFor(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
+  internal::ParallelRanges(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
               [&](int64_t b, int64_t e) {
                 std::vector<int64_t> local;
                 for (int64_t s = b; s < e; ++s) {
