@@ -27,9 +27,8 @@ int64_t ArrayData::ComputeNullCount() const {
 
 Result<ArrayDataPtr> Slice(const ArrayDataPtr& data, int64_t offset, int64_t length) {
   if (offset < 0 || length < 0 || offset > data->length || length > data->length - offset) {
-    return Status::IndexError("slice [" + std::to_string(offset) + ", " +
-                              std::to_string(offset) + " + " + std::to_string(length) +
-                              ") is outside an array of length " + std::to_string(data->length));
+    return Status::IndexError("slice [", offset, ", ", offset, " + ", length,
+                              ") is outside an array of length ", data->length);
   }
   auto out = std::make_shared<ArrayData>(*data);
   out->offset = data->offset + offset;
@@ -48,12 +47,12 @@ using internal::Layout;
 
 Status CheckHeader(const ArrayData& data) {
   if (!data.type) return Status::Invalid("array has no type");
-  if (data.length < 0) return Status::Invalid("negative length " + std::to_string(data.length));
-  if (data.offset < 0) return Status::Invalid("negative offset " + std::to_string(data.offset));
+  if (data.length < 0) return Status::Invalid("negative length ", data.length);
+  if (data.offset < 0) return Status::Invalid("negative offset ", data.offset);
   QUIVER_RETURN_NOT_OK(internal::AddChecked(data.offset, data.length, "offset + length").status());
   if (data.null_count < kUnknownNullCount || data.null_count > data.length) {
-    return Status::Invalid("null_count " + std::to_string(data.null_count) +
-                           " is outside [0, length " + std::to_string(data.length) + "]");
+    return Status::Invalid("null_count ", data.null_count, " is outside [0, length ", data.length,
+                           "]");
   }
   return Status::OK();
 }
@@ -61,10 +60,9 @@ Status CheckHeader(const ArrayData& data) {
 Status CheckCounts(const ArrayData& data, const Layout& layout) {
   const auto buffers = static_cast<int64_t>(data.buffers.size());
   if (layout.variadic ? buffers < layout.num_buffers : buffers != layout.num_buffers) {
-    return Status::Invalid("type " + data.type->ToString() + " needs " +
-                           (layout.variadic ? "at least " : "") +
-                           std::to_string(layout.num_buffers) + " buffers, got " +
-                           std::to_string(data.buffers.size()));
+    return Status::Invalid("type ", data.type->ToString(), " needs ",
+                           (layout.variadic ? "at least " : ""), layout.num_buffers,
+                           " buffers, got ", data.buffers.size());
   }
   const DataType& storage = data.type->storage();
   if (layout.dictionary) {
@@ -84,19 +82,18 @@ Status CheckCounts(const ArrayData& data, const Layout& layout) {
   }
   const int expected_children = internal::ChildCount(storage);
   if (static_cast<int>(data.children.size()) != expected_children) {
-    return Status::Invalid("type " + data.type->ToString() + " needs " +
-                           std::to_string(expected_children) + " children, got " +
-                           std::to_string(data.children.size()));
+    return Status::Invalid("type ", data.type->ToString(), " needs ", expected_children,
+                           " children, got ", data.children.size());
   }
   for (int i = 0; i < expected_children; ++i) {
     const Field& field = storage.children()[i];
     if (!field.type) {
-      return Status::TypeError("field " + std::to_string(i) + " (" + field.name + ") has no type");
+      return Status::TypeError("field ", i, " (", field.name, ") has no type");
     }
     if (!data.children[i] || !data.children[i]->type ||
         !data.children[i]->type->Equals(*field.type)) {
-      return Status::TypeError("child " + std::to_string(i) + " (" + field.name +
-                               ") does not have type " + field.type->ToString());
+      return Status::TypeError("child ", i, " (", field.name, ") does not have type ",
+                               field.type->ToString());
     }
   }
   return Status::OK();
@@ -127,14 +124,11 @@ Status CheckBufferSizes(const ArrayData& data, const Layout& layout) {
     QUIVER_ASSIGN_OR_RETURN(int64_t needed, internal::RequiredBufferSize(layout, role, end));
     if (needed == 0) continue;
     if (!buffer) {
-      return Status::Invalid(std::string(RoleName(role)) + " buffer is missing (" +
-                             std::to_string(needed) + " bytes needed)");
+      return Status::Invalid(RoleName(role), " buffer is missing (", needed, " bytes needed)");
     }
     if (buffer->size() < needed) {
-      return Status::Invalid(std::string(RoleName(role)) + " buffer has " +
-                             std::to_string(buffer->size()) + " bytes, " + std::to_string(needed) +
-                             " needed for offset " + std::to_string(data.offset) + " + length " +
-                             std::to_string(data.length));
+      return Status::Invalid(RoleName(role), " buffer has ", buffer->size(), " bytes, ", needed,
+                             " needed for offset ", data.offset, " + length ", data.length);
     }
   }
   return Status::OK();
@@ -147,18 +141,14 @@ Status CheckChildLengths(const ArrayData& data, const Layout& layout) {
     QUIVER_ASSIGN_OR_RETURN(int64_t needed,
                             internal::MultiplyChecked(end, layout.list_size, "fixed_size_list"));
     if (data.children[0]->length < needed) {
-      return Status::Invalid("child has length " + std::to_string(data.children[0]->length) +
-                             ", " + std::to_string(needed) + " needed for " +
-                             std::to_string(end) + " lists of " +
-                             std::to_string(layout.list_size));
+      return Status::Invalid("child has length ", data.children[0]->length, ", ", needed,
+                             " needed for ", end, " lists of ", layout.list_size);
     }
   } else if (layout.children == ChildRole::kStructFields) {
     for (size_t i = 0; i < data.children.size(); ++i) {
       if (data.children[i]->length < end) {
-        return Status::Invalid("child " + std::to_string(i) + " (" +
-                               data.type->storage().children()[i].name + ") has length " +
-                               std::to_string(data.children[i]->length) + " < " +
-                               std::to_string(end));
+        return Status::Invalid("child ", i, " (", data.type->storage().children()[i].name,
+                               ") has length ", data.children[i]->length, " < ", end);
       }
     }
   }
@@ -187,18 +177,16 @@ Status CheckOffsets(const ArrayData& data, const Layout& layout, bool full) {
   const int64_t first = internal::ReadOffset(offsets, data.offset, width);
   const int64_t last = internal::ReadOffset(offsets, end, width);
   if (first < 0 || first > last || last > limit) {
-    return Status::Invalid("offsets [" + std::to_string(first) + ", " + std::to_string(last) +
-                           "] are outside [0, " + std::string(limit_name) + " " +
-                           std::to_string(limit) + "]");
+    return Status::Invalid("offsets [", first, ", ", last, "] are outside [0, ", limit_name, " ",
+                           limit, "]");
   }
   if (!full) return Status::OK();
   int64_t previous = first;
   for (int64_t i = data.offset + 1; i <= end; ++i) {
     const int64_t current = internal::ReadOffset(offsets, i, width);
     if (current < previous) {
-      return Status::Invalid("offset " + std::to_string(i) + " (" + std::to_string(current) +
-                             ") < offset " + std::to_string(i - 1) + " (" +
-                             std::to_string(previous) + ")");
+      return Status::Invalid("offset ", i, " (", current, ") < offset ", i - 1, " (", previous,
+                             ")");
     }
     previous = current;
   }
@@ -213,7 +201,7 @@ Status CheckUtf8(const ArrayData& data, const Layout& layout) {
     const int64_t begin = internal::ReadOffset(data.buffers[1]->data(), data.offset + i, width);
     const int64_t end = internal::ReadOffset(data.buffers[1]->data(), data.offset + i + 1, width);
     if (end > begin && !internal::IsValidUtf8(bytes + begin, end - begin)) {
-      return Status::Invalid("row " + std::to_string(i) + " is not valid UTF-8");
+      return Status::Invalid("row ", i, " is not valid UTF-8");
     }
   }
   return Status::OK();
@@ -227,8 +215,8 @@ Status CheckNullCount(const ArrayData& data) {
       data.buffers[0] ? internal::CountUnsetBits(data.buffers[0]->data(), data.offset, data.length)
                       : 0;
   if (counted != data.null_count) {
-    return Status::Invalid("null_count is " + std::to_string(data.null_count) +
-                           " but the validity bitmap has " + std::to_string(counted) + " nulls");
+    return Status::Invalid("null_count is ", data.null_count, " but the validity bitmap has ",
+                           counted, " nulls");
   }
   return Status::OK();
 }
@@ -246,23 +234,21 @@ Status CheckViews(const ArrayData& data, bool utf8) {
     const internal::BinaryView view = internal::ReadView(views, data.offset + i);
     auto row = [i] { return "row " + std::to_string(i) + ": "; };
     if (view.length < 0) {
-      return Status::Invalid(row() + "view length " + std::to_string(view.length) + " is negative");
+      return Status::Invalid(row(), "view length ", view.length, " is negative");
     }
     const uint8_t* bytes = view.inline_bytes;
     if (!view.is_inline()) {
       if (view.buffer_index < 0 || view.buffer_index >= variadic) {
-        return Status::Invalid(row() + "view points into variadic buffer " +
-                               std::to_string(view.buffer_index) + ", but the array has " +
-                               std::to_string(variadic));
+        return Status::Invalid(row(), "view points into variadic buffer ", view.buffer_index,
+                               ", but the array has ", variadic);
       }
       const BufferPtr& buffer = data.buffers[static_cast<size_t>(view.buffer_index) + 2];
       const int64_t size = buffer ? buffer->size() : 0;
       const int64_t end = int64_t{view.offset} + int64_t{view.length};
       if (view.offset < 0 || end > size) {
-        return Status::Invalid(row() + "view [" + std::to_string(view.offset) + ", " +
-                               std::to_string(end) + ") is outside variadic buffer " +
-                               std::to_string(view.buffer_index) + " of " +
-                               std::to_string(size) + " bytes");
+        return Status::Invalid(row(), "view [", view.offset, ", ", end,
+                               ") is outside variadic buffer ", view.buffer_index, " of ", size,
+                               " bytes");
       }
       bytes = buffer->data() + view.offset;
       if (std::memcmp(bytes, view.inline_bytes, 4) != 0) {
@@ -270,7 +256,7 @@ Status CheckViews(const ArrayData& data, bool utf8) {
       }
     }
     if (utf8 && !internal::IsValidUtf8(bytes, view.length)) {
-      return Status::Invalid("row " + std::to_string(i) + " is not valid UTF-8");
+      return Status::Invalid("row ", i, " is not valid UTF-8");
     }
   }
   return Status::OK();
@@ -286,9 +272,9 @@ Status CheckDictionaryIndices(const ArrayData& data) {
     int64_t index = 0;
     const bool fits = internal::ReadInteger(indices, data.offset + i, index_id, &index);
     if (!fits || index < 0 || index >= size) {
-      return Status::Invalid("row " + std::to_string(i) + ": dictionary index " +
-                             (fits ? std::to_string(index) : std::string("above 2^63 - 1")) +
-                             " is outside a dictionary of " + std::to_string(size) + " values");
+      return Status::Invalid("row ", i, ": dictionary index ",
+                             (fits ? std::to_string(index) : std::string("above 2^63 - 1")),
+                             " is outside a dictionary of ", size, " values");
     }
   }
   return Status::OK();
@@ -344,9 +330,8 @@ Status ValidateTree(const ArrayData& data, ValidationLevel level) {
 
 Status CheckNestingDepth(const DataType& type) {
   if (type.nesting_depth() <= kMaxNestingDepth) return Status::OK();
-  return Status::Invalid("type nests " + std::to_string(type.nesting_depth()) +
-                         " levels deep, more than the limit of " +
-                         std::to_string(kMaxNestingDepth));
+  return Status::Invalid("type nests ", type.nesting_depth(),
+                         " levels deep, more than the limit of ", kMaxNestingDepth);
 }
 
 Status Validate(const ArrayData& data, ValidationLevel level) {

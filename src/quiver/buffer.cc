@@ -159,16 +159,16 @@ Buffer::~Buffer() {
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::AllocateOwned(int64_t size, bool zero) {
-  if (size < 0) return Status::Invalid("buffer size " + std::to_string(size) + " is negative");
+  if (size < 0) return Status::Invalid("buffer size ", size, " is negative");
   if (size > std::numeric_limits<int64_t>::max() - kAlignment) {
-    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+    return Status::OutOfMemory("could not allocate ", size, " bytes");
   }
   // Round up so vectorised readers may touch the padding; never allocate 0.
   int64_t padded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (padded == 0) padded = kAlignment;
   Block block = AllocateBlock(padded);
   if (block.memory == nullptr) {
-    return Status::OutOfMemory("could not allocate " + std::to_string(size) + " bytes");
+    return Status::OutOfMemory("could not allocate ", size, " bytes");
   }
   auto* bytes = static_cast<uint8_t*>(block.memory);
   if (!block.zeroed) {
@@ -207,9 +207,8 @@ std::shared_ptr<Buffer> Buffer::Wrap(const void* data, int64_t size, ReleaseHook
 Result<std::shared_ptr<Buffer>> Buffer::Slice(std::shared_ptr<Buffer> parent, int64_t offset,
                                               int64_t length) {
   if (offset < 0 || length < 0 || offset > parent->size() || length > parent->size() - offset) {
-    return Status::IndexError("slice [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                              ") is outside a buffer of " + std::to_string(parent->size()) +
-                              " bytes");
+    return Status::IndexError("slice [", offset, ", +", length, ") is outside a buffer of ",
+                              parent->size(), " bytes");
   }
   const uint8_t* start = parent->data() + offset;
   Device device = parent->device();

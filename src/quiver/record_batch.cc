@@ -14,10 +14,10 @@ namespace quiver {
 Result<RecordBatchPtr> RecordBatch::Make(SchemaPtr schema, int64_t num_rows,
                                          std::vector<ArrayDataPtr> columns, ValidationLevel level) {
   if (!schema) return Status::Invalid("record batch has no schema");
-  if (num_rows < 0) return Status::Invalid("record batch has " + std::to_string(num_rows) + " rows");
+  if (num_rows < 0) return Status::Invalid("record batch has ", num_rows, " rows");
   if (columns.size() != schema->fields.size()) {
-    return Status::Invalid("record batch has " + std::to_string(columns.size()) +
-                           " columns for " + std::to_string(schema->fields.size()) + " fields");
+    return Status::Invalid("record batch has ", columns.size(), " columns for ",
+                           schema->fields.size(), " fields");
   }
   for (size_t i = 0; i < columns.size(); ++i) {
     const Field& field = schema->fields[i];
@@ -27,8 +27,7 @@ Result<RecordBatchPtr> RecordBatch::Make(SchemaPtr schema, int64_t num_rows,
                                (field.type ? field.type->ToString() : std::string("<none>")));
     }
     if (columns[i]->length < num_rows) {
-      return Status::Invalid(where + " has " + std::to_string(columns[i]->length) + " rows, " +
-                             std::to_string(num_rows) + " needed");
+      return Status::Invalid(where, " has ", columns[i]->length, " rows, ", num_rows, " needed");
     }
     if (columns[i]->length > num_rows) {
       QUIVER_ASSIGN_OR_RETURN(columns[i], quiver::Slice(columns[i], 0, num_rows));
@@ -84,9 +83,8 @@ int RecordBatch::FieldIndex(std::string_view name) const {
 
 Result<RecordBatchPtr> RecordBatch::Slice(int64_t offset, int64_t length) const {
   if (offset < 0 || length < 0 || offset > num_rows_ || length > num_rows_ - offset) {
-    return Status::IndexError("slice [" + std::to_string(offset) + ", " + std::to_string(offset) +
-                              " + " + std::to_string(length) + ") is outside a batch of " +
-                              std::to_string(num_rows_) + " rows");
+    return Status::IndexError("slice [", offset, ", ", offset, " + ", length,
+                              ") is outside a batch of ", num_rows_, " rows");
   }
   std::vector<ArrayDataPtr> columns;
   for (const ArrayDataPtr& column : columns_) {

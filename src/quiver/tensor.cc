@@ -72,11 +72,10 @@ Status CheckExtent(std::span<const int64_t> shape, std::span<const int64_t> stri
     const int64_t end = high > std::numeric_limits<int64_t>::max() - byte_offset
                             ? std::numeric_limits<int64_t>::max()
                             : byte_offset + high;
-    return Status::Invalid("tensor with shape " + internal::FormatShape(shape) + " and strides " +
-                           internal::FormatShape(strides) + " at byte offset " +
-                           std::to_string(byte_offset) + " reaches bytes [" +
-                           std::to_string(byte_offset + low) + ", " + std::to_string(end) +
-                           ") outside a buffer of " + std::to_string(buffer_size) + " bytes");
+    return Status::Invalid("tensor with shape ", internal::FormatShape(shape), " and strides ",
+                           internal::FormatShape(strides), " at byte offset ", byte_offset,
+                           " reaches bytes [", byte_offset + low, ", ", end,
+                           ") outside a buffer of ", buffer_size, " bytes");
   }
   return Status::OK();
 }
@@ -116,16 +115,16 @@ Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, Dims shape, Dims str
     QUIVER_ASSIGN_OR_RETURN(strides, RowMajorStrides(width, shape));
   }
   if (strides.size() != shape.size()) {
-    return Status::Invalid("tensor has " + std::to_string(shape.size()) + " dimensions but " +
-                           std::to_string(strides.size()) + " strides");
+    return Status::Invalid("tensor has ", shape.size(), " dimensions but ", strides.size(),
+                           " strides");
   }
   if (!dim_names.empty() && dim_names.size() != shape.size()) {
-    return Status::Invalid("tensor has " + std::to_string(shape.size()) + " dimensions but " +
-                           std::to_string(dim_names.size()) + " dim_names");
+    return Status::Invalid("tensor has ", shape.size(), " dimensions but ", dim_names.size(),
+                           " dim_names");
   }
   if (byte_offset < 0 || byte_offset > buffer->size()) {
-    return Status::Invalid("tensor byte offset " + std::to_string(byte_offset) +
-                           " is outside a buffer of " + std::to_string(buffer->size()) + " bytes");
+    return Status::Invalid("tensor byte offset ", byte_offset, " is outside a buffer of ",
+                           buffer->size(), " bytes");
   }
   QUIVER_RETURN_NOT_OK(CheckExtent(shape, strides, size, byte_offset, width, buffer->size()));
   // Built from its checked parts in one go: a default-constructed Tensor
@@ -144,9 +143,8 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
   };
   if (Status st = CheckValueType(type); !st.ok()) return fail(std::move(st));
   if (strides.size() != shape.size() || (!dim_names.empty() && dim_names.size() != shape.size())) {
-    return fail(Status::Invalid("tensor has " + std::to_string(shape.size()) + " dimensions, " +
-                                std::to_string(strides.size()) + " strides and " +
-                                std::to_string(dim_names.size()) + " dim_names"));
+    return fail(Status::Invalid("tensor has ", shape.size(), " dimensions, ", strides.size(),
+                                " strides and ", dim_names.size(), " dim_names"));
   }
   auto size = internal::ShapeProduct(shape, "tensor shape");
   if (!size.ok()) return fail(size.status());
@@ -160,12 +158,12 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
   // Address arithmetic on integers: nothing is dereferenced here.
   // (A non-empty tensor may not start at address 0 either.)
   if (first < static_cast<uint64_t>(-low) || (*size > 0 && first == static_cast<uint64_t>(-low))) {
-    return fail(Status::Invalid("negative strides reach " + std::to_string(-low) +
+    return fail(Status::Invalid("negative strides reach ", -low,
                                 " bytes below the data pointer, before the start of memory"));
   }
   if (first > std::numeric_limits<uintptr_t>::max() - static_cast<uint64_t>(high)) {
-    return fail(Status::Invalid("tensor at address " + std::to_string(first) + " spanning " +
-                                std::to_string(high) + " bytes wraps around the address space"));
+    return fail(Status::Invalid("tensor at address ", first, " spanning ", high,
+                                " bytes wraps around the address space"));
   }
   const auto* start = reinterpret_cast<const uint8_t*>(first - static_cast<uint64_t>(-low));
   BufferPtr buffer = Buffer::Wrap(start, high - low, std::move(release), device);
@@ -197,10 +195,8 @@ bool Tensor::IsColumnMajor() const { return NoGaps(*this, false); }
 
 Status Tensor::CheckOnHost() const {
   if (buffer_->device().is_cpu()) return Status::OK();
-  return Status::NotImplemented("tensor data lives on device type " +
-                                std::to_string(buffer_->device().type) + " (id " +
-                                std::to_string(buffer_->device().id) +
-                                "); quiver reads only CPU memory");
+  return Status::NotImplemented("tensor data lives on device type ", buffer_->device().type,
+                                " (id ", buffer_->device().id, "); quiver reads only CPU memory");
 }
 
 Result<Tensor> Tensor::ToContiguous() const {
@@ -221,15 +217,14 @@ Result<Tensor> Tensor::ToContiguous() const {
 Result<const uint8_t*> Tensor::ElementPointer(std::span<const int64_t> index) const {
   QUIVER_RETURN_NOT_OK(CheckOnHost());
   if (static_cast<int>(index.size()) != ndim()) {
-    return Status::IndexError("index has " + std::to_string(index.size()) +
-                              " entries for a tensor of " + std::to_string(ndim()) +
+    return Status::IndexError("index has ", index.size(), " entries for a tensor of ", ndim(),
                               " dimensions");
   }
   int64_t offset = byte_offset_;
   for (int i = 0; i < ndim(); ++i) {
     if (index[i] < 0 || index[i] >= shape_[i]) {
-      return Status::IndexError("index " + std::to_string(index[i]) + " is out of range for axis " +
-                                std::to_string(i) + " of size " + std::to_string(shape_[i]));
+      return Status::IndexError("index ", index[i], " is out of range for axis ", i, " of size ",
+                                shape_[i]);
     }
     offset += index[i] * strides_[i];
   }

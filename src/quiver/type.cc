@@ -256,8 +256,7 @@ TypePtr bool8() {
 
 Result<TypePtr> fixed_size_binary(int32_t byte_width) {
   if (byte_width < 0) {
-    return Status::Invalid("fixed_size_binary width " + std::to_string(byte_width) +
-                           " is negative");
+    return Status::Invalid("fixed_size_binary width ", byte_width, " is negative");
   }
   return TypePtr(TypeFactory::FixedSizeBinary(byte_width));
 }
@@ -272,7 +271,7 @@ TypePtr large_list(Field value_field) {
 
 Result<TypePtr> fixed_size_list(Field value_field, int32_t list_size) {
   if (list_size < 0) {
-    return Status::Invalid("fixed_size_list size " + std::to_string(list_size) + " is negative");
+    return Status::Invalid("fixed_size_list size ", list_size, " is negative");
   }
   return TypePtr(TypeFactory::Nested(TypeId::kFixedSizeList, {std::move(value_field)}, list_size));
 }
@@ -312,15 +311,13 @@ bool IsTimeUnit(TimeUnit unit) {
 
 Status CheckTimeUnit(const char* what, TimeUnit unit) {
   if (IsTimeUnit(unit)) return Status::OK();
-  return Status::Invalid(std::string(what) + " unit " + std::to_string(static_cast<int>(unit)) +
-                         " is not a time unit");
+  return Status::Invalid(what, " unit ", static_cast<int>(unit), " is not a time unit");
 }
 
 Result<TypePtr> Decimal(TypeId id, int32_t max_precision, int32_t precision, int32_t scale) {
   if (precision < 1 || precision > max_precision) {
-    return Status::Invalid(std::string(id == TypeId::kDecimal128 ? "decimal128" : "decimal256") +
-                           " precision " + std::to_string(precision) + " is outside [1, " +
-                           std::to_string(max_precision) + "]");
+    return Status::Invalid(id == TypeId::kDecimal128 ? "decimal128" : "decimal256", " precision ",
+                           precision, " is outside [1, ", max_precision, "]");
   }
   return TypePtr(TypeFactory::Decimal(id, precision, scale));
 }

@@ -3,20 +3,17 @@
 namespace quiver::internal {
 
 Status MultiplyOverflow(int64_t a, int64_t b, std::string_view what) {
-  return Status::Invalid(std::string(what) + ": " + std::to_string(a) + " * " + std::to_string(b) +
-                         " overflows int64");
+  return Status::Invalid(what, ": ", a, " * ", b, " overflows int64");
 }
 
 Status AddOverflow(int64_t a, int64_t b, std::string_view what) {
-  return Status::Invalid(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) +
-                         " overflows int64");
+  return Status::Invalid(what, ": ", a, " + ", b, " overflows int64");
 }
 
 Status ShapeProductError(std::span<const int64_t> shape, std::string_view what) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) {
-      return Status::Invalid(std::string(what) + ": dimension " + std::to_string(i) +
-                             " has negative size " + std::to_string(shape[i]));
+      return Status::Invalid(what, ": dimension ", i, " has negative size ", shape[i]);
     }
   }
   return Status::Invalid(std::string(what) + ": product of shape " + FormatShape(shape) +
