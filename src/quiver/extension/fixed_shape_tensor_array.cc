@@ -43,7 +43,7 @@ Status FixedShapeTensorArray::CheckNulls(int64_t begin, int64_t end) const {
   for (int64_t row = begin; row < end; ++row) {
     for (int64_t e = 0; e < cell; ++e) {
       if (!child.IsValid((data_->offset + row) * cell + e)) {
-        return Status::Invalid("row " + std::to_string(row) + " element " + std::to_string(e) +
+        return Status::Invalid("row ", row, " element ", e,
                                " is null; tensors cannot hold null elements");
       }
     }
@@ -88,8 +88,7 @@ Result<Tensor> FixedShapeTensorArray::ToTensor(NullPolicy nulls) const {
 
 Result<Tensor> FixedShapeTensorArray::RowTensor(int64_t i, NullPolicy nulls) const {
   if (i < 0 || i >= length()) {
-    return Status::IndexError("row " + std::to_string(i) + " is out of range for " +
-                              std::to_string(length()) + " rows");
+    return Status::IndexError("row ", i, " is out of range for ", length(), " rows");
   }
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNulls(i, i + 1));
   return CellsTensor(i, 1, /*with_row_axis=*/false);

@@ -16,8 +16,7 @@ const std::string kTypeName = "fixed_shape_tensor";
 Result<int32_t> ListSizeOf(const std::vector<int64_t>& shape) {
   QUIVER_ASSIGN_OR_RETURN(int64_t product, internal::ShapeProduct(shape, kTypeName + " shape"));
   if (product > std::numeric_limits<int32_t>::max()) {
-    return Status::Invalid(kTypeName + " shape " + internal::FormatShape(shape) + " has " +
-                           std::to_string(product) +
+    return Status::Invalid(kTypeName, " shape ", internal::FormatShape(shape), " has ", product,
                            " elements per cell, more than a fixed_size_list holds (2^31 - 1)");
   }
   return static_cast<int32_t>(product);
@@ -79,9 +78,9 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& st
       Make(storage->children()[0].type, std::move(*shape), names.value_or(std::vector<std::string>{}),
            perm.value_or(std::vector<int64_t>{})));
   if (out.list_size_ != storage->fixed_size()) {
-    return Status::Invalid(kTypeName + " shape " + internal::FormatShape(out.shape_) + " has " +
-                           std::to_string(out.list_size_) + " elements but the storage list size is " +
-                           std::to_string(storage->fixed_size()));
+    return Status::Invalid(kTypeName, " shape ", internal::FormatShape(out.shape_), " has ",
+                           out.list_size_, " elements but the storage list size is ",
+                           storage->fixed_size());
   }
   return out;
 }

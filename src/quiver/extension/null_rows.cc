@@ -5,14 +5,14 @@
 namespace quiver::internal {
 
 Status NullRowError(int64_t row) {
-  return Status::Invalid("row " + std::to_string(row) +
+  return Status::Invalid("row ", row,
                          " is null; a tensor cannot represent a null row (to view the bytes the "
                          "slot holds, allow null rows: allow_nulls=True in Python, "
                          "NullPolicy::kAllow in C++)");
 }
 
 Status NullElementError(int64_t element) {
-  return Status::Invalid("element " + std::to_string(element) +
+  return Status::Invalid("element ", element,
                          " of the data is null; tensors cannot hold null elements");
 }
 

@@ -130,8 +130,7 @@ Status VariableShapeTensorArray::CheckNoNullRows() const {
 
 Result<Tensor> VariableShapeTensorArray::RowTensor(int64_t i, NullPolicy nulls) const {
   if (i < 0 || i >= length()) {
-    return Status::IndexError("row " + std::to_string(i) + " is out of range for " +
-                              std::to_string(length()) + " rows");
+    return Status::IndexError("row ", i, " is out of range for ", length(), " rows");
   }
   if (nulls == NullPolicy::kError && !IsValid(i)) return internal::NullRowError(i);
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "view"));

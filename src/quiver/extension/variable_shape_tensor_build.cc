@@ -105,9 +105,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromTensors(
     Status on_host = tensor.CheckOnHost();
     if (!on_host.ok()) return RowError(i, on_host.message());
     if (!tensor.type()->Equals(*type.value_type())) {
-      return Status::TypeError("row " + std::to_string(i) + ": tensor holds " +
-                               tensor.type()->ToString() + ", the array holds " +
-                               type.value_type()->ToString());
+      return Status::TypeError("row ", i, ": tensor holds ", tensor.type()->ToString(),
+                               ", the array holds ", type.value_type()->ToString());
     }
     rows[i] = RowView{false, tensor.raw_data(), tensor.shape(), tensor.strides()};
   }
@@ -195,8 +194,7 @@ Result<BufferPtr> Int32Buffer(const Tensor& tensor, std::span<const int64_t> exp
   for (size_t e = 0; e < entries.size(); ++e) {
     if (entries[e] < std::numeric_limits<int32_t>::min() ||
         entries[e] > std::numeric_limits<int32_t>::max()) {
-      return Status::Invalid(std::string(what) + " entry " + std::to_string(e) + " (" +
-                             std::to_string(entries[e]) + ") does not fit int32");
+      return Status::Invalid(what, " entry ", e, " (", entries[e], ") does not fit int32");
     }
     MutableAs<int32_t>(out)[e] = static_cast<int32_t>(entries[e]);
   }
@@ -223,8 +221,8 @@ Result<BufferPtr> OffsetsFromShapes(const int32_t* shapes, int64_t n, int ndim,
   }
   offsets[n] = static_cast<int32_t>(total);
   if (total != values_length) {
-    return Status::Invalid("values has " + std::to_string(values_length) +
-                           " elements but the shapes account for " + std::to_string(total));
+    return Status::Invalid("values has ", values_length, " elements but the shapes account for ",
+                           total);
   }
   return out;
 }
@@ -246,7 +244,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
   }
   const int ndim = type.ndim();
   if (shapes.ndim() != 2 || shapes.shape()[1] != ndim) {
-    return Status::Invalid("shapes must have shape (N, " + std::to_string(ndim) + "), got " +
+    return Status::Invalid("shapes must have shape (N, ", ndim, "), got ",
                            internal::FormatShape(shapes.shape()));
   }
   const int64_t n = shapes.shape()[0];
@@ -273,9 +271,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
     const VariableShapeTensorType& type, const Tensor& padded, const Tensor& shapes) {
   const int ndim = type.ndim();
   if (padded.ndim() != ndim + 1) {
-    return Status::Invalid("a padded batch for ndim " + std::to_string(ndim) + " needs " +
-                           std::to_string(ndim + 1) + " axes, got shape " +
-                           internal::FormatShape(padded.shape()));
+    return Status::Invalid("a padded batch for ndim ", ndim, " needs ", ndim + 1,
+                           " axes, got shape ", internal::FormatShape(padded.shape()));
   }
   const int64_t n = padded.shape()[0];
   const int64_t expected[2] = {n, ndim};
@@ -344,9 +341,8 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
       shape.emplace(dims.begin(), dims.end());
       first_row = i;
     } else if (!std::equal(dims.begin(), dims.end(), shape->begin(), shape->end())) {
-      return Status::Invalid("row " + std::to_string(i) + " has shape " + internal::FormatShape(dims) +
-                             " but row " + std::to_string(first_row) + " has " +
-                             internal::FormatShape(*shape) +
+      return Status::Invalid("row ", i, " has shape ", internal::FormatShape(dims), " but row ",
+                             first_row, " has ", internal::FormatShape(*shape),
                              "; only rows of one shape convert to fixed_shape_tensor");
     }
   }

@@ -11,7 +11,7 @@
 namespace quiver::internal {
 
 Status RowError(int64_t i, const std::string& message) {
-  return Status::Invalid("row " + std::to_string(i) + ": " + message);
+  return Status::Invalid("row ", i, ": ", message);
 }
 
 Status CheckDenseValues(const VariableShapeTensorType& type, const char* what) {
@@ -24,7 +24,7 @@ Status CheckDenseValues(const VariableShapeTensorType& type, const char* what) {
 Status CheckListCapacity(int64_t total_elements) {
   if (total_elements <= kMaxListElements) return Status::OK();
   return Status::Invalid(
-      "the rows hold " + std::to_string(total_elements) +
+      "the rows hold ", total_elements,
       " elements in total, more than the int32 offsets of a variable_shape_tensor's data list "
       "address (2^31 - 1); split the rows over several arrays");
 }
@@ -150,8 +150,7 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
         uint64_t v;
         std::memcpy(&v, p, 8);
         if (!is_signed && v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-          return Status::Invalid(std::string(what) + " entry " + std::to_string(v) +
-                                 " does not fit int64");
+          return Status::Invalid(what, " entry ", v, " does not fit int64");
         }
         return static_cast<int64_t>(v);
       }

@@ -17,15 +17,14 @@ const std::string kTypeName = "variable_shape_tensor";
 Status CheckUniformShape(const UniformShape& uniform_shape, int ndim) {
   if (uniform_shape.empty()) return Status::OK();
   if (uniform_shape.size() != static_cast<size_t>(ndim)) {
-    return Status::Invalid(kTypeName + " uniform_shape has " +
-                           std::to_string(uniform_shape.size()) + " entries for " +
-                           std::to_string(ndim) + " dimensions");
+    return Status::Invalid(kTypeName, " uniform_shape has ", uniform_shape.size(), " entries for ",
+                           ndim, " dimensions");
   }
   for (size_t k = 0; k < uniform_shape.size(); ++k) {
     const auto& size = uniform_shape[k];
     if (size && (*size < 0 || *size > std::numeric_limits<int32_t>::max())) {
-      return Status::Invalid(kTypeName + " uniform_shape[" + std::to_string(k) + "] (" +
-                             std::to_string(*size) + ") must be null or in [0, 2^31 - 1]");
+      return Status::Invalid(kTypeName, " uniform_shape[", k, "] (", *size,
+                             ") must be null or in [0, 2^31 - 1]");
     }
   }
   return Status::OK();
@@ -68,9 +67,8 @@ Result<std::optional<std::vector<bool>>> ReadAxisSet(const nlohmann::json& objec
   std::vector<bool> set(ndim, false);
   for (int64_t axis : *axes) {
     if (axis < 0 || axis >= ndim || set[axis]) {
-      return Status::Invalid(kTypeName + " metadata '" + key + "' entry " + std::to_string(axis) +
-                             " is out of range or repeated for " + std::to_string(ndim) +
-                             " dimensions");
+      return Status::Invalid(kTypeName, " metadata '", key, "' entry ", axis,
+                             " is out of range or repeated for ", ndim, " dimensions");
     }
     set[axis] = true;
   }
@@ -115,7 +113,7 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
                                                               UniformShape uniform_shape) {
   QUIVER_RETURN_NOT_OK(internal::CheckTensorValueType(value_type, kTypeName));
   if (ndim < 0) {
-    return Status::Invalid(kTypeName + " ndim must be >= 0, got " + std::to_string(ndim));
+    return Status::Invalid(kTypeName, " ndim must be >= 0, got ", ndim);
   }
   QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, ndim, kTypeName));
   if (!permutation.empty()) {
@@ -166,8 +164,8 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Deserialize(const TypeP
   }
   if (auto it = object.find("ndim"); it != object.end()) {
     if (!it->is_number_integer() || it->get<int64_t>() != ndim) {
-      return Status::Invalid(kTypeName + " metadata 'ndim' is " + it->dump() +
-                             " but the shape storage has " + std::to_string(ndim) + " entries");
+      return Status::Invalid(kTypeName, " metadata 'ndim' is ", it->dump(),
+                             " but the shape storage has ", ndim, " entries");
     }
   }
   QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
@@ -202,10 +200,9 @@ UniformShape VariableShapeTensorType::logical_uniform_shape() const {
 Status VariableShapeTensorType::CheckUniform(std::span<const int32_t> physical_shape) const {
   for (size_t k = 0; k < uniform_shape_.size(); ++k) {
     if (uniform_shape_[k] && *uniform_shape_[k] != physical_shape[k]) {
-      return Status::Invalid("shape " + internal::FormatShape(physical_shape) +
-                             " has size " + std::to_string(physical_shape[k]) + " on axis " +
-                             std::to_string(k) + " but uniform_shape says " +
-                             std::to_string(*uniform_shape_[k]));
+      return Status::Invalid("shape ", internal::FormatShape(physical_shape), " has size ",
+                             physical_shape[k], " on axis ", k, " but uniform_shape says ",
+                             *uniform_shape_[k]);
     }
   }
   return Status::OK();

@@ -61,8 +61,8 @@ Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth);
 Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth);
 
 Status DepthError(int depth) {
-  return Status::Invalid("cannot export a type nested " + std::to_string(depth) +
-                         " levels deep (the limit is " + std::to_string(kMaxNestingDepth) + ")");
+  return Status::Invalid("cannot export a type nested ", depth, " levels deep (the limit is ",
+                         kMaxNestingDepth, ")");
 }
 
 Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
@@ -126,13 +126,12 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
   const internal::Layout layout = internal::LayoutOf(*data->type);
   const auto n_buffers = static_cast<int64_t>(data->buffers.size());
   if (layout.variadic ? n_buffers < layout.num_buffers : n_buffers != layout.num_buffers) {
-    return Status::Invalid("cannot export " + data->type->ToString() + " with " +
-                           std::to_string(data->buffers.size()) + " buffers (it has " +
-                           std::to_string(layout.num_buffers) + ")");
+    return Status::Invalid("cannot export ", data->type->ToString(), " with ", data->buffers.size(),
+                           " buffers (it has ", layout.num_buffers, ")");
   }
   if (static_cast<int>(data->children.size()) != internal::ChildCount(*data->type)) {
-    return Status::Invalid("cannot export " + data->type->ToString() + " with " +
-                           std::to_string(data->children.size()) + " children");
+    return Status::Invalid("cannot export ", data->type->ToString(), " with ",
+                           data->children.size(), " children");
   }
   if (layout.dictionary != (data->dictionary != nullptr)) {
     return Status::Invalid("cannot export " + data->type->ToString() +

@@ -39,19 +39,19 @@ struct ArrayOwner {
 
 Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path, int depth) {
   if (depth > kMaxNestingDepth) {
-    return Status::Invalid(path + ": ArrowSchema nests more than " +
-                           std::to_string(kMaxNestingDepth) + " levels deep");
+    return Status::Invalid(path, ": ArrowSchema nests more than ", kMaxNestingDepth,
+                           " levels deep");
   }
   if (schema.release == nullptr) return Status::Invalid(path + ": ArrowSchema is released");
   if (schema.format == nullptr) return Status::Invalid(path + ": ArrowSchema has no format");
   if (schema.n_children < 0 || (schema.n_children > 0 && schema.children == nullptr)) {
-    return Status::Invalid(path + ": ArrowSchema has " + std::to_string(schema.n_children) +
+    return Status::Invalid(path, ": ArrowSchema has ", schema.n_children,
                            " children but no children array");
   }
   std::vector<Field> children;
   for (int64_t i = 0; i < schema.n_children; ++i) {
     if (schema.children[i] == nullptr) {
-      return Status::Invalid(path + ": child " + std::to_string(i) + " is NULL");
+      return Status::Invalid(path, ": child ", i, " is NULL");
     }
     QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(*schema.children[i],
                                                          path + ".child " + std::to_string(i),
@@ -86,8 +86,8 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
 Status CheckAddressRange(const void* data, int64_t size, int64_t index) {
   const auto begin = reinterpret_cast<uintptr_t>(data);
   if (static_cast<uint64_t>(size) > UINTPTR_MAX - begin) {
-    return Status::Invalid("buffer " + std::to_string(index) + " would need " +
-                           std::to_string(size) + " bytes from its address, past the end of memory");
+    return Status::Invalid("buffer ", index, " would need ", size,
+                           " bytes from its address, past the end of memory");
   }
   return Status::OK();
 }
@@ -106,7 +106,7 @@ Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const internal:
     const int64_t count = node.n_buffers - layout.num_buffers - 1;
     const void* size_buffer = node.buffers[node.n_buffers - 1];
     if (count > 0 && size_buffer == nullptr) {
-      return Status::Invalid("ArrowArray has " + std::to_string(count) +
+      return Status::Invalid("ArrowArray has ", count,
                              " variadic buffers but no buffer of their sizes (its last buffer)");
     }
     QUIVER_ASSIGN_OR_RETURN(int64_t size_bytes,
@@ -116,12 +116,10 @@ Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const internal:
       int64_t size = 0;
       std::memcpy(&size, static_cast<const uint8_t*>(size_buffer) + j * 8, 8);
       if (size < 0) {
-        return Status::Invalid("variadic buffer " + std::to_string(j) + " has negative size " +
-                               std::to_string(size));
+        return Status::Invalid("variadic buffer ", j, " has negative size ", size);
       }
       if (size > 0 && node.buffers[layout.num_buffers + j] == nullptr) {
-        return Status::Invalid("variadic buffer " + std::to_string(j) + " is NULL but has " +
-                               std::to_string(size) + " bytes");
+        return Status::Invalid("variadic buffer ", j, " is NULL but has ", size, " bytes");
       }
       sizes.push_back(size);
     }
@@ -131,7 +129,7 @@ Result<std::vector<int64_t>> BufferSizes(const ArrowArray& node, const internal:
     // The data buffer ends where the last offset points.
     const int64_t last = internal::ReadOffset(static_cast<const uint8_t*>(node.buffers[1]), end,
                                               layout.offset_width());
-    if (last < 0) return Status::Invalid("last offset " + std::to_string(last) + " is negative");
+    if (last < 0) return Status::Invalid("last offset ", last, " is negative");
     sizes[2] = last;
   }
   return sizes;
@@ -142,9 +140,8 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
   const DataType& storage = type->storage();
   if (node.release == nullptr) return Status::Invalid("ArrowArray is released");
   if (node.length < 0 || node.offset < 0 || node.null_count < -1) {
-    return Status::Invalid("ArrowArray has length " + std::to_string(node.length) + ", offset " +
-                           std::to_string(node.offset) + ", null_count " +
-                           std::to_string(node.null_count));
+    return Status::Invalid("ArrowArray has length ", node.length, ", offset ", node.offset,
+                           ", null_count ", node.null_count);
   }
   QUIVER_RETURN_NOT_OK(internal::AddChecked(node.offset, node.length, "offset + length").status());
   const internal::Layout layout = internal::LayoutOf(storage);
@@ -152,8 +149,8 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
   const bool count_ok = layout.variadic ? node.n_buffers > layout.num_buffers
                                         : node.n_buffers == layout.num_buffers;
   if (!count_ok || (node.n_buffers > 0 && node.buffers == nullptr)) {
-    return Status::Invalid("ArrowArray of type " + type->ToString() + " has " +
-                           std::to_string(node.n_buffers) + " buffers, expected " +
+    return Status::Invalid("ArrowArray of type ", type->ToString(), " has ", node.n_buffers,
+                           " buffers, expected ",
                            (layout.variadic ? "at least " + std::to_string(layout.num_buffers + 1) +
                                                   " (validity, views, variadic data buffers, "
                                                   "then their sizes)"
@@ -168,9 +165,8 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
   }
   const int64_t expected_children = internal::ChildCount(storage);
   if (node.n_children != expected_children || (expected_children > 0 && node.children == nullptr)) {
-    return Status::Invalid("ArrowArray of type " + type->ToString() + " has " +
-                           std::to_string(node.n_children) + " children, expected " +
-                           std::to_string(expected_children));
+    return Status::Invalid("ArrowArray of type ", type->ToString(), " has ", node.n_children,
+                           " children, expected ", expected_children);
   }
   if (layout.has_offsets() && node.buffers[1] == nullptr && node.offset + node.length > 0) {
     return Status::Invalid("ArrowArray of type " + type->ToString() + " has no offsets buffer");
@@ -192,7 +188,7 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
   }
   for (int64_t i = 0; i < node.n_children; ++i) {
     if (node.children[i] == nullptr) {
-      return Status::Invalid("child " + std::to_string(i) + " is NULL");
+      return Status::Invalid("child ", i, " is NULL");
     }
     auto child = ImportNode(*node.children[i], storage.children()[i].type, owner);
     if (!child.ok()) {

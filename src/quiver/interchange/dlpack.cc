@@ -130,9 +130,8 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   for (int64_t stride : tensor.strides()) whole_elements = whole_elements && (stride & (width - 1)) == 0;
   const bool copy_needed = !whole_elements || copy == CopyMode::kAlways;
   if (copy_needed && copy == CopyMode::kNever) {
-    return Status::Invalid("tensor strides " + internal::FormatShape(tensor.strides()) +
-                           " are not whole elements of " + std::to_string(width) +
-                           " bytes; DLPack needs a copy");
+    return Status::Invalid("tensor strides ", internal::FormatShape(tensor.strides()),
+                           " are not whole elements of ", width, " bytes; DLPack needs a copy");
   }
   if (copied) *copied = copy_needed;
   if (copy_needed) return ExportCopy<Managed>(tensor, dtype, shift);
@@ -172,9 +171,8 @@ Result<TypePtr> ValueTypeOf(DLDataType dtype) {
         break;
     }
   }
-  return Status::TypeError("unsupported DLPack dtype (code " + std::to_string(dtype.code) +
-                           ", " + std::to_string(dtype.bits) + " bits, " +
-                           std::to_string(dtype.lanes) +
+  return Status::TypeError("unsupported DLPack dtype (code ", dtype.code, ", ", dtype.bits,
+                           " bits, ", dtype.lanes,
                            " lanes); quiver tensors hold int, uint, float and bool values");
 }
 
@@ -187,7 +185,7 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
     release();
     return status;
   };
-  if (in.ndim < 0) return fail(Status::Invalid("DLPack tensor has ndim " + std::to_string(in.ndim)));
+  if (in.ndim < 0) return fail(Status::Invalid("DLPack tensor has ndim ", in.ndim));
   if (in.ndim > 0 && in.shape == nullptr) return fail(Status::Invalid("DLPack tensor has no shape"));
   auto type = ValueTypeOf(in.dtype);
   if (!type.ok()) return fail(type.status());
@@ -204,19 +202,18 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
     bool overflow = false;
     for (int64_t& stride : strides) overflow |= __builtin_mul_overflow(stride, width, &stride);  // to bytes
     if (overflow) {
-      return fail(Status::Invalid("a DLPack stride overflows int64 in bytes: strides " +
-                                  internal::FormatShape(std::span<const int64_t>(in.strides, ndim)) +
-                                  " of " + std::to_string(width) + "-byte elements"));
+      return fail(Status::Invalid("a DLPack stride overflows int64 in bytes: strides ",
+                                  internal::FormatShape(std::span<const int64_t>(in.strides, ndim)),
+                                  " of ", width, "-byte elements"));
     }
   }
   if (in.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return fail(Status::Invalid("DLPack byte_offset " + std::to_string(in.byte_offset) +
-                                " is out of range"));
+    return fail(Status::Invalid("DLPack byte_offset ", in.byte_offset, " is out of range"));
   }
   const uintptr_t base = reinterpret_cast<uintptr_t>(in.data);
   if (base > std::numeric_limits<uintptr_t>::max() - in.byte_offset) {
-    return fail(Status::Invalid("DLPack data pointer + byte_offset " +
-                                std::to_string(in.byte_offset) + " wraps around"));
+    return fail(
+        Status::Invalid("DLPack data pointer + byte_offset ", in.byte_offset, " wraps around"));
   }
   // A null data pointer is no data whatever the offset (Tensor::Wrap
   // refuses it unless the tensor is empty).
@@ -245,9 +242,8 @@ Result<Tensor> Import(DLManagedTensorVersioned* managed, uint64_t* flags) {
     // the deleter is safe to touch.
     const uint32_t major = managed->version.major, minor = managed->version.minor;
     release();
-    return Status::NotImplemented("DLPack version " + std::to_string(major) + "." +
-                                  std::to_string(minor) + " is not supported (quiver reads " +
-                                  std::to_string(kMajorVersion) + ".x)");
+    return Status::NotImplemented("DLPack version ", major, ".", minor,
+                                  " is not supported (quiver reads ", kMajorVersion, ".x)");
   }
   if (flags) *flags = managed->flags;
   return WrapDLTensor(managed->dl_tensor, release);

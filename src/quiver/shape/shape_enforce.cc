@@ -28,7 +28,7 @@ Result<ShapeMatch> MatchConstant(std::span<const int64_t> shape, const ShapePatt
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) {
-      return Status::Invalid("axis " + std::to_string(i) + " has negative size " + std::to_string(shape[i]));
+      return Status::Invalid("axis ", i, " has negative size ", shape[i]);
     }
     axes[i].value = shape[i];
   }

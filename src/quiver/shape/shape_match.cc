@@ -79,9 +79,8 @@ class Matcher {
     const int64_t fixed = pattern_.min_ndim();
     const bool has_ellipsis = pattern_.ellipsis_index() >= 0;
     if (has_ellipsis ? ndim < fixed : ndim != fixed) {
-      return Status::Invalid(Prefix(-1) + "expected " + (has_ellipsis ? "at least " : "") +
-                             std::to_string(fixed) + (fixed == 1 ? " axis" : " axes") + ", got " +
-                             std::to_string(ndim) + "; " + Shapes(-1));
+      return Status::Invalid(Prefix(-1), "expected ", (has_ellipsis ? "at least " : ""), fixed,
+                             (fixed == 1 ? " axis" : " axes"), ", got ", ndim, "; ", Shapes(-1));
     }
     if (proved) proved->assign(static_cast<size_t>(ndim), std::nullopt);
     proved_ = proved;
@@ -158,10 +157,9 @@ class Matcher {
     if (!where) return Status::OK();
     const ShapeEntry& entry = pattern_.entries()[static_cast<size_t>(entry_index)];
     if (*where == kRowsDiffer) {
-      return Status::Invalid(Prefix(-1) + "axis " + std::to_string(axis) + " (" + EntryText(entry) +
-                             "): symbol '" + entry.name + "' has per-row sizes for " +
-                             std::to_string(expected.per_row->size()) + " rows from " + *origin +
-                             " but " + std::to_string(got.per_row->size()) + " rows from " +
+      return Status::Invalid(Prefix(-1), "axis ", axis, " (", EntryText(entry), "): symbol '",
+                             entry.name, "' has per-row sizes for ", expected.per_row->size(),
+                             " rows from ", *origin, " but ", got.per_row->size(), " rows from ",
                              Origin(axis, axis + 1));
     }
     const int64_t row = *where;
@@ -185,11 +183,10 @@ class Matcher {
     for (size_t k = 0; !where && k < got.size(); ++k) {
       where = FirstMismatch(expected[k], got[k]);
       if (where && *where == kRowsDiffer) {
-        return Status::Invalid(Prefix(-1) + AxesText(begin, end) + " ('" + entry.ToString() +
-                               "'): symbol '" + entry.ToString() + "' has per-row sizes for " +
-                               std::to_string(expected[k].per_row->size()) + " rows from " + origin +
-                               " but " + std::to_string(got[k].per_row->size()) + " rows from " +
-                               Origin(begin, end));
+        return Status::Invalid(Prefix(-1), AxesText(begin, end), " ('", entry.ToString(),
+                               "'): symbol '", entry.ToString(), "' has per-row sizes for ",
+                               expected[k].per_row->size(), " rows from ", origin, " but ",
+                               got[k].per_row->size(), " rows from ", Origin(begin, end));
       }
     }
     if (!where) return Status::OK();

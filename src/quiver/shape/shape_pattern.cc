@@ -126,9 +126,8 @@ Result<ShapePattern> ShapePattern::Parse(std::string_view text) {
     std::string_view token = text.substr(begin, pos - begin);
     auto entry = ParseToken(token);
     if (!entry.ok()) {
-      return Status::Invalid("pattern entry " + std::to_string(entries.size()) + " " + Quote(token) +
-                             " at character " + std::to_string(begin) + ": " +
-                             entry.status().message());
+      return Status::Invalid("pattern entry ", entries.size(), " ", Quote(token), " at character ",
+                             begin, ": ", entry.status().message());
     }
     entries.push_back(std::move(*entry));
     positions.push_back(begin);
@@ -151,12 +150,13 @@ Result<ShapePattern> ShapePattern::Build(std::vector<ShapeEntry> entries,
     const std::string at = positions ? " at character " + std::to_string((*positions)[i]) : "";
     const std::string where = "pattern entry " + std::to_string(i) + " ";
     if (entry.kind == ShapeEntry::Kind::kSize && entry.size < 0) {
-      return Status::Invalid(where + "(" + std::to_string(entry.size) + "): sizes must be >= 0");
+      return Status::Invalid(where, "(", entry.size, "): sizes must be >= 0");
     }
     if (entry.is_ellipsis()) {
       if (pattern.ellipsis_ >= 0) {
-        return Status::Invalid(where + Quote(entry.ToString()) + at + ": a pattern has at most one ellipsis (" +
-                               "entry " + std::to_string(pattern.ellipsis_) + " is one already)");
+        return Status::Invalid(where, Quote(entry.ToString()), at,
+                               ": a pattern has at most one ellipsis (entry ", pattern.ellipsis_,
+                               " is one already)");
       }
       pattern.ellipsis_ = static_cast<int64_t>(i);
     }
