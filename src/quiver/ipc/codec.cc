@@ -68,9 +68,8 @@ Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expec
   }
   LZ4F_freeDecompressionContext(context);
   if (hint != 0 || out_pos != static_cast<size_t>(expected)) {
-    return Status::Invalid("LZ4 frame decompresses to " + std::to_string(out_pos) +
-                           (hint != 0 ? "+" : "") + " bytes, the buffer claims " +
-                           std::to_string(expected));
+    return Status::Invalid("LZ4 frame decompresses to ", out_pos, (hint != 0 ? "+" : ""),
+                           " bytes, the buffer claims ", expected);
   }
   return out;
 }
@@ -111,8 +110,8 @@ Result<BufferPtr> DecompressZstd(const uint8_t* data, int64_t size, int64_t expe
     return Status::Invalid(std::string("corrupt ZSTD frame: ") + ZSTD_getErrorName(got));
   }
   if (got != static_cast<size_t>(expected)) {
-    return Status::Invalid("ZSTD frame decompresses to " + std::to_string(got) +
-                           " bytes, the buffer claims " + std::to_string(expected));
+    return Status::Invalid("ZSTD frame decompresses to ", got, " bytes, the buffer claims ",
+                           expected);
   }
   return out;
 }
@@ -160,8 +159,8 @@ Status CheckLevel(Compression codec, int64_t level) {
     case Compression::kNone: break;
   }
   if (level < low || level > high) {
-    return Status::Invalid("compression level " + std::to_string(level) + " is outside " + CodecName(codec) +
-                           "'s range " + std::to_string(low) + " to " + std::to_string(high));
+    return Status::Invalid("compression level ", level, " is outside ", CodecName(codec),
+                           "'s range ", low, " to ", high);
   }
   return Status::OK();
 }

@@ -26,9 +26,8 @@ Status ErrnoError(const std::string& what) {
 
 Status CheckRange(int64_t offset, int64_t length, int64_t size) {
   if (offset < 0 || length < 0 || offset > size || length > size - offset) {
-    return Status::IOError("read of bytes [" + std::to_string(offset) + ", " +
-                           std::to_string(offset) + " + " + std::to_string(length) +
-                           ") is past the end of a " + std::to_string(size) + "-byte source");
+    return Status::IOError("read of bytes [", offset, ", ", offset, " + ", length,
+                           ") is past the end of a ", size, "-byte source");
   }
   return Status::OK();
 }
@@ -39,8 +38,8 @@ Status CheckNotShrunk(int fd, const std::string& name, int64_t size) {
   struct stat info;
   if (fstat(fd, &info) != 0) return ErrnoError("cannot stat " + name);
   if (static_cast<int64_t>(info.st_size) < size) {
-    return Status::IOError(name + " shrank to " + std::to_string(info.st_size) + " bytes after it was opened with " +
-                           std::to_string(size) + " bytes");
+    return Status::IOError(name, " shrank to ", info.st_size, " bytes after it was opened with ",
+                           size, " bytes");
   }
   return Status::OK();
 }
@@ -89,7 +88,7 @@ class DescriptorSource : public InputSource {
       if (got < 0) return ErrnoError("cannot read " + name_);
       if (got == 0) {
         QUIVER_RETURN_NOT_OK(CheckNotShrunk(fd_, name_, size_));
-        return Status::IOError(name_ + " ended while reading byte " + std::to_string(offset + done));
+        return Status::IOError(name_, " ended while reading byte ", offset + done);
       }
       done += got;
     }
@@ -279,9 +278,8 @@ class DescriptorSink : public OutputSink {
   // current position): the error names the sink and the byte offset.
   Status Latch(const Status& st, int64_t size, int64_t back = 0) {
     if (st.ok()) return st;
-    failure_ = Status::IOError("writing " + std::to_string(size + back) + " bytes at byte " +
-                               std::to_string(position_ - back) + " of " + name_ + " failed (" +
-                               st.message() + "); the writer stops here");
+    failure_ = Status::IOError("writing ", size + back, " bytes at byte ", position_ - back, " of ",
+                               name_, " failed (", st.message(), "); the writer stops here");
     return failure_;
   }
   void Discard() {
@@ -352,7 +350,7 @@ std::shared_ptr<InputStream> FileDescriptorStream(int fd) { return std::make_sha
 // The buffer starts small and doubles as bytes arrive, so a length claimed
 // by hostile bytes costs memory only for what is really sent.
 Result<BufferPtr> ReadSomeStream::Read(int64_t length) {
-  if (length < 0) return Status::Invalid("a stream read of " + std::to_string(length) + " bytes");
+  if (length < 0) return Status::Invalid("a stream read of ", length, " bytes");
   int64_t capacity = std::min<int64_t>(length, 64 * 1024);
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(capacity));
   int64_t done = 0;

@@ -38,7 +38,7 @@ std::string Message::Where() const { return "message " + At(offset); }
 template <typename T>
 Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, int64_t offset) {
   if (size < 8) {
-    return Status::Invalid(std::string(what) + " " + At(offset) + " is " + std::to_string(size) +
+    return Status::Invalid(what, " ", At(offset), " is ", size,
                            " bytes, too short for a flatbuffer");
   }
   flatbuffers::Verifier verifier(bytes, static_cast<size_t>(size), kMaxVerifierDepth,
@@ -63,13 +63,12 @@ namespace {
 Result<BufferPtr> ReadPart(InputStream& stream, int64_t length, const std::string& claim, int64_t offset) {
   const int64_t left = stream.remaining();
   if (left >= 0 && length > left) {
-    return Status::Invalid("message " + At(offset) + " claims " + claim + ", " + std::to_string(left) +
-                           " are left");
+    return Status::Invalid("message ", At(offset), " claims ", claim, ", ", left, " are left");
   }
   QUIVER_ASSIGN_OR_RETURN(BufferPtr part, stream.Read(length));
   if (part->size() < length) {
-    return Status::Invalid("the stream ends inside the message " + At(offset) + ": it claims " + claim +
-                           ", " + std::to_string(part->size()) + " arrived");
+    return Status::Invalid("the stream ends inside the message ", At(offset), ": it claims ", claim,
+                           ", ", part->size(), " arrived");
   }
   return part;
 }
@@ -91,9 +90,11 @@ Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
   }
   if (header.header() == nullptr) {
     const char* name = fb::EnumNameMessageHeader(header.header_type());
-    return Status::Invalid("message " + At(offset) + " names a " +
-                           (*name ? std::string(name) : "type " + std::to_string(static_cast<int>(header.header_type()))) +
-                           " header but carries no header table");
+    return Status::Invalid(
+        "message ", At(offset), " names a ",
+        (*name ? std::string(name)
+               : "type " + std::to_string(static_cast<int>(header.header_type()))),
+        " header but carries no header table");
   }
   return Status::OK();
 }
@@ -105,7 +106,7 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
   QUIVER_ASSIGN_OR_RETURN(BufferPtr head, stream.Read(4));
   if (head->size() == 0) return std::optional<Message>();  // the stream simply ends
   if (head->size() < 4) {
-    return Status::Invalid("truncated message prefix " + At(offset) + ": " + std::to_string(head->size()) +
+    return Status::Invalid("truncated message prefix ", At(offset), ": ", head->size(),
                            " bytes left");
   }
   int64_t prefix = 4;
@@ -118,8 +119,7 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
   }
   if (length == 0) return std::optional<Message>();  // end-of-stream marker
   if (length < 0) {
-    return Status::Invalid("message " + At(offset) + " has a negative metadata length " +
-                           std::to_string(length));
+    return Status::Invalid("message ", At(offset), " has a negative metadata length ", length);
   }
   Message message;
   message.offset = offset;
@@ -131,8 +131,7 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
   QUIVER_RETURN_NOT_OK(CheckHeaderPresent(*message.header, offset));
   const int64_t body_length = message.header->body_length();
   if (body_length < 0) {
-    return Status::Invalid("message " + At(offset) + " claims a body of " + std::to_string(body_length) +
-                           " bytes");
+    return Status::Invalid("message ", At(offset), " claims a body of ", body_length, " bytes");
   }
   QUIVER_ASSIGN_OR_RETURN(message.body, ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
   message.size = prefix + length + body_length;
@@ -148,7 +147,7 @@ Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, in
                                   fb::MessageHeader kind, const std::string& name) {
   if (!source) return Status::Invalid("Read" + name + " needs a source");
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, offset));
-  if (!message) return Status::Invalid("no " + name + " message at byte " + std::to_string(offset));
+  if (!message) return Status::Invalid("no ", name, " message at byte ", offset);
   if (message->header->header_type() != kind) {
     return Status::Invalid(message->Where() + " is a " +
                            std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
@@ -180,7 +179,7 @@ Result<BufferPtr> FrameMetadata(const flatbuffers::FlatBufferBuilder& builder, i
   int64_t padded = flatbuffer + PaddingFor(flatbuffer, 8);
   padded += PaddingFor(position + 8 + padded, alignment);
   if (padded > std::numeric_limits<int32_t>::max()) {
-    return Status::Invalid("message metadata of " + std::to_string(padded) +
+    return Status::Invalid("message metadata of ", padded,
                            " bytes does not fit the int32 length prefix");
   }
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(8 + padded));

@@ -32,7 +32,7 @@ Result<TimeUnit> FromWire(fb::TimeUnit unit, const std::string& where) {
     case fb::TimeUnit::MICROSECOND: return TimeUnit::kMicro;
     case fb::TimeUnit::NANOSECOND: return TimeUnit::kNano;
   }
-  return Status::Invalid(where + ": unknown time unit " + std::to_string(static_cast<int>(unit)));
+  return Status::Invalid(where, ": unknown time unit ", static_cast<int>(unit));
 }
 
 Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const DataType& storage) {
@@ -114,8 +114,8 @@ Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder
                                                   int64_t* next_dictionary_id) {
   if (!field.type) return Status::Invalid("field '" + field.name + "' has no type");
   if (depth > kMaxNestingDepth) {
-    return Status::Invalid("field '" + field.name + "' nests more than " +
-                           std::to_string(kMaxNestingDepth) + " levels deep");
+    return Status::Invalid("field '", field.name, "' nests more than ", kMaxNestingDepth,
+                           " levels deep");
   }
   const DataType& encoded = field.type->storage();
   // A dictionary-encoded field is described by its value type, plus the
@@ -165,8 +165,7 @@ Result<TypePtr> ReadIntType(const fb::Int* type, const std::string& where) {
     case 64: return is_signed ? int64() : uint64();
     default: break;
   }
-  return Status::Invalid(where + ": Int bit width " + std::to_string(type->bit_width()) +
-                         " is not 8, 16, 32 or 64");
+  return Status::Invalid(where, ": Int bit width ", type->bit_width(), " is not 8, 16, 32 or 64");
 }
 
 Result<TypePtr> ReadFloatType(const fb::FloatingPoint* type, const std::string& where) {
@@ -176,15 +175,15 @@ Result<TypePtr> ReadFloatType(const fb::FloatingPoint* type, const std::string& 
     case fb::Precision::SINGLE: return float32();
     case fb::Precision::DOUBLE: return float64();
   }
-  return Status::Invalid(where + ": unknown floating point precision " +
-                         std::to_string(static_cast<int>(type->precision())));
+  return Status::Invalid(where, ": unknown floating point precision ",
+                         static_cast<int>(type->precision()));
 }
 
 Status ExpectChildren(const std::vector<Field>& children, size_t expected, const char* type_name,
                       const std::string& where) {
   if (children.size() == expected) return Status::OK();
-  return Status::Invalid(where + ": a " + type_name + " field needs " + std::to_string(expected) +
-                         " children, got " + std::to_string(children.size()));
+  return Status::Invalid(where, ": a ", type_name, " field needs ", expected, " children, got ",
+                         children.size());
 }
 
 Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, const std::string& where) {
@@ -240,10 +239,11 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, co
       const fb::Time* type = field.type_as_Time();
       if (type == nullptr) return Status::Invalid(where + ": Time type without its table");
       QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
-      auto made = type->bit_width() == 32 ? time32(unit) : type->bit_width() == 64
-                                                               ? time64(unit)
-                                                               : Result<TypePtr>(Status::Invalid(
-                                                                     "Time bit width " + std::to_string(type->bit_width()) + " is not 32 or 64"));
+      auto made = type->bit_width() == 32 ? time32(unit)
+                  : type->bit_width() == 64
+                      ? time64(unit)
+                      : Result<TypePtr>(Status::Invalid("Time bit width ", type->bit_width(),
+                                                        " is not 32 or 64"));
       if (!made.ok()) return made.status().WithContext(where);
       return leaf(*made);
     }
@@ -266,11 +266,11 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, co
     case fb::Type::Decimal: {
       const fb::Decimal* type = field.type_as_Decimal();
       if (type == nullptr) return Status::Invalid(where + ": Decimal type without its table");
-      auto made = type->bit_width() == 128   ? decimal128(type->precision(), type->scale())
-                  : type->bit_width() == 256 ? decimal256(type->precision(), type->scale())
-                                             : Result<TypePtr>(Status::NotImplemented(
-                                                   "Decimal bit width " + std::to_string(type->bit_width()) +
-                                                   " is not supported"));
+      auto made = type->bit_width() == 128 ? decimal128(type->precision(), type->scale())
+                  : type->bit_width() == 256
+                      ? decimal256(type->precision(), type->scale())
+                      : Result<TypePtr>(Status::NotImplemented(
+                            "Decimal bit width ", type->bit_width(), " is not supported"));
       if (!made.ok()) return made.status().WithContext(where);
       return leaf(*made);
     }
@@ -278,15 +278,16 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, co
     default: break;
   }
   const char* name = fb::EnumNameType(type_type);
-  return Status::NotImplemented(where + ": type " + (*name ? std::string(name) : std::to_string(static_cast<int>(type_type))) +
-                                " is not supported by quiver");
+  return Status::NotImplemented(
+      where, ": type ", (*name ? std::string(name) : std::to_string(static_cast<int>(type_type))),
+      " is not supported by quiver");
 }
 
 Result<Field> ReadField(const fb::Field* field, const std::string& where, int depth) {
   if (field == nullptr) return Status::Invalid(where + ": missing field");
   if (depth > kMaxNestingDepth) {
-    return Status::Invalid(where + ": the schema nests more than " +
-                           std::to_string(kMaxNestingDepth) + " levels deep");
+    return Status::Invalid(where, ": the schema nests more than ", kMaxNestingDepth,
+                           " levels deep");
   }
   std::vector<Field> children;
   if (const auto* fb_children = field->children()) {
@@ -376,9 +377,10 @@ Result<TypePtr> ReadTensorValueType(fb::Type type_type, const void* type, const 
     default: break;
   }
   const char* name = fb::EnumNameType(type_type);
-  return Status::NotImplemented(where + ": tensor value type " +
-                                (*name ? std::string(name) : std::to_string(static_cast<int>(type_type))) +
-                                " is not supported");
+  return Status::NotImplemented(
+      where, ": tensor value type ",
+      (*name ? std::string(name) : std::to_string(static_cast<int>(type_type))),
+      " is not supported");
 }
 
 Result<std::pair<fb::Type, flatbuffers::Offset<void>>> WriteTensorValueType(

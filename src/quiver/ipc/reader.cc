@@ -122,7 +122,7 @@ struct FileReader::Impl {
   // the block's sizes.
   Result<Message> ReadBlock(const fb::Block& block, fb::MessageHeader kind, const std::string& where) {
     QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
-    if (!message) return Status::Invalid(where + ": no message at byte " + std::to_string(block.offset()));
+    if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
     if (message->header->header_type() != kind) {
       return Status::Invalid(where + ": the footer points at a " +
                              std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
@@ -130,11 +130,10 @@ struct FileReader::Impl {
     }
     if (message->body->size() != block.body_length() ||
         message->size - message->body->size() != block.metadata_length()) {
-      return Status::Invalid(where + ": the footer says " + std::to_string(block.metadata_length()) +
-                             " bytes of metadata and a " + std::to_string(block.body_length()) +
-                             "-byte body, the message at byte " + std::to_string(block.offset()) + " has " +
-                             std::to_string(message->size - message->body->size()) + " and " +
-                             std::to_string(message->body->size()));
+      return Status::Invalid(where, ": the footer says ", block.metadata_length(),
+                             " bytes of metadata and a ", block.body_length(),
+                             "-byte body, the message at byte ", block.offset(), " has ",
+                             message->size - message->body->size(), " and ", message->body->size());
     }
     return std::move(*message);
   }
@@ -169,10 +168,10 @@ Result<std::vector<fb::Block>> CheckedBlocks(const flatbuffers::Vector<const fb:
     const int64_t body = block.body_length();
     if (offset < 8 || metadata <= 0 || body < 0 || offset > footer_start || metadata > footer_start - offset ||
         body > footer_start - offset - metadata) {
-      return Status::Invalid("file footer: " + std::string(kind) + " block " + std::to_string(i) + " (offset " +
-                             std::to_string(offset) + ", " + std::to_string(metadata) + " bytes of metadata, " +
-                             std::to_string(body) + "-byte body) does not lie between byte 8 and the footer at byte " +
-                             std::to_string(footer_start));
+      return Status::Invalid("file footer: ", kind, " block ", i, " (offset ", offset, ", ",
+                             metadata, " bytes of metadata, ", body,
+                             "-byte body) does not lie between byte 8 and the footer at byte ",
+                             footer_start);
     }
     out.push_back(block);
   }
@@ -190,7 +189,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   const int64_t size = source->size();
   // magic (6) + padding (2) at the start; footer, int32 length, magic at the end.
   if (size < 8 + 4 + 6) {
-    return Status::Invalid("a " + std::to_string(size) + "-byte file is too short for the Arrow IPC file format");
+    return Status::Invalid("a ", size, "-byte file is too short for the Arrow IPC file format");
   }
   QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, 6));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr tail, source->ReadAt(size - 10, 10));
@@ -198,16 +197,15 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
     return Status::Invalid("not an Arrow IPC file: bad magic at byte 0");
   }
   if (std::memcmp(tail->data() + 4, kMagic, 6) != 0) {
-    return Status::Invalid("not a complete Arrow IPC file: bad magic at byte " + std::to_string(size - 6) +
+    return Status::Invalid("not a complete Arrow IPC file: bad magic at byte ", size - 6,
                            " (truncated?)");
   }
   int32_t footer_length;
   std::memcpy(&footer_length, tail->data(), 4);
   const int64_t footer_start = size - 10 - footer_length;
   if (footer_length <= 0 || footer_start < 8) {
-    return Status::Invalid("the footer length " + std::to_string(footer_length) + " at byte " +
-                           std::to_string(size - 10) + " does not fit a " + std::to_string(size) +
-                           "-byte file");
+    return Status::Invalid("the footer length ", footer_length, " at byte ", size - 10,
+                           " does not fit a ", size, "-byte file");
   }
   auto impl = std::make_unique<Impl>();
   impl->source = std::move(source);
@@ -237,8 +235,8 @@ int FileReader::num_record_batches() const { return static_cast<int>(impl_->batc
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
   if (i < 0 || i >= num_record_batches()) {
-    return Status::IndexError("record batch " + std::to_string(i) + " is out of range for " +
-                              std::to_string(num_record_batches()) + " batches");
+    return Status::IndexError("record batch ", i, " is out of range for ", num_record_batches(),
+                              " batches");
   }
   const std::string where = "record batch " + std::to_string(i);
   QUIVER_ASSIGN_OR_RETURN(

@@ -91,7 +91,7 @@ Result<WrittenIndex> WriteCooIndex(flatbuffers::FlatBufferBuilder& builder, cons
   // size-1 axis may carry any stride in memory.
   Tensor coords = index.coords;
   if (coords.ndim() != 2) {
-    return Status::Invalid("WriteSparseTensor: COO coords have " + std::to_string(coords.ndim()) +
+    return Status::Invalid("WriteSparseTensor: COO coords have ", coords.ndim(),
                            " dimensions, not 2");
   }
   const bool column_major = !coords.IsContiguous() && coords.IsColumnMajor();
@@ -134,7 +134,7 @@ Result<Tensor> WidenToInt64(const Tensor& array) {
   auto* values = reinterpret_cast<int64_t*>(out->mutable_data());
   for (int64_t i = 0; i < count; ++i) {
     if (!internal::ReadInteger(array.raw_data(), i, array.type()->id(), &values[i])) {
-      return Status::Invalid("index value " + std::to_string(i) + " of a " + array.type()->ToString() +
+      return Status::Invalid("index value ", i, " of a ", array.type()->ToString(),
                              " array does not fit int64");
     }
   }

@@ -29,9 +29,8 @@ struct Body {
   Result<BufferPtr> Slice(int64_t offset, int64_t length, const std::string& what) const {
     const int64_t size = bytes->size();
     if (offset < 0 || length < 0 || offset > size || length > size - offset) {
-      return Status::Invalid(where + ": " + what + " [" + std::to_string(offset) + ", +" +
-                             std::to_string(length) + ") lies outside the " + std::to_string(size) +
-                             "-byte body");
+      return Status::Invalid(where, ": ", what, " [", offset, ", +", length, ") lies outside the ",
+                             size, "-byte body");
     }
     QUIVER_ASSIGN_OR_RETURN(BufferPtr view, Buffer::Slice(bytes, offset, length));
     return AlignedTo8(std::move(view));
@@ -44,10 +43,10 @@ struct Body {
     QUIVER_RETURN_NOT_OK(Slice(buffer.offset(), buffer.length(), what).status());
     const std::string holds = where + ": " + what + " holds " + std::to_string(buffer.length()) + " bytes, ";
     if (buffer.length() < needed) {
-      return Status::Invalid(holds + std::to_string(needed) + " needed for " + need);
+      return Status::Invalid(holds, needed, " needed for ", need);
     }
     if (buffer.length() - needed >= kMaxRecordedPadding) {
-      return Status::Invalid(holds + "more than the " + std::to_string(needed) + " that " + need +
+      return Status::Invalid(holds, "more than the ", needed, " that ", need,
                              " take (the metadata's sizes disagree)");
     }
     return Slice(buffer.offset(), needed, what);
@@ -82,7 +81,7 @@ Status ReadShape(const fb::SparseTensor& sparse, const std::string& where, Commo
     const std::string axis = "dimension " + std::to_string(out->shape.size());
     if (dim == nullptr) return Status::Invalid(where + ": " + axis + " is missing");
     if (dim->size() < 0) {
-      return Status::Invalid(where + ": " + axis + " has a negative size " + std::to_string(dim->size()));
+      return Status::Invalid(where, ": ", axis, " has a negative size ", dim->size());
     }
     out->shape.push_back(dim->size());
     out->dim_names.push_back(dim->name() ? dim->name()->str() : "");
@@ -99,7 +98,7 @@ Result<Common> ReadCommon(const fb::Message& message, const fb::SparseTensor& sp
   QUIVER_RETURN_NOT_OK(ReadShape(sparse, body.where, &out));
   out.nnz = sparse.non_zero_length();
   if (out.nnz < 0) {
-    return Status::Invalid(body.where + ": negative non_zero_length " + std::to_string(out.nnz));
+    return Status::Invalid(body.where, ": negative non_zero_length ", out.nnz);
   }
   const std::string need = "non_zero_length " + std::to_string(out.nnz) + " " + type->ToString() + " values";
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(out.nnz, type->byte_width(), need));
@@ -121,7 +120,7 @@ Result<std::vector<int64_t>> ReadCooStrides(const flatbuffers::Vector<int64_t>* 
   const std::vector<int64_t> row_major = {columns * width, width};
   if (strides == nullptr || rows * columns == 0) return row_major;
   if (strides->size() != 2) {
-    return Status::Invalid(where + ": COO indices_strides has " + std::to_string(strides->size()) +
+    return Status::Invalid(where, ": COO indices_strides has ", strides->size(),
                            " entries, the coordinates matrix 2 axes");
   }
   const std::vector<int64_t> given = {LoadScalar(strides, 0), LoadScalar(strides, 1)};
@@ -131,10 +130,9 @@ Result<std::vector<int64_t>> ReadCooStrides(const flatbuffers::Vector<int64_t>* 
     return (sizes[0] == 1 || given[0] == layout[0]) && (sizes[1] == 1 || given[1] == layout[1]);
   };
   if (matches(row_major) || matches(column_major)) return given;
-  return Status::Invalid(where + ": COO indices_strides [" + std::to_string(given[0]) + ", " +
-                         std::to_string(given[1]) + "] are neither row- nor column-major for " +
-                         std::to_string(rows) + " x " + std::to_string(columns) + " " +
-                         std::to_string(width) + "-byte coordinates");
+  return Status::Invalid(where, ": COO indices_strides [", given[0], ", ", given[1],
+                         "] are neither row- nor column-major for ", rows, " x ", columns, " ",
+                         width, "-byte coordinates");
 }
 
 Result<SparseTensor> ReadCoo(const fb::SparseTensorIndexCOO& coo, const Body& body, Common common,
@@ -167,16 +165,16 @@ Result<Tensor> ReadIndexArray(const Body& body, const fb::Buffer& buffer, TypePt
 Result<SparseTensor> ReadCsx(const fb::SparseMatrixIndexCSX& csx, const Body& body, Common common,
                              ValidationLevel level) {
   if (common.shape.size() != 2) {
-    return Status::Invalid(body.where + ": a CSX index needs a 2-D shape, the tensor has " +
-                           std::to_string(common.shape.size()) + " dimensions");
+    return Status::Invalid(body.where, ": a CSX index needs a 2-D shape, the tensor has ",
+                           common.shape.size(), " dimensions");
   }
   SparseFormat format;
   switch (csx.compressed_axis()) {
     case fb::SparseMatrixCompressedAxis::Row: format = SparseFormat::kCSR; break;
     case fb::SparseMatrixCompressedAxis::Column: format = SparseFormat::kCSC; break;
     default:
-      return Status::Invalid(body.where + ": unknown CSX compressed_axis " +
-                             std::to_string(static_cast<int>(csx.compressed_axis())));
+      return Status::Invalid(body.where, ": unknown CSX compressed_axis ",
+                             static_cast<int>(csx.compressed_axis()));
   }
   const int64_t compressed = common.shape[format == SparseFormat::kCSR ? 0 : 1];
   QUIVER_ASSIGN_OR_RETURN(int64_t pointers, internal::AddChecked(compressed, 1, "CSX indptr length"));
@@ -249,11 +247,10 @@ Result<SparseTensor> ReadCsf(const fb::SparseTensorIndexCSF& csf, const Body& bo
   if (ndim == 0) return Status::Invalid(body.where + ": a CSF index needs at least one dimension");
   if (csf.indptr_buffers()->size() != ndim - 1 || csf.indices_buffers()->size() != ndim ||
       csf.axis_order()->size() != ndim) {
-    return Status::Invalid(body.where + ": CSF index has " + std::to_string(csf.indptr_buffers()->size()) +
-                           " indptr buffers, " + std::to_string(csf.indices_buffers()->size()) +
-                           " indices buffers and " + std::to_string(csf.axis_order()->size()) +
-                           " axis_order entries" + of + " (" + std::to_string(ndim - 1) + ", " +
-                           std::to_string(ndim) + " and " + std::to_string(ndim) + " needed)");
+    return Status::Invalid(body.where, ": CSF index has ", csf.indptr_buffers()->size(),
+                           " indptr buffers, ", csf.indices_buffers()->size(),
+                           " indices buffers and ", csf.axis_order()->size(), " axis_order entries",
+                           of, " (", ndim - 1, ", ", ndim, " and ", ndim, " needed)");
   }
   QUIVER_ASSIGN_OR_RETURN(TypePtr indptr_type, ReadIndexType(csf.indptr_type(), body.where, "CSF indptr_type"));
   QUIVER_ASSIGN_OR_RETURN(TypePtr indices_type,
@@ -293,8 +290,8 @@ Result<SparseTensor> ReadIndex(const fb::SparseTensor& sparse, const Body& body,
   if (const auto* csf = sparse.sparse_index_as_SparseTensorIndexCSF()) {
     return ReadCsf(*csf, body, std::move(common), level);
   }
-  return Status::Invalid(body.where + ": unknown sparse index type " +
-                         std::to_string(static_cast<int>(sparse.sparse_index_type())));
+  return Status::Invalid(body.where, ": unknown sparse index type ",
+                         static_cast<int>(sparse.sparse_index_type()));
 }
 
 }  // namespace

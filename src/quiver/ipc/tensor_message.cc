@@ -68,7 +68,7 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
   bool any_name = false;
   for (const fb::TensorDim* dim : *tensor->shape()) {
     if (dim == nullptr || dim->size() < 0) {
-      return Status::Invalid(where + ": tensor dimension " + std::to_string(shape.size()) +
+      return Status::Invalid(where, ": tensor dimension ", shape.size(),
                              " has a negative or missing size");
     }
     shape.push_back(dim->size());
@@ -81,17 +81,16 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
       strides.push_back(LoadScalar(fb_strides, k));
     }
     if (strides.size() != shape.size()) {
-      return Status::Invalid(where + ": " + std::to_string(strides.size()) + " strides for " +
-                             std::to_string(shape.size()) + " dimensions");
+      return Status::Invalid(where, ": ", strides.size(), " strides for ", shape.size(),
+                             " dimensions");
     }
   }
   const fb::Buffer data = LoadStruct(tensor->data());
   const int64_t body = message.body->size();
   if (data.offset() < 0 || data.length() < 0 || data.offset() > body ||
       data.length() > body - data.offset()) {
-    return Status::Invalid(where + ": tensor data [" + std::to_string(data.offset()) + ", +" +
-                           std::to_string(data.length()) + ") lies outside the " +
-                           std::to_string(body) + "-byte body");
+    return Status::Invalid(where, ": tensor data [", data.offset(), ", +", data.length(),
+                           ") lies outside the ", body, "-byte body");
   }
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Slice(message.body, data.offset(), data.length()));
   // Tensor::Make checks that every element the strides reach lies in the data.

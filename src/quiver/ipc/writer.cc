@@ -16,16 +16,15 @@ constexpr char kFileMagic[8] = {'A', 'R', 'R', 'O', 'W', '1', 0, 0};
 
 Status CheckBatchSchema(const Schema& expected, const RecordBatch& batch) {
   if (batch.schema()->fields.size() != expected.fields.size()) {
-    return Status::TypeError("the batch has " + std::to_string(batch.schema()->fields.size()) +
-                             " columns, the stream's schema " + std::to_string(expected.fields.size()));
+    return Status::TypeError("the batch has ", batch.schema()->fields.size(),
+                             " columns, the stream's schema ", expected.fields.size());
   }
   for (size_t i = 0; i < expected.fields.size(); ++i) {
     const Field& want = expected.fields[i];
     const Field& got = batch.schema()->fields[i];
     if (!got.type->Equals(*want.type)) {
-      return Status::TypeError("column " + std::to_string(i) + " (" + got.name + ") is " +
-                               got.type->ToString() + ", the stream's schema says " +
-                               want.type->ToString());
+      return Status::TypeError("column ", i, " (", got.name, ") is ", got.type->ToString(),
+                               ", the stream's schema says ", want.type->ToString());
     }
   }
   return Status::OK();
@@ -52,8 +51,8 @@ struct WriterState {
       const ArrayDataPtr& previous = dictionaries[id];
       if (previous && (previous == current[id] || ArrayEquals(*previous, *current[id]))) continue;
       if (previous && file_format) {
-        return Status::Invalid("batch " + std::to_string(batches_written) + " brings a new dictionary for id " +
-                               std::to_string(id) + "; the IPC file format holds one dictionary per "
+        return Status::Invalid("batch ", batches_written, " brings a new dictionary for id ", id,
+                               "; the IPC file format holds one dictionary per "
                                "field (write a stream, or give every batch the same dictionary)");
       }
       QUIVER_ASSIGN_OR_RETURN(WrittenBlock block, WriteDictionaryMessage(*sink, static_cast<int64_t>(id),
