@@ -80,6 +80,16 @@ struct ArrayData {
 // Rows [offset, offset + length) of `data`, sharing its buffers (no copy).
 Result<ArrayDataPtr> Slice(const ArrayDataPtr& data, int64_t offset, int64_t length);
 
+// `data` cut down to exactly the bytes its rows use, at offset 0, with
+// every child and dictionary the same: what a writer sends elsewhere (IPC,
+// pickling) instead of a slice that keeps its parent's whole buffers.
+// Values, offsets that already start at 0, variable-size data and bitmaps
+// of slices that start on a byte are shared (no copy); offsets are
+// re-based and bitmaps shifted in copies otherwise. Views keep their
+// variadic buffers and dictionaries all their values. `data` must be valid
+// at ValidationLevel::kDefault or above.
+Result<ArrayDataPtr> Compact(const ArrayData& data);
+
 // Checks `data` against its type at `level`; errors name the failing path,
 // e.g. "child 0 (item): offset 3 (5) < offset 2 (7)".
 Status Validate(const ArrayData& data, ValidationLevel level = ValidationLevel::kFull);

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "quiver/array.h"
 #include "quiver/status.h"
@@ -65,6 +67,13 @@ struct ArrowArrayStream {
 namespace quiver {
 
 // --- export -----------------------------------------------------------------
+
+// The C Data Interface format string of a type that is not an extension
+// type ("i", "+w:4", "tsu:UTC", ...; docs/formats.md, "Format strings").
+std::string FormatString(const DataType& type);
+// The type a format string names, given its already imported children.
+// Errors name the format and what is wrong with it.
+Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> children);
 
 // An unnamed nullable field of `type`.
 Status ExportType(const DataType& type, ArrowSchema* out);

@@ -61,6 +61,10 @@ class Tensor {
   bool IsColumnMajor() const;
   // A row-major copy with the same shape, type and dim_names.
   Result<Tensor> ToContiguous() const;
+  // The elements written row-major to `out` (a NumPy array's memory, a
+  // pinned staging buffer), which must hold exactly size() * byte_width
+  // bytes: one strided copy, nothing allocated.
+  Status CopyToRowMajor(void* out, int64_t out_bytes) const;
 
   // Address of the element at `index`, or IndexError naming the axis.
   Result<const uint8_t*> ElementPointer(std::span<const int64_t> index) const;

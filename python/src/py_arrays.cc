@@ -14,7 +14,6 @@
 
 #include <cstring>
 
-#include "quiver/internal/strided_copy.h"
 
 namespace quiver::python {
 
@@ -395,11 +394,8 @@ void CopyInto(const Tensor& tensor, nb::handle out) {
     Raise(Status::Invalid("out has shape " + Str(out.attr("shape")) +
                           ", the values " + Str(ToTuple(tensor.shape()))));
   }
-  std::vector<int64_t> dst_strides = Unwrap(RowMajorStrides(tensor.type()->byte_width(), tensor.shape()));
-  auto* dst = static_cast<uint8_t*>(target.data());
-  nb::gil_scoped_release no_gil;
-  internal::CopyStrided(tensor.raw_data(), tensor.strides(), dst, dst_strides, tensor.shape(),
-                        tensor.type()->byte_width());
+  const auto bytes = static_cast<int64_t>(target.nbytes());
+  Check(WithoutGil([&] { return tensor.CopyToRowMajor(target.data(), bytes); }));
 }
 
 namespace {

@@ -4,7 +4,6 @@
 
 #include <nanobind/stl/string.h>
 
-#include "quiver/internal/checked_math.h"
 #include "quiver/dlpack.h"
 
 namespace quiver::python {

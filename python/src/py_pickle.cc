@@ -11,8 +11,8 @@
 #include "py_convert.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
-#include "quiver/interchange/c_data_format.h"
-#include "quiver/internal/compact.h"
+#include "quiver/array.h"
+#include "quiver/c_data.h"
 
 namespace quiver::python {
 
@@ -67,7 +67,7 @@ nb::object TypeState(const DataType& type) {
   nb::object dictionary = type.id() == TypeId::kDictionary
                               ? nb::object(nb::make_tuple(TypeState(*type.value_type()), type.ordered()))
                               : nb::none();
-  const std::string format = type.id() == TypeId::kExtension ? "" : internal::FormatString(type);
+  const std::string format = type.id() == TypeId::kExtension ? "" : FormatString(type);
   return nb::make_tuple(Bytes(format), nb::tuple(children), Bytes(type.extension_name()),
                         Bytes(type.extension_metadata()), storage, dictionary);
 }
@@ -106,7 +106,7 @@ TypePtr TypeFromState(nb::handle state, int depth) {
   if (!nb::isinstance<nb::tuple>(t[1])) Raise(Status::TypeError("pickled type: expected a tuple of fields"));
   std::vector<Field> fields;
   for (nb::handle child : nb::borrow<nb::tuple>(t[1])) fields.push_back(FieldFromState(child, depth));
-  TypePtr type = Unwrap(internal::TypeFromFormat(String(t[0]), std::move(fields)));
+  TypePtr type = Unwrap(TypeFromFormat(String(t[0]), std::move(fields)));
   if (!t[5].is_none()) {
     nb::tuple d = TupleOf(t[5], 2, "dictionary type");
     type = Unwrap(dictionary(std::move(type), TypeFromState(d[0], depth + 1), nb::cast<bool>(d[1])));
@@ -170,7 +170,7 @@ Result<BufferPtr> SliceBytes(const BufferPtr& buffer, int64_t begin, int64_t end
 // and offsets are sliced; validity bitmaps of a slice that starts off a
 // byte boundary are copied, shifted (an eighth of a value byte at most).
 ArrayDataPtr CompactForPickle(const ArrayDataPtr& data) {
-  return Unwrap(internal::Compact(*data, internal::CompactOptions{}));
+  return Unwrap(Compact(*data));
 }
 
 nb::object ArrayState(const ArrayData& data, int protocol) {

@@ -7,7 +7,6 @@
 #include "py_convert.h"
 #include "py_objects.h"
 #include "py_pickle.h"
-#include "quiver/internal/permutation.h"
 
 namespace quiver::python {
 
@@ -45,6 +44,15 @@ VariableShapeTensorType MakeVariableShapeType(nb::handle value_type, int ndim,
 }
 
 namespace {
+
+// Whether `p` is 0, 1, ..., n-1: the bindings hand such a permutation to
+// the type constructors as "none", as readers of both spellings expect.
+bool IsIdentity(const std::vector<int64_t>& p) {
+  for (size_t k = 0; k < p.size(); ++k) {
+    if (p[k] != static_cast<int64_t>(k)) return false;
+  }
+  return true;
+}
 
 // The value type of a NumPy dtype: bools are arrow.bool8 (one byte each,
 // as NumPy stores them); TypeError naming the dtype for the rest.
@@ -234,7 +242,7 @@ void BindFixedShapeTensorType(nb::module_& m) {
         // Equal types hash alike: an explicit identity permutation is none.
         const auto& p = t.type.permutation();
         auto plain = FixedShapeTensorType::Make(t.type.value_type(), t.type.shape(), t.type.dim_names(),
-                                                internal::IsIdentityPermutation(p) ? std::vector<int64_t>{} : p);
+                                                IsIdentity(p) ? std::vector<int64_t>{} : p);
         return std::hash<std::string>{}(plain.ok() ? plain->ToString() : t.type.ToString());
       })
       .def("__reduce__", [](const PyFixedShapeTensorType& t) { return ReduceType(t.type.data_type()); })
@@ -293,7 +301,7 @@ void BindVariableShapeTensorType(nb::module_& m) {
         const auto& p = t.type.permutation();
         auto plain = VariableShapeTensorType::Make(
             t.type.value_type(), t.type.ndim(), t.type.dim_names(),
-            internal::IsIdentityPermutation(p) ? std::vector<int64_t>{} : p, t.type.uniform_shape());
+            IsIdentity(p) ? std::vector<int64_t>{} : p, t.type.uniform_shape());
         return std::hash<std::string>{}(plain.ok() ? plain->ToString() : t.type.ToString());
       })
       .def("__reduce__", [](const T& t) { return ReduceType(t.type.data_type()); })

@@ -209,9 +209,24 @@ Result<Tensor> Tensor::ToContiguous() const {
     // fit int64 when the other axes are huge.
     return Make(type_, std::move(out), shape_, std::vector<int64_t>(shape_.size(), width), dim_names_);
   }
+  QUIVER_RETURN_NOT_OK(CopyToRowMajor(out->mutable_data(), bytes));
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
-  internal::CopyStrided(raw_data(), strides_, out->mutable_data(), out_strides, shape_, width);
   return Make(type_, std::move(out), shape_, std::move(out_strides), dim_names_);
+}
+
+Status Tensor::CopyToRowMajor(void* out, int64_t out_bytes) const {
+  QUIVER_RETURN_NOT_OK(CheckOnHost());
+  const int64_t width = type_->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(size_, width, "tensor size"));
+  if (out_bytes != bytes) {
+    return Status::Invalid("a row-major copy of this tensor takes ", bytes, " bytes, the destination has ",
+                           out_bytes);
+  }
+  if (size_ == 0) return Status::OK();
+  if (out == nullptr) return Status::Invalid("the destination of a row-major copy is null");
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
+  internal::CopyStrided(raw_data(), strides_, static_cast<uint8_t*>(out), out_strides, shape_, width);
+  return Status::OK();
 }
 
 Result<const uint8_t*> Tensor::ElementPointer(std::span<const int64_t> index) const {

@@ -1,4 +1,4 @@
-// internal::Compact / CompactNode: arrays cut down to the rows they cover,
+// Compact (array.h) / internal::CompactNode: arrays cut down to the rows they cover,
 // as the IPC writer and pickling send them.
 #include <gtest/gtest.h>
 
@@ -11,8 +11,6 @@
 namespace quiver {
 namespace {
 
-using internal::Compact;
-using internal::CompactOptions;
 using test::Primitive;
 
 std::vector<int32_t> Iota(int n) {
@@ -29,8 +27,8 @@ std::vector<bool> EveryThirdNull(int n) {
 
 // Compacts `sliced` and checks the result is a valid array with the same
 // values.
-ArrayDataPtr CheckCompact(const ArrayDataPtr& sliced, CompactOptions options = {}) {
-  auto out = Compact(*sliced, options);
+ArrayDataPtr CheckCompact(const ArrayDataPtr& sliced) {
+  auto out = Compact(*sliced);
   EXPECT_TRUE(out.ok()) << out.status().ToString();
   if (!out.ok()) return nullptr;
   EXPECT_TRUE(Validate(**out, ValidationLevel::kFull).ok());
@@ -53,17 +51,6 @@ TEST(Compact, PrimitiveSliceOffByteBoundaryStartsAtZero) {
   EXPECT_EQ(out->buffers[0]->size(), 2);
   EXPECT_NE(out->buffers[0]->data(), parent->buffers[0]->data() + 1);
   EXPECT_EQ(out->null_count, sliced->ComputeNullCount());
-}
-
-TEST(Compact, KeepBitOffsetSlicesBitmapsWithoutCopies) {
-  ArrayDataPtr parent = Primitive(int32(), Iota(40), EveryThirdNull(40));
-  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 11, 13));
-  ArrayDataPtr out = CheckCompact(sliced, CompactOptions{.keep_bit_offset = true});
-  ASSERT_TRUE(out);
-  EXPECT_EQ(out->offset, 3);
-  EXPECT_EQ(out->buffers[0]->data(), parent->buffers[0]->data() + 1);
-  EXPECT_EQ(out->buffers[1]->data(), parent->buffers[1]->data() + 8 * 4);
-  EXPECT_EQ(out->buffers[1]->size(), 16 * 4);
 }
 
 TEST(Compact, ValidityDroppedWhenTheRowsHaveNoNulls) {

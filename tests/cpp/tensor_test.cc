@@ -44,6 +44,18 @@ TEST(Tensor, TransposedViewCopiesToContiguous) {
   EXPECT_EQ(*transposed.Value<int32_t>(index), 5);
 }
 
+TEST(Tensor, CopyToRowMajorFillsTheCallersMemoryExactly) {
+  Tensor base = Iota({2, 3});
+  ASSERT_OK_AND_ASSIGN(Tensor transposed, Tensor::Make(int32(), base.buffer(), {3, 2}, {4, 12}));
+  std::vector<int32_t> out(6, -1);
+  ASSERT_OK(transposed.CopyToRowMajor(out.data(), 24));
+  EXPECT_EQ(out, (std::vector<int32_t>{0, 3, 1, 4, 2, 5}));
+  EXPECT_ERROR(kInvalid, "takes 24 bytes, the destination has 20", transposed.CopyToRowMajor(out.data(), 20));
+  EXPECT_ERROR(kInvalid, "destination of a row-major copy is null", transposed.CopyToRowMajor(nullptr, 24));
+  Tensor empty = Iota({0, 3});
+  ASSERT_OK(empty.CopyToRowMajor(nullptr, 0));
+}
+
 TEST(Tensor, NegativeStridesAreBoundsChecked) {
   Tensor base = Iota({4});
   ASSERT_OK_AND_ASSIGN(Tensor reversed, Tensor::Make(int32(), base.buffer(), {4}, {-4}, {}, 12));

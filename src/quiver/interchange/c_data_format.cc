@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstring>
 
-namespace quiver::internal {
+namespace quiver {
 
 namespace {
 
@@ -167,6 +167,8 @@ Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> chi
   return Status::NotImplemented("format '" + format + "' is not supported by quiver");
 }
 
+namespace internal {
+
 std::string EncodeMetadata(const KeyValueMetadata& metadata) {
   if (metadata.empty()) return "";
   std::string out;
@@ -208,4 +210,6 @@ Result<KeyValueMetadata> DecodeMetadata(const char* encoded) {
   return out;
 }
 
-}  // namespace quiver::internal
+}  // namespace internal
+
+}  // namespace quiver

@@ -3,17 +3,15 @@
 
 #include <string>
 
+#include "quiver/c_data.h"
 #include "quiver/status.h"
 #include "quiver/type.h"
 
 namespace quiver::internal {
 
-// The format string of a non-extension type ("i", "+w:4", ...).
-std::string FormatString(const DataType& type);
-
-// The type a format string names, given its already imported children.
-// Errors name the format and what is wrong with it.
-Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> children);
+// FormatString and TypeFromFormat are public (quiver/c_data.h).
+using ::quiver::FormatString;
+using ::quiver::TypeFromFormat;
 
 // Encodes metadata as the C Data binary form; "" for no pairs.
 std::string EncodeMetadata(const KeyValueMetadata& metadata);

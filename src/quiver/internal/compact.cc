@@ -48,16 +48,14 @@ Result<BufferPtr> CompactOffsets(const BufferPtr& offsets, int64_t width, int64_
 
 }  // namespace
 
-Result<ArrayDataPtr> CompactNode(const ArrayData& data, CompactOptions options) {
+Result<ArrayDataPtr> CompactNode(const ArrayData& data) {
   const Layout layout = LayoutOf(*data.type);
-  // Slots [start, start + slots) stay; the rows begin `base` slots in.
-  const int64_t base = options.keep_bit_offset ? data.offset % 8 : 0;
-  const int64_t start = data.offset - base;
-  const int64_t slots = base + data.length;
+  const int64_t start = data.offset;
+  const int64_t slots = data.length;
   auto out = std::make_shared<ArrayData>();
   out->type = data.type;
   out->length = data.length;
-  out->offset = base;
+  out->offset = 0;
   out->null_count = layout.num_buffers == 0 ? data.length : data.ComputeNullCount();
   out->dictionary = data.dictionary;
   out->buffers.resize(data.buffers.size());
@@ -124,16 +122,20 @@ Result<ArrayDataPtr> CompactNode(const ArrayData& data, CompactOptions options) 
   return ArrayDataPtr(std::move(out));
 }
 
-Result<ArrayDataPtr> Compact(const ArrayData& data, CompactOptions options) {
-  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr node, CompactNode(data, options));
+}  // namespace quiver::internal
+
+namespace quiver {
+
+Result<ArrayDataPtr> Compact(const ArrayData& data) {
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr node, internal::CompactNode(data));
   auto out = std::make_shared<ArrayData>(*node);
   for (ArrayDataPtr& child : out->children) {
-    QUIVER_ASSIGN_OR_RETURN(child, Compact(*child, options));
+    QUIVER_ASSIGN_OR_RETURN(child, Compact(*child));
   }
   if (out->dictionary) {
-    QUIVER_ASSIGN_OR_RETURN(out->dictionary, Compact(*out->dictionary, options));
+    QUIVER_ASSIGN_OR_RETURN(out->dictionary, Compact(*out->dictionary));
   }
   return ArrayDataPtr(std::move(out));
 }
 
-}  // namespace quiver::internal
+}  // namespace quiver

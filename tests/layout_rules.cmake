@@ -1,0 +1,46 @@
+# The layering rules of src/quiver/ and python/src/, checked as a test
+# (ctest: LayoutRules). Run as: cmake -DROOT=<source dir> -P layout_rules.cmake
+#
+# - src/quiver/internal/ is the generic toolkit any layer may use: it
+#   includes nothing above array.h, that is only internal/ headers and the
+#   core headers status.h, buffer.h, type.h, dims.h and array.h; never a
+#   component folder (extension/, shape/, interchange/, sparse/, ipc/) nor
+#   another public header.
+# - python/src/ (the bindings) includes only public headers (quiver/NAME.h)
+#   and its own: never a header from a folder under src/quiver/.
+cmake_minimum_required(VERSION 3.22)
+
+set(violations "")
+
+file(GLOB internal_files "${ROOT}/src/quiver/internal/*.h" "${ROOT}/src/quiver/internal/*.cc")
+foreach(path IN LISTS internal_files)
+  file(STRINGS "${path}" includes REGEX "^#include \"quiver/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+    if(NOT header MATCHES "^quiver/internal/" AND
+       NOT header MATCHES "^quiver/(status|buffer|type|dims|array)\\.h$")
+      string(APPEND violations "  ${path}: includes ${header} (internal/ includes nothing above array.h)\n")
+    endif()
+  endforeach()
+endforeach()
+
+file(GLOB binding_files "${ROOT}/python/src/*.h" "${ROOT}/python/src/*.cc")
+foreach(path IN LISTS binding_files)
+  file(STRINGS "${path}" includes REGEX "^#include \"quiver/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+    if(header MATCHES "^quiver/[^/]+/")
+      string(APPEND violations "  ${path}: includes ${header} (the bindings use public headers only)\n")
+    endif()
+  endforeach()
+endforeach()
+
+list(LENGTH internal_files internal_count)
+list(LENGTH binding_files binding_count)
+if(internal_count EQUAL 0 OR binding_count EQUAL 0)
+  message(FATAL_ERROR "layout rules: no files found under ${ROOT} (ROOT wrong?)")
+endif()
+if(violations)
+  message(FATAL_ERROR "layout rules broken:\n${violations}")
+endif()
+message(STATUS "layout rules hold for ${internal_count} internal/ and ${binding_count} python/src/ files")
