@@ -21,15 +21,15 @@ Status CheckIndexTensor(const Tensor& t, const std::string& name, int ndim) {
                              t.type()->ToString());
   }
   if (t.ndim() != ndim) {
-    return Status::Invalid(name + " must have " + Str(ndim) + " dimension(s), not " + Str(t.ndim()));
+    return Status::Invalid(name, " must have ", ndim, " dimension(s), not ", t.ndim());
   }
   return t.CheckOnHost();
 }
 
 Status CheckLength(const Tensor& t, const std::string& name, int64_t expected, const char* why) {
   if (t.shape()[0] != expected) {
-    return Status::Invalid(name + " has " + Str(t.shape()[0]) + " entries, expected " +
-                           Str(expected) + " (" + why + ")");
+    return Status::Invalid(name, " has ", t.shape()[0], " entries, expected ", expected, " (", why,
+                           ")");
   }
   return Status::OK();
 }
@@ -37,23 +37,23 @@ Status CheckLength(const Tensor& t, const std::string& name, int64_t expected, c
 Status CheckValuesAndNames(const SparseTensor& t) {
   const Tensor& values = t.values();
   if (values.ndim() != 1) {
-    return Status::Invalid("sparse values must be 1-D, not " + Str(values.ndim()) + "-D");
+    return Status::Invalid("sparse values must be 1-D, not ", values.ndim(), "-D");
   }
   if (!values.IsContiguous()) return Status::Invalid("sparse values must be contiguous");
   // The kernels read values through typed pointers.
   const int64_t width = values.type()->byte_width();
   if (reinterpret_cast<uintptr_t>(values.raw_data()) % static_cast<uintptr_t>(width) != 0) {
-    return Status::Invalid("sparse values are not aligned to their " + Str(width) + "-byte width");
+    return Status::Invalid("sparse values are not aligned to their ", width, "-byte width");
   }
   for (size_t k = 0; k < t.shape().size(); ++k) {
     if (t.shape()[k] < 0) {
-      return Status::Invalid("sparse tensor shape " + internal::FormatShape(t.shape()) +
-                             " has a negative size on axis " + Str(static_cast<int64_t>(k)));
+      return Status::Invalid("sparse tensor shape ", internal::FormatShape(t.shape()),
+                             " has a negative size on axis ", k);
     }
   }
   if (!t.dim_names().empty() && t.dim_names().size() != t.shape().size()) {
-    return Status::Invalid("sparse tensor has " + Str(t.ndim()) + " dimensions but " +
-                           Str(static_cast<int64_t>(t.dim_names().size())) + " dim_names");
+    return Status::Invalid("sparse tensor has ", t.ndim(), " dimensions but ", t.dim_names().size(),
+                           " dim_names");
   }
   return values.CheckOnHost();
 }
@@ -61,8 +61,8 @@ Status CheckValuesAndNames(const SparseTensor& t) {
 Status CheckCOOSizes(const SparseTensor& t, const SparseCOOIndex& index) {
   QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.coords, "COO coords", 2));
   if (index.coords.shape()[0] != t.non_zero_length() || index.coords.shape()[1] != t.ndim()) {
-    return Status::Invalid("COO coords have shape " + internal::FormatShape(index.coords.shape()) +
-                           ", expected [" + Str(t.non_zero_length()) + ", " + Str(t.ndim()) +
+    return Status::Invalid("COO coords have shape ", internal::FormatShape(index.coords.shape()),
+                           ", expected [", t.non_zero_length(), ", ", t.ndim(),
                            "] (non-zeros x dimensions)");
   }
   return Status::OK();
@@ -89,9 +89,8 @@ Status CheckCSFSizes(const SparseTensor& t, const SparseCSFIndex& index) {
   QUIVER_RETURN_NOT_OK(internal::CheckPermutation(index.axis_order, ndim, "CSF axis_order"));
   if (static_cast<int>(index.indices.size()) != ndim ||
       static_cast<int>(index.indptr.size()) != ndim - 1) {
-    return Status::Invalid("CSF has " + Str(static_cast<int64_t>(index.indptr.size())) +
-                           " indptr and " + Str(static_cast<int64_t>(index.indices.size())) +
-                           " indices arrays, expected " + Str(ndim - 1) + " and " + Str(ndim));
+    return Status::Invalid("CSF has ", index.indptr.size(), " indptr and ", index.indices.size(),
+                           " indices arrays, expected ", ndim - 1, " and ", ndim);
   }
   for (int k = 0; k < ndim; ++k) {
     QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indices[k], "CSF indices[" + Str(k) + "]", 1));
@@ -123,8 +122,8 @@ Result<bool> CheckCOOValues(const SparseTensor& t, const SparseCOOIndex& index) 
   bool duplicate = false;
   const int64_t i = FirstUnsortedRow(c.span(), t.ndim(), &duplicate);
   if (i >= 0) {
-    return Status::Invalid("COO coords are marked canonical but row " + Str(i) + " is " +
-                           (duplicate ? "a duplicate of" : "not after") + " row " + Str(i - 1));
+    return Status::Invalid("COO coords are marked canonical but row ", i, " is ",
+                           (duplicate ? "a duplicate of" : "not after"), " row ", i - 1);
   }
   return true;
 }
