@@ -12,7 +12,8 @@ NB_MODULE(_quiver, m) {
   // project(VERSION) in CMakeLists.txt, the package's one version number.
   m.attr("__version__") = QUIVER_VERSION;
   quiver::python::BindTypes(m);
-  quiver::python::BindArrays(m);
+  quiver::python::BindArray(m);
+  quiver::python::BindFixedShapeTensorArray(m);
   quiver::python::BindTensor(m);
   quiver::python::BindSparse(m);
   quiver::python::BindVariableShapeTensorArray(m);

@@ -98,7 +98,9 @@ VariableShapeTensorType MakeVariableShapeType(nb::handle value_type, int ndim,
 // A DataType from a name ("float32"), a DataType, or a NumPy dtype-like.
 TypePtr TypeFromPython(nb::handle value);
 
-// Shared by the column bindings (py_arrays.cc).
+// Shared by the column bindings (py_tensor_columns.cc).
+// "quiver.NAME<type> length=N null_count=K", the first line of a repr.
+std::string ArrayHeader(const char* cls, const std::string& type, int64_t length, int64_t nulls);
 // Per row, 1 where `mask` (a bool array of N rows, any cell shape) masks
 // every element; ValueError naming the first row masked only in part.
 std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char* what);
@@ -115,7 +117,8 @@ std::string TensorColumnRepr(const VariableShapeTensorArray& a);
 nb::object ArrayToPylist(const ArrayDataPtr& data);
 
 void BindTypes(nb::module_& m);
-void BindArrays(nb::module_& m);
+void BindArray(nb::module_& m);
+void BindFixedShapeTensorArray(nb::module_& m);
 void BindTensor(nb::module_& m);
 void BindVariableShapeTensorArray(nb::module_& m);
 void BindShapePattern(nb::module_& m);

@@ -1,0 +1,264 @@
+// quiver.Array (any Arrow array quiver understands) and quiver.array(),
+// mirroring quiver/array.h: values as Python objects, struct fields, and
+// the import of any __arrow_c_array__ producer.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "py_capsules.h"
+#include "py_buffer_protocol.h"
+#include "py_convert.h"
+#include "py_dlpack.h"
+#include "py_fastcall.h"
+#include "py_objects.h"
+#include "py_pickle.h"
+
+#include <cstring>
+
+namespace quiver::python {
+
+nb::object WrapArray(ArrayDataPtr data) {
+  if (data->type->id() == TypeId::kExtension &&
+      data->type->extension_name() == FixedShapeTensorType::kExtensionName) {
+    // Already validated on import; parse the type only.
+    return nb::cast(PyFixedShapeTensorArray{
+        Unwrap(FixedShapeTensorArray::Make(std::move(data), ValidationLevel::kNone))});
+  }
+  if (data->type->id() == TypeId::kExtension &&
+      data->type->extension_name() == VariableShapeTensorType::kExtensionName) {
+    // The storage was validated on import; the rows are checked here.
+    return nb::cast(PyVariableShapeTensorArray{
+        Unwrap(VariableShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))});
+  }
+  return nb::cast(PyArray{std::move(data)});
+}
+
+namespace {
+
+// One value of a plain array as a Python object (None for a null slot).
+nb::object ValueToPython(const ArrayData& data, int64_t i);
+
+nb::list ValuesToPython(const ArrayData& data, int64_t begin, int64_t end) {
+  nb::list out;
+  for (int64_t i = begin; i < end; ++i) out.append(ValueToPython(data, i));
+  return out;
+}
+
+nb::object ValueToPython(const ArrayData& data, int64_t i) {
+  if (!data.IsValid(i)) return nb::none();
+  const DataType& type = data.type->storage();
+  const int64_t at = data.offset + i;
+  auto offsets = [&](int64_t* begin, int64_t* end) {
+    const uint8_t* raw = data.buffers[1]->data();
+    if (type.id() == TypeId::kLargeUtf8 || type.id() == TypeId::kLargeBinary ||
+        type.id() == TypeId::kLargeList) {
+      std::memcpy(begin, raw + at * 8, 8);
+      std::memcpy(end, raw + (at + 1) * 8, 8);
+    } else {
+      int32_t b, e;
+      std::memcpy(&b, raw + at * 4, 4);
+      std::memcpy(&e, raw + (at + 1) * 4, 4);
+      *begin = b, *end = e;
+    }
+  };
+  if (data.type->is_bool8()) return nb::bool_(data.buffers[1]->data()[at] != 0);
+  switch (type.id()) {
+    case TypeId::kBool:
+      return nb::bool_((data.buffers[1]->data()[at >> 3] >> (at & 7)) & 1);
+    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kBinary: case TypeId::kLargeBinary: {
+      int64_t begin, end;
+      offsets(&begin, &end);
+      const char* chars = data.buffers[2] ? reinterpret_cast<const char*>(data.buffers[2]->data()) : "";
+      if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8) {
+        return nb::str(chars + begin, static_cast<size_t>(end - begin));
+      }
+      return nb::bytes(chars + begin, static_cast<size_t>(end - begin));
+    }
+    case TypeId::kFixedSizeBinary:
+      return nb::bytes(reinterpret_cast<const char*>(data.buffers[1]->data()) + at * type.fixed_size(),
+                       static_cast<size_t>(type.fixed_size()));
+    case TypeId::kList: case TypeId::kLargeList: {
+      int64_t begin, end;
+      offsets(&begin, &end);
+      return ValuesToPython(*data.children[0], begin, end);
+    }
+    case TypeId::kFixedSizeList:
+      return ValuesToPython(*data.children[0], at * type.fixed_size(), (at + 1) * type.fixed_size());
+    case TypeId::kStruct: {
+      nb::dict out;
+      for (size_t c = 0; c < type.children().size(); ++c) {
+        out[type.children()[c].name.c_str()] = ValueToPython(*data.children[c], at);
+      }
+      return out;
+    }
+    default: break;
+  }
+  if (!type.is_numeric()) return nb::str(("<" + type.ToString() + ">").c_str());
+  // Numbers: one element through NumPy, so floats and halves read as NumPy does.
+  Tensor one = Unwrap(Tensor::Make(data.type->is_bool8() ? bool8() : data.type, data.buffers[1], {},
+                                   {}, {}, at * type.byte_width()));
+  return TensorToNumpy(one).attr("item")();
+}
+
+
+}  // namespace
+
+nb::object ArrayToPylist(const ArrayDataPtr& data) { return ValuesToPython(*data, 0, data->length); }
+
+namespace {
+
+nb::object StructField(const ArrayDataPtr& data, nb::handle key) {
+  const DataType& type = data->type->storage();
+  if (type.id() != TypeId::kStruct) {
+    Raise(Status::TypeError("field() needs a struct array (a record batch), this one holds " +
+                            data->type->ToString()));
+  }
+  size_t index = type.children().size();
+  if (nb::isinstance<nb::str>(key)) {
+    const std::string name = nb::cast<std::string>(key);
+    for (size_t c = 0; c < type.children().size(); ++c) {
+      if (type.children()[c].name == name) {
+        index = c;
+        break;
+      }
+    }
+    if (index == type.children().size()) {
+      PyErr_SetString(PyExc_KeyError, ("no field named '" + name + "'").c_str());
+      throw nb::python_error();
+    }
+  } else {
+    index = static_cast<size_t>(ResolveIndex(nb::cast<int64_t>(key), static_cast<int64_t>(type.children().size())));
+  }
+  return WrapArray(Unwrap(Slice(data->children[index], data->offset, data->length)));
+}
+
+}  // namespace
+
+void BindArray(nb::module_& m) {
+  nb::class_<PyArray>(m, "Array",
+                      "An Arrow array of any type quiver understands, held zero-copy. "
+                      "Export it with the Arrow PyCapsule protocol (pyarrow.array(a)).")
+      .def("__len__", [](const PyArray& a) { return a.data->length; })
+      .def_prop_ro("type", [](const PyArray& a) { return WrapType(a.data->type); })
+      .def_prop_ro("null_count", [](const PyArray& a) { return a.data->ComputeNullCount(); })
+      .def_prop_ro("offset", [](const PyArray& a) { return a.data->offset; })
+      .def("is_valid",
+           [](const PyArray& a, int64_t i) { return a.data->IsValid(ResolveIndex(i, a.data->length)); },
+           nb::arg("i"), "Whether row i is non-null.")
+      .def("__getitem__",
+           [](const PyArray& a, nb::slice slice) {
+             auto [start, count] = ResolveSlice(slice, a.data->length);
+             return PyArray{Unwrap(Slice(a.data, start, count))};
+           },
+           "A zero-copy slice (step 1).")
+      .def("validate",
+           [](const PyArray& a, bool full) {
+             Check(Validate(*a.data, full ? ValidationLevel::kFull : ValidationLevel::kDefault));
+           },
+           nb::arg("full") = true, "Raises ValueError if the array's buffers are inconsistent.")
+      .def("__arrow_c_array__",
+           [](const PyArray& a, nb::handle requested) { return ExportArrayWithSchema(a.data, requested); },
+           nb::arg("requested_schema") = nb::none(),
+           "Exports (schema, array) PyCapsules, zero-copy.")
+      .def("to_pylist", [](const PyArray& a) { return ArrayToPylist(a.data); },
+           "The values as Python objects (numbers, bools, str, bytes, lists, dicts for "
+           "structs), None for nulls.")
+      .def("__iter__", [](const PyArray& a) { return ArrayToPylist(a.data).attr("__iter__")(); })
+      .def("equals",
+           [](const PyArray& a, const PyArray& b) {
+             return a.data->type->Equals(*b.data->type) && a.data->length == b.data->length &&
+                    ArrayToPylist(a.data).equal(ArrayToPylist(b.data));
+           },
+           nb::arg("other"), "Same type, length, nulls and values.")
+      .def("__eq__",
+           [](const PyArray& a, nb::handle b) {
+             if (!nb::isinstance<PyArray>(b)) return false;
+             const PyArray& other = nb::cast<PyArray&>(b);
+             return a.data->type->Equals(*other.data->type) && a.data->length == other.data->length &&
+                    ArrayToPylist(a.data).equal(ArrayToPylist(other.data));
+           })
+      .def_prop_ro("num_fields",
+                   [](const PyArray& a) { return a.data->type->storage().id() == TypeId::kStruct
+                                                     ? a.data->type->storage().children().size() : 0; },
+                   "Number of fields of a struct array (a record batch imported as one), else 0.")
+      .def_prop_ro("field_names",
+                   [](const PyArray& a) {
+                     std::vector<std::string> names;
+                     if (a.data->type->storage().id() == TypeId::kStruct) {
+                       for (const Field& f : a.data->type->storage().children()) names.push_back(f.name);
+                     }
+                     return names;
+                   },
+                   "The field names of a struct array, in order.")
+      .def("field", [](const PyArray& a, nb::handle key) { return StructField(a.data, key); },
+           nb::arg("key"),
+           "Column `key` (index or name) of a struct array, e.g. a record batch imported with "
+           "quiver.array: a FixedShapeTensorArray, VariableShapeTensorArray or Array, zero-copy.")
+      .def("__getitem__", [](const PyArray& a, nb::str key) { return StructField(a.data, key); },
+           "Column `key` of a struct array (see field()).")
+      .def("__reduce_ex__", [](const PyArray& a, int protocol) { return ReduceArray(a.data, protocol); },
+           nb::arg("protocol"))
+      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__deepcopy__", [](const PyArray& a, nb::handle) { return DeepCopyArray(a.data); }, nb::arg("memo"))
+      .def("__repr__", [](const PyArray& a) {
+        const std::string header = ArrayHeader("Array", a.data->type->ToString(), a.data->length,
+                                               a.data->ComputeNullCount());
+        return FormatColumn(header, a.data->length, [&](int64_t i) {
+          return std::string(nb::repr(ValueToPython(*a.data, i)).c_str());
+        });
+      });
+  nb::setattr(m.attr("Array"), "__hash__", nb::none());
+  m.def(
+      "array",
+      [](nb::handle obj) {
+        if (nb::isinstance<PyArray>(obj) || nb::isinstance<PyFixedShapeTensorArray>(obj) ||
+            nb::isinstance<PyVariableShapeTensorArray>(obj)) {
+          return nb::borrow(obj);
+        }
+        static PyObject* const protocol = Interned("__arrow_c_array__");
+        PyObject* self = obj.ptr();
+        nb::object capsules = nb::steal(PyObject_VectorcallMethod(protocol, &self, 1, nullptr));
+        if (!capsules.is_valid()) {
+          nb::python_error error;  // fetched: hasattr below needs a clean state
+          if (error.matches(PyExc_AttributeError) && !nb::hasattr(obj, protocol)) {
+            Raise(Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
+                                    "(a pyarrow Array, say), got " +
+                                    std::string(nb::type_name(obj.type()).c_str())));
+          }
+          throw error;
+        }
+        if (!PyTuple_Check(capsules.ptr()) || PyTuple_GET_SIZE(capsules.ptr()) != 2) {
+          Raise(Status::TypeError("__arrow_c_array__() must return a (schema, array) tuple"));
+        }
+        auto [field, data] = ImportCapsules(PyTuple_GET_ITEM(capsules.ptr(), 0),
+                                            PyTuple_GET_ITEM(capsules.ptr(), 1));
+        return WrapArray(std::move(data));
+      },
+      nb::arg("obj"),
+      "Imports any object exposing __arrow_c_array__ (pyarrow, Polars, nanoarrow ...) "
+      "zero-copy, validating it fully. Returns a FixedShapeTensorArray or "
+      "VariableShapeTensorArray for the tensor extension types, an Array otherwise.");
+}
+
+ArrayDataPtr AsExtensionStorage(const TypePtr& extension_type, const std::string& type_name,
+                                nb::handle storage, const char* what) {
+  nb::object imported = nb::borrow(storage);
+  if (!nb::isinstance<PyArray>(storage)) {
+    nb::object capsules = storage.attr("__arrow_c_array__")();
+    imported = WrapArray(ImportCapsules(capsules[0], capsules[1]).second);
+  }
+  if (!nb::isinstance<PyArray>(imported)) {
+    Raise(Status::TypeError(std::string("storage must be ") + what));
+  }
+  auto data = std::make_shared<ArrayData>(*nb::cast<PyArray&>(imported).data);
+  const TypePtr& needed = extension_type->storage_type();
+  if (!data->type->Equals(*needed)) {
+    Raise(Status::TypeError("storage has type " + data->type->ToString() + ", " + type_name +
+                            " needs " + needed->ToString()));
+  }
+  data->type = extension_type;
+  return data;
+}
+
+}  // namespace quiver::python

@@ -1,0 +1,166 @@
+// What the two tensor column bindings share (py_fixed_shape_tensor_array.cc,
+// py_variable_shape_tensor_array.cc): reprs, row-by-row equality, masks,
+// take() indices and out= copies.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "py_capsules.h"
+#include "py_buffer_protocol.h"
+#include "py_convert.h"
+#include "py_dlpack.h"
+#include "py_fastcall.h"
+#include "py_objects.h"
+#include "py_pickle.h"
+
+#include <cstring>
+
+namespace quiver::python {
+
+std::string ArrayHeader(const char* cls, const std::string& type, int64_t length, int64_t nulls) {
+  std::string out = std::string("quiver.") + cls + "<" + type + "> length=" + std::to_string(length);
+  if (nulls > 0) out += " null_count=" + std::to_string(nulls);
+  return out;
+}
+
+
+namespace {
+
+// Row i of a tensor column as repr text: its values, or null.
+std::string RowText(const Result<Tensor>& row, bool valid, bool with_shape) {
+  if (!valid) return "null";
+  if (!row.ok()) return "<" + row.status().message() + ">";
+  std::string out;
+  if (with_shape) {
+    out = "(";
+    for (size_t k = 0; k < row->shape().size(); ++k) out += (k ? ", " : "") + std::to_string(row->shape()[k]);
+    out += row->shape().size() == 1 ? ",) " : ") ";
+  }
+  return out + FormatValues(TensorToNumpy(*row), "  " + out);
+}
+
+// Rows equal one by one: validity, then values of the valid rows (NaN != NaN).
+template <typename ArrayT>
+bool RowsEqual(const ArrayT& a, const ArrayT& b) {
+  if (!a.type().Equals(b.type()) || a.length() != b.length()) return false;
+  for (int64_t i = 0; i < a.length(); ++i) {
+    if (a.IsValid(i) != b.IsValid(i)) return false;
+    if (!a.IsValid(i)) continue;
+    auto x = a.RowTensor(i), y = b.RowTensor(i);
+    if (!x.ok() || !y.ok() || !x->Equals(*y)) return false;
+  }
+  return true;
+}
+
+
+}  // namespace
+
+bool FixedShapeTensorArraysEqual(const FixedShapeTensorArray& a, const FixedShapeTensorArray& b) {
+  nb::gil_scoped_release no_gil;
+  if (a.null_count() == 0 && b.null_count() == 0 && a.type().Equals(b.type()) &&
+      a.length() == b.length()) {
+    auto x = a.ToTensor(), y = b.ToTensor();
+    if (x.ok() && y.ok()) return x->Equals(*y);
+  }
+  return RowsEqual(a, b);
+}
+
+bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a, const VariableShapeTensorArray& b) {
+  nb::gil_scoped_release no_gil;
+  return RowsEqual(a, b);
+}
+
+std::string TensorColumnRepr(const FixedShapeTensorArray& a) {
+  return FormatColumn(ArrayHeader("FixedShapeTensorArray", a.type().ToString(), a.length(), a.null_count()),
+                      a.length(), [&](int64_t i) { return RowText(a.RowTensor(i), a.IsValid(i), false); });
+}
+
+std::string TensorColumnRepr(const VariableShapeTensorArray& a) {
+  return FormatColumn(ArrayHeader("VariableShapeTensorArray", a.type().ToString(), a.length(), a.null_count()),
+                      a.length(), [&](int64_t i) { return RowText(a.RowTensor(i), a.IsValid(i), true); });
+}
+
+// Masked-array rows: True where every element of a row is masked (a null
+// row); ValueError naming the first row masked only in part.
+std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char* what) {
+  nb::object numpy = Numpy();
+  nb::object flags = numpy.attr("asarray")(mask, numpy.attr("bool_"));
+  if (nb::cast<int64_t>(flags.attr("ndim")) == 0) {
+    flags = numpy.attr("broadcast_to")(flags, nb::make_tuple(rows));
+  }
+  if (nb::cast<int64_t>(flags.attr("shape")[0]) != rows) {
+    Raise(Status::Invalid(std::string(what) + " has " +
+                          std::to_string(nb::cast<int64_t>(flags.attr("shape")[0])) +
+                          " rows, the array " + std::to_string(rows)));
+  }
+  nb::object per_row = flags.attr("reshape")(rows, -1);
+  nb::object all = numpy.attr("ascontiguousarray")(per_row.attr("all")(1)).attr("view")(numpy.attr("uint8"));
+  nb::object any = per_row.attr("any")(1);
+  nb::object partial = numpy.attr("flatnonzero")(any.attr("__and__")(all.attr("view")(numpy.attr("bool_")).attr("__invert__")()));
+  if (nb::len(partial) > 0) {
+    Raise(Status::Invalid("row " + Str(partial[0]) +
+                          " is masked in part; a tensor column can only make whole rows null "
+                          "(fill the masked elements, e.g. x.filled(0), or mask the whole row)"));
+  }
+  auto view = nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(all);
+  return std::vector<uint8_t>(view.data(), view.data() + view.shape(0));
+}
+
+// Indices as a contiguous int64 NumPy array; TypeError for non-integers.
+nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices) {
+  nb::object numpy = Numpy();
+  nb::object array = numpy.attr("asarray")(indices);
+  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  if (kind != "i" && kind != "u" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
+    Raise(Status::TypeError("indices must be integers, got dtype " +
+                            Str(array.attr("dtype"))));
+  }
+  if (nb::cast<int64_t>(array.attr("ndim")) != 1) {
+    Raise(Status::Invalid("indices must be one-dimensional"));
+  }
+  nb::object converted = numpy.attr("ascontiguousarray")(array, numpy.attr("int64"));
+  return nb::cast<nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig>>(converted);
+}
+
+// A filter mask as contiguous bytes; TypeError unless it holds bools.
+nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask) {
+  nb::object numpy = Numpy();
+  nb::object array = numpy.attr("asarray")(mask);
+  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  if (kind != "b" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
+    Raise(Status::TypeError("mask must hold bools, got dtype " +
+                            Str(array.attr("dtype"))));
+  }
+  nb::object flags = numpy.attr("ascontiguousarray")(array, numpy.attr("bool_")).attr("view")(numpy.attr("uint8"));
+  return nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(flags);
+}
+
+// Copies `tensor` into a caller's NumPy array: same dtype and shape,
+// C-contiguous and writable, else ValueError / TypeError naming the problem.
+void CopyInto(const Tensor& tensor, nb::handle out) {
+  if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
+    Raise(Status::Invalid("out is read-only"));
+  }
+  nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
+  if (!nb::try_cast(out, target, /*convert=*/false)) {
+    Raise(Status::TypeError("out must be a C-contiguous NumPy array on the CPU, got " +
+                            std::string(nb::repr(out.attr("__class__")).c_str()) +
+                            (nb::hasattr(out, "flags") ? " (not C-contiguous)" : "")));
+  }
+  nb::object want = NumpyDtype(*tensor.type());
+  if (!want.equal(out.attr("dtype"))) {
+    Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
+                            ", the values are " + Str(want)));
+  }
+  std::vector<int64_t> shape(target.ndim());
+  for (size_t k = 0; k < target.ndim(); ++k) shape[k] = static_cast<int64_t>(target.shape(k));
+  if (shape != tensor.shape()) {
+    Raise(Status::Invalid("out has shape " + Str(out.attr("shape")) +
+                          ", the values " + Str(ToTuple(tensor.shape()))));
+  }
+  const auto bytes = static_cast<int64_t>(target.nbytes());
+  Check(WithoutGil([&] { return tensor.CopyToRowMajor(target.data(), bytes); }));
+}
+
+}  // namespace quiver::python
