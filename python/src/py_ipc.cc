@@ -84,8 +84,15 @@ class PythonStream : public ipc::ReadSomeStream {
         nb::object view = nb::steal(PyMemoryView_FromMemory(reinterpret_cast<char*>(out),
                                                             static_cast<Py_ssize_t>(capacity), PyBUF_WRITE));
         if (!view) throw nb::python_error();
+        // The view must not outlive this call: it points into quiver's buffer.
+        struct Release {
+          nb::handle view;
+          ~Release() {
+            if (PyObject* r = PyObject_CallMethod(view.ptr(), "release", nullptr)) Py_DECREF(r);
+            else PyErr_Clear();
+          }
+        } release{view};
         nb::object got = file_.attr("readinto")(view);
-        view.attr("release")();
         if (got.is_none()) return Status::IOError("the file object is non-blocking and had no data (readinto() returned None)");
         const int64_t n = nb::cast<int64_t>(got);
         if (n < 0 || n > capacity) return Status::IOError("readinto() reported " + std::to_string(n) + " bytes");
