@@ -60,12 +60,12 @@ Result<TypePtr> ParseDecimal(const std::string& format) {
     return Status::Invalid("format '" + format + "' is not a decimal format d:precision,scale[,bits]");
   }
   if (bits == 32 || bits == 64) {
-    return Status::NotImplemented("format '" + format + "' (decimal" + std::to_string(bits) +
+    return Status::NotImplemented("format '", format, "' (decimal", bits,
                                   ") is not supported by quiver");
   }
   if (bits == 128) return decimal128(precision, scale);
   if (bits == 256) return decimal256(precision, scale);
-  return Status::Invalid("format '" + format + "' has decimal bit width " + std::to_string(bits) +
+  return Status::Invalid("format '", format, "' has decimal bit width ", bits,
                          " (32, 64, 128 or 256)");
 }
 
@@ -104,8 +104,8 @@ Result<int32_t> ParseSize(const std::string& format, size_t prefix) {
 Status ExpectChildren(const std::string& format, const std::vector<Field>& children,
                       size_t expected) {
   if (children.size() == expected) return Status::OK();
-  return Status::Invalid("format '" + format + "' needs " + std::to_string(expected) +
-                         " children, got " + std::to_string(children.size()));
+  return Status::Invalid("format '", format, "' needs ", expected, " children, got ",
+                         children.size());
 }
 
 }  // namespace
@@ -198,7 +198,7 @@ Result<KeyValueMetadata> DecodeMetadata(const char* encoded) {
   if (pairs < 0) return Status::Invalid("schema metadata has a negative pair count");
   for (int32_t i = 0; i < pairs; ++i) {
     int32_t key_length = get_int();
-    if (key_length < 0) return Status::Invalid("schema metadata key " + std::to_string(i) + " has a negative length");
+    if (key_length < 0) return Status::Invalid("schema metadata key ", i, " has a negative length");
     std::string key(encoded, key_length);
     encoded += key_length;
     int32_t value_length = get_int();
