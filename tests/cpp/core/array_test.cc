@@ -1,8 +1,14 @@
 #include "quiver/array.h"
 
 #include <limits>
+#include <random>
 
 #include "test_util.h"
+#include "core_types_test.h"
+#include "quiver/extension/canonical_extensions.h"
+#include "quiver/internal/layout.h"
+#include "quiver/record_batch.h"
+#include "quiver/type.h"
 
 namespace quiver {
 
@@ -188,24 +194,301 @@ TEST(Validate, NegativeLengthAndOffset) {
   EXPECT_ERROR(kInvalid, "negative offset", Validate(*a, ValidationLevel::kMinimal));
 }
 
-TEST(Validate, CanonicalExtensionsAtEveryDepth) {
-  // A struct field typed arrow.fixed_shape_tensor whose shape [5, 5] does
-  // not match its fixed_size_list[6] storage.
-  ASSERT_OK_AND_ASSIGN(TypePtr storage, fixed_size_list(ListItem(float32()), 6));
-  ASSERT_OK_AND_ASSIGN(TypePtr bad_tensor,
-                       extension("arrow.fixed_shape_tensor", "{\"shape\":[5,5]}", storage));
-  auto cells = std::make_shared<ArrayData>();
-  cells->type = bad_tensor;
-  cells->length = 0;
-  cells->buffers = {nullptr};
-  cells->children = {Primitive<float>(float32(), {})};
-  auto outer = std::make_shared<ArrayData>();
-  outer->type = struct_({Field{"images", bad_tensor}});
-  outer->buffers = {nullptr};
-  outer->children = {cells};
-  ASSERT_OK(Validate(*outer, ValidationLevel::kDefault));
-  EXPECT_ERROR(kInvalid, "child 0 (images): ", Validate(*outer));
-  EXPECT_ERROR(kInvalid, "has 25 elements but the storage list size is 6", Validate(*outer));
+using test::DictionaryOf;
+using test::Views;
+using test::WithView;
+
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+
+ArrayDataPtr NullArray(int64_t length) {
+  auto data = std::make_shared<ArrayData>();
+  data->type = null();
+  data->length = length;
+  data->null_count = length;
+  return data;
+}
+
+// Validation status at each level: minimal, default, full.
+std::vector<Status> AtEachLevel(const ArrayData& data) {
+  return {Validate(data, ValidationLevel::kMinimal), Validate(data, ValidationLevel::kDefault),
+          Validate(data, ValidationLevel::kFull)};
+}
+
+}  // namespace
+
+// --- validation: null and fixed-width ---------------------------------------
+
+TEST(CoreTypes, NullArrays) {
+  ArrayDataPtr nulls = NullArray(5);
+  for (const Status& st : AtEachLevel(*nulls)) ASSERT_OK(st);
+  EXPECT_FALSE(nulls->IsValid(0));
+  EXPECT_EQ(nulls->ComputeNullCount(), 5);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(nulls, 1, 3));
+  EXPECT_EQ(sliced->null_count, 3);
+  ASSERT_OK(Validate(*sliced));
+  // A producer's 0 does not make null slots valid.
+  auto zero = std::make_shared<ArrayData>(*nulls);
+  zero->null_count = 0;
+  ASSERT_OK(Validate(*zero));
+  EXPECT_EQ(zero->ComputeNullCount(), 5);
+  auto with_buffer = std::make_shared<ArrayData>(*nulls);
+  with_buffer->buffers = {nullptr};
+  EXPECT_ERROR(kInvalid, "type null needs 0 buffers, got 1", Validate(*with_buffer, ValidationLevel::kMinimal));
+  EXPECT_TRUE(ArrayEquals(*nulls, *zero));
+  EXPECT_FALSE(ArrayEquals(*nulls, *NullArray(4)));
+  // A struct with a null-typed field.
+  auto st = std::make_shared<ArrayData>();
+  st->type = struct_({Field{"n", null()}, Field{"x", int32()}});
+  st->length = 2;
+  st->buffers = {nullptr};
+  st->children = {NullArray(2), Primitive<int32_t>(int32(), {1, 2})};
+  ASSERT_OK(Validate(*st));
+  EXPECT_TRUE(ArrayEquals(*st, *st));
+}
+
+TEST(CoreTypes, FixedWidthBuffersAreSizedAtMinimal) {
+  ArrayDataPtr dec = Primitive<int64_t>(*decimal128(10, 2), {1, 0, 2, 0}, {true, false, true, true});
+  auto claimed = std::make_shared<ArrayData>(*dec);
+  claimed->length = 2;
+  ASSERT_OK(Validate(*claimed));
+  claimed->length = 3;
+  EXPECT_ERROR(kInvalid, "values buffer has 32 bytes, 48 needed for offset 0 + length 3",
+               Validate(*claimed, ValidationLevel::kMinimal));
+  ArrayDataPtr ts = Primitive<int64_t>(Timestamp(TimeUnit::kMicro, "UTC"), {1, 2, 3});
+  ASSERT_OK(Validate(*ts));
+  auto huge = std::make_shared<ArrayData>(*ts);
+  huge->length = kMax / 4;
+  EXPECT_ERROR(kInvalid, "overflows int64", Validate(*huge, ValidationLevel::kMinimal));
+  ArrayDataPtr days = Primitive<int32_t>(date32(), {19000, 19001});
+  ASSERT_OK(Validate(*days));
+  EXPECT_TRUE(ArrayEquals(*days, *Primitive<int32_t>(date32(), {19000, 19001})));
+  EXPECT_FALSE(ArrayEquals(*days, *Primitive<int32_t>(int32(), {19000, 19001})));
+}
+
+// --- validation: views ------------------------------------------------------
+
+TEST(CoreTypes, ViewsValidateAtEveryLevel) {
+  ArrayDataPtr views = Views({"a", std::nullopt, "a string longer than twelve", "", "twelve bytes",
+                              "thirteen bytes", "and another long one"});
+  ASSERT_EQ(views->buffers.size(), 4u);  // validity, views, two data buffers
+  for (const Status& st : AtEachLevel(*views)) ASSERT_OK(st);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(views, 2, 4));
+  ASSERT_OK(Validate(*sliced));
+  // No variadic buffers at all: only inline values.
+  auto inline_only = std::make_shared<ArrayData>(*Views({"x", "yz"}));
+  inline_only->buffers.resize(2);
+  ASSERT_OK(Validate(*inline_only));
+  // binary_view holds any bytes; utf8_view only UTF-8.
+  ArrayDataPtr bytes = Views({std::string("\xff\xfe", 2), std::string(20, '\xff')}, binary_view());
+  ASSERT_OK(Validate(*bytes));
+  ArrayDataPtr bad_short = Views({"ok", std::string("\xff\xfe", 2)});
+  EXPECT_ERROR(kInvalid, "row 1 is not valid UTF-8", Validate(*bad_short));
+  ASSERT_OK(Validate(*bad_short, ValidationLevel::kDefault));
+  ArrayDataPtr bad_long = Views({std::string("abcd") + std::string(20, '\xc0')});
+  EXPECT_ERROR(kInvalid, "row 0 is not valid UTF-8", Validate(*bad_long));
+}
+
+TEST(CoreTypes, ViewBufferCountsAndSizesAtMinimal) {
+  ArrayDataPtr views = Views({"a", "a string longer than twelve"});
+  auto one_buffer = std::make_shared<ArrayData>(*views);
+  one_buffer->buffers.resize(1);
+  EXPECT_ERROR(kInvalid, "type utf8_view needs at least 2 buffers, got 1",
+               Validate(*one_buffer, ValidationLevel::kMinimal));
+  auto short_views = std::make_shared<ArrayData>(*views);
+  short_views->buffers[1] = test::BufferFrom(views->buffers[1]->data(), 16);
+  EXPECT_ERROR(kInvalid, "views buffer has 16 bytes, 32 needed for offset 0 + length 2",
+               Validate(*short_views, ValidationLevel::kMinimal));
+  auto missing = std::make_shared<ArrayData>(*views);
+  missing->buffers[1] = nullptr;
+  EXPECT_ERROR(kInvalid, "views buffer is missing (32 bytes needed)",
+               Validate(*missing, ValidationLevel::kMinimal));
+  auto huge = std::make_shared<ArrayData>(*views);
+  huge->length = kMax / 2;
+  EXPECT_ERROR(kInvalid, "views buffer size", Validate(*huge, ValidationLevel::kMinimal));
+}
+
+TEST(CoreTypes, HostileViewsFailAtFull) {
+  ArrayDataPtr views = Views({"a", "a string longer than twelve", std::nullopt});
+  struct Case {
+    std::vector<uint8_t> view;
+    const char* error;
+  };
+  auto raw = [](int32_t length, int32_t index, int32_t offset, const char* prefix = "a st") {
+    std::vector<uint8_t> view(16, 0);
+    std::memcpy(view.data(), &length, 4);
+    std::memcpy(view.data() + 4, prefix, 4);
+    std::memcpy(view.data() + 8, &index, 4);
+    std::memcpy(view.data() + 12, &offset, 4);
+    return view;
+  };
+  const int32_t max32 = std::numeric_limits<int32_t>::max();
+  const std::vector<Case> cases = {
+      {raw(27, 1, 0), "row 1: view points into variadic buffer 1, but the array has 1"},
+      {raw(27, -1, 0), "row 1: view points into variadic buffer -1, but the array has 1"},
+      {raw(27, 0, 1), "row 1: view [1, 28) is outside variadic buffer 0 of 27 bytes"},
+      {raw(20, 0, max32), "row 1: view [2147483647, 2147483667) is outside variadic buffer 0"},
+      {raw(max32, 0, max32), "is outside variadic buffer 0 of 27 bytes"},
+      {raw(27, 0, -4), "row 1: view [-4, 23) is outside variadic buffer 0"},
+      {raw(-1, 0, 0), "row 1: view length -1 is negative"},
+      {raw(27, 0, 0, "zzzz"), "row 1: view prefix differs from the first 4 bytes of its value"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.error);
+    ArrayDataPtr hostile = WithView(views, 1, c.view);
+    ASSERT_OK(Validate(*hostile, ValidationLevel::kMinimal));
+    ASSERT_OK(Validate(*hostile, ValidationLevel::kDefault));
+    EXPECT_ERROR(kInvalid, c.error, Validate(*hostile, ValidationLevel::kFull));
+  }
+  // A null slot's view is never read, whatever it holds.
+  ASSERT_OK(Validate(*WithView(views, 2, raw(-5, 99, -99))));
+  // A null variadic buffer counts as empty.
+  auto dropped = std::make_shared<ArrayData>(*views);
+  dropped->buffers[2] = nullptr;
+  EXPECT_ERROR(kInvalid, "row 1: view [0, 27) is outside variadic buffer 0 of 0 bytes",
+               Validate(*dropped));
+}
+
+// --- validation: dictionaries -----------------------------------------------
+
+TEST(CoreTypes, DictionariesValidateAtEveryLevel) {
+  ArrayDataPtr dict = DictionaryOf({0, 1, std::nullopt, 0}, Utf8({"a", "b"}));
+  for (const Status& st : AtEachLevel(*dict)) ASSERT_OK(st);
+  EXPECT_FALSE(dict->IsValid(2));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(dict, 1, 3));
+  EXPECT_EQ(sliced->dictionary, dict->dictionary);  // not sliced with the indices
+  ASSERT_OK(Validate(*sliced));
+  // A dictionary with nulls of its own, sliced.
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr values, Slice(Utf8({"x", std::nullopt, "y", "z"}), 1, 3));
+  ASSERT_OK(Validate(*DictionaryOf({0, 2, 1}, values)));
+  EXPECT_ERROR(kInvalid, "row 0: dictionary index 3 is outside a dictionary of 3 values",
+               Validate(*DictionaryOf({3}, values)));
+  // Unsigned indices.
+  ASSERT_OK(Validate(*DictionaryOf({1, 0}, Utf8({"a", "b"}), uint32())));
+}
+
+TEST(CoreTypes, HostileDictionaries) {
+  ArrayDataPtr values = Utf8({"a", "b", "c"});
+  ArrayDataPtr out_of_range = DictionaryOf({0, 1, 7}, values);
+  ASSERT_OK(Validate(*out_of_range, ValidationLevel::kMinimal));
+  ASSERT_OK(Validate(*out_of_range, ValidationLevel::kDefault));
+  EXPECT_ERROR(kInvalid, "row 2: dictionary index 7 is outside a dictionary of 3 values",
+               Validate(*out_of_range));
+  EXPECT_ERROR(kInvalid, "row 0: dictionary index -1 is outside", Validate(*DictionaryOf({-1}, values)));
+  // A null index may hold anything.
+  ASSERT_OK(Validate(*DictionaryOf({std::nullopt, 2}, values)));
+  // uint64 indices past INT64_MAX.
+  auto huge_index = std::make_shared<ArrayData>();
+  huge_index->type = *dictionary(uint64(), utf8());
+  huge_index->length = 1;
+  huge_index->buffers = {nullptr, test::BufferOf(std::vector<uint64_t>{~uint64_t{0}})};
+  huge_index->dictionary = values;
+  EXPECT_ERROR(kInvalid, "row 0: dictionary index above 2^63 - 1", Validate(*huge_index));
+
+  auto missing = std::make_shared<ArrayData>(*DictionaryOf({0}, values));
+  missing->dictionary = nullptr;
+  EXPECT_ERROR(kInvalid, "has no dictionary", Validate(*missing, ValidationLevel::kMinimal));
+  auto wrong_type = std::make_shared<ArrayData>(*DictionaryOf({0}, values));
+  wrong_type->dictionary = Primitive<int32_t>(int32(), {1});
+  EXPECT_ERROR(kTypeError, "dictionary does not have type utf8 (it has int32)",
+               Validate(*wrong_type, ValidationLevel::kMinimal));
+  auto stray = std::make_shared<ArrayData>(*Primitive<int32_t>(int32(), {0}));
+  stray->dictionary = values;
+  EXPECT_ERROR(kInvalid, "array of type int32 carries a dictionary", Validate(*stray));
+  // The dictionary itself is validated, with its path.
+  auto bad_values = std::make_shared<ArrayData>(*values);
+  bad_values->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 2, 1, 3});
+  EXPECT_ERROR(kInvalid, "dictionary: offset 2 (1) < offset 1 (2)",
+               Validate(*DictionaryOf({0}, bad_values)));
+  auto short_values = std::make_shared<ArrayData>(*values);
+  short_values->length = 9;
+  EXPECT_ERROR(kInvalid, "dictionary: offsets buffer has 16 bytes, 40 needed",
+               Validate(*DictionaryOf({0}, short_values), ValidationLevel::kMinimal));
+  // Indices sized like any values buffer.
+  auto short_indices = std::make_shared<ArrayData>(*DictionaryOf({0, 1}, values));
+  short_indices->length = 3;
+  EXPECT_ERROR(kInvalid, "values buffer has 8 bytes, 12 needed",
+               Validate(*short_indices, ValidationLevel::kMinimal));
+  // Inside a struct, errors carry the whole path.
+  auto st = std::make_shared<ArrayData>();
+  st->type = struct_({Field{"labels", out_of_range->type}});
+  st->length = 3;
+  st->buffers = {nullptr};
+  st->children = {out_of_range};
+  EXPECT_ERROR(kInvalid, "child 0 (labels): row 2: dictionary index 7", Validate(*st));
+}
+
+TEST(CoreTypes, DeeplyNestedDictionariesAreRefused) {
+  TypePtr type = int8();
+  for (int i = 0; i < 70; ++i) type = *dictionary(int8(), type);
+  EXPECT_EQ(type->nesting_depth(), 70);
+  auto data = std::make_shared<ArrayData>();
+  data->type = type;
+  EXPECT_ERROR(kInvalid, "type nests 70 levels deep, more than the limit of 64", Validate(*data));
+  // A valid two-level chain validates (and compares) all the way down.
+  ArrayDataPtr inner = DictionaryOf({1, 0}, Utf8({"p", "q"}));
+  ArrayDataPtr outer = DictionaryOf({1, 1, 0}, inner);
+  ASSERT_OK(Validate(*outer));
+  ArrayDataPtr bad_inner = DictionaryOf({1, 5}, Utf8({"p", "q"}));
+  EXPECT_ERROR(kInvalid, "dictionary: row 1: dictionary index 5", Validate(*DictionaryOf({0}, bad_inner)));
+  EXPECT_TRUE(ArrayEquals(*outer, *DictionaryOf({0, 0, 1}, DictionaryOf({0, 1}, Utf8({"p", "q"})))));
+}
+
+// Whatever kFull accepts is safe to read completely: random views over
+// buffers of exactly their size (so ASan sees any byte read past them).
+TEST(CoreTypes, ValidatedViewsAndIndicesAreSafeToWalk) {
+  std::mt19937 random(7);
+  auto pick = [&random](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(random);
+  };
+  std::vector<std::vector<uint8_t>> storage = {std::vector<uint8_t>(20, 'x'),
+                                               std::vector<uint8_t>(33, 'y')};
+  int accepted = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const int length = pick(1, 4);
+    std::vector<uint8_t> views;
+    for (int i = 0; i < length; ++i) {
+      std::vector<uint8_t> view(16, 0);
+      const int32_t value_length = pick(-2, 40), index = pick(-1, 2), offset = pick(-3, 30);
+      std::memcpy(view.data(), &value_length, 4);
+      std::memset(view.data() + 4, pick(0, 1) ? 'x' : 'y', 4);
+      std::memcpy(view.data() + 8, &index, 4);
+      std::memcpy(view.data() + 12, &offset, 4);
+      views.insert(views.end(), view.begin(), view.end());
+    }
+    auto data = std::make_shared<ArrayData>();
+    data->type = binary_view();
+    data->length = length;
+    data->buffers = {nullptr, Buffer::Wrap(views.data(), static_cast<int64_t>(views.size()), [] {})};
+    for (const auto& bytes : storage) {
+      data->buffers.push_back(Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
+    }
+    // A dictionary over the views with random indices, some out of range.
+    std::vector<int16_t> indices = {static_cast<int16_t>(pick(-1, length)),
+                                    static_cast<int16_t>(pick(-1, length))};
+    auto dict = std::make_shared<ArrayData>();
+    dict->type = *dictionary(int16(), binary_view());
+    dict->length = 2;
+    dict->buffers = {nullptr, Buffer::Wrap(indices.data(), 4, [] {})};
+    dict->dictionary = data;
+    if (!Validate(*dict).ok()) continue;
+    ++accepted;
+    uint64_t sum = 0;
+    for (int16_t index : indices) {
+      const internal::BinaryView view = internal::ReadView(data->buffers[1]->data(), index);
+      const uint8_t* bytes = view.is_inline()
+                                 ? data->buffers[1]->data() + index * 16 + 4
+                                 : data->buffers[static_cast<size_t>(view.buffer_index) + 2]->data() +
+                                       view.offset;
+      for (int32_t k = 0; k < view.length; ++k) sum += bytes[k];
+    }
+    EXPECT_TRUE(ArrayEquals(*dict, *dict));
+    EXPECT_GE(sum, 0u);
+  }
+  EXPECT_GT(accepted, 50);  // the walk above really ran
 }
 
 }  // namespace quiver

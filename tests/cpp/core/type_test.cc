@@ -2,8 +2,13 @@
 
 #include <limits>
 #include <type_traits>
+#include <random>
 
 #include "test_util.h"
+#include "core_types_test.h"
+#include "quiver/extension/canonical_extensions.h"
+#include "quiver/internal/layout.h"
+#include "quiver/record_batch.h"
 
 namespace quiver {
 
@@ -83,6 +88,110 @@ TEST(DataType, NestingDepthIsRecorded) {
   EXPECT_EQ(type->nesting_depth(), 70);
   ASSERT_OK_AND_ASSIGN(TypePtr ext, extension("x.deep", "", type));
   EXPECT_EQ(ext->nesting_depth(), 70);
+}
+
+namespace {
+
+TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+
+}  // namespace
+
+// --- types ------------------------------------------------------------------
+
+TEST(CoreTypes, ExistingTypeIdsKeepTheirValues) {
+  static_assert(static_cast<int>(TypeId::kInt8) == 0);
+  static_assert(static_cast<int>(TypeId::kStruct) == 20);
+  static_assert(static_cast<int>(TypeId::kExtension) == 21);
+  static_assert(static_cast<int>(TypeId::kNull) == 22);
+  static_assert(static_cast<int>(TypeId::kDictionary) == 33);
+}
+
+TEST(CoreTypes, ToStringAndAccessors) {
+  EXPECT_EQ(null()->ToString(), "null");
+  EXPECT_EQ(date32()->ToString(), "date32[day]");
+  EXPECT_EQ(date64()->ToString(), "date64[ms]");
+  EXPECT_EQ((*time32(TimeUnit::kMilli))->ToString(), "time32[ms]");
+  EXPECT_EQ((*time64(TimeUnit::kNano))->ToString(), "time64[ns]");
+  EXPECT_EQ((*duration(TimeUnit::kSecond))->ToString(), "duration[s]");
+  TypePtr paris = Timestamp(TimeUnit::kMicro, "Europe/Paris");
+  EXPECT_EQ(paris->ToString(), "timestamp[us, tz=Europe/Paris]");
+  EXPECT_EQ(paris->time_unit(), TimeUnit::kMicro);
+  EXPECT_EQ(paris->timezone(), "Europe/Paris");
+  EXPECT_EQ(Timestamp(TimeUnit::kNano)->ToString(), "timestamp[ns]");
+  ASSERT_OK_AND_ASSIGN(TypePtr dec, decimal128(10, 2));
+  EXPECT_EQ(dec->ToString(), "decimal128(10, 2)");
+  EXPECT_EQ(dec->precision(), 10);
+  EXPECT_EQ(dec->scale(), 2);
+  EXPECT_EQ((*decimal256(76, -3))->ToString(), "decimal256(76, -3)");
+  EXPECT_EQ(utf8_view()->ToString(), "utf8_view");
+  EXPECT_EQ(binary_view()->ToString(), "binary_view");
+  ASSERT_OK_AND_ASSIGN(TypePtr dict, dictionary(int32(), utf8()));
+  EXPECT_EQ(dict->ToString(), "dictionary<values=utf8, indices=int32, ordered=0>");
+  EXPECT_TRUE(dict->index_type()->Equals(*int32()));
+  EXPECT_TRUE(dict->value_type()->Equals(*utf8()));
+  EXPECT_FALSE(dict->ordered());
+  EXPECT_TRUE((*dictionary(uint8(), utf8(), true))->ordered());
+  EXPECT_EQ(int32()->index_type(), nullptr);
+}
+
+TEST(CoreTypes, WidthsAndCategories) {
+  EXPECT_EQ(date32()->bit_width(), 32);
+  EXPECT_EQ(date64()->byte_width(), 8);
+  EXPECT_EQ((*time32(TimeUnit::kSecond))->bit_width(), 32);
+  EXPECT_EQ(Timestamp(TimeUnit::kSecond)->byte_width(), 8);
+  EXPECT_EQ((*decimal128(5, 0))->byte_width(), 16);
+  EXPECT_EQ((*decimal256(5, 0))->byte_width(), 32);
+  EXPECT_EQ(null()->bit_width(), 0);
+  EXPECT_EQ(utf8_view()->bit_width(), 0);
+  EXPECT_EQ((*dictionary(int16(), utf8()))->bit_width(), 16);
+  for (const TypePtr& type :
+       {null(), date32(), date64(), *time32(TimeUnit::kSecond), *time64(TimeUnit::kMicro),
+        Timestamp(TimeUnit::kMilli), *duration(TimeUnit::kNano), *decimal128(3, 1),
+        *decimal256(3, 1), utf8_view(), binary_view(), *dictionary(int8(), float32())}) {
+    SCOPED_TRACE(type->ToString());
+    EXPECT_FALSE(type->is_integer());
+    EXPECT_FALSE(type->is_numeric());
+    EXPECT_FALSE(type->is_tensor_value());
+    EXPECT_EQ(type->nesting_depth(), type->id() == TypeId::kDictionary ? 1 : 0);
+  }
+  EXPECT_EQ((*dictionary(int32(), list(ListItem(int8()))))->nesting_depth(), 2);
+}
+
+TEST(CoreTypes, EqualityComparesEveryParameter) {
+  EXPECT_TRUE(Timestamp(TimeUnit::kMicro, "UTC")->Equals(*Timestamp(TimeUnit::kMicro, "UTC")));
+  EXPECT_FALSE(Timestamp(TimeUnit::kMicro, "UTC")->Equals(*Timestamp(TimeUnit::kMicro)));
+  EXPECT_FALSE(Timestamp(TimeUnit::kMicro)->Equals(*Timestamp(TimeUnit::kNano)));
+  EXPECT_FALSE((*duration(TimeUnit::kMicro))->Equals(*Timestamp(TimeUnit::kMicro)));
+  EXPECT_FALSE((*time32(TimeUnit::kSecond))->Equals(**time32(TimeUnit::kMilli)));
+  EXPECT_TRUE((*decimal128(10, 2))->Equals(**decimal128(10, 2)));
+  EXPECT_FALSE((*decimal128(10, 2))->Equals(**decimal128(10, 3)));
+  EXPECT_FALSE((*decimal128(10, 2))->Equals(**decimal256(10, 2)));
+  EXPECT_FALSE(utf8_view()->Equals(*binary_view()));
+  EXPECT_FALSE(utf8_view()->Equals(*utf8()));
+  TypePtr dict = *dictionary(int32(), utf8());
+  EXPECT_TRUE(dict->Equals(**dictionary(int32(), utf8())));
+  EXPECT_FALSE(dict->Equals(**dictionary(int64(), utf8())));
+  EXPECT_FALSE(dict->Equals(**dictionary(int32(), large_utf8())));
+  EXPECT_FALSE(dict->Equals(**dictionary(int32(), utf8(), true)));
+  EXPECT_FALSE(dict->Equals(*int32()));
+}
+
+TEST(CoreTypes, FactoriesValidateTheirParameters) {
+  EXPECT_ERROR(kInvalid, "time32 needs unit s or ms, got us", time32(TimeUnit::kMicro));
+  EXPECT_ERROR(kInvalid, "time64 needs unit us or ns, got s", time64(TimeUnit::kSecond));
+  EXPECT_ERROR(kInvalid, "timestamp unit 9 is not a time unit", timestamp(static_cast<TimeUnit>(9)));
+  EXPECT_ERROR(kInvalid, "duration unit 7", duration(static_cast<TimeUnit>(7)));
+  EXPECT_ERROR(kInvalid, "NUL byte", timestamp(TimeUnit::kSecond, std::string("UT\0C", 4)));
+  EXPECT_ERROR(kInvalid, "decimal128 precision 0 is outside [1, 38]", decimal128(0, 0));
+  EXPECT_ERROR(kInvalid, "decimal128 precision 39 is outside [1, 38]", decimal128(39, 0));
+  EXPECT_ERROR(kInvalid, "decimal256 precision 77 is outside [1, 76]", decimal256(77, 0));
+  EXPECT_ERROR(kInvalid, "precision -1", decimal256(-1, 0));
+  EXPECT_TRUE(decimal128(38, 40).ok());  // any scale
+  EXPECT_ERROR(kTypeError, "dictionary index type must be a signed or unsigned integer, got float32",
+               dictionary(float32(), utf8()));
+  EXPECT_ERROR(kTypeError, "got extension<arrow.bool8", dictionary(bool8(), utf8()));
+  EXPECT_ERROR(kInvalid, "needs an index type and a value type", dictionary(int8(), nullptr));
+  EXPECT_ERROR(kInvalid, "needs an index type and a value type", dictionary(nullptr, utf8()));
 }
 
 }  // namespace quiver

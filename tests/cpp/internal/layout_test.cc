@@ -1,8 +1,13 @@
 #include "quiver/internal/layout.h"
 
 #include <limits>
+#include <random>
 
 #include "test_util.h"
+#include "core_types_test.h"
+#include "quiver/extension/canonical_extensions.h"
+#include "quiver/record_batch.h"
+#include "quiver/type.h"
 
 namespace quiver::internal {
 
@@ -48,3 +53,86 @@ TEST(Layout, RequiredSizesAreOverflowChecked) {
 }
 
 }  // namespace quiver::internal
+
+namespace quiver {
+
+using internal::BufferRole;
+using internal::Layout;
+using internal::LayoutOf;
+using test::ViewBytes;
+
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+
+}  // namespace
+
+// --- layout table -----------------------------------------------------------
+
+TEST(CoreTypes, LayoutRows) {
+  Layout none = LayoutOf(*null());
+  EXPECT_EQ(none.num_buffers, 0);
+  EXPECT_EQ(internal::ChildCount(*null()), 0);
+  struct Row {
+    TypePtr type;
+    int64_t bits;
+  };
+  for (const Row& row : {Row{date32(), 32}, Row{date64(), 64}, Row{*time32(TimeUnit::kMilli), 32},
+                         Row{*time64(TimeUnit::kNano), 64}, Row{Timestamp(TimeUnit::kSecond, "UTC"), 64},
+                         Row{*duration(TimeUnit::kMicro), 64}, Row{*decimal128(10, 2), 128},
+                         Row{*decimal256(40, 2), 256}}) {
+    SCOPED_TRACE(row.type->ToString());
+    Layout layout = LayoutOf(*row.type);
+    ASSERT_EQ(layout.num_buffers, 2);
+    EXPECT_EQ(layout.roles[0], BufferRole::kValidity);
+    EXPECT_EQ(layout.roles[1], BufferRole::kValues);
+    EXPECT_EQ(layout.value_bits, row.bits);
+    EXPECT_FALSE(layout.variadic);
+    EXPECT_FALSE(layout.dictionary);
+    EXPECT_EQ(*internal::RequiredBufferSize(layout, BufferRole::kValues, 3), 3 * row.bits / 8);
+  }
+  for (const TypePtr& type : {utf8_view(), binary_view()}) {
+    Layout views = LayoutOf(*type);
+    ASSERT_EQ(views.num_buffers, 2);
+    EXPECT_EQ(views.roles[1], BufferRole::kViews);
+    EXPECT_TRUE(views.variadic);
+    EXPECT_FALSE(views.has_offsets());
+    EXPECT_EQ(*internal::RequiredBufferSize(views, BufferRole::kViews, 3), 48);
+    EXPECT_ERROR(kInvalid, "views buffer size",
+                 internal::RequiredBufferSize(views, BufferRole::kViews, kMax / 8));
+  }
+  TypePtr dict = *dictionary(int16(), utf8());
+  Layout indices = LayoutOf(*dict);
+  ASSERT_EQ(indices.num_buffers, 2);
+  EXPECT_EQ(indices.roles[1], BufferRole::kValues);
+  EXPECT_EQ(indices.value_bits, 16);
+  EXPECT_TRUE(indices.dictionary);
+  EXPECT_EQ(internal::ChildCount(*dict), 0);
+  // An extension type over a dictionary has the dictionary's layout.
+  ASSERT_OK_AND_ASSIGN(TypePtr labels, extension("my.labels", "", dict));
+  EXPECT_TRUE(LayoutOf(*labels).dictionary);
+}
+
+TEST(CoreTypes, ReadHelpers) {
+  std::vector<uint8_t> view = ViewBytes("a string longer than twelve", 3, 40);
+  internal::BinaryView parsed = internal::ReadView(view.data(), 0);
+  EXPECT_EQ(parsed.length, 27);
+  EXPECT_FALSE(parsed.is_inline());
+  EXPECT_EQ(parsed.buffer_index, 3);
+  EXPECT_EQ(parsed.offset, 40);
+  EXPECT_EQ(std::memcmp(parsed.inline_bytes, "a st", 4), 0);
+  EXPECT_TRUE(internal::ReadView(ViewBytes("short", 0, 0).data(), 0).is_inline());
+  const uint64_t big[2] = {5, uint64_t{1} << 63};
+  int64_t out = 0;
+  EXPECT_TRUE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(big), 0, TypeId::kUInt64, &out));
+  EXPECT_EQ(out, 5);
+  EXPECT_FALSE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(big), 1, TypeId::kUInt64, &out));
+  const int8_t small[2] = {-3, 4};
+  EXPECT_TRUE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(small), 0, TypeId::kInt8, &out));
+  EXPECT_EQ(out, -3);
+  EXPECT_FALSE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(small), 0, TypeId::kFloat32, &out));
+}
+
+}  // namespace quiver

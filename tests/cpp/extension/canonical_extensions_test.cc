@@ -1,0 +1,81 @@
+// The checks of the canonical extension types (arrow.fixed_shape_tensor,
+// arrow.variable_shape_tensor, arrow.bool8) wherever they sit in a type
+// tree: alone, in struct fields, inside dictionaries and under validation.
+#include "quiver/extension/canonical_extensions.h"
+
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/variable_shape_tensor.h"
+#include "test_util.h"
+
+namespace quiver {
+
+using test::Primitive;
+
+TEST(CanonicalExtensions, OtherTypesAndOtherExtensionNamesPass) {
+  ASSERT_OK(internal::CheckCanonicalExtension(*int32()));
+  ASSERT_OK(internal::CheckCanonicalExtension(*struct_({Field{"x", float32()}})));
+  ASSERT_OK_AND_ASSIGN(TypePtr other, extension("my.unknown", "not json at all", int16()));
+  ASSERT_OK(internal::CheckCanonicalExtension(*other));
+  ASSERT_OK(internal::CheckCanonicalExtension(*bool8()));
+  ASSERT_OK_AND_ASSIGN(auto fixed, FixedShapeTensorType::Make(float32(), {2, 3}));
+  ASSERT_OK(internal::CheckCanonicalExtension(*fixed.data_type()));
+  ASSERT_OK_AND_ASSIGN(auto ragged, VariableShapeTensorType::Make(float32(), 2));
+  ASSERT_OK(internal::CheckCanonicalExtension(*ragged.data_type()));
+}
+
+TEST(CanonicalExtensions, EachCanonicalTypeIsParsed) {
+  ASSERT_OK_AND_ASSIGN(TypePtr lying_bool, extension("arrow.bool8", "", int16()));
+  EXPECT_ERROR(kInvalid, "arrow.bool8 needs int8 storage, got int16",
+               internal::CheckCanonicalExtension(*lying_bool));
+  ASSERT_OK_AND_ASSIGN(TypePtr storage, fixed_size_list(ListItem(float32()), 6));
+  ASSERT_OK_AND_ASSIGN(TypePtr bad_fixed,
+                       extension("arrow.fixed_shape_tensor", "{\"shape\":[5,5]}", storage));
+  EXPECT_ERROR(kInvalid, "has 25 elements but the storage list size is 6",
+               internal::CheckCanonicalExtension(*bad_fixed));
+  ASSERT_OK_AND_ASSIGN(TypePtr bad_ragged,
+                       extension("arrow.variable_shape_tensor", "{}", float32()));
+  Status ragged = internal::CheckCanonicalExtension(*bad_ragged);
+  EXPECT_EQ(ragged.code(), StatusCode::kTypeError);
+  EXPECT_EQ(ragged.message(),
+            "variable_shape_tensor storage must be struct<data: list<value>, shape: "
+            "fixed_size_list<int32>[ndim]>, got float32 (not a struct)");
+}
+
+TEST(CanonicalExtensions, ErrorsNameThePathThroughFieldsAndDictionaries) {
+  ASSERT_OK_AND_ASSIGN(TypePtr lying, extension("arrow.bool8", "", int16()));
+  TypePtr nested = struct_({Field{"a", int32()}, Field{"flags", list(ListItem(lying))}});
+  EXPECT_EQ(internal::CheckCanonicalExtensions(*nested).message(),
+            "field 1 (flags): field 0 (item): arrow.bool8 needs int8 storage, got int16");
+  // The single-type check does not walk the tree.
+  ASSERT_OK(internal::CheckCanonicalExtension(*nested));
+}
+
+TEST(CoreTypes, CanonicalExtensionsInsideDictionariesAreChecked) {
+  ASSERT_OK_AND_ASSIGN(TypePtr lying, extension("arrow.bool8", "", int16()));
+  ASSERT_OK_AND_ASSIGN(TypePtr dict, dictionary(int8(), lying));
+  EXPECT_ERROR(kInvalid, "dictionary: arrow.bool8 needs int8 storage, got int16",
+               internal::CheckCanonicalExtensions(*dict));
+  ASSERT_OK(internal::CheckCanonicalExtensions(**dictionary(int8(), bool8())));
+}
+
+TEST(Validate, CanonicalExtensionsAtEveryDepth) {
+  // A struct field typed arrow.fixed_shape_tensor whose shape [5, 5] does
+  // not match its fixed_size_list[6] storage.
+  ASSERT_OK_AND_ASSIGN(TypePtr storage, fixed_size_list(ListItem(float32()), 6));
+  ASSERT_OK_AND_ASSIGN(TypePtr bad_tensor,
+                       extension("arrow.fixed_shape_tensor", "{\"shape\":[5,5]}", storage));
+  auto cells = std::make_shared<ArrayData>();
+  cells->type = bad_tensor;
+  cells->length = 0;
+  cells->buffers = {nullptr};
+  cells->children = {Primitive<float>(float32(), {})};
+  auto outer = std::make_shared<ArrayData>();
+  outer->type = struct_({Field{"images", bad_tensor}});
+  outer->buffers = {nullptr};
+  outer->children = {cells};
+  ASSERT_OK(Validate(*outer, ValidationLevel::kDefault));
+  EXPECT_ERROR(kInvalid, "child 0 (images): ", Validate(*outer));
+  EXPECT_ERROR(kInvalid, "has 25 elements but the storage list size is 6", Validate(*outer));
+}
+
+}  // namespace quiver

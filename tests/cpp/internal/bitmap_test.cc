@@ -1,0 +1,62 @@
+// LSB-ordered validity bitmaps: single bits, counting unset bits over any
+// range, and copying a range re-based to bit 0.
+#include "quiver/internal/bitmap.h"
+
+#include <vector>
+
+#include "test_util.h"
+
+namespace quiver::internal {
+namespace {
+
+// Bit i is slot i: 0b10110101 then 0b00000011 then 0xFF.
+const std::vector<uint8_t> kBits = {0xB5, 0x03, 0xFF};
+
+std::vector<bool> BitsOf(const uint8_t* bits, int64_t length) {
+  std::vector<bool> out;
+  for (int64_t i = 0; i < length; ++i) out.push_back(GetBit(bits, i));
+  return out;
+}
+
+}  // namespace
+
+TEST(Bitmap, GetAndSetBitAreLsbFirst) {
+  EXPECT_EQ(BitsOf(kBits.data(), 10),
+            (std::vector<bool>{true, false, true, false, true, true, false, true, true, true}));
+  std::vector<uint8_t> bits(2, 0);
+  SetBit(bits.data(), 0);
+  SetBit(bits.data(), 9);
+  SetBit(bits.data(), 9);  // setting twice changes nothing
+  EXPECT_EQ(bits, (std::vector<uint8_t>{0x01, 0x02}));
+}
+
+TEST(Bitmap, CountUnsetBitsOverEveryRange) {
+  // Against a bit-by-bit count for each start and length, so the
+  // byte-at-a-time middle and the partial ends all agree.
+  for (int64_t offset = 0; offset <= 24; ++offset) {
+    for (int64_t length = 0; offset + length <= 24; ++length) {
+      int64_t expected = 0;
+      for (int64_t i = offset; i < offset + length; ++i) expected += GetBit(kBits.data(), i) ? 0 : 1;
+      EXPECT_EQ(CountUnsetBits(kBits.data(), offset, length), expected) << offset << "+" << length;
+    }
+  }
+  EXPECT_EQ(CountUnsetBits(kBits.data(), 0, 8), 3);
+  EXPECT_EQ(CountUnsetBits(kBits.data(), 8, 8), 6);
+  EXPECT_EQ(CountUnsetBits(kBits.data(), 16, 8), 0);
+}
+
+TEST(Bitmap, CopyBitmapRebasesToBitZeroAndCounts) {
+  int64_t unset = -1;
+  ASSERT_OK_AND_ASSIGN(BufferPtr copy, CopyBitmap(kBits.data(), 3, 10, &unset));
+  EXPECT_EQ(copy->size(), 2);
+  EXPECT_EQ(BitsOf(copy->data(), 10), (std::vector<bool>{false, true, true, false, true, true, true, false,
+                                                         false, false}));
+  EXPECT_EQ(unset, 5);
+  // The bits past the length are zero.
+  EXPECT_EQ(copy->data()[1] & 0xFC, 0);
+  ASSERT_OK_AND_ASSIGN(BufferPtr empty, CopyBitmap(kBits.data(), 5, 0, &unset));
+  EXPECT_EQ(empty->size(), 0);
+  EXPECT_EQ(unset, 0);
+}
+
+}  // namespace quiver::internal
