@@ -1,15 +1,20 @@
-#include "quiver/internal/threads.h"
+// ToPadded / ToPaddedInto / FromPadded: padding the rows of a
+// variable-shape column into one tensor and back, on any thread count.
+#include "quiver/variable_shape_tensor.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <stdexcept>
 #include <vector>
+#include <cstring>
+#include <limits>
+#include <numeric>
 
 #include "no_threads.h"
-#include "quiver/variable_shape_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
+#include "variable_shape_test_util.h"
 
 namespace quiver {
 namespace {
@@ -42,4 +47,127 @@ TEST(Threads, VariableShapeCopiesFinishWithoutThreads) {
 }
 
 }  // namespace
+
+namespace {
+
+using test::BufferOf;
+
+// A row-major float32 tensor of `shape` holding start, start + 1, ...
+Tensor Iota(std::vector<int64_t> shape, float start = 0) {
+  int64_t size = 1;
+  for (int64_t s : shape) size *= s;
+  std::vector<float> values(size);
+  std::iota(values.begin(), values.end(), start);
+  return *Tensor::Make(float32(), BufferOf(values), std::move(shape));
+}
+
+VariableShapeTensorType Float32Type(int ndim, std::vector<int64_t> permutation = {},
+                                    UniformShape uniform = {}) {
+  return *VariableShapeTensorType::Make(float32(), ndim, {}, std::move(permutation),
+                                        std::move(uniform));
+}
+
+VariableShapeTensorArray ThreeRows(std::vector<int64_t> permutation = {}) {
+  std::vector<std::optional<Tensor>> rows = {Iota({2, 3}), Iota({1, 4}, 100), Iota({0, 2})};
+  return *VariableShapeTensorArray::FromTensors(Float32Type(2, std::move(permutation)), rows);
+}
+
+}  // namespace
+
+TEST(VariableShapeTensorArray, PaddedRoundTrip) {
+  VariableShapeTensorArray array = ThreeRows();
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(7));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{3, 2, 4}));
+  EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{0, 1, 2}), 5.0f);
+  EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{0, 1, 3}), 7.0f);
+  EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{1, 1, 0}), 7.0f);
+  EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{2, 0, 0}), 7.0f);
+  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
+  for (int64_t i = 0; i < 3; ++i) EXPECT_TRUE(back.RowTensor(i)->Equals(*array.RowTensor(i)));
+  EXPECT_ERROR(kInvalid, "not exactly representable as int8",
+               (*VariableShapeTensorArray::FromTensors(
+                    *VariableShapeTensorType::Make(int8(), 0), std::vector<std::optional<Tensor>>{}))
+                   .ToPadded(0.5));
+}
+
+TEST(VariableShapeTensorArray, IntegerPadValuesAreExact) {
+  std::vector<int64_t> values = {1, 2, 3};
+  auto row = *Tensor::Make(int64(), BufferOf(values), {3});
+  auto short_row = *Tensor::Make(int64(), BufferOf(values), {1});
+  std::vector<std::optional<Tensor>> rows = {row, short_row};
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(
+                                       *VariableShapeTensorType::Make(int64(), 1), rows));
+  const int64_t big = (int64_t{1} << 53) + 1;  // not a double
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(big));
+  EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 2}), big);
+  ASSERT_OK_AND_ASSIGN(padded, array.ToPadded(std::numeric_limits<int64_t>::max()));
+  EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 1}), std::numeric_limits<int64_t>::max());
+  EXPECT_ERROR(kInvalid, "pad value 9223372036854775808 is not exactly representable as int64",
+               array.ToPadded(uint64_t{1} << 63));
+  auto floats = ThreeRows();
+  EXPECT_ERROR(kInvalid, "pad value 16777217 is not exactly representable as float",
+               floats.ToPadded(int64_t{16777217}));
+  ASSERT_OK(floats.ToPadded(int64_t{16777216}).status());
+}
+
+TEST(VariableShapeTensorArray, PaddedIntoCallerMemory) {
+  VariableShapeTensorArray array = ThreeRows();
+  std::vector<float> out(3 * 2 * 4, -5.0f);
+  const int64_t wrong[3] = {3, 2, 5};
+  EXPECT_ERROR(kInvalid, "out has shape [3, 2, 5] but the padded batch has shape [3, 2, 4]",
+               array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), wrong));
+  const int64_t shape[3] = {3, 2, 4};
+  ASSERT_OK_AND_ASSIGN(Tensor shapes, array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), shape));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
+  EXPECT_EQ(std::memcmp(out.data(), padded.values.raw_data(), out.size() * 4), 0);  // padding written
+  EXPECT_TRUE(shapes.Equals(padded.shapes));
+}
+
+TEST(VariableShapeTensorArray, PaddedRoundTripWithZeroSizeAxes) {
+  std::vector<std::optional<Tensor>> rows = {Iota({0, 2}), Iota({0, 3})};
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{2, 0, 3}));
+  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
+  EXPECT_TRUE(back.RowTensor(1)->Equals(*array.RowTensor(1)));
+}
+
+TEST(VariableShapeTensorArray, LargeBatchesPadOnTwoThreadsWithTheSameResult) {
+  // 64 x 7 x 5063 float32 = 9 MiB of output: the rows are split over two threads.
+  std::vector<std::optional<Tensor>> rows;
+  for (int i = 0; i < 64; ++i) rows.push_back(Iota({1 + i % 7, 5000 + i}, static_cast<float>(i)));
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(-1));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{64, 7, 5063}));
+  for (int64_t i = 0; i < 64; ++i) {
+    std::vector<int64_t> last = {i, i % 7, 4999 + i}, pad = {i, 6, 5062};
+    EXPECT_EQ(*padded.values.Value<float>(last), static_cast<float>(i + (i % 7 + 1) * (5000 + i) - 1)) << i;
+    EXPECT_EQ(*padded.values.Value<float>(pad), -1.0f) << i;
+  }
+}
+
+TEST(VariableShapeTensorArray, PaddedWithPermutation) {
+  VariableShapeTensorArray array = ThreeRows({1, 0});
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{3, 2, 4}));
+  EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{0, 1, 2}), 5.0f);
+  EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{1, 0, 3}), 103.0f);
+}
+
+TEST(VariableShapeTensorArray, EveryNumericValueType) {
+  for (TypePtr type : {int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64(),
+                       float16(), float32(), float64()}) {
+    const int64_t width = type->byte_width();
+    std::vector<uint8_t> bytes(6 * width);
+    for (size_t b = 0; b < bytes.size(); ++b) bytes[b] = static_cast<uint8_t>(b % 60);
+    Tensor tensor = *Tensor::Make(type, test::BufferFrom(bytes.data(), bytes.size()), {2, 3});
+    std::vector<std::optional<Tensor>> rows = {tensor, std::nullopt};
+    ASSERT_OK_AND_ASSIGN(auto vtype, VariableShapeTensorType::Make(type, 2));
+    ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(vtype, rows));
+    EXPECT_TRUE(array.RowTensor(0)->Equals(tensor)) << type->ToString();
+    ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(1, NullPolicy::kAllow));
+    EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{2, 2, 3}));
+  }
+}
+
 }  // namespace quiver

@@ -9,7 +9,6 @@
 namespace quiver {
 
 using test::BufferOf;
-using test::Primitive;
 using test::RawStorage;
 
 namespace {

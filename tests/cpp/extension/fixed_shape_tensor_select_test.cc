@@ -1,3 +1,5 @@
+// Take, Filter and Concat of fixed-shape columns: cells gathered in runs,
+// null rows kept.
 #include <numeric>
 
 #include "quiver/fixed_shape_tensor.h"
