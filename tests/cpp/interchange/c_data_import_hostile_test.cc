@@ -20,10 +20,6 @@ void CountArrayRelease(ArrowArray* array) {
   ++g_releases;
   array->release = nullptr;
 }
-void CountStreamRelease(ArrowArrayStream* stream) {
-  ++g_releases;
-  stream->release = nullptr;
-}
 
 // A chain of `depth` "+l" schemas over an int8 leaf, all in `nodes`.
 struct DeepSchema {
@@ -109,25 +105,6 @@ TEST(CDataHostile, ImpossibleLengthsAreErrors) {
   text.buffers = text_buffers;
   text.release = CountArrayRelease;
   EXPECT_ERROR(kInvalid, "offsets count: 9223372036854775807 + 1 overflows", ImportArray(&text, utf8()));
-}
-
-TEST(CDataHostile, StreamWithoutCallbacksIsReleasedOnce) {
-  for (int missing = 0; missing < 3; ++missing) {
-    ArrowArrayStream stream{};
-    stream.get_schema = [](ArrowArrayStream*, ArrowSchema*) { return 0; };
-    stream.get_next = [](ArrowArrayStream*, ArrowArray*) { return 0; };
-    stream.get_last_error = [](ArrowArrayStream*) -> const char* { return nullptr; };
-    stream.release = CountStreamRelease;
-    const char* name = "get_schema";
-    if (missing == 0) stream.get_schema = nullptr;
-    if (missing == 1) stream.get_next = nullptr, name = "get_next";
-    if (missing == 2) stream.get_last_error = nullptr, name = "get_last_error";
-    g_releases = 0;
-    EXPECT_ERROR(kInvalid, std::string("ArrowArrayStream has no ") + name + " callback",
-                 ImportArrayStream(&stream));
-    EXPECT_EQ(g_releases, 1);
-    EXPECT_EQ(stream.release, nullptr);
-  }
 }
 
 TEST(CDataHostile, NestedTensorMetadataIsCheckedOnImport) {

@@ -1,0 +1,156 @@
+// C Data format strings both ways (FormatString / TypeFromFormat) and the
+// errors for malformed and unsupported ones.
+#include "quiver/c_data.h"
+
+#include "quiver/fixed_shape_tensor.h"
+#include "test_util.h"
+#include <limits>
+#include <string>
+#include <vector>
+#include "core_types_test.h"
+#include "quiver/record_batch.h"
+
+namespace quiver {
+
+TEST(CData, FormatErrors) {
+  ArrowSchema schema;
+  ASSERT_OK(ExportType(*int32(), &schema));
+  auto* owned_format = schema.format;
+  schema.format = "w:x";
+  EXPECT_ERROR(kInvalid, "format 'w:x' has an invalid size", ImportField(&schema));
+  (void)owned_format;
+  ASSERT_OK(ExportType(*int32(), &schema));
+  schema.format = "tiM";
+  EXPECT_ERROR(kNotImplemented, "format 'tiM' is not supported", ImportField(&schema));
+  ASSERT_OK(ExportType(*int32(), &schema));
+  schema.format = "+l";
+  EXPECT_ERROR(kInvalid, "format '+l' needs 1 children, got 0", ImportField(&schema));
+}
+
+namespace {
+
+int g_releases = 0;
+void CountSchemaRelease(ArrowSchema* schema) {
+  ++g_releases;
+  schema->release = nullptr;
+}
+
+std::string FormatOf(const TypePtr& type) {
+  ArrowSchema schema;
+  if (!ExportType(*type, &schema).ok()) return "<export failed>";
+  std::string format = schema.format;
+  schema.release(&schema);
+  return format;
+}
+
+// A foreign ArrowSchema of `format` with no children.
+ArrowSchema Leaf(const char* format) {
+  ArrowSchema schema{};
+  schema.format = format;
+  schema.name = "x";
+  schema.flags = ARROW_FLAG_NULLABLE;
+  schema.release = CountSchemaRelease;
+  return schema;
+}
+
+TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+
+}  // namespace
+
+TEST(CDataCoreTypes, FormatStringsBothWays) {
+  struct Row {
+    TypePtr type;
+    const char* format;
+  };
+  const std::vector<Row> rows = {
+      {null(), "n"},
+      {date32(), "tdD"},
+      {date64(), "tdm"},
+      {*time32(TimeUnit::kSecond), "tts"},
+      {*time32(TimeUnit::kMilli), "ttm"},
+      {*time64(TimeUnit::kMicro), "ttu"},
+      {*time64(TimeUnit::kNano), "ttn"},
+      {Timestamp(TimeUnit::kSecond), "tss:"},
+      {Timestamp(TimeUnit::kMilli, "UTC"), "tsm:UTC"},
+      {Timestamp(TimeUnit::kMicro, "Europe/Paris"), "tsu:Europe/Paris"},
+      {Timestamp(TimeUnit::kNano, "+02:00"), "tsn:+02:00"},
+      {*duration(TimeUnit::kSecond), "tDs"},
+      {*duration(TimeUnit::kMilli), "tDm"},
+      {*duration(TimeUnit::kMicro), "tDu"},
+      {*duration(TimeUnit::kNano), "tDn"},
+      {*decimal128(10, 2), "d:10,2"},
+      {*decimal128(38, -5), "d:38,-5"},
+      {*decimal256(40, 3), "d:40,3,256"},
+      {utf8_view(), "vu"},
+      {binary_view(), "vz"},
+      {*dictionary(int8(), utf8()), "c"},
+      {*dictionary(uint64(), utf8_view()), "L"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.type->ToString());
+    EXPECT_EQ(FormatOf(row.type), row.format);
+    ArrowSchema schema;
+    ASSERT_OK(ExportType(*row.type, &schema));
+    ASSERT_OK_AND_ASSIGN(TypePtr back, ImportType(&schema));
+    EXPECT_TRUE(back->Equals(*row.type)) << back->ToString();
+  }
+  // The explicit 128-bit width reads as decimal128.
+  ArrowSchema explicit128 = Leaf("d:9,1,128");
+  ASSERT_OK_AND_ASSIGN(TypePtr dec, ImportType(&explicit128));
+  EXPECT_TRUE(dec->Equals(**decimal128(9, 1)));
+}
+
+TEST(CDataCoreTypes, MalformedAndUnsupportedFormats) {
+  struct Case {
+    const char* format;
+    StatusCode code;
+    const char* error;
+  };
+  const std::vector<Case> cases = {
+      {"d:10", StatusCode::kInvalid, "field: format 'd:10' is not a decimal format"},
+      {"d:10,", StatusCode::kInvalid, "format 'd:10,' is not a decimal format"},
+      {"d:x,1", StatusCode::kInvalid, "is not a decimal format"},
+      {"d:10,2,", StatusCode::kInvalid, "is not a decimal format"},
+      {"d:10,2,256x", StatusCode::kInvalid, "is not a decimal format"},
+      {"d:0,1", StatusCode::kInvalid, "field: decimal128 precision 0 is outside [1, 38]"},
+      {"d:39,1", StatusCode::kInvalid, "decimal128 precision 39 is outside [1, 38]"},
+      {"d:77,1,256", StatusCode::kInvalid, "decimal256 precision 77 is outside [1, 76]"},
+      {"d:10,2,100", StatusCode::kInvalid, "has decimal bit width 100"},
+      {"d:9,2,32", StatusCode::kNotImplemented, "format 'd:9,2,32' (decimal32) is not supported"},
+      {"d:18,2,64", StatusCode::kNotImplemented, "(decimal64) is not supported"},
+      {"tss", StatusCode::kInvalid, "format 'tss' needs ':' and a time zone"},
+      {"tsuUTC", StatusCode::kInvalid, "format 'tsuUTC' needs ':'"},
+      {"tiM", StatusCode::kNotImplemented, "field: format 'tiM' is not supported by quiver"},
+      {"tiD", StatusCode::kNotImplemented, "format 'tiD' is not supported"},
+      {"tin", StatusCode::kNotImplemented, "format 'tin' is not supported"},
+      {"tdx", StatusCode::kNotImplemented, "format 'tdx' is not supported"},
+      {"ttx", StatusCode::kNotImplemented, "format 'ttx' is not supported"},
+      {"+r", StatusCode::kNotImplemented, "format '+r' is not supported"},
+      {"+vl", StatusCode::kNotImplemented, "format '+vl' is not supported"},
+      {"+vL", StatusCode::kNotImplemented, "format '+vL' is not supported"},
+      {"+ud:0,1", StatusCode::kNotImplemented, "format '+ud:0,1' is not supported"},
+      {"+us:0", StatusCode::kNotImplemented, "format '+us:0' is not supported"},
+      {"+m", StatusCode::kNotImplemented, "format '+m' is not supported"},
+      {"v", StatusCode::kNotImplemented, "format 'v' is not supported"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.format);
+    g_releases = 0;
+    ArrowSchema schema = Leaf(c.format);
+    Result<Field> field = ImportField(&schema);
+    ASSERT_FALSE(field.ok());
+    EXPECT_EQ(field.status().code(), c.code) << field.status().ToString();
+    EXPECT_NE(field.status().message().find(c.error), std::string::npos)
+        << field.status().ToString();
+    EXPECT_EQ(g_releases, 1);
+  }
+  // Nested: the error names the path to the field.
+  ArrowSchema map_child = Leaf("+vl");
+  ArrowSchema* children[1] = {&map_child};
+  ArrowSchema parent = Leaf("+s");
+  parent.n_children = 1;
+  parent.children = children;
+  EXPECT_ERROR(kNotImplemented, "field.child 0: format '+vl' is not supported", ImportField(&parent));
+}
+
+}  // namespace quiver
