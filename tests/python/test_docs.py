@@ -36,12 +36,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 INCLUDE = pathlib.Path(os.environ.get("QUIVER_INCLUDE_DIR", ROOT / "include"))
 
-# Files whose blocks do not run yet, each with the reason. Strict: once a
-# file's blocks pass, its entry must go.
-PENDING = {
-    "docs/ipc.md": "rewritten alongside the IPC work, which adds its sample data and cpp-fragment marker",
-}
-
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
 MARKER = re.compile(r"<!--\s*(skip-test|cpp-fragment):\s*(.*?)\s*-->\s*$")
 NEEDS = re.compile(r"needs\s+(.+)$")
@@ -100,9 +94,7 @@ def script_for(doc):
 
 
 @pytest.mark.parametrize("doc", [d for d in DOCS if blocks(d, "python")], ids=doc_id)
-def test_python_blocks_run(doc, tmp_path, request):
-    if doc_id(doc) in PENDING:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=PENDING[doc_id(doc)]))
+def test_python_blocks_run(doc, tmp_path):
     script, skipped = script_for(doc)
     path = tmp_path / f"doc_script_{doc.stem}.py"  # not a module name the doc imports
     path.write_text(script)
@@ -132,9 +124,7 @@ CPP_BLOCKS = [b for d in DOCS for b in blocks(d, "cpp")]
 
 
 @pytest.mark.parametrize("block", CPP_BLOCKS, ids=[b.where for b in CPP_BLOCKS])
-def test_cpp_blocks_compile(block, tmp_path, request):
-    if doc_id(block.doc) in PENDING:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=PENDING[doc_id(block.doc)]))
+def test_cpp_blocks_compile(block, tmp_path):
     compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
     if compiler is None:
         pytest.skip("no C++ compiler")
