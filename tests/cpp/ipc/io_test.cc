@@ -1,6 +1,7 @@
-// Output sinks: what Reserve (the preallocation hint the writers give
+// Sources and sinks: what Reserve (the preallocation hint the writers give
 // before each message) may and may not do to a file, a descriptor, a pipe
-// and a memory sink.
+// and a memory sink; memory-mapped files outliving their reader; files
+// that shrink under a reader.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,9 +14,16 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <chrono>
+#include <future>
 
 #include "quiver/ipc.h"
 #include "test_util.h"
+#include "no_threads.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/variable_shape_tensor.h"
+#include "File_generated.h"
+#include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
 
@@ -244,6 +252,128 @@ TEST(IpcSink, BufferSinkRefusesToGrowPastInt64) {
   ASSERT_OK(sink.Write("abc", 3));
   EXPECT_ERROR(kOutOfMemory, "more than 2^63 bytes",
                sink.Write("x", std::numeric_limits<int64_t>::max() - 1));
+}
+
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+using test::Bitmap;
+using test::Primitive;
+using test::Utf8;
+
+namespace {
+
+// A batch with a tensor column next to ordinary ones, nulls included.
+RecordBatchPtr SampleBatch(int64_t rows = 5) {
+  std::vector<int64_t> ids(static_cast<size_t>(rows));
+  std::vector<float> cells(static_cast<size_t>(rows * 6));
+  std::vector<bool> valid(static_cast<size_t>(rows), true);
+  std::vector<std::optional<std::string>> labels;
+  for (int64_t i = 0; i < rows; ++i) {
+    ids[static_cast<size_t>(i)] = i * 10;
+    for (int k = 0; k < 6; ++k) cells[static_cast<size_t>(i * 6 + k)] = static_cast<float>(i * 6 + k);
+    if (i % 3 == 1) valid[static_cast<size_t>(i)] = false;
+    labels.push_back(i % 2 ? std::optional<std::string>("label " + std::to_string(i)) : std::nullopt);
+  }
+  auto tensor_type = *FixedShapeTensorType::Make(float32(), {2, 3}, {"H", "W"}, {1, 0});
+  auto images = std::make_shared<ArrayData>();
+  images->type = tensor_type.data_type();
+  images->length = rows;
+  images->buffers = {Bitmap(valid)};
+  images->children = {Primitive<float>(float32(), cells)};
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"id", int64(), false, {{"unit", "none"}}},
+                    Field{"images", tensor_type.data_type()},
+                    Field{"label", utf8()}};
+  schema->metadata = {{"origin", "quiver test"}};
+  return *RecordBatch::Make(schema, rows, {Primitive<int64_t>(int64(), ids), images, Utf8(labels)});
+}
+
+}  // namespace
+
+TEST(Ipc, MemoryMappedFileOutlivesTheReader) {
+  char path[] = "/tmp/quiver_ipc_testXXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  RecordBatchPtr batch = SampleBatch(100);
+  {
+    ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(path));
+    ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(sink, batch->schema()));
+    ASSERT_OK(writer->Write(*batch));
+    ASSERT_OK(writer->Close());
+    ASSERT_OK(sink->Close());
+  }
+  RecordBatchPtr read;
+  {
+    ASSERT_OK_AND_ASSIGN(auto source, OpenFileSource(path));
+    EXPECT_TRUE(source->zero_copy());
+    ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(source));
+    ASSERT_OK_AND_ASSIGN(read, reader->ReadRecordBatch(0));
+  }
+  std::remove(path);  // the mapping keeps the bytes readable
+  EXPECT_TRUE(read->Equals(*batch));
+  ASSERT_OK_AND_ASSIGN(auto fixed, FixedShapeTensorArray::Make(read->column(1)));
+  ASSERT_OK_AND_ASSIGN(Tensor row, fixed.RowTensor(99));
+  EXPECT_EQ(*row.Value<float>(std::vector<int64_t>{0, 0}), 99.0f * 6);
+}
+
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+namespace {
+
+SchemaPtr Int32Schema() {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"x", int32()}};
+  return schema;
+}
+
+RecordBatchPtr Int32Batch(const SchemaPtr& schema, int32_t first, int rows) {
+  std::vector<int32_t> values(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) values[static_cast<size_t>(i)] = first + i;
+  return *RecordBatch::Make(schema, rows, {test::Primitive<int32_t>(int32(), values)});
+}
+
+// An IPC file of `batches` batches of 4 rows each.
+std::vector<uint8_t> FileBytes(int batches) {
+  auto schema = Int32Schema();
+  auto sink = std::make_shared<BufferSink>();
+  auto writer = *FileWriter::Open(sink, schema);
+  for (int b = 0; b < batches; ++b) EXPECT_TRUE(writer->Write(*Int32Batch(schema, b * 4, 4)).ok());
+  EXPECT_TRUE(writer->Close().ok());
+  BufferPtr bytes = *sink->Finish();
+  return std::vector<uint8_t>(bytes->data(), bytes->data() + bytes->size());
+}
+
+std::filesystem::path TempPath(const char* name) {
+  return std::filesystem::temp_directory_path() /
+         (std::string("quiver_") + name + "_" + std::to_string(getpid()) + ".arrow");
+}
+
+}  // namespace
+
+TEST(IpcReaderSafety, AFileThatShrinksIsAnErrorNamingIt) {
+  const std::vector<uint8_t> bytes = FileBytes(3);
+  for (bool memory_map : {true, false}) {
+    const auto path = TempPath(memory_map ? "shrink_mapped" : "shrink_read");
+    {
+      auto sink = *OpenFileSink(path.string());
+      ASSERT_OK(sink->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+      ASSERT_OK(sink->Close());
+    }
+    ASSERT_OK_AND_ASSIGN(auto source, OpenFileSource(path.string(), memory_map));
+    ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(source));
+    ASSERT_OK(reader->ReadRecordBatch(0).status());
+    std::filesystem::resize_file(path, bytes.size() / 2);
+    auto read = reader->ReadRecordBatch(2);
+    EXPECT_ERROR(kIOError, path.string() + "' shrank to " + std::to_string(bytes.size() / 2) +
+                               " bytes after it was opened with " + std::to_string(bytes.size()),
+                 read);
+    std::filesystem::remove(path);
+  }
 }
 
 }  // namespace quiver::ipc

@@ -1,5 +1,7 @@
-// IPC readers fed messages no honest writer makes: every one must be a
-// specific error naming the message, never a crash or a read out of bounds.
+// Record batch messages no honest writer makes, crafted with the generated
+// flatbuffer code: buffers outside the body, counts and lengths that do not
+// match the schema, UTF-8 offsets past the data, bad compressed buffers.
+// Every one must be a specific error, never a crash or a read out of bounds.
 #include <cstring>
 #include <vector>
 
@@ -54,10 +56,6 @@ std::vector<uint8_t> Int32Body(std::vector<int32_t> values) {
 }
 
 }  // namespace
-
-TEST(IpcHostile, HonestCraftedBatchReads) {
-  ASSERT_OK(ReadAll(CraftStream(Int32Schema(), 2, {{2, 0}}, {{0, 0}, {0, 8}}, Int32Body({1, 2}))));
-}
 
 TEST(IpcHostile, BuffersOutsideTheBody) {
   auto body = Int32Body({1, 2});
@@ -127,57 +125,6 @@ TEST(IpcHostile, CompressedBuffersAreChecked) {
   const int64_t raw = -1;
   std::memcpy(stored.data(), &raw, 8);
   ASSERT_OK(ReadAll(CraftStream(Int32Schema(), 2, {{2, 0}}, {{0, 0}, {0, 16}}, stored, true)));
-}
-
-TEST(IpcHostile, CorruptFlatbuffersAndFraming) {
-  BufferPtr good = CraftStream(Int32Schema(), 2, {{2, 0}}, {{0, 0}, {0, 8}}, Int32Body({1, 2}));
-  std::vector<uint8_t> bytes(good->data(), good->data() + good->size());
-  auto read = [](std::vector<uint8_t> data) {
-    return ReadAll(test::BufferFrom(data.data(), static_cast<int64_t>(data.size())));
-  };
-  std::vector<uint8_t> corrupt = bytes;
-  for (size_t i = 8; i < 24; ++i) corrupt[i] = 0xff;  // the schema's root offset and vtable
-  EXPECT_ERROR(kInvalid, "message metadata at byte 0 is not a valid flatbuffer", read(corrupt));
-  std::vector<uint8_t> negative = bytes;
-  const int32_t minus = -16;
-  std::memcpy(negative.data() + 4, &minus, 4);
-  EXPECT_ERROR(kInvalid, "negative metadata length -16", read(negative));
-  std::vector<uint8_t> huge = bytes;
-  const int32_t big = std::numeric_limits<int32_t>::max();
-  std::memcpy(huge.data() + 4, &big, 4);
-  EXPECT_ERROR(kInvalid, "claims 2147483647 bytes of metadata", read(huge));
-  EXPECT_ERROR(kInvalid, "truncated message", read(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 2)));
-}
-
-TEST(IpcHostile, DeepSchemasAreRefused) {
-  TypePtr type = int8();
-  for (int i = 0; i < 70; ++i) type = list(ListItem(type));
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"deep", type}};
-  BufferSink sink;
-  EXPECT_ERROR(kInvalid, "nests more than 64 levels deep", WriteSchemaMessage(sink, *schema));
-}
-
-TEST(IpcHostile, FileFooterIsChecked) {
-  auto schema = Int32Schema();
-  BufferSink sink;
-  auto writer = *FileWriter::Open(std::shared_ptr<OutputSink>(&sink, [](OutputSink*) {}), schema);
-  auto batch = *RecordBatch::Make(schema, 2, {test::Primitive<int32_t>(int32(), {1, 2})});
-  ASSERT_OK(writer->Write(*batch));
-  ASSERT_OK(writer->Close());
-  BufferPtr good = *sink.Finish();
-  std::vector<uint8_t> bytes(good->data(), good->data() + good->size());
-  auto open = [](std::vector<uint8_t> data) {
-    return FileReader::Open(BufferSource(test::BufferFrom(data.data(), static_cast<int64_t>(data.size())))).status();
-  };
-  std::vector<uint8_t> long_footer = bytes;
-  const int32_t claim = static_cast<int32_t>(bytes.size());
-  std::memcpy(long_footer.data() + bytes.size() - 10, &claim, 4);
-  EXPECT_ERROR(kInvalid, "does not fit a", open(long_footer));
-  std::vector<uint8_t> bad_tail = bytes;
-  bad_tail.back() = 'X';
-  EXPECT_ERROR(kInvalid, "truncated", open(bad_tail));
-  EXPECT_ERROR(kInvalid, "too short", open(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 12)));
 }
 
 }  // namespace quiver::ipc

@@ -144,20 +144,6 @@ Crafted HonestCsf(bool element_counts) {
 
 }  // namespace
 
-TEST(SparseIpcHostile, CraftedHonestMessagesRead) {
-  ASSERT_OK_AND_ASSIGN(SparseTensor coo, HonestCoo().Read());
-  ASSERT_OK_AND_ASSIGN(Tensor dense, coo.ToDense());
-  EXPECT_EQ(test::Values<double>(dense), (std::vector<double>{0, 1, 0, 0, 0, 2}));
-  ASSERT_OK_AND_ASSIGN(SparseTensor csr, HonestCsr().Read());
-  EXPECT_TRUE(csr.Equals(coo));
-  // CSF lengths in elements (as Arrow C++ writes) and in bytes (the
-  // format's unit) give the same tensor.
-  ASSERT_OK_AND_ASSIGN(SparseTensor csf_elements, HonestCsf(true).Read());
-  ASSERT_OK_AND_ASSIGN(SparseTensor csf_bytes, HonestCsf(false).Read());
-  test::ExpectSameSparse(csf_elements, csf_bytes);
-  EXPECT_TRUE(csf_elements.Equals(coo));
-}
-
 TEST(SparseIpcHostile, TruncatedAtEveryByte) {
   const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF};
   for (SparseFormat format : formats) {

@@ -1,0 +1,175 @@
+// Framing and reading IPC messages: corrupt flatbuffers and framing,
+// header tags naming an absent table, metadata copied out of zero-copy
+// sources, and streams ending inside a message.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "File_generated.h"
+#include "quiver/ipc.h"
+#include "quiver/ipc/message.h"
+#include "test_util.h"
+#include "quiver/ipc/encoder.h"
+
+namespace quiver::ipc {
+
+namespace {
+
+SchemaPtr Int32Schema() {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"x", int32()}};
+  return schema;
+}
+
+RecordBatchPtr Int32Batch(const SchemaPtr& schema, int32_t first, int rows) {
+  std::vector<int32_t> values(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) values[static_cast<size_t>(i)] = first + i;
+  return *RecordBatch::Make(schema, rows, {test::Primitive<int32_t>(int32(), values)});
+}
+
+// An IPC file of `batches` batches of 4 rows each.
+std::vector<uint8_t> FileBytes(int batches) {
+  auto schema = Int32Schema();
+  auto sink = std::make_shared<BufferSink>();
+  auto writer = *FileWriter::Open(sink, schema);
+  for (int b = 0; b < batches; ++b) EXPECT_TRUE(writer->Write(*Int32Batch(schema, b * 4, 4)).ok());
+  EXPECT_TRUE(writer->Close().ok());
+  BufferPtr bytes = *sink->Finish();
+  return std::vector<uint8_t>(bytes->data(), bytes->data() + bytes->size());
+}
+
+// A source over `bytes` in place: the caller's memory, not a copy.
+std::shared_ptr<InputSource> BorrowedSource(std::vector<uint8_t>& bytes) {
+  return BufferSource(Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
+}
+
+// One framed message whose header tag is `kind` but whose header table is
+// not there (what the tensor fuzzers found).
+std::vector<uint8_t> HeaderlessMessage(fb::MessageHeader kind) {
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, kind, 0, 0));
+  BufferPtr framed = *FrameMetadata(builder, 0, 8);
+  return std::vector<uint8_t>(framed->data(), framed->data() + framed->size());
+}
+
+}  // namespace
+
+TEST(IpcReaderSafety, MessagesNamingAnAbsentHeaderAreRefused) {
+  for (fb::MessageHeader kind : {fb::MessageHeader::Tensor, fb::MessageHeader::SparseTensor,
+                                 fb::MessageHeader::Schema, fb::MessageHeader::RecordBatch,
+                                 fb::MessageHeader::DictionaryBatch}) {
+    std::vector<uint8_t> bytes = HeaderlessMessage(kind);
+    auto source = BufferSource(test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size())));
+    const std::string expected =
+        std::string("names a ") + fb::EnumNameMessageHeader(kind) + " header but carries no header table";
+    EXPECT_ERROR(kInvalid, expected, ReadTensor(source));
+    EXPECT_ERROR(kInvalid, expected, ReadSparseTensor(source));
+    EXPECT_ERROR(kInvalid, expected, StreamReader::Open(source));
+  }
+  std::vector<uint8_t> none = HeaderlessMessage(fb::MessageHeader::NONE);
+  auto source = BufferSource(test::BufferFrom(none.data(), static_cast<int64_t>(none.size())));
+  EXPECT_ERROR(kInvalid, "message at byte 0 has no header", ReadTensor(source));
+}
+
+TEST(IpcReaderSafety, MessageMetadataRewrittenAfterVerificationIsNotRead) {
+  // The metadata of a message read from a zero-copy source is a copy of its own.
+  std::vector<uint8_t> bytes = FileBytes(1);
+  auto source = BorrowedSource(bytes);
+  ASSERT_OK_AND_ASSIGN(std::optional<Message> message, ReadMessage(*source, 8));
+  ASSERT_TRUE(message.has_value());
+  EXPECT_FALSE(message->metadata->data() >= bytes.data() && message->metadata->data() < bytes.data() + bytes.size());
+}
+
+TEST(IpcReaderSafety, AStreamEndingInsideAMessageSaysWhereAndWhatWasMissing) {
+  auto schema = Int32Schema();
+  auto sink = std::make_shared<BufferSink>();
+  auto writer = *StreamWriter::Open(sink, schema);
+  const int64_t schema_end = sink->position();
+  ASSERT_OK(writer->Write(*Int32Batch(schema, 0, 4)));
+  BufferPtr whole = *sink->Finish();
+  for (int64_t cut : {schema_end + 6, schema_end + 40, whole->size() - 3}) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    ASSERT_EQ(write(fds[1], whole->data(), static_cast<size_t>(cut)), cut);
+    close(fds[1]);
+    ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(FileDescriptorStream(fds[0])));
+    auto next = reader->Next();
+    const std::string where = cut == schema_end + 6 ? "truncated message length at byte " + std::to_string(schema_end + 4)
+                                                    : "the stream ends inside the message at byte " + std::to_string(schema_end);
+    EXPECT_ERROR(kInvalid, where, next);
+    // The reader stays failed: it does not parse from inside the message.
+    EXPECT_ERROR(kInvalid, where, reader->Next());
+    close(fds[0]);
+  }
+}
+
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+namespace {
+
+// A stream: a valid schema message for `schema`, then one RecordBatch
+// message with the given nodes, buffers and body, then end of stream.
+BufferPtr CraftStream(const SchemaPtr& schema, int64_t rows, std::vector<fb::FieldNode> nodes,
+                      std::vector<fb::Buffer> buffers, std::vector<uint8_t> body,
+                      bool compressed = false) {
+  BufferSink sink;
+  EXPECT_TRUE(WriteSchemaMessage(sink, *schema).ok());
+  flatbuffers::FlatBufferBuilder builder;
+  flatbuffers::Offset<fb::BodyCompression> compression = 0;
+  if (compressed) compression = fb::CreateBodyCompression(builder, fb::CompressionType::ZSTD);
+  auto batch = fb::CreateRecordBatch(builder, rows, builder.CreateVectorOfStructs(nodes),
+                                     builder.CreateVectorOfStructs(buffers), compression);
+  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch,
+                                   batch.Union(), static_cast<int64_t>(body.size())));
+  BufferPtr framed = *FrameMetadata(builder, sink.position(), 8);
+  EXPECT_TRUE(sink.Write(framed->data(), framed->size()).ok());
+  EXPECT_TRUE(sink.Write(body.data(), static_cast<int64_t>(body.size())).ok());
+  EXPECT_TRUE(WriteEndOfStream(sink).ok());
+  return *sink.Finish();
+}
+
+Status ReadAll(const BufferPtr& bytes) {
+  QUIVER_ASSIGN_OR_RETURN(auto reader, StreamReader::Open(BufferSource(bytes)));
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader->Next());
+    if (!batch) return Status::OK();
+  }
+}
+
+std::vector<uint8_t> Int32Body(std::vector<int32_t> values) {
+  std::vector<uint8_t> body(values.size() * 4);
+  std::memcpy(body.data(), values.data(), body.size());
+  return body;
+}
+
+}  // namespace
+
+TEST(IpcHostile, CorruptFlatbuffersAndFraming) {
+  BufferPtr good = CraftStream(Int32Schema(), 2, {{2, 0}}, {{0, 0}, {0, 8}}, Int32Body({1, 2}));
+  std::vector<uint8_t> bytes(good->data(), good->data() + good->size());
+  auto read = [](std::vector<uint8_t> data) {
+    return ReadAll(test::BufferFrom(data.data(), static_cast<int64_t>(data.size())));
+  };
+  std::vector<uint8_t> corrupt = bytes;
+  for (size_t i = 8; i < 24; ++i) corrupt[i] = 0xff;  // the schema's root offset and vtable
+  EXPECT_ERROR(kInvalid, "message metadata at byte 0 is not a valid flatbuffer", read(corrupt));
+  std::vector<uint8_t> negative = bytes;
+  const int32_t minus = -16;
+  std::memcpy(negative.data() + 4, &minus, 4);
+  EXPECT_ERROR(kInvalid, "negative metadata length -16", read(negative));
+  std::vector<uint8_t> huge = bytes;
+  const int32_t big = std::numeric_limits<int32_t>::max();
+  std::memcpy(huge.data() + 4, &big, 4);
+  EXPECT_ERROR(kInvalid, "claims 2147483647 bytes of metadata", read(huge));
+  EXPECT_ERROR(kInvalid, "truncated message", read(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 2)));
+}
+
+}  // namespace quiver::ipc
