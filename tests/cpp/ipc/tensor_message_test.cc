@@ -1,4 +1,6 @@
-// The Tensor IPC message: dense tensors written and read back.
+// The Tensor IPC message: dense tensors of any layout written and read
+// back (zero-copy), messages one after another, and the errors for a
+// missing sink and a message of another kind.
 #include "quiver/ipc.h"
 
 #include <cstdio>
@@ -32,6 +34,30 @@ TEST(Ipc, TensorMessageRoundTrip) {
     EXPECT_EQ(back.dim_names(), t.dim_names());
     EXPECT_GE(back.raw_data(), bytes->data());  // zero-copy from memory
   }
+}
+
+TEST(IpcTensor, MessagesFollowEachOtherAndOtherKindsAreRefused) {
+  BufferSink sink;
+  ASSERT_OK_AND_ASSIGN(Tensor first, Tensor::Make(float64(), BufferOf(std::vector<double>{1.5, -2}), {2}));
+  ASSERT_OK_AND_ASSIGN(Tensor empty, Tensor::Make(int8(), BufferOf(std::vector<int8_t>{}), {0, 3}));
+  ASSERT_OK(WriteTensor(first, &sink));
+  const int64_t second_at = sink.position();
+  EXPECT_EQ(second_at % 8, 0);
+  ASSERT_OK(WriteTensor(empty, &sink));
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink.Finish());
+  ASSERT_OK_AND_ASSIGN(Tensor a, ReadTensor(BufferSource(bytes)));
+  EXPECT_TRUE(a.Equals(first));
+  ASSERT_OK_AND_ASSIGN(Tensor b, ReadTensor(BufferSource(bytes), second_at));
+  EXPECT_EQ(b.shape(), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(b.type()->id(), TypeId::kInt8);
+  EXPECT_EQ(WriteTensor(first, nullptr).message(), "WriteTensor needs a sink");
+  // A schema message where a Tensor is expected.
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"x", int32()}};
+  auto stream_sink = std::make_shared<BufferSink>();
+  ASSERT_OK(StreamWriter::Open(stream_sink, schema).status());
+  EXPECT_ERROR(kInvalid, "message at byte 0 is a Schema message, not a Tensor",
+               ReadTensor(BufferSource(*stream_sink->Finish())));
 }
 
 }  // namespace quiver::ipc

@@ -1,5 +1,7 @@
-// IPC stream writer: a batch of every kind of column round trips with its
-// values, types and metadata.
+// IPC stream and file writers: a batch of every kind of column round trips
+// with its values, types and metadata; a missing sink or schema, batches
+// off the schema, closed writers and a second dictionary in a file are
+// errors naming what is wrong.
 #include "quiver/ipc.h"
 
 #include <cstdio>
@@ -73,6 +75,89 @@ TEST(Ipc, StreamRoundTripKeepsValuesTypesAndMetadata) {
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr end, reader->Next());
     EXPECT_FALSE(end);
   }
+}
+
+namespace {
+
+SchemaPtr OneColumn(TypePtr type) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"x", std::move(type)}};
+  return schema;
+}
+
+RecordBatchPtr Ints(const SchemaPtr& schema, std::vector<int32_t> values) {
+  const auto rows = static_cast<int64_t>(values.size());
+  return *RecordBatch::Make(schema, rows, {Primitive<int32_t>(int32(), values)});
+}
+
+}  // namespace
+
+TEST(IpcWriter, OpenNeedsASinkAndASchema) {
+  EXPECT_EQ(test::StatusOf(StreamWriter::Open(nullptr, OneColumn(int32()))).message(), "IPC writer has no sink");
+  EXPECT_EQ(test::StatusOf(StreamWriter::Open(std::make_shared<BufferSink>(), nullptr)).message(),
+            "IPC writer has no schema");
+  EXPECT_EQ(test::StatusOf(FileWriter::Open(nullptr, OneColumn(int32()))).message(), "IPC writer has no sink");
+  WriteOptions options;
+  options.compression = Compression::kZstd;
+  options.compression_level = 99;
+  auto sink = std::make_shared<BufferSink>();
+  EXPECT_ERROR(kInvalid, "compression level 99 is outside ZSTD's range", StreamWriter::Open(sink, OneColumn(int32()), options));
+  EXPECT_EQ(sink->position(), 0);  // refused before anything was written
+}
+
+TEST(IpcWriter, BatchesMustMatchTheSchema) {
+  SchemaPtr schema = OneColumn(int32());
+  auto sink = std::make_shared<BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, StreamWriter::Open(sink, schema));
+  auto two = std::make_shared<Schema>();
+  two->fields = {Field{"x", int32()}, Field{"y", int32()}};
+  auto wide = *RecordBatch::Make(two, 1, {Primitive<int32_t>(int32(), {1}), Primitive<int32_t>(int32(), {2})});
+  Status st = writer->Write(*wide);
+  EXPECT_EQ(st.code(), StatusCode::kTypeError);
+  EXPECT_EQ(st.message(), "the batch has 2 columns, the stream's schema 1");
+  SchemaPtr floats = OneColumn(float32());
+  auto other = *RecordBatch::Make(floats, 1, {Primitive<float>(float32(), {1.5f})});
+  EXPECT_EQ(writer->Write(*other).message(), "column 0 (x) is float32, the stream's schema says int32");
+  // A refused batch leaves the stream usable.
+  ASSERT_OK(writer->Write(*Ints(schema, {7, 8})));
+  ASSERT_OK(writer->Close());
+  EXPECT_EQ(writer->Write(*Ints(schema, {9})).message(), "cannot write to a closed IPC writer");
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(BufferSource(*sink->Finish())));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr read, reader->Next());
+  ASSERT_TRUE(read);
+  EXPECT_TRUE(read->Equals(*Ints(schema, {7, 8})));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr end, reader->Next());
+  EXPECT_FALSE(end);
+}
+
+TEST(IpcWriter, AFileHoldsOneDictionaryPerField) {
+  ASSERT_OK_AND_ASSIGN(TypePtr dict_type, dictionary(int8(), utf8()));
+  SchemaPtr schema = OneColumn(dict_type);
+  auto batch_over = [&](std::vector<std::optional<std::string>> words) {
+    auto data = std::make_shared<ArrayData>(*Primitive<int8_t>(dict_type, {0, 1}));
+    data->dictionary = Utf8(words);
+    return *RecordBatch::Make(schema, 2, {data});
+  };
+  auto sink = std::make_shared<BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(sink, schema));
+  ASSERT_OK(writer->Write(*batch_over({"a", "b"})));
+  ASSERT_OK(writer->Write(*batch_over({"a", "b"})));  // an equal dictionary is no new one
+  EXPECT_EQ(writer->Write(*batch_over({"c", "d"})).message(),
+            "batch 2 brings a new dictionary for id 0; the IPC file format holds one dictionary per field "
+            "(write a stream, or give every batch the same dictionary)");
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(*sink->Finish())));
+  EXPECT_EQ(reader->num_record_batches(), 2);
+  // A stream may replace it.
+  auto stream_sink = std::make_shared<BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto stream, StreamWriter::Open(stream_sink, schema));
+  ASSERT_OK(stream->Write(*batch_over({"a", "b"})));
+  ASSERT_OK(stream->Write(*batch_over({"c", "d"})));
+  ASSERT_OK(stream->Close());
+  ASSERT_OK_AND_ASSIGN(auto stream_reader, StreamReader::Open(BufferSource(*stream_sink->Finish())));
+  ASSERT_OK(stream_reader->Next().status());
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr second, stream_reader->Next());
+  EXPECT_TRUE(second->Equals(*batch_over({"c", "d"})));
 }
 
 }  // namespace quiver::ipc
