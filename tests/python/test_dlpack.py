@@ -339,3 +339,13 @@ def test_torch_round_trip(dtype):
     np.testing.assert_array_equal(y.numpy(), x)
     back = qv.from_dlpack(y)
     assert back.to_numpy().__array_interface__["data"][0] == y.data_ptr()
+
+
+def test_from_dlpack_accepts_negative_strides_zero_copy():
+    x = np.arange(12.0).reshape(3, 4)[::-1, ::-2]
+    t = qv.from_dlpack(x)
+    np.testing.assert_array_equal(t.to_numpy(), x)
+    assert t.to_numpy().__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    assert t.strides == x.strides
+    again = qv.from_dlpack(t)  # quiver re-imports its own export
+    np.testing.assert_array_equal(again.to_numpy(), x)

@@ -205,3 +205,52 @@ def test_fixed_shape_array_to_tensor():
     t = a.to_tensor()
     assert t.shape == (3, 4)
     assert t.to_numpy().ctypes.data == x.ctypes.data
+
+
+def cells(n=4):
+    return np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3)
+
+
+def test_fixed_shape_take_filter_concat_slices():
+    x = cells(6)
+    col = qv.FixedShapeTensorArray.from_numpy(x, mask=[False, False, True, False, False, False])
+    taken = col.take([5, 0, 2])
+    np.testing.assert_array_equal(taken[0], x[5])
+    assert taken.null_count == 1 and not taken.is_valid(2)
+    np.testing.assert_array_equal(col.filter(np.arange(6) < 2).to_numpy(), x[:2])
+    np.testing.assert_array_equal(col[::-2].to_numpy(allow_nulls=True)[[0, 2]], x[::-2][[0, 2]])
+    joined = qv.concat([col[:2], col[4:]])
+    np.testing.assert_array_equal(joined.to_numpy(), x[[0, 1, 4, 5]])
+    with pytest.raises(TypeError, match="indices must be integers, got dtype float64"):
+        col.take([0.7])
+    with pytest.raises(TypeError, match="mask must hold bools"):
+        col.filter([1, 0, 1, 0, 1, 0])
+    with pytest.raises(TypeError, match="fixed- and variable-shape"):
+        qv.concat([col, col.to_variable()])
+    back = qv.FixedShapeTensorArray.from_storage(col.type, col.storage)
+    assert back == col
+    back = qv.FixedShapeTensorArray.from_storage(col.type, pa.array(col).storage)
+    assert back == col
+    with pytest.raises(TypeError, match="storage has type"):
+        qv.FixedShapeTensorArray.from_storage(qv.fixed_shape_tensor("int8", (6,)), col.storage)
+    v = qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
+    assert qv.VariableShapeTensorArray.from_storage(v.type, v.storage) == v
+
+
+def test_to_numpy_into_a_reusable_output():
+    col = qv.FixedShapeTensorArray.from_numpy(np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1))
+    out = np.empty((4, 2, 3), np.float32)
+    assert col.to_numpy(out=out) is out
+    np.testing.assert_array_equal(out, cells())
+    with pytest.raises(TypeError, match="out has dtype float64"):
+        col.to_numpy(out=np.empty((4, 2, 3)))
+    with pytest.raises(ValueError, match="out has shape"):
+        col.to_numpy(out=np.empty((4, 3, 2), np.float32))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        col.to_numpy(out=np.empty((4, 2, 6), np.float32)[:, :, ::2])
+    with pytest.raises(TypeError, match="C-contiguous"):
+        col.to_numpy(out=[[0.0]])
+    frozen = np.empty((4, 2, 3), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        col.to_numpy(out=frozen)

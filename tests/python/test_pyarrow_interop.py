@@ -226,3 +226,31 @@ def test_invalid_offsets_are_caught_by_full_validation():
     broken = pa.Array.from_buffers(pa.utf8(), 2, [None, bad_offsets, data])
     with pytest.raises(ValueError, match=r"offset 2 \(2\) < offset 1 \(3\)"):
         qv.array(broken)
+
+
+def cells(n=4):
+    return np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3)
+
+
+def test_requested_schema_is_best_effort():
+    col = qv.FixedShapeTensorArray.from_numpy(cells())
+    ext = pa.fixed_shape_tensor(pa.float32(), [2, 3])
+    theirs = pa.array(col, type=ext)  # pyarrow asks for the storage type
+    assert theirs.type == ext.storage_type
+    np.testing.assert_array_equal(np.asarray(theirs.flatten()), cells().ravel())
+    table = pa.table({"x": col}, schema=pa.schema([("x", ext)]))
+    assert table.schema.field("x").type == ext
+    schema, array = col.__arrow_c_array__(pa.int8().__arrow_c_schema__())
+    assert pa.Array._import_from_c_capsule(schema, array).type == ext  # own type
+
+
+def test_identity_permutation_equals_none():
+    col = qv.FixedShapeTensorArray.from_numpy(cells())
+    ext = pa.fixed_shape_tensor(pa.float32(), [2, 3], permutation=[0, 1])
+    theirs = qv.array(pa.ExtensionArray.from_storage(ext, pa.array(col).storage))
+    assert theirs.type == col.type and hash(theirs.type) == hash(col.type)
+    assert "permutation" in theirs.type.serialize()  # kept as read
+    assert len(qv.concat([theirs, col])) == 8
+    v = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 2))])
+    w = qv.VariableShapeTensorArray.from_numpy([np.ones((1, 2))], permutation=[0, 1])
+    assert v.type == w.type and len(qv.concat([v, w])) == 2

@@ -1,4 +1,5 @@
 import io
+import threading
 import warnings
 
 import numpy as np
@@ -520,3 +521,86 @@ def test_torch_nested_from_jagged_shares_values():
     assert nested.values().data_ptr() == values.ctypes.data
     for got, want in zip(nested.unbind(), xs):
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_integer_pad_values_are_exact():
+    col = qv.VariableShapeTensorArray.from_numpy([np.ones(3, np.int64), np.ones(1, np.int64)])
+    batch, _ = col.to_padded(pad_value=2**53 + 1)
+    assert int(batch[1, 2]) == 2**53 + 1
+    batch, _ = col.to_padded(pad_value=2**63 - 1)
+    assert int(batch[1, 1]) == 2**63 - 1
+    with pytest.raises(ValueError, match="pad value 9223372036854775808 is not exactly representable as int64"):
+        col.to_padded(pad_value=2**63)
+    with pytest.raises(ValueError, match="pad value 340282366920938463463374607431768211456 does not fit"):
+        col.to_padded(pad_value=2**128)
+    u = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.uint64), np.ones(1, np.uint64)])
+    assert int(u.to_padded(pad_value=2**64 - 1)[0][1, 1]) == 2**64 - 1
+    f = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.float32), np.ones(1, np.float32)])
+    with pytest.raises(ValueError, match="pad value 16777217 is not exactly representable as float"):
+        f.to_padded(pad_value=2**24 + 1)
+    assert f.to_padded(pad_value=np.float32(0.5))[0][1, 1] == 0.5
+    with pytest.raises(TypeError, match="pad_value must be a number"):
+        f.to_padded(pad_value="0")
+
+
+def test_padded_round_trip_with_zero_size_axes():
+    col = qv.VariableShapeTensorArray.from_numpy([np.zeros((0, 2)), np.zeros((0, 3)), np.zeros((0, 0))])
+    back = qv.VariableShapeTensorArray.from_padded(*col.to_padded())
+    assert back == col
+
+
+def test_to_padded_into_a_reusable_output():
+    col = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 3), np.float32), np.ones((1, 1), np.float32)])
+    out = np.full((2, 2, 3), 7, np.float32)
+    batch, shapes = col.to_padded(pad_value=0, out=out)
+    assert batch is out and out.sum() == 7 and shapes.tolist() == [[2, 3], [1, 1]]
+    with pytest.raises(ValueError, match=r"out has shape \[2, 2, 4\] but the padded batch has shape \[2, 2, 3\]"):
+        col.to_padded(out=np.empty((2, 2, 4), np.float32))
+    with pytest.raises(TypeError, match="out has dtype float64"):
+        col.to_padded(out=np.empty((2, 2, 3)))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        col.to_padded(out=np.empty((2, 3, 2), np.float32).transpose(0, 2, 1))
+
+
+def test_a_thread_progresses_while_to_padded_runs():
+    rng = np.random.default_rng(0)
+    rows = [np.ones((3, h, w), np.float32) for h, w in rng.integers(200, 257, size=(96, 2))]
+    col = qv.VariableShapeTensorArray.from_numpy(rows)
+    out = np.empty((96, 3, 256, 256), np.float32)
+    counter = [0]
+    stop = threading.Event()
+    started = threading.Event()
+
+    def count():
+        started.set()
+        while not stop.is_set():
+            counter[0] += 1
+
+    thread = threading.Thread(target=count)
+    thread.start()
+    started.wait()
+    # Progress is measured as work done during the call, not as a time.
+    before = counter[0]
+    col.to_padded(out=out)
+    col.to_padded()
+    during = counter[0] - before
+    stop.set()
+    thread.join()
+    assert during > 1000  # with the GIL held the counter could not move (at most a switch or two)
+
+
+def test_jagged_storage_changed_after_the_fact_is_checked():
+    # from_jagged shares the caller's int32 offsets and shapes (zero-copy);
+    # changing them afterwards must give errors, never reads out of bounds.
+    values = np.arange(10, dtype=np.float32)
+    offsets = np.array([0, 4, 10], dtype=np.int32)
+    shapes = np.array([[4], [6]], dtype=np.int32)
+    col = qv.VariableShapeTensorArray.from_jagged(values, offsets, shapes)
+    assert col.to_padded()[0].shape == (2, 6)
+    offsets[2] = 50_000_000
+    shapes[1, 0] = 50_000_000 - 4
+    for call in (col.to_padded, lambda: col.take([1]), lambda: col[1], col.to_jagged,
+                 lambda: col.filter([False, True]), lambda: qv.concat([col, col])):
+        with pytest.raises(ValueError, match=r"row 1: data \[4, 50000000\) is not a range inside the 10 values"):
+            call()
+    np.testing.assert_array_equal(col[0], values[:4])  # row 0 is untouched

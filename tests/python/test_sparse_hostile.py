@@ -1,4 +1,4 @@
-"""Sparse tensors under hostile Python inputs found in review: strided and
+"""Sparse tensors under hostile Python inputs: strided and
 reversed index arrays, arrays mutated after construction, huge shapes with
 few non-zeros, narrow index types and tampered pickles."""
 import pickle

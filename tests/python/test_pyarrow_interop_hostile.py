@@ -1,9 +1,8 @@
-"""Hostile inputs from Python: deep schemas, storage changed after the
-fact, draft shapes outside the array, lying tensor metadata below the top
-level. Each was a crash or a wrong answer once; each must be an error."""
+"""Hostile foreign data imported from Python: deep schemas, draft shapes
+outside the array, lying tensor metadata below the top level. Each was a
+crash or a wrong answer once; each must be an error."""
 import ctypes
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -81,23 +80,6 @@ def test_deep_pyarrow_type_is_refused():
         t = pa.list_(t)
     with pytest.raises(ValueError, match="more than 64 levels"):
         qv.type_from_arrow(t)
-
-
-def test_jagged_storage_changed_after_the_fact_is_checked():
-    # from_jagged shares the caller's int32 offsets and shapes (zero-copy);
-    # changing them afterwards must give errors, never reads out of bounds.
-    values = np.arange(10, dtype=np.float32)
-    offsets = np.array([0, 4, 10], dtype=np.int32)
-    shapes = np.array([[4], [6]], dtype=np.int32)
-    col = qv.VariableShapeTensorArray.from_jagged(values, offsets, shapes)
-    assert col.to_padded()[0].shape == (2, 6)
-    offsets[2] = 50_000_000
-    shapes[1, 0] = 50_000_000 - 4
-    for call in (col.to_padded, lambda: col.take([1]), lambda: col[1], col.to_jagged,
-                 lambda: col.filter([False, True]), lambda: qv.concat([col, col])):
-        with pytest.raises(ValueError, match=r"row 1: data \[4, 50000000\) is not a range inside the 10 values"):
-            call()
-    np.testing.assert_array_equal(col[0], values[:4])  # row 0 is untouched
 
 
 def draft_column(valid=None):

@@ -1,8 +1,6 @@
-"""Python in practice: NumPy and pyarrow protocols, value type names,
-reprs, comparisons, fixed-shape parity, exactness, messages, the GIL."""
-import threading
-import time
-
+"""The Python API as NumPy users meet it: the array and buffer protocols,
+masked arrays and byte orders, value type names, reprs, comparisons,
+to_pylist, record batch columns and messages that name Python arguments."""
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -115,31 +113,7 @@ def test_clear_type_errors_for_unsupported_dtypes(bad, name):
             build(bad)
 
 
-# --- pyarrow protocol -----------------------------------------------------------
-
-
-def test_requested_schema_is_best_effort():
-    col = qv.FixedShapeTensorArray.from_numpy(cells())
-    ext = pa.fixed_shape_tensor(pa.float32(), [2, 3])
-    theirs = pa.array(col, type=ext)  # pyarrow asks for the storage type
-    assert theirs.type == ext.storage_type
-    np.testing.assert_array_equal(np.asarray(theirs.flatten()), cells().ravel())
-    table = pa.table({"x": col}, schema=pa.schema([("x", ext)]))
-    assert table.schema.field("x").type == ext
-    schema, array = col.__arrow_c_array__(pa.int8().__arrow_c_schema__())
-    assert pa.Array._import_from_c_capsule(schema, array).type == ext  # own type
-
-
-def test_identity_permutation_equals_none():
-    col = qv.FixedShapeTensorArray.from_numpy(cells())
-    ext = pa.fixed_shape_tensor(pa.float32(), [2, 3], permutation=[0, 1])
-    theirs = qv.array(pa.ExtensionArray.from_storage(ext, pa.array(col).storage))
-    assert theirs.type == col.type and hash(theirs.type) == hash(col.type)
-    assert "permutation" in theirs.type.serialize()  # kept as read
-    assert len(qv.concat([theirs, col])) == 8
-    v = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 2))])
-    w = qv.VariableShapeTensorArray.from_numpy([np.ones((1, 2))], permutation=[0, 1])
-    assert v.type == w.type and len(qv.concat([v, w])) == 2
+# --- value type names ------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -241,106 +215,6 @@ def test_record_batch_columns():
         imported["x"]
 
 
-# --- fixed-shape parity ---------------------------------------------------------
-
-
-def test_fixed_shape_take_filter_concat_slices():
-    x = cells(6)
-    col = qv.FixedShapeTensorArray.from_numpy(x, mask=[False, False, True, False, False, False])
-    taken = col.take([5, 0, 2])
-    np.testing.assert_array_equal(taken[0], x[5])
-    assert taken.null_count == 1 and not taken.is_valid(2)
-    np.testing.assert_array_equal(col.filter(np.arange(6) < 2).to_numpy(), x[:2])
-    np.testing.assert_array_equal(col[::-2].to_numpy(allow_nulls=True)[[0, 2]], x[::-2][[0, 2]])
-    joined = qv.concat([col[:2], col[4:]])
-    np.testing.assert_array_equal(joined.to_numpy(), x[[0, 1, 4, 5]])
-    with pytest.raises(TypeError, match="indices must be integers, got dtype float64"):
-        col.take([0.7])
-    with pytest.raises(TypeError, match="mask must hold bools"):
-        col.filter([1, 0, 1, 0, 1, 0])
-    with pytest.raises(TypeError, match="fixed- and variable-shape"):
-        qv.concat([col, col.to_variable()])
-    back = qv.FixedShapeTensorArray.from_storage(col.type, col.storage)
-    assert back == col
-    back = qv.FixedShapeTensorArray.from_storage(col.type, pa.array(col).storage)
-    assert back == col
-    with pytest.raises(TypeError, match="storage has type"):
-        qv.FixedShapeTensorArray.from_storage(qv.fixed_shape_tensor("int8", (6,)), col.storage)
-    v = qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
-    assert qv.VariableShapeTensorArray.from_storage(v.type, v.storage) == v
-
-
-def test_to_numpy_into_a_reusable_output():
-    col = qv.FixedShapeTensorArray.from_numpy(np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1))
-    out = np.empty((4, 2, 3), np.float32)
-    assert col.to_numpy(out=out) is out
-    np.testing.assert_array_equal(out, cells())
-    with pytest.raises(TypeError, match="out has dtype float64"):
-        col.to_numpy(out=np.empty((4, 2, 3)))
-    with pytest.raises(ValueError, match="out has shape"):
-        col.to_numpy(out=np.empty((4, 3, 2), np.float32))
-    with pytest.raises(TypeError, match="C-contiguous"):
-        col.to_numpy(out=np.empty((4, 2, 6), np.float32)[:, :, ::2])
-    with pytest.raises(TypeError, match="C-contiguous"):
-        col.to_numpy(out=[[0.0]])
-    frozen = np.empty((4, 2, 3), np.float32)
-    frozen.flags.writeable = False
-    with pytest.raises(ValueError, match="read-only"):
-        col.to_numpy(out=frozen)
-
-
-# --- exactness -------------------------------------------------------------------
-
-
-def test_integer_pad_values_are_exact():
-    col = qv.VariableShapeTensorArray.from_numpy([np.ones(3, np.int64), np.ones(1, np.int64)])
-    batch, _ = col.to_padded(pad_value=2**53 + 1)
-    assert int(batch[1, 2]) == 2**53 + 1
-    batch, _ = col.to_padded(pad_value=2**63 - 1)
-    assert int(batch[1, 1]) == 2**63 - 1
-    with pytest.raises(ValueError, match="pad value 9223372036854775808 is not exactly representable as int64"):
-        col.to_padded(pad_value=2**63)
-    with pytest.raises(ValueError, match="pad value 340282366920938463463374607431768211456 does not fit"):
-        col.to_padded(pad_value=2**128)
-    u = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.uint64), np.ones(1, np.uint64)])
-    assert int(u.to_padded(pad_value=2**64 - 1)[0][1, 1]) == 2**64 - 1
-    f = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.float32), np.ones(1, np.float32)])
-    with pytest.raises(ValueError, match="pad value 16777217 is not exactly representable as float"):
-        f.to_padded(pad_value=2**24 + 1)
-    assert f.to_padded(pad_value=np.float32(0.5))[0][1, 1] == 0.5
-    with pytest.raises(TypeError, match="pad_value must be a number"):
-        f.to_padded(pad_value="0")
-
-
-def test_padded_round_trip_with_zero_size_axes():
-    col = qv.VariableShapeTensorArray.from_numpy([np.zeros((0, 2)), np.zeros((0, 3)), np.zeros((0, 0))])
-    back = qv.VariableShapeTensorArray.from_padded(*col.to_padded())
-    assert back == col
-
-
-def test_to_padded_into_a_reusable_output():
-    col = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 3), np.float32), np.ones((1, 1), np.float32)])
-    out = np.full((2, 2, 3), 7, np.float32)
-    batch, shapes = col.to_padded(pad_value=0, out=out)
-    assert batch is out and out.sum() == 7 and shapes.tolist() == [[2, 3], [1, 1]]
-    with pytest.raises(ValueError, match=r"out has shape \[2, 2, 4\] but the padded batch has shape \[2, 2, 3\]"):
-        col.to_padded(out=np.empty((2, 2, 4), np.float32))
-    with pytest.raises(TypeError, match="out has dtype float64"):
-        col.to_padded(out=np.empty((2, 2, 3)))
-    with pytest.raises(TypeError, match="C-contiguous"):
-        col.to_padded(out=np.empty((2, 3, 2), np.float32).transpose(0, 2, 1))
-
-
-def test_from_dlpack_accepts_negative_strides_zero_copy():
-    x = np.arange(12.0).reshape(3, 4)[::-1, ::-2]
-    t = qv.from_dlpack(x)
-    np.testing.assert_array_equal(t.to_numpy(), x)
-    assert t.to_numpy().__array_interface__["data"][0] == x.__array_interface__["data"][0]
-    assert t.strides == x.strides
-    again = qv.from_dlpack(t)  # quiver re-imports its own export
-    np.testing.assert_array_equal(again.to_numpy(), x)
-
-
 def test_messages_name_python_arguments():
     col = qv.FixedShapeTensorArray.from_numpy(cells(), mask=[True, False, False, False])
     with pytest.raises(ValueError) as info:
@@ -358,34 +232,3 @@ def test_messages_name_python_arguments():
         qv.from_dlpack(np.ones(2), copy="yes")
     with pytest.raises(TypeError, match="copy must be None, True or False"):
         qv.FixedShapeTensorArray.from_numpy(cells(), copy="yes")
-
-
-# --- the GIL ---------------------------------------------------------------------
-
-
-def test_a_thread_progresses_while_to_padded_runs():
-    rng = np.random.default_rng(0)
-    rows = [np.ones((3, h, w), np.float32) for h, w in rng.integers(200, 257, size=(96, 2))]
-    col = qv.VariableShapeTensorArray.from_numpy(rows)
-    out = np.empty((96, 3, 256, 256), np.float32)
-    counter = [0]
-    stop = threading.Event()
-    started = threading.Event()
-
-    def count():
-        started.set()
-        while not stop.is_set():
-            counter[0] += 1
-
-    thread = threading.Thread(target=count)
-    thread.start()
-    started.wait()
-    # Progress is measured as work done during the call, not as a time.
-    before = counter[0]
-    col.to_padded(out=out)
-    col.to_padded()
-    during = counter[0] - before
-    stop.set()
-    thread.join()
-    assert during > 1000  # with the GIL held the counter could not move (at most a switch or two)
-    _ = time  # timings belong to bench/, not to tests
