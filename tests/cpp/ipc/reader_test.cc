@@ -1,4 +1,7 @@
-// IPC file reader: random access to batches, zero-copy from memory.
+// IPC readers: random access to the batches of a file (zero-copy from
+// memory), streams read to their end, and the errors for missing sources,
+// empty streams, messages of the wrong kind and files that are not IPC
+// files.
 #include "quiver/ipc.h"
 
 #include <cstdio>
@@ -45,6 +48,15 @@ RecordBatchPtr SampleBatch(int64_t rows = 5) {
   return *RecordBatch::Make(schema, rows, {Primitive<int64_t>(int64(), ids), images, Utf8(labels)});
 }
 
+BufferPtr WriteStream(const std::vector<RecordBatchPtr>& batches, WriteOptions options = {}) {
+  auto sink = std::make_shared<BufferSink>();
+  auto writer = StreamWriter::Open(sink, batches[0]->schema(), options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  for (const auto& batch : batches) EXPECT_TRUE((*writer)->Write(*batch).ok());
+  EXPECT_TRUE((*writer)->Close().ok());
+  return *sink->Finish();
+}
+
 BufferPtr WriteFile(const std::vector<RecordBatchPtr>& batches, WriteOptions options = {}) {
   auto sink = std::make_shared<BufferSink>();
   auto writer = FileWriter::Open(sink, batches[0]->schema(), options);
@@ -73,6 +85,46 @@ TEST(Ipc, FileRandomAccessAndZeroCopy) {
   EXPECT_LT(ids, bytes->data() + bytes->size());  // points into the file bytes
   EXPECT_EQ(reinterpret_cast<uintptr_t>(ids) % 64, reinterpret_cast<uintptr_t>(bytes->data()) % 64);
   EXPECT_ERROR(kIndexError, "record batch 2 is out of range", reader->ReadRecordBatch(2));
+}
+
+TEST(IpcReader, OpenErrors) {
+  EXPECT_EQ(test::StatusOf(StreamReader::Open(std::shared_ptr<InputSource>())).message(),
+            "IPC stream reader has no source");
+  EXPECT_EQ(test::StatusOf(FileReader::Open(nullptr)).message(), "IPC file reader has no source");
+  EXPECT_EQ(test::StatusOf(StreamReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>{})))).message(),
+            "the IPC stream is empty: it has no schema message");
+  EXPECT_EQ(test::StatusOf(FileReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>(10, 0))))).message(),
+            "a 10-byte file is too short for the Arrow IPC file format");
+  // A stream is not a file, and a file cut short has no trailing magic.
+  RecordBatchPtr batch = SampleBatch(2);
+  BufferPtr stream = WriteStream({batch});
+  EXPECT_EQ(test::StatusOf(FileReader::Open(BufferSource(stream))).message(),
+            "not an Arrow IPC file: bad magic at byte 0");
+  BufferPtr file = WriteFile({batch});
+  ASSERT_OK_AND_ASSIGN(BufferPtr cut, Buffer::Slice(file, 0, file->size() - 1));
+  EXPECT_ERROR(kInvalid, "not a complete Arrow IPC file: bad magic at byte ", FileReader::Open(BufferSource(cut)));
+}
+
+TEST(IpcReader, StreamsAreReadToTheirEnd) {
+  RecordBatchPtr batch = SampleBatch(3);
+  BufferPtr stream = WriteStream({batch, batch, batch});
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(BufferSource(stream)));
+  int batches = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr next, reader->Next());
+    if (!next) break;
+    EXPECT_TRUE(next->Equals(*batch));
+    ++batches;
+  }
+  EXPECT_EQ(batches, 3);
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr after, reader->Next());  // the end stays the end
+  EXPECT_FALSE(after);
+  // Two streams back to back: the second schema message is refused.
+  std::vector<uint8_t> twice(stream->data(), stream->data() + stream->size() - 8);  // no end marker
+  twice.insert(twice.end(), stream->data(), stream->data() + stream->size());
+  ASSERT_OK_AND_ASSIGN(auto again, StreamReader::Open(BufferSource(test::BufferOf(twice))));
+  for (int i = 0; i < 3; ++i) ASSERT_OK(again->Next().status());
+  EXPECT_ERROR(kInvalid, ": a second schema message in the stream", again->Next());
 }
 
 }  // namespace quiver::ipc
