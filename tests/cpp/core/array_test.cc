@@ -1,14 +1,16 @@
+// ArrayData and Validate: slots, slices, and validation at each level
+// (minimal, default, full) of every layout: fixed-width, nulls, offsets,
+// UTF-8, views, dictionaries, nesting and children.
 #include "quiver/array.h"
 
 #include <limits>
 #include <random>
 
-#include "test_util.h"
 #include "core_types_test.h"
-#include "quiver/extension/canonical_extensions.h"
 #include "quiver/internal/layout.h"
 #include "quiver/record_batch.h"
 #include "quiver/type.h"
+#include "test_util.h"
 
 namespace quiver {
 

@@ -1,14 +1,13 @@
+// Data types: widths, names, nesting, extension types, the factories and
+// their parameter checks, equality of every parameter.
 #include "quiver/type.h"
 
 #include <limits>
-#include <type_traits>
 #include <random>
+#include <type_traits>
 
-#include "test_util.h"
 #include "core_types_test.h"
-#include "quiver/extension/canonical_extensions.h"
-#include "quiver/internal/layout.h"
-#include "quiver/record_batch.h"
+#include "test_util.h"
 
 namespace quiver {
 

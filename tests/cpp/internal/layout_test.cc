@@ -1,13 +1,14 @@
+// The layout table (buffer roles, widths and children per type), the
+// overflow-checked buffer sizes, and the read helpers for integers,
+// offsets and views.
 #include "quiver/internal/layout.h"
 
 #include <limits>
 #include <random>
 
-#include "test_util.h"
 #include "core_types_test.h"
-#include "quiver/extension/canonical_extensions.h"
-#include "quiver/record_batch.h"
 #include "quiver/type.h"
+#include "test_util.h"
 
 namespace quiver::internal {
 

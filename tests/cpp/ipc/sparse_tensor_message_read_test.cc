@@ -114,10 +114,6 @@ TEST(SparseIpc, OtherMessagesAndMissingArgumentsAreRefused) {
   EXPECT_ERROR(kInvalid, "default-made", WriteSparseTensor(SparseTensor(), &unused));
 }
 
-}  // namespace quiver::ipc
-
-namespace quiver::ipc {
-
 namespace {
 
 using IndexBuilder = std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)>;

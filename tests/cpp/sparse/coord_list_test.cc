@@ -31,8 +31,6 @@ TEST(SparseTensor, CoordsWithColumnMajorStrides) {
   EXPECT_EQ(Values<int64_t>(csr.csx_index()->indices), (std::vector<int64_t>{1, 0}));
 }
 
-}  // namespace
-namespace {
 
 std::vector<int64_t> CoordsOf(const SparseTensor& t) {
   auto list = sparse::ToCoordList(t);
