@@ -8,6 +8,9 @@
 #   another public header.
 # - python/src/ (the bindings) includes only public headers (quiver/NAME.h)
 #   and its own: never a header from a folder under src/quiver/.
+# - tests/cpp/ mirrors src/quiver/: every src/quiver/<dir>/NAME.cc has its
+#   tests in tests/cpp/<dir>/NAME_test.cc, and the files at the root of
+#   src/quiver/ (the core model) theirs in tests/cpp/core/NAME_test.cc.
 cmake_minimum_required(VERSION 3.22)
 
 set(violations "")
@@ -35,12 +38,26 @@ foreach(path IN LISTS binding_files)
   endforeach()
 endforeach()
 
+file(GLOB_RECURSE source_files RELATIVE "${ROOT}/src/quiver" "${ROOT}/src/quiver/*.cc")
+foreach(source IN LISTS source_files)
+  get_filename_component(dir "${source}" DIRECTORY)
+  get_filename_component(name "${source}" NAME_WE)
+  if(dir STREQUAL "")
+    set(dir "core")
+  endif()
+  if(NOT EXISTS "${ROOT}/tests/cpp/${dir}/${name}_test.cc")
+    string(APPEND violations "  src/quiver/${source}: no tests/cpp/${dir}/${name}_test.cc (every source file has a test file named after it)\n")
+  endif()
+endforeach()
+
 list(LENGTH internal_files internal_count)
 list(LENGTH binding_files binding_count)
-if(internal_count EQUAL 0 OR binding_count EQUAL 0)
+list(LENGTH source_files source_count)
+if(internal_count EQUAL 0 OR binding_count EQUAL 0 OR source_count EQUAL 0)
   message(FATAL_ERROR "layout rules: no files found under ${ROOT} (ROOT wrong?)")
 endif()
 if(violations)
   message(FATAL_ERROR "layout rules broken:\n${violations}")
 endif()
-message(STATUS "layout rules hold for ${internal_count} internal/ and ${binding_count} python/src/ files")
+message(STATUS "layout rules hold for ${internal_count} internal/ and ${binding_count} python/src/ files; "
+               "${source_count} source files have their test files")

@@ -1,5 +1,7 @@
-// Index types: the smallest that fits, a requested one, and the errors
-// when it does not fit or is not an integer type.
+// Index values: tensors of any integer type and strides read as int64, the
+// index type chosen or requested (and its errors), index tensors made from
+// values, and the indptr, range and coordinate checks naming the first bad
+// entry.
 #include <gtest/gtest.h>
 
 #include <atomic>
