@@ -9,7 +9,8 @@ export QUIVER_BASE_PYTHON := $(PYTHON)
 override PYTHON := $(shell QUIVER_BASE_PYTHON='$(QUIVER_BASE_PYTHON)' bash scripts/setup --which-python)
 export PYTHON
 
-.PHONY: all setup setup-test build test test-cpp test-asan test-example test-python test-arrow-compat \
+.PHONY: all setup setup-test build test test-cpp test-asan test-tsan test-example test-python test-arrow-compat \
+  format format-check \
   python wheel test-wheel sdist test-sdist demo bench fuzz clean
 
 all: build
@@ -33,6 +34,22 @@ test-asan: setup
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --preset asan
+
+# The whole C++ suite under ThreadSanitizer: the thread pool, parallel
+# (de)compression, the sparse scans and file readers shared by threads.
+test-tsan: setup
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan
+
+# Every C++ file as .clang-format lays it out (clang-format 14, from
+# scripts/setup --test); `make format` rewrites them in place.
+FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' | grep -E '^(src|include|python/src|tests|tools|fuzz|bench|examples)/')
+format-check: setup-test
+	clang-format --dry-run -Werror $(FORMAT_FILES)
+
+format:
+	clang-format -i $(FORMAT_FILES)
 
 # Installs the library and builds examples/consumer against it with find_package.
 test-example: build
@@ -80,7 +97,7 @@ sdist: setup-test
 test-sdist: sdist
 	@bash tests/packaging/test_sdist.sh
 
-test: test-cpp test-asan test-example test-python test-arrow-compat test-wheel test-sdist
+test: format-check test-cpp test-asan test-tsan test-example test-python test-arrow-compat test-wheel test-sdist
 
 demo: python
 	$(PYTHON) examples/demo.py
