@@ -1,4 +1,5 @@
-// Builders for the view and dictionary arrays the core-type tests share.
+// Builders for the view and dictionary arrays the core-type tests share,
+// and timestamp types by unit and zone.
 #pragma once
 
 #include <cstring>
@@ -88,5 +89,8 @@ inline ArrayDataPtr DictionaryOf(const std::vector<std::optional<int32_t>>& indi
   out->dictionary = std::move(values);
   return out;
 }
+
+// timestamp(unit, tz), which cannot fail for a valid unit.
+inline TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
 
 }  // namespace quiver::test

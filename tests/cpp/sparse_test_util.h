@@ -1,5 +1,6 @@
 // Helpers for the sparse tensor tests: small tensors from vectors, element
-// reads of any type, a NaN-aware dense comparison and random dense tensors.
+// reads of any type, a NaN-aware dense comparison, random dense tensors
+// and empty COO tensors of any shape.
 #pragma once
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "quiver/internal/value_types.h"
+#include "quiver/sparse_tensor.h"
 #include "quiver/tensor.h"
 #include "test_util.h"
 
@@ -224,6 +226,15 @@ inline Tensor RandomDense(Random& rng) {
     }
   }
   return t;
+}
+
+// A COO tensor of `shape` with no non-zeros (float32 values).
+inline SparseTensor EmptyCOO(std::vector<int64_t> shape) {
+  const int64_t ndim = static_cast<int64_t>(shape.size());
+  auto made = SparseTensor::MakeCOO(std::move(shape), Vec<int64_t>({}, {0, ndim}), Vec<float>({}, {0}),
+                                    true);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return *made;
 }
 
 }  // namespace quiver::test

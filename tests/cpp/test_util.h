@@ -1,9 +1,12 @@
-// Helpers shared by the C++ tests: status assertions and array builders.
+// Helpers shared by the C++ tests: status assertions, array builders,
+// Iota tensors and the largest int64.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "quiver/array.h"
 #include "quiver/buffer.h"
 #include "quiver/status.h"
+#include "quiver/tensor.h"
 
 #define ASSERT_OK(expr)                                        \
   do {                                                         \
@@ -92,6 +96,19 @@ inline ArrayDataPtr Utf8(const std::vector<std::optional<std::string>>& values) 
   data->length = static_cast<int64_t>(values.size());
   data->buffers = {Bitmap(valid), BufferOf(offsets), BufferFrom(bytes.data(), bytes.size())};
   return data;
+}
+
+inline constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// A row-major tensor of `type` (whose C type is T) and `shape` holding
+// start, start + 1, ...
+template <typename T>
+Tensor IotaOf(const TypePtr& type, std::vector<int64_t> shape, T start = 0) {
+  int64_t size = 1;
+  for (int64_t s : shape) size *= s;
+  std::vector<T> values(static_cast<size_t>(size));
+  std::iota(values.begin(), values.end(), start);
+  return *Tensor::Make(type, BufferOf(values), std::move(shape));
 }
 
 }  // namespace quiver::test

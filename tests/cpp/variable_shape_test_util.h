@@ -1,5 +1,6 @@
 // Helpers for the variable_shape_tensor tests: hand-built storage (so
-// tests can make arrays no builder would) and the kernels' view of it.
+// tests can make arrays no builder would), the kernels' view of it, and
+// float32 Iota rows and a three-row column built from them.
 #pragma once
 
 #include <string>
@@ -49,6 +50,23 @@ inline ArrayDataPtr RawStorage(const std::vector<int32_t>& offsets, const std::v
 // The values child, as the kernels see it.
 inline const ArrayData& ValuesOf(const VariableShapeTensorArray& array) {
   return internal::VariableShapeStorage(array).values();
+}
+
+// A row-major float32 tensor of `shape` holding start, start + 1, ...
+inline Tensor Iota(std::vector<int64_t> shape, float start = 0) {
+  return IotaOf<float>(float32(), std::move(shape), start);
+}
+
+inline VariableShapeTensorType Float32Type(int ndim, std::vector<int64_t> permutation = {},
+                                           UniformShape uniform = {}) {
+  return *VariableShapeTensorType::Make(float32(), ndim, {}, std::move(permutation),
+                                        std::move(uniform));
+}
+
+// Rows of shapes [2, 3] (0..5), [1, 4] (100..103) and [0, 2].
+inline VariableShapeTensorArray ThreeRows(std::vector<int64_t> permutation = {}) {
+  std::vector<std::optional<Tensor>> rows = {Iota({2, 3}), Iota({1, 4}, 100), Iota({0, 2})};
+  return *VariableShapeTensorArray::FromTensors(Float32Type(2, std::move(permutation)), rows);
 }
 
 }  // namespace quiver::test

@@ -202,9 +202,9 @@ using test::WithView;
 
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using test::kMax;
 
-TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+using test::Timestamp;
 
 ArrayDataPtr NullArray(int64_t length) {
   auto data = std::make_shared<ArrayData>();

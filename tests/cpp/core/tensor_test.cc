@@ -8,13 +8,8 @@
 namespace quiver {
 
 namespace {
-Tensor Iota(std::vector<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  std::vector<int32_t> values(n);
-  std::iota(values.begin(), values.end(), 0);
-  return *Tensor::Make(int32(), test::BufferOf(values), std::move(shape));
-}
+// A row-major int32 tensor of `shape` holding 0, 1, 2, ...
+Tensor Iota(std::vector<int64_t> shape) { return test::IotaOf<int32_t>(int32(), std::move(shape)); }
 }  // namespace
 
 TEST(Tensor, RowMajorByDefault) {

@@ -91,7 +91,7 @@ TEST(DataType, NestingDepthIsRecorded) {
 
 namespace {
 
-TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+using test::Timestamp;
 
 }  // namespace
 

@@ -4,31 +4,14 @@
 
 #include <numeric>
 
-#include "test_util.h"
+#include "fixed_shape_test_util.h"
 
 namespace quiver {
 
-namespace {
-
-// N rows of physical cells of `shape`, values 0, 1, 2, ...
-FixedShapeTensorArray MakeArray(int64_t rows, std::vector<int64_t> shape,
-                                std::vector<int64_t> permutation = {},
-                                std::vector<bool> valid = {}) {
-  FixedShapeTensorType type = *FixedShapeTensorType::Make(float32(), shape, {}, permutation);
-  std::vector<float> values(rows * type.list_size());
-  std::iota(values.begin(), values.end(), 0.0f);
-  auto data = std::make_shared<ArrayData>();
-  data->type = type.data_type();
-  data->length = rows;
-  data->buffers = {valid.empty() ? nullptr : test::Bitmap(valid)};
-  data->children = {test::Primitive<float>(float32(), values)};
-  return *FixedShapeTensorArray::Make(data);
-}
-
-}  // namespace
+using test::FixedShapeRows;
 
 TEST(FixedShapeTensorArray, ToTensorHonoursOffsetAndPermutation) {
-  FixedShapeTensorArray array = MakeArray(4, {2, 3}, {1, 0});
+  FixedShapeTensorArray array = FixedShapeRows(4, {2, 3}, {1, 0});
   ASSERT_OK_AND_ASSIGN(FixedShapeTensorArray sliced, array.Slice(1, 2));
   ASSERT_OK_AND_ASSIGN(Tensor t, sliced.ToTensor());
   EXPECT_EQ(t.shape(), (std::vector<int64_t>{2, 3, 2}));
@@ -50,7 +33,7 @@ TEST(FixedShapeTensorArray, ToTensorHonoursOffsetAndPermutation) {
 TEST(FixedShapeTensorArray, ThreeAxisPermutationMatchesTransposeRule) {
   std::vector<int64_t> shape = {2, 3, 4};
   std::vector<int64_t> perm = {2, 0, 1};
-  FixedShapeTensorArray array = MakeArray(1, shape, perm);
+  FixedShapeTensorArray array = FixedShapeRows(1, shape, perm);
   ASSERT_OK_AND_ASSIGN(Tensor row, array.RowTensor(0));
   EXPECT_EQ(row.shape(), (std::vector<int64_t>{4, 2, 3}));
   // physical index p with p[P[i]] = logical l[i]; value = row-major offset of p.
@@ -65,7 +48,7 @@ TEST(FixedShapeTensorArray, ThreeAxisPermutationMatchesTransposeRule) {
 }
 
 TEST(FixedShapeTensorArray, NullRowsAreAnErrorUnlessAllowed) {
-  FixedShapeTensorArray array = MakeArray(3, {2}, {}, {true, false, true});
+  FixedShapeTensorArray array = FixedShapeRows(3, {2}, {}, {true, false, true});
   EXPECT_EQ(array.null_count(), 1);
   EXPECT_ERROR(kInvalid, "row 1 is null", array.ToTensor());
   EXPECT_ERROR(kInvalid, "row 1 is null", array.RowTensor(1));
@@ -146,7 +129,7 @@ TEST(FixedShapeTensorArray, ZeroSizeCellsAndZeroRows) {
 }
 
 TEST(FixedShapeTensorArray, RejectsWrongStorage) {
-  FixedShapeTensorArray array = MakeArray(2, {3});
+  FixedShapeTensorArray array = FixedShapeRows(2, {3});
   auto data = std::make_shared<ArrayData>(*array.data());
   data->type = *extension(FixedShapeTensorType::kExtensionName, R"({"shape":[4]})",
                           *fixed_size_list(ListItem(float32()), 3));

@@ -3,25 +3,13 @@
 #include <numeric>
 
 #include "quiver/fixed_shape_tensor.h"
-#include "test_util.h"
+#include "fixed_shape_test_util.h"
 
 namespace quiver {
 
 namespace {
 
-// N rows of cells of `shape`, values 0, 1, 2, ...; `valid` empty = no nulls.
-FixedShapeTensorArray Rows(int64_t rows, std::vector<int64_t> shape, std::vector<bool> valid = {},
-                           std::vector<int64_t> permutation = {}) {
-  FixedShapeTensorType type = *FixedShapeTensorType::Make(float32(), shape, {}, permutation);
-  std::vector<float> values(rows * type.list_size());
-  std::iota(values.begin(), values.end(), 0.0f);
-  auto data = std::make_shared<ArrayData>();
-  data->type = type.data_type();
-  data->length = rows;
-  data->buffers = {valid.empty() ? nullptr : test::Bitmap(valid)};
-  data->children = {test::Primitive<float>(float32(), values)};
-  return *FixedShapeTensorArray::Make(data);
-}
+using test::FixedShapeRows;
 
 float First(const FixedShapeTensorArray& a, int64_t row) {
   return *a.RowTensor(row)->Value<float>(std::vector<int64_t>{0, 0});
@@ -30,7 +18,7 @@ float First(const FixedShapeTensorArray& a, int64_t row) {
 }  // namespace
 
 TEST(FixedShapeTensorSelect, TakeCopiesCellsAndKeepsNullRows) {
-  FixedShapeTensorArray array = Rows(4, {2, 2}, {true, false, true, true});
+  FixedShapeTensorArray array = FixedShapeRows(4, {2, 2}, {}, {true, false, true, true});
   ASSERT_OK_AND_ASSIGN(auto slice, array.Slice(1, 3));  // offsets are honoured
   const int64_t indices[] = {2, 0, 1, 1};
   ASSERT_OK_AND_ASSIGN(auto taken, slice.Take(indices));
@@ -45,7 +33,7 @@ TEST(FixedShapeTensorSelect, TakeCopiesCellsAndKeepsNullRows) {
 }
 
 TEST(FixedShapeTensorSelect, FilterConcatAndNullRows) {
-  FixedShapeTensorArray array = Rows(3, {1, 2});
+  FixedShapeTensorArray array = FixedShapeRows(3, {1, 2});
   const uint8_t mask[] = {1, 0, 1};
   ASSERT_OK_AND_ASSIGN(auto filtered, array.Filter(mask));
   EXPECT_EQ(filtered.length(), 2);
@@ -53,12 +41,12 @@ TEST(FixedShapeTensorSelect, FilterConcatAndNullRows) {
   const uint8_t short_mask[] = {1};
   EXPECT_ERROR(kInvalid, "mask has 1 entries for 3 rows", array.Filter(short_mask));
 
-  FixedShapeTensorArray identity = Rows(2, {1, 2}, {}, {0, 1});
+  FixedShapeTensorArray identity = FixedShapeRows(2, {1, 2}, {0, 1});
   std::vector<FixedShapeTensorArray> parts = {array, identity};
   ASSERT_OK_AND_ASSIGN(auto joined, FixedShapeTensorArray::Concat(parts));
   EXPECT_EQ(joined.length(), 5);
   EXPECT_EQ(First(joined, 4), 2.0f);
-  parts.push_back(Rows(1, {2, 1}));
+  parts.push_back(FixedShapeRows(1, {2, 1}));
   EXPECT_ERROR(kTypeError, "cannot concat array 2", FixedShapeTensorArray::Concat(parts));
 
   ASSERT_OK_AND_ASSIGN(auto tail, array.Slice(1, 2));

@@ -3,8 +3,6 @@
 #include "quiver/variable_shape_tensor.h"
 
 #include <cstring>
-#include <limits>
-#include <numeric>
 
 #include "variable_shape_test_util.h"
 
@@ -12,29 +10,11 @@ namespace quiver {
 
 namespace {
 
-using test::BufferOf;
+using test::Float32Type;
+using test::Iota;
 using test::RawStorage;
+using test::ThreeRows;
 using test::ValuesOf;
-
-// A row-major float32 tensor of `shape` holding start, start + 1, ...
-Tensor Iota(std::vector<int64_t> shape, float start = 0) {
-  int64_t size = 1;
-  for (int64_t s : shape) size *= s;
-  std::vector<float> values(size);
-  std::iota(values.begin(), values.end(), start);
-  return *Tensor::Make(float32(), BufferOf(values), std::move(shape));
-}
-
-VariableShapeTensorType Float32Type(int ndim, std::vector<int64_t> permutation = {},
-                                    UniformShape uniform = {}) {
-  return *VariableShapeTensorType::Make(float32(), ndim, {}, std::move(permutation),
-                                        std::move(uniform));
-}
-
-VariableShapeTensorArray ThreeRows(std::vector<int64_t> permutation = {}) {
-  std::vector<std::optional<Tensor>> rows = {Iota({2, 3}), Iota({1, 4}, 100), Iota({0, 2})};
-  return *VariableShapeTensorArray::FromTensors(Float32Type(2, std::move(permutation)), rows);
-}
 
 }  // namespace
 

@@ -1,39 +1,13 @@
 // Take, Filter, Slice and Concat of variable-shape columns.
 #include "quiver/variable_shape_tensor.h"
 
-#include <cstring>
-#include <limits>
-#include <numeric>
-
 #include "variable_shape_test_util.h"
 
 namespace quiver {
 
-namespace {
-
-using test::BufferOf;
-
-// A row-major float32 tensor of `shape` holding start, start + 1, ...
-Tensor Iota(std::vector<int64_t> shape, float start = 0) {
-  int64_t size = 1;
-  for (int64_t s : shape) size *= s;
-  std::vector<float> values(size);
-  std::iota(values.begin(), values.end(), start);
-  return *Tensor::Make(float32(), BufferOf(values), std::move(shape));
-}
-
-VariableShapeTensorType Float32Type(int ndim, std::vector<int64_t> permutation = {},
-                                    UniformShape uniform = {}) {
-  return *VariableShapeTensorType::Make(float32(), ndim, {}, std::move(permutation),
-                                        std::move(uniform));
-}
-
-VariableShapeTensorArray ThreeRows(std::vector<int64_t> permutation = {}) {
-  std::vector<std::optional<Tensor>> rows = {Iota({2, 3}), Iota({1, 4}, 100), Iota({0, 2})};
-  return *VariableShapeTensorArray::FromTensors(Float32Type(2, std::move(permutation)), rows);
-}
-
-}  // namespace
+using test::Float32Type;
+using test::Iota;
+using test::ThreeRows;
 
 TEST(VariableShapeTensorArray, TakeFilterSlice) {
   VariableShapeTensorArray array = ThreeRows();

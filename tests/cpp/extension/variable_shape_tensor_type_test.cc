@@ -10,15 +10,7 @@
 
 namespace quiver {
 
-namespace {
-
-VariableShapeTensorType Float32Type(int ndim, std::vector<int64_t> permutation = {},
-                                    UniformShape uniform = {}) {
-  return *VariableShapeTensorType::Make(float32(), ndim, {}, std::move(permutation),
-                                        std::move(uniform));
-}
-
-}  // namespace
+using test::Float32Type;
 
 TEST(VariableShapeTensorType, SerializeFinalForm) {
   ASSERT_OK_AND_ASSIGN(auto type, VariableShapeTensorType::Make(float32(), 3, {"H", "W", "C"},

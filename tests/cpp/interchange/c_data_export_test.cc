@@ -4,7 +4,7 @@
 #include "quiver/c_data.h"
 
 #include "quiver/fixed_shape_tensor.h"
-#include "test_util.h"
+#include "c_data_test_util.h"
 #include <limits>
 #include <string>
 #include <vector>
@@ -12,6 +12,11 @@
 #include "quiver/record_batch.h"
 
 namespace quiver {
+
+using test::CountArrayRelease;
+using test::Foreign;
+using test::Timestamp;
+using test::g_releases;
 
 using test::Primitive;
 using test::Utf8;
@@ -154,12 +159,6 @@ using test::Views;
 
 namespace {
 
-int g_releases = 0;
-void CountArrayRelease(ArrowArray* array) {
-  ++g_releases;
-  array->release = nullptr;
-}
-
 // Exports `data` under a field without metadata, imports both back
 // (validated at kFull).
 ArrayDataPtr ExportImport(const ArrayDataPtr& data, Field* field_out = nullptr) {
@@ -176,18 +175,6 @@ ArrayDataPtr ExportImport(const ArrayDataPtr& data, Field* field_out = nullptr) 
   EXPECT_EQ(array.release, nullptr);
   return imported.ok() ? *imported : nullptr;
 }
-
-// A foreign ArrowArray over `buffers`.
-ArrowArray Foreign(int64_t length, std::vector<const void*>& buffers) {
-  ArrowArray array{};
-  array.length = length;
-  array.n_buffers = static_cast<int64_t>(buffers.size());
-  array.buffers = buffers.empty() ? nullptr : buffers.data();
-  array.release = CountArrayRelease;
-  return array;
-}
-
-TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
 
 // A decimal array from little-endian int64 words (2 or 4 per value).
 ArrayDataPtr Decimals(TypePtr type, const std::vector<int64_t>& words,

@@ -3,7 +3,7 @@
 #include "quiver/c_data.h"
 
 #include "quiver/fixed_shape_tensor.h"
-#include "test_util.h"
+#include "c_data_test_util.h"
 #include <limits>
 #include <string>
 #include <vector>
@@ -11,6 +11,11 @@
 #include "quiver/record_batch.h"
 
 namespace quiver {
+
+using test::CountSchemaRelease;
+using test::Leaf;
+using test::Timestamp;
+using test::g_releases;
 
 TEST(CData, FormatErrors) {
   ArrowSchema schema;
@@ -29,12 +34,6 @@ TEST(CData, FormatErrors) {
 
 namespace {
 
-int g_releases = 0;
-void CountSchemaRelease(ArrowSchema* schema) {
-  ++g_releases;
-  schema->release = nullptr;
-}
-
 std::string FormatOf(const TypePtr& type) {
   ArrowSchema schema;
   if (!ExportType(*type, &schema).ok()) return "<export failed>";
@@ -42,18 +41,6 @@ std::string FormatOf(const TypePtr& type) {
   schema.release(&schema);
   return format;
 }
-
-// A foreign ArrowSchema of `format` with no children.
-ArrowSchema Leaf(const char* format) {
-  ArrowSchema schema{};
-  schema.format = format;
-  schema.name = "x";
-  schema.flags = ARROW_FLAG_NULLABLE;
-  schema.release = CountSchemaRelease;
-  return schema;
-}
-
-TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
 
 }  // namespace
 

@@ -5,21 +5,15 @@
 #include <vector>
 
 #include "quiver/c_data.h"
-#include "test_util.h"
+#include "c_data_test_util.h"
 
 namespace quiver {
 
-namespace {
+using test::CountArrayRelease;
+using test::CountSchemaRelease;
+using test::g_releases;
 
-int g_releases = 0;
-void CountSchemaRelease(ArrowSchema* schema) {
-  ++g_releases;
-  schema->release = nullptr;
-}
-void CountArrayRelease(ArrowArray* array) {
-  ++g_releases;
-  array->release = nullptr;
-}
+namespace {
 
 // A chain of `depth` "+l" schemas over an int8 leaf, all in `nodes`.
 struct DeepSchema {

@@ -4,7 +4,7 @@
 #include "quiver/c_data.h"
 
 #include "quiver/fixed_shape_tensor.h"
-#include "test_util.h"
+#include "c_data_test_util.h"
 #include <limits>
 #include <string>
 #include <vector>
@@ -12,6 +12,14 @@
 #include "quiver/record_batch.h"
 
 namespace quiver {
+
+using test::CountArrayRelease;
+using test::CountDictionaryRelease;
+using test::CountSchemaRelease;
+using test::Foreign;
+using test::Leaf;
+using test::g_dictionary_releases;
+using test::g_releases;
 
 TEST(CData, ImportRejectsReleasedStructs) {
   ArrowSchema schema{};
@@ -22,100 +30,41 @@ TEST(CData, ImportRejectsReleasedStructs) {
   EXPECT_ERROR(kInvalid, "already released", ImportArrayStream(&stream));
 }
 
-namespace {
-int g_foreign_releases = 0;
-void CountingRelease(ArrowArray* array) {
-  ++g_foreign_releases;
-  array->release = nullptr;
-}
-}  // namespace
-
 TEST(CData, WrongBufferCountIsRejectedAndStillReleased) {
-  g_foreign_releases = 0;
+  g_releases = 0;
   int32_t values[2] = {1, 2};
-  const void* buffers[3] = {nullptr, values, values};
-  ArrowArray array{};
-  array.length = 2;
-  array.n_buffers = 3;
-  array.buffers = buffers;
-  array.release = CountingRelease;
+  std::vector<const void*> buffers = {nullptr, values, values};
+  ArrowArray array = Foreign(2, buffers);
   EXPECT_ERROR(kInvalid, "ArrowArray of type int32 has 3 buffers, expected 2",
                ImportArray(&array, int32()));
-  EXPECT_EQ(g_foreign_releases, 1);
+  EXPECT_EQ(g_releases, 1);
   EXPECT_EQ(array.release, nullptr);
 }
 
 TEST(CData, WrongChildCountAndMissingOffsets) {
-  g_foreign_releases = 0;
-  const void* buffers[2] = {nullptr, nullptr};
-  ArrowArray array{};
-  array.length = 1;
-  array.n_buffers = 2;
-  array.buffers = buffers;
-  array.release = CountingRelease;
+  g_releases = 0;
+  std::vector<const void*> buffers = {nullptr, nullptr};
+  ArrowArray array = Foreign(1, buffers);
   EXPECT_ERROR(kInvalid, "has 0 children, expected 1", ImportArray(&array, list(ListItem(int8()))));
-  array.release = CountingRelease;
+  array.release = CountArrayRelease;
   const void* utf8_buffers[3] = {nullptr, nullptr, nullptr};
   array.n_buffers = 3;
   array.buffers = utf8_buffers;
   EXPECT_ERROR(kInvalid, "has no offsets buffer", ImportArray(&array, utf8()));
-  EXPECT_EQ(g_foreign_releases, 2);
+  EXPECT_EQ(g_releases, 2);
 }
 
 TEST(CData, ImportValidatesData) {
-  g_foreign_releases = 0;
+  g_releases = 0;
   int32_t offsets[3] = {0, 5, 2};
   const char* chars = "hello";
-  const void* buffers[3] = {nullptr, offsets, chars};
-  ArrowArray array{};
-  array.length = 2;
-  array.n_buffers = 3;
-  array.buffers = buffers;
-  array.release = CountingRelease;
+  std::vector<const void*> buffers = {nullptr, offsets, chars};
+  ArrowArray array = Foreign(2, buffers);
   EXPECT_ERROR(kInvalid, "offset 2 (2) < offset 1 (5)", ImportArray(&array, utf8()));
-  EXPECT_EQ(g_foreign_releases, 1);
+  EXPECT_EQ(g_releases, 1);
 }
 
 using test::Views;
-
-namespace {
-
-int g_releases = 0;
-void CountArrayRelease(ArrowArray* array) {
-  ++g_releases;
-  array->release = nullptr;
-}
-void CountSchemaRelease(ArrowSchema* schema) {
-  ++g_releases;
-  schema->release = nullptr;
-}
-int g_dictionary_releases = 0;
-void CountDictionaryRelease(ArrowArray* array) {
-  ++g_dictionary_releases;
-  array->release = nullptr;
-}
-
-// A foreign ArrowSchema of `format` with no children.
-ArrowSchema Leaf(const char* format) {
-  ArrowSchema schema{};
-  schema.format = format;
-  schema.name = "x";
-  schema.flags = ARROW_FLAG_NULLABLE;
-  schema.release = CountSchemaRelease;
-  return schema;
-}
-
-// A foreign ArrowArray over `buffers`.
-ArrowArray Foreign(int64_t length, std::vector<const void*>& buffers) {
-  ArrowArray array{};
-  array.length = length;
-  array.n_buffers = static_cast<int64_t>(buffers.size());
-  array.buffers = buffers.empty() ? nullptr : buffers.data();
-  array.release = CountArrayRelease;
-  return array;
-}
-
-}  // namespace
 
 TEST(CDataCoreTypes, HostileViewImports) {
   ArrayDataPtr views = Views({"a", "a string longer than twelve"});

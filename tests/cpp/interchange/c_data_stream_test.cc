@@ -3,11 +3,14 @@
 #include "quiver/c_data.h"
 
 #include "quiver/fixed_shape_tensor.h"
-#include "test_util.h"
+#include "c_data_test_util.h"
 #include <limits>
 #include <vector>
 
 namespace quiver {
+
+using test::CountStreamRelease;
+using test::g_releases;
 
 using test::Primitive;
 
@@ -43,16 +46,6 @@ TEST(CData, StreamErrorsCarryTheProducerMessage) {
   ASSERT_OK_AND_ASSIGN(auto reader, ImportArrayStream(&stream));
   EXPECT_ERROR(kIOError, "disk on fire", reader->Next());
 }
-
-namespace {
-
-int g_releases = 0;
-void CountStreamRelease(ArrowArrayStream* stream) {
-  ++g_releases;
-  stream->release = nullptr;
-}
-
-}  // namespace
 
 TEST(CDataHostile, StreamWithoutCallbacksIsReleasedOnce) {
   for (int missing = 0; missing < 3; ++missing) {

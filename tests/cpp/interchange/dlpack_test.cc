@@ -14,13 +14,8 @@ namespace {
 
 using namespace quiver::dlpack;
 
-Tensor Iota(std::vector<int64_t> shape) {
-  int64_t size = 1;
-  for (int64_t s : shape) size *= s;
-  std::vector<int32_t> values(size);
-  std::iota(values.begin(), values.end(), 0);
-  return *Tensor::Make(int32(), test::BufferOf(values), std::move(shape));
-}
+// A row-major int32 tensor of `shape` holding 0, 1, 2, ...
+Tensor Iota(std::vector<int64_t> shape) { return test::IotaOf<int32_t>(int32(), std::move(shape)); }
 
 // A hand-made producer whose deleter counts its calls.
 int deleter_calls = 0;

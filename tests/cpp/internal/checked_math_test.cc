@@ -9,7 +9,7 @@
 namespace quiver::internal {
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using test::kMax;
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 }  // namespace

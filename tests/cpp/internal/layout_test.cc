@@ -64,9 +64,9 @@ using test::ViewBytes;
 
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using test::kMax;
 
-TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+using test::Timestamp;
 
 }  // namespace
 

@@ -18,7 +18,7 @@
 #include <future>
 
 #include "quiver/ipc.h"
-#include "test_util.h"
+#include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
@@ -26,6 +26,11 @@
 #include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
+
+using test::FileBytes;
+using test::Int32Batch;
+using test::Int32Schema;
+using test::SampleBatch;
 
 namespace {
 
@@ -262,36 +267,6 @@ using test::Bitmap;
 using test::Primitive;
 using test::Utf8;
 
-namespace {
-
-// A batch with a tensor column next to ordinary ones, nulls included.
-RecordBatchPtr SampleBatch(int64_t rows = 5) {
-  std::vector<int64_t> ids(static_cast<size_t>(rows));
-  std::vector<float> cells(static_cast<size_t>(rows * 6));
-  std::vector<bool> valid(static_cast<size_t>(rows), true);
-  std::vector<std::optional<std::string>> labels;
-  for (int64_t i = 0; i < rows; ++i) {
-    ids[static_cast<size_t>(i)] = i * 10;
-    for (int k = 0; k < 6; ++k) cells[static_cast<size_t>(i * 6 + k)] = static_cast<float>(i * 6 + k);
-    if (i % 3 == 1) valid[static_cast<size_t>(i)] = false;
-    labels.push_back(i % 2 ? std::optional<std::string>("label " + std::to_string(i)) : std::nullopt);
-  }
-  auto tensor_type = *FixedShapeTensorType::Make(float32(), {2, 3}, {"H", "W"}, {1, 0});
-  auto images = std::make_shared<ArrayData>();
-  images->type = tensor_type.data_type();
-  images->length = rows;
-  images->buffers = {Bitmap(valid)};
-  images->children = {Primitive<float>(float32(), cells)};
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"id", int64(), false, {{"unit", "none"}}},
-                    Field{"images", tensor_type.data_type()},
-                    Field{"label", utf8()}};
-  schema->metadata = {{"origin", "quiver test"}};
-  return *RecordBatch::Make(schema, rows, {Primitive<int64_t>(int64(), ids), images, Utf8(labels)});
-}
-
-}  // namespace
-
 TEST(Ipc, MemoryMappedFileOutlivesTheReader) {
   char path[] = "/tmp/quiver_ipc_testXXXXXX";
   const int fd = mkstemp(path);
@@ -324,29 +299,6 @@ TEST(Ipc, MemoryMappedFileOutlivesTheReader) {
 namespace quiver::ipc {
 
 namespace {
-
-SchemaPtr Int32Schema() {
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"x", int32()}};
-  return schema;
-}
-
-RecordBatchPtr Int32Batch(const SchemaPtr& schema, int32_t first, int rows) {
-  std::vector<int32_t> values(static_cast<size_t>(rows));
-  for (int i = 0; i < rows; ++i) values[static_cast<size_t>(i)] = first + i;
-  return *RecordBatch::Make(schema, rows, {test::Primitive<int32_t>(int32(), values)});
-}
-
-// An IPC file of `batches` batches of 4 rows each.
-std::vector<uint8_t> FileBytes(int batches) {
-  auto schema = Int32Schema();
-  auto sink = std::make_shared<BufferSink>();
-  auto writer = *FileWriter::Open(sink, schema);
-  for (int b = 0; b < batches; ++b) EXPECT_TRUE(writer->Write(*Int32Batch(schema, b * 4, 4)).ok());
-  EXPECT_TRUE(writer->Close().ok());
-  BufferPtr bytes = *sink->Finish();
-  return std::vector<uint8_t>(bytes->data(), bytes->data() + bytes->size());
-}
 
 std::filesystem::path TempPath(const char* name) {
   return std::filesystem::temp_directory_path() /

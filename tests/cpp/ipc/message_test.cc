@@ -14,40 +14,20 @@
 #include "File_generated.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/message.h"
-#include "test_util.h"
+#include "ipc_test_util.h"
 #include "quiver/ipc/encoder.h"
 
 namespace quiver::ipc {
 
+using test::BorrowedSource;
+using test::CraftStream;
+using test::FileBytes;
+using test::Int32Batch;
+using test::Int32Body;
+using test::Int32Schema;
+using test::ReadAll;
+
 namespace {
-
-SchemaPtr Int32Schema() {
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"x", int32()}};
-  return schema;
-}
-
-RecordBatchPtr Int32Batch(const SchemaPtr& schema, int32_t first, int rows) {
-  std::vector<int32_t> values(static_cast<size_t>(rows));
-  for (int i = 0; i < rows; ++i) values[static_cast<size_t>(i)] = first + i;
-  return *RecordBatch::Make(schema, rows, {test::Primitive<int32_t>(int32(), values)});
-}
-
-// An IPC file of `batches` batches of 4 rows each.
-std::vector<uint8_t> FileBytes(int batches) {
-  auto schema = Int32Schema();
-  auto sink = std::make_shared<BufferSink>();
-  auto writer = *FileWriter::Open(sink, schema);
-  for (int b = 0; b < batches; ++b) EXPECT_TRUE(writer->Write(*Int32Batch(schema, b * 4, 4)).ok());
-  EXPECT_TRUE(writer->Close().ok());
-  BufferPtr bytes = *sink->Finish();
-  return std::vector<uint8_t>(bytes->data(), bytes->data() + bytes->size());
-}
-
-// A source over `bytes` in place: the caller's memory, not a copy.
-std::shared_ptr<InputSource> BorrowedSource(std::vector<uint8_t>& bytes) {
-  return BufferSource(Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
-}
 
 // One framed message whose header tag is `kind` but whose header table is
 // not there (what the tensor fuzzers found).
@@ -112,45 +92,6 @@ TEST(IpcReaderSafety, AStreamEndingInsideAMessageSaysWhereAndWhatWasMissing) {
 }  // namespace quiver::ipc
 
 namespace quiver::ipc {
-
-namespace {
-
-// A stream: a valid schema message for `schema`, then one RecordBatch
-// message with the given nodes, buffers and body, then end of stream.
-BufferPtr CraftStream(const SchemaPtr& schema, int64_t rows, std::vector<fb::FieldNode> nodes,
-                      std::vector<fb::Buffer> buffers, std::vector<uint8_t> body,
-                      bool compressed = false) {
-  BufferSink sink;
-  EXPECT_TRUE(WriteSchemaMessage(sink, *schema).ok());
-  flatbuffers::FlatBufferBuilder builder;
-  flatbuffers::Offset<fb::BodyCompression> compression = 0;
-  if (compressed) compression = fb::CreateBodyCompression(builder, fb::CompressionType::ZSTD);
-  auto batch = fb::CreateRecordBatch(builder, rows, builder.CreateVectorOfStructs(nodes),
-                                     builder.CreateVectorOfStructs(buffers), compression);
-  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch,
-                                   batch.Union(), static_cast<int64_t>(body.size())));
-  BufferPtr framed = *FrameMetadata(builder, sink.position(), 8);
-  EXPECT_TRUE(sink.Write(framed->data(), framed->size()).ok());
-  EXPECT_TRUE(sink.Write(body.data(), static_cast<int64_t>(body.size())).ok());
-  EXPECT_TRUE(WriteEndOfStream(sink).ok());
-  return *sink.Finish();
-}
-
-Status ReadAll(const BufferPtr& bytes) {
-  QUIVER_ASSIGN_OR_RETURN(auto reader, StreamReader::Open(BufferSource(bytes)));
-  while (true) {
-    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader->Next());
-    if (!batch) return Status::OK();
-  }
-}
-
-std::vector<uint8_t> Int32Body(std::vector<int32_t> values) {
-  std::vector<uint8_t> body(values.size() * 4);
-  std::memcpy(body.data(), values.data(), body.size());
-  return body;
-}
-
-}  // namespace
 
 TEST(IpcHostile, CorruptFlatbuffersAndFraming) {
   BufferPtr good = CraftStream(Int32Schema(), 2, {{2, 0}}, {{0, 0}, {0, 8}}, Int32Body({1, 2}));

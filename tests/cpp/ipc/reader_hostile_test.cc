@@ -14,40 +14,17 @@
 #include "File_generated.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/message.h"
-#include "test_util.h"
+#include "ipc_test_util.h"
 #include "quiver/ipc/encoder.h"
 
 namespace quiver::ipc {
 
+using test::BorrowedSource;
+using test::FileBytes;
+using test::Int32Batch;
+using test::Int32Schema;
+
 namespace {
-
-SchemaPtr Int32Schema() {
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"x", int32()}};
-  return schema;
-}
-
-RecordBatchPtr Int32Batch(const SchemaPtr& schema, int32_t first, int rows) {
-  std::vector<int32_t> values(static_cast<size_t>(rows));
-  for (int i = 0; i < rows; ++i) values[static_cast<size_t>(i)] = first + i;
-  return *RecordBatch::Make(schema, rows, {test::Primitive<int32_t>(int32(), values)});
-}
-
-// An IPC file of `batches` batches of 4 rows each.
-std::vector<uint8_t> FileBytes(int batches) {
-  auto schema = Int32Schema();
-  auto sink = std::make_shared<BufferSink>();
-  auto writer = *FileWriter::Open(sink, schema);
-  for (int b = 0; b < batches; ++b) EXPECT_TRUE(writer->Write(*Int32Batch(schema, b * 4, 4)).ok());
-  EXPECT_TRUE(writer->Close().ok());
-  BufferPtr bytes = *sink->Finish();
-  return std::vector<uint8_t>(bytes->data(), bytes->data() + bytes->size());
-}
-
-// A source over `bytes` in place: the caller's memory, not a copy.
-std::shared_ptr<InputSource> BorrowedSource(std::vector<uint8_t>& bytes) {
-  return BufferSource(Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
-}
 
 // Where footer block `i` of record batches sits in `file`.
 size_t BatchBlockPosition(const std::vector<uint8_t>& file, flatbuffers::uoffset_t i) {
@@ -159,10 +136,6 @@ TEST(IpcReaderSafety, OneFileReaderServesManyThreads) {
 }  // namespace quiver::ipc
 
 namespace quiver::ipc {
-
-namespace {
-
-}  // namespace
 
 TEST(IpcHostile, FileFooterIsChecked) {
   auto schema = Int32Schema();

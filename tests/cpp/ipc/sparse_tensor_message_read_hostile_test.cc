@@ -16,131 +16,18 @@ namespace quiver::ipc {
 namespace {
 
 using test::Vec;
-using IndexBuilder = std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)>;
+using test::Append;
+using test::Coo;
+using test::Crafted;
+using test::Csf;
+using test::Csx;
+using test::HonestCoo;
+using test::HonestCsf;
+using test::HonestCsr;
+using test::IndexBuilder;
+using test::ValueType;
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
-enum class ValueType { kFloat32, kInt8, kInt16, kUtf8, kBool };
-
-// One SparseTensor message, every field chosen by the test.
-struct Crafted {
-  ValueType value_type = ValueType::kFloat32;
-  std::vector<int64_t> shape = {2, 3};
-  int64_t nnz = 2;
-  fb::SparseTensorIndex index_type = fb::SparseTensorIndex::SparseTensorIndexCOO;
-  IndexBuilder index;
-  fb::Buffer data;
-  std::vector<uint8_t> body;
-  KeyValueMetadata custom;
-
-  BufferPtr Build() const {
-    flatbuffers::FlatBufferBuilder builder;
-    auto [type_type, type] = WriteValueType(builder);
-    std::vector<flatbuffers::Offset<fb::TensorDim>> dims;
-    for (int64_t size : shape) dims.push_back(fb::CreateTensorDim(builder, size));
-    auto shape_offset = builder.CreateVector(dims);
-    auto index_offset = index(builder);
-    auto sparse = fb::CreateSparseTensor(builder, type_type, type, shape_offset, nnz, index_type, index_offset, &data);
-    builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::SparseTensor,
-                                     sparse.Union(), static_cast<int64_t>(body.size()),
-                                     WriteKeyValues(builder, custom)));
-    BufferPtr framed = *FrameMetadata(builder, 0, 8);
-    std::vector<uint8_t> bytes(framed->data(), framed->data() + framed->size());
-    bytes.insert(bytes.end(), body.begin(), body.end());
-    return test::BufferOf(bytes);
-  }
-
-  std::pair<fb::Type, flatbuffers::Offset<void>> WriteValueType(flatbuffers::FlatBufferBuilder& builder) const {
-    switch (value_type) {
-      case ValueType::kInt8: return {fb::Type::Int, fb::CreateInt(builder, 8, true).Union()};
-      case ValueType::kInt16: return {fb::Type::Int, fb::CreateInt(builder, 16, true).Union()};
-      case ValueType::kUtf8: return {fb::Type::Utf8, fb::CreateUtf8(builder).Union()};
-      case ValueType::kBool: return {fb::Type::Bool, fb::CreateBool(builder).Union()};
-      default: return {fb::Type::FloatingPoint, fb::CreateFloatingPoint(builder, fb::Precision::SINGLE).Union()};
-    }
-  }
-
-  Result<SparseTensor> Read(ReadOptions options = {}) const {
-    return ReadSparseTensor(BufferSource(Build()), 0, options);
-  }
-};
-
-// Appends `values` to `body`, padded to 8 bytes; their Buffer (exact bytes).
-template <typename T>
-fb::Buffer Append(std::vector<uint8_t>* body, const std::vector<T>& values) {
-  const int64_t offset = static_cast<int64_t>(body->size());
-  const size_t bytes = values.size() * sizeof(T);
-  body->resize(body->size() + bytes + (8 - bytes % 8) % 8, 0);
-  if (bytes > 0) std::memcpy(body->data() + offset, values.data(), bytes);
-  return fb::Buffer(offset, static_cast<int64_t>(bytes));
-}
-
-IndexBuilder Coo(int bits, fb::Buffer buffer, bool canonical = true,
-                 std::optional<std::vector<int64_t>> strides = std::nullopt) {
-  return [=](flatbuffers::FlatBufferBuilder& b) {
-    auto type = fb::CreateInt(b, bits, true);
-    flatbuffers::Offset<flatbuffers::Vector<int64_t>> stride_offset = 0;
-    if (strides) stride_offset = b.CreateVector(*strides);
-    return fb::CreateSparseTensorIndexCOO(b, type, stride_offset, &buffer, canonical).Union();
-  };
-}
-
-IndexBuilder Csx(fb::SparseMatrixCompressedAxis axis, fb::Buffer indptr, fb::Buffer indices) {
-  return [=](flatbuffers::FlatBufferBuilder& b) {
-    auto indptr_type = fb::CreateInt(b, 32, true);
-    auto indices_type = fb::CreateInt(b, 32, true);
-    return fb::CreateSparseMatrixIndexCSX(b, axis, indptr_type, &indptr, indices_type, &indices).Union();
-  };
-}
-
-IndexBuilder Csf(std::vector<fb::Buffer> indptr, std::vector<fb::Buffer> indices, std::vector<int32_t> axis_order,
-                 int indices_bits = 16) {
-  return [=](flatbuffers::FlatBufferBuilder& b) {
-    auto indptr_type = fb::CreateInt(b, 32, true);
-    auto indices_type = fb::CreateInt(b, indices_bits, true);
-    return fb::CreateSparseTensorIndexCSF(b, indptr_type, b.CreateVectorOfStructs(indptr), indices_type,
-                                          b.CreateVectorOfStructs(indices), b.CreateVector(axis_order))
-        .Union();
-  };
-}
-
-// A 2 x 3 float32 COO tensor with (0, 1) = 1 and (1, 2) = 2, int32 coordinates.
-Crafted HonestCoo() {
-  Crafted c;
-  const fb::Buffer coords = Append<int32_t>(&c.body, {0, 1, 1, 2});
-  c.data = Append<float>(&c.body, {1, 2});
-  c.index = Coo(32, coords);
-  return c;
-}
-
-// The same matrix as CSR.
-Crafted HonestCsr() {
-  Crafted c;
-  c.index_type = fb::SparseTensorIndex::SparseMatrixIndexCSX;
-  const fb::Buffer indptr = Append<int32_t>(&c.body, {0, 1, 2});
-  const fb::Buffer indices = Append<int32_t>(&c.body, {1, 2});
-  c.data = Append<float>(&c.body, {1, 2});
-  c.index = Csx(fb::SparseMatrixCompressedAxis::Row, indptr, indices);
-  return c;
-}
-
-// The same matrix as CSF (int32 indptr, int16 indices); `element_counts`
-// records lengths as Arrow C++ does, otherwise in exact bytes.
-Crafted HonestCsf(bool element_counts) {
-  Crafted c;
-  c.index_type = fb::SparseTensorIndex::SparseTensorIndexCSF;
-  fb::Buffer indptr = Append<int32_t>(&c.body, {0, 1, 2});
-  fb::Buffer rows = Append<int16_t>(&c.body, {0, 1});
-  fb::Buffer columns = Append<int16_t>(&c.body, {1, 2});
-  c.data = Append<float>(&c.body, {1, 2});
-  if (element_counts) {
-    indptr = fb::Buffer(indptr.offset(), 3);
-    rows = fb::Buffer(rows.offset(), 2);
-    columns = fb::Buffer(columns.offset(), 2);
-  }
-  c.index = Csf({indptr}, {rows, columns}, {0, 1});
-  return c;
-}
+using test::kMax;
 
 }  // namespace
 

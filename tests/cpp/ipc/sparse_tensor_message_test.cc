@@ -16,16 +16,8 @@ namespace quiver::ipc {
 namespace {
 
 using test::Vec;
-
-// A 2 x 3 x 4 dense tensor of `type` with six non-zeros (values 1..6; bits
-// of small halves for float16, ones for bool8).
-Tensor SampleDense(const TypePtr& type, int ndim) {
-  const std::vector<int64_t> shape = ndim == 2 ? std::vector<int64_t>{4, 6} : std::vector<int64_t>{2, 3, 4};
-  std::vector<double> dense(24, 0.0);
-  const int positions[] = {1, 7, 10, 13, 22, 23};
-  for (int i = 0; i < 6; ++i) dense[static_cast<size_t>(positions[i])] = i + 1;
-  return test::DenseOf(type, dense, shape);
-}
+using test::AllInside;
+using test::SampleDense;
 
 std::vector<TypePtr> ValueTypes() {
   return {int8(),   int16(),  int32(),   int64(),   uint8(),   uint16(),
@@ -34,29 +26,6 @@ std::vector<TypePtr> ValueTypes() {
 
 std::vector<TypePtr> IndexTypes() {
   return {int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64()};
-}
-
-// The range of bytes a source holds in memory.
-struct Span {
-  const uint8_t* begin;
-  const uint8_t* end;
-  bool Holds(const Tensor& tensor) const {
-    return tensor.size() == 0 || (tensor.raw_data() >= begin && tensor.raw_data() < end);
-  }
-};
-
-// Whether the values and every index array point into `span`.
-bool AllInside(const SparseTensor& tensor, const Span& span) {
-  bool inside = span.Holds(tensor.values());
-  if (const auto* coo = tensor.coo_index()) inside = inside && span.Holds(coo->coords);
-  if (const auto* csx = tensor.csx_index()) {
-    inside = inside && span.Holds(csx->indptr) && span.Holds(csx->indices);
-  }
-  if (const auto* csf = tensor.csf_index()) {
-    for (const Tensor& array : csf->indptr) inside = inside && span.Holds(array);
-    for (const Tensor& array : csf->indices) inside = inside && span.Holds(array);
-  }
-  return inside;
 }
 
 }  // namespace

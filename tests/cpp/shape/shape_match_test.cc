@@ -9,41 +9,15 @@
 #include <vector>
 
 #include "quiver/shape/shape_match.h"
-#include "test_util.h"
+#include "shape_test_util.h"
 
 namespace quiver {
 
-namespace {
-
-using Shape = std::vector<int64_t>;
-
-ShapePattern P(std::string_view text) {
-  auto pattern = ShapePattern::Parse(text);
-  EXPECT_TRUE(pattern.ok()) << pattern.status().ToString();
-  return pattern.ok() ? *pattern : ShapePattern{};
-}
-
-Result<ShapeMatch> Check(const Shape& shape, std::string_view pattern, ShapeBindings* bindings = nullptr,
-                         std::string_view label = {}) {
-  return EnforceShape(shape, P(pattern), {bindings, label});
-}
-
-std::vector<int64_t> Values(const std::vector<DimSize>& dims) {
-  std::vector<int64_t> out;
-  for (const DimSize& d : dims) {
-    EXPECT_FALSE(d.varies());
-    out.push_back(d.value);
-  }
-  return out;
-}
-
-template <typename T>
-std::string Message(const Result<T>& result) {
-  EXPECT_FALSE(result.ok());
-  return result.ok() ? "" : result.status().message();
-}
-
-}  // namespace
+using test::Shape;
+using test::P;
+using test::Check;
+using test::Values;
+using test::Message;
 
 // --- The proposal's examples (docs/formats.md, "enforce_shape") ---------
 

@@ -7,26 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "test_util.h"
+#include "shape_test_util.h"
 
 namespace quiver {
 
-namespace {
-
-using Shape = std::vector<int64_t>;
-
-ShapePattern P(std::string_view text) {
-  auto pattern = ShapePattern::Parse(text);
-  EXPECT_TRUE(pattern.ok()) << pattern.status().ToString();
-  return pattern.ok() ? *pattern : ShapePattern{};
-}
-
-Result<ShapeMatch> Check(const Shape& shape, std::string_view pattern, ShapeBindings* bindings = nullptr,
-                         std::string_view label = {}) {
-  return EnforceShape(shape, P(pattern), {bindings, label});
-}
-
-}  // namespace
+using test::Shape;
+using test::P;
+using test::Check;
 
 // --- Parsing -------------------------------------------------------------
 

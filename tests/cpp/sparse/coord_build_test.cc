@@ -35,18 +35,12 @@ TEST(SparseTensor, UnsortedCSRRowsAreSortedByConversions) {
   EXPECT_EQ(Values<double>(dense), (std::vector<double>{2, 0, 1, 0, 7, 0}));
 }
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
-SparseTensor EmptyCOO(std::vector<int64_t> shape) {
-  const int64_t ndim = static_cast<int64_t>(shape.size());
-  auto made = SparseTensor::MakeCOO(std::move(shape), Vec<int64_t>({}, {0, ndim}), Vec<float>({}, {0}),
-                                    true);
-  EXPECT_TRUE(made.ok()) << made.status().ToString();
-  return *made;
-}
+using test::kMax;
 
 // CSR/CSC indptr of a huge compressed axis is legitimate but cannot be
 // allocated: a quiver error, not std::length_error / std::bad_alloc.
+using test::EmptyCOO;
+
 TEST(SparseHostile, ToCSXOfHugeCompressedAxisIsAnError) {
   SparseTensor rows = EmptyCOO({int64_t{1} << 61, 2});
   EXPECT_FALSE(rows.ToCSR().ok());

@@ -230,7 +230,7 @@ TEST(SparseFromDense, SkippingScanFindsEveryNonZero) {
   }
 }
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using test::kMax;
 
 // The same through FromDense: a dense [2^62, 0] tensor holds no bytes.
 TEST(SparseHostile, FromDenseCSXOfHugeEmptyAxisIsAnError) {

@@ -33,16 +33,10 @@ TEST(SparseTensor, CSRScatterNamesTheFirstBadIndex) {
   EXPECT_EQ(test::Values<double>(dense), (std::vector<double>{0, 3, 3, 0}));
 }
 
-SparseTensor EmptyCOO(std::vector<int64_t> shape) {
-  const int64_t ndim = static_cast<int64_t>(shape.size());
-  auto made = SparseTensor::MakeCOO(std::move(shape), Vec<int64_t>({}, {0, ndim}), Vec<float>({}, {0}),
-                                    true);
-  EXPECT_TRUE(made.ok()) << made.status().ToString();
-  return *made;
-}
-
 // Row-major strides of [0, 2^40, 2^40] do not fit int64; an empty dense
 // tensor needs none of them.
+using test::EmptyCOO;
+
 TEST(SparseHostile, ToDenseOfZeroSizeLeadingAxisWithHugeOthers) {
   for (SparseFormat format : {SparseFormat::kCOO, SparseFormat::kCSF}) {
     SparseTensor coo = EmptyCOO({0, int64_t{1} << 40, int64_t{1} << 40});
