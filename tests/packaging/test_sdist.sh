@@ -12,13 +12,9 @@ PYTHON=${PYTHON:-python3}
 WORK="$ROOT/build/test-sdist"
 
 shopt -s nullglob
-sdists=("$ROOT"/dist/quiver_tensors-*.tar.gz)
-if [ ${#sdists[@]} -ne 1 ]; then
-  echo "test-sdist: expected one sdist in dist/, found ${#sdists[@]} (run make sdist)" >&2
-  exit 1
-fi
-sdist=${sdists[0]}
-echo "test-sdist: $(basename "$sdist") ($(du -k "$sdist" | cut -f1) KiB)"
+source "$ROOT/tests/packaging/dist_file.sh"
+dist_file test-sdist 'quiver_tensors-*.tar.gz' sdist sdist
+sdist=$DIST_FILE
 
 rm -rf "$WORK"
 mkdir -p "$WORK/run" "$WORK/empty-dir"

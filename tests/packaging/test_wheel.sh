@@ -9,13 +9,9 @@ PYTHON=${PYTHON:-python3}
 WORK="$ROOT/build/test-wheel"
 
 shopt -s nullglob
-wheels=("$ROOT"/dist/quiver_tensors-*manylinux*.whl)
-if [ ${#wheels[@]} -ne 1 ]; then
-  echo "test-wheel: expected one manylinux wheel in dist/, found ${#wheels[@]} (run make wheel)" >&2
-  exit 1
-fi
-wheel=${wheels[0]}
-echo "test-wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+source "$ROOT/tests/packaging/dist_file.sh"
+dist_file test-wheel 'quiver_tensors-*manylinux*.whl' 'manylinux wheel' wheel
+wheel=$DIST_FILE
 
 rm -rf "$WORK"
 mkdir -p "$WORK/run"
