@@ -55,8 +55,10 @@ int FuzzArrayValidation(const uint8_t* data, size_t size) {
   uint64_t checksum = 0;
   for (int64_t i = 0; i < lists->length; ++i) {
     if (!lists->IsValid(i)) continue;
-    for (int32_t j = Offset(*lists, lists->offset + i); j < Offset(*lists, lists->offset + i + 1); ++j) {
-      int32_t begin = Offset(*strings, strings->offset + j), end = Offset(*strings, strings->offset + j + 1);
+    for (int32_t j = Offset(*lists, lists->offset + i); j < Offset(*lists, lists->offset + i + 1);
+         ++j) {
+      int32_t begin = Offset(*strings, strings->offset + j),
+              end = Offset(*strings, strings->offset + j + 1);
       for (int32_t k = begin; k < end; ++k) checksum += strings->buffers[2]->data()[k];
     }
   }

@@ -96,14 +96,31 @@ struct Bytes {
 // --- the type being generated ------------------------------------------------
 
 enum class Kind : uint8_t {
-  kInt8, kInt16, kInt32, kInt64, kUInt8, kUInt16, kUInt32, kUInt64,
-  kFloat16, kFloat32, kFloat64, kBool,
-  kUtf8, kLargeUtf8, kBinary, kLargeBinary, kFixedSizeBinary,
-  kList, kLargeList, kFixedSizeList, kStruct,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kFloat32,
+  kFloat64,
+  kBool,
+  kUtf8,
+  kLargeUtf8,
+  kBinary,
+  kLargeBinary,
+  kFixedSizeBinary,
+  kList,
+  kLargeList,
+  kFixedSizeList,
+  kStruct,
 };
 constexpr int kNumPrimitive = 17;  // kInt8 .. kFixedSizeBinary
 constexpr int kNumNumeric = 11;    // kInt8 .. kFloat64
-constexpr const char* kFormats[] = {"c", "s", "i", "l", "C", "S", "I", "L", "e", "f", "g",
+constexpr const char* kFormats[] = {"c", "s", "i", "l", "C", "S",  "I",  "L",  "e",   "f", "g",
                                     "b", "u", "U", "z", "Z", "w:", "+l", "+L", "+w:", "+s"};
 constexpr int kWidths[] = {1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
 
@@ -146,7 +163,8 @@ std::string TensorKeys(Input& in, int ndim) {
   const int n = in.OneIn(16) ? ndim + 1 : ndim;
   if (in.OneIn(2)) {
     keys += ",\"dim_names\":[";
-    for (int i = 0; i < n; ++i) keys += std::string(i ? "," : "") + "\"d" + std::to_string(i) + "\"";
+    for (int i = 0; i < n; ++i)
+      keys += std::string(i ? "," : "") + "\"d" + std::to_string(i) + "\"";
     keys += "]";
   }
   if (in.OneIn(2)) keys += ",\"permutation\":" + JsonInts(Permutation(in, n));
@@ -172,7 +190,8 @@ Spec FixedShapeTensor(Input& in) {
   s.children = {NumericValue(in)};
   s.children[0].name = "item";
   s.extension = Extension::kFixedShape;
-  s.extension_metadata = "{\"shape\":" + JsonInts(shape) + TensorKeys(in, static_cast<int>(shape.size())) + "}";
+  s.extension_metadata =
+      "{\"shape\":" + JsonInts(shape) + TensorKeys(in, static_cast<int>(shape.size())) + "}";
   return s;
 }
 
@@ -204,7 +223,8 @@ Spec VariableShapeTensor(Input& in) {
       uniform += i ? ",null" : "null";
     }
   }
-  s.extension_metadata = "{" + std::string(in.OneIn(2) ? "\"uniform_shape\":[" + uniform + "]," : "") +
+  s.extension_metadata = "{" +
+                         std::string(in.OneIn(2) ? "\"uniform_shape\":[" + uniform + "]," : "") +
                          "\"v\":0" + TensorKeys(in, ndim) + "}";
   if (in.OneIn(32)) s.extension_metadata = "";
   return s;
@@ -237,9 +257,15 @@ Spec PlainSpec(Input& in, int depth) {
 Spec AnySpec(Input& in, int depth) {
   Spec s;
   switch (in.Int(0, 15)) {
-    case 0: case 1: case 2: s = FixedShapeTensor(in); break;
-    case 3: case 4: s = VariableShapeTensor(in); break;
-    case 5: s = Primitive(Kind::kInt8); s.extension = Extension::kBool8; break;
+    case 0:
+    case 1:
+    case 2: s = FixedShapeTensor(in); break;
+    case 3:
+    case 4: s = VariableShapeTensor(in); break;
+    case 5:
+      s = Primitive(Kind::kInt8);
+      s.extension = Extension::kBool8;
+      break;
     default: s = PlainSpec(in, depth); break;
   }
   s.nullable = !in.OneIn(4);
@@ -251,7 +277,8 @@ Spec AnySpec(Input& in, int depth) {
 Spec DeepSpec(Input& in) {
   Spec s = Primitive(Kind::kInt32);
   for (int64_t depth = in.Int(56, 72); depth > 0; --depth) {
-    Spec outer = Primitive(static_cast<Kind>(in.Int(static_cast<int>(Kind::kList), static_cast<int>(Kind::kStruct))));
+    Spec outer = Primitive(
+        static_cast<Kind>(in.Int(static_cast<int>(Kind::kList), static_cast<int>(Kind::kStruct))));
     if (outer.kind == Kind::kFixedSizeList) outer.size = 1;
     s.name = "item";
     outer.children = {std::move(s)};
@@ -266,8 +293,8 @@ struct SchemaNode {
   ArrowSchema schema{};
   Bytes format, name, metadata;
   std::vector<std::pair<size_t, size_t>> metadata_payload;  // [begin, end) of keys and values
-  std::vector<ArrowSchema*> child_pointers;  // the `children` array handed out
-  std::vector<SchemaNode*> owned;            // every child this node releases
+  std::vector<ArrowSchema*> child_pointers;                 // the `children` array handed out
+  std::vector<SchemaNode*> owned;                           // every child this node releases
   int releases = 0;
 };
 
@@ -330,7 +357,8 @@ std::string EncodeMetadata(const std::vector<std::pair<std::string, std::string>
     AppendInt32(out, lie == 2 ? -7 : static_cast<int32_t>(key.size()));
     payload->emplace_back(out.size(), out.size() + key.size());
     out += key;
-    AppendInt32(out, lie == 3 ? std::numeric_limits<int32_t>::min() : static_cast<int32_t>(value.size()));
+    AppendInt32(
+        out, lie == 3 ? std::numeric_limits<int32_t>::min() : static_cast<int32_t>(value.size()));
     payload->emplace_back(out.size(), out.size() + value.size());
     out += value;
   }
@@ -402,10 +430,38 @@ struct SchemaMutation {
 };
 
 void ApplySchemaMutation(Arena& arena, std::vector<SchemaNode*>& all, const SchemaMutation& m) {
-  static constexpr const char* kOddFormats[] = {
-      "w:", "w:-1", "w:x", "w:2147483647", "w:99999999999", "+w:", "+w:-3", "+w:2147483647",
-      "tdm", "+m", "+ud:1,2", "n", "", "+l", "+s", "u", "w:0", "+w:0", "i", "Z", "e", "b",
-      "tdD", "tss:UTC", "tDn", "ttm", "d:10,2", "d:40,5,256", "d:0,0", "+r", "+vl", "tiM"};
+  static constexpr const char* kOddFormats[] = {"w:",
+                                                "w:-1",
+                                                "w:x",
+                                                "w:2147483647",
+                                                "w:99999999999",
+                                                "+w:",
+                                                "+w:-3",
+                                                "+w:2147483647",
+                                                "tdm",
+                                                "+m",
+                                                "+ud:1,2",
+                                                "n",
+                                                "",
+                                                "+l",
+                                                "+s",
+                                                "u",
+                                                "w:0",
+                                                "+w:0",
+                                                "i",
+                                                "Z",
+                                                "e",
+                                                "b",
+                                                "tdD",
+                                                "tss:UTC",
+                                                "tDn",
+                                                "ttm",
+                                                "d:10,2",
+                                                "d:40,5,256",
+                                                "d:0,0",
+                                                "+r",
+                                                "+vl",
+                                                "tiM"};
   Input in(reinterpret_cast<const uint8_t*>(m.bytes.data()), m.bytes.size());
   SchemaNode* node = all[m.node % all.size()];
   if (node->releases > 0) return;  // released by the producer already: gone
@@ -413,7 +469,10 @@ void ApplySchemaMutation(Arena& arena, std::vector<SchemaNode*>& all, const Sche
     case 0: SetFormat(node, kOddFormats[in.Int(0, std::size(kOddFormats) - 1)]); break;
     case 1: SetFormat(node, in.Text(8)); break;
     case 2: node->schema.format = nullptr; break;
-    case 3: node->schema.name = in.OneIn(2) ? nullptr : node->schema.name; node->schema.flags = in.Int64(); break;
+    case 3:
+      node->schema.name = in.OneIn(2) ? nullptr : node->schema.name;
+      node->schema.flags = in.Int64();
+      break;
     case 4: {  // children: fewer, more (NULL or new), or a negative count
       const int64_t n = in.Int(0, 3);
       std::vector<ArrowSchema*> children = node->child_pointers;
@@ -430,7 +489,8 @@ void ApplySchemaMutation(Arena& arena, std::vector<SchemaNode*>& all, const Sche
       break;
     }
     case 5:
-      if (!node->child_pointers.empty()) node->child_pointers[in.Int(0, node->child_pointers.size() - 1)] = nullptr;
+      if (!node->child_pointers.empty())
+        node->child_pointers[in.Int(0, node->child_pointers.size() - 1)] = nullptr;
       break;
     case 6:
       if (!node->owned.empty()) {  // a child the producer already released
@@ -446,10 +506,14 @@ void ApplySchemaMutation(Arena& arena, std::vector<SchemaNode*>& all, const Sche
     case 8: {  // arbitrary pairs, extension keys included, lengths sometimes negative
       std::vector<std::pair<std::string, std::string>> pairs;
       for (int64_t i = in.Int(0, 3); i > 0; --i) {
-        std::string key = in.OneIn(2) ? kExtensionNameKey : in.OneIn(2) ? kExtensionMetadataKey : in.Text(6);
+        std::string key = in.OneIn(2)   ? kExtensionNameKey
+                          : in.OneIn(2) ? kExtensionMetadataKey
+                                        : in.Text(6);
         std::string value = in.Text(24);
         if (key == kExtensionNameKey && in.OneIn(2)) {
-          value = in.OneIn(2) ? "arrow.fixed_shape_tensor" : in.OneIn(2) ? "arrow.variable_shape_tensor" : "arrow.bool8";
+          value = in.OneIn(2)   ? "arrow.fixed_shape_tensor"
+                  : in.OneIn(2) ? "arrow.variable_shape_tensor"
+                                : "arrow.bool8";
         }
         pairs.emplace_back(std::move(key), std::move(value));
       }
@@ -457,9 +521,13 @@ void ApplySchemaMutation(Arena& arena, std::vector<SchemaNode*>& all, const Sche
       break;
     }
     case 9:
-      if (node->schema.metadata != nullptr && !node->metadata_payload.empty()) {  // a key or value byte
-        const auto [begin, end] = node->metadata_payload[in.Int(0, node->metadata_payload.size() - 1)];
-        if (end > begin) node->metadata.data[in.Int(static_cast<int64_t>(begin), static_cast<int64_t>(end) - 1)] ^= in.Byte();
+      if (node->schema.metadata != nullptr &&
+          !node->metadata_payload.empty()) {  // a key or value byte
+        const auto [begin, end] =
+            node->metadata_payload[in.Int(0, node->metadata_payload.size() - 1)];
+        if (end > begin)
+          node->metadata.data[in.Int(static_cast<int64_t>(begin), static_cast<int64_t>(end) - 1)] ^=
+              in.Byte();
       }
       break;
     case 10: node->schema.metadata = nullptr; break;
@@ -476,7 +544,8 @@ std::vector<SchemaMutation> ReadSchemaMutations(Input& in) {
   return out;
 }
 
-SchemaNode* MakeSchema(Arena& arena, const Spec& spec, const std::vector<SchemaMutation>& mutations) {
+SchemaNode* MakeSchema(Arena& arena, const Spec& spec,
+                       const std::vector<SchemaMutation>& mutations) {
   std::vector<SchemaNode*> all;
   SchemaNode* root = BuildSchema(arena, spec, all);
   for (const auto& m : mutations) ApplySchemaMutation(arena, all, m);
@@ -596,7 +665,8 @@ ArrayNode* BuildVariableShapeStorage(Arena& arena, Input& in, const Spec& spec, 
 }
 
 ArrayNode* BuildArray(Arena& arena, Input& in, const Spec& spec, int64_t length) {
-  if (spec.extension == Extension::kVariableShape) return BuildVariableShapeStorage(arena, in, spec, length);
+  if (spec.extension == Extension::kVariableShape)
+    return BuildVariableShapeStorage(arena, in, spec, length);
   const int64_t offset = in.OneIn(4) ? in.Int(1, 3) : 0, end = offset + length;
   ArrayNode* node = NewArray(arena, length, offset);
   const bool nulls = spec.nullable && in.OneIn(3);
@@ -612,20 +682,26 @@ ArrayNode* BuildArray(Arena& arena, Input& in, const Spec& spec, int64_t length)
   const int k = static_cast<int>(spec.kind);
   switch (spec.kind) {
     case Kind::kBool: AddBuffer(node, RandomBytes(in, (end + 7) / 8)); break;
-    case Kind::kUtf8: case Kind::kLargeUtf8: case Kind::kBinary: case Kind::kLargeBinary: {
+    case Kind::kUtf8:
+    case Kind::kLargeUtf8:
+    case Kind::kBinary:
+    case Kind::kLargeBinary: {
       const int64_t width = (spec.kind == Kind::kUtf8 || spec.kind == Kind::kBinary) ? 4 : 8;
       Bytes offsets = Bytes::Make((end + 1) * width);
       const int64_t last = MonotonicOffsets(in, offsets, end, width, 4);
       Bytes data = RandomBytes(in, last);
       if (spec.kind == Kind::kUtf8 || spec.kind == Kind::kLargeUtf8) {
-        for (int64_t i = 0; i < last; ++i) data.data[i] = in.OneIn(32) ? data.data[i] : static_cast<uint8_t>('a' + data.data[i] % 26);
+        for (int64_t i = 0; i < last; ++i)
+          data.data[i] =
+              in.OneIn(32) ? data.data[i] : static_cast<uint8_t>('a' + data.data[i] % 26);
       }
       AddBuffer(node, std::move(offsets));
       AddBuffer(node, std::move(data));
       break;
     }
     case Kind::kFixedSizeBinary: AddBuffer(node, RandomBytes(in, end * spec.size)); break;
-    case Kind::kList: case Kind::kLargeList: {
+    case Kind::kList:
+    case Kind::kLargeList: {
       const int64_t width = spec.kind == Kind::kList ? 4 : 8;
       Bytes offsets = Bytes::Make((end + 1) * width);
       const int64_t last = MonotonicOffsets(in, offsets, end, width, 3);
@@ -637,7 +713,8 @@ ArrayNode* BuildArray(Arena& arena, Input& in, const Spec& spec, int64_t length)
       AddChild(node, BuildArray(arena, in, spec.children[0], end * spec.size));
       break;
     case Kind::kStruct:
-      for (const Spec& child : spec.children) AddChild(node, BuildArray(arena, in, child, end + in.Int(0, 1)));
+      for (const Spec& child : spec.children)
+        AddChild(node, BuildArray(arena, in, child, end + in.Int(0, 1)));
       break;
     default: AddBuffer(node, RandomBytes(in, end * kWidths[k])); break;
   }
@@ -652,8 +729,15 @@ void MutateArray(Arena& arena, Input& in, const std::vector<ArrayNode*>& all) {
   switch (in.Int(0, 12)) {
     case 0: a.length = in.Int(0, 4096); break;
     case 1: a.length = in.OneIn(2) ? -in.Int(1, 1000) : std::numeric_limits<int64_t>::min(); break;
-    case 2: a.length = in.OneIn(2) ? kInt64Max - in.Int(0, 100) : (int64_t{1} << in.Int(40, 62)) + in.Int(0, 7); break;
-    case 3: a.offset = in.OneIn(2) ? in.Int(0, 64) : in.OneIn(2) ? -in.Int(1, 9) : kInt64Max - in.Int(0, 100); break;
+    case 2:
+      a.length =
+          in.OneIn(2) ? kInt64Max - in.Int(0, 100) : (int64_t{1} << in.Int(40, 62)) + in.Int(0, 7);
+      break;
+    case 3:
+      a.offset = in.OneIn(2)   ? in.Int(0, 64)
+                 : in.OneIn(2) ? -in.Int(1, 9)
+                               : kInt64Max - in.Int(0, 100);
+      break;
     case 4: a.null_count = in.OneIn(2) ? in.Int(-3, 8) : in.Int64(); break;
     case 5: {  // n_buffers: a small count with an array that long, or a wild one
       if (in.OneIn(3)) {
@@ -668,7 +752,8 @@ void MutateArray(Arena& arena, Input& in, const std::vector<ArrayNode*>& all) {
       break;
     }
     case 6:
-      if (!node->buffer_pointers.empty()) node->buffer_pointers[in.Int(0, node->buffer_pointers.size() - 1)] = nullptr;
+      if (!node->buffer_pointers.empty())
+        node->buffer_pointers[in.Int(0, node->buffer_pointers.size() - 1)] = nullptr;
       break;
     case 7: {  // bytes of a buffer: offsets, shapes, characters, bitmaps
       for (int64_t i = in.Int(1, 4); i > 0 && !node->buffers.empty(); --i) {
@@ -695,7 +780,8 @@ void MutateArray(Arena& arena, Input& in, const std::vector<ArrayNode*>& all) {
       break;
     }
     case 9:
-      if (!node->child_pointers.empty()) node->child_pointers[in.Int(0, node->child_pointers.size() - 1)] = nullptr;
+      if (!node->child_pointers.empty())
+        node->child_pointers[in.Int(0, node->child_pointers.size() - 1)] = nullptr;
       break;
     case 10:
       if (!node->owned.empty()) {
@@ -708,8 +794,10 @@ void MutateArray(Arena& arena, Input& in, const std::vector<ArrayNode*>& all) {
       a.dictionary = &node->owned.back()->array;
       break;
     case 12:
-      if (a.n_children > 0 && in.OneIn(2)) a.children = nullptr;
-      else if (a.n_buffers > 0) a.buffers = nullptr;
+      if (a.n_children > 0 && in.OneIn(2))
+        a.children = nullptr;
+      else if (a.n_buffers > 0)
+        a.buffers = nullptr;
       break;
   }
 }
@@ -736,11 +824,14 @@ std::vector<Role> RolesOf(const DataType& type, int64_t* width) {
   *width = type.byte_width();
   switch (type.id()) {
     case TypeId::kBool: return {Role::kBitmap, Role::kBitmap};
-    case TypeId::kUtf8: case TypeId::kBinary: *width = 4; return {Role::kBitmap, Role::kOffsets, Role::kData};
-    case TypeId::kLargeUtf8: case TypeId::kLargeBinary: *width = 8; return {Role::kBitmap, Role::kOffsets, Role::kData};
+    case TypeId::kUtf8:
+    case TypeId::kBinary: *width = 4; return {Role::kBitmap, Role::kOffsets, Role::kData};
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary: *width = 8; return {Role::kBitmap, Role::kOffsets, Role::kData};
     case TypeId::kList: *width = 4; return {Role::kBitmap, Role::kOffsets};
     case TypeId::kLargeList: *width = 8; return {Role::kBitmap, Role::kOffsets};
-    case TypeId::kFixedSizeList: case TypeId::kStruct: return {Role::kBitmap};
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct: return {Role::kBitmap};
     default: return {Role::kBitmap, Role::kValues};
   }
 }
@@ -750,7 +841,8 @@ std::vector<Role> RolesOf(const DataType& type, int64_t* width) {
 uint8_t* Resize(Input& in, ArrayNode* node, size_t i, int64_t old_size, int64_t size) {
   Bytes resized = Bytes::Make(size);
   const int64_t keep = std::min(size, old_size);
-  if (keep > 0) std::memcpy(resized.data.get(), node->buffer_pointers[i], static_cast<size_t>(keep));
+  if (keep > 0)
+    std::memcpy(resized.data.get(), node->buffer_pointers[i], static_cast<size_t>(keep));
   in.Fill(resized.data.get() + keep, size - keep);
   node->buffer_pointers[i] = resized.data.get();
   node->buffers.push_back(std::move(resized));
@@ -780,8 +872,9 @@ void HonourContract(Input& in, ArrayNode* node, const DataType& type) {
   int64_t width = 0;
   const std::vector<Role> roles = RolesOf(storage, &width);
   int64_t end;
-  if (a.release == nullptr || a.length < 0 || a.offset < 0 || __builtin_add_overflow(a.offset, a.length, &end) ||
-      a.buffers == nullptr || a.n_buffers != static_cast<int64_t>(roles.size())) {
+  if (a.release == nullptr || a.length < 0 || a.offset < 0 ||
+      __builtin_add_overflow(a.offset, a.length, &end) || a.buffers == nullptr ||
+      a.n_buffers != static_cast<int64_t>(roles.size())) {
     return;  // refused before any buffer is read
   }
   if (is_dictionary != (a.dictionary != nullptr)) return;  // refused: dictionary and type disagree
@@ -794,7 +887,9 @@ void HonourContract(Input& in, ArrayNode* node, const DataType& type) {
     switch (role) {
       case Role::kBitmap: sizes.push_back(end / 8 + (end % 8 != 0)); break;
       case Role::kValues: sizes.push_back(Product(end, width)); break;
-      case Role::kOffsets: sizes.push_back(end == kInt64Max ? std::nullopt : Product(end + 1, width)); break;
+      case Role::kOffsets:
+        sizes.push_back(end == kInt64Max ? std::nullopt : Product(end + 1, width));
+        break;
       case Role::kData: sizes.push_back(0); break;
     }
     if (!sizes.back()) return;
@@ -830,7 +925,8 @@ void HonourContract(Input& in, ArrayNode* node, const DataType& type) {
   if (a.n_children != children || (children > 0 && a.children == nullptr)) return;
   for (int64_t i = 0; i < children; ++i) {
     if (a.children[i] == nullptr) continue;
-    HonourContract(in, static_cast<ArrayNode*>(a.children[i]->private_data), *storage.children()[i].type);
+    HonourContract(in, static_cast<ArrayNode*>(a.children[i]->private_data),
+                   *storage.children()[i].type);
   }
 }
 
@@ -901,9 +997,12 @@ void StreamRelease(ArrowArrayStream* stream) {
 }
 
 void Arena::CheckReleasedOnce() const {
-  for (const auto& node : schemas) if (node.releases != 1) __builtin_trap();
-  for (const auto& node : arrays) if (node.releases != 1) __builtin_trap();
-  for (const auto& node : streams) if (node.releases != 1) __builtin_trap();
+  for (const auto& node : schemas)
+    if (node.releases != 1) __builtin_trap();
+  for (const auto& node : arrays)
+    if (node.releases != 1) __builtin_trap();
+  for (const auto& node : streams)
+    if (node.releases != 1) __builtin_trap();
 }
 
 // --- using what was accepted --------------------------------------------------
@@ -925,7 +1024,8 @@ void UseFixedShape(Input& in, const ArrayDataPtr& data, ValidationLevel level) {
   if (!array.ok()) return;
   Touch(array->ToTensor(NullPolicy::kAllow));
   Touch(array->ToTensor());
-  for (int64_t i = 0; i < std::min<int64_t>(array->length(), 4); ++i) Touch(array->RowTensor(i, NullPolicy::kAllow));
+  for (int64_t i = 0; i < std::min<int64_t>(array->length(), 4); ++i)
+    Touch(array->RowTensor(i, NullPolicy::kAllow));
   auto slice = array->Slice(in.Int(0, 3), in.Int(0, 3));
   if (slice.ok()) Touch(slice->ToTensor(NullPolicy::kAllow));
 }
@@ -940,7 +1040,8 @@ void UseVariableShape(Input& in, const ArrayDataPtr& data, ValidationLevel level
     Touch(row);
     if (!row.ok()) continue;
     max_shape.resize(row->shape().size(), 0);
-    for (size_t k = 0; k < max_shape.size(); ++k) max_shape[k] = std::max(max_shape[k], row->shape()[k]);
+    for (size_t k = 0; k < max_shape.size(); ++k)
+      max_shape[k] = std::max(max_shape[k], row->shape()[k]);
   }
   int64_t padded = array->length();
   for (int64_t d : max_shape) padded = padded * std::max<int64_t>(d, 1);
@@ -967,7 +1068,8 @@ void UseArray(Input& in, const ArrayDataPtr& data, ValidationLevel level) {
   const bool full = Validate(*data, ValidationLevel::kFull).ok();
   if (level == ValidationLevel::kFull && !full) __builtin_trap();
   const DataType& type = *data->type;
-  if (type.id() == TypeId::kExtension && type.extension_name() == FixedShapeTensorType::kExtensionName) {
+  if (type.id() == TypeId::kExtension &&
+      type.extension_name() == FixedShapeTensorType::kExtensionName) {
     UseFixedShape(in, data, level);
   } else if (type.id() == TypeId::kExtension &&
              type.extension_name() == VariableShapeTensorType::kExtensionName) {
@@ -998,7 +1100,8 @@ ValidationLevel LevelOf(uint8_t byte) {
   }
 }
 
-void FuzzOneArray(Arena& arena, Input& in, const Spec& spec, const Field& field, ValidationLevel level) {
+void FuzzOneArray(Arena& arena, Input& in, const Spec& spec, const Field& field,
+                  ValidationLevel level) {
   ArrayNode* root = MakeArray(arena, in, spec, *field.type);
   auto imported = ImportArray(&root->array, field.type, level);
   if (imported.ok()) UseArray(in, *imported, level);
@@ -1006,12 +1109,14 @@ void FuzzOneArray(Arena& arena, Input& in, const Spec& spec, const Field& field,
 
 // `field` is what ImportField made of the same schema; `refused` says it
 // refused it (rather than never seeing it).
-void FuzzStream(Arena& arena, Input& in, const Spec& spec, const std::vector<SchemaMutation>& mutations,
-                const std::optional<Field>& field, bool refused, ValidationLevel level) {
+void FuzzStream(Arena& arena, Input& in, const Spec& spec,
+                const std::vector<SchemaMutation>& mutations, const std::optional<Field>& field,
+                bool refused, ValidationLevel level) {
   StreamNode* node = &arena.streams.emplace_back();
   node->schema = MakeSchema(arena, spec, mutations);
   if (field) {
-    for (int64_t n = in.Int(0, 3); n > 0; --n) node->arrays.push_back(MakeArray(arena, in, spec, *field->type));
+    for (int64_t n = in.Int(0, 3); n > 0; --n)
+      node->arrays.push_back(MakeArray(arena, in, spec, *field->type));
   }
   node->fail_next_at = in.OneIn(4) ? static_cast<int>(in.Int(0, 3)) : -1;
   node->fail_schema = in.OneIn(16);

@@ -45,15 +45,16 @@ inline void UseBatch(const RecordBatch& batch) {
       (void)fixed->ToTensor(NullPolicy::kAllow);
     }
     if (auto ragged = VariableShapeTensorArray::Make(column); ragged.ok()) {
-      for (int64_t i = 0; i < ragged->length() && i < 64; ++i) (void)ragged->RowTensor(i, NullPolicy::kAllow);
+      for (int64_t i = 0; i < ragged->length() && i < 64; ++i)
+        (void)ragged->RowTensor(i, NullPolicy::kAllow);
       (void)ragged->ToPadded(0, NullPolicy::kAllow);
     }
   }
   ArrowArray exported;
   if (ExportArray(batch.ToStructArray(), &exported).ok()) exported.release(&exported);
   ipc::BufferSink out;
-  auto writer = ipc::StreamWriter::Open(std::shared_ptr<ipc::OutputSink>(&out, [](ipc::OutputSink*) {}),
-                                        batch.schema());
+  auto writer = ipc::StreamWriter::Open(
+      std::shared_ptr<ipc::OutputSink>(&out, [](ipc::OutputSink*) {}), batch.schema());
   if (writer.ok()) {
     // What was read and validated can be written back (or is a type the
     // writer declines, which it must say).

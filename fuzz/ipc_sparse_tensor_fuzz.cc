@@ -23,7 +23,8 @@ uint64_t TouchTensor(const Tensor& tensor) {
 uint64_t TouchSparse(const SparseTensor& tensor) {
   uint64_t sum = TouchTensor(tensor.values());
   if (const auto* coo = tensor.coo_index()) sum += TouchTensor(coo->coords);
-  if (const auto* csx = tensor.csx_index()) sum += TouchTensor(csx->indptr) + TouchTensor(csx->indices);
+  if (const auto* csx = tensor.csx_index())
+    sum += TouchTensor(csx->indptr) + TouchTensor(csx->indices);
   if (const auto* csf = tensor.csf_index()) {
     for (const Tensor& array : csf->indptr) sum += TouchTensor(array);
     for (const Tensor& array : csf->indices) sum += TouchTensor(array);
@@ -64,13 +65,15 @@ int FuzzIpcSparseTensor(const uint8_t* data, size_t size) {
       if (comparable && !again->Equals(*tensor)) abort();
     }
   }
-  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF};
+  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC,
+                                  SparseFormat::kCSF};
   for (SparseFormat format : formats) {
     if (format == tensor->format()) continue;
     const bool matrix = format == SparseFormat::kCSR || format == SparseFormat::kCSC;
     if (matrix && tensor->ndim() != 2) continue;
     int64_t longest_axis = 0;
-    for (int64_t extent : tensor->shape()) longest_axis = extent > longest_axis ? extent : longest_axis;
+    for (int64_t extent : tensor->shape())
+      longest_axis = extent > longest_axis ? extent : longest_axis;
     if (matrix && longest_axis > kMaxElements) continue;  // indptr has an entry per row
     auto converted = tensor->Convert(format);
     // Conversions may refuse only what they cannot allocate.

@@ -27,7 +27,9 @@ void ExportImport(benchmark::State& state, ValidationLevel level) {
   }
 }
 
-void BM_CDataRoundTripMinimal(benchmark::State& state) { ExportImport(state, ValidationLevel::kMinimal); }
+void BM_CDataRoundTripMinimal(benchmark::State& state) {
+  ExportImport(state, ValidationLevel::kMinimal);
+}
 void BM_CDataRoundTripFull(benchmark::State& state) { ExportImport(state, ValidationLevel::kFull); }
 BENCHMARK(BM_CDataRoundTripMinimal)->RangeMultiplier(10)->Range(1000, 1000000);
 BENCHMARK(BM_CDataRoundTripFull)->RangeMultiplier(10)->Range(1000, 1000000);

@@ -50,7 +50,8 @@ double BestSeconds(Fn&& fn, int repeats) {
   for (int r = 0; r < repeats; ++r) {
     auto start = std::chrono::steady_clock::now();
     fn();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
 }
@@ -75,7 +76,8 @@ void BM_EnforceShapeRaggedColumn(benchmark::State& state) {
     benchmark::DoNotOptimize(match);
   }
   state.SetBytesProcessed(state.iterations() * shape_bytes);
-  const double ours = BestSeconds([&] { benchmark::DoNotOptimize(EnforceShape(column, pattern)); }, 5);
+  const double ours =
+      BestSeconds([&] { benchmark::DoNotOptimize(EnforceShape(column, pattern)); }, 5);
   const double read = BestSeconds([&] { benchmark::DoNotOptimize(ReadLoop(column)); }, 5);
   state.counters["read_loop_ms"] = read * 1e3;
   state.counters["x_read_loop"] = ours / read;

@@ -21,7 +21,8 @@ Tensor RandomDense(int64_t exponent, std::vector<int64_t> shape = {kRows, kCols}
   double* values = reinterpret_cast<double*>(buffer->mutable_data());
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (int64_t i = 0; i < kRows * kCols; ++i) values[i] = unit(rng) < density ? 1.0 + unit(rng) : 0.0;
+  for (int64_t i = 0; i < kRows * kCols; ++i)
+    values[i] = unit(rng) < density ? 1.0 + unit(rng) : 0.0;
   return *Tensor::Make(float64(), buffer, std::move(shape));
 }
 
@@ -34,15 +35,22 @@ void FromDense(benchmark::State& state, SparseFormat format, std::vector<int64_t
   state.SetBytesProcessed(state.iterations() * kRows * kCols * 8);
 }
 
-void BM_DenseToCOO(benchmark::State& state) { FromDense(state, SparseFormat::kCOO, {kRows, kCols}); }
-void BM_DenseToCSR(benchmark::State& state) { FromDense(state, SparseFormat::kCSR, {kRows, kCols}); }
-void BM_DenseToCSF3D(benchmark::State& state) { FromDense(state, SparseFormat::kCSF, {100, 100, 1000}); }
+void BM_DenseToCOO(benchmark::State& state) {
+  FromDense(state, SparseFormat::kCOO, {kRows, kCols});
+}
+void BM_DenseToCSR(benchmark::State& state) {
+  FromDense(state, SparseFormat::kCSR, {kRows, kCols});
+}
+void BM_DenseToCSF3D(benchmark::State& state) {
+  FromDense(state, SparseFormat::kCSF, {100, 100, 1000});
+}
 BENCHMARK(BM_DenseToCOO)->DenseRange(1, 2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DenseToCSR)->DenseRange(1, 2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DenseToCSF3D)->DenseRange(1, 2)->Arg(4)->Unit(benchmark::kMillisecond);
 
 void BM_COOToCSR(benchmark::State& state) {
-  const SparseTensor coo = *SparseTensor::FromDense(RandomDense(state.range(0)), SparseFormat::kCOO);
+  const SparseTensor coo =
+      *SparseTensor::FromDense(RandomDense(state.range(0)), SparseFormat::kCOO);
   for (auto _ : state) {
     auto csr = coo.ToCSR();
     benchmark::DoNotOptimize(csr);
@@ -51,7 +59,8 @@ void BM_COOToCSR(benchmark::State& state) {
 BENCHMARK(BM_COOToCSR)->DenseRange(1, 2)->Arg(4)->Unit(benchmark::kMillisecond);
 
 void BM_CSRToDense(benchmark::State& state) {
-  const SparseTensor csr = *SparseTensor::FromDense(RandomDense(state.range(0)), SparseFormat::kCSR);
+  const SparseTensor csr =
+      *SparseTensor::FromDense(RandomDense(state.range(0)), SparseFormat::kCSR);
   for (auto _ : state) {
     auto dense = csr.ToDense();
     benchmark::DoNotOptimize(dense);

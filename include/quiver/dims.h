@@ -31,7 +31,8 @@ class Dims {
   Dims(std::span<const int64_t> values) { Assign(values); }  // NOLINT(google-explicit-constructor)
   Dims(const std::vector<int64_t>& values)                   // NOLINT(google-explicit-constructor)
       : Dims(std::span<const int64_t>(values)) {}
-  Dims(std::initializer_list<int64_t> values) : Dims(std::span<const int64_t>(values.begin(), values.size())) {}
+  Dims(std::initializer_list<int64_t> values)
+      : Dims(std::span<const int64_t>(values.begin(), values.size())) {}
   // `count` values, all `value`.
   Dims(size_t count, int64_t value) {
     Resize(count);
@@ -122,7 +123,7 @@ class Dims {
   }
 
   size_t size_ = 0;
-  int64_t* heap_ = nullptr;  // set when size_ > kInline
+  int64_t* heap_ = nullptr;                // set when size_ > kInline
   std::array<int64_t, kInline> inline_{};  // the values when heap_ is null; zeros past size_
 };
 

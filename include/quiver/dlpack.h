@@ -35,8 +35,8 @@ struct DLTensor {
   DLDevice device;
   int32_t ndim;
   DLDataType dtype;
-  int64_t* shape;      // ndim entries
-  int64_t* strides;    // ndim entries, in ELEMENTS; NULL means row-major
+  int64_t* shape;    // ndim entries
+  int64_t* strides;  // ndim entries, in ELEMENTS; NULL means row-major
   uint64_t byte_offset;
 };
 
@@ -67,8 +67,8 @@ constexpr uint32_t kMinorVersion = 1;
 constexpr uint64_t kFlagReadOnly = 1;
 constexpr uint64_t kFlagIsCopied = 2;
 constexpr int32_t kDeviceCPU = 1;
-constexpr uint8_t kCodeInt = 0, kCodeUInt = 1, kCodeFloat = 2, kCodeBfloat = 4,
-                  kCodeComplex = 5, kCodeBool = 6;
+constexpr uint8_t kCodeInt = 0, kCodeUInt = 1, kCodeFloat = 2, kCodeBfloat = 4, kCodeComplex = 5,
+                  kCodeBool = 6;
 
 static_assert(sizeof(DLDevice) == 8 && sizeof(DLDataType) == 4);
 static_assert(sizeof(DLTensor) == 48 && offsetof(DLTensor, ndim) == 16 &&

@@ -57,7 +57,8 @@ std::shared_ptr<InputSource> BufferSource(BufferPtr buffer);
 // pages after another process truncated the file raises SIGBUS, which no
 // library can turn into an error. Open files that others may truncate
 // with `memory_map = false`: their arrays live in memory of their own.
-Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map = true);
+Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path,
+                                                    bool memory_map = true);
 // An open file descriptor (not owned; it must stay open while reading).
 Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd);
 

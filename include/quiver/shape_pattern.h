@@ -89,7 +89,8 @@ class ShapePattern {
 
  private:
   // Make, with the character position of each entry for messages (Parse).
-  static Result<ShapePattern> Build(std::vector<ShapeEntry> entries, const std::vector<size_t>* positions);
+  static Result<ShapePattern> Build(std::vector<ShapeEntry> entries,
+                                    const std::vector<size_t>* positions);
 
   std::vector<ShapeEntry> entries_;
   std::vector<int32_t> slots_;
@@ -112,10 +113,10 @@ struct DimSize {
 
 // What a symbol is bound to, and where that came from.
 struct ShapeBinding {
-  bool is_axes = false;       // a named ellipsis: `axes`; else `size`
+  bool is_axes = false;  // a named ellipsis: `axes`; else `size`
   DimSize size;
   std::vector<DimSize> axes;
-  std::string origin;         // e.g. "argument 'images' axis 0"
+  std::string origin;  // e.g. "argument 'images' axis 0"
 };
 
 // A binding context shared by several checks, so that `b` in one array's

@@ -68,9 +68,9 @@ struct SparseCSXIndex {
 };
 
 struct SparseCSFIndex {
-  std::vector<Tensor> indptr;      // ndim - 1 arrays; indptr[k] has size(indices[k]) + 1 entries
-  std::vector<Tensor> indices;     // ndim arrays; indices[ndim - 1] has nnz entries
-  std::vector<int64_t> axis_order; // a permutation of 0..ndim-1
+  std::vector<Tensor> indptr;       // ndim - 1 arrays; indptr[k] has size(indices[k]) + 1 entries
+  std::vector<Tensor> indices;      // ndim arrays; indices[ndim - 1] has nnz entries
+  std::vector<int64_t> axis_order;  // a permutation of 0..ndim-1
 };
 
 // How conversions build their output.

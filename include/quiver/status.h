@@ -91,32 +91,32 @@ class [[nodiscard]] Status {
   // The message written from pieces, e.g. Status::Invalid("row ", i, ": length ", n):
   // see internal::AppendMessagePiece for how each kind of piece is written.
   template <typename... Pieces>
-    requires internal::MessagePieces<Pieces...>
+  requires internal::MessagePieces<Pieces...>
   static Status Invalid(const Pieces&... pieces) {
     return {StatusCode::kInvalid, internal::StrCat(pieces...)};
   }
   template <typename... Pieces>
-    requires internal::MessagePieces<Pieces...>
+  requires internal::MessagePieces<Pieces...>
   static Status TypeError(const Pieces&... pieces) {
     return {StatusCode::kTypeError, internal::StrCat(pieces...)};
   }
   template <typename... Pieces>
-    requires internal::MessagePieces<Pieces...>
+  requires internal::MessagePieces<Pieces...>
   static Status IndexError(const Pieces&... pieces) {
     return {StatusCode::kIndexError, internal::StrCat(pieces...)};
   }
   template <typename... Pieces>
-    requires internal::MessagePieces<Pieces...>
+  requires internal::MessagePieces<Pieces...>
   static Status NotImplemented(const Pieces&... pieces) {
     return {StatusCode::kNotImplemented, internal::StrCat(pieces...)};
   }
   template <typename... Pieces>
-    requires internal::MessagePieces<Pieces...>
+  requires internal::MessagePieces<Pieces...>
   static Status IOError(const Pieces&... pieces) {
     return {StatusCode::kIOError, internal::StrCat(pieces...)};
   }
   template <typename... Pieces>
-    requires internal::MessagePieces<Pieces...>
+  requires internal::MessagePieces<Pieces...>
   static Status OutOfMemory(const Pieces&... pieces) {
     return {StatusCode::kOutOfMemory, internal::StrCat(pieces...)};
   }
@@ -139,9 +139,10 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
-    if (status_.ok()) status_ = Status::Invalid("Result constructed from an OK status without a value");
+    if (status_.ok())
+      status_ = Status::Invalid("Result constructed from an OK status without a value");
   }
 
   bool ok() const { return value_.has_value(); }
@@ -163,9 +164,9 @@ class [[nodiscard]] Result {
 #define QUIVER_CONCAT_INNER(a, b) a##b
 #define QUIVER_CONCAT(a, b) QUIVER_CONCAT_INNER(a, b)
 
-#define QUIVER_RETURN_NOT_OK(expr)                 \
-  do {                                             \
-    ::quiver::Status _quiver_status = (expr);      \
+#define QUIVER_RETURN_NOT_OK(expr)                   \
+  do {                                               \
+    ::quiver::Status _quiver_status = (expr);        \
     if (!_quiver_status.ok()) return _quiver_status; \
   } while (false)
 

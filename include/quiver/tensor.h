@@ -73,8 +73,7 @@ class Tensor {
   template <typename T>
   Result<T> Value(std::span<const int64_t> index) const {
     if (sizeof(T) != static_cast<size_t>(type_->byte_width()) || !MatchesCType<T>()) {
-      return Status::TypeError("tensor holds " + type_->ToString() +
-                               ", not the requested C type");
+      return Status::TypeError("tensor holds " + type_->ToString() + ", not the requested C type");
     }
     QUIVER_ASSIGN_OR_RETURN(const uint8_t* ptr, ElementPointer(index));
     T out;

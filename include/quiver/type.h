@@ -17,28 +17,41 @@
 namespace quiver {
 
 enum class TypeId : uint8_t {
-  kInt8, kInt16, kInt32, kInt64,
-  kUInt8, kUInt16, kUInt32, kUInt64,
-  kFloat16, kFloat32, kFloat64,
-  kBool,             // bit-packed
-  kUtf8, kLargeUtf8, kBinary, kLargeBinary,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kFloat32,
+  kFloat64,
+  kBool,  // bit-packed
+  kUtf8,
+  kLargeUtf8,
+  kBinary,
+  kLargeBinary,
   kFixedSizeBinary,
-  kList, kLargeList, kFixedSizeList,
+  kList,
+  kLargeList,
+  kFixedSizeList,
   kStruct,
   kExtension,
   // Appended (existing values stay stable). None of these is a tensor value.
-  kNull,              // no buffers: every slot is null
-  kDate32,            // int32 days since the UNIX epoch
-  kDate64,            // int64 milliseconds since the UNIX epoch
-  kTime32,            // int32 seconds or milliseconds since midnight
-  kTime64,            // int64 microseconds or nanoseconds since midnight
-  kTimestamp,         // int64 time units since the UNIX epoch, optional time zone
-  kDuration,          // int64 time units
-  kDecimal128,        // 16-byte little-endian two's complement integers, scaled
-  kDecimal256,        // 32-byte ones
-  kUtf8View,          // 16-byte views + variadic data buffers
+  kNull,        // no buffers: every slot is null
+  kDate32,      // int32 days since the UNIX epoch
+  kDate64,      // int64 milliseconds since the UNIX epoch
+  kTime32,      // int32 seconds or milliseconds since midnight
+  kTime64,      // int64 microseconds or nanoseconds since midnight
+  kTimestamp,   // int64 time units since the UNIX epoch, optional time zone
+  kDuration,    // int64 time units
+  kDecimal128,  // 16-byte little-endian two's complement integers, scaled
+  kDecimal256,  // 32-byte ones
+  kUtf8View,    // 16-byte views + variadic data buffers
   kBinaryView,
-  kDictionary,        // integer indices into a dictionary array of values
+  kDictionary,  // integer indices into a dictionary array of values
 };
 
 // The unit of time32, time64, timestamp and duration values.
@@ -134,8 +147,8 @@ class DataType {
   const DataType& storage() const { return storage_ ? *storage_ : *this; }
 
   // Levels of nested types below this one: 0 for primitives, 1 for a list
-  // of primitives (and for a dictionary of primitive values), ... Readers, validation and export refuse types deeper
-  // than kMaxNestingDepth.
+  // of primitives (and for a dictionary of primitive values), ... Readers, validation and export
+  // refuse types deeper than kMaxNestingDepth.
   int nesting_depth() const { return nesting_depth_; }
 
   bool Equals(const DataType& other) const;

@@ -53,8 +53,8 @@ class PadValue {
  public:
   enum class Kind { kInt64, kUInt64, kDouble };
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  PadValue(T value) {  // NOLINT: implicit, so ToPadded(0) and ToPadded(0.5) read naturally
+  requires std::is_arithmetic_v<T> PadValue(
+      T value) {  // NOLINT: implicit, so ToPadded(0) and ToPadded(0.5) read naturally
     if constexpr (std::is_floating_point_v<T>) {
       kind_ = Kind::kDouble;
       double_ = static_cast<double>(value);
@@ -113,7 +113,9 @@ class VariableShapeTensorType {
   const TypePtr& data_type() const { return data_type_; }
 
   // Logical axis k is physical axis physical_axis(k).
-  int physical_axis(int k) const { return permutation_.empty() ? k : static_cast<int>(permutation_[k]); }
+  int physical_axis(int k) const {
+    return permutation_.empty() ? k : static_cast<int>(permutation_[k]);
+  }
   std::vector<std::string> logical_dim_names() const;
   // uniform_shape in logical axis order (empty when none is recorded).
   UniformShape logical_uniform_shape() const;
@@ -153,8 +155,8 @@ class VariableShapeTensorArray {
   // Rows from LOGICAL tensors (nullopt = null row), copied once into one
   // values buffer, each laid out in its physical order. Every tensor must
   // have type.ndim() axes, the value type, and fit type.uniform_shape().
-  static Result<VariableShapeTensorArray> FromTensors(const VariableShapeTensorType& type,
-                                                      std::span<const std::optional<Tensor>> tensors);
+  static Result<VariableShapeTensorArray> FromTensors(
+      const VariableShapeTensorType& type, std::span<const std::optional<Tensor>> tensors);
   // One row of FromRowViews: host memory the caller keeps alive and
   // unchanged for the call, holding type.value_type() values. `shape` (in
   // elements) and `strides` (in bytes, any sign) are logical and must
@@ -211,8 +213,7 @@ class VariableShapeTensorArray {
   // else Invalid naming both. Every byte of `out` is written (padding
   // included); nothing is allocated but the returned shapes (N x ndim int32).
   Result<Tensor> ToPaddedInto(uint8_t* out, std::span<const int64_t> out_shape,
-                              PadValue pad_value = 0,
-                              NullPolicy nulls = NullPolicy::kError) const;
+                              PadValue pad_value = 0, NullPolicy nulls = NullPolicy::kError) const;
 
   struct Jagged {
     Tensor values;   // 1-D, every row's elements back to back (zero-copy)

@@ -4,8 +4,8 @@
 #include "py_build_info.h"
 #include "py_dlpack.h"
 #include "py_objects.h"
-#include "py_record_batch.h"
 #include "py_pickle.h"
+#include "py_record_batch.h"
 
 NB_MODULE(_quiver, m) {
   m.doc() = "quiver: tensors on Apache Arrow (compiled core).";

@@ -6,8 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "py_capsules.h"
 #include "py_buffer_protocol.h"
+#include "py_capsules.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_fastcall.h"
@@ -64,27 +64,33 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
   };
   if (data.type->is_bool8()) return nb::bool_(data.buffers[1]->data()[at] != 0);
   switch (type.id()) {
-    case TypeId::kBool:
-      return nb::bool_((data.buffers[1]->data()[at >> 3] >> (at & 7)) & 1);
-    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kBinary: case TypeId::kLargeBinary: {
+    case TypeId::kBool: return nb::bool_((data.buffers[1]->data()[at >> 3] >> (at & 7)) & 1);
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary: {
       int64_t begin, end;
       offsets(&begin, &end);
-      const char* chars = data.buffers[2] ? reinterpret_cast<const char*>(data.buffers[2]->data()) : "";
+      const char* chars =
+          data.buffers[2] ? reinterpret_cast<const char*>(data.buffers[2]->data()) : "";
       if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8) {
         return nb::str(chars + begin, static_cast<size_t>(end - begin));
       }
       return nb::bytes(chars + begin, static_cast<size_t>(end - begin));
     }
     case TypeId::kFixedSizeBinary:
-      return nb::bytes(reinterpret_cast<const char*>(data.buffers[1]->data()) + at * type.fixed_size(),
-                       static_cast<size_t>(type.fixed_size()));
-    case TypeId::kList: case TypeId::kLargeList: {
+      return nb::bytes(
+          reinterpret_cast<const char*>(data.buffers[1]->data()) + at * type.fixed_size(),
+          static_cast<size_t>(type.fixed_size()));
+    case TypeId::kList:
+    case TypeId::kLargeList: {
       int64_t begin, end;
       offsets(&begin, &end);
       return ValuesToPython(*data.children[0], begin, end);
     }
     case TypeId::kFixedSizeList:
-      return ValuesToPython(*data.children[0], at * type.fixed_size(), (at + 1) * type.fixed_size());
+      return ValuesToPython(*data.children[0], at * type.fixed_size(),
+                            (at + 1) * type.fixed_size());
     case TypeId::kStruct: {
       nb::dict out;
       for (size_t c = 0; c < type.children().size(); ++c) {
@@ -101,10 +107,11 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
   return TensorToNumpy(one).attr("item")();
 }
 
-
 }  // namespace
 
-nb::object ArrayToPylist(const ArrayDataPtr& data) { return ValuesToPython(*data, 0, data->length); }
+nb::object ArrayToPylist(const ArrayDataPtr& data) {
+  return ValuesToPython(*data, 0, data->length);
+}
 
 namespace {
 
@@ -128,7 +135,8 @@ nb::object StructField(const ArrayDataPtr& data, nb::handle key) {
       throw nb::python_error();
     }
   } else {
-    index = static_cast<size_t>(ResolveIndex(nb::cast<int64_t>(key), static_cast<int64_t>(type.children().size())));
+    index = static_cast<size_t>(
+        ResolveIndex(nb::cast<int64_t>(key), static_cast<int64_t>(type.children().size())));
   }
   return WrapArray(Unwrap(Slice(data->children[index], data->offset, data->length)));
 }
@@ -143,64 +151,86 @@ void BindArray(nb::module_& m) {
       .def_prop_ro("type", [](const PyArray& a) { return WrapType(a.data->type); })
       .def_prop_ro("null_count", [](const PyArray& a) { return a.data->ComputeNullCount(); })
       .def_prop_ro("offset", [](const PyArray& a) { return a.data->offset; })
-      .def("is_valid",
-           [](const PyArray& a, int64_t i) { return a.data->IsValid(ResolveIndex(i, a.data->length)); },
-           nb::arg("i"), "Whether row i is non-null.")
-      .def("__getitem__",
-           [](const PyArray& a, nb::slice slice) {
-             auto [start, count] = ResolveSlice(slice, a.data->length);
-             return PyArray{Unwrap(Slice(a.data, start, count))};
-           },
-           "A zero-copy slice (step 1).")
-      .def("validate",
-           [](const PyArray& a, bool full) {
-             Check(Validate(*a.data, full ? ValidationLevel::kFull : ValidationLevel::kDefault));
-           },
-           nb::arg("full") = true, "Raises ValueError if the array's buffers are inconsistent.")
-      .def("__arrow_c_array__",
-           [](const PyArray& a, nb::handle requested) { return ExportArrayWithSchema(a.data, requested); },
-           nb::arg("requested_schema") = nb::none(),
-           "Exports (schema, array) PyCapsules, zero-copy.")
-      .def("to_pylist", [](const PyArray& a) { return ArrayToPylist(a.data); },
-           "The values as Python objects (numbers, bools, str, bytes, lists, dicts for "
-           "structs), None for nulls.")
+      .def(
+          "is_valid",
+          [](const PyArray& a, int64_t i) {
+            return a.data->IsValid(ResolveIndex(i, a.data->length));
+          },
+          nb::arg("i"), "Whether row i is non-null.")
+      .def(
+          "__getitem__",
+          [](const PyArray& a, nb::slice slice) {
+            auto [start, count] = ResolveSlice(slice, a.data->length);
+            return PyArray{Unwrap(Slice(a.data, start, count))};
+          },
+          "A zero-copy slice (step 1).")
+      .def(
+          "validate",
+          [](const PyArray& a, bool full) {
+            Check(Validate(*a.data, full ? ValidationLevel::kFull : ValidationLevel::kDefault));
+          },
+          nb::arg("full") = true, "Raises ValueError if the array's buffers are inconsistent.")
+      .def(
+          "__arrow_c_array__",
+          [](const PyArray& a, nb::handle requested) {
+            return ExportArrayWithSchema(a.data, requested);
+          },
+          nb::arg("requested_schema") = nb::none(),
+          "Exports (schema, array) PyCapsules, zero-copy.")
+      .def(
+          "to_pylist", [](const PyArray& a) { return ArrayToPylist(a.data); },
+          "The values as Python objects (numbers, bools, str, bytes, lists, dicts for "
+          "structs), None for nulls.")
       .def("__iter__", [](const PyArray& a) { return ArrayToPylist(a.data).attr("__iter__")(); })
-      .def("equals",
-           [](const PyArray& a, const PyArray& b) {
-             return a.data->type->Equals(*b.data->type) && a.data->length == b.data->length &&
-                    ArrayToPylist(a.data).equal(ArrayToPylist(b.data));
-           },
-           nb::arg("other"), "Same type, length, nulls and values.")
+      .def(
+          "equals",
+          [](const PyArray& a, const PyArray& b) {
+            return a.data->type->Equals(*b.data->type) && a.data->length == b.data->length &&
+                   ArrayToPylist(a.data).equal(ArrayToPylist(b.data));
+          },
+          nb::arg("other"), "Same type, length, nulls and values.")
       .def("__eq__",
            [](const PyArray& a, nb::handle b) {
              if (!nb::isinstance<PyArray>(b)) return false;
              const PyArray& other = nb::cast<PyArray&>(b);
-             return a.data->type->Equals(*other.data->type) && a.data->length == other.data->length &&
+             return a.data->type->Equals(*other.data->type) &&
+                    a.data->length == other.data->length &&
                     ArrayToPylist(a.data).equal(ArrayToPylist(other.data));
            })
-      .def_prop_ro("num_fields",
-                   [](const PyArray& a) { return a.data->type->storage().id() == TypeId::kStruct
-                                                     ? a.data->type->storage().children().size() : 0; },
-                   "Number of fields of a struct array (a record batch imported as one), else 0.")
-      .def_prop_ro("field_names",
-                   [](const PyArray& a) {
-                     std::vector<std::string> names;
-                     if (a.data->type->storage().id() == TypeId::kStruct) {
-                       for (const Field& f : a.data->type->storage().children()) names.push_back(f.name);
-                     }
-                     return names;
-                   },
-                   "The field names of a struct array, in order.")
-      .def("field", [](const PyArray& a, nb::handle key) { return StructField(a.data, key); },
-           nb::arg("key"),
-           "Column `key` (index or name) of a struct array, e.g. a record batch imported with "
-           "quiver.array: a FixedShapeTensorArray, VariableShapeTensorArray or Array, zero-copy.")
-      .def("__getitem__", [](const PyArray& a, nb::str key) { return StructField(a.data, key); },
-           "Column `key` of a struct array (see field()).")
-      .def("__reduce_ex__", [](const PyArray& a, int protocol) { return ReduceArray(a.data, protocol); },
-           nb::arg("protocol"))
+      .def_prop_ro(
+          "num_fields",
+          [](const PyArray& a) {
+            return a.data->type->storage().id() == TypeId::kStruct
+                       ? a.data->type->storage().children().size()
+                       : 0;
+          },
+          "Number of fields of a struct array (a record batch imported as one), else 0.")
+      .def_prop_ro(
+          "field_names",
+          [](const PyArray& a) {
+            std::vector<std::string> names;
+            if (a.data->type->storage().id() == TypeId::kStruct) {
+              for (const Field& f : a.data->type->storage().children()) names.push_back(f.name);
+            }
+            return names;
+          },
+          "The field names of a struct array, in order.")
+      .def(
+          "field", [](const PyArray& a, nb::handle key) { return StructField(a.data, key); },
+          nb::arg("key"),
+          "Column `key` (index or name) of a struct array, e.g. a record batch imported with "
+          "quiver.array: a FixedShapeTensorArray, VariableShapeTensorArray or Array, zero-copy.")
+      .def(
+          "__getitem__", [](const PyArray& a, nb::str key) { return StructField(a.data, key); },
+          "Column `key` of a struct array (see field()).")
+      .def(
+          "__reduce_ex__",
+          [](const PyArray& a, int protocol) { return ReduceArray(a.data, protocol); },
+          nb::arg("protocol"))
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__deepcopy__", [](const PyArray& a, nb::handle) { return DeepCopyArray(a.data); }, nb::arg("memo"))
+      .def(
+          "__deepcopy__", [](const PyArray& a, nb::handle) { return DeepCopyArray(a.data); },
+          nb::arg("memo"))
       .def("__repr__", [](const PyArray& a) {
         const std::string header = ArrayHeader("Array", a.data->type->ToString(), a.data->length,
                                                a.data->ComputeNullCount());
@@ -222,9 +252,10 @@ void BindArray(nb::module_& m) {
         if (!capsules.is_valid()) {
           nb::python_error error;  // fetched: hasattr below needs a clean state
           if (error.matches(PyExc_AttributeError) && !nb::hasattr(obj, protocol)) {
-            Raise(Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
-                                    "(a pyarrow Array, say), got " +
-                                    std::string(nb::type_name(obj.type()).c_str())));
+            Raise(
+                Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
+                                  "(a pyarrow Array, say), got " +
+                                  std::string(nb::type_name(obj.type()).c_str())));
           }
           throw error;
         }

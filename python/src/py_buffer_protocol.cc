@@ -68,7 +68,9 @@ int FillBuffer(PyObject* exporter, const Tensor& tensor, Py_buffer* view, int fl
   view->len = static_cast<Py_ssize_t>(tensor.size() * width);
   view->readonly = 1;
   view->itemsize = static_cast<Py_ssize_t>(width);
-  view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? const_cast<char*>(FormatOf(*tensor.type())) : nullptr;
+  view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT
+                     ? const_cast<char*>(FormatOf(*tensor.type()))
+                     : nullptr;
   const bool with_shape = (flags & PyBUF_ND) == PyBUF_ND;
   view->ndim = with_shape ? ndim : 1;
   view->shape = with_shape ? dims : nullptr;
@@ -78,6 +80,8 @@ int FillBuffer(PyObject* exporter, const Tensor& tensor, Py_buffer* view, int fl
   return 0;
 }
 
-void ReleaseBuffer(PyObject*, Py_buffer* view) { delete[] static_cast<Py_ssize_t*>(view->internal); }
+void ReleaseBuffer(PyObject*, Py_buffer* view) {
+  delete[] static_cast<Py_ssize_t*>(view->internal);
+}
 
 }  // namespace quiver::python

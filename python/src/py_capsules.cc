@@ -59,8 +59,7 @@ Field ImportSchemaCapsule(nb::handle schema_capsule) {
   return Unwrap(ImportField(schema));
 }
 
-std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule,
-                                              nb::handle array_capsule) {
+std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule, nb::handle array_capsule) {
   auto* schema = CapsulePointer<ArrowSchema>(schema_capsule, kSchemaName);
   auto* array = CapsulePointer<ArrowArray>(array_capsule, kArrayName);
   Result<Field> field = ImportField(schema);
@@ -87,7 +86,8 @@ nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_s
     if (data->type->id() == TypeId::kExtension && !requested.type->Equals(*data->type) &&
         requested.type->Equals(*data->type->storage_type())) {
       ArrayDataPtr storage = StorageOf(data);
-      return nb::make_tuple(SchemaCapsule(Field{"", storage->type, true, {}}), ArrayCapsule(storage));
+      return nb::make_tuple(SchemaCapsule(Field{"", storage->type, true, {}}),
+                            ArrayCapsule(storage));
     }
   }
   return nb::make_tuple(SchemaCapsule(Field{"", data->type, true, {}}), ArrayCapsule(data));

@@ -18,8 +18,7 @@ nb::object SchemaCapsule(const Field& field);
 nb::object ArrayCapsule(const ArrayDataPtr& data);
 
 // Imports a capsule pair as returned by __arrow_c_array__().
-std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule,
-                                              nb::handle array_capsule);
+std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule, nb::handle array_capsule);
 // Imports the field behind an "arrow_schema" capsule.
 Field ImportSchemaCapsule(nb::handle schema_capsule);
 

@@ -64,10 +64,12 @@ TypePtr TypeFromFormat(const char* format, Py_ssize_t itemsize) {
     case 'B': return uint8();
     case 'h': return int16();
     case 'H': return uint16();
-    case 'i': case 'l': case 'q':
-      return itemsize == 4 ? int32() : itemsize == 8 ? int64() : nullptr;
-    case 'I': case 'L': case 'Q':
-      return itemsize == 4 ? uint32() : itemsize == 8 ? uint64() : nullptr;
+    case 'i':
+    case 'l':
+    case 'q': return itemsize == 4 ? int32() : itemsize == 8 ? int64() : nullptr;
+    case 'I':
+    case 'L':
+    case 'Q': return itemsize == 4 ? uint32() : itemsize == 8 ? uint64() : nullptr;
     case 'e': return float16();
     case 'f': return float32();
     case 'd': return float64();
@@ -86,20 +88,21 @@ Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_nam
     shape[i] = static_cast<int64_t>(array.shape(i));
     // nanobind strides count elements; a producer's could overflow as bytes
     if (__builtin_mul_overflow(array.stride(i), width, &strides[i])) {
-      Raise(Status::Invalid("stride " + std::to_string(array.stride(i)) + " of axis " + std::to_string(i) +
-                            " overflows int64 in bytes"));
+      Raise(Status::Invalid("stride " + std::to_string(array.stride(i)) + " of axis " +
+                            std::to_string(i) + " overflows int64 in bytes"));
     }
   }
   // Hold the nanobind view (and so the producer's object) until the last
   // quiver buffer over it dies; drop it under the GIL.
   auto* keep = new InputArray(array);
-  return Unwrap(Tensor::Wrap(std::move(type), reinterpret_cast<uintptr_t>(array.data()), std::move(shape),
-                             std::move(strides),
-                             [keep] {
-                               nb::gil_scoped_acquire gil;
-                               delete keep;
-                             },
-                             Device{}, std::move(dim_names)));
+  return Unwrap(Tensor::Wrap(
+      std::move(type), reinterpret_cast<uintptr_t>(array.data()), std::move(shape),
+      std::move(strides),
+      [keep] {
+        nb::gil_scoped_acquire gil;
+        delete keep;
+      },
+      Device{}, std::move(dim_names)));
 }
 
 BorrowedBuffers::~BorrowedBuffers() {
@@ -205,7 +208,8 @@ std::string UnsupportedDtype(nb::handle dtype) {
   const std::string name = Str(dtype);
   if (kind == "O") return "dtype " + name + " (Python objects)";
   if (kind == "U" || kind == "S") return "dtype " + name + " (strings)";
-  if (kind == "M" || kind == "m") return "dtype " + name + " (dates and times; view them as int64 first)";
+  if (kind == "M" || kind == "m")
+    return "dtype " + name + " (dates and times; view them as int64 first)";
   if (kind == "V") return "dtype " + name + " (structured or raw bytes)";
   if (kind == "c") return "dtype " + name + " (complex numbers)";
   return "";
@@ -213,7 +217,9 @@ std::string UnsupportedDtype(nb::handle dtype) {
 
 }  // namespace
 
-bool IsMaskedArray(nb::handle obj) { return PyObject_IsInstance(obj.ptr(), MaskedArrayType().ptr()) == 1; }
+bool IsMaskedArray(nb::handle obj) {
+  return PyObject_IsInstance(obj.ptr(), MaskedArrayType().ptr()) == 1;
+}
 
 nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy) {
   nb::object numpy = Numpy();
@@ -224,8 +230,8 @@ nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy) {
     try {
       array = numpy.attr("asarray")(obj);
     } catch (nb::python_error& error) {
-      Raise(Status::TypeError(std::string(what) + " is not an array of numbers (" +
-                              error.what() + ")"));
+      Raise(Status::TypeError(std::string(what) + " is not an array of numbers (" + error.what() +
+                              ")"));
     }
   }
   nb::object dtype = array.attr("dtype");
@@ -271,11 +277,14 @@ nb::object NumpyDtype(const DataType& type) {
   if (!type.is_numeric()) {
     Raise(Status::TypeError(type.ToString() + " has no NumPy dtype"));
   }
-  const char* name = type.is_floating() ? (type.bit_width() == 16 ? "float16" : type.bit_width() == 32 ? "float32" : "float64")
+  const char* name = type.is_floating() ? (type.bit_width() == 16   ? "float16"
+                                           : type.bit_width() == 32 ? "float32"
+                                                                    : "float64")
                                         : nullptr;
   if (name) return numpy.attr("dtype")(name);
-  return numpy.attr("dtype")((std::string(type.is_signed_integer() ? "int" : "uint") +
-                              std::to_string(type.bit_width())).c_str());
+  return numpy.attr("dtype")(
+      (std::string(type.is_signed_integer() ? "int" : "uint") + std::to_string(type.bit_width()))
+          .c_str());
 }
 
 nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
@@ -292,8 +301,7 @@ nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
     nb::object wanted = numpy.attr("dtype")(dtype);
     if (!wanted.equal(view.attr("dtype"))) {
       if (mode == CopyMode::kNever) {
-        Raise(Status::Invalid("converting " + Str(view.attr("dtype")) +
-                              " to " + Str(wanted) +
+        Raise(Status::Invalid("converting " + Str(view.attr("dtype")) + " to " + Str(wanted) +
                               " needs a copy, which copy=False forbids"));
       }
       return view.attr("astype")(wanted);
@@ -306,8 +314,8 @@ InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
   nb::object prepared = PrepareArray(ndarray, what, copy);
   InputArray view;
   if (!nb::try_cast(prepared, view)) {
-    Raise(Status::TypeError(std::string(what) + " is not an array of numbers: " +
-                            nb::repr(ndarray).c_str()));
+    Raise(Status::TypeError(std::string(what) +
+                            " is not an array of numbers: " + nb::repr(ndarray).c_str()));
   }
   return view;
 }

@@ -37,7 +37,8 @@ void DeleteUnconsumed(PyObject* capsule) {
 template <typename Managed, const char* kName>
 nb::object WrapCapsule(const Result<Managed*>& exported) {
   if (!exported.ok()) {
-    if (exported.status().code() == StatusCode::kInvalid) RaiseBufferError(exported.status().message());
+    if (exported.status().code() == StatusCode::kInvalid)
+      RaiseBufferError(exported.status().message());
     Raise(exported.status());
   }
   Managed* managed = *exported;
@@ -74,8 +75,10 @@ std::pair<int, int> DevicePair(nb::handle device, const char* name) {
     int type = 0, id = 0;
     if (nb::try_cast(device[0], type) && nb::try_cast(device[1], id)) return {type, id};
   }
-  Raise(Status::TypeError(std::string(name) + " must be a (device_type, device_id) tuple of ints "
-                          "such as (1, 0) for the CPU, got " + nb::repr(device).c_str()));
+  Raise(Status::TypeError(std::string(name) +
+                          " must be a (device_type, device_id) tuple of ints "
+                          "such as (1, 0) for the CPU, got " +
+                          nb::repr(device).c_str()));
 }
 
 // Renames the capsule to its "used_" name (before anything can fail, as the
@@ -83,12 +86,14 @@ std::pair<int, int> DevicePair(nb::handle device, const char* name) {
 Tensor ConsumeCapsule(nb::handle capsule, uint64_t* flags) {
   PyObject* object = capsule.ptr();
   if (PyCapsule_IsValid(object, kVersionedName)) {
-    auto* managed = static_cast<dlpack::DLManagedTensorVersioned*>(PyCapsule_GetPointer(object, kVersionedName));
+    auto* managed = static_cast<dlpack::DLManagedTensorVersioned*>(
+        PyCapsule_GetPointer(object, kVersionedName));
     if (PyCapsule_SetName(object, kUsedVersionedName) != 0) throw nb::python_error();
     return Unwrap(dlpack::Import(managed, flags));
   }
   if (PyCapsule_IsValid(object, kLegacyName)) {
-    auto* managed = static_cast<dlpack::DLManagedTensor*>(PyCapsule_GetPointer(object, kLegacyName));
+    auto* managed =
+        static_cast<dlpack::DLManagedTensor*>(PyCapsule_GetPointer(object, kLegacyName));
     if (PyCapsule_SetName(object, kUsedLegacyName) != 0) throw nb::python_error();
     *flags = 0;
     return Unwrap(dlpack::ImportLegacy(managed));
@@ -96,9 +101,10 @@ Tensor ConsumeCapsule(nb::handle capsule, uint64_t* flags) {
   if (PyCapsule_IsValid(object, kUsedVersionedName) || PyCapsule_IsValid(object, kUsedLegacyName)) {
     RaiseBufferError("this DLPack capsule was already consumed; ask the producer for a new one");
   }
-  Raise(Status::TypeError("expected a DLPack capsule ('dltensor' or 'dltensor_versioned') or an "
-                          "object with __dlpack__, got " +
-                          std::string(nb::type_name(capsule.type()).c_str())));
+  Raise(
+      Status::TypeError("expected a DLPack capsule ('dltensor' or 'dltensor_versioned') or an "
+                        "object with __dlpack__, got " +
+                        std::string(nb::type_name(capsule.type()).c_str())));
 }
 
 // The capsule an object with __dlpack__ hands over: versioned first, the
@@ -111,8 +117,12 @@ nb::object CapsuleFrom(nb::handle obj, nb::handle device, nb::handle copy) {
   // One keyword tuple for each combination of the optional arguments.
   static PyObject* const kwnames[4] = {
       nb::make_tuple(nb::handle(Interned("max_version"))).release().ptr(),
-      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("dl_device"))).release().ptr(),
-      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("copy"))).release().ptr(),
+      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("dl_device")))
+          .release()
+          .ptr(),
+      nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("copy")))
+          .release()
+          .ptr(),
       nb::make_tuple(nb::handle(Interned("max_version")), nb::handle(Interned("dl_device")),
                      nb::handle(Interned("copy")))
           .release()
@@ -127,8 +137,10 @@ nb::object CapsuleFrom(nb::handle obj, nb::handle device, nb::handle copy) {
   if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
     nb::python_error error;  // fetched: hasattr below needs a clean state
     if (!nb::hasattr(obj, dlpack_name)) {
-      Raise(Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
-                              "capsule, got " + std::string(nb::type_name(obj.type()).c_str())));
+      Raise(
+          Status::TypeError("quiver.from_dlpack needs an object with __dlpack__ or a DLPack "
+                            "capsule, got " +
+                            std::string(nb::type_name(obj.type()).c_str())));
     }
     throw error;  // raised inside __dlpack__ itself
   }
@@ -149,8 +161,9 @@ Tensor FromDLPack(nb::handle obj, nb::handle device, nb::handle copy) {
   // TypeError for anything but None, True and False, before the producer runs.
   const CopyMode mode = CopyModeOf(copy);
   if (!device.is_none() && !IsCpu(device)) {
-    RaiseBufferError("quiver.from_dlpack can place tensors on the CPU only (device=(1, 0)); "
-                     "device=None keeps the producer's device");
+    RaiseBufferError(
+        "quiver.from_dlpack can place tensors on the CPU only (device=(1, 0)); "
+        "device=None keeps the producer's device");
   }
   nb::object capsule = is_capsule ? nb::borrow(obj) : CapsuleFrom(obj, device, copy);
   uint64_t flags = 0;
@@ -173,8 +186,8 @@ nb::object NewPyTensor(Tensor&& tensor) {
 
 // __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)
 // by vectorcall; `Export` makes the capsule for a `Self`.
-template <typename Self, nb::object (*Export)(const Self&, nb::handle, nb::handle, nb::handle,
-                                              nb::handle)>
+template <typename Self,
+          nb::object (*Export)(const Self&, nb::handle, nb::handle, nb::handle, nb::handle)>
 PyObject* FastDLPack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return Guarded([&]() -> nb::object {
     static PyObject* const names[] = {Interned("stream"), Interned("max_version"),
@@ -203,7 +216,8 @@ Device ColumnDevice(const PyFixedShapeTensorArray& a) {
 template <typename Self, Device (*DeviceOf)(const Self&)>
 PyObject* FastDLPackDevice(PyObject* self, PyObject*) {
   return Guarded([&]() -> nb::object {
-    if (!nb::inst_ready(self)) Raise(Status::TypeError("__dlpack_device__ of an uninitialised object"));
+    if (!nb::inst_ready(self))
+      Raise(Status::TypeError("__dlpack_device__ of an uninitialised object"));
     return DLPackDevice(DeviceOf(*nb::inst_ptr<Self>(self)));
   });
 }
@@ -254,9 +268,8 @@ nb::object ColumnDLPackCapsule(const FixedShapeTensorArray& array, nb::handle st
   bool unpacked = false;
   auto tensor = dlpack::ColumnTensor(array, NullPolicy::kError, CopyModeOf(copy), &unpacked);
   if (!tensor.ok()) {
-    std::string hint = array.null_count() > 0
-                           ? "; export a.to_tensor(allow_nulls=True) to include null rows"
-                           : "";
+    std::string hint =
+        array.null_count() > 0 ? "; export a.to_tensor(allow_nulls=True) to include null rows" : "";
     RaiseBufferError(tensor.status().message() + hint);
   }
   return DLPackCapsule(*tensor, stream, max_version, dl_device, copy, unpacked);
@@ -271,25 +284,29 @@ nb::tuple DLPackDevice(const Device& device) {
 
 void AddTensorDLPack(nb::handle cls) {
   static PyMethodDef def = {
-      "__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastDLPack<PyTensor, &TensorCapsule>)),
+      "__dlpack__",
+      reinterpret_cast<PyCFunction>(
+          reinterpret_cast<void (*)()>(&FastDLPack<PyTensor, &TensorCapsule>)),
       METH_FASTCALL | METH_KEYWORDS,
       "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
       "A DLPack capsule over the tensor's memory, zero-copy and marked read-only "
       "(copy=True gives the consumer a private copy)."};
   AddFastMethod(cls, &def);
-  static PyMethodDef device = {
-      "__dlpack_device__",
-      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastDLPackDevice<PyTensor, &TensorDevice>)),
-      METH_NOARGS,
-      "__dlpack_device__($self, /)\n--\n\nThe (device_type, device_id) pair of the tensor's memory: "
-      "(1, 0) for the CPU."};
+  static PyMethodDef device = {"__dlpack_device__",
+                               reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
+                                   &FastDLPackDevice<PyTensor, &TensorDevice>)),
+                               METH_NOARGS,
+                               "__dlpack_device__($self, /)\n--\n\nThe (device_type, device_id) "
+                               "pair of the tensor's memory: "
+                               "(1, 0) for the CPU."};
   AddFastMethod(cls, &device);
 }
 
 void AddColumnDLPack(nb::handle cls) {
   static PyMethodDef def = {
       "__dlpack__",
-      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastDLPack<PyFixedShapeTensorArray, &ColumnCapsule>)),
+      reinterpret_cast<PyCFunction>(
+          reinterpret_cast<void (*)()>(&FastDLPack<PyFixedShapeTensorArray, &ColumnCapsule>)),
       METH_FASTCALL | METH_KEYWORDS,
       "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
       "The whole column as one (N, *logical_shape) DLPack tensor, zero-copy (bit-packed "

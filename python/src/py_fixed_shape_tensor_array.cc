@@ -4,8 +4,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "py_capsules.h"
 #include "py_buffer_protocol.h"
+#include "py_capsules.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_fastcall.h"
@@ -19,8 +19,8 @@ namespace quiver::python {
 namespace {
 
 nb::object RowView(const PyFixedShapeTensorArray& a, int64_t i, bool allow_nulls) {
-  return TensorToNumpy(Unwrap(a.array.RowTensor(
-      ResolveIndex(i, a.array.length()), NullPolicyFrom(allow_nulls))));
+  return TensorToNumpy(
+      Unwrap(a.array.RowTensor(ResolveIndex(i, a.array.length()), NullPolicyFrom(allow_nulls))));
 }
 
 nb::object RowOrNone(const FixedShapeTensorArray& a, int64_t i) {
@@ -38,7 +38,8 @@ PyFixedShapeTensorArray Released(Fn&& fn) {
   return PyFixedShapeTensorArray{Unwrap(std::move(out))};
 }
 
-PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray, std::optional<std::vector<std::string>> dim_names,
+PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray,
+                                       std::optional<std::vector<std::string>> dim_names,
                                        nb::handle copy, nb::handle mask) {
   const CopyMode mode = CopyModeFromPython(copy);
   nb::handle data = ndarray;
@@ -82,123 +83,146 @@ PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray, std::optional<std::ve
 
 void BindFixedShapeTensorArray(nb::module_& m) {
   using A = PyFixedShapeTensorArray;
-  nb::class_<A>(
-      m, "FixedShapeTensorArray",
-      "A column of arrow.fixed_shape_tensor: one tensor of the same shape per row.",
-      nb::type_slots(BufferSlots<A, &ColumnView>()))
-      .def_static("from_numpy", &FixedFromNumpy, nb::arg("ndarray"), nb::arg("dim_names") = nb::none(),
-                  nb::arg("copy") = nb::none(), nb::kw_only(), nb::arg("mask") = nb::none(),
+  nb::class_<A>(m, "FixedShapeTensorArray",
+                "A column of arrow.fixed_shape_tensor: one tensor of the same shape per row.",
+                nb::type_slots(BufferSlots<A, &ColumnView>()))
+      .def_static(
+          "from_numpy", &FixedFromNumpy, nb::arg("ndarray"), nb::arg("dim_names") = nb::none(),
+          nb::arg("copy") = nb::none(), nb::kw_only(), nb::arg("mask") = nb::none(),
           "Rows from axis 0 of an (N, *cell_shape) array. Zero-copy when every cell is a "
           "(possibly transposed) contiguous block and rows are adjacent; the permutation is "
           "recorded in the type. copy=None copies only when the layout (or a non-native byte "
           "order) needs it, copy=False raises ValueError instead, copy=True always copies. "
           "dim_names names the cell axes in logical (NumPy) order. mask (N bools, True = null "
           "row) or a numpy.ma masked array makes rows null; a row masked in part is an error.")
-      .def_static("from_storage",
-                  [](const PyFixedShapeTensorType& type, nb::handle storage) {
-                    ArrayDataPtr data = AsExtensionStorage(type.type.data_type(), type.type.ToString(),
-                                                           storage, "a plain fixed_size_list array");
-                    return A{Unwrap(FixedShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
-                  },
-                  nb::arg("type"), nb::arg("storage"),
-                  "The column of `type` over `storage` (a quiver Array or anything with "
-                  "__arrow_c_array__ holding the fixed_size_list storage), zero-copy, validated.")
-      .def("to_numpy",
-           [](const A& a, bool allow_nulls, nb::handle out) -> nb::object {
-             Tensor tensor = Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)));
-             if (out.is_none()) return TensorToNumpy(tensor);
-             CopyInto(tensor, out);
-             return nb::borrow(out);
-           },
-           nb::arg("allow_nulls") = false, nb::kw_only(), nb::arg("out") = nb::none(),
-           "A read-only (N, *logical_shape) NumPy view, zero-copy, with the permutation "
-           "applied. Null rows raise ValueError unless allow_nulls=True (their slots then "
-           "show whatever bytes the storage holds). out=: copy into this C-contiguous, "
-           "writable array of the same dtype and shape instead, allocating nothing.")
-      .def("__array__",
-           [](const A& a, nb::handle dtype, nb::handle copy) {
-             return ArrayProtocol(TensorToNumpy(Unwrap(a.array.ToTensor())), dtype, copy);
-           },
-           nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("copy") = nb::none(),
-           "NumPy's array protocol, used where the buffer protocol gives no view (null rows): "
-           "the view col.to_numpy() gives (zero-copy, read-only); copy=True gives a writable "
-           "copy, copy=False refuses a dtype conversion.")
-      .def("to_tensor",
-           [](const A& a, bool allow_nulls) {
-             return PyTensor{Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)))};
-           },
-           nb::arg("allow_nulls") = false, "The whole column as one quiver Tensor, zero-copy.")
+      .def_static(
+          "from_storage",
+          [](const PyFixedShapeTensorType& type, nb::handle storage) {
+            ArrayDataPtr data = AsExtensionStorage(type.type.data_type(), type.type.ToString(),
+                                                   storage, "a plain fixed_size_list array");
+            return A{Unwrap(FixedShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
+          },
+          nb::arg("type"), nb::arg("storage"),
+          "The column of `type` over `storage` (a quiver Array or anything with "
+          "__arrow_c_array__ holding the fixed_size_list storage), zero-copy, validated.")
+      .def(
+          "to_numpy",
+          [](const A& a, bool allow_nulls, nb::handle out) -> nb::object {
+            Tensor tensor = Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)));
+            if (out.is_none()) return TensorToNumpy(tensor);
+            CopyInto(tensor, out);
+            return nb::borrow(out);
+          },
+          nb::arg("allow_nulls") = false, nb::kw_only(), nb::arg("out") = nb::none(),
+          "A read-only (N, *logical_shape) NumPy view, zero-copy, with the permutation "
+          "applied. Null rows raise ValueError unless allow_nulls=True (their slots then "
+          "show whatever bytes the storage holds). out=: copy into this C-contiguous, "
+          "writable array of the same dtype and shape instead, allocating nothing.")
+      .def(
+          "__array__",
+          [](const A& a, nb::handle dtype, nb::handle copy) {
+            return ArrayProtocol(TensorToNumpy(Unwrap(a.array.ToTensor())), dtype, copy);
+          },
+          nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("copy") = nb::none(),
+          "NumPy's array protocol, used where the buffer protocol gives no view (null rows): "
+          "the view col.to_numpy() gives (zero-copy, read-only); copy=True gives a writable "
+          "copy, copy=False refuses a dtype conversion.")
+      .def(
+          "to_tensor",
+          [](const A& a, bool allow_nulls) {
+            return PyTensor{Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)))};
+          },
+          nb::arg("allow_nulls") = false, "The whole column as one quiver Tensor, zero-copy.")
       .def("__len__", [](const A& a) { return a.array.length(); })
-      .def("__getitem__", [](const A& a, int64_t i) { return RowView(a, i, false); },
-           nb::arg("i"), "Row i as a read-only NumPy view (ValueError for a null row).")
-      .def("__getitem__",
-           [](const A& a, nb::slice slice) {
-             auto [start, stop, step, count] = slice.compute(static_cast<size_t>(a.array.length()));
-             if (step == 1) return A{Unwrap(a.array.Slice(static_cast<int64_t>(start), static_cast<int64_t>(count)))};
-             std::vector<int64_t> indices(count);
-             for (size_t j = 0; j < count; ++j) {
-               indices[j] = static_cast<int64_t>(start) + static_cast<int64_t>(j) * static_cast<int64_t>(step);
-             }
-             return Released([&] { return a.array.Take(indices); });
-           },
-           "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
-      .def("__iter__",
-           [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
-           "Row views in order, None for null rows.")
-      .def("to_pylist", [](const A& a) { return ColumnRows(a.array, RowOrNone, true); },
-           "Every row as nested Python lists (logical shape), None for null rows.")
+      .def(
+          "__getitem__", [](const A& a, int64_t i) { return RowView(a, i, false); }, nb::arg("i"),
+          "Row i as a read-only NumPy view (ValueError for a null row).")
+      .def(
+          "__getitem__",
+          [](const A& a, nb::slice slice) {
+            auto [start, stop, step, count] = slice.compute(static_cast<size_t>(a.array.length()));
+            if (step == 1)
+              return A{
+                  Unwrap(a.array.Slice(static_cast<int64_t>(start), static_cast<int64_t>(count)))};
+            std::vector<int64_t> indices(count);
+            for (size_t j = 0; j < count; ++j) {
+              indices[j] = static_cast<int64_t>(start) +
+                           static_cast<int64_t>(j) * static_cast<int64_t>(step);
+            }
+            return Released([&] { return a.array.Take(indices); });
+          },
+          "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
+      .def(
+          "__iter__",
+          [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
+          "Row views in order, None for null rows.")
+      .def(
+          "to_pylist", [](const A& a) { return ColumnRows(a.array, RowOrNone, true); },
+          "Every row as nested Python lists (logical shape), None for null rows.")
       .def("row", &RowView, nb::arg("i"), nb::arg("allow_nulls") = false,
            "Row i as a read-only NumPy view.")
-      .def("take",
-           [](const A& a, nb::handle indices) {
-             auto index = IndexArray(indices);
-             return Released([&] { return a.array.Take({index.data(), index.shape(0)}); });
-           },
-           nb::arg("indices"), "The rows at `indices` (integers, non-negative), copied; null rows kept.")
-      .def("filter",
-           [](const A& a, nb::handle mask) {
-             auto flags = MaskArray(mask);
-             return Released([&] { return a.array.Filter({flags.data(), flags.shape(0)}); });
-           },
-           nb::arg("mask"), "The rows where `mask` is true, copied; null rows kept.")
-      .def("equals",
-           [](const A& a, const A& b) { return FixedShapeTensorArraysEqual(a.array, b.array); },
-           nb::arg("other"), "Same type, length, null rows and values (NaN != NaN).")
+      .def(
+          "take",
+          [](const A& a, nb::handle indices) {
+            auto index = IndexArray(indices);
+            return Released([&] { return a.array.Take({index.data(), index.shape(0)}); });
+          },
+          nb::arg("indices"),
+          "The rows at `indices` (integers, non-negative), copied; null rows kept.")
+      .def(
+          "filter",
+          [](const A& a, nb::handle mask) {
+            auto flags = MaskArray(mask);
+            return Released([&] { return a.array.Filter({flags.data(), flags.shape(0)}); });
+          },
+          nb::arg("mask"), "The rows where `mask` is true, copied; null rows kept.")
+      .def(
+          "equals",
+          [](const A& a, const A& b) { return FixedShapeTensorArraysEqual(a.array, b.array); },
+          nb::arg("other"), "Same type, length, null rows and values (NaN != NaN).")
       .def("__eq__",
            [](const A& a, nb::handle b) {
-             return nb::isinstance<A>(b) && FixedShapeTensorArraysEqual(a.array, nb::cast<A&>(b).array);
+             return nb::isinstance<A>(b) &&
+                    FixedShapeTensorArraysEqual(a.array, nb::cast<A&>(b).array);
            })
-      .def("__reduce_ex__", [](const A& a, int protocol) { return ReduceArray(a.array.data(), protocol); },
-           nb::arg("protocol"))
+      .def(
+          "__reduce_ex__",
+          [](const A& a, int protocol) { return ReduceArray(a.array.data(), protocol); },
+          nb::arg("protocol"))
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); }, nb::arg("memo"))
-      .def("to_variable",
-           [](const A& a) {
-             Result<VariableShapeTensorArray> out = Status::Invalid("");
-             {
-               nb::gil_scoped_release no_gil;
-               out = VariableShapeTensorArray::FromFixed(a.array);
-             }
-             return PyVariableShapeTensorArray{Unwrap(std::move(out))};
-           },
-           "The rows as a VariableShapeTensorArray with the same dim_names and permutation and "
-           "uniform_shape = shape; the values are shared (zero-copy).")
+      .def(
+          "__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); },
+          nb::arg("memo"))
+      .def(
+          "to_variable",
+          [](const A& a) {
+            Result<VariableShapeTensorArray> out = Status::Invalid("");
+            {
+              nb::gil_scoped_release no_gil;
+              out = VariableShapeTensorArray::FromFixed(a.array);
+            }
+            return PyVariableShapeTensorArray{Unwrap(std::move(out))};
+          },
+          "The rows as a VariableShapeTensorArray with the same dim_names and permutation and "
+          "uniform_shape = shape; the values are shared (zero-copy).")
       .def_prop_ro("type", [](const A& a) { return PyFixedShapeTensorType{a.array.type()}; })
       .def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
       .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
-      .def("is_valid",
-           [](const A& a, int64_t i) {
-             return a.array.IsValid(ResolveIndex(i, a.array.length()));
-           },
-           nb::arg("i"))
-      .def_prop_ro("storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; }, "The fixed_size_list storage as a plain Array (zero-copy).")
-      .def("__arrow_c_array__",
-           [](const A& a, nb::handle requested) {
-             return ExportArrayWithSchema(a.array.data(), requested);
-           },
-           nb::arg("requested_schema") = nb::none(),
-           "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata; a "
-           "requested schema equal to the storage type gets the storage (best-effort).")
+      .def(
+          "is_valid",
+          [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
+          nb::arg("i"))
+      .def_prop_ro(
+          "storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; },
+          "The fixed_size_list storage as a plain Array (zero-copy).")
+      .def(
+          "__arrow_c_array__",
+          [](const A& a, nb::handle requested) {
+            return ExportArrayWithSchema(a.array.data(), requested);
+          },
+          nb::arg("requested_schema") = nb::none(),
+          "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata; a "
+          "requested schema equal to the storage type gets the storage (best-effort).")
       .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
   nb::setattr(m.attr("FixedShapeTensorArray"), "__hash__", nb::none());
   AddColumnDLPack(m.attr("FixedShapeTensorArray"));

@@ -28,12 +28,14 @@ std::string PathOf(nb::handle source) {
 void RefuseTextMode(nb::handle file) {
   nb::module_ io = nb::module_::import_("io");
   if (nb::isinstance(file, io.attr("TextIOBase"))) {
-    Raise(Status::TypeError("the file object is open in text mode; IPC data is binary: open it with 'rb'"));
+    Raise(Status::TypeError(
+        "the file object is open in text mode; IPC data is binary: open it with 'rb'"));
   }
 }
 
 Status TextReadError(nb::handle got) {
-  return Status::TypeError(std::string("read() of the file object returned ") + nb::type_name(got.type()).c_str() +
+  return Status::TypeError(std::string("read() of the file object returned ") +
+                           nb::type_name(got.type()).c_str() +
                            ", not bytes: open it in binary mode ('rb')");
 }
 
@@ -70,7 +72,8 @@ std::shared_ptr<ipc::InputSource> SourceFromPython(nb::handle source, bool memor
 // message it reads, so nothing past that message is waited for.
 class PythonStream : public ipc::ReadSomeStream {
  public:
-  explicit PythonStream(nb::object file) : file_(std::move(file)), has_readinto_(nb::hasattr(file_, "readinto")) {}
+  explicit PythonStream(nb::object file)
+      : file_(std::move(file)), has_readinto_(nb::hasattr(file_, "readinto")) {}
   ~PythonStream() override {
     nb::gil_scoped_acquire gil;
     file_.reset();
@@ -81,21 +84,26 @@ class PythonStream : public ipc::ReadSomeStream {
     nb::gil_scoped_acquire gil;
     try {
       if (has_readinto_) {
-        nb::object view = nb::steal(PyMemoryView_FromMemory(reinterpret_cast<char*>(out),
-                                                            static_cast<Py_ssize_t>(capacity), PyBUF_WRITE));
+        nb::object view = nb::steal(PyMemoryView_FromMemory(
+            reinterpret_cast<char*>(out), static_cast<Py_ssize_t>(capacity), PyBUF_WRITE));
         if (!view) throw nb::python_error();
         // The view must not outlive this call: it points into quiver's buffer.
         struct Release {
           nb::handle view;
           ~Release() {
-            if (PyObject* r = PyObject_CallMethod(view.ptr(), "release", nullptr)) Py_DECREF(r);
-            else PyErr_Clear();
+            if (PyObject* r = PyObject_CallMethod(view.ptr(), "release", nullptr))
+              Py_DECREF(r);
+            else
+              PyErr_Clear();
           }
         } release{view};
         nb::object got = file_.attr("readinto")(view);
-        if (got.is_none()) return Status::IOError("the file object is non-blocking and had no data (readinto() returned None)");
+        if (got.is_none())
+          return Status::IOError(
+              "the file object is non-blocking and had no data (readinto() returned None)");
         const int64_t n = nb::cast<int64_t>(got);
-        if (n < 0 || n > capacity) return Status::IOError("readinto() reported " + std::to_string(n) + " bytes");
+        if (n < 0 || n > capacity)
+          return Status::IOError("readinto() reported " + std::to_string(n) + " bytes");
         return n;
       }
       nb::object got = file_.attr("read")(capacity);
@@ -107,8 +115,8 @@ class PythonStream : public ipc::ReadSomeStream {
       PyBuffer_Release(&view);
       return n;
     } catch (nb::python_error& e) {
-      return Status::IOError(std::string("reading the file object at byte ") + std::to_string(position()) +
-                             " failed: " + e.what());
+      return Status::IOError(std::string("reading the file object at byte ") +
+                             std::to_string(position()) + " failed: " + e.what());
     }
   }
 
@@ -187,7 +195,8 @@ ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::h
     } else if (name == "zstd") {
       options.compression = ipc::Compression::kZstd;
     } else if (name != "none" && name != "uncompressed") {
-      Raise(Status::Invalid("compression='" + *compression + "' is not one of None, 'lz4', 'zstd'"));
+      Raise(
+          Status::Invalid("compression='" + *compression + "' is not one of None, 'lz4', 'zstd'"));
     }
   }
   if (!level.is_none()) {
@@ -197,7 +206,8 @@ ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::h
     }
     int overflow = 0;
     const long long value = PyLong_AsLongLongAndOverflow(level.ptr(), &overflow);
-    if (overflow != 0 || value < std::numeric_limits<int>::min() + 1 || value > std::numeric_limits<int>::max()) {
+    if (overflow != 0 || value < std::numeric_limits<int>::min() + 1 ||
+        value > std::numeric_limits<int>::max()) {
       Raise(Status::Invalid("compression_level=" + nb::cast<std::string>(nb::str(level)) +
                             " is outside every codec's range"));
     }
@@ -302,8 +312,8 @@ using PyStreamWriter = PyWriter<ipc::StreamWriter>;
 using PyFileWriter = PyWriter<ipc::FileWriter>;
 
 template <typename Writer>
-PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema, std::optional<std::string> compression,
-                            nb::handle level) {
+PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema,
+                            std::optional<std::string> compression, nb::handle level) {
   PyWriter<Writer> out;
   const ipc::WriteOptions options = WriteOptionsFrom(compression, level);
   out.sink = SinkFromPython(sink);
@@ -316,20 +326,24 @@ template <typename Writer>
 void BindWriter(nb::module_& m, const char* name, const char* doc) {
   using W = PyWriter<Writer>;
   nb::class_<W>(m, name, doc)
-      .def("write", &W::Write, nb::arg("data"),
-           "Writes a RecordBatch, a Table, or anything with __arrow_c_stream__ / __arrow_c_array__.")
+      .def(
+          "write", &W::Write, nb::arg("data"),
+          "Writes a RecordBatch, a Table, or anything with __arrow_c_stream__ / __arrow_c_array__.")
       .def("write_batch", &W::Write, nb::arg("batch"))
       .def("write_table", &W::Write, nb::arg("table"))
       .def("close", &W::Close)
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__exit__", [](W& w, nb::handle exc_type, nb::handle, nb::handle) {
-        if (exc_type.is_none()) {
-          w.Close();
-        } else {
-          w.Abandon();
-        }
-        return false;
-      }, nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
+      .def(
+          "__exit__",
+          [](W& w, nb::handle exc_type, nb::handle, nb::handle) {
+            if (exc_type.is_none()) {
+              w.Close();
+            } else {
+              w.Abandon();
+            }
+            return false;
+          },
+          nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
 }
 
 }  // namespace
@@ -338,98 +352,145 @@ void BindIpc(nb::module_& parent) {
   nb::module_ m = parent.def_submodule(
       "ipc", "Arrow IPC streams and files, and the Tensor and SparseTensor messages.");
 
-  nb::class_<PyFileReader>(m, "RecordBatchFileReader", "Random access to the batches of an IPC file.")
+  nb::class_<PyFileReader>(m, "RecordBatchFileReader",
+                           "Random access to the batches of an IPC file.")
       .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
-      .def_prop_ro("num_record_batches", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
+      .def_prop_ro("num_record_batches",
+                   [](const PyFileReader& r) { return r.reader->num_record_batches(); })
       .def("__len__", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
-      .def("__getitem__", [](PyFileReader& r, int64_t i) {
-        const int64_t index = ResolveIndex(i, r.reader->num_record_batches(), "batches");
-        return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(static_cast<int>(index)); }))};
-      }, nb::arg("i"), "Batch i (negative counts from the end); iterating reads the batches in order.")
-      .def("get_batch", [](PyFileReader& r, int i) {
-        return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
-      }, nb::arg("i"))
-      .def("read_all", [](PyFileReader& r) {
-        PyTable out{r.reader->schema(), {}};
-        for (int i = 0; i < r.reader->num_record_batches(); ++i) {
-          out.batches.push_back(Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
-        }
-        return out;
-      })
-      .def("__arrow_c_stream__", [](PyFileReader& r, nb::handle) {
-        return StreamCapsule(std::make_shared<FileBatches>(r.reader));
-      }, nb::arg("requested_schema").none() = nb::none());
+      .def(
+          "__getitem__",
+          [](PyFileReader& r, int64_t i) {
+            const int64_t index = ResolveIndex(i, r.reader->num_record_batches(), "batches");
+            return PyRecordBatch{Unwrap(
+                WithoutGil([&] { return r.reader->ReadRecordBatch(static_cast<int>(index)); }))};
+          },
+          nb::arg("i"),
+          "Batch i (negative counts from the end); iterating reads the batches in order.")
+      .def(
+          "get_batch",
+          [](PyFileReader& r, int i) {
+            return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
+          },
+          nb::arg("i"))
+      .def("read_all",
+           [](PyFileReader& r) {
+             PyTable out{r.reader->schema(), {}};
+             for (int i = 0; i < r.reader->num_record_batches(); ++i) {
+               out.batches.push_back(
+                   Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
+             }
+             return out;
+           })
+      .def(
+          "__arrow_c_stream__",
+          [](PyFileReader& r, nb::handle) {
+            return StreamCapsule(std::make_shared<FileBatches>(r.reader));
+          },
+          nb::arg("requested_schema").none() = nb::none());
 
-  nb::class_<PyStreamReader>(m, "RecordBatchStreamReader", "The batches of an IPC stream, in order.")
+  nb::class_<PyStreamReader>(m, "RecordBatchStreamReader",
+                             "The batches of an IPC stream, in order.")
       .def_prop_ro("schema", [](const PyStreamReader& r) { return PySchema{r.reader->schema()}; })
-      .def("read_next_batch", [](PyStreamReader& r) {
-        RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
-        if (!batch) throw nb::stop_iteration();
-        return PyRecordBatch{batch};
-      })
+      .def("read_next_batch",
+           [](PyStreamReader& r) {
+             RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
+             if (!batch) throw nb::stop_iteration();
+             return PyRecordBatch{batch};
+           })
       .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__next__", [](PyStreamReader& r) {
-        RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
-        if (!batch) throw nb::stop_iteration();
-        return PyRecordBatch{batch};
-      })
-      .def("read_all", [](PyStreamReader& r) {
-        PyTable out{r.reader->schema(), {}};
-        while (RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }))) {
-          out.batches.push_back(batch);
-        }
-        return out;
-      })
-      .def("__arrow_c_stream__", [](PyStreamReader& r, nb::handle) {
-        return StreamCapsule(std::make_shared<StreamBatches>(r.reader));
-      }, nb::arg("requested_schema").none() = nb::none());
+      .def("__next__",
+           [](PyStreamReader& r) {
+             RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
+             if (!batch) throw nb::stop_iteration();
+             return PyRecordBatch{batch};
+           })
+      .def("read_all",
+           [](PyStreamReader& r) {
+             PyTable out{r.reader->schema(), {}};
+             while (RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }))) {
+               out.batches.push_back(batch);
+             }
+             return out;
+           })
+      .def(
+          "__arrow_c_stream__",
+          [](PyStreamReader& r, nb::handle) {
+            return StreamCapsule(std::make_shared<StreamBatches>(r.reader));
+          },
+          nb::arg("requested_schema").none() = nb::none());
 
   BindWriter<ipc::StreamWriter>(m, "RecordBatchStreamWriter", "Writes an IPC stream.");
   BindWriter<ipc::FileWriter>(m, "RecordBatchFileWriter", "Writes an IPC file.");
 
-  m.def("open_file", [](nb::handle source, bool memory_map) {
-    auto input = SourceFromPython(source, memory_map);
-    return PyFileReader{std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input)))};
-  }, nb::arg("source"), nb::arg("memory_map") = true,
-        "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer.");
-  m.def("open_stream", [](nb::handle source) {
-    auto input = StreamFromPython(source);
-    return PyStreamReader{std::shared_ptr<ipc::StreamReader>(
-        Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input); })))};
-  }, nb::arg("source"),
-        "Opens an IPC stream: a path or bytes (zero-copy), or a readable binary file object (a pipe, a "
-        "socket file), read message by message: each batch is returned as soon as its bytes arrived.");
+  m.def(
+      "open_file",
+      [](nb::handle source, bool memory_map) {
+        auto input = SourceFromPython(source, memory_map);
+        return PyFileReader{std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input)))};
+      },
+      nb::arg("source"), nb::arg("memory_map") = true,
+      "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer.");
+  m.def(
+      "open_stream",
+      [](nb::handle source) {
+        auto input = StreamFromPython(source);
+        return PyStreamReader{std::shared_ptr<ipc::StreamReader>(
+            Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input); })))};
+      },
+      nb::arg("source"),
+      "Opens an IPC stream: a path or bytes (zero-copy), or a readable binary file object (a pipe, "
+      "a "
+      "socket file), read message by message: each batch is returned as soon as its bytes "
+      "arrived.");
   m.def("new_file", &OpenWriter<ipc::FileWriter>, nb::arg("sink"), nb::arg("schema"),
-        nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
+        nb::arg("compression").none() = nb::none(),
+        nb::arg("compression_level").none() = nb::none(),
         "A writer of an IPC file to a path or a writable file object.");
   m.def("new_stream", &OpenWriter<ipc::StreamWriter>, nb::arg("sink"), nb::arg("schema"),
-        nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
+        nb::arg("compression").none() = nb::none(),
+        nb::arg("compression_level").none() = nb::none(),
         "A writer of an IPC stream to a path or a writable file object.");
-  m.def("write_tensor", [](const PyTensor& tensor, nb::handle sink) {
-    auto out = SinkFromPython(sink);
-    Check(ipc::WriteTensor(tensor.tensor, out.get()));
-    if (!nb::hasattr(sink, "write")) Check(out->Close());
-  }, nb::arg("tensor"), nb::arg("sink"), "Writes a quiver Tensor as one Tensor message.");
-  m.def("read_tensor", [](nb::handle source, bool memory_map) {
-    return PyTensor{Unwrap(ipc::ReadTensor(SourceFromPython(source, memory_map)))};
-  }, nb::arg("source"), nb::arg("memory_map") = true,
-        "Reads a Tensor message (zero-copy from a memory-mapped file or bytes).");
-  m.def("write_sparse_tensor", [](nb::handle tensor, nb::handle sink) {
-    if (!nb::isinstance<PySparseTensor>(tensor)) {
-      Raise(Status::TypeError(std::string("tensor must be a quiver sparse tensor (SparseCOOTensor, "
-                                          "SparseCSRMatrix, SparseCSCMatrix or SparseCSFTensor), got ") +
-                              nb::type_name(tensor.type()).c_str()));
-    }
-    const SparseTensor& t = nb::cast<PySparseTensor&>(tensor).tensor;
-    auto out = SinkFromPython(sink);
-    Check(WithoutGil([&] { return ipc::WriteSparseTensor(t, out.get()); }));
-    if (!nb::hasattr(sink, "write")) Check(out->Close());
-  }, nb::arg("tensor"), nb::arg("sink"), "Writes a quiver sparse tensor as one SparseTensor message.");
-  m.def("read_sparse_tensor", [](nb::handle source, bool memory_map) {
-    auto input = SourceFromPython(source, memory_map);
-    return WrapSparse(Unwrap(WithoutGil([&] { return ipc::ReadSparseTensor(input); })));
-  }, nb::arg("source"), nb::arg("memory_map") = true,
-        "Reads a SparseTensor message, fully validated (zero-copy from a memory-mapped file or bytes).");
+  m.def(
+      "write_tensor",
+      [](const PyTensor& tensor, nb::handle sink) {
+        auto out = SinkFromPython(sink);
+        Check(ipc::WriteTensor(tensor.tensor, out.get()));
+        if (!nb::hasattr(sink, "write")) Check(out->Close());
+      },
+      nb::arg("tensor"), nb::arg("sink"), "Writes a quiver Tensor as one Tensor message.");
+  m.def(
+      "read_tensor",
+      [](nb::handle source, bool memory_map) {
+        return PyTensor{Unwrap(ipc::ReadTensor(SourceFromPython(source, memory_map)))};
+      },
+      nb::arg("source"), nb::arg("memory_map") = true,
+      "Reads a Tensor message (zero-copy from a memory-mapped file or bytes).");
+  m.def(
+      "write_sparse_tensor",
+      [](nb::handle tensor, nb::handle sink) {
+        if (!nb::isinstance<PySparseTensor>(tensor)) {
+          Raise(Status::TypeError(
+              std::string("tensor must be a quiver sparse tensor (SparseCOOTensor, "
+                          "SparseCSRMatrix, SparseCSCMatrix or SparseCSFTensor), got ") +
+              nb::type_name(tensor.type()).c_str()));
+        }
+        const SparseTensor& t = nb::cast<PySparseTensor&>(tensor).tensor;
+        auto out = SinkFromPython(sink);
+        Check(WithoutGil([&] { return ipc::WriteSparseTensor(t, out.get()); }));
+        if (!nb::hasattr(sink, "write")) Check(out->Close());
+      },
+      nb::arg("tensor"), nb::arg("sink"),
+      "Writes a quiver sparse tensor as one SparseTensor message.");
+  m.def(
+      "read_sparse_tensor",
+      [](nb::handle source, bool memory_map) {
+        auto input = SourceFromPython(source, memory_map);
+        return WrapSparse(Unwrap(WithoutGil([&] { return ipc::ReadSparseTensor(input); })));
+      },
+      nb::arg("source"), nb::arg("memory_map") = true,
+      "Reads a SparseTensor message, fully validated (zero-copy from a memory-mapped file or "
+      "bytes).");
 }
 
 }  // namespace quiver::python

@@ -111,7 +111,8 @@ nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask)
 // writability checked), without the GIL.
 void CopyInto(const Tensor& tensor, nb::handle out);
 bool FixedShapeTensorArraysEqual(const FixedShapeTensorArray& a, const FixedShapeTensorArray& b);
-bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a, const VariableShapeTensorArray& b);
+bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a,
+                                    const VariableShapeTensorArray& b);
 std::string TensorColumnRepr(const FixedShapeTensorArray& a);
 std::string TensorColumnRepr(const VariableShapeTensorArray& a);
 nb::object ArrayToPylist(const ArrayDataPtr& data);

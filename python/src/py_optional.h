@@ -11,7 +11,8 @@ namespace nb = nanobind;
 
 // The module, or ModuleNotFoundError naming the extra to install.
 inline nb::module_ ImportOptional(const char* module) {
-  return nb::borrow<nb::module_>(nb::module_::import_("quiver._optional").attr("import_optional")(module));
+  return nb::borrow<nb::module_>(
+      nb::module_::import_("quiver._optional").attr("import_optional")(module));
 }
 
 }  // namespace quiver::python

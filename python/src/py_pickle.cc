@@ -18,9 +18,7 @@ namespace quiver::python {
 
 namespace {
 
-nb::object Rebuilder(const char* name) {
-  return nb::module_::import_("quiver._pickle").attr(name);
-}
+nb::object Rebuilder(const char* name) { return nb::module_::import_("quiver._pickle").attr(name); }
 
 // --- types -----------------------------------------------------------------
 
@@ -39,7 +37,8 @@ nb::tuple MetadataState(const KeyValueMetadata& metadata) {
 }
 
 KeyValueMetadata MetadataFromState(nb::handle state) {
-  if (!nb::isinstance<nb::tuple>(state)) Raise(Status::TypeError("pickled metadata: expected a tuple"));
+  if (!nb::isinstance<nb::tuple>(state))
+    Raise(Status::TypeError("pickled metadata: expected a tuple"));
   KeyValueMetadata out;
   for (nb::handle kv : nb::borrow<nb::tuple>(state)) {
     if (!nb::isinstance<nb::tuple>(kv) || nb::len(kv) != 2) {
@@ -64,9 +63,10 @@ nb::object TypeState(const DataType& type) {
   nb::list children;
   for (const Field& f : type.children()) children.append(FieldState(f));
   nb::object storage = type.storage_type() ? TypeState(*type.storage_type()) : nb::none();
-  nb::object dictionary = type.id() == TypeId::kDictionary
-                              ? nb::object(nb::make_tuple(TypeState(*type.value_type()), type.ordered()))
-                              : nb::none();
+  nb::object dictionary =
+      type.id() == TypeId::kDictionary
+          ? nb::object(nb::make_tuple(TypeState(*type.value_type()), type.ordered()))
+          : nb::none();
   const std::string format = type.id() == TypeId::kExtension ? "" : FormatString(type);
   return nb::make_tuple(Bytes(format), nb::tuple(children), Bytes(type.extension_name()),
                         Bytes(type.extension_metadata()), storage, dictionary);
@@ -74,8 +74,8 @@ nb::object TypeState(const DataType& type) {
 
 nb::tuple TupleOf(nb::handle state, size_t size, const char* what) {
   if (!nb::isinstance<nb::tuple>(state) || nb::len(state) != size) {
-    Raise(Status::TypeError(std::string("pickled ") + what + ": expected a " + std::to_string(size) +
-                            "-tuple"));
+    Raise(Status::TypeError(std::string("pickled ") + what + ": expected a " +
+                            std::to_string(size) + "-tuple"));
   }
   return nb::borrow<nb::tuple>(state);
 }
@@ -91,7 +91,8 @@ TypePtr TypeFromState(nb::handle state, int depth);
 
 Field FieldFromState(nb::handle state, int depth) {
   nb::tuple f = TupleOf(state, 4, "field");
-  return Field{String(f[0]), TypeFromState(f[1], depth + 1), nb::cast<bool>(f[2]), MetadataFromState(f[3])};
+  return Field{String(f[0]), TypeFromState(f[1], depth + 1), nb::cast<bool>(f[2]),
+               MetadataFromState(f[3])};
 }
 
 TypePtr TypeFromState(nb::handle state, int depth) {
@@ -103,13 +104,16 @@ TypePtr TypeFromState(nb::handle state, int depth) {
   if (!t[4].is_none()) {
     return Unwrap(extension(String(t[2]), String(t[3]), TypeFromState(t[4], depth + 1)));
   }
-  if (!nb::isinstance<nb::tuple>(t[1])) Raise(Status::TypeError("pickled type: expected a tuple of fields"));
+  if (!nb::isinstance<nb::tuple>(t[1]))
+    Raise(Status::TypeError("pickled type: expected a tuple of fields"));
   std::vector<Field> fields;
-  for (nb::handle child : nb::borrow<nb::tuple>(t[1])) fields.push_back(FieldFromState(child, depth));
+  for (nb::handle child : nb::borrow<nb::tuple>(t[1]))
+    fields.push_back(FieldFromState(child, depth));
   TypePtr type = Unwrap(TypeFromFormat(String(t[0]), std::move(fields)));
   if (!t[5].is_none()) {
     nb::tuple d = TupleOf(t[5], 2, "dictionary type");
-    type = Unwrap(dictionary(std::move(type), TypeFromState(d[0], depth + 1), nb::cast<bool>(d[1])));
+    type =
+        Unwrap(dictionary(std::move(type), TypeFromState(d[0], depth + 1), nb::cast<bool>(d[1])));
   }
   return type;
 }
@@ -169,9 +173,7 @@ Result<BufferPtr> SliceBytes(const BufferPtr& buffer, int64_t begin, int64_t end
 // array pickles its own rows, not its parent's nor its neighbours'. Values
 // and offsets are sliced; validity bitmaps of a slice that starts off a
 // byte boundary are copied, shifted (an eighth of a value byte at most).
-ArrayDataPtr CompactForPickle(const ArrayDataPtr& data) {
-  return Unwrap(Compact(*data));
-}
+ArrayDataPtr CompactForPickle(const ArrayDataPtr& data) { return Unwrap(Compact(*data)); }
 
 nb::object ArrayState(const ArrayData& data, int protocol) {
   nb::list buffers, children;
@@ -248,10 +250,10 @@ PyTensor RebuildTensor(nb::handle type_state, nb::handle shape, nb::handle strid
   TypePtr type = TypeFromState(type_state, 0);
   BufferPtr bytes = BufferFromState(buffer);
   if (!bytes) bytes = Unwrap(Buffer::Allocate(0));
-  return PyTensor{Unwrap(Tensor::Make(std::move(type), std::move(bytes),
-                                      nb::cast<std::vector<int64_t>>(shape),
-                                      nb::cast<std::vector<int64_t>>(strides),
-                                      nb::cast<std::vector<std::string>>(dim_names), byte_offset))};
+  return PyTensor{
+      Unwrap(Tensor::Make(std::move(type), std::move(bytes), nb::cast<std::vector<int64_t>>(shape),
+                          nb::cast<std::vector<int64_t>>(strides),
+                          nb::cast<std::vector<std::string>>(dim_names), byte_offset))};
 }
 
 // A tensor as the arguments of _rebuild_tensor, over only the bytes it spans.
@@ -261,8 +263,8 @@ nb::tuple TensorState(const Tensor& tensor, int protocol) {
   for (int64_t s : t.shape()) shape.append(s);
   for (int64_t s : t.strides()) strides.append(s);
   for (const std::string& n : t.dim_names()) names.append(n);
-  return nb::make_tuple(TypeState(*t.type()), nb::tuple(shape), nb::tuple(strides), nb::tuple(names),
-                        BufferState(t.buffer(), protocol), t.byte_offset());
+  return nb::make_tuple(TypeState(*t.type()), nb::tuple(shape), nb::tuple(strides),
+                        nb::tuple(names), BufferState(t.buffer(), protocol), t.byte_offset());
 }
 
 Tensor TensorFromState(nb::handle state) {
@@ -294,7 +296,8 @@ nb::object RebuildSparseTensor(nb::handle state) {
   Tensor values = TensorFromState(s[5]);
   std::vector<Tensor> indptr = TensorsFromState(s[6], "indptr arrays");
   std::vector<Tensor> indices = TensorsFromState(s[7], "indices arrays");
-  Result<SparseTensor> out = Status::Invalid("pickled sparse tensor: unknown format '" + format + "'");
+  Result<SparseTensor> out =
+      Status::Invalid("pickled sparse tensor: unknown format '" + format + "'");
   {
     nb::gil_scoped_release no_gil;  // full validation reads every index
     if (format == "COO") {
@@ -305,10 +308,11 @@ nb::object RebuildSparseTensor(nb::handle state) {
       }
     } else if (format == "CSR" || format == "CSC") {
       if (indptr.size() == 1 && indices.size() == 1) {
-        out = SparseTensor::MakeCSX(format == "CSR" ? SparseFormat::kCSR : SparseFormat::kCSC, shape,
-                                    indptr[0], indices[0], values, names);
+        out = SparseTensor::MakeCSX(format == "CSR" ? SparseFormat::kCSR : SparseFormat::kCSC,
+                                    shape, indptr[0], indices[0], values, names);
       } else {
-        out = Status::Invalid("pickled " + format + " matrix: expected one indptr and one indices array");
+        out = Status::Invalid("pickled " + format +
+                              " matrix: expected one indptr and one indices array");
       }
     } else if (format == "CSF") {
       out = SparseTensor::MakeCSF(shape, indptr, indices, axis_order, values, names);
@@ -418,10 +422,10 @@ nb::tuple ReduceSparseTensor(const SparseTensor& tensor, int protocol) {
   }
   nb::list names;
   for (const std::string& n : tensor.dim_names()) names.append(n);
-  nb::tuple state = nb::make_tuple(Bytes(SparseFormatName(tensor.format())), ToTuple(tensor.shape()),
-                                   nb::tuple(names), tensor.has_canonical_format(),
-                                   ToTuple(axis_order), TensorState(tensor.values(), protocol),
-                                   TensorStates(indptr, protocol), TensorStates(indices, protocol));
+  nb::tuple state = nb::make_tuple(
+      Bytes(SparseFormatName(tensor.format())), ToTuple(tensor.shape()), nb::tuple(names),
+      tensor.has_canonical_format(), ToTuple(axis_order), TensorState(tensor.values(), protocol),
+      TensorStates(indptr, protocol), TensorStates(indices, protocol));
   return nb::make_tuple(Rebuilder("_rebuild_sparse_tensor"), nb::make_tuple(state));
 }
 
@@ -464,16 +468,19 @@ nb::object DeepCopyArray(const ArrayDataPtr& data) {
 }
 
 void BindPickle(nb::module_& m) {
-  m.def("_rebuild_type", [](nb::handle state) { return WrapType(TypeFromState(state, 0)); },
-        "Unpickles a quiver type (internal).");
+  m.def(
+      "_rebuild_type", [](nb::handle state) { return WrapType(TypeFromState(state, 0)); },
+      "Unpickles a quiver type (internal).");
   m.def("_rebuild_array", &RebuildArray, "Unpickles and validates a quiver array (internal).");
   m.def("_rebuild_tensor", &RebuildTensor, "Unpickles a quiver Tensor (internal).");
   m.def("_rebuild_sparse_tensor", &RebuildSparseTensor,
         "Unpickles and validates a quiver sparse tensor (internal).");
-  m.def("_rebuild_field", [](nb::handle state) { return PyField{FieldFromState(state, 0)}; },
-        "Unpickles a quiver Field (internal).");
-  m.def("_rebuild_schema", [](nb::handle state) { return PySchema{SchemaFromState(state)}; },
-        "Unpickles a quiver Schema (internal).");
+  m.def(
+      "_rebuild_field", [](nb::handle state) { return PyField{FieldFromState(state, 0)}; },
+      "Unpickles a quiver Field (internal).");
+  m.def(
+      "_rebuild_schema", [](nb::handle state) { return PySchema{SchemaFromState(state)}; },
+      "Unpickles a quiver Schema (internal).");
   m.def("_rebuild_record_batch", &RebuildRecordBatch,
         "Unpickles and validates a quiver RecordBatch (internal).");
   m.def("_rebuild_table", &RebuildTable, "Unpickles and validates a quiver Table (internal).");

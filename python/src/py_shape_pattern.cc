@@ -101,8 +101,9 @@ PyShapePattern MakePattern(nb::handle pattern) {
   }
   if (nb::isinstance<PyShapePattern>(pattern)) return nb::cast<PyShapePattern&>(pattern);
   if (PyList_Check(pattern.ptr()) || PyTuple_Check(pattern.ptr())) return {ParseList(pattern), ""};
-  Raise(Status::TypeError("pattern must be a str, a list or tuple of entries, or a quiver.ShapePattern, not " +
-                          TypeName(pattern)));
+  Raise(Status::TypeError(
+      "pattern must be a str, a list or tuple of entries, or a quiver.ShapePattern, not " +
+      TypeName(pattern)));
 }
 
 // The parsed pattern behind `pattern`; `holder` keeps it alive.
@@ -117,7 +118,8 @@ const ShapePattern& ResolvePattern(nb::handle pattern, nb::object& holder) {
     if (PyDict_SetItem(cache, pattern.ptr(), holder.ptr()) != 0) throw nb::python_error();
     return nb::inst_ptr<PyShapePattern>(holder)->pattern;
   }
-  if (nb::isinstance<PyShapePattern>(pattern)) return nb::inst_ptr<PyShapePattern>(pattern)->pattern;
+  if (nb::isinstance<PyShapePattern>(pattern))
+    return nb::inst_ptr<PyShapePattern>(pattern)->pattern;
   holder = nb::cast(MakePattern(pattern));
   return nb::inst_ptr<PyShapePattern>(holder)->pattern;
 }
@@ -139,7 +141,8 @@ nb::object DimToPython(const DimSize& size, bool elements) {
 nb::object AxesToPython(const std::vector<DimSize>& axes) {
   nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(axes.size())));
   for (size_t k = 0; k < axes.size(); ++k) {
-    PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(k), DimToPython(axes[k], false).release().ptr());
+    PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(k),
+                     DimToPython(axes[k], false).release().ptr());
   }
   return tuple;
 }
@@ -159,8 +162,8 @@ void ReadShape(nb::handle x, std::vector<int64_t>& shape) {
   nb::object fast = nb::steal(PySequence_Fast(attr.ptr(), ""));
   if (!fast.is_valid()) {
     PyErr_Clear();
-    Raise(Status::TypeError(".shape of " + TypeName(x) + " is not a sequence of ints: " +
-                            std::string(nb::repr(attr).c_str())));
+    Raise(Status::TypeError(".shape of " + TypeName(x) +
+                            " is not a sequence of ints: " + std::string(nb::repr(attr).c_str())));
   }
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
   PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
@@ -181,19 +184,22 @@ void ReadShape(nb::handle x, std::vector<int64_t>& shape) {
       const std::string what = ".shape entry " + std::to_string(i) + " of " + TypeName(x) + " ";
       if (overflow) Raise(Status::Invalid(what + "does not fit int64"));
       if (size) Raise(Status::Invalid(what + "is negative: " + std::to_string(*size)));
-      Raise(Status::TypeError(what + "is not an int: " + std::string(nb::repr(nb::handle(item)).c_str())));
+      Raise(Status::TypeError(what +
+                              "is not an int: " + std::string(nb::repr(nb::handle(item)).c_str())));
     }
     shape[static_cast<size_t>(i)] = *size;
   }
 }
 
 ShapeMatch Match(nb::handle x, const ShapePattern& pattern, const EnforceShapeOptions& options) {
-  if (nb::isinstance<PyTensor>(x)) return Unwrap(EnforceShape(nb::inst_ptr<PyTensor>(x)->tensor, pattern, options));
+  if (nb::isinstance<PyTensor>(x))
+    return Unwrap(EnforceShape(nb::inst_ptr<PyTensor>(x)->tensor, pattern, options));
   if (nb::isinstance<PyFixedShapeTensorArray>(x)) {
     return Unwrap(EnforceShape(nb::inst_ptr<PyFixedShapeTensorArray>(x)->array, pattern, options));
   }
   if (nb::isinstance<PyVariableShapeTensorArray>(x)) {
-    return Unwrap(EnforceShape(nb::inst_ptr<PyVariableShapeTensorArray>(x)->array, pattern, options));
+    return Unwrap(
+        EnforceShape(nb::inst_ptr<PyVariableShapeTensorArray>(x)->array, pattern, options));
   }
   std::vector<int64_t> shape;
   shape.reserve(8);
@@ -204,7 +210,8 @@ ShapeMatch Match(nb::handle x, const ShapePattern& pattern, const EnforceShapeOp
 ShapeBindings* BindingsFrom(nb::handle bindings) {
   if (bindings.is_none()) return nullptr;
   if (!nb::isinstance<PyBindings>(bindings)) {
-    Raise(Status::TypeError("bindings must be a quiver.Bindings or None, not " + TypeName(bindings)));
+    Raise(
+        Status::TypeError("bindings must be a quiver.Bindings or None, not " + TypeName(bindings)));
   }
   return &nb::inst_ptr<PyBindings>(bindings)->bindings;
 }
@@ -255,48 +262,68 @@ void BindShapePattern(nb::module_& m) {
   nb::dict cache;
   m.attr("_pattern_cache") = cache;
   pattern_cache = cache.ptr();
-  nb::class_<PyShapePattern>(m, "ShapePattern",
-                             "A parsed enforce_shape pattern, reusable in place of its string or list.")
-      .def("__init__", [](PyShapePattern* self, nb::handle pattern) { new (self) PyShapePattern(MakePattern(pattern)); },
-           nb::arg("pattern"))
+  nb::class_<PyShapePattern>(
+      m, "ShapePattern", "A parsed enforce_shape pattern, reusable in place of its string or list.")
+      .def(
+          "__init__",
+          [](PyShapePattern* self, nb::handle pattern) {
+            new (self) PyShapePattern(MakePattern(pattern));
+          },
+          nb::arg("pattern"))
       .def(
           "enforce",
-          [](const PyShapePattern& self, nb::handle x, nb::handle bindings, std::optional<std::string> name) {
+          [](const PyShapePattern& self, nb::handle x, nb::handle bindings,
+             std::optional<std::string> name) {
             nb::handle pattern = nb::find(self);
-            return Enforce(x, pattern, bindings, name ? std::string_view(*name) : std::string_view());
+            return Enforce(x, pattern, bindings,
+                           name ? std::string_view(*name) : std::string_view());
           },
           nb::arg("x"), nb::kw_only(), nb::arg("bindings").none() = nb::none(),
           nb::arg("name").none() = nb::none(),
-          "enforce_shape(x, self, bindings=bindings); `name` (e.g. \"argument 'x'\") prefixes messages "
+          "enforce_shape(x, self, bindings=bindings); `name` (e.g. \"argument 'x'\") prefixes "
+          "messages "
           "and records where symbols were bound.")
       .def(
           "with_uniform_shape",
-          [](const PyShapePattern& self, const PyVariableShapeTensorArray& column, nb::handle bindings) {
-            ShapeMatch match = Unwrap(EnforceShape(column.array, self.pattern, {BindingsFrom(bindings), {}}));
-            return PyVariableShapeTensorArray{Unwrap(column.array.WithUniformShape(match.uniform_shape))};
+          [](const PyShapePattern& self, const PyVariableShapeTensorArray& column,
+             nb::handle bindings) {
+            ShapeMatch match =
+                Unwrap(EnforceShape(column.array, self.pattern, {BindingsFrom(bindings), {}}));
+            return PyVariableShapeTensorArray{
+                Unwrap(column.array.WithUniformShape(match.uniform_shape))};
           },
           nb::arg("column"), nb::kw_only(), nb::arg("bindings").none() = nb::none(),
           "Checks a VariableShapeTensorArray and returns it (zero-copy) with what the check proved "
           "recorded in its type's uniform_shape.")
-      .def_prop_ro("ndim", [](const PyShapePattern& self) { return self.pattern.min_ndim(); },
-                   "Number of axes it requires (at least this many with an ellipsis).")
-      .def_prop_ro("has_ellipsis", [](const PyShapePattern& self) { return self.pattern.ellipsis_index() >= 0; })
+      .def_prop_ro(
+          "ndim", [](const PyShapePattern& self) { return self.pattern.min_ndim(); },
+          "Number of axes it requires (at least this many with an ellipsis).")
+      .def_prop_ro("has_ellipsis",
+                   [](const PyShapePattern& self) { return self.pattern.ellipsis_index() >= 0; })
       .def("__len__", [](const PyShapePattern& self) { return self.pattern.size(); })
-      .def("__eq__", [](const PyShapePattern& a, const PyShapePattern& b) { return a.pattern.Equals(b.pattern); })
-      .def("__hash__", [](const PyShapePattern& self) { return nb::hash(nb::str(self.pattern.ToString().c_str())); })
+      .def("__eq__", [](const PyShapePattern& a,
+                        const PyShapePattern& b) { return a.pattern.Equals(b.pattern); })
+      .def("__hash__",
+           [](const PyShapePattern& self) {
+             return nb::hash(nb::str(self.pattern.ToString().c_str()));
+           })
       .def("__str__", [](const PyShapePattern& self) { return self.pattern.ToString(); })
-      .def("to_list", [](const PyShapePattern& self) { return PatternToList(self.pattern); },
-           "The list form: ints, None, ... and strings (\"b\", \"_\", \"*rest\").")
-      .def("__reduce__", [](nb::handle self) {
-        const PyShapePattern& p = nb::cast<const PyShapePattern&>(self);
-        nb::object arg = p.source.empty() ? nb::object(PatternToList(p.pattern)) : nb::object(nb::str(p.source.c_str()));
-        return nb::make_tuple(self.type(), nb::make_tuple(arg));
-      })
+      .def(
+          "to_list", [](const PyShapePattern& self) { return PatternToList(self.pattern); },
+          "The list form: ints, None, ... and strings (\"b\", \"_\", \"*rest\").")
+      .def("__reduce__",
+           [](nb::handle self) {
+             const PyShapePattern& p = nb::cast<const PyShapePattern&>(self);
+             nb::object arg = p.source.empty() ? nb::object(PatternToList(p.pattern))
+                                               : nb::object(nb::str(p.source.c_str()));
+             return nb::make_tuple(self.type(), nb::make_tuple(arg));
+           })
       .def("__repr__", &PatternRepr);
 
-  nb::class_<PyBindings>(m, "Bindings",
-                         "Symbol sizes shared by several enforce_shape calls: a read-only mapping from "
-                         "symbol to int, per-row int32 array (ragged columns) or tuple (named ellipses).")
+  nb::class_<PyBindings>(
+      m, "Bindings",
+      "Symbol sizes shared by several enforce_shape calls: a read-only mapping from "
+      "symbol to int, per-row int32 array (ragged columns) or tuple (named ellipses).")
       .def(nb::init<>())
       .def("__getitem__",
            [](const PyBindings& self, const std::string& name) {
@@ -309,42 +336,54 @@ void BindShapePattern(nb::module_& m) {
            })
       .def("__contains__",
            [](const PyBindings& self, nb::handle name) {
-             return PyUnicode_Check(name.ptr()) && self.bindings.Find(nb::cast<std::string>(name)) != nullptr;
+             return PyUnicode_Check(name.ptr()) &&
+                    self.bindings.Find(nb::cast<std::string>(name)) != nullptr;
            })
       .def("__len__", [](const PyBindings& self) { return self.bindings.size(); })
-      .def("keys", [](const PyBindings& self) {
-        nb::list keys;
-        for (const auto& [name, binding] : self.bindings.map()) keys.append(nb::str(name.c_str()));
-        return keys;
-      })
+      .def("keys",
+           [](const PyBindings& self) {
+             nb::list keys;
+             for (const auto& [name, binding] : self.bindings.map())
+               keys.append(nb::str(name.c_str()));
+             return keys;
+           })
       .def("__iter__", [](nb::handle self) { return nb::iter(self.attr("keys")()); })
-      .def("items", [](const PyBindings& self) {
-        nb::list items;
-        for (const auto& [name, binding] : self.bindings.map()) {
-          items.append(nb::make_tuple(nb::str(name.c_str()), BindingToPython(binding)));
-        }
-        return items;
-      })
-      .def("values", [](const PyBindings& self) {
-        nb::list values;
-        for (const auto& [name, binding] : self.bindings.map()) values.append(BindingToPython(binding));
-        return values;
-      })
-      .def("origin", [](const PyBindings& self, const std::string& name) {
-             const ShapeBinding* b = self.bindings.Find(name);
-             if (!b) Raise(Status::Invalid("'" + name + "' is not bound"));
-             return b->origin;
-           }, nb::arg("name"), "Where a symbol was bound, e.g. \"argument 'images' axis 0\".")
+      .def("items",
+           [](const PyBindings& self) {
+             nb::list items;
+             for (const auto& [name, binding] : self.bindings.map()) {
+               items.append(nb::make_tuple(nb::str(name.c_str()), BindingToPython(binding)));
+             }
+             return items;
+           })
+      .def("values",
+           [](const PyBindings& self) {
+             nb::list values;
+             for (const auto& [name, binding] : self.bindings.map())
+               values.append(BindingToPython(binding));
+             return values;
+           })
+      .def(
+          "origin",
+          [](const PyBindings& self, const std::string& name) {
+            const ShapeBinding* b = self.bindings.Find(name);
+            if (!b) Raise(Status::Invalid("'" + name + "' is not bound"));
+            return b->origin;
+          },
+          nb::arg("name"), "Where a symbol was bound, e.g. \"argument 'images' axis 0\".")
       .def("clear", [](PyBindings& self) { self.bindings.Clear(); })
       .def("__repr__", [](const PyBindings& self) {
         nb::dict d;
-        for (const auto& [name, binding] : self.bindings.map()) d[nb::str(name.c_str())] = BindingToPython(binding);
+        for (const auto& [name, binding] : self.bindings.map())
+          d[nb::str(name.c_str())] = BindingToPython(binding);
         return "quiver.Bindings(" + std::string(nb::repr(d).c_str()) + ")";
       });
 
   m.def(
       "enforce_shape",
-      [](nb::handle x, nb::handle pattern, nb::handle bindings) { return Enforce(x, pattern, bindings, {}); },
+      [](nb::handle x, nb::handle pattern, nb::handle bindings) {
+        return Enforce(x, pattern, bindings, {});
+      },
       nb::arg("x"), nb::arg("pattern"), nb::kw_only(), nb::arg("bindings").none() = nb::none(),
       "Checks x's shape against `pattern` and returns (x, dims): x itself (no copy) and one entry "
       "per pattern entry, the ellipsis giving (axes, n_elements).");

@@ -18,7 +18,6 @@ using namespace nb::literals;
 
 namespace {
 
-
 const char* ScipyFormat(SparseFormat format) {
   switch (format) {
     case SparseFormat::kCOO: return "coo";
@@ -44,7 +43,8 @@ int64_t IndexBound(const SparseTensor& t) {
 // int32 when every possible value fits, else int64.
 nb::object ScipyIndexDtype(const std::vector<const Tensor*>& arrays, int64_t bound, bool need64) {
   const DataType& first = *arrays.front()->type();
-  bool same = first.is_signed_integer() && (first.bit_width() == 64 || (first.bit_width() == 32 && !need64));
+  bool same = first.is_signed_integer() &&
+              (first.bit_width() == 64 || (first.bit_width() == 32 && !need64));
   for (const Tensor* t : arrays) {
     same = same && t->type()->is_signed_integer() && t->type()->bit_width() == first.bit_width();
   }
@@ -115,7 +115,8 @@ nb::object FirstEntries(nb::object array, int64_t n) {
 nb::object SparseFromScipy(nb::handle obj, SparseFormat format) {
   nb::module_ scipy = ImportOptional("scipy.sparse");
   if (!nb::cast<bool>(scipy.attr("issparse")(obj))) {
-    Raise(Status::TypeError("from_scipy expects a SciPy sparse array or matrix, got " + TypeName(obj)));
+    Raise(Status::TypeError("from_scipy expects a SciPy sparse array or matrix, got " +
+                            TypeName(obj)));
   }
   nb::object m = nb::borrow(obj);
   if (nb::cast<std::string>(m.attr("format")) != ScipyFormat(format)) {
@@ -128,17 +129,16 @@ nb::object SparseFromScipy(nb::handle obj, SparseFormat format) {
     nb::object stacked = Numpy().attr("stack")(nb::tuple(m.attr("coords")));
     Tensor coords = SparseIndexArg(stacked.attr("T"), "obj.coords", 2);
     Tensor values = SparseValuesArg(m.attr("data"), "obj.data");
-    return WrapSparse(MakeCOOFromPython(std::move(shape), std::move(coords), std::move(values),
-                                        nb::none(), {}));
+    return WrapSparse(
+        MakeCOOFromPython(std::move(shape), std::move(coords), std::move(values), nb::none(), {}));
   }
   nb::object indptr = m.attr("indptr");
   const int64_t nnz = nb::len(indptr) > 0 ? nb::cast<int64_t>(nb::int_(indptr[nb::int_(-1)])) : 0;
   Tensor ptr = SparseIndexArg(indptr, "obj.indptr", 1);
   Tensor indices = SparseIndexArg(FirstEntries(m.attr("indices"), nnz), "obj.indices", 1);
   Tensor values = SparseValuesArg(FirstEntries(m.attr("data"), nnz), "obj.data");
-  return WrapSparse(Unwrap(WithoutGil([&] {
-    return SparseTensor::MakeCSX(format, shape, ptr, indices, values);
-  })));
+  return WrapSparse(Unwrap(
+      WithoutGil([&] { return SparseTensor::MakeCSX(format, shape, ptr, indices, values); })));
 }
 
 nb::object SparseToScipy(const SparseTensor& tensor) {
@@ -162,8 +162,8 @@ nb::object SparseFromPydata(nb::handle obj) {
   // (nnz, ndim) view.
   Tensor coords = SparseIndexArg(coo.attr("coords").attr("T"), "obj.coords", 2);
   Tensor values = SparseValuesArg(coo.attr("data"), "obj.data");
-  return WrapSparse(MakeCOOFromPython(ShapeArg(coo.attr("shape")), std::move(coords), std::move(values),
-                                      nb::none(), {}));
+  return WrapSparse(MakeCOOFromPython(ShapeArg(coo.attr("shape")), std::move(coords),
+                                      std::move(values), nb::none(), {}));
 }
 
 nb::object SparseToPydata(const SparseTensor& tensor) {
@@ -175,8 +175,9 @@ nb::object SparseToPydata(const SparseTensor& tensor) {
   nb::object coords = TensorToNumpy(t.coo_index()->coords);
   coords = AsIndexDtype(coords, Numpy().attr("dtype")("intp"));  // pydata's index type
   nb::module_ sparse = ImportOptional("sparse");
-  return sparse.attr("COO")(coords.attr("T"), TensorToNumpy(t.values()), "shape"_a = ToTuple(t.shape()),
-                            "has_duplicates"_a = false, "sorted"_a = true);
+  return sparse.attr("COO")(coords.attr("T"), TensorToNumpy(t.values()),
+                            "shape"_a = ToTuple(t.shape()), "has_duplicates"_a = false,
+                            "sorted"_a = true);
 }
 
 }  // namespace quiver::python

@@ -12,12 +12,12 @@
 namespace quiver::python {
 
 void BindTensor(nb::module_& m) {
-  nb::class_<PyTensor>(m, "Tensor",
-                       "A dense strided tensor (shape in elements, strides in bytes).",
+  nb::class_<PyTensor>(m, "Tensor", "A dense strided tensor (shape in elements, strides in bytes).",
                        nb::type_slots(BufferSlots<PyTensor, &TensorView>()))
       .def_static(
           "from_numpy",
-          [](nb::handle ndarray, std::optional<std::vector<std::string>> dim_names, nb::handle copy) {
+          [](nb::handle ndarray, std::optional<std::vector<std::string>> dim_names,
+             nb::handle copy) {
             const CopyMode mode = CopyModeFromPython(copy);
             InputArray view = ViewArray(ndarray, "ndarray", mode);
             Tensor t = TensorFromArray(view, dim_names.value_or(std::vector<std::string>{}));
@@ -35,35 +35,41 @@ void BindTensor(nb::module_& m) {
           "Views a NumPy (or any buffer / DLPack) array, zero-copy; the array is kept alive. "
           "Non-native byte order is swapped into a copy (copy=False raises ValueError "
           "instead); copy=True always copies.")
-      .def("__array__",
-           [](const PyTensor& t, nb::handle dtype, nb::handle copy) {
-             return ArrayProtocol(TensorToNumpy(t.tensor), dtype, copy);
-           },
-           nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("copy") = nb::none(),
-           "NumPy's array protocol: a read-only zero-copy view; copy=True gives a writable copy, "
-           "copy=False refuses a dtype conversion.")
-      .def_prop_ro("dtype", [](const PyTensor& t) { return NumpyDtype(*t.tensor.type()); },
-                   "The NumPy dtype of the values (bool8 -> bool).")
+      .def(
+          "__array__",
+          [](const PyTensor& t, nb::handle dtype, nb::handle copy) {
+            return ArrayProtocol(TensorToNumpy(t.tensor), dtype, copy);
+          },
+          nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("copy") = nb::none(),
+          "NumPy's array protocol: a read-only zero-copy view; copy=True gives a writable copy, "
+          "copy=False refuses a dtype conversion.")
+      .def_prop_ro(
+          "dtype", [](const PyTensor& t) { return NumpyDtype(*t.tensor.type()); },
+          "The NumPy dtype of the values (bool8 -> bool).")
       .def("__len__",
            [](const PyTensor& t) {
              if (t.tensor.ndim() == 0) Raise(Status::TypeError("len() of a 0-d tensor"));
              return t.tensor.shape()[0];
            })
-      .def("tolist", [](const PyTensor& t) { return TensorToNumpy(t.tensor).attr("tolist")(); },
-           "The values as nested Python lists (a scalar for a 0-d tensor).")
-      .def("__reduce_ex__", [](const PyTensor& t, int protocol) { return ReduceTensor(t.tensor, protocol); },
-           nb::arg("protocol"))
+      .def(
+          "tolist", [](const PyTensor& t) { return TensorToNumpy(t.tensor).attr("tolist")(); },
+          "The values as nested Python lists (a scalar for a 0-d tensor).")
+      .def(
+          "__reduce_ex__",
+          [](const PyTensor& t, int protocol) { return ReduceTensor(t.tensor, protocol); },
+          nb::arg("protocol"))
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__deepcopy__",
-           [](const PyTensor& t, nb::handle) {
-             Result<Tensor> copied = Status::Invalid("");
-             {
-               nb::gil_scoped_release no_gil;
-               copied = t.tensor.ToContiguous();
-             }
-             return PyTensor{Unwrap(std::move(copied))};
-           },
-           nb::arg("memo"))
+      .def(
+          "__deepcopy__",
+          [](const PyTensor& t, nb::handle) {
+            Result<Tensor> copied = Status::Invalid("");
+            {
+              nb::gil_scoped_release no_gil;
+              copied = t.tensor.ToContiguous();
+            }
+            return PyTensor{Unwrap(std::move(copied))};
+          },
+          nb::arg("memo"))
       .def("__eq__",
            [](const PyTensor& a, nb::handle b) {
              if (!nb::isinstance<PyTensor>(b)) return false;
@@ -78,34 +84,42 @@ void BindTensor(nb::module_& m) {
              nb::gil_scoped_release no_gil;
              return !a.tensor.Equals(other);
            })
-      .def("to_numpy", [](const PyTensor& t) { return TensorToNumpy(t.tensor); },
-           "A read-only NumPy view, zero-copy.")
+      .def(
+          "to_numpy", [](const PyTensor& t) { return TensorToNumpy(t.tensor); },
+          "A read-only NumPy view, zero-copy.")
       .def_prop_ro("shape", [](const PyTensor& t) { return ToTuple(t.tensor.shape()); })
-      .def_prop_ro("strides", [](const PyTensor& t) { return ToTuple(t.tensor.strides()); },
-                   "Byte strides, as NumPy reports them.")
-      .def_prop_ro("dim_names", [](const PyTensor& t) -> std::optional<std::vector<std::string>> {
-        if (t.tensor.dim_names().empty()) return std::nullopt;
-        return t.tensor.dim_names();
-      })
+      .def_prop_ro(
+          "strides", [](const PyTensor& t) { return ToTuple(t.tensor.strides()); },
+          "Byte strides, as NumPy reports them.")
+      .def_prop_ro("dim_names",
+                   [](const PyTensor& t) -> std::optional<std::vector<std::string>> {
+                     if (t.tensor.dim_names().empty()) return std::nullopt;
+                     return t.tensor.dim_names();
+                   })
       .def_prop_ro("type", [](const PyTensor& t) { return PyDataType{t.tensor.type()}; })
       .def_prop_ro("ndim", [](const PyTensor& t) { return t.tensor.ndim(); })
       .def_prop_ro("size", [](const PyTensor& t) { return t.tensor.size(); })
       .def_prop_ro("is_contiguous", [](const PyTensor& t) { return t.tensor.IsContiguous(); })
-      .def("to_contiguous", [](const PyTensor& t) { return PyTensor{Unwrap(t.tensor.ToContiguous())}; },
-           "A row-major copy.")
-      .def("equals",
-           [](const PyTensor& a, const PyTensor& b) {
-             nb::gil_scoped_release no_gil;
-             return a.tensor.Equals(b.tensor);
-           },
-           nb::arg("other"), "Same type, shape and values.")
-      .def_prop_ro("device", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); },
-                   "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")
+      .def(
+          "to_contiguous",
+          [](const PyTensor& t) { return PyTensor{Unwrap(t.tensor.ToContiguous())}; },
+          "A row-major copy.")
+      .def(
+          "equals",
+          [](const PyTensor& a, const PyTensor& b) {
+            nb::gil_scoped_release no_gil;
+            return a.tensor.Equals(b.tensor);
+          },
+          nb::arg("other"), "Same type, shape and values.")
+      .def_prop_ro(
+          "device", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); },
+          "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")
       .def("__repr__", [](const PyTensor& t) {
         std::string shape;
         for (int64_t s : t.tensor.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(s);
         if (t.tensor.ndim() == 1) shape += ",";
-        std::string header = "quiver.Tensor<" + t.tensor.type()->ToString() + "> shape=(" + shape + ")";
+        std::string header =
+            "quiver.Tensor<" + t.tensor.type()->ToString() + "> shape=(" + shape + ")";
         if (!t.tensor.dim_names().empty()) {
           header += " dim_names=[";
           for (size_t i = 0; i < t.tensor.dim_names().size(); ++i) {

@@ -6,8 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "py_capsules.h"
 #include "py_buffer_protocol.h"
+#include "py_capsules.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_fastcall.h"
@@ -19,11 +19,11 @@
 namespace quiver::python {
 
 std::string ArrayHeader(const char* cls, const std::string& type, int64_t length, int64_t nulls) {
-  std::string out = std::string("quiver.") + cls + "<" + type + "> length=" + std::to_string(length);
+  std::string out =
+      std::string("quiver.") + cls + "<" + type + "> length=" + std::to_string(length);
   if (nulls > 0) out += " null_count=" + std::to_string(nulls);
   return out;
 }
-
 
 namespace {
 
@@ -34,7 +34,8 @@ std::string RowText(const Result<Tensor>& row, bool valid, bool with_shape) {
   std::string out;
   if (with_shape) {
     out = "(";
-    for (size_t k = 0; k < row->shape().size(); ++k) out += (k ? ", " : "") + std::to_string(row->shape()[k]);
+    for (size_t k = 0; k < row->shape().size(); ++k)
+      out += (k ? ", " : "") + std::to_string(row->shape()[k]);
     out += row->shape().size() == 1 ? ",) " : ") ";
   }
   return out + FormatValues(TensorToNumpy(*row), "  " + out);
@@ -53,7 +54,6 @@ bool RowsEqual(const ArrayT& a, const ArrayT& b) {
   return true;
 }
 
-
 }  // namespace
 
 bool FixedShapeTensorArraysEqual(const FixedShapeTensorArray& a, const FixedShapeTensorArray& b) {
@@ -66,19 +66,22 @@ bool FixedShapeTensorArraysEqual(const FixedShapeTensorArray& a, const FixedShap
   return RowsEqual(a, b);
 }
 
-bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a, const VariableShapeTensorArray& b) {
+bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a,
+                                    const VariableShapeTensorArray& b) {
   nb::gil_scoped_release no_gil;
   return RowsEqual(a, b);
 }
 
 std::string TensorColumnRepr(const FixedShapeTensorArray& a) {
-  return FormatColumn(ArrayHeader("FixedShapeTensorArray", a.type().ToString(), a.length(), a.null_count()),
-                      a.length(), [&](int64_t i) { return RowText(a.RowTensor(i), a.IsValid(i), false); });
+  return FormatColumn(
+      ArrayHeader("FixedShapeTensorArray", a.type().ToString(), a.length(), a.null_count()),
+      a.length(), [&](int64_t i) { return RowText(a.RowTensor(i), a.IsValid(i), false); });
 }
 
 std::string TensorColumnRepr(const VariableShapeTensorArray& a) {
-  return FormatColumn(ArrayHeader("VariableShapeTensorArray", a.type().ToString(), a.length(), a.null_count()),
-                      a.length(), [&](int64_t i) { return RowText(a.RowTensor(i), a.IsValid(i), true); });
+  return FormatColumn(
+      ArrayHeader("VariableShapeTensorArray", a.type().ToString(), a.length(), a.null_count()),
+      a.length(), [&](int64_t i) { return RowText(a.RowTensor(i), a.IsValid(i), true); });
 }
 
 // Masked-array rows: True where every element of a row is masked (a null
@@ -95,9 +98,11 @@ std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char*
                           " rows, the array " + std::to_string(rows)));
   }
   nb::object per_row = flags.attr("reshape")(rows, -1);
-  nb::object all = numpy.attr("ascontiguousarray")(per_row.attr("all")(1)).attr("view")(numpy.attr("uint8"));
+  nb::object all =
+      numpy.attr("ascontiguousarray")(per_row.attr("all")(1)).attr("view")(numpy.attr("uint8"));
   nb::object any = per_row.attr("any")(1);
-  nb::object partial = numpy.attr("flatnonzero")(any.attr("__and__")(all.attr("view")(numpy.attr("bool_")).attr("__invert__")()));
+  nb::object partial = numpy.attr("flatnonzero")(
+      any.attr("__and__")(all.attr("view")(numpy.attr("bool_")).attr("__invert__")()));
   if (nb::len(partial) > 0) {
     Raise(Status::Invalid("row " + Str(partial[0]) +
                           " is masked in part; a tensor column can only make whole rows null "
@@ -113,8 +118,7 @@ nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indi
   nb::object array = numpy.attr("asarray")(indices);
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   if (kind != "i" && kind != "u" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
-    Raise(Status::TypeError("indices must be integers, got dtype " +
-                            Str(array.attr("dtype"))));
+    Raise(Status::TypeError("indices must be integers, got dtype " + Str(array.attr("dtype"))));
   }
   if (nb::cast<int64_t>(array.attr("ndim")) != 1) {
     Raise(Status::Invalid("indices must be one-dimensional"));
@@ -129,10 +133,10 @@ nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask)
   nb::object array = numpy.attr("asarray")(mask);
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   if (kind != "b" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
-    Raise(Status::TypeError("mask must hold bools, got dtype " +
-                            Str(array.attr("dtype"))));
+    Raise(Status::TypeError("mask must hold bools, got dtype " + Str(array.attr("dtype"))));
   }
-  nb::object flags = numpy.attr("ascontiguousarray")(array, numpy.attr("bool_")).attr("view")(numpy.attr("uint8"));
+  nb::object flags =
+      numpy.attr("ascontiguousarray")(array, numpy.attr("bool_")).attr("view")(numpy.attr("uint8"));
   return nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(flags);
 }
 
@@ -150,14 +154,14 @@ void CopyInto(const Tensor& tensor, nb::handle out) {
   }
   nb::object want = NumpyDtype(*tensor.type());
   if (!want.equal(out.attr("dtype"))) {
-    Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
-                            ", the values are " + Str(want)));
+    Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) + ", the values are " +
+                            Str(want)));
   }
   std::vector<int64_t> shape(target.ndim());
   for (size_t k = 0; k < target.ndim(); ++k) shape[k] = static_cast<int64_t>(target.shape(k));
   if (shape != tensor.shape()) {
-    Raise(Status::Invalid("out has shape " + Str(out.attr("shape")) +
-                          ", the values " + Str(ToTuple(tensor.shape()))));
+    Raise(Status::Invalid("out has shape " + Str(out.attr("shape")) + ", the values " +
+                          Str(ToTuple(tensor.shape()))));
   }
   const auto bytes = static_cast<int64_t>(target.nbytes());
   Check(WithoutGil([&] { return tensor.CopyToRowMajor(target.data(), bytes); }));

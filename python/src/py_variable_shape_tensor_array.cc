@@ -37,8 +37,9 @@ VariableShapeTensorType ResolveType(nb::handle type, const TypePtr& value_type, 
                                     Names dim_names, Ints permutation, Uniform uniform_shape) {
   if (!type.is_none()) {
     if (dim_names || permutation || uniform_shape) {
-      Raise(Status::Invalid("pass either type= or dim_names / permutation / uniform_shape, "
-                            "not both"));
+      Raise(
+          Status::Invalid("pass either type= or dim_names / permutation / uniform_shape, "
+                          "not both"));
     }
     if (!nb::isinstance<PyVariableShapeTensorType>(type)) {
       Raise(Status::TypeError("type must be a quiver.VariableShapeTensorType"));
@@ -46,12 +47,13 @@ VariableShapeTensorType ResolveType(nb::handle type, const TypePtr& value_type, 
     return nb::cast<PyVariableShapeTensorType&>(type).type;
   }
   if (!value_type) {
-    Raise(Status::Invalid("cannot infer the value type and ndim without a non-null row; pass "
-                          "type=quiver.variable_shape_tensor(...)"));
+    Raise(
+        Status::Invalid("cannot infer the value type and ndim without a non-null row; pass "
+                        "type=quiver.variable_shape_tensor(...)"));
   }
-  return Unwrap(VariableShapeTensorType::Make(value_type, ndim, dim_names.value_or(std::vector<std::string>{}),
-                                              permutation.value_or(std::vector<int64_t>{}),
-                                              uniform_shape.value_or(UniformShape{})));
+  return Unwrap(VariableShapeTensorType::Make(
+      value_type, ndim, dim_names.value_or(std::vector<std::string>{}),
+      permutation.value_or(std::vector<int64_t>{}), uniform_shape.value_or(UniformShape{})));
 }
 
 // TypeError naming row `i` when its values are not the column's.
@@ -99,8 +101,9 @@ constexpr int kMaxRowDims = 64;
 // storage (Python code run for one row cleared or grew it: `items` would
 // dangle), or more plain arrays in it than counted first.
 [[noreturn]] void RaiseChanged() {
-  Raise(Status::Invalid("arrays changed while from_numpy read it (a row's __array__ or mask "
-                        "changed the list)"));
+  Raise(
+      Status::Invalid("arrays changed while from_numpy read it (a row's __array__ or mask "
+                      "changed the list)"));
 }
 
 void CheckUnchanged(const nb::object& sequence, PyObject** items, size_t n) {
@@ -150,8 +153,9 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
     const auto length = static_cast<size_t>(row_ndim);
     const auto* bytes = static_cast<const uint8_t*>(data);
     if (row_ndim > kMaxRowDims) {  // (NumPy and the buffer protocol stop at 64)
-      Raise(Status::Invalid("row " + std::to_string(i) + ": tensor has " + std::to_string(row_ndim) +
-                            " dimensions, more than " + std::to_string(kMaxRowDims)));
+      Raise(Status::Invalid("row " + std::to_string(i) + ": tensor has " +
+                            std::to_string(row_ndim) + " dimensions, more than " +
+                            std::to_string(kMaxRowDims)));
     }
     if (row_ndim != ndim) {
       views[i] = {false, bytes, {kNoDims, length}, {kNoDims, length}};
@@ -191,7 +195,8 @@ PyVariableShapeTensorArray FromNumpy(nb::handle arrays, Names dim_names, Ints pe
       // A dtype already typed below: the array's own fields, no call.
       held.push_back(nb::borrow(item));
       row_type = known_type.get();  // (no shared_ptr copy: two atomics a row)
-      set_view(i, PyArray_DATA(array), PyArray_NDIM(array), PyArray_DIMS(array), PyArray_STRIDES(array));
+      set_view(i, PyArray_DATA(array), PyArray_NDIM(array), PyArray_DIMS(array),
+               PyArray_STRIDES(array));
     } else if (const Py_buffer* view = plain ? borrowed.Borrow(item, &borrowed_type) : nullptr) {
       // The buffer protocol types a dtype (format, byte order) once.
       known_descr = PyArray_DESCR(array);
@@ -237,9 +242,9 @@ PyVariableShapeTensorArray FromPadded(nb::handle batch, nb::handle shapes, Names
                                       Ints permutation, Uniform uniform_shape, nb::handle type) {
   Tensor padded = TensorFrom(batch, "batch");
   if (padded.ndim() < 1) Raise(Status::Invalid("a padded batch needs a row axis"));
-  VariableShapeTensorType resolved = ResolveType(type, padded.type(), padded.ndim() - 1,
-                                                 std::move(dim_names), std::move(permutation),
-                                                 std::move(uniform_shape));
+  VariableShapeTensorType resolved =
+      ResolveType(type, padded.type(), padded.ndim() - 1, std::move(dim_names),
+                  std::move(permutation), std::move(uniform_shape));
   Tensor shape_tensor = TensorFrom(shapes, "shapes");
   Result<VariableShapeTensorArray> built = Status::Invalid("");
   {
@@ -259,7 +264,8 @@ PyVariableShapeTensorArray FromJagged(nb::handle values, nb::handle offsets, nb:
                                                  std::move(permutation), std::move(uniform_shape));
   std::optional<Tensor> offset_tensor;
   if (!offsets.is_none()) offset_tensor = TensorFrom(offsets, "offsets");
-  return {Unwrap(VariableShapeTensorArray::FromJagged(resolved, flat, shape_tensor, offset_tensor))};
+  return {
+      Unwrap(VariableShapeTensorArray::FromJagged(resolved, flat, shape_tensor, offset_tensor))};
 }
 
 nb::object RowOrNone(const VariableShapeTensorArray& array, int64_t i) {
@@ -292,7 +298,8 @@ PyVariableShapeTensorArray Filter(const PyVariableShapeTensorArray& a, nb::handl
 // past its range), floats as double; errors quote the value as written.
 PadValue PadValueFromPython(nb::handle value) {
   if (PyBool_Check(value.ptr())) return PadValue(value.ptr() == Py_True ? 1 : 0);
-  if (PyLong_Check(value.ptr()) || (nb::hasattr(value, "dtype") && nb::hasattr(value, "__index__"))) {
+  if (PyLong_Check(value.ptr()) ||
+      (nb::hasattr(value, "dtype") && nb::hasattr(value, "__index__"))) {
     nb::object index = nb::steal(PyNumber_Index(value.ptr()));
     if (!index.is_valid()) throw nb::python_error();
     int overflow = 0;
@@ -303,13 +310,13 @@ PadValue PadValueFromPython(nb::handle value) {
       if (!PyErr_Occurred()) return PadValue(static_cast<uint64_t>(u));
       PyErr_Clear();
     }
-    Raise(Status::Invalid("pad value " + Str(index) +
-                          " does not fit any 64-bit integer type"));
+    Raise(Status::Invalid("pad value " + Str(index) + " does not fit any 64-bit integer type"));
   }
   if (PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__")) {
     return PadValue(PyFloat_AsDouble(value.ptr()));
   }
-  Raise(Status::TypeError("pad_value must be a number, got " + std::string(nb::repr(value).c_str())));
+  Raise(
+      Status::TypeError("pad_value must be a number, got " + std::string(nb::repr(value).c_str())));
 }
 
 nb::object GetSlice(const PyVariableShapeTensorArray& a, nb::slice slice) {
@@ -318,7 +325,8 @@ nb::object GetSlice(const PyVariableShapeTensorArray& a, nb::slice slice) {
     return nb::cast(PyVariableShapeTensorArray{Unwrap(a.array.Slice(start, count))});
   }
   std::vector<int64_t> indices(count);
-  for (size_t j = 0; j < count; ++j) indices[j] = static_cast<int64_t>(start) + static_cast<int64_t>(j) * step;
+  for (size_t j = 0; j < count; ++j)
+    indices[j] = static_cast<int64_t>(start) + static_cast<int64_t>(j) * step;
   return nb::cast(Released([&] { return a.array.Take(indices); }));
 }
 
@@ -338,13 +346,16 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                   nb::kw_only(), nb::arg("type").none() = nb::none(),
                   (std::string("Rows from a sequence of arrays (None = null row), copied once into "
                                "one buffer. The value type and ndim come from the first array.") +
-                   kFromParams).c_str())
+                   kFromParams)
+                      .c_str())
       .def_static("from_padded", &FromPadded, nb::arg("batch"), nb::arg("shapes"),
                   nb::arg("dim_names") = nb::none(), nb::arg("permutation") = nb::none(),
-                  nb::arg("uniform_shape") = nb::none(), nb::kw_only(), nb::arg("type").none() = nb::none(),
+                  nb::arg("uniform_shape") = nb::none(), nb::kw_only(),
+                  nb::arg("type").none() = nb::none(),
                   (std::string("Rows cut from a padded (N, *max_shape) batch: row i is "
                                "batch[i, :shapes[i, 0], :shapes[i, 1], ...]. Copies.") +
-                   kFromParams).c_str())
+                   kFromParams)
+                      .c_str())
       .def_static("from_jagged", &FromJagged, nb::arg("values"), nb::arg("offsets").none(),
                   nb::arg("shapes"), nb::arg("dim_names") = nb::none(),
                   nb::arg("permutation") = nb::none(), nb::arg("uniform_shape") = nb::none(),
@@ -352,139 +363,168 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                   (std::string("Rows from the storage layout: 1-D values, N + 1 offsets (or None "
                                "to derive them from the shapes) and (N, ndim) physical shapes. "
                                "Zero-copy for values, and for int32 offsets and shapes.") +
-                   kFromParams).c_str())
-      .def("to_numpy", [](const A& a) { return ColumnRows(a.array, RowOrNone, false); },
-           "A list with one read-only NumPy view per row (zero-copy, permutation applied), "
-           "None for null rows.")
+                   kFromParams)
+                      .c_str())
+      .def(
+          "to_numpy", [](const A& a) { return ColumnRows(a.array, RowOrNone, false); },
+          "A list with one read-only NumPy view per row (zero-copy, permutation applied), "
+          "None for null rows.")
       .def("__len__", [](const A& a) { return a.array.length(); })
-      .def("__getitem__", [](const A& a, int64_t i) { return RowOrNone(a.array, i); }, nb::arg("i"),
-           "Row i as a read-only NumPy view (None for a null row).")
+      .def(
+          "__getitem__", [](const A& a, int64_t i) { return RowOrNone(a.array, i); }, nb::arg("i"),
+          "Row i as a read-only NumPy view (None for a null row).")
       .def("__getitem__", &GetSlice,
            "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
-      .def("row_tensor",
-           [](const A& a, int64_t i, bool allow_nulls) {
-             return PyTensor{Unwrap(a.array.RowTensor(ResolveIndex(i, a.array.length()),
-                                                      NullPolicyFrom(allow_nulls)))};
-           },
-           nb::arg("i"), nb::arg("allow_nulls") = false,
-           "Row i as a quiver.Tensor (zero-copy), e.g. for DLPack: torch.from_dlpack(a.row_tensor(i)).")
-      .def("shapes", [](const A& a) { return TensorToNumpy(Unwrap(a.array.Shapes())); },
-           "The logical shape of every row as an (N, ndim) int32 array: a read-only view of the "
-           "storage without a permutation, a copy with one.")
-      .def("to_padded",
-           [](const A& a, nb::handle pad_value, bool allow_nulls, nb::handle out) {
-             const PadValue pad = PadValueFromPython(pad_value);
-             const NullPolicy nulls = NullPolicyFrom(allow_nulls);
-             if (out.is_none()) {
-               Result<VariableShapeTensorArray::Padded> padded = Status::Invalid("");
-               {
-                 nb::gil_scoped_release no_gil;
-                 padded = a.array.ToPadded(pad, nulls);
-               }
-               auto result = Unwrap(std::move(padded));
-               return nb::make_tuple(TensorToNumpy(result.values), TensorToNumpy(result.shapes));
-             }
-             if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
-    Raise(Status::Invalid("out is read-only"));
-  }
-  nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
-             if (!nb::try_cast(out, target, /*convert=*/false)) {
-               Raise(Status::TypeError("out must be a C-contiguous NumPy array on the CPU"));
-             }
-                        nb::object want = NumpyDtype(*a.array.type().value_type());
-             if (!want.equal(out.attr("dtype"))) {
-               Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
-                                       ", the values are " + Str(want)));
-             }
-             std::vector<int64_t> shape(target.ndim());
-             for (size_t k = 0; k < target.ndim(); ++k) shape[k] = static_cast<int64_t>(target.shape(k));
-             auto* dst = static_cast<uint8_t*>(target.data());
-             Result<Tensor> shapes = Status::Invalid("");
-             {
-               nb::gil_scoped_release no_gil;
-               shapes = a.array.ToPaddedInto(dst, shape, pad, nulls);
-             }
-             return nb::make_tuple(nb::borrow(out), TensorToNumpy(Unwrap(std::move(shapes))));
-           },
-           nb::arg("pad_value") = 0, nb::arg("allow_nulls") = false, nb::kw_only(),
-           nb::arg("out") = nb::none(),
-           "(batch, shapes): every row copied into a (N, *max_shape) array filled with pad_value "
-           "elsewhere, and the (N, ndim) logical shapes. pad_value must be exactly representable "
-           "in the value type (Python ints are exact, up to 64 bits). With allow_nulls=True null "
-           "rows are all padding, shape zeros. out=: write the batch into this C-contiguous, "
-           "writable array of the value dtype and the padded shape instead (nothing but the "
-           "small shapes array is allocated). Large batches are copied by two threads, without "
-           "the GIL.")
-      .def("to_jagged",
-           [](const A& a, bool allow_nulls) {
-             auto jagged = Unwrap(a.array.ToJagged(NullPolicyFrom(allow_nulls)));
-             return nb::make_tuple(TensorToNumpy(jagged.values), TensorToNumpy(jagged.offsets),
-                                   TensorToNumpy(jagged.shapes));
-           },
-           nb::arg("allow_nulls") = false,
-           "(values, offsets, shapes): the flat values (a zero-copy view), N + 1 int64 element "
-           "offsets starting at 0, and the (N, ndim) PHYSICAL shapes (the storage layout).")
+      .def(
+          "row_tensor",
+          [](const A& a, int64_t i, bool allow_nulls) {
+            return PyTensor{Unwrap(
+                a.array.RowTensor(ResolveIndex(i, a.array.length()), NullPolicyFrom(allow_nulls)))};
+          },
+          nb::arg("i"), nb::arg("allow_nulls") = false,
+          "Row i as a quiver.Tensor (zero-copy), e.g. for DLPack: "
+          "torch.from_dlpack(a.row_tensor(i)).")
+      .def(
+          "shapes", [](const A& a) { return TensorToNumpy(Unwrap(a.array.Shapes())); },
+          "The logical shape of every row as an (N, ndim) int32 array: a read-only view of the "
+          "storage without a permutation, a copy with one.")
+      .def(
+          "to_padded",
+          [](const A& a, nb::handle pad_value, bool allow_nulls, nb::handle out) {
+            const PadValue pad = PadValueFromPython(pad_value);
+            const NullPolicy nulls = NullPolicyFrom(allow_nulls);
+            if (out.is_none()) {
+              Result<VariableShapeTensorArray::Padded> padded = Status::Invalid("");
+              {
+                nb::gil_scoped_release no_gil;
+                padded = a.array.ToPadded(pad, nulls);
+              }
+              auto result = Unwrap(std::move(padded));
+              return nb::make_tuple(TensorToNumpy(result.values), TensorToNumpy(result.shapes));
+            }
+            if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
+              Raise(Status::Invalid("out is read-only"));
+            }
+            nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu> target;
+            if (!nb::try_cast(out, target, /*convert=*/false)) {
+              Raise(Status::TypeError("out must be a C-contiguous NumPy array on the CPU"));
+            }
+            nb::object want = NumpyDtype(*a.array.type().value_type());
+            if (!want.equal(out.attr("dtype"))) {
+              Raise(Status::TypeError("out has dtype " + Str(out.attr("dtype")) +
+                                      ", the values are " + Str(want)));
+            }
+            std::vector<int64_t> shape(target.ndim());
+            for (size_t k = 0; k < target.ndim(); ++k)
+              shape[k] = static_cast<int64_t>(target.shape(k));
+            auto* dst = static_cast<uint8_t*>(target.data());
+            Result<Tensor> shapes = Status::Invalid("");
+            {
+              nb::gil_scoped_release no_gil;
+              shapes = a.array.ToPaddedInto(dst, shape, pad, nulls);
+            }
+            return nb::make_tuple(nb::borrow(out), TensorToNumpy(Unwrap(std::move(shapes))));
+          },
+          nb::arg("pad_value") = 0, nb::arg("allow_nulls") = false, nb::kw_only(),
+          nb::arg("out") = nb::none(),
+          "(batch, shapes): every row copied into a (N, *max_shape) array filled with pad_value "
+          "elsewhere, and the (N, ndim) logical shapes. pad_value must be exactly representable "
+          "in the value type (Python ints are exact, up to 64 bits). With allow_nulls=True null "
+          "rows are all padding, shape zeros. out=: write the batch into this C-contiguous, "
+          "writable array of the value dtype and the padded shape instead (nothing but the "
+          "small shapes array is allocated). Large batches are copied by two threads, without "
+          "the GIL.")
+      .def(
+          "to_jagged",
+          [](const A& a, bool allow_nulls) {
+            auto jagged = Unwrap(a.array.ToJagged(NullPolicyFrom(allow_nulls)));
+            return nb::make_tuple(TensorToNumpy(jagged.values), TensorToNumpy(jagged.offsets),
+                                  TensorToNumpy(jagged.shapes));
+          },
+          nb::arg("allow_nulls") = false,
+          "(values, offsets, shapes): the flat values (a zero-copy view), N + 1 int64 element "
+          "offsets starting at 0, and the (N, ndim) PHYSICAL shapes (the storage layout).")
       .def("take", &Take, nb::arg("indices"), "The rows at `indices` (non-negative), copied.")
       .def("filter", &Filter, nb::arg("mask"), "The rows where `mask` is true, copied.")
-      .def("to_fixed",
-           [](const A& a, nb::handle copy) {
-             const CopyMode mode = CopyModeFromPython(copy);
-             Result<FixedShapeTensorArray> fixed = Status::Invalid("");
-             {
-               nb::gil_scoped_release no_gil;
-               fixed = a.array.ToFixed(mode);
-             }
-             return PyFixedShapeTensorArray{Unwrap(std::move(fixed))};
-           },
-           nb::arg("copy") = nb::none(),
-           "A FixedShapeTensorArray when every row has the same shape (ValueError otherwise). "
-           "Zero-copy when the rows' data is evenly spaced; copy=False raises instead of "
-           "copying, copy=True always copies.")
-      .def("infer_uniform_shape",
-           [](const A& a) { return UniformShapeToPython(a.array.InferUniformShape()); },
-           "Per physical axis the size every non-null row shares, None where rows differ.")
-      .def("with_uniform_shape",
-           [](const A& a, Uniform uniform_shape) {
-             return A{Unwrap(a.array.WithUniformShape(uniform_shape.value_or(UniformShape{})))};
-           },
-           nb::arg("uniform_shape"),
-           "The same data (zero-copy) with uniform_shape recorded in the type, checked on every "
-           "row; None clears it.")
+      .def(
+          "to_fixed",
+          [](const A& a, nb::handle copy) {
+            const CopyMode mode = CopyModeFromPython(copy);
+            Result<FixedShapeTensorArray> fixed = Status::Invalid("");
+            {
+              nb::gil_scoped_release no_gil;
+              fixed = a.array.ToFixed(mode);
+            }
+            return PyFixedShapeTensorArray{Unwrap(std::move(fixed))};
+          },
+          nb::arg("copy") = nb::none(),
+          "A FixedShapeTensorArray when every row has the same shape (ValueError otherwise). "
+          "Zero-copy when the rows' data is evenly spaced; copy=False raises instead of "
+          "copying, copy=True always copies.")
+      .def(
+          "infer_uniform_shape",
+          [](const A& a) { return UniformShapeToPython(a.array.InferUniformShape()); },
+          "Per physical axis the size every non-null row shares, None where rows differ.")
+      .def(
+          "with_uniform_shape",
+          [](const A& a, Uniform uniform_shape) {
+            return A{Unwrap(a.array.WithUniformShape(uniform_shape.value_or(UniformShape{})))};
+          },
+          nb::arg("uniform_shape"),
+          "The same data (zero-copy) with uniform_shape recorded in the type, checked on every "
+          "row; None clears it.")
       .def_prop_ro("type", [](const A& a) { return PyVariableShapeTensorType{a.array.type()}; })
       .def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
       .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
-      .def("is_valid", [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
-           nb::arg("i"))
-      .def_prop_ro("storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; }, "The struct<data, shape> storage as a plain Array (zero-copy).")
-      .def("__arrow_c_array__",
-           [](const A& a, nb::handle requested) { return ExportArrayWithSchema(a.array.data(), requested); },
-           nb::arg("requested_schema") = nb::none(),
-           "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata.")
-      .def_static("from_storage",
-                  [](const PyVariableShapeTensorType& type, nb::handle storage) {
-                    ArrayDataPtr data = AsExtensionStorage(type.type.data_type(), type.type.ToString(),
-                                                           storage, "a plain struct<data, shape> array");
-                    return A{Unwrap(VariableShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
-                  },
-                  nb::arg("type"), nb::arg("storage"),
-                  "The column of `type` over `storage` (a quiver Array or anything with "
-                  "__arrow_c_array__ holding the struct<data, shape> storage), zero-copy, validated.")
-      .def("__iter__",
-           [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
-           "Row views in order, None for null rows.")
-      .def("to_pylist", [](const A& a) { return ColumnRows(a.array, RowOrNone, true); },
-           "Every row as nested Python lists (logical shape), None for null rows.")
-      .def("equals",
-           [](const A& a, const A& b) { return VariableShapeTensorArraysEqual(a.array, b.array); },
-           nb::arg("other"), "Same type, length, null rows, shapes and values (NaN != NaN).")
+      .def(
+          "is_valid",
+          [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
+          nb::arg("i"))
+      .def_prop_ro(
+          "storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; },
+          "The struct<data, shape> storage as a plain Array (zero-copy).")
+      .def(
+          "__arrow_c_array__",
+          [](const A& a, nb::handle requested) {
+            return ExportArrayWithSchema(a.array.data(), requested);
+          },
+          nb::arg("requested_schema") = nb::none(),
+          "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata.")
+      .def_static(
+          "from_storage",
+          [](const PyVariableShapeTensorType& type, nb::handle storage) {
+            ArrayDataPtr data = AsExtensionStorage(type.type.data_type(), type.type.ToString(),
+                                                   storage, "a plain struct<data, shape> array");
+            return A{
+                Unwrap(VariableShapeTensorArray::Make(std::move(data), ValidationLevel::kFull))};
+          },
+          nb::arg("type"), nb::arg("storage"),
+          "The column of `type` over `storage` (a quiver Array or anything with "
+          "__arrow_c_array__ holding the struct<data, shape> storage), zero-copy, validated.")
+      .def(
+          "__iter__",
+          [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
+          "Row views in order, None for null rows.")
+      .def(
+          "to_pylist", [](const A& a) { return ColumnRows(a.array, RowOrNone, true); },
+          "Every row as nested Python lists (logical shape), None for null rows.")
+      .def(
+          "equals",
+          [](const A& a, const A& b) { return VariableShapeTensorArraysEqual(a.array, b.array); },
+          nb::arg("other"), "Same type, length, null rows, shapes and values (NaN != NaN).")
       .def("__eq__",
            [](const A& a, nb::handle b) {
-             return nb::isinstance<A>(b) && VariableShapeTensorArraysEqual(a.array, nb::cast<A&>(b).array);
+             return nb::isinstance<A>(b) &&
+                    VariableShapeTensorArraysEqual(a.array, nb::cast<A&>(b).array);
            })
-      .def("__reduce_ex__", [](const A& a, int protocol) { return ReduceArray(a.array.data(), protocol); },
-           nb::arg("protocol"))
+      .def(
+          "__reduce_ex__",
+          [](const A& a, int protocol) { return ReduceArray(a.array.data(), protocol); },
+          nb::arg("protocol"))
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); }, nb::arg("memo"))
+      .def(
+          "__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); },
+          nb::arg("memo"))
       .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
   nb::setattr(m.attr("VariableShapeTensorArray"), "__hash__", nb::none());
 
@@ -499,13 +539,15 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           } else if (nb::isinstance<PyFixedShapeTensorArray>(item)) {
             fixed.push_back(nb::cast<PyFixedShapeTensorArray&>(item).array);
           } else {
-            Raise(Status::TypeError("concat takes FixedShapeTensorArrays or VariableShapeTensorArrays, got " +
-                                    std::string(nb::type_name(item.type()).c_str())));
+            Raise(Status::TypeError(
+                "concat takes FixedShapeTensorArrays or VariableShapeTensorArrays, got " +
+                std::string(nb::type_name(item.type()).c_str())));
           }
         }
         if (!variable.empty() && !fixed.empty()) {
-          Raise(Status::TypeError("cannot concat fixed- and variable-shape columns; convert with "
-                                  "to_variable() first"));
+          Raise(
+              Status::TypeError("cannot concat fixed- and variable-shape columns; convert with "
+                                "to_variable() first"));
         }
         if (!fixed.empty()) {
           Result<FixedShapeTensorArray> out = Status::Invalid("");

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "quiver/internal/bitmap.h"
 #include "quiver/extension/canonical_extensions.h"
+#include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/layout.h"
 #include "quiver/internal/utf8.h"
@@ -70,11 +70,10 @@ Status CheckCounts(const ArrayData& data, const Layout& layout) {
       return Status::Invalid("array of type " + data.type->ToString() + " has no dictionary");
     }
     if (!data.dictionary->type || !data.dictionary->type->Equals(*storage.value_type())) {
-      return Status::TypeError("dictionary does not have type " +
-                               storage.value_type()->ToString() + " (it has " +
-                               (data.dictionary->type ? data.dictionary->type->ToString()
-                                                      : std::string("no type")) +
-                               ")");
+      return Status::TypeError(
+          "dictionary does not have type " + storage.value_type()->ToString() + " (it has " +
+          (data.dictionary->type ? data.dictionary->type->ToString() : std::string("no type")) +
+          ")");
     }
   } else if (data.dictionary) {
     return Status::Invalid("array of type " + data.type->ToString() +
@@ -319,8 +318,7 @@ Status ValidateTree(const ArrayData& data, ValidationLevel level) {
   for (size_t i = 0; i < data.children.size(); ++i) {
     Status st = ValidateTree(*data.children[i], level);
     if (!st.ok()) {
-      return st.WithContext("child " + std::to_string(i) + " (" + storage.children()[i].name +
-                            ")");
+      return st.WithContext("child " + std::to_string(i) + " (" + storage.children()[i].name + ")");
     }
   }
   return Status::OK();

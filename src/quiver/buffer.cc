@@ -98,7 +98,8 @@ class BlockCache {
       blocks_.emplace_back(memory, mapped);
       bytes_ += mapped;
     }
-    for (size_t i = 0; i < drop; ++i) munmap(evicted[i].first, static_cast<size_t>(evicted[i].second));
+    for (size_t i = 0; i < drop; ++i)
+      munmap(evicted[i].first, static_cast<size_t>(evicted[i].second));
   }
 
   void Clear() {
@@ -133,7 +134,8 @@ Block AllocateBlock(int64_t padded) {
 #if defined(__linux__)
   if (padded >= kLargeBlock) {
     int64_t mapped = padded;
-    if (void* cached = BlockCache::Get().Take(padded, &mapped)) return LargeBlock(cached, mapped, false);
+    if (void* cached = BlockCache::Get().Take(padded, &mapped))
+      return LargeBlock(cached, mapped, false);
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     // Out of mappings (vm.max_map_count) rather than memory, perhaps: the
@@ -212,7 +214,8 @@ Result<std::shared_ptr<Buffer>> Buffer::Slice(std::shared_ptr<Buffer> parent, in
   }
   const uint8_t* start = parent->data() + offset;
   Device device = parent->device();
-  return Wrap(start, length, [keep = std::move(parent)]() mutable { keep.reset(); }, device);
+  return Wrap(
+      start, length, [keep = std::move(parent)]() mutable { keep.reset(); }, device);
 }
 
 }  // namespace quiver

@@ -113,8 +113,9 @@ bool SlotEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j, in
 std::string_view ViewValue(const ArrayData& data, int64_t index) {
   const internal::BinaryView view = internal::ReadView(data.buffers[1]->data(), index);
   if (view.is_inline()) {
-    return {reinterpret_cast<const char*>(data.buffers[1]->data() + index * internal::kViewBytes + 4),
-            static_cast<size_t>(view.length)};
+    return {
+        reinterpret_cast<const char*>(data.buffers[1]->data() + index * internal::kViewBytes + 4),
+        static_cast<size_t>(view.length)};
   }
   const BufferPtr& buffer = data.buffers[static_cast<size_t>(view.buffer_index) + 2];
   return {reinterpret_cast<const char*>(buffer->data() + view.offset),
@@ -155,7 +156,8 @@ bool SlotEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j, in
   for (int k = 1; k < layout.num_buffers; ++k) {
     const BufferRole role = layout.roles[k];
     if (role == BufferRole::kBits) {
-      if (internal::GetBit(a.buffers[1]->data(), ai) != internal::GetBit(b.buffers[1]->data(), bj)) {
+      if (internal::GetBit(a.buffers[1]->data(), ai) !=
+          internal::GetBit(b.buffers[1]->data(), bj)) {
         return false;
       }
     } else if (role == BufferRole::kValues) {
@@ -176,7 +178,8 @@ bool SlotEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j, in
     if (layout.children == ChildRole::kOffsetList) {
       return RangeEquals(*a.children[0], a0, *b.children[0], b0, a1 - a0, depth + 1);
     }
-    return a1 == a0 || std::memcmp(a.buffers[2]->data() + a0, b.buffers[2]->data() + b0, a1 - a0) == 0;
+    return a1 == a0 ||
+           std::memcmp(a.buffers[2]->data() + a0, b.buffers[2]->data() + b0, a1 - a0) == 0;
   }
   if (layout.children == ChildRole::kFixedSizeList) {
     const int64_t size = layout.list_size;

@@ -105,8 +105,7 @@ double ElementAsDouble(const DataType& type, const uint8_t* p) {
 }  // namespace
 
 Result<Tensor> Tensor::Make(TypePtr type, BufferPtr buffer, Dims shape, Dims strides,
-                            std::vector<std::string> dim_names,
-                            int64_t byte_offset) {
+                            std::vector<std::string> dim_names, int64_t byte_offset) {
   QUIVER_RETURN_NOT_OK(CheckValueType(type));
   if (!buffer) return Status::Invalid("tensor has no buffer");
   QUIVER_ASSIGN_OR_RETURN(const int64_t size, internal::ShapeProduct(shape, "tensor shape"));
@@ -207,7 +206,8 @@ Result<Tensor> Tensor::ToContiguous() const {
   if (size_ == 0) {
     // No element to place: any strides do, and row-major ones may not even
     // fit int64 when the other axes are huge.
-    return Make(type_, std::move(out), shape_, std::vector<int64_t>(shape_.size(), width), dim_names_);
+    return Make(type_, std::move(out), shape_, std::vector<int64_t>(shape_.size(), width),
+                dim_names_);
   }
   QUIVER_RETURN_NOT_OK(CopyToRowMajor(out->mutable_data(), bytes));
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
@@ -219,13 +219,14 @@ Status Tensor::CopyToRowMajor(void* out, int64_t out_bytes) const {
   const int64_t width = type_->byte_width();
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(size_, width, "tensor size"));
   if (out_bytes != bytes) {
-    return Status::Invalid("a row-major copy of this tensor takes ", bytes, " bytes, the destination has ",
-                           out_bytes);
+    return Status::Invalid("a row-major copy of this tensor takes ", bytes,
+                           " bytes, the destination has ", out_bytes);
   }
   if (size_ == 0) return Status::OK();
   if (out == nullptr) return Status::Invalid("the destination of a row-major copy is null");
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> out_strides, RowMajorStrides(width, shape_));
-  internal::CopyStrided(raw_data(), strides_, static_cast<uint8_t*>(out), out_strides, shape_, width);
+  internal::CopyStrided(raw_data(), strides_, static_cast<uint8_t*>(out), out_strides, shape_,
+                        width);
   return Status::OK();
 }
 
@@ -255,15 +256,16 @@ bool Tensor::Equals(const Tensor& other) const {
   bool boolean = type_->is_bool8();
   bool equal = true;
   internal::ForEachElementPair(raw_data(), strides_, other.raw_data(), other.strides_, shape_,
-                     [&](const uint8_t* a, const uint8_t* b) {
-                       if (boolean) {
-                         equal = equal && (*a != 0) == (*b != 0);
-                       } else if (floating) {
-                         equal = equal && ElementAsDouble(*type_, a) == ElementAsDouble(*type_, b);
-                       } else {
-                         equal = equal && std::memcmp(a, b, width) == 0;
-                       }
-                     });
+                               [&](const uint8_t* a, const uint8_t* b) {
+                                 if (boolean) {
+                                   equal = equal && (*a != 0) == (*b != 0);
+                                 } else if (floating) {
+                                   equal = equal &&
+                                           ElementAsDouble(*type_, a) == ElementAsDouble(*type_, b);
+                                 } else {
+                                   equal = equal && std::memcmp(a, b, width) == 0;
+                                 }
+                               });
   return equal;
 }
 

@@ -14,12 +14,18 @@ struct PrimitiveInfo {
 };
 
 constexpr std::array<PrimitiveInfo, 12> kPrimitives = {{
-    {TypeId::kInt8, "int8", 8},       {TypeId::kInt16, "int16", 16},
-    {TypeId::kInt32, "int32", 32},    {TypeId::kInt64, "int64", 64},
-    {TypeId::kUInt8, "uint8", 8},     {TypeId::kUInt16, "uint16", 16},
-    {TypeId::kUInt32, "uint32", 32},  {TypeId::kUInt64, "uint64", 64},
-    {TypeId::kFloat16, "float16", 16}, {TypeId::kFloat32, "float32", 32},
-    {TypeId::kFloat64, "float64", 64}, {TypeId::kBool, "bool", 1},
+    {TypeId::kInt8, "int8", 8},
+    {TypeId::kInt16, "int16", 16},
+    {TypeId::kInt32, "int32", 32},
+    {TypeId::kInt64, "int64", 64},
+    {TypeId::kUInt8, "uint8", 8},
+    {TypeId::kUInt16, "uint16", 16},
+    {TypeId::kUInt32, "uint32", 32},
+    {TypeId::kUInt64, "uint64", 64},
+    {TypeId::kFloat16, "float16", 16},
+    {TypeId::kFloat32, "float32", 32},
+    {TypeId::kFloat64, "float64", 64},
+    {TypeId::kBool, "bool", 1},
 }};
 
 const PrimitiveInfo* FindPrimitive(TypeId id) {
@@ -205,8 +211,8 @@ std::string DataType::ToString() const {
     case TypeId::kList: return "list<" + ChildrenToString(children_) + ">";
     case TypeId::kLargeList: return "large_list<" + ChildrenToString(children_) + ">";
     case TypeId::kFixedSizeList:
-      return "fixed_size_list<" + ChildrenToString(children_) + ">[" +
-             std::to_string(fixed_size_) + "]";
+      return "fixed_size_list<" + ChildrenToString(children_) + ">[" + std::to_string(fixed_size_) +
+             "]";
     case TypeId::kStruct: return "struct<" + ChildrenToString(children_) + ">";
     case TypeId::kExtension:
       return "extension<" + extension_name_ + ", storage=" + storage_->ToString() + ">";

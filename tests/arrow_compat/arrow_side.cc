@@ -43,7 +43,8 @@ std::string TypeName(const DataType& type) {
 // `values` (int64) stored as `type` in a new buffer.
 std::shared_ptr<Buffer> IndexBuffer(const std::vector<int64_t>& values, const std::string& type) {
   const int64_t width = WidthOf(type);
-  auto buffer = std::shared_ptr<Buffer>(*arrow::AllocateBuffer(static_cast<int64_t>(values.size()) * width));
+  auto buffer =
+      std::shared_ptr<Buffer>(*arrow::AllocateBuffer(static_cast<int64_t>(values.size()) * width));
   for (size_t i = 0; i < values.size(); ++i) {
     std::memcpy(buffer->mutable_data() + i * width, &values[i], width);  // little-endian truncation
   }
@@ -76,8 +77,9 @@ arrow::Result<std::shared_ptr<arrow::SparseTensor>> Build(const PlainSparse& in)
       }
       strides = {width, in.nnz * width};
     }
-    ARROW_ASSIGN_OR_RAISE(auto index, arrow::SparseCOOIndex::Make(ArrowType(in.index_type), {in.nnz, ndim}, strides,
-                                                                  IndexBuffer(stored, in.index_type), in.canonical));
+    ARROW_ASSIGN_OR_RAISE(
+        auto index, arrow::SparseCOOIndex::Make(ArrowType(in.index_type), {in.nnz, ndim}, strides,
+                                                IndexBuffer(stored, in.index_type), in.canonical));
     return arrow::SparseCOOTensor::Make(index, value_type, data, in.shape, in.dim_names);
   }
   if (in.format == "CSR" || in.format == "CSC") {
@@ -86,12 +88,14 @@ arrow::Result<std::shared_ptr<arrow::SparseTensor>> Build(const PlainSparse& in)
     auto indptr = IndexBuffer(in.indptr[0], in.indptr_type);
     auto indices = IndexBuffer(in.indices[0], in.index_type);
     if (in.format == "CSR") {
-      ARROW_ASSIGN_OR_RAISE(auto index, arrow::SparseCSRIndex::Make(ArrowType(in.indptr_type), ArrowType(in.index_type),
-                                                                    indptr_shape, indices_shape, indptr, indices));
+      ARROW_ASSIGN_OR_RAISE(auto index, arrow::SparseCSRIndex::Make(
+                                            ArrowType(in.indptr_type), ArrowType(in.index_type),
+                                            indptr_shape, indices_shape, indptr, indices));
       return arrow::SparseCSRMatrix::Make(index, value_type, data, in.shape, in.dim_names);
     }
-    ARROW_ASSIGN_OR_RAISE(auto index, arrow::SparseCSCIndex::Make(ArrowType(in.indptr_type), ArrowType(in.index_type),
-                                                                  indptr_shape, indices_shape, indptr, indices));
+    ARROW_ASSIGN_OR_RAISE(
+        auto index, arrow::SparseCSCIndex::Make(ArrowType(in.indptr_type), ArrowType(in.index_type),
+                                                indptr_shape, indices_shape, indptr, indices));
     return arrow::SparseCSCMatrix::Make(index, value_type, data, in.shape, in.dim_names);
   }
   std::vector<int64_t> sizes;
@@ -101,8 +105,9 @@ arrow::Result<std::shared_ptr<arrow::SparseTensor>> Build(const PlainSparse& in)
     sizes.push_back(static_cast<int64_t>(level.size()));
     indices.push_back(IndexBuffer(level, in.index_type));
   }
-  ARROW_ASSIGN_OR_RAISE(auto index, arrow::SparseCSFIndex::Make(ArrowType(in.indptr_type), ArrowType(in.index_type),
-                                                                sizes, in.axis_order, indptr, indices));
+  ARROW_ASSIGN_OR_RAISE(
+      auto index, arrow::SparseCSFIndex::Make(ArrowType(in.indptr_type), ArrowType(in.index_type),
+                                              sizes, in.axis_order, indptr, indices));
   return arrow::SparseCSFTensor::Make(index, value_type, data, in.shape, in.dim_names);
 }
 
@@ -127,10 +132,8 @@ void ReadIndex(const arrow::SparseTensor& tensor, PlainSparse* out) {
       out->column_major = index.indices()->is_column_major() && !index.indices()->is_row_major();
       return;
     }
-    case arrow::SparseTensorFormat::CSR:
-      return ReadCsx<arrow::SparseCSRIndex>(tensor, "CSR", out);
-    case arrow::SparseTensorFormat::CSC:
-      return ReadCsx<arrow::SparseCSCIndex>(tensor, "CSC", out);
+    case arrow::SparseTensorFormat::CSR: return ReadCsx<arrow::SparseCSRIndex>(tensor, "CSR", out);
+    case arrow::SparseTensorFormat::CSC: return ReadCsx<arrow::SparseCSCIndex>(tensor, "CSC", out);
     case arrow::SparseTensorFormat::CSF: {
       const auto& index = static_cast<const arrow::SparseCSFIndex&>(*tensor.sparse_index());
       out->format = "CSF";

@@ -25,8 +25,8 @@ double Load(const uint8_t* bytes, int64_t i) {
 double HalfToDouble(uint16_t bits) {
   const int exponent = (bits >> 10) & 0x1f;
   const double mantissa = bits & 0x3ff;
-  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
-                                         : std::ldexp(1024 + mantissa, exponent - 25);
+  const double magnitude =
+      exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
   return (bits & 0x8000) ? -magnitude : magnitude;
 }
 

@@ -17,10 +17,12 @@ using quiver::TypePtr;
 
 TypePtr QuiverType(const std::string& name) {
   static const std::map<std::string, TypePtr> types = {
-      {"int8", quiver::int8()},       {"int16", quiver::int16()},     {"int32", quiver::int32()},
-      {"int64", quiver::int64()},     {"uint8", quiver::uint8()},     {"uint16", quiver::uint16()},
-      {"uint32", quiver::uint32()},   {"uint64", quiver::uint64()},   {"float16", quiver::float16()},
-      {"float32", quiver::float32()}, {"float64", quiver::float64()}, {"bool8", quiver::bool8()}};
+      {"int8", quiver::int8()},       {"int16", quiver::int16()},
+      {"int32", quiver::int32()},     {"int64", quiver::int64()},
+      {"uint8", quiver::uint8()},     {"uint16", quiver::uint16()},
+      {"uint32", quiver::uint32()},   {"uint64", quiver::uint64()},
+      {"float16", quiver::float16()}, {"float32", quiver::float32()},
+      {"float64", quiver::float64()}, {"bool8", quiver::bool8()}};
   return types.at(name);
 }
 
@@ -54,8 +56,10 @@ quiver::Result<Tensor> IndexTensor(const std::vector<int64_t>& values, const std
 }
 
 quiver::Result<quiver::SparseTensor> Build(const PlainSparse& in) {
-  QUIVER_ASSIGN_OR_RETURN(auto value_bytes, Bytes(in.values.data(), static_cast<int64_t>(in.values.size())));
-  QUIVER_ASSIGN_OR_RETURN(Tensor values, Tensor::Make(QuiverType(in.value_type), value_bytes, {in.nnz}));
+  QUIVER_ASSIGN_OR_RETURN(auto value_bytes,
+                          Bytes(in.values.data(), static_cast<int64_t>(in.values.size())));
+  QUIVER_ASSIGN_OR_RETURN(Tensor values,
+                          Tensor::Make(QuiverType(in.value_type), value_bytes, {in.nnz}));
   if (in.format == "COO") {
     const int64_t ndim = static_cast<int64_t>(in.shape.size()), width = WidthOf(in.index_type);
     std::vector<int64_t> stored = in.coords, strides;
@@ -65,27 +69,34 @@ quiver::Result<quiver::SparseTensor> Build(const PlainSparse& in) {
       }
       strides = {width, in.nnz * width};
     }
-    QUIVER_ASSIGN_OR_RETURN(Tensor coords, IndexTensor(stored, in.index_type, {in.nnz, ndim}, strides));
+    QUIVER_ASSIGN_OR_RETURN(Tensor coords,
+                            IndexTensor(stored, in.index_type, {in.nnz, ndim}, strides));
     return quiver::SparseTensor::MakeCOO(in.shape, coords, values, in.canonical, in.dim_names);
   }
   if (in.format == "CSR" || in.format == "CSC") {
-    QUIVER_ASSIGN_OR_RETURN(Tensor indptr, IndexTensor(in.indptr[0], in.indptr_type,
-                                                       {static_cast<int64_t>(in.indptr[0].size())}));
-    QUIVER_ASSIGN_OR_RETURN(Tensor indices, IndexTensor(in.indices[0], in.index_type,
-                                                        {static_cast<int64_t>(in.indices[0].size())}));
-    const auto format = in.format == "CSR" ? quiver::SparseFormat::kCSR : quiver::SparseFormat::kCSC;
+    QUIVER_ASSIGN_OR_RETURN(
+        Tensor indptr,
+        IndexTensor(in.indptr[0], in.indptr_type, {static_cast<int64_t>(in.indptr[0].size())}));
+    QUIVER_ASSIGN_OR_RETURN(
+        Tensor indices,
+        IndexTensor(in.indices[0], in.index_type, {static_cast<int64_t>(in.indices[0].size())}));
+    const auto format =
+        in.format == "CSR" ? quiver::SparseFormat::kCSR : quiver::SparseFormat::kCSC;
     return quiver::SparseTensor::MakeCSX(format, in.shape, indptr, indices, values, in.dim_names);
   }
   std::vector<Tensor> indptr, indices;
   for (const auto& level : in.indptr) {
-    QUIVER_ASSIGN_OR_RETURN(Tensor array, IndexTensor(level, in.indptr_type, {static_cast<int64_t>(level.size())}));
+    QUIVER_ASSIGN_OR_RETURN(
+        Tensor array, IndexTensor(level, in.indptr_type, {static_cast<int64_t>(level.size())}));
     indptr.push_back(array);
   }
   for (const auto& level : in.indices) {
-    QUIVER_ASSIGN_OR_RETURN(Tensor array, IndexTensor(level, in.index_type, {static_cast<int64_t>(level.size())}));
+    QUIVER_ASSIGN_OR_RETURN(
+        Tensor array, IndexTensor(level, in.index_type, {static_cast<int64_t>(level.size())}));
     indices.push_back(array);
   }
-  return quiver::SparseTensor::MakeCSF(in.shape, indptr, indices, in.axis_order, values, in.dim_names);
+  return quiver::SparseTensor::MakeCSF(in.shape, indptr, indices, in.axis_order, values,
+                                       in.dim_names);
 }
 
 // Entries of a 1-D or 2-D integer tensor, row by row (TensorEntries).

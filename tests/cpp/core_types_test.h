@@ -91,6 +91,8 @@ inline ArrayDataPtr DictionaryOf(const std::vector<std::optional<int32_t>>& indi
 }
 
 // timestamp(unit, tz), which cannot fail for a valid unit.
-inline TypePtr Timestamp(TimeUnit unit, std::string tz = "") { return *timestamp(unit, std::move(tz)); }
+inline TypePtr Timestamp(TimeUnit unit, std::string tz = "") {
+  return *timestamp(unit, std::move(tz));
+}
 
 }  // namespace quiver::test

@@ -26,9 +26,11 @@ inline RecordBatchPtr SampleBatch(int64_t rows = 5) {
   std::vector<std::optional<std::string>> labels;
   for (int64_t i = 0; i < rows; ++i) {
     ids[static_cast<size_t>(i)] = i * 10;
-    for (int k = 0; k < 6; ++k) cells[static_cast<size_t>(i * 6 + k)] = static_cast<float>(i * 6 + k);
+    for (int k = 0; k < 6; ++k)
+      cells[static_cast<size_t>(i * 6 + k)] = static_cast<float>(i * 6 + k);
     if (i % 3 == 1) valid[static_cast<size_t>(i)] = false;
-    labels.push_back(i % 2 ? std::optional<std::string>("label " + std::to_string(i)) : std::nullopt);
+    labels.push_back(i % 2 ? std::optional<std::string>("label " + std::to_string(i))
+                           : std::nullopt);
   }
   auto tensor_type = *FixedShapeTensorType::Make(float32(), {2, 3}, {"H", "W"}, {1, 0});
   auto images = std::make_shared<ArrayData>();
@@ -38,14 +40,14 @@ inline RecordBatchPtr SampleBatch(int64_t rows = 5) {
   images->children = {Primitive<float>(float32(), cells)};
   auto schema = std::make_shared<Schema>();
   schema->fields = {Field{"id", int64(), false, {{"unit", "none"}}},
-                    Field{"images", tensor_type.data_type()},
-                    Field{"label", utf8()}};
+                    Field{"images", tensor_type.data_type()}, Field{"label", utf8()}};
   schema->metadata = {{"origin", "quiver test"}};
   return *RecordBatch::Make(schema, rows, {Primitive<int64_t>(int64(), ids), images, Utf8(labels)});
 }
 
 // An IPC stream of `batches` (all of the first one's schema).
-inline BufferPtr WriteStream(const std::vector<RecordBatchPtr>& batches, ipc::WriteOptions options = {}) {
+inline BufferPtr WriteStream(const std::vector<RecordBatchPtr>& batches,
+                             ipc::WriteOptions options = {}) {
   auto sink = std::make_shared<ipc::BufferSink>();
   auto writer = ipc::StreamWriter::Open(sink, batches[0]->schema(), options);
   EXPECT_TRUE(writer.ok()) << writer.status().ToString();
@@ -55,7 +57,8 @@ inline BufferPtr WriteStream(const std::vector<RecordBatchPtr>& batches, ipc::Wr
 }
 
 // An IPC file of `batches` (all of the first one's schema).
-inline BufferPtr WriteFile(const std::vector<RecordBatchPtr>& batches, ipc::WriteOptions options = {}) {
+inline BufferPtr WriteFile(const std::vector<RecordBatchPtr>& batches,
+                           ipc::WriteOptions options = {}) {
   auto sink = std::make_shared<ipc::BufferSink>();
   auto writer = ipc::FileWriter::Open(sink, batches[0]->schema(), options);
   EXPECT_TRUE(writer.ok()) << writer.status().ToString();
@@ -99,7 +102,8 @@ inline std::shared_ptr<ipc::InputSource> BorrowedSource(std::vector<uint8_t>& by
 
 // A stream: a valid schema message for `schema`, then one RecordBatch
 // message with the given nodes, buffers and body, then end of stream.
-inline BufferPtr CraftStream(const SchemaPtr& schema, int64_t rows, std::vector<ipc::fb::FieldNode> nodes,
+inline BufferPtr CraftStream(const SchemaPtr& schema, int64_t rows,
+                             std::vector<ipc::fb::FieldNode> nodes,
                              std::vector<ipc::fb::Buffer> buffers, std::vector<uint8_t> body,
                              bool compressed = false) {
   namespace fb = ipc::fb;

@@ -17,7 +17,8 @@ namespace quiver::test {
 // child may start `threads` threads (1: the first starts and the next are
 // refused, so some run while others fail). Only root can drop to an
 // unprivileged user: `*skipped` is set otherwise.
-inline std::string RunWithoutThreads(const std::function<int()>& check, bool* skipped, int threads = 1) {
+inline std::string RunWithoutThreads(const std::function<int()>& check, bool* skipped,
+                                     int threads = 1) {
   *skipped = geteuid() != 0;
   if (*skipped) return "";
   const pid_t child = fork();
@@ -36,7 +37,8 @@ inline std::string RunWithoutThreads(const std::function<int()>& check, bool* sk
   int status = 0;
   if (waitpid(child, &status, 0) != child) return "waitpid failed";
   if (!WIFEXITED(status)) return "the child died of signal " + std::to_string(WTERMSIG(status));
-  if (WEXITSTATUS(status) != 0) return "the child exited with " + std::to_string(WEXITSTATUS(status));
+  if (WEXITSTATUS(status) != 0)
+    return "the child exited with " + std::to_string(WEXITSTATUS(status));
   return "";
 }
 

@@ -20,8 +20,8 @@ inline ShapePattern P(std::string_view text) {
   return pattern.ok() ? *pattern : ShapePattern{};
 }
 
-inline Result<ShapeMatch> Check(const Shape& shape, std::string_view pattern, ShapeBindings* bindings = nullptr,
-                                std::string_view label = {}) {
+inline Result<ShapeMatch> Check(const Shape& shape, std::string_view pattern,
+                                ShapeBindings* bindings = nullptr, std::string_view label = {}) {
   return EnforceShape(shape, P(pattern), {bindings, label});
 }
 

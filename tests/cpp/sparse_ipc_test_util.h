@@ -32,7 +32,8 @@ inline uint16_t HalfBits(double v) {
 
 // A row-major tensor of `type` holding `values` (small integers; bool8
 // stores 0 or 1).
-inline Tensor DenseOf(const TypePtr& type, const std::vector<double>& values, std::vector<int64_t> shape) {
+inline Tensor DenseOf(const TypePtr& type, const std::vector<double>& values,
+                      std::vector<int64_t> shape) {
   const int64_t width = type->byte_width();
   std::vector<uint8_t> bytes(values.size() * static_cast<size_t>(width));
   for (size_t i = 0; i < values.size(); ++i) {
@@ -74,7 +75,8 @@ inline Result<SparseTensor> RoundTrip(const SparseTensor& tensor, ipc::ReadOptio
 
 // Same type and entries, whatever the strides.
 inline void ExpectSameArray(const Tensor& a, const Tensor& b, const std::string& what) {
-  EXPECT_TRUE(a.type()->Equals(*b.type())) << what << ": " << a.type()->ToString() << " vs " << b.type()->ToString();
+  EXPECT_TRUE(a.type()->Equals(*b.type()))
+      << what << ": " << a.type()->ToString() << " vs " << b.type()->ToString();
   EXPECT_EQ(a.shape(), b.shape()) << what;
   EXPECT_EQ(Values<double>(a), Values<double>(b)) << what;
 }
@@ -83,7 +85,8 @@ inline void ExpectSameArray(const Tensor& a, const Tensor& b, const std::string&
 // array and every value as stored, and equal by value.
 inline void ExpectSameSparse(const SparseTensor& a, const SparseTensor& b) {
   EXPECT_EQ(a.format(), b.format());
-  EXPECT_TRUE(a.type()->Equals(*b.type())) << a.type()->ToString() << " vs " << b.type()->ToString();
+  EXPECT_TRUE(a.type()->Equals(*b.type()))
+      << a.type()->ToString() << " vs " << b.type()->ToString();
   EXPECT_EQ(a.shape(), b.shape());
   EXPECT_EQ(a.dim_names(), b.dim_names());
   EXPECT_EQ(a.non_zero_length(), b.non_zero_length());
@@ -101,8 +104,10 @@ inline void ExpectSameSparse(const SparseTensor& a, const SparseTensor& b) {
     const SparseCSFIndex& y = *b.csf_index();
     ASSERT_EQ(x.indptr.size(), y.indptr.size());
     ASSERT_EQ(x.indices.size(), y.indices.size());
-    for (size_t k = 0; k < x.indptr.size(); ++k) ExpectSameArray(x.indptr[k], y.indptr[k], "indptr " + std::to_string(k));
-    for (size_t k = 0; k < x.indices.size(); ++k) ExpectSameArray(x.indices[k], y.indices[k], "indices " + std::to_string(k));
+    for (size_t k = 0; k < x.indptr.size(); ++k)
+      ExpectSameArray(x.indptr[k], y.indptr[k], "indptr " + std::to_string(k));
+    for (size_t k = 0; k < x.indices.size(); ++k)
+      ExpectSameArray(x.indices[k], y.indices[k], "indices " + std::to_string(k));
     EXPECT_EQ(x.axis_order, y.axis_order);
   }
   EXPECT_TRUE(a.Equals(b)) << a.ToString() << " vs " << b.ToString();
@@ -111,7 +116,8 @@ inline void ExpectSameSparse(const SparseTensor& a, const SparseTensor& b) {
 // A 2 x 3 x 4 dense tensor of `type` with six non-zeros (values 1..6; bits
 // of small halves for float16, ones for bool8); 4 x 6 when `ndim` is 2.
 inline Tensor SampleDense(const TypePtr& type, int ndim) {
-  const std::vector<int64_t> shape = ndim == 2 ? std::vector<int64_t>{4, 6} : std::vector<int64_t>{2, 3, 4};
+  const std::vector<int64_t> shape =
+      ndim == 2 ? std::vector<int64_t>{4, 6} : std::vector<int64_t>{2, 3, 4};
   std::vector<double> dense(24, 0.0);
   const int positions[] = {1, 7, 10, 13, 22, 23};
   for (int i = 0; i < 6; ++i) dense[static_cast<size_t>(positions[i])] = i + 1;
@@ -166,24 +172,28 @@ struct Crafted {
     for (int64_t size : shape) dims.push_back(fb::CreateTensorDim(builder, size));
     auto shape_offset = builder.CreateVector(dims);
     auto index_offset = index(builder);
-    auto sparse = fb::CreateSparseTensor(builder, type_type, type, shape_offset, nnz, index_type, index_offset, &data);
-    builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::SparseTensor,
-                                     sparse.Union(), static_cast<int64_t>(body.size()),
-                                     ipc::WriteKeyValues(builder, custom)));
+    auto sparse = fb::CreateSparseTensor(builder, type_type, type, shape_offset, nnz, index_type,
+                                         index_offset, &data);
+    builder.Finish(fb::CreateMessage(
+        builder, fb::MetadataVersion::V5, fb::MessageHeader::SparseTensor, sparse.Union(),
+        static_cast<int64_t>(body.size()), ipc::WriteKeyValues(builder, custom)));
     BufferPtr framed = *ipc::FrameMetadata(builder, 0, 8);
     std::vector<uint8_t> bytes(framed->data(), framed->data() + framed->size());
     bytes.insert(bytes.end(), body.begin(), body.end());
     return BufferOf(bytes);
   }
 
-  std::pair<ipc::fb::Type, flatbuffers::Offset<void>> WriteValueType(flatbuffers::FlatBufferBuilder& builder) const {
+  std::pair<ipc::fb::Type, flatbuffers::Offset<void>> WriteValueType(
+      flatbuffers::FlatBufferBuilder& builder) const {
     namespace fb = ipc::fb;
     switch (value_type) {
       case ValueType::kInt8: return {fb::Type::Int, fb::CreateInt(builder, 8, true).Union()};
       case ValueType::kInt16: return {fb::Type::Int, fb::CreateInt(builder, 16, true).Union()};
       case ValueType::kUtf8: return {fb::Type::Utf8, fb::CreateUtf8(builder).Union()};
       case ValueType::kBool: return {fb::Type::Bool, fb::CreateBool(builder).Union()};
-      default: return {fb::Type::FloatingPoint, fb::CreateFloatingPoint(builder, fb::Precision::SINGLE).Union()};
+      default:
+        return {fb::Type::FloatingPoint,
+                fb::CreateFloatingPoint(builder, fb::Precision::SINGLE).Union()};
     }
   }
 
@@ -212,11 +222,14 @@ inline IndexBuilder Coo(int bits, ipc::fb::Buffer buffer, bool canonical = true,
   };
 }
 
-inline IndexBuilder Csx(ipc::fb::SparseMatrixCompressedAxis axis, ipc::fb::Buffer indptr, ipc::fb::Buffer indices) {
+inline IndexBuilder Csx(ipc::fb::SparseMatrixCompressedAxis axis, ipc::fb::Buffer indptr,
+                        ipc::fb::Buffer indices) {
   return [=](flatbuffers::FlatBufferBuilder& b) {
     auto indptr_type = ipc::fb::CreateInt(b, 32, true);
     auto indices_type = ipc::fb::CreateInt(b, 32, true);
-    return ipc::fb::CreateSparseMatrixIndexCSX(b, axis, indptr_type, &indptr, indices_type, &indices).Union();
+    return ipc::fb::CreateSparseMatrixIndexCSX(b, axis, indptr_type, &indptr, indices_type,
+                                               &indices)
+        .Union();
   };
 }
 
@@ -225,8 +238,9 @@ inline IndexBuilder Csf(std::vector<ipc::fb::Buffer> indptr, std::vector<ipc::fb
   return [=](flatbuffers::FlatBufferBuilder& b) {
     auto indptr_type = ipc::fb::CreateInt(b, 32, true);
     auto indices_type = ipc::fb::CreateInt(b, indices_bits, true);
-    return ipc::fb::CreateSparseTensorIndexCSF(b, indptr_type, b.CreateVectorOfStructs(indptr), indices_type,
-                                               b.CreateVectorOfStructs(indices), b.CreateVector(axis_order))
+    return ipc::fb::CreateSparseTensorIndexCSF(b, indptr_type, b.CreateVectorOfStructs(indptr),
+                                               indices_type, b.CreateVectorOfStructs(indices),
+                                               b.CreateVector(axis_order))
         .Union();
   };
 }

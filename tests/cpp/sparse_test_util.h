@@ -160,8 +160,8 @@ inline TypePtr RandomIndexType(Random& rng, const std::vector<int64_t>& shape) {
 // values, laid out row-major, column-major or with gaps (every other
 // element of a larger buffer).
 inline Tensor RandomDense(Random& rng) {
-  const TypePtr types[] = {int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64(),
-                           float16(), float32(), float64(), bool8()};
+  const TypePtr types[] = {int8(),   int16(),  int32(),   int64(),   uint8(),   uint16(),
+                           uint32(), uint64(), float16(), float32(), float64(), bool8()};
   const TypePtr type = types[rng.Uniform(12)];
   const int ndim = 1 + static_cast<int>(rng.Uniform(6));
   std::vector<int64_t> shape;
@@ -231,8 +231,8 @@ inline Tensor RandomDense(Random& rng) {
 // A COO tensor of `shape` with no non-zeros (float32 values).
 inline SparseTensor EmptyCOO(std::vector<int64_t> shape) {
   const int64_t ndim = static_cast<int64_t>(shape.size());
-  auto made = SparseTensor::MakeCOO(std::move(shape), Vec<int64_t>({}, {0, ndim}), Vec<float>({}, {0}),
-                                    true);
+  auto made = SparseTensor::MakeCOO(std::move(shape), Vec<int64_t>({}, {0, ndim}),
+                                    Vec<float>({}, {0}), true);
   EXPECT_TRUE(made.ok()) << made.status().ToString();
   return *made;
 }

@@ -16,15 +16,15 @@
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 
-#define ASSERT_OK(expr)                                        \
-  do {                                                         \
-    ::quiver::Status _st = (expr);                             \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();                   \
+#define ASSERT_OK(expr)                      \
+  do {                                       \
+    ::quiver::Status _st = (expr);           \
+    ASSERT_TRUE(_st.ok()) << _st.ToString(); \
   } while (false)
 
-#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, rexpr)             \
-  auto tmp = (rexpr);                                          \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();            \
+#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, rexpr)  \
+  auto tmp = (rexpr);                               \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString(); \
   lhs = std::move(*tmp)
 
 #define ASSERT_OK_AND_ASSIGN(lhs, rexpr) \

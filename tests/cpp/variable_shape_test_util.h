@@ -14,10 +14,10 @@ namespace quiver::test {
 
 // Raw storage: list offsets into float values, flat shapes, row validity,
 // and the metadata and shape entry type to declare.
-inline ArrayDataPtr RawStorage(const std::vector<int32_t>& offsets, const std::vector<float>& values,
-                        const std::vector<int32_t>& shapes, int ndim,
-                        const std::vector<bool>& valid = {}, std::string metadata = "{}",
-                        TypePtr shape_entry = int32()) {
+inline ArrayDataPtr RawStorage(const std::vector<int32_t>& offsets,
+                               const std::vector<float>& values, const std::vector<int32_t>& shapes,
+                               int ndim, const std::vector<bool>& valid = {},
+                               std::string metadata = "{}", TypePtr shape_entry = int32()) {
   TypePtr shape_type = *fixed_size_list(ListItem(shape_entry), ndim);
   TypePtr storage = struct_({Field{"data", list(ListItem(float32()))}, Field{"shape", shape_type}});
   const int64_t n = static_cast<int64_t>(offsets.size()) - 1;

@@ -5,18 +5,19 @@
 #include <optional>
 #include <span>
 
+#include "quiver/extension/null_rows.h"
+#include "quiver/extension/tensor_metadata.h"
+#include "quiver/fixed_shape_tensor.h"
 #include "quiver/internal/builders.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/extension/null_rows.h"
-#include "quiver/fixed_shape_tensor.h"
-#include "quiver/extension/tensor_metadata.h"
 
 namespace quiver {
 
 Result<FixedShapeTensorArray> FixedShapeTensorArray::Make(ArrayDataPtr data,
                                                           ValidationLevel level) {
   if (!data) return Status::Invalid("fixed_shape_tensor array has no data");
-  QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType type, FixedShapeTensorType::FromDataType(data->type));
+  QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType type,
+                          FixedShapeTensorType::FromDataType(data->type));
   QUIVER_RETURN_NOT_OK(Validate(*data, level));
   return FixedShapeTensorArray(std::move(type), std::move(data));
 }
@@ -106,8 +107,7 @@ namespace {
 // axis stored as physical axis j (Q = stable_argsort(-T); docs/formats.md,
 // "Permutation").
 std::optional<std::vector<int64_t>> PhysicalOrder(std::span<const int64_t> shape,
-                                                  std::span<const int64_t> strides,
-                                                  int64_t width) {
+                                                  std::span<const int64_t> strides, int64_t width) {
   std::vector<int64_t> order(shape.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<int64_t> expected = *RowMajorStrides(width, shape);
@@ -132,12 +132,13 @@ std::optional<std::vector<int64_t>> PhysicalOrder(std::span<const int64_t> shape
   return order;
 }
 
-Result<FixedShapeTensorArray> WrapCells(const Tensor& tensor, BufferPtr values,
-                                        int64_t byte_offset, std::vector<int64_t> order) {
+Result<FixedShapeTensorArray> WrapCells(const Tensor& tensor, BufferPtr values, int64_t byte_offset,
+                                        std::vector<int64_t> order) {
   const int64_t rows = tensor.shape()[0];
   std::vector<int64_t> logical(tensor.shape().begin() + 1, tensor.shape().end());
   std::vector<std::string> names;
-  if (!tensor.dim_names().empty()) names.assign(tensor.dim_names().begin() + 1, tensor.dim_names().end());
+  if (!tensor.dim_names().empty())
+    names.assign(tensor.dim_names().begin() + 1, tensor.dim_names().end());
   std::vector<int64_t> physical(order.size());
   std::vector<std::string> physical_names(names.empty() ? 0 : order.size());
   for (size_t j = 0; j < order.size(); ++j) {
@@ -145,14 +146,15 @@ Result<FixedShapeTensorArray> WrapCells(const Tensor& tensor, BufferPtr values,
     if (!names.empty()) physical_names[j] = names[order[j]];
   }
   bool identity = std::is_sorted(order.begin(), order.end());
-  std::vector<int64_t> permutation = identity ? std::vector<int64_t>{}
-                                              : internal::InvertPermutation(order);
-  QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType type,
-                          FixedShapeTensorType::Make(tensor.type(), std::move(physical),
-                                                     std::move(physical_names),
-                                                     std::move(permutation)));
+  std::vector<int64_t> permutation =
+      identity ? std::vector<int64_t>{} : internal::InvertPermutation(order);
+  QUIVER_ASSIGN_OR_RETURN(
+      FixedShapeTensorType type,
+      FixedShapeTensorType::Make(tensor.type(), std::move(physical), std::move(physical_names),
+                                 std::move(permutation)));
   const int64_t width = tensor.type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(int64_t child_length, internal::MultiplyChecked(rows, type.list_size(), "rows"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t child_length,
+                          internal::MultiplyChecked(rows, type.list_size(), "rows"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr sliced,
                           Buffer::Slice(std::move(values), byte_offset, child_length * width));
   auto child = std::make_shared<ArrayData>();
@@ -171,8 +173,8 @@ Result<FixedShapeTensorArray> WrapCells(const Tensor& tensor, BufferPtr values,
 
 }  // namespace
 
-Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& tensor,
-                                                                CopyMode copy, bool* copied) {
+Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& tensor, CopyMode copy,
+                                                                bool* copied) {
   if (tensor.ndim() < 1) {
     return Status::Invalid("a fixed_shape_tensor array needs a tensor with a row axis (ndim >= 1)");
   }
@@ -181,7 +183,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   std::span<const int64_t> cell_shape(tensor.shape().begin() + 1, tensor.shape().end());
   std::span<const int64_t> cell_strides(tensor.strides().begin() + 1, tensor.strides().end());
   QUIVER_ASSIGN_OR_RETURN(int64_t cell_elems, internal::ShapeProduct(cell_shape, "cell shape"));
-  QUIVER_ASSIGN_OR_RETURN(int64_t cell_bytes, internal::MultiplyChecked(cell_elems, width, "cell size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t cell_bytes,
+                          internal::MultiplyChecked(cell_elems, width, "cell size"));
   std::optional<std::vector<int64_t>> order;
   if (copy != CopyMode::kAlways) {
     bool rows_adjacent = tensor.shape()[0] <= 1 || tensor.strides()[0] == cell_bytes;
@@ -195,8 +198,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   if (copied) *copied = !order.has_value();
   if (order) return WrapCells(tensor, tensor.buffer(), tensor.byte_offset(), std::move(*order));
   if (copy == CopyMode::kNever) {
-    return Status::Invalid("tensor with shape " + internal::FormatShape(tensor.shape()) + " and strides " +
-                           internal::FormatShape(tensor.strides()) +
+    return Status::Invalid("tensor with shape " + internal::FormatShape(tensor.shape()) +
+                           " and strides " + internal::FormatShape(tensor.strides()) +
                            " is not a sequence of permuted contiguous cells; a copy is needed "
                            "(pass CopyMode::kIfNeeded)");
   }

@@ -28,7 +28,8 @@ Status CheckByteCells(const FixedShapeTensorType& type, const char* what) {
 }
 
 // The rows of `runs` copied into one new array of `type`.
-Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type, std::span<const RowRun> runs) {
+Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type,
+                                         std::span<const RowRun> runs) {
   const int64_t width = type.value_type()->byte_width();
   const int64_t cell = type.list_size();
   const int64_t cell_bytes = cell * width;
@@ -41,7 +42,8 @@ Result<FixedShapeTensorArray> GatherRuns(const FixedShapeTensorType& type, std::
     const ArrayData& child = *data.children[0];
     any_element_nulls |= child.buffers[0] && child.ComputeNullCount() > 0;
   }
-  QUIVER_ASSIGN_OR_RETURN(int64_t elements, internal::MultiplyChecked(rows, cell, "rows x cell size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t elements,
+                          internal::MultiplyChecked(rows, cell, "rows x cell size"));
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(elements, width, "values size"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(bytes));
   BufferPtr validity, element_validity;
@@ -120,8 +122,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::Concat(
   for (size_t a = 0; a < arrays.size(); ++a) {
     if (!arrays[a].type().Equals(first)) {
       return Status::TypeError("cannot concat array " + std::to_string(a) + " (" +
-                               arrays[a].type().ToString() + ") with array 0 (" +
-                               first.ToString() + "): the types must be equal");
+                               arrays[a].type().ToString() + ") with array 0 (" + first.ToString() +
+                               "): the types must be equal");
     }
   }
   return GatherRuns(first, internal::ConcatRuns(arrays));

@@ -1,11 +1,11 @@
 // FixedShapeTensorType: parameters, metadata JSON and the permutation rule.
 #include <limits>
 
-#include "quiver/internal/checked_math.h"
 #include "quiver/extension/extension_cache.h"
-#include "quiver/internal/permutation.h"
-#include "quiver/fixed_shape_tensor.h"
 #include "quiver/extension/tensor_metadata.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 
 namespace quiver {
 
@@ -75,8 +75,8 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& st
   QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
   QUIVER_ASSIGN_OR_RETURN(
       FixedShapeTensorType out,
-      Make(storage->children()[0].type, std::move(*shape), names.value_or(std::vector<std::string>{}),
-           perm.value_or(std::vector<int64_t>{})));
+      Make(storage->children()[0].type, std::move(*shape),
+           names.value_or(std::vector<std::string>{}), perm.value_or(std::vector<int64_t>{})));
   if (out.list_size_ != storage->fixed_size()) {
     return Status::Invalid(kTypeName, " shape ", internal::FormatShape(out.shape_), " has ",
                            out.list_size_, " elements but the storage list size is ",
@@ -109,7 +109,8 @@ std::vector<int64_t> FixedShapeTensorType::logical_strides() const {
 
 bool FixedShapeTensorType::Equals(const FixedShapeTensorType& other) const {
   return value_type_->Equals(*other.value_type_) && shape_ == other.shape_ &&
-         dim_names_ == other.dim_names_ && internal::SamePermutation(permutation_, other.permutation_);
+         dim_names_ == other.dim_names_ &&
+         internal::SamePermutation(permutation_, other.permutation_);
 }
 
 std::string FixedShapeTensorType::ToString() const {

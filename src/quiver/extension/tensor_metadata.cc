@@ -33,12 +33,13 @@ bool IsInt64(const json& item) {
 // Reads the array under `key` entry by entry; nullopt when the key is absent.
 template <typename T, typename ReadItem>
 Result<std::optional<std::vector<T>>> ReadArray(const json& object, const char* key,
-                                                const std::string& type_name,
-                                                const char* expected, ReadItem&& read_item) {
+                                                const std::string& type_name, const char* expected,
+                                                ReadItem&& read_item) {
   auto it = object.find(key);
   if (it == object.end()) return std::optional<std::vector<T>>{};
   if (!it->is_array()) {
-    return Status::Invalid(type_name + " metadata '" + key + "' must be an array, each entry " + expected);
+    return Status::Invalid(type_name + " metadata '" + key + "' must be an array, each entry " +
+                           expected);
   }
   std::vector<T> out;
   out.reserve(it->size());
@@ -76,8 +77,7 @@ Result<std::optional<std::vector<std::optional<int64_t>>>> ReadNullableIntArray(
                           });
 }
 
-Result<std::optional<std::vector<std::string>>> ReadStringArray(const json& object,
-                                                                const char* key,
+Result<std::optional<std::vector<std::string>>> ReadStringArray(const json& object, const char* key,
                                                                 const std::string& type_name) {
   return ReadArray<std::string>(object, key, type_name, "a string",
                                 [](const json& item) -> std::optional<std::string> {

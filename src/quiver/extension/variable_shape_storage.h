@@ -76,11 +76,11 @@ class VariableShapeStorage {
 // Storage of a variable_shape_tensor array with offset 0.
 struct VariableShapeParts {
   int64_t length = 0;
-  BufferPtr validity;    // row bitmap, nullptr when no row is null
+  BufferPtr validity;  // row bitmap, nullptr when no row is null
   int64_t null_count = 0;
-  BufferPtr offsets;     // length + 1 int32 entries into `values`
-  ArrayDataPtr values;   // the data list's child
-  BufferPtr shapes;      // length * ndim int32 physical sizes
+  BufferPtr offsets;    // length + 1 int32 entries into `values`
+  ArrayDataPtr values;  // the data list's child
+  BufferPtr shapes;     // length * ndim int32 physical sizes
 };
 
 Result<VariableShapeTensorArray> Assemble(const VariableShapeTensorType& type,

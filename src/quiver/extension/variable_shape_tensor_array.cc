@@ -2,12 +2,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "quiver/internal/checked_math.h"
 #include "quiver/extension/null_rows.h"
-#include "quiver/internal/permutation.h"
 #include "quiver/extension/tensor_metadata.h"
-#include "quiver/variable_shape_tensor.h"
 #include "quiver/extension/variable_shape_storage.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
+#include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
 
@@ -229,7 +229,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Slice(int64_t offset,
   return VariableShapeTensorArray(type_, std::move(sliced));
 }
 
-Result<VariableShapeTensorArray::Jagged> VariableShapeTensorArray::ToJagged(NullPolicy nulls) const {
+Result<VariableShapeTensorArray::Jagged> VariableShapeTensorArray::ToJagged(
+    NullPolicy nulls) const {
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "lay out"));
   const int64_t n = length();
@@ -246,10 +247,11 @@ Result<VariableShapeTensorArray::Jagged> VariableShapeTensorArray::ToJagged(Null
   QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(storage.values(), first, last));
   const int64_t width = type_.value_type()->byte_width();
   const BufferPtr& values = storage.values().buffers[1];
-  QUIVER_ASSIGN_OR_RETURN(Tensor flat, Tensor::Make(type_.value_type(), internal::BufferOrEmpty(values),
-                                                    {last - first}, {}, {},
-                                                    values ? first * width : 0));
-  QUIVER_ASSIGN_OR_RETURN(Tensor offsets_tensor, Tensor::Make(int64(), std::move(offsets), {n + 1}));
+  QUIVER_ASSIGN_OR_RETURN(
+      Tensor flat, Tensor::Make(type_.value_type(), internal::BufferOrEmpty(values), {last - first},
+                                {}, {}, values ? first * width : 0));
+  QUIVER_ASSIGN_OR_RETURN(Tensor offsets_tensor,
+                          Tensor::Make(int64(), std::move(offsets), {n + 1}));
   QUIVER_ASSIGN_OR_RETURN(Tensor shapes, PhysicalShapes());
   return Jagged{std::move(flat), std::move(offsets_tensor), std::move(shapes)};
 }

@@ -5,13 +5,13 @@
 #include <limits>
 #include <vector>
 
+#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/variable_shape_tensor.h"
-#include "quiver/extension/variable_shape_storage.h"
-#include "quiver/internal/strided_copy.h"
 #include "quiver/internal/stream_copy.h"
+#include "quiver/internal/strided_copy.h"
 #include "quiver/internal/threads.h"
+#include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
 
@@ -30,8 +30,8 @@ using internal::RowError;
 
 // Checks a row's logical shape against `type` and writes its physical
 // shape.
-Status CheckRowShape(const VariableShapeTensorType& type, size_t i,
-                     std::span<const int64_t> shape, int32_t* physical) {
+Status CheckRowShape(const VariableShapeTensorType& type, size_t i, std::span<const int64_t> shape,
+                     int32_t* physical) {
   if (static_cast<int64_t>(shape.size()) != type.ndim()) {
     return RowError(i, "tensor has " + std::to_string(shape.size()) +
                            " dimensions, the array has " + std::to_string(type.ndim()));
@@ -212,7 +212,8 @@ Result<BufferPtr> OffsetsFromShapes(const int32_t* shapes, int64_t n, int ndim,
     std::span<const int32_t> dims(shapes + i * ndim, static_cast<size_t>(ndim));
     int64_t product = 1;
     for (int32_t size : dims) {
-      if (size < 0) return RowError(i, "shape " + internal::FormatShape(dims) + " has a negative size");
+      if (size < 0)
+        return RowError(i, "shape " + internal::FormatShape(dims) + " has a negative size");
       QUIVER_ASSIGN_OR_RETURN(product, internal::MultiplyChecked(product, size, "row shape"));
       QUIVER_RETURN_NOT_OK(internal::CheckListCapacity(product));
     }
@@ -240,7 +241,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
   }
   if (values.ndim() != 1 || !values.IsContiguous()) {
     return Status::Invalid("values must be a contiguous 1-D tensor, got shape " +
-                           internal::FormatShape(values.shape()) + " strides " + internal::FormatShape(values.strides()));
+                           internal::FormatShape(values.shape()) + " strides " +
+                           internal::FormatShape(values.strides()));
   }
   const int ndim = type.ndim();
   if (shapes.ndim() != 2 || shapes.shape()[1] != ndim) {
@@ -256,13 +258,13 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
     const int64_t offsets_shape[1] = {n + 1};
     QUIVER_ASSIGN_OR_RETURN(parts.offsets, Int32Buffer(*offsets, offsets_shape, "offsets"));
   } else {
-    QUIVER_ASSIGN_OR_RETURN(parts.offsets,
-                            OffsetsFromShapes(reinterpret_cast<const int32_t*>(parts.shapes->data()),
-                                              n, ndim, values.size()));
+    QUIVER_ASSIGN_OR_RETURN(
+        parts.offsets, OffsetsFromShapes(reinterpret_cast<const int32_t*>(parts.shapes->data()), n,
+                                         ndim, values.size()));
   }
   const int64_t width = values.type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes,
-                          Buffer::Slice(values.buffer(), values.byte_offset(), values.size() * width));
+  QUIVER_ASSIGN_OR_RETURN(
+      BufferPtr bytes, Buffer::Slice(values.buffer(), values.byte_offset(), values.size() * width));
   parts.values = internal::MakeFlatArray(type.value_type(), values.size(), std::move(bytes));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kFull);
 }
@@ -285,7 +287,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
     std::vector<int64_t> row_shape(sizes.begin() + i * ndim, sizes.begin() + (i + 1) * ndim);
     for (int k = 0; k < ndim; ++k) {
       if (row_shape[k] < 0 || row_shape[k] > padded.shape()[k + 1]) {
-        return RowError(i, "shape " + internal::FormatShape(row_shape) + " does not fit the padded cell " +
+        return RowError(i, "shape " + internal::FormatShape(row_shape) +
+                               " does not fit the padded cell " +
                                internal::FormatShape(std::span(padded.shape()).subspan(1)));
       }
     }
@@ -293,8 +296,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromPadded(
     // batch of a zero-size axis may have no bytes at all).
     const bool empty = std::find(row_shape.begin(), row_shape.end(), 0) != row_shape.end();
     QUIVER_ASSIGN_OR_RETURN(
-        Tensor row, Tensor::Make(padded.type(), padded.buffer(), std::move(row_shape), cell_strides, {},
-                                 empty ? 0 : padded.byte_offset() + i * padded.strides()[0]));
+        Tensor row, Tensor::Make(padded.type(), padded.buffer(), std::move(row_shape), cell_strides,
+                                 {}, empty ? 0 : padded.byte_offset() + i * padded.strides()[0]));
     rows.emplace_back(std::move(row));
   }
   return FromTensors(type, rows);
@@ -315,10 +318,11 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromFixed(
   internal::VariableShapeParts parts;
   parts.length = n;
   QUIVER_ASSIGN_OR_RETURN(parts.validity, CopyRowValidity(*fixed.data(), &parts.null_count));
-  QUIVER_ASSIGN_OR_RETURN(parts.values,
-                          quiver::Slice(fixed.data()->children[0], fixed.data()->offset * cell, total));
+  QUIVER_ASSIGN_OR_RETURN(
+      parts.values, quiver::Slice(fixed.data()->children[0], fixed.data()->offset * cell, total));
   QUIVER_ASSIGN_OR_RETURN(parts.offsets, Buffer::Allocate((n + 1) * 4));
-  for (int64_t i = 0; i <= n; ++i) MutableAs<int32_t>(parts.offsets)[i] = static_cast<int32_t>(i * cell);
+  for (int64_t i = 0; i <= n; ++i)
+    MutableAs<int32_t>(parts.offsets)[i] = static_cast<int32_t>(i * cell);
   const int ndim = type.ndim();
   QUIVER_ASSIGN_OR_RETURN(parts.shapes, Buffer::Allocate(n * ndim * 4));
   for (int64_t i = 0; i < n; ++i) {
@@ -351,8 +355,9 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
     bool complete = !uniform.empty() && std::all_of(uniform.begin(), uniform.end(),
                                                     [](const auto& s) { return s.has_value(); });
     if (!complete && type_.ndim() > 0) {
-      return Status::Invalid("an array without non-null rows needs a complete uniform_shape to "
-                             "convert to fixed_shape_tensor");
+      return Status::Invalid(
+          "an array without non-null rows needs a complete uniform_shape to "
+          "convert to fixed_shape_tensor");
     }
     shape.emplace();
     for (const auto& size : uniform) shape->push_back(*size);
@@ -365,17 +370,20 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
   // Read once: the zero-copy slice below starts where these say.
   const int64_t start = storage.Offset(0);
   bool evenly_spaced = true;
-  for (int64_t i = 0; i <= n && evenly_spaced; ++i) evenly_spaced = storage.Offset(i) == start + i * cell;
+  for (int64_t i = 0; i <= n && evenly_spaced; ++i)
+    evenly_spaced = storage.Offset(i) == start + i * cell;
   const bool copy_needed = !evenly_spaced || copy == CopyMode::kAlways;
   if (copied) *copied = copy_needed;
   if (copy_needed && copy == CopyMode::kNever) {
-    return Status::Invalid("the rows' data is not evenly spaced (null rows without data?); "
-                           "converting to fixed_shape_tensor needs a copy");
+    return Status::Invalid(
+        "the rows' data is not evenly spaced (null rows without data?); "
+        "converting to fixed_shape_tensor needs a copy");
   }
   auto child_data = std::shared_ptr<const ArrayData>();
   if (!copy_needed) {
     // Slice checks the range against the values child.
-    QUIVER_ASSIGN_OR_RETURN(child_data, quiver::Slice(data_->children[0]->children[0], start, n * cell));
+    QUIVER_ASSIGN_OR_RETURN(child_data,
+                            quiver::Slice(data_->children[0]->children[0], start, n * cell));
   } else {
     QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type_, "copy"));
     const int64_t width = type_.value_type()->byte_width();
@@ -385,12 +393,13 @@ Result<FixedShapeTensorArray> VariableShapeTensorArray::ToFixed(CopyMode copy, b
       if (!IsValid(i)) continue;  // null rows stay zero
       QUIVER_ASSIGN_OR_RETURN(internal::RowRange range, storage.CheckedLayout(i, physical));
       if (range.size() != cell) {
-        return internal::RowError(i, "holds " + std::to_string(range.size()) + " elements, not " +
-                                         std::to_string(cell));
+        return internal::RowError(
+            i, "holds " + std::to_string(range.size()) + " elements, not " + std::to_string(cell));
       }
       QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(storage.values(), range.begin, range.end));
       if (cell > 0) {
-        std::memcpy(bytes->mutable_data() + i * cell * width, storage.ValueBytes(range), cell * width);
+        std::memcpy(bytes->mutable_data() + i * cell * width, storage.ValueBytes(range),
+                    cell * width);
       }
     }
     child_data = internal::MakeFlatArray(type_.value_type(), n * cell, std::move(bytes));

@@ -8,11 +8,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/threads.h"
 #include "quiver/internal/value_types.h"
-#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
@@ -105,10 +105,10 @@ std::optional<uint64_t> IntegerPattern(V value) {
 Result<uint64_t> PadPattern(const PadValue& pad_value, const DataType& type) {
   std::optional<uint64_t> bits;
   if (type.is_bool8()) {
-    const bool zero = pad_value.kind() == PadValue::Kind::kDouble ? pad_value.double_value() == 0
+    const bool zero = pad_value.kind() == PadValue::Kind::kDouble  ? pad_value.double_value() == 0
                       : pad_value.kind() == PadValue::Kind::kInt64 ? pad_value.int64_value() == 0
                                                                    : pad_value.uint64_value() == 0;
-    const bool one = pad_value.kind() == PadValue::Kind::kDouble ? pad_value.double_value() == 1
+    const bool one = pad_value.kind() == PadValue::Kind::kDouble  ? pad_value.double_value() == 1
                      : pad_value.kind() == PadValue::Kind::kInt64 ? pad_value.int64_value() == 1
                                                                   : pad_value.uint64_value() == 1;
     if (zero || one) bits = one ? 1 : 0;
@@ -191,7 +191,8 @@ struct PadCopier {
       if (strides[axis] == width) {
         if (rows > 0) std::memcpy(dst, src, rows * width);
       } else {
-        for (int64_t j = 0; j < rows; ++j) std::memcpy(dst + j * width, src + j * strides[axis], width);
+        for (int64_t j = 0; j < rows; ++j)
+          std::memcpy(dst + j * width, src + j * strides[axis], width);
       }
     } else {
       for (int64_t j = 0; j < rows; ++j) {
@@ -212,7 +213,7 @@ struct PaddedPlan {
   std::vector<int64_t> cell;       // largest logical size per axis
   std::vector<int64_t> out_shape;  // (N, *cell)
   int64_t out_bytes = 0;
-  BufferPtr shapes;                // N x ndim int32, logical
+  BufferPtr shapes;  // N x ndim int32, logical
 };
 
 // Pass 1 reads and checks every row once: its start in the values and its
@@ -243,7 +244,8 @@ Result<PaddedPlan> Plan(const VariableShapeTensorArray& array, const PadValue& p
   }
   plan.out_shape = plan.cell;
   plan.out_shape.insert(plan.out_shape.begin(), n);
-  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, internal::ShapeProduct(plan.out_shape, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements,
+                          internal::ShapeProduct(plan.out_shape, "padded batch"));
   QUIVER_ASSIGN_OR_RETURN(plan.out_bytes,
                           internal::MultiplyChecked(out_elements, plan.width, "padded batch"));
   return plan;
@@ -269,7 +271,8 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
   const int64_t cell_bytes = stride;
   const PadCopier copier{fill, width, plan.cell.data(), out_strides.data()};
   const internal::VariableShapeStorage storage(array);
-  const uint8_t* values = storage.values().buffers[1] ? storage.values().buffers[1]->data() : nullptr;
+  const uint8_t* values =
+      storage.values().buffers[1] ? storage.values().buffers[1]->data() : nullptr;
   const int32_t* shapes = reinterpret_cast<const int32_t*>(plan.shapes->data());
   std::vector<int64_t> logical(static_cast<size_t>(ndim)), physical(static_cast<size_t>(ndim));
   for (int64_t i = first; i < last; ++i) {
@@ -282,7 +285,8 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
       logical[k] = shapes[i * ndim + k];
       physical[type.physical_axis(k)] = logical[k];
     }
-    const std::vector<int64_t> strides = internal::LogicalStrides(width, physical, type.permutation());
+    const std::vector<int64_t> strides =
+        internal::LogicalStrides(width, physical, type.permutation());
     copier.Copy(values + plan.begins[i] * width, logical.data(), strides.data(), dst, 0, ndim);
   }
 }
@@ -291,7 +295,8 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
 void Fill(const VariableShapeTensorArray& array, const PaddedPlan& plan, bool write_zeros,
           uint8_t* out) {
   const int64_t n = array.length();
-  if (plan.out_bytes < kParallelBytes || n < 2) return FillRows(array, plan, write_zeros, out, 0, n);
+  if (plan.out_bytes < kParallelBytes || n < 2)
+    return FillRows(array, plan, write_zeros, out, 0, n);
   const int64_t half = n / 2;
   internal::RunOnThreads(2, [&](int w) {
     if (w == 0) {
@@ -328,11 +333,10 @@ Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
   std::vector<std::string> names = type_.logical_dim_names();
   if (!names.empty()) names.insert(names.begin(), "");
   const int64_t shape_rows[2] = {length(), type_.ndim()};
-  QUIVER_ASSIGN_OR_RETURN(Tensor values_tensor,
-                          Tensor::Make(type_.value_type(), std::move(out), plan.out_shape, {},
-                                       std::move(names)));
-  QUIVER_ASSIGN_OR_RETURN(Tensor shapes_tensor,
-                          Tensor::Make(int32(), std::move(plan.shapes), {shape_rows[0], shape_rows[1]}));
+  QUIVER_ASSIGN_OR_RETURN(Tensor values_tensor, Tensor::Make(type_.value_type(), std::move(out),
+                                                             plan.out_shape, {}, std::move(names)));
+  QUIVER_ASSIGN_OR_RETURN(Tensor shapes_tensor, Tensor::Make(int32(), std::move(plan.shapes),
+                                                             {shape_rows[0], shape_rows[1]}));
   return Padded{std::move(values_tensor), std::move(shapes_tensor)};
 }
 
@@ -341,9 +345,11 @@ Result<Tensor> VariableShapeTensorArray::ToPaddedInto(uint8_t* out,
                                                       PadValue pad_value, NullPolicy nulls) const {
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
   QUIVER_ASSIGN_OR_RETURN(PaddedPlan plan, Plan(*this, pad_value));
-  if (!std::equal(out_shape.begin(), out_shape.end(), plan.out_shape.begin(), plan.out_shape.end())) {
+  if (!std::equal(out_shape.begin(), out_shape.end(), plan.out_shape.begin(),
+                  plan.out_shape.end())) {
     return Status::Invalid("out has shape " + internal::FormatShape(out_shape) +
-                           " but the padded batch has shape " + internal::FormatShape(plan.out_shape));
+                           " but the padded batch has shape " +
+                           internal::FormatShape(plan.out_shape));
   }
   if (out == nullptr && plan.out_bytes > 0) return Status::Invalid("out has no memory");
   Fill(*this, plan, /*write_zeros=*/true, out);

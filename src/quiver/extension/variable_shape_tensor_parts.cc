@@ -3,10 +3,10 @@
 #include <cstring>
 #include <limits>
 
-#include "quiver/internal/bitmap.h"
-#include "quiver/internal/checked_math.h"
 #include "quiver/extension/null_rows.h"
 #include "quiver/extension/variable_shape_storage.h"
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/checked_math.h"
 
 namespace quiver::internal {
 
@@ -35,13 +35,13 @@ const uint8_t* VariableShapeStorage::ValueBytes(const RowRange& range) const {
   return buffer->data() + range.begin * array_.type_.value_type()->byte_width();
 }
 
-Status VariableShapeStorage::CheckedOffsets(int64_t from, int64_t to, std::span<int64_t> out) const {
+Status VariableShapeStorage::CheckedOffsets(int64_t from, int64_t to,
+                                            std::span<int64_t> out) const {
   const ArrayData& child = values();
   int64_t previous = Offset(from);
   if (previous < 0 || previous > child.length) {
-    return RowError(from, "data starts at element " + std::to_string(previous) +
-                              ", outside the " + std::to_string(child.length) +
-                              " values of the data list");
+    return RowError(from, "data starts at element " + std::to_string(previous) + ", outside the " +
+                              std::to_string(child.length) + " values of the data list");
   }
   out[0] = previous;
   for (int64_t i = from + 1; i <= to; ++i) {
@@ -75,8 +75,8 @@ Result<RowRange> VariableShapeStorage::CheckedLayout(int64_t i, std::span<int64_
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t size = physical[k];
     if (size < 0) {
-      return RowError(i, "shape " + FormatShape(physical.first(dims.size())) +
-                             " has a negative size");
+      return RowError(i,
+                      "shape " + FormatShape(physical.first(dims.size())) + " has a negative size");
     }
     product = (size != 0 && product > kCap / size) ? kCap + 1 : product * size;
   }
@@ -126,8 +126,9 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
                              tensor.type()->ToString());
   }
   if (!std::equal(tensor.shape().begin(), tensor.shape().end(), expected.begin(), expected.end())) {
-    return Status::Invalid(std::string(what) + " has shape " + internal::FormatShape(tensor.shape()) +
-                           ", expected " + internal::FormatShape(expected));
+    return Status::Invalid(std::string(what) + " has shape " +
+                           internal::FormatShape(tensor.shape()) + ", expected " +
+                           internal::FormatShape(expected));
   }
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(tensor.size()));
@@ -161,8 +162,8 @@ Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const 
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
       int64_t index[2] = {r, c};
-      QUIVER_ASSIGN_OR_RETURN(const uint8_t* p,
-                              tensor.ElementPointer(std::span<const int64_t>(index, expected.size())));
+      QUIVER_ASSIGN_OR_RETURN(const uint8_t* p, tensor.ElementPointer(std::span<const int64_t>(
+                                                    index, expected.size())));
       QUIVER_ASSIGN_OR_RETURN(int64_t v, read(p));
       out.push_back(v);
     }

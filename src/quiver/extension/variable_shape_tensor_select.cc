@@ -64,8 +64,11 @@ Result<VariableShapeTensorArray> GatherRuns(const VariableShapeTensorType& type,
     QUIVER_RETURN_NOT_OK(storage.CheckedOffsets(run.begin, run.end, run_offsets));
     const int64_t first = run_offsets.front();
     for (int64_t i = run.begin; i < run.end; ++i, ++row) {
-      offsets[row] = static_cast<int32_t>(total + run_offsets[static_cast<size_t>(i - run.begin)] - first);
-      if (ndim > 0) std::memcpy(MutableAs<int32_t>(parts.shapes) + row * ndim, storage.PhysicalShape(i).data(), ndim * 4);
+      offsets[row] =
+          static_cast<int32_t>(total + run_offsets[static_cast<size_t>(i - run.begin)] - first);
+      if (ndim > 0)
+        std::memcpy(MutableAs<int32_t>(parts.shapes) + row * ndim, storage.PhysicalShape(i).data(),
+                    ndim * 4);
       if (!parts.validity) continue;
       if (run.source->IsValid(i)) {
         internal::SetBit(parts.validity->mutable_data(), row);
@@ -86,8 +89,8 @@ Result<VariableShapeTensorArray> GatherRuns(const VariableShapeTensorType& type,
     const int64_t count = extents[r].last - extents[r].first;
     if (count == 0) continue;
     const BufferPtr& source = internal::VariableShapeStorage(*runs[r].source).values().buffers[1];
-    std::memcpy(values->mutable_data() + position * width, source->data() + extents[r].first * width,
-                count * width);
+    std::memcpy(values->mutable_data() + position * width,
+                source->data() + extents[r].first * width, count * width);
     position += count;
   }
   parts.values = internal::MakeFlatArray(type.value_type(), total, std::move(values));
@@ -129,9 +132,10 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Concat(
   for (size_t a = 0; a < arrays.size(); ++a) {
     const VariableShapeTensorType& type = arrays[a].type();
     if (!type.value_type()->Equals(*first.value_type()) || type.ndim() != first.ndim() ||
-        type.dim_names() != first.dim_names() || !internal::SamePermutation(type.permutation(), first.permutation())) {
-      return Status::TypeError("cannot concat array " + std::to_string(a) + " (" +
-                               type.ToString() + ") with array 0 (" + first.ToString() +
+        type.dim_names() != first.dim_names() ||
+        !internal::SamePermutation(type.permutation(), first.permutation())) {
+      return Status::TypeError("cannot concat array " + std::to_string(a) + " (" + type.ToString() +
+                               ") with array 0 (" + first.ToString() +
                                "): value type, ndim, dim_names and permutation must match");
     }
   }

@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "quiver/internal/checked_math.h"
 #include "quiver/extension/extension_cache.h"
-#include "quiver/internal/permutation.h"
 #include "quiver/extension/tensor_metadata.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/permutation.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
@@ -39,7 +39,8 @@ TypePtr CanonicalStorage(const TypePtr& value_type, int ndim) {
 // The storage's value type and ndim; shapes may be int32 or the drafts' uint32.
 Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim) {
   auto wrong = [&](const std::string& why) {
-    return Status::TypeError(kTypeName + " storage must be struct<data: list<value>, shape: "
+    return Status::TypeError(kTypeName +
+                             " storage must be struct<data: list<value>, shape: "
                              "fixed_size_list<int32>[ndim]>, got " +
                              (storage ? storage->ToString() : std::string("none")) + " (" + why +
                              ")");
@@ -117,7 +118,8 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
   }
   QUIVER_RETURN_NOT_OK(internal::CheckDimNames(dim_names, ndim, kTypeName));
   if (!permutation.empty()) {
-    QUIVER_RETURN_NOT_OK(internal::CheckPermutation(permutation, ndim, std::string(kTypeName) + " permutation"));
+    QUIVER_RETURN_NOT_OK(
+        internal::CheckPermutation(permutation, ndim, std::string(kTypeName) + " permutation"));
   }
   QUIVER_RETURN_NOT_OK(CheckUniformShape(uniform_shape, ndim));
   VariableShapeTensorType out;
@@ -126,9 +128,8 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Make(TypePtr value_type
   out.dim_names_ = std::move(dim_names);
   out.permutation_ = std::move(permutation);
   out.uniform_shape_ = std::move(uniform_shape);
-  QUIVER_ASSIGN_OR_RETURN(out.data_type_,
-                          extension(kExtensionName, out.Serialize(),
-                                    CanonicalStorage(out.value_type_, ndim)));
+  QUIVER_ASSIGN_OR_RETURN(out.data_type_, extension(kExtensionName, out.Serialize(),
+                                                    CanonicalStorage(out.value_type_, ndim)));
   return out;
 }
 
@@ -215,12 +216,14 @@ Result<VariableShapeTensorType> VariableShapeTensorType::WithUniformShape(
 
 bool VariableShapeTensorType::Equals(const VariableShapeTensorType& other) const {
   return value_type_->Equals(*other.value_type_) && ndim_ == other.ndim_ &&
-         dim_names_ == other.dim_names_ && internal::SamePermutation(permutation_, other.permutation_) &&
+         dim_names_ == other.dim_names_ &&
+         internal::SamePermutation(permutation_, other.permutation_) &&
          uniform_shape_ == other.uniform_shape_;
 }
 
 std::string VariableShapeTensorType::ToString() const {
-  std::string out = kTypeName + "<" + value_type_->ToString() + ", ndim=" + std::to_string(ndim_) + ">";
+  std::string out =
+      kTypeName + "<" + value_type_->ToString() + ", ndim=" + std::to_string(ndim_) + ">";
   out += internal::FormatTensorParameters(dim_names_, permutation_);
   if (!uniform_shape_.empty()) {
     out += " uniform_shape=[";

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "quiver/c_data.h"
-#include "quiver/interchange/c_data_format.h"
 #include "quiver/extension/extension_keys.h"
+#include "quiver/interchange/c_data_format.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver {
@@ -85,8 +85,8 @@ Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
   if (storage.id() == TypeId::kDictionary) {
     // The values travel as an unnamed nullable field (extension keys and all).
     owned->dictionary = std::make_unique<ArrowSchema>();
-    Status st = ExportFieldNode(Field{"", storage.value_type(), true, {}},
-                                owned->dictionary.get(), depth + 1);
+    Status st = ExportFieldNode(Field{"", storage.value_type(), true, {}}, owned->dictionary.get(),
+                                depth + 1);
     if (!st.ok()) {
       for (ArrowSchema& child : owned->children) ReleaseSchema(&child);
       return st;
@@ -141,8 +141,8 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
   owned->data = data;
   for (int64_t i = 0; i < n_buffers; ++i) {
     const BufferPtr& buffer = data->buffers[i];
-    const bool is_validity = i == 0 && layout.num_buffers > 0 &&
-                             layout.roles[0] == internal::BufferRole::kValidity;
+    const bool is_validity =
+        i == 0 && layout.num_buffers > 0 && layout.roles[0] == internal::BufferRole::kValidity;
     owned->buffers.push_back(buffer ? buffer->data() : (is_validity ? nullptr : kZeros));
     if (i >= layout.num_buffers) owned->variadic_sizes.push_back(buffer ? buffer->size() : 0);
   }

@@ -13,10 +13,10 @@ struct FormatEntry {
 };
 
 const FormatEntry kSimpleFormats[] = {
-    {"c", int8},      {"C", uint8},      {"s", int16},   {"S", uint16},    {"i", int32},
-    {"I", uint32},    {"l", int64},      {"L", uint64},  {"e", float16},   {"f", float32},
-    {"g", float64},   {"b", boolean},    {"u", utf8},    {"U", large_utf8}, {"z", binary},
-    {"Z", large_binary}, {"n", null},     {"tdD", date32}, {"tdm", date64}, {"vu", utf8_view},
+    {"c", int8},         {"C", uint8},   {"s", int16},    {"S", uint16},     {"i", int32},
+    {"I", uint32},       {"l", int64},   {"L", uint64},   {"e", float16},    {"f", float32},
+    {"g", float64},      {"b", boolean}, {"u", utf8},     {"U", large_utf8}, {"z", binary},
+    {"Z", large_binary}, {"n", null},    {"tdD", date32}, {"tdm", date64},   {"vu", utf8_view},
     {"vz", binary_view},
 };
 
@@ -57,7 +57,8 @@ Result<TypePtr> ParseDecimal(const std::string& format) {
             (++pos, ParseInt(format, &pos, ',', &scale));
   if (ok && pos < format.size()) ok = (++pos, ParseInt(format, &pos, '\0', &bits));
   if (!ok || pos != format.size()) {
-    return Status::Invalid("format '" + format + "' is not a decimal format d:precision,scale[,bits]");
+    return Status::Invalid("format '" + format +
+                           "' is not a decimal format d:precision,scale[,bits]");
   }
   if (bits == 32 || bits == 64) {
     return Status::NotImplemented("format '", format, "' (decimal", bits,
@@ -81,7 +82,8 @@ Result<TypePtr> ParseTemporal(const std::string& format) {
   if (unit_ok && format.size() == 3 && format[1] == 'D') return duration(unit);
   if (unit_ok && format[1] == 's') {
     if (format.size() == 3 || format[3] != ':') {
-      return Status::Invalid("format '" + format + "' needs ':' and a time zone (possibly empty) "
+      return Status::Invalid("format '" + format +
+                             "' needs ':' and a time zone (possibly empty) "
                              "after the unit");
     }
     return timestamp(unit, format.substr(4));
@@ -202,7 +204,8 @@ Result<KeyValueMetadata> DecodeMetadata(const char* encoded) {
     std::string key(encoded, key_length);
     encoded += key_length;
     int32_t value_length = get_int();
-    if (value_length < 0) return Status::Invalid("schema metadata value of '" + key + "' has a negative length");
+    if (value_length < 0)
+      return Status::Invalid("schema metadata value of '" + key + "' has a negative length");
     std::string value(encoded, value_length);
     encoded += value_length;
     out.emplace_back(std::move(key), std::move(value));

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "quiver/c_data.h"
-#include "quiver/interchange/c_data_format.h"
 #include "quiver/extension/canonical_extensions.h"
-#include "quiver/internal/checked_math.h"
 #include "quiver/extension/extension_keys.h"
+#include "quiver/interchange/c_data_format.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver {
@@ -53,9 +53,9 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     if (schema.children[i] == nullptr) {
       return Status::Invalid(path, ": child ", i, " is NULL");
     }
-    QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(*schema.children[i],
-                                                         path + ".child " + std::to_string(i),
-                                                         depth + 1));
+    QUIVER_ASSIGN_OR_RETURN(
+        Field child,
+        ImportFieldNode(*schema.children[i], path + ".child " + std::to_string(i), depth + 1));
     children.push_back(std::move(child));
   }
   Field field;
@@ -69,8 +69,8 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     // name, nullability and plain metadata carry nothing for quiver).
     QUIVER_ASSIGN_OR_RETURN(Field values,
                             ImportFieldNode(*schema.dictionary, path + ".dictionary", depth + 1));
-    auto encoded = dictionary(field.type, values.type,
-                              (schema.flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
+    auto encoded =
+        dictionary(field.type, values.type, (schema.flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
     if (!encoded.ok()) return encoded.status().WithContext(path);
     field.type = *encoded;
   }
@@ -146,8 +146,8 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
   QUIVER_RETURN_NOT_OK(internal::AddChecked(node.offset, node.length, "offset + length").status());
   const internal::Layout layout = internal::LayoutOf(storage);
   // Views carry their variadic buffers and then one buffer of their sizes.
-  const bool count_ok = layout.variadic ? node.n_buffers > layout.num_buffers
-                                        : node.n_buffers == layout.num_buffers;
+  const bool count_ok =
+      layout.variadic ? node.n_buffers > layout.num_buffers : node.n_buffers == layout.num_buffers;
   if (!count_ok || (node.n_buffers > 0 && node.buffers == nullptr)) {
     return Status::Invalid("ArrowArray of type ", type->ToString(), " has ", node.n_buffers,
                            " buffers, expected ",

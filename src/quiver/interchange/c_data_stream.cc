@@ -76,8 +76,8 @@ class ImportedStreamReader : public ArrayReader {
   }
 
   Status CheckCallbacks() const {
-    const char* missing = stream_.get_schema == nullptr ? "get_schema"
-                          : stream_.get_next == nullptr ? "get_next"
+    const char* missing = stream_.get_schema == nullptr       ? "get_schema"
+                          : stream_.get_next == nullptr       ? "get_next"
                           : stream_.get_last_error == nullptr ? "get_last_error"
                                                               : nullptr;
     if (missing == nullptr) return Status::OK();

@@ -31,8 +31,7 @@ DLDataType TensorValueDataType(const DataType& type) {
     case TypeId::kExtension:
       if (type.is_bool8()) return {kCodeBool, 8, 1};
       break;
-    default:
-      break;
+    default: break;
   }
   return {kCodeUInt, 0, 1};
 }
@@ -127,7 +126,8 @@ Result<Managed*> ExportImpl(const Tensor& tensor, CopyMode copy, bool* copied) {
   // call that takes a few hundred nanoseconds).
   const int shift = std::countr_zero(static_cast<uint64_t>(width));
   bool whole_elements = true;
-  for (int64_t stride : tensor.strides()) whole_elements = whole_elements && (stride & (width - 1)) == 0;
+  for (int64_t stride : tensor.strides())
+    whole_elements = whole_elements && (stride & (width - 1)) == 0;
   const bool copy_needed = !whole_elements || copy == CopyMode::kAlways;
   if (copy_needed && copy == CopyMode::kNever) {
     return Status::Invalid("tensor strides ", internal::FormatShape(tensor.strides()),
@@ -186,7 +186,8 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
     return status;
   };
   if (in.ndim < 0) return fail(Status::Invalid("DLPack tensor has ndim ", in.ndim));
-  if (in.ndim > 0 && in.shape == nullptr) return fail(Status::Invalid("DLPack tensor has no shape"));
+  if (in.ndim > 0 && in.shape == nullptr)
+    return fail(Status::Invalid("DLPack tensor has no shape"));
   auto type = ValueTypeOf(in.dtype);
   if (!type.ok()) return fail(type.status());
   const int64_t width = (*type)->byte_width();
@@ -200,7 +201,8 @@ Result<Tensor> WrapDLTensor(const DLTensor& in, const std::function<void()>& rel
   } else {
     strides = Dims(std::span<const int64_t>(in.strides, ndim));
     bool overflow = false;
-    for (int64_t& stride : strides) overflow |= __builtin_mul_overflow(stride, width, &stride);  // to bytes
+    for (int64_t& stride : strides)
+      overflow |= __builtin_mul_overflow(stride, width, &stride);  // to bytes
     if (overflow) {
       return fail(Status::Invalid("a DLPack stride overflows int64 in bytes: strides ",
                                   internal::FormatShape(std::span<const int64_t>(in.strides, ndim)),

@@ -2,9 +2,9 @@
 // variable-shape row as its view.
 #include "quiver/dlpack_columns.h"
 
+#include "quiver/extension/null_rows.h"
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
-#include "quiver/extension/null_rows.h"
 
 namespace quiver::dlpack {
 
@@ -19,7 +19,8 @@ Result<Tensor> UnpackBools(const FixedShapeTensorArray& array, NullPolicy nulls)
   for (int64_t row = 0; row < array.length() && nulls == NullPolicy::kError; ++row) {
     if (!array.IsValid(row)) return internal::NullRowError(row);
   }
-  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::MultiplyChecked(array.length(), cell, "bool tensor"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t count,
+                          internal::MultiplyChecked(array.length(), cell, "bool tensor"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(count));
   const int64_t first = bits.offset + data.offset * cell;
   if (count > 0) {
@@ -41,8 +42,9 @@ Result<Tensor> ColumnTensor(const FixedShapeTensorArray& array, NullPolicy nulls
   if (copied) *copied = false;
   if (array.type().value_type()->id() != TypeId::kBool) return array.ToTensor(nulls);
   if (copy == CopyMode::kNever) {
-    return Status::Invalid("Arrow bools are bit-packed: exporting them to DLPack needs a copy "
-                           "(one byte per value)");
+    return Status::Invalid(
+        "Arrow bools are bit-packed: exporting them to DLPack needs a copy "
+        "(one byte per value)");
   }
   if (copied) *copied = true;
   return UnpackBools(array, nulls);

@@ -11,7 +11,9 @@ namespace quiver::internal {
 
 inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
 
-inline void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
+inline void SetBit(uint8_t* bits, int64_t i) {
+  bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+}
 
 // Unset bits among [offset, offset + length) of `bits`.
 int64_t CountUnsetBits(const uint8_t* bits, int64_t offset, int64_t length);

@@ -23,14 +23,16 @@ namespace quiver::internal {
 // a * b, or Invalid naming `what` when the product leaves int64.
 inline Result<int64_t> MultiplyChecked(int64_t a, int64_t b, std::string_view what) {
   int64_t out = 0;
-  if (__builtin_mul_overflow(a, b, &out)) [[unlikely]] return MultiplyOverflow(a, b, what);
+  if (__builtin_mul_overflow(a, b, &out)) [[unlikely]]
+    return MultiplyOverflow(a, b, what);
   return out;
 }
 
 // a + b, or Invalid naming `what` on overflow.
 inline Result<int64_t> AddChecked(int64_t a, int64_t b, std::string_view what) {
   int64_t out = 0;
-  if (__builtin_add_overflow(a, b, &out)) [[unlikely]] return AddOverflow(a, b, what);
+  if (__builtin_add_overflow(a, b, &out)) [[unlikely]]
+    return AddOverflow(a, b, what);
   return out;
 }
 
@@ -45,7 +47,8 @@ inline Result<int64_t> ShapeProduct(std::span<const int64_t> shape, std::string_
     zero |= size == 0;
     overflow |= __builtin_mul_overflow(product, size, &product);
   }
-  if (negative || (overflow && !zero)) [[unlikely]] return ShapeProductError(shape, what);
+  if (negative || (overflow && !zero)) [[unlikely]]
+    return ShapeProductError(shape, what);
   return zero ? 0 : product;
 }
 

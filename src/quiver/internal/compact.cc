@@ -75,7 +75,8 @@ Result<ArrayDataPtr> CompactNode(const ArrayData& data) {
       }
       case BufferRole::kValues:
       case BufferRole::kViews: {
-        const int64_t width = layout.roles[b] == BufferRole::kViews ? kViewBytes : layout.value_bits / 8;
+        const int64_t width =
+            layout.roles[b] == BufferRole::kViews ? kViewBytes : layout.value_bits / 8;
         if (!buffer || slots == 0) break;
         QUIVER_ASSIGN_OR_RETURN(cut, Buffer::Slice(buffer, start * width, slots * width));
         break;
@@ -107,8 +108,8 @@ Result<ArrayDataPtr> CompactNode(const ArrayData& data) {
         break;
       }
       case ChildRole::kFixedSizeList: {
-        QUIVER_ASSIGN_OR_RETURN(covered, quiver::Slice(child, start * layout.list_size,
-                                                       slots * layout.list_size));
+        QUIVER_ASSIGN_OR_RETURN(
+            covered, quiver::Slice(child, start * layout.list_size, slots * layout.list_size));
         break;
       }
       case ChildRole::kStructFields:

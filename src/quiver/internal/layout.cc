@@ -21,12 +21,11 @@ constexpr Layout Binary(BufferRole offsets) {
 Layout LayoutOf(const DataType& type) {
   const DataType& storage = type.storage();
   switch (storage.id()) {
-    case TypeId::kNull:
-      return Layout{};
+    case TypeId::kNull: return Layout{};
     case TypeId::kUtf8View:
     case TypeId::kBinaryView: {
-      Layout views{{BufferRole::kValidity, BufferRole::kViews}, 2, kViewBytes * 8,
-                   ChildRole::kNone, 0};
+      Layout views{
+          {BufferRole::kValidity, BufferRole::kViews}, 2, kViewBytes * 8, ChildRole::kNone, 0};
       views.variadic = true;
       return views;
     }
@@ -38,19 +37,18 @@ Layout LayoutOf(const DataType& type) {
     case TypeId::kBool:
       return Layout{{BufferRole::kValidity, BufferRole::kBits}, 2, 1, ChildRole::kNone, 0};
     case TypeId::kUtf8:
-    case TypeId::kBinary:
-      return Binary(BufferRole::kOffsets32);
+    case TypeId::kBinary: return Binary(BufferRole::kOffsets32);
     case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary:
-      return Binary(BufferRole::kOffsets64);
+    case TypeId::kLargeBinary: return Binary(BufferRole::kOffsets64);
     case TypeId::kList:
-      return Layout{{BufferRole::kValidity, BufferRole::kOffsets32}, 2, 0, ChildRole::kOffsetList, 0};
+      return Layout{
+          {BufferRole::kValidity, BufferRole::kOffsets32}, 2, 0, ChildRole::kOffsetList, 0};
     case TypeId::kLargeList:
-      return Layout{{BufferRole::kValidity, BufferRole::kOffsets64}, 2, 0, ChildRole::kOffsetList, 0};
+      return Layout{
+          {BufferRole::kValidity, BufferRole::kOffsets64}, 2, 0, ChildRole::kOffsetList, 0};
     case TypeId::kFixedSizeList:
       return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kFixedSizeList, storage.fixed_size()};
-    case TypeId::kStruct:
-      return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kStructFields, 0};
+    case TypeId::kStruct: return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kStructFields, 0};
     default:  // int8 .. float64, fixed_size_binary, dates, times, decimals
       return Fixed(storage.bit_width());
   }
@@ -67,12 +65,11 @@ int ChildCount(const DataType& type) {
 Result<int64_t> RequiredBufferSize(const Layout& layout, BufferRole role, int64_t end) {
   switch (role) {
     case BufferRole::kValidity:
-    case BufferRole::kBits:
-      return BitmapBytes(end);
+    case BufferRole::kBits: return BitmapBytes(end);
     case BufferRole::kValues: {
       // Every fixed width is a whole number of bytes (bool is kBits).
-      QUIVER_ASSIGN_OR_RETURN(int64_t bytes, MultiplyChecked(end, layout.value_bits / 8,
-                                                             "values buffer size"));
+      QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                              MultiplyChecked(end, layout.value_bits / 8, "values buffer size"));
       return bytes;
     }
     case BufferRole::kOffsets32:
@@ -81,10 +78,8 @@ Result<int64_t> RequiredBufferSize(const Layout& layout, BufferRole role, int64_
       QUIVER_ASSIGN_OR_RETURN(int64_t entries, AddChecked(end, 1, "offsets count"));
       return MultiplyChecked(entries, layout.offset_width(), "offsets buffer size");
     }
-    case BufferRole::kViews:
-      return MultiplyChecked(end, kViewBytes, "views buffer size");
-    case BufferRole::kData:
-      return int64_t{0};
+    case BufferRole::kViews: return MultiplyChecked(end, kViewBytes, "views buffer size");
+    case BufferRole::kData: return int64_t{0};
   }
   return int64_t{0};
 }

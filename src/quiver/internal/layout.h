@@ -50,9 +50,9 @@ struct Layout {
   int num_buffers = 0;
   int64_t value_bits = 0;  // kValues / kBits: bits per slot
   ChildRole children = ChildRole::kNone;
-  int64_t list_size = 0;   // kFixedSizeList: entries per slot
-  bool variadic = false;   // any number of data buffers after the fixed ones
-  bool dictionary = false; // the array carries a dictionary of values
+  int64_t list_size = 0;    // kFixedSizeList: entries per slot
+  bool variadic = false;    // any number of data buffers after the fixed ones
+  bool dictionary = false;  // the array carries a dictionary of values
 
   std::span<const BufferRole> buffers() const {
     return {roles.data(), static_cast<size_t>(num_buffers)};

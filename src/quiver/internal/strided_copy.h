@@ -49,16 +49,14 @@ inline void CopyStrided(const uint8_t* src, std::span<const int64_t> src_strides
   const size_t ndim = shape.size();
   if (ndim > 0 && src_strides[ndim - 1] == width && dst_strides[ndim - 1] == width) {
     const int64_t run = shape[ndim - 1] * width;
-    internal::ForEachElementPair(src, src_strides.first(ndim - 1), dst, dst_strides.first(ndim - 1),
-                       shape.first(ndim - 1), [&](const uint8_t* s, const uint8_t* d) {
-                         std::memcpy(const_cast<uint8_t*>(d), s, run);
-                       });
+    internal::ForEachElementPair(
+        src, src_strides.first(ndim - 1), dst, dst_strides.first(ndim - 1), shape.first(ndim - 1),
+        [&](const uint8_t* s, const uint8_t* d) { std::memcpy(const_cast<uint8_t*>(d), s, run); });
     return;
   }
-  internal::ForEachElementPair(src, src_strides, dst, dst_strides, shape,
-                     [&](const uint8_t* s, const uint8_t* d) {
-                       std::memcpy(const_cast<uint8_t*>(d), s, width);
-                     });
+  internal::ForEachElementPair(
+      src, src_strides, dst, dst_strides, shape,
+      [&](const uint8_t* s, const uint8_t* d) { std::memcpy(const_cast<uint8_t*>(d), s, width); });
 }
 
 }  // namespace quiver::internal

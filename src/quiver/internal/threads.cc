@@ -11,7 +11,8 @@
 namespace quiver::internal {
 
 int ThreadCount(int requested) {
-  const int cores = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
+  const int cores =
+      requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
   return std::max(cores, 1);
 }
 
@@ -51,7 +52,8 @@ void RunQueue(int64_t count, int workers, const std::function<bool(int64_t)>& fn
 }
 
 int WorkerCount(int64_t n, int threads, int64_t min_per_thread) {
-  return static_cast<int>(std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1, ThreadCount(threads)));
+  return static_cast<int>(
+      std::clamp<int64_t>(n / std::max<int64_t>(min_per_thread, 1), 1, ThreadCount(threads)));
 }
 
 void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,

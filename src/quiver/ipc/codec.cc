@@ -24,7 +24,8 @@ Status MissingCodec(Compression codec, const char* debian_package) {
       std::string("this build of quiver has no ") + CodecName(codec) +
       " codec: it was built without the " + (codec == Compression::kZstd ? "ZSTD" : "LZ4") +
       " development files. Install the binary wheel (pip install quiver-tensors), which has "
-      "both codecs, or install " + debian_package +
+      "both codecs, or install " +
+      debian_package +
       " (Debian/Ubuntu; or your system's package of the library) and rebuild quiver");
 }
 
@@ -34,9 +35,10 @@ Result<BufferPtr> CompressLz4(int level, const uint8_t* data, int64_t size) {
   preferences.compressionLevel = level == WriteOptions::kDefaultLevel ? 0 : level;
   preferences.frameInfo.contentSize = static_cast<unsigned long long>(size);
   const size_t bound = LZ4F_compressFrameBound(static_cast<size_t>(size), &preferences);
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
-  const size_t written = LZ4F_compressFrame(out->mutable_data(), bound, data,
-                                            static_cast<size_t>(size), &preferences);
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out,
+                          Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
+  const size_t written =
+      LZ4F_compressFrame(out->mutable_data(), bound, data, static_cast<size_t>(size), &preferences);
   if (LZ4F_isError(written)) {
     return Status::IOError(std::string("LZ4 compression failed: ") + LZ4F_getErrorName(written));
   }
@@ -79,7 +81,8 @@ Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expec
 // One frame, compressed by `workers` threads inside libzstd when it was
 // built with them (otherwise the setting is refused and one thread does
 // it): a single large buffer then uses every core.
-size_t ZstdFrame(uint8_t* out, size_t bound, const uint8_t* data, size_t size, int level, int workers) {
+size_t ZstdFrame(uint8_t* out, size_t bound, const uint8_t* data, size_t size, int level,
+                 int workers) {
   if (workers <= 1) return ZSTD_compress(out, bound, data, size, level);
   ZSTD_CCtx* context = ZSTD_createCCtx();
   if (context == nullptr) return ZSTD_compress(out, bound, data, size, level);
@@ -92,10 +95,11 @@ size_t ZstdFrame(uint8_t* out, size_t bound, const uint8_t* data, size_t size, i
 
 Result<BufferPtr> CompressZstd(int level, const uint8_t* data, int64_t size, int workers) {
   const size_t bound = ZSTD_compressBound(static_cast<size_t>(size));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out,
+                          Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
   const int zstd_level = level == WriteOptions::kDefaultLevel ? ZSTD_CLEVEL_DEFAULT : level;
-  const size_t written = ZstdFrame(out->mutable_data(), bound, data, static_cast<size_t>(size),
-                                   zstd_level, workers);
+  const size_t written =
+      ZstdFrame(out->mutable_data(), bound, data, static_cast<size_t>(size), zstd_level, workers);
   if (ZSTD_isError(written)) {
     return Status::IOError(std::string("ZSTD compression failed: ") + ZSTD_getErrorName(written));
   }
@@ -181,7 +185,8 @@ Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, in
   return Status::Invalid("no codec to compress with");
 }
 
-Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size, int64_t expected) {
+Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size,
+                             int64_t expected) {
   QUIVER_RETURN_NOT_OK(CheckCodec(codec));
   switch (codec) {
 #ifdef QUIVER_HAVE_LZ4

@@ -17,7 +17,8 @@ Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, in
 
 // Exactly `expected` decompressed bytes of [data, data + size); Invalid when
 // the input is corrupt or decompresses to another size.
-Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size, int64_t expected);
+Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size,
+                             int64_t expected);
 
 // OK when this build has `codec` (kNone included); otherwise NotImplemented
 // with a message that says how to get a quiver with that codec.

@@ -46,8 +46,9 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
     const int64_t offset = spec.offset(), length = spec.length();
     const std::string where = message.Where() + ": buffer " + std::to_string(i);
     if (offset < 0 || length < 0 || offset > body->size() || length > body->size() - offset) {
-      return Status::Invalid(where + " [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                             ") lies outside the " + std::to_string(body->size()) + "-byte body");
+      return Status::Invalid(where + " [" + std::to_string(offset) + ", +" +
+                             std::to_string(length) + ") lies outside the " +
+                             std::to_string(body->size()) + "-byte body");
     }
     QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(body, offset, length));
     if (codec == Compression::kNone || length == 0) {
@@ -72,7 +73,8 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
     out[static_cast<size_t>(i)] = std::move(*decompressed);
     return Status::OK();
   };
-  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(count, codec == Compression::kNone ? 1 : options.threads, load));
+  QUIVER_RETURN_NOT_OK(
+      internal::ParallelTasks(count, codec == Compression::kNone ? 1 : options.threads, load));
   return out;
 }
 
@@ -80,8 +82,11 @@ class ArrayLoader {
  public:
   ArrayLoader(const Message& message, const fb::RecordBatch& batch, std::vector<BufferPtr> buffers,
               const DictionaryMemo* memo)
-      : message_(message), nodes_(batch.nodes()), variadic_(batch.variadic_buffer_counts()),
-        buffers_(std::move(buffers)), memo_(memo) {}
+      : message_(message),
+        nodes_(batch.nodes()),
+        variadic_(batch.variadic_buffer_counts()),
+        buffers_(std::move(buffers)),
+        memo_(memo) {}
 
   Result<ArrayDataPtr> Load(const Field& field, const std::string& where, int depth) {
     if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
@@ -98,7 +103,8 @@ class ArrayLoader {
     for (int b = 0; b < layout.num_buffers; ++b) {
       QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, NextBuffer(where));
       // Writers may leave the validity bitmap empty when nothing is null.
-      if (layout.roles[b] == BufferRole::kValidity && (data->null_count == 0 || buffer->size() == 0)) {
+      if (layout.roles[b] == BufferRole::kValidity &&
+          (data->null_count == 0 || buffer->size() == 0)) {
         if (data->null_count != 0) {
           return Status::Invalid(where + ": " + std::to_string(data->null_count) +
                                  " nulls but no validity bitmap");
@@ -114,10 +120,10 @@ class ArrayLoader {
     if (layout.num_buffers == 0) data->null_count = data->length;  // null arrays: all null
     const std::vector<Field>& children = field.type->storage().children();
     for (size_t c = 0; c < children.size(); ++c) {
-      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child,
-                              Load(children[c], where + ".child " + std::to_string(c) + " (" +
-                                                    children[c].name + ")",
-                                   depth + 1));
+      QUIVER_ASSIGN_OR_RETURN(
+          ArrayDataPtr child,
+          Load(children[c], where + ".child " + std::to_string(c) + " (" + children[c].name + ")",
+               depth + 1));
       data->children.push_back(std::move(child));
     }
     return ArrayDataPtr(std::move(data));
@@ -127,7 +133,8 @@ class ArrayLoader {
     const int64_t nodes = nodes_ ? nodes_->size() : 0;
     const int64_t variadic = variadic_ ? variadic_->size() : 0;
     if (next_variadic_ != variadic) {
-      return Status::Invalid(message_.Where() + ": the record batch has " + std::to_string(variadic) +
+      return Status::Invalid(message_.Where() + ": the record batch has " +
+                             std::to_string(variadic) +
                              " variadic buffer counts, the schema's view columns use " +
                              std::to_string(next_variadic_));
     }
@@ -166,7 +173,8 @@ class ArrayLoader {
                              std::to_string(next_variadic_) + ", the record batch has " +
                              std::to_string(variadic_ ? variadic_->size() : 0));
     }
-    const int64_t count = LoadScalar(variadic_, static_cast<flatbuffers::uoffset_t>(next_variadic_++));
+    const int64_t count =
+        LoadScalar(variadic_, static_cast<flatbuffers::uoffset_t>(next_variadic_++));
     const int64_t left = static_cast<int64_t>(buffers_.size()) - next_buffer_;
     if (count < 0 || count > left) {
       return Status::Invalid(message_.Where() + ": " + where + " claims " + std::to_string(count) +
@@ -181,7 +189,8 @@ class ArrayLoader {
 
   Result<ArrayDataPtr> NextDictionary(const std::string& where) {
     if (memo_ == nullptr || next_dictionary_ >= static_cast<int64_t>(memo_->ids.size())) {
-      return Status::Invalid(message_.Where() + ": " + where + " is dictionary-encoded but the "
+      return Status::Invalid(message_.Where() + ": " + where +
+                             " is dictionary-encoded but the "
                              "schema names no dictionary for it");
     }
     const int64_t id = memo_->ids[static_cast<size_t>(next_dictionary_++)];
@@ -210,15 +219,17 @@ Result<std::vector<ArrayDataPtr>> LoadColumns(const Message& message, const fb::
                                               const Schema& schema, const DictionaryMemo* memo,
                                               const ReadOptions& options) {
   if (batch.length() < 0) {
-    return Status::Invalid(message.Where() + ": negative row count " + std::to_string(batch.length()));
+    return Status::Invalid(message.Where() + ": negative row count " +
+                           std::to_string(batch.length()));
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> buffers, LoadBuffers(message, batch, options));
   ArrayLoader loader(message, batch, std::move(buffers), memo);
   std::vector<ArrayDataPtr> columns;
   for (size_t i = 0; i < schema.fields.size(); ++i) {
     const Field& field = schema.fields[i];
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
-                            loader.Load(field, "column " + std::to_string(i) + " (" + field.name + ")", 0));
+    QUIVER_ASSIGN_OR_RETURN(
+        ArrayDataPtr column,
+        loader.Load(field, "column " + std::to_string(i) + " (" + field.name + ")", 0));
     if (column->length != batch.length()) {
       return Status::Invalid(message.Where() + ": column " + std::to_string(i) + " (" + field.name +
                              ") has " + std::to_string(column->length) + " rows, the batch " +
@@ -292,8 +303,13 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
   if (fixed) {
     const int64_t width = layout.value_bits / 8;
     QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::Allocate(length * width));
-    if (base->length > 0) std::memcpy(values->mutable_data(), base->buffers[1]->data() + base->offset * width, static_cast<size_t>(base->length * width));
-    if (delta->length > 0) std::memcpy(values->mutable_data() + base->length * width, delta->buffers[1]->data() + delta->offset * width, static_cast<size_t>(delta->length * width));
+    if (base->length > 0)
+      std::memcpy(values->mutable_data(), base->buffers[1]->data() + base->offset * width,
+                  static_cast<size_t>(base->length * width));
+    if (delta->length > 0)
+      std::memcpy(values->mutable_data() + base->length * width,
+                  delta->buffers[1]->data() + delta->offset * width,
+                  static_cast<size_t>(delta->length * width));
     out->buffers.push_back(std::move(values));
     return ArrayDataPtr(std::move(out));
   }
@@ -310,9 +326,13 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
   for (int64_t i = 0; i <= length; ++i) {
     int64_t value;
     if (i <= base->length) {
-      value = base->length ? internal::ReadOffset(base->buffers[1]->data(), base->offset + i, w) - b0 : 0;
+      value = base->length
+                  ? internal::ReadOffset(base->buffers[1]->data(), base->offset + i, w) - b0
+                  : 0;
     } else {
-      value = (b1 - b0) + internal::ReadOffset(delta->buffers[1]->data(), delta->offset + i - base->length, w) - d0;
+      value = (b1 - b0) +
+              internal::ReadOffset(delta->buffers[1]->data(), delta->offset + i - base->length, w) -
+              d0;
     }
     if (w == 8) {
       std::memcpy(offsets->mutable_data() + i * 8, &value, 8);
@@ -321,8 +341,11 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
       std::memcpy(offsets->mutable_data() + i * 4, &narrow, 4);
     }
   }
-  if (b1 > b0) std::memcpy(bytes->mutable_data(), base->buffers[2]->data() + b0, static_cast<size_t>(b1 - b0));
-  if (d1 > d0) std::memcpy(bytes->mutable_data() + (b1 - b0), delta->buffers[2]->data() + d0, static_cast<size_t>(d1 - d0));
+  if (b1 > b0)
+    std::memcpy(bytes->mutable_data(), base->buffers[2]->data() + b0, static_cast<size_t>(b1 - b0));
+  if (d1 > d0)
+    std::memcpy(bytes->mutable_data() + (b1 - b0), delta->buffers[2]->data() + d0,
+                static_cast<size_t>(d1 - d0));
   if (w == 4 && (b1 - b0) + (d1 - d0) > std::numeric_limits<int32_t>::max()) {
     return Status::Invalid("the delta dictionary overflows 32-bit offsets");
   }
@@ -333,7 +356,8 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
 
 }  // namespace
 
-Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo, const ReadOptions& options) {
+Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
+                             const ReadOptions& options) {
   const fb::DictionaryBatch* batch = message.header->header_as_DictionaryBatch();
   if (batch == nullptr || batch->data() == nullptr) {
     return Status::Invalid(message.Where() + " is not a dictionary batch with data");

@@ -24,7 +24,8 @@ Status InitDictionaryMemo(const fb::Schema* fb_schema, const Schema& schema, Dic
 
 // Decodes a DictionaryBatch message into `memo` (a replacement, or a delta
 // appended to the dictionary of that id).
-Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo, const ReadOptions& options);
+Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
+                             const ReadOptions& options);
 
 // The record batch `message` holds, for `schema`. Every node and buffer is
 // checked against the schema and the body (counts, lengths, offsets,
@@ -34,6 +35,5 @@ Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo, const
 // into message.body (zero-copy).
 Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
                                          const DictionaryMemo& memo, const ReadOptions& options);
-
 
 }  // namespace quiver::ipc

@@ -5,8 +5,8 @@
 
 #include <cstring>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/compact.h"
@@ -21,7 +21,7 @@ namespace {
 
 struct EncodedBody {
   std::vector<fb::FieldNode> nodes;
-  std::vector<BufferPtr> buffers;  // nullptr: an empty buffer
+  std::vector<BufferPtr> buffers;        // nullptr: an empty buffer
   std::vector<int64_t> variadic_counts;  // one per view array, in pre-order
 };
 
@@ -35,7 +35,8 @@ Status Append(const ArrayData& data, EncodedBody* body) {
   if (layout.variadic) {
     const size_t count = node->buffers.size() - static_cast<size_t>(layout.num_buffers);
     body->variadic_counts.push_back(static_cast<int64_t>(count));
-    for (size_t k = 0; k < count; ++k) body->buffers.push_back(node->buffers[layout.num_buffers + k]);
+    for (size_t k = 0; k < count; ++k)
+      body->buffers.push_back(node->buffers[layout.num_buffers + k]);
   }
   for (const ArrayDataPtr& child : node->children) QUIVER_RETURN_NOT_OK(Append(*child, body));
   return Status::OK();
@@ -52,11 +53,13 @@ struct WireBuffer {
 
 // One buffer on the wire: compressed (with `workers` threads inside the
 // codec), or stored as it is when that is not smaller.
-Status CompressOne(const BufferPtr& raw, const WriteOptions& options, int workers, WireBuffer* wire) {
+Status CompressOne(const BufferPtr& raw, const WriteOptions& options, int workers,
+                   WireBuffer* wire) {
   if (!raw || raw->size() == 0) return Status::OK();  // empty buffers stay empty
   wire->has_prefix = true;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr packed, ipc::Compress(options.compression, options.compression_level,
-                                                          raw->data(), raw->size(), workers));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr packed,
+                          ipc::Compress(options.compression, options.compression_level, raw->data(),
+                                        raw->size(), workers));
   if (packed->size() < raw->size()) {
     wire->bytes = std::move(packed);
     wire->prefix = raw->size();
@@ -88,10 +91,11 @@ Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (large(i)) QUIVER_RETURN_NOT_OK(CompressOne(buffers[i], options, workers, &out[i]));
   }
-  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(static_cast<int64_t>(buffers.size()), options.threads, [&](int64_t i) {
-    const size_t k = static_cast<size_t>(i);
-    return large(k) ? Status::OK() : CompressOne(buffers[k], options, 1, &out[k]);
-  }));
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      static_cast<int64_t>(buffers.size()), options.threads, [&](int64_t i) {
+        const size_t k = static_cast<size_t>(i);
+        return large(k) ? Status::OK() : CompressOne(buffers[k], options, 1, &out[k]);
+      }));
   return out;
 }
 
@@ -137,15 +141,18 @@ Result<WrittenBlock> WriteBodyMessage(OutputSink& sink, int64_t length,
                                                          : fb::CompressionType::LZ4_FRAME);
   }
   auto variadic = body.variadic_counts.empty() ? 0 : builder.CreateVector(body.variadic_counts);
-  auto record_batch = fb::CreateRecordBatch(builder, length, builder.CreateVectorOfStructs(body.nodes),
-                                            builder.CreateVectorOfStructs(specs), compression, variadic);
+  auto record_batch =
+      fb::CreateRecordBatch(builder, length, builder.CreateVectorOfStructs(body.nodes),
+                            builder.CreateVectorOfStructs(specs), compression, variadic);
   if (dictionary) {
-    auto batch = fb::CreateDictionaryBatch(builder, dictionary->first, record_batch, dictionary->second);
+    auto batch =
+        fb::CreateDictionaryBatch(builder, dictionary->first, record_batch, dictionary->second);
     builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
                                      fb::MessageHeader::DictionaryBatch, batch.Union(), position));
   } else {
-    builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch,
-                                     record_batch.Union(), position));
+    builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
+                                     fb::MessageHeader::RecordBatch, record_batch.Union(),
+                                     position));
   }
   return WriteMessage(sink, builder, wire, position);
 }
@@ -157,8 +164,9 @@ Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch
   return WriteBodyMessage(sink, batch.num_rows(), batch.columns(), options, std::nullopt);
 }
 
-Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id, const ArrayDataPtr& values,
-                                            bool is_delta, const WriteOptions& options) {
+Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id,
+                                            const ArrayDataPtr& values, bool is_delta,
+                                            const WriteOptions& options) {
   return WriteBodyMessage(sink, values->length, {values}, options, std::make_pair(id, is_delta));
 }
 

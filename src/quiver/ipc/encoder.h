@@ -24,8 +24,9 @@ Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch
 
 // Writes the values of dictionary `id` as a DictionaryBatch message (a
 // replacement, or a delta to append).
-Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id, const ArrayDataPtr& values,
-                                            bool is_delta, const WriteOptions& options);
+Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id,
+                                            const ArrayDataPtr& values, bool is_delta,
+                                            const WriteOptions& options);
 
 // The dictionary arrays of a batch's dictionary-encoded columns, in field
 // pre-order (the order the schema numbers dictionary ids in).

@@ -201,7 +201,8 @@ int64_t PreallocationStart(int fd) {
 // beside it and renames it over `path` on a successful Close.
 class DescriptorSink : public OutputSink {
  public:
-  DescriptorSink(int fd, bool owned, std::string name, std::string temp_path = {}, std::string final_path = {})
+  DescriptorSink(int fd, bool owned, std::string name, std::string temp_path = {},
+                 std::string final_path = {})
       : fd_(fd),
         owned_(owned),
         start_(PreallocationStart(fd)),
@@ -292,7 +293,7 @@ class DescriptorSink : public OutputSink {
   bool owned_;
   int64_t start_;  // file offset of position 0; -1: no preallocation
   std::string name_;
-  std::string temp_path_;   // set for sinks opened by path
+  std::string temp_path_;  // set for sinks opened by path
   std::string final_path_;
   Status failure_;
   bool closed_ = false;
@@ -314,7 +315,9 @@ Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, boo
     close(fd);
     return size.status();
   }
-  if (!memory_map) return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, *size, true, "'" + path + "'"));
+  if (!memory_map)
+    return std::shared_ptr<InputSource>(
+        std::make_shared<DescriptorSource>(fd, *size, true, "'" + path + "'"));
   auto mapping = std::make_shared<Mapping>();
   mapping->size = *size;
   if (*size > 0) {
@@ -328,12 +331,14 @@ Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, boo
   }
   const auto* bytes = static_cast<const uint8_t*>(mapping->data);
   BufferPtr view = Buffer::Wrap(bytes, *size, [mapping] {});
-  return std::shared_ptr<InputSource>(std::make_shared<MappedFileSource>(path, fd, mapping, std::move(view)));
+  return std::shared_ptr<InputSource>(
+      std::make_shared<MappedFileSource>(path, fd, mapping, std::move(view)));
 }
 
 Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd) {
   QUIVER_ASSIGN_OR_RETURN(int64_t size, FileSize(fd));
-  return std::shared_ptr<InputSource>(std::make_shared<DescriptorSource>(fd, size, false, "descriptor " + std::to_string(fd)));
+  return std::shared_ptr<InputSource>(
+      std::make_shared<DescriptorSource>(fd, size, false, "descriptor " + std::to_string(fd)));
 }
 
 std::unique_ptr<InputStream> StreamOver(InputSource& source, int64_t offset) {
@@ -345,7 +350,9 @@ std::shared_ptr<InputStream> SourceStream(std::shared_ptr<InputSource> source, i
   return std::make_shared<SourceStreamImpl>(borrowed, std::move(source), offset);
 }
 
-std::shared_ptr<InputStream> FileDescriptorStream(int fd) { return std::make_shared<DescriptorStream>(fd); }
+std::shared_ptr<InputStream> FileDescriptorStream(int fd) {
+  return std::make_shared<DescriptorStream>(fd);
+}
 
 // The buffer starts small and doubles as bytes arrive, so a length claimed
 // by hostile bytes costs memory only for what is really sent.
@@ -384,9 +391,11 @@ Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path) {
                              std::to_string(counter.fetch_add(1)) + ".tmp";
     const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {
-      return std::shared_ptr<OutputSink>(std::make_shared<DescriptorSink>(fd, true, "'" + path + "'", temp, path));
+      return std::shared_ptr<OutputSink>(
+          std::make_shared<DescriptorSink>(fd, true, "'" + path + "'", temp, path));
     }
-    if (errno != EEXIST) return ErrnoError("cannot create a file beside '" + path + "' ('" + temp + "')");
+    if (errno != EEXIST)
+      return ErrnoError("cannot create a file beside '" + path + "' ('" + temp + "')");
   }
   return Status::IOError("cannot find a free temporary name beside '" + path + "'");
 }
@@ -406,13 +415,15 @@ Status BufferSink::Grow(int64_t capacity) {
 // the exact size asked for would copy everything written so far once per
 // message (quadratic in the number of messages).
 int64_t BufferSink::GrownCapacity(int64_t needed) const {
-  const int64_t doubled = capacity() > std::numeric_limits<int64_t>::max() / 2 ? capacity() : capacity() * 2;
+  const int64_t doubled =
+      capacity() > std::numeric_limits<int64_t>::max() / 2 ? capacity() : capacity() * 2;
   return std::max<int64_t>({4096, doubled, needed});
 }
 
 void BufferSink::Reserve(int64_t bytes) {
   if (bytes <= 0 || bytes > std::numeric_limits<int64_t>::max() - size_) return;
-  if (size_ + bytes > capacity()) (void)Grow(GrownCapacity(size_ + bytes));  // Write reports a failure
+  if (size_ + bytes > capacity())
+    (void)Grow(GrownCapacity(size_ + bytes));  // Write reports a failure
 }
 
 Status BufferSink::Write(const void* data, int64_t size) {

@@ -60,7 +60,8 @@ namespace {
 // claim is checked against what is left where the stream knows it (before
 // anything is allocated), and a stream that ends first is reported as one
 // that ends inside the message.
-Result<BufferPtr> ReadPart(InputStream& stream, int64_t length, const std::string& claim, int64_t offset) {
+Result<BufferPtr> ReadPart(InputStream& stream, int64_t length, const std::string& claim,
+                           int64_t offset) {
   const int64_t left = stream.remaining();
   if (left >= 0 && length > left) {
     return Status::Invalid("message ", At(offset), " claims ", claim, ", ", left, " are left");
@@ -79,7 +80,8 @@ Result<BufferPtr> ReadPart(InputStream& stream, int64_t length, const std::strin
 Result<BufferPtr> OwnedMetadata(BufferPtr raw, bool borrowed) {
   if (!borrowed) return AlignedTo8(std::move(raw));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(raw->size()));
-  if (raw->size() > 0) std::memcpy(copy->mutable_data(), raw->data(), static_cast<size_t>(raw->size()));
+  if (raw->size() > 0)
+    std::memcpy(copy->mutable_data(), raw->data(), static_cast<size_t>(raw->size()));
   return copy;
 }
 
@@ -123,17 +125,21 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
   }
   Message message;
   message.offset = offset;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, ReadPart(stream, length, std::to_string(length) + " bytes of metadata", offset));
+  QUIVER_ASSIGN_OR_RETURN(
+      BufferPtr raw,
+      ReadPart(stream, length, std::to_string(length) + " bytes of metadata", offset));
   QUIVER_ASSIGN_OR_RETURN(message.metadata, OwnedMetadata(std::move(raw), stream.zero_copy()));
-  QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Message>(message.metadata->data(), length,
-                                                     "message metadata", offset));
+  QUIVER_RETURN_NOT_OK(
+      VerifyFlatbuffer<fb::Message>(message.metadata->data(), length, "message metadata", offset));
   message.header = flatbuffers::GetRoot<fb::Message>(message.metadata->data());
   QUIVER_RETURN_NOT_OK(CheckHeaderPresent(*message.header, offset));
   const int64_t body_length = message.header->body_length();
   if (body_length < 0) {
     return Status::Invalid("message ", At(offset), " claims a body of ", body_length, " bytes");
   }
-  QUIVER_ASSIGN_OR_RETURN(message.body, ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
+  QUIVER_ASSIGN_OR_RETURN(
+      message.body,
+      ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
   message.size = prefix + length + body_length;
   return std::optional<Message>(std::move(message));
 }
@@ -194,7 +200,8 @@ Result<BufferPtr> FrameMetadata(const flatbuffers::FlatBufferBuilder& builder, i
 
 Result<int32_t> WriteMessageHead(OutputSink& sink, const flatbuffers::FlatBufferBuilder& builder,
                                  int64_t body_length) {
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr framed, FrameMetadata(builder, sink.position(), kBodyAlignment));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr framed,
+                          FrameMetadata(builder, sink.position(), kBodyAlignment));
   sink.Reserve(framed->size() + body_length);
   QUIVER_RETURN_NOT_OK(sink.Write(framed->data(), framed->size()));
   return static_cast<int32_t>(framed->size());

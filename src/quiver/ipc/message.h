@@ -18,11 +18,11 @@
 namespace quiver::ipc {
 
 struct Message {
-  BufferPtr metadata;              // the flatbuffer (8-byte aligned)
+  BufferPtr metadata;                   // the flatbuffer (8-byte aligned)
   const fb::Message* header = nullptr;  // verified, points into metadata
   BufferPtr body;
-  int64_t offset = 0;              // where the message starts in its source
-  int64_t size = 0;                // prefix + metadata + body, in bytes
+  int64_t offset = 0;  // where the message starts in its source
+  int64_t size = 0;    // prefix + metadata + body, in bytes
 
   // "message at byte 1234" for errors.
   std::string Where() const;

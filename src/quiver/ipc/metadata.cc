@@ -56,7 +56,8 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
     case TypeId::kFloat64: return float_type(fb::Precision::DOUBLE);
     case TypeId::kBool: return TypeOffset{fb::Type::Bool, fb::CreateBool(builder).Union()};
     case TypeId::kUtf8: return TypeOffset{fb::Type::Utf8, fb::CreateUtf8(builder).Union()};
-    case TypeId::kLargeUtf8: return TypeOffset{fb::Type::LargeUtf8, fb::CreateLargeUtf8(builder).Union()};
+    case TypeId::kLargeUtf8:
+      return TypeOffset{fb::Type::LargeUtf8, fb::CreateLargeUtf8(builder).Union()};
     case TypeId::kBinary: return TypeOffset{fb::Type::Binary, fb::CreateBinary(builder).Union()};
     case TypeId::kLargeBinary:
       return TypeOffset{fb::Type::LargeBinary, fb::CreateLargeBinary(builder).Union()};
@@ -64,7 +65,8 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
       return TypeOffset{fb::Type::FixedSizeBinary,
                         fb::CreateFixedSizeBinary(builder, storage.fixed_size()).Union()};
     case TypeId::kList: return TypeOffset{fb::Type::List, fb::CreateList(builder).Union()};
-    case TypeId::kLargeList: return TypeOffset{fb::Type::LargeList, fb::CreateLargeList(builder).Union()};
+    case TypeId::kLargeList:
+      return TypeOffset{fb::Type::LargeList, fb::CreateLargeList(builder).Union()};
     case TypeId::kFixedSizeList:
       return TypeOffset{fb::Type::FixedSizeList,
                         fb::CreateFixedSizeList(builder, storage.fixed_size()).Union()};
@@ -76,22 +78,25 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
       return TypeOffset{fb::Type::Date, fb::CreateDate(builder, fb::DateUnit::MILLISECOND).Union()};
     case TypeId::kTime32:
     case TypeId::kTime64:
-      return TypeOffset{fb::Type::Time,
-                        fb::CreateTime(builder, ToWire(storage.time_unit()),
-                                       storage.id() == TypeId::kTime32 ? 32 : 64).Union()};
+      return TypeOffset{fb::Type::Time, fb::CreateTime(builder, ToWire(storage.time_unit()),
+                                                       storage.id() == TypeId::kTime32 ? 32 : 64)
+                                            .Union()};
     case TypeId::kTimestamp: {
       auto zone = storage.timezone().empty() ? 0 : builder.CreateString(storage.timezone());
       return TypeOffset{fb::Type::Timestamp,
                         fb::CreateTimestamp(builder, ToWire(storage.time_unit()), zone).Union()};
     }
     case TypeId::kDuration:
-      return TypeOffset{fb::Type::Duration, fb::CreateDuration(builder, ToWire(storage.time_unit())).Union()};
+      return TypeOffset{fb::Type::Duration,
+                        fb::CreateDuration(builder, ToWire(storage.time_unit())).Union()};
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       return TypeOffset{fb::Type::Decimal,
                         fb::CreateDecimal(builder, storage.precision(), storage.scale(),
-                                          storage.id() == TypeId::kDecimal128 ? 128 : 256).Union()};
-    case TypeId::kUtf8View: return TypeOffset{fb::Type::Utf8View, fb::CreateUtf8View(builder).Union()};
+                                          storage.id() == TypeId::kDecimal128 ? 128 : 256)
+                            .Union()};
+    case TypeId::kUtf8View:
+      return TypeOffset{fb::Type::Utf8View, fb::CreateUtf8View(builder).Union()};
     case TypeId::kBinaryView:
       return TypeOffset{fb::Type::BinaryView, fb::CreateBinaryView(builder).Union()};
     default: break;
@@ -137,8 +142,8 @@ Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder
   flatbuffers::Offset<fb::DictionaryEncoding> dictionary = 0;
   if (is_dictionary) {
     const DataType& index = *encoded.index_type();
-    auto index_type = fb::CreateInt(builder, static_cast<int32_t>(index.bit_width()),
-                                    index.is_signed_integer());
+    auto index_type =
+        fb::CreateInt(builder, static_cast<int32_t>(index.bit_width()), index.is_signed_integer());
     dictionary = fb::CreateDictionaryEncoding(builder, (*next_dictionary_id)++, index_type,
                                               encoded.ordered());
   }
@@ -152,7 +157,8 @@ Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder
 // "column 2 (images)" / "column 2 (images).child 0 (item)" for errors.
 std::string ChildPath(const std::string& parent, size_t index, const flatbuffers::String* name) {
   std::string label = (name ? name->str() : std::string());
-  return parent + (parent.empty() ? "column " : ".child ") + std::to_string(index) + " (" + label + ")";
+  return parent + (parent.empty() ? "column " : ".child ") + std::to_string(index) + " (" + label +
+         ")";
 }
 
 Result<TypePtr> ReadIntType(const fb::Int* type, const std::string& where) {
@@ -186,7 +192,8 @@ Status ExpectChildren(const std::vector<Field>& children, size_t expected, const
                          children.size());
 }
 
-Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, const std::string& where) {
+Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
+                         const std::string& where) {
   const fb::Type type_type = field.type_type();
   auto leaf = [&](TypePtr type) -> Result<TypePtr> {
     QUIVER_RETURN_NOT_OK(ExpectChildren(children, 0, fb::EnumNameType(type_type), where));
@@ -208,7 +215,8 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, co
     case fb::Type::LargeBinary: return leaf(large_binary());
     case fb::Type::FixedSizeBinary: {
       const fb::FixedSizeBinary* type = field.type_as_FixedSizeBinary();
-      if (type == nullptr) return Status::Invalid(where + ": FixedSizeBinary type without its table");
+      if (type == nullptr)
+        return Status::Invalid(where + ": FixedSizeBinary type without its table");
       auto made = fixed_size_binary(type->byte_width());
       if (!made.ok()) return made.status().WithContext(where);
       return leaf(*made);
@@ -216,7 +224,8 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children, co
     case fb::Type::List:
     case fb::Type::LargeList: {
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, fb::EnumNameType(type_type), where));
-      return type_type == fb::Type::List ? list(std::move(children[0])) : large_list(std::move(children[0]));
+      return type_type == fb::Type::List ? list(std::move(children[0]))
+                                         : large_list(std::move(children[0]));
     }
     case fb::Type::FixedSizeList: {
       const fb::FixedSizeList* type = field.type_as_FixedSizeList();
@@ -293,8 +302,9 @@ Result<Field> ReadField(const fb::Field* field, const std::string& where, int de
   if (const auto* fb_children = field->children()) {
     for (flatbuffers::uoffset_t i = 0; i < fb_children->size(); ++i) {
       const fb::Field* child = fb_children->Get(i);
-      QUIVER_ASSIGN_OR_RETURN(Field read, ReadField(child, ChildPath(where, i, child ? child->name() : nullptr),
-                                                    depth + 1));
+      QUIVER_ASSIGN_OR_RETURN(
+          Field read,
+          ReadField(child, ChildPath(where, i, child ? child->name() : nullptr), depth + 1));
       children.push_back(std::move(read));
     }
   }
@@ -324,17 +334,20 @@ KeyValueOffsets WriteKeyValues(flatbuffers::FlatBufferBuilder& builder,
   if (metadata.empty()) return 0;
   std::vector<flatbuffers::Offset<fb::KeyValue>> pairs;
   for (const auto& [key, value] : metadata) {
-    pairs.push_back(fb::CreateKeyValue(builder, builder.CreateString(key), builder.CreateString(value)));
+    pairs.push_back(
+        fb::CreateKeyValue(builder, builder.CreateString(key), builder.CreateString(value)));
   }
   return builder.CreateVector(pairs);
 }
 
-KeyValueMetadata ReadKeyValues(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* pairs) {
+KeyValueMetadata ReadKeyValues(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* pairs) {
   KeyValueMetadata out;
   if (pairs == nullptr) return out;
   for (const fb::KeyValue* pair : *pairs) {
     if (pair == nullptr) continue;
-    out.emplace_back(pair->key() ? pair->key()->str() : "", pair->value() ? pair->value()->str() : "");
+    out.emplace_back(pair->key() ? pair->key()->str() : "",
+                     pair->value() ? pair->value()->str() : "");
   }
   return out;
 }
@@ -361,7 +374,8 @@ Result<SchemaPtr> ReadSchema(const fb::Schema* schema) {
   if (const auto* fields = schema->fields()) {
     for (flatbuffers::uoffset_t i = 0; i < fields->size(); ++i) {
       const fb::Field* field = fields->Get(i);
-      QUIVER_ASSIGN_OR_RETURN(Field read, ReadField(field, ChildPath("", i, field ? field->name() : nullptr), 0));
+      QUIVER_ASSIGN_OR_RETURN(
+          Field read, ReadField(field, ChildPath("", i, field ? field->name() : nullptr), 0));
       out->fields.push_back(std::move(read));
     }
   }
@@ -369,7 +383,8 @@ Result<SchemaPtr> ReadSchema(const fb::Schema* schema) {
   return SchemaPtr(std::move(out));
 }
 
-Result<TypePtr> ReadTensorValueType(fb::Type type_type, const void* type, const std::string& where) {
+Result<TypePtr> ReadTensorValueType(fb::Type type_type, const void* type,
+                                    const std::string& where) {
   switch (type_type) {
     case fb::Type::Int: return ReadIntType(static_cast<const fb::Int*>(type), where);
     case fb::Type::FloatingPoint:

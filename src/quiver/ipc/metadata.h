@@ -13,9 +13,7 @@
 
 namespace quiver::ipc {
 
-
-using KeyValueOffsets =
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>;
+using KeyValueOffsets = flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>;
 
 KeyValueOffsets WriteKeyValues(flatbuffers::FlatBufferBuilder& builder,
                                const KeyValueMetadata& metadata);

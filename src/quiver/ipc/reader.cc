@@ -68,7 +68,8 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSt
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->stream));
   if (!first) return Status::Invalid("the IPC stream is empty: it has no schema message");
   QUIVER_ASSIGN_OR_RETURN(impl->schema, SchemaFromMessage(*first));
-  Status memo = InitDictionaryMemo(first->header->header_as_Schema(), *impl->schema, &impl->dictionaries);
+  Status memo =
+      InitDictionaryMemo(first->header->header_as_Schema(), *impl->schema, &impl->dictionaries);
   if (!memo.ok()) return memo.WithContext(first->Where());
   return std::unique_ptr<StreamReader>(new StreamReader(std::move(impl)));
 }
@@ -97,8 +98,7 @@ Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
         continue;  // dictionaries come before the batches that use them
       case fb::MessageHeader::RecordBatch:
         return DecodeRecordBatch(*message, schema, dictionaries, options);
-      default:
-        return RefuseUnsupported(*message);
+      default: return RefuseUnsupported(*message);
     }
   }
   return RecordBatchPtr{};
@@ -120,13 +120,15 @@ struct FileReader::Impl {
 
   // The message a footer block points at, which must be of `kind` and have
   // the block's sizes.
-  Result<Message> ReadBlock(const fb::Block& block, fb::MessageHeader kind, const std::string& where) {
+  Result<Message> ReadBlock(const fb::Block& block, fb::MessageHeader kind,
+                            const std::string& where) {
     QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
     if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
     if (message->header->header_type() != kind) {
-      return Status::Invalid(where + ": the footer points at a " +
-                             std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
-                             " message, not a " + fb::EnumNameMessageHeader(kind));
+      return Status::Invalid(
+          where + ": the footer points at a " +
+          std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
+          " message, not a " + fb::EnumNameMessageHeader(kind));
     }
     if (message->body->size() != block.body_length() ||
         message->size - message->body->size() != block.metadata_length()) {
@@ -142,8 +144,9 @@ struct FileReader::Impl {
   Status ReadDictionaries() {
     for (size_t i = 0; i < dictionary_blocks.size(); ++i) {
       const std::string where = "dictionary block " + std::to_string(i);
-      QUIVER_ASSIGN_OR_RETURN(Message message,
-                              ReadBlock(dictionary_blocks[i], fb::MessageHeader::DictionaryBatch, where));
+      QUIVER_ASSIGN_OR_RETURN(
+          Message message,
+          ReadBlock(dictionary_blocks[i], fb::MessageHeader::DictionaryBatch, where));
       Status st = DecodeDictionaryBatch(message, &dictionaries, options);
       if (!st.ok()) return st.WithContext(where);
     }
@@ -166,8 +169,8 @@ Result<std::vector<fb::Block>> CheckedBlocks(const flatbuffers::Vector<const fb:
     const int64_t offset = block.offset();
     const int64_t metadata = block.metadata_length();
     const int64_t body = block.body_length();
-    if (offset < 8 || metadata <= 0 || body < 0 || offset > footer_start || metadata > footer_start - offset ||
-        body > footer_start - offset - metadata) {
+    if (offset < 8 || metadata <= 0 || body < 0 || offset > footer_start ||
+        metadata > footer_start - offset || body > footer_start - offset - metadata) {
       return Status::Invalid("file footer: ", kind, " block ", i, " (offset ", offset, ", ",
                              metadata, " bytes of metadata, ", body,
                              "-byte body) does not lie between byte 8 and the footer at byte ",
@@ -221,9 +224,10 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   auto schema = ReadSchema(impl->footer->schema());
   if (!schema.ok()) return schema.status().WithContext("file footer");
   impl->schema = *schema;
-  QUIVER_RETURN_NOT_OK(InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
-  QUIVER_ASSIGN_OR_RETURN(impl->batch_blocks,
-                          CheckedBlocks(impl->footer->record_batches(), footer_start, "record batch"));
+  QUIVER_RETURN_NOT_OK(
+      InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
+  QUIVER_ASSIGN_OR_RETURN(impl->batch_blocks, CheckedBlocks(impl->footer->record_batches(),
+                                                            footer_start, "record batch"));
   QUIVER_ASSIGN_OR_RETURN(impl->dictionary_blocks,
                           CheckedBlocks(impl->footer->dictionaries(), footer_start, "dictionary"));
   return std::unique_ptr<FileReader>(new FileReader(std::move(impl)));
@@ -239,10 +243,11 @@ Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
                               " batches");
   }
   const std::string where = "record batch " + std::to_string(i);
-  QUIVER_ASSIGN_OR_RETURN(
-      Message message,
-      impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)], fb::MessageHeader::RecordBatch, where));
-  std::call_once(impl_->dictionaries_once, [&] { impl_->dictionaries_status = impl_->ReadDictionaries(); });
+  QUIVER_ASSIGN_OR_RETURN(Message message,
+                          impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
+                                           fb::MessageHeader::RecordBatch, where));
+  std::call_once(impl_->dictionaries_once,
+                 [&] { impl_->dictionaries_status = impl_->ReadDictionaries(); });
   QUIVER_RETURN_NOT_OK(impl_->dictionaries_status);
   auto batch = DecodeRecordBatch(message, impl_->schema, impl_->dictionaries, impl_->options);
   if (!batch.ok()) return batch.status().WithContext(where);

@@ -75,7 +75,8 @@ Result<flatbuffers::Offset<fb::Int>> WriteIndexType(flatbuffers::FlatBufferBuild
   if (!type.is_integer()) {
     return Status::TypeError("sparse index arrays hold integers, not " + type.ToString());
   }
-  return fb::CreateInt(builder, static_cast<int32_t>(type.byte_width() * 8), type.is_signed_integer());
+  return fb::CreateInt(builder, static_cast<int32_t>(type.byte_width() * 8),
+                       type.is_signed_integer());
 }
 
 // The message's sparse index and the body buffers it names.
@@ -84,8 +85,8 @@ struct WrittenIndex {
   flatbuffers::Offset<void> offset;
 };
 
-Result<WrittenIndex> WriteCooIndex(flatbuffers::FlatBufferBuilder& builder, const SparseCOOIndex& index,
-                                   BodyLayout& body) {
+Result<WrittenIndex> WriteCooIndex(flatbuffers::FlatBufferBuilder& builder,
+                                   const SparseCOOIndex& index, BodyLayout& body) {
   // Row- and column-major coordinates go out as they are; anything else
   // as a row-major copy. The strides written are the canonical ones, as a
   // size-1 axis may carry any stride in memory.
@@ -122,8 +123,8 @@ Result<WrittenIndex> WriteCsxIndex(flatbuffers::FlatBufferBuilder& builder, Spar
   const fb::Buffer indices_buffer = body.AddBytes(indices);
   const auto axis = format == SparseFormat::kCSR ? fb::SparseMatrixCompressedAxis::Row
                                                  : fb::SparseMatrixCompressedAxis::Column;
-  auto csx = fb::CreateSparseMatrixIndexCSX(builder, axis, indptr_type, &indptr_buffer, indices_type,
-                                            &indices_buffer);
+  auto csx = fb::CreateSparseMatrixIndexCSX(builder, axis, indptr_type, &indptr_buffer,
+                                            indices_type, &indices_buffer);
   return WrittenIndex{fb::SparseTensorIndex::SparseMatrixIndexCSX, csx.Union()};
 }
 
@@ -158,8 +159,8 @@ Result<std::vector<Tensor>> OneIndexType(const std::vector<Tensor>& arrays) {
   return out;
 }
 
-Result<WrittenIndex> WriteCsfIndex(flatbuffers::FlatBufferBuilder& builder, const SparseCSFIndex& index,
-                                   BodyLayout& body) {
+Result<WrittenIndex> WriteCsfIndex(flatbuffers::FlatBufferBuilder& builder,
+                                   const SparseCSFIndex& index, BodyLayout& body) {
   if (index.indices.empty()) return Status::Invalid("a CSF index needs at least one indices array");
   QUIVER_ASSIGN_OR_RETURN(std::vector<Tensor> indices, OneIndexType(index.indices));
   // A 1-D CSF tensor has no indptr arrays; its (unused) indptr type is the
@@ -177,9 +178,9 @@ Result<WrittenIndex> WriteCsfIndex(flatbuffers::FlatBufferBuilder& builder, cons
   for (const Tensor& array : indices) indices_buffers.push_back(body.AddElements(array));
   std::vector<int32_t> axis_order;
   for (int64_t axis : index.axis_order) axis_order.push_back(static_cast<int32_t>(axis));
-  auto csf = fb::CreateSparseTensorIndexCSF(builder, indptr_type, builder.CreateVectorOfStructs(indptr_buffers),
-                                            indices_type, builder.CreateVectorOfStructs(indices_buffers),
-                                            builder.CreateVector(axis_order));
+  auto csf = fb::CreateSparseTensorIndexCSF(
+      builder, indptr_type, builder.CreateVectorOfStructs(indptr_buffers), indices_type,
+      builder.CreateVectorOfStructs(indices_buffers), builder.CreateVector(axis_order));
   return WrittenIndex{fb::SparseTensorIndex::SparseTensorIndexCSF, csf.Union()};
 }
 
@@ -223,7 +224,8 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::TensorDim>>> Wri
 
 Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink) {
   if (sink == nullptr) return Status::Invalid("WriteSparseTensor needs a sink");
-  if (!tensor.type()) return Status::Invalid("WriteSparseTensor: the tensor is empty (default-made)");
+  if (!tensor.type())
+    return Status::Invalid("WriteSparseTensor: the tensor is empty (default-made)");
   QUIVER_RETURN_NOT_OK(CheckOnHost(tensor));
   flatbuffers::FlatBufferBuilder builder(1024);
   BodyLayout body;
@@ -233,12 +235,14 @@ Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink) {
   const DataType& value_type = tensor.type()->storage();
   QUIVER_ASSIGN_OR_RETURN(auto type, WriteTensorValueType(builder, value_type));
   auto shape = WriteShape(builder, tensor);
-  auto sparse = fb::CreateSparseTensor(builder, type.first, type.second, shape, tensor.non_zero_length(),
-                                       index.type, index.offset, &data);
+  auto sparse = fb::CreateSparseTensor(builder, type.first, type.second, shape,
+                                       tensor.non_zero_length(), index.type, index.offset, &data);
   KeyValueMetadata custom;
-  if (tensor.type()->is_bool8()) custom = {{kExtensionNameKey, "arrow.bool8"}, {kExtensionMetadataKey, ""}};
-  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::SparseTensor,
-                                   sparse.Union(), body.length(), WriteKeyValues(builder, custom)));
+  if (tensor.type()->is_bool8())
+    custom = {{kExtensionNameKey, "arrow.bool8"}, {kExtensionMetadataKey, ""}};
+  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
+                                   fb::MessageHeader::SparseTensor, sparse.Union(), body.length(),
+                                   WriteKeyValues(builder, custom)));
   QUIVER_RETURN_NOT_OK(WriteMessageHead(*sink, builder, body.length()).status());
   return body.WriteTo(*sink);
 }

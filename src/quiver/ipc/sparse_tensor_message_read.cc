@@ -41,7 +41,8 @@ struct Body {
   Result<BufferPtr> Sized(const fb::Buffer& buffer, int64_t needed, const std::string& what,
                           const std::string& need) const {
     QUIVER_RETURN_NOT_OK(Slice(buffer.offset(), buffer.length(), what).status());
-    const std::string holds = where + ": " + what + " holds " + std::to_string(buffer.length()) + " bytes, ";
+    const std::string holds =
+        where + ": " + what + " holds " + std::to_string(buffer.length()) + " bytes, ";
     if (buffer.length() < needed) {
       return Status::Invalid(holds, needed, " needed for ", need);
     }
@@ -63,7 +64,8 @@ struct Common {
 
 Result<TypePtr> ReadValueType(const fb::Message& message, const fb::SparseTensor& sparse,
                               const std::string& where) {
-  QUIVER_ASSIGN_OR_RETURN(TypePtr type, ReadTensorValueType(sparse.type_type(), sparse.type(), where));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+                          ReadTensorValueType(sparse.type_type(), sparse.type(), where));
   for (const auto& [key, value] : ReadKeyValues(message.custom_metadata())) {
     if (key != kExtensionNameKey || value != "arrow.bool8") continue;
     if (type->id() != TypeId::kInt8) {
@@ -92,7 +94,8 @@ Status ReadShape(const fb::SparseTensor& sparse, const std::string& where, Commo
   return Status::OK();
 }
 
-Result<Common> ReadCommon(const fb::Message& message, const fb::SparseTensor& sparse, const Body& body) {
+Result<Common> ReadCommon(const fb::Message& message, const fb::SparseTensor& sparse,
+                          const Body& body) {
   Common out;
   QUIVER_ASSIGN_OR_RETURN(TypePtr type, ReadValueType(message, sparse, body.where));
   QUIVER_RETURN_NOT_OK(ReadShape(sparse, body.where, &out));
@@ -100,9 +103,12 @@ Result<Common> ReadCommon(const fb::Message& message, const fb::SparseTensor& sp
   if (out.nnz < 0) {
     return Status::Invalid(body.where, ": negative non_zero_length ", out.nnz);
   }
-  const std::string need = "non_zero_length " + std::to_string(out.nnz) + " " + type->ToString() + " values";
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(out.nnz, type->byte_width(), need));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr data, body.Sized(LoadStruct(sparse.data()), bytes, "data buffer", need));
+  const std::string need =
+      "non_zero_length " + std::to_string(out.nnz) + " " + type->ToString() + " values";
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(out.nnz, type->byte_width(), need));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr data,
+                          body.Sized(LoadStruct(sparse.data()), bytes, "data buffer", need));
   QUIVER_ASSIGN_OR_RETURN(out.values, Tensor::Make(std::move(type), std::move(data), {out.nnz}));
   return out;
 }
@@ -115,8 +121,9 @@ Result<TypePtr> ReadIndexType(const fb::Int* type, const std::string& where, con
 // Row-major when absent (as Arrow C++ reads it); otherwise row- or
 // column-major (size-1 axes may step by anything), the two layouts the
 // format describes.
-Result<std::vector<int64_t>> ReadCooStrides(const flatbuffers::Vector<int64_t>* strides, int64_t rows,
-                                            int64_t columns, int64_t width, const std::string& where) {
+Result<std::vector<int64_t>> ReadCooStrides(const flatbuffers::Vector<int64_t>* strides,
+                                            int64_t rows, int64_t columns, int64_t width,
+                                            const std::string& where) {
   const std::vector<int64_t> row_major = {columns * width, width};
   if (strides == nullptr || rows * columns == 0) return row_major;
   if (strides->size() != 2) {
@@ -137,27 +144,31 @@ Result<std::vector<int64_t>> ReadCooStrides(const flatbuffers::Vector<int64_t>* 
 
 Result<SparseTensor> ReadCoo(const fb::SparseTensorIndexCOO& coo, const Body& body, Common common,
                              ValidationLevel level) {
-  QUIVER_ASSIGN_OR_RETURN(TypePtr type, ReadIndexType(coo.indices_type(), body.where, "COO indices_type"));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+                          ReadIndexType(coo.indices_type(), body.where, "COO indices_type"));
   const int64_t ndim = static_cast<int64_t>(common.shape.size());
   const std::string need = std::to_string(common.nnz) + " x " + std::to_string(ndim) + " " +
                            type->ToString() + " coordinates";
   QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::MultiplyChecked(common.nnz, ndim, need));
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(count, type->byte_width(), need));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr data,
-                          body.Sized(LoadStruct(coo.indices_buffer()), bytes, "COO indices buffer", need));
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                          ReadCooStrides(coo.indices_strides(), common.nnz, ndim, type->byte_width(), body.where));
-  QUIVER_ASSIGN_OR_RETURN(Tensor coords, Tensor::Make(std::move(type), std::move(data), {common.nnz, ndim},
-                                                      std::move(strides)));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(count, type->byte_width(), need));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr data, body.Sized(LoadStruct(coo.indices_buffer()), bytes,
+                                                     "COO indices buffer", need));
+  QUIVER_ASSIGN_OR_RETURN(
+      std::vector<int64_t> strides,
+      ReadCooStrides(coo.indices_strides(), common.nnz, ndim, type->byte_width(), body.where));
+  QUIVER_ASSIGN_OR_RETURN(Tensor coords, Tensor::Make(std::move(type), std::move(data),
+                                                      {common.nnz, ndim}, std::move(strides)));
   return SparseTensor::MakeCOO(std::move(common.shape), std::move(coords), std::move(common.values),
                                coo.is_canonical(), std::move(common.dim_names), level);
 }
 
 // A 1-D index array of `count` entries from a buffer with a byte length.
-Result<Tensor> ReadIndexArray(const Body& body, const fb::Buffer& buffer, TypePtr type, int64_t count,
-                              const std::string& what) {
+Result<Tensor> ReadIndexArray(const Body& body, const fb::Buffer& buffer, TypePtr type,
+                              int64_t count, const std::string& what) {
   const std::string need = std::to_string(count) + " " + type->ToString() + " entries";
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(count, type->byte_width(), need));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(count, type->byte_width(), need));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr data, body.Sized(buffer, bytes, what, need));
   return Tensor::Make(std::move(type), std::move(data), {count});
 }
@@ -177,17 +188,21 @@ Result<SparseTensor> ReadCsx(const fb::SparseMatrixIndexCSX& csx, const Body& bo
                              static_cast<int>(csx.compressed_axis()));
   }
   const int64_t compressed = common.shape[format == SparseFormat::kCSR ? 0 : 1];
-  QUIVER_ASSIGN_OR_RETURN(int64_t pointers, internal::AddChecked(compressed, 1, "CSX indptr length"));
-  QUIVER_ASSIGN_OR_RETURN(TypePtr indptr_type, ReadIndexType(csx.indptr_type(), body.where, "CSX indptr_type"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t pointers,
+                          internal::AddChecked(compressed, 1, "CSX indptr length"));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr indptr_type,
+                          ReadIndexType(csx.indptr_type(), body.where, "CSX indptr_type"));
   QUIVER_ASSIGN_OR_RETURN(TypePtr indices_type,
                           ReadIndexType(csx.indices_type(), body.where, "CSX indices_type"));
-  QUIVER_ASSIGN_OR_RETURN(Tensor indptr, ReadIndexArray(body, LoadStruct(csx.indptr_buffer()),
-                                                        std::move(indptr_type), pointers, "CSX indptr buffer"));
-  QUIVER_ASSIGN_OR_RETURN(Tensor indices, ReadIndexArray(body, LoadStruct(csx.indices_buffer()),
-                                                         std::move(indices_type), common.nnz,
-                                                         "CSX indices buffer"));
-  return SparseTensor::MakeCSX(format, std::move(common.shape), std::move(indptr), std::move(indices),
-                               std::move(common.values), std::move(common.dim_names), level);
+  QUIVER_ASSIGN_OR_RETURN(
+      Tensor indptr, ReadIndexArray(body, LoadStruct(csx.indptr_buffer()), std::move(indptr_type),
+                                    pointers, "CSX indptr buffer"));
+  QUIVER_ASSIGN_OR_RETURN(
+      Tensor indices, ReadIndexArray(body, LoadStruct(csx.indices_buffer()),
+                                     std::move(indices_type), common.nnz, "CSX indices buffer"));
+  return SparseTensor::MakeCSX(format, std::move(common.shape), std::move(indptr),
+                               std::move(indices), std::move(common.values),
+                               std::move(common.dim_names), level);
 }
 
 // Element counts of the CSF index buffers (see the top of the file).
@@ -208,8 +223,9 @@ struct CsfCounts {
 // Element counts as Arrow C++ records them when they fit the tree, exact
 // byte counts when only those do (the format's own unit), and the element
 // counts otherwise, so validation names the level that disagrees.
-CsfCounts ReadCsfCounts(const std::vector<fb::Buffer>& indptr, const std::vector<fb::Buffer>& indices,
-                        int64_t indptr_width, int64_t indices_width, int64_t nnz) {
+CsfCounts ReadCsfCounts(const std::vector<fb::Buffer>& indptr,
+                        const std::vector<fb::Buffer>& indices, int64_t indptr_width,
+                        int64_t indices_width, int64_t nnz) {
   CsfCounts elements, bytes;
   bool exact_bytes = true;
   auto add = [&](const fb::Buffer& buffer, int64_t width, std::vector<int64_t>* as_elements,
@@ -218,24 +234,28 @@ CsfCounts ReadCsfCounts(const std::vector<fb::Buffer>& indptr, const std::vector
     as_bytes->push_back(buffer.length() / width);
     exact_bytes = exact_bytes && buffer.length() % width == 0;
   };
-  for (const fb::Buffer& buffer : indptr) add(buffer, indptr_width, &elements.indptr, &bytes.indptr);
-  for (const fb::Buffer& buffer : indices) add(buffer, indices_width, &elements.indices, &bytes.indices);
+  for (const fb::Buffer& buffer : indptr)
+    add(buffer, indptr_width, &elements.indptr, &bytes.indptr);
+  for (const fb::Buffer& buffer : indices)
+    add(buffer, indices_width, &elements.indices, &bytes.indices);
   if (!elements.FitTree(nnz) && exact_bytes && bytes.FitTree(nnz)) return bytes;
   return elements;
 }
 
 std::vector<fb::Buffer> LoadBuffers(const flatbuffers::Vector<const fb::Buffer*>* buffers) {
   std::vector<fb::Buffer> out;
-  for (flatbuffers::uoffset_t i = 0; i < buffers->size(); ++i) out.push_back(LoadStruct(buffers, i));
+  for (flatbuffers::uoffset_t i = 0; i < buffers->size(); ++i)
+    out.push_back(LoadStruct(buffers, i));
   return out;
 }
 
 // One CSF index array of `count` entries at the buffer's offset (its
 // recorded length being a count, the extent is computed).
-Result<Tensor> ReadCsfArray(const Body& body, const fb::Buffer& buffer, const TypePtr& type, int64_t count,
-                            const std::string& what) {
+Result<Tensor> ReadCsfArray(const Body& body, const fb::Buffer& buffer, const TypePtr& type,
+                            int64_t count, const std::string& what) {
   const std::string need = std::to_string(count) + " " + type->ToString() + " entries";
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(count, type->byte_width(), what + ": " + need));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(count, type->byte_width(), what + ": " + need));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr data, body.Slice(buffer.offset(), bytes, what));
   return Tensor::Make(type, std::move(data), {count});
 }
@@ -252,7 +272,8 @@ Result<SparseTensor> ReadCsf(const fb::SparseTensorIndexCSF& csf, const Body& bo
                            " indices buffers and ", csf.axis_order()->size(), " axis_order entries",
                            of, " (", ndim - 1, ", ", ndim, " and ", ndim, " needed)");
   }
-  QUIVER_ASSIGN_OR_RETURN(TypePtr indptr_type, ReadIndexType(csf.indptr_type(), body.where, "CSF indptr_type"));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr indptr_type,
+                          ReadIndexType(csf.indptr_type(), body.where, "CSF indptr_type"));
   QUIVER_ASSIGN_OR_RETURN(TypePtr indices_type,
                           ReadIndexType(csf.indices_type(), body.where, "CSF indices_type"));
   const std::vector<fb::Buffer> indptr_buffers = LoadBuffers(csf.indptr_buffers());
@@ -261,13 +282,15 @@ Result<SparseTensor> ReadCsf(const fb::SparseTensorIndexCSF& csf, const Body& bo
                                          indices_type->byte_width(), common.nnz);
   std::vector<Tensor> indptr, indices;
   for (size_t k = 0; k < indptr_buffers.size(); ++k) {
-    QUIVER_ASSIGN_OR_RETURN(Tensor array, ReadCsfArray(body, indptr_buffers[k], indptr_type, counts.indptr[k],
-                                                       "CSF indptr buffer " + std::to_string(k)));
+    QUIVER_ASSIGN_OR_RETURN(Tensor array,
+                            ReadCsfArray(body, indptr_buffers[k], indptr_type, counts.indptr[k],
+                                         "CSF indptr buffer " + std::to_string(k)));
     indptr.push_back(std::move(array));
   }
   for (size_t k = 0; k < indices_buffers.size(); ++k) {
-    QUIVER_ASSIGN_OR_RETURN(Tensor array, ReadCsfArray(body, indices_buffers[k], indices_type,
-                                                       counts.indices[k], "CSF indices buffer " + std::to_string(k)));
+    QUIVER_ASSIGN_OR_RETURN(Tensor array,
+                            ReadCsfArray(body, indices_buffers[k], indices_type, counts.indices[k],
+                                         "CSF indices buffer " + std::to_string(k)));
     indices.push_back(std::move(array));
   }
   std::vector<int64_t> axis_order;
@@ -275,8 +298,8 @@ Result<SparseTensor> ReadCsf(const fb::SparseTensorIndexCSF& csf, const Body& bo
     axis_order.push_back(LoadScalar(csf.axis_order(), k));
   }
   return SparseTensor::MakeCSF(std::move(common.shape), std::move(indptr), std::move(indices),
-                               std::move(axis_order), std::move(common.values), std::move(common.dim_names),
-                               level);
+                               std::move(axis_order), std::move(common.values),
+                               std::move(common.dim_names), level);
 }
 
 Result<SparseTensor> ReadIndex(const fb::SparseTensor& sparse, const Body& body, Common common,
@@ -298,8 +321,9 @@ Result<SparseTensor> ReadIndex(const fb::SparseTensor& sparse, const Body& body,
 
 Result<SparseTensor> ReadSparseTensor(const std::shared_ptr<InputSource>& source, int64_t offset,
                                       ReadOptions options) {
-  QUIVER_ASSIGN_OR_RETURN(Message message,
-                          ReadMessageOfKind(source, offset, fb::MessageHeader::SparseTensor, "SparseTensor"));
+  QUIVER_ASSIGN_OR_RETURN(
+      Message message,
+      ReadMessageOfKind(source, offset, fb::MessageHeader::SparseTensor, "SparseTensor"));
   const fb::SparseTensor* sparse = message.header->header_as_SparseTensor();
   const Body body{message.body, message.Where()};
   QUIVER_ASSIGN_OR_RETURN(Common common, ReadCommon(*message.header, *sparse, body));

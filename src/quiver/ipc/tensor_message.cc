@@ -45,8 +45,9 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink) {
                                        name.empty() ? 0 : builder.CreateString(name)));
   }
   const fb::Buffer data(0, bytes);
-  auto message_tensor = fb::CreateTensor(builder, type.first, type.second, builder.CreateVector(dims),
-                                         builder.CreateVector(dense.strides().data(), dense.strides().size()), &data);
+  auto message_tensor =
+      fb::CreateTensor(builder, type.first, type.second, builder.CreateVector(dims),
+                       builder.CreateVector(dense.strides().data(), dense.strides().size()), &data);
   const int64_t body_length = bytes + PaddingFor(bytes, kBodyAlignment);
   builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Tensor,
                                    message_tensor.Union(), body_length));
@@ -62,7 +63,8 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
                           ReadMessageOfKind(source, offset, fb::MessageHeader::Tensor, "Tensor"));
   const fb::Tensor* tensor = message.header->header_as_Tensor();
   const std::string where = message.Where();
-  QUIVER_ASSIGN_OR_RETURN(TypePtr type, ReadTensorValueType(tensor->type_type(), tensor->type(), where));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+                          ReadTensorValueType(tensor->type_type(), tensor->type(), where));
   std::vector<int64_t> shape;
   std::vector<std::string> names;
   bool any_name = false;
@@ -92,7 +94,8 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
     return Status::Invalid(where, ": tensor data [", data.offset(), ", +", data.length(),
                            ") lies outside the ", body, "-byte body");
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Slice(message.body, data.offset(), data.length()));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes,
+                          Buffer::Slice(message.body, data.offset(), data.length()));
   // Tensor::Make checks that every element the strides reach lies in the data.
   auto made = Tensor::Make(std::move(type), std::move(bytes), std::move(shape), std::move(strides),
                            any_name ? std::move(names) : std::vector<std::string>{});

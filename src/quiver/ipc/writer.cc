@@ -55,8 +55,9 @@ struct WriterState {
                                "; the IPC file format holds one dictionary per "
                                "field (write a stream, or give every batch the same dictionary)");
       }
-      QUIVER_ASSIGN_OR_RETURN(WrittenBlock block, WriteDictionaryMessage(*sink, static_cast<int64_t>(id),
-                                                                         current[id], false, options));
+      QUIVER_ASSIGN_OR_RETURN(
+          WrittenBlock block,
+          WriteDictionaryMessage(*sink, static_cast<int64_t>(id), current[id], false, options));
       dictionary_blocks.emplace_back(block.offset, block.metadata_length, block.body_length);
       dictionaries[id] = current[id];
     }
@@ -94,7 +95,8 @@ struct WriterState {
   // reports that failure instead of adding to it.
   Status failure;
   void Latch(const Status& st) {
-    failure = st.WithContext("the IPC writer stopped after a failed write; its output is incomplete");
+    failure =
+        st.WithContext("the IPC writer stopped after a failed write; its output is incomplete");
   }
 };
 

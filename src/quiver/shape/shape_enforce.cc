@@ -3,10 +3,10 @@
 #include <limits>
 #include <vector>
 
-#include "quiver/shape_pattern.h"
-#include "quiver/shape/shape_match.h"
-#include "quiver/internal/bitmap.h"
 #include "quiver/extension/variable_shape_storage.h"
+#include "quiver/internal/bitmap.h"
+#include "quiver/shape/shape_match.h"
+#include "quiver/shape_pattern.h"
 
 namespace quiver {
 
@@ -81,7 +81,8 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   std::vector<DimSize> axes(static_cast<size_t>(ndim) + 1);
   axes[0].value = rows;
   const size_t stride = static_cast<size_t>(ndim);
-  const int32_t* shapes = rows > 0 ? internal::VariableShapeStorage(array).PhysicalShape(0).data() : nullptr;
+  const int32_t* shapes =
+      rows > 0 ? internal::VariableShapeStorage(array).PhysicalShape(0).data() : nullptr;
   // Row validity read straight from the bitmap (nullptr: every row valid).
   const ArrayData& storage = *array.data();
   const uint8_t* bits = has_nulls ? storage.buffers[0]->data() : nullptr;

@@ -71,7 +71,9 @@ class Matcher {
  public:
   Matcher(const ObservedShape& observed, const ShapePattern& pattern,
           const EnforceShapeOptions& options)
-      : observed_(observed), pattern_(pattern), options_(options),
+      : observed_(observed),
+        pattern_(pattern),
+        options_(options),
         staged_(static_cast<size_t>(pattern.slot_count())) {}
 
   Result<ShapeMatch> Run(std::vector<std::optional<int64_t>>* proved) {
@@ -133,8 +135,8 @@ class Matcher {
   std::string Origin(int64_t begin, int64_t end) const {
     if (!options_.label.empty()) return std::string(options_.label) + " " + AxesText(begin, end);
     if (observed_.rows >= 0) {
-      return AxesText(begin, end) + " of a variable-shape column of " + std::to_string(observed_.rows) +
-             " rows";
+      return AxesText(begin, end) + " of a variable-shape column of " +
+             std::to_string(observed_.rows) + " rows";
     }
     return AxesText(begin, end) + " of shape " + FormatShapeTuple(observed_.axes);
   }
@@ -173,11 +175,11 @@ class Matcher {
     return Status::Invalid(std::move(message));
   }
 
-  Status ExpectAxes(std::span<const DimSize> expected, int64_t entry_index, int64_t begin, int64_t end,
-                    const std::string& origin) {
+  Status ExpectAxes(std::span<const DimSize> expected, int64_t entry_index, int64_t begin,
+                    int64_t end, const std::string& origin) {
     const ShapeEntry& entry = pattern_.entries()[static_cast<size_t>(entry_index)];
-    std::span<const DimSize> got = observed_.axes.subspan(static_cast<size_t>(begin),
-                                                          static_cast<size_t>(end - begin));
+    std::span<const DimSize> got =
+        observed_.axes.subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
     std::optional<int64_t> where;
     if (expected.size() != got.size()) where = kWhole;
     for (size_t k = 0; !where && k < got.size(); ++k) {
@@ -211,7 +213,8 @@ class Matcher {
                                                  static_cast<size_t>(staged.end - staged.begin)),
                           i, begin, end, origin);
       }
-      QUIVER_RETURN_NOT_OK(Expect(staged.size, observed_.axes[static_cast<size_t>(begin)], i, begin, &origin));
+      QUIVER_RETURN_NOT_OK(
+          Expect(staged.size, observed_.axes[static_cast<size_t>(begin)], i, begin, &origin));
       if (!staged.size.varies()) Prove(begin, staged.size.value);
       return Status::OK();
     }
@@ -224,8 +227,8 @@ class Matcher {
                                  bound->origin + "; " + Shapes(-1));
         }
         if (is_axes) return ExpectAxes(bound->axes, i, begin, end, bound->origin);
-        QUIVER_RETURN_NOT_OK(Expect(bound->size, observed_.axes[static_cast<size_t>(begin)], i, begin,
-                                    &bound->origin));
+        QUIVER_RETURN_NOT_OK(Expect(bound->size, observed_.axes[static_cast<size_t>(begin)], i,
+                                    begin, &bound->origin));
         if (!bound->size.varies()) Prove(begin, bound->size.value);
         return Status::OK();
       }
@@ -240,8 +243,8 @@ class Matcher {
 
   // The ellipsis's n_elements over axes [begin, end).
   Result<DimSize> Product(int64_t begin, int64_t end) const {
-    std::span<const DimSize> axes = observed_.axes.subspan(static_cast<size_t>(begin),
-                                                           static_cast<size_t>(end - begin));
+    std::span<const DimSize> axes =
+        observed_.axes.subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
     const std::string what = "the product of " + AxesText(begin, end);
     bool varies = false;
     for (const DimSize& a : axes) varies = varies || a.varies();
@@ -249,7 +252,8 @@ class Matcher {
       int64_t product = 1;
       for (const DimSize& a : axes) {
         auto next = MultiplyChecked(product, a.value, what);
-        if (!next.ok()) return Status::Invalid(Prefix(-1) + next.status().message() + "; " + Shapes(-1));
+        if (!next.ok())
+          return Status::Invalid(Prefix(-1) + next.status().message() + "; " + Shapes(-1));
         product = *next;
       }
       return DimSize{product, nullptr};
@@ -280,7 +284,8 @@ class Matcher {
     for (size_t r = 0; r < rows; ++r) {
       if ((*per_row)[r] < 0) continue;
       auto next = AddChecked(total, (*per_row)[r], what);
-      if (!next.ok()) return Status::Invalid(Prefix(-1) + next.status().message() + "; " + Shapes(-1));
+      if (!next.ok())
+        return Status::Invalid(Prefix(-1) + next.status().message() + "; " + Shapes(-1));
       total = *next;
     }
     return DimSize{total, nullptr};
@@ -298,7 +303,8 @@ class Matcher {
       binding.is_axes = staged.is_axes;
       binding.size = staged.size;
       if (staged.is_axes) {
-        binding.axes.assign(observed_.axes.begin() + staged.begin, observed_.axes.begin() + staged.end);
+        binding.axes.assign(observed_.axes.begin() + staged.begin,
+                            observed_.axes.begin() + staged.end);
       }
       binding.origin = Origin(staged.begin, staged.end);
       options_.bindings->Set(pattern_.entries()[i].name, std::move(binding));

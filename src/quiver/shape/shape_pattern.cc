@@ -44,13 +44,16 @@ std::string FirstNonAscii(std::string_view token) {
 
 // Why a token with non-ASCII characters is refused.
 Status NonAsciiToken(std::string_view token) {
-  if (!internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(token.data()), static_cast<int64_t>(token.size()))) {
+  if (!internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(token.data()),
+                             static_cast<int64_t>(token.size()))) {
     return Status::Invalid("not valid UTF-8");
   }
   if (token == "\u2026") {
-    return Status::Invalid("'\u2026' (U+2026, one ellipsis character) is not '...': write three ASCII dots");
+    return Status::Invalid(
+        "'\u2026' (U+2026, one ellipsis character) is not '...': write three ASCII dots");
   }
-  return Status::Invalid("names are ASCII letters, digits and '_'; " + FirstNonAscii(token) + " is not one");
+  return Status::Invalid("names are ASCII letters, digits and '_'; " + FirstNonAscii(token) +
+                         " is not one");
 }
 
 bool HasNonAscii(std::string_view token) {

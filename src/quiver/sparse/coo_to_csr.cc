@@ -11,11 +11,11 @@
 #include <numeric>
 #include <optional>
 #include <tuple>
-#include <utility>
 #include <type_traits>
+#include <utility>
 
-#include "quiver/internal/value_types.h"
 #include "quiver/internal/threads.h"
+#include "quiver/internal/value_types.h"
 #include "quiver/sparse/sparse_internal.h"
 
 namespace quiver::sparse {
@@ -26,9 +26,9 @@ constexpr int64_t kBlockRows = 4096;
 
 // What the parts of the pass found.
 struct PassState {
-  std::atomic<int64_t> first_bad;    // lowest position out of range (nnz: none)
+  std::atomic<int64_t> first_bad;  // lowest position out of range (nnz: none)
   std::atomic<bool> unsorted{false};
-  int64_t last_row = -1;             // the row of the last coordinate (its part sets it)
+  int64_t last_row = -1;  // the row of the last coordinate (its part sets it)
 };
 
 // Readers hand out coordinate pairs in increasing order, each read from

@@ -60,8 +60,8 @@ Result<SparseTensor> BuildCOO(CoordList list, const std::vector<int64_t>& shape,
                               const std::vector<std::string>& names, const SparseOptions& options) {
   const int64_t ndim = static_cast<int64_t>(shape.size());
   QUIVER_ASSIGN_OR_RETURN(TypePtr type, ChooseIndexType(options.index_type, MaxIndex(shape)));
-  QUIVER_ASSIGN_OR_RETURN(Tensor coords, MakeIndexTensor(list.coords.span(), type,
-                                                         {list.nnz(), ndim}, "COO coords"));
+  QUIVER_ASSIGN_OR_RETURN(
+      Tensor coords, MakeIndexTensor(list.coords.span(), type, {list.nnz(), ndim}, "COO coords"));
   QUIVER_ASSIGN_OR_RETURN(int64_t size, internal::ShapeProduct(shape, "sparse tensor shape"));
   return SparseTensor::FromParts(SparseFormat::kCOO, shape, size, SparseCOOIndex{coords, true},
                                  std::move(list.values), names, true);
@@ -69,13 +69,15 @@ Result<SparseTensor> BuildCOO(CoordList list, const std::vector<int64_t>& shape,
 
 // CSR from row-major coordinates, or CSC (compressed = 1) through a stable
 // counting sort by column, which keeps rows increasing within a column.
-Result<SparseTensor> BuildCSX(CoordList list, SparseFormat format, const std::vector<int64_t>& shape,
+Result<SparseTensor> BuildCSX(CoordList list, SparseFormat format,
+                              const std::vector<int64_t>& shape,
                               const std::vector<std::string>& names, const SparseOptions& options) {
   const int compressed = format == SparseFormat::kCSR ? 0 : 1;
   const int other = 1 - compressed;
   const int64_t nnz = list.nnz();
   const int64_t axis = shape[compressed];
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr indptr_buffer, AllocateIndptr(axis, IndexName(format, "indptr")));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr indptr_buffer,
+                          AllocateIndptr(axis, IndexName(format, "indptr")));
   int64_t* indptr = reinterpret_cast<int64_t*>(indptr_buffer->mutable_data());
   for (int64_t i = 0; i < nnz; ++i) ++indptr[list.coords[2 * i + compressed] + 1];
   std::partial_sum(indptr, indptr + axis + 1, indptr);
@@ -119,7 +121,8 @@ Result<SparseTensor> BuildCSF(CoordList list, const std::vector<int64_t>& shape,
   if (reordered) perm = SortOrder(LinearKeys(list.coords, nnz, shape, order), options.threads);
   std::vector<int64_t> level_coords(static_cast<size_t>(nnz * ndim));
   for (int64_t i = 0; i < nnz; ++i) {
-    for (int k = 0; k < ndim; ++k) level_coords[i * ndim + k] = list.coords[perm[i] * ndim + order[k]];
+    for (int k = 0; k < ndim; ++k)
+      level_coords[i * ndim + k] = list.coords[perm[i] * ndim + order[k]];
   }
   Tensor values = list.values;
   if (reordered) {
@@ -131,7 +134,8 @@ Result<SparseTensor> BuildCSF(CoordList list, const std::vector<int64_t>& shape,
 
 }  // namespace
 
-Result<TypePtr> CSFIndexType(const TypePtr& requested, int64_t nnz, const std::vector<int64_t>& shape) {
+Result<TypePtr> CSFIndexType(const TypePtr& requested, int64_t nnz,
+                             const std::vector<int64_t>& shape) {
   return ChooseIndexType(requested, std::max(nnz, MaxIndex(shape)));
 }
 
@@ -153,7 +157,8 @@ Result<SparseTensor> MakeCSFFromLevels(CSFLevels levels, const std::vector<int64
     QUIVER_ASSIGN_OR_RETURN(Tensor t, MakeIndexTensor(levels.indices[k], type, {n}, "CSF indices"));
     index.indices.push_back(std::move(t));
     if (k + 1 < ndim) {
-      QUIVER_ASSIGN_OR_RETURN(Tensor p, MakeIndexTensor(levels.indptr[k], type, {n + 1}, "CSF indptr"));
+      QUIVER_ASSIGN_OR_RETURN(Tensor p,
+                              MakeIndexTensor(levels.indptr[k], type, {n + 1}, "CSF indptr"));
       index.indptr.push_back(std::move(p));
     }
   }

@@ -34,7 +34,8 @@ Result<CoordList> FromCSX(const SparseTensor& t, const SparseCSXIndex& index) {
   int64_t* out = list.coords.owned.data();
   for (int64_t s = 0; s + 1 < p.size; ++s) {
     for (int64_t i = p[s]; i < p[s + 1]; ++i) {
-      if (v[i] < 0 || v[i] >= bound) return IndexOutOfRange(IndexName(t.format(), "indices"), i, v[i], bound);
+      if (v[i] < 0 || v[i] >= bound)
+        return IndexOutOfRange(IndexName(t.format(), "indices"), i, v[i], bound);
       out[2 * i + (csr ? 0 : 1)] = s;
       out[2 * i + (csr ? 1 : 0)] = v[i];
     }
@@ -50,7 +51,8 @@ Result<CoordList> FromCSF(const SparseTensor& t, const SparseCSFIndex& index) {
   std::vector<IndexValues> ptr, idx;
   for (int k = 0; k < ndim; ++k) {
     idx.push_back(ReadIndexValues(index.indices[k]));
-    QUIVER_RETURN_NOT_OK(CheckInRange(idx[k], "CSF indices[" + Str(k) + "]", t.shape()[index.axis_order[k]]));
+    QUIVER_RETURN_NOT_OK(
+        CheckInRange(idx[k], "CSF indices[" + Str(k) + "]", t.shape()[index.axis_order[k]]));
   }
   for (int k = 0; k + 1 < ndim; ++k) {
     ptr.push_back(ReadIndexValues(index.indptr[k]));

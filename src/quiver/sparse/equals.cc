@@ -24,7 +24,8 @@ bool MergeEqual(const CoordList& a, const CoordList& b, int ndim) {
   while (i < a.nnz() || j < b.nnz()) {
     const int order = i == a.nnz()   ? 1
                       : j == b.nnz() ? -1
-                                     : CompareTuples(a.coords.data() + i * ndim, b.coords.data() + j * ndim, ndim);
+                                     : CompareTuples(a.coords.data() + i * ndim,
+                                                     b.coords.data() + j * ndim, ndim);
     if (order < 0) {
       if (IsNonZero(va[i++])) return false;
     } else if (order > 0) {
@@ -54,9 +55,8 @@ bool SparseTensor::Equals(const SparseTensor& other) const {
     QUIVER_ASSIGN_OR_RETURN(sparse::CoordList a, sparse::Canonical(*this));
     QUIVER_ASSIGN_OR_RETURN(sparse::CoordList b, sparse::Canonical(other));
     bool same = false;
-    sparse::VisitSparseValueType(*values_.type(), [&](auto tag) {
-      same = sparse::MergeEqual<decltype(tag)>(a, b, ndim());
-    });
+    sparse::VisitSparseValueType(
+        *values_.type(), [&](auto tag) { same = sparse::MergeEqual<decltype(tag)>(a, b, ndim()); });
     return same;
   });
   return equal.ok() && *equal;

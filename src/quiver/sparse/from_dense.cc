@@ -42,8 +42,11 @@ class GrowArray {
   Status Reserve(int64_t n) {
     if (n <= capacity_) return Status::OK();
     const int64_t capacity = std::max({n, 2 * capacity_, int64_t{1024}});
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr grown, Buffer::AllocateUninitialized(capacity * static_cast<int64_t>(sizeof(T))));
-    if (size_used_ > 0) std::memcpy(grown->mutable_data(), buffer_->data(), static_cast<size_t>(size_used_) * sizeof(T));
+    QUIVER_ASSIGN_OR_RETURN(
+        BufferPtr grown, Buffer::AllocateUninitialized(capacity * static_cast<int64_t>(sizeof(T))));
+    if (size_used_ > 0)
+      std::memcpy(grown->mutable_data(), buffer_->data(),
+                  static_cast<size_t>(size_used_) * sizeof(T));
     buffer_ = std::move(grown);
     capacity_ = capacity;
     return Status::OK();
@@ -235,12 +238,11 @@ struct Scan {
   std::vector<ScanPart> parts;      // in row order
   Tensor values;                    // all non-zeros, in order
   int64_t nnz = 0;
-  int workers = 1;                  // threads the scan ran on
+  int workers = 1;  // threads the scan ran on
   // Threads for passes over the non-zeros: the scan's, when there are
   // enough of them to pay for starting threads.
   int JoinWorkers() const { return nnz >= (int64_t{1} << 16) ? workers : 1; }
 };
-
 
 // The chunks' values one after another. Chunk 0's array reserved room
 // for the whole tensor at its first row's density, so usually they join
@@ -334,7 +336,7 @@ void ForEachFilledRow(const View& v, const Scan& scan, const ScanPart& part, Fn&
 template <typename Fn>
 void ForEachPart(const Scan& scan, Fn&& fn) {
   internal::RunQueueAll(static_cast<int64_t>(scan.parts.size()), scan.JoinWorkers(),
-           [&](int64_t p) { fn(scan.parts[p]); });
+                        [&](int64_t p) { fn(scan.parts[p]); });
 }
 
 // COO coordinates written straight into the index type: row-major
@@ -343,15 +345,15 @@ template <typename I>
 void WriteCoords(const View& v, const Scan& scan, I* out) {
   const int ndim = v.ndim();
   ForEachPart(scan, [&](const ScanPart& part) {
-    ForEachFilledRow(v, scan, part,
-                     [&](const std::vector<int64_t>& index, int64_t first, const int64_t* cols,
-                         int64_t count) {
-                       for (int64_t i = 0; i < count; ++i) {
-                         I* row = out + (first + i) * ndim;
-                         for (int k = 0; k + 1 < ndim; ++k) row[k] = static_cast<I>(index[k]);
-                         row[ndim - 1] = static_cast<I>(cols[i]);
-                       }
-                     });
+    ForEachFilledRow(
+        v, scan, part,
+        [&](const std::vector<int64_t>& index, int64_t first, const int64_t* cols, int64_t count) {
+          for (int64_t i = 0; i < count; ++i) {
+            I* row = out + (first + i) * ndim;
+            for (int k = 0; k + 1 < ndim; ++k) row[k] = static_cast<I>(index[k]);
+            row[ndim - 1] = static_cast<I>(cols[i]);
+          }
+        });
   });
 }
 
@@ -364,16 +366,17 @@ CSFLevels LevelsFromRows(const View& v, const Scan& scan) {
   CSFLevels levels(ndim);
   std::vector<int64_t> previous;
   for (const ScanPart& part : scan.parts) {
-    ForEachFilledRow(v, scan, part,
-                     [&](const std::vector<int64_t>& index, int64_t, const int64_t*, int64_t count) {
-                       int level = 0;
-                       if (!previous.empty()) {
-                         while (level < ndim - 1 && index[level] == previous[level]) ++level;
-                       }
-                       levels.Branch(index.data(), level);
-                       levels.CountLeaves(count);
-                       previous = index;
-                     });
+    ForEachFilledRow(
+        v, scan, part,
+        [&](const std::vector<int64_t>& index, int64_t, const int64_t*, int64_t count) {
+          int level = 0;
+          if (!previous.empty()) {
+            while (level < ndim - 1 && index[level] == previous[level]) ++level;
+          }
+          levels.Branch(index.data(), level);
+          levels.CountLeaves(count);
+          previous = index;
+        });
   }
   levels.Finish();
   return levels;
@@ -382,7 +385,8 @@ CSFLevels LevelsFromRows(const View& v, const Scan& scan) {
 // The scan's last-axis coordinates as one index array of `type` (which
 // holds every one of them: ChooseIndexType saw the largest).
 Result<Tensor> IndicesFromScan(const Scan& scan, const TypePtr& type, const char* what) {
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(scan.nnz, type->byte_width(), what));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(scan.nnz, type->byte_width(), what));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::AllocateUninitialized(bytes));
   internal::VisitValueType(
       *type,
@@ -404,7 +408,8 @@ Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, cons
   // One entry per row of the view, filled or not: an empty dense tensor
   // was not scanned, and its absent row counts stay zero.
   const int64_t rows = v.shape[0];
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr indptr_buffer, AllocateIndptr(rows, IndexName(format, "indptr")));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr indptr_buffer,
+                          AllocateIndptr(rows, IndexName(format, "indptr")));
   int64_t* indptr = reinterpret_cast<int64_t*>(indptr_buffer->mutable_data());
   std::partial_sum(scan.row_counts.begin(), scan.row_counts.end(), indptr + 1);
   QUIVER_ASSIGN_OR_RETURN(TypePtr type,
@@ -421,18 +426,22 @@ Result<SparseTensor> JoinCSX(const View& v, Scan scan, SparseFormat format, cons
 
 Result<SparseTensor> JoinCOO(const View& v, Scan scan, const Tensor& dense,
                              const SparseOptions& options) {
-  QUIVER_ASSIGN_OR_RETURN(TypePtr type, ChooseIndexType(options.index_type, MaxIndex(dense.shape())));
-  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::MultiplyChecked(scan.nnz, dense.ndim(), "COO coords"));
+  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+                          ChooseIndexType(options.index_type, MaxIndex(dense.shape())));
+  QUIVER_ASSIGN_OR_RETURN(int64_t count,
+                          internal::MultiplyChecked(scan.nnz, dense.ndim(), "COO coords"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer,
                           Buffer::AllocateUninitialized(count * type->byte_width()));
   internal::VisitValueType(
       *type,
       [&](auto tag) {
         using I = decltype(tag);
-        if constexpr (std::is_integral_v<I>) WriteCoords(v, scan, reinterpret_cast<I*>(buffer->mutable_data()));
+        if constexpr (std::is_integral_v<I>)
+          WriteCoords(v, scan, reinterpret_cast<I*>(buffer->mutable_data()));
       },
       [] {});
-  QUIVER_ASSIGN_OR_RETURN(Tensor coords, Tensor::Make(type, std::move(buffer), {scan.nnz, dense.ndim()}));
+  QUIVER_ASSIGN_OR_RETURN(Tensor coords,
+                          Tensor::Make(type, std::move(buffer), {scan.nnz, dense.ndim()}));
   return SparseTensor::FromParts(SparseFormat::kCOO, dense.shape(), dense.size(),
                                  SparseCOOIndex{coords, true}, std::move(scan.values),
                                  dense.dim_names(), true);
@@ -476,7 +485,8 @@ Result<SparseTensor> FromDenseTensor(const Tensor& dense, SparseFormat format,
     case SparseFormat::kCSR:
     case SparseFormat::kCSC: return JoinCSX(view, std::move(*scan), format, dense, options);
     case SparseFormat::kCSF: {
-      QUIVER_ASSIGN_OR_RETURN(TypePtr type, CSFIndexType(options.index_type, scan->nnz, dense.shape()));
+      QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+                              CSFIndexType(options.index_type, scan->nnz, dense.shape()));
       QUIVER_ASSIGN_OR_RETURN(Tensor leaves, IndicesFromScan(*scan, type, "CSF indices"));
       return MakeCSFFromLevels(LevelsFromRows(view, *scan), dense.shape(), std::move(order),
                                std::move(scan->values), dense.dim_names(), type, std::move(leaves));

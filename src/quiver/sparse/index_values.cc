@@ -92,8 +92,8 @@ Result<Tensor> MakeIndexTensor(std::span<const int64_t> values, const TypePtr& t
           }
           return Status::OK();
         } else {
-          return Status::TypeError(std::string(what) + ": index type must be an integer type, got " +
-                                   type->ToString());
+          return Status::TypeError(std::string(what) +
+                                   ": index type must be an integer type, got " + type->ToString());
         }
       },
       [&] {
@@ -107,8 +107,9 @@ Result<Tensor> MakeIndexTensor(std::span<const int64_t> values, const TypePtr& t
 Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value) {
   if (requested) {
     if (!IsIndexType(*requested)) {
-      return Status::TypeError("index type must be an integer type (int8..int64, uint8..uint64), got " +
-                               requested->ToString());
+      return Status::TypeError(
+          "index type must be an integer type (int8..int64, uint8..uint64), got " +
+          requested->ToString());
     }
     const int64_t bits = requested->bit_width() - (requested->is_signed_integer() ? 1 : 0);
     if (bits < 63 && max_value >= (int64_t{1} << bits)) {
@@ -137,13 +138,15 @@ Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {
   if (p[0] != 0) return Status::Invalid(name + "[0] = " + std::to_string(p[0]) + ", expected 0");
   for (int64_t i = 1; i < p.size; ++i) {
     if (p[i] < p[i - 1]) {
-      return Status::Invalid(name + "[" + std::to_string(i) + "] = " + std::to_string(p[i]) + " is less than " + name +
-                             "[" + std::to_string(i - 1) + "] = " + std::to_string(p[i - 1]));
+      return Status::Invalid(name + "[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
+                             " is less than " + name + "[" + std::to_string(i - 1) +
+                             "] = " + std::to_string(p[i - 1]));
     }
   }
   if (p[p.size - 1] != end) {
-    return Status::Invalid(name + "[" + std::to_string(p.size - 1) + "] = " + std::to_string(p[p.size - 1]) +
-                           ", expected " + std::to_string(end) + " (the size of the next level)");
+    return Status::Invalid(name + "[" + std::to_string(p.size - 1) +
+                           "] = " + std::to_string(p[p.size - 1]) + ", expected " +
+                           std::to_string(end) + " (the size of the next level)");
   }
   return Status::OK();
 }
@@ -154,8 +157,9 @@ Status IndexOutOfRange(const std::string& name, int64_t i, int64_t value, int64_
 }
 
 Status CoordOutOfRange(int64_t i, int64_t k, int64_t value, int64_t bound) {
-  return Status::Invalid("COO coords[" + std::to_string(i) + ", " + std::to_string(k) + "] = " +
-                         std::to_string(value) + " is out of range [0, " + std::to_string(bound) + ")");
+  return Status::Invalid("COO coords[" + std::to_string(i) + ", " + std::to_string(k) +
+                         "] = " + std::to_string(value) + " is out of range [0, " +
+                         std::to_string(bound) + ")");
 }
 
 Status CheckInRange(const IndexValues& v, const std::string& name, int64_t bound) {

@@ -140,7 +140,8 @@ struct CSFLevels {
 CSFLevels BuildCSFLevels(std::span<const int64_t> coords, int ndim);
 // The index type of a CSF tensor built from levels: `requested`, or the
 // smallest that holds nnz and every coordinate of `shape`.
-Result<TypePtr> CSFIndexType(const TypePtr& requested, int64_t nnz, const std::vector<int64_t>& shape);
+Result<TypePtr> CSFIndexType(const TypePtr& requested, int64_t nnz,
+                             const std::vector<int64_t>& shape);
 // The CSF tensor of those levels, one index type for every array
 // (CSFIndexType). `leaf_indices`, when given, is the last level's indices
 // made already, in that type (the levels only counted them).
@@ -186,7 +187,6 @@ Status CheckCoords(const IndexValues& coords, const std::vector<int64_t>& shape)
 
 // The largest index a tensor of `shape` has on any axis (0 for empty axes).
 int64_t MaxIndex(const std::vector<int64_t>& shape);
-
 
 // "COO coords", "CSR indptr", ... for messages.
 std::string IndexName(SparseFormat format, const char* part);

@@ -21,8 +21,8 @@ const char* SparseFormatName(SparseFormat format) {
 }
 
 SparseTensor SparseTensor::FromParts(SparseFormat format, std::vector<int64_t> shape, int64_t size,
-                                     Index index, Tensor values,
-                                     std::vector<std::string> dim_names, bool canonical) {
+                                     Index index, Tensor values, std::vector<std::string> dim_names,
+                                     bool canonical) {
   SparseTensor t;
   t.format_ = format;
   t.shape_ = std::move(shape);
@@ -56,8 +56,9 @@ Result<SparseTensor> SparseTensor::Assemble(SparseFormat format, std::vector<int
 Result<SparseTensor> SparseTensor::MakeCOO(std::vector<int64_t> shape, Tensor coords, Tensor values,
                                            bool canonical, std::vector<std::string> dim_names,
                                            ValidationLevel level) {
-  return Assemble(SparseFormat::kCOO, std::move(shape), SparseCOOIndex{std::move(coords), canonical},
-                  std::move(values), std::move(dim_names), canonical, level);
+  return Assemble(SparseFormat::kCOO, std::move(shape),
+                  SparseCOOIndex{std::move(coords), canonical}, std::move(values),
+                  std::move(dim_names), canonical, level);
 }
 
 Result<SparseTensor> SparseTensor::MakeCSX(SparseFormat format, std::vector<int64_t> shape,
@@ -65,7 +66,8 @@ Result<SparseTensor> SparseTensor::MakeCSX(SparseFormat format, std::vector<int6
                                            std::vector<std::string> dim_names,
                                            ValidationLevel level) {
   if (format != SparseFormat::kCSR && format != SparseFormat::kCSC) {
-    return Status::Invalid(std::string("MakeCSX builds CSR or CSC, not ") + SparseFormatName(format));
+    return Status::Invalid(std::string("MakeCSX builds CSR or CSC, not ") +
+                           SparseFormatName(format));
   }
   return Assemble(format, std::move(shape), SparseCSXIndex{std::move(indptr), std::move(indices)},
                   std::move(values), std::move(dim_names), false, level);
@@ -87,13 +89,15 @@ Status SparseTensor::Validate(ValidationLevel level) const {
   });
 }
 
-Result<SparseTensor> SparseTensor::Convert(SparseFormat format, const SparseOptions& options) const {
+Result<SparseTensor> SparseTensor::Convert(SparseFormat format,
+                                           const SparseOptions& options) const {
   return sparse::WithoutThrowing("sparse conversion", [&]() -> Result<SparseTensor> {
     if (format == SparseFormat::kCSR) {
       if (auto direct = sparse::SortedCOOToCSR(*this, options)) return std::move(*direct);
     }
     QUIVER_ASSIGN_OR_RETURN(sparse::CoordList list, sparse::ToCoordList(*this));
-    QUIVER_ASSIGN_OR_RETURN(list, sparse::CanonicalCoords(std::move(list), shape_, options.threads));
+    QUIVER_ASSIGN_OR_RETURN(list,
+                            sparse::CanonicalCoords(std::move(list), shape_, options.threads));
     return sparse::FromCoordList(std::move(list), format, shape_, dim_names_, options);
   });
 }
@@ -135,7 +139,8 @@ Result<SparseTensor> SparseTensor::Canonicalize() const {
   int64_t bound = format_ == SparseFormat::kCOO ? 0 : non_zero_length();
   for (int64_t d : shape_) bound = std::max(bound, d - 1);
   if (options.index_type) {
-    const int64_t bits = options.index_type->bit_width() - (options.index_type->is_signed_integer() ? 1 : 0);
+    const int64_t bits =
+        options.index_type->bit_width() - (options.index_type->is_signed_integer() ? 1 : 0);
     if (bits < 63 && bound >= (int64_t{1} << bits)) options.index_type = nullptr;
   }
   return Convert(format_, options);

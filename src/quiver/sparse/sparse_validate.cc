@@ -17,7 +17,8 @@ std::string Str(int64_t v) { return std::to_string(v); }
 Status CheckIndexTensor(const Tensor& t, const std::string& name, int ndim) {
   if (!t.type()) return Status::Invalid(name + " is missing");
   if (!IsIndexType(*t.type())) {
-    return Status::TypeError(name + " must have an integer type (int8..int64, uint8..uint64), not " +
+    return Status::TypeError(name +
+                             " must have an integer type (int8..int64, uint8..uint64), not " +
                              t.type()->ToString());
   }
   if (t.ndim() != ndim) {
@@ -98,7 +99,8 @@ Status CheckCSFSizes(const SparseTensor& t, const SparseCSFIndex& index) {
   for (int k = 0; k + 1 < ndim; ++k) {
     const std::string name = "CSF indptr[" + Str(k) + "]";
     QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indptr[k], name, 1));
-    QUIVER_ASSIGN_OR_RETURN(int64_t expected, internal::AddChecked(index.indices[k].shape()[0], 1, name));
+    QUIVER_ASSIGN_OR_RETURN(int64_t expected,
+                            internal::AddChecked(index.indices[k].shape()[0], 1, name));
     QUIVER_RETURN_NOT_OK(CheckLength(index.indptr[k], name, expected, "level size + 1"));
   }
   return CheckLength(index.indices[ndim - 1], "CSF indices[" + Str(ndim - 1) + "]",
@@ -144,8 +146,8 @@ Result<bool> CheckCSFValues(const SparseTensor& t, const SparseCSFIndex& index) 
   std::vector<IndexValues> indices;
   for (int k = 0; k < ndim; ++k) {
     indices.push_back(ReadIndexValues(index.indices[k]));
-    QUIVER_RETURN_NOT_OK(CheckInRange(indices[k], "CSF indices[" + Str(k) + "]",
-                                      t.shape()[index.axis_order[k]]));
+    QUIVER_RETURN_NOT_OK(
+        CheckInRange(indices[k], "CSF indices[" + Str(k) + "]", t.shape()[index.axis_order[k]]));
   }
   // The root level has one implicit parent covering all of it.
   const IndexValues root{{0, indices[0].size}, 2};

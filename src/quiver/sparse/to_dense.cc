@@ -20,7 +20,8 @@ void Place(T* out, int64_t at, T v, bool add) {
 }
 
 template <typename T>
-Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T* out, int threads) {
+Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T* out,
+                     int threads) {
   // Nothing to place. Also the only case where a row-major stride may not
   // fit int64 ([0, 2^40, 2^40]): with a value stored, no axis is empty and
   // every stride is at most the size.
@@ -31,13 +32,15 @@ Status ScatterCoords(const CoordList& list, const std::vector<int64_t>& shape, T
   const bool add = !list.canonical;
   // Without duplicates no two values share a place, so ranges of the
   // values can be written by different threads.
-  internal::ParallelRanges(list.nnz(), add ? 1 : threads, int64_t{1} << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      int64_t at = 0;
-      for (int k = 0; k < ndim; ++k) at += list.coords[i * ndim + k] * strides[k];
-      Place(out, at, values[i], add);
-    }
-  });
+  internal::ParallelRanges(list.nnz(), add ? 1 : threads, int64_t{1} << 16,
+                           [&](int64_t b, int64_t e) {
+                             for (int64_t i = b; i < e; ++i) {
+                               int64_t at = 0;
+                               for (int k = 0; k < ndim; ++k)
+                                 at += list.coords[i * ndim + k] * strides[k];
+                               Place(out, at, values[i], add);
+                             }
+                           });
   return Status::OK();
 }
 
@@ -59,28 +62,29 @@ Status ScatterCSX(const SparseTensor& t, const SparseCSXIndex& index, T* out, in
   QUIVER_RETURN_NOT_OK(CheckIndptr(p, IndexName(t.format(), "indptr"), nnz));
   const T* values = reinterpret_cast<const T*>(t.values().raw_data());
   std::atomic<int64_t> first_bad{nnz};  // the lowest position out of range
-  internal::ParallelRanges(p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
-              [&](int64_t b, int64_t e) {
-                std::vector<int64_t> local;
-                for (int64_t s = b; s < e; ++s) {
-                  const int64_t begin = p[s], count = p[s + 1] - p[s];
-                  local.resize(static_cast<size_t>(count));
-                  ReadIndexRows(index.indices, begin, begin + count, local.data());
-                  bool add = false;
-                  int64_t bad = -1;
-                  for (int64_t k = 0; k < count && bad < 0; ++k) {
-                    if (local[k] < 0 || local[k] >= bound) bad = begin + k;
-                    add = add || (k > 0 && local[k] <= local[k - 1]);
-                  }
-                  if (bad >= 0) {  // reported after the join; nothing placed
-                    RecordLowest(first_bad, bad);
-                    continue;
-                  }
-                  for (int64_t k = 0; k < count; ++k) {
-                    Place(out, s * row_stride + local[k] * col_stride, values[begin + k], add);
-                  }
-                }
-              });
+  internal::ParallelRanges(
+      p.size - 1, threads, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, bound)),
+      [&](int64_t b, int64_t e) {
+        std::vector<int64_t> local;
+        for (int64_t s = b; s < e; ++s) {
+          const int64_t begin = p[s], count = p[s + 1] - p[s];
+          local.resize(static_cast<size_t>(count));
+          ReadIndexRows(index.indices, begin, begin + count, local.data());
+          bool add = false;
+          int64_t bad = -1;
+          for (int64_t k = 0; k < count && bad < 0; ++k) {
+            if (local[k] < 0 || local[k] >= bound) bad = begin + k;
+            add = add || (k > 0 && local[k] <= local[k - 1]);
+          }
+          if (bad >= 0) {  // reported after the join; nothing placed
+            RecordLowest(first_bad, bad);
+            continue;
+          }
+          for (int64_t k = 0; k < count; ++k) {
+            Place(out, s * row_stride + local[k] * col_stride, values[begin + k], add);
+          }
+        }
+      });
   if (first_bad.load() < nnz) {
     int64_t v = 0;
     ReadIndexRows(index.indices, first_bad.load(), first_bad.load() + 1, &v);
@@ -93,7 +97,8 @@ Result<Tensor> ToDenseTensor(const SparseTensor& t, int threads) {
   const Tensor& values = t.values();
   if (!values.type()) return Status::Invalid("empty sparse tensor object");
   const int64_t width = values.type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(int64_t bytes, internal::MultiplyChecked(t.size(), width, "dense tensor size"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(t.size(), width, "dense tensor size"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::Allocate(bytes));
   uint8_t* out = buffer->mutable_data();
   Status status;
@@ -114,7 +119,8 @@ Result<Tensor> ToDenseTensor(const SparseTensor& t, int threads) {
   // ones may not fit int64 ([0, 2^40, 2^40]), as in Tensor::ToContiguous.
   std::vector<int64_t> strides;
   if (t.size() == 0) strides.assign(t.shape().size(), width);
-  return Tensor::Make(values.type(), std::move(buffer), t.shape(), std::move(strides), t.dim_names());
+  return Tensor::Make(values.type(), std::move(buffer), t.shape(), std::move(strides),
+                      t.dim_names());
 }
 
 }  // namespace
@@ -124,7 +130,8 @@ Result<Tensor> ToDenseTensor(const SparseTensor& t, int threads) {
 namespace quiver {
 
 Result<Tensor> SparseTensor::ToDense(int threads) const {
-  return sparse::WithoutThrowing("sparse to dense", [&] { return sparse::ToDenseTensor(*this, threads); });
+  return sparse::WithoutThrowing("sparse to dense",
+                                 [&] { return sparse::ToDenseTensor(*this, threads); });
 }
 
 }  // namespace quiver

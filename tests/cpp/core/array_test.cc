@@ -46,7 +46,8 @@ TEST(Validate, ValuesBufferTooSmallAtEveryLevel) {
   ASSERT_OK(Validate(*a, ValidationLevel::kNone));
   // Buffer sizes follow from the lengths: kMinimal checks them, so an O(1)
   // accessor on anything that passes stays in bounds.
-  for (auto level : {ValidationLevel::kMinimal, ValidationLevel::kDefault, ValidationLevel::kFull}) {
+  for (auto level :
+       {ValidationLevel::kMinimal, ValidationLevel::kDefault, ValidationLevel::kFull}) {
     EXPECT_ERROR(kInvalid, "values buffer has 8 bytes, 12 needed", Validate(*a, level));
   }
 }
@@ -239,7 +240,8 @@ TEST(CoreTypes, NullArrays) {
   EXPECT_EQ(zero->ComputeNullCount(), 5);
   auto with_buffer = std::make_shared<ArrayData>(*nulls);
   with_buffer->buffers = {nullptr};
-  EXPECT_ERROR(kInvalid, "type null needs 0 buffers, got 1", Validate(*with_buffer, ValidationLevel::kMinimal));
+  EXPECT_ERROR(kInvalid, "type null needs 0 buffers, got 1",
+               Validate(*with_buffer, ValidationLevel::kMinimal));
   EXPECT_TRUE(ArrayEquals(*nulls, *zero));
   EXPECT_FALSE(ArrayEquals(*nulls, *NullArray(4)));
   // A struct with a null-typed field.
@@ -253,7 +255,8 @@ TEST(CoreTypes, NullArrays) {
 }
 
 TEST(CoreTypes, FixedWidthBuffersAreSizedAtMinimal) {
-  ArrayDataPtr dec = Primitive<int64_t>(*decimal128(10, 2), {1, 0, 2, 0}, {true, false, true, true});
+  ArrayDataPtr dec =
+      Primitive<int64_t>(*decimal128(10, 2), {1, 0, 2, 0}, {true, false, true, true});
   auto claimed = std::make_shared<ArrayData>(*dec);
   claimed->length = 2;
   ASSERT_OK(Validate(*claimed));
@@ -379,7 +382,8 @@ TEST(CoreTypes, HostileDictionaries) {
   ASSERT_OK(Validate(*out_of_range, ValidationLevel::kDefault));
   EXPECT_ERROR(kInvalid, "row 2: dictionary index 7 is outside a dictionary of 3 values",
                Validate(*out_of_range));
-  EXPECT_ERROR(kInvalid, "row 0: dictionary index -1 is outside", Validate(*DictionaryOf({-1}, values)));
+  EXPECT_ERROR(kInvalid, "row 0: dictionary index -1 is outside",
+               Validate(*DictionaryOf({-1}, values)));
   // A null index may hold anything.
   ASSERT_OK(Validate(*DictionaryOf({std::nullopt, 2}, values)));
   // uint64 indices past INT64_MAX.
@@ -435,8 +439,10 @@ TEST(CoreTypes, DeeplyNestedDictionariesAreRefused) {
   ArrayDataPtr outer = DictionaryOf({1, 1, 0}, inner);
   ASSERT_OK(Validate(*outer));
   ArrayDataPtr bad_inner = DictionaryOf({1, 5}, Utf8({"p", "q"}));
-  EXPECT_ERROR(kInvalid, "dictionary: row 1: dictionary index 5", Validate(*DictionaryOf({0}, bad_inner)));
-  EXPECT_TRUE(ArrayEquals(*outer, *DictionaryOf({0, 0, 1}, DictionaryOf({0, 1}, Utf8({"p", "q"})))));
+  EXPECT_ERROR(kInvalid, "dictionary: row 1: dictionary index 5",
+               Validate(*DictionaryOf({0}, bad_inner)));
+  EXPECT_TRUE(
+      ArrayEquals(*outer, *DictionaryOf({0, 0, 1}, DictionaryOf({0, 1}, Utf8({"p", "q"})))));
 }
 
 // Whatever kFull accepts is safe to read completely: random views over
@@ -464,9 +470,11 @@ TEST(CoreTypes, ValidatedViewsAndIndicesAreSafeToWalk) {
     auto data = std::make_shared<ArrayData>();
     data->type = binary_view();
     data->length = length;
-    data->buffers = {nullptr, Buffer::Wrap(views.data(), static_cast<int64_t>(views.size()), [] {})};
+    data->buffers = {nullptr,
+                     Buffer::Wrap(views.data(), static_cast<int64_t>(views.size()), [] {})};
     for (const auto& bytes : storage) {
-      data->buffers.push_back(Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
+      data->buffers.push_back(
+          Buffer::Wrap(bytes.data(), static_cast<int64_t>(bytes.size()), [] {}));
     }
     // A dictionary over the views with random indices, some out of range.
     std::vector<int16_t> indices = {static_cast<int16_t>(pick(-1, length)),
@@ -481,10 +489,10 @@ TEST(CoreTypes, ValidatedViewsAndIndicesAreSafeToWalk) {
     uint64_t sum = 0;
     for (int16_t index : indices) {
       const internal::BinaryView view = internal::ReadView(data->buffers[1]->data(), index);
-      const uint8_t* bytes = view.is_inline()
-                                 ? data->buffers[1]->data() + index * 16 + 4
-                                 : data->buffers[static_cast<size_t>(view.buffer_index) + 2]->data() +
-                                       view.offset;
+      const uint8_t* bytes =
+          view.is_inline()
+              ? data->buffers[1]->data() + index * 16 + 4
+              : data->buffers[static_cast<size_t>(view.buffer_index) + 2]->data() + view.offset;
       for (int32_t k = 0; k < view.length; ++k) sum += bytes[k];
     }
     EXPECT_TRUE(ArrayEquals(*dict, *dict));

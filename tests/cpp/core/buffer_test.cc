@@ -23,7 +23,8 @@ TEST(Buffer, WrapRunsReleaseHookExactlyOnce) {
   int calls = 0;
   uint8_t bytes[4] = {1, 2, 3, 4};
   {
-    BufferPtr buffer = Buffer::Wrap(bytes, 4, [&calls] { ++calls; }, Device{2, 1});
+    BufferPtr buffer = Buffer::Wrap(
+        bytes, 4, [&calls] { ++calls; }, Device{2, 1});
     BufferPtr copy = buffer;
     EXPECT_FALSE(buffer->is_owned());
     EXPECT_EQ(buffer->device(), (Device{2, 1}));

@@ -24,8 +24,9 @@ SchemaPtr TwoFields(KeyValueMetadata metadata = {}) {
 }
 
 RecordBatchPtr ThreeRows() {
-  auto batch = RecordBatch::Make(TwoFields({{"k", "v"}}), 3,
-                                 {Primitive<int32_t>(int32(), {1, 2, 3}), Utf8({"a", std::nullopt, "ccc"})});
+  auto batch =
+      RecordBatch::Make(TwoFields({{"k", "v"}}), 3,
+                        {Primitive<int32_t>(int32(), {1, 2, 3}), Utf8({"a", std::nullopt, "ccc"})});
   EXPECT_TRUE(batch.ok()) << batch.status().ToString();
   return *batch;
 }
@@ -40,8 +41,9 @@ TEST(RecordBatch, MakeKeepsColumnsAndSlicesLongerOnes) {
   EXPECT_EQ(batch->FieldIndex("id"), 0);
   EXPECT_EQ(batch->FieldIndex("missing"), -1);
   // A column longer than num_rows is a view of its first rows.
-  ASSERT_OK_AND_ASSIGN(auto two, RecordBatch::Make(TwoFields(), 2,
-                                                   {Primitive<int32_t>(int32(), {7, 8, 9}), Utf8({"x", "y"})}));
+  ASSERT_OK_AND_ASSIGN(
+      auto two, RecordBatch::Make(TwoFields(), 2,
+                                  {Primitive<int32_t>(int32(), {7, 8, 9}), Utf8({"x", "y"})}));
   EXPECT_EQ(two->column(0)->length, 2);
   EXPECT_EQ(two->column(0)->offset, 0);
   EXPECT_TRUE(ArrayEquals(*two->column(0), *Primitive<int32_t>(int32(), {7, 8})));
@@ -49,22 +51,28 @@ TEST(RecordBatch, MakeKeepsColumnsAndSlicesLongerOnes) {
 
 TEST(RecordBatch, MakeErrorsNameTheColumn) {
   EXPECT_ERROR(kInvalid, "record batch has no schema", RecordBatch::Make(nullptr, 0, {}));
-  EXPECT_EQ(test::StatusOf(RecordBatch::Make(TwoFields(), -1, {})).message(), "record batch has -1 rows");
-  EXPECT_EQ(test::StatusOf(RecordBatch::Make(TwoFields(), 1, {Primitive<int32_t>(int32(), {1})})).message(),
+  EXPECT_EQ(test::StatusOf(RecordBatch::Make(TwoFields(), -1, {})).message(),
+            "record batch has -1 rows");
+  EXPECT_EQ(test::StatusOf(RecordBatch::Make(TwoFields(), 1, {Primitive<int32_t>(int32(), {1})}))
+                .message(),
             "record batch has 1 columns for 2 fields");
-  auto wrong_type = RecordBatch::Make(TwoFields(), 1, {Primitive<int64_t>(int64(), {1}), Utf8({"a"})});
+  auto wrong_type =
+      RecordBatch::Make(TwoFields(), 1, {Primitive<int64_t>(int64(), {1}), Utf8({"a"})});
   EXPECT_EQ(test::StatusOf(wrong_type).code(), StatusCode::kTypeError);
-  EXPECT_EQ(test::StatusOf(wrong_type).message(), "column 0 (id) does not have the field's type int32");
+  EXPECT_EQ(test::StatusOf(wrong_type).message(),
+            "column 0 (id) does not have the field's type int32");
   auto missing = RecordBatch::Make(TwoFields(), 1, {Primitive<int32_t>(int32(), {1}), nullptr});
-  EXPECT_EQ(test::StatusOf(missing).message(), "column 1 (name) does not have the field's type utf8");
-  EXPECT_EQ(test::StatusOf(RecordBatch::Make(TwoFields(), 3, {Primitive<int32_t>(int32(), {1, 2, 3}),
-                                                                Utf8({"a"})}))
+  EXPECT_EQ(test::StatusOf(missing).message(),
+            "column 1 (name) does not have the field's type utf8");
+  EXPECT_EQ(test::StatusOf(RecordBatch::Make(TwoFields(), 3,
+                                             {Primitive<int32_t>(int32(), {1, 2, 3}), Utf8({"a"})}))
                 .message(),
             "column 1 (name) has 1 rows, 3 needed");
   // Validation errors carry the column.
   auto bad = std::make_shared<ArrayData>(*Primitive<int32_t>(int32(), {1, 2}));
   bad->buffers[1] = test::BufferOf(std::vector<int32_t>{1});
-  EXPECT_ERROR(kInvalid, "column 0 (id): ", RecordBatch::Make(TwoFields(), 2, {bad, Utf8({"a", "b"})}));
+  EXPECT_ERROR(kInvalid,
+               "column 0 (id): ", RecordBatch::Make(TwoFields(), 2, {bad, Utf8({"a", "b"})}));
 }
 
 TEST(RecordBatch, StructArrayRoundTripSharesTheColumns) {
@@ -91,7 +99,8 @@ TEST(RecordBatch, FromStructArrayRefusesOtherTypesAndNullRows) {
   Field field{"", int32()};
   auto not_struct = RecordBatch::FromStructArray(field, Primitive<int32_t>(int32(), {1}));
   EXPECT_EQ(test::StatusOf(not_struct).code(), StatusCode::kTypeError);
-  EXPECT_EQ(test::StatusOf(not_struct).message(), "a record batch comes from a struct array, got int32");
+  EXPECT_EQ(test::StatusOf(not_struct).message(),
+            "a record batch comes from a struct array, got int32");
   EXPECT_EQ(test::StatusOf(RecordBatch::FromStructArray(field, nullptr)).message(),
             "a record batch comes from a struct array, got none");
   auto with_nulls = std::make_shared<ArrayData>(*ThreeRows()->ToStructArray());
@@ -119,13 +128,14 @@ TEST(RecordBatch, SliceSharesBuffersAndChecksTheRange) {
 TEST(RecordBatch, EqualsComparesSchemaAndValues) {
   RecordBatchPtr batch = ThreeRows();
   EXPECT_TRUE(batch->Equals(*ThreeRows()));
-  ASSERT_OK_AND_ASSIGN(auto other_values,
-                       RecordBatch::Make(TwoFields({{"k", "v"}}), 3,
-                                         {Primitive<int32_t>(int32(), {1, 2, 4}), Utf8({"a", std::nullopt, "ccc"})}));
+  ASSERT_OK_AND_ASSIGN(auto other_values, RecordBatch::Make(TwoFields({{"k", "v"}}), 3,
+                                                            {Primitive<int32_t>(int32(), {1, 2, 4}),
+                                                             Utf8({"a", std::nullopt, "ccc"})}));
   EXPECT_FALSE(batch->Equals(*other_values));
   ASSERT_OK_AND_ASSIGN(auto other_metadata,
                        RecordBatch::Make(TwoFields(), 3,
-                                         {Primitive<int32_t>(int32(), {1, 2, 3}), Utf8({"a", std::nullopt, "ccc"})}));
+                                         {Primitive<int32_t>(int32(), {1, 2, 3}),
+                                          Utf8({"a", std::nullopt, "ccc"})}));
   EXPECT_FALSE(batch->Equals(*other_metadata));
   ASSERT_OK_AND_ASSIGN(auto shorter, batch->Slice(0, 2));
   EXPECT_FALSE(batch->Equals(*shorter));
@@ -152,16 +162,18 @@ using test::Views;
 // --- validation: views ------------------------------------------------------
 
 TEST(CoreTypes, ViewEqualityComparesValuesNotPlacement) {
-  ArrayDataPtr one = Views({"a", "a string longer than twelve", "another long value here", std::nullopt},
-                           utf8_view(), 1);
-  ArrayDataPtr two = Views({"a", "a string longer than twelve", "another long value here", std::nullopt},
-                           utf8_view(), 5);
+  ArrayDataPtr one =
+      Views({"a", "a string longer than twelve", "another long value here", std::nullopt},
+            utf8_view(), 1);
+  ArrayDataPtr two =
+      Views({"a", "a string longer than twelve", "another long value here", std::nullopt},
+            utf8_view(), 5);
   ASSERT_NE(one->buffers.size(), two->buffers.size());
   EXPECT_TRUE(ArrayEquals(*one, *two));
-  EXPECT_FALSE(ArrayEquals(*one, *Views({"a", "a string longer than twelve", "another long value HERE",
-                                         std::nullopt})));
-  EXPECT_FALSE(ArrayEquals(*one, *Views({"b", "a string longer than twelve", "another long value here",
-                                         std::nullopt})));
+  EXPECT_FALSE(ArrayEquals(
+      *one, *Views({"a", "a string longer than twelve", "another long value HERE", std::nullopt})));
+  EXPECT_FALSE(ArrayEquals(
+      *one, *Views({"b", "a string longer than twelve", "another long value here", std::nullopt})));
 }
 
 // --- validation: dictionaries -----------------------------------------------

@@ -19,7 +19,10 @@ TEST(Status, ContextIsPrependedAndOkStaysOk) {
 
 TEST(Status, InvalidUtf8InAMessageIsEscaped) {
   // A field name with bytes that are no UTF-8, quoted into a message.
-  EXPECT_EQ(Status::Invalid("column 0 (a\xff\xfe" "b): bad").message(), "column 0 (a\\xff\\xfeb): bad");
+  EXPECT_EQ(Status::Invalid("column 0 (a\xff\xfe"
+                            "b): bad")
+                .message(),
+            "column 0 (a\\xff\\xfeb): bad");
   // Truncated and overlong sequences and surrogates are escaped byte by byte.
   EXPECT_EQ(Status::Invalid("\xe2\x80").message(), "\\xe2\\x80");
   EXPECT_EQ(Status::Invalid("\xc0\xaf").message(), "\\xc0\\xaf");
@@ -80,7 +83,9 @@ TEST(Status, MessageFromNoPiecesOrEmptyPieces) {
 }
 
 TEST(Status, MessageFromPiecesIsEscapedLikeAnyMessage) {
-  const std::string hostile = "a\xff" "b";
+  const std::string hostile =
+      "a\xff"
+      "b";
   EXPECT_EQ(Status::Invalid("column ", 0, " (", hostile, ")").message(), "column 0 (a\\xffb)");
 }
 

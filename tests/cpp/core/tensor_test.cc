@@ -45,8 +45,10 @@ TEST(Tensor, CopyToRowMajorFillsTheCallersMemoryExactly) {
   std::vector<int32_t> out(6, -1);
   ASSERT_OK(transposed.CopyToRowMajor(out.data(), 24));
   EXPECT_EQ(out, (std::vector<int32_t>{0, 3, 1, 4, 2, 5}));
-  EXPECT_ERROR(kInvalid, "takes 24 bytes, the destination has 20", transposed.CopyToRowMajor(out.data(), 20));
-  EXPECT_ERROR(kInvalid, "destination of a row-major copy is null", transposed.CopyToRowMajor(nullptr, 24));
+  EXPECT_ERROR(kInvalid, "takes 24 bytes, the destination has 20",
+               transposed.CopyToRowMajor(out.data(), 20));
+  EXPECT_ERROR(kInvalid, "destination of a row-major copy is null",
+               transposed.CopyToRowMajor(nullptr, 24));
   Tensor empty = Iota({0, 3});
   ASSERT_OK(empty.CopyToRowMajor(nullptr, 0));
 }
@@ -66,8 +68,7 @@ TEST(Tensor, MakeRejectsBadInput) {
   EXPECT_ERROR(kInvalid, "2 dimensions but 1 strides",
                Tensor::Make(int32(), base.buffer(), {2, 3}, {4}));
   EXPECT_ERROR(kInvalid, "1 dim_names", Tensor::Make(int32(), base.buffer(), {2, 3}, {}, {"a"}));
-  EXPECT_ERROR(kInvalid, "outside a buffer of 24 bytes",
-               Tensor::Make(int32(), base.buffer(), {7}));
+  EXPECT_ERROR(kInvalid, "outside a buffer of 24 bytes", Tensor::Make(int32(), base.buffer(), {7}));
   EXPECT_ERROR(kTypeError, "must be numeric", Tensor::Make(utf8(), base.buffer(), {1}));
   EXPECT_ERROR(kInvalid, "overflows int64",
                Tensor::Make(int8(), base.buffer(), {1LL << 40, 1LL << 40}));
@@ -95,7 +96,8 @@ TEST(Tensor, ElementAccessErrors) {
   Tensor t = Iota({2, 2});
   EXPECT_ERROR(kIndexError, "out of range for axis 1 of size 2",
                t.ElementPointer(std::vector<int64_t>{0, 2}));
-  EXPECT_ERROR(kIndexError, "1 entries for a tensor of 2", t.ElementPointer(std::vector<int64_t>{0}));
+  EXPECT_ERROR(kIndexError, "1 entries for a tensor of 2",
+               t.ElementPointer(std::vector<int64_t>{0}));
   EXPECT_ERROR(kTypeError, "holds int32", t.Value<float>(std::vector<int64_t>{0, 0}));
 }
 
@@ -128,8 +130,9 @@ TEST(Tensor, EmptyTensorWithHugeAxesCopies) {
   ASSERT_OK_AND_ASSIGN(std::vector<int64_t> strides, RowMajorStrides(4, empty.shape()));
   EXPECT_EQ(strides, (std::vector<int64_t>{4503599627370508, 4503599627370508, 4}));
   // Inner sizes whose product overflows: still an empty tensor that copies.
-  ASSERT_OK_AND_ASSIGN(Tensor wide, Tensor::Make(float32(), none, {0, 9007216501719042, 562949986975750},
-                                                 {0, 0, 0}));
+  ASSERT_OK_AND_ASSIGN(
+      Tensor wide,
+      Tensor::Make(float32(), none, {0, 9007216501719042, 562949986975750}, {0, 0, 0}));
   ASSERT_OK_AND_ASSIGN(Tensor wide_dense, wide.ToContiguous());
   EXPECT_EQ(wide_dense.size(), 0);
 }
@@ -182,24 +185,71 @@ TEST(TensorWrap, EveryErrorRunsTheReleaseOnce) {
   };
   const uintptr_t top = std::numeric_limits<uintptr_t>::max() - 7;
   const Case cases[] = {
-      {"value type must be numeric or bool8", StatusCode::kTypeError, utf8(), 4096, Dims{2}, Dims{4}, {}},
-      {"1 dimensions, 2 strides and 0 dim_names", StatusCode::kInvalid, int32(), 4096, Dims{2}, Dims{4, 4}, {}},
-      {"2 dimensions, 2 strides and 1 dim_names", StatusCode::kInvalid, int32(), 4096, Dims{2, 2}, Dims{8, 4}, {"x"}},
-      {"dimension 1 has negative size -2", StatusCode::kInvalid, int32(), 4096, Dims{2, -2}, Dims{8, 4}, {}},
-      {"spans more than 2^63 bytes", StatusCode::kInvalid, int32(), 4096, Dims{3}, Dims{int64_t{1} << 62}, {}},
-      {"spans more than 2^63 bytes", StatusCode::kInvalid, int32(), 4096, Dims{3, 3},
-       Dims{-(int64_t{1} << 61), -(int64_t{1} << 61)}, {}},
+      {"value type must be numeric or bool8",
+       StatusCode::kTypeError,
+       utf8(),
+       4096,
+       Dims{2},
+       Dims{4},
+       {}},
+      {"1 dimensions, 2 strides and 0 dim_names",
+       StatusCode::kInvalid,
+       int32(),
+       4096,
+       Dims{2},
+       Dims{4, 4},
+       {}},
+      {"2 dimensions, 2 strides and 1 dim_names",
+       StatusCode::kInvalid,
+       int32(),
+       4096,
+       Dims{2, 2},
+       Dims{8, 4},
+       {"x"}},
+      {"dimension 1 has negative size -2",
+       StatusCode::kInvalid,
+       int32(),
+       4096,
+       Dims{2, -2},
+       Dims{8, 4},
+       {}},
+      {"spans more than 2^63 bytes",
+       StatusCode::kInvalid,
+       int32(),
+       4096,
+       Dims{3},
+       Dims{int64_t{1} << 62},
+       {}},
+      {"spans more than 2^63 bytes",
+       StatusCode::kInvalid,
+       int32(),
+       4096,
+       Dims{3, 3},
+       Dims{-(int64_t{1} << 61), -(int64_t{1} << 61)},
+       {}},
       {"no data", StatusCode::kInvalid, int32(), 0, Dims{1}, Dims{4}, {}},
-      {"reach 8 bytes below the data pointer, before the start of memory", StatusCode::kInvalid, int32(), 4, Dims{3},
-       Dims{-4}, {}},
-      {"before the start of memory", StatusCode::kInvalid, int32(), 8, Dims{3}, Dims{-4}, {}},  // would start at 0
+      {"reach 8 bytes below the data pointer, before the start of memory",
+       StatusCode::kInvalid,
+       int32(),
+       4,
+       Dims{3},
+       Dims{-4},
+       {}},
+      {"before the start of memory",
+       StatusCode::kInvalid,
+       int32(),
+       8,
+       Dims{3},
+       Dims{-4},
+       {}},  // would start at 0
       {"wraps around the address space", StatusCode::kInvalid, int32(), top, Dims{4}, Dims{4}, {}},
   };
   for (const Case& c : cases) {
     int releases = 0;
     Dims shape = c.shape, strides = c.strides;
-    auto result = Tensor::Wrap(c.type, c.first, std::move(shape), std::move(strides),
-                               [&releases] { ++releases; }, Device{}, c.names);
+    auto result = Tensor::Wrap(
+        c.type, c.first, std::move(shape), std::move(strides), [&releases] { ++releases; },
+        Device{}, c.names);
     ASSERT_FALSE(result.ok()) << c.fragment;
     EXPECT_EQ(result.status().code(), c.code) << result.status().ToString();
     EXPECT_NE(result.status().message().find(c.fragment), std::string::npos)

@@ -178,7 +178,8 @@ TEST(CoreTypes, EqualityComparesEveryParameter) {
 TEST(CoreTypes, FactoriesValidateTheirParameters) {
   EXPECT_ERROR(kInvalid, "time32 needs unit s or ms, got us", time32(TimeUnit::kMicro));
   EXPECT_ERROR(kInvalid, "time64 needs unit us or ns, got s", time64(TimeUnit::kSecond));
-  EXPECT_ERROR(kInvalid, "timestamp unit 9 is not a time unit", timestamp(static_cast<TimeUnit>(9)));
+  EXPECT_ERROR(kInvalid, "timestamp unit 9 is not a time unit",
+               timestamp(static_cast<TimeUnit>(9)));
   EXPECT_ERROR(kInvalid, "duration unit 7", duration(static_cast<TimeUnit>(7)));
   EXPECT_ERROR(kInvalid, "NUL byte", timestamp(TimeUnit::kSecond, std::string("UT\0C", 4)));
   EXPECT_ERROR(kInvalid, "decimal128 precision 0 is outside [1, 38]", decimal128(0, 0));
@@ -186,7 +187,8 @@ TEST(CoreTypes, FactoriesValidateTheirParameters) {
   EXPECT_ERROR(kInvalid, "decimal256 precision 77 is outside [1, 76]", decimal256(77, 0));
   EXPECT_ERROR(kInvalid, "precision -1", decimal256(-1, 0));
   EXPECT_TRUE(decimal128(38, 40).ok());  // any scale
-  EXPECT_ERROR(kTypeError, "dictionary index type must be a signed or unsigned integer, got float32",
+  EXPECT_ERROR(kTypeError,
+               "dictionary index type must be a signed or unsigned integer, got float32",
                dictionary(float32(), utf8()));
   EXPECT_ERROR(kTypeError, "got extension<arrow.bool8", dictionary(bool8(), utf8()));
   EXPECT_ERROR(kInvalid, "needs an index type and a value type", dictionary(int8(), nullptr));

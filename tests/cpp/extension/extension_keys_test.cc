@@ -9,17 +9,20 @@ namespace quiver::internal {
 
 TEST(ExtensionKeys, LiftMovesTheKeysIntoTheType) {
   Field field{"cells", int8()};
-  ASSERT_OK(LiftExtensionKeys({{"before", "1"}, {kExtensionNameKey, "arrow.bool8"},
-                               {kExtensionMetadataKey, ""}, {"after", "2"}},
+  ASSERT_OK(LiftExtensionKeys({{"before", "1"},
+                               {kExtensionNameKey, "arrow.bool8"},
+                               {kExtensionMetadataKey, ""},
+                               {"after", "2"}},
                               &field));
   ASSERT_EQ(field.type->id(), TypeId::kExtension);
   EXPECT_EQ(field.type->extension_name(), "arrow.bool8");
   EXPECT_EQ(field.type->storage().id(), TypeId::kInt8);
   EXPECT_EQ(field.metadata, (KeyValueMetadata{{"before", "1"}, {"after", "2"}}));
   // Written back, the keys follow the field's own pairs.
-  EXPECT_EQ(MetadataWithExtensionKeys(field),
-            (KeyValueMetadata{{"before", "1"}, {"after", "2"}, {kExtensionNameKey, "arrow.bool8"},
-                              {kExtensionMetadataKey, ""}}));
+  EXPECT_EQ(MetadataWithExtensionKeys(field), (KeyValueMetadata{{"before", "1"},
+                                                                {"after", "2"},
+                                                                {kExtensionNameKey, "arrow.bool8"},
+                                                                {kExtensionMetadataKey, ""}}));
 }
 
 TEST(ExtensionKeys, WithoutTheNameKeyTheTypeStaysStorage) {
@@ -34,7 +37,8 @@ TEST(ExtensionKeys, WithoutTheNameKeyTheTypeStaysStorage) {
 
 TEST(ExtensionKeys, UnknownExtensionsPassAndCanonicalOnesAreChecked) {
   Field unknown{"x", utf8()};
-  ASSERT_OK(LiftExtensionKeys({{kExtensionNameKey, "my.uuid"}, {kExtensionMetadataKey, "anything"}}, &unknown));
+  ASSERT_OK(LiftExtensionKeys({{kExtensionNameKey, "my.uuid"}, {kExtensionMetadataKey, "anything"}},
+                              &unknown));
   EXPECT_EQ(unknown.type->extension_name(), "my.uuid");
   EXPECT_EQ(unknown.type->extension_metadata(), "anything");
   Field lying{"flags", int16()};

@@ -61,8 +61,8 @@ TEST(FixedShapeTensorArray, NullRowsAreAnErrorUnlessAllowed) {
 TEST(FixedShapeTensorArray, FromContiguousTensorIsZeroCopy) {
   std::vector<int16_t> values(2 * 3 * 4);
   std::iota(values.begin(), values.end(), 0);
-  ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Make(int16(), test::BufferOf(values), {2, 3, 4}, {},
-                                              {"N", "H", "W"}));
+  ASSERT_OK_AND_ASSIGN(
+      Tensor t, Tensor::Make(int16(), test::BufferOf(values), {2, 3, 4}, {}, {"N", "H", "W"}));
   bool copied = true;
   ASSERT_OK_AND_ASSIGN(auto array, FixedShapeTensorArray::FromTensor(t, CopyMode::kNever, &copied));
   EXPECT_FALSE(copied);
@@ -79,8 +79,8 @@ TEST(FixedShapeTensorArray, FromPermutedTensorRecordsInversePermutation) {
   std::vector<float> values(5 * 24);
   std::iota(values.begin(), values.end(), 0.0f);
   BufferPtr buffer = test::BufferOf(values);
-  ASSERT_OK_AND_ASSIGN(Tensor logical,
-                       Tensor::Make(float32(), buffer, {5, 4, 2, 3}, {96, 4, 48, 16}, {"N", "W", "C", "H"}));
+  ASSERT_OK_AND_ASSIGN(Tensor logical, Tensor::Make(float32(), buffer, {5, 4, 2, 3},
+                                                    {96, 4, 48, 16}, {"N", "W", "C", "H"}));
   ASSERT_OK_AND_ASSIGN(auto array, FixedShapeTensorArray::FromTensor(logical));
   EXPECT_EQ(array.type().shape(), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_EQ(array.type().dim_names(), (std::vector<std::string>{"C", "H", "W"}));
@@ -110,7 +110,8 @@ TEST(FixedShapeTensorArray, NonContiguousNeedsPermissionToCopy) {
   EXPECT_ERROR(kInvalid, "a copy is needed", FixedShapeTensorArray::FromTensor(gapped));
   // kAlways copies even a contiguous tensor.
   ASSERT_OK_AND_ASSIGN(Tensor dense, Tensor::Make(int32(), buffer, {4, 6}));
-  ASSERT_OK_AND_ASSIGN(auto fresh, FixedShapeTensorArray::FromTensor(dense, CopyMode::kAlways, &copied));
+  ASSERT_OK_AND_ASSIGN(auto fresh,
+                       FixedShapeTensorArray::FromTensor(dense, CopyMode::kAlways, &copied));
   EXPECT_TRUE(copied);
   EXPECT_NE(fresh.ToTensor()->raw_data(), dense.raw_data());
 }

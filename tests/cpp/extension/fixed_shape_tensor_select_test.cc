@@ -2,8 +2,8 @@
 // null rows kept.
 #include <numeric>
 
-#include "quiver/fixed_shape_tensor.h"
 #include "fixed_shape_test_util.h"
+#include "quiver/fixed_shape_tensor.h"
 
 namespace quiver {
 

@@ -9,8 +9,8 @@
 namespace quiver {
 
 TEST(FixedShapeTensorType, SpecPermutationExample) {
-  ASSERT_OK_AND_ASSIGN(auto type, FixedShapeTensorType::Make(int8(), {100, 200, 500},
-                                                             {"C", "H", "W"}, {2, 0, 1}));
+  ASSERT_OK_AND_ASSIGN(
+      auto type, FixedShapeTensorType::Make(int8(), {100, 200, 500}, {"C", "H", "W"}, {2, 0, 1}));
   EXPECT_EQ(type.logical_shape(), (std::vector<int64_t>{500, 100, 200}));
   EXPECT_EQ(type.logical_dim_names(), (std::vector<std::string>{"W", "C", "H"}));
   // Physical row-major strides are [100000, 500, 1]; logical T[i] = R[P[i]].
@@ -34,13 +34,14 @@ TEST(FixedShapeTensorType, SerializeRoundTrip) {
   EXPECT_EQ(type.Serialize(), R"({"dim_names":["H","W"],"permutation":[1,0],"shape":[2,3]})");
   ASSERT_OK_AND_ASSIGN(auto back, FixedShapeTensorType::FromDataType(type.data_type()));
   EXPECT_TRUE(back.Equals(type));
-  EXPECT_EQ(back.ToString(), "fixed_shape_tensor<float64>[2, 3] dim_names=[H, W] permutation=[1, 0]");
+  EXPECT_EQ(back.ToString(),
+            "fixed_shape_tensor<float64>[2, 3] dim_names=[H, W] permutation=[1, 0]");
 }
 
 TEST(FixedShapeTensorType, UnknownKeysAreIgnored) {
   TypePtr storage = *fixed_size_list(ListItem(int32()), 6);
-  ASSERT_OK_AND_ASSIGN(auto type,
-                       FixedShapeTensorType::Deserialize(storage, R"({"shape":[2,3],"extra":true})"));
+  ASSERT_OK_AND_ASSIGN(
+      auto type, FixedShapeTensorType::Deserialize(storage, R"({"shape":[2,3],"extra":true})"));
   EXPECT_EQ(type.shape(), (std::vector<int64_t>{2, 3}));
 }
 
@@ -51,15 +52,21 @@ TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
   EXPECT_ERROR(kInvalid, "must be a JSON object", parse("[2, 3]"));
   EXPECT_ERROR(kInvalid, "has no 'shape'", parse("{}"));
   EXPECT_ERROR(kInvalid, "'shape' must be an array", parse(R"({"shape": 6})"));
-  EXPECT_ERROR(kInvalid, "'shape'[1] must be an int64 integer, got 3.5", parse(R"({"shape":[2,3.5]})"));
-  EXPECT_ERROR(kInvalid, "'shape'[0] must be an int64", parse(R"({"shape":[18446744073709551615]})"));
+  EXPECT_ERROR(kInvalid, "'shape'[1] must be an int64 integer, got 3.5",
+               parse(R"({"shape":[2,3.5]})"));
+  EXPECT_ERROR(kInvalid, "'shape'[0] must be an int64",
+               parse(R"({"shape":[18446744073709551615]})"));
   EXPECT_ERROR(kInvalid, "dimension 0 has negative size -2", parse(R"({"shape":[-2,-3]})"));
   EXPECT_ERROR(kInvalid, "shape [2, 2] has 4 elements but the storage list size is 6",
                parse(R"({"shape":[2,2]})"));
-  EXPECT_ERROR(kInvalid, "1 dim_names for 2 dimensions", parse(R"({"shape":[2,3],"dim_names":["a"]})"));
-  EXPECT_ERROR(kInvalid, "'dim_names'[1] must be a string", parse(R"({"shape":[2,3],"dim_names":["a",1]})"));
-  EXPECT_ERROR(kInvalid, "permutation [0, 0] is not a permutation of 0..1: entry 1 repeats 0", parse(R"({"shape":[2,3],"permutation":[0,0]})"));
-  EXPECT_ERROR(kInvalid, "permutation [0, 2] is not a permutation of 0..1: entry 1 (2) is outside 0..1",
+  EXPECT_ERROR(kInvalid, "1 dim_names for 2 dimensions",
+               parse(R"({"shape":[2,3],"dim_names":["a"]})"));
+  EXPECT_ERROR(kInvalid, "'dim_names'[1] must be a string",
+               parse(R"({"shape":[2,3],"dim_names":["a",1]})"));
+  EXPECT_ERROR(kInvalid, "permutation [0, 0] is not a permutation of 0..1: entry 1 repeats 0",
+               parse(R"({"shape":[2,3],"permutation":[0,0]})"));
+  EXPECT_ERROR(kInvalid,
+               "permutation [0, 2] is not a permutation of 0..1: entry 1 (2) is outside 0..1",
                parse(R"({"shape":[2,3],"permutation":[0,2]})"));
   EXPECT_ERROR(kInvalid, "permutation has 3 entries for 2 dimensions",
                parse(R"({"shape":[2,3],"permutation":[0,1,2]})"));
@@ -71,9 +78,9 @@ TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
 TEST(FixedShapeTensorType, WrongStorageOrValueType) {
   EXPECT_ERROR(kTypeError, "storage must be a fixed_size_list",
                FixedShapeTensorType::Deserialize(list(ListItem(int32())), R"({"shape":[1]})"));
-  EXPECT_ERROR(kTypeError, "value type must be numeric, bool or bool8",
-               FixedShapeTensorType::Deserialize(*fixed_size_list(ListItem(utf8()), 1),
-                                                 R"({"shape":[1]})"));
+  EXPECT_ERROR(
+      kTypeError, "value type must be numeric, bool or bool8",
+      FixedShapeTensorType::Deserialize(*fixed_size_list(ListItem(utf8()), 1), R"({"shape":[1]})"));
   EXPECT_ERROR(kTypeError, "expected an arrow.fixed_shape_tensor type",
                FixedShapeTensorType::FromDataType(int32()));
 }

@@ -8,9 +8,10 @@ namespace quiver::internal {
 TEST(NullRows, NullRowErrorSaysHowToAllowNullRows) {
   Status st = NullRowError(3);
   EXPECT_EQ(st.code(), StatusCode::kInvalid);
-  EXPECT_EQ(st.message(),
-            "row 3 is null; a tensor cannot represent a null row (to view the bytes the slot holds, "
-            "allow null rows: allow_nulls=True in Python, NullPolicy::kAllow in C++)");
+  EXPECT_EQ(
+      st.message(),
+      "row 3 is null; a tensor cannot represent a null row (to view the bytes the slot holds, "
+      "allow null rows: allow_nulls=True in Python, NullPolicy::kAllow in C++)");
 }
 
 TEST(NullRows, NullElementErrorNamesTheElement) {

@@ -43,8 +43,9 @@ TEST(TensorMetadata, IntArrays) {
             "arrow.fixed_shape_tensor metadata 'b'[1] must be an int64 integer, got 2.5");
   EXPECT_EQ(test::StatusOf(ReadIntArray(object, "c", kName)).message(),
             "arrow.fixed_shape_tensor metadata 'c' must be an array, each entry an int64 integer");
-  EXPECT_EQ(test::StatusOf(ReadIntArray(object, "d", kName)).message(),
-            "arrow.fixed_shape_tensor metadata 'd'[0] must be an int64 integer, got 9223372036854775808");
+  EXPECT_EQ(
+      test::StatusOf(ReadIntArray(object, "d", kName)).message(),
+      "arrow.fixed_shape_tensor metadata 'd'[0] must be an int64 integer, got 9223372036854775808");
   EXPECT_EQ(test::StatusOf(ReadIntArray(object, "n", kName)).message(),
             "arrow.fixed_shape_tensor metadata 'n'[0] must be an int64 integer, got null");
   ASSERT_OK_AND_ASSIGN(auto nullable, ReadNullableIntArray(object, "n", kName));
@@ -79,7 +80,8 @@ TEST(TensorMetadata, TypeChecks) {
   EXPECT_EQ(CheckTensorValueType(utf8(), kName).message(),
             "arrow.fixed_shape_tensor value type must be numeric, bool or bool8, got utf8");
   EXPECT_EQ(CheckTensorValueType(nullptr, kName).code(), StatusCode::kTypeError);
-  EXPECT_EQ(CheckTensorValueType(nullptr, kName).message(), "arrow.fixed_shape_tensor needs a value type");
+  EXPECT_EQ(CheckTensorValueType(nullptr, kName).message(),
+            "arrow.fixed_shape_tensor needs a value type");
 }
 
 TEST(TensorMetadata, ParametersAndInversePermutation) {

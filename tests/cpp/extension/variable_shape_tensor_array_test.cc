@@ -34,7 +34,8 @@ TEST(VariableShapeTensorArray, RowViewsAreZeroCopy) {
 TEST(VariableShapeTensorArray, PermutationFollowsTheSpec) {
   // Logical rows go in; storage holds them physically, views give them back.
   VariableShapeTensorArray array = ThreeRows({1, 0});
-  EXPECT_EQ(internal::VariableShapeStorage(array).PhysicalShape(0)[0], 3);  // logical [2, 3] is physical [3, 2]
+  EXPECT_EQ(internal::VariableShapeStorage(array).PhysicalShape(0)[0],
+            3);  // logical [2, 3] is physical [3, 2]
   ASSERT_OK_AND_ASSIGN(Tensor row0, array.RowTensor(0));
   EXPECT_EQ(row0.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(row0.strides(), (std::vector<int64_t>{4, 8}));
@@ -46,16 +47,17 @@ TEST(VariableShapeTensorArray, PermutationFollowsTheSpec) {
 
 TEST(VariableShapeTensorArray, ValidationNamesTheRow) {
   // Row 1 claims [2, 2] but holds 3 elements.
-  EXPECT_ERROR(kInvalid, "row 1: data length 3 != product of shape [2, 2] (4)",
-               VariableShapeTensorArray::Make(RawStorage({0, 2, 5}, {0, 1, 2, 3, 4}, {1, 2, 2, 2}, 2)));
+  EXPECT_ERROR(
+      kInvalid, "row 1: data length 3 != product of shape [2, 2] (4)",
+      VariableShapeTensorArray::Make(RawStorage({0, 2, 5}, {0, 1, 2, 3, 4}, {1, 2, 2, 2}, 2)));
   EXPECT_ERROR(kInvalid, "row 0: shape [-1, 2] has a negative size",
                VariableShapeTensorArray::Make(RawStorage({0, 0}, {}, {-1, 2}, 2)));
   EXPECT_ERROR(kInvalid, "row 1: shape [2, 1] has size 2 on axis 0 but uniform_shape says 1",
-               VariableShapeTensorArray::Make(RawStorage({0, 2, 4}, {0, 1, 2, 3}, {1, 2, 2, 1}, 2, {},
-                                                         R"({"uniform_shape":[1,null]})")));
+               VariableShapeTensorArray::Make(RawStorage({0, 2, 4}, {0, 1, 2, 3}, {1, 2, 2, 1}, 2,
+                                                         {}, R"({"uniform_shape":[1,null]})")));
   // A null row is not checked against its shape.
-  ASSERT_OK(VariableShapeTensorArray::Make(RawStorage({0, 2, 5}, {0, 1, 2, 3, 4}, {1, 2, 2, 2}, 2,
-                                                      {true, false}))
+  ASSERT_OK(VariableShapeTensorArray::Make(
+                RawStorage({0, 2, 5}, {0, 1, 2, 3, 4}, {1, 2, 2, 2}, 2, {true, false}))
                 .status());
   // Lower levels skip the row checks, but views still refuse a bad row.
   ASSERT_OK_AND_ASSIGN(auto trusted, VariableShapeTensorArray::Make(
@@ -66,9 +68,9 @@ TEST(VariableShapeTensorArray, ValidationNamesTheRow) {
 }
 
 TEST(VariableShapeTensorArray, DraftUint32ShapesBecomeInt32) {
-  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::Make(RawStorage(
-                                       {0, 6}, {0, 1, 2, 3, 4, 5}, {2, 3}, 2, {},
-                                       R"({"ragged_dimensions":[0]})", uint32())));
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::Make(
+                                       RawStorage({0, 6}, {0, 1, 2, 3, 4, 5}, {2, 3}, 2, {},
+                                                  R"({"ragged_dimensions":[0]})", uint32())));
   EXPECT_EQ(array.data()->children[1]->children[0]->type->id(), TypeId::kInt32);
   EXPECT_EQ(array.type().data_type()->extension_metadata(), "{}");
   ASSERT_OK_AND_ASSIGN(Tensor row, array.RowTensor(0));
@@ -127,7 +129,8 @@ TEST(VariableShapeTensorArray, RowViewsPastTheStreamingSizeCopyExactly) {
 TEST(VariableShapeTensorArray, IdentityPermutationEqualsNone) {
   EXPECT_TRUE(Float32Type(2, {0, 1}).Equals(Float32Type(2)));
   EXPECT_FALSE(Float32Type(2, {1, 0}).Equals(Float32Type(2)));
-  EXPECT_NE(Float32Type(2, {0, 1}).Serialize().find("permutation"), std::string::npos);  // kept as read
+  EXPECT_NE(Float32Type(2, {0, 1}).Serialize().find("permutation"),
+            std::string::npos);  // kept as read
   ASSERT_OK_AND_ASSIGN(auto explicit_identity, ThreeRows({0, 1}).Slice(0, 2));
   std::vector<VariableShapeTensorArray> parts = {ThreeRows(), explicit_identity};
   ASSERT_OK_AND_ASSIGN(auto joined, VariableShapeTensorArray::Concat(parts));

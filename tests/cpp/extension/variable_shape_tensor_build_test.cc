@@ -26,12 +26,12 @@ TEST(VariableShapeTensorArray, JaggedRoundTrip) {
   EXPECT_EQ(jagged.values.shape(), (std::vector<int64_t>{4}));
   EXPECT_EQ(jagged.values.buffer(), ValuesOf(array).buffers[1]);
   EXPECT_EQ(*jagged.offsets.Value<int64_t>(std::vector<int64_t>{2}), 4);
-  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromJagged(sliced.type(), jagged.values,
-                                                                       jagged.shapes, jagged.offsets));
+  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromJagged(
+                                      sliced.type(), jagged.values, jagged.shapes, jagged.offsets));
   EXPECT_TRUE(back.RowTensor(0)->Equals(Iota({1, 4}, 100)));
   EXPECT_EQ(ValuesOf(back).buffers[1]->data(), jagged.values.raw_data());  // values zero-copy
-  ASSERT_OK_AND_ASSIGN(auto derived, VariableShapeTensorArray::FromJagged(sliced.type(), jagged.values,
-                                                                          jagged.shapes));
+  ASSERT_OK_AND_ASSIGN(auto derived, VariableShapeTensorArray::FromJagged(
+                                         sliced.type(), jagged.values, jagged.shapes));
   EXPECT_EQ(derived.length(), 2);
 }
 
@@ -60,8 +60,10 @@ TEST(VariableShapeTensorArray, FromTensorsErrors) {
   std::vector<std::optional<Tensor>> not_uniform = {Iota({2, 3}), Iota({3, 3})};
   EXPECT_ERROR(kInvalid, "row 1: shape [3, 3] has size 3 on axis 0 but uniform_shape says 2",
                VariableShapeTensorArray::FromTensors(type, not_uniform));
-  std::vector<std::optional<Tensor>> wrong_type = {*Tensor::Make(int32(), BufferOf(std::vector<int32_t>{1, 2}), {1, 2})};
-  EXPECT_ERROR(kTypeError, "row 0: tensor holds int32", VariableShapeTensorArray::FromTensors(type, wrong_type));
+  std::vector<std::optional<Tensor>> wrong_type = {
+      *Tensor::Make(int32(), BufferOf(std::vector<int32_t>{1, 2}), {1, 2})};
+  EXPECT_ERROR(kTypeError, "row 0: tensor holds int32",
+               VariableShapeTensorArray::FromTensors(type, wrong_type));
 }
 
 TEST(VariableShapeTensorArray, StridedInputsAreCopiedInOrder) {
@@ -75,7 +77,8 @@ TEST(VariableShapeTensorArray, StridedInputsAreCopiedInOrder) {
 }
 
 TEST(VariableShapeTensorArray, FixedConversions) {
-  FixedShapeTensorType fixed_type = *FixedShapeTensorType::Make(float32(), {2, 3}, {"H", "W"}, {1, 0});
+  FixedShapeTensorType fixed_type =
+      *FixedShapeTensorType::Make(float32(), {2, 3}, {"H", "W"}, {1, 0});
   std::vector<float> values(12);
   std::iota(values.begin(), values.end(), 0.0f);
   auto data = std::make_shared<ArrayData>();
@@ -105,7 +108,8 @@ TEST(VariableShapeTensorArray, FixedConversions) {
   EXPECT_TRUE(copied);
   EXPECT_FALSE(copied_fixed.IsValid(1));
   EXPECT_TRUE(copied_fixed.RowTensor(2)->Equals(Iota({2}, 2)));
-  ASSERT_OK_AND_ASSIGN(auto none, VariableShapeTensorArray::FromTensors(Float32Type(1), std::vector<std::optional<Tensor>>{}));
+  ASSERT_OK_AND_ASSIGN(auto none, VariableShapeTensorArray::FromTensors(
+                                      Float32Type(1), std::vector<std::optional<Tensor>>{}));
   EXPECT_ERROR(kInvalid, "complete uniform_shape", none.ToFixed());
 }
 

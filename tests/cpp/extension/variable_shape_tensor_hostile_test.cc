@@ -39,17 +39,18 @@ TEST(VariableShapeHostile, KernelsCheckRowsAgainstTheValues) {
   // Full validation refuses the array outright.
   std::vector<float> values(8, 1.0f);
   EXPECT_ERROR(kInvalid, "child 0 (data): offset 2 (8) < offset 1 (1000)",
-               VariableShapeTensorArray::Make(RawStorage({0, 1000, 8}, values, {1000, 2}, 1,
-                                                         {true, false})));
+               VariableShapeTensorArray::Make(
+                   RawStorage({0, 1000, 8}, values, {1000, 2}, 1, {true, false})));
 }
 
 TEST(VariableShapeHostile, DecreasingOffsetsAreCaught) {
   std::vector<float> values(6, 1.0f);
-  ASSERT_OK_AND_ASSIGN(auto array,
-                       VariableShapeTensorArray::Make(RawStorage({0, 5, 2, 6}, values, {5, 0, 4}, 1),
-                                                      ValidationLevel::kDefault));
+  ASSERT_OK_AND_ASSIGN(
+      auto array, VariableShapeTensorArray::Make(RawStorage({0, 5, 2, 6}, values, {5, 0, 4}, 1),
+                                                 ValidationLevel::kDefault));
   EXPECT_ERROR(kInvalid, "row 1: data [5, 2) is not a range", array.ToPadded());
-  EXPECT_ERROR(kInvalid, "row 1: data [5, 2) is not a range", array.Take(std::vector<int64_t>{0, 1, 2}));
+  EXPECT_ERROR(kInvalid, "row 1: data [5, 2) is not a range",
+               array.Take(std::vector<int64_t>{0, 1, 2}));
   EXPECT_ERROR(kInvalid, "row 1: data [5, 2)", array.ToJagged());
   EXPECT_ERROR(kInvalid, "row 1: data [5, 2)", array.RowTensor(1));
   ASSERT_OK(array.RowTensor(0).status());  // row 0 is honest
@@ -84,8 +85,8 @@ TEST(VariableShapeHostile, SharedStorageChangedAfterTheFact) {
   ASSERT_OK_AND_ASSIGN(Tensor flat, Tensor::Make(float32(), values, {10}));
   ASSERT_OK_AND_ASSIGN(Tensor shape_tensor, Tensor::Make(int32(), shapes_buffer, {2, 1}));
   ASSERT_OK_AND_ASSIGN(Tensor offset_tensor, Tensor::Make(int32(), offsets_buffer, {3}));
-  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromJagged(type, flat, shape_tensor,
-                                                                        offset_tensor));
+  ASSERT_OK_AND_ASSIGN(
+      auto array, VariableShapeTensorArray::FromJagged(type, flat, shape_tensor, offset_tensor));
   ASSERT_OK(array.ToPadded().status());
   offsets[2] = 50'000'000;
   shapes[1] = 50'000'000 - 4;
@@ -97,7 +98,8 @@ TEST(VariableShapeHostile, SharedStorageChangedAfterTheFact) {
   // Shape checks read the shapes and refuse a negative size.
   shapes[1] = -3;
   ASSERT_OK_AND_ASSIGN(ShapePattern pattern, ShapePattern::Parse("n w"));
-  EXPECT_ERROR(kInvalid, "row 1: shape has a negative size on axis 0", EnforceShape(array, pattern));
+  EXPECT_ERROR(kInvalid, "row 1: shape has a negative size on axis 0",
+               EnforceShape(array, pattern));
   shapes[1] = 50'000'000 - 4;
   // Offsets back in range but the shape still lying: the product check.
   offsets[2] = 10;
@@ -109,8 +111,8 @@ TEST(VariableShapeHostile, DraftShapesOutsideTheArrayAreNotConverted) {
   // and the array with row 0 null both import.
   std::vector<float> values(3, 1.0f);
   std::vector<int32_t> shapes = {-1, 0, 3, 1};  // -1 is 4294967295 as uint32
-  ArrayDataPtr data = RawStorage({0, 0, 3}, values, shapes, 2, {}, R"({"ragged_dimensions":[0]})",
-                                 uint32());
+  ArrayDataPtr data =
+      RawStorage({0, 0, 3}, values, shapes, 2, {}, R"({"ragged_dimensions":[0]})", uint32());
   EXPECT_ERROR(kInvalid, "row 0: shape entry 0 (4294967295) does not fit int32",
                VariableShapeTensorArray::Make(data));
   ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(data, 1, 1));

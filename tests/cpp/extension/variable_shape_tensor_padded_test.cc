@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <stdexcept>
-#include <vector>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <vector>
 
 #include "no_threads.h"
 #include "sparse_test_util.h"
@@ -32,8 +32,9 @@ TEST(Threads, VariableShapeCopiesFinishWithoutThreads) {
   std::vector<float> values(static_cast<size_t>(2 * side * side));
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000);
   auto type = *VariableShapeTensorType::Make(float32(), 2);
-  std::vector<std::optional<Tensor>> rows = {test::Vec<float>({values.begin(), values.begin() + side * side}, {side, side}),
-                                             test::Vec<float>({values.begin() + side * side, values.end()}, {side, side})};
+  std::vector<std::optional<Tensor>> rows = {
+      test::Vec<float>({values.begin(), values.begin() + side * side}, {side, side}),
+      test::Vec<float>({values.begin() + side * side, values.end()}, {side, side})};
   bool skipped = false;
   const std::string failure = test::RunWithoutThreads(
       [&] {
@@ -62,11 +63,12 @@ TEST(VariableShapeTensorArray, PaddedRoundTrip) {
   EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{0, 1, 3}), 7.0f);
   EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{1, 1, 0}), 7.0f);
   EXPECT_EQ(*padded.values.Value<float>(std::vector<int64_t>{2, 0, 0}), 7.0f);
-  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
+  ASSERT_OK_AND_ASSIGN(
+      auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
   for (int64_t i = 0; i < 3; ++i) EXPECT_TRUE(back.RowTensor(i)->Equals(*array.RowTensor(i)));
   EXPECT_ERROR(kInvalid, "not exactly representable as int8",
-               (*VariableShapeTensorArray::FromTensors(
-                    *VariableShapeTensorType::Make(int8(), 0), std::vector<std::optional<Tensor>>{}))
+               (*VariableShapeTensorArray::FromTensors(*VariableShapeTensorType::Make(int8(), 0),
+                                                       std::vector<std::optional<Tensor>>{}))
                    .ToPadded(0.5));
 }
 
@@ -81,7 +83,8 @@ TEST(VariableShapeTensorArray, IntegerPadValuesAreExact) {
   ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(big));
   EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 2}), big);
   ASSERT_OK_AND_ASSIGN(padded, array.ToPadded(std::numeric_limits<int64_t>::max()));
-  EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 1}), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(*padded.values.Value<int64_t>(std::vector<int64_t>{1, 1}),
+            std::numeric_limits<int64_t>::max());
   EXPECT_ERROR(kInvalid, "pad value 9223372036854775808 is not exactly representable as int64",
                array.ToPadded(uint64_t{1} << 63));
   auto floats = ThreeRows();
@@ -97,9 +100,11 @@ TEST(VariableShapeTensorArray, PaddedIntoCallerMemory) {
   EXPECT_ERROR(kInvalid, "out has shape [3, 2, 5] but the padded batch has shape [3, 2, 4]",
                array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), wrong));
   const int64_t shape[3] = {3, 2, 4};
-  ASSERT_OK_AND_ASSIGN(Tensor shapes, array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), shape));
+  ASSERT_OK_AND_ASSIGN(Tensor shapes,
+                       array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), shape));
   ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
-  EXPECT_EQ(std::memcmp(out.data(), padded.values.raw_data(), out.size() * 4), 0);  // padding written
+  EXPECT_EQ(std::memcmp(out.data(), padded.values.raw_data(), out.size() * 4),
+            0);  // padding written
   EXPECT_TRUE(shapes.Equals(padded.shapes));
 }
 
@@ -108,7 +113,8 @@ TEST(VariableShapeTensorArray, PaddedRoundTripWithZeroSizeAxes) {
   ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
   ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));
   EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{2, 0, 3}));
-  ASSERT_OK_AND_ASSIGN(auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
+  ASSERT_OK_AND_ASSIGN(
+      auto back, VariableShapeTensorArray::FromPadded(array.type(), padded.values, padded.shapes));
   EXPECT_TRUE(back.RowTensor(1)->Equals(*array.RowTensor(1)));
 }
 
@@ -121,7 +127,9 @@ TEST(VariableShapeTensorArray, LargeBatchesPadOnTwoThreadsWithTheSameResult) {
   EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{64, 7, 5063}));
   for (int64_t i = 0; i < 64; ++i) {
     std::vector<int64_t> last = {i, i % 7, 4999 + i}, pad = {i, 6, 5062};
-    EXPECT_EQ(*padded.values.Value<float>(last), static_cast<float>(i + (i % 7 + 1) * (5000 + i) - 1)) << i;
+    EXPECT_EQ(*padded.values.Value<float>(last),
+              static_cast<float>(i + (i % 7 + 1) * (5000 + i) - 1))
+        << i;
     EXPECT_EQ(*padded.values.Value<float>(pad), -1.0f) << i;
   }
 }

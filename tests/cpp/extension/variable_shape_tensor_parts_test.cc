@@ -23,7 +23,8 @@ VariableShapeTensorArray Make(const ArrayDataPtr& data) {
 
 TEST(VariableShapeParts, CheckedRangesAndLayoutsOfHonestRows) {
   // Rows of shapes [2, 3] and [1, 2] over 8 values.
-  VariableShapeTensorArray array = Make(RawStorage({0, 6, 8}, std::vector<float>(8, 1.0f), {2, 3, 1, 2}, 2));
+  VariableShapeTensorArray array =
+      Make(RawStorage({0, 6, 8}, std::vector<float>(8, 1.0f), {2, 3, 1, 2}, 2));
   VariableShapeStorage storage(array);
   EXPECT_EQ(storage.Offset(1), 6);
   EXPECT_EQ(std::vector<int32_t>(storage.PhysicalShape(1).begin(), storage.PhysicalShape(1).end()),
@@ -54,7 +55,8 @@ TEST(VariableShapeParts, CheckedReadsNameTheRow) {
             "row 2: data [4, 20) is not a range inside the 8 values of the data list");
   int64_t physical[1] = {0};
   ASSERT_OK(storage.CheckedLayout(0, physical).status());
-  VariableShapeTensorArray negative = Make(RawStorage({0, 0, 3}, std::vector<float>(3, 1.0f), {-1, 2}, 1));
+  VariableShapeTensorArray negative =
+      Make(RawStorage({0, 0, 3}, std::vector<float>(3, 1.0f), {-1, 2}, 1));
   EXPECT_EQ(test::StatusOf(VariableShapeStorage(negative).CheckedLayout(0, physical)).message(),
             "row 0: shape [-1] has a negative size");
   EXPECT_EQ(test::StatusOf(VariableShapeStorage(negative).CheckedLayout(1, physical)).message(),
@@ -68,7 +70,8 @@ TEST(VariableShapeParts, CheckedReadsNameTheRow) {
       Make(RawStorage({0, 1}, std::vector<float>(1, 1.0f), {1 << 30, 1 << 30, 1 << 30}, 3));
   int64_t three[3];
   EXPECT_EQ(test::StatusOf(VariableShapeStorage(huge).CheckedLayout(0, three)).message(),
-            "row 0: data length 1 != product of shape [1073741824, 1073741824, 1073741824] (more than 2^40)");
+            "row 0: data length 1 != product of shape [1073741824, 1073741824, 1073741824] (more "
+            "than 2^40)");
 }
 
 TEST(VariableShapeParts, AssembleBuildsValidatedStorage) {
@@ -96,9 +99,10 @@ TEST(VariableShapeParts, SharedChecks) {
   EXPECT_EQ(st.code(), StatusCode::kNotImplemented);
   EXPECT_EQ(st.message(), "cannot pad bool tensors: Arrow bools are bit-packed");
   ASSERT_OK(CheckListCapacity(kMaxListElements));
-  EXPECT_EQ(CheckListCapacity(kMaxListElements + 1).message(),
-            "the rows hold 2147483648 elements in total, more than the int32 offsets of a "
-            "variable_shape_tensor's data list address (2^31 - 1); split the rows over several arrays");
+  EXPECT_EQ(
+      CheckListCapacity(kMaxListElements + 1).message(),
+      "the rows hold 2147483648 elements in total, more than the int32 offsets of a "
+      "variable_shape_tensor's data list address (2^31 - 1); split the rows over several arrays");
   // Null elements: the bitmap is read only when there may be nulls.
   ArrayDataPtr values = test::Primitive<float>(float32(), {1, 2, 3, 4}, {true, true, false, true});
   ASSERT_OK(CheckNoNullElements(*values, 0, 2));
@@ -111,11 +115,14 @@ TEST(VariableShapeParts, ReadIntegersOfEveryWidth) {
   const std::vector<int64_t> shape = {2, 2};
   Tensor int8s = *Tensor::Make(int8(), test::BufferOf(std::vector<int8_t>{1, -2, 3, -4}), {2, 2});
   EXPECT_EQ(*ReadIntegers(int8s, shape, "shapes"), (std::vector<int64_t>{1, -2, 3, -4}));
-  Tensor uint16s = *Tensor::Make(uint16(), test::BufferOf(std::vector<uint16_t>{65535, 0, 1, 2}), {2, 2});
+  Tensor uint16s =
+      *Tensor::Make(uint16(), test::BufferOf(std::vector<uint16_t>{65535, 0, 1, 2}), {2, 2});
   EXPECT_EQ(*ReadIntegers(uint16s, shape, "shapes"), (std::vector<int64_t>{65535, 0, 1, 2}));
   Tensor int32s = *Tensor::Make(int32(), test::BufferOf(std::vector<int32_t>{-7, 8, 9}), {3});
-  EXPECT_EQ(*ReadIntegers(int32s, std::vector<int64_t>{3}, "offsets"), (std::vector<int64_t>{-7, 8, 9}));
-  Tensor too_big = *Tensor::Make(uint64(), test::BufferOf(std::vector<uint64_t>{1, uint64_t{1} << 63}), {2});
+  EXPECT_EQ(*ReadIntegers(int32s, std::vector<int64_t>{3}, "offsets"),
+            (std::vector<int64_t>{-7, 8, 9}));
+  Tensor too_big =
+      *Tensor::Make(uint64(), test::BufferOf(std::vector<uint64_t>{1, uint64_t{1} << 63}), {2});
   EXPECT_EQ(test::StatusOf(ReadIntegers(too_big, std::vector<int64_t>{2}, "offsets")).message(),
             "offsets entry 9223372036854775808 does not fit int64");
   Tensor floats = *Tensor::Make(float32(), test::BufferOf(std::vector<float>{1}), {1});

@@ -33,15 +33,18 @@ TEST(VariableShapeTensorArray, TakeFilterSlice) {
 TEST(VariableShapeTensorArray, ConcatMergesUniformShape) {
   std::vector<std::optional<Tensor>> a_rows = {Iota({2, 3}), Iota({4, 3})};
   std::vector<std::optional<Tensor>> b_rows = {Iota({1, 5})};
-  ASSERT_OK_AND_ASSIGN(auto a, VariableShapeTensorArray::FromTensors(Float32Type(2, {}, {std::nullopt, 3}), a_rows));
-  ASSERT_OK_AND_ASSIGN(auto b, VariableShapeTensorArray::FromTensors(Float32Type(2, {}, {1, 5}), b_rows));
+  ASSERT_OK_AND_ASSIGN(
+      auto a, VariableShapeTensorArray::FromTensors(Float32Type(2, {}, {std::nullopt, 3}), a_rows));
+  ASSERT_OK_AND_ASSIGN(auto b,
+                       VariableShapeTensorArray::FromTensors(Float32Type(2, {}, {1, 5}), b_rows));
   std::vector<VariableShapeTensorArray> parts = {a, b};
   ASSERT_OK_AND_ASSIGN(auto joined, VariableShapeTensorArray::Concat(parts));
   EXPECT_EQ(joined.length(), 3);
   EXPECT_EQ(joined.type().uniform_shape(), (UniformShape{std::nullopt, std::nullopt}));
   EXPECT_TRUE(joined.RowTensor(2)->Equals(Iota({1, 5})));
   std::vector<VariableShapeTensorArray> same = {a, a};
-  EXPECT_EQ((*VariableShapeTensorArray::Concat(same)).type().uniform_shape(), (UniformShape{std::nullopt, 3}));
+  EXPECT_EQ((*VariableShapeTensorArray::Concat(same)).type().uniform_shape(),
+            (UniformShape{std::nullopt, 3}));
   std::vector<VariableShapeTensorArray> mismatched = {a, ThreeRows({1, 0})};
   EXPECT_ERROR(kTypeError, "cannot concat array 1", VariableShapeTensorArray::Concat(mismatched));
   EXPECT_ERROR(kInvalid, "at least one", VariableShapeTensorArray::Concat({}));

@@ -13,8 +13,9 @@ namespace quiver {
 using test::Float32Type;
 
 TEST(VariableShapeTensorType, SerializeFinalForm) {
-  ASSERT_OK_AND_ASSIGN(auto type, VariableShapeTensorType::Make(float32(), 3, {"H", "W", "C"},
-                                                                {2, 0, 1}, {std::nullopt, std::nullopt, 3}));
+  ASSERT_OK_AND_ASSIGN(auto type,
+                       VariableShapeTensorType::Make(float32(), 3, {"H", "W", "C"}, {2, 0, 1},
+                                                     {std::nullopt, std::nullopt, 3}));
   EXPECT_EQ(type.Serialize(),
             R"({"dim_names":["H","W","C"],"permutation":[2,0,1],"uniform_shape":[null,null,3]})");
   EXPECT_EQ(type.logical_dim_names(), (std::vector<std::string>{"C", "H", "W"}));
@@ -37,13 +38,18 @@ TEST(VariableShapeTensorType, EmptyMetadataMeansNoParameters) {
 
 TEST(VariableShapeTensorType, ReadsDraftForms) {
   TypePtr storage = Float32Type(3).data_type()->storage_type();
-  auto read = [&](const char* metadata) { return VariableShapeTensorType::Deserialize(storage, metadata); };
+  auto read = [&](const char* metadata) {
+    return VariableShapeTensorType::Deserialize(storage, metadata);
+  };
   UniformShape expected = {400, std::nullopt, 3};
-  ASSERT_OK_AND_ASSIGN(auto uniform_dims, read(R"({"uniform_dimensions":[0,2],"uniform_shape":[400,0,3]})"));
+  ASSERT_OK_AND_ASSIGN(auto uniform_dims,
+                       read(R"({"uniform_dimensions":[0,2],"uniform_shape":[400,0,3]})"));
   EXPECT_EQ(uniform_dims.uniform_shape(), expected);
-  ASSERT_OK_AND_ASSIGN(auto compact, read(R"({"uniform_dimensions":[0,2],"uniform_shape":[400,3]})"));
+  ASSERT_OK_AND_ASSIGN(auto compact,
+                       read(R"({"uniform_dimensions":[0,2],"uniform_shape":[400,3]})"));
   EXPECT_EQ(compact.uniform_shape(), expected);
-  ASSERT_OK_AND_ASSIGN(auto ragged, read(R"({"ragged_dimensions":[1],"uniform_shape":[400,0,3],"ndim":3})"));
+  ASSERT_OK_AND_ASSIGN(auto ragged,
+                       read(R"({"ragged_dimensions":[1],"uniform_shape":[400,0,3],"ndim":3})"));
   EXPECT_EQ(ragged.uniform_shape(), expected);
   ASSERT_OK_AND_ASSIGN(auto ragged_only, read(R"({"ragged_dimensions":[1]})"));
   EXPECT_TRUE(ragged_only.uniform_shape().empty());
@@ -52,7 +58,8 @@ TEST(VariableShapeTensorType, ReadsDraftForms) {
 
   TypePtr draft_storage = struct_({Field{"data", list(ListItem(float32()))},
                                    Field{"shape", *fixed_size_list(ListItem(uint32()), 3)}});
-  ASSERT_OK_AND_ASSIGN(TypePtr draft, extension(VariableShapeTensorType::kExtensionName, "", draft_storage));
+  ASSERT_OK_AND_ASSIGN(TypePtr draft,
+                       extension(VariableShapeTensorType::kExtensionName, "", draft_storage));
   ASSERT_OK_AND_ASSIGN(auto from_draft, VariableShapeTensorType::FromDataType(draft));
   EXPECT_EQ(from_draft.data_type()->storage_type()->children()[1].type->children()[0].type->id(),
             TypeId::kInt32);
@@ -60,18 +67,23 @@ TEST(VariableShapeTensorType, ReadsDraftForms) {
 
 TEST(VariableShapeTensorType, RejectsBadMetadata) {
   TypePtr storage = Float32Type(2).data_type()->storage_type();
-  auto read = [&](const char* metadata) { return VariableShapeTensorType::Deserialize(storage, metadata); };
+  auto read = [&](const char* metadata) {
+    return VariableShapeTensorType::Deserialize(storage, metadata);
+  };
   EXPECT_ERROR(kInvalid, "not valid JSON", read("{"));
   EXPECT_ERROR(kInvalid, "must be a JSON object", read("[]"));
   EXPECT_ERROR(kInvalid, "uniform_shape has 3 entries for 2", read(R"({"uniform_shape":[1,2,3]})"));
   EXPECT_ERROR(kInvalid, "uniform_shape[0] (-1)", read(R"({"uniform_shape":[-1,null]})"));
-  EXPECT_ERROR(kInvalid, "'uniform_shape'[1] must be an int64 integer or null", read(R"({"uniform_shape":[1,"x"]})"));
-  EXPECT_ERROR(kInvalid, "permutation [0, 0] is not a permutation of 0..1: entry 1 repeats 0", read(R"({"permutation":[0,0]})"));
+  EXPECT_ERROR(kInvalid, "'uniform_shape'[1] must be an int64 integer or null",
+               read(R"({"uniform_shape":[1,"x"]})"));
+  EXPECT_ERROR(kInvalid, "permutation [0, 0] is not a permutation of 0..1: entry 1 repeats 0",
+               read(R"({"permutation":[0,0]})"));
   EXPECT_ERROR(kInvalid, "3 dim_names for 2", read(R"({"dim_names":["a","b","c"]})"));
   EXPECT_ERROR(kInvalid, "'ndim' is 3", read(R"({"ndim":3})"));
   EXPECT_ERROR(kInvalid, "'ragged_dimensions' entry 2", read(R"({"ragged_dimensions":[2]})"));
   EXPECT_ERROR(kTypeError, "field 0 is not a list",
-               VariableShapeTensorType::Deserialize(struct_({Field{"a", int32()}, Field{"b", int32()}}), ""));
+               VariableShapeTensorType::Deserialize(
+                   struct_({Field{"a", int32()}, Field{"b", int32()}}), ""));
   EXPECT_ERROR(kTypeError, "not a struct", VariableShapeTensorType::Deserialize(int32(), ""));
   EXPECT_ERROR(kTypeError, "numeric, bool or bool8", VariableShapeTensorType::Make(utf8(), 2));
   EXPECT_ERROR(kInvalid, "ndim must be >= 0", VariableShapeTensorType::Make(int8(), -1));

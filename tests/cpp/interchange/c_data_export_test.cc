@@ -3,20 +3,20 @@
 // metadata, views and dictionaries, and release of every reference.
 #include "quiver/c_data.h"
 
-#include "quiver/fixed_shape_tensor.h"
-#include "c_data_test_util.h"
 #include <limits>
 #include <string>
 #include <vector>
+#include "c_data_test_util.h"
 #include "core_types_test.h"
+#include "quiver/fixed_shape_tensor.h"
 #include "quiver/record_batch.h"
 
 namespace quiver {
 
 using test::CountArrayRelease;
 using test::Foreign;
-using test::Timestamp;
 using test::g_releases;
+using test::Timestamp;
 
 using test::Primitive;
 using test::Utf8;
@@ -246,13 +246,14 @@ TEST(CDataCoreTypes, NullArraysHaveNoBuffers) {
   EXPECT_EQ(g_releases, 1);
   std::vector<const void*> one = {nullptr};
   ArrowArray extra = Foreign(5, one);
-  EXPECT_ERROR(kInvalid, "ArrowArray of type null has 1 buffers, expected 0", ImportArray(&extra, null()));
+  EXPECT_ERROR(kInvalid, "ArrowArray of type null has 1 buffers, expected 0",
+               ImportArray(&extra, null()));
   EXPECT_EQ(g_releases, 2);
 }
 
 TEST(CDataCoreTypes, ViewsExportTheirVariadicSizes) {
-  ArrayDataPtr views = Views({"a", std::nullopt, "a string longer than twelve", "thirteen bytes",
-                              "and another long one"});
+  ArrayDataPtr views = Views(
+      {"a", std::nullopt, "a string longer than twelve", "thirteen bytes", "and another long one"});
   ASSERT_EQ(views->buffers.size(), 4u);
   ArrowArray array;
   ASSERT_OK(ExportArray(views, &array));

@@ -2,20 +2,20 @@
 // errors for malformed and unsupported ones.
 #include "quiver/c_data.h"
 
-#include "quiver/fixed_shape_tensor.h"
-#include "c_data_test_util.h"
 #include <limits>
 #include <string>
 #include <vector>
+#include "c_data_test_util.h"
 #include "core_types_test.h"
+#include "quiver/fixed_shape_tensor.h"
 #include "quiver/record_batch.h"
 
 namespace quiver {
 
 using test::CountSchemaRelease;
+using test::g_releases;
 using test::Leaf;
 using test::Timestamp;
-using test::g_releases;
 
 TEST(CData, FormatErrors) {
   ArrowSchema schema;
@@ -137,7 +137,8 @@ TEST(CDataCoreTypes, MalformedAndUnsupportedFormats) {
   ArrowSchema parent = Leaf("+s");
   parent.n_children = 1;
   parent.children = children;
-  EXPECT_ERROR(kNotImplemented, "field.child 0: format '+vl' is not supported", ImportField(&parent));
+  EXPECT_ERROR(kNotImplemented, "field.child 0: format '+vl' is not supported",
+               ImportField(&parent));
 }
 
 }  // namespace quiver

@@ -4,8 +4,8 @@
 #include <limits>
 #include <vector>
 
-#include "quiver/c_data.h"
 #include "c_data_test_util.h"
+#include "quiver/c_data.h"
 
 namespace quiver {
 
@@ -41,7 +41,8 @@ TEST(CDataHostile, DeepSchemaIsRefusedWithoutRecursingPastTheCap) {
   for (int depth : {65, 10000, 50000}) {
     g_releases = 0;
     DeepSchema deep(depth);
-    EXPECT_ERROR(kInvalid, "ArrowSchema nests more than 64 levels deep", ImportField(&deep.nodes[0]));
+    EXPECT_ERROR(kInvalid, "ArrowSchema nests more than 64 levels deep",
+                 ImportField(&deep.nodes[0]));
     EXPECT_EQ(g_releases, 1);  // the base struct, once
   }
   DeepSchema ok(64);
@@ -77,9 +78,9 @@ TEST(CDataHostile, ImpossibleLengthsAreErrors) {
     int64_t length, offset;
     const char* message;
   };
-  for (const Case& c : {Case{int32(), max, 0, "values buffer size: 9223372036854775807 * 4 overflows"},
-                        Case{int8(), max, 1, "offset + length"},
-                        Case{int64(), max / 2, 0, "overflows int64"}}) {
+  for (const Case& c :
+       {Case{int32(), max, 0, "values buffer size: 9223372036854775807 * 4 overflows"},
+        Case{int8(), max, 1, "offset + length"}, Case{int64(), max / 2, 0, "overflows int64"}}) {
     ArrowArray array{};
     array.length = c.length;
     array.offset = c.offset;
@@ -98,7 +99,8 @@ TEST(CDataHostile, ImpossibleLengthsAreErrors) {
   text.n_buffers = 3;
   text.buffers = text_buffers;
   text.release = CountArrayRelease;
-  EXPECT_ERROR(kInvalid, "offsets count: 9223372036854775807 + 1 overflows", ImportArray(&text, utf8()));
+  EXPECT_ERROR(kInvalid, "offsets count: 9223372036854775807 + 1 overflows",
+               ImportArray(&text, utf8()));
 }
 
 TEST(CDataHostile, NestedTensorMetadataIsCheckedOnImport) {

@@ -3,12 +3,12 @@
 // released once, whatever happens).
 #include "quiver/c_data.h"
 
-#include "quiver/fixed_shape_tensor.h"
-#include "c_data_test_util.h"
 #include <limits>
 #include <string>
 #include <vector>
+#include "c_data_test_util.h"
 #include "core_types_test.h"
+#include "quiver/fixed_shape_tensor.h"
 #include "quiver/record_batch.h"
 
 namespace quiver {
@@ -17,9 +17,9 @@ using test::CountArrayRelease;
 using test::CountDictionaryRelease;
 using test::CountSchemaRelease;
 using test::Foreign;
-using test::Leaf;
 using test::g_dictionary_releases;
 using test::g_releases;
+using test::Leaf;
 
 TEST(CData, ImportRejectsReleasedStructs) {
   ArrowSchema schema{};
@@ -81,21 +81,27 @@ TEST(CDataCoreTypes, HostileViewImports) {
   const void* near_the_end = reinterpret_cast<const void*>(~uintptr_t{0} - 15);
   int64_t too_small = 10;
   const std::vector<Case> cases = {
-      {{nullptr, views_buffer}, 2,
+      {{nullptr, views_buffer},
+       2,
        "ArrowArray of type utf8_view has 2 buffers, expected at least 3 (validity, views, "
        "variadic data buffers, then their sizes)"},
-      {{nullptr, views_buffer, data, nullptr}, 2,
+      {{nullptr, views_buffer, data, nullptr},
+       2,
        "has 1 variadic buffers but no buffer of their sizes"},
       {{nullptr, views_buffer, data, &negative}, 2, "variadic buffer 0 has negative size -3"},
       {{nullptr, views_buffer, nullptr, &size}, 2, "variadic buffer 0 is NULL but has 27 bytes"},
-      {{nullptr, views_buffer, near_the_end, &size}, 2,
+      {{nullptr, views_buffer, near_the_end, &size},
+       2,
        "buffer 2 would need 27 bytes from its address, past the end of memory"},
-      {{nullptr, views_buffer, data, &too_small}, 2,
+      {{nullptr, views_buffer, data, &too_small},
+       2,
        "imported ArrowArray of type utf8_view: row 1: view [0, 27) is outside variadic buffer 0 "
        "of 10 bytes"},
-      {{nullptr, views_buffer, &size}, 2,
+      {{nullptr, views_buffer, &size},
+       2,
        "row 1: view points into variadic buffer 0, but the array has 0"},
-      {{nullptr, views_buffer, data, &size}, std::numeric_limits<int64_t>::max() / 4,
+      {{nullptr, views_buffer, data, &size},
+       std::numeric_limits<int64_t>::max() / 4,
        "views buffer size"},
   };
   for (const Case& c : cases) {
@@ -150,14 +156,16 @@ TEST(CDataCoreTypes, ForeignDictionariesAreReleasedOnceThroughTheirParent) {
     EXPECT_EQ(g_releases, 1);
     EXPECT_EQ(g_dictionary_releases, 0);
   }
-  EXPECT_ERROR(kInvalid, "imported ArrowArray of type dictionary<values=utf8, indices=int32, "
-                         "ordered=0>: row 2: dictionary index 2 is outside a dictionary of 2 values",
+  EXPECT_ERROR(kInvalid,
+               "imported ArrowArray of type dictionary<values=utf8, indices=int32, "
+               "ordered=0>: row 2: dictionary index 2 is outside a dictionary of 2 values",
                run(bad_index_buffers, true, type));
   EXPECT_EQ(g_releases, 1);
   EXPECT_ERROR(kInvalid, "has no dictionary", run(index_buffers, false, type));
   EXPECT_EQ(g_releases, 1);
-  EXPECT_ERROR(kInvalid, "ArrowArray of type int32 has a dictionary, but its schema is not "
-                         "dictionary-encoded",
+  EXPECT_ERROR(kInvalid,
+               "ArrowArray of type int32 has a dictionary, but its schema is not "
+               "dictionary-encoded",
                run(index_buffers, true, int32()));
   EXPECT_EQ(g_releases, 1);
   EXPECT_EQ(g_dictionary_releases, 0);
@@ -192,12 +200,14 @@ TEST(CDataCoreTypes, ForeignDictionarySchemas) {
   values = Leaf("u");
   schema = Leaf("f");
   schema.dictionary = &values;
-  EXPECT_ERROR(kTypeError, "field: dictionary index type must be a signed or unsigned integer, got float32",
+  EXPECT_ERROR(kTypeError,
+               "field: dictionary index type must be a signed or unsigned integer, got float32",
                ImportField(&schema));
   values = Leaf("+m");
   schema = Leaf("i");
   schema.dictionary = &values;
-  EXPECT_ERROR(kNotImplemented, "field.dictionary: format '+m' is not supported", ImportField(&schema));
+  EXPECT_ERROR(kNotImplemented, "field.dictionary: format '+m' is not supported",
+               ImportField(&schema));
   values = Leaf("u");
   values.release = nullptr;
   schema = Leaf("i");

@@ -2,10 +2,10 @@
 // reach the consumer, and a stream without callbacks is released once.
 #include "quiver/c_data.h"
 
-#include "quiver/fixed_shape_tensor.h"
-#include "c_data_test_util.h"
 #include <limits>
 #include <vector>
+#include "c_data_test_util.h"
+#include "quiver/fixed_shape_tensor.h"
 
 namespace quiver {
 

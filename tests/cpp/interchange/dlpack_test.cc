@@ -124,17 +124,28 @@ TEST(DLPack, DeleterRunsOnceOnEveryFailure) {
     void (*spoil)(DLManagedTensorVersioned*);
   };
   const Case cases[] = {
-      {"version 2.0 is not supported", [](DLManagedTensorVersioned* m) { m->version = {2, 0}; }},
+      {"version 2.0 is not supported",
+       [](DLManagedTensorVersioned* m) {
+         m->version = {2, 0};
+       }},
       {"ndim -1", [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = -1; }},
       {"no shape", [](DLManagedTensorVersioned* m) { m->dl_tensor.shape = nullptr; }},
-      {"before the start of memory", [](DLManagedTensorVersioned* m) {
+      {"before the start of memory",
+       [](DLManagedTensorVersioned* m) {
          m->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{16});
          m->dl_tensor.strides[1] = -1000;
        }},
-      {"unsupported DLPack dtype (code 5", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeComplex, 64, 1}; }},
+      {"unsupported DLPack dtype (code 5",
+       [](DLManagedTensorVersioned* m) {
+         m->dl_tensor.dtype = {kCodeComplex, 64, 1};
+       }},
       {"2 lanes", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype.lanes = 2; }},
-      {"code 6, 1 bits", [](DLManagedTensorVersioned* m) { m->dl_tensor.dtype = {kCodeBool, 1, 1}; }},
-      {"overflows", [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[0] = int64_t{1} << 62; }},
+      {"code 6, 1 bits",
+       [](DLManagedTensorVersioned* m) {
+         m->dl_tensor.dtype = {kCodeBool, 1, 1};
+       }},
+      {"overflows",
+       [](DLManagedTensorVersioned* m) { m->dl_tensor.strides[0] = int64_t{1} << 62; }},
       {"no data", [](DLManagedTensorVersioned* m) { m->dl_tensor.data = nullptr; }},
       {"byte_offset", [](DLManagedTensorVersioned* m) { m->dl_tensor.byte_offset = ~uint64_t{0}; }},
   };
@@ -145,7 +156,8 @@ TEST(DLPack, DeleterRunsOnceOnEveryFailure) {
     c.spoil(managed);
     auto result = Import(managed);
     ASSERT_FALSE(result.ok()) << c.fragment;
-    EXPECT_NE(result.status().message().find(c.fragment), std::string::npos) << result.status().ToString();
+    EXPECT_NE(result.status().message().find(c.fragment), std::string::npos)
+        << result.status().ToString();
     EXPECT_EQ(deleter_calls, 1) << c.fragment;
   }
 }
@@ -177,7 +189,7 @@ TEST(DLPack, NegativeStridesAreZeroCopy) {
 TEST(DLPack, DeviceMemoryIsWrappedNotRead) {
   HandMade storage;
   auto* managed = MakeProducer<DLManagedTensorVersioned>(&storage);
-  managed->dl_tensor.device = {2, 1};  // CUDA device 1
+  managed->dl_tensor.device = {2, 1};                                    // CUDA device 1
   managed->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{0x1000});  // not host memory
   ASSERT_OK_AND_ASSIGN(Tensor t, Import(managed));
   EXPECT_EQ(t.buffer()->device(), (Device{2, 1}));
@@ -185,8 +197,9 @@ TEST(DLPack, DeviceMemoryIsWrappedNotRead) {
   EXPECT_ERROR(kNotImplemented, "device type 2", t.Value<float>(std::vector<int64_t>{0, 0}));
   EXPECT_ERROR(kNotImplemented, "device type 2", FixedShapeTensorArray::FromTensor(t));
   std::vector<std::optional<Tensor>> rows = {t};
-  EXPECT_ERROR(kInvalid, "row 0: tensor data lives on device type 2",
-               VariableShapeTensorArray::FromTensors(*VariableShapeTensorType::Make(float32(), 2), rows));
+  EXPECT_ERROR(
+      kInvalid, "row 0: tensor data lives on device type 2",
+      VariableShapeTensorArray::FromTensors(*VariableShapeTensorType::Make(float32(), 2), rows));
   ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * again, Export(t));
   EXPECT_EQ(again->dl_tensor.device.device_type, 2);
   EXPECT_EQ(again->dl_tensor.device.device_id, 1);

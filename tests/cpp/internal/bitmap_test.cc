@@ -36,7 +36,8 @@ TEST(Bitmap, CountUnsetBitsOverEveryRange) {
   for (int64_t offset = 0; offset <= 24; ++offset) {
     for (int64_t length = 0; offset + length <= 24; ++length) {
       int64_t expected = 0;
-      for (int64_t i = offset; i < offset + length; ++i) expected += GetBit(kBits.data(), i) ? 0 : 1;
+      for (int64_t i = offset; i < offset + length; ++i)
+        expected += GetBit(kBits.data(), i) ? 0 : 1;
       EXPECT_EQ(CountUnsetBits(kBits.data(), offset, length), expected) << offset << "+" << length;
     }
   }
@@ -49,8 +50,8 @@ TEST(Bitmap, CopyBitmapRebasesToBitZeroAndCounts) {
   int64_t unset = -1;
   ASSERT_OK_AND_ASSIGN(BufferPtr copy, CopyBitmap(kBits.data(), 3, 10, &unset));
   EXPECT_EQ(copy->size(), 2);
-  EXPECT_EQ(BitsOf(copy->data(), 10), (std::vector<bool>{false, true, true, false, true, true, true, false,
-                                                         false, false}));
+  EXPECT_EQ(BitsOf(copy->data(), 10),
+            (std::vector<bool>{false, true, true, false, true, true, true, false, false, false}));
   EXPECT_EQ(unset, 5);
   // The bits past the length are zero.
   EXPECT_EQ(copy->data()[1] & 0xFC, 0);

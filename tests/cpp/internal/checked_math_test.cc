@@ -21,7 +21,8 @@ TEST(CheckedMath, MultiplyAndAdd) {
   EXPECT_EQ(*AddChecked(kMin, 0, "bytes"), kMin);
   EXPECT_EQ(test::StatusOf(MultiplyChecked(kMax, 2, "row bytes")).message(),
             "row bytes: 9223372036854775807 * 2 overflows int64");
-  EXPECT_EQ(test::StatusOf(AddChecked(kMax, 1, "end")).message(), "end: 9223372036854775807 + 1 overflows int64");
+  EXPECT_EQ(test::StatusOf(AddChecked(kMax, 1, "end")).message(),
+            "end: 9223372036854775807 + 1 overflows int64");
   EXPECT_ERROR(kInvalid, "overflows int64", AddChecked(kMin, -1, "end"));
 }
 
@@ -30,7 +31,8 @@ TEST(CheckedMath, ShapeProduct) {
   EXPECT_EQ(*ShapeProduct(std::vector<int64_t>{2, 3, 4}, "shape"), 24);
   // A zero anywhere wins over sizes whose product would overflow.
   EXPECT_EQ(*ShapeProduct(std::vector<int64_t>{kMax, kMax, 0}, "shape"), 0);
-  EXPECT_EQ(test::StatusOf(ShapeProduct(std::vector<int64_t>{int64_t{1} << 32, int64_t{1} << 32}, "tensor"))
+  EXPECT_EQ(test::StatusOf(
+                ShapeProduct(std::vector<int64_t>{int64_t{1} << 32, int64_t{1} << 32}, "tensor"))
                 .message(),
             "tensor: product of shape [4294967296, 4294967296] overflows int64");
   EXPECT_EQ(test::StatusOf(ShapeProduct(std::vector<int64_t>{2, -1, 0}, "tensor")).message(),

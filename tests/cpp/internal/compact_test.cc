@@ -54,8 +54,8 @@ TEST(Compact, PrimitiveSliceOffByteBoundaryStartsAtZero) {
 }
 
 TEST(Compact, ValidityDroppedWhenTheRowsHaveNoNulls) {
-  ArrayDataPtr parent = Primitive(int32(), Iota(10), {true, false, true, true, true, true, true,
-                                                      true, true, true});
+  ArrayDataPtr parent =
+      Primitive(int32(), Iota(10), {true, false, true, true, true, true, true, true, true, true});
   ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 2, 8));
   ArrayDataPtr out = CheckCompact(sliced);
   ASSERT_TRUE(out);
@@ -122,7 +122,7 @@ TEST(Compact, ListOfStructsCutThroughEveryLevel) {
   ArrayDataPtr out = CheckCompact(sliced);
   ASSERT_TRUE(out);
   const ArrayData& inner = *out->children[0];
-  EXPECT_EQ(inner.length, 3);  // rows 2..4 of the structs
+  EXPECT_EQ(inner.length, 3);                           // rows 2..4 of the structs
   EXPECT_EQ(inner.children[1]->buffers[2]->size(), 6);  // "ccc" + "d" + "ee"
 }
 

@@ -80,10 +80,11 @@ TEST(CoreTypes, LayoutRows) {
     TypePtr type;
     int64_t bits;
   };
-  for (const Row& row : {Row{date32(), 32}, Row{date64(), 64}, Row{*time32(TimeUnit::kMilli), 32},
-                         Row{*time64(TimeUnit::kNano), 64}, Row{Timestamp(TimeUnit::kSecond, "UTC"), 64},
-                         Row{*duration(TimeUnit::kMicro), 64}, Row{*decimal128(10, 2), 128},
-                         Row{*decimal256(40, 2), 256}}) {
+  for (const Row& row :
+       {Row{date32(), 32}, Row{date64(), 64}, Row{*time32(TimeUnit::kMilli), 32},
+        Row{*time64(TimeUnit::kNano), 64}, Row{Timestamp(TimeUnit::kSecond, "UTC"), 64},
+        Row{*duration(TimeUnit::kMicro), 64}, Row{*decimal128(10, 2), 128},
+        Row{*decimal256(40, 2), 256}}) {
     SCOPED_TRACE(row.type->ToString());
     Layout layout = LayoutOf(*row.type);
     ASSERT_EQ(layout.num_buffers, 2);
@@ -127,13 +128,17 @@ TEST(CoreTypes, ReadHelpers) {
   EXPECT_TRUE(internal::ReadView(ViewBytes("short", 0, 0).data(), 0).is_inline());
   const uint64_t big[2] = {5, uint64_t{1} << 63};
   int64_t out = 0;
-  EXPECT_TRUE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(big), 0, TypeId::kUInt64, &out));
+  EXPECT_TRUE(
+      internal::ReadInteger(reinterpret_cast<const uint8_t*>(big), 0, TypeId::kUInt64, &out));
   EXPECT_EQ(out, 5);
-  EXPECT_FALSE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(big), 1, TypeId::kUInt64, &out));
+  EXPECT_FALSE(
+      internal::ReadInteger(reinterpret_cast<const uint8_t*>(big), 1, TypeId::kUInt64, &out));
   const int8_t small[2] = {-3, 4};
-  EXPECT_TRUE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(small), 0, TypeId::kInt8, &out));
+  EXPECT_TRUE(
+      internal::ReadInteger(reinterpret_cast<const uint8_t*>(small), 0, TypeId::kInt8, &out));
   EXPECT_EQ(out, -3);
-  EXPECT_FALSE(internal::ReadInteger(reinterpret_cast<const uint8_t*>(small), 0, TypeId::kFloat32, &out));
+  EXPECT_FALSE(
+      internal::ReadInteger(reinterpret_cast<const uint8_t*>(small), 0, TypeId::kFloat32, &out));
 }
 
 }  // namespace quiver

@@ -16,9 +16,11 @@ TEST(Permutation, CheckAcceptsEachAxisOnce) {
   ASSERT_OK(CheckPermutation(Axes{}, 0, "permutation"));
   EXPECT_EQ(CheckPermutation(Axes{0, 1, 2}, 2, "CSF axis_order").message(),
             "CSF axis_order has 3 entries for 2 dimensions");
-  EXPECT_EQ(CheckPermutation(Axes{}, 2, "permutation").message(), "permutation has 0 entries for 2 dimensions");
+  EXPECT_EQ(CheckPermutation(Axes{}, 2, "permutation").message(),
+            "permutation has 0 entries for 2 dimensions");
   EXPECT_EQ(CheckPermutation(Axes{0, 0}, 2, "arrow.fixed_shape_tensor permutation").message(),
-            "arrow.fixed_shape_tensor permutation [0, 0] is not a permutation of 0..1: entry 1 repeats 0");
+            "arrow.fixed_shape_tensor permutation [0, 0] is not a permutation of 0..1: entry 1 "
+            "repeats 0");
   EXPECT_EQ(CheckPermutation(Axes{0, 5}, 2, "p").message(),
             "p [0, 5] is not a permutation of 0..1: entry 1 (5) is outside 0..1");
   EXPECT_EQ(CheckPermutation(Axes{-1, 0}, 2, "p").message(),

@@ -18,7 +18,8 @@ TEST(Threads, EveryPartRunsOnce) {
   for (int workers : {1, 2, 5}) {
     std::vector<std::atomic<int>> runs(static_cast<size_t>(workers));
     internal::RunOnThreads(workers, [&](int w) { ++runs[static_cast<size_t>(w)]; });
-    for (int w = 0; w < workers; ++w) EXPECT_EQ(runs[static_cast<size_t>(w)], 1) << workers << " " << w;
+    for (int w = 0; w < workers; ++w)
+      EXPECT_EQ(runs[static_cast<size_t>(w)], 1) << workers << " " << w;
   }
 }
 
@@ -76,9 +77,9 @@ TEST(Threads, WorkerCountKeepsAMinimumPerThread) {
 TEST(Threads, ParallelTasksReturnTheFirstErrorAndStop) {
   std::atomic<int> ran{0};
   EXPECT_TRUE(internal::ParallelTasks(64, 4, [&](int64_t) {
-    ++ran;
-    return Status::OK();
-  }).ok());
+                ++ran;
+                return Status::OK();
+              }).ok());
   EXPECT_EQ(ran.load(), 64);
   ran = 0;
   Status st = internal::ParallelTasks(100000, 2, [&](int64_t i) {

@@ -40,7 +40,9 @@ TEST(Utf8, IllFormedSequencesAreRefused) {
 
 TEST(Utf8, EscapeKeepsValidTextAndEscapesEachBadByte) {
   EXPECT_EQ(EscapeInvalidUtf8("caf\xC3\xA9"), "caf\xC3\xA9");
-  EXPECT_EQ(EscapeInvalidUtf8("a\xFF" "b"), "a\\xffb");
+  EXPECT_EQ(EscapeInvalidUtf8("a\xFF"
+                              "b"),
+            "a\\xffb");
   // Valid sequences around the bad bytes stay as they are.
   EXPECT_EQ(EscapeInvalidUtf8("\xC3\xA9\x80\xE2\x82\xAC"), "\xC3\xA9\\x80\xE2\x82\xAC");
   // A truncated sequence: each of its bytes is escaped.

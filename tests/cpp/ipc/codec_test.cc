@@ -26,7 +26,8 @@ TEST(Codec, NamesAndNone) {
   EXPECT_STREQ(CodecName(Compression::kZstd), "ZSTD");
   ASSERT_OK(CheckCodec(Compression::kNone));
   const uint8_t byte = 1;
-  EXPECT_EQ(test::StatusOf(Compress(Compression::kNone, 0, &byte, 1)).message(), "no codec to compress with");
+  EXPECT_EQ(test::StatusOf(Compress(Compression::kNone, 0, &byte, 1)).message(),
+            "no codec to compress with");
   EXPECT_EQ(test::StatusOf(Decompress(Compression::kNone, &byte, 1, 1)).message(),
             "no codec to decompress with");
 }
@@ -38,9 +39,12 @@ TEST(Codec, LevelRanges) {
   ASSERT_OK(CheckLevel(Compression::kLz4Frame, 12));
   ASSERT_OK(CheckLevel(Compression::kZstd, -131072));
   ASSERT_OK(CheckLevel(Compression::kZstd, 22));
-  EXPECT_EQ(CheckLevel(Compression::kLz4Frame, 13).message(), "compression level 13 is outside LZ4_FRAME's range 0 to 12");
-  EXPECT_EQ(CheckLevel(Compression::kLz4Frame, -1).message(), "compression level -1 is outside LZ4_FRAME's range 0 to 12");
-  EXPECT_EQ(CheckLevel(Compression::kZstd, 23).message(), "compression level 23 is outside ZSTD's range -131072 to 22");
+  EXPECT_EQ(CheckLevel(Compression::kLz4Frame, 13).message(),
+            "compression level 13 is outside LZ4_FRAME's range 0 to 12");
+  EXPECT_EQ(CheckLevel(Compression::kLz4Frame, -1).message(),
+            "compression level -1 is outside LZ4_FRAME's range 0 to 12");
+  EXPECT_EQ(CheckLevel(Compression::kZstd, 23).message(),
+            "compression level 23 is outside ZSTD's range -131072 to 22");
   EXPECT_EQ(CheckLevel(Compression::kZstd, -131073).code(), StatusCode::kInvalid);
 }
 
@@ -53,11 +57,12 @@ TEST(Codec, RoundTripsAtLevelsAndThreads) {
     ++tested;
     for (int level : {WriteOptions::kDefaultLevel, 1, 9}) {
       for (int workers : {1, 2}) {
-        SCOPED_TRACE(std::string(CodecName(codec)) + " level " + std::to_string(level) + " workers " +
-                     std::to_string(workers));
+        SCOPED_TRACE(std::string(CodecName(codec)) + " level " + std::to_string(level) +
+                     " workers " + std::to_string(workers));
         ASSERT_OK_AND_ASSIGN(BufferPtr packed, Compress(codec, level, data.data(), size, workers));
         EXPECT_LT(packed->size(), size / 4);
-        ASSERT_OK_AND_ASSIGN(BufferPtr unpacked, Decompress(codec, packed->data(), packed->size(), size));
+        ASSERT_OK_AND_ASSIGN(BufferPtr unpacked,
+                             Decompress(codec, packed->data(), packed->size(), size));
         ASSERT_EQ(unpacked->size(), size);
         EXPECT_EQ(std::vector<uint8_t>(unpacked->data(), unpacked->data() + size), data);
       }
@@ -75,7 +80,8 @@ TEST(Codec, CorruptFramesAndWrongSizesAreInvalid) {
     ++tested;
     const std::string name = CodecName(codec) == std::string("ZSTD") ? "ZSTD" : "LZ4";
     SCOPED_TRACE(name);
-    ASSERT_OK_AND_ASSIGN(BufferPtr packed, Compress(codec, WriteOptions::kDefaultLevel, data.data(), size));
+    ASSERT_OK_AND_ASSIGN(BufferPtr packed,
+                         Compress(codec, WriteOptions::kDefaultLevel, data.data(), size));
     // A frame claiming another size than the buffer says.
     EXPECT_EQ(test::StatusOf(Decompress(codec, packed->data(), packed->size(), size + 1)).message(),
               name + " frame decompresses to 4096 bytes, the buffer claims 4097");

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <vector>
 
+#include "ipc_test_util.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/encoder.h"
 #include "quiver/ipc/message.h"
-#include "ipc_test_util.h"
 
 namespace quiver::ipc {
 
@@ -35,8 +35,9 @@ TEST(IpcHostile, CountsMustMatchTheSchema) {
                ReadAll(CraftStream(Int32Schema(), 2, {{2, 0}}, {{0, 0}}, body)));
   EXPECT_ERROR(kInvalid, "needs field node 0, the record batch has 0",
                ReadAll(CraftStream(Int32Schema(), 2, {}, {{0, 0}, {0, 8}}, body)));
-  EXPECT_ERROR(kInvalid, "the record batch has 2 field nodes and 3 buffers, the schema uses 1 and 2",
-               ReadAll(CraftStream(Int32Schema(), 2, {{2, 0}, {2, 0}}, {{0, 0}, {0, 8}, {0, 0}}, body)));
+  EXPECT_ERROR(
+      kInvalid, "the record batch has 2 field nodes and 3 buffers, the schema uses 1 and 2",
+      ReadAll(CraftStream(Int32Schema(), 2, {{2, 0}, {2, 0}}, {{0, 0}, {0, 8}, {0, 0}}, body)));
 }
 
 TEST(IpcHostile, LengthsAreChecked) {
@@ -50,9 +51,10 @@ TEST(IpcHostile, LengthsAreChecked) {
   // A length the values buffer cannot hold: validation names the buffer.
   EXPECT_ERROR(kInvalid, "values buffer has 8 bytes, 400 needed",
                ReadAll(CraftStream(Int32Schema(), 100, {{100, 0}}, {{0, 0}, {0, 8}}, body)));
-  EXPECT_ERROR(kInvalid, "overflows int64",
-               ReadAll(CraftStream(Int32Schema(), std::numeric_limits<int64_t>::max(),
-                                   {{std::numeric_limits<int64_t>::max(), 0}}, {{0, 0}, {0, 8}}, body)));
+  EXPECT_ERROR(
+      kInvalid, "overflows int64",
+      ReadAll(CraftStream(Int32Schema(), std::numeric_limits<int64_t>::max(),
+                          {{std::numeric_limits<int64_t>::max(), 0}}, {{0, 0}, {0, 8}}, body)));
   EXPECT_ERROR(kInvalid, "negative row count",
                ReadAll(CraftStream(Int32Schema(), -1, {{2, 0}}, {{0, 0}, {0, 8}}, body)));
   EXPECT_ERROR(kInvalid, "nulls but no validity bitmap",

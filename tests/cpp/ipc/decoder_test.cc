@@ -3,10 +3,10 @@
 #include <cstring>
 #include <vector>
 
+#include "ipc_test_util.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/encoder.h"
 #include "quiver/ipc/message.h"
-#include "ipc_test_util.h"
 
 namespace quiver::ipc {
 

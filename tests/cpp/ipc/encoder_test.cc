@@ -2,15 +2,15 @@
 // when the process cannot start threads.
 #include "quiver/ipc.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
+#include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
-#include "ipc_test_util.h"
 
 namespace quiver::ipc {
 

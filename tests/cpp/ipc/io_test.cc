@@ -6,24 +6,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <limits>
 #include <string>
 #include <thread>
 #include <vector>
-#include <chrono>
-#include <future>
 
-#include "quiver/ipc.h"
+#include "File_generated.h"
 #include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
-#include "quiver/variable_shape_tensor.h"
-#include "File_generated.h"
+#include "quiver/ipc.h"
 #include "quiver/ipc/message.h"
+#include "quiver/variable_shape_tensor.h"
 
 namespace quiver::ipc {
 
@@ -55,7 +55,8 @@ std::string StreamBytes(const RecordBatch& batch) {
   Status st = WriteStreamTo(sink, batch);
   EXPECT_TRUE(st.ok()) << st.ToString();
   BufferPtr bytes = *sink->Finish();
-  return std::string(reinterpret_cast<const char*>(bytes->data()), static_cast<size_t>(bytes->size()));
+  return std::string(reinterpret_cast<const char*>(bytes->data()),
+                     static_cast<size_t>(bytes->size()));
 }
 
 std::string FileContents(const std::string& path) {
@@ -125,7 +126,8 @@ TEST(IpcSink, APathSinkShowsItsFileOnlyWhenClosed) {
   }
   EXPECT_EQ(FileContents(file.path), "old");
   const std::string dir = std::filesystem::path(file.path).parent_path().string();
-  const std::string hidden = "." + std::filesystem::path(file.path).filename().string() + ".quiver-";
+  const std::string hidden =
+      "." + std::filesystem::path(file.path).filename().string() + ".quiver-";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     EXPECT_NE(entry.path().filename().string().rfind(hidden, 0), 0u) << entry.path();
   }
@@ -143,7 +145,8 @@ TEST(IpcSink, AFailedWriteStopsTheSinkAndNamesTheOffset) {
   auto sink = FileDescriptorSink(fds[1]);
   ASSERT_OK(sink->Write("12345", 5));  // gathered
   const std::string big(1 << 17, 'x');
-  EXPECT_ERROR(kIOError, "writing 5 bytes at byte 0 of descriptor", sink->Write(big.data(), 1 << 17));
+  EXPECT_ERROR(kIOError, "writing 5 bytes at byte 0 of descriptor",
+               sink->Write(big.data(), 1 << 17));
   EXPECT_ERROR(kIOError, "the writer stops here", sink->Write("z", 1));
   EXPECT_ERROR(kIOError, "the writer stops here", sink->Close());
   close(fds[1]);
@@ -206,7 +209,8 @@ TEST(IpcSink, PipeSinkWritesLargeMessages) {
   std::thread reader([&] {
     char chunk[65536];
     ssize_t n;
-    while ((n = read(fds[0], chunk, sizeof chunk)) > 0) received.append(chunk, static_cast<size_t>(n));
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0)
+      received.append(chunk, static_cast<size_t>(n));
   });
   RecordBatchPtr batch = LargeBatch();
   Status st = WriteStreamTo(FileDescriptorSink(fds[1]), *batch);
@@ -321,8 +325,9 @@ TEST(IpcReaderSafety, AFileThatShrinksIsAnErrorNamingIt) {
     ASSERT_OK(reader->ReadRecordBatch(0).status());
     std::filesystem::resize_file(path, bytes.size() / 2);
     auto read = reader->ReadRecordBatch(2);
-    EXPECT_ERROR(kIOError, path.string() + "' shrank to " + std::to_string(bytes.size() / 2) +
-                               " bytes after it was opened with " + std::to_string(bytes.size()),
+    EXPECT_ERROR(kIOError,
+                 path.string() + "' shrank to " + std::to_string(bytes.size() / 2) +
+                     " bytes after it was opened with " + std::to_string(bytes.size()),
                  read);
     std::filesystem::remove(path);
   }

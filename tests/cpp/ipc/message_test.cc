@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "File_generated.h"
-#include "quiver/ipc.h"
-#include "quiver/ipc/message.h"
 #include "ipc_test_util.h"
+#include "quiver/ipc.h"
 #include "quiver/ipc/encoder.h"
+#include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
 
@@ -41,13 +41,13 @@ std::vector<uint8_t> HeaderlessMessage(fb::MessageHeader kind) {
 }  // namespace
 
 TEST(IpcReaderSafety, MessagesNamingAnAbsentHeaderAreRefused) {
-  for (fb::MessageHeader kind : {fb::MessageHeader::Tensor, fb::MessageHeader::SparseTensor,
-                                 fb::MessageHeader::Schema, fb::MessageHeader::RecordBatch,
-                                 fb::MessageHeader::DictionaryBatch}) {
+  for (fb::MessageHeader kind :
+       {fb::MessageHeader::Tensor, fb::MessageHeader::SparseTensor, fb::MessageHeader::Schema,
+        fb::MessageHeader::RecordBatch, fb::MessageHeader::DictionaryBatch}) {
     std::vector<uint8_t> bytes = HeaderlessMessage(kind);
     auto source = BufferSource(test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size())));
-    const std::string expected =
-        std::string("names a ") + fb::EnumNameMessageHeader(kind) + " header but carries no header table";
+    const std::string expected = std::string("names a ") + fb::EnumNameMessageHeader(kind) +
+                                 " header but carries no header table";
     EXPECT_ERROR(kInvalid, expected, ReadTensor(source));
     EXPECT_ERROR(kInvalid, expected, ReadSparseTensor(source));
     EXPECT_ERROR(kInvalid, expected, StreamReader::Open(source));
@@ -63,7 +63,8 @@ TEST(IpcReaderSafety, MessageMetadataRewrittenAfterVerificationIsNotRead) {
   auto source = BorrowedSource(bytes);
   ASSERT_OK_AND_ASSIGN(std::optional<Message> message, ReadMessage(*source, 8));
   ASSERT_TRUE(message.has_value());
-  EXPECT_FALSE(message->metadata->data() >= bytes.data() && message->metadata->data() < bytes.data() + bytes.size());
+  EXPECT_FALSE(message->metadata->data() >= bytes.data() &&
+               message->metadata->data() < bytes.data() + bytes.size());
 }
 
 TEST(IpcReaderSafety, AStreamEndingInsideAMessageSaysWhereAndWhatWasMissing) {
@@ -80,8 +81,10 @@ TEST(IpcReaderSafety, AStreamEndingInsideAMessageSaysWhereAndWhatWasMissing) {
     close(fds[1]);
     ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(FileDescriptorStream(fds[0])));
     auto next = reader->Next();
-    const std::string where = cut == schema_end + 6 ? "truncated message length at byte " + std::to_string(schema_end + 4)
-                                                    : "the stream ends inside the message at byte " + std::to_string(schema_end);
+    const std::string where =
+        cut == schema_end + 6
+            ? "truncated message length at byte " + std::to_string(schema_end + 4)
+            : "the stream ends inside the message at byte " + std::to_string(schema_end);
     EXPECT_ERROR(kInvalid, where, next);
     // The reader stays failed: it does not parse from inside the message.
     EXPECT_ERROR(kInvalid, where, reader->Next());
@@ -110,7 +113,8 @@ TEST(IpcHostile, CorruptFlatbuffersAndFraming) {
   const int32_t big = std::numeric_limits<int32_t>::max();
   std::memcpy(huge.data() + 4, &big, 4);
   EXPECT_ERROR(kInvalid, "claims 2147483647 bytes of metadata", read(huge));
-  EXPECT_ERROR(kInvalid, "truncated message", read(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 2)));
+  EXPECT_ERROR(kInvalid, "truncated message",
+               read(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 2)));
 }
 
 }  // namespace quiver::ipc

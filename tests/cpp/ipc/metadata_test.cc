@@ -30,11 +30,10 @@ TEST(IpcMetadata, SchemasRoundTrip) {
   ASSERT_OK_AND_ASSIGN(TypePtr cells, fixed_size_list(ListItem(float32()), 4));
   ASSERT_OK_AND_ASSIGN(TypePtr stamp, timestamp(TimeUnit::kMicro, "UTC"));
   ASSERT_OK_AND_ASSIGN(TypePtr words, dictionary(int16(), utf8()));
-  schema->fields = {Field{"id", int64(), false, {{"role", "key"}}},
-                    Field{"cells", cells},
-                    Field{"at", stamp},
-                    Field{"word", words},
-                    Field{"nested", struct_({Field{"a", list(ListItem(int8()))}, Field{"b", words}})}};
+  schema->fields = {
+      Field{"id", int64(), false, {{"role", "key"}}}, Field{"cells", cells}, Field{"at", stamp},
+      Field{"word", words},
+      Field{"nested", struct_({Field{"a", list(ListItem(int8()))}, Field{"b", words}})}};
   schema->metadata = {{"origin", "test"}, {"empty", ""}};
   std::vector<int64_t> ids;
   ASSERT_OK_AND_ASSIGN(SchemaPtr back, RoundTrip(*schema, &ids));
@@ -51,8 +50,8 @@ TEST(IpcMetadata, KeyValuesKeepOrderAndBytes) {
   const KeyValueMetadata pairs = {{"b", "2"}, {"a", std::string("\0x", 2)}, {"b", "again"}};
   auto offset = WriteKeyValues(builder, pairs);
   builder.Finish(offset);
-  const auto* read =
-      flatbuffers::GetRoot<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>(builder.GetBufferPointer());
+  const auto* read = flatbuffers::GetRoot<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>>(
+      builder.GetBufferPointer());
   EXPECT_EQ(ReadKeyValues(read), pairs);
   EXPECT_TRUE(ReadKeyValues(nullptr).empty());
 }
@@ -76,8 +75,10 @@ TEST(IpcMetadata, TensorValueTypesBothWays) {
     flatbuffers::FlatBufferBuilder builder;
     ASSERT_OK_AND_ASSIGN(auto written, WriteTensorValueType(builder, *type));
     builder.Finish(written.second);
-    ASSERT_OK_AND_ASSIGN(TypePtr back,
-                         ReadTensorValueType(written.first, flatbuffers::GetRoot<uint8_t>(builder.GetBufferPointer()), "tensor"));
+    ASSERT_OK_AND_ASSIGN(
+        TypePtr back,
+        ReadTensorValueType(written.first,
+                            flatbuffers::GetRoot<uint8_t>(builder.GetBufferPointer()), "tensor"));
     EXPECT_TRUE(back->Equals(*type)) << type->ToString();
   }
   flatbuffers::FlatBufferBuilder builder;

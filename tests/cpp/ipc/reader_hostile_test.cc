@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "File_generated.h"
-#include "quiver/ipc.h"
-#include "quiver/ipc/message.h"
 #include "ipc_test_util.h"
+#include "quiver/ipc.h"
 #include "quiver/ipc/encoder.h"
+#include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
 
@@ -44,7 +44,8 @@ TEST(IpcReaderSafety, FooterRewrittenAfterOpenIsNotReadAgain) {
   int32_t footer_length;
   std::memcpy(&footer_length, bytes.data() + bytes.size() - 10, 4);
   // Every footer byte overwritten, as another writer of the caller's buffer could.
-  std::memset(bytes.data() + bytes.size() - 10 - footer_length, 0xff, static_cast<size_t>(footer_length));
+  std::memset(bytes.data() + bytes.size() - 10 - footer_length, 0xff,
+              static_cast<size_t>(footer_length));
   EXPECT_EQ(reader->num_record_batches(), 2);
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, reader->ReadRecordBatch(1));
   EXPECT_TRUE(batch->Equals(*Int32Batch(Int32Schema(), 4, 4)));
@@ -58,7 +59,8 @@ TEST(IpcReaderSafety, FooterBlocksMustFitTheFile) {
     std::memcpy(bytes.data() + at, &offset, 8);
     std::memcpy(bytes.data() + at + 8, &metadata, 4);
     std::memcpy(bytes.data() + at + 16, &body, 8);
-    return FileReader::Open(BufferSource(test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size()))))
+    return FileReader::Open(
+               BufferSource(test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size()))))
         .status();
   };
   int64_t offset;
@@ -73,16 +75,18 @@ TEST(IpcReaderSafety, FooterBlocksMustFitTheFile) {
   EXPECT_ERROR(kInvalid, expected, with_block(offset, 0, body));
   EXPECT_ERROR(kInvalid, expected, with_block(offset, metadata, -1));
   EXPECT_ERROR(kInvalid, expected, with_block(offset, std::numeric_limits<int32_t>::max(), body));
-  EXPECT_ERROR(kInvalid, expected, with_block(offset, metadata, std::numeric_limits<int64_t>::max()));
-  EXPECT_ERROR(kInvalid, expected, with_block(std::numeric_limits<int64_t>::max() - 4, metadata, body));
+  EXPECT_ERROR(kInvalid, expected,
+               with_block(offset, metadata, std::numeric_limits<int64_t>::max()));
+  EXPECT_ERROR(kInvalid, expected,
+               with_block(std::numeric_limits<int64_t>::max() - 4, metadata, body));
   EXPECT_ERROR(kInvalid, expected, with_block(-64, metadata, body));
   EXPECT_ERROR(kInvalid, expected, with_block(static_cast<int64_t>(good.size()), metadata, body));
   // Inside the file, but not what the message there says of itself.
   std::vector<uint8_t> shifted = good;
   const int32_t longer = metadata + 8;
   std::memcpy(shifted.data() + at + 8, &longer, 4);
-  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(
-                                        test::BufferFrom(shifted.data(), static_cast<int64_t>(shifted.size())))));
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(test::BufferFrom(
+                                        shifted.data(), static_cast<int64_t>(shifted.size())))));
   EXPECT_ERROR(kInvalid, "record batch 0: the footer says", reader->ReadRecordBatch(0));
 }
 
@@ -98,7 +102,8 @@ TEST(IpcReaderSafety, StreamBatchesArriveBeforeThePipeCloses) {
     EXPECT_TRUE(writer->Write(*Int32Batch(schema, 0, 4)).ok());
     // A reader that waits for the end of the stream never sees batch 0:
     // the producer gives up after a while and the test fails below.
-    const bool seen = first_batch_seen.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+    const bool seen =
+        first_batch_seen.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
     EXPECT_TRUE(seen) << "the reader did not return batch 0 while the producer kept the pipe open";
     EXPECT_TRUE(writer->Write(*Int32Batch(schema, 4, 4)).ok());
     EXPECT_TRUE(writer->Close().ok());
@@ -120,8 +125,8 @@ TEST(IpcReaderSafety, StreamBatchesArriveBeforeThePipeCloses) {
 
 TEST(IpcReaderSafety, OneFileReaderServesManyThreads) {
   std::vector<uint8_t> bytes = FileBytes(32);
-  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(
-                                        test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size())))));
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(test::BufferFrom(
+                                        bytes.data(), static_cast<int64_t>(bytes.size())))));
   std::vector<RecordBatchPtr> got(32);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
@@ -130,7 +135,8 @@ TEST(IpcReaderSafety, OneFileReaderServesManyThreads) {
     });
   }
   for (auto& thread : threads) thread.join();
-  for (int b = 0; b < 32; ++b) EXPECT_TRUE(got[static_cast<size_t>(b)]->Equals(*Int32Batch(Int32Schema(), b * 4, 4)));
+  for (int b = 0; b < 32; ++b)
+    EXPECT_TRUE(got[static_cast<size_t>(b)]->Equals(*Int32Batch(Int32Schema(), b * 4, 4)));
 }
 
 }  // namespace quiver::ipc
@@ -147,7 +153,9 @@ TEST(IpcHostile, FileFooterIsChecked) {
   BufferPtr good = *sink.Finish();
   std::vector<uint8_t> bytes(good->data(), good->data() + good->size());
   auto open = [](std::vector<uint8_t> data) {
-    return FileReader::Open(BufferSource(test::BufferFrom(data.data(), static_cast<int64_t>(data.size())))).status();
+    return FileReader::Open(
+               BufferSource(test::BufferFrom(data.data(), static_cast<int64_t>(data.size()))))
+        .status();
   };
   std::vector<uint8_t> long_footer = bytes;
   const int32_t claim = static_cast<int32_t>(bytes.size());
@@ -156,7 +164,8 @@ TEST(IpcHostile, FileFooterIsChecked) {
   std::vector<uint8_t> bad_tail = bytes;
   bad_tail.back() = 'X';
   EXPECT_ERROR(kInvalid, "truncated", open(bad_tail));
-  EXPECT_ERROR(kInvalid, "too short", open(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 12)));
+  EXPECT_ERROR(kInvalid, "too short",
+               open(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 12)));
 }
 
 }  // namespace quiver::ipc

@@ -4,15 +4,15 @@
 // files.
 #include "quiver/ipc.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
+#include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
-#include "ipc_test_util.h"
 
 namespace quiver::ipc {
 
@@ -44,10 +44,13 @@ TEST(IpcReader, OpenErrors) {
   EXPECT_EQ(test::StatusOf(StreamReader::Open(std::shared_ptr<InputSource>())).message(),
             "IPC stream reader has no source");
   EXPECT_EQ(test::StatusOf(FileReader::Open(nullptr)).message(), "IPC file reader has no source");
-  EXPECT_EQ(test::StatusOf(StreamReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>{})))).message(),
+  EXPECT_EQ(test::StatusOf(StreamReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>{}))))
+                .message(),
             "the IPC stream is empty: it has no schema message");
-  EXPECT_EQ(test::StatusOf(FileReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>(10, 0))))).message(),
-            "a 10-byte file is too short for the Arrow IPC file format");
+  EXPECT_EQ(
+      test::StatusOf(FileReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>(10, 0)))))
+          .message(),
+      "a 10-byte file is too short for the Arrow IPC file format");
   // A stream is not a file, and a file cut short has no trailing magic.
   RecordBatchPtr batch = SampleBatch(2);
   BufferPtr stream = WriteStream({batch});
@@ -55,7 +58,8 @@ TEST(IpcReader, OpenErrors) {
             "not an Arrow IPC file: bad magic at byte 0");
   BufferPtr file = WriteFile({batch});
   ASSERT_OK_AND_ASSIGN(BufferPtr cut, Buffer::Slice(file, 0, file->size() - 1));
-  EXPECT_ERROR(kInvalid, "not a complete Arrow IPC file: bad magic at byte ", FileReader::Open(BufferSource(cut)));
+  EXPECT_ERROR(kInvalid, "not a complete Arrow IPC file: bad magic at byte ",
+               FileReader::Open(BufferSource(cut)));
 }
 
 TEST(IpcReader, StreamsAreReadToTheirEnd) {

@@ -15,7 +15,6 @@ namespace quiver::ipc {
 
 namespace {
 
-using test::Vec;
 using test::Append;
 using test::Coo;
 using test::Crafted;
@@ -26,17 +25,20 @@ using test::HonestCsf;
 using test::HonestCsr;
 using test::IndexBuilder;
 using test::ValueType;
+using test::Vec;
 
 using test::kMax;
 
 }  // namespace
 
 TEST(SparseIpcHostile, TruncatedAtEveryByte) {
-  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF};
+  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC,
+                                  SparseFormat::kCSF};
   for (SparseFormat format : formats) {
     const bool matrix = format == SparseFormat::kCSR || format == SparseFormat::kCSC;
-    Tensor dense = test::DenseOf(float64(), {0, 1, 0, 2, 3, 0, 0, 0, 4, 0, 0, 5},
-                                 matrix ? std::vector<int64_t>{3, 4} : std::vector<int64_t>{2, 3, 2});
+    Tensor dense =
+        test::DenseOf(float64(), {0, 1, 0, 2, 3, 0, 0, 0, 4, 0, 0, 5},
+                      matrix ? std::vector<int64_t>{3, 4} : std::vector<int64_t>{2, 3, 2});
     ASSERT_OK_AND_ASSIGN(SparseTensor tensor, SparseTensor::FromDense(dense, format));
     ASSERT_OK_AND_ASSIGN(BufferPtr bytes, test::Written(tensor));
     for (int64_t size = 0; size < bytes->size(); ++size) {
@@ -45,7 +47,8 @@ TEST(SparseIpcHostile, TruncatedAtEveryByte) {
       Status st = test::StatusOf(ReadSparseTensor(BufferSource(cut)));
       ASSERT_EQ(st.code(), StatusCode::kInvalid) << st.ToString();
       const std::string& m = st.message();
-      EXPECT_TRUE(m.find("truncated") != std::string::npos || m.find("claims") != std::string::npos ||
+      EXPECT_TRUE(m.find("truncated") != std::string::npos ||
+                  m.find("claims") != std::string::npos ||
                   m.find("no SparseTensor message at byte 0") != std::string::npos)
           << m;
     }
@@ -55,15 +58,20 @@ TEST(SparseIpcHostile, TruncatedAtEveryByte) {
 TEST(SparseIpcHostile, BuffersOutsideTheBody) {
   Crafted c = HonestCoo();
   c.data = fb::Buffer(16, 64);
-  EXPECT_ERROR(kInvalid, "message at byte 0: data buffer [16, +64) lies outside the 24-byte body", c.Read());
+  EXPECT_ERROR(kInvalid, "message at byte 0: data buffer [16, +64) lies outside the 24-byte body",
+               c.Read());
   c = HonestCoo();
   c.index = Coo(32, fb::Buffer(-8, 16));
-  EXPECT_ERROR(kInvalid, "message at byte 0: COO indices buffer [-8, +16) lies outside the 24-byte body", c.Read());
+  EXPECT_ERROR(kInvalid,
+               "message at byte 0: COO indices buffer [-8, +16) lies outside the 24-byte body",
+               c.Read());
   c.index = Coo(32, fb::Buffer(8, kMax));  // offset + length overflows int64
   EXPECT_ERROR(kInvalid, "COO indices buffer [8, +9223372036854775807) lies outside", c.Read());
   c = HonestCsr();
   c.index = Csx(fb::SparseMatrixCompressedAxis::Row, fb::Buffer(kMax, 12), fb::Buffer(16, 8));
-  EXPECT_ERROR(kInvalid, "CSX indptr buffer [9223372036854775807, +12) lies outside the 32-byte body", c.Read());
+  EXPECT_ERROR(kInvalid,
+               "CSX indptr buffer [9223372036854775807, +12) lies outside the 32-byte body",
+               c.Read());
   c = HonestCsf(true);
   c.index = Csf({fb::Buffer(0, 3)}, {fb::Buffer(16, 2), fb::Buffer(38, 2)}, {0, 1});
   EXPECT_ERROR(kInvalid, "CSF indices buffer 1 [38, +4) lies outside the 40-byte body", c.Read());
@@ -87,10 +95,11 @@ TEST(SparseIpcHostile, OverflowingSizes) {
 TEST(SparseIpcHostile, CsfBufferCountsMatchTheShape) {
   Crafted c = HonestCsf(true);
   c.index = Csf({}, {fb::Buffer(16, 2), fb::Buffer(24, 2)}, {0, 1});
-  EXPECT_ERROR(kInvalid,
-               "CSF index has 0 indptr buffers, 2 indices buffers and 2 axis_order entries for a 2-D tensor "
-               "(1, 2 and 2 needed)",
-               c.Read());
+  EXPECT_ERROR(
+      kInvalid,
+      "CSF index has 0 indptr buffers, 2 indices buffers and 2 axis_order entries for a 2-D tensor "
+      "(1, 2 and 2 needed)",
+      c.Read());
   c.index = Csf({fb::Buffer(0, 3)}, {fb::Buffer(16, 2)}, {0, 1});
   EXPECT_ERROR(kInvalid, "1 indptr buffers, 1 indices buffers and 2 axis_order entries", c.Read());
   c.index = Csf({fb::Buffer(0, 3)}, {fb::Buffer(16, 2), fb::Buffer(24, 2)}, {0, 1, 2});
@@ -102,7 +111,9 @@ TEST(SparseIpcHostile, CsfBufferCountsMatchTheShape) {
 TEST(SparseIpcHostile, TypesAreChecked) {
   Crafted c = HonestCoo();
   c.index = Coo(12, fb::Buffer(0, 16));
-  EXPECT_ERROR(kInvalid, "message at byte 0: COO indices_type: Int bit width 12 is not 8, 16, 32 or 64", c.Read());
+  EXPECT_ERROR(kInvalid,
+               "message at byte 0: COO indices_type: Int bit width 12 is not 8, 16, 32 or 64",
+               c.Read());
   c = HonestCsf(true);
   c.index = Csf({fb::Buffer(0, 3)}, {fb::Buffer(16, 2), fb::Buffer(24, 2)}, {0, 1}, 1);
   EXPECT_ERROR(kInvalid, "CSF indices_type: Int bit width 1", c.Read());
@@ -133,7 +144,8 @@ TEST(SparseIpcHostile, ShapeAndCountsAreChecked) {
   c.shape = {2, 3, 1};
   EXPECT_ERROR(kInvalid, "a CSX index needs a 2-D shape, the tensor has 3 dimensions", c.Read());
   c = HonestCsr();
-  c.index = Csx(static_cast<fb::SparseMatrixCompressedAxis>(5), fb::Buffer(0, 12), fb::Buffer(16, 8));
+  c.index =
+      Csx(static_cast<fb::SparseMatrixCompressedAxis>(5), fb::Buffer(0, 12), fb::Buffer(16, 8));
   EXPECT_ERROR(kInvalid, "unknown CSX compressed_axis 5", c.Read());
   c = HonestCoo();
   c.index_type = static_cast<fb::SparseTensorIndex>(9);
@@ -143,14 +155,18 @@ TEST(SparseIpcHostile, ShapeAndCountsAreChecked) {
 TEST(SparseIpcHostile, CooStridesAreRowOrColumnMajor) {
   Crafted c = HonestCoo();
   c.body.clear();
-  const fb::Buffer coords = Append<int32_t>(&c.body, {0, 1, 2, 1});  // column-major: rows (0, 2), (1, 1)
+  const fb::Buffer coords =
+      Append<int32_t>(&c.body, {0, 1, 2, 1});  // column-major: rows (0, 2), (1, 1)
   c.data = Append<float>(&c.body, {1, 2});
   c.index = Coo(32, coords, false, std::vector<int64_t>{4, 8});
   ASSERT_OK_AND_ASSIGN(SparseTensor column_major, c.Read());
-  EXPECT_EQ(test::Values<int64_t>(column_major.coo_index()->coords), (std::vector<int64_t>{0, 2, 1, 1}));
+  EXPECT_EQ(test::Values<int64_t>(column_major.coo_index()->coords),
+            (std::vector<int64_t>{0, 2, 1, 1}));
   c.index = Coo(32, fb::Buffer(0, 16), true, std::vector<int64_t>{4, 4});
-  EXPECT_ERROR(kInvalid, "COO indices_strides [4, 4] are neither row- nor column-major for 2 x 2 4-byte coordinates",
-               c.Read());
+  EXPECT_ERROR(
+      kInvalid,
+      "COO indices_strides [4, 4] are neither row- nor column-major for 2 x 2 4-byte coordinates",
+      c.Read());
   c.index = Coo(32, fb::Buffer(0, 16), true, std::vector<int64_t>{8});
   EXPECT_ERROR(kInvalid, "COO indices_strides has 1 entries", c.Read());
 }
@@ -158,10 +174,14 @@ TEST(SparseIpcHostile, CooStridesAreRowOrColumnMajor) {
 TEST(SparseIpcHostile, NonZeroLengthMustAgreeWithTheBuffers) {
   Crafted c = HonestCoo();
   c.nnz = 3;
-  EXPECT_ERROR(kInvalid, "data buffer holds 8 bytes, 12 needed for non_zero_length 3 float32 values", c.Read());
-  c.nnz = 1;  // the data fits in its padding, the coordinates do not
-  EXPECT_ERROR(kInvalid, "COO indices buffer holds 16 bytes, more than the 8 that 1 x 2 int32 coordinates take",
+  EXPECT_ERROR(kInvalid,
+               "data buffer holds 8 bytes, 12 needed for non_zero_length 3 float32 values",
                c.Read());
+  c.nnz = 1;  // the data fits in its padding, the coordinates do not
+  EXPECT_ERROR(
+      kInvalid,
+      "COO indices buffer holds 16 bytes, more than the 8 that 1 x 2 int32 coordinates take",
+      c.Read());
   c = HonestCsr();
   c.nnz = 1;
   EXPECT_ERROR(kInvalid, "CSR indptr[2] = 2, expected 1", c.Read());
@@ -181,24 +201,32 @@ TEST(SparseIpcHostile, InvalidIndicesArriveAsErrors) {
   };
   Tensor two = Vec<float>({1, 2}, {2});
   const Case cases[] = {
-      {"coo out of bounds", SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({0, 0, 1, 2}, {2, 2}), two, false, {}, kNone),
+      {"coo out of bounds",
+       SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({0, 0, 1, 2}, {2, 2}), two, false, {}, kNone),
        "COO coords[1, 1] = 2 is out of range [0, 2)"},
-      {"coo canonical unsorted", SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({1, 0, 0, 1}, {2, 2}), two, true, {}, kNone),
+      {"coo canonical unsorted",
+       SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({1, 0, 0, 1}, {2, 2}), two, true, {}, kNone),
        "marked canonical but row 1 is not after row 0"},
-      {"indptr start", SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({1, 1, 2}, {3}),
-                                             Vec<int32_t>({0, 1}, {2}), two, {}, kNone),
+      {"indptr start",
+       SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({1, 1, 2}, {3}),
+                             Vec<int32_t>({0, 1}, {2}), two, {}, kNone),
        "CSR indptr[0] = 1, expected 0"},
-      {"indptr decreasing", SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({0, 2, 1}, {3}),
-                                                  Vec<int32_t>({0, 1}, {2}), two, {}, kNone),
+      {"indptr decreasing",
+       SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({0, 2, 1}, {3}),
+                             Vec<int32_t>({0, 1}, {2}), two, {}, kNone),
        "CSR indptr[2] = 1 is less than CSR indptr[1] = 2"},
-      {"indptr end", SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({0, 1, 1}, {3}),
-                                           Vec<int32_t>({0, 1}, {2}), two, {}, kNone),
+      {"indptr end",
+       SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({0, 1, 1}, {3}),
+                             Vec<int32_t>({0, 1}, {2}), two, {}, kNone),
        "CSR indptr[2] = 1, expected 2"},
-      {"indices range", SparseTensor::MakeCSX(SparseFormat::kCSC, {2, 2}, Vec<int32_t>({0, 1, 2}, {3}),
-                                              Vec<int32_t>({0, 2}, {2}), two, {}, kNone),
+      {"indices range",
+       SparseTensor::MakeCSX(SparseFormat::kCSC, {2, 2}, Vec<int32_t>({0, 1, 2}, {3}),
+                             Vec<int32_t>({0, 2}, {2}), two, {}, kNone),
        "CSC indices[1] = 2 is out of range [0, 2)"},
-      {"csf indices range", SparseTensor::MakeCSF({2, 3}, {Vec<int8_t>({0, 2}, {2})},
-                                                  {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 3}, {2})}, {0, 1}, two, {}, kNone),
+      {"csf indices range",
+       SparseTensor::MakeCSF({2, 3}, {Vec<int8_t>({0, 2}, {2})},
+                             {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 3}, {2})}, {0, 1}, two, {},
+                             kNone),
        "CSF indices[1][1] = 3 is out of range [0, 3)"},
   };
   for (const Case& c : cases) {
@@ -220,16 +248,19 @@ TEST(SparseIpcHostile, InvalidIndicesArriveAsErrors) {
   // refused at every level, so no writer makes them: crafted.
   Crafted c = HonestCsf(true);
   c.index = Csf({fb::Buffer(0, 3)}, {fb::Buffer(16, 2), fb::Buffer(24, 2)}, {1, 1});
-  EXPECT_ERROR(kInvalid, "message at byte 0: CSF axis_order [1, 1] is not a permutation of 0..1", c.Read());
+  EXPECT_ERROR(kInvalid, "message at byte 0: CSF axis_order [1, 1] is not a permutation of 0..1",
+               c.Read());
   // An indptr of 3 entries over a level of 1 node.
   c.body.clear();
   const fb::Buffer indptr = Append<int32_t>(&c.body, {0, 1, 2});
   const fb::Buffer rows = Append<int16_t>(&c.body, {0});
   const fb::Buffer columns = Append<int16_t>(&c.body, {0, 1});
   c.data = Append<float>(&c.body, {1, 2});
-  c.index = Csf({fb::Buffer(indptr.offset(), 3)}, {fb::Buffer(rows.offset(), 1), fb::Buffer(columns.offset(), 2)},
-                {0, 1});
-  EXPECT_ERROR(kInvalid, "message at byte 0: CSF indptr[0] has 3 entries, expected 2 (level size + 1)", c.Read());
+  c.index = Csf({fb::Buffer(indptr.offset(), 3)},
+                {fb::Buffer(rows.offset(), 1), fb::Buffer(columns.offset(), 2)}, {0, 1});
+  EXPECT_ERROR(kInvalid,
+               "message at byte 0: CSF indptr[0] has 3 entries, expected 2 (level size + 1)",
+               c.Read());
   EXPECT_ERROR(kInvalid, "CSF indptr[0] has 3 entries", c.Read({ValidationLevel::kNone}));
 }
 

@@ -4,26 +4,26 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <vector>
 #include <functional>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "quiver/ipc.h"
+#include "quiver/ipc/message.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_ipc_test_util.h"
-#include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
 
 namespace {
 
-using test::Vec;
 using test::AllInside;
 using test::HonestCoo;
 using test::HonestCsf;
 using test::HonestCsr;
 using test::SampleDense;
+using test::Vec;
 
 }  // namespace
 
@@ -32,14 +32,16 @@ TEST(SparseIpc, MemoryMappedFileIsReadZeroCopy) {
   const int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
   close(fd);
-  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF};
+  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC,
+                                  SparseFormat::kCSF};
   std::vector<SparseTensor> written;
   std::vector<int64_t> offsets;
   {
     ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(path));
     for (SparseFormat format : formats) {
       const int ndim = format == SparseFormat::kCSR || format == SparseFormat::kCSC ? 2 : 3;
-      ASSERT_OK_AND_ASSIGN(SparseTensor tensor, SparseTensor::FromDense(SampleDense(float64(), ndim), format));
+      ASSERT_OK_AND_ASSIGN(SparseTensor tensor,
+                           SparseTensor::FromDense(SampleDense(float64(), ndim), format));
       offsets.push_back(sink->position());
       ASSERT_OK(WriteSparseTensor(tensor, sink.get()));
       written.push_back(tensor);
@@ -62,7 +64,8 @@ TEST(SparseIpc, MemoryMappedFileIsReadZeroCopy) {
 }
 
 TEST(SparseIpc, AMessageOffEightBytesIsReadThroughAlignedCopies) {
-  ASSERT_OK_AND_ASSIGN(SparseTensor tensor, SparseTensor::FromDense(SampleDense(float64(), 3), SparseFormat::kCOO));
+  ASSERT_OK_AND_ASSIGN(SparseTensor tensor,
+                       SparseTensor::FromDense(SampleDense(float64(), 3), SparseFormat::kCOO));
   ASSERT_OK_AND_ASSIGN(BufferPtr bytes, test::Written(tensor));
   std::vector<uint8_t> shifted(4, 0);
   shifted.insert(shifted.end(), bytes->data(), bytes->data() + bytes->size());
@@ -80,7 +83,8 @@ TEST(SparseIpc, OtherMessagesAndMissingArgumentsAreRefused) {
   EXPECT_ERROR(kInvalid, "message at byte 0 is a Tensor message, not a SparseTensor",
                ReadSparseTensor(BufferSource(bytes)));
   EXPECT_ERROR(kInvalid, "needs a source", ReadSparseTensor(nullptr));
-  ASSERT_OK_AND_ASSIGN(SparseTensor tensor, SparseTensor::FromDense(SampleDense(float64(), 3), SparseFormat::kCOO));
+  ASSERT_OK_AND_ASSIGN(SparseTensor tensor,
+                       SparseTensor::FromDense(SampleDense(float64(), 3), SparseFormat::kCOO));
   EXPECT_ERROR(kInvalid, "needs a sink", WriteSparseTensor(tensor, nullptr));
   BufferSink unused;
   EXPECT_ERROR(kInvalid, "default-made", WriteSparseTensor(SparseTensor(), &unused));

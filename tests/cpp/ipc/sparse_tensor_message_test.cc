@@ -15,9 +15,9 @@ namespace quiver::ipc {
 
 namespace {
 
-using test::Vec;
 using test::AllInside;
 using test::SampleDense;
+using test::Vec;
 
 std::vector<TypePtr> ValueTypes() {
   return {int8(),   int16(),  int32(),   int64(),   uint8(),   uint16(),
@@ -31,7 +31,8 @@ std::vector<TypePtr> IndexTypes() {
 }  // namespace
 
 TEST(SparseIpc, EveryFormatValueTypeAndIndexTypeRoundTrips) {
-  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF};
+  const SparseFormat formats[] = {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC,
+                                  SparseFormat::kCSF};
   for (SparseFormat format : formats) {
     const int ndim = format == SparseFormat::kCSR || format == SparseFormat::kCSC ? 2 : 3;
     for (const TypePtr& value_type : ValueTypes()) {
@@ -40,8 +41,9 @@ TEST(SparseIpc, EveryFormatValueTypeAndIndexTypeRoundTrips) {
                      index_type->ToString());
         SparseOptions options;
         options.index_type = index_type;
-        ASSERT_OK_AND_ASSIGN(SparseTensor tensor,
-                             SparseTensor::FromDense(SampleDense(value_type, ndim), format, options));
+        ASSERT_OK_AND_ASSIGN(
+            SparseTensor tensor,
+            SparseTensor::FromDense(SampleDense(value_type, ndim), format, options));
         ASSERT_OK_AND_ASSIGN(BufferPtr bytes, test::Written(tensor));
         ASSERT_OK_AND_ASSIGN(SparseTensor read, ReadSparseTensor(BufferSource(bytes)));
         test::ExpectSameSparse(tensor, read);
@@ -53,7 +55,8 @@ TEST(SparseIpc, EveryFormatValueTypeAndIndexTypeRoundTrips) {
 
 TEST(SparseIpc, DimNamesAndCanonicalFlagTravel) {
   Tensor dense = test::DenseOf(float32(), {0, 1, 0, 2, 0, 0, 3, 0}, {2, 2, 2});
-  ASSERT_OK_AND_ASSIGN(Tensor named, Tensor::Make(float32(), dense.buffer(), {2, 2, 2}, {}, {"t", "", "w"}));
+  ASSERT_OK_AND_ASSIGN(Tensor named,
+                       Tensor::Make(float32(), dense.buffer(), {2, 2, 2}, {}, {"t", "", "w"}));
   for (SparseFormat format : {SparseFormat::kCOO, SparseFormat::kCSF}) {
     ASSERT_OK_AND_ASSIGN(SparseTensor tensor, SparseTensor::FromDense(named, format));
     ASSERT_OK_AND_ASSIGN(SparseTensor read, test::RoundTrip(tensor));
@@ -62,18 +65,21 @@ TEST(SparseIpc, DimNamesAndCanonicalFlagTravel) {
   }
   // An unsorted COO tensor keeps its (false) flag and its order.
   ASSERT_OK_AND_ASSIGN(SparseTensor unsorted,
-                       SparseTensor::MakeCOO({3, 3}, Vec<int16_t>({2, 1, 0, 2}, {2, 2}), Vec<float>({5, 6}, {2}), false));
+                       SparseTensor::MakeCOO({3, 3}, Vec<int16_t>({2, 1, 0, 2}, {2, 2}),
+                                             Vec<float>({5, 6}, {2}), false));
   ASSERT_OK_AND_ASSIGN(SparseTensor read, test::RoundTrip(unsorted));
   EXPECT_FALSE(read.coo_index()->canonical);
   test::ExpectSameSparse(unsorted, read);
 }
 
 TEST(SparseIpc, EmptyTensorsOfEveryFormat) {
-  for (SparseFormat format : {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF}) {
+  for (SparseFormat format :
+       {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF}) {
     SCOPED_TRACE(SparseFormatName(format));
     const bool matrix = format == SparseFormat::kCSR || format == SparseFormat::kCSC;
-    Tensor zeros = test::DenseOf(float64(), std::vector<double>(12, 0.0),
-                                 matrix ? std::vector<int64_t>{3, 4} : std::vector<int64_t>{2, 3, 2});
+    Tensor zeros =
+        test::DenseOf(float64(), std::vector<double>(12, 0.0),
+                      matrix ? std::vector<int64_t>{3, 4} : std::vector<int64_t>{2, 3, 2});
     ASSERT_OK_AND_ASSIGN(SparseTensor tensor, SparseTensor::FromDense(zeros, format));
     ASSERT_EQ(tensor.non_zero_length(), 0);
     ASSERT_OK_AND_ASSIGN(SparseTensor read, test::RoundTrip(tensor));
@@ -83,8 +89,9 @@ TEST(SparseIpc, EmptyTensorsOfEveryFormat) {
     EXPECT_TRUE(back.Equals(zeros));
   }
   // A zero-size axis.
-  ASSERT_OK_AND_ASSIGN(SparseTensor empty,
-                       SparseTensor::MakeCOO({4, 0, 3}, Vec<int64_t>({}, {0, 3}), Vec<float>({}, {0}), true));
+  ASSERT_OK_AND_ASSIGN(
+      SparseTensor empty,
+      SparseTensor::MakeCOO({4, 0, 3}, Vec<int64_t>({}, {0, 3}), Vec<float>({}, {0}), true));
   ASSERT_OK_AND_ASSIGN(SparseTensor read, test::RoundTrip(empty));
   EXPECT_EQ(read.shape(), (std::vector<int64_t>{4, 0, 3}));
 }
@@ -115,9 +122,10 @@ TEST(SparseIpc, CsfArraysOfMixedIndexTypesAreWidened) {
   // indices type, so all are written as int64.
   ASSERT_OK_AND_ASSIGN(
       SparseTensor tensor,
-      SparseTensor::MakeCSF({2, 2, 2}, {Vec<int8_t>({0, 2}, {2}), Vec<int16_t>({0, 1, 2}, {3})},
-                            {Vec<int8_t>({1}, {1}), Vec<int16_t>({0, 1}, {2}), Vec<uint32_t>({0, 1}, {2})},
-                            {0, 1, 2}, Vec<float>({4, 5}, {2})));
+      SparseTensor::MakeCSF(
+          {2, 2, 2}, {Vec<int8_t>({0, 2}, {2}), Vec<int16_t>({0, 1, 2}, {3})},
+          {Vec<int8_t>({1}, {1}), Vec<int16_t>({0, 1}, {2}), Vec<uint32_t>({0, 1}, {2})}, {0, 1, 2},
+          Vec<float>({4, 5}, {2})));
   ASSERT_OK_AND_ASSIGN(SparseTensor read, test::RoundTrip(tensor));
   for (const Tensor& array : read.csf_index()->indices) EXPECT_TRUE(array.type()->Equals(*int64()));
   for (const Tensor& array : read.csf_index()->indptr) EXPECT_TRUE(array.type()->Equals(*int64()));
@@ -126,7 +134,8 @@ TEST(SparseIpc, CsfArraysOfMixedIndexTypesAreWidened) {
 
 TEST(SparseIpc, Bool8ValuesComeBackAsBool8) {
   ASSERT_OK_AND_ASSIGN(SparseTensor tensor,
-                       SparseTensor::FromDense(test::DenseOf(bool8(), {0, 1, 1, 0, 0, 1}, {2, 3}), SparseFormat::kCSR));
+                       SparseTensor::FromDense(test::DenseOf(bool8(), {0, 1, 1, 0, 0, 1}, {2, 3}),
+                                               SparseFormat::kCSR));
   ASSERT_OK_AND_ASSIGN(SparseTensor read, test::RoundTrip(tensor));
   EXPECT_TRUE(read.type()->is_bool8());
   test::ExpectSameSparse(tensor, read);
@@ -134,8 +143,10 @@ TEST(SparseIpc, Bool8ValuesComeBackAsBool8) {
 
 TEST(SparseIpc, MessagesFollowEachOtherInOneBuffer) {
   BufferSink sink;
-  ASSERT_OK_AND_ASSIGN(SparseTensor first, SparseTensor::FromDense(SampleDense(float32(), 2), SparseFormat::kCSC));
-  ASSERT_OK_AND_ASSIGN(SparseTensor second, SparseTensor::FromDense(SampleDense(int16(), 3), SparseFormat::kCSF));
+  ASSERT_OK_AND_ASSIGN(SparseTensor first,
+                       SparseTensor::FromDense(SampleDense(float32(), 2), SparseFormat::kCSC));
+  ASSERT_OK_AND_ASSIGN(SparseTensor second,
+                       SparseTensor::FromDense(SampleDense(int16(), 3), SparseFormat::kCSF));
   ASSERT_OK(WriteSparseTensor(first, &sink));
   const int64_t offset = sink.position();
   EXPECT_EQ(offset % 8, 0);

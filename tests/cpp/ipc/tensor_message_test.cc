@@ -3,10 +3,10 @@
 // missing sink and a message of another kind.
 #include "quiver/ipc.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
@@ -20,10 +20,11 @@ using test::BufferOf;
 TEST(Ipc, TensorMessageRoundTrip) {
   std::vector<int32_t> values(24);
   for (int i = 0; i < 24; ++i) values[static_cast<size_t>(i)] = i;
-  ASSERT_OK_AND_ASSIGN(Tensor tensor, Tensor::Make(int32(), BufferOf(values), {2, 3, 4}, {},
-                                                   {"a", "b", "c"}));
+  ASSERT_OK_AND_ASSIGN(Tensor tensor,
+                       Tensor::Make(int32(), BufferOf(values), {2, 3, 4}, {}, {"a", "b", "c"}));
   // Row-major, a column-major view of the same bytes, and a strided slice.
-  ASSERT_OK_AND_ASSIGN(Tensor fortran, Tensor::Make(int32(), tensor.buffer(), {4, 3, 2}, {4, 16, 48}));
+  ASSERT_OK_AND_ASSIGN(Tensor fortran,
+                       Tensor::Make(int32(), tensor.buffer(), {4, 3, 2}, {4, 16, 48}));
   ASSERT_OK_AND_ASSIGN(Tensor strided, Tensor::Make(int32(), tensor.buffer(), {2, 2}, {48, 8}));
   for (const Tensor& t : {tensor, fortran, strided}) {
     BufferSink sink;
@@ -38,7 +39,8 @@ TEST(Ipc, TensorMessageRoundTrip) {
 
 TEST(IpcTensor, MessagesFollowEachOtherAndOtherKindsAreRefused) {
   BufferSink sink;
-  ASSERT_OK_AND_ASSIGN(Tensor first, Tensor::Make(float64(), BufferOf(std::vector<double>{1.5, -2}), {2}));
+  ASSERT_OK_AND_ASSIGN(Tensor first,
+                       Tensor::Make(float64(), BufferOf(std::vector<double>{1.5, -2}), {2}));
   ASSERT_OK_AND_ASSIGN(Tensor empty, Tensor::Make(int8(), BufferOf(std::vector<int8_t>{}), {0, 3}));
   ASSERT_OK(WriteTensor(first, &sink));
   const int64_t second_at = sink.position();

@@ -4,15 +4,15 @@
 // errors naming what is wrong.
 #include "quiver/ipc.h"
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
+#include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
-#include "ipc_test_util.h"
 
 namespace quiver::ipc {
 
@@ -57,15 +57,18 @@ RecordBatchPtr Ints(const SchemaPtr& schema, std::vector<int32_t> values) {
 }  // namespace
 
 TEST(IpcWriter, OpenNeedsASinkAndASchema) {
-  EXPECT_EQ(test::StatusOf(StreamWriter::Open(nullptr, OneColumn(int32()))).message(), "IPC writer has no sink");
+  EXPECT_EQ(test::StatusOf(StreamWriter::Open(nullptr, OneColumn(int32()))).message(),
+            "IPC writer has no sink");
   EXPECT_EQ(test::StatusOf(StreamWriter::Open(std::make_shared<BufferSink>(), nullptr)).message(),
             "IPC writer has no schema");
-  EXPECT_EQ(test::StatusOf(FileWriter::Open(nullptr, OneColumn(int32()))).message(), "IPC writer has no sink");
+  EXPECT_EQ(test::StatusOf(FileWriter::Open(nullptr, OneColumn(int32()))).message(),
+            "IPC writer has no sink");
   WriteOptions options;
   options.compression = Compression::kZstd;
   options.compression_level = 99;
   auto sink = std::make_shared<BufferSink>();
-  EXPECT_ERROR(kInvalid, "compression level 99 is outside ZSTD's range", StreamWriter::Open(sink, OneColumn(int32()), options));
+  EXPECT_ERROR(kInvalid, "compression level 99 is outside ZSTD's range",
+               StreamWriter::Open(sink, OneColumn(int32()), options));
   EXPECT_EQ(sink->position(), 0);  // refused before anything was written
 }
 
@@ -75,13 +78,15 @@ TEST(IpcWriter, BatchesMustMatchTheSchema) {
   ASSERT_OK_AND_ASSIGN(auto writer, StreamWriter::Open(sink, schema));
   auto two = std::make_shared<Schema>();
   two->fields = {Field{"x", int32()}, Field{"y", int32()}};
-  auto wide = *RecordBatch::Make(two, 1, {Primitive<int32_t>(int32(), {1}), Primitive<int32_t>(int32(), {2})});
+  auto wide = *RecordBatch::Make(
+      two, 1, {Primitive<int32_t>(int32(), {1}), Primitive<int32_t>(int32(), {2})});
   Status st = writer->Write(*wide);
   EXPECT_EQ(st.code(), StatusCode::kTypeError);
   EXPECT_EQ(st.message(), "the batch has 2 columns, the stream's schema 1");
   SchemaPtr floats = OneColumn(float32());
   auto other = *RecordBatch::Make(floats, 1, {Primitive<float>(float32(), {1.5f})});
-  EXPECT_EQ(writer->Write(*other).message(), "column 0 (x) is float32, the stream's schema says int32");
+  EXPECT_EQ(writer->Write(*other).message(),
+            "column 0 (x) is float32, the stream's schema says int32");
   // A refused batch leaves the stream usable.
   ASSERT_OK(writer->Write(*Ints(schema, {7, 8})));
   ASSERT_OK(writer->Close());
@@ -107,7 +112,8 @@ TEST(IpcWriter, AFileHoldsOneDictionaryPerField) {
   ASSERT_OK(writer->Write(*batch_over({"a", "b"})));
   ASSERT_OK(writer->Write(*batch_over({"a", "b"})));  // an equal dictionary is no new one
   EXPECT_EQ(writer->Write(*batch_over({"c", "d"})).message(),
-            "batch 2 brings a new dictionary for id 0; the IPC file format holds one dictionary per field "
+            "batch 2 brings a new dictionary for id 0; the IPC file format holds one dictionary "
+            "per field "
             "(write a stream, or give every batch the same dictionary)");
   ASSERT_OK(writer->Close());
   ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(*sink->Finish())));
@@ -118,7 +124,8 @@ TEST(IpcWriter, AFileHoldsOneDictionaryPerField) {
   ASSERT_OK(stream->Write(*batch_over({"a", "b"})));
   ASSERT_OK(stream->Write(*batch_over({"c", "d"})));
   ASSERT_OK(stream->Close());
-  ASSERT_OK_AND_ASSIGN(auto stream_reader, StreamReader::Open(BufferSource(*stream_sink->Finish())));
+  ASSERT_OK_AND_ASSIGN(auto stream_reader,
+                       StreamReader::Open(BufferSource(*stream_sink->Finish())));
   ASSERT_OK(stream_reader->Next().status());
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr second, stream_reader->Next());
   EXPECT_TRUE(second->Equals(*batch_over({"c", "d"})));

@@ -13,11 +13,11 @@ namespace quiver {
 
 namespace {
 
-using test::Shape;
-using test::P;
 using test::Check;
-using test::Values;
 using test::Message;
+using test::P;
+using test::Shape;
+using test::Values;
 
 Tensor Zeros(Shape shape) {
   int64_t n = 4;
@@ -28,7 +28,8 @@ Tensor Zeros(Shape shape) {
 // A ragged float32 column with one row per shape (nullopt = null row).
 VariableShapeTensorArray Ragged(const std::vector<std::optional<Shape>>& shapes,
                                 std::vector<int64_t> permutation = {}) {
-  const int ndim = static_cast<int>(shapes.front() ? shapes.front()->size() : shapes.back()->size());
+  const int ndim =
+      static_cast<int>(shapes.front() ? shapes.front()->size() : shapes.back()->size());
   auto type = *VariableShapeTensorType::Make(float32(), ndim, {}, std::move(permutation));
   std::vector<std::optional<Tensor>> rows;
   for (const auto& shape : shapes) {
@@ -72,7 +73,8 @@ TEST(EnforceShape, TensorAndFixedShapeColumn) {
 TEST(EnforceShape, RaggedColumnBindsPerRowSizes) {
   auto column = Ragged({Shape{3, 4, 6}, Shape{3, 8, 8}, std::nullopt, Shape{3, 2, 5}});
   ShapeBindings bindings;
-  ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(column, P("n 3 h w"), {&bindings, "argument 'images'"}));
+  ASSERT_OK_AND_ASSIGN(auto match,
+                       EnforceShape(column, P("n 3 h w"), {&bindings, "argument 'images'"}));
   EXPECT_EQ(match.dims[0].value, 4);
   EXPECT_EQ(match.dims[1].value, 3);
   ASSERT_TRUE(match.dims[2].varies());
@@ -87,10 +89,12 @@ TEST(EnforceShape, RaggedColumnBindsPerRowSizes) {
   ASSERT_OK(EnforceShape(masks, P("n h w"), {&bindings, "argument 'masks'"}).status());
   auto bad = Ragged({Shape{4, 6}, Shape{8, 8}, Shape{1, 1}, Shape{2, 7}});
   EXPECT_EQ(Message(EnforceShape(bad, P("n h w"), {&bindings, "argument 'masks'"})),
-            "argument 'masks': row 3: axis 2 ('w'): expected 5, got 7; pattern [n, h, w] vs shape (4, 2, 7); "
+            "argument 'masks': row 3: axis 2 ('w'): expected 5, got 7; pattern [n, h, w] vs shape "
+            "(4, 2, 7); "
             "symbol 'w' is 5 from argument 'images' axis 3 but 7 from argument 'masks' axis 2");
   auto short_column = Ragged({Shape{4, 6}, Shape{8, 9}});
-  EXPECT_ERROR(kInvalid, "symbol 'h' has per-row sizes for 4 rows from argument 'images' axis 2 but 2 rows",
+  EXPECT_ERROR(kInvalid,
+               "symbol 'h' has per-row sizes for 4 rows from argument 'images' axis 2 but 2 rows",
                EnforceShape(short_column, P("m h w"), {&bindings, {}}));
   // A literal size names the first offending row.
   EXPECT_EQ(Message(EnforceShape(column, P("n 3 4 w"))),

@@ -13,17 +13,18 @@
 
 namespace quiver {
 
-using test::Shape;
-using test::P;
 using test::Check;
-using test::Values;
 using test::Message;
+using test::P;
+using test::Shape;
+using test::Values;
 
 // --- The proposal's examples (docs/formats.md, "enforce_shape") ---------
 
 TEST(EnforceShape, ProposalFixesTheDimensionality) {
   // x, [d1, d2, d3] = enforce_shape(x, [None, None, None])
-  ASSERT_OK_AND_ASSIGN(auto pattern, ShapePattern::Make({ShapeEntry::Any(), ShapeEntry::Any(), ShapeEntry::Any()}));
+  ASSERT_OK_AND_ASSIGN(
+      auto pattern, ShapePattern::Make({ShapeEntry::Any(), ShapeEntry::Any(), ShapeEntry::Any()}));
   ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(Shape{2, 5, 7}, pattern));
   EXPECT_EQ(Values(match.dims), (Shape{2, 5, 7}));
   EXPECT_ERROR(kInvalid, "expected 3 axes, got 2; pattern [None, None, None] vs shape (2, 5)",
@@ -34,25 +35,29 @@ TEST(EnforceShape, ProposalSymbolAndSize) {
   // x, [d1, d2, d3] = enforce_shape(x, [d1, None, 4])
   ShapeBindings bindings;
   ASSERT_OK(Check({6}, "d1", &bindings).status());
-  ASSERT_OK_AND_ASSIGN(auto pattern, ShapePattern::Make({ShapeEntry::Symbol("d1"), ShapeEntry::Any(), ShapeEntry::Size(4)}));
+  ASSERT_OK_AND_ASSIGN(auto pattern, ShapePattern::Make({ShapeEntry::Symbol("d1"),
+                                                         ShapeEntry::Any(), ShapeEntry::Size(4)}));
   ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(Shape{6, 9, 4}, pattern, {&bindings, {}}));
   EXPECT_EQ(Values(match.dims), (Shape{6, 9, 4}));
   EXPECT_ERROR(kInvalid, "axis 2 (4): expected 4, got 5; pattern [d1, None, 4] vs shape (6, 9, 5)",
                EnforceShape(Shape{6, 9, 5}, pattern, {&bindings, {}}));
-  EXPECT_ERROR(kInvalid, "axis 0 ('d1'): expected 6, got 7", EnforceShape(Shape{7, 9, 4}, pattern, {&bindings, {}}));
+  EXPECT_ERROR(kInvalid, "axis 0 ('d1'): expected 6, got 7",
+               EnforceShape(Shape{7, 9, 4}, pattern, {&bindings, {}}));
 }
 
 TEST(EnforceShape, ProposalEllipsisInTheMiddle) {
   // x, [d1, d2, (axes, n_elements), d3] = enforce_shape(x, [1, None, ..., 3])
-  ASSERT_OK_AND_ASSIGN(auto pattern, ShapePattern::Make({ShapeEntry::Size(1), ShapeEntry::Any(),
-                                                         ShapeEntry::Ellipsis(), ShapeEntry::Size(3)}));
+  ASSERT_OK_AND_ASSIGN(auto pattern,
+                       ShapePattern::Make({ShapeEntry::Size(1), ShapeEntry::Any(),
+                                           ShapeEntry::Ellipsis(), ShapeEntry::Size(3)}));
   ASSERT_OK_AND_ASSIGN(auto match, EnforceShape(Shape{1, 2, 4, 5, 3}, pattern));
   EXPECT_EQ(Values(match.ellipsis_axes), (Shape{4, 5}));
   EXPECT_EQ(Values(match.dims), (Shape{1, 2, 20, 3}));
   ASSERT_OK_AND_ASSIGN(auto none, EnforceShape(Shape{1, 2, 3}, pattern));
   EXPECT_TRUE(none.ellipsis_axes.empty());
   EXPECT_EQ(none.dims[2].value, 1);  // the product of zero axes
-  EXPECT_ERROR(kInvalid, "expected at least 3 axes, got 2; pattern [1, None, ..., 3] vs shape (1, 3)",
+  EXPECT_ERROR(kInvalid,
+               "expected at least 3 axes, got 2; pattern [1, None, ..., 3] vs shape (1, 3)",
                EnforceShape(Shape{1, 3}, pattern));
 }
 
@@ -88,10 +93,11 @@ TEST(EnforceShape, SkipAndRepeatedSymbols) {
   ASSERT_OK_AND_ASSIGN(auto match, Check({7, 5, 3}, "_ n 3"));
   EXPECT_EQ(Values(match.dims), (Shape{7, 5, 3}));
   ASSERT_OK(Check({4, 4}, "n n").status());
-  EXPECT_ERROR(kInvalid,
-               "axis 1 ('n'): expected 3, got 4; pattern [n, n] vs shape (3, 4); symbol 'n' is 3 from "
-               "axis 0 of shape (3, 4) but 4 from axis 1 of shape (3, 4)",
-               Check({3, 4}, "n n"));
+  EXPECT_ERROR(
+      kInvalid,
+      "axis 1 ('n'): expected 3, got 4; pattern [n, n] vs shape (3, 4); symbol 'n' is 3 from "
+      "axis 0 of shape (3, 4) but 4 from axis 1 of shape (3, 4)",
+      Check({3, 4}, "n n"));
 }
 
 TEST(EnforceShape, NamedEllipsisAgreesWhereverItRecurs) {
@@ -117,7 +123,8 @@ TEST(EnforceShape, NamedEllipsisAgreesWhereverItRecurs) {
   EXPECT_TRUE(empty.Find("lead")->axes.empty());
   EXPECT_ERROR(kInvalid, "expected (), got (2,)", Check({2, 5}, "*lead n", &empty));
   // A name bound as one kind cannot be used as the other.
-  EXPECT_ERROR(kInvalid, "'n' is bound as a symbol from axis 0 of shape (5,)", Check({2}, "*n", &empty));
+  EXPECT_ERROR(kInvalid, "'n' is bound as a symbol from axis 0 of shape (5,)",
+               Check({2}, "*n", &empty));
 }
 
 TEST(EnforceShape, SharedBindingsAcrossArrays) {
@@ -128,9 +135,10 @@ TEST(EnforceShape, SharedBindingsAcrossArrays) {
   EXPECT_EQ(bindings.size(), 3);
   EXPECT_EQ(bindings.Find("h")->size.value, 32);
   EXPECT_EQ(bindings.Find("b")->origin, "argument 'images' axis 0");
-  EXPECT_EQ(Message(Check({4}, "b", &bindings, "argument 'labels'")),
-            "argument 'labels': axis 0 ('b'): expected 8, got 4; pattern [b] vs shape (4,); symbol 'b' "
-            "is 8 from argument 'images' axis 0 but 4 from argument 'labels' axis 0");
+  EXPECT_EQ(
+      Message(Check({4}, "b", &bindings, "argument 'labels'")),
+      "argument 'labels': axis 0 ('b'): expected 8, got 4; pattern [b] vs shape (4,); symbol 'b' "
+      "is 8 from argument 'images' axis 0 but 4 from argument 'labels' axis 0");
   // A failed check binds nothing.
   EXPECT_FALSE(Check({4, 5}, "k b", &bindings).ok());
   EXPECT_EQ(bindings.Find("k"), nullptr);
@@ -141,10 +149,12 @@ TEST(EnforceShape, ErrorMessagesForEachEntryKind) {
             "axis 3 (3): expected 3, got 4; pattern [b, h, w, 3] vs shape (8, 32, 32, 4)");
   ShapeBindings bindings;
   ASSERT_OK(Check({3}, "c", &bindings).status());
-  EXPECT_EQ(Message(Check({8, 32, 32, 4}, "b h w c", &bindings)),
-            "axis 3 ('c'): expected 3, got 4; pattern [b, h, w, c] vs shape (8, 32, 32, 4); symbol 'c' "
-            "is 3 from axis 0 of shape (3,) but 4 from axis 3 of shape (8, 32, 32, 4)");
-  EXPECT_EQ(Message(Check({8, 32}, "b h w 3")), "expected 4 axes, got 2; pattern [b, h, w, 3] vs shape (8, 32)");
+  EXPECT_EQ(
+      Message(Check({8, 32, 32, 4}, "b h w c", &bindings)),
+      "axis 3 ('c'): expected 3, got 4; pattern [b, h, w, c] vs shape (8, 32, 32, 4); symbol 'c' "
+      "is 3 from axis 0 of shape (3,) but 4 from axis 3 of shape (8, 32, 32, 4)");
+  EXPECT_EQ(Message(Check({8, 32}, "b h w 3")),
+            "expected 4 axes, got 2; pattern [b, h, w, 3] vs shape (8, 32)");
 }
 
 // --- The matcher itself ----------------------------------------------------

@@ -11,9 +11,9 @@
 
 namespace quiver {
 
-using test::Shape;
-using test::P;
 using test::Check;
+using test::P;
+using test::Shape;
 
 // --- Parsing -------------------------------------------------------------
 
@@ -37,7 +37,9 @@ TEST(ShapePattern, ParsesEveryEntryKind) {
 }
 
 TEST(ShapePattern, NamesAndTheEllipsisAreAscii) {
-  EXPECT_ERROR(kInvalid, "pattern entry 1 '\u2026' at character 2: '\u2026' (U+2026, one ellipsis character) is not '...'",
+  EXPECT_ERROR(kInvalid,
+               "pattern entry 1 '\u2026' at character 2: '\u2026' (U+2026, one ellipsis character) "
+               "is not '...'",
                ShapePattern::Parse("b \u2026 c"));
   EXPECT_ERROR(kInvalid, "names are ASCII letters, digits and '_'; '\u00f6' (U+00F6) is not one",
                ShapePattern::Parse("h\u00f6he"));
@@ -48,18 +50,25 @@ TEST(ShapePattern, NamesAndTheEllipsisAreAscii) {
 }
 
 TEST(ShapePattern, ParseErrorsNameTheTokenAndPosition) {
-  EXPECT_ERROR(kInvalid, "pattern entry 2 '...' at character 6: a pattern has at most one ellipsis (entry 1 is one already)",
+  EXPECT_ERROR(kInvalid,
+               "pattern entry 2 '...' at character 6: a pattern has at most one ellipsis (entry 1 "
+               "is one already)",
                ShapePattern::Parse("b ... ... c"));
   EXPECT_ERROR(kInvalid, "pattern entry 2 '*r' at character 6: a pattern has at most one ellipsis",
                ShapePattern::Parse("b ... *r"));
-  EXPECT_ERROR(kInvalid, "pattern entry 1 'h!' at character 2: not a size, a name, '_', '...' or '*name'",
+  EXPECT_ERROR(kInvalid,
+               "pattern entry 1 'h!' at character 2: not a size, a name, '_', '...' or '*name'",
                ShapePattern::Parse("b h! w"));
-  EXPECT_ERROR(kInvalid, "pattern entry 0 '-3' at character 0: sizes must be >= 0", ShapePattern::Parse("-3"));
-  EXPECT_ERROR(kInvalid, "pattern entry 0 '3x' at character 0: not a size or a name", ShapePattern::Parse("3x"));
+  EXPECT_ERROR(kInvalid, "pattern entry 0 '-3' at character 0: sizes must be >= 0",
+               ShapePattern::Parse("-3"));
+  EXPECT_ERROR(kInvalid, "pattern entry 0 '3x' at character 0: not a size or a name",
+               ShapePattern::Parse("3x"));
   EXPECT_ERROR(kInvalid, "'*' needs a name", ShapePattern::Parse("b *"));
   EXPECT_ERROR(kInvalid, "size does not fit int64", ShapePattern::Parse("99999999999999999999"));
-  EXPECT_ERROR(kInvalid, "'n' is used both as a symbol and as a named ellipsis", ShapePattern::Parse("n *n"));
-  EXPECT_ERROR(kInvalid, "pattern entry 0 '\\xff\\xfe' at character 0: not valid UTF-8", ShapePattern::Parse("\xff\xfe"));
+  EXPECT_ERROR(kInvalid, "'n' is used both as a symbol and as a named ellipsis",
+               ShapePattern::Parse("n *n"));
+  EXPECT_ERROR(kInvalid, "pattern entry 0 '\\xff\\xfe' at character 0: not valid UTF-8",
+               ShapePattern::Parse("\xff\xfe"));
   EXPECT_ERROR(kInvalid, "sizes must be >= 0", ShapePattern::Make({ShapeEntry::Size(-1)}));
   EXPECT_ERROR(kInvalid, "not a valid name", ShapePattern::Make({ShapeEntry::Symbol("a b")}));
   // A very long token is cut in the message.

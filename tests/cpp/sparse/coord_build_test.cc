@@ -9,23 +9,24 @@
 #include <limits>
 #include <vector>
 
+#include "no_threads.h"
+#include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
-#include "quiver/sparse/sparse_internal.h"
-#include "no_threads.h"
 
 namespace quiver {
 namespace {
 
-using test::Vec;
 using test::Values;
+using test::Vec;
 
 TEST(SparseTensor, UnsortedCSRRowsAreSortedByConversions) {
   // Row 0 holds columns 2, 0 (unsorted), row 1 column 1 twice.
-  ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 3}, Vec<int64_t>({0, 2, 4}, {3}),
-                                                       Vec<int64_t>({2, 0, 1, 1}, {4}),
-                                                       Vec<double>({1, 2, 3, 4}, {4})));
+  ASSERT_OK_AND_ASSIGN(
+      auto csr,
+      SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 3}, Vec<int64_t>({0, 2, 4}, {3}),
+                            Vec<int64_t>({2, 0, 1, 1}, {4}), Vec<double>({1, 2, 3, 4}, {4})));
   EXPECT_FALSE(csr.has_canonical_format());
   ASSERT_OK_AND_ASSIGN(auto canonical, csr.Canonicalize());
   EXPECT_TRUE(canonical.has_canonical_format());
@@ -66,9 +67,9 @@ TEST(SparseHostile, ToCSXOfInt64MaxAxisDoesNotOverflow) {
 // stored).
 TEST(SparseHostile, CanonicalizeOfANarrowIndexType) {
   // CSR [2, 200], int8 indices (every stored index < 128), row 0 unsorted.
-  ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 200},
-                                                       Vec<int8_t>({0, 2, 2}, {3}),
-                                                       Vec<int8_t>({5, 3}, {2}), Vec<float>({1, 2}, {2})));
+  ASSERT_OK_AND_ASSIGN(
+      auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 200}, Vec<int8_t>({0, 2, 2}, {3}),
+                                      Vec<int8_t>({5, 3}, {2}), Vec<float>({1, 2}, {2})));
   EXPECT_FALSE(csr.has_canonical_format());
   ASSERT_OK_AND_ASSIGN(auto canonical, csr.Canonicalize());
   EXPECT_TRUE(canonical.has_canonical_format());

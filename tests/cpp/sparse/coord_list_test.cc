@@ -9,28 +9,28 @@
 #include <limits>
 #include <vector>
 
+#include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
-#include "quiver/sparse/sparse_internal.h"
 
 namespace quiver {
 namespace {
 
-using test::Vec;
 using test::Values;
+using test::Vec;
 
 TEST(SparseTensor, CoordsWithColumnMajorStrides) {
   // [nnz=2, ndim=2] stored column-major: rows (0, 1), (1, 0).
   Tensor coords = Vec<int32_t>({0, 1, 1, 0}, {2, 2}, int32(), {4, 8});
-  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::MakeCOO({2, 2}, coords, Vec<float>({5, 6}, {2}), true));
+  ASSERT_OK_AND_ASSIGN(auto coo,
+                       SparseTensor::MakeCOO({2, 2}, coords, Vec<float>({5, 6}, {2}), true));
   ASSERT_OK_AND_ASSIGN(Tensor dense, coo.ToDense());
   EXPECT_EQ(Values<double>(dense), (std::vector<double>{0, 5, 6, 0}));
   ASSERT_OK_AND_ASSIGN(auto csr, coo.ToCSR());  // read block by block, not in place
   EXPECT_EQ(Values<int64_t>(csr.csx_index()->indptr), (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(Values<int64_t>(csr.csx_index()->indices), (std::vector<int64_t>{1, 0}));
 }
-
 
 std::vector<int64_t> CoordsOf(const SparseTensor& t) {
   auto list = sparse::ToCoordList(t);
@@ -65,13 +65,17 @@ TEST(SparseCoordList, EveryFormatGivesRowMajorCoordinates) {
 }
 
 TEST(SparseCoordList, IndicesAreCheckedAsTheyAreRead) {
-  ASSERT_OK_AND_ASSIGN(auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({0, 1, 2}, {3}),
-                                                       Vec<int32_t>({1, 2}, {2}), Vec<float>({1, 2}, {2}), {},
-                                                       ValidationLevel::kNone));
-  EXPECT_EQ(test::StatusOf(sparse::ToCoordList(csr)).message(), "CSR indices[1] = 2 is out of range [0, 2)");
-  ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({0, 0, 5, 1}, {2, 2}),
-                                                       Vec<float>({1, 2}, {2}), false, {}, ValidationLevel::kNone));
-  EXPECT_EQ(test::StatusOf(sparse::ToCoordList(coo)).message(), "COO coords[1, 0] = 5 is out of range [0, 2)");
+  ASSERT_OK_AND_ASSIGN(
+      auto csr, SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({0, 1, 2}, {3}),
+                                      Vec<int32_t>({1, 2}, {2}), Vec<float>({1, 2}, {2}), {},
+                                      ValidationLevel::kNone));
+  EXPECT_EQ(test::StatusOf(sparse::ToCoordList(csr)).message(),
+            "CSR indices[1] = 2 is out of range [0, 2)");
+  ASSERT_OK_AND_ASSIGN(
+      auto coo, SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({0, 0, 5, 1}, {2, 2}),
+                                      Vec<float>({1, 2}, {2}), false, {}, ValidationLevel::kNone));
+  EXPECT_EQ(test::StatusOf(sparse::ToCoordList(coo)).message(),
+            "COO coords[1, 0] = 5 is out of range [0, 2)");
 }
 
 TEST(SparseCoordList, FirstUnsortedRow) {

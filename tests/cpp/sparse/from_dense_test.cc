@@ -8,17 +8,17 @@
 #include <limits>
 #include <vector>
 
+#include "no_threads.h"
+#include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
-#include "quiver/sparse/sparse_internal.h"
-#include "no_threads.h"
 
 namespace quiver {
 namespace {
 
-using test::Vec;
 using test::Values;
+using test::Vec;
 
 TEST(SparseTensor, FromDenseMatrixInEveryFormat) {
   // [[0, 1, 0],
@@ -106,7 +106,8 @@ TEST(SparseTensor, LongRowsScanInBlocks) {
   for (int64_t at : {int64_t{0}, (int64_t{1} << 16) - 1, int64_t{1} << 16, int64_t{200002}}) {
     row[static_cast<size_t>(at)] = static_cast<double>(at) + 1;
   }
-  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{200003}, std::vector<int64_t>{1, 200003}}) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{200003}, std::vector<int64_t>{1, 200003}}) {
     Tensor dense = test::Vec<double>(row, shape);
     ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::FromDense(dense, SparseFormat::kCOO));
     EXPECT_EQ(test::Values<double>(coo.values()), (std::vector<double>{1, 65536, 65537, 200003}));
@@ -125,11 +126,13 @@ TEST(SparseFromDense, UnevenScanPartsJoinCorrectly) {
   std::vector<float> data(static_cast<size_t>(kRows * kInner), 0.0f);
   data[7] = -1.5f;
   for (int64_t r = 1; r < kRows; ++r) {
-    for (int64_t c = r % 3; c < kInner; c += 3) data[r * kInner + c] = static_cast<float>(r * 10 + c % 7 + 1);
+    for (int64_t c = r % 3; c < kInner; c += 3)
+      data[r * kInner + c] = static_cast<float>(r * 10 + c % 7 + 1);
   }
   const int64_t nnz = std::count_if(data.begin(), data.end(), [](float x) { return x != 0.0f; });
   Tensor dense = test::Vec<float>(data, {kRows, kInner});
-  for (SparseFormat format : {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF}) {
+  for (SparseFormat format :
+       {SparseFormat::kCOO, SparseFormat::kCSR, SparseFormat::kCSC, SparseFormat::kCSF}) {
     SparseOptions one, two;
     one.threads = 1;
     two.threads = 2;
@@ -190,7 +193,8 @@ TEST(SparseFromDense, SmallResultsDoNotPinTheScanBlock) {
   const int64_t before = ResidentBytes();
   for (int i = 0; i < 200; ++i) {
     {  // resident blocks of about a scan block's size left in the cache
-      auto a = Buffer::Allocate(512 << 10), b = Buffer::Allocate(512 << 10), c = Buffer::Allocate(480 << 10);
+      auto a = Buffer::Allocate(512 << 10), b = Buffer::Allocate(512 << 10),
+           c = Buffer::Allocate(480 << 10);
       ASSERT_TRUE(a.ok() && b.ok() && c.ok());
     }
     ASSERT_OK_AND_ASSIGN(auto coo, SparseTensor::FromDense(dense, SparseFormat::kCOO, options));
@@ -212,7 +216,8 @@ TEST(SparseFromDense, SkippingScanFindsEveryNonZero) {
   std::vector<double> data(static_cast<size_t>(kRows * kInner), 0.0);
   std::vector<int64_t> expected;
   for (int64_t r = 0; r < kRows; r += 7) {
-    for (int64_t c : {int64_t{0}, int64_t{15}, int64_t{16}, int64_t{500}, int64_t{991}, int64_t{992}, kInner - 1}) {
+    for (int64_t c : {int64_t{0}, int64_t{15}, int64_t{16}, int64_t{500}, int64_t{991},
+                      int64_t{992}, kInner - 1}) {
       if ((r + c) % 3 == 0) continue;
       data[r * kInner + c] = c == 500 ? std::nan("") : static_cast<double>(r + c + 1);
       expected.insert(expected.end(), {r, c});
@@ -263,7 +268,8 @@ TEST(SparseHostile, ThreadCreationFailureIsNotFatal) {
         Result<Tensor> out = csr.ToDense(4);
         if (!out.ok()) return 5;
         if (test::Values<uint8_t>(*out) != dense) return 6;
-        Result<SparseTensor> back = SparseTensor::FromDense(t, SparseFormat::kCOO, {nullptr, {}, 4});
+        Result<SparseTensor> back =
+            SparseTensor::FromDense(t, SparseFormat::kCOO, {nullptr, {}, 4});
         return back.ok() && back->non_zero_length() == 1 ? 0 : 7;
       },
       &skipped);

@@ -10,10 +10,10 @@
 #include <limits>
 #include <vector>
 
+#include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
-#include "quiver/sparse/sparse_internal.h"
 
 namespace quiver {
 namespace {
@@ -71,16 +71,22 @@ TEST(SparseIndexValues, ChooseAndMakeIndexTensors) {
   EXPECT_EQ(test::StatusOf(sparse::ChooseIndexType(float64(), 1)).message(),
             "index type must be an integer type (int8..int64, uint8..uint64), got float64");
   const std::vector<int64_t> values = {0, 4, 9, 2};
-  ASSERT_OK_AND_ASSIGN(Tensor made, sparse::MakeIndexTensor(values, uint16(), {2, 2}, "CSR indices"));
+  ASSERT_OK_AND_ASSIGN(Tensor made,
+                       sparse::MakeIndexTensor(values, uint16(), {2, 2}, "CSR indices"));
   EXPECT_EQ(made.shape(), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(Values<int64_t>(made), values);
-  EXPECT_EQ(test::StatusOf(sparse::MakeIndexTensor(std::vector<int64_t>{300}, int8(), {1}, "CSR indices")).message(),
-            "CSR indices value 300 does not fit the index type int8");
-  EXPECT_EQ(test::StatusOf(sparse::MakeIndexTensor(std::vector<int64_t>{-1}, int32(), {1}, "COO coords")).message(),
-            "COO coords value -1 does not fit the index type int32");
+  EXPECT_EQ(
+      test::StatusOf(sparse::MakeIndexTensor(std::vector<int64_t>{300}, int8(), {1}, "CSR indices"))
+          .message(),
+      "CSR indices value 300 does not fit the index type int8");
+  EXPECT_EQ(
+      test::StatusOf(sparse::MakeIndexTensor(std::vector<int64_t>{-1}, int32(), {1}, "COO coords"))
+          .message(),
+      "COO coords value -1 does not fit the index type int32");
   auto not_integer = sparse::MakeIndexTensor(values, float32(), {4}, "COO coords");
   EXPECT_EQ(test::StatusOf(not_integer).code(), StatusCode::kTypeError);
-  EXPECT_EQ(test::StatusOf(not_integer).message(), "COO coords: index type must be an integer type, got float32");
+  EXPECT_EQ(test::StatusOf(not_integer).message(),
+            "COO coords: index type must be an integer type, got float32");
 }
 
 TEST(SparseIndexValues, ChecksNameTheFirstBadEntry) {
@@ -91,7 +97,8 @@ TEST(SparseIndexValues, ChecksNameTheFirstBadEntry) {
     return out;
   };
   ASSERT_OK(sparse::CheckIndptr(of({0, 2, 2, 5}), "CSR indptr", 5));
-  EXPECT_EQ(sparse::CheckIndptr(of({1, 2}), "CSR indptr", 2).message(), "CSR indptr[0] = 1, expected 0");
+  EXPECT_EQ(sparse::CheckIndptr(of({1, 2}), "CSR indptr", 2).message(),
+            "CSR indptr[0] = 1, expected 0");
   EXPECT_EQ(sparse::CheckIndptr(of({0, 3, 2}), "CSR indptr", 2).message(),
             "CSR indptr[2] = 2 is less than CSR indptr[1] = 3");
   EXPECT_EQ(sparse::CheckIndptr(of({0, 2, 4}), "CSF indptr[0]", 5).message(),
@@ -100,15 +107,18 @@ TEST(SparseIndexValues, ChecksNameTheFirstBadEntry) {
   EXPECT_EQ(sparse::CheckInRange(of({0, 4, -1}), "CSR indices", 4).message(),
             "CSR indices[1] = 4 is out of range [0, 4)");
   ASSERT_OK(sparse::CheckCoords(of({0, 0, 1, 2}), {2, 3}));
-  EXPECT_EQ(sparse::CheckCoords(of({0, 0, 1, 3}), {2, 3}).message(), "COO coords[1, 1] = 3 is out of range [0, 3)");
+  EXPECT_EQ(sparse::CheckCoords(of({0, 0, 1, 3}), {2, 3}).message(),
+            "COO coords[1, 1] = 3 is out of range [0, 3)");
   EXPECT_EQ(sparse::MaxIndex({4, 9, 0}), 8);
   EXPECT_EQ(sparse::MaxIndex({0}), 0);
   EXPECT_EQ(sparse::IndexName(SparseFormat::kCSC, "indptr"), "CSC indptr");
   ASSERT_OK_AND_ASSIGN(BufferPtr indptr, sparse::AllocateIndptr(3, "CSR indptr"));
   EXPECT_EQ(indptr->size(), 32);
   EXPECT_EQ(indptr->data()[31], 0);
-  EXPECT_EQ(test::StatusOf(sparse::AllocateIndptr(std::numeric_limits<int64_t>::max(), "CSR indptr")).message(),
-            "CSR indptr length: 9223372036854775807 + 1 overflows int64");
+  EXPECT_EQ(
+      test::StatusOf(sparse::AllocateIndptr(std::numeric_limits<int64_t>::max(), "CSR indptr"))
+          .message(),
+      "CSR indptr length: 9223372036854775807 + 1 overflows int64");
 }
 
 }  // namespace quiver

@@ -9,10 +9,10 @@
 #include <limits>
 #include <vector>
 
+#include "quiver/sparse/sparse_internal.h"
 #include "quiver/sparse_tensor.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
-#include "quiver/sparse/sparse_internal.h"
 
 namespace quiver {
 namespace {
@@ -22,18 +22,25 @@ using test::Vec;
 TEST(SparseTensor, ShapeErrors) {
   Tensor values = Vec<float>({1}, {1});
   Tensor coords = Vec<int64_t>({0, 0}, {1, 2});
-  EXPECT_ERROR(kInvalid, "at least one dimension", SparseTensor::MakeCOO({}, Vec<int64_t>({}, {1, 0}), values, true));
-  EXPECT_ERROR(kInvalid, "sparse tensor shape", SparseTensor::MakeCOO({int64_t{1} << 40, int64_t{1} << 40}, coords, values, true));
+  EXPECT_ERROR(kInvalid, "at least one dimension",
+               SparseTensor::MakeCOO({}, Vec<int64_t>({}, {1, 0}), values, true));
+  EXPECT_ERROR(kInvalid, "sparse tensor shape",
+               SparseTensor::MakeCOO({int64_t{1} << 40, int64_t{1} << 40}, coords, values, true));
   EXPECT_ERROR(kInvalid, "negative", SparseTensor::MakeCOO({-1, 2}, coords, values, true));
   EXPECT_ERROR(kInvalid, "dim_names", SparseTensor::MakeCOO({1, 1}, coords, values, true, {"a"}));
   EXPECT_ERROR(kInvalid, "COO coords have shape [1, 2], expected [1, 3]",
                SparseTensor::MakeCOO({1, 1, 1}, coords, values, true));
-  EXPECT_ERROR(kTypeError, "integer type", SparseTensor::MakeCOO({1, 1}, Vec<float>({0, 0}, {1, 2}), values, true));
-  EXPECT_ERROR(kInvalid, "1-D", SparseTensor::MakeCOO({1, 1}, coords, Vec<float>({1}, {1, 1}), true));
+  EXPECT_ERROR(kTypeError, "integer type",
+               SparseTensor::MakeCOO({1, 1}, Vec<float>({0, 0}, {1, 2}), values, true));
+  EXPECT_ERROR(kInvalid, "1-D",
+               SparseTensor::MakeCOO({1, 1}, coords, Vec<float>({1}, {1, 1}), true));
   EXPECT_ERROR(kInvalid, "CSR needs a 2-D shape",
-               SparseTensor::MakeCSX(SparseFormat::kCSR, {2}, Vec<int8_t>({0, 1}, {2}), Vec<int8_t>({0}, {1}), values));
-  EXPECT_ERROR(kInvalid, "CSR needs a 2-D tensor", SparseTensor::FromDense(Vec<float>({1}, {1}), SparseFormat::kCSR));
-  EXPECT_ERROR(kInvalid, "at least one dimension", SparseTensor::FromDense(Vec<float>({1}, {}), SparseFormat::kCOO));
+               SparseTensor::MakeCSX(SparseFormat::kCSR, {2}, Vec<int8_t>({0, 1}, {2}),
+                                     Vec<int8_t>({0}, {1}), values));
+  EXPECT_ERROR(kInvalid, "CSR needs a 2-D tensor",
+               SparseTensor::FromDense(Vec<float>({1}, {1}), SparseFormat::kCSR));
+  EXPECT_ERROR(kInvalid, "at least one dimension",
+               SparseTensor::FromDense(Vec<float>({1}, {}), SparseFormat::kCOO));
 }
 
 // One test per invalid-index class; each is refused at kFull, and a tensor
@@ -45,19 +52,24 @@ struct BadIndexCase {
 };
 
 Result<SparseTensor> COOOutOfBounds(ValidationLevel level) {
-  return SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({0, 0, 1, 2}, {2, 2}), Vec<float>({1, 2}, {2}), false, {}, level);
+  return SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({0, 0, 1, 2}, {2, 2}), Vec<float>({1, 2}, {2}),
+                               false, {}, level);
 }
 Result<SparseTensor> COONegative(ValidationLevel level) {
-  return SparseTensor::MakeCOO({2, 2}, Vec<int8_t>({0, -1}, {1, 2}), Vec<float>({1}, {1}), false, {}, level);
+  return SparseTensor::MakeCOO({2, 2}, Vec<int8_t>({0, -1}, {1, 2}), Vec<float>({1}, {1}), false,
+                               {}, level);
 }
 Result<SparseTensor> COOHugeUnsigned(ValidationLevel level) {
-  return SparseTensor::MakeCOO({2}, Vec<uint64_t>({~uint64_t{0}}, {1, 1}), Vec<float>({1}, {1}), false, {}, level);
+  return SparseTensor::MakeCOO({2}, Vec<uint64_t>({~uint64_t{0}}, {1, 1}), Vec<float>({1}, {1}),
+                               false, {}, level);
 }
 Result<SparseTensor> COOFalseCanonical(ValidationLevel level) {
-  return SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({1, 0, 0, 1}, {2, 2}), Vec<float>({1, 2}, {2}), true, {}, level);
+  return SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({1, 0, 0, 1}, {2, 2}), Vec<float>({1, 2}, {2}),
+                               true, {}, level);
 }
 Result<SparseTensor> COODuplicateCanonical(ValidationLevel level) {
-  return SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({1, 0, 1, 0}, {2, 2}), Vec<float>({1, 2}, {2}), true, {}, level);
+  return SparseTensor::MakeCOO({2, 2}, Vec<int64_t>({1, 0, 1, 0}, {2, 2}), Vec<float>({1, 2}, {2}),
+                               true, {}, level);
 }
 Result<SparseTensor> CSRIndptrNotZero(ValidationLevel level) {
   return SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int32_t>({1, 1, 2}, {3}),
@@ -76,12 +88,14 @@ Result<SparseTensor> CSCIndicesOutOfRange(ValidationLevel level) {
                                Vec<int32_t>({0, 2}, {2}), Vec<float>({1, 2}, {2}), {}, level);
 }
 Result<SparseTensor> CSFIndptrPastLevel(ValidationLevel level) {
-  return SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 3}, {2})}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 1}, {2})},
-                               {0, 1}, Vec<float>({1, 2}, {2}), {}, level);
+  return SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 3}, {2})},
+                               {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 1}, {2})}, {0, 1},
+                               Vec<float>({1, 2}, {2}), {}, level);
 }
 Result<SparseTensor> CSFIndicesOutOfRange(ValidationLevel level) {
-  return SparseTensor::MakeCSF({2, 3}, {Vec<int8_t>({0, 2}, {2})}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 3}, {2})},
-                               {0, 1}, Vec<float>({1, 2}, {2}), {}, level);
+  return SparseTensor::MakeCSF({2, 3}, {Vec<int8_t>({0, 2}, {2})},
+                               {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 3}, {2})}, {0, 1},
+                               Vec<float>({1, 2}, {2}), {}, level);
 }
 
 TEST(SparseTensor, EveryInvalidIndexClassIsRefusedAndNeverReadOutOfBounds) {
@@ -92,7 +106,8 @@ TEST(SparseTensor, EveryInvalidIndexClassIsRefusedAndNeverReadOutOfBounds) {
       {"coo false canonical", COOFalseCanonical, "marked canonical but row 1 is not after row 0"},
       {"coo duplicate canonical", COODuplicateCanonical, "row 1 is a duplicate of row 0"},
       {"csr indptr start", CSRIndptrNotZero, "CSR indptr[0] = 1, expected 0"},
-      {"csr indptr decreasing", CSRIndptrDecreasing, "CSR indptr[2] = 1 is less than CSR indptr[1] = 2"},
+      {"csr indptr decreasing", CSRIndptrDecreasing,
+       "CSR indptr[2] = 1 is less than CSR indptr[1] = 2"},
       {"csr indptr end", CSRIndptrWrongEnd, "CSR indptr[2] = 1, expected 2"},
       {"csc indices", CSCIndicesOutOfRange, "CSC indices[1] = 2 is out of range [0, 2)"},
       {"csf indptr", CSFIndptrPastLevel, "CSF indptr[0][1] = 3, expected 2"},
@@ -120,22 +135,27 @@ TEST(SparseTensor, EveryInvalidIndexClassIsRefusedAndNeverReadOutOfBounds) {
 
 TEST(SparseTensor, CSFStructureErrors) {
   Tensor values = Vec<float>({1}, {1});
-  EXPECT_ERROR(kInvalid, "not a permutation",
-               SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 1}, {2})}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})},
-                                     {0, 0}, values));
+  EXPECT_ERROR(
+      kInvalid, "not a permutation",
+      SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 1}, {2})},
+                            {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})}, {0, 0}, values));
   EXPECT_ERROR(kInvalid, "axis_order has 1 entries for 2 dimensions",
-               SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 1}, {2})}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})},
-                                     {0}, values));
+               SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 1}, {2})},
+                                     {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})}, {0}, values));
   EXPECT_ERROR(kInvalid, "CSF has 0 indptr and 2 indices arrays, expected 1 and 2",
-               SparseTensor::MakeCSF({2, 2}, {}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})}, {0, 1}, values));
-  EXPECT_ERROR(kInvalid, "CSF indptr[0] has 3 entries, expected 2 (level size + 1)",
-               SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 1, 1}, {3})}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})},
+               SparseTensor::MakeCSF({2, 2}, {}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})},
                                      {0, 1}, values));
-  EXPECT_ERROR(kInvalid, "CSF indices[1] has 2 entries, expected 1 (one per non-zero)",
-               SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 2}, {2})}, {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 1}, {2})},
-                                     {0, 1}, values));
+  EXPECT_ERROR(
+      kInvalid, "CSF indptr[0] has 3 entries, expected 2 (level size + 1)",
+      SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 1, 1}, {3})},
+                            {Vec<int8_t>({0}, {1}), Vec<int8_t>({0}, {1})}, {0, 1}, values));
+  EXPECT_ERROR(
+      kInvalid, "CSF indices[1] has 2 entries, expected 1 (one per non-zero)",
+      SparseTensor::MakeCSF({2, 2}, {Vec<int8_t>({0, 2}, {2})},
+                            {Vec<int8_t>({0}, {1}), Vec<int8_t>({0, 1}, {2})}, {0, 1}, values));
   EXPECT_ERROR(kInvalid, "CSR indptr has 2 entries, expected 3 (rows + 1)",
-               SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int8_t>({0, 1}, {2}), Vec<int8_t>({0}, {1}), values));
+               SparseTensor::MakeCSX(SparseFormat::kCSR, {2, 2}, Vec<int8_t>({0, 1}, {2}),
+                                     Vec<int8_t>({0}, {1}), values));
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ TEST(SparseValues, GatherSumsRunsOfDuplicates) {
   // float16 sums are rounded back to half: 1 + 2^-11 is halfway, to even.
   const std::vector<uint16_t> halves = {0x3C00, 0x1000};  // 1.0, 2^-11
   Tensor h = *Tensor::Make(float16(), test::BufferOf(halves), {2});
-  ASSERT_OK_AND_ASSIGN(Tensor sum, GatherValues(h, std::vector<int64_t>{0, 1}, std::vector<int64_t>{0, 2}));
+  ASSERT_OK_AND_ASSIGN(Tensor sum,
+                       GatherValues(h, std::vector<int64_t>{0, 1}, std::vector<int64_t>{0, 2}));
   EXPECT_EQ(reinterpret_cast<const uint16_t*>(sum.raw_data())[0], 0x3C00);
 }
 
@@ -55,8 +56,8 @@ TEST(SparseValues, FloatToHalfRoundsToNearestEven) {
   EXPECT_EQ(FloatToHalf(std::numeric_limits<float>::infinity()), 0x7C00);
   EXPECT_EQ(FloatToHalf(-std::numeric_limits<float>::infinity()), 0xFC00);
   EXPECT_EQ(FloatToHalf(std::numeric_limits<float>::quiet_NaN()) & 0x7E00, 0x7E00);
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -24)), 0x0001);  // the smallest subnormal
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -26)), 0x0000);  // below half of it
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -24)), 0x0001);             // the smallest subnormal
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -26)), 0x0000);             // below half of it
   EXPECT_EQ(FloatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3C00);      // halfway, even below
   EXPECT_EQ(FloatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // halfway, even above
 }
