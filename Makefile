@@ -46,7 +46,8 @@ test-tsan: setup
 # scripts/setup --test); `make format` rewrites them in place.
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' | grep -E '^(src|include|python/src|tests|tools|fuzz|bench|examples)/')
 format-check: setup-test
-	clang-format --dry-run -Werror $(FORMAT_FILES)
+	@echo "format-check: $(words $(FORMAT_FILES)) C++ files against .clang-format"
+	@clang-format --dry-run -Werror $(FORMAT_FILES)
 
 format:
 	clang-format -i $(FORMAT_FILES)
