@@ -8,9 +8,13 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "core_types_test.h"
 #include "ipc_test_util.h"
 #include "no_threads.h"
+#include "quiver/build_info.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
 
@@ -82,6 +86,59 @@ TEST(IpcReader, StreamsAreReadToTheirEnd) {
   ASSERT_OK_AND_ASSIGN(auto again, StreamReader::Open(BufferSource(test::BufferOf(twice))));
   for (int i = 0; i < 3; ++i) ASSERT_OK(again->Next().status());
   EXPECT_ERROR(kInvalid, ": a second schema message in the stream", again->Next());
+}
+
+// One FileReader shared by 8 threads, each reading its own batches of a
+// compressed file with a dictionary column (read once, by whichever thread
+// comes first) and decompressing each batch on 2 threads of its own: every
+// batch equals what one thread reads. make test-tsan runs this under
+// ThreadSanitizer.
+TEST(IpcReader, OneFileReaderSharedByThreadsReadsWhatOneThreadReads) {
+  constexpr int kBatches = 32;
+  constexpr int kRows = 2048;
+  auto schema = std::make_shared<Schema>();
+  ArrayDataPtr words = Utf8({"red", "green", "blue"});
+  std::vector<std::optional<int32_t>> codes;
+  for (int i = 0; i < kRows; ++i)
+    codes.push_back(i % 7 == 0 ? std::nullopt : std::optional<int32_t>(i % 3));
+  ArrayDataPtr colors = test::DictionaryOf(codes, words);
+  schema->fields = {Field{"x", int32()}, Field{"color", colors->type}};
+  auto sink = std::make_shared<BufferSink>();
+  WriteOptions options;
+  options.compression = HasCodec(Compression::kZstd) ? Compression::kZstd : Compression::kNone;
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(sink, schema, options));
+  for (int b = 0; b < kBatches; ++b) {
+    std::vector<int32_t> values(kRows);
+    for (int i = 0; i < kRows; ++i) values[static_cast<size_t>(i)] = b * kRows + i * (i % 5);
+    ASSERT_OK_AND_ASSIGN(
+        auto batch,
+        RecordBatch::Make(schema, kRows, {Primitive<int32_t>(int32(), values), colors}));
+    ASSERT_OK(writer->Write(*batch));
+  }
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink->Finish());
+  ReadOptions read_options;
+  read_options.threads = 2;
+  ASSERT_OK_AND_ASSIGN(auto alone, FileReader::Open(BufferSource(bytes), read_options));
+  std::vector<RecordBatchPtr> expected;
+  for (int b = 0; b < kBatches; ++b) expected.push_back(*alone->ReadRecordBatch(b));
+  ASSERT_OK_AND_ASSIGN(auto shared, FileReader::Open(BufferSource(bytes), read_options));
+  std::vector<RecordBatchPtr> got(kBatches);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int b = t; b < kBatches; b += 8) {
+        auto batch = shared->ReadRecordBatch(b);
+        if (batch.ok()) got[static_cast<size_t>(b)] = *batch;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int b = 0; b < kBatches; ++b) {
+    ASSERT_TRUE(got[static_cast<size_t>(b)]) << "batch " << b;
+    EXPECT_TRUE(got[static_cast<size_t>(b)]->Equals(*expected[static_cast<size_t>(b)]))
+        << "batch " << b;
+  }
 }
 
 }  // namespace quiver::ipc
