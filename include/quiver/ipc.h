@@ -125,11 +125,17 @@ class OutputSink {
 // a process killed mid-write, never leaves a partial file under `path` (the
 // file there before, if any, stays whole). Destroyed without Close(), the
 // temporary file is removed. A process killed mid-write can leave the
-// hidden temporary file (".NAME.quiver-PID-N.tmp") behind.
+// hidden temporary file (".NAME.quiver-PID-N.tmp") behind. A file that is
+// replaced passes its mode (and, for root, its owner) to the new one; a
+// symlink stays and the regular file it points at is replaced; other
+// names of a hard-linked file keep the old contents. FIFOs, devices,
+// sockets and dangling symlinks are written in place, as a plain open
+// would (no rename); a directory is an IOError.
 //
 // File sinks stop at their first failed write (disk full, a closed pipe):
 // that call and every later one returns IOError naming the sink and the
-// byte offset, so nothing is written after a gap.
+// byte offset, so nothing is written after a gap; a failed Close is
+// repeated by every later Close.
 Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path);
 // An open file descriptor (not owned, not closed).
 std::shared_ptr<OutputSink> FileDescriptorSink(int fd);
@@ -233,6 +239,7 @@ class FileWriter {
   Status Close();
 
  private:
+  Status WriteFooter();
   struct Impl;
   explicit FileWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

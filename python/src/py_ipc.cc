@@ -1,7 +1,9 @@
 // quiver.ipc: Arrow IPC streams and files, and the Tensor message.
 #include <nanobind/nanobind.h>
+
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <mutex>
 
 #include "py_capsules.h"
 #include "py_convert.h"
@@ -98,25 +100,38 @@ class PythonStream : public ipc::ReadSomeStream {
           }
         } release{view};
         nb::object got = file_.attr("readinto")(view);
-        if (got.is_none())
+        if (got.is_none()) {
           return Status::IOError(
               "the file object is non-blocking and had no data (readinto() returned None)");
-        const int64_t n = nb::cast<int64_t>(got);
-        if (n < 0 || n > capacity)
-          return Status::IOError("readinto() reported " + std::to_string(n) + " bytes");
-        return n;
+        }
+        int overflow = 0;
+        const long long n = PyLong_Check(got.ptr()) && !PyBool_Check(got.ptr())
+                                ? PyLong_AsLongLongAndOverflow(got.ptr(), &overflow)
+                                : -1;
+        if (overflow != 0 || n < 0 || n > capacity) {
+          return Status::IOError("readinto() of ", capacity, " bytes at byte ", position(),
+                                 " returned ", nb::repr(got).c_str(),
+                                 ", not a count of the bytes it read");
+        }
+        return static_cast<int64_t>(n);
       }
       nb::object got = file_.attr("read")(capacity);
       if (nb::isinstance<nb::str>(got)) return TextReadError(got);
       Py_buffer view;
       if (PyObject_GetBuffer(got.ptr(), &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
-      const int64_t n = std::min<int64_t>(static_cast<int64_t>(view.len), capacity);
-      if (n > 0) std::memcpy(out, view.buf, static_cast<size_t>(n));
+      const auto n = static_cast<int64_t>(view.len);
+      if (n <= capacity && n > 0) std::memcpy(out, view.buf, static_cast<size_t>(n));
       PyBuffer_Release(&view);
+      if (n > capacity) {
+        return Status::IOError("read(", capacity, ") at byte ", position(), " returned ", n,
+                               " bytes, more than it was asked for");
+      }
       return n;
     } catch (nb::python_error& e) {
       return Status::IOError(std::string("reading the file object at byte ") +
                              std::to_string(position()) + " failed: " + e.what());
+    } catch (std::exception& e) {
+      return Status::IOError("reading the file object at byte ", position(), " failed: ", e.what());
     }
   }
 
@@ -138,13 +153,37 @@ std::shared_ptr<ipc::InputStream> StreamFromPython(nb::handle source) {
 // Writes go to a Python object's write() (with the GIL held).
 class PythonSink : public ipc::OutputSink {
  public:
-  explicit PythonSink(nb::object target) : target_(std::move(target)) {}
+  explicit PythonSink(nb::object target)
+      : target_(std::move(target)),
+        has_raw_write_(nb::isinstance(target_, nb::module_::import_("io").attr("RawIOBase"))) {}
+  // write() may take fewer bytes than it was given (raw files, sockets,
+  // pipes): the rest is offered again. None (a non-blocking object that
+  // could take nothing) is an error, as is a count outside [0, given].
   Status Write(const void* data, int64_t size) override {
     nb::gil_scoped_acquire gil;
-    try {
-      target_.attr("write")(nb::bytes(static_cast<const char*>(data), static_cast<size_t>(size)));
-    } catch (nb::python_error& e) {
-      return Failed("write() of " + std::to_string(size) + " bytes", e);
+    const auto* bytes = static_cast<const char*>(data);
+    int64_t done = 0;
+    while (done < size) {
+      try {
+        nb::object taken =
+            target_.attr("write")(nb::bytes(bytes + done, static_cast<size_t>(size - done)));
+        if (taken.is_none() && has_raw_write_) {
+          return Status::IOError("write() at byte ", position_ + done, " of the file object ",
+                                 nb::repr(target_).c_str(),
+                                 " took nothing (a non-blocking object that is full)");
+        }
+        // Buffered and text-like objects return None or the whole size.
+        const int64_t n = taken.is_none() ? size - done : CountOf(taken);
+        if (n < 0 || n > size - done) {
+          return Status::IOError("write() at byte ", position_ + done, " of the file object ",
+                                 nb::repr(target_).c_str(), " reported ", n, " bytes written of ",
+                                 size - done);
+        }
+        done += n;
+      } catch (nb::python_error& e) {
+        position_ += done;
+        return Failed("write() of " + std::to_string(size - done) + " bytes", e);
+      }
     }
     position_ += size;
     return Status::OK();
@@ -168,7 +207,15 @@ class PythonSink : public ipc::OutputSink {
                            nb::repr(target_).c_str() + " failed: " + e.what());
   }
 
+  static int64_t CountOf(nb::handle taken) {
+    if (!PyLong_Check(taken.ptr()) || PyBool_Check(taken.ptr())) return -1;
+    int overflow = 0;
+    const long long n = PyLong_AsLongLongAndOverflow(taken.ptr(), &overflow);
+    return overflow != 0 ? -1 : static_cast<int64_t>(n);
+  }
+
   nb::object target_;
+  bool has_raw_write_;
   int64_t position_ = 0;
 };
 
@@ -267,45 +314,60 @@ struct PyWriter {
   std::shared_ptr<Writer> writer;
   std::shared_ptr<ipc::OutputSink> sink;
   bool owns_sink = false;
+  // One call at a time: write() releases the GIL while it encodes, and a
+  // close() or write() from another thread must wait for it, not free or
+  // interleave with it.
+  std::shared_ptr<std::mutex> busy = std::make_shared<std::mutex>();
+  Status close_status;  // what close() said, repeated by later calls
 
   void Write(nb::handle data) {
-    CheckOpen();
     PyTable table = TableFromPython(data);
     for (const RecordBatchPtr& batch : table.batches) {
-      Status st;
-      {
-        nb::gil_scoped_release no_gil;  // Python errors are raised below, with the GIL
-        st = writer->Write(*batch);
-      }
-      Check(st);
+      Check(Locked([&] {
+        if (!writer) return Status::Invalid("the IPC writer is closed");
+        return writer->Write(*batch);
+      }));
     }
   }
   void Close() {
-    if (!writer) return;  // closed or abandoned before
-    Status written = writer->Close();
-    // A path sink renames its file into place only when everything was
-    // written; otherwise dropping it removes the temporary file.
-    if (owns_sink && written.ok()) written = sink->Close();
-    Release();
-    Check(written);
+    Released released;  // dies after Locked, with the GIL (a file object's sink holds it)
+    Check(Locked([&] {
+      if (!writer) return close_status;  // closed or abandoned before
+      Status written = writer->Close();
+      // A path sink renames its file into place only when everything was
+      // written; otherwise dropping it removes the temporary file.
+      if (owns_sink && written.ok()) written = sink->Close();
+      released = Release();
+      close_status = written;
+      return written;
+    }));
   }
   // Leaving a `with` block by an exception: a path's file is not put in
   // place (the previous file, if any, stays); a file object gets the
   // footer or end marker so that what was written stays readable.
   void Abandon() {
-    if (!writer) return;
-    if (!owns_sink) (void)writer->Close();
-    Release();
+    Released released;
+    (void)Locked([&] {
+      if (!writer) return Status::OK();
+      if (!owns_sink) (void)writer->Close();
+      released = Release();
+      close_status = Status::Invalid("the IPC writer was abandoned by an exception");
+      return Status::OK();
+    });
   }
 
  private:
-  void CheckOpen() const {
-    if (!writer) Raise(Status::Invalid("the IPC writer is closed"));
+  // Runs fn without the GIL, holding `busy`.
+  template <typename Fn>
+  Status Locked(Fn&& fn) {
+    std::shared_ptr<std::mutex> guard = busy;
+    nb::gil_scoped_release no_gil;  // Python errors are raised by the caller, with the GIL
+    std::lock_guard<std::mutex> lock(*guard);
+    return fn();
   }
-  void Release() {
-    writer.reset();
-    sink.reset();
-  }
+  using Released = std::pair<std::shared_ptr<Writer>, std::shared_ptr<ipc::OutputSink>>;
+  // Hands the writer and sink to the caller, to be dropped with the GIL.
+  Released Release() { return {std::move(writer), std::move(sink)}; }
 };
 
 using PyStreamWriter = PyWriter<ipc::StreamWriter>;
@@ -317,7 +379,7 @@ PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema,
   PyWriter<Writer> out;
   const ipc::WriteOptions options = WriteOptionsFrom(compression, level);
   out.sink = SinkFromPython(sink);
-  out.owns_sink = !nb::hasattr(sink, "write");
+  out.owns_sink = IsPath(sink);
   out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), options));
   return out;
 }
@@ -456,7 +518,7 @@ void BindIpc(nb::module_& parent) {
       [](const PyTensor& tensor, nb::handle sink) {
         auto out = SinkFromPython(sink);
         Check(ipc::WriteTensor(tensor.tensor, out.get()));
-        if (!nb::hasattr(sink, "write")) Check(out->Close());
+        if (IsPath(sink)) Check(out->Close());
       },
       nb::arg("tensor"), nb::arg("sink"), "Writes a quiver Tensor as one Tensor message.");
   m.def(
@@ -478,7 +540,7 @@ void BindIpc(nb::module_& parent) {
         const SparseTensor& t = nb::cast<PySparseTensor&>(tensor).tensor;
         auto out = SinkFromPython(sink);
         Check(WithoutGil([&] { return ipc::WriteSparseTensor(t, out.get()); }));
-        if (!nb::hasattr(sink, "write")) Check(out->Close());
+        if (IsPath(sink)) Check(out->Close());
       },
       nb::arg("tensor"), nb::arg("sink"),
       "Writes a quiver sparse tensor as one SparseTensor message.");

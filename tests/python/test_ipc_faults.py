@@ -293,3 +293,121 @@ def test_codec_names_in_any_case_and_levels_in_their_range(tmp_path):
     qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=-5)
     assert pa.ipc.open_file(str(tmp_path / "c.arrow")).read_all().equals(t)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.arrow"]  # refused writes left nothing
+
+
+def test_path_sinks_keep_fifos_modes_and_symlinks(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = {}
+    reader = threading.Thread(target=lambda: got.update(
+        rows=sum(b.num_rows for b in qv.ipc.open_stream(open(fifo, "rb")))))
+    reader.start()
+    with qv.ipc.new_stream(fifo, table().schema) as writer:
+        writer.write(table(8))
+    reader.join(20)
+    assert got.get("rows") == 8 and fifo.is_fifo()
+    private = tmp_path / "private.arrow"
+    private.write_bytes(b"old")
+    os.chmod(private, 0o600)
+    qv.ipc.write_file(private, table(4))
+    assert (os.stat(private).st_mode & 0o777) == 0o600
+    target = tmp_path / "target.arrow"
+    qv.ipc.write_file(target, table(4))
+    link = tmp_path / "link.arrow"
+    link.symlink_to(target)
+    qv.ipc.write_file(link, table(6))
+    assert link.is_symlink() and pa.ipc.open_file(str(target)).read_all().num_rows == 6
+    with pytest.raises(OSError, match="is a directory"):
+        qv.ipc.write_file(tmp_path, table(4))
+
+
+def test_a_raw_file_object_that_takes_part_of_each_write_gets_everything():
+    class Trickle(io.RawIOBase):
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            chunk = bytes(b[:4096])
+            self.data += chunk
+            return len(chunk)
+
+    sink = Trickle()
+    qv.ipc.write_file(sink, pa.table({"x": np.arange(100_000)}))
+    assert pa.ipc.open_file(pa.py_buffer(bytes(sink.data))).read_all().num_rows == 100_000
+
+
+def test_misbehaving_stream_reads_are_oserrors_and_the_reader_stays_failed():
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, table().schema) as w:
+        w.write_table(table())
+        w.write_table(table())
+    data = sink.getvalue().to_pybytes()
+
+    class FloatCount(io.RawIOBase):
+        def __init__(self):
+            self.inner = io.BytesIO(data)
+
+        def readinto(self, b):
+            n = self.inner.readinto(b)
+            return float(n) if self.inner.tell() > 300 else n
+
+    reader = qv.ipc.open_stream(FloatCount())
+    with pytest.raises(OSError, match="not a count of the bytes it read"):
+        list(reader)
+    with pytest.raises(OSError, match="not a count of the bytes it read"):
+        reader.read_next_batch()
+
+    class Greedy:
+        def __init__(self):
+            self.inner = io.BytesIO(data)
+
+        def read(self, n=-1):
+            return self.inner.read(n + 16)
+
+    with pytest.raises(OSError, match="more than it was asked for"):
+        list(qv.ipc.open_stream(Greedy()))
+
+
+def test_a_failed_close_is_repeated_by_every_later_close(tmp_path):
+    class FailsAtFooter:
+        def __init__(self):
+            self.data = bytearray()
+            self.fail = False
+
+        def write(self, b):
+            if self.fail:
+                raise OSError(28, "No space left on device")
+            self.data += b
+
+    sink = FailsAtFooter()
+    writer = qv.ipc.new_file(sink, table().schema)
+    writer.write(table(8))
+    sink.fail = True
+    for _ in range(2):
+        with pytest.raises(OSError, match="No space left on device"):
+            writer.close()
+
+
+def test_closing_while_another_thread_writes_neither_crashes_nor_corrupts(tmp_path):
+    big = pa.table({"x": np.arange(2_000_000)})
+    for i in range(5):
+        path = tmp_path / f"w{i}.arrow"
+        writer = qv.ipc.new_file(path, big.schema)
+        errors = []
+
+        def write():
+            try:
+                for _ in range(3):
+                    writer.write(big)
+            except ValueError as e:
+                errors.append(e)  # closed by the other thread first
+
+        thread = threading.Thread(target=write)
+        thread.start()
+        writer.close()
+        thread.join()
+        rows = pa.ipc.open_file(str(path)).read_all().num_rows
+        assert rows % 2_000_000 == 0 and rows // 2_000_000 + (1 if errors else 0) <= 3

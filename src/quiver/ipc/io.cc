@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -262,6 +263,7 @@ class DescriptorSink : public OutputSink {
       st = ErrnoError("cannot rename the finished '" + temp_path_ + "' to '" + final_path_ + "'");
     }
     if (!st.ok()) unlink(temp_path_.c_str());
+    failure_ = st;  // a second Close says the same
     return st;
   }
 
@@ -377,27 +379,72 @@ Result<BufferPtr> ReadSomeStream::Read(int64_t length) {
   return Buffer::Slice(std::move(out), 0, done);
 }
 
-Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path) {
-  // The temporary name is in the same directory, so the final rename stays
-  // on one filesystem and is atomic; a hidden name, unique to this process
-  // and call, created exclusively (the mode honours the umask as a plain
-  // create would).
+namespace {
+
+// A sink that writes `path` where it is: FIFOs, devices and sockets (a
+// rename would replace the node with a regular file), and symlinks that
+// point at nothing.
+Result<std::shared_ptr<OutputSink>> InPlaceSink(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("cannot open '" + path + "' for writing");
+  return std::shared_ptr<OutputSink>(std::make_shared<DescriptorSink>(fd, true, "'" + path + "'"));
+}
+
+// A hidden temporary file beside `target` (same directory, so the final
+// rename stays on one filesystem and is atomic), unique to this process
+// and call, created exclusively; renamed over `target` on Close. It takes
+// the mode (and, where allowed, the owner) of the file it replaces; a new
+// file's mode honours the umask as a plain create would.
+Result<std::shared_ptr<OutputSink>> ReplacingSink(const std::string& name,
+                                                  const std::string& target,
+                                                  const struct stat* replaced) {
   static std::atomic<uint64_t> counter{0};
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  if (base.size() > 200) base.clear();  // the temporary name must fit NAME_MAX too
   for (int attempt = 0; attempt < 100; ++attempt) {
     const std::string temp = dir + "." + base + ".quiver-" + std::to_string(getpid()) + "-" +
                              std::to_string(counter.fetch_add(1)) + ".tmp";
     const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) {
+      if (replaced != nullptr) {
+        (void)fchmod(fd, replaced->st_mode & 07777);
+        (void)fchown(fd, replaced->st_uid, replaced->st_gid);  // only root may; else ours
+      }
       return std::shared_ptr<OutputSink>(
-          std::make_shared<DescriptorSink>(fd, true, "'" + path + "'", temp, path));
+          std::make_shared<DescriptorSink>(fd, true, "'" + name + "'", temp, target));
     }
-    if (errno != EEXIST)
-      return ErrnoError("cannot create a file beside '" + path + "' ('" + temp + "')");
+    if (errno != EEXIST) {
+      return ErrnoError("cannot create a file beside '" + target + "' ('" + temp + "')");
+    }
   }
-  return Status::IOError("cannot find a free temporary name beside '" + path + "'");
+  return Status::IOError("cannot find a free temporary name beside '" + target + "'");
+}
+
+}  // namespace
+
+Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) {
+    if (errno != ENOENT) return ErrnoError("cannot stat '" + path + "'");
+    return ReplacingSink(path, path, nullptr);
+  }
+  if (S_ISDIR(info.st_mode)) return Status::IOError("'", path, "' is a directory");
+  if (S_ISREG(info.st_mode)) return ReplacingSink(path, path, &info);
+  if (S_ISLNK(info.st_mode)) {
+    // The link stays: the file it points at is replaced.
+    char* resolved = realpath(path.c_str(), nullptr);
+    if (resolved != nullptr) {
+      const std::string target = resolved;
+      free(resolved);
+      struct stat target_info;
+      if (stat(target.c_str(), &target_info) == 0 && S_ISREG(target_info.st_mode)) {
+        return ReplacingSink(path, target, &target_info);
+      }
+    }
+  }
+  return InPlaceSink(path);
 }
 
 std::shared_ptr<OutputSink> FileDescriptorSink(int fd) {

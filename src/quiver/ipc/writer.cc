@@ -131,8 +131,10 @@ Status StreamWriter::Close() {
   if (impl_->state.closed) return impl_->state.failure;
   impl_->state.closed = true;
   QUIVER_RETURN_NOT_OK(impl_->state.failure);
-  QUIVER_RETURN_NOT_OK(WriteEndOfStream(*impl_->state.sink));
-  return impl_->state.sink->Flush();
+  Status st = WriteEndOfStream(*impl_->state.sink);
+  if (st.ok()) st = impl_->state.sink->Flush();
+  impl_->state.failure = st;  // a second Close says the same
+  return st;
 }
 
 struct FileWriter::Impl {
@@ -164,6 +166,12 @@ Status FileWriter::Close() {
   if (state.closed) return state.failure;
   state.closed = true;
   QUIVER_RETURN_NOT_OK(state.failure);  // no footer over a broken body
+  state.failure = WriteFooter();        // a second Close says the same
+  return state.failure;
+}
+
+Status FileWriter::WriteFooter() {
+  WriterState& state = impl_->state;
   OutputSink& sink = *state.sink;
   QUIVER_RETURN_NOT_OK(WriteEndOfStream(sink));
   flatbuffers::FlatBufferBuilder builder(1024);
