@@ -11,6 +11,7 @@
 #include "py_fastcall.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "py_tensor_columns.h"
 
 #include <cstring>
 
@@ -83,18 +84,18 @@ PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray,
 
 void BindFixedShapeTensorArray(nb::module_& m) {
   using A = PyFixedShapeTensorArray;
-  nb::class_<A>(m, "FixedShapeTensorArray",
-                "A column of arrow.fixed_shape_tensor: one tensor of the same shape per row.",
-                nb::type_slots(BufferSlots<A, &ColumnView>()))
-      .def_static(
-          "from_numpy", &FixedFromNumpy, nb::arg("ndarray"), nb::arg("dim_names") = nb::none(),
-          nb::arg("copy") = nb::none(), nb::kw_only(), nb::arg("mask") = nb::none(),
-          "Rows from axis 0 of an (N, *cell_shape) array. Zero-copy when every cell is a "
-          "(possibly transposed) contiguous block and rows are adjacent; the permutation is "
-          "recorded in the type. copy=None copies only when the layout (or a non-native byte "
-          "order) needs it, copy=False raises ValueError instead, copy=True always copies. "
-          "dim_names names the cell axes in logical (NumPy) order. mask (N bools, True = null "
-          "row) or a numpy.ma masked array makes rows null; a row masked in part is an error.")
+  nb::class_<A> cls(m, "FixedShapeTensorArray",
+                    "A column of arrow.fixed_shape_tensor: one tensor of the same shape per row.",
+                    nb::type_slots(BufferSlots<A, &ColumnView>()));
+  cls.def_static(
+         "from_numpy", &FixedFromNumpy, nb::arg("ndarray"), nb::arg("dim_names") = nb::none(),
+         nb::arg("copy") = nb::none(), nb::kw_only(), nb::arg("mask") = nb::none(),
+         "Rows from axis 0 of an (N, *cell_shape) array. Zero-copy when every cell is a "
+         "(possibly transposed) contiguous block and rows are adjacent; the permutation is "
+         "recorded in the type. copy=None copies only when the layout (or a non-native byte "
+         "order) needs it, copy=False raises ValueError instead, copy=True always copies. "
+         "dim_names names the cell axes in logical (NumPy) order. mask (N bools, True = null "
+         "row) or a numpy.ma masked array makes rows null; a row masked in part is an error.")
       .def_static(
           "from_storage",
           [](const PyFixedShapeTensorType& type, nb::handle storage) {
@@ -206,24 +207,10 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           "The rows as a VariableShapeTensorArray with the same dim_names and permutation and "
           "uniform_shape = shape; the values are shared (zero-copy).")
       .def_prop_ro("type", [](const A& a) { return PyFixedShapeTensorType{a.array.type()}; })
-      .def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
-      .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
-      .def(
-          "is_valid",
-          [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
-          nb::arg("i"))
-      .def_prop_ro(
-          "storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; },
-          "The fixed_size_list storage as a plain Array (zero-copy).")
-      .def(
-          "__arrow_c_array__",
-          [](const A& a, nb::handle requested) {
-            return ExportArrayWithSchema(a.array.data(), requested);
-          },
-          nb::arg("requested_schema") = nb::none(),
-          "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata; a "
-          "requested schema equal to the storage type gets the storage (best-effort).")
       .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
+  AddColumnBasics(cls, "The fixed_size_list storage as a plain Array (zero-copy).",
+                  "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata; a "
+                  "requested schema equal to the storage type gets the storage (best-effort).");
   nb::setattr(m.attr("FixedShapeTensorArray"), "__hash__", nb::none());
   AddColumnDLPack(m.attr("FixedShapeTensorArray"));
 }

@@ -18,6 +18,7 @@
 #include "py_convert.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "py_tensor_columns.h"
 
 namespace quiver::python {
 
@@ -338,16 +339,16 @@ const char* kFromParams =
 
 void BindVariableShapeTensorArray(nb::module_& m) {
   using A = PyVariableShapeTensorArray;
-  nb::class_<A>(m, "VariableShapeTensorArray",
-                "A column of arrow.variable_shape_tensor: one tensor per row, each with its own "
-                "shape.")
-      .def_static("from_numpy", &FromNumpy, nb::arg("arrays"), nb::arg("dim_names") = nb::none(),
-                  nb::arg("permutation") = nb::none(), nb::arg("uniform_shape") = nb::none(),
-                  nb::kw_only(), nb::arg("type").none() = nb::none(),
-                  (std::string("Rows from a sequence of arrays (None = null row), copied once into "
-                               "one buffer. The value type and ndim come from the first array.") +
-                   kFromParams)
-                      .c_str())
+  nb::class_<A> cls(m, "VariableShapeTensorArray",
+                    "A column of arrow.variable_shape_tensor: one tensor per row, each with its "
+                    "own shape.");
+  cls.def_static("from_numpy", &FromNumpy, nb::arg("arrays"), nb::arg("dim_names") = nb::none(),
+                 nb::arg("permutation") = nb::none(), nb::arg("uniform_shape") = nb::none(),
+                 nb::kw_only(), nb::arg("type").none() = nb::none(),
+                 (std::string("Rows from a sequence of arrays (None = null row), copied once into "
+                              "one buffer. The value type and ndim come from the first array.") +
+                  kFromParams)
+                     .c_str())
       .def_static("from_padded", &FromPadded, nb::arg("batch"), nb::arg("shapes"),
                   nb::arg("dim_names") = nb::none(), nb::arg("permutation") = nb::none(),
                   nb::arg("uniform_shape") = nb::none(), nb::kw_only(),
@@ -474,22 +475,6 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           "The same data (zero-copy) with uniform_shape recorded in the type, checked on every "
           "row; None clears it.")
       .def_prop_ro("type", [](const A& a) { return PyVariableShapeTensorType{a.array.type()}; })
-      .def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
-      .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
-      .def(
-          "is_valid",
-          [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
-          nb::arg("i"))
-      .def_prop_ro(
-          "storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; },
-          "The struct<data, shape> storage as a plain Array (zero-copy).")
-      .def(
-          "__arrow_c_array__",
-          [](const A& a, nb::handle requested) {
-            return ExportArrayWithSchema(a.array.data(), requested);
-          },
-          nb::arg("requested_schema") = nb::none(),
-          "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata.")
       .def_static(
           "from_storage",
           [](const PyVariableShapeTensorType& type, nb::handle storage) {
@@ -526,6 +511,8 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           "__deepcopy__", [](const A& a, nb::handle) { return DeepCopyArray(a.array.data()); },
           nb::arg("memo"))
       .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
+  AddColumnBasics(cls, "The struct<data, shape> storage as a plain Array (zero-copy).",
+                  "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata.");
   nb::setattr(m.attr("VariableShapeTensorArray"), "__hash__", nb::none());
 
   m.def(

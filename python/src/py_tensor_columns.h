@@ -1,0 +1,34 @@
+// What the two tensor column bindings share at class level (see also the
+// helpers declared in py_objects.h, defined in py_tensor_columns.cc).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "py_capsules.h"
+#include "py_convert.h"
+#include "py_objects.h"
+
+namespace quiver::python {
+
+// The members both tensor column classes have alike: null_count, offset,
+// is_valid(i), storage (zero-copy, `storage_doc`) and __arrow_c_array__
+// (`export_doc`).
+template <typename A>
+void AddColumnBasics(nb::class_<A>& cls, const char* storage_doc, const char* export_doc) {
+  cls.def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
+      .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
+      .def(
+          "is_valid",
+          [](const A& a, int64_t i) { return a.array.IsValid(ResolveIndex(i, a.array.length())); },
+          nb::arg("i"))
+      .def_prop_ro(
+          "storage", [](const A& a) { return PyArray{StorageOf(a.array.data())}; }, storage_doc)
+      .def(
+          "__arrow_c_array__",
+          [](const A& a, nb::handle requested) {
+            return ExportArrayWithSchema(a.array.data(), requested);
+          },
+          nb::arg("requested_schema") = nb::none(), export_doc);
+}
+
+}  // namespace quiver::python
