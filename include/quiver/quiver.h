@@ -6,6 +6,7 @@
 #include "quiver/build_info.h"
 #include "quiver/c_data.h"
 #include "quiver/conversion.h"
+#include "quiver/data.h"
 #include "quiver/dims.h"
 #include "quiver/dlpack.h"
 #include "quiver/dlpack_columns.h"

@@ -84,4 +84,29 @@ Status ParallelTasks(int64_t count, int threads, const std::function<Status(int6
   return first_error;
 }
 
+struct BackgroundThread::Impl {
+  std::thread thread;
+};
+
+BackgroundThread::BackgroundThread(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BackgroundThread::~BackgroundThread() {
+  if (impl_ && impl_->thread.joinable()) impl_->thread.join();
+}
+
+Result<std::unique_ptr<BackgroundThread>> BackgroundThread::Start(std::function<void()> fn) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    impl->thread = std::thread([fn = std::move(fn)]() {
+      try {
+        fn();
+      } catch (...) {
+      }
+    });
+  } catch (const std::exception& e) {
+    return Status::IOError("cannot start a thread: ", e.what());
+  }
+  return std::unique_ptr<BackgroundThread>(new BackgroundThread(std::move(impl)));
+}
+
 }  // namespace quiver::internal

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "quiver/status.h"
 
@@ -52,5 +53,23 @@ void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,
 // of different sizes). The first error stops the handing out and is
 // returned; OK when every fn(i) was.
 Status ParallelTasks(int64_t count, int threads, const std::function<Status(int64_t)>& fn);
+
+// A thread of its own running fn() once, beside the caller (a producer
+// working ahead of its consumer); the destructor waits for fn to return,
+// so fn must be told to stop first. An exception escaping fn is swallowed
+// (fn reports its failures through the state it shares).
+class BackgroundThread {
+ public:
+  // IOError when the system refuses to start a thread (fn never runs then).
+  static Result<std::unique_ptr<BackgroundThread>> Start(std::function<void()> fn);
+  ~BackgroundThread();
+  BackgroundThread(const BackgroundThread&) = delete;
+  BackgroundThread& operator=(const BackgroundThread&) = delete;
+
+ private:
+  struct Impl;
+  explicit BackgroundThread(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace quiver::internal

@@ -112,5 +112,17 @@ TEST(Threads, RefusedThreadsRunTheirPartsOnTheCaller) {
   EXPECT_EQ(failure, "");
 }
 
+TEST(Threads, BackgroundThreadRunsBesideTheCallerAndIsJoined) {
+  std::atomic<int> ran{0};
+  {
+    ASSERT_OK_AND_ASSIGN(auto thread, internal::BackgroundThread::Start([&] { ran = 1; }));
+  }  // joined here
+  EXPECT_EQ(ran.load(), 1);
+  // An exception in fn stays on its thread.
+  ASSERT_OK_AND_ASSIGN(auto throwing,
+                       internal::BackgroundThread::Start([] { throw std::runtime_error("boom"); }));
+  throwing.reset();
+}
+
 }  // namespace
 }  // namespace quiver

@@ -1,0 +1,181 @@
+// The training input pipeline: batches of rows read from Arrow IPC files
+// (one file, several, or a directory of them), in a seeded per-epoch order,
+// gathered straight into batch buffers (docs/loader.md).
+//
+// Files are memory-mapped and must share one schema. Each epoch the reader
+// orders the rows of every file (in order, a seeded permutation of all of
+// them, or record batches shuffled then rows shuffled within windows),
+// keeps the rows of its shard, optionally groups rows of similar size
+// within windows of batches (bucketing), cuts the order into batches and
+// copies each batch's rows into buffers of their own:
+//
+// - numeric and bool columns: one 1-D tensor of batch_size values (bool as
+//   bool8: one byte per value);
+// - arrow.fixed_shape_tensor columns: (B, *shape) in logical axis order;
+// - arrow.variable_shape_tensor columns, by RaggedLayout:
+//   kPadded  "name" (B, *max_shape_in_batch) filled with pad_value, and
+//            "name_shape" (B, ndim) int32 logical shapes;
+//   kJagged  "name" (total elements,) every row's elements back to back in
+//            storage (physical) order, "name_offsets" (B + 1,) int64 element
+//            offsets from 0, "name_shape" (B, ndim) int32 physical shapes;
+//   kList    one zero-copy view per row (into the mapped file).
+// Null rows come out as zeros (padding and zero shapes in ragged columns;
+// null list rows are nullopt).
+//
+// Ownership: every tensor of a batch owns its buffer (shared); a batch
+// stays valid whatever the reader does next. Buffers come from a ring the
+// reader keeps (prefetch + 2 per output array): a buffer is written again
+// only once nothing outside the ring references it, so a consumer that
+// holds on to a batch makes the reader allocate instead, never overwrite.
+//
+// Errors: Open checks the sources, schemas and options (Invalid, TypeError,
+// IOError naming the file, the column or the option). A record batch is read
+// and validated the first time a batch touches it: a corrupt one fails that
+// batch with an error naming the batch, the file and the record batch, and
+// the epoch ends there. Nothing reachable from file contents aborts.
+// Memory-mapped files must not be truncated by others while read (see
+// quiver/ipc.h, OpenFileSource).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quiver/array.h"
+#include "quiver/buffer.h"
+#include "quiver/record_batch.h"
+#include "quiver/status.h"
+#include "quiver/tensor.h"
+#include "quiver/variable_shape_tensor.h"
+
+namespace quiver::data {
+
+// The order of the rows in an epoch.
+enum class Shuffle {
+  kNone,    // file by file, row by row
+  kGlobal,  // a permutation of every row of every file
+  // Record batches in a permuted order, then rows permuted within
+  // consecutive windows of window_rows rows: each window touches only a few
+  // record batches, for datasets much larger than memory.
+  kWindow,
+};
+
+enum class RaggedLayout { kPadded, kJagged, kList };
+
+struct BatchReaderOptions {
+  // The columns to read, in this order (empty: every column of the schema).
+  std::vector<std::string> columns;
+  // Rows per batch, > 0.
+  int64_t batch_size = 0;
+  Shuffle shuffle = Shuffle::kNone;
+  // The permutation of epoch e depends on (seed, e) only: the same pair
+  // gives the same order on every platform (SplitMix64, Fisher-Yates with
+  // unbiased bounded draws; see docs/loader.md).
+  uint64_t seed = 0;
+  // kWindow only: rows per shuffle window, > 0 (0: 64 batches).
+  int64_t window_rows = 0;
+  // Leave out the last, short batch; with world_size > 1 every shard then
+  // has the same number of rows (total / world_size) and batches.
+  bool drop_last = false;
+  // This reader's shard: rows rank, rank + world_size, ... of the epoch
+  // order; the shards of one epoch are disjoint and together hold every row
+  // (every row but up to world_size - 1 with drop_last).
+  int rank = 0;
+  int world_size = 1;
+  RaggedLayout ragged = RaggedLayout::kPadded;
+  // Padding for kPadded; must be exactly representable in every padded
+  // column's value type.
+  PadValue pad_value = 0;
+  // A variable_shape_tensor column to bucket by (empty: none): the shard's
+  // order is cut into windows of bucket_window batches, the rows of each
+  // window sorted by element count (stable) before they are cut into
+  // batches, and (when shuffling) the batches of a window shuffled.
+  std::string bucket_by;
+  int64_t bucket_window = 0;  // > 0 when bucket_by is set
+  // Batches prepared ahead on a background thread (0: each batch is read
+  // when asked for, on the calling thread).
+  int prefetch = 2;
+  // Threads copying the rows of one batch (0: one per core).
+  int threads = 0;
+  // How far each record batch is checked the first time it is read.
+  ValidationLevel validation = ValidationLevel::kFull;
+  // Where batch buffers come from (bytes -> buffer of at least that many
+  // writable bytes); unset: ordinary owned buffers. A pinned-memory
+  // allocator goes here.
+  std::function<Result<BufferPtr>(int64_t)> allocate;
+};
+
+// One output array of a batch.
+struct BatchArray {
+  std::string name;
+  // The array (unset for kList columns).
+  Tensor tensor;
+  // kList columns only: one view per row, nullopt for null rows.
+  std::vector<std::optional<Tensor>> rows;
+  bool is_list = false;
+};
+
+struct Batch {
+  int64_t index = 0;     // batch number within the epoch (and shard)
+  int64_t num_rows = 0;  // batch_size, or fewer for the last batch
+  // The dataset rows in the batch, in batch order (global row numbers:
+  // the rows of the first file first).
+  std::vector<int64_t> rows;
+  std::vector<BatchArray> arrays;
+  // Elements written into kPadded ragged outputs, and how many of them are
+  // padding.
+  int64_t padded_elements = 0;
+  int64_t padding_elements = 0;
+  // The array named `name`, or nullptr.
+  const BatchArray* Find(const std::string& name) const;
+};
+
+class BatchReader {
+ public:
+  // `sources`: IPC files, or one directory whose *.arrow, *.feather and
+  // *.ipc files (sorted by name) are read. Reads each file's footer and
+  // record batch headers; the record batches themselves are validated on
+  // first use.
+  static Result<std::unique_ptr<BatchReader>> Open(std::vector<std::string> sources,
+                                                   BatchReaderOptions options);
+  ~BatchReader();
+  BatchReader(const BatchReader&) = delete;
+  BatchReader& operator=(const BatchReader&) = delete;
+
+  // The files read, in row order.
+  const std::vector<std::string>& files() const;
+  const SchemaPtr& schema() const;
+  // Rows in all files.
+  int64_t num_rows() const;
+  // Rows and batches this shard reads per epoch (the same every epoch).
+  int64_t shard_rows() const;
+  int64_t num_batches() const;
+  // The names of the arrays each batch holds, in order.
+  std::vector<std::string> output_names() const;
+
+  // Starts epoch `epoch` (>= 0) from its first batch; batches prepared
+  // ahead for the previous one are dropped. Readers start at epoch 0.
+  Status SetEpoch(int64_t epoch);
+  int64_t epoch() const;
+  // The next batch of the epoch, or nullopt after the last one (until
+  // SetEpoch). After an error every later call returns it again.
+  Result<std::optional<Batch>> Next();
+  // Batch i of the current epoch, read now on the calling thread (no
+  // prefetch).
+  Result<Batch> ReadBatch(int64_t i);
+  // The shard's rows in epoch order, batch after batch.
+  Result<std::vector<int64_t>> EpochRows();
+  // Padding elements / padded elements over the batches Next() returned
+  // since the epoch started (0 with nothing padded).
+  double padding_ratio() const;
+
+ private:
+  struct Impl;
+  explicit BatchReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver::data

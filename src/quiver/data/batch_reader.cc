@@ -1,0 +1,289 @@
+// BatchReader: the epoch's plan, the gather of each batch, and the
+// background thread that prepares batches ahead of the consumer.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <set>
+
+#include "quiver/data.h"
+#include "quiver/data/buffer_pool.h"
+#include "quiver/data/dataset.h"
+#include "quiver/data/epoch_plan.h"
+#include "quiver/data/gather.h"
+#include "quiver/internal/threads.h"
+
+namespace quiver::data {
+
+namespace {
+
+Status InBatch(int64_t index, const Status& status) {
+  return Status(status.code(), "batch " + std::to_string(index) + ": " + status.message());
+}
+
+// Element counts per global row of a ragged column (0 for null rows).
+Result<std::vector<int64_t>> RowSizes(Dataset& dataset, int position) {
+  std::vector<int64_t> sizes(static_cast<size_t>(dataset.num_rows()), 0);
+  for (int k = 0; k < dataset.num_record_batches(); ++k) {
+    QUIVER_ASSIGN_OR_RETURN(const LoadedBatch* loaded, dataset.Load(k));
+    const VariableShapeTensorArray& array = *loaded->ragged[position];
+    QUIVER_ASSIGN_OR_RETURN(Tensor shapes, array.Shapes());
+    const int64_t ndim = array.type().ndim();
+    const int32_t* entries = reinterpret_cast<const int32_t*>(shapes.raw_data());
+    const int64_t start = dataset.record_batch_start(k);
+    for (int64_t i = 0; i < array.length(); ++i) {
+      if (!array.IsValid(i)) continue;
+      int64_t size = 1;
+      // Sizes were checked against the values, so the product fits.
+      for (int64_t a = 0; a < ndim; ++a) size *= entries[i * ndim + a];
+      sizes[static_cast<size_t>(start + i)] = size;
+    }
+  }
+  return sizes;
+}
+
+}  // namespace
+
+const BatchArray* Batch::Find(const std::string& name) const {
+  for (const BatchArray& array : arrays) {
+    if (array.name == name) return &array;
+  }
+  return nullptr;
+}
+
+struct BatchReader::Impl {
+  BatchReaderOptions options;
+  std::unique_ptr<Dataset> dataset;
+  std::vector<ColumnPlan> plans;
+  std::vector<std::string> names;
+  std::vector<int64_t> record_batch_rows;
+  std::vector<int64_t> sizes;  // per global row, when bucketing
+  std::unique_ptr<BufferPool> pool;
+
+  int64_t epoch = 0;
+  std::shared_ptr<const EpochPlan> plan;
+  int64_t next_index = 0;  // the batch Next() returns next
+  int64_t padded_elements = 0;
+  int64_t padding_elements = 0;
+  Status failed;
+
+  // Shared with the background thread.
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Result<Batch>> ready;
+  int64_t produce_next = 0;
+  bool stop = false;
+  std::unique_ptr<internal::BackgroundThread> worker;
+
+  Result<Batch> Gather(const EpochPlan& epoch_plan, int64_t index);
+  // Gather with a failed allocation of its bookkeeping as an error.
+  Result<Batch> SafeGather(const EpochPlan& epoch_plan, int64_t index) {
+    try {
+      return Gather(epoch_plan, index);
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("batch ", index, ": out of memory");
+    }
+  }
+  void Produce(std::shared_ptr<const EpochPlan> epoch_plan);
+  void StopWorker();
+  Result<Batch> TakeReady();
+};
+
+Result<Batch> BatchReader::Impl::Gather(const EpochPlan& epoch_plan, int64_t index) {
+  std::span<const int64_t> rows = epoch_plan.batch(index);
+  std::vector<RowRef> refs(rows.size());
+  int last = -1;
+  const LoadedBatch* loaded = nullptr;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RowLocation at = dataset->Locate(rows[i]);
+    if (at.record_batch != last) {
+      Result<const LoadedBatch*> load = dataset->Load(at.record_batch);
+      if (!load.ok()) return InBatch(index, load.status());
+      loaded = *load;
+      last = at.record_batch;
+    }
+    refs[i] = {loaded, at.record_batch, at.row};
+  }
+  Batch batch;
+  batch.index = index;
+  batch.num_rows = static_cast<int64_t>(rows.size());
+  batch.rows.assign(rows.begin(), rows.end());
+  GatherContext context;
+  context.pool = pool.get();
+  context.threads = options.threads;
+  context.ragged = options.ragged;
+  context.describe = [this](const RowRef& ref) {
+    return dataset->Describe(ref.record_batch) + ", row " + std::to_string(ref.row);
+  };
+  for (const ColumnPlan& column : plans) {
+    Status st = GatherColumn(column, refs, context, &batch);
+    if (!st.ok()) return InBatch(index, st);
+  }
+  return batch;
+}
+
+void BatchReader::Impl::Produce(std::shared_ptr<const EpochPlan> epoch_plan) {
+  const int64_t count = epoch_plan->num_batches();
+  while (true) {
+    int64_t index = 0;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] {
+        return stop || (produce_next < count && produce_next - next_index < options.prefetch);
+      });
+      if (stop) return;
+      index = produce_next++;
+    }
+    Result<Batch> batch = SafeGather(*epoch_plan, index);
+    std::lock_guard<std::mutex> lock(mutex);
+    // After a failure nothing more is produced: the consumer sees the error
+    // where the failed batch would have been.
+    if (!batch.ok()) produce_next = count;
+    ready.push_back(std::move(batch));
+    changed.notify_all();
+  }
+}
+
+void BatchReader::Impl::StopWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+    changed.notify_all();
+  }
+  worker.reset();  // joins
+  ready.clear();
+  stop = false;
+}
+
+Result<Batch> BatchReader::Impl::TakeReady() {
+  std::unique_lock<std::mutex> lock(mutex);
+  changed.wait(lock, [&] { return !ready.empty(); });
+  Result<Batch> batch = std::move(ready.front());
+  ready.pop_front();
+  ++next_index;
+  changed.notify_all();
+  return batch;
+}
+
+BatchReader::BatchReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BatchReader::~BatchReader() {
+  if (impl_) impl_->StopWorker();
+}
+
+Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> sources,
+                                                       BatchReaderOptions options) {
+  QUIVER_RETURN_NOT_OK(CheckOptions(options));
+  auto impl = std::make_unique<Impl>();
+  QUIVER_ASSIGN_OR_RETURN(impl->dataset,
+                          Dataset::Open(sources, options.columns, options.validation));
+  const Dataset& dataset = *impl->dataset;
+  std::set<std::string> seen;
+  int bucket_position = -1;
+  for (size_t c = 0; c < dataset.columns().size(); ++c) {
+    const int index = dataset.columns()[c];
+    const Field& field = dataset.schema()->fields[index];
+    QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan,
+                            PlanColumn(field, static_cast<int>(c), index, options));
+    for (const std::string& name : OutputNames(plan, options.ragged)) {
+      if (!seen.insert(name).second) {
+        return Status::Invalid("two batch arrays would be named '", name,
+                               "' (a column and the shapes or offsets of a ragged column); leave "
+                               "one out with columns=");
+      }
+      impl->names.push_back(name);
+    }
+    if (field.name == options.bucket_by) {
+      if (plan.kind != ColumnKind::kRagged) {
+        return Status::Invalid("bucket_by='", options.bucket_by,
+                               "' is not a variable_shape_tensor column");
+      }
+      bucket_position = static_cast<int>(c);
+    }
+    impl->plans.push_back(std::move(plan));
+  }
+  if (!options.bucket_by.empty() && bucket_position < 0) {
+    return Status::Invalid("bucket_by='", options.bucket_by, "' is not among the columns read");
+  }
+  for (int k = 0; k < dataset.num_record_batches(); ++k) {
+    impl->record_batch_rows.push_back(dataset.record_batch_rows(k));
+  }
+  if (bucket_position >= 0) {
+    QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
+  }
+  impl->pool = std::make_unique<BufferPool>(
+      (options.prefetch + 2) * static_cast<int64_t>(impl->names.size()), options.allocate);
+  impl->options = std::move(options);
+  std::unique_ptr<BatchReader> reader(new BatchReader(std::move(impl)));
+  QUIVER_RETURN_NOT_OK(reader->SetEpoch(0));
+  return reader;
+}
+
+const std::vector<std::string>& BatchReader::files() const { return impl_->dataset->files(); }
+const SchemaPtr& BatchReader::schema() const { return impl_->dataset->schema(); }
+int64_t BatchReader::num_rows() const { return impl_->dataset->num_rows(); }
+int64_t BatchReader::epoch() const { return impl_->epoch; }
+std::vector<std::string> BatchReader::output_names() const { return impl_->names; }
+
+int64_t BatchReader::shard_rows() const {
+  const BatchReaderOptions& o = impl_->options;
+  return ShardRows(num_rows(), o.rank, o.world_size, o.drop_last);
+}
+
+int64_t BatchReader::num_batches() const {
+  return BatchCount(shard_rows(), impl_->options.batch_size, impl_->options.drop_last);
+}
+
+Status BatchReader::SetEpoch(int64_t epoch) {
+  if (epoch < 0) return Status::Invalid("epoch must be >= 0, got ", epoch);
+  Impl& impl = *impl_;
+  impl.StopWorker();
+  impl.epoch = epoch;
+  impl.plan = std::make_shared<const EpochPlan>(
+      PlanEpoch(impl.record_batch_rows, impl.options, epoch, impl.sizes));
+  impl.next_index = 0;
+  impl.produce_next = 0;
+  impl.padded_elements = 0;
+  impl.padding_elements = 0;
+  impl.failed = Status::OK();
+  return Status::OK();
+}
+
+Result<std::optional<Batch>> BatchReader::Next() {
+  Impl& impl = *impl_;
+  if (!impl.failed.ok()) return impl.failed;
+  if (impl.next_index >= impl.plan->num_batches()) return std::optional<Batch>();
+  if (impl.options.prefetch > 0 && !impl.worker) {
+    Result<std::unique_ptr<internal::BackgroundThread>> worker =
+        internal::BackgroundThread::Start([&impl, plan = impl.plan] { impl.Produce(plan); });
+    // A refused thread leaves the reading to this one.
+    if (worker.ok()) impl.worker = std::move(*worker);
+  }
+  Result<Batch> batch =
+      impl.worker ? impl.TakeReady() : impl.SafeGather(*impl.plan, impl.next_index++);
+  if (!batch.ok()) {
+    impl.failed = batch.status();
+    return impl.failed;
+  }
+  impl.padded_elements += batch->padded_elements;
+  impl.padding_elements += batch->padding_elements;
+  return std::optional<Batch>(std::move(*batch));
+}
+
+Result<Batch> BatchReader::ReadBatch(int64_t i) {
+  if (i < 0 || i >= impl_->plan->num_batches()) {
+    return Status::IndexError("batch ", i, " is out of range for ", impl_->plan->num_batches(),
+                              " batches");
+  }
+  return impl_->SafeGather(*impl_->plan, i);
+}
+
+Result<std::vector<int64_t>> BatchReader::EpochRows() { return impl_->plan->rows; }
+
+double BatchReader::padding_ratio() const {
+  if (impl_->padded_elements == 0) return 0;
+  return static_cast<double>(impl_->padding_elements) / static_cast<double>(impl_->padded_elements);
+}
+
+}  // namespace quiver::data

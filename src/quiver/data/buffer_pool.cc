@@ -1,0 +1,65 @@
+#include "quiver/data/buffer_pool.h"
+
+#include <atomic>
+#include <utility>
+
+namespace quiver::data {
+
+namespace {
+
+// Below this, a buffer is not worth keeping: fresh small allocations are
+// cheap, and a ring of them would hold many idle buffers.
+constexpr int64_t kSmallBuffer = 4096;
+
+}  // namespace
+
+BufferPool::BufferPool(int64_t capacity, Allocator allocate)
+    : capacity_(capacity), allocate_(std::move(allocate)) {}
+
+Result<BufferPtr> BufferPool::Acquire(int64_t bytes) {
+  if (bytes < 0) return Status::Invalid("cannot allocate ", bytes, " bytes");
+  std::lock_guard<std::mutex> lock(mutex_);
+  // A buffer only the pool holds cannot be picked up by anyone else (no
+  // other reference exists to copy), so use_count() == 1 is stable here.
+  BufferPtr* best = nullptr;
+  for (BufferPtr& buffer : kept_) {
+    if (buffer.use_count() != 1 || buffer->size() < bytes || buffer->size() > 2 * bytes + 64)
+      continue;
+    if (!best || buffer->size() < (*best)->size()) best = &buffer;
+  }
+  if (best) {
+    // The consumers' last reads of this buffer happen before our writes.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return *best;
+  }
+  ++allocations_;
+  Result<BufferPtr> fresh = allocate_ ? allocate_(bytes) : Buffer::AllocateUninitialized(bytes);
+  if (!fresh.ok()) return fresh.status();
+  if (!*fresh || (*fresh)->size() < bytes) {
+    return Status::Invalid("the batch allocator returned fewer than ", bytes, " bytes");
+  }
+  if (bytes < kSmallBuffer || capacity_ <= 0) return fresh;
+  if (static_cast<int64_t>(kept_.size()) < capacity_) {
+    kept_.push_back(*fresh);
+    return fresh;
+  }
+  BufferPtr* smallest_idle = nullptr;
+  for (BufferPtr& buffer : kept_) {
+    if (buffer.use_count() != 1) continue;
+    if (!smallest_idle || buffer->size() < (*smallest_idle)->size()) smallest_idle = &buffer;
+  }
+  if (smallest_idle) *smallest_idle = *fresh;
+  return fresh;
+}
+
+int64_t BufferPool::kept() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(kept_.size());
+}
+
+int64_t BufferPool::allocations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return allocations_;
+}
+
+}  // namespace quiver::data

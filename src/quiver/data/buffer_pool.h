@@ -1,0 +1,43 @@
+// Internal: the ring of batch buffers a BatchReader reuses, so that a
+// steady stream of batches of similar sizes stops allocating (and stops
+// paying page faults, or pinning memory again) after the first few.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "quiver/buffer.h"
+#include "quiver/status.h"
+
+namespace quiver::data {
+
+class BufferPool {
+ public:
+  using Allocator = std::function<Result<BufferPtr>(int64_t)>;
+
+  // Keeps up to `capacity` buffers; `allocate` makes new ones (unset:
+  // Buffer::AllocateUninitialized).
+  BufferPool(int64_t capacity, Allocator allocate);
+
+  // A buffer of at least `bytes` writable bytes, its contents undefined.
+  // A kept buffer is handed out again only when nothing but the pool
+  // references it (every consumer of its last batch let go) and it is not
+  // more than twice too large; otherwise a new one is allocated, and kept
+  // in place of the smallest idle one when the pool is full. Thread-safe.
+  Result<BufferPtr> Acquire(int64_t bytes);
+
+  // Buffers the pool keeps, and how many Acquire calls allocated.
+  int64_t kept() const;
+  int64_t allocations() const;
+
+ private:
+  mutable std::mutex mutex_;
+  int64_t capacity_;
+  Allocator allocate_;
+  std::vector<BufferPtr> kept_;
+  int64_t allocations_ = 0;
+};
+
+}  // namespace quiver::data

@@ -1,0 +1,230 @@
+#include "quiver/data/dataset.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "quiver/ipc.h"
+
+namespace quiver::data {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsIpcName(const fs::path& path) {
+  const std::string ext = path.extension().string();
+  return ext == ".arrow" || ext == ".feather" || ext == ".ipc";
+}
+
+std::string ColumnName(const Schema& schema, size_t i) {
+  return "column " + std::to_string(i) + " '" + schema.fields[i].name + "'";
+}
+
+// A type as users know it: tensor types with their parameters.
+std::string TypeText(const TypePtr& type) {
+  if (type->id() == TypeId::kExtension &&
+      type->extension_name() == VariableShapeTensorType::kExtensionName) {
+    Result<VariableShapeTensorType> ragged = VariableShapeTensorType::FromDataType(type);
+    if (ragged.ok()) return ragged->ToString();
+  }
+  if (type->id() == TypeId::kExtension &&
+      type->extension_name() == FixedShapeTensorType::kExtensionName) {
+    Result<FixedShapeTensorType> fixed = FixedShapeTensorType::FromDataType(type);
+    if (fixed.ok()) return fixed->ToString();
+  }
+  return type->ToString();
+}
+
+// The first difference between two schemas, or OK; `file` and `first`
+// name the files for the message.
+Status CompareSchemas(const Schema& expected, const Schema& actual, const std::string& first,
+                      const std::string& file) {
+  const size_t n = std::min(expected.fields.size(), actual.fields.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Field& want = expected.fields[i];
+    const Field& got = actual.fields[i];
+    if (want.name != got.name) {
+      return Status::Invalid("file ", file, ": ", ColumnName(actual, i), " differs from ",
+                             ColumnName(expected, i), " of file ", first,
+                             " (every file must have the same schema)");
+    }
+    if (!want.type->Equals(*got.type) || want.metadata != got.metadata) {
+      // Ragged columns of another ndim land here too: rows of one column
+      // must agree in ndim across files to be padded into one batch.
+      return Status::Invalid("file ", file, ": ", ColumnName(actual, i), " has type ",
+                             TypeText(got.type), " but in file ", first, " it has type ",
+                             TypeText(want.type), " (every file must have the same schema)");
+    }
+  }
+  if (expected.fields.size() != actual.fields.size()) {
+    const bool more = actual.fields.size() > expected.fields.size();
+    const Schema& longer = more ? actual : expected;
+    return Status::Invalid("file ", file, ": ", ColumnName(longer, n),
+                           more ? " is not in file " : " is missing (it is in file ", first,
+                           more ? "" : ")", " (every file must have the same schema)");
+  }
+  return Status::OK();
+}
+
+std::string JoinNames(const Schema& schema) {
+  std::string out;
+  for (const Field& field : schema.fields) {
+    if (!out.empty()) out += ", ";
+    out += "'" + field.name + "'";
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Validates one selected column of `batch` and wraps tensor columns.
+Status LoadColumn(const RecordBatch& batch, int index, ValidationLevel level,
+                  std::optional<VariableShapeTensorArray>* ragged,
+                  std::optional<FixedShapeTensorArray>* fixed) {
+  const ArrayDataPtr& column = batch.column(index);
+  const DataType& type = *column->type;
+  if (type.id() == TypeId::kExtension &&
+      type.extension_name() == VariableShapeTensorType::kExtensionName) {
+    QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorArray array,
+                            VariableShapeTensorArray::Make(column, level));
+    ragged->emplace(std::move(array));
+    return Status::OK();
+  }
+  if (type.id() == TypeId::kExtension &&
+      type.extension_name() == FixedShapeTensorType::kExtensionName) {
+    QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorArray array,
+                            FixedShapeTensorArray::Make(column, level));
+    fixed->emplace(std::move(array));
+    return Status::OK();
+  }
+  return Validate(*column, level);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ListFiles(const std::vector<std::string>& sources) {
+  if (sources.empty()) return Status::Invalid("no files to read (the source list is empty)");
+  std::vector<std::string> files;
+  for (const std::string& source : sources) {
+    std::error_code error;
+    const fs::file_status status = fs::status(source, error);
+    if (error || !fs::exists(status)) return Status::IOError(source, ": no such file or directory");
+    if (!fs::is_directory(status)) {
+      files.push_back(source);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(source, error), end; !error && it != end; it.increment(error)) {
+      const fs::path& path = it->path();
+      if (path.filename().string().starts_with(".") || !IsIpcName(path)) continue;
+      if (it->is_regular_file(error)) found.push_back(path.string());
+    }
+    if (error) return Status::IOError(source, ": ", error.message());
+    if (found.empty()) {
+      return Status::Invalid("directory ", source, " holds no .arrow, .feather or .ipc files");
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+Result<std::unique_ptr<Dataset>> Dataset::Open(const std::vector<std::string>& sources,
+                                               const std::vector<std::string>& columns,
+                                               ValidationLevel level) {
+  std::unique_ptr<Dataset> dataset(new Dataset());
+  dataset->level_ = level;
+  QUIVER_ASSIGN_OR_RETURN(std::vector<std::string> files, ListFiles(sources));
+  for (const std::string& file : files) QUIVER_RETURN_NOT_OK(dataset->AddFile(file));
+  QUIVER_RETURN_NOT_OK(dataset->SelectColumns(columns));
+  return dataset;
+}
+
+Status Dataset::AddFile(const std::string& path) {
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<ipc::InputSource> source,
+                          ipc::OpenFileSource(path, /*memory_map=*/true));
+  ipc::ReadOptions options;
+  // Only what makes every buffer safe to index here; the full check of
+  // each record batch waits for its first use (Load).
+  options.validation = ValidationLevel::kMinimal;
+  options.threads = 1;
+  Result<std::unique_ptr<ipc::FileReader>> reader = ipc::FileReader::Open(source, options);
+  if (!reader.ok()) {
+    return Status(reader.status().code(), "file " + path + " is not a readable Arrow IPC file: " +
+                                              reader.status().message());
+  }
+  const int file = static_cast<int>(files_.size());
+  if (!schema_) {
+    schema_ = (*reader)->schema();
+  } else {
+    QUIVER_RETURN_NOT_OK(CompareSchemas(*schema_, *(*reader)->schema(), files_[0], path));
+  }
+  files_.push_back(path);
+  for (int i = 0; i < (*reader)->num_record_batches(); ++i) {
+    Result<RecordBatchPtr> batch = (*reader)->ReadRecordBatch(i);
+    if (!batch.ok()) {
+      return Status(batch.status().code(), "file " + path + ", record batch " + std::to_string(i) +
+                                               ": " + batch.status().message());
+    }
+    if ((*batch)->num_rows() == 0) continue;
+    batches_.push_back(std::move(*batch));
+    batch_file_.push_back(file);
+    batch_in_file_.push_back(i);
+    starts_.push_back(starts_.back() + batches_.back()->num_rows());
+    slots_.push_back(std::make_unique<Slot>());
+  }
+  return Status::OK();
+}
+
+Status Dataset::SelectColumns(const std::vector<std::string>& names) {
+  if (names.empty()) {
+    for (size_t i = 0; i < schema_->fields.size(); ++i) columns_.push_back(static_cast<int>(i));
+    return Status::OK();
+  }
+  for (const std::string& name : names) {
+    auto it = std::find_if(schema_->fields.begin(), schema_->fields.end(),
+                           [&](const Field& field) { return field.name == name; });
+    if (it == schema_->fields.end()) {
+      return Status::Invalid("unknown column '", name, "': the files have columns ",
+                             JoinNames(*schema_));
+    }
+    const int index = static_cast<int>(it - schema_->fields.begin());
+    if (std::find(columns_.begin(), columns_.end(), index) != columns_.end()) {
+      return Status::Invalid("column '", name, "' is asked for twice");
+    }
+    columns_.push_back(index);
+  }
+  return Status::OK();
+}
+
+RowLocation Dataset::Locate(int64_t global_row) const {
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), global_row);
+  const int k = static_cast<int>(it - starts_.begin()) - 1;
+  return {k, global_row - starts_[k]};
+}
+
+std::string Dataset::Describe(int k) const {
+  return "file " + files_[batch_file_[k]] + ", record batch " + std::to_string(batch_in_file_[k]);
+}
+
+Result<const LoadedBatch*> Dataset::Load(int k) {
+  Slot& slot = *slots_[k];
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  if (slot.loaded) return &*slot.loaded;
+  if (!slot.error.ok()) return slot.error;
+  LoadedBatch loaded;
+  loaded.batch = batches_[k];
+  loaded.ragged.resize(columns_.size());
+  loaded.fixed.resize(columns_.size());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    Status st = LoadColumn(*loaded.batch, columns_[c], level_, &loaded.ragged[c], &loaded.fixed[c]);
+    if (!st.ok()) {
+      slot.error = Status(st.code(), Describe(k) + ", column '" +
+                                         schema_->fields[columns_[c]].name + "': " + st.message());
+      return slot.error;
+    }
+  }
+  slot.loaded.emplace(std::move(loaded));
+  return &*slot.loaded;
+}
+
+}  // namespace quiver::data

@@ -1,0 +1,94 @@
+// Internal: copying a batch's rows of one column, wherever they live
+// (any record batch of any file), straight into the batch's output
+// buffers. gather.cc plans columns and gathers scalar and fixed-shape
+// ones; ragged_gather.cc the variable-shape ones.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/data.h"
+#include "quiver/data/buffer_pool.h"
+#include "quiver/data/dataset.h"
+#include "quiver/status.h"
+#include "quiver/tensor.h"
+#include "quiver/type.h"
+
+namespace quiver::data {
+
+enum class ColumnKind {
+  kValues,  // fixed-width numeric or bool8 values
+  kBits,    // bit-packed bool, unpacked to bool8
+  kFixed,   // arrow.fixed_shape_tensor
+  kRagged,  // arrow.variable_shape_tensor
+};
+
+// How one selected column is read, decided once from its field.
+struct ColumnPlan {
+  std::string name;
+  int position = 0;      // among the selected columns (LoadedBatch vectors)
+  int schema_index = 0;  // in the schema (RecordBatch columns)
+  ColumnKind kind = ColumnKind::kValues;
+  TypePtr value_type;  // of the output elements
+  int64_t width = 0;   // bytes per output element
+  // kFixed: the physical cell shape, its permutation (empty: none) and the
+  // logical cell shape the output has.
+  std::vector<int64_t> physical_cell;
+  std::vector<int64_t> permutation;
+  std::vector<int64_t> logical_cell;
+  int64_t cell_elements = 0;
+  // kRagged: axes per row, and pad_value as `width` bytes.
+  int ndim = 0;
+  std::vector<uint8_t> pad_bytes;
+};
+
+// The plan for `field`, or TypeError naming the column for types the
+// reader does not read (strings, lists, nested ...), NotImplemented for
+// bit-packed bool tensors, Invalid for a pad_value the values cannot hold.
+Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index,
+                              const BatchReaderOptions& options);
+
+// The names of the arrays a column adds to each batch.
+std::vector<std::string> OutputNames(const ColumnPlan& plan, RaggedLayout ragged);
+
+// One row of a batch: its record batch and the row within it.
+struct RowRef {
+  const LoadedBatch* batch = nullptr;
+  int record_batch = 0;  // over all files (Dataset numbering)
+  int64_t row = 0;
+};
+
+struct GatherContext {
+  BufferPool* pool = nullptr;
+  int threads = 0;
+  RaggedLayout ragged = RaggedLayout::kPadded;
+  // Where a row lives, for error messages ("file a.arrow, record batch 2,
+  // row 7").
+  std::function<std::string(const RowRef&)> describe;
+};
+
+// Appends the column's arrays for `rows` to batch->arrays (and, for padded
+// ragged columns, adds to batch->padded_elements / padding_elements).
+// Errors name the row through context.describe.
+Status GatherColumn(const ColumnPlan& plan, std::span<const RowRef> rows,
+                    const GatherContext& context, Batch* batch);
+
+// The ragged half of GatherColumn (ragged_gather.cc).
+Status GatherRagged(const ColumnPlan& plan, std::span<const RowRef> rows,
+                    const GatherContext& context, Batch* batch);
+
+// A tensor of `shape` and `type` over a buffer from the context's pool
+// (contents undefined: the caller writes every byte).
+Result<Tensor> MakeOutput(const GatherContext& context, Dims shape, const TypePtr& type);
+
+// The pad value's bytes in `type` (a tensor value type), or Invalid when it
+// is not exactly representable there.
+Result<std::vector<uint8_t>> PadBytes(const PadValue& pad_value, const TypePtr& type);
+
+// Rows per thread so that each copies at least a few hundred KiB.
+int64_t MinRowsPerThread(int64_t bytes_per_row);
+
+}  // namespace quiver::data

@@ -1,0 +1,198 @@
+// Variable-shape columns into a batch: padded to the batch's largest shape,
+// jagged (flat values + offsets + shapes), or one view per row. The
+// extension's own kernels pad or cut one array into a buffer of its own
+// shape; a batch takes rows from many arrays (record batches, files) into
+// one buffer sized by the rows it holds, so the row copy is done here,
+// writing every output byte once (data or padding, never both).
+#include <algorithm>
+#include <cstring>
+
+#include "quiver/data/gather.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/threads.h"
+#include "quiver/variable_shape_tensor.h"
+
+namespace quiver::data {
+
+namespace {
+
+// Writes `count` copies of `pattern` (one element) from `dst` on.
+void FillPattern(uint8_t* dst, int64_t count, const std::vector<uint8_t>& pattern) {
+  if (count <= 0) return;
+  const size_t width = pattern.size();
+  if (std::all_of(pattern.begin(), pattern.end(), [&](uint8_t b) { return b == pattern[0]; })) {
+    std::memset(dst, pattern[0], static_cast<size_t>(count) * width);
+    return;
+  }
+  std::memcpy(dst, pattern.data(), width);
+  // Doubling copies of what is already written.
+  size_t done = width;
+  const size_t total = static_cast<size_t>(count) * width;
+  while (done < total) {
+    const size_t step = std::min(done, total - done);
+    std::memcpy(dst + done, dst, step);
+    done += step;
+  }
+}
+
+// One row into its padded cell: the row's block at the origin, padding
+// everywhere else. Byte strides; `out_strides` row-major over `cell`.
+struct PadCopy {
+  const std::vector<uint8_t>& pad;
+  int64_t width;
+  const int64_t* cell;
+  const int64_t* out_strides;
+
+  void Copy(const uint8_t* src, const int64_t* shape, const int64_t* strides, uint8_t* dst,
+            int axis, int ndim) const {
+    if (axis == ndim) {
+      std::memcpy(dst, src, static_cast<size_t>(width));
+      return;
+    }
+    const int64_t rows = shape[axis];
+    if (axis == ndim - 1 && strides[axis] == width) {
+      if (rows > 0) std::memcpy(dst, src, static_cast<size_t>(rows * width));
+    } else if (axis == ndim - 1) {
+      for (int64_t j = 0; j < rows; ++j)
+        std::memcpy(dst + j * width, src + j * strides[axis], static_cast<size_t>(width));
+    } else {
+      for (int64_t j = 0; j < rows; ++j) {
+        Copy(src + j * strides[axis], shape, strides, dst + j * out_strides[axis], axis + 1, ndim);
+      }
+    }
+    FillPattern(dst + rows * out_strides[axis], (cell[axis] - rows) * (out_strides[axis] / width),
+                pad);
+  }
+};
+
+// Every row's logical view (nullopt for null rows), checked against its
+// storage by RowTensor; errors name the file, record batch and row.
+Result<std::vector<std::optional<Tensor>>> RowViews(const ColumnPlan& plan,
+                                                    std::span<const RowRef> rows,
+                                                    const GatherContext& context) {
+  std::vector<std::optional<Tensor>> views(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const VariableShapeTensorArray& array = *rows[i].batch->ragged[plan.position];
+    if (!array.IsValid(rows[i].row)) continue;
+    Result<Tensor> view = array.RowTensor(rows[i].row);
+    if (!view.ok()) {
+      return Status(view.status().code(), context.describe(rows[i]) + ", column '" + plan.name +
+                                              "': " + view.status().message());
+    }
+    views[i].emplace(std::move(*view));
+  }
+  return views;
+}
+
+Result<Tensor> ShapeOutput(const GatherContext& context, int64_t n, int ndim) {
+  return MakeOutput(context, {n, ndim}, int32());
+}
+
+Status GatherPadded(const ColumnPlan& plan, std::span<const RowRef> rows,
+                    const GatherContext& context, Batch* batch) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  const int ndim = plan.ndim;
+  QUIVER_ASSIGN_OR_RETURN(std::vector<std::optional<Tensor>> views, RowViews(plan, rows, context));
+  std::vector<int64_t> cell(static_cast<size_t>(ndim), 0);
+  int64_t data_elements = 0;
+  QUIVER_ASSIGN_OR_RETURN(Tensor shapes, ShapeOutput(context, n, ndim));
+  int32_t* shape_out = reinterpret_cast<int32_t*>(shapes.buffer()->mutable_data());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < ndim; ++k) {
+      const int64_t size = views[i] ? views[i]->shape()[k] : 0;
+      shape_out[i * ndim + k] = static_cast<int32_t>(size);
+      cell[k] = std::max(cell[k], size);
+    }
+    if (views[i]) data_elements += views[i]->size();
+  }
+  std::vector<int64_t> out_shape(cell);
+  out_shape.insert(out_shape.begin(), n);
+  QUIVER_ASSIGN_OR_RETURN(Tensor out, MakeOutput(context, Dims(out_shape), plan.value_type));
+  const int64_t width = plan.width;
+  std::vector<int64_t> out_strides(static_cast<size_t>(ndim));
+  int64_t stride = width;
+  for (int k = ndim; k-- > 0;) {
+    out_strides[k] = stride;
+    stride *= cell[k];
+  }
+  const int64_t cell_bytes = stride;
+  uint8_t* dst = out.buffer()->mutable_data();
+  const PadCopy copy{plan.pad_bytes, width, cell.data(), out_strides.data()};
+  internal::ParallelRanges(
+      n, context.threads, MinRowsPerThread(cell_bytes), [&](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) {
+          uint8_t* row_out = dst + i * cell_bytes;
+          if (cell_bytes == 0) continue;
+          if (!views[i] || views[i]->size() == 0) {
+            FillPattern(row_out, cell_bytes / width, plan.pad_bytes);
+            continue;
+          }
+          const Tensor& view = *views[i];
+          copy.Copy(view.raw_data(), view.shape().data(), view.strides().data(), row_out, 0, ndim);
+        }
+      });
+  batch->padded_elements += out.size();
+  batch->padding_elements += out.size() - data_elements;
+  batch->arrays.push_back({plan.name, std::move(out), {}, false});
+  batch->arrays.push_back({plan.name + "_shape", std::move(shapes), {}, false});
+  return Status::OK();
+}
+
+Status GatherJagged(const ColumnPlan& plan, std::span<const RowRef> rows,
+                    const GatherContext& context, Batch* batch) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  const int ndim = plan.ndim;
+  QUIVER_ASSIGN_OR_RETURN(std::vector<std::optional<Tensor>> views, RowViews(plan, rows, context));
+  QUIVER_ASSIGN_OR_RETURN(Tensor shapes, ShapeOutput(context, n, ndim));
+  QUIVER_ASSIGN_OR_RETURN(Tensor offsets, MakeOutput(context, {n + 1}, int64()));
+  int32_t* shape_out = reinterpret_cast<int32_t*>(shapes.buffer()->mutable_data());
+  int64_t* offset_out = reinterpret_cast<int64_t*>(offsets.buffer()->mutable_data());
+  const std::vector<int64_t>& permutation =
+      rows.empty() ? std::vector<int64_t>{}
+                   : rows[0].batch->ragged[plan.position]->type().permutation();
+  offset_out[0] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int k = 0; k < ndim; ++k) {
+      // Storage order: logical axis k is physical axis permutation[k].
+      const int physical = permutation.empty() ? k : static_cast<int>(permutation[k]);
+      shape_out[i * ndim + physical] = views[i] ? static_cast<int32_t>(views[i]->shape()[k]) : 0;
+    }
+    const int64_t size = views[i] ? views[i]->size() : 0;
+    QUIVER_ASSIGN_OR_RETURN(offset_out[i + 1],
+                            internal::AddChecked(offset_out[i], size, "jagged batch"));
+  }
+  QUIVER_ASSIGN_OR_RETURN(Tensor values, MakeOutput(context, {offset_out[n]}, plan.value_type));
+  uint8_t* dst = values.buffer()->mutable_data();
+  const int64_t width = plan.width;
+  const int64_t mean_bytes = n > 0 ? offset_out[n] * width / n : 0;
+  internal::ParallelRanges(n, context.threads, MinRowsPerThread(mean_bytes),
+                           [&](int64_t first, int64_t last) {
+                             for (int64_t i = first; i < last; ++i) {
+                               if (!views[i] || views[i]->size() == 0) continue;
+                               // A row view starts at its storage block,
+                               // which is contiguous in physical order.
+                               std::memcpy(dst + offset_out[i] * width, views[i]->raw_data(),
+                                           static_cast<size_t>(views[i]->size() * width));
+                             }
+                           });
+  batch->arrays.push_back({plan.name, std::move(values), {}, false});
+  batch->arrays.push_back({plan.name + "_offsets", std::move(offsets), {}, false});
+  batch->arrays.push_back({plan.name + "_shape", std::move(shapes), {}, false});
+  return Status::OK();
+}
+
+}  // namespace
+
+Status GatherRagged(const ColumnPlan& plan, std::span<const RowRef> rows,
+                    const GatherContext& context, Batch* batch) {
+  switch (context.ragged) {
+    case RaggedLayout::kPadded: return GatherPadded(plan, rows, context, batch);
+    case RaggedLayout::kJagged: return GatherJagged(plan, rows, context, batch);
+    case RaggedLayout::kList: break;
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<std::optional<Tensor>> views, RowViews(plan, rows, context));
+  batch->arrays.push_back({plan.name, Tensor(), std::move(views), true});
+  return Status::OK();
+}
+
+}  // namespace quiver::data
