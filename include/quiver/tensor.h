@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -24,6 +26,31 @@ namespace quiver {
 
 // Row-major (C order) byte strides for `shape` with elements of `byte_width`.
 Result<std::vector<int64_t>> RowMajorStrides(int64_t byte_width, std::span<const int64_t> shape);
+
+// One entry of a NumPy basic index (Tensor::View): an integer picks one
+// position and drops its axis; a slice keeps the axis (start, stop and step
+// as Python's slice.indices reads them: an absent bound is the end the step
+// walks from or to, a negative one counts from the end, one out of range is
+// clamped; the step is non-zero and may be negative); a new axis inserts an
+// axis of size 1; an ellipsis stands for every axis the other entries leave.
+struct TensorIndex {
+  enum class Kind : uint8_t { kInteger, kSlice, kNewAxis, kEllipsis };
+
+  static TensorIndex Integer(int64_t i) {
+    return {Kind::kInteger, i, std::nullopt, std::nullopt, 1};
+  }
+  static TensorIndex Slice(std::optional<int64_t> start = std::nullopt,
+                           std::optional<int64_t> stop = std::nullopt, int64_t step = 1) {
+    return {Kind::kSlice, 0, start, stop, step};
+  }
+  static TensorIndex NewAxis() { return {Kind::kNewAxis, 0, std::nullopt, std::nullopt, 1}; }
+  static TensorIndex Ellipsis() { return {Kind::kEllipsis, 0, std::nullopt, std::nullopt, 1}; }
+
+  Kind kind = Kind::kEllipsis;
+  int64_t index = 0;                   // kInteger: the position; negative counts from the end
+  std::optional<int64_t> start, stop;  // kSlice
+  int64_t step = 1;                    // kSlice
+};
 
 class Tensor {
  public:
@@ -65,6 +92,21 @@ class Tensor {
   // pinned staging buffer), which must hold exactly size() * byte_width
   // bytes: one strided copy, nothing allocated.
   Status CopyToRowMajor(void* out, int64_t out_bytes) const;
+
+  // NumPy basic indexing: a view of the elements `index` selects, sharing
+  // this tensor's buffer (nothing is copied or read, so views of device
+  // memory work too). Strides of sliced axes are multiplied by the step
+  // (negative for a negative step; an axis left with at most one position
+  // keeps its stride, never followed); axes taken by an integer are dropped
+  // with their dim names; sliced axes keep their names and new axes are
+  // named "" (when the tensor has names). Fewer entries than axes leave the
+  // trailing axes whole. Errors: IndexError for an integer out of range
+  // ("index 5 is out of bounds for axis 1 with size 4"), more integers and
+  // slices than axes, or two ellipses; Invalid for a zero step.
+  Result<Tensor> View(std::span<const TensorIndex> index) const;
+  Result<Tensor> View(std::initializer_list<TensorIndex> index) const {
+    return View(std::span<const TensorIndex>(index.begin(), index.size()));
+  }
 
   // Address of the element at `index`, or IndexError naming the axis.
   Result<const uint8_t*> ElementPointer(std::span<const int64_t> index) const;

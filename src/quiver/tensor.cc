@@ -230,6 +230,111 @@ Status Tensor::CopyToRowMajor(void* out, int64_t out_bytes) const {
   return Status::OK();
 }
 
+namespace {
+
+// What one slice keeps of an axis of `size`: the first position it picks
+// and how many, as Python's slice.indices and PySlice_AdjustIndices count
+// them (bounds clamped, never an error). `step` is non-zero.
+std::pair<int64_t, int64_t> SliceExtent(const TensorIndex& slice, int64_t size) {
+  const int64_t step = slice.step;
+  auto clamp = [&](int64_t bound) {
+    if (bound < 0) {
+      bound += size;  // no overflow: size >= 0
+      if (bound < 0) bound = step < 0 ? -1 : 0;
+    } else if (bound >= size) {
+      bound = step < 0 ? size - 1 : size;
+    }
+    return bound;
+  };
+  const int64_t start = slice.start ? clamp(*slice.start) : (step < 0 ? size - 1 : 0);
+  const int64_t stop = slice.stop ? clamp(*slice.stop) : (step < 0 ? -1 : size);
+  // Both lie in [-1, size], so the differences fit; the step's magnitude
+  // is taken unsigned (INT64_MIN has no positive int64).
+  const uint64_t magnitude = step < 0 ? 0 - static_cast<uint64_t>(step) : step;
+  int64_t count = 0;
+  if (step < 0 && stop < start) {
+    count = static_cast<int64_t>(static_cast<uint64_t>(start - stop - 1) / magnitude + 1);
+  } else if (step > 0 && start < stop) {
+    count = static_cast<int64_t>(static_cast<uint64_t>(stop - start - 1) / magnitude + 1);
+  }
+  return {start, count};
+}
+
+}  // namespace
+
+Result<Tensor> Tensor::View(std::span<const TensorIndex> index) const {
+  int taken = 0, ellipses = 0;  // entries that consume an axis; ellipses seen
+  for (const TensorIndex& entry : index) {
+    taken += entry.kind == TensorIndex::Kind::kInteger || entry.kind == TensorIndex::Kind::kSlice;
+    ellipses += entry.kind == TensorIndex::Kind::kEllipsis;
+  }
+  if (ellipses > 1) return Status::IndexError("an index can only have a single ellipsis ('...')");
+  if (taken > ndim()) {
+    return Status::IndexError("too many indices for tensor: tensor is ", ndim(),
+                              "-dimensional, but ", taken, " were indexed");
+  }
+  const bool named = !dim_names_.empty();
+  std::vector<std::string> names;
+  std::vector<int64_t> out_shape, out_strides;
+  int64_t offset = byte_offset_;
+  bool overflow = false;
+  int axis = 0;  // the next axis of this tensor an entry applies to
+  auto keep = [&](int64_t size, int64_t stride, const std::string& name) {
+    out_shape.push_back(size);
+    out_strides.push_back(stride);
+    if (named) names.push_back(name);
+  };
+  for (const TensorIndex& entry : index) {
+    switch (entry.kind) {
+      case TensorIndex::Kind::kNewAxis: keep(1, 0, ""); break;
+      case TensorIndex::Kind::kEllipsis:
+        for (const int end = axis + ndim() - taken; axis < end; ++axis) {
+          keep(shape_[axis], strides_[axis], named ? dim_names_[axis] : "");
+        }
+        break;
+      case TensorIndex::Kind::kInteger: {
+        const int64_t size = shape_[axis];
+        const int64_t i = entry.index < 0 ? entry.index + size : entry.index;
+        if (i < 0 || i >= size) {
+          return Status::IndexError("index ", entry.index, " is out of bounds for axis ", axis,
+                                    " with size ", size);
+        }
+        int64_t step = 0;
+        overflow |= __builtin_mul_overflow(i, strides_[axis], &step);
+        overflow |= __builtin_add_overflow(offset, step, &offset);
+        ++axis;
+        break;
+      }
+      case TensorIndex::Kind::kSlice: {
+        if (entry.step == 0) return Status::Invalid("slice step cannot be zero");
+        const auto [first, count] = SliceExtent(entry, shape_[axis]);
+        int64_t stride = strides_[axis];
+        // A stride of an axis of at most one position is never followed;
+        // multiplying it by a huge step could only overflow.
+        if (count > 1) overflow |= __builtin_mul_overflow(stride, entry.step, &stride);
+        if (count > 0) {
+          int64_t step = 0;
+          overflow |= __builtin_mul_overflow(first, strides_[axis], &step);
+          overflow |= __builtin_add_overflow(offset, step, &offset);
+        }
+        keep(count, stride, named ? dim_names_[axis] : "");
+        ++axis;
+        break;
+      }
+    }
+  }
+  for (; axis < ndim(); ++axis) keep(shape_[axis], strides_[axis], named ? dim_names_[axis] : "");
+  // Every position picked lies inside this tensor, so nothing above can
+  // overflow; checked all the same, as Make checks the extent again.
+  if (overflow) return Status::Invalid("tensor view offsets overflow int64");
+  // A view without elements points at nothing: it keeps this tensor's
+  // offset (the one computed may lie past the buffer, as on an empty axis).
+  bool empty = false;
+  for (int64_t size : out_shape) empty = empty || size == 0;
+  return Make(type_, buffer_, Dims(out_shape), Dims(out_strides), std::move(names),
+              empty ? byte_offset_ : offset);
+}
+
 Result<const uint8_t*> Tensor::ElementPointer(std::span<const int64_t> index) const {
   QUIVER_RETURN_NOT_OK(CheckOnHost());
   if (static_cast<int>(index.size()) != ndim()) {

@@ -258,4 +258,145 @@ TEST(TensorWrap, EveryErrorRunsTheReleaseOnce) {
   }
 }
 
+// --- NumPy basic indexing (Tensor::View) ----------------------------------------
+
+namespace {
+using Ix = TensorIndex;
+
+// The values of `t` in row-major order.
+std::vector<int32_t> Values(const Tensor& t) {
+  std::vector<int32_t> out(static_cast<size_t>(t.size()));
+  EXPECT_TRUE(t.CopyToRowMajor(out.data(), t.size() * 4).ok());
+  return out;
+}
+}  // namespace
+
+TEST(TensorView, IntegersDropAxesAndSlicesKeepThem) {
+  ASSERT_OK_AND_ASSIGN(
+      Tensor t, Tensor::Make(int32(), Iota({2, 3, 4}).buffer(), {2, 3, 4}, {}, {"N", "H", "W"}));
+  ASSERT_OK_AND_ASSIGN(Tensor row, t.View({Ix::Integer(1)}));
+  EXPECT_EQ(row.shape(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(row.strides(), (std::vector<int64_t>{16, 4}));
+  EXPECT_EQ(row.dim_names(), (std::vector<std::string>{"H", "W"}));
+  EXPECT_EQ(row.raw_data(), t.raw_data() + 48);  // a view: the same memory
+  EXPECT_EQ(row.buffer(), t.buffer());
+  ASSERT_OK_AND_ASSIGN(Tensor column, t.View({Ix::Ellipsis(), Ix::Integer(-1)}));
+  EXPECT_EQ(column.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(column.dim_names(), (std::vector<std::string>{"N", "H"}));
+  EXPECT_EQ(Values(column), (std::vector<int32_t>{3, 7, 11, 15, 19, 23}));
+  ASSERT_OK_AND_ASSIGN(Tensor one, t.View({Ix::Integer(1), Ix::Integer(2), Ix::Integer(3)}));
+  EXPECT_EQ(one.ndim(), 0);
+  EXPECT_TRUE(one.dim_names().empty());
+  EXPECT_EQ(Values(one), (std::vector<int32_t>{23}));
+  ASSERT_OK_AND_ASSIGN(Tensor same, t.View({}));
+  EXPECT_TRUE(same.Equals(t));
+  EXPECT_EQ(same.dim_names(), t.dim_names());
+}
+
+TEST(TensorView, NegativeStepsGiveNegativeStrides) {
+  Tensor t = Iota({3, 4});
+  ASSERT_OK_AND_ASSIGN(Tensor reversed, t.View({Ix::Slice(std::nullopt, std::nullopt, -1)}));
+  EXPECT_EQ(reversed.strides(), (std::vector<int64_t>{-16, 4}));
+  EXPECT_EQ(Values(reversed), (std::vector<int32_t>{8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3}));
+  ASSERT_OK_AND_ASSIGN(Tensor odd, t.View({Ix::Slice(), Ix::Slice(3, 0, -2)}));
+  EXPECT_EQ(odd.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(odd.strides(), (std::vector<int64_t>{16, -8}));
+  EXPECT_EQ(Values(odd), (std::vector<int32_t>{3, 1, 7, 5, 11, 9}));
+  // A view of a view walks back again.
+  ASSERT_OK_AND_ASSIGN(Tensor back, odd.View({Ix::Slice(std::nullopt, std::nullopt, -1),
+                                              Ix::Slice(std::nullopt, std::nullopt, -1)}));
+  EXPECT_EQ(Values(back), (std::vector<int32_t>{9, 11, 5, 7, 1, 3}));
+  ASSERT_OK_AND_ASSIGN(Tensor contiguous, back.ToContiguous());
+  EXPECT_TRUE(contiguous.Equals(back));
+}
+
+TEST(TensorView, SliceBoundsFollowPython) {
+  Tensor t = Iota({5});
+  struct Case {
+    std::optional<int64_t> start, stop;
+    int64_t step;
+    std::vector<int32_t> expected;
+  };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const std::vector<Case> cases = {
+      {1, 3, 1, {1, 2}},
+      {-2, std::nullopt, 1, {3, 4}},
+      {std::nullopt, -10, 1, {}},
+      {-10, 10, 2, {0, 2, 4}},
+      {10, std::nullopt, -1, {4, 3, 2, 1, 0}},
+      {std::nullopt, -10, -2, {4, 2, 0}},
+      {3, 3, 1, {}},
+      {1, 3, -1, {}},
+      {kMin, kMax, kMax, {0}},
+      {kMax, kMin, kMin, {4}},
+      {std::nullopt, std::nullopt, kMin, {4}},
+      {4, std::nullopt, -3, {4, 1}},
+  };
+  for (const Case& c : cases) {
+    ASSERT_OK_AND_ASSIGN(Tensor view, t.View({Ix::Slice(c.start, c.stop, c.step)}));
+    EXPECT_EQ(Values(view), c.expected)
+        << (c.start ? *c.start : -999) << ":" << (c.stop ? *c.stop : -999) << ":" << c.step;
+  }
+}
+
+TEST(TensorView, NewAxesAndEllipsis) {
+  ASSERT_OK_AND_ASSIGN(Tensor t,
+                       Tensor::Make(int32(), Iota({2, 3}).buffer(), {2, 3}, {}, {"H", "W"}));
+  ASSERT_OK_AND_ASSIGN(Tensor v, t.View({Ix::NewAxis(), Ix::Ellipsis(), Ix::NewAxis()}));
+  EXPECT_EQ(v.shape(), (std::vector<int64_t>{1, 2, 3, 1}));
+  EXPECT_EQ(v.dim_names(), (std::vector<std::string>{"", "H", "W", ""}));
+  EXPECT_EQ(Values(v), Values(t));
+  // An ellipsis that stands for no axis.
+  ASSERT_OK_AND_ASSIGN(Tensor e, t.View({Ix::Integer(1), Ix::Ellipsis(), Ix::Integer(0)}));
+  EXPECT_EQ(e.ndim(), 0);
+  EXPECT_EQ(Values(e), (std::vector<int32_t>{3}));
+  ASSERT_OK_AND_ASSIGN(Tensor scalar, e.View({Ix::NewAxis()}));
+  EXPECT_EQ(scalar.shape(), (std::vector<int64_t>{1}));
+  EXPECT_EQ(Values(scalar), (std::vector<int32_t>{3}));
+}
+
+TEST(TensorView, EmptyResultsAndEmptyTensors) {
+  Tensor t = Iota({2, 3});
+  ASSERT_OK_AND_ASSIGN(Tensor none, t.View({Ix::Slice(5, std::nullopt)}));
+  EXPECT_EQ(none.shape(), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(none.size(), 0);
+  ASSERT_OK_AND_ASSIGN(Tensor none_then_int, none.View({Ix::Slice(), Ix::Integer(2)}));
+  EXPECT_EQ(none_then_int.shape(), (std::vector<int64_t>{0}));
+  // An axis of size 0 has no position to pick, but other axes may be indexed.
+  Tensor empty = Iota({0, 4});
+  ASSERT_OK_AND_ASSIGN(Tensor column, empty.View({Ix::Ellipsis(), Ix::Integer(3)}));
+  EXPECT_EQ(column.shape(), (std::vector<int64_t>{0}));
+  EXPECT_ERROR(kIndexError, "index 0 is out of bounds for axis 0 with size 0",
+               empty.View({Ix::Integer(0)}));
+}
+
+TEST(TensorView, BadIndicesAreErrors) {
+  Tensor t = Iota({2, 3});
+  EXPECT_ERROR(kIndexError, "index 3 is out of bounds for axis 1 with size 3",
+               t.View({Ix::Slice(), Ix::Integer(3)}));
+  EXPECT_ERROR(kIndexError, "index -3 is out of bounds for axis 0 with size 2",
+               t.View({Ix::Integer(-3)}));
+  EXPECT_ERROR(kIndexError, "index -9223372036854775808 is out of bounds for axis 0",
+               t.View({Ix::Integer(std::numeric_limits<int64_t>::min())}));
+  EXPECT_ERROR(kIndexError, "tensor is 2-dimensional, but 3 were indexed",
+               t.View({Ix::Integer(0), Ix::Integer(0), Ix::Slice()}));
+  EXPECT_ERROR(kIndexError, "a single ellipsis", t.View({Ix::Ellipsis(), Ix::Ellipsis()}));
+  EXPECT_ERROR(kInvalid, "slice step cannot be zero", t.View({Ix::Slice(0, 1, 0)}));
+}
+
+TEST(TensorView, ViewsOfDeviceMemoryReadNothing) {
+  // A tensor "on a GPU" at an address the host must not touch.
+  int released = 0;
+  ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Wrap(
+                                     int32(), uintptr_t{1} << 40, Dims{4, 4}, Dims{16, 4},
+                                     [&released] { ++released; }, Device{2, 0}));
+  ASSERT_OK_AND_ASSIGN(Tensor v,
+                       t.View({Ix::Slice(std::nullopt, std::nullopt, -1), Ix::Integer(1)}));
+  EXPECT_EQ(v.buffer()->device().type, 2);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(v.raw_data()), (uintptr_t{1} << 40) + 48 + 4);
+  EXPECT_EQ(v.strides(), (std::vector<int64_t>{-16}));
+  EXPECT_EQ(released, 0);
+}
+
 }  // namespace quiver
