@@ -90,6 +90,18 @@ Result<ArrayDataPtr> Slice(const ArrayDataPtr& data, int64_t offset, int64_t len
 // at ValidationLevel::kDefault or above.
 Result<ArrayDataPtr> Compact(const ArrayData& data);
 
+// The bytes of buffer memory the rows of `data` reference (what pyarrow
+// reports as nbytes): for each bitmap, the whole bytes holding bits
+// [offset, offset + length); fixed-width values and views, length * width;
+// offsets, length + 1 entries (none for an empty array); utf8 / binary
+// data and list children, the range the first and last offset delimit;
+// fixed_size_list children, length * list_size entries; struct children,
+// the same rows; dictionaries and the variadic buffers of views, whole.
+// Buffers shared by several nodes are counted once per reference. `data`
+// must be valid at ValidationLevel::kMinimal or above; offsets that run
+// backwards or out of their child are Invalid.
+Result<int64_t> ReferencedBytes(const ArrayData& data);
+
 // Checks `data` against its type at `level`; errors name the failing path,
 // e.g. "child 0 (item): offset 3 (5) < offset 2 (7)".
 Status Validate(const ArrayData& data, ValidationLevel level = ValidationLevel::kFull);

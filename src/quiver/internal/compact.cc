@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quiver/internal/bitmap.h"
+#include "quiver/internal/checked_math.h"
 #include "quiver/internal/layout.h"
 
 namespace quiver::internal {
@@ -137,6 +138,104 @@ Result<ArrayDataPtr> Compact(const ArrayData& data) {
     QUIVER_ASSIGN_OR_RETURN(out->dictionary, Compact(*out->dictionary));
   }
   return ArrayDataPtr(std::move(out));
+}
+
+}  // namespace quiver
+
+namespace quiver {
+
+namespace {
+
+// ReferencedBytes of rows [start, start + slots) of `data` (start counts
+// from the beginning of its buffers, the node's own offset included).
+Result<int64_t> ReferencedRange(const ArrayData& data, int64_t start, int64_t slots) {
+  using internal::AddChecked;
+  const internal::Layout layout = internal::LayoutOf(*data.type);
+  int64_t total = 0, first = 0, last = 0;
+  for (int b = 0; b < layout.num_buffers && b < static_cast<int>(data.buffers.size()); ++b) {
+    if (!data.buffers[b] || slots == 0) continue;
+    int64_t bytes = 0;
+    switch (layout.roles[b]) {
+      case internal::BufferRole::kValidity:
+      case internal::BufferRole::kBits:
+        bytes = internal::BitmapBytes(start + slots) - start / 8;
+        break;
+      case internal::BufferRole::kValues:
+      case internal::BufferRole::kViews: {
+        const int64_t width = layout.roles[b] == internal::BufferRole::kViews
+                                  ? internal::kViewBytes
+                                  : layout.value_bits / 8;
+        QUIVER_ASSIGN_OR_RETURN(bytes, internal::MultiplyChecked(slots, width, "referenced bytes"));
+        break;
+      }
+      case internal::BufferRole::kOffsets32:
+      case internal::BufferRole::kOffsets64: {
+        const int64_t width = layout.offset_width();
+        first = internal::ReadOffset(data.buffers[b]->data(), start, width);
+        last = internal::ReadOffset(data.buffers[b]->data(), start + slots, width);
+        if (first < 0 || last < first) {
+          return Status::Invalid("offsets ", first, " .. ", last, " of rows [", start, ", ",
+                                 start + slots, ") do not delimit a range");
+        }
+        bytes = (slots + 1) * width;  // inside the buffer: minimal validation checked its size
+        break;
+      }
+      case internal::BufferRole::kData: {
+        if (last > data.buffers[b]->size()) {  // (first <= last: checked with the offsets)
+          return Status::Invalid("offset ", last, " is past a data buffer of ",
+                                 data.buffers[b]->size(), " bytes");
+        }
+        bytes = last - first;
+        break;
+      }
+    }
+    QUIVER_ASSIGN_OR_RETURN(total, AddChecked(total, bytes, "referenced bytes"));
+  }
+  for (size_t k = static_cast<size_t>(layout.num_buffers); k < data.buffers.size(); ++k) {
+    if (data.buffers[k]) {
+      QUIVER_ASSIGN_OR_RETURN(total,
+                              AddChecked(total, data.buffers[k]->size(), "referenced bytes"));
+    }
+  }
+  for (const ArrayDataPtr& child : data.children) {
+    int64_t child_start = 0, child_slots = 0;
+    switch (layout.children) {
+      case internal::ChildRole::kOffsetList:
+        if (slots == 0) continue;
+        if (last > child->length) {
+          return Status::Invalid("offset ", last, " is past a child of ", child->length, " rows");
+        }
+        child_start = first;
+        child_slots = last - first;
+        break;
+      case internal::ChildRole::kFixedSizeList:
+        child_start = start * layout.list_size;  // within the child: minimal validation
+        child_slots = slots * layout.list_size;
+        break;
+      case internal::ChildRole::kStructFields:  // a struct's offset applies to its fields
+      case internal::ChildRole::kNone:
+        child_start = start;
+        child_slots = slots;
+        break;
+    }
+    QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                            ReferencedRange(*child, child->offset + child_start, child_slots));
+    QUIVER_ASSIGN_OR_RETURN(total, AddChecked(total, bytes, "referenced bytes"));
+  }
+  if (data.dictionary) {
+    QUIVER_ASSIGN_OR_RETURN(
+        int64_t bytes,
+        ReferencedRange(*data.dictionary, data.dictionary->offset, data.dictionary->length));
+    QUIVER_ASSIGN_OR_RETURN(total, AddChecked(total, bytes, "referenced bytes"));
+  }
+  return total;
+}
+
+}  // namespace
+
+Result<int64_t> ReferencedBytes(const ArrayData& data) {
+  QUIVER_RETURN_NOT_OK(CheckNestingDepth(*data.type));  // bounds the recursion
+  return ReferencedRange(data, data.offset, data.length);
 }
 
 }  // namespace quiver

@@ -157,5 +157,84 @@ TEST(Compact, EmptySliceAndNullType) {
   EXPECT_EQ(compact_nulls->null_count, 3);
 }
 
+// --- ReferencedBytes: what a slice's rows reference (pyarrow's nbytes) --------
+
+TEST(ReferencedBytes, BitmapsCountTheWholeBytesTheirBitsTouch) {
+  // pyarrow: pa.array(40 int32 with nulls).nbytes == 160 + 5; a slice of
+  // rows 11..23 touches bitmap bytes 1..2 and 13 values.
+  ArrayDataPtr parent = Primitive(int32(), Iota(40), EveryThirdNull(40));
+  EXPECT_EQ(*ReferencedBytes(*parent), 165);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 11, 13));
+  EXPECT_EQ(*ReferencedBytes(*sliced), 2 + 13 * 4);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr crossing, Slice(parent, 7, 2));  // bits 7 and 8
+  EXPECT_EQ(*ReferencedBytes(*crossing), 2 + 8);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr none, Slice(parent, 5, 0));
+  EXPECT_EQ(*ReferencedBytes(*none), 0);
+  // No validity buffer: values only.
+  EXPECT_EQ(*ReferencedBytes(*Primitive(int64(), std::vector<int64_t>{1, 2, 3})), 24);
+}
+
+TEST(ReferencedBytes, OffsetsDelimitDataAndChildren) {
+  ArrayDataPtr parent = test::Utf8({"alpha", "be", std::nullopt, "gamma", "d", "epsilon"});
+  const int64_t bitmap = parent->buffers[0] ? 1 : 0;
+  EXPECT_EQ(*ReferencedBytes(*parent), bitmap + 7 * 4 + 5 + 2 + 5 + 1 + 7);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 3, 2));
+  EXPECT_EQ(*ReferencedBytes(*sliced), bitmap + 3 * 4 + 6);  // "gamma" + "d"
+  // A list of structs: rows 2..4 of the structs, whose strings are 6 bytes.
+  TypePtr row = struct_({Field{"x", int32(), true, {}}, Field{"s", utf8(), true, {}}});
+  auto structs = std::make_shared<ArrayData>();
+  structs->type = row;
+  structs->length = 6;
+  structs->buffers = {nullptr};
+  structs->children = {Primitive(int32(), Iota(6)), test::Utf8({"a", "bb", "ccc", "d", "ee", "f"})};
+  auto list_data = std::make_shared<ArrayData>();
+  list_data->type = list(Field{"item", row, true, {}});
+  list_data->length = 3;
+  list_data->buffers = {nullptr, test::BufferOf(std::vector<int32_t>{0, 2, 5, 6})};
+  list_data->children = {structs};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr one, Slice(list_data, 1, 1));
+  EXPECT_EQ(*ReferencedBytes(*one), 2 * 4 + 3 * 4 + (4 * 4 + 6));
+}
+
+TEST(ReferencedBytes, FixedSizeListsAndStructsFollowTheirParentsOffset) {
+  ASSERT_OK_AND_ASSIGN(TypePtr type, fixed_size_list(Field{"item", float32(), true, {}}, 3));
+  std::vector<float> values(30);
+  auto parent = std::make_shared<ArrayData>();
+  parent->type = type;
+  parent->length = 10;
+  parent->buffers = {test::Bitmap(EveryThirdNull(10))};
+  parent->children = {Primitive(float32(), values)};
+  EXPECT_EQ(*ReferencedBytes(*parent), 2 + 30 * 4);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 4, 3));
+  EXPECT_EQ(*ReferencedBytes(*sliced), 1 + 9 * 4);
+  auto fields = std::make_shared<ArrayData>();
+  fields->type = struct_({Field{"a", int64(), true, {}}, Field{"b", int8(), true, {}}});
+  fields->length = 3;
+  fields->buffers = {test::Bitmap({true, false, true})};
+  fields->children = {Primitive(int64(), std::vector<int64_t>{1, 2, 3}),
+                      Primitive(int8(), std::vector<int8_t>{1, 2, 3}, {true, false, true})};
+  EXPECT_EQ(*ReferencedBytes(*fields), 1 + 24 + 1 + 3);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(fields, 1, 2));
+  EXPECT_EQ(*ReferencedBytes(*tail), 1 + 16 + 1 + 2);
+}
+
+TEST(ReferencedBytes, DictionariesCountWholeAndBadOffsetsAreErrors) {
+  ASSERT_OK_AND_ASSIGN(TypePtr type, dictionary(int8(), utf8()));
+  auto parent = std::make_shared<ArrayData>();
+  parent->type = type;
+  parent->length = 5;
+  parent->buffers = {nullptr, test::BufferOf(std::vector<int8_t>{2, 0, 1, 1, 2})};
+  parent->dictionary = test::Utf8({"red", "green", "blue"});
+  const int64_t dictionary = *ReferencedBytes(*parent->dictionary);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr sliced, Slice(parent, 3, 2));
+  EXPECT_EQ(*ReferencedBytes(*sliced), 2 + dictionary);
+  auto backwards = std::make_shared<ArrayData>(*test::Utf8({"ab", "c"}));
+  backwards->buffers[1] = test::BufferOf(std::vector<int32_t>{2, 3, 1});
+  EXPECT_ERROR(kInvalid, "offsets 2 .. 1 of rows [0, 2)", ReferencedBytes(*backwards));
+  auto past = std::make_shared<ArrayData>(*test::Utf8({"ab", "c"}));
+  past->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 2, 9});
+  EXPECT_ERROR(kInvalid, "offset 9 is past a data buffer of 3 bytes", ReferencedBytes(*past));
+}
+
 }  // namespace
 }  // namespace quiver
