@@ -83,6 +83,7 @@ struct Field {
   KeyValueMetadata metadata;
 
   bool Equals(const Field& other) const;
+  // "name: type", plus " not null" when not nullable.
   std::string ToString() const;
 };
 
@@ -152,7 +153,11 @@ class DataType {
   int nesting_depth() const { return nesting_depth_; }
 
   bool Equals(const DataType& other) const;
-  // "int32", "fixed_size_list<item: float>[4]", "extension<arrow.bool8>".
+  // "int32", "fixed_size_list<item: float>[4]",
+  // "extension<arrow.bool8, storage=int8>"; the tensor extension types
+  // (valid ones) by their parameters, at any depth:
+  // "fixed_shape_tensor<float32>[3, 4] dim_names=[H, W]",
+  // "variable_shape_tensor<uint8, ndim=3> uniform_shape=[null, null, 3]".
   std::string ToString() const;
 
   // Only quiver's factories (through the internal TypeFactory) can make a

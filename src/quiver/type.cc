@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "quiver/extension/canonical_extensions.h"
+
 namespace quiver {
 
 namespace {
@@ -215,6 +217,8 @@ std::string DataType::ToString() const {
              "]";
     case TypeId::kStruct: return "struct<" + ChildrenToString(children_) + ">";
     case TypeId::kExtension:
+      // The tensor types by their parameters, wherever they are nested.
+      if (auto tensor = internal::CanonicalExtensionToString(*this)) return *tensor;
       return "extension<" + extension_name_ + ", storage=" + storage_->ToString() + ">";
     case TypeId::kNull: return "null";
     case TypeId::kDate32: return "date32[day]";

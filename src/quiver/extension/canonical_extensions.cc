@@ -25,6 +25,19 @@ Status CheckCanonicalExtension(const DataType& type) {
   return Status::OK();
 }
 
+std::optional<std::string> CanonicalExtensionToString(const DataType& type) {
+  if (type.id() != TypeId::kExtension) return std::nullopt;
+  const TypePtr alias(std::shared_ptr<const DataType>{}, &type);
+  if (type.extension_name() == FixedShapeTensorType::kExtensionName) {
+    auto parsed = FixedShapeTensorType::FromDataType(alias);
+    if (parsed.ok()) return parsed->ToString();
+  } else if (type.extension_name() == VariableShapeTensorType::kExtensionName) {
+    auto parsed = VariableShapeTensorType::FromDataType(alias);
+    if (parsed.ok()) return parsed->ToString();
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 Status CheckTree(const DataType& type) {

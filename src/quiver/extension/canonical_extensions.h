@@ -3,6 +3,9 @@
 // wherever they appear in a type tree, as readers of foreign schemas need.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "quiver/status.h"
 #include "quiver/type.h"
 
@@ -17,5 +20,12 @@ Status CheckCanonicalExtension(const DataType& type);
 // (images): ...", "dictionary: ..."). Refuses types nested deeper
 // than kMaxNestingDepth first, so the walk is bounded.
 Status CheckCanonicalExtensions(const DataType& type);
+
+// How DataType::ToString spells the tensor extension types: as their own
+// ToString does ("fixed_shape_tensor<float32>[3, 4] dim_names=[H, W]",
+// "variable_shape_tensor<uint8, ndim=3> uniform_shape=[null, null, 3]"),
+// not as their storage. nullopt for other types, and for tensor types
+// whose metadata does not parse (those print as extension<name, storage>).
+std::optional<std::string> CanonicalExtensionToString(const DataType& type);
 
 }  // namespace quiver::internal

@@ -78,4 +78,31 @@ TEST(Validate, CanonicalExtensionsAtEveryDepth) {
   EXPECT_ERROR(kInvalid, "has 25 elements but the storage list size is 6", Validate(*outer));
 }
 
+TEST(CanonicalExtensions, TypeStringsSpellOutTensorTypesAtAnyDepth) {
+  ASSERT_OK_AND_ASSIGN(auto fixed,
+                       FixedShapeTensorType::Make(float32(), {3, 4}, {"H", "W"}, {1, 0}));
+  EXPECT_EQ(fixed.data_type()->ToString(),
+            "fixed_shape_tensor<float32>[3, 4] dim_names=[H, W] permutation=[1, 0]");
+  ASSERT_OK_AND_ASSIGN(auto ragged, VariableShapeTensorType::Make(uint8(), 3, {}, {},
+                                                                  {std::nullopt, std::nullopt, 3}));
+  EXPECT_EQ(ragged.data_type()->ToString(),
+            "variable_shape_tensor<uint8, ndim=3> uniform_shape=[null, null, 3]");
+  TypePtr nested = struct_({Field{"img", fixed.data_type()},
+                            Field{"clips", list(Field{"item", ragged.data_type(), true, {}})}});
+  EXPECT_EQ(nested->ToString(),
+            "struct<img: fixed_shape_tensor<float32>[3, 4] dim_names=[H, W] permutation=[1, 0], "
+            "clips: list<item: variable_shape_tensor<uint8, ndim=3> uniform_shape=[null, null, "
+            "3]>>");
+  EXPECT_EQ((Field{"img", fixed.data_type(), false, {}}).ToString(),
+            "img: fixed_shape_tensor<float32>[3, 4] dim_names=[H, W] permutation=[1, 0] not null");
+  // Metadata that does not parse: the storage, as for any extension type.
+  ASSERT_OK_AND_ASSIGN(TypePtr storage, fixed_size_list(ListItem(float32()), 6));
+  ASSERT_OK_AND_ASSIGN(TypePtr bad,
+                       extension("arrow.fixed_shape_tensor", "{\"shape\":[5]}", storage));
+  EXPECT_EQ(bad->ToString(),
+            "extension<arrow.fixed_shape_tensor, storage=fixed_size_list<item: float32>[6]>");
+  EXPECT_EQ(internal::CanonicalExtensionToString(*int32()), std::nullopt);
+  EXPECT_EQ(bool8()->ToString(), "extension<arrow.bool8, storage=int8>");
+}
+
 }  // namespace quiver
