@@ -5,6 +5,7 @@
 #include "quiver/buffer.h"
 #include "quiver/build_info.h"
 #include "quiver/c_data.h"
+#include "quiver/c_device.h"
 #include "quiver/conversion.h"
 #include "quiver/data.h"
 #include "quiver/dims.h"
