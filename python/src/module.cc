@@ -2,6 +2,7 @@
 #include <nanobind/nanobind.h>
 
 #include "py_build_info.h"
+#include "py_data.h"
 #include "py_dlpack.h"
 #include "py_objects.h"
 #include "py_pickle.h"
@@ -20,6 +21,7 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindDLPack(m);
   quiver::python::BindRecordBatch(m);
   quiver::python::BindIpc(m);
+  quiver::python::BindData(m);
   quiver::python::BindPickle(m);
   quiver::python::BindShapePattern(m);
   quiver::python::BindBuildInfo(m);

@@ -1,0 +1,313 @@
+"""The training input pipeline: shuffled batches of Arrow IPC files,
+gathered straight into NumPy arrays (docs/loader.md).
+
+``BatchReader`` reads one IPC file, a list of them or a directory
+(memory-mapped, one schema), orders the rows per epoch (in file order, a
+seeded permutation of every row, or a window shuffle), keeps this shard's
+rows, and yields one dict of NumPy arrays per batch. The copying is done
+in C++ with the GIL released, ``prefetch`` batches ahead on a background
+thread.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import warnings
+
+from ._quiver.data import _BatchReader
+
+# TorchIterableDataset is there too when torch is installed (it subclasses
+# torch.utils.data.IterableDataset), made on first access.
+__all__ = ["BatchReader", "to_torch", "to_jax"]
+
+_RAGGED = ("padded", "jagged", "list")
+
+
+def _sources(source):
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return [os.fsdecode(source)]
+    if isinstance(source, (list, tuple)):
+        if not source:
+            raise ValueError("source is an empty list: name at least one file")
+        return [_sources(s)[0] if isinstance(s, (str, bytes, os.PathLike)) else _bad_source(s)
+                for s in source]
+    return _bad_source(source)
+
+
+def _bad_source(source):
+    raise TypeError("source must be a path (str or os.PathLike) or a list of paths, got "
+                    f"{type(source).__name__}")
+
+
+def _int(value, name):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    return value.__index__()
+
+
+def _shuffle(shuffle):
+    if shuffle is None or shuffle is False:
+        return "none"
+    if shuffle is True:
+        return "global"
+    if shuffle in ("global", "window"):
+        return shuffle
+    raise ValueError(f"shuffle must be False, True, 'global' or 'window', got {shuffle!r}")
+
+
+def _shard(shard):
+    if shard is None:
+        return 0, 1
+    try:
+        rank, world_size = shard
+    except (TypeError, ValueError):
+        raise TypeError(f"shard must be (rank, world_size), got {shard!r}") from None
+    rank, world_size = _int(rank, "shard rank"), _int(world_size, "shard world_size")
+    if world_size <= 0:
+        raise ValueError(f"shard world_size must be > 0, got {world_size}")
+    if not 0 <= rank < world_size:
+        raise ValueError(f"shard rank must be in [0, {world_size}), got {rank}")
+    return rank, world_size
+
+
+_CUDA_RUNTIME_NAMES = ("libcudart.so", "libcudart.so.12", "libcudart.so.11.0", "cudart64_12.dll")
+
+
+def _cuda_host_allocator():
+    """(cudaHostAlloc, cudaFreeHost) addresses from the CUDA runtime, or None
+    when there is none (or it has no device)."""
+    names = list(_CUDA_RUNTIME_NAMES)
+    found = ctypes.util.find_library("cudart")
+    if found:
+        names.insert(0, found)
+    for name in names:
+        try:
+            runtime = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_int(0)
+        try:
+            if runtime.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value == 0:
+                return None
+            alloc = ctypes.cast(runtime.cudaHostAlloc, ctypes.c_void_p).value
+            free = ctypes.cast(runtime.cudaFreeHost, ctypes.c_void_p).value
+        except AttributeError:
+            continue
+        return alloc, free
+    return None
+
+
+class BatchReader:
+    """Batches of the rows of Arrow IPC files, one dict of arrays per batch.
+
+    ``source``: an IPC file, a list of files, or a directory (its
+    ``*.arrow``, ``*.feather`` and ``*.ipc`` files in name order). Every
+    file must have the same schema. ``columns`` picks and orders the
+    columns (``None``: all); numeric, bool, ``fixed_shape_tensor`` and
+    ``variable_shape_tensor`` columns can be read.
+
+    Each batch maps names to NumPy arrays: scalar columns ``(B,)``,
+    fixed-shape columns ``(B, *shape)``, and ragged columns by ``ragged``:
+    ``"padded"`` gives ``name`` ``(B, *max_shape_in_batch)`` filled with
+    ``pad_value`` and ``name + "_shape"`` ``(B, ndim)`` int32 (null rows:
+    all padding, shape zeros); ``"jagged"`` gives the rows' values back to
+    back (``name``), ``name + "_offsets"`` ``(B + 1,)`` int64 and
+    ``name + "_shape"``; ``"list"`` gives a list with one read-only array
+    per row (``None`` for null rows). Null rows of other columns read as
+    zeros.
+
+    The arrays are writable, belong to that batch alone and stay valid
+    after later batches: the reader reuses a batch buffer only once no
+    array refers to it any more (otherwise it allocates a new one).
+
+    ``shuffle``: ``False`` (file order), ``True`` or ``"global"`` (a seeded
+    permutation of every row of every file, new for each epoch), or
+    ``"window"`` (record batches in a permuted order, then rows permuted
+    within windows of ``window_rows`` rows). The order depends only on
+    ``seed`` and the epoch (``set_epoch``). ``shard=(rank, world_size)``
+    keeps rows ``rank, rank + world_size, ...`` of the epoch; with
+    ``drop_last=True`` every shard has the same number of batches.
+    ``bucket_by="img", bucket_window=K`` sorts the rows of each window of K
+    batches by size before cutting them into batches (``padding_ratio``
+    reports the share of padding written). ``prefetch`` batches are
+    prepared ahead on a background thread, each copied by ``num_threads``
+    threads (``None``: one per core). ``pin_memory=True`` allocates batch
+    buffers page-locked through the CUDA runtime, or warns and uses
+    ordinary memory when there is none.
+    """
+
+    def __init__(self, source, *, columns=None, batch_size, shuffle=False, seed=0,
+                 drop_last=False, shard=None, ragged="padded", pad_value=0, prefetch=2,
+                 num_threads=None, pin_memory=False, window_rows=None, bucket_by=None,
+                 bucket_window=None):
+        sources = _sources(source)
+        if columns is not None:
+            if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
+                raise TypeError("columns must be a list of column names")
+            columns = list(columns)
+        batch_size = _int(batch_size, "batch_size")
+        seed = _int(seed, "seed")
+        if seed < 0:
+            raise ValueError(f"seed must be >= 0, got {seed}")
+        rank, world_size = _shard(shard)
+        if ragged not in _RAGGED:
+            raise ValueError(f"ragged must be 'padded', 'jagged' or 'list', got {ragged!r}")
+        prefetch = _int(prefetch, "prefetch")
+        threads = 0 if num_threads is None else _int(num_threads, "num_threads")
+        if num_threads is not None and threads <= 0:
+            raise ValueError(f"num_threads must be > 0 or None, got {threads}")
+        window = 0 if window_rows is None else _int(window_rows, "window_rows")
+        if window_rows is not None and window <= 0:
+            raise ValueError(f"window_rows must be > 0, got {window}")
+        if bucket_by is not None and not isinstance(bucket_by, str):
+            raise TypeError("bucket_by must be a column name")
+        if bucket_by is not None and bucket_window is None:
+            raise ValueError("bucket_by needs bucket_window= (batches per window)")
+        bucket_window = 0 if bucket_window is None else _int(bucket_window, "bucket_window")
+        pinned = None
+        if pin_memory:
+            pinned = _cuda_host_allocator()
+            if pinned is None:
+                warnings.warn("pin_memory=True: no CUDA runtime with a device was found, so "
+                              "batch buffers are ordinary (pageable) memory", RuntimeWarning,
+                              stacklevel=2)
+        self.pin_memory = pinned is not None
+        self._reader = _BatchReader(sources, columns, batch_size, _shuffle(shuffle), seed,
+                                    window, bool(drop_last), rank, world_size, ragged, pad_value,
+                                    bucket_by or "", bucket_window, prefetch, threads, pinned)
+
+    def __iter__(self):
+        """The batches of the current epoch, from its first one (iterating
+        again starts the epoch over; call ``set_epoch`` for the next)."""
+        reader = self._reader
+        reader.set_epoch(reader.epoch)
+        while True:
+            batch = reader.next()
+            if batch is None:
+                return
+            yield batch
+
+    def __len__(self):
+        """Batches per epoch in this shard."""
+        return self._reader.num_batches
+
+    def set_epoch(self, epoch):
+        """Makes ``epoch`` (>= 0) the one the next iteration reads."""
+        self._reader.set_epoch(_int(epoch, "epoch"))
+
+    @property
+    def epoch(self):
+        return self._reader.epoch
+
+    @property
+    def padding_ratio(self):
+        """Padding elements / elements written into padded ragged arrays,
+        over the batches read since the epoch started (0.0 when none)."""
+        return self._reader.padding_ratio
+
+    @property
+    def num_rows(self):
+        """Rows in all files."""
+        return self._reader.num_rows
+
+    @property
+    def files(self):
+        return list(self._reader.files)
+
+    @property
+    def schema(self):
+        return self._reader.schema
+
+    @property
+    def output_names(self):
+        """The keys of each batch, in order."""
+        return list(self._reader.output_names)
+
+    def read_batch(self, i):
+        """Batch ``i`` of the current epoch, read now (no prefetch)."""
+        return self._reader.read_batch(_int(i, "i"))
+
+    def epoch_rows(self):
+        """This shard's rows (global row numbers, files in order) in the
+        current epoch's order, batch after batch, as an int64 array."""
+        return self._reader.epoch_rows()
+
+    def to_torch(self):
+        """The batches as dicts of torch tensors (zero-copy through DLPack)."""
+        for batch in self:
+            yield to_torch(batch)
+
+    def to_jax(self):
+        """The batches as dicts of JAX arrays (through DLPack)."""
+        for batch in self:
+            yield to_jax(batch)
+
+    def __repr__(self):
+        return (f"<quiver.data.BatchReader {len(self.files)} file(s), {self.num_rows} rows, "
+                f"{len(self)} batches per epoch, epoch {self.epoch}>")
+
+
+def _convert(batch, convert):
+    return {name: [None if row is None else convert(row) for row in value]
+            if isinstance(value, list) else convert(value) for name, value in batch.items()}
+
+
+def to_torch(batch):
+    """A batch dict with every array as a torch tensor sharing its memory."""
+    import torch
+
+    return _convert(batch, torch.from_dlpack)
+
+
+def to_jax(batch):
+    """A batch dict with every array as a JAX array (zero-copy on CPU where
+    JAX accepts the memory's alignment, else JAX copies)."""
+    import jax.numpy as jnp
+
+    return _convert(batch, jnp.from_dlpack)
+
+
+def _torch_iterable_dataset():
+    import torch.utils.data
+
+    class TorchIterableDataset(torch.utils.data.IterableDataset):
+        """A ``torch.utils.data.IterableDataset`` of quiver batches (dicts of
+        torch tensors). In a ``DataLoader`` with workers, each worker reads
+        its own share: the shard is split again by worker, so ranks x
+        workers read disjoint rows. Use ``DataLoader(ds, batch_size=None)``:
+        the batches are already made. ``set_epoch`` before each epoch."""
+
+        def __init__(self, source, **options):
+            super().__init__()
+            self.source = source
+            self.options = options
+            self.epoch = 0
+            # Fails early on bad options, and gives len().
+            self._length = len(BatchReader(source, **{**options, "prefetch": 0}))
+
+        def set_epoch(self, epoch):
+            self.epoch = _int(epoch, "epoch")
+
+        def __len__(self):
+            return self._length
+
+        def __iter__(self):
+            options = dict(self.options)
+            rank, world_size = _shard(options.pop("shard", None))
+            info = torch.utils.data.get_worker_info()
+            if info is not None:
+                rank = rank * info.num_workers + info.id
+                world_size *= info.num_workers
+            reader = BatchReader(self.source, shard=(rank, world_size), **options)
+            reader.set_epoch(self.epoch)
+            return reader.to_torch()
+
+    return TorchIterableDataset
+
+
+def __getattr__(name):
+    if name == "TorchIterableDataset":
+        cls = _torch_iterable_dataset()  # ImportError without torch
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module 'quiver.data' has no attribute {name!r}")

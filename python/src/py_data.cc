@@ -1,0 +1,223 @@
+// quiver._quiver.data: the compiled half of quiver.data (the BatchReader
+// over quiver/data.h). quiver/data.py wraps it with the Python signature,
+// iteration and the framework adapters.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "py_convert.h"
+#include "py_data.h"
+#include "py_record_batch.h"
+#include "quiver/data.h"
+
+namespace quiver::python {
+
+namespace {
+
+struct PyBatchReader {
+  std::unique_ptr<data::BatchReader> reader;
+  // One call at a time: Python threads may share a reader, and the calls
+  // run without the GIL.
+  std::unique_ptr<std::mutex> mutex = std::make_unique<std::mutex>();
+
+  template <typename Fn>
+  auto Locked(Fn&& fn) {
+    return WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(*mutex);
+      return fn();
+    });
+  }
+};
+
+// cudaHostAlloc(void**, size_t, unsigned) and cudaFreeHost(void*), whose
+// addresses quiver/data.py finds in the CUDA runtime when there is one.
+using HostAlloc = int (*)(void**, size_t, unsigned);
+using HostFree = int (*)(void*);
+
+data::Shuffle ShuffleFrom(const std::string& name) {
+  if (name == "none") return data::Shuffle::kNone;
+  if (name == "global") return data::Shuffle::kGlobal;
+  if (name == "window") return data::Shuffle::kWindow;
+  Raise(Status::Invalid("shuffle must be False, True, 'global' or 'window', got '" + name + "'"));
+}
+
+data::RaggedLayout RaggedFrom(const std::string& name) {
+  if (name == "padded") return data::RaggedLayout::kPadded;
+  if (name == "jagged") return data::RaggedLayout::kJagged;
+  if (name == "list") return data::RaggedLayout::kList;
+  Raise(Status::Invalid("ragged must be 'padded', 'jagged' or 'list', got '" + name + "'"));
+}
+
+PadValue PadValueFrom(nb::handle given) {
+  nb::object value = nb::borrow(given);
+  if (PyBool_Check(value.ptr())) return PadValue(value.ptr() == Py_True ? 1 : 0);
+  // NumPy scalars: integers through __index__, floats through __float__.
+  if (!PyLong_Check(value.ptr()) && !PyFloat_Check(value.ptr())) {
+    if (nb::hasattr(value, "__index__")) {
+      value = nb::steal(PyNumber_Index(value.ptr()));
+    } else if (nb::hasattr(value, "__float__") && !nb::hasattr(value, "__complex__")) {
+      value = nb::steal(PyNumber_Float(given.ptr()));
+    }
+    if (!value.is_valid()) throw nb::python_error();
+  }
+  if (PyLong_Check(value.ptr())) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (!overflow) return PadValue(static_cast<int64_t>(v));
+    const unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      Raise(Status::Invalid("pad_value " + Str(value) + " does not fit 64 bits"));
+    }
+    return PadValue(static_cast<uint64_t>(u));
+  }
+  if (PyFloat_Check(value.ptr())) return PadValue(PyFloat_AsDouble(value.ptr()));
+  Raise(Status::TypeError("pad_value must be an int or a float, got " +
+                          Str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(given.ptr()))))));
+}
+
+// Batch buffers in page-locked memory from the CUDA runtime.
+std::function<Result<BufferPtr>(int64_t)> PinnedAllocator(uintptr_t alloc, uintptr_t free) {
+  const HostAlloc host_alloc = reinterpret_cast<HostAlloc>(alloc);
+  const HostFree host_free = reinterpret_cast<HostFree>(free);
+  return [host_alloc, host_free](int64_t bytes) -> Result<BufferPtr> {
+    void* memory = nullptr;
+    const size_t size = static_cast<size_t>(bytes > 0 ? bytes : 1);
+    const int error = host_alloc(&memory, size, 0);
+    if (error != 0 || memory == nullptr) {
+      return Status::OutOfMemory("cudaHostAlloc of ", bytes, " bytes failed (error ", error, ")");
+    }
+    return Buffer::Wrap(memory, bytes, [host_free, memory] { host_free(memory); });
+  };
+}
+
+// A writable NumPy array over a batch tensor's buffer, keeping it alive:
+// the reader writes that buffer again only once this array is gone.
+nb::object BatchArrayToNumpy(const Tensor& tensor) {
+  const int64_t width = tensor.type()->byte_width();
+  std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
+  std::vector<int64_t> strides(tensor.strides().begin(), tensor.strides().end());
+  for (int64_t& s : strides) s /= width;
+  auto* owner = new BufferPtr(tensor.buffer());
+  nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<BufferPtr*>(p); });
+  nb::ndarray<nb::numpy> array(const_cast<uint8_t*>(tensor.raw_data()), shape.size(), shape.data(),
+                               keep, strides.data(), DtypeFromType(*tensor.type()));
+  return nb::cast(array, nb::rv_policy::reference);
+}
+
+nb::dict BatchToDict(data::Batch batch) {
+  nb::dict out;
+  for (data::BatchArray& array : batch.arrays) {
+    if (!array.is_list) {
+      out[array.name.c_str()] = BatchArrayToNumpy(array.tensor);
+      continue;
+    }
+    nb::list rows;
+    for (const std::optional<Tensor>& row : array.rows) {
+      rows.append(row ? TensorToNumpy(*row) : nb::none());
+    }
+    out[array.name.c_str()] = rows;
+  }
+  return out;
+}
+
+std::unique_ptr<data::BatchReader> OpenReader(
+    std::vector<std::string> sources, std::optional<std::vector<std::string>> columns,
+    int64_t batch_size, const std::string& shuffle, uint64_t seed, int64_t window_rows,
+    bool drop_last, int rank, int world_size, const std::string& ragged, nb::handle pad_value,
+    const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
+    std::optional<std::pair<uintptr_t, uintptr_t>> pinned) {
+  data::BatchReaderOptions options;
+  if (columns) {
+    if (columns->empty()) Raise(Status::Invalid("columns=[] selects nothing; None reads all"));
+    options.columns = std::move(*columns);
+  }
+  options.batch_size = batch_size;
+  options.shuffle = ShuffleFrom(shuffle);
+  options.seed = seed;
+  options.window_rows = window_rows;
+  options.drop_last = drop_last;
+  options.rank = rank;
+  options.world_size = world_size;
+  options.ragged = RaggedFrom(ragged);
+  options.pad_value = PadValueFrom(pad_value);
+  options.bucket_by = bucket_by;
+  options.bucket_window = bucket_window;
+  options.prefetch = prefetch;
+  options.threads = threads;
+  if (pinned) options.allocate = PinnedAllocator(pinned->first, pinned->second);
+  return Unwrap(WithoutGil([&] { return data::BatchReader::Open(sources, std::move(options)); }));
+}
+
+}  // namespace
+
+void BindData(nb::module_& parent) {
+  nb::module_ m = parent.def_submodule("data", "The training input pipeline (quiver.data).");
+  nb::class_<PyBatchReader>(m, "_BatchReader")
+      .def(
+          "__init__",
+          [](PyBatchReader* self, std::vector<std::string> sources,
+             std::optional<std::vector<std::string>> columns, int64_t batch_size,
+             const std::string& shuffle, uint64_t seed, int64_t window_rows, bool drop_last,
+             int rank, int world_size, const std::string& ragged, nb::handle pad_value,
+             const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
+             std::optional<std::pair<uintptr_t, uintptr_t>> pinned) {
+            new (self) PyBatchReader{OpenReader(std::move(sources), std::move(columns), batch_size,
+                                                shuffle, seed, window_rows, drop_last, rank,
+                                                world_size, ragged, pad_value, bucket_by,
+                                                bucket_window, prefetch, threads, pinned)};
+          },
+          nb::arg("sources"), nb::arg("columns").none(), nb::arg("batch_size"), nb::arg("shuffle"),
+          nb::arg("seed"), nb::arg("window_rows"), nb::arg("drop_last"), nb::arg("rank"),
+          nb::arg("world_size"), nb::arg("ragged"), nb::arg("pad_value"), nb::arg("bucket_by"),
+          nb::arg("bucket_window"), nb::arg("prefetch"), nb::arg("threads"),
+          nb::arg("pinned").none())
+      .def("next",
+           [](PyBatchReader& r) -> nb::object {
+             std::optional<data::Batch> batch = Unwrap(r.Locked([&] { return r.reader->Next(); }));
+             if (!batch) return nb::none();
+             return BatchToDict(std::move(*batch));
+           })
+      .def(
+          "read_batch",
+          [](PyBatchReader& r, int64_t i) {
+            return BatchToDict(Unwrap(r.Locked([&] { return r.reader->ReadBatch(i); })));
+          },
+          nb::arg("i"))
+      .def(
+          "set_epoch",
+          [](PyBatchReader& r, int64_t epoch) {
+            Check(r.Locked([&] { return r.reader->SetEpoch(epoch); }));
+          },
+          nb::arg("epoch"))
+      .def("epoch_rows",
+           [](PyBatchReader& r) {
+             std::vector<int64_t> rows = Unwrap(r.Locked([&] { return r.reader->EpochRows(); }));
+             nb::object numpy = Numpy();
+             return numpy.attr("array")(nb::cast(rows), "int64");
+           })
+      .def_prop_ro("epoch",
+                   [](PyBatchReader& r) { return r.Locked([&] { return r.reader->epoch(); }); })
+      .def_prop_ro("num_batches", [](const PyBatchReader& r) { return r.reader->num_batches(); })
+      .def_prop_ro("num_rows", [](const PyBatchReader& r) { return r.reader->num_rows(); })
+      .def_prop_ro("shard_rows", [](const PyBatchReader& r) { return r.reader->shard_rows(); })
+      .def_prop_ro("files", [](const PyBatchReader& r) { return r.reader->files(); })
+      .def_prop_ro("output_names", [](const PyBatchReader& r) { return r.reader->output_names(); })
+      .def_prop_ro("schema", [](const PyBatchReader& r) { return PySchema{r.reader->schema()}; })
+      .def_prop_ro("padding_ratio", [](PyBatchReader& r) {
+        return r.Locked([&] { return r.reader->padding_ratio(); });
+      });
+}
+
+}  // namespace quiver::python

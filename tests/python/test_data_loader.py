@@ -1,0 +1,303 @@
+"""quiver.data.BatchReader: every row once per epoch (shuffled or not,
+sharded or not, with and without drop_last), determinism by seed and
+epoch, padded / jagged / list values equal to the source rows, pad_value,
+null rows, multi-file datasets, bucketing, arrays that outlive their
+batch, the framework adapters, and the errors of bad input."""
+import ast
+import os
+import pathlib
+import warnings
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import quiver as qv
+import quiver.data as qd
+
+
+def image(r):
+    shape = (1 + r % 3, 2 + r % 4)
+    return ((np.arange(shape[0] * shape[1]) + r) % 251).astype(np.uint8).reshape(shape)
+
+
+def write_rows(path, first, n, per_batch=None, nulls=False):
+    """Rows first .. first + n - 1: id = r, emb = (r, -r), img = image(r)
+    (None for r % 5 == 4 with nulls), in record batches of per_batch."""
+    per_batch = per_batch or n
+    batches = []
+    for start in range(first, first + n, per_batch):
+        rows = range(start, min(first + n, start + per_batch))
+        emb = np.array([[r, -r] for r in rows], dtype=np.float32).reshape(-1, 2)
+        imgs = [None if nulls and r % 5 == 4 else image(r) for r in rows]
+        batches.append(pa.record_batch({
+            "id": pa.array(list(rows), pa.int64()),
+            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
+            "img": pa.array(qv.VariableShapeTensorArray.from_numpy(imgs)),
+        }))
+    with pa.OSFile(str(path), "wb") as sink:
+        with pa.ipc.new_file(sink, batches[0].schema) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
+    return path
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    """23 rows in two files, five record batches, null images."""
+    write_rows(tmp_path / "a.arrow", 0, 14, 5, nulls=True)
+    write_rows(tmp_path / "b.arrow", 14, 9, 9, nulls=True)
+    return tmp_path
+
+
+def ids_of(batches):
+    return [int(i) for b in batches for i in b["id"]]
+
+
+@pytest.mark.parametrize("shuffle", [False, True, "window"])
+@pytest.mark.parametrize("drop_last", [False, True])
+@pytest.mark.parametrize("world", [1, 3])
+def test_every_row_once_per_epoch(dataset, shuffle, drop_last, world):
+    seen, lengths = [], set()
+    for rank in range(world):
+        reader = qd.BatchReader(dataset, batch_size=4, shuffle=shuffle, seed=3, window_rows=6,
+                                drop_last=drop_last, shard=(rank, world))
+        batches = list(reader)
+        assert len(batches) == len(reader)
+        lengths.add(len(reader))
+        if drop_last:
+            assert all(len(b["id"]) == 4 for b in batches)
+        seen += ids_of(batches)
+    assert len(seen) == len(set(seen))
+    if drop_last:
+        assert len(lengths) == 1  # equal across ranks
+        assert len(seen) == world * (23 // world // 4) * 4
+    else:
+        assert sorted(seen) == list(range(23))
+
+
+def test_determinism_by_seed_and_epoch(dataset):
+    a = qd.BatchReader(dataset, batch_size=5, shuffle=True, seed=11)
+    b = qd.BatchReader(dataset, batch_size=5, shuffle=True, seed=11)
+    first = ids_of(a)
+    assert first == ids_of(b)
+    assert first == ids_of(a)  # iterating again restarts the epoch
+    assert a.epoch_rows().tolist() == first
+    a.set_epoch(1)
+    assert a.epoch == 1
+    second = ids_of(a)
+    assert second != first and sorted(second) == sorted(first)
+    b.set_epoch(1)
+    assert ids_of(b) == second
+    c = qd.BatchReader(dataset, batch_size=5, shuffle=True, seed=12)
+    assert ids_of(c) != first
+    assert ids_of(qd.BatchReader(dataset, batch_size=5)) == list(range(23))
+
+
+def test_padded_values_equal_the_source_rows(dataset):
+    reader = qd.BatchReader([dataset / "a.arrow", dataset / "b.arrow"], batch_size=6,
+                            shuffle=True, pad_value=200, num_threads=2)
+    assert reader.output_names == ["id", "emb", "img", "img_shape"]
+    assert reader.num_rows == 23
+    for batch in reader:
+        img, shape = batch["img"], batch["img_shape"]
+        assert img.dtype == np.uint8 and shape.dtype == np.int32
+        assert img.shape[0] == shape.shape[0] == len(batch["id"])
+        assert img.shape[1:] == tuple(shape.max(axis=0))
+        for i, r in enumerate(batch["id"]):
+            np.testing.assert_array_equal(batch["emb"][i], [r, -r])
+            if r % 5 == 4:  # null row: shape zeros, all padding
+                assert shape[i].tolist() == [0, 0]
+                assert (img[i] == 200).all()
+                continue
+            h, w = image(r).shape
+            assert shape[i].tolist() == [h, w]
+            np.testing.assert_array_equal(img[i, :h, :w], image(r))
+            assert (img[i, h:, :] == 200).all() and (img[i, :, w:] == 200).all()
+
+
+def test_jagged_and_list_layouts(dataset):
+    reader = qd.BatchReader(dataset, columns=["img", "id"], batch_size=7, ragged="jagged")
+    assert reader.output_names == ["img", "img_offsets", "img_shape", "id"]
+    for batch in reader:
+        offsets = batch["img_offsets"]
+        assert offsets.dtype == np.int64 and offsets[0] == 0
+        for i, r in enumerate(batch["id"]):
+            row = batch["img"][offsets[i]:offsets[i + 1]]
+            if r % 5 == 4:
+                assert len(row) == 0 and batch["img_shape"][i].tolist() == [0, 0]
+            else:
+                np.testing.assert_array_equal(row.reshape(batch["img_shape"][i]), image(r))
+    reader = qd.BatchReader(dataset, columns=["img", "id"], batch_size=7, ragged="list")
+    for batch in reader:
+        assert isinstance(batch["img"], list)
+        for row, r in zip(batch["img"], batch["id"]):
+            if r % 5 == 4:
+                assert row is None
+            else:
+                np.testing.assert_array_equal(row, image(r))
+                assert not row.flags.writeable  # a view of the file
+
+
+def test_float_pad_value_and_scalar_nulls(tmp_path):
+    rows = [np.full((1, n), n, dtype=np.float32) for n in (1, 3, 2)]
+    batch = pa.record_batch({
+        "x": pa.array([1.5, None, 3.5], pa.float64()),
+        "flag": pa.array([True, None, False]),
+        "v": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)),
+    })
+    with pa.ipc.new_file(str(tmp_path / "f.arrow"), batch.schema) as writer:
+        writer.write_batch(batch)
+    (out,) = qd.BatchReader(tmp_path / "f.arrow", batch_size=3, pad_value=-0.5)
+    np.testing.assert_array_equal(out["x"], [1.5, 0.0, 3.5])  # null: zero
+    assert out["flag"].dtype == np.bool_ and out["flag"].tolist() == [True, False, False]
+    np.testing.assert_array_equal(out["v"][0], [[1, -0.5, -0.5]])
+    np.testing.assert_array_equal(out["v"][2], [[2, 2, -0.5]])
+    with pytest.raises(ValueError, match="pad value 0.1 is not exactly representable as float32"):
+        qd.BatchReader(tmp_path / "f.arrow", batch_size=3, pad_value=0.1)
+
+
+def test_arrays_stay_valid_and_writable_after_later_batches(dataset):
+    reader = qd.BatchReader(dataset, batch_size=4, prefetch=1)
+    batches = list(reader)
+    reader.set_epoch(1)
+    again = list(reader)
+    assert ids_of(batches) == list(range(23))  # not overwritten by the second epoch
+    assert ids_of(again) == list(range(23))
+    batches[0]["emb"][0, 0] = 42.0  # writable, the batch's own memory
+    assert again[0]["emb"][0, 0] == 0.0
+
+
+def test_multi_file_and_directory_sources(dataset, tmp_path):
+    by_dir = qd.BatchReader(dataset, batch_size=10)
+    assert [pathlib.Path(f).name for f in by_dir.files] == ["a.arrow", "b.arrow"]
+    by_list = qd.BatchReader([str(dataset / "b.arrow"), dataset / "a.arrow"], batch_size=10)
+    assert ids_of(by_list) == list(range(14, 23)) + list(range(14))
+    assert len(qd.BatchReader(dataset / "a.arrow", batch_size=10)) == 2
+
+
+def test_bucketing_lowers_the_padding_ratio(tmp_path):
+    rng = np.random.default_rng(0)
+    sizes = np.where(rng.random(400) < 0.2, 64, 2)
+    imgs = [np.zeros((s, s), np.uint8) for s in sizes]
+    batch = pa.record_batch({"img": pa.array(qv.VariableShapeTensorArray.from_numpy(imgs))})
+    with pa.ipc.new_file(str(tmp_path / "s.arrow"), batch.schema) as writer:
+        writer.write_batch(batch)
+    plain = qd.BatchReader(tmp_path, batch_size=16, shuffle=True)
+    assert plain.padding_ratio == 0.0
+    list(plain)
+    bucketed = qd.BatchReader(tmp_path, batch_size=16, shuffle=True, bucket_by="img",
+                              bucket_window=8)
+    rows = [int(r) for r in bucketed.epoch_rows()]
+    list(bucketed)
+    assert sorted(rows) == list(range(400))
+    assert plain.padding_ratio > 0.5
+    assert bucketed.padding_ratio < plain.padding_ratio / 2
+
+
+def test_dlpack_and_the_jax_adapter(dataset):
+    jnp = pytest.importorskip("jax.numpy")
+    reader = qd.BatchReader(dataset, batch_size=8)
+    batch = next(iter(reader))
+    for value in batch.values():
+        assert hasattr(value, "__dlpack__")
+        np.testing.assert_array_equal(np.from_dlpack(value), value)
+    converted = next(reader.to_jax())
+    assert set(converted) == set(batch)
+    np.testing.assert_array_equal(np.asarray(converted["img"]), batch["img"])
+    assert isinstance(converted["id"], jnp.ndarray)
+
+
+def test_torch_adapter_and_iterable_dataset(dataset):
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    batch = next(qd.BatchReader(dataset, batch_size=8).to_torch())
+    assert isinstance(batch["img"], torch.Tensor)
+    ds = qd.TorchIterableDataset(dataset, batch_size=4, shuffle=True, seed=1)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+    seen = [int(i) for b in loader for i in b["id"]]
+    assert sorted(seen) == list(range(23))
+
+
+def test_torch_dataset_needs_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError):
+            qd.TorchIterableDataset  # noqa: B018
+    else:
+        pytest.skip("torch is installed: the dataset test runs instead")
+
+
+def test_pin_memory_falls_back_with_a_warning(dataset):
+    if qd._cuda_host_allocator() is not None:
+        reader = qd.BatchReader(dataset, batch_size=4, pin_memory=True)
+        assert reader.pin_memory and ids_of(reader) == list(range(23))
+        return
+    with pytest.warns(RuntimeWarning, match="pin_memory=True: no CUDA runtime"):
+        reader = qd.BatchReader(dataset, batch_size=4, pin_memory=True)
+    assert not reader.pin_memory
+    assert ids_of(reader) == list(range(23))
+
+
+def test_bad_input(dataset, tmp_path):
+    with pytest.raises(ValueError, match="batch_size must be > 0, got 0"):
+        qd.BatchReader(dataset, batch_size=0)
+    with pytest.raises(ValueError, match="batch_size must be > 0, got -2"):
+        qd.BatchReader(dataset, batch_size=-2)
+    with pytest.raises(TypeError, match="batch_size must be an int"):
+        qd.BatchReader(dataset, batch_size=2.5)
+    with pytest.raises(ValueError, match="unknown column 'label'"):
+        qd.BatchReader(dataset, batch_size=2, columns=["id", "label"])
+    with pytest.raises(ValueError, match="ragged must be 'padded', 'jagged' or 'list'"):
+        qd.BatchReader(dataset, batch_size=2, ragged="nested")
+    with pytest.raises(ValueError, match="shuffle must be"):
+        qd.BatchReader(dataset, batch_size=2, shuffle="rows")
+    with pytest.raises(ValueError, match=r"shard rank must be in \[0, 2\), got 2"):
+        qd.BatchReader(dataset, batch_size=2, shard=(2, 2))
+    with pytest.raises(TypeError, match="shard must be"):
+        qd.BatchReader(dataset, batch_size=2, shard=3)
+    with pytest.raises(ValueError, match="bucket_window"):
+        qd.BatchReader(dataset, batch_size=2, bucket_by="img")
+    with pytest.raises(ValueError, match="not a variable_shape_tensor column"):
+        qd.BatchReader(dataset, batch_size=2, bucket_by="id", bucket_window=2)
+    with pytest.raises(OSError, match="no such file"):
+        qd.BatchReader(tmp_path / "missing.arrow", batch_size=2)
+    with pytest.raises(TypeError, match="source must be a path"):
+        qd.BatchReader(42, batch_size=2)
+    (tmp_path / "notes.arrow").write_text("not an Arrow file at all, just text")
+    with pytest.raises(ValueError, match="notes.arrow is not a readable Arrow IPC file"):
+        qd.BatchReader(tmp_path / "notes.arrow", batch_size=2)
+
+
+def test_different_schemas_name_the_file_and_column(tmp_path):
+    write_rows(tmp_path / "a.arrow", 0, 4)
+    three_d = pa.array(qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 2, 2), np.uint8)]))
+    batch = pa.record_batch({"id": pa.array([9], pa.int64()),
+                             "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(
+                                 np.zeros((1, 2), np.float32))),
+                             "img": three_d})
+    with pa.ipc.new_file(str(tmp_path / "b.arrow"), batch.schema) as writer:
+        writer.write_batch(batch)
+    with pytest.raises(ValueError, match=r"b.arrow: column 2 'img' has type "
+                                         r"variable_shape_tensor<uint8, ndim=3>"):
+        qd.BatchReader(tmp_path, batch_size=2)
+
+
+def test_a_truncated_file_is_an_error_naming_it(dataset, tmp_path):
+    data = (dataset / "a.arrow").read_bytes()
+    (tmp_path / "cut.arrow").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="cut.arrow"):
+        qd.BatchReader(tmp_path / "cut.arrow", batch_size=2)
+
+
+def test_stubs_declare_the_module():
+    tree = ast.parse((pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver" /
+                      "data.pyi").read_text())
+    declared = {node.name for node in tree.body
+                if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    assert set(qd.__all__) <= declared
+    assert declared - set(qd.__all__) == {"TorchIterableDataset"}
+    (reader_stub,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "BatchReader"]
+    members = {n.name for n in reader_stub.body if isinstance(n, ast.FunctionDef)}
+    public = {n for n in vars(qd.BatchReader) if not n.startswith("_")} | {"__iter__", "__len__"}
+    assert public <= members | {"pin_memory"}
