@@ -1,0 +1,215 @@
+"""quiver.data.BatchReader against other ways of getting padded training
+batches out of Arrow files, measured in one run on the same data.
+
+The dataset: ragged uint8 images (3 x [64..256] x [64..256]) and a fixed
+float32 embedding (256 values) per row, in an IPC file of record batches
+of 256 rows. Each contender reads one epoch of batches of 64 rows, images
+padded to the batch's largest height and width; the figure is the padded
+output (every array of every batch, in bytes) per second of the epoch.
+
+- quiver: BatchReader, unshuffled, shuffled (a global permutation), and
+  shuffled with size bucketing;
+- numpy: the plain loop, a memory-mapped pyarrow table, `take` of each
+  batch's rows, then padding row by row in NumPy;
+- Ray Data (`iter_batches` with a local shuffle buffer and a padding
+  collate) and Hugging Face datasets (`with_format("numpy")`, padding in a
+  collate), when installed; skipped with the reason otherwise.
+
+Also printed: the machine's memcpy bandwidth (one large NumPy copy), and
+each contender's peak RSS: every contender runs in a process of its own,
+after a first pass has put the file in the page cache (the mapped pages a
+contender touches count in its RSS).
+
+  python bench/python/bench_loader.py               # 256 MiB
+  python bench/python/bench_loader.py --mib 2048    # the 2 GiB dataset
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+import quiver as qv
+import quiver.data as qd
+
+EMBED = 256
+BATCH = 64
+RECORD_BATCH = 256
+
+
+def write_dataset(path, target_bytes, seed=0):
+    rng = np.random.default_rng(seed)
+    written = rows = 0
+    schema = None
+    with pa.OSFile(path, "wb") as sink:
+        writer = None
+        while written < target_bytes:
+            sizes = rng.integers(64, 257, size=(RECORD_BATCH, 2))
+            images = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8) for h, w in sizes]
+            emb = rng.standard_normal((RECORD_BATCH, EMBED), dtype=np.float32)
+            batch = pa.record_batch({
+                "img": pa.array(qv.VariableShapeTensorArray.from_numpy(images)),
+                "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
+            })
+            if writer is None:
+                schema = batch.schema
+                writer = pa.ipc.new_file(sink, schema)
+            writer.write_batch(batch)
+            written += sum(im.nbytes for im in images) + emb.nbytes
+            rows += RECORD_BATCH
+        writer.close()
+    return rows, written
+
+
+def batch_bytes(batch):
+    return sum(v.nbytes for v in batch.values())
+
+
+def peak_rss_mib():
+    # VmHWM, not ru_maxrss: a child's ru_maxrss starts from its parent's
+    # peak at fork time, VmHWM from its own memory after exec.
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_quiver(path, **options):
+    reader = qd.BatchReader(path, batch_size=BATCH, **options)
+    start = time.perf_counter()
+    total = 0
+    for batch in reader:
+        total += batch_bytes(batch)
+    return total, time.perf_counter() - start, reader.padding_ratio
+
+
+def pad_rows(rows, shapes):
+    """The plain NumPy collate: a zero batch of the largest shape, each row
+    copied into its corner."""
+    cell = shapes.max(axis=0)
+    out = np.zeros((len(rows), *cell), np.uint8)
+    for i, (row, shape) in enumerate(zip(rows, shapes)):
+        out[i, :shape[0], :shape[1], :shape[2]] = row
+    return out
+
+
+def numpy_batch(table, indices):
+    """One padded batch the plain way: take, then pad row by row."""
+    part = table.take(pa.array(indices))
+    img = part.column("img").combine_chunks()
+    storage = img.storage if hasattr(img, "storage") else img
+    data, shape = storage.field("data"), storage.field("shape")
+    shapes = np.asarray(shape.flatten().to_numpy(zero_copy_only=False)).reshape(-1, 3)
+    offsets = data.offsets.to_numpy()
+    values = data.values.to_numpy(zero_copy_only=False)
+    rows = [values[offsets[i]:offsets[i + 1]].reshape(shapes[i]) for i in range(len(shapes))]
+    padded = pad_rows(rows, shapes)
+    emb_col = part.column("emb").combine_chunks()
+    emb_storage = emb_col.storage if hasattr(emb_col, "storage") else emb_col
+    emb = emb_storage.flatten().to_numpy(zero_copy_only=False).reshape(-1, EMBED)
+    return padded.nbytes + emb.nbytes + shapes.astype(np.int32).nbytes
+
+
+def run_numpy(path, shuffle, seed=0):
+    table = pa.ipc.open_file(pa.memory_map(path)).read_all()
+    n = table.num_rows
+    order = np.random.default_rng(seed).permutation(n) if shuffle else np.arange(n)
+    numpy_batch(table, order[:BATCH])  # first-call costs (lazy imports) off the clock
+    start = time.perf_counter()
+    total = 0
+    for first in range(0, n, BATCH):
+        total += numpy_batch(table, order[first:first + BATCH])
+    return total, time.perf_counter() - start
+
+
+def memcpy_gbps(mib=256):
+    src = np.ones(mib << 20, np.uint8)
+    dst = np.empty_like(src)
+    best = min(_timed(lambda: np.copyto(dst, src)) for _ in range(5))
+    return src.nbytes / best / 1e9
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def peers():
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print("  ray data: skipped (ray is not installed)")
+    else:
+        print("  ray data: skipped (installed, but this script does not drive it yet)")
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        print("  hf datasets: skipped (datasets is not installed)")
+    else:
+        print("  hf datasets: skipped (installed, but this script does not drive it yet)")
+
+
+CONTENDERS = {
+    "quiver, in order": ("quiver", dict()),
+    "quiver, shuffled": ("quiver", dict(shuffle=True)),
+    "quiver, shuffled, bucketed (K=16)": ("quiver", dict(shuffle=True, bucket_by="img",
+                                                         bucket_window=16)),
+    "numpy loop, in order": ("numpy", dict(shuffle=False)),
+    "numpy loop, shuffled": ("numpy", dict(shuffle=True)),
+}
+
+
+def run_one(name, path, threads):
+    """One contender, in this process: prints a JSON line of its figures."""
+    kind, options = CONTENDERS[name]
+    if kind == "quiver":
+        total, seconds, padding = run_quiver(path, num_threads=threads, **options)
+    else:
+        (total, seconds), padding = run_numpy(path, **options), None
+    print(json.dumps(dict(total=total, seconds=seconds, padding=padding, rss=peak_rss_mib())))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mib", type=int,
+                        default=int(os.environ.get("QUIVER_BENCH_LOADER_MIB", 256)),
+                        help="dataset size in MiB (default 256; the issue's figure is 2048)")
+    parser.add_argument("--threads", type=int, default=None, help="num_threads for quiver")
+    parser.add_argument("--contender", help=argparse.SUPPRESS)
+    parser.add_argument("--path", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.contender:
+        return run_one(args.contender, args.path, args.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "images.arrow")
+        rows, data_bytes = write_dataset(path, args.mib << 20)
+        print(f"dataset: {rows} rows, {data_bytes / 2**20:.0f} MiB of values, "
+              f"batches of {BATCH}, {os.cpu_count()} cores")
+        print(f"memcpy bandwidth: {memcpy_gbps():.2f} GB/s")
+        print(f"{'contender':<34} {'GB/s':>7} {'seconds':>8} {'padding':>8} {'peak RSS MiB':>13}")
+        run_quiver(path, prefetch=0)  # the file into the page cache
+        for name in CONTENDERS:
+            command = [sys.executable, __file__, "--contender", name, "--path", path]
+            if args.threads:
+                command += ["--threads", str(args.threads)]
+            out = subprocess.run(command, capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            pad = f"{r['padding']:.3f}" if r["padding"] is not None else "-"
+            print(f"{name:<34} {r['total'] / r['seconds'] / 1e9:>7.2f} {r['seconds']:>8.2f} "
+                  f"{pad:>8} {r['rss']:>13.0f}", flush=True)
+        peers()
+
+
+if __name__ == "__main__":
+    main()
