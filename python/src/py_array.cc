@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "py_buffer_protocol.h"
+#include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
@@ -178,6 +179,13 @@ void BindArray(nb::module_& m) {
           nb::arg("requested_schema") = nb::none(),
           "Exports (schema, array) PyCapsules, zero-copy.")
       .def(
+          "__arrow_c_device_array__",
+          [](const PyArray& a, nb::handle requested, nb::kwargs kwargs) {
+            return ExportDeviceArrayWithSchema(a.data, requested, kwargs);
+          },
+          nb::arg("requested_schema") = nb::none(), nb::arg("kwargs"),
+          "Exports (schema, device array) PyCapsules on the CPU, zero-copy.")
+      .def(
           "to_pylist", [](const PyArray& a) { return ArrayToPylist(a.data); },
           "The values as Python objects (numbers, bools, str, bytes, lists, dicts for "
           "structs), None for nulls.")
@@ -252,9 +260,11 @@ void BindArray(nb::module_& m) {
         if (!capsules.is_valid()) {
           nb::python_error error;  // fetched: hasattr below needs a clean state
           if (error.matches(PyExc_AttributeError) && !nb::hasattr(obj, protocol)) {
+            // A producer of the device protocol alone (CPU memory only).
+            if (HasArrayProtocol(obj)) return WrapArray(ImportArrayFrom(obj).second);
             Raise(
-                Status::TypeError("quiver.array() needs an object with __arrow_c_array__ "
-                                  "(a pyarrow Array, say), got " +
+                Status::TypeError("quiver.array() needs an object with __arrow_c_array__ or "
+                                  "__arrow_c_device_array__ (a pyarrow Array, say), got " +
                                   std::string(nb::type_name(obj.type()).c_str())));
           }
           throw error;

@@ -76,7 +76,7 @@ std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule, nb::han
   return {std::move(*field), Unwrap(std::move(imported))};
 }
 
-nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema) {
+ArrayDataPtr RequestedView(const ArrayDataPtr& data, nb::handle requested_schema) {
   // A requested schema is best-effort (PyCapsule protocol): quiver hands
   // over its storage when exactly that is asked for (pyarrow's pa.array(col,
   // type=<extension type>) asks for the storage type), and its own data and
@@ -85,12 +85,19 @@ nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_s
     Field requested = ImportSchemaCapsule(requested_schema);
     if (data->type->id() == TypeId::kExtension && !requested.type->Equals(*data->type) &&
         requested.type->Equals(*data->type->storage_type())) {
-      ArrayDataPtr storage = StorageOf(data);
-      return nb::make_tuple(SchemaCapsule(Field{"", storage->type, true, {}}),
-                            ArrayCapsule(storage));
+      return StorageOf(data);
     }
   }
-  return nb::make_tuple(SchemaCapsule(Field{"", data->type, true, {}}), ArrayCapsule(data));
+  return data;
+}
+
+nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema) {
+  ArrayDataPtr view = RequestedView(data, requested_schema);
+  return nb::make_tuple(SchemaCapsule(Field{"", view->type, true, {}}), ArrayCapsule(view));
+}
+
+void* NamedCapsulePointer(nb::handle capsule, const char* name) {
+  return CapsulePointer<void>(capsule, name);
 }
 
 nb::object StreamCapsule(std::shared_ptr<ArrayReader> reader) {

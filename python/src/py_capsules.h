@@ -26,6 +26,12 @@ Field ImportSchemaCapsule(nb::handle schema_capsule);
 // may be None or any schema capsule: the storage goes out when exactly the
 // storage type is requested, the array with its own type otherwise.
 nb::tuple ExportArrayWithSchema(const ArrayDataPtr& data, nb::handle requested_schema);
+// What ExportArrayWithSchema hands over for `requested_schema`: `data` or
+// its storage.
+ArrayDataPtr RequestedView(const ArrayDataPtr& data, nb::handle requested_schema);
+
+// The struct inside a capsule named `name`; TypeError for anything else.
+void* NamedCapsulePointer(nb::handle capsule, const char* name);
 
 }  // namespace quiver::python
 

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <mutex>
 
+#include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
@@ -449,7 +450,13 @@ void BindIpc(nb::module_& parent) {
           [](PyFileReader& r, nb::handle) {
             return StreamCapsule(std::make_shared<FileBatches>(r.reader));
           },
-          nb::arg("requested_schema").none() = nb::none());
+          nb::arg("requested_schema").none() = nb::none())
+      .def(
+          "__arrow_c_device_stream__",
+          [](PyFileReader& r, nb::handle, nb::kwargs kwargs) {
+            return DeviceStreamCapsule(std::make_shared<FileBatches>(r.reader), kwargs);
+          },
+          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
 
   nb::class_<PyStreamReader>(m, "RecordBatchStreamReader",
                              "The batches of an IPC stream, in order.")
@@ -480,7 +487,13 @@ void BindIpc(nb::module_& parent) {
           [](PyStreamReader& r, nb::handle) {
             return StreamCapsule(std::make_shared<StreamBatches>(r.reader));
           },
-          nb::arg("requested_schema").none() = nb::none());
+          nb::arg("requested_schema").none() = nb::none())
+      .def(
+          "__arrow_c_device_stream__",
+          [](PyStreamReader& r, nb::handle, nb::kwargs kwargs) {
+            return DeviceStreamCapsule(std::make_shared<StreamBatches>(r.reader), kwargs);
+          },
+          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
 
   BindWriter<ipc::StreamWriter>(m, "RecordBatchStreamWriter", "Writes an IPC stream.");
   BindWriter<ipc::FileWriter>(m, "RecordBatchFileWriter", "Writes an IPC file.");

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
@@ -39,9 +40,8 @@ int ColumnIndex(const Schema& schema, nb::handle key) {
 
 PyRecordBatch BatchFromPython(nb::handle obj) {
   if (nb::isinstance<PyRecordBatch>(obj)) return nb::cast<PyRecordBatch>(obj);
-  if (nb::hasattr(obj, "__arrow_c_array__")) {
-    nb::tuple capsules = nb::cast<nb::tuple>(obj.attr("__arrow_c_array__")());
-    auto [field, data] = ImportCapsules(capsules[0], capsules[1]);
+  if (HasArrayProtocol(obj)) {
+    auto [field, data] = ImportArrayFrom(obj);
     return PyRecordBatch{Unwrap(RecordBatch::FromStructArray(field, data, ValidationLevel::kNone))};
   }
   PyTable table = TableFromPython(obj);
@@ -54,15 +54,14 @@ PyRecordBatch BatchFromPython(nb::handle obj) {
 
 PyChunkedArray ChunkedFromPython(nb::handle obj) {
   if (nb::isinstance<PyChunkedArray>(obj)) return nb::cast<PyChunkedArray>(obj);
-  if (nb::hasattr(obj, "__arrow_c_stream__")) {
-    std::shared_ptr<ArrayReader> reader = ImportStreamCapsule(obj.attr("__arrow_c_stream__")());
+  if (HasStreamProtocol(obj)) {
+    std::shared_ptr<ArrayReader> reader = ImportStreamFrom(obj);
     PyChunkedArray out{reader->field().type, {}};
     while (ArrayDataPtr chunk = Unwrap(reader->Next())) out.chunks.push_back(std::move(chunk));
     return out;
   }
-  if (nb::hasattr(obj, "__arrow_c_array__")) {
-    nb::tuple capsules = nb::cast<nb::tuple>(obj.attr("__arrow_c_array__")());
-    auto [field, data] = ImportCapsules(capsules[0], capsules[1]);
+  if (HasArrayProtocol(obj)) {
+    auto [field, data] = ImportArrayFrom(obj);
     return PyChunkedArray{field.type, {data}};
   }
   Raise(Status::TypeError(std::string("chunked_array() needs an object with __arrow_c_stream__ or "
@@ -105,8 +104,8 @@ PyTable TableFromPython(nb::handle obj) {
     RecordBatchPtr batch = nb::cast<PyRecordBatch>(obj).batch;
     return PyTable{batch->schema(), {batch}};
   }
-  if (nb::hasattr(obj, "__arrow_c_stream__")) {
-    std::shared_ptr<ArrayReader> reader = ImportStreamCapsule(obj.attr("__arrow_c_stream__")());
+  if (HasStreamProtocol(obj)) {
+    std::shared_ptr<ArrayReader> reader = ImportStreamFrom(obj);
     const Field& field = reader->field();
     if (field.type->id() != TypeId::kStruct) {
       Raise(Status::TypeError("a table comes from a stream of struct arrays, got " +
@@ -125,7 +124,7 @@ PyTable TableFromPython(nb::handle obj) {
     }
     return out;
   }
-  if (nb::hasattr(obj, "__arrow_c_array__")) {
+  if (HasArrayProtocol(obj)) {
     RecordBatchPtr batch = BatchFromPython(obj).batch;
     return PyTable{batch->schema(), {batch}};
   }
@@ -232,6 +231,14 @@ void BindRecordBatch(nb::module_& m) {
             return nb::make_tuple(schema, ArrayCapsule(b.batch->ToStructArray()));
           },
           nb::arg("requested_schema").none() = nb::none())
+      .def(
+          "__arrow_c_device_array__",
+          [](const PyRecordBatch& b, nb::handle /*requested_schema: best-effort, ignored*/,
+             nb::kwargs kwargs) {
+            CheckDeviceKwargs(kwargs);
+            return DeviceArrayCapsules(BatchField(b.batch->schema()), b.batch->ToStructArray());
+          },
+          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
       .def("__repr__",
            [](const PyRecordBatch& b) {
              return "quiver.RecordBatch: " + std::to_string(b.batch->num_rows()) + " rows\n" +
@@ -267,6 +274,14 @@ void BindRecordBatch(nb::module_& m) {
             return StreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks));
           },
           nb::arg("requested_schema").none() = nb::none())
+      .def(
+          "__arrow_c_device_stream__",
+          [](const PyChunkedArray& c, nb::handle /*requested_schema: best-effort, ignored*/,
+             nb::kwargs kwargs) {
+            return DeviceStreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks),
+                                       kwargs);
+          },
+          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
       .def(
           "to_numpy",
           [](const PyChunkedArray& c, bool allow_nulls) -> nb::object {
@@ -362,6 +377,13 @@ void BindRecordBatch(nb::module_& m) {
             return StreamCapsule(BatchArrayReader(t.schema, t.batches));
           },
           nb::arg("requested_schema").none() = nb::none())
+      .def(
+          "__arrow_c_device_stream__",
+          [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/,
+             nb::kwargs kwargs) {
+            return DeviceStreamCapsule(BatchArrayReader(t.schema, t.batches), kwargs);
+          },
+          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
       .def("__repr__",
            [](const PyTable& t) {
              return "quiver.Table: " + std::to_string(t.batches.size()) + " batches\n" +

@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "py_buffer_protocol.h"
+#include "py_c_device.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
 #include "py_objects.h"
@@ -111,6 +112,14 @@ void BindTensor(nb::module_& m) {
             return a.tensor.Equals(b.tensor);
           },
           nb::arg("other"), "Same type, shape and values.")
+      .def(
+          "__arrow_c_device_array__",
+          [](const PyTensor& t, nb::handle /*requested_schema: best-effort, ignored*/,
+             nb::kwargs kwargs) { return TensorDeviceCapsules(t.tensor, kwargs); },
+          nb::arg("requested_schema") = nb::none(), nb::arg("kwargs"),
+          "Exports the tensor as an arrow.fixed_shape_tensor array of shape[0] rows on its "
+          "own device, zero-copy: (schema, device array) PyCapsules. Device memory is never "
+          "read (it must be row-major); CPU cells that are not contiguous are copied.")
       .def_prop_ro(
           "device", [](const PyTensor& t) { return DLPackDevice(t.tensor.buffer()->device()); },
           "(device_type, device_id) in DLPack numbering; (1, 0) is the CPU.")

@@ -4,6 +4,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
@@ -12,7 +13,7 @@ namespace quiver::python {
 
 // The members both tensor column classes have alike: null_count, offset,
 // is_valid(i), storage (zero-copy, `storage_doc`) and __arrow_c_array__
-// (`export_doc`).
+// (`export_doc`), and __arrow_c_device_array__.
 template <typename A>
 void AddColumnBasics(nb::class_<A>& cls, const char* storage_doc, const char* export_doc) {
   cls.def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
@@ -28,7 +29,15 @@ void AddColumnBasics(nb::class_<A>& cls, const char* storage_doc, const char* ex
           [](const A& a, nb::handle requested) {
             return ExportArrayWithSchema(a.array.data(), requested);
           },
-          nb::arg("requested_schema") = nb::none(), export_doc);
+          nb::arg("requested_schema") = nb::none(), export_doc)
+      .def(
+          "__arrow_c_device_array__",
+          [](const A& a, nb::handle requested, nb::kwargs kwargs) {
+            return ExportDeviceArrayWithSchema(a.array.data(), requested, kwargs);
+          },
+          nb::arg("requested_schema") = nb::none(), nb::arg("kwargs"),
+          "The same as __arrow_c_array__ as (schema, device array) PyCapsules: the CPU, "
+          "device_id -1.");
 }
 
 }  // namespace quiver::python

@@ -22,7 +22,8 @@ STUB_SOURCES = [PACKAGE, pathlib.Path(__file__).resolve().parents[2] / "python" 
 PROTOCOL = {
     "__len__", "__getitem__", "__iter__", "__next__", "__contains__", "__eq__", "__enter__",
     "__exit__", "__array__", "__dlpack__", "__dlpack_device__", "__arrow_c_array__",
-    "__arrow_c_schema__", "__arrow_c_stream__",
+    "__arrow_c_schema__", "__arrow_c_stream__", "__arrow_c_device_array__",
+    "__arrow_c_device_stream__",
 }
 
 
