@@ -353,6 +353,9 @@ def test_cpu_tensors_export_as_fixed_shape_tensor_columns():
     assert isinstance(theirs.type, pa.FixedShapeTensorType)
     assert theirs.type.shape == [3, 4] and theirs.type.dim_names == ["H", "W"]
     np.testing.assert_array_equal(theirs.to_numpy_ndarray(), x)
+    # pa.array and qv.array read the device protocol: a column of the rows.
+    assert pa.array(t).equals(theirs)
+    np.testing.assert_array_equal(qv.array(t).to_numpy(), x)
     # Cells that are not contiguous are copied on the CPU.
     transposed = qv.Tensor.from_numpy(x.transpose(0, 2, 1)[:, ::2])
     theirs = pa.Array._import_from_c_device_capsule(*transposed.__arrow_c_device_array__())
