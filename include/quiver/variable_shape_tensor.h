@@ -209,8 +209,9 @@ class VariableShapeTensorArray {
   Result<Padded> ToPadded(PadValue pad_value = 0, NullPolicy nulls = NullPolicy::kError) const;
   // The padded batch written into caller memory: `out` is writable,
   // row-major (C-contiguous) memory of `out_shape` elements of the value
-  // type, and `out_shape` must equal the padded shape (N, *max_shape),
-  // else Invalid naming both. Every byte of `out` is written (padding
+  // type, and `out_shape` must be (N, *cell) with every cell size at least
+  // the padded shape's (N, *max_shape), else Invalid naming both: a larger
+  // cell pads the rows further. Every byte of `out` is written (padding
   // included); nothing is allocated but the returned shapes (N x ndim int32).
   Result<Tensor> ToPaddedInto(uint8_t* out, std::span<const int64_t> out_shape,
                               PadValue pad_value = 0, NullPolicy nulls = NullPolicy::kError) const;

@@ -11,6 +11,7 @@ OPTIONAL = {
     "pyarrow": ("pyarrow", "arrow"),
     "scipy": ("scipy", "sparse"),
     "sparse": ("sparse", "sparse"),
+    "pandas": ("pandas", "pandas"),
 }
 
 

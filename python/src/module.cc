@@ -20,6 +20,8 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindVariableShapeTensorArray(m);
   quiver::python::BindDLPack(m);
   quiver::python::BindRecordBatch(m);
+  quiver::python::BindChunkedArray(m);
+  quiver::python::BindTable(m);
   quiver::python::BindIpc(m);
   quiver::python::BindData(m);
   quiver::python::BindPickle(m);

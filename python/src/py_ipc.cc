@@ -322,8 +322,8 @@ struct PyWriter {
   Status close_status;  // what close() said, repeated by later calls
 
   void Write(nb::handle data) {
-    PyTable table = TableFromPython(data);
-    for (const RecordBatchPtr& batch : table.batches) {
+    TablePtr table = TableFromPython(data);
+    for (const RecordBatchPtr& batch : Unwrap(table->ToRecordBatches())) {
       Check(Locked([&] {
         if (!writer) return Status::Invalid("the IPC writer is closed");
         return writer->Write(*batch);
@@ -438,12 +438,12 @@ void BindIpc(nb::module_& parent) {
           nb::arg("i"))
       .def("read_all",
            [](PyFileReader& r) {
-             PyTable out{r.reader->schema(), {}};
+             std::vector<RecordBatchPtr> batches;
              for (int i = 0; i < r.reader->num_record_batches(); ++i) {
-               out.batches.push_back(
+               batches.push_back(
                    Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
              }
-             return out;
+             return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
            })
       .def(
           "__arrow_c_stream__",
@@ -476,11 +476,11 @@ void BindIpc(nb::module_& parent) {
            })
       .def("read_all",
            [](PyStreamReader& r) {
-             PyTable out{r.reader->schema(), {}};
+             std::vector<RecordBatchPtr> batches;
              while (RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }))) {
-               out.batches.push_back(batch);
+               batches.push_back(batch);
              }
-             return out;
+             return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
            })
       .def(
           "__arrow_c_stream__",

@@ -374,21 +374,23 @@ PyRecordBatch RebuildRecordBatch(nb::handle schema_state, nb::handle batch_state
 }
 
 PyTable RebuildTable(nb::handle schema_state, nb::handle batch_states) {
-  PyTable table{SchemaFromState(schema_state), {}};
+  SchemaPtr schema = SchemaFromState(schema_state);
+  std::vector<RecordBatchPtr> batches;
   for (nb::handle b : Tuple(batch_states, "table batches")) {
-    table.batches.push_back(BatchFromState(table.schema, b));
+    batches.push_back(BatchFromState(schema, b));
   }
-  return table;
+  return PyTable{Unwrap(Table::FromRecordBatches(schema, batches))};
 }
 
 PyChunkedArray RebuildChunkedArray(nb::handle type_state, nb::handle chunk_states) {
-  PyChunkedArray chunked{TypeFromState(type_state, 0), {}};
+  TypePtr type = TypeFromState(type_state, 0);
+  std::vector<ArrayDataPtr> chunks;
   for (nb::handle c : Tuple(chunk_states, "chunks")) {
-    ArrayDataPtr chunk = ArrayFromState(chunked.type, c, 0);
+    ArrayDataPtr chunk = ArrayFromState(type, c, 0);
     ValidateFull(*chunk);
-    chunked.chunks.push_back(std::move(chunk));
+    chunks.push_back(std::move(chunk));
   }
-  return chunked;
+  return PyChunkedArray{Unwrap(ChunkedArray::Make(type, std::move(chunks)))};
 }
 
 }  // namespace
@@ -444,18 +446,20 @@ nb::tuple ReduceRecordBatch(const RecordBatch& batch, int protocol) {
 
 nb::tuple ReduceTable(const PyTable& table, int protocol) {
   nb::list batches;
-  for (const RecordBatchPtr& batch : table.batches) batches.append(BatchState(*batch, protocol));
+  for (const RecordBatchPtr& batch : Unwrap(table.table->ToRecordBatches())) {
+    batches.append(BatchState(*batch, protocol));
+  }
   return nb::make_tuple(Rebuilder("_rebuild_table"),
-                        nb::make_tuple(SchemaState(*table.schema), nb::tuple(batches)));
+                        nb::make_tuple(SchemaState(*table.table->schema()), nb::tuple(batches)));
 }
 
 nb::tuple ReduceChunkedArray(const PyChunkedArray& chunked, int protocol) {
   nb::list chunks;
-  for (const ArrayDataPtr& chunk : chunked.chunks) {
+  for (const ArrayDataPtr& chunk : chunked.column->chunks()) {
     chunks.append(ArrayState(*CompactForPickle(chunk), protocol));
   }
   return nb::make_tuple(Rebuilder("_rebuild_chunked_array"),
-                        nb::make_tuple(TypeState(*chunked.type), nb::tuple(chunks)));
+                        nb::make_tuple(TypeState(*chunked.column->type()), nb::tuple(chunks)));
 }
 
 nb::object Rebuild(const nb::tuple& reduced) {

@@ -10,6 +10,8 @@
 #include "py_convert.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "py_repr.h"
+#include "py_table_verbs.h"
 #include "quiver/fixed_shape_tensor.h"
 
 namespace quiver::python {
@@ -24,49 +26,18 @@ nb::dict MetadataToPython(const KeyValueMetadata& metadata) {
   return out;
 }
 
-// Column i or the column named `key`.
-int ColumnIndex(const Schema& schema, nb::handle key) {
-  const int count = static_cast<int>(schema.fields.size());
-  if (nb::isinstance<nb::str>(key)) {
-    const std::string name = nb::cast<std::string>(key);
-    for (int i = 0; i < count; ++i) {
-      if (schema.fields[static_cast<size_t>(i)].name == name) return i;
-    }
-    throw nb::key_error(("no column named '" + name + "'").c_str());
-  }
-  if (!nb::isinstance<nb::int_>(key)) Raise(Status::TypeError("a column is chosen by int or str"));
-  return static_cast<int>(ResolveIndex(nb::cast<int64_t>(key), count));
-}
-
 PyRecordBatch BatchFromPython(nb::handle obj) {
   if (nb::isinstance<PyRecordBatch>(obj)) return nb::cast<PyRecordBatch>(obj);
   if (HasArrayProtocol(obj)) {
     auto [field, data] = ImportArrayFrom(obj);
     return PyRecordBatch{Unwrap(RecordBatch::FromStructArray(field, data, ValidationLevel::kNone))};
   }
-  PyTable table = TableFromPython(obj);
-  if (table.batches.size() != 1) {
+  std::vector<RecordBatchPtr> batches = Unwrap(TableFromPython(obj)->ToRecordBatches());
+  if (batches.size() != 1) {
     Raise(Status::Invalid("expected one record batch, the stream holds " +
-                          std::to_string(table.batches.size())));
+                          std::to_string(batches.size())));
   }
-  return PyRecordBatch{table.batches[0]};
-}
-
-PyChunkedArray ChunkedFromPython(nb::handle obj) {
-  if (nb::isinstance<PyChunkedArray>(obj)) return nb::cast<PyChunkedArray>(obj);
-  if (HasStreamProtocol(obj)) {
-    std::shared_ptr<ArrayReader> reader = ImportStreamFrom(obj);
-    PyChunkedArray out{reader->field().type, {}};
-    while (ArrayDataPtr chunk = Unwrap(reader->Next())) out.chunks.push_back(std::move(chunk));
-    return out;
-  }
-  if (HasArrayProtocol(obj)) {
-    auto [field, data] = ImportArrayFrom(obj);
-    return PyChunkedArray{field.type, {data}};
-  }
-  Raise(Status::TypeError(std::string("chunked_array() needs an object with __arrow_c_stream__ or "
-                                      "__arrow_c_array__, got ") +
-                          nb::type_name(obj.type()).c_str()));
+  return PyRecordBatch{batches[0]};
 }
 
 nb::list WrapChunks(const std::vector<ArrayDataPtr>& chunks) {
@@ -98,39 +69,40 @@ SchemaPtr SchemaFromPython(nb::handle obj) {
   return schema;
 }
 
-PyTable TableFromPython(nb::handle obj) {
-  if (nb::isinstance<PyTable>(obj)) return nb::cast<PyTable>(obj);
+TablePtr TableFromPython(nb::handle obj) {
+  if (nb::isinstance<PyTable>(obj)) return nb::cast<const PyTable&>(obj).table;
+  std::vector<RecordBatchPtr> batches;
+  SchemaPtr schema;
   if (nb::isinstance<PyRecordBatch>(obj)) {
-    RecordBatchPtr batch = nb::cast<PyRecordBatch>(obj).batch;
-    return PyTable{batch->schema(), {batch}};
-  }
-  if (HasStreamProtocol(obj)) {
+    batches.push_back(nb::cast<const PyRecordBatch&>(obj).batch);
+    schema = batches[0]->schema();
+  } else if (HasStreamProtocol(obj)) {
     std::shared_ptr<ArrayReader> reader = ImportStreamFrom(obj);
     const Field& field = reader->field();
     if (field.type->id() != TypeId::kStruct) {
       Raise(Status::TypeError("a table comes from a stream of struct arrays, got " +
                               field.type->ToString()));
     }
-    auto schema = std::make_shared<Schema>();
-    schema->fields = field.type->children();
-    schema->metadata = field.metadata;
-    PyTable out{schema, {}};
+    auto fields = std::make_shared<Schema>();
+    fields->fields = field.type->children();
+    fields->metadata = field.metadata;
+    schema = fields;
     while (ArrayDataPtr data = Unwrap(reader->Next())) {
       // Already validated by the stream import.
       RecordBatchPtr batch =
           Unwrap(RecordBatch::FromStructArray(field, data, ValidationLevel::kNone));
-      out.batches.push_back(Unwrap(
+      batches.push_back(Unwrap(
           RecordBatch::Make(schema, batch->num_rows(), batch->columns(), ValidationLevel::kNone)));
     }
-    return out;
+  } else if (HasArrayProtocol(obj)) {
+    batches.push_back(BatchFromPython(obj).batch);
+    schema = batches[0]->schema();
+  } else {
+    Raise(Status::TypeError(std::string("table() needs a dict or list of columns, or an object "
+                                        "with __arrow_c_stream__ or __arrow_c_array__, got ") +
+                            nb::type_name(obj.type()).c_str()));
   }
-  if (HasArrayProtocol(obj)) {
-    RecordBatchPtr batch = BatchFromPython(obj).batch;
-    return PyTable{batch->schema(), {batch}};
-  }
-  Raise(Status::TypeError(std::string("table() needs an object with __arrow_c_stream__ or "
-                                      "__arrow_c_array__, got ") +
-                          nb::type_name(obj.type()).c_str()));
+  return Unwrap(Table::FromRecordBatches(schema, batches));
 }
 
 std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
@@ -189,20 +161,15 @@ void BindRecordBatch(nb::module_& m) {
            })
       .def("__arrow_c_schema__",
            [](const PySchema& s) { return SchemaCapsule(BatchField(s.schema)); })
-      .def("__repr__",
-           [](const PySchema& s) {
-             std::string out = "quiver.Schema";
-             for (const Field& f : s.schema->fields) out += "\n  " + f.ToString();
-             return out;
-           })
+      .def("__repr__", [](const PySchema& s) { return SchemaRepr(*s.schema); })
       .def("__reduce__", [](const PySchema& s) { return ReduceSchema(*s.schema); })
       .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
       .def(
           "__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); },
           nb::arg("memo"));
 
-  nb::class_<PyRecordBatch>(m, "RecordBatch", "Equal-length columns under a schema.")
-      .def_prop_ro("schema", [](const PyRecordBatch& b) { return PySchema{b.batch->schema()}; })
+  auto batch_class = nb::class_<PyRecordBatch>(m, "RecordBatch", "Equal-length columns under a schema.");
+  batch_class.def_prop_ro("schema", [](const PyRecordBatch& b) { return PySchema{b.batch->schema()}; })
       .def_prop_ro("num_rows", [](const PyRecordBatch& b) { return b.batch->num_rows(); })
       .def_prop_ro("num_columns", [](const PyRecordBatch& b) { return b.batch->num_columns(); })
       .def("__len__", [](const PyRecordBatch& b) { return b.batch->num_rows(); })
@@ -213,13 +180,6 @@ void BindRecordBatch(nb::module_& m) {
           },
           nb::arg("i"), "Column i, or the column of that name, as its quiver array class.")
       .def_prop_ro("columns", [](const PyRecordBatch& b) { return WrapChunks(b.batch->columns()); })
-      .def(
-          "slice",
-          [](const PyRecordBatch& b, int64_t offset, std::optional<int64_t> length) {
-            return PyRecordBatch{
-                Unwrap(b.batch->Slice(offset, length.value_or(b.batch->num_rows() - offset)))};
-          },
-          nb::arg("offset") = 0, nb::arg("length").none() = nb::none())
       .def("equals",
            [](const PyRecordBatch& a, const PyRecordBatch& b) { return a.batch->Equals(*b.batch); })
       .def("__arrow_c_schema__",
@@ -239,10 +199,20 @@ void BindRecordBatch(nb::module_& m) {
             return DeviceArrayCapsules(BatchField(b.batch->schema()), b.batch->ToStructArray());
           },
           nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
+      .def(
+          "to_pyarrow",
+          [](nb::handle self) {
+            nb::object pa =
+                nb::module_::import_("quiver._optional").attr("import_optional")("pyarrow");
+            return pa.attr("record_batch")(self);
+          },
+          "A pyarrow.RecordBatch over the same buffers (no copy), tensor columns as the "
+          "canonical extension types.")
       .def("__repr__",
            [](const PyRecordBatch& b) {
-             return "quiver.RecordBatch: " + std::to_string(b.batch->num_rows()) + " rows\n" +
-                    nb::cast<std::string>(nb::repr(nb::cast(PySchema{b.batch->schema()})));
+             std::vector<std::vector<ArrayDataPtr>> columns;
+             for (const ArrayDataPtr& column : b.batch->columns()) columns.push_back({column});
+             return TabularRepr("RecordBatch", b.batch->num_rows(), *b.batch->schema(), columns);
            })
       .def(
           "__reduce_ex__",
@@ -258,157 +228,25 @@ void BindRecordBatch(nb::module_& m) {
           },
           nb::arg("memo"));
 
-  nb::class_<PyChunkedArray>(m, "ChunkedArray", "Arrays of one type, in order.")
-      .def_prop_ro("type", [](const PyChunkedArray& c) { return WrapType(c.type); })
-      .def_prop_ro("chunks", [](const PyChunkedArray& c) { return WrapChunks(c.chunks); })
-      .def_prop_ro("num_chunks", [](const PyChunkedArray& c) { return c.chunks.size(); })
-      .def("__len__",
-           [](const PyChunkedArray& c) {
-             int64_t rows = 0;
-             for (const ArrayDataPtr& chunk : c.chunks) rows += chunk->length;
-             return rows;
-           })
-      .def(
-          "__arrow_c_stream__",
-          [](const PyChunkedArray& c, nb::handle /*requested_schema: best-effort, ignored*/) {
-            return StreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks));
-          },
-          nb::arg("requested_schema").none() = nb::none())
-      .def(
-          "__arrow_c_device_stream__",
-          [](const PyChunkedArray& c, nb::handle /*requested_schema: best-effort, ignored*/,
-             nb::kwargs kwargs) {
-            return DeviceStreamCapsule(MakeArrayReader(Field{"", c.type, true, {}}, c.chunks),
-                                       kwargs);
-          },
-          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
-      .def(
-          "to_numpy",
-          [](const PyChunkedArray& c, bool allow_nulls) -> nb::object {
-            // One chunk: the chunk's own zero-copy view. Several: one copy,
-            // joined by NumPy (fixed-shape columns only; ragged rows have no
-            // common shape).
-            if (c.type->id() != TypeId::kExtension ||
-                c.type->extension_name() != FixedShapeTensorType::kExtensionName) {
-              Raise(Status::TypeError("to_numpy() needs a fixed_shape_tensor column, got " +
-                                      c.type->ToString()));
-            }
-            nb::list views;
-            for (const ArrayDataPtr& chunk : c.chunks) {
-              views.append(WrapArray(chunk).attr("to_numpy")(nb::arg("allow_nulls") = allow_nulls));
-            }
-            if (views.size() == 1) return views[0];
-            if (views.size() == 0)
-              Raise(Status::Invalid("to_numpy() of a chunked array without chunks"));
-            return Numpy().attr("concatenate")(views);
-          },
-          nb::arg("allow_nulls") = false,
-          "The column as one NumPy array: zero-copy with one chunk, one copy otherwise.")
-      .def("__repr__",
-           [](const PyChunkedArray& c) {
-             return "quiver.ChunkedArray<" + c.type->ToString() +
-                    ">: " + std::to_string(c.chunks.size()) + " chunks";
-           })
-      .def(
-          "__reduce_ex__",
-          [](const PyChunkedArray& c, int protocol) { return ReduceChunkedArray(c, protocol); },
-          nb::arg("protocol"))
-      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
-      .def(
-          "__deepcopy__",
-          [](const PyChunkedArray& c, nb::handle) { return Rebuild(ReduceChunkedArray(c, 4)); },
-          nb::arg("memo"));
-
-  nb::class_<PyTable>(m, "Table", "Record batches of one schema, in order.")
-      .def_prop_ro("schema", [](const PyTable& t) { return PySchema{t.schema}; })
-      .def_prop_ro("num_rows",
-                   [](const PyTable& t) {
-                     int64_t rows = 0;
-                     for (const RecordBatchPtr& batch : t.batches) rows += batch->num_rows();
-                     return rows;
-                   })
-      .def_prop_ro("num_columns", [](const PyTable& t) { return t.schema->fields.size(); })
-      .def("__len__",
-           [](const PyTable& t) {
-             int64_t rows = 0;
-             for (const RecordBatchPtr& batch : t.batches) rows += batch->num_rows();
-             return rows;
-           })
-      .def("to_batches",
-           [](const PyTable& t) {
-             nb::list out;
-             for (const RecordBatchPtr& batch : t.batches) out.append(PyRecordBatch{batch});
-             return out;
-           })
-      .def(
-          "column",
-          [](const PyTable& t, nb::handle key) {
-            const int i = ColumnIndex(*t.schema, key);
-            PyChunkedArray out{t.schema->fields[static_cast<size_t>(i)].type, {}};
-            for (const RecordBatchPtr& batch : t.batches) out.chunks.push_back(batch->column(i));
-            return out;
-          },
-          nb::arg("i"), "Column i, or the column of that name, as a ChunkedArray (zero-copy).")
-      .def("equals",
-           [](const PyTable& a, const PyTable& b) {
-             // Equal schemas and values, whatever the batch boundaries.
-             if (!a.schema->Equals(*b.schema)) return false;
-             auto flatten = [](const PyTable& t) {
-               std::vector<std::pair<RecordBatchPtr, int64_t>> rows;
-               for (const RecordBatchPtr& batch : t.batches) {
-                 for (int64_t r = 0; r < batch->num_rows(); ++r) rows.emplace_back(batch, r);
-               }
-               return rows;
-             };
-             auto ra = flatten(a), rb = flatten(b);
-             if (ra.size() != rb.size()) return false;
-             for (size_t r = 0; r < ra.size(); ++r) {
-               RecordBatchPtr sa = Unwrap(ra[r].first->Slice(ra[r].second, 1));
-               RecordBatchPtr sb = Unwrap(rb[r].first->Slice(rb[r].second, 1));
-               if (!sa->Equals(*sb)) return false;
-             }
-             return true;
-           })
-      .def("__arrow_c_schema__",
-           [](const PyTable& t) { return SchemaCapsule(BatchField(t.schema)); })
-      .def(
-          "__arrow_c_stream__",
-          [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/) {
-            return StreamCapsule(BatchArrayReader(t.schema, t.batches));
-          },
-          nb::arg("requested_schema").none() = nb::none())
-      .def(
-          "__arrow_c_device_stream__",
-          [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/,
-             nb::kwargs kwargs) {
-            return DeviceStreamCapsule(BatchArrayReader(t.schema, t.batches), kwargs);
-          },
-          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
-      .def("__repr__",
-           [](const PyTable& t) {
-             return "quiver.Table: " + std::to_string(t.batches.size()) + " batches\n" +
-                    nb::cast<std::string>(nb::repr(nb::cast(PySchema{t.schema})));
-           })
-      .def(
-          "__reduce_ex__", [](const PyTable& t, int protocol) { return ReduceTable(t, protocol); },
-          nb::arg("protocol"))
-      .def("__copy__", [](nb::handle self) { return nb::borrow(self); })
-      .def(
-          "__deepcopy__", [](const PyTable& t, nb::handle) { return Rebuild(ReduceTable(t, 4)); },
-          nb::arg("memo"));
+  AddTableVerbs(batch_class);
+  nb::setattr(batch_class, "__hash__", nb::none());
 
   m.def(
-      "record_batch", [](nb::handle obj) { return BatchFromPython(obj); }, nb::arg("obj"),
-      "A RecordBatch from any __arrow_c_array__ producer of a struct array (pyarrow "
-      "RecordBatch, ...), validated fully.");
-  m.def(
-      "table", [](nb::handle obj) { return TableFromPython(obj); }, nb::arg("obj"),
-      "A Table from any __arrow_c_stream__ producer (pyarrow Table, polars DataFrame, DuckDB "
-      "results) or record batch, without combining chunks; validated fully.");
-  m.def(
-      "chunked_array", [](nb::handle obj) { return ChunkedFromPython(obj); }, nb::arg("obj"),
-      "A ChunkedArray from any __arrow_c_stream__ (pyarrow ChunkedArray, polars Series) or "
-      "__arrow_c_array__ producer; validated fully.");
+      "record_batch",
+      [](nb::handle obj, nb::handle names) {
+        if (nb::isinstance<nb::dict>(obj) || nb::isinstance<nb::list>(obj) ||
+            nb::isinstance<nb::tuple>(obj)) {
+          nb::object table = nb::module_::import_("quiver._quiver").attr("table")(obj, names);
+          PyRecordBatch any{nullptr};
+          return Rewrap(any, nb::cast<const PyTable&>(table).table);
+        }
+        if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns"));
+        return BatchFromPython(obj);
+      },
+      nb::arg("obj"), nb::arg("names").none() = nb::none(),
+      "A RecordBatch from a {name: column} dict or a list of columns with names= (as "
+      "qv.table() takes them; chunked columns are combined), or from any __arrow_c_array__ "
+      "producer of a struct array (pyarrow RecordBatch, ...), validated fully.");
 }
 
 }  // namespace quiver::python

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "quiver/c_data.h"
+#include "quiver/chunked_array.h"
 #include "quiver/record_batch.h"
+#include "quiver/table.h"
 
 namespace quiver::python {
 
@@ -25,16 +27,14 @@ struct PyRecordBatch {
   RecordBatchPtr batch;
 };
 
-// Batches of one schema, in order.
+// Named chunked columns of equal length.
 struct PyTable {
-  SchemaPtr schema;
-  std::vector<RecordBatchPtr> batches;
+  TablePtr table;
 };
 
-// Arrays of one type, in order.
+// One column in chunks.
 struct PyChunkedArray {
-  TypePtr type;
-  std::vector<ArrayDataPtr> chunks;
+  ChunkedArrayPtr column;
 };
 
 // A schema from a qv.Schema or anything with __arrow_c_schema__ that
@@ -42,7 +42,14 @@ struct PyChunkedArray {
 SchemaPtr SchemaFromPython(nb::handle obj);
 // A table from a qv.Table / qv.RecordBatch or any __arrow_c_stream__ /
 // __arrow_c_array__ producer of record batches.
-PyTable TableFromPython(nb::handle obj);
+TablePtr TableFromPython(nb::handle obj);
+// Column i (negative counts from the end) or the column named `key`
+// (KeyError / IndexError / TypeError).
+int ColumnIndex(const Schema& schema, nb::handle key);
+// One column from a quiver array or chunked array, a NumPy array (1-D
+// numeric: zero-copy; N-D: fixed_shape_tensor), an Arrow PyCapsule
+// producer, or a list (through pyarrow). `what` names it in errors.
+ChunkedArrayPtr ColumnFromPython(nb::handle obj, const char* what);
 // An ArrayReader of struct arrays over `batches`.
 std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
                                               std::vector<RecordBatchPtr> batches);
@@ -50,6 +57,8 @@ std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
 Field BatchField(const SchemaPtr& schema);
 
 void BindRecordBatch(nb::module_& m);
+void BindTable(nb::module_& m);
+void BindChunkedArray(nb::module_& m);
 void BindIpc(nb::module_& m);
 
 }  // namespace quiver::python

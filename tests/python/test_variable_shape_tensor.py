@@ -554,8 +554,15 @@ def test_to_padded_into_a_reusable_output():
     out = np.full((2, 2, 3), 7, np.float32)
     batch, shapes = col.to_padded(pad_value=0, out=out)
     assert batch is out and out.sum() == 7 and shapes.tolist() == [[2, 3], [1, 1]]
-    with pytest.raises(ValueError, match=r"out has shape \[2, 2, 4\] but the padded batch has shape \[2, 2, 3\]"):
-        col.to_padded(out=np.empty((2, 2, 4), np.float32))
+    with pytest.raises(ValueError, match=r"out has shape \[2, 2, 2\] but the padded batch has shape \[2, 2, 3\]"):
+        col.to_padded(out=np.empty((2, 2, 2), np.float32))
+    with pytest.raises(ValueError, match=r"out has shape \[3, 2, 3\]"):
+        col.to_padded(out=np.empty((3, 2, 3), np.float32))
+    # A larger cell pads further.
+    wide = np.full((2, 3, 4), 7, np.float32)
+    col.to_padded(pad_value=-1, out=wide)
+    np.testing.assert_array_equal(wide[0, :2, :3], 1)
+    assert (wide[0, 2, :] == -1).all() and (wide[0, :, 3] == -1).all() and wide[1].sum() == 1 - 11
     with pytest.raises(TypeError, match="out has dtype float64"):
         col.to_padded(out=np.empty((2, 2, 3)))
     with pytest.raises(TypeError, match="C-contiguous"):

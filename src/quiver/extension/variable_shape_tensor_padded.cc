@@ -345,12 +345,21 @@ Result<Tensor> VariableShapeTensorArray::ToPaddedInto(uint8_t* out,
                                                       PadValue pad_value, NullPolicy nulls) const {
   if (nulls == NullPolicy::kError) QUIVER_RETURN_NOT_OK(CheckNoNullRows());
   QUIVER_ASSIGN_OR_RETURN(PaddedPlan plan, Plan(*this, pad_value));
-  if (!std::equal(out_shape.begin(), out_shape.end(), plan.out_shape.begin(),
-                  plan.out_shape.end())) {
+  // Any cell at least as large as every row fits (chunked columns pad each
+  // chunk into its rows of one batch padded to the largest of them all).
+  bool fits = out_shape.size() == plan.out_shape.size() && out_shape[0] == plan.out_shape[0];
+  for (size_t k = 1; fits && k < out_shape.size(); ++k) fits = out_shape[k] >= plan.out_shape[k];
+  if (!fits) {
     return Status::Invalid("out has shape " + internal::FormatShape(out_shape) +
                            " but the padded batch has shape " +
                            internal::FormatShape(plan.out_shape));
   }
+  plan.cell.assign(out_shape.begin() + 1, out_shape.end());
+  plan.out_shape.assign(out_shape.begin(), out_shape.end());
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements,
+                          internal::ShapeProduct(plan.out_shape, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(plan.out_bytes,
+                          internal::MultiplyChecked(out_elements, plan.width, "padded batch"));
   if (out == nullptr && plan.out_bytes > 0) return Status::Invalid("out has no memory");
   Fill(*this, plan, /*write_zeros=*/true, out);
   return Tensor::Make(int32(), std::move(plan.shapes), {length(), type_.ndim()});

@@ -96,9 +96,17 @@ TEST(VariableShapeTensorArray, IntegerPadValuesAreExact) {
 TEST(VariableShapeTensorArray, PaddedIntoCallerMemory) {
   VariableShapeTensorArray array = ThreeRows();
   std::vector<float> out(3 * 2 * 4, -5.0f);
-  const int64_t wrong[3] = {3, 2, 5};
-  EXPECT_ERROR(kInvalid, "out has shape [3, 2, 5] but the padded batch has shape [3, 2, 4]",
-               array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), wrong));
+  const int64_t small[3] = {3, 2, 3};
+  EXPECT_ERROR(kInvalid, "out has shape [3, 2, 3] but the padded batch has shape [3, 2, 4]",
+               array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), small));
+  const int64_t rows[3] = {2, 2, 4};
+  EXPECT_ERROR(kInvalid, "out has shape [2, 2, 4]",
+               array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), rows));
+  // A larger cell pads further: row 0's values, then pad_value.
+  std::vector<float> wide(3 * 3 * 5, -5.0f);
+  const int64_t larger[3] = {3, 3, 5};
+  ASSERT_OK(array.ToPaddedInto(reinterpret_cast<uint8_t*>(wide.data()), larger, 9).status());
+  EXPECT_EQ(wide[5 * 3 - 1], 9.0f);  // row 0, last cell element: padding
   const int64_t shape[3] = {3, 2, 4};
   ASSERT_OK_AND_ASSIGN(Tensor shapes,
                        array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()), shape));

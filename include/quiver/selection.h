@@ -1,0 +1,46 @@
+// Take, filter and concatenate for arrays of any type: the row selection
+// that tables, chunked columns and record batches are built on.
+//
+// All three copy the rows they pick into fresh buffers, except where a
+// result is one run of consecutive rows of one input: that comes back as a
+// zero-copy slice. Every input is read row by row with each offset, view
+// and dictionary index it uses checked against its buffers, whatever level
+// it was validated at, so a hostile array yields an error, not a read out
+// of bounds.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "quiver/array.h"
+#include "quiver/status.h"
+
+namespace quiver {
+
+// The rows of `arrays`, in order, as one array. Every array must have the
+// same type (TypeError naming the first that differs). One array comes back
+// as it is. Dictionary arrays whose dictionaries are not all equal get one
+// dictionary, the inputs' dictionaries joined, and shifted indices
+// (Invalid if a shifted index does not fit the index type). Offsets that
+// outgrow int32 give Invalid naming the large_ type to use.
+Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays);
+
+// Rows `indices` of `data`, in that order (repeats allowed). An index
+// outside [0, length) is an IndexError naming it and its position.
+Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> indices);
+
+// The rows of `data` whose mask byte is non-zero, in order. A mask of
+// another length is Invalid.
+Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask);
+
+// An array of `type` without rows (fresh, empty buffers): what a column
+// without chunks combines into.
+Result<ArrayDataPtr> MakeEmptyArray(const TypePtr& type);
+
+// Take and Filter over the rows of `chunks` taken as one sequence (a
+// chunked column), into one array; the chunks must share one type
+// (TypeError) and there must be at least one (Invalid).
+Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices);
+Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask);
+
+}  // namespace quiver

@@ -1,0 +1,89 @@
+// Table: named chunked columns of equal length under a schema. Columns
+// chunk independently (an added column need not share the others' chunk
+// boundaries); ToRecordBatches cuts the rows where any column's chunk ends.
+//
+// Every method returns a new table and shares the columns' buffers, except
+// Take, Filter and CombineChunks, which copy the rows they gather (a result
+// that is one run of one chunk stays a zero-copy slice).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quiver/chunked_array.h"
+#include "quiver/record_batch.h"
+#include "quiver/status.h"
+#include "quiver/type.h"
+
+namespace quiver {
+
+class Table;
+using TablePtr = std::shared_ptr<const Table>;
+
+class Table {
+ public:
+  // One column per schema field, of the field's type (TypeError naming the
+  // column otherwise), all `num_rows` long (Invalid naming the column).
+  // num_rows < 0 takes the first column's length (0 without columns).
+  static Result<TablePtr> Make(SchemaPtr schema, std::vector<ChunkedArrayPtr> columns,
+                               int64_t num_rows = -1);
+  // The batches' columns as chunks, no copy; every batch must have `schema`
+  // (Invalid naming the batch).
+  static Result<TablePtr> FromRecordBatches(SchemaPtr schema,
+                                            std::span<const RecordBatchPtr> batches);
+
+  const SchemaPtr& schema() const { return schema_; }
+  int64_t num_rows() const { return num_rows_; }
+  int num_columns() const { return static_cast<int>(columns_.size()); }
+  const std::vector<ChunkedArrayPtr>& columns() const { return columns_; }
+  const ChunkedArrayPtr& column(int i) const { return columns_[static_cast<size_t>(i)]; }
+  // The index of the first field named `name`, or -1.
+  int FieldIndex(std::string_view name) const;
+
+  // The rows as record batches, in order, no copy: a batch ends where any
+  // column's chunk ends, and holds at most `max_rows` rows when max_rows > 0.
+  Result<std::vector<RecordBatchPtr>> ToRecordBatches(int64_t max_rows = 0) const;
+
+  // Columns `indices`, in that order (repeats allowed); IndexError for one
+  // out of range.
+  Result<TablePtr> SelectColumns(std::span<const int> indices) const;
+  Result<TablePtr> RemoveColumn(int i) const;
+  // One new name per column (Invalid when the count differs).
+  Result<TablePtr> RenameColumns(std::span<const std::string> names) const;
+  // `column` as column i (0 <= i <= num_columns()), named and typed by
+  // `field`; it must be of the field's type and num_rows() long.
+  Result<TablePtr> AddColumn(int i, Field field, ChunkedArrayPtr column) const;
+  // Column i replaced by `column`, as AddColumn checks it.
+  Result<TablePtr> SetColumn(int i, Field field, ChunkedArrayPtr column) const;
+
+  // Rows [offset, offset + length); IndexError outside [0, num_rows()].
+  Result<TablePtr> Slice(int64_t offset, int64_t length) const;
+  Result<TablePtr> Take(std::span<const int64_t> indices) const;
+  Result<TablePtr> Filter(std::span<const uint8_t> mask) const;
+  // Every column as one chunk.
+  Result<TablePtr> CombineChunks() const;
+
+  // Equal schemas and equal values, wherever the chunk boundaries fall.
+  bool Equals(const Table& other) const;
+
+ private:
+  Table(SchemaPtr schema, std::vector<ChunkedArrayPtr> columns, int64_t num_rows)
+      : schema_(std::move(schema)), columns_(std::move(columns)), num_rows_(num_rows) {}
+
+  Status CheckColumn(const Field& field, const ChunkedArray& column) const;
+
+  SchemaPtr schema_;
+  std::vector<ChunkedArrayPtr> columns_;
+  int64_t num_rows_ = 0;
+};
+
+// The rows of `tables` one after another, their chunks kept (no copy).
+// The tables must have equal schemas (Invalid naming the first that
+// differs); there must be at least one.
+Result<TablePtr> ConcatenateTables(std::span<const TablePtr> tables);
+
+}  // namespace quiver

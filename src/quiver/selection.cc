@@ -1,0 +1,525 @@
+#include "quiver/selection.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/layout.h"
+#include "quiver/record_batch.h"
+
+namespace quiver {
+
+namespace {
+
+using internal::BitmapBytes;
+using internal::BufferRole;
+using internal::ChildRole;
+using internal::Layout;
+
+// Rows [begin, begin + length) of `array`, begin relative to its offset.
+// Take, filter and concatenate all reduce to joining pieces, so a random
+// take of a million rows makes a million pieces, not a million arrays.
+struct Piece {
+  const ArrayData* array;
+  int64_t begin;
+  int64_t length;
+};
+
+int64_t Start(const Piece& piece) { return piece.array->offset + piece.begin; }
+
+const uint8_t* BufferData(const ArrayData& array, int b) {
+  if (static_cast<size_t>(b) >= array.buffers.size() || !array.buffers[b]) return nullptr;
+  return array.buffers[b]->data();
+}
+
+// Bits [src_offset, src_offset + count) of `src` to bits [dst_offset, ...)
+// of `dst`, whose bits there are still 0. Whole bytes when both sides are
+// byte-aligned; bit by bit otherwise.
+void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_offset,
+              int64_t count) {
+  int64_t i = 0;
+  if (src_offset % 8 == dst_offset % 8) {
+    for (; i < count && (src_offset + i) % 8 != 0; ++i) {
+      if (internal::GetBit(src, src_offset + i)) internal::SetBit(dst, dst_offset + i);
+    }
+    const int64_t bytes = (count - i) / 8;
+    if (bytes > 0) {
+      std::memcpy(dst + (dst_offset + i) / 8, src + (src_offset + i) / 8,
+                  static_cast<size_t>(bytes));
+      i += bytes * 8;
+    }
+  }
+  for (; i < count; ++i) {
+    if (internal::GetBit(src, src_offset + i)) internal::SetBit(dst, dst_offset + i);
+  }
+}
+
+// The validity bitmap of the joined pieces, or null when no row is null.
+Result<BufferPtr> JoinValidity(std::span<const Piece> pieces, int64_t total, int64_t* nulls) {
+  *nulls = 0;
+  bool any_bitmap = false;
+  for (const Piece& piece : pieces) any_bitmap |= BufferData(*piece.array, 0) != nullptr;
+  if (!any_bitmap) return BufferPtr{};
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(BitmapBytes(total)));
+  uint8_t* bits = out->mutable_data();
+  int64_t at = 0;
+  for (const Piece& piece : pieces) {
+    const uint8_t* src = BufferData(*piece.array, 0);
+    if (src) {
+      CopyBits(src, Start(piece), bits, at, piece.length);
+    } else {
+      for (int64_t i = 0; i < piece.length; ++i) internal::SetBit(bits, at + i);
+    }
+    at += piece.length;
+  }
+  *nulls = internal::CountUnsetBits(bits, 0, total);
+  if (*nulls == 0) return BufferPtr{};
+  return out;
+}
+
+// Bit-packed bool values.
+Result<BufferPtr> JoinBits(std::span<const Piece> pieces, int b, int64_t total) {
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(BitmapBytes(total)));
+  int64_t at = 0;
+  for (const Piece& piece : pieces) {
+    const uint8_t* src = BufferData(*piece.array, b);
+    if (src) CopyBits(src, Start(piece), out->mutable_data(), at, piece.length);
+    at += piece.length;
+  }
+  return out;
+}
+
+Result<BufferPtr> JoinValues(std::span<const Piece> pieces, int b, int64_t width, int64_t total) {
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(total, width, "the joined values"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(bytes));
+  uint8_t* dst = out->mutable_data();
+  for (const Piece& piece : pieces) {
+    const uint8_t* src = BufferData(*piece.array, b);
+    const size_t size = static_cast<size_t>(piece.length * width);
+    if (src) {
+      std::memcpy(dst, src + Start(piece) * width, size);
+    } else {
+      std::memset(dst, 0, size);  // an empty array may omit its values
+    }
+    dst += size;
+  }
+  return out;
+}
+
+// Offsets of the joined pieces, re-based, and for each piece the range
+// [first, last) of data bytes or child entries it covers. Every offset is
+// checked: monotonic and inside `extent(piece)` (the data buffer's size or
+// the child's length).
+template <typename Extent>
+Result<BufferPtr> JoinOffsets(std::span<const Piece> pieces, int64_t width, int64_t total,
+                              Extent extent, std::vector<Piece>* ranges) {
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized((total + 1) * width));
+  uint8_t* dst = out->mutable_data();
+  const int64_t limit =
+      width == 4 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+  int64_t next = 0;  // the running output offset
+  int64_t slot = 0;
+  auto write = [&](int64_t value) {
+    if (width == 8) {
+      std::memcpy(dst + slot * 8, &value, 8);
+    } else {
+      const int32_t narrow = static_cast<int32_t>(value);
+      std::memcpy(dst + slot * 4, &narrow, 4);
+    }
+    ++slot;
+  };
+  write(0);
+  for (const Piece& piece : pieces) {
+    const uint8_t* src = BufferData(*piece.array, 1);
+    const int64_t start = Start(piece);
+    const int64_t first = src ? internal::ReadOffset(src, start, width) : 0;
+    const int64_t end = extent(*piece.array);
+    if (first < 0 || first > end) {
+      return Status::Invalid("row " + std::to_string(piece.begin) + ": offset " +
+                             std::to_string(first) + " lies outside 0.." + std::to_string(end));
+    }
+    int64_t previous = first;
+    for (int64_t i = 1; i <= piece.length; ++i) {
+      const int64_t value = internal::ReadOffset(src, start + i, width);
+      if (value < previous || value > end) {
+        return Status::Invalid("row " + std::to_string(piece.begin + i - 1) + ": offsets " +
+                               std::to_string(previous) + ", " + std::to_string(value) +
+                               " are not an increasing range inside 0.." + std::to_string(end));
+      }
+      if (value - previous > limit - next) {
+        return Status::Invalid(
+            "the joined rows hold more than 2^31 - 1 values or bytes, more "
+            "than 32-bit offsets can address; use the large_ type");
+      }
+      next += value - previous;
+      previous = value;
+      write(next);
+    }
+    ranges->push_back({piece.array, first, previous - first});
+  }
+  return out;
+}
+
+Result<BufferPtr> JoinData(std::span<const Piece> ranges, int b) {
+  int64_t bytes = 0;
+  for (const Piece& range : ranges) bytes += range.length;  // bounded by the offsets' limit
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(bytes));
+  uint8_t* dst = out->mutable_data();
+  for (const Piece& range : ranges) {
+    if (range.length == 0) continue;
+    std::memcpy(dst, BufferData(*range.array, b) + range.begin, static_cast<size_t>(range.length));
+    dst += range.length;
+  }
+  return out;
+}
+
+// Binary views: the views are copied with their buffer indices shifted past
+// the variadic buffers of the arrays before them, whose buffers follow.
+Status JoinViews(std::span<const Piece> pieces, int64_t total, ArrayData* out) {
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr views,
+                          Buffer::AllocateUninitialized(total * internal::kViewBytes));
+  std::vector<const ArrayData*> sources;  // distinct arrays, in first-use order
+  std::vector<int32_t> shifts;
+  int64_t at = 0;
+  for (const Piece& piece : pieces) {
+    size_t k = 0;
+    while (k < sources.size() && sources[k] != piece.array) ++k;
+    if (k == sources.size()) {
+      const size_t variadic = piece.array->buffers.size() - 2;
+      if (out->buffers.size() - 2 + variadic > static_cast<size_t>(INT32_MAX)) {
+        return Status::Invalid("the joined views need more than 2^31 - 1 data buffers");
+      }
+      sources.push_back(piece.array);
+      shifts.push_back(static_cast<int32_t>(out->buffers.size() - 2));
+      out->buffers.insert(out->buffers.end(), piece.array->buffers.begin() + 2,
+                          piece.array->buffers.end());
+    }
+    const uint8_t* src = BufferData(*piece.array, 1);
+    const int64_t variadic = static_cast<int64_t>(piece.array->buffers.size()) - 2;
+    for (int64_t i = 0; i < piece.length; ++i) {
+      internal::BinaryView view = internal::ReadView(src, Start(piece) + i);
+      uint8_t* dst = views->mutable_data() + (at + i) * internal::kViewBytes;
+      std::memcpy(dst, src + (Start(piece) + i) * internal::kViewBytes, internal::kViewBytes);
+      if (view.is_inline()) continue;
+      const BufferPtr& data = view.buffer_index >= 0 && view.buffer_index < variadic
+                                  ? piece.array->buffers[static_cast<size_t>(view.buffer_index) + 2]
+                                  : BufferPtr{};
+      const int64_t size = data ? data->size() : 0;
+      if (view.buffer_index < 0 || view.buffer_index >= variadic || view.offset < 0 ||
+          view.length > size - view.offset) {
+        return Status::Invalid("row " + std::to_string(piece.begin + i) + ": view of " +
+                               std::to_string(view.length) + " bytes at buffer " +
+                               std::to_string(view.buffer_index) + " offset " +
+                               std::to_string(view.offset) + " lies outside the data buffers");
+      }
+      const int32_t index = view.buffer_index + shifts[k];
+      std::memcpy(dst + 8, &index, 4);
+    }
+    at += piece.length;
+  }
+  out->buffers[1] = std::move(views);
+  return Status::OK();
+}
+
+Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all);
+
+// Dictionary arrays keep one dictionary when all pieces share an equal one;
+// otherwise the distinct dictionaries are joined and each piece's indices
+// shifted by the length of the dictionaries before its own.
+Status JoinDictionaries(std::span<const Piece> pieces, ArrayData* out) {
+  std::vector<const ArrayData*> distinct;  // equal dictionaries count once
+  // Per dictionary object met, the joined dictionary's start of its values
+  // (compared once per object, not per piece: a take makes many pieces).
+  std::vector<std::pair<const ArrayData*, int64_t>> shifts;
+  int64_t joined_length = 0;
+  for (const Piece& piece : pieces) {
+    const ArrayData* dictionary = piece.array->dictionary.get();
+    if (!dictionary) return Status::Invalid("a dictionary array has no dictionary");
+    bool known = false;
+    for (const auto& entry : shifts) known |= entry.first == dictionary;
+    if (known) continue;
+    int64_t shift = -1, start = 0;
+    for (const ArrayData* other : distinct) {
+      if (shift < 0 && ArrayEquals(*other, *dictionary)) shift = start;
+      start += other->length;
+    }
+    if (shift < 0) {
+      shift = joined_length;
+      joined_length += dictionary->length;
+      distinct.push_back(dictionary);
+    }
+    shifts.emplace_back(dictionary, shift);
+  }
+  out->dictionary = pieces.front().array->dictionary;
+  if (distinct.size() <= 1) return Status::OK();
+
+  std::vector<Piece> whole;
+  for (const ArrayData* dictionary : distinct) whole.push_back({dictionary, 0, dictionary->length});
+  QUIVER_ASSIGN_OR_RETURN(out->dictionary, JoinPieces(distinct.front()->type, whole));
+  const DataType& index_type = *out->type->storage().index_type();
+  const int64_t width = index_type.bit_width() / 8;
+  const int64_t bits = index_type.is_signed_integer() ? width * 8 - 1 : width * 8;
+  const int64_t most = bits >= 63 ? INT64_MAX : (int64_t{1} << bits) - 1;
+  uint8_t* dst = out->buffers[1]->mutable_data();
+  int64_t at = 0;
+  for (const Piece& piece : pieces) {
+    int64_t shift = 0;
+    for (const auto& entry : shifts) {
+      if (entry.first == piece.array->dictionary.get()) shift = entry.second;
+    }
+    for (int64_t i = 0; i < piece.length; ++i, ++at) {
+      if (!out->IsValid(at)) continue;
+      int64_t index = 0;
+      if (!internal::ReadInteger(dst, at, index_type.id(), &index) || index < 0 ||
+          index >= piece.array->dictionary->length) {
+        return Status::Invalid("row " + std::to_string(piece.begin + i) + ": dictionary index " +
+                               std::to_string(index) + " lies outside the dictionary of " +
+                               std::to_string(piece.array->dictionary->length) + " values");
+      }
+      const int64_t shifted = index + shift;
+      if (shifted > most) {
+        return Status::Invalid("the joined dictionaries hold " + std::to_string(joined_length) +
+                               " values, more than " + index_type.ToString() + " indices address");
+      }
+      std::memcpy(dst + at * width, &shifted, static_cast<size_t>(width));  // little-endian
+    }
+  }
+  return Status::OK();
+}
+
+Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all) {
+  // Empty pieces (empty lists' children) are dropped: their arrays may
+  // hold no offsets to read.
+  std::vector<Piece> pieces;
+  pieces.reserve(all.size());
+  for (const Piece& piece : all) {
+    if (piece.length > 0) pieces.push_back(piece);
+  }
+  const Layout layout = internal::LayoutOf(*type);
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  for (const Piece& piece : pieces) {
+    QUIVER_ASSIGN_OR_RETURN(out->length,
+                            internal::AddChecked(out->length, piece.length, "the joined length"));
+  }
+  const int64_t total = out->length;
+  if (layout.num_buffers == 0) {  // the null type
+    out->null_count = total;
+    return ArrayDataPtr(std::move(out));
+  }
+  out->buffers.resize(static_cast<size_t>(layout.num_buffers));
+  std::vector<Piece> ranges;  // what the offsets delimit, per piece
+  for (int b = 0; b < layout.num_buffers; ++b) {
+    BufferPtr& buffer = out->buffers[static_cast<size_t>(b)];
+    switch (layout.roles[b]) {
+      case BufferRole::kValidity: {
+        QUIVER_ASSIGN_OR_RETURN(buffer, JoinValidity(pieces, total, &out->null_count));
+        break;
+      }
+      case BufferRole::kBits: {
+        QUIVER_ASSIGN_OR_RETURN(buffer, JoinBits(pieces, b, total));
+        break;
+      }
+      case BufferRole::kValues: {
+        QUIVER_ASSIGN_OR_RETURN(buffer, JoinValues(pieces, b, layout.value_bits / 8, total));
+        break;
+      }
+      case BufferRole::kViews: {
+        QUIVER_RETURN_NOT_OK(JoinViews(pieces, total, out.get()));
+        break;
+      }
+      case BufferRole::kOffsets32:
+      case BufferRole::kOffsets64: {
+        const bool has_data = layout.num_buffers > 2 && layout.roles[2] == BufferRole::kData;
+        auto extent = [has_data](const ArrayData& array) -> int64_t {
+          if (!has_data) return array.children.empty() ? 0 : array.children[0]->length;
+          return array.buffers.size() > 2 && array.buffers[2] ? array.buffers[2]->size() : 0;
+        };
+        QUIVER_ASSIGN_OR_RETURN(buffer,
+                                JoinOffsets(pieces, layout.offset_width(), total, extent, &ranges));
+        break;
+      }
+      case BufferRole::kData: {
+        QUIVER_ASSIGN_OR_RETURN(buffer, JoinData(ranges, b));
+        break;
+      }
+    }
+  }
+  if (layout.dictionary) {
+    if (pieces.empty()) {
+      out->dictionary = all.front().array->dictionary;  // callers never pass no piece at all
+    } else {
+      QUIVER_RETURN_NOT_OK(JoinDictionaries(pieces, out.get()));
+    }
+  }
+
+  const std::vector<Field>& fields = type->storage().children();
+  for (size_t c = 0; c < fields.size(); ++c) {
+    std::vector<Piece> child_pieces;
+    child_pieces.reserve(layout.children == ChildRole::kOffsetList ? ranges.size() : pieces.size());
+    if (layout.children == ChildRole::kOffsetList) {
+      for (const Piece& range : ranges) {
+        child_pieces.push_back({range.array->children[c].get(), range.begin, range.length});
+      }
+    } else {
+      const int64_t per_row = layout.children == ChildRole::kFixedSizeList ? layout.list_size : 1;
+      for (const Piece& piece : pieces) {
+        child_pieces.push_back(
+            {piece.array->children[c].get(), Start(piece) * per_row, piece.length * per_row});
+      }
+    }
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child, JoinPieces(fields[c].type, child_pieces));
+    out->children.push_back(std::move(child));
+  }
+  return ArrayDataPtr(std::move(out));
+}
+
+// Rows of chunks taken as one sequence: which chunk row i lies in.
+class ChunkLocator {
+ public:
+  explicit ChunkLocator(std::span<const ArrayDataPtr> chunks) : chunks_(chunks) {
+    int64_t start = 0;
+    for (const ArrayDataPtr& chunk : chunks) {
+      starts_.push_back(start);
+      start += chunk->length;
+    }
+    length_ = start;
+  }
+  int64_t length() const { return length_; }
+  // Precondition: 0 <= row < length(). Rows asked in order are found in
+  // O(1); others by binary search.
+  Piece Row(int64_t row) {
+    if (row < starts_[last_] || row >= starts_[last_] + chunks_[last_]->length) {
+      last_ = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), row) -
+                                  starts_.begin()) -
+              1;
+      while (chunks_[last_]->length == 0) --last_;  // empty chunks share the next start
+    }
+    return {chunks_[last_].get(), row - starts_[last_], 1};
+  }
+
+ private:
+  std::span<const ArrayDataPtr> chunks_;
+  std::vector<int64_t> starts_;
+  int64_t length_ = 0;
+  size_t last_ = 0;
+};
+
+void AppendPiece(std::vector<Piece>& pieces, const Piece& row) {
+  if (!pieces.empty() && pieces.back().array == row.array &&
+      pieces.back().begin + pieces.back().length == row.begin) {
+    ++pieces.back().length;  // consecutive rows copy as one block
+  } else {
+    pieces.push_back(row);
+  }
+}
+
+// One piece is a slice of its chunk (no copy); several are joined.
+Result<ArrayDataPtr> Select(std::span<const ArrayDataPtr> chunks, std::span<const Piece> pieces) {
+  if (pieces.empty()) return Slice(chunks[0], 0, 0);
+  if (pieces.size() == 1) {
+    for (const ArrayDataPtr& chunk : chunks) {
+      if (chunk.get() == pieces[0].array) return Slice(chunk, pieces[0].begin, pieces[0].length);
+    }
+  }
+  return JoinPieces(chunks[0]->type, pieces);
+}
+
+Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
+  if (chunks.empty()) return Status::Invalid("selecting rows needs at least one chunk");
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    if (!chunks[i]->type->Equals(*chunks[0]->type)) {
+      return Status::TypeError("chunk " + std::to_string(i) + " is " + chunks[i]->type->ToString() +
+                               ", chunk 0 is " + chunks[0]->type->ToString());
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ArrayDataPtr> MakeEmptyArray(const TypePtr& type) {
+  if (!type) return Status::Invalid("an empty array needs a type");
+  QUIVER_RETURN_NOT_OK(CheckNestingDepth(*type));
+  const Layout layout = internal::LayoutOf(*type);
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->null_count = 0;
+  out->buffers.resize(static_cast<size_t>(layout.num_buffers));
+  for (int b = 1; b < layout.num_buffers; ++b) {
+    // One zero offset; no bytes for everything else.
+    const int64_t size = internal::Layout::IsOffsets(layout.roles[b]) ? layout.offset_width() : 0;
+    QUIVER_ASSIGN_OR_RETURN(out->buffers[static_cast<size_t>(b)], Buffer::Allocate(size));
+  }
+  for (const Field& field : type->storage().children()) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child, MakeEmptyArray(field.type));
+    out->children.push_back(std::move(child));
+  }
+  if (layout.dictionary) {
+    QUIVER_ASSIGN_OR_RETURN(out->dictionary, MakeEmptyArray(type->storage().value_type()));
+  }
+  return ArrayDataPtr(std::move(out));
+}
+
+Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays) {
+  if (arrays.empty()) return Status::Invalid("concatenate needs at least one array");
+  const TypePtr& type = arrays[0]->type;
+  std::vector<Piece> pieces;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!arrays[i]->type->Equals(*type)) {
+      return Status::TypeError("array " + std::to_string(i) + " is " + arrays[i]->type->ToString() +
+                               ", array 0 is " + type->ToString());
+    }
+    if (arrays[i]->length > 0) pieces.push_back({arrays[i].get(), 0, arrays[i]->length});
+  }
+  if (arrays.size() == 1) return arrays[0];
+  if (pieces.empty()) return Slice(arrays[0], 0, 0);
+  return JoinPieces(type, pieces);
+}
+
+Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices) {
+  QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
+  ChunkLocator locator(chunks);
+  std::vector<Piece> pieces;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    const int64_t i = indices[j];
+    if (i < 0 || i >= locator.length()) {
+      return Status::IndexError("index " + std::to_string(i) + " at position " + std::to_string(j) +
+                                " is out of range for " + std::to_string(locator.length()) +
+                                " rows");
+    }
+    AppendPiece(pieces, locator.Row(i));
+  }
+  return Select(chunks, pieces);
+}
+
+Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask) {
+  QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
+  ChunkLocator locator(chunks);
+  if (static_cast<int64_t>(mask.size()) != locator.length()) {
+    return Status::Invalid("filter mask has " + std::to_string(mask.size()) + " entries for " +
+                           std::to_string(locator.length()) + " rows");
+  }
+  std::vector<Piece> pieces;
+  for (int64_t i = 0; i < locator.length(); ++i) {
+    if (mask[static_cast<size_t>(i)]) AppendPiece(pieces, locator.Row(i));
+  }
+  return Select(chunks, pieces);
+}
+
+Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> indices) {
+  return Take(std::span<const ArrayDataPtr>(&data, 1), indices);
+}
+
+Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask) {
+  return Filter(std::span<const ArrayDataPtr>(&data, 1), mask);
+}
+
+}  // namespace quiver

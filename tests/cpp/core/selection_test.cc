@@ -1,0 +1,265 @@
+// Take, Filter and Concatenate of arrays of any type (selection.h): values
+// equal to a row-by-row reference, zero-copy single runs, nulls, nested
+// children, views, dictionaries, and the errors of bad indices, masks and
+// hostile offsets.
+#include "quiver/selection.h"
+
+#include <string>
+#include <vector>
+
+#include "core_types_test.h"
+#include "quiver/record_batch.h"
+#include "test_util.h"
+
+namespace quiver {
+
+using test::DictionaryOf;
+using test::Primitive;
+using test::Utf8;
+using test::Views;
+
+namespace {
+
+// A list<int32> array from rows (nullopt = null row).
+ArrayDataPtr IntLists(const std::vector<std::optional<std::vector<int32_t>>>& rows) {
+  std::vector<int32_t> offsets = {0}, values;
+  std::vector<bool> valid;
+  for (const auto& row : rows) {
+    if (row) values.insert(values.end(), row->begin(), row->end());
+    valid.push_back(row.has_value());
+    offsets.push_back(static_cast<int32_t>(values.size()));
+  }
+  auto out = std::make_shared<ArrayData>();
+  out->type = list(Field{"item", int32()});
+  out->length = static_cast<int64_t>(rows.size());
+  out->buffers = {test::Bitmap(valid), test::BufferOf(offsets)};
+  out->children = {Primitive<int32_t>(int32(), values)};
+  return out;
+}
+
+ArrayDataPtr Bools(const std::vector<bool>& values, const std::vector<bool>& valid = {}) {
+  BufferPtr bits = *Buffer::Allocate((static_cast<int64_t>(values.size()) + 7) / 8);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i]) bits->mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
+  auto out = std::make_shared<ArrayData>();
+  out->type = boolean();
+  out->length = static_cast<int64_t>(values.size());
+  out->buffers = {valid.empty() ? nullptr : test::Bitmap(valid), bits};
+  return out;
+}
+
+// The reference: row i of the result equals row indices[i] of the source.
+void ExpectRows(const ArrayDataPtr& result, const ArrayDataPtr& source,
+                const std::vector<int64_t>& indices) {
+  ASSERT_EQ(result->length, static_cast<int64_t>(indices.size()));
+  ASSERT_OK(Validate(*result, ValidationLevel::kFull));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    ArrayDataPtr got = *Slice(result, static_cast<int64_t>(i), 1);
+    ArrayDataPtr want = *Slice(source, indices[i], 1);
+    EXPECT_TRUE(ArrayEquals(*got, *want)) << "row " << i;
+  }
+}
+
+}  // namespace
+
+TEST(Take, PrimitiveWithNullsAndRepeats) {
+  ArrayDataPtr source = Primitive<int64_t>(int64(), {10, 11, 12, 13, 14}, {1, 0, 1, 1, 0});
+  std::vector<int64_t> indices = {4, 0, 0, 3, 1, 2};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(source, indices));
+  ExpectRows(taken, source, indices);
+  EXPECT_EQ(taken->ComputeNullCount(), 2);
+}
+
+TEST(Take, ConsecutiveRowsOfOneArrayAreASliceWithoutCopy) {
+  ArrayDataPtr source = Primitive<int32_t>(int32(), {1, 2, 3, 4, 5});
+  std::vector<int64_t> indices = {1, 2, 3};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(source, indices));
+  EXPECT_EQ(taken->buffers[1].get(), source->buffers[1].get());
+  EXPECT_EQ(taken->offset, 1);
+  ExpectRows(taken, source, indices);
+}
+
+TEST(Take, BoolsAtEveryBitOffset) {
+  std::vector<bool> values, valid;
+  for (int i = 0; i < 37; ++i) {
+    values.push_back(i % 3 == 0);
+    valid.push_back(i % 5 != 0);
+  }
+  ArrayDataPtr source = Bools(values, valid);
+  for (int64_t start = 0; start < 9; ++start) {
+    ArrayDataPtr sliced = *Slice(source, start, 37 - start);
+    std::vector<int64_t> indices;
+    for (int64_t i = 0; i < sliced->length; i += 2) indices.push_back(i);
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(sliced, indices));
+    ExpectRows(taken, sliced, indices);
+  }
+}
+
+TEST(Take, StringsAndListsWithNullsAndSlices) {
+  ArrayDataPtr strings = *Slice(Utf8({"zero", std::nullopt, "", "three", "four!"}), 1, 4);
+  std::vector<int64_t> indices = {3, 0, 2, 1, 3};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(strings, indices));
+  ExpectRows(taken, strings, indices);
+
+  ArrayDataPtr lists = *Slice(IntLists({{{1}}, {{2, 3}}, std::nullopt, {{}}, {{4, 5, 6}}}), 1, 4);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken_lists, Take(lists, indices));
+  ExpectRows(taken_lists, lists, indices);
+  // The child holds only the values of the rows taken.
+  EXPECT_EQ(taken_lists->children[0]->length, 3 + 2 + 0 + 0 + 3);
+}
+
+TEST(Take, FixedSizeListsAndStructs) {
+  auto fsl = std::make_shared<ArrayData>();
+  fsl->type = *fixed_size_list(Field{"item", int16()}, 2);
+  fsl->length = 3;
+  fsl->buffers = {test::Bitmap({true, false, true})};
+  fsl->children = {Primitive<int16_t>(int16(), {1, 2, 3, 4, 5, 6})};
+  auto st = std::make_shared<ArrayData>();
+  st->type = struct_({Field{"v", fsl->type}, Field{"s", utf8()}});
+  st->length = 3;
+  st->buffers = {nullptr};
+  st->children = {fsl, Utf8({"a", "b", std::nullopt})};
+  std::vector<int64_t> indices = {2, 2, 0, 1};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(st, indices));
+  ExpectRows(taken, st, indices);
+  ArrayDataPtr sliced = *Slice(st, 1, 2);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr from_slice, Take(sliced, std::vector<int64_t>{1, 0}));
+  ExpectRows(from_slice, sliced, {1, 0});
+}
+
+TEST(Take, IndexOutOfRangeNamesIndexAndPosition) {
+  ArrayDataPtr source = Primitive<int32_t>(int32(), {1, 2});
+  EXPECT_ERROR(kIndexError, "index 2 at position 1 is out of range for 2 rows",
+               Take(source, std::vector<int64_t>{0, 2}));
+  EXPECT_ERROR(kIndexError, "index -1 at position 0", Take(source, std::vector<int64_t>{-1}));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr none, Take(source, std::vector<int64_t>{}));
+  EXPECT_EQ(none->length, 0);
+}
+
+TEST(Take, AcrossChunksIntoOneArray) {
+  std::vector<ArrayDataPtr> chunks = {Utf8({"a", "b"}), Utf8({}), Utf8({"c", std::nullopt, "e"})};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(chunks, std::vector<int64_t>{4, 0, 2, 3, 1}));
+  EXPECT_TRUE(ArrayEquals(*taken, *Utf8({"e", "a", "c", std::nullopt, "b"})));
+  // Rows 2..3 lie in the third chunk: a slice of it.
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr run, Take(chunks, std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(run->buffers[2].get(), chunks[2]->buffers[2].get());
+  std::vector<ArrayDataPtr> mixed = {Utf8({"a"}), Primitive<int32_t>(int32(), {1})};
+  EXPECT_ERROR(kTypeError, "chunk 1 is int32", Take(mixed, std::vector<int64_t>{0}));
+}
+
+TEST(Filter, KeepsMarkedRowsAndChecksTheMaskLength) {
+  ArrayDataPtr source = IntLists({{{1}}, std::nullopt, {{2, 3}}, {{4}}});
+  std::vector<uint8_t> mask = {1, 1, 0, 1};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr kept, Filter(source, mask));
+  ExpectRows(kept, source, {0, 1, 3});
+  EXPECT_ERROR(kInvalid, "filter mask has 3 entries for 4 rows",
+               Filter(source, std::vector<uint8_t>{1, 0, 1}));
+}
+
+TEST(Concatenate, ViewsShiftTheirBufferIndices) {
+  ArrayDataPtr a = Views({"short", "a value longer than twelve", std::nullopt});
+  ArrayDataPtr b = Views({"another long value here", "x", "and one more long value"});
+  std::vector<ArrayDataPtr> both = {a, b};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(both));
+  ASSERT_OK(Validate(*joined, ValidationLevel::kFull));
+  EXPECT_TRUE(ArrayEquals(*Slice(joined, 0, 3).ValueOr(nullptr), *a));
+  EXPECT_TRUE(ArrayEquals(*Slice(joined, 3, 3).ValueOr(nullptr), *b));
+}
+
+TEST(Concatenate, HostileViewIsAnError) {
+  ArrayDataPtr bad = test::WithView(Views({"a value longer than twelve", "b"}), 0,
+                                    test::ViewBytes("a value longer than twelve", 5, 0));
+  std::vector<ArrayDataPtr> both = {bad, Views({"c"})};
+  EXPECT_ERROR(kInvalid, "row 0: view of 26 bytes at buffer 5", Concatenate(both));
+}
+
+TEST(Concatenate, DictionariesJoinedWhenTheyDiffer) {
+  ArrayDataPtr a = DictionaryOf({0, 1, std::nullopt}, Utf8({"x", "y"}));
+  ArrayDataPtr same = DictionaryOf({1}, Utf8({"x", "y"}));
+  ArrayDataPtr other = DictionaryOf({0, 1}, Utf8({"y", "z"}));
+  std::vector<ArrayDataPtr> equal_dictionaries = {a, same};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr kept, Concatenate(equal_dictionaries));
+  EXPECT_EQ(kept->dictionary.get(), a->dictionary.get());
+  std::vector<ArrayDataPtr> three = {a, same, other};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(three));
+  ASSERT_OK(Validate(*joined, ValidationLevel::kFull));
+  EXPECT_EQ(joined->dictionary->length, 4);
+  ExpectRows(*Slice(joined, 4, 2), other, {0, 1});
+  ExpectRows(*Slice(joined, 0, 3), a, {0, 1, 2});
+}
+
+TEST(Concatenate, DictionaryIndicesThatNoLongerFitAreAnError) {
+  auto make = [&](const std::string& prefix) {
+    std::vector<std::optional<std::string>> values;
+    for (int i = 0; i < 100; ++i) values.push_back(prefix + std::to_string(i));
+    auto out = std::make_shared<ArrayData>();
+    out->type = *dictionary(int8(), utf8());
+    out->length = 1;
+    out->buffers = {nullptr, test::BufferOf(std::vector<int8_t>{99})};
+    out->dictionary = Utf8(values);
+    return ArrayDataPtr(out);
+  };
+  std::vector<ArrayDataPtr> two = {make("a"), make("b")};
+  EXPECT_ERROR(kInvalid, "more than int8 indices address", Concatenate(two));
+}
+
+TEST(Concatenate, TypesMustMatchAndOffsetsMustBeSound) {
+  std::vector<ArrayDataPtr> mixed = {Utf8({"a"}), Primitive<int32_t>(int32(), {1})};
+  EXPECT_ERROR(kTypeError, "array 1 is int32, array 0 is utf8", Concatenate(mixed));
+  EXPECT_ERROR(kInvalid, "at least one", Concatenate(std::vector<ArrayDataPtr>{}));
+
+  auto bad = std::make_shared<ArrayData>(*Utf8({"ab", "cd"}));
+  bad->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 3, 2});  // decreasing
+  std::vector<ArrayDataPtr> with_bad = {Utf8({"x"}), bad};
+  EXPECT_ERROR(kInvalid, "row 1: offsets 3, 2 are not an increasing range", Concatenate(with_bad));
+  auto outside = std::make_shared<ArrayData>(*Utf8({"ab"}));
+  outside->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 1000});
+  std::vector<ArrayDataPtr> with_outside = {Utf8({"x"}), outside};
+  EXPECT_ERROR(kInvalid, "inside 0..2", Concatenate(with_outside));
+}
+
+TEST(Concatenate, ThirtyTwoBitOffsetsThatOverflowNameTheLargeType) {
+  // list<null> rows of 2^30 entries each: no bytes behind them.
+  auto child = std::make_shared<ArrayData>();
+  child->type = null();
+  child->length = int64_t{1} << 30;
+  child->null_count = child->length;
+  auto lists = std::make_shared<ArrayData>();
+  lists->type = list(Field{"item", null()});
+  lists->length = 1;
+  lists->buffers = {nullptr, test::BufferOf(std::vector<int32_t>{0, 1 << 30})};
+  lists->children = {child};
+  std::vector<ArrayDataPtr> two = {lists, lists};
+  EXPECT_ERROR(kInvalid, "use the large_ type", Concatenate(two));
+}
+
+TEST(Concatenate, OneArrayComesBackAsItIs) {
+  ArrayDataPtr a = Utf8({"a"});
+  std::vector<ArrayDataPtr> one = {a};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr same, Concatenate(one));
+  EXPECT_EQ(same.get(), a.get());
+}
+
+}  // namespace quiver
+
+namespace quiver {
+
+TEST(MakeEmptyArray, ValidForEveryLayout) {
+  std::vector<TypePtr> types = {int32(),
+                                boolean(),
+                                utf8(),
+                                large_list(Field{"item", utf8()}),
+                                *fixed_size_list(Field{"item", float32()}, 3),
+                                struct_({Field{"a", int8()}, Field{"b", utf8_view()}}),
+                                *dictionary(int16(), utf8()),
+                                null()};
+  for (const TypePtr& type : types) {
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr empty, MakeEmptyArray(type));
+    EXPECT_EQ(empty->length, 0) << type->ToString();
+    ASSERT_OK(Validate(*empty, ValidationLevel::kFull));
+  }
+  EXPECT_ERROR(kInvalid, "needs a type", MakeEmptyArray(nullptr));
+}
+
+}  // namespace quiver
