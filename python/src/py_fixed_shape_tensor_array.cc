@@ -80,6 +80,36 @@ PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray,
   return PyFixedShapeTensorArray{Unwrap(std::move(built))};
 }
 
+// NumPy indexing of the (N, *logical shape) view: what col[i, ...],
+// col[a:b, ::2] and col[...] return (dask slices columns this way). Null
+// rows have no values: selecting any is a ValueError.
+nb::object NumpyItem(const PyFixedShapeTensorArray& a, nb::handle key) {
+  nb::object view = TensorToNumpy(Unwrap(a.array.ToTensor(NullPolicy::kAllow)));
+  nb::object out = view[key];
+  if (a.array.null_count() == 0) return out;
+  // Which elements of the result come from a null row: the row validity,
+  // broadcast over the cells (no copy), indexed by the same key.
+  const int64_t rows = a.array.length();
+  nb::object numpy = Numpy();
+  std::string flags(static_cast<size_t>(rows), '\0');
+  for (int64_t i = 0; i < rows; ++i) flags[static_cast<size_t>(i)] = a.array.IsValid(i);
+  nb::object valid =
+      numpy.attr("frombuffer")(nb::bytes(flags.data(), flags.size()), numpy.attr("bool_"));
+  nb::list cell_axes;
+  cell_axes.append(rows);
+  for (size_t k = 0; k < a.array.type().shape().size(); ++k) cell_axes.append(1);
+  nb::object spread =
+      numpy.attr("broadcast_to")(valid.attr("reshape")(nb::tuple(cell_axes)), view.attr("shape"));
+  const int all_valid = PyObject_IsTrue(numpy.attr("all")(spread[key]).ptr());
+  if (all_valid < 0) throw nb::python_error();
+  if (!all_valid) {
+    Raise(Status::Invalid(
+        "the selection includes null rows; col.to_numpy(allow_nulls=True)[key] shows "
+        "whatever their slots hold"));
+  }
+  return out;
+}
+
 }  // namespace
 
 void BindFixedShapeTensorArray(nb::module_& m) {
@@ -154,6 +184,28 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           },
           "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
       .def(
+          "__getitem__",
+          [](const A& a, nb::handle key) -> nb::object {
+            if (PyTuple_Check(key.ptr()) || key.is_none() || key.ptr() == Py_Ellipsis) {
+              return NumpyItem(a, key);
+            }
+            // NumPy integers (this overload sees them before the int64
+            // one converts them); bools are not row numbers.
+            if (!PyBool_Check(key.ptr()) && PyIndex_Check(key.ptr())) {
+              const Py_ssize_t i = PyNumber_AsSsize_t(key.ptr(), PyExc_IndexError);
+              if (i == -1 && PyErr_Occurred()) throw nb::python_error();
+              return RowView(a, i, false);
+            }
+            Raise(Status::TypeError(
+                std::string("column indices are an int (a row), a slice (rows) or a tuple "
+                            "(NumPy indexing), got ") +
+                nb::type_name(key.type()).c_str() + "; take() picks a list of rows"));
+          },
+          nb::arg("key").none(),
+          "A tuple (or ... or None) indexes the (N, *logical_shape) array as NumPy does and "
+          "returns NumPy: col[i, j] is element j of row i, col[:, 0] the first entry of every "
+          "row; zero-copy for basic indexing. ValueError when it selects a null row.")
+      .def(
           "__iter__",
           [](const A& a) { return ColumnRows(a.array, RowOrNone, false).attr("__iter__")(); },
           "Row views in order, None for null rows.")
@@ -207,6 +259,30 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           "The rows as a VariableShapeTensorArray with the same dim_names and permutation and "
           "uniform_shape = shape; the values are shared (zero-copy).")
       .def_prop_ro("type", [](const A& a) { return PyFixedShapeTensorType{a.array.type()}; })
+      .def_prop_ro(
+          "shape",
+          [](const A& a) {
+            std::vector<int64_t> shape = a.array.type().logical_shape();
+            shape.insert(shape.begin(), a.array.length());
+            return ToTuple(shape);
+          },
+          "(N, *logical_shape): the shape of to_numpy()'s array.")
+      .def_prop_ro(
+          "dtype",
+          [](const A& a) {
+            const DataType& value = *a.array.type().value_type();
+            return value.id() == TypeId::kBool ? Numpy().attr("dtype")("bool") : NumpyDtype(value);
+          },
+          "The NumPy dtype of the values (bool for bool and bool8).")
+      .def_prop_ro(
+          "ndim", [](const A& a) { return 1 + a.array.type().ndim(); },
+          "1 + the number of cell dimensions: len(shape).")
+      .def_prop_ro(
+          "nbytes", [](const A& a) { return Unwrap(ReferencedBytes(*a.array.data())); },
+          "Bytes of buffer memory the rows reference: the row validity bitmap's bytes for "
+          "these rows (if any) plus N * cell bytes of values (and the values' own bitmap); "
+          "a slice counts only its rows, an empty one 0. pyarrow's nbytes of the same column "
+          "(which counts a bitmap byte for some empty slices).")
       .def("__repr__", [](const A& a) { return TensorColumnRepr(a.array); });
   AddColumnBasics(cls, "The fixed_size_list storage as a plain Array (zero-copy).",
                   "Exports (schema, array) PyCapsules, zero-copy, with the extension metadata; a "

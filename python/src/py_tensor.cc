@@ -3,6 +3,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <string>
+
 #include "py_buffer_protocol.h"
 #include "py_c_device.h"
 #include "py_convert.h"
@@ -11,6 +13,51 @@
 #include "py_pickle.h"
 
 namespace quiver::python {
+
+namespace {
+
+// One entry of a NumPy basic index. Bools are refused as NumPy reads them
+// as masks (advanced indexing), not as the integers 0 and 1.
+TensorIndex IndexEntry(nb::handle item) {
+  PyObject* obj = item.ptr();
+  if (item.is_none()) return TensorIndex::NewAxis();
+  if (obj == Py_Ellipsis) return TensorIndex::Ellipsis();
+  if (PySlice_Check(obj)) {
+    // Absent bounds come back as the extremes, which Tensor::View clamps
+    // to the ends the step walks from and to; a zero step is a ValueError.
+    Py_ssize_t start = 0, stop = 0, step = 0;
+    if (PySlice_Unpack(obj, &start, &stop, &step) < 0) throw nb::python_error();
+    return TensorIndex::Slice(start, stop, step);
+  }
+  if (!PyBool_Check(obj) && PyIndex_Check(obj)) {
+    // (NumPy arrays have __index__ but refuse it unless 0-d integers.)
+    nb::object integer = nb::steal(PyNumber_Index(obj));
+    if (integer.is_valid()) {
+      const Py_ssize_t i = PyNumber_AsSsize_t(integer.ptr(), PyExc_IndexError);
+      if (i == -1 && PyErr_Occurred()) throw nb::python_error();
+      return TensorIndex::Integer(i);
+    }
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
+    PyErr_Clear();
+  }
+  throw nb::type_error(("Tensor indices are integers, slices, ... and None (basic indexing), "
+                        "got " +
+                        std::string(nb::type_name(item.type()).c_str()) +
+                        "; for advanced indexing use numpy.asarray(t)[key]")
+                           .c_str());
+}
+
+PyTensor TensorItem(const PyTensor& t, nb::handle key) {
+  std::vector<TensorIndex> index;
+  if (PyTuple_Check(key.ptr())) {
+    for (nb::handle item : nb::borrow<nb::tuple>(key)) index.push_back(IndexEntry(item));
+  } else {
+    index.push_back(IndexEntry(key));
+  }
+  return PyTensor{Unwrap(t.tensor.View(index))};
+}
+
+}  // namespace
 
 void BindTensor(nb::module_& m) {
   nb::class_<PyTensor>(m, "Tensor", "A dense strided tensor (shape in elements, strides in bytes).",
@@ -52,6 +99,11 @@ void BindTensor(nb::module_& m) {
              if (t.tensor.ndim() == 0) Raise(Status::TypeError("len() of a 0-d tensor"));
              return t.tensor.shape()[0];
            })
+      .def("__getitem__", &TensorItem, nb::arg("key").none(),
+           "NumPy basic indexing (integers, slices with any step, ..., None): a Tensor "
+           "viewing the same memory, zero-copy; axes taken by an integer are dropped with "
+           "their dim names. IndexError for an index out of range; TypeError for advanced "
+           "indexing (lists, arrays, bools): index numpy.asarray(t) for that.")
       .def(
           "tolist", [](const PyTensor& t) { return TensorToNumpy(t.tensor).attr("tolist")(); },
           "The values as nested Python lists (a scalar for a 0-d tensor).")

@@ -475,6 +475,24 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           "The same data (zero-copy) with uniform_shape recorded in the type, checked on every "
           "row; None clears it.")
       .def_prop_ro("type", [](const A& a) { return PyVariableShapeTensorType{a.array.type()}; })
+      // No `shape`: rows differ in shape (shapes() lists them, to_padded()
+      // gives one array).
+      .def_prop_ro(
+          "dtype",
+          [](const A& a) {
+            const DataType& value = *a.array.type().value_type();
+            return value.id() == TypeId::kBool ? Numpy().attr("dtype")("bool") : NumpyDtype(value);
+          },
+          "The NumPy dtype of the values (bool for bool and bool8).")
+      .def_prop_ro(
+          "ndim", [](const A& a) { return 1 + a.array.type().ndim(); },
+          "1 + the number of dimensions of each row's tensor (the row axis counts, as in "
+          "to_padded()'s batch). There is no .shape: rows differ in shape.")
+      .def_prop_ro(
+          "nbytes", [](const A& a) { return Unwrap(ReferencedBytes(*a.array.data())); },
+          "Bytes of buffer memory the rows reference: for these rows only, the bitmaps' bytes, "
+          "N + 1 data offsets, the values the offsets delimit and N shapes. (pyarrow counts "
+          "one offset and the struct bitmap fewer.)")
       .def_static(
           "from_storage",
           [](const PyVariableShapeTensorType& type, nb::handle storage) {
