@@ -118,7 +118,9 @@ void BindRecordBatch(nb::module_& m) {
       .def_prop_ro("type", [](const PyField& f) { return WrapType(f.field.type); })
       .def_prop_ro("nullable", [](const PyField& f) { return f.field.nullable; })
       .def_prop_ro("metadata", [](const PyField& f) { return MetadataToPython(f.field.metadata); })
-      .def("equals", [](const PyField& a, const PyField& b) { return a.field.Equals(b.field); })
+      .def(
+          "equals", [](const PyField& a, const PyField& b) { return a.field.Equals(b.field); },
+          nb::arg("other"))
       .def("__eq__",
            [](const PyField& a, nb::handle b) {
              return nb::isinstance<PyField>(b) && a.field.Equals(nb::cast<PyField>(b).field);
@@ -153,8 +155,10 @@ void BindRecordBatch(nb::module_& m) {
           },
           nb::arg("i"), "Field i, or the field of that name.")
       .def("__len__", [](const PySchema& s) { return s.schema->fields.size(); })
-      .def("equals",
-           [](const PySchema& a, const PySchema& b) { return a.schema->Equals(*b.schema); })
+      .def(
+          "equals",
+          [](const PySchema& a, const PySchema& b) { return a.schema->Equals(*b.schema); },
+          nb::arg("other"))
       .def("__eq__",
            [](const PySchema& a, nb::handle b) {
              return nb::isinstance<PySchema>(b) && a.schema->Equals(*nb::cast<PySchema>(b).schema);
@@ -180,8 +184,10 @@ void BindRecordBatch(nb::module_& m) {
           },
           nb::arg("i"), "Column i, or the column of that name, as its quiver array class.")
       .def_prop_ro("columns", [](const PyRecordBatch& b) { return WrapChunks(b.batch->columns()); })
-      .def("equals",
-           [](const PyRecordBatch& a, const PyRecordBatch& b) { return a.batch->Equals(*b.batch); })
+      .def(
+          "equals",
+          [](const PyRecordBatch& a, const PyRecordBatch& b) { return a.batch->Equals(*b.batch); },
+          nb::arg("other"))
       .def("__arrow_c_schema__",
            [](const PyRecordBatch& b) { return SchemaCapsule(BatchField(b.batch->schema())); })
       .def(
