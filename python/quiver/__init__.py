@@ -78,3 +78,9 @@ __all__ = [
     "check_shapes",
     "enforce_shape",
 ]
+
+# pyarrow cannot unpickle the canonical ragged tensor type by itself; from
+# here on it can (registered when pyarrow is imported, if it needs it).
+from . import _pyarrow_pickle
+
+_pyarrow_pickle.install()
