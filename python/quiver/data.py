@@ -307,7 +307,13 @@ def _torch_iterable_dataset():
 
 def __getattr__(name):
     if name == "TorchIterableDataset":
-        cls = _torch_iterable_dataset()  # ImportError without torch
+        try:
+            cls = _torch_iterable_dataset()
+        except ImportError as e:
+            # AttributeError, so hasattr() says False and `from quiver.data
+            # import TorchIterableDataset` is an ImportError.
+            raise AttributeError("quiver.data.TorchIterableDataset needs torch, which is not "
+                                 f"installed ({e})") from e
         globals()[name] = cls
         return cls
     raise AttributeError(f"module 'quiver.data' has no attribute {name!r}")

@@ -155,6 +155,10 @@ def test_float_pad_value_and_scalar_nulls(tmp_path):
     np.testing.assert_array_equal(out["v"][2], [[2, 2, -0.5]])
     with pytest.raises(ValueError, match="pad value 0.1 is not exactly representable as float32"):
         qd.BatchReader(tmp_path / "f.arrow", batch_size=3, pad_value=0.1)
+    (out,) = qd.BatchReader(tmp_path / "f.arrow", batch_size=3, pad_value=np.float32(2.0))
+    assert out["v"][0, 0, 2] == 2.0  # NumPy scalars are pad values too
+    with pytest.raises(TypeError, match="pad_value must be an int or a float, got <class 'str'>"):
+        qd.BatchReader(tmp_path / "f.arrow", batch_size=3, pad_value="0")
 
 
 def test_arrays_stay_valid_and_writable_after_later_batches(dataset):
@@ -222,8 +226,11 @@ def test_torch_dataset_needs_torch():
     try:
         import torch  # noqa: F401
     except ImportError:
-        with pytest.raises(ImportError):
+        assert not hasattr(qd, "TorchIterableDataset")
+        with pytest.raises(AttributeError, match="needs torch, which is not installed"):
             qd.TorchIterableDataset  # noqa: B018
+        with pytest.raises(ImportError):
+            from quiver.data import TorchIterableDataset  # noqa: F401
     else:
         pytest.skip("torch is installed: the dataset test runs instead")
 
