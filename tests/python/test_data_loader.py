@@ -308,3 +308,25 @@ def test_stubs_declare_the_module():
     members = {n.name for n in reader_stub.body if isinstance(n, ast.FunctionDef)}
     public = {n for n in vars(qd.BatchReader) if not n.startswith("_")} | {"__iter__", "__len__"}
     assert public <= members | {"pin_memory"}
+
+
+def test_batch_buffers_are_reused_once_released(tmp_path):
+    rng = np.random.default_rng(1)
+    imgs = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8)
+            for h, w in rng.integers(60, 64, size=(64, 2))]
+    batch = pa.record_batch({"img": pa.array(qv.VariableShapeTensorArray.from_numpy(imgs))})
+    with pa.ipc.new_file(str(tmp_path / "r.arrow"), batch.schema) as writer:
+        writer.write_batch(batch)
+    reader = qd.BatchReader(tmp_path, batch_size=8, prefetch=2)
+    addresses = set()
+    for epoch in range(3):
+        reader.set_epoch(epoch)
+        for b in reader:  # each batch let go before the next is asked for
+            addresses.add(b["img"].ctypes.data)
+    # 24 batches came out of a handful of buffers (the ring: prefetch + 2).
+    assert len(addresses) <= 6
+    held = list(reader)  # held batches are never overwritten: new buffers instead
+    assert len({b["img"].ctypes.data for b in held}) == len(held)
+    for b, expected in zip(held, [imgs[i:i + 8] for i in range(0, 64, 8)]):
+        for row, img in zip(b["img"], expected):
+            np.testing.assert_array_equal(row[:, :img.shape[1], :img.shape[2]], img)
