@@ -99,7 +99,8 @@ Result<ArrayDataPtr> Compact(const ArrayData& data);
 // the same rows; dictionaries and the variadic buffers of views, whole.
 // Buffers shared by several nodes are counted once per reference. `data`
 // must be valid at ValidationLevel::kMinimal or above; offsets that run
-// backwards or out of their child are Invalid.
+// backwards or out of their child are Invalid, offsets in device memory
+// (the only values read) NotImplemented.
 Result<int64_t> ReferencedBytes(const ArrayData& data);
 
 // Checks `data` against its type at `level`; errors name the failing path,

@@ -170,6 +170,11 @@ Result<int64_t> ReferencedRange(const ArrayData& data, int64_t start, int64_t sl
       }
       case internal::BufferRole::kOffsets32:
       case internal::BufferRole::kOffsets64: {
+        if (!data.buffers[b]->device().is_cpu()) {  // the one read: never of device memory
+          return Status::NotImplemented("the offsets of a ", data.type->ToString(),
+                                        " array live in device memory; quiver reads only CPU "
+                                        "memory");
+        }
         const int64_t width = layout.offset_width();
         first = internal::ReadOffset(data.buffers[b]->data(), start, width);
         last = internal::ReadOffset(data.buffers[b]->data(), start + slots, width);

@@ -236,5 +236,19 @@ TEST(ReferencedBytes, DictionariesCountWholeAndBadOffsetsAreErrors) {
   EXPECT_ERROR(kInvalid, "offset 9 is past a data buffer of 3 bytes", ReferencedBytes(*past));
 }
 
+TEST(ReferencedBytes, ReadsNoDeviceMemory) {
+  // A list whose offsets "live on a GPU" at an address the host must not
+  // read; fixed-width values there are only counted.
+  auto on_device = std::make_shared<ArrayData>(*test::Utf8({"ab", "c"}));
+  on_device->buffers[1] =
+      Buffer::Wrap(reinterpret_cast<const void*>(uintptr_t{1} << 40), 12, nullptr, Device{2, 0});
+  EXPECT_ERROR(kNotImplemented, "offsets of a utf8 array live in device memory",
+               ReferencedBytes(*on_device));
+  auto values = std::make_shared<ArrayData>(*Primitive(int32(), Iota(4)));
+  values->buffers[1] =
+      Buffer::Wrap(reinterpret_cast<const void*>(uintptr_t{1} << 40), 16, nullptr, Device{2, 0});
+  EXPECT_EQ(*ReferencedBytes(*values), 16);
+}
+
 }  // namespace
 }  // namespace quiver
