@@ -83,14 +83,27 @@ Status ExportArray(const ArrayDataPtr& data, ArrowArray* out);
 
 // --- import -----------------------------------------------------------------
 
-// Takes ownership of `schema` (released before returning).
+// Takes ownership of `schema` (released before returning). The type is
+// the one the producer describes, tolerated storage forms included (see
+// CanonicalType): pass it to ImportArray for the arrays it describes.
 Result<Field> ImportField(ArrowSchema* schema);
 Result<TypePtr> ImportType(ArrowSchema* schema);
 // Takes ownership of `array`; its buffers stay alive as long as any
-// resulting buffer does. Buffer sizes are derived from the type; the data
-// is validated at `level` before it is returned.
+// resulting buffer does. Buffer sizes are derived from `type`, which must
+// describe the array as its producer laid it out (ImportField's type); the
+// data is validated at `level` and returned in canonical storage, typed
+// CanonicalType(type).
 Result<ArrayDataPtr> ImportArray(ArrowArray* array, const TypePtr& type,
                                  ValidationLevel level = ValidationLevel::kFull);
+// The type of the arrays ImportArray returns for `type`: every tolerated
+// storage form of arrow.variable_shape_tensor in the tree (large_list
+// data, as Polars exports it; shape entries of another integer type than
+// int32) replaced by the canonical storage (list data,
+// fixed_size_list<int32> shapes; docs/formats.md, "Tolerated storage
+// forms"); `type` itself when there is none. Importing such an array
+// copies its row offsets (checked to fit int32; an error names the row
+// otherwise) and shapes, never its values.
+Result<TypePtr> CanonicalType(const TypePtr& type);
 
 // --- streams ----------------------------------------------------------------
 
@@ -107,7 +120,9 @@ class ArrayReader {
 std::shared_ptr<ArrayReader> MakeArrayReader(Field field, std::vector<ArrayDataPtr> arrays);
 
 Status ExportArrayStream(std::shared_ptr<ArrayReader> reader, ArrowArrayStream* out);
-// Takes ownership of `stream`; every array read is validated at `level`.
+// Takes ownership of `stream`; every array read is validated at `level`
+// and returned in canonical storage. The reader's field() has the
+// canonical type (CanonicalType of the stream's schema).
 Result<std::shared_ptr<ArrayReader>> ImportArrayStream(
     ArrowArrayStream* stream, ValidationLevel level = ValidationLevel::kFull);
 

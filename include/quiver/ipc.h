@@ -43,6 +43,9 @@ class InputSource {
   virtual Result<BufferPtr> ReadAt(int64_t offset, int64_t length) = 0;
   // Whether ReadAt returns views of memory the source already holds.
   virtual bool zero_copy() const = 0;
+  // What errors call the source: "'data.arrow'" (quoted) for a file opened
+  // by path, "descriptor 3", or empty ("the input") for memory.
+  virtual std::string name() const { return {}; }
 };
 
 // The bytes of `buffer` (zero-copy).
@@ -57,6 +60,8 @@ std::shared_ptr<InputSource> BufferSource(BufferPtr buffer);
 // pages after another process truncated the file raises SIGBUS, which no
 // library can turn into an error. Open files that others may truncate
 // with `memory_map = false`: their arrays live in memory of their own.
+//
+// A directory is an IOError ("'path' is a directory").
 Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path,
                                                     bool memory_map = true);
 // An open file descriptor (not owned; it must stay open while reading).
@@ -78,6 +83,8 @@ class InputStream {
   virtual int64_t remaining() const { return -1; }
   // Whether Read returns views of memory that someone else may change.
   virtual bool zero_copy() const { return false; }
+  // What errors call the stream, as InputSource::name().
+  virtual std::string name() const { return {}; }
 };
 
 // Base for streams over a read(2)-like call: Read gathers ReadSome's
@@ -205,7 +212,10 @@ class StreamWriter {
 
 class StreamReader {
  public:
-  // Reads the schema message.
+  // Reads the schema message. Input that is not a stream gets an error
+  // saying what it is where its first bytes tell (an IPC file: "... is an
+  // Arrow IPC file, not an Arrow IPC stream; open it with open_file";
+  // Parquet, NumPy, compressed, text and empty files likewise).
   static Result<std::unique_ptr<StreamReader>> Open(std::shared_ptr<InputSource> source,
                                                     ReadOptions options = {});
   // Reads the schema message from a stream; later messages are read one
@@ -247,7 +257,11 @@ class FileWriter {
 
 class FileReader {
  public:
-  // Reads only the footer (and the schema in it).
+  // Reads only the footer (and the schema in it). A source that is not an
+  // IPC file gets an error saying what it is where its first bytes tell
+  // (an IPC stream: "'x' is an Arrow IPC stream, not an Arrow IPC file;
+  // open it with open_stream"; Parquet, NumPy, compressed, text and empty
+  // files likewise).
   static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<InputSource> source,
                                                   ReadOptions options = {});
   ~FileReader();

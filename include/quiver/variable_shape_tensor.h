@@ -93,7 +93,10 @@ class VariableShapeTensorType {
                                               UniformShape uniform_shape = {});
   // Parses an extension DataType named arrow.variable_shape_tensor. Draft
   // forms are accepted (uint32 shapes; ndim, ragged_dimensions and
-  // uniform_dimensions keys); data_type() is always the final form.
+  // uniform_dimensions keys), and so are the storage forms other writers
+  // produce (large_list data as Polars exports it, shape entries of any
+  // integer type); data_type() is always the final form with canonical
+  // storage (the producer's field names kept).
   static Result<VariableShapeTensorType> FromDataType(const TypePtr& type);
   // Parses the metadata JSON against a storage type. "" and "{}" both mean
   // no parameters.
@@ -146,8 +149,11 @@ class VariableShapeTensorArray {
   // is validated at `level` (at least kMinimal: buffer and child counts are
   // always checked); at kFull every row is checked too (shapes >= 0,
   // data length == product of shape, uniform_shape holds, a non-null row
-  // has non-null data and shape). Draft uint32 shapes are converted to
-  // int32 (a copy of the shapes only).
+  // has non-null data and shape). Tolerated storage (large_list data,
+  // shapes of another integer type) is rewritten into the canonical form,
+  // copying the offsets and shapes but never the values; offsets the rows
+  // span beyond 2^31 - 1, and shape entries beyond int32, are Invalid
+  // naming the row.
   static Result<VariableShapeTensorArray> Make(ArrayDataPtr data,
                                                ValidationLevel level = ValidationLevel::kFull);
 

@@ -121,6 +121,7 @@ std::pair<Field, ArrayDataPtr> ImportDeviceCapsules(nb::handle schema_capsule,
   }
   // Full validation may walk large buffers.
   ArrayDataPtr data = Unwrap(WithoutGil([&] { return ImportDeviceArray(array, field->type); }));
+  field->type = data->type;  // canonical storage (ImportArray)
   return {std::move(*field), std::move(data)};
 }
 

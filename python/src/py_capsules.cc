@@ -56,7 +56,9 @@ nb::object ArrayCapsule(const ArrayDataPtr& data) {
 
 Field ImportSchemaCapsule(nb::handle schema_capsule) {
   auto* schema = CapsulePointer<ArrowSchema>(schema_capsule, kSchemaName);
-  return Unwrap(ImportField(schema));
+  Field field = Unwrap(ImportField(schema));
+  field.type = Unwrap(CanonicalType(field.type));  // the type imported arrays have
+  return field;
 }
 
 std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule, nb::handle array_capsule) {
@@ -73,7 +75,9 @@ std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule, nb::han
     nb::gil_scoped_release no_gil;  // full validation may walk large buffers
     imported = ImportArray(array, field->type);
   }
-  return {std::move(*field), Unwrap(std::move(imported))};
+  ArrayDataPtr data = Unwrap(std::move(imported));
+  field->type = data->type;  // canonical storage (ImportArray)
+  return {std::move(*field), std::move(data)};
 }
 
 ArrayDataPtr RequestedView(const ArrayDataPtr& data, nb::handle requested_schema) {

@@ -17,9 +17,11 @@ nb::object SchemaCapsule(const Field& field);
 // An "arrow_array" capsule for `data`.
 nb::object ArrayCapsule(const ArrayDataPtr& data);
 
-// Imports a capsule pair as returned by __arrow_c_array__().
+// Imports a capsule pair as returned by __arrow_c_array__(); the field has
+// the array's type (canonical storage: CanonicalType in quiver/c_data.h).
 std::pair<Field, ArrayDataPtr> ImportCapsules(nb::handle schema_capsule, nb::handle array_capsule);
-// Imports the field behind an "arrow_schema" capsule.
+// Imports the field behind an "arrow_schema" capsule, with the type that
+// arrays imported under it have (CanonicalType).
 Field ImportSchemaCapsule(nb::handle schema_capsule);
 
 // Producer side of __arrow_c_array__(requested_schema), best-effort: `requested_schema`

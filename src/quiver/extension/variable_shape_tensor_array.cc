@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "quiver/extension/canonical_storage.h"
 #include "quiver/extension/null_rows.h"
 #include "quiver/extension/tensor_metadata.h"
 #include "quiver/extension/variable_shape_storage.h"
@@ -19,40 +20,6 @@ constexpr int32_t kNoOffsets[1] = {0};
 template <typename T>
 const T* BufferAs(const BufferPtr& buffer) {
   return buffer ? reinterpret_cast<const T*>(buffer->data()) : nullptr;
-}
-
-// The draft form's uint32 shapes as int32 (the final form), same layout.
-// Only the entries of rows the array covers and validation would check
-// (valid rows, non-null entries) are converted; the rest become 0, so a
-// sliced-away or null row holding 2^32 - 1 does not fail the import.
-Result<ArrayDataPtr> ConvertDraftShapes(const ArrayData& data, const TypePtr& final_type,
-                                        int ndim) {
-  const ArrayData& shape = *data.children[1];
-  const ArrayData& entries = *shape.children[0];
-  const int64_t count = entries.offset + entries.length;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr converted, Buffer::Allocate(count * 4));
-  const uint32_t* in = BufferAs<uint32_t>(entries.buffers[1]);
-  int32_t* out = internal::MutableAs<int32_t>(converted);
-  for (int64_t i = 0; i < data.length && in && ndim > 0; ++i) {
-    const int64_t child_row = data.offset + i;
-    if (!data.IsValid(i) || !shape.IsValid(child_row)) continue;
-    for (int k = 0; k < ndim; ++k) {
-      const int64_t e = entries.offset + (shape.offset + child_row) * ndim + k;
-      if (!entries.IsValid(e - entries.offset)) continue;
-      if (in[e] > static_cast<uint32_t>(std::numeric_limits<int32_t>::max())) {
-        return internal::RowError(i, "shape entry " + std::to_string(k) + " (" +
-                                         std::to_string(in[e]) + ") does not fit int32");
-      }
-      out[e] = static_cast<int32_t>(in[e]);
-    }
-  }
-  auto new_entries = std::make_shared<ArrayData>(entries);
-  new_entries->type = int32();
-  new_entries->buffers[1] = std::move(converted);
-  auto new_shape = std::make_shared<ArrayData>(shape);
-  new_shape->type = final_type;
-  new_shape->children = {std::move(new_entries)};
-  return ArrayDataPtr(std::move(new_shape));
 }
 
 }  // namespace
@@ -76,13 +43,12 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
                           VariableShapeTensorType::FromDataType(data->type));
   // The views below read these children and buffers, whatever the level.
   QUIVER_RETURN_NOT_OK(Validate(*data, std::max(level, ValidationLevel::kMinimal)));
-  auto normalized = std::make_shared<ArrayData>(*data);
+  // Tolerated storage forms (large_list data, other integer shapes) become
+  // the canonical one: a copy of the offsets and shapes only.
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr canonical,
+                          internal::CanonicalVariableShapeArray(data, type));
+  auto normalized = std::make_shared<ArrayData>(*canonical);
   normalized->type = type.data_type();
-  const TypePtr& final_shape_type = type.data_type()->storage_type()->children()[1].type;
-  if (data->children[1]->children[0]->type->id() == TypeId::kUInt32) {
-    QUIVER_ASSIGN_OR_RETURN(normalized->children[1],
-                            ConvertDraftShapes(*data, final_shape_type, type.ndim()));
-  }
   VariableShapeTensorArray out(std::move(type), std::move(normalized));
   if (level == ValidationLevel::kFull) QUIVER_RETURN_NOT_OK(out.CheckRows());
   return out;

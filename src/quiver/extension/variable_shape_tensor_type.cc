@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "quiver/extension/canonical_storage.h"
 #include "quiver/extension/extension_cache.h"
 #include "quiver/extension/tensor_metadata.h"
 #include "quiver/internal/checked_math.h"
@@ -36,7 +37,9 @@ TypePtr CanonicalStorage(const TypePtr& value_type, int ndim) {
   return struct_({Field{"data", list(ListItem(value_type))}, Field{"shape", shape}});
 }
 
-// The storage's value type and ndim; shapes may be int32 or the drafts' uint32.
+// The storage's value type and ndim. Besides the canonical form, the
+// tolerated forms (canonical_storage.h) pass: large_list data, shape
+// entries of any integer type.
 Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim) {
   auto wrong = [&](const std::string& why) {
     return Status::TypeError(kTypeName +
@@ -49,12 +52,11 @@ Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim) {
   if (storage->children().size() != 2) return wrong("needs exactly two fields");
   const TypePtr& data = storage->children()[0].type;
   const TypePtr& shape = storage->children()[1].type;
-  if (data->id() != TypeId::kList) return wrong("field 0 is not a list");
-  if (shape->id() != TypeId::kFixedSizeList) return wrong("field 1 is not a fixed_size_list");
-  TypeId shape_item = shape->children()[0].type->id();
-  if (shape_item != TypeId::kInt32 && shape_item != TypeId::kUInt32) {
-    return wrong("shape entries must be int32");
+  if (data->id() != TypeId::kList && data->id() != TypeId::kLargeList) {
+    return wrong("field 0 is not a list");
   }
+  if (shape->id() != TypeId::kFixedSizeList) return wrong("field 1 is not a fixed_size_list");
+  if (!shape->children()[0].type->is_integer()) return wrong("shape entries must be int32");
   *value_type = data->children()[0].type;
   *ndim = shape->fixed_size();
   return Status::OK();
@@ -142,14 +144,14 @@ Result<VariableShapeTensorType> VariableShapeTensorType::FromDataType(const Type
   }
   QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType out,
                           Deserialize(type->storage_type(), type->extension_metadata()));
-  // Deserialize checked the storage layout; only the shape entry type is left
-  // to look at.
-  const TypePtr& shape_entry = type->storage_type()->children()[1].type->children()[0].type;
-  if (shape_entry->id() == TypeId::kInt32) {
-    // Keep the producer's field names; only the metadata is rewritten.
-    QUIVER_ASSIGN_OR_RETURN(out.data_type_,
-                            extension(kExtensionName, out.Serialize(), type->storage_type()));
-  }
+  // Deserialize checked the storage layout. The producer's field names are
+  // kept; a tolerated storage form becomes the canonical one.
+  const TypePtr& storage = type->storage_type();
+  QUIVER_ASSIGN_OR_RETURN(out.data_type_,
+                          extension(kExtensionName, out.Serialize(),
+                                    internal::IsCanonicalVariableShapeStorage(*storage)
+                                        ? storage
+                                        : internal::CanonicalVariableShapeStorage(*storage)));
   cache->Insert(type->extension_metadata(), type->storage_type(), out);
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "quiver/c_data.h"
 #include "quiver/extension/canonical_extensions.h"
+#include "quiver/extension/canonical_storage.h"
 #include "quiver/extension/extension_keys.h"
 #include "quiver/interchange/c_data_format.h"
 #include "quiver/internal/checked_math.h"
@@ -230,7 +231,13 @@ Result<ArrayDataPtr> ImportArray(ArrowArray* array, const TypePtr& type, Validat
   QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr data, ImportNode(owner->array, type, owner));
   Status st = Validate(*data, level);
   if (!st.ok()) return st.WithContext("imported ArrowArray of type " + type->ToString());
-  return data;
+  auto canonical = internal::CanonicalArray(data);
+  if (!canonical.ok()) {
+    return canonical.status().WithContext("imported ArrowArray of type " + type->ToString());
+  }
+  return canonical;
 }
+
+Result<TypePtr> CanonicalType(const TypePtr& type) { return internal::CanonicalType(type); }
 
 }  // namespace quiver

@@ -89,6 +89,9 @@ class ImportedStreamReader : public ArrayReader {
     int rc = stream_.get_schema(&stream_, &schema);
     if (rc != 0) return Failure("get_schema", rc);
     QUIVER_ASSIGN_OR_RETURN(field_, ImportField(&schema));
+    // Arrays arrive as the producer lays them out and leave canonical.
+    import_type_ = field_.type;
+    QUIVER_ASSIGN_OR_RETURN(field_.type, CanonicalType(import_type_));
     return Status::OK();
   }
 
@@ -103,7 +106,7 @@ class ImportedStreamReader : public ArrayReader {
       finished_ = true;
       return ArrayDataPtr{};
     }
-    return ImportArray(&array, field_.type, level_);
+    return ImportArray(&array, import_type_, level_);
   }
 
  private:
@@ -115,7 +118,8 @@ class ImportedStreamReader : public ArrayReader {
 
   ArrowArrayStream stream_;
   ValidationLevel level_;
-  Field field_;
+  Field field_;          // canonical
+  TypePtr import_type_;  // as the producer describes its arrays
   bool finished_ = false;
 };
 

@@ -91,6 +91,9 @@ class ImportedDeviceStreamReader : public ArrayReader {
     int rc = stream_.get_schema(&stream_, &schema);
     if (rc != 0) return Failure("get_schema", rc);
     QUIVER_ASSIGN_OR_RETURN(field_, ImportField(&schema));
+    // Arrays arrive as the producer lays them out and leave canonical.
+    import_type_ = field_.type;
+    QUIVER_ASSIGN_OR_RETURN(field_.type, CanonicalType(import_type_));
     return Status::OK();
   }
 
@@ -105,7 +108,7 @@ class ImportedDeviceStreamReader : public ArrayReader {
       finished_ = true;
       return ArrayDataPtr{};
     }
-    auto data = ImportDeviceArray(&array, field_.type, level_);
+    auto data = ImportDeviceArray(&array, import_type_, level_);
     if (!data.ok())
       return data.status().WithContext("ArrowDeviceArrayStream array " + std::to_string(index_));
     ++index_;
@@ -121,7 +124,8 @@ class ImportedDeviceStreamReader : public ArrayReader {
 
   ArrowDeviceArrayStream stream_;
   ValidationLevel level_;
-  Field field_;
+  Field field_;          // canonical
+  TypePtr import_type_;  // as the producer describes its arrays
   int64_t index_ = 0;
   bool finished_ = false;
 };

@@ -78,6 +78,7 @@ class DescriptorSource : public InputSource {
   }
   int64_t size() const override { return size_; }
   bool zero_copy() const override { return false; }
+  std::string name() const override { return name_; }
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
     QUIVER_RETURN_NOT_OK(CheckRange(offset, length, size_));
     QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(length));
@@ -113,6 +114,7 @@ class MappedFileSource : public InputSource {
   ~MappedFileSource() override { close(fd_); }
   int64_t size() const override { return bytes_->size(); }
   bool zero_copy() const override { return true; }
+  std::string name() const override { return "'" + path_ + "'"; }
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
     QUIVER_RETURN_NOT_OK(CheckRange(offset, length, size()));
     QUIVER_RETURN_NOT_OK(CheckNotShrunk(fd_, "'" + path_ + "'", size()));
@@ -140,6 +142,7 @@ class SourceStreamImpl : public InputStream {
   int64_t position() const override { return position_; }
   int64_t remaining() const override { return std::max<int64_t>(0, source_.size() - position_); }
   bool zero_copy() const override { return source_.zero_copy(); }
+  std::string name() const override { return source_.name(); }
 
  private:
   InputSource& source_;
@@ -150,6 +153,7 @@ class SourceStreamImpl : public InputStream {
 class DescriptorStream : public ReadSomeStream {
  public:
   explicit DescriptorStream(int fd) : fd_(fd) {}
+  std::string name() const override { return "descriptor " + std::to_string(fd_); }
 
  protected:
   Result<int64_t> ReadSome(uint8_t* out, int64_t capacity) override {
@@ -312,18 +316,24 @@ std::shared_ptr<InputSource> BufferSource(BufferPtr buffer) {
 Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoError("cannot open '" + path + "'");
-  auto size = FileSize(fd);
-  if (!size.ok()) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    Status st = ErrnoError("cannot stat '" + path + "'");
     close(fd);
-    return size.status();
+    return st;
   }
+  if (S_ISDIR(info.st_mode)) {
+    close(fd);  // open() takes a directory; mapping or reading it fails obscurely
+    return Status::IOError("'" + path + "' is a directory, not a file");
+  }
+  const auto size = static_cast<int64_t>(info.st_size);
   if (!memory_map)
     return std::shared_ptr<InputSource>(
-        std::make_shared<DescriptorSource>(fd, *size, true, "'" + path + "'"));
+        std::make_shared<DescriptorSource>(fd, size, true, "'" + path + "'"));
   auto mapping = std::make_shared<Mapping>();
-  mapping->size = *size;
-  if (*size > 0) {
-    void* data = mmap(nullptr, static_cast<size_t>(*size), PROT_READ, MAP_PRIVATE, fd, 0);
+  mapping->size = size;
+  if (size > 0) {
+    void* data = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (data == MAP_FAILED) {
       Status st = ErrnoError("cannot map '" + path + "'");
       close(fd);
@@ -332,7 +342,7 @@ Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, boo
     mapping->data = data;
   }
   const auto* bytes = static_cast<const uint8_t*>(mapping->data);
-  BufferPtr view = Buffer::Wrap(bytes, *size, [mapping] {});
+  BufferPtr view = Buffer::Wrap(bytes, size, [mapping] {});
   return std::shared_ptr<InputSource>(
       std::make_shared<MappedFileSource>(path, fd, mapping, std::move(view)));
 }

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "File_generated.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/ipc/file_kind.h"
 
 namespace quiver::ipc {
 
@@ -152,6 +154,16 @@ Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) 
 Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,
                                   fb::MessageHeader kind, const std::string& name) {
   if (!source) return Status::Invalid("Read" + name + " needs a source");
+  if (offset == 0 && source->size() > 0) {
+    // Another kind of file is named before its bytes are parsed as a
+    // message (an empty one keeps the "no message" error below).
+    const int64_t size = source->size();
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, std::min(size, kSniffBytes)));
+    const std::span<const uint8_t> bytes(head->data(), static_cast<size_t>(head->size()));
+    QUIVER_RETURN_NOT_OK(CheckFileKind(SniffFileKind(bytes, size <= kSniffBytes),
+                                       FileKind::kIpcStream, source->name(), bytes,
+                                       "an Arrow IPC " + name + " message"));
+  }
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, offset));
   if (!message) return Status::Invalid("no ", name, " message at byte ", offset);
   if (message->header->header_type() != kind) {

@@ -1,12 +1,15 @@
 // IPC stream and file readers.
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "File_generated.h"
+#include "quiver/extension/canonical_storage.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/decoder.h"
+#include "quiver/ipc/file_kind.h"
 #include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
@@ -42,7 +45,8 @@ Status RefuseUnsupported(const Message& message) {
 struct StreamReader::Impl {
   std::shared_ptr<InputStream> stream;
   ReadOptions options;
-  SchemaPtr schema;
+  SchemaPtr schema;     // as the stream describes its batches
+  SchemaPtr canonical;  // what the reader hands out (canonical_storage.h)
   DictionaryMemo dictionaries;
   bool finished = false;
   Status failure;
@@ -63,18 +67,24 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSt
                                                          ReadOptions options) {
   if (!stream) return Status::Invalid("IPC stream reader has no stream");
   auto impl = std::make_unique<Impl>();
-  impl->stream = std::move(stream);
   impl->options = options;
+  // Another kind of file is named before its bytes are parsed as messages.
+  BufferPtr head;
+  QUIVER_ASSIGN_OR_RETURN(FileKind kind, PeekFileKind(&stream, &head));
+  QUIVER_RETURN_NOT_OK(CheckFileKind(kind, FileKind::kIpcStream, stream->name(),
+                                     {head->data(), static_cast<size_t>(head->size())}));
+  impl->stream = std::move(stream);
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->stream));
   if (!first) return Status::Invalid("the IPC stream is empty: it has no schema message");
   QUIVER_ASSIGN_OR_RETURN(impl->schema, SchemaFromMessage(*first));
   Status memo =
       InitDictionaryMemo(first->header->header_as_Schema(), *impl->schema, &impl->dictionaries);
   if (!memo.ok()) return memo.WithContext(first->Where());
+  QUIVER_ASSIGN_OR_RETURN(impl->canonical, internal::CanonicalSchema(impl->schema));
   return std::unique_ptr<StreamReader>(new StreamReader(std::move(impl)));
 }
 
-const SchemaPtr& StreamReader::schema() const { return impl_->schema; }
+const SchemaPtr& StreamReader::schema() const { return impl_->canonical; }
 
 Result<RecordBatchPtr> StreamReader::Next() {
   // After a failed read the stream's position lies inside a message: every
@@ -96,8 +106,13 @@ Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
       case fb::MessageHeader::DictionaryBatch:
         QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options));
         continue;  // dictionaries come before the batches that use them
-      case fb::MessageHeader::RecordBatch:
-        return DecodeRecordBatch(*message, schema, dictionaries, options);
+      case fb::MessageHeader::RecordBatch: {
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
+                                DecodeRecordBatch(*message, schema, dictionaries, options));
+        auto out = internal::CanonicalBatch(batch, canonical);
+        if (!out.ok()) return out.status().WithContext(message->Where());
+        return out;
+      }
       default: return RefuseUnsupported(*message);
     }
   }
@@ -107,7 +122,8 @@ Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
 struct FileReader::Impl {
   std::shared_ptr<InputSource> source;
   ReadOptions options;
-  SchemaPtr schema;
+  SchemaPtr schema;        // as the file describes its batches
+  SchemaPtr canonical;     // what the reader hands out (canonical_storage.h)
   BufferPtr footer_bytes;  // the reader's own copy; keeps `footer` alive
   const fb::Footer* footer = nullptr;
   std::vector<fb::Block> batch_blocks;       // checked against the file on open
@@ -190,6 +206,13 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
                                                      ReadOptions options) {
   if (!source) return Status::Invalid("IPC file reader has no source");
   const int64_t size = source->size();
+  {
+    // Another kind of file is named before the IPC checks below.
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, std::min(size, kSniffBytes)));
+    const std::span<const uint8_t> bytes(head->data(), static_cast<size_t>(head->size()));
+    QUIVER_RETURN_NOT_OK(CheckFileKind(SniffFileKind(bytes, size <= kSniffBytes),
+                                       FileKind::kIpcFile, source->name(), bytes));
+  }
   // magic (6) + padding (2) at the start; footer, int32 length, magic at the end.
   if (size < 8 + 4 + 6) {
     return Status::Invalid("a ", size, "-byte file is too short for the Arrow IPC file format");
@@ -224,6 +247,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   auto schema = ReadSchema(impl->footer->schema());
   if (!schema.ok()) return schema.status().WithContext("file footer");
   impl->schema = *schema;
+  QUIVER_ASSIGN_OR_RETURN(impl->canonical, internal::CanonicalSchema(impl->schema));
   QUIVER_RETURN_NOT_OK(
       InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
   QUIVER_ASSIGN_OR_RETURN(impl->batch_blocks, CheckedBlocks(impl->footer->record_batches(),
@@ -233,7 +257,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   return std::unique_ptr<FileReader>(new FileReader(std::move(impl)));
 }
 
-const SchemaPtr& FileReader::schema() const { return impl_->schema; }
+const SchemaPtr& FileReader::schema() const { return impl_->canonical; }
 
 int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
 
@@ -251,7 +275,9 @@ Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
   QUIVER_RETURN_NOT_OK(impl_->dictionaries_status);
   auto batch = DecodeRecordBatch(message, impl_->schema, impl_->dictionaries, impl_->options);
   if (!batch.ok()) return batch.status().WithContext(where);
-  return batch;
+  auto canonical = internal::CanonicalBatch(*batch, impl_->canonical);
+  if (!canonical.ok()) return canonical.status().WithContext(where);
+  return canonical;
 }
 
 }  // namespace quiver::ipc

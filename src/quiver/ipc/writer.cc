@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "File_generated.h"
+#include "quiver/extension/canonical_storage.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/codec.h"
 #include "quiver/ipc/encoder.h"
@@ -70,12 +71,18 @@ struct WriterState {
     // A codec this build lacks fails here, before anything is written.
     QUIVER_RETURN_NOT_OK(CheckCodec(options.compression));
     QUIVER_RETURN_NOT_OK(CheckLevel(options.compression, options.compression_level));
+    // Writers write the canonical storage only (canonical_storage.h).
+    QUIVER_ASSIGN_OR_RETURN(schema, internal::CanonicalSchema(schema));
     return WriteSchemaMessage(*sink, *schema).status();
   }
 
-  Result<WrittenBlock> Write(const RecordBatch& batch) {
+  Result<WrittenBlock> Write(const RecordBatch& given) {
     if (closed) return Status::Invalid("cannot write to a closed IPC writer");
     QUIVER_RETURN_NOT_OK(failure);
+    const RecordBatchPtr alias(RecordBatchPtr{}, &given);  // not owned: used during the call
+    QUIVER_ASSIGN_OR_RETURN(SchemaPtr canonical, internal::CanonicalSchema(given.schema()));
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr rewritten, internal::CanonicalBatch(alias, canonical));
+    const RecordBatch& batch = *rewritten;
     QUIVER_RETURN_NOT_OK(CheckBatchSchema(*schema, batch));
     const int64_t start = sink->position();
     Result<WrittenBlock> written = [&]() -> Result<WrittenBlock> {

@@ -55,11 +55,13 @@ TEST(IpcReader, OpenErrors) {
       test::StatusOf(FileReader::Open(BufferSource(test::BufferOf(std::vector<uint8_t>(10, 0)))))
           .message(),
       "a 10-byte file is too short for the Arrow IPC file format");
-  // A stream is not a file, and a file cut short has no trailing magic.
+  // A stream is not a file (file_kind_test.cc has the other kinds), and a
+  // file cut short has no trailing magic.
   RecordBatchPtr batch = SampleBatch(2);
   BufferPtr stream = WriteStream({batch});
   EXPECT_EQ(test::StatusOf(FileReader::Open(BufferSource(stream))).message(),
-            "not an Arrow IPC file: bad magic at byte 0");
+            "the input is an Arrow IPC stream, not an Arrow IPC file; open it with open_stream "
+            "(C++: ipc::StreamReader)");
   BufferPtr file = WriteFile({batch});
   ASSERT_OK_AND_ASSIGN(BufferPtr cut, Buffer::Slice(file, 0, file->size() - 1));
   EXPECT_ERROR(kInvalid, "not a complete Arrow IPC file: bad magic at byte ",
