@@ -81,6 +81,7 @@ __all__ = [
 
 # pyarrow cannot unpickle the canonical ragged tensor type by itself; from
 # here on it can (registered when pyarrow is imported, if it needs it).
-from . import _pyarrow_pickle
+from . import _pickle, _pyarrow_pickle
 
 _pyarrow_pickle.install()
+_pickle.register_function_pickling()

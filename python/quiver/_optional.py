@@ -12,6 +12,9 @@ OPTIONAL = {
     "scipy": ("scipy", "sparse"),
     "sparse": ("sparse", "sparse"),
     "pandas": ("pandas", "pandas"),
+    "ray": ("ray[data]", "ray"),
+    "dask": ("dask[array,bag]", "dask"),
+    "distributed": ("distributed", "dask"),
 }
 
 

@@ -39,3 +39,28 @@ def _rebuild_table(schema_state, batch_states):
 
 def _rebuild_chunked_array(type_state, chunk_states):
     return _quiver._rebuild_chunked_array(type_state, chunk_states)
+
+
+# quiver's compiled functions and methods (qv.table, qv.Table.select) pickle
+# by name, as Python's own functions do: a closure that uses them can go to
+# another process (Ray tasks, multiprocessing), where the name is looked up
+# again. nanobind's function objects have no pickling of their own.
+def _function_by_name(module, qualname):
+    import importlib
+
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _reduce_function(function):
+    qualname = getattr(function, "__qualname__", None) or function.__name__
+    return _function_by_name, (function.__module__, qualname)
+
+
+def register_function_pickling():
+    import copyreg
+
+    for function in (_quiver.table, _quiver.Table.select):
+        copyreg.pickle(type(function), _reduce_function)

@@ -152,6 +152,16 @@ BufferPtr BufferFromState(nb::handle obj) {
     delete view;
     throw nb::python_error();
   }
+  // Out-of-band buffers arrive where the transport put them (Dask packs
+  // frames back to back): values read as their type need 8-byte alignment,
+  // so a misaligned one is copied (rare; pickle's own bytes are aligned).
+  if (reinterpret_cast<uintptr_t>(view->buf) % 8 != 0) {
+    Result<BufferPtr> copy = Buffer::AllocateUninitialized(view->len);
+    if (copy.ok() && view->len > 0) std::memcpy((*copy)->mutable_data(), view->buf, view->len);
+    PyBuffer_Release(view);
+    delete view;
+    return Unwrap(std::move(copy));
+  }
   return Buffer::Wrap(view->buf, view->len, [view] {
     nb::gil_scoped_acquire gil;
     PyBuffer_Release(view);

@@ -50,6 +50,10 @@ int ColumnIndex(const Schema& schema, nb::handle key);
 // numeric: zero-copy; N-D: fixed_shape_tensor), an Arrow PyCapsule
 // producer, or a list (through pyarrow). `what` names it in errors.
 ChunkedArrayPtr ColumnFromPython(nb::handle obj, const char* what);
+// `obj`, or while Ray Data is imported and `obj` is a pyarrow table or
+// batch holding Ray's tensor types, the same with the canonical types
+// (quiver.ray does it, the values shared).
+nb::object WithoutRayTypes(nb::handle obj);
 // An ArrayReader of struct arrays over `batches`.
 std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
                                               std::vector<RecordBatchPtr> batches);

@@ -86,6 +86,15 @@ ArrayDataPtr ArrayFromNumpy(nb::handle ndarray, const char* what) {
 
 }  // namespace
 
+nb::object WithoutRayTypes(nb::handle obj) {
+  // Ray's tensor types exist only once Ray Data is imported; quiver.ray
+  // turns them into the canonical ones (values shared).
+  if (PyDict_GetItemString(PyImport_GetModuleDict(), "ray.data") == nullptr) {
+    return nb::borrow(obj);
+  }
+  return nb::module_::import_("quiver.ray").attr("_canonical_if_ray")(obj);
+}
+
 ChunkedArrayPtr ColumnFromPython(nb::handle obj, const char* what) {
   if (nb::isinstance<PyChunkedArray>(obj)) return nb::cast<const PyChunkedArray&>(obj).column;
   ArrayDataPtr data;
@@ -333,7 +342,7 @@ void BindTable(nb::module_& m) {
           return PyTable{TableFromColumns(obj, names)};
         }
         if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns"));
-        return PyTable{TableFromPython(obj)};
+        return PyTable{TableFromPython(WithoutRayTypes(obj))};
       },
       nb::arg("obj"), nb::arg("names").none() = nb::none(),
       "A Table from a {name: column} dict, a list of columns with names=, or any "

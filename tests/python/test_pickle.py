@@ -298,3 +298,21 @@ def test_spawn_pool_receives_tables():
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(2) as pool:
         assert pool.map(_table_rows, tables) == [12, 12]
+
+
+def test_misaligned_out_of_band_buffers_are_copied_not_refused():
+    # Dask packs out-of-band frames back to back: a buffer may start at any
+    # byte. Values read as 8-byte numbers need alignment, so quiver copies.
+    dense = np.eye(4)
+    objects = [qv.SparseCSRMatrix.from_dense_numpy(dense),
+               qv.FixedShapeTensorArray.from_numpy(np.arange(12.0).reshape(3, 4)),
+               qv.Tensor.from_numpy(np.arange(6, dtype=np.int64))]
+    for obj in objects:
+        buffers = []
+        data = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+        shifted = []
+        for b in buffers:
+            raw = bytearray(len(b.raw()) + 1)
+            raw[1:] = b.raw()
+            shifted.append(memoryview(raw)[1:])
+        assert pickle.loads(data, buffers=shifted) == obj

@@ -1,0 +1,347 @@
+"""quiver datasets in Ray Data (``pip install 'quiver-tensors[ray]'``).
+
+``read_ipc`` reads a folder of quiver (Arrow IPC) files as a
+``ray.data.Dataset``, one read task per file or per group of record batches,
+memory-mapped on the worker; ``write_ipc`` writes a dataset back as one IPC
+file per block. On the way in, ``arrow.fixed_shape_tensor`` columns stay
+as they are (Ray Data handles them natively) and ``arrow.variable_shape_tensor``
+columns become Ray's own variable-shaped tensor type, whose values buffer is
+the very one the file maps (only the row offsets are widened and the shapes
+rewritten); on the way out every tensor column is written as the canonical
+extension type again, whatever Ray used in between. ``map_batches`` runs a
+function on quiver Tables. docs/distributed.md has the whole road.
+"""
+
+import math
+import os
+import sys
+import uuid
+
+import numpy as np
+
+from . import ipc as _ipc
+from ._optional import import_optional
+from ._quiver import Table
+from ._quiver import table as _table
+
+RAY_VARIABLE = "ray.data.arrow_variable_shaped_tensor"
+RAY_FIXED = ("ray.data.arrow_tensor", "ray.data.arrow_tensor_v2")
+VARIABLE = "arrow.variable_shape_tensor"
+FIXED = "arrow.fixed_shape_tensor"
+SUFFIXES = (".arrow", ".feather", ".ipc")
+
+
+def _pa():
+    return import_optional("pyarrow")
+
+
+def _ray_data():
+    return import_optional("ray.data")
+
+
+def ipc_files(paths):
+    """The files a path, a folder (its *.arrow, *.feather and *.ipc files,
+    sorted by name) or a list of them name; FileNotFoundError for a path
+    that does not exist, ValueError for a folder without IPC files."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = []
+    for path in paths:
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            found = sorted(os.path.join(path, name) for name in os.listdir(path)
+                           if name.endswith(SUFFIXES) and not name.startswith("."))
+            if not found:
+                raise ValueError(f"'{path}' holds no IPC files ({', '.join(SUFFIXES)})")
+            files.extend(found)
+        elif os.path.exists(path):
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"'{path}' does not exist")
+    if not files:
+        raise ValueError("no IPC files given")
+    return files
+
+
+# --- tensor types: canonical <-> Ray ------------------------------------------
+
+def _extension_name(pa_type):
+    return getattr(pa_type, "extension_name", None)
+
+
+def _variable_to_ray(column):
+    """A canonical ragged column as Ray's variable-shaped tensor type: the
+    values buffer shared, offsets widened to int64, shapes as list<int64>."""
+    pa = _pa()
+    from ray.data._internal.tensor_extensions.arrow import ArrowVariableShapedTensorType
+
+    quiver_type = _qv_type(column.type)
+    if quiver_type.permutation is not None and list(quiver_type.permutation) != sorted(quiver_type.permutation):
+        # Ray's type has no permutation: rows are copied into logical order.
+        from ._quiver import VariableShapeTensorArray
+        rows = VariableShapeTensorArray.from_storage(quiver_type, column.storage).to_numpy()
+        column = pa.array(VariableShapeTensorArray.from_numpy(
+            [None if r is None else np.ascontiguousarray(r) for r in rows]))
+        quiver_type = _qv_type(column.type)
+    storage = column.storage
+    data = storage.field("data")  # the rows this (possibly sliced) array covers
+    ndim = quiver_type.ndim
+    shapes = np.asarray(storage.field("shape").flatten().to_numpy(zero_copy_only=False), np.int64)
+    shape_offsets = np.arange(0, (len(storage) + 1) * ndim, ndim, dtype=np.int32)
+    shape = pa.ListArray.from_arrays(pa.array(shape_offsets), pa.array(shapes))
+    large = data.cast(pa.large_list(data.type.value_type))
+    mask = storage.is_null() if storage.null_count else None
+    ray_storage = pa.StructArray.from_arrays([large, shape], names=["data", "shape"], mask=mask)
+    ray_type = ArrowVariableShapedTensorType(data.type.value_type, ndim)
+    return pa.ExtensionArray.from_storage(ray_type, ray_storage)
+
+
+def _qv_type(pa_type):
+    from ._quiver import type_from_arrow
+    return type_from_arrow(pa_type)
+
+
+def _ray_variable_to_canonical(column):
+    """Ray's variable-shaped tensors as arrow.variable_shape_tensor (values
+    shared; offsets narrowed to int32, checked; shapes as int32)."""
+    pa = _pa()
+    from ._quiver import variable_shape_tensor
+
+    storage = column.storage
+    ndim = int(column.type.ndim)
+    rows = len(storage)
+    lengths = storage.field("shape").value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+    valid = ~storage.is_null().to_numpy(zero_copy_only=False) if storage.null_count else np.ones(rows, bool)
+    if np.any(lengths[valid] != ndim):
+        bad = int(np.flatnonzero(valid & (lengths != ndim))[0])
+        raise ValueError(f"row {bad} of the Ray tensor column has a shape of {int(lengths[bad])} "
+                         f"entries, the column has ndim {ndim}")
+    shapes = np.zeros((rows, ndim), np.int64)
+    flat = storage.field("shape").flatten().to_numpy(zero_copy_only=False).astype(np.int64)
+    shapes[lengths == ndim] = flat.reshape(-1, ndim) if flat.size else shapes[lengths == ndim]
+    if shapes.size and (shapes.max() > np.iinfo(np.int32).max or shapes.min() < 0):
+        raise ValueError("a shape of the Ray tensor column does not fit int32")
+    shape = pa.FixedSizeListArray.from_arrays(pa.array(shapes.reshape(-1).astype(np.int32)), ndim)
+    data = storage.field("data")
+    try:
+        data = data.cast(pa.list_(data.type.value_type))
+    except pa.ArrowInvalid as e:
+        raise ValueError("the Ray tensor column holds more than 2^31 - 1 values, more than "
+                         "arrow.variable_shape_tensor's 32-bit offsets address") from e
+    mask = storage.is_null() if storage.null_count else None
+    canonical_storage = pa.StructArray.from_arrays([data, shape], names=["data", "shape"], mask=mask)
+    canonical_type = variable_shape_tensor(data.type.value_type, ndim)
+    pa_type = pa.DataType._import_from_c_capsule(canonical_type.__arrow_c_schema__())
+    return pa.ExtensionArray.from_storage(pa_type, canonical_storage)
+
+
+def _ray_fixed_to_canonical(column):
+    """Ray's fixed-shape tensors (list storage, shape in the metadata) as
+    arrow.fixed_shape_tensor, the values shared."""
+    pa = _pa()
+    shape = tuple(int(n) for n in column.type.shape)
+    size = math.prod(shape)
+    storage = column.storage
+    lengths = storage.value_lengths().fill_null(size).to_numpy(zero_copy_only=False)
+    if np.any(lengths != size):
+        bad = int(np.flatnonzero(lengths != size)[0])
+        raise ValueError(f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
+                         f"its shape {list(shape)} needs {size}")
+    values = storage.flatten() if not storage.null_count else storage.fill_null([0] * size).flatten()
+    fixed = pa.FixedSizeListArray.from_arrays(values, size)
+    if storage.null_count:
+        fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=storage.is_null())
+    return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
+
+
+def _map_columns(pa_table, convert):
+    pa = _pa()
+    columns, changed = [], False
+    for column in pa_table.columns:
+        chunks = [convert(chunk) for chunk in column.chunks]
+        new = [c for c in chunks if c is not None]
+        if len(new) == len(chunks) and chunks:
+            changed = True
+            columns.append(pa.chunked_array(new))
+        else:
+            columns.append(column)
+    if not changed:
+        return pa_table
+    return pa.table(columns, names=pa_table.column_names)
+
+
+def to_ray_types(data):
+    """A pyarrow Table (or anything qv.table takes) with its ragged tensor
+    columns as Ray's variable-shaped tensor type, which Ray Data gives back
+    as one NumPy array per row in batch_format="numpy"; fixed-shape columns
+    stay arrow.fixed_shape_tensor, which Ray Data handles natively."""
+    pa = _pa()
+    pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
+    return _map_columns(pa_table, lambda c: _variable_to_ray(c)
+                        if _extension_name(c.type) == VARIABLE else None)
+
+
+def to_canonical_types(data):
+    """A pyarrow Table with Ray's tensor types as the canonical extension
+    types (arrow.fixed_shape_tensor, arrow.variable_shape_tensor)."""
+    pa = _pa()
+    pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
+
+    def convert(chunk):
+        name = _extension_name(chunk.type)
+        if name == RAY_VARIABLE:
+            return _ray_variable_to_canonical(chunk)
+        if name in RAY_FIXED:
+            return _ray_fixed_to_canonical(chunk)
+        return None
+    return _map_columns(pa_table, convert)
+
+
+def _canonical_if_ray(data):
+    """qv.table's and qv.record_batch's hook while Ray Data is imported: a
+    pyarrow Table or RecordBatch holding Ray's tensor types comes back with
+    the canonical ones (values shared); anything else as it is."""
+    pa = sys.modules.get("pyarrow")
+    if pa is None or not isinstance(data, (pa.Table, pa.RecordBatch)):
+        return data
+    names = (RAY_VARIABLE,) + RAY_FIXED
+    if not any(_extension_name(field.type) in names for field in data.schema):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    return to_canonical_types(data)
+
+
+# --- reading -------------------------------------------------------------------
+
+def _read_batches(path, first, count, columns):
+    """Batches [first, first + count) of one file as a pyarrow Table with
+    Ray's tensor types (the file memory-mapped; values not copied)."""
+    reader = _ipc.open_file(path)
+    batches = [reader.get_batch(i) for i in range(first, first + count)]
+    if batches:
+        table = Table.from_batches(batches)
+    else:
+        table = reader.read_all()
+    if columns is not None:
+        table = table.select(columns)
+    return to_ray_types(table.to_pyarrow())
+
+
+def _plan(files, rows_per_task):
+    """One task per file, or per group of record batches of a big file."""
+    tasks = []
+    for path in files:
+        reader = _ipc.open_file(path)
+        n = reader.num_record_batches
+        rows = [reader.get_batch(i).num_rows for i in range(n)]
+        start = 0
+        while start < n or (n == 0 and start == 0):
+            count, total = 0, 0
+            while start + count < n and (count == 0 or total + rows[start + count] <= rows_per_task):
+                total += rows[start + count]
+                count += 1
+            tasks.append((path, start, count, total, os.path.getsize(path) * total // max(sum(rows), 1)))
+            start += max(count, 1)
+    return tasks
+
+
+def read_ipc(paths_or_directory, *, columns=None, rows_per_task=None, override_num_blocks=None,
+             ray_remote_args=None):
+    """A ray.data.Dataset over quiver IPC files: a path, a folder (*.arrow,
+    *.feather, *.ipc) or a list. One read task per file, or per group of
+    record batches of at most ``rows_per_task`` rows (default: whole files);
+    every task memory-maps its file on its worker. ``columns`` selects
+    columns. Fixed-shape tensor columns arrive as arrow.fixed_shape_tensor,
+    ragged ones as Ray's variable-shaped tensor type (per-row NumPy arrays
+    in batch_format="numpy"), their values not copied."""
+    ray_data = _ray_data()
+    from ray.data.block import BlockMetadata
+    from ray.data.datasource import Datasource, ReadTask
+
+    files = ipc_files(paths_or_directory)
+    limit = rows_per_task if rows_per_task is not None else float("inf")
+    if rows_per_task is not None and rows_per_task <= 0:
+        raise ValueError(f"rows_per_task must be positive, got {rows_per_task}")
+    schema = _ipc.open_file(files[0]).schema
+    for path in files[1:]:
+        other = _ipc.open_file(path).schema
+        if not other.equals(schema):
+            raise ValueError(f"'{path}' has another schema than '{files[0]}'")
+    if columns is not None:
+        missing = [c for c in columns if c not in schema.names]
+        if missing:
+            raise KeyError(f"no column named {missing[0]!r} in '{files[0]}'")
+    plan = _plan(files, limit)
+
+    class QuiverIpcDatasource(Datasource):
+        def get_name(self):
+            return "ReadQuiverIPC"
+
+        def estimate_inmemory_data_size(self):
+            return sum(task[4] for task in plan)
+
+        def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
+            return [ReadTask(lambda t=task: [_read_batches(t[0], t[1], t[2], columns)],
+                             BlockMetadata(num_rows=task[3], size_bytes=task[4],
+                                           input_files=[task[0]], exec_stats=None),
+                             per_task_row_limit=per_task_row_limit)
+                    for task in plan]
+
+    kwargs = {}
+    if override_num_blocks is not None:
+        kwargs["override_num_blocks"] = override_num_blocks
+    if ray_remote_args is not None:
+        kwargs["ray_remote_args"] = ray_remote_args
+    return ray_data.read_datasource(QuiverIpcDatasource(), **kwargs)
+
+
+# --- writing -------------------------------------------------------------------
+
+def write_ipc(dataset, directory, *, compression=None, compression_level=None):
+    """Writes a ray.data.Dataset as IPC files in ``directory`` (made if
+    missing): one file per block, named part-<task>-<block>-<id>.arrow, with
+    every tensor column as the canonical extension type whatever Ray used.
+    Returns the paths written, sorted."""
+    _ray_data()
+    from ray.data.datasource import Datasink
+
+    os.makedirs(directory, exist_ok=True)
+    directory = os.path.abspath(directory)
+    run = uuid.uuid4().hex[:8]
+
+    class QuiverIpcDatasink(Datasink):
+        def get_name(self):
+            return "WriteQuiverIPC"
+
+        def write(self, blocks, ctx):
+            written = []
+            for k, block in enumerate(blocks):
+                pa_table = to_canonical_types(block)
+                if pa_table.num_rows == 0:
+                    continue
+                path = os.path.join(directory, f"part-{ctx.task_idx:05d}-{k:04d}-{run}.arrow")
+                _ipc.write_file(path, _table(pa_table), compression=compression,
+                                compression_level=compression_level)
+                written.append(path)
+            return written
+
+    dataset.write_datasink(QuiverIpcDatasink())
+    return sorted(os.path.join(directory, name) for name in os.listdir(directory)
+                  if name.startswith("part-") and run in name)
+
+
+def map_batches(dataset, fn, **kwargs):
+    """``dataset.map_batches`` with ``fn`` taking and returning quiver Tables:
+    each batch arrives as a qv.Table (tensor columns as the canonical types,
+    Ray's converted), and what ``fn`` returns (a qv.Table or RecordBatch, a
+    dict of columns, or anything qv.table takes) goes back to Ray with
+    ragged columns as Ray's type. Other keyword arguments go to Ray."""
+    if "batch_format" in kwargs:
+        raise TypeError("quiver.ray.map_batches passes quiver Tables; batch_format is its own")
+
+    def call(batch):
+        result = fn(_table(to_canonical_types(batch)))
+        return to_ray_types(result)
+
+    return dataset.map_batches(call, batch_format="pyarrow", **kwargs)
