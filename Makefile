@@ -115,6 +115,7 @@ bench: setup-test wheel
 	$(PYTHON) bench/python/bench_enforce_shape.py
 	$(PYTHON) bench/python/bench_sparse.py
 	$(PYTHON) bench/python/bench_loader.py
+	$(PYTHON) bench/python/bench_distributed.py
 	$(PYTHON) bench/python/bench_install.py
 
 # Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
