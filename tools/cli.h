@@ -1,0 +1,43 @@
+// The pieces every `quiver` subcommand shares: how it registers with the
+// command line, reports errors and ends.
+//
+// Exit codes: 0 success, 1 a problem with the input or the work (bad
+// file, failed write, validation problems), 2 a usage error (unknown
+// flag, missing argument, missing input file), which CLI11 reports.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "quiver/status.h"
+
+namespace quiver::tools {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Options every subcommand takes.
+struct CommonOptions {
+  bool quiet = false;
+};
+
+// Adds -q/--quiet to `command`.
+void AddCommonOptions(CLI::App* command, CommonOptions* options);
+
+// "quiver: <where>: <message>" on stderr (where may be empty).
+void PrintError(const std::string& where, const Status& status);
+void PrintError(const std::string& where, const std::string& message);
+
+// Each subcommand adds itself to `app`; when it runs it stores its exit
+// code in `*exit_code`.
+void AddInspectCommand(CLI::App& app, int* exit_code);
+void AddValidateCommand(CLI::App& app, int* exit_code);
+void AddHeadCommand(CLI::App& app, int* exit_code);
+void AddPackCommand(CLI::App& app, int* exit_code);
+void AddUnpackCommand(CLI::App& app, int* exit_code);
+void AddConvertCommand(CLI::App& app, int* exit_code);
+void AddDemoCommand(CLI::App& app, int* exit_code);
+
+}  // namespace quiver::tools

@@ -1,0 +1,440 @@
+// `quiver inspect FILE...`: what a file holds, from its metadata and shape
+// buffers only (docs/cli.md, "inspect"). Batches are read memory-mapped at
+// ValidationLevel::kMinimal, so tensor values are never touched (unless
+// the file is compressed: its buffers must be decompressed to be seen).
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "input_file.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/variable_shape_tensor.h"
+#include "text_format.h"
+
+namespace quiver::tools {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Absent, or all empty (as pyarrow writes a Tensor without names): null.
+Json NamesOrNull(const std::vector<std::string>& names) {
+  bool any = false;
+  for (const std::string& name : names) any = any || !name.empty();
+  return any ? Json(names) : Json(nullptr);
+}
+Json IntsOrNull(const std::vector<int64_t>& values) {
+  return values.empty() ? Json(nullptr) : Json(values);
+}
+
+// Per logical axis of a variable-shape column: min, max and the most
+// common size over the non-null rows of every batch.
+struct AxisStats {
+  int64_t min = 0;
+  int64_t max = 0;
+  std::unordered_map<int64_t, int64_t> counts;
+};
+
+// What inspect gathers for one column over all batches.
+struct ColumnSummary {
+  const Field* field = nullptr;
+  std::optional<FixedShapeTensorType> fixed;
+  std::optional<VariableShapeTensorType> variable;
+  int64_t null_count = 0;
+  int64_t bytes = 0;
+  int64_t rows_with_shape = 0;
+  std::vector<AxisStats> axes;
+  Status problem;  // the first error met reading this column
+};
+
+void AddShapes(ColumnSummary& column, const ArrayDataPtr& data) {
+  auto array = VariableShapeTensorArray::Make(data, ValidationLevel::kMinimal);
+  if (!array.ok()) {
+    if (column.problem.ok()) column.problem = array.status();
+    return;
+  }
+  auto shapes = array->Shapes();  // a view of the shape buffer (copy if permuted)
+  if (!shapes.ok()) {
+    if (column.problem.ok()) column.problem = shapes.status();
+    return;
+  }
+  const int ndim = array->type().ndim();
+  column.axes.resize(static_cast<size_t>(ndim));
+  for (int64_t row = 0; row < array->length(); ++row) {
+    if (!array->IsValid(row)) continue;
+    for (int axis = 0; axis < ndim; ++axis) {
+      const int64_t index[2] = {row, axis};
+      const int64_t size = shapes->Value<int32_t>(index).ValueOr(-1);
+      AxisStats& stats = column.axes[static_cast<size_t>(axis)];
+      if (column.rows_with_shape == 0) {
+        stats.min = stats.max = size;
+      } else {
+        stats.min = std::min(stats.min, size);
+        stats.max = std::max(stats.max, size);
+      }
+      ++stats.counts[size];
+    }
+    ++column.rows_with_shape;
+  }
+}
+
+void AddBatch(std::vector<ColumnSummary>& columns, const RecordBatch& batch) {
+  for (int i = 0; i < batch.num_columns() && i < static_cast<int>(columns.size()); ++i) {
+    ColumnSummary& column = columns[static_cast<size_t>(i)];
+    const ArrayDataPtr& data = batch.column(i);
+    column.null_count += data->ComputeNullCount();
+    auto bytes = ReferencedBytes(*data);
+    if (bytes.ok()) {
+      column.bytes += *bytes;
+    } else if (column.problem.ok()) {
+      column.problem = bytes.status();
+    }
+    if (column.variable) AddShapes(column, data);
+  }
+}
+
+Json AxisStatsJson(const ColumnSummary& column) {
+  Json out = Json::array();
+  const auto names = column.variable->logical_dim_names();
+  for (size_t axis = 0; axis < column.axes.size(); ++axis) {
+    const AxisStats& stats = column.axes[axis];
+    Json entry;
+    entry["axis"] = axis;
+    entry["name"] = names.empty() ? Json(nullptr) : Json(names[axis]);
+    if (column.rows_with_shape == 0) {
+      entry["min"] = entry["max"] = entry["most_common"] = nullptr;
+    } else {
+      // Ties go to the smaller size, so the output is deterministic.
+      std::pair<int64_t, int64_t> best{0, 0};
+      for (const auto& [size, count] : stats.counts) {
+        if (count > best.second || (count == best.second && size < best.first)) {
+          best = {size, count};
+        }
+      }
+      entry["min"] = stats.min;
+      entry["max"] = stats.max;
+      entry["most_common"] = best.first;
+      entry["most_common_rows"] = best.second;
+    }
+    out.push_back(entry);
+  }
+  return out;
+}
+
+Json ColumnJson(const ColumnSummary& column) {
+  Json out;
+  out["name"] = column.field->name;
+  out["type"] = column.field->type->ToString();
+  if (column.fixed) {
+    const FixedShapeTensorType& type = *column.fixed;
+    out["kind"] = "fixed_shape_tensor";
+    out["value_type"] = type.value_type()->ToString();
+    out["ndim"] = type.ndim();
+    out["shape"] = type.shape();
+    out["logical_shape"] = type.logical_shape();
+    out["dim_names"] = NamesOrNull(type.dim_names());
+    out["permutation"] = IntsOrNull(type.permutation());
+    out["uniform_shape"] = type.shape();
+  } else if (column.variable) {
+    const VariableShapeTensorType& type = *column.variable;
+    out["kind"] = "variable_shape_tensor";
+    out["value_type"] = type.value_type()->ToString();
+    out["ndim"] = type.ndim();
+    out["dim_names"] = NamesOrNull(type.dim_names());
+    out["permutation"] = IntsOrNull(type.permutation());
+    if (type.uniform_shape().empty()) {
+      out["uniform_shape"] = nullptr;
+    } else {
+      Json uniform = Json::array();
+      for (const auto& size : type.uniform_shape()) {
+        uniform.push_back(size ? Json(*size) : Json(nullptr));
+      }
+      out["uniform_shape"] = uniform;
+    }
+    out["shape_stats"] = AxisStatsJson(column);
+  } else {
+    out["kind"] = "array";
+  }
+  out["null_count"] = column.null_count;
+  out["bytes"] = column.bytes;
+  if (!column.problem.ok()) out["problem"] = column.problem.message();
+  return out;
+}
+
+Json SchemaJson(const Schema& schema) {
+  Json fields = Json::array();
+  for (const Field& field : schema.fields) {
+    fields.push_back(
+        {{"name", field.name}, {"type", field.type->ToString()}, {"nullable", field.nullable}});
+  }
+  Json metadata = Json::array();
+  for (const auto& [key, value] : schema.metadata) {
+    metadata.push_back({{"key", key}, {"value", value}});
+  }
+  return {{"fields", fields}, {"metadata", metadata}};
+}
+
+// Whether any non-empty buffer of `data` was decompressed: over a mapped
+// file, uncompressed buffers are views of the mapping (borrowed), while
+// decompressed ones are owned by quiver.
+bool HasDecompressedBuffer(const ArrayData& data) {
+  for (const BufferPtr& buffer : data.buffers) {
+    if (buffer != nullptr && buffer->size() > 0 && buffer->is_owned()) return true;
+  }
+  for (const ArrayDataPtr& child : data.children) {
+    if (child != nullptr && HasDecompressedBuffer(*child)) return true;
+  }
+  return false;
+}
+
+Result<Json> InspectBatches(Input& input, Json out) {
+  const Schema& schema = *input.schema();
+  std::vector<ColumnSummary> columns(schema.fields.size());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const Field& field = schema.fields[i];
+    columns[i].field = &field;
+    if (field.type->id() != TypeId::kExtension) continue;
+    if (field.type->extension_name() == FixedShapeTensorType::kExtensionName) {
+      auto type = FixedShapeTensorType::FromDataType(field.type);
+      if (type.ok()) columns[i].fixed = *type;
+    } else if (field.type->extension_name() == VariableShapeTensorType::kExtensionName) {
+      auto type = VariableShapeTensorType::FromDataType(field.type);
+      if (type.ok()) columns[i].variable = *type;
+    }
+  }
+  int64_t batches = 0;
+  int64_t rows = 0;
+  bool compressed = false;
+  QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int, const RecordBatchPtr& batch) {
+    ++batches;
+    rows += batch->num_rows();
+    for (const ArrayDataPtr& column : batch->columns()) {
+      compressed = compressed || HasDecompressedBuffer(*column);
+    }
+    AddBatch(columns, *batch);
+    return Status::OK();
+  }));
+  out["compressed"] = compressed;
+  out["num_record_batches"] = batches;
+  out["num_rows"] = rows;
+  out["schema"] = SchemaJson(schema);
+  Json column_list = Json::array();
+  for (const ColumnSummary& column : columns) column_list.push_back(ColumnJson(column));
+  out["columns"] = column_list;
+  return out;
+}
+
+Json TensorJson(const Tensor& tensor) {
+  Json out;
+  out["value_type"] = tensor.type()->ToString();
+  out["ndim"] = tensor.ndim();
+  out["shape"] = std::vector<int64_t>(tensor.shape());
+  out["strides"] = std::vector<int64_t>(tensor.strides());
+  out["dim_names"] = NamesOrNull(tensor.dim_names());
+  out["layout"] = tensor.IsContiguous()    ? "row-major"
+                  : tensor.IsColumnMajor() ? "column-major"
+                                           : "strided";
+  out["bytes"] = tensor.size() * tensor.type()->byte_width();
+  return out;
+}
+
+int64_t TensorBytes(const Tensor& tensor) { return tensor.size() * tensor.type()->byte_width(); }
+
+Json SparseJson(const SparseTensor& sparse) {
+  Json out;
+  out["format"] = SparseFormatName(sparse.format());
+  out["value_type"] = sparse.type()->ToString();
+  out["ndim"] = sparse.ndim();
+  out["shape"] = sparse.shape();
+  out["dim_names"] = NamesOrNull(sparse.dim_names());
+  out["nnz"] = sparse.non_zero_length();
+  out["density"] = sparse.size() == 0 ? 0.0
+                                      : static_cast<double>(sparse.non_zero_length()) /
+                                            static_cast<double>(sparse.size());
+  int64_t bytes = TensorBytes(sparse.values());
+  Json index_types = Json::array();
+  if (const auto* coo = sparse.coo_index()) {
+    index_types.push_back(coo->coords.type()->ToString());
+    bytes += TensorBytes(coo->coords);
+    out["canonical"] = coo->canonical;
+  } else if (const auto* csx = sparse.csx_index()) {
+    index_types.push_back(csx->indptr.type()->ToString());
+    index_types.push_back(csx->indices.type()->ToString());
+    bytes += TensorBytes(csx->indptr) + TensorBytes(csx->indices);
+  } else if (const auto* csf = sparse.csf_index()) {
+    for (const Tensor& t : csf->indptr) bytes += TensorBytes(t);
+    for (const Tensor& t : csf->indices) {
+      bytes += TensorBytes(t);
+      index_types.push_back(t.type()->ToString());
+    }
+    out["axis_order"] = csf->axis_order;
+  }
+  // One name when every index array has the same type, else each in order
+  // (CSR/CSC: indptr, indices; CSF: each level's indices).
+  bool same = true;
+  for (const auto& type : index_types) same = same && type == index_types[0];
+  out["index_type"] = same && !index_types.empty() ? index_types[0] : Json(index_types);
+  out["bytes"] = bytes;
+  return out;
+}
+
+Result<Json> Inspect(const std::string& path) {
+  ipc::ReadOptions options;
+  options.validation = ValidationLevel::kMinimal;
+  QUIVER_ASSIGN_OR_RETURN(Input input, OpenInput(path, options));
+  Json out;
+  out["path"] = path;
+  out["format"] = InputKindId(input.kind);
+  out["size_bytes"] = input.source->size();
+  switch (input.kind) {
+    case InputKind::kIpcFile:
+    case InputKind::kIpcStream: return InspectBatches(input, std::move(out));
+    case InputKind::kTensor: out["tensor"] = TensorJson(*input.tensor); break;
+    case InputKind::kSparseTensor: out["sparse_tensor"] = SparseJson(*input.sparse); break;
+  }
+  return out;
+}
+
+// --- text output ----------------------------------------------------------
+
+std::string Text(const Json& value) {
+  if (value.is_null()) return "none";
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_array()) {
+    std::string out = "[";
+    for (size_t i = 0; i < value.size(); ++i) {
+      out += (i ? ", " : "") + (value[i].is_null() ? std::string("null") : Text(value[i]));
+    }
+    return out + "]";
+  }
+  return value.dump();
+}
+
+void PrintColumn(const Json& column) {
+  std::cout << "  " << column["name"].get<std::string>() << ": "
+            << column["kind"].get<std::string>() << "\n";
+  if (column["kind"] != "array") {
+    std::cout << "    value type " << Text(column["value_type"]) << ", ndim " << column["ndim"]
+              << ", dim_names " << Text(column["dim_names"]) << ", permutation "
+              << Text(column["permutation"]) << ", uniform_shape " << Text(column["uniform_shape"])
+              << "\n";
+  }
+  if (column.contains("shape_stats")) {
+    for (const Json& axis : column["shape_stats"]) {
+      std::cout << "    axis " << axis["axis"];
+      if (!axis["name"].is_null()) std::cout << " (" << axis["name"].get<std::string>() << ")";
+      if (axis["min"].is_null()) {
+        std::cout << ": no rows\n";
+        continue;
+      }
+      std::cout << ": min " << axis["min"] << ", max " << axis["max"] << ", most common "
+                << axis["most_common"] << " (" << axis["most_common_rows"] << " rows)\n";
+    }
+  }
+  std::cout << "    nulls " << column["null_count"] << ", "
+            << FormatBytes(column["bytes"].get<int64_t>()) << "\n";
+  if (column.contains("problem")) {
+    std::cout << "    problem: " << column["problem"].get<std::string>() << "\n";
+  }
+}
+
+void PrintText(const Json& info) {
+  std::cout << info["path"].get<std::string>() << ": ";
+  const std::string format = info["format"];
+  const std::string size = FormatBytes(info["size_bytes"].get<int64_t>());
+  if (format == "tensor" || format == "sparse_tensor") {
+    const bool sparse = format == "sparse_tensor";
+    const Json& t = sparse ? info["sparse_tensor"] : info["tensor"];
+    std::cout << (sparse ? "SparseTensor message" : "Tensor message") << ", " << size << "\n";
+    if (sparse) std::cout << "  format " << Text(t["format"]) << "\n";
+    std::cout << "  value type " << Text(t["value_type"]) << ", shape " << Text(t["shape"])
+              << ", dim_names " << Text(t["dim_names"]) << "\n";
+    if (sparse) {
+      std::cout << "  nnz " << t["nnz"] << ", density " << t["density"].get<double>()
+                << ", index type " << Text(t["index_type"]) << "\n";
+    } else {
+      std::cout << "  layout " << Text(t["layout"]) << ", strides " << Text(t["strides"]) << "\n";
+    }
+    std::cout << "  " << FormatBytes(t["bytes"].get<int64_t>()) << " of values and indices\n";
+    return;
+  }
+  std::cout << (format == "ipc_file" ? "Arrow IPC file" : "Arrow IPC stream") << ", " << size
+            << ", " << info["num_record_batches"] << " record batches, " << info["num_rows"]
+            << " rows, " << (info["compressed"].get<bool>() ? "compressed" : "uncompressed")
+            << "\n";
+  std::cout << "schema:\n";
+  for (const Json& field : info["schema"]["fields"]) {
+    std::cout << "  " << field["name"].get<std::string>() << ": "
+              << field["type"].get<std::string>()
+              << (field["nullable"].get<bool>() ? "" : " not null") << "\n";
+  }
+  for (const Json& entry : info["schema"]["metadata"]) {
+    std::cout << "  metadata " << entry["key"].get<std::string>() << " = "
+              << entry["value"].get<std::string>().substr(0, 64) << "\n";
+  }
+  std::cout << "columns:\n";
+  for (const Json& column : info["columns"]) PrintColumn(column);
+}
+
+struct InspectArgs {
+  std::vector<std::string> files;
+  bool json = false;
+  CommonOptions common;
+};
+
+int RunInspect(const InspectArgs& args) {
+  Json all = Json::array();
+  int exit_code = kExitOk;
+  for (size_t i = 0; i < args.files.size(); ++i) {
+    auto info = Inspect(args.files[i]);
+    if (!info.ok()) {
+      PrintError(args.files[i], info.status());
+      exit_code = kExitFailure;
+      continue;
+    }
+    if (args.json) {
+      all.push_back(*info);
+    } else {
+      if (i > 0) std::cout << "\n";
+      PrintText(*info);
+    }
+  }
+  if (args.json) {
+    Json out;
+    out["quiver_inspect_version"] = 1;
+    out["files"] = all;
+    // Metadata may hold bytes that are not UTF-8: replaced, never thrown.
+    std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  }
+  std::cout.flush();
+  return exit_code;
+}
+
+}  // namespace
+
+void AddInspectCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* command = app.add_subcommand(
+      "inspect", "Show what a file holds: format, schema, tensor columns and their shapes");
+  command
+      ->add_option("FILE", args->files,
+                   "Arrow IPC files or streams, Tensor or SparseTensor messages")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_flag("--json", args->json,
+                    "Write JSON (schema in docs/cli.md, 'quiver_inspect_version': 1)");
+  AddCommonOptions(command, &args->common);
+  command->footer(
+      "Reads only metadata and shape buffers (memory-mapped), never tensor values.\n"
+      "Examples:\n"
+      "  quiver inspect images.arrow\n"
+      "  quiver inspect --json a.arrow b.arrows | python3 -m json.tool\n");
+  command->callback([args, exit_code] { *exit_code = RunInspect(*args); });
+}
+
+}  // namespace quiver::tools
