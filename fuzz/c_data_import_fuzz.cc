@@ -817,12 +817,19 @@ std::optional<int64_t> Product(int64_t a, int64_t b) {
   return out;
 }
 
-enum class Role { kBitmap, kValues, kOffsets, kData };
+enum class Role { kBitmap, kValues, kOffsets, kData, kTypeIds, kInt32s };
 
-// The buffer roles of `type` (its storage) and the bytes per value.
+// The buffer roles of `type` (its storage) and the bytes per value (of
+// kValues and kOffsets; type ids are 1 byte, kInt32s 4 bytes per slot).
 std::vector<Role> RolesOf(const DataType& type, int64_t* width) {
   *width = type.byte_width();
   switch (type.id()) {
+    case TypeId::kMap: *width = 4; return {Role::kBitmap, Role::kOffsets};
+    case TypeId::kListView: *width = 4; return {Role::kBitmap, Role::kValues, Role::kValues};
+    case TypeId::kLargeListView: *width = 8; return {Role::kBitmap, Role::kValues, Role::kValues};
+    case TypeId::kSparseUnion: return {Role::kTypeIds};
+    case TypeId::kDenseUnion: return {Role::kTypeIds, Role::kInt32s};
+    case TypeId::kRunEndEncoded: return {};
     case TypeId::kBool: return {Role::kBitmap, Role::kBitmap};
     case TypeId::kUtf8:
     case TypeId::kBinary: *width = 4; return {Role::kBitmap, Role::kOffsets, Role::kData};
@@ -873,7 +880,8 @@ void HonourContract(Input& in, ArrayNode* node, const DataType& type) {
   const std::vector<Role> roles = RolesOf(storage, &width);
   int64_t end;
   if (a.release == nullptr || a.length < 0 || a.offset < 0 ||
-      __builtin_add_overflow(a.offset, a.length, &end) || a.buffers == nullptr ||
+      __builtin_add_overflow(a.offset, a.length, &end) ||
+      (a.buffers == nullptr && !roles.empty()) ||
       a.n_buffers != static_cast<int64_t>(roles.size())) {
     return;  // refused before any buffer is read
   }
@@ -891,6 +899,8 @@ void HonourContract(Input& in, ArrayNode* node, const DataType& type) {
         sizes.push_back(end == kInt64Max ? std::nullopt : Product(end + 1, width));
         break;
       case Role::kData: sizes.push_back(0); break;
+      case Role::kTypeIds: sizes.push_back(end); break;
+      case Role::kInt32s: sizes.push_back(Product(end, 4)); break;
     }
     if (!sizes.back()) return;
   }

@@ -11,6 +11,16 @@
 //   data_{k-1}}: 16 bytes of view per slot, then the k variadic data
 //   buffers that non-inline views index (k may be 0; a null data buffer
 //   counts as empty). Their sizes are the buffers' own sizes.
+// - decimal32 / decimal64: 4 / 8 bytes per value; interval[year_month]
+//   4, interval[day_time] 8, interval[month_day_nano] 16.
+// - map: like list (validity, int32 offsets), one child of the entries
+//   struct<key, value>; keys are never null.
+// - list_view / large_list_view: {validity, offsets, sizes}, int32 / int64
+//   per slot, into the one child.
+// - sparse_union: {type ids} (int8 per slot; no validity bitmap), one child
+//   per field, as long as the union. dense_union: {type ids, int32 offsets
+//   into the chosen child}.
+// - run_end_encoded: no buffers; children run_ends and values.
 // - dictionary: buffers are those of the index type ({validity,
 //   indices}); `dictionary` holds the values (an array of the value type,
 //   itself possibly sliced or with nulls). Indices refer to slots of the
@@ -102,6 +112,20 @@ Result<ArrayDataPtr> Compact(const ArrayData& data);
 // backwards or out of their child are Invalid, offsets in device memory
 // (the only values read) NotImplemented.
 Result<int64_t> ReferencedBytes(const ArrayData& data);
+
+// Run-end encoded arrays: the index in the values child (relative to its
+// offset) of the run holding slot i (relative to data.offset), found by
+// binary search. Precondition: `data` valid at ValidationLevel::kDefault
+// or above (the runs cover every slot) and 0 <= i < length.
+int64_t RunEndEncodedIndex(const ArrayData& data, int64_t i);
+
+// Sparse and dense unions: the child slot i selects (*child, an index into
+// children) and the slot in that child (*index, relative to its offset:
+// the union's offset + i for sparse unions, the offset buffer's entry for
+// dense ones). False when the type id names no child (arrays valid at
+// ValidationLevel::kFull never give false). Precondition: `data` valid at
+// kMinimal or above and 0 <= i < length.
+bool UnionSlot(const ArrayData& data, int64_t i, int* child, int64_t* index);
 
 // Checks `data` against its type at `level`; errors name the failing path,
 // e.g. "child 0 (item): offset 3 (5) < offset 2 (7)".

@@ -52,7 +52,22 @@ enum class TypeId : uint8_t {
   kUtf8View,    // 16-byte views + variadic data buffers
   kBinaryView,
   kDictionary,  // integer indices into a dictionary array of values
+  // Appended later (existing values stay stable).
+  kDecimal32,             // 4-byte little-endian two's complement integers, scaled
+  kDecimal64,             // 8-byte ones
+  kIntervalYearMonth,     // int32 months
+  kIntervalDayTime,       // int32 days, then int32 milliseconds (8 bytes)
+  kIntervalMonthDayNano,  // int32 months, int32 days, int64 nanoseconds (16 bytes)
+  kMap,                   // a list of struct<key, value> entries (keys not null)
+  kSparseUnion,           // int8 type ids; each child as long as the union
+  kDenseUnion,            // int8 type ids + int32 offsets into the chosen child
+  kListView,              // validity, int32 offsets and int32 sizes into one child
+  kLargeListView,         // the same with int64 offsets and sizes
+  kRunEndEncoded,         // no buffers: children run_ends (int16/32/64) and values
 };
+
+// The unit of an interval type (each unit is its own TypeId).
+enum class IntervalUnit : uint8_t { kYearMonth, kDayTime, kMonthDayNano };
 
 // The unit of time32, time64, timestamp and duration values.
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -138,6 +153,13 @@ class DataType {
   const TypePtr& index_type() const { return index_type_; }
   const TypePtr& value_type() const { return value_type_; }
   bool ordered() const { return ordered_; }
+  // map: whether the keys of every map are sorted (as the producer claims;
+  // nothing checks it).
+  bool keys_sorted() const { return ordered_; }
+  // sparse and dense unions: the type id (in [0, 127]) of each child, in
+  // the children's order; unique.
+  const std::vector<int8_t>& type_codes() const { return type_codes_; }
+  bool is_union() const { return id_ == TypeId::kSparseUnion || id_ == TypeId::kDenseUnion; }
 
   // Extension types only.
   const std::string& extension_name() const { return extension_name_; }
@@ -183,7 +205,8 @@ class DataType {
   int32_t scale_ = 0;
   TypePtr index_type_;
   TypePtr value_type_;
-  bool ordered_ = false;
+  bool ordered_ = false;  // dictionary: ordered; map: keys sorted
+  std::vector<int8_t> type_codes_;
   std::vector<Field> children_;
   std::string extension_name_;
   std::string extension_metadata_;
@@ -243,6 +266,35 @@ TypePtr binary_view();
 // value_type: any type. Arrays of it carry the indices in their own
 // buffers and the values in ArrayData::dictionary.
 Result<TypePtr> dictionary(TypePtr index_type, TypePtr value_type, bool ordered = false);
+
+// precision in [1, 9]; any scale.
+Result<TypePtr> decimal32(int32_t precision, int32_t scale);
+// precision in [1, 18]; any scale.
+Result<TypePtr> decimal64(int32_t precision, int32_t scale);
+// interval[year_month] (int32 months), interval[day_time] (int32 days +
+// int32 milliseconds), interval[month_day_nano] (int32 months, int32 days,
+// int64 nanoseconds). Any other unit value is Invalid.
+Result<TypePtr> interval(IntervalUnit unit);
+// map<key, value>: a list whose child is the non-nullable field "entries"
+// of type struct<key: key_type not null, value: item_type>. Either type may
+// be any type; keys_sorted is a claim of the producer, kept as given.
+Result<TypePtr> map_(TypePtr key_type, TypePtr item_type, bool keys_sorted = false);
+// A map over a given entries field (any names, as other producers spell
+// them): it must be a struct of exactly two fields, the key not nullable.
+Result<TypePtr> map_(Field entries, bool keys_sorted = false);
+// Unions of `children` (at most 128). type_codes gives each child's type id
+// (unique, in [0, 127]); empty means 0, 1, .. n - 1. Arrays of a union have
+// no validity bitmap: a slot is null when its chosen child's value is.
+Result<TypePtr> sparse_union(std::vector<Field> children, std::vector<int8_t> type_codes = {});
+Result<TypePtr> dense_union(std::vector<Field> children, std::vector<int8_t> type_codes = {});
+// List views: per slot an offset and a size into the child (any order,
+// overlapping allowed); int32 for list_view, int64 for large_list_view.
+TypePtr list_view(Field value_field);
+TypePtr large_list_view(Field value_field);
+// Run-end encoded: children "run_ends" (int16, int32 or int64, not
+// nullable; strictly increasing logical end of each run) and "values"
+// (any type, one value per run). No buffers of its own, no nulls of its own.
+Result<TypePtr> run_end_encoded(TypePtr run_end_type, TypePtr value_type);
 
 // A nullable field named "item", the child name Arrow uses for lists.
 Field ListItem(TypePtr value_type);

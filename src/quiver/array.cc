@@ -15,13 +15,15 @@ bool ArrayData::IsValid(int64_t i) const {
   // Only the null type has no buffers at all.
   if (buffers.empty()) return !(type && type->storage().id() == TypeId::kNull);
   if (!buffers[0]) return true;
+  // Unions have no bitmap: buffer 0 holds their type ids.
+  if (type && type->storage().is_union()) return true;
   return internal::GetBit(buffers[0]->data(), offset + i);
 }
 
 int64_t ArrayData::ComputeNullCount() const {
   if (type && type->storage().id() == TypeId::kNull) return length;
   if (null_count != kUnknownNullCount) return null_count;
-  if (buffers.empty() || !buffers[0]) return 0;
+  if (buffers.empty() || !buffers[0] || (type && type->storage().is_union())) return 0;
   return internal::CountUnsetBits(buffers[0]->data(), offset, length);
 }
 
@@ -65,6 +67,11 @@ Status CheckCounts(const ArrayData& data, const Layout& layout) {
                            " buffers, got ", data.buffers.size());
   }
   const DataType& storage = data.type->storage();
+  if (!internal::HasValidity(layout) && storage.id() != TypeId::kNull && data.null_count > 0) {
+    return Status::Invalid("type ", data.type->ToString(),
+                           " has no nulls of its own (no validity bitmap), but null_count is ",
+                           data.null_count);
+  }
   if (layout.dictionary) {
     if (!data.dictionary) {
       return Status::Invalid("array of type " + data.type->ToString() + " has no dictionary");
@@ -107,6 +114,10 @@ const char* RoleName(BufferRole role) {
     case BufferRole::kOffsets64: return "offsets";
     case BufferRole::kData: return "data";
     case BufferRole::kViews: return "views";
+    case BufferRole::kTypeIds: return "type ids";
+    case BufferRole::kUnionOffsets:
+    case BufferRole::kViewOffsets: return "offsets";
+    case BufferRole::kViewSizes: return "sizes";
   }
   return "buffer";
 }
@@ -143,7 +154,13 @@ Status CheckChildLengths(const ArrayData& data, const Layout& layout) {
       return Status::Invalid("child has length ", data.children[0]->length, ", ", needed,
                              " needed for ", end, " lists of ", layout.list_size);
     }
-  } else if (layout.children == ChildRole::kStructFields) {
+  } else if (layout.children == ChildRole::kRunEnds) {
+    if (data.children[0]->length != data.children[1]->length) {
+      return Status::Invalid("run_ends has length ", data.children[0]->length, " but values ",
+                             data.children[1]->length, " (one value per run)");
+    }
+  } else if (layout.children == ChildRole::kStructFields ||
+             layout.children == ChildRole::kSparseUnion) {
     for (size_t i = 0; i < data.children.size(); ++i) {
       if (data.children[i]->length < end) {
         return Status::Invalid("child ", i, " (", data.type->storage().children()[i].name,
@@ -210,9 +227,9 @@ Status CheckNullCount(const ArrayData& data) {
   // The null type has no bitmap: every slot is null whatever the count says
   // (some producers write 0 there); ComputeNullCount gives the length.
   if (data.null_count == kUnknownNullCount || data.buffers.empty()) return Status::OK();
+  const bool bitmap = data.buffers[0] && internal::HasValidity(internal::LayoutOf(*data.type));
   const int64_t counted =
-      data.buffers[0] ? internal::CountUnsetBits(data.buffers[0]->data(), data.offset, data.length)
-                      : 0;
+      bitmap ? internal::CountUnsetBits(data.buffers[0]->data(), data.offset, data.length) : 0;
   if (counted != data.null_count) {
     return Status::Invalid("null_count is ", data.null_count, " but the validity bitmap has ",
                            counted, " nulls");
@@ -281,6 +298,126 @@ Status CheckDictionaryIndices(const ArrayData& data) {
 
 Status ValidateTree(const ArrayData& data, ValidationLevel level);
 
+// The index of the child a union type id selects, or -1.
+int UnionChild(const DataType& storage, int8_t code) {
+  const std::vector<int8_t>& codes = storage.type_codes();
+  for (size_t c = 0; c < codes.size(); ++c) {
+    if (codes[c] == code) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+// kFull: every type id names a child; dense offsets lie inside it.
+Status CheckUnion(const ArrayData& data, const Layout& layout) {
+  const DataType& storage = data.type->storage();
+  const auto* ids =
+      reinterpret_cast<const int8_t*>(data.buffers[0] ? data.buffers[0]->data() : nullptr);
+  const bool dense = layout.children == ChildRole::kDenseUnion;
+  const uint8_t* offsets = dense && data.buffers[1] ? data.buffers[1]->data() : nullptr;
+  for (int64_t i = 0; i < data.length; ++i) {
+    const int8_t code = ids[data.offset + i];
+    const int child = UnionChild(storage, code);
+    if (child < 0) {
+      return Status::Invalid("row ", i, ": union type id ", int{code}, " names no child");
+    }
+    if (!dense) continue;
+    int32_t offset = 0;
+    std::memcpy(&offset, offsets + (data.offset + i) * 4, 4);
+    const int64_t size = data.children[static_cast<size_t>(child)]->length;
+    if (offset < 0 || offset >= size) {
+      return Status::Invalid("row ", i, ": union offset ", offset, " is outside child ", child,
+                             " (", storage.children()[static_cast<size_t>(child)].name, ") of ",
+                             size, " values");
+    }
+  }
+  return Status::OK();
+}
+
+// kFull: each valid slot's [offset, offset + size) lies inside the child
+// (null slots are not read: the format leaves them unconstrained).
+Status CheckListViews(const ArrayData& data, const Layout& layout) {
+  const int64_t width = layout.value_bits / 8;
+  const int64_t limit = data.children[0]->length;
+  for (int64_t i = 0; i < data.length; ++i) {
+    if (!data.IsValid(i)) continue;
+    const int64_t offset = internal::ReadOffset(data.buffers[1]->data(), data.offset + i, width);
+    const int64_t size = internal::ReadOffset(data.buffers[2]->data(), data.offset + i, width);
+    if (offset < 0 || size < 0 || offset > limit || size > limit - offset) {
+      return Status::Invalid("row ", i, ": list view offset ", offset, " and size ", size,
+                             " are outside a child of ", limit, " values");
+    }
+  }
+  return Status::OK();
+}
+
+// kFull: no key of an entry the map's rows use is null.
+Status CheckMapKeys(const ArrayData& data) {
+  const int64_t end = data.offset + data.length;
+  if (end == 0 || data.length == 0) return Status::OK();
+  const int64_t first = internal::ReadOffset(data.buffers[1]->data(), data.offset, 4);
+  const int64_t last = internal::ReadOffset(data.buffers[1]->data(), end, 4);
+  // A struct's offset applies to its fields.
+  const ArrayData& entries = *data.children[0];
+  const ArrayData& keys = *entries.children[0];
+  for (int64_t k = first; k < last; ++k) {
+    if (!keys.IsValid(entries.offset + k)) {
+      return Status::Invalid("map entry ", k, " has a null key");
+    }
+  }
+  return Status::OK();
+}
+
+// The run end at index `run` of a run_ends child (validated, no nulls).
+int64_t RunEnd(const ArrayData& run_ends, int64_t run) {
+  int64_t value = 0;
+  internal::ReadInteger(run_ends.buffers[1]->data(), run_ends.offset + run,
+                        run_ends.type->storage().id(), &value);
+  return value;
+}
+
+// kDefault: the last run ends at or after offset + length; kFull: run
+// ends are positive and strictly increasing, and never null.
+Status CheckRunEnds(const ArrayData& data, bool full) {
+  const ArrayData& run_ends = *data.children[0];
+  const int64_t end = data.offset + data.length;
+  if (data.length > 0) {
+    const int64_t runs = run_ends.length;
+    const int64_t last = runs > 0 ? RunEnd(run_ends, runs - 1) : 0;
+    if (runs == 0 || last < end) {
+      return Status::Invalid("run ends cover ", last, " rows, ", end, " needed for offset ",
+                             data.offset, " + length ", data.length);
+    }
+  }
+  if (!full) return Status::OK();
+  if (run_ends.ComputeNullCount() != 0) return Status::Invalid("run_ends has nulls");
+  int64_t previous = 0;
+  for (int64_t r = 0; r < run_ends.length; ++r) {
+    const int64_t current = RunEnd(run_ends, r);
+    if (current <= previous) {
+      return Status::Invalid("run end ", r, " (", current, ") is not greater than ",
+                             (r == 0 ? std::string("0") : "run end " + std::to_string(previous)));
+    }
+    previous = current;
+  }
+  return Status::OK();
+}
+
+// Checks that read the children's contents: after the children validated.
+Status ValidateAfterChildren(const ArrayData& data, ValidationLevel level) {
+  if (level == ValidationLevel::kMinimal) return Status::OK();
+  const Layout layout = internal::LayoutOf(*data.type);
+  const bool full = level == ValidationLevel::kFull;
+  switch (layout.children) {
+    case ChildRole::kRunEnds: return CheckRunEnds(data, full);
+    case ChildRole::kSparseUnion:
+    case ChildRole::kDenseUnion: return full ? CheckUnion(data, layout) : Status::OK();
+    case ChildRole::kListView: return full ? CheckListViews(data, layout) : Status::OK();
+    default: break;
+  }
+  if (full && data.type->storage().id() == TypeId::kMap) return CheckMapKeys(data);
+  return Status::OK();
+}
+
 Status ValidateNode(const ArrayData& data, ValidationLevel level) {
   QUIVER_RETURN_NOT_OK(CheckHeader(data));
   const Layout layout = internal::LayoutOf(*data.type);
@@ -321,10 +458,43 @@ Status ValidateTree(const ArrayData& data, ValidationLevel level) {
       return st.WithContext("child " + std::to_string(i) + " (" + storage.children()[i].name + ")");
     }
   }
-  return Status::OK();
+  return ValidateAfterChildren(data, level);
 }
 
 }  // namespace
+
+int64_t RunEndEncodedIndex(const ArrayData& data, int64_t i) {
+  const ArrayData& run_ends = *data.children[0];
+  const TypeId id = run_ends.type->storage().id();
+  const int64_t row = data.offset + i;
+  int64_t low = 0, high = run_ends.length - 1;  // the answer lies in [low, high]
+  while (low < high) {
+    const int64_t mid = low + (high - low) / 2;
+    int64_t end = 0;
+    internal::ReadInteger(run_ends.buffers[1]->data(), run_ends.offset + mid, id, &end);
+    if (end > row) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return low;
+}
+
+bool UnionSlot(const ArrayData& data, int64_t i, int* child, int64_t* index) {
+  const DataType& storage = data.type->storage();
+  const auto code = static_cast<int8_t>(data.buffers[0]->data()[data.offset + i]);
+  *child = UnionChild(storage, code);
+  if (*child < 0) return false;
+  if (storage.id() == TypeId::kSparseUnion) {
+    *index = data.offset + i;
+    return true;
+  }
+  int32_t offset = 0;
+  std::memcpy(&offset, data.buffers[1]->data() + (data.offset + i) * 4, 4);
+  *index = offset;
+  return offset >= 0 && offset < data.children[static_cast<size_t>(*child)]->length;
+}
 
 Status CheckNestingDepth(const DataType& type) {
   if (type.nesting_depth() <= kMaxNestingDepth) return Status::OK();

@@ -153,6 +153,32 @@ bool SlotEquals(const ArrayData& a, int64_t i, const ArrayData& b, int64_t j, in
     return SlotEquals(*a.dictionary, a_index, *b.dictionary, b_index, depth + 1);
   }
   if (layout.variadic) return ViewEquals(a, ai, b, bj);
+  switch (layout.children) {
+    case ChildRole::kSparseUnion:
+    case ChildRole::kDenseUnion: {
+      // Equal when both pick the same child and that child's values agree.
+      int a_child = 0, b_child = 0;
+      int64_t a_at = 0, b_at = 0;
+      if (!UnionSlot(a, i, &a_child, &a_at) || !UnionSlot(b, j, &b_child, &b_at) ||
+          a_child != b_child) {
+        return false;
+      }
+      const auto c = static_cast<size_t>(a_child);
+      return SlotEquals(*a.children[c], a_at, *b.children[c], b_at, depth + 1);
+    }
+    case ChildRole::kRunEnds:
+      return SlotEquals(*a.children[1], RunEndEncodedIndex(a, i), *b.children[1],
+                        RunEndEncodedIndex(b, j), depth + 1);
+    case ChildRole::kListView: {
+      const int64_t w = layout.value_bits / 8;
+      const int64_t a0 = internal::ReadOffset(a.buffers[1]->data(), ai, w);
+      const int64_t an = internal::ReadOffset(a.buffers[2]->data(), ai, w);
+      const int64_t b0 = internal::ReadOffset(b.buffers[1]->data(), bj, w);
+      const int64_t bn = internal::ReadOffset(b.buffers[2]->data(), bj, w);
+      return an == bn && RangeEquals(*a.children[0], a0, *b.children[0], b0, an, depth + 1);
+    }
+    default: break;
+  }
   for (int k = 1; k < layout.num_buffers; ++k) {
     const BufferRole role = layout.roles[k];
     if (role == BufferRole::kBits) {

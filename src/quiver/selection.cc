@@ -303,6 +303,11 @@ Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all)
     if (piece.length > 0) pieces.push_back(piece);
   }
   const Layout layout = internal::LayoutOf(*type);
+  if (layout.children == ChildRole::kSparseUnion || layout.children == ChildRole::kDenseUnion ||
+      layout.children == ChildRole::kListView || layout.children == ChildRole::kRunEnds) {
+    return Status::NotImplemented("joining rows of ", type->ToString(),
+                                  " arrays (take, filter, concatenate) is not implemented");
+  }
   auto out = std::make_shared<ArrayData>();
   out->type = type;
   for (const Piece& piece : pieces) {
@@ -350,6 +355,10 @@ Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all)
         QUIVER_ASSIGN_OR_RETURN(buffer, JoinData(ranges, b));
         break;
       }
+      case BufferRole::kTypeIds:
+      case BufferRole::kUnionOffsets:
+      case BufferRole::kViewOffsets:
+      case BufferRole::kViewSizes: break;  // refused above
     }
   }
   if (layout.dictionary) {

@@ -80,6 +80,17 @@ struct TypeFactory {
     type->scale_ = scale;
     return type;
   }
+  static std::shared_ptr<DataType> Map(Field entries, bool keys_sorted) {
+    auto type = Nested(TypeId::kMap, {std::move(entries)});
+    type->ordered_ = keys_sorted;
+    return type;
+  }
+  static std::shared_ptr<DataType> Union(TypeId id, std::vector<Field> children,
+                                         std::vector<int8_t> type_codes) {
+    auto type = Nested(id, std::move(children));
+    type->type_codes_ = std::move(type_codes);
+    return type;
+  }
   static std::shared_ptr<DataType> Dictionary(TypePtr index_type, TypePtr value_type,
                                               bool ordered) {
     auto type = New(TypeId::kDictionary);
@@ -129,10 +140,13 @@ void DataType::ComputeNestingDepth() {
     deepest = std::max(deepest, child.type ? child.type->nesting_depth() : 0);
   }
   // A struct without fields still nests one level.
-  nesting_depth_ = (id_ == TypeId::kList || id_ == TypeId::kLargeList ||
-                    id_ == TypeId::kFixedSizeList || id_ == TypeId::kStruct)
-                       ? std::max(deepest, 0) + 1
-                       : 0;
+  nesting_depth_ =
+      (id_ == TypeId::kList || id_ == TypeId::kLargeList || id_ == TypeId::kFixedSizeList ||
+       id_ == TypeId::kStruct || id_ == TypeId::kMap || id_ == TypeId::kSparseUnion ||
+       id_ == TypeId::kDenseUnion || id_ == TypeId::kListView || id_ == TypeId::kLargeListView ||
+       id_ == TypeId::kRunEndEncoded)
+          ? std::max(deepest, 0) + 1
+          : 0;
 }
 
 bool Field::Equals(const Field& other) const {
@@ -165,6 +179,11 @@ int64_t DataType::bit_width() const {
     case TypeId::kDuration: return 64;
     case TypeId::kDecimal128: return 128;
     case TypeId::kDecimal256: return 256;
+    case TypeId::kDecimal32:
+    case TypeId::kIntervalYearMonth: return 32;
+    case TypeId::kDecimal64:
+    case TypeId::kIntervalDayTime: return 64;
+    case TypeId::kIntervalMonthDayNano: return 128;
     case TypeId::kDictionary: return index_type_->bit_width();
     default: return 0;
   }
@@ -186,7 +205,7 @@ bool DataType::Equals(const DataType& other) const {
       children_.size() != other.children_.size() || extension_name_ != other.extension_name_ ||
       extension_metadata_ != other.extension_metadata_ || time_unit_ != other.time_unit_ ||
       timezone_ != other.timezone_ || precision_ != other.precision_ || scale_ != other.scale_ ||
-      ordered_ != other.ordered_) {
+      ordered_ != other.ordered_ || type_codes_ != other.type_codes_) {
     return false;
   }
   if (id_ == TypeId::kDictionary &&
@@ -229,10 +248,33 @@ std::string DataType::ToString() const {
     case TypeId::kTimestamp:
       return std::string("timestamp[") + TimeUnitName(time_unit_) +
              (timezone_.empty() ? "" : ", tz=" + timezone_) + "]";
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
-      return std::string(id_ == TypeId::kDecimal128 ? "decimal128(" : "decimal256(") +
-             std::to_string(precision_) + ", " + std::to_string(scale_) + ")";
+      return "decimal" + std::to_string(bit_width()) + "(" + std::to_string(precision_) + ", " +
+             std::to_string(scale_) + ")";
+    case TypeId::kIntervalYearMonth: return "interval[year_month]";
+    case TypeId::kIntervalDayTime: return "interval[day_time]";
+    case TypeId::kIntervalMonthDayNano: return "interval[month_day_nano]";
+    case TypeId::kMap:
+      return std::string("map<") + children_[0].type->children()[0].type->ToString() + ", " +
+             children_[0].type->children()[1].type->ToString() + (ordered_ ? ", keys_sorted" : "") +
+             ">";
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      std::string out = id_ == TypeId::kSparseUnion ? "sparse_union<" : "dense_union<";
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += children_[i].ToString() + "=" + std::to_string(type_codes_[i]);
+      }
+      return out + ">";
+    }
+    case TypeId::kListView: return "list_view<" + ChildrenToString(children_) + ">";
+    case TypeId::kLargeListView: return "large_list_view<" + ChildrenToString(children_) + ">";
+    case TypeId::kRunEndEncoded:
+      return "run_end_encoded<run_ends=" + children_[0].type->ToString() +
+             ", values=" + children_[1].type->ToString() + ">";
     case TypeId::kUtf8View: return "utf8_view";
     case TypeId::kBinaryView: return "binary_view";
     case TypeId::kDictionary:
@@ -326,8 +368,8 @@ Status CheckTimeUnit(const char* what, TimeUnit unit) {
 
 Result<TypePtr> Decimal(TypeId id, int32_t max_precision, int32_t precision, int32_t scale) {
   if (precision < 1 || precision > max_precision) {
-    return Status::Invalid(id == TypeId::kDecimal128 ? "decimal128" : "decimal256", " precision ",
-                           precision, " is outside [1, ", max_precision, "]");
+    return Status::Invalid("decimal", TypeFactory::New(id)->bit_width(), " precision ", precision,
+                           " is outside [1, ", max_precision, "]");
   }
   return TypePtr(TypeFactory::Decimal(id, precision, scale));
 }
@@ -399,6 +441,109 @@ Result<TypePtr> dictionary(TypePtr index_type, TypePtr value_type, bool ordered)
                              index_type->ToString());
   }
   return TypePtr(TypeFactory::Dictionary(std::move(index_type), std::move(value_type), ordered));
+}
+
+Result<TypePtr> decimal32(int32_t precision, int32_t scale) {
+  return Decimal(TypeId::kDecimal32, 9, precision, scale);
+}
+
+Result<TypePtr> decimal64(int32_t precision, int32_t scale) {
+  return Decimal(TypeId::kDecimal64, 18, precision, scale);
+}
+
+Result<TypePtr> interval(IntervalUnit unit) {
+  static const TypePtr year_month = Plain(TypeId::kIntervalYearMonth);
+  static const TypePtr day_time = Plain(TypeId::kIntervalDayTime);
+  static const TypePtr month_day_nano = Plain(TypeId::kIntervalMonthDayNano);
+  switch (unit) {
+    case IntervalUnit::kYearMonth: return year_month;
+    case IntervalUnit::kDayTime: return day_time;
+    case IntervalUnit::kMonthDayNano: return month_day_nano;
+  }
+  return Status::Invalid("interval unit ", static_cast<int>(unit), " is not an interval unit");
+}
+
+Result<TypePtr> map_(TypePtr key_type, TypePtr item_type, bool keys_sorted) {
+  if (!key_type || !item_type) return Status::Invalid("map type needs a key and an item type");
+  Field entries{"entries",
+                struct_({Field{"key", std::move(key_type), false, {}},
+                         Field{"value", std::move(item_type), true, {}}}),
+                false,
+                {}};
+  return map_(std::move(entries), keys_sorted);
+}
+
+Result<TypePtr> map_(Field entries, bool keys_sorted) {
+  if (!entries.type || entries.type->id() != TypeId::kStruct ||
+      entries.type->children().size() != 2) {
+    return Status::TypeError("map entries must be a struct of a key and a value field, got " +
+                             (entries.type ? entries.type->ToString() : std::string("no type")));
+  }
+  const std::vector<Field>& pair = entries.type->children();
+  if (!pair[0].type || !pair[1].type) {
+    return Status::Invalid("map entries field has a child without a type");
+  }
+  if (pair[0].nullable) {
+    return Status::Invalid("map key field '" + pair[0].name + "' must not be nullable");
+  }
+  return TypePtr(TypeFactory::Map(std::move(entries), keys_sorted));
+}
+
+namespace {
+
+Result<TypePtr> Union(TypeId id, std::vector<Field> children, std::vector<int8_t> type_codes) {
+  const char* name = id == TypeId::kSparseUnion ? "sparse_union" : "dense_union";
+  if (children.size() > 128) {
+    return Status::Invalid(name, " has ", children.size(), " children, more than 128");
+  }
+  if (type_codes.empty()) {
+    for (size_t i = 0; i < children.size(); ++i) type_codes.push_back(static_cast<int8_t>(i));
+  }
+  if (type_codes.size() != children.size()) {
+    return Status::Invalid(name, " has ", children.size(), " children but ", type_codes.size(),
+                           " type codes");
+  }
+  bool seen[128] = {};
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (!children[i].type) return Status::Invalid(name, " child ", i, " has no type");
+    const int code = type_codes[i];
+    if (code < 0) return Status::Invalid(name, " type code ", code, " is negative");
+    if (seen[code]) return Status::Invalid(name, " uses type code ", code, " twice");
+    seen[code] = true;
+  }
+  return TypePtr(TypeFactory::Union(id, std::move(children), std::move(type_codes)));
+}
+
+}  // namespace
+
+Result<TypePtr> sparse_union(std::vector<Field> children, std::vector<int8_t> type_codes) {
+  return Union(TypeId::kSparseUnion, std::move(children), std::move(type_codes));
+}
+
+Result<TypePtr> dense_union(std::vector<Field> children, std::vector<int8_t> type_codes) {
+  return Union(TypeId::kDenseUnion, std::move(children), std::move(type_codes));
+}
+
+TypePtr list_view(Field value_field) {
+  return TypeFactory::Nested(TypeId::kListView, {std::move(value_field)});
+}
+
+TypePtr large_list_view(Field value_field) {
+  return TypeFactory::Nested(TypeId::kLargeListView, {std::move(value_field)});
+}
+
+Result<TypePtr> run_end_encoded(TypePtr run_end_type, TypePtr value_type) {
+  if (!run_end_type || !value_type) {
+    return Status::Invalid("run_end_encoded type needs a run end type and a value type");
+  }
+  const TypeId id = run_end_type->id();
+  if (id != TypeId::kInt16 && id != TypeId::kInt32 && id != TypeId::kInt64) {
+    return Status::TypeError("run ends must be int16, int32 or int64, got " +
+                             run_end_type->ToString());
+  }
+  return TypePtr(TypeFactory::Nested(TypeId::kRunEndEncoded,
+                                     {Field{"run_ends", std::move(run_end_type), false, {}},
+                                      Field{"values", std::move(value_type), true, {}}}));
 }
 
 Field ListItem(TypePtr value_type) { return Field{"item", std::move(value_type), true, {}}; }

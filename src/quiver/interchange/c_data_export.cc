@@ -100,6 +100,8 @@ Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
   if (storage.id() == TypeId::kDictionary && storage.ordered()) {
     out->flags |= ARROW_FLAG_DICTIONARY_ORDERED;
   }
+  if (storage.id() == TypeId::kMap && storage.keys_sorted())
+    out->flags |= ARROW_FLAG_MAP_KEYS_SORTED;
   out->n_children = static_cast<int64_t>(owned->children.size());
   out->children = owned->child_pointers.empty() ? nullptr : owned->child_pointers.data();
   out->dictionary = owned->dictionary.get();
@@ -171,7 +173,7 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
   *out = ArrowArray{};
   out->length = data->length;
   out->offset = data->offset;
-  bool no_validity = data->buffers.empty() || !data->buffers[0];
+  bool no_validity = !internal::HasValidity(layout) || !data->buffers[0];
   out->null_count = no_validity ? 0 : data->null_count;
   if (data->type->storage().id() == TypeId::kNull) out->null_count = data->length;
   out->n_buffers = static_cast<int64_t>(owned->buffers.size());

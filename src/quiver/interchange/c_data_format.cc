@@ -60,10 +60,8 @@ Result<TypePtr> ParseDecimal(const std::string& format) {
     return Status::Invalid("format '" + format +
                            "' is not a decimal format d:precision,scale[,bits]");
   }
-  if (bits == 32 || bits == 64) {
-    return Status::NotImplemented("format '", format, "' (decimal", bits,
-                                  ") is not supported by quiver");
-  }
+  if (bits == 32) return decimal32(precision, scale);
+  if (bits == 64) return decimal64(precision, scale);
   if (bits == 128) return decimal128(precision, scale);
   if (bits == 256) return decimal256(precision, scale);
   return Status::Invalid("format '", format, "' has decimal bit width ", bits,
@@ -71,9 +69,11 @@ Result<TypePtr> ParseDecimal(const std::string& format) {
 }
 
 // "tts" .. "ttn", "tss:<tz>" .. "tsn:<tz>", "tDs" .. "tDn" (the date
-// formats are simple ones). Other "t" formats (intervals "tiM", "tiD",
-// "tin", ...) are NotImplemented.
+// formats are simple ones), intervals "tiM", "tiD", "tin".
 Result<TypePtr> ParseTemporal(const std::string& format) {
+  if (format == "tiM") return interval(IntervalUnit::kYearMonth);
+  if (format == "tiD") return interval(IntervalUnit::kDayTime);
+  if (format == "tin") return interval(IntervalUnit::kMonthDayNano);
   TimeUnit unit = TimeUnit::kSecond;
   const bool unit_ok = format.size() >= 3 && UnitFromLetter(format[2], &unit);
   if (unit_ok && format.size() == 3 && format[1] == 't') {
@@ -110,6 +110,40 @@ Status ExpectChildren(const std::string& format, const std::vector<Field>& child
                          children.size());
 }
 
+// "+us:I,J,..." / "+ud:I,J,...": the type codes of the children, in order
+// (none for a union without children: "+us:").
+Result<TypePtr> ParseUnion(const std::string& format, std::vector<Field> children) {
+  std::vector<int8_t> codes;
+  size_t pos = 4;
+  while (pos < format.size()) {
+    int32_t code = 0;
+    if (!ParseInt(format, &pos, ',', &code) || code < 0 || code > 127) {
+      return Status::Invalid("format '" + format +
+                             "' is not a union format +us: or +ud: with type codes in [0, 127]");
+    }
+    codes.push_back(static_cast<int8_t>(code));
+    if (pos < format.size()) ++pos;  // the comma
+    if (pos == format.size() && format.back() == ',') {
+      return Status::Invalid("format '" + format + "' ends with a comma");
+    }
+  }
+  if (codes.size() != children.size()) {
+    return Status::Invalid("format '", format, "' names ", codes.size(), " type codes for ",
+                           children.size(), " children");
+  }
+  return format[2] == 's' ? sparse_union(std::move(children), std::move(codes))
+                          : dense_union(std::move(children), std::move(codes));
+}
+
+std::string UnionFormat(const DataType& type) {
+  std::string out = type.id() == TypeId::kSparseUnion ? "+us:" : "+ud:";
+  for (size_t i = 0; i < type.type_codes().size(); ++i) {
+    if (i > 0) out += ",";
+    out += std::to_string(type.type_codes()[i]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatString(const DataType& type) {
@@ -124,8 +158,20 @@ std::string FormatString(const DataType& type) {
     case TypeId::kTimestamp: return "ts" + unit + ":" + type.timezone();
     case TypeId::kDecimal128:
       return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale());
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
     case TypeId::kDecimal256:
-      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + ",256";
+      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + "," +
+             std::to_string(type.bit_width());
+    case TypeId::kIntervalYearMonth: return "tiM";
+    case TypeId::kIntervalDayTime: return "tiD";
+    case TypeId::kIntervalMonthDayNano: return "tin";
+    case TypeId::kMap: return "+m";
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: return UnionFormat(type);
+    case TypeId::kListView: return "+vl";
+    case TypeId::kLargeListView: return "+vL";
+    case TypeId::kRunEndEncoded: return "+r";
     case TypeId::kDictionary: return FormatString(*type.index_type());
     case TypeId::kFixedSizeBinary: return "w:" + std::to_string(type.fixed_size());
     case TypeId::kList: return "+l";
@@ -158,6 +204,22 @@ Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> chi
     return fixed_size_list(std::move(children[0]), size);
   }
   if (format == "+s") return struct_(std::move(children));
+  if (format == "+vl" || format == "+vL") {
+    QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 1));
+    return format == "+vl" ? list_view(std::move(children[0]))
+                           : large_list_view(std::move(children[0]));
+  }
+  if (format == "+m") {
+    QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 1));
+    return map_(std::move(children[0]));
+  }
+  if (format == "+r") {
+    QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 2));
+    return run_end_encoded(children[0].type, children[1].type);
+  }
+  if (format.rfind("+us:", 0) == 0 || format.rfind("+ud:", 0) == 0) {
+    return ParseUnion(format, std::move(children));
+  }
   if (format.rfind("d:", 0) == 0) {
     QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 0));
     return ParseDecimal(format);

@@ -65,6 +65,11 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   auto type = internal::TypeFromFormat(schema.format, std::move(children));
   if (!type.ok()) return type.status().WithContext(path);
   field.type = *type;
+  if (field.type->id() == TypeId::kMap && (schema.flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0) {
+    auto sorted = map_(field.type->children()[0], true);
+    if (!sorted.ok()) return sorted.status().WithContext(path);
+    field.type = *sorted;
+  }
   if (schema.dictionary != nullptr) {
     // The format names the indices; the dictionary schema the values (its
     // name, nullability and plain metadata carry nothing for quiver).

@@ -1,5 +1,6 @@
 #include "quiver/internal/compact.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -47,17 +48,78 @@ Result<BufferPtr> CompactOffsets(const BufferPtr& offsets, int64_t width, int64_
   return out;
 }
 
+// List view offsets or sizes [start, start + slots): shared when no slot
+// is null, else copied with null slots' entries set to 0 (the format leaves
+// them arbitrary; a reader of the result may check them).
+Result<BufferPtr> CompactViewEntries(const ArrayData& data, const BufferPtr& entries, int64_t width,
+                                     int64_t start, int64_t slots) {
+  if (!entries || slots == 0) return BufferPtr{};
+  if (data.ComputeNullCount() == 0) return Buffer::Slice(entries, start * width, slots * width);
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(slots * width));
+  for (int64_t i = 0; i < slots; ++i) {
+    if (data.IsValid(i)) {
+      std::memcpy(out->mutable_data() + i * width, entries->data() + (start + i) * width,
+                  static_cast<size_t>(width));
+    }
+  }
+  return out;
+}
+
+// A run-end encoded array at offset 0: the runs that cover its rows, their
+// ends re-based and the last one cut at the length.
+Result<ArrayDataPtr> CompactRunEnds(const ArrayData& data) {
+  auto out = std::make_shared<ArrayData>(data);
+  out->offset = 0;
+  out->null_count = 0;
+  const ArrayData& run_ends = *data.children[0];
+  if (data.length == 0) {
+    QUIVER_ASSIGN_OR_RETURN(out->children[0], quiver::Slice(data.children[0], 0, 0));
+    QUIVER_ASSIGN_OR_RETURN(out->children[1], quiver::Slice(data.children[1], 0, 0));
+    return ArrayDataPtr(std::move(out));
+  }
+  const int64_t first = RunEndEncodedIndex(data, 0);
+  const int64_t last = RunEndEncodedIndex(data, data.length - 1);
+  const int64_t runs = last - first + 1;
+  const TypeId id = run_ends.type->storage().id();
+  const int64_t width = run_ends.type->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr ends, Buffer::Allocate(runs * width));
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t end = 0;
+    ReadInteger(run_ends.buffers[1]->data(), run_ends.offset + first + r, id, &end);
+    end = std::min(end - data.offset, data.length);
+    if (width == 2) {
+      const auto narrow = static_cast<int16_t>(end);
+      std::memcpy(ends->mutable_data() + r * 2, &narrow, 2);
+    } else if (width == 4) {
+      const auto narrow = static_cast<int32_t>(end);
+      std::memcpy(ends->mutable_data() + r * 4, &narrow, 4);
+    } else {
+      std::memcpy(ends->mutable_data() + r * 8, &end, 8);
+    }
+  }
+  auto new_ends = std::make_shared<ArrayData>();
+  new_ends->type = run_ends.type;
+  new_ends->length = runs;
+  new_ends->null_count = 0;
+  new_ends->buffers = {nullptr, std::move(ends)};
+  out->children[0] = std::move(new_ends);
+  QUIVER_ASSIGN_OR_RETURN(out->children[1], quiver::Slice(data.children[1], first, runs));
+  return ArrayDataPtr(std::move(out));
+}
+
 }  // namespace
 
 Result<ArrayDataPtr> CompactNode(const ArrayData& data) {
   const Layout layout = LayoutOf(*data.type);
+  if (layout.children == ChildRole::kRunEnds) return CompactRunEnds(data);
   const int64_t start = data.offset;
   const int64_t slots = data.length;
   auto out = std::make_shared<ArrayData>();
   out->type = data.type;
   out->length = data.length;
   out->offset = 0;
-  out->null_count = layout.num_buffers == 0 ? data.length : data.ComputeNullCount();
+  out->null_count =
+      data.type->storage().id() == TypeId::kNull ? data.length : data.ComputeNullCount();
   out->dictionary = data.dictionary;
   out->buffers.resize(data.buffers.size());
   int64_t first = 0, last = 0;
@@ -74,10 +136,21 @@ Result<ArrayDataPtr> CompactNode(const ArrayData& data) {
         QUIVER_ASSIGN_OR_RETURN(cut, CompactBitmap(buffer, start, slots));
         break;
       }
+      case BufferRole::kViewOffsets:
+      case BufferRole::kViewSizes: {
+        QUIVER_ASSIGN_OR_RETURN(
+            cut, CompactViewEntries(data, buffer, layout.value_bits / 8, start, slots));
+        break;
+      }
       case BufferRole::kValues:
-      case BufferRole::kViews: {
-        const int64_t width =
-            layout.roles[b] == BufferRole::kViews ? kViewBytes : layout.value_bits / 8;
+      case BufferRole::kViews:
+      case BufferRole::kTypeIds:
+      case BufferRole::kUnionOffsets: {
+        const int64_t width = layout.roles[b] == BufferRole::kViews     ? kViewBytes
+                              : layout.roles[b] == BufferRole::kTypeIds ? 1
+                              : layout.roles[b] == BufferRole::kUnionOffsets
+                                  ? 4
+                                  : layout.value_bits / 8;
         if (!buffer || slots == 0) break;
         QUIVER_ASSIGN_OR_RETURN(cut, Buffer::Slice(buffer, start * width, slots * width));
         break;
@@ -114,8 +187,15 @@ Result<ArrayDataPtr> CompactNode(const ArrayData& data) {
         break;
       }
       case ChildRole::kStructFields:
+      case ChildRole::kSparseUnion:
       case ChildRole::kNone: {
         QUIVER_ASSIGN_OR_RETURN(covered, quiver::Slice(child, start, slots));
+        break;
+      }
+      case ChildRole::kListView:
+      case ChildRole::kDenseUnion:
+      case ChildRole::kRunEnds: {  // (run ends: handled above) offsets index the whole child
+        covered = child;
         break;
       }
     }
@@ -161,10 +241,16 @@ Result<int64_t> ReferencedRange(const ArrayData& data, int64_t start, int64_t sl
         bytes = internal::BitmapBytes(start + slots) - start / 8;
         break;
       case internal::BufferRole::kValues:
-      case internal::BufferRole::kViews: {
-        const int64_t width = layout.roles[b] == internal::BufferRole::kViews
-                                  ? internal::kViewBytes
-                                  : layout.value_bits / 8;
+      case internal::BufferRole::kViews:
+      case internal::BufferRole::kTypeIds:
+      case internal::BufferRole::kUnionOffsets:
+      case internal::BufferRole::kViewOffsets:
+      case internal::BufferRole::kViewSizes: {
+        const internal::BufferRole role = layout.roles[b];
+        const int64_t width = role == internal::BufferRole::kViews          ? internal::kViewBytes
+                              : role == internal::BufferRole::kTypeIds      ? 1
+                              : role == internal::BufferRole::kUnionOffsets ? 4
+                                                                            : layout.value_bits / 8;
         QUIVER_ASSIGN_OR_RETURN(bytes, internal::MultiplyChecked(slots, width, "referenced bytes"));
         break;
       }
@@ -218,9 +304,16 @@ Result<int64_t> ReferencedRange(const ArrayData& data, int64_t start, int64_t sl
         child_slots = slots * layout.list_size;
         break;
       case internal::ChildRole::kStructFields:  // a struct's offset applies to its fields
+      case internal::ChildRole::kSparseUnion:
       case internal::ChildRole::kNone:
         child_start = start;
         child_slots = slots;
+        break;
+      case internal::ChildRole::kDenseUnion:  // offsets or runs reach anywhere: counted whole
+      case internal::ChildRole::kListView:
+      case internal::ChildRole::kRunEnds:
+        child_start = 0;
+        child_slots = child->length;
         break;
     }
     QUIVER_ASSIGN_OR_RETURN(int64_t bytes,

@@ -49,6 +49,22 @@ Layout LayoutOf(const DataType& type) {
     case TypeId::kFixedSizeList:
       return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kFixedSizeList, storage.fixed_size()};
     case TypeId::kStruct: return Layout{{BufferRole::kValidity}, 1, 0, ChildRole::kStructFields, 0};
+    case TypeId::kMap:
+      return Layout{
+          {BufferRole::kValidity, BufferRole::kOffsets32}, 2, 0, ChildRole::kOffsetList, 0};
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
+      return Layout{{BufferRole::kValidity, BufferRole::kViewOffsets, BufferRole::kViewSizes},
+                    3,
+                    storage.id() == TypeId::kListView ? 32 : 64,
+                    ChildRole::kListView,
+                    0};
+    case TypeId::kSparseUnion:
+      return Layout{{BufferRole::kTypeIds}, 1, 8, ChildRole::kSparseUnion, 0};
+    case TypeId::kDenseUnion:
+      return Layout{
+          {BufferRole::kTypeIds, BufferRole::kUnionOffsets}, 2, 8, ChildRole::kDenseUnion, 0};
+    case TypeId::kRunEndEncoded: return Layout{{}, 0, 0, ChildRole::kRunEnds, 0};
     default:  // int8 .. float64, fixed_size_binary, dates, times, decimals
       return Fixed(storage.bit_width());
   }
@@ -57,7 +73,10 @@ Layout LayoutOf(const DataType& type) {
 int ChildCount(const DataType& type) {
   switch (LayoutOf(type).children) {
     case ChildRole::kNone: return 0;
-    case ChildRole::kStructFields: return static_cast<int>(type.storage().children().size());
+    case ChildRole::kStructFields:
+    case ChildRole::kSparseUnion:
+    case ChildRole::kDenseUnion: return static_cast<int>(type.storage().children().size());
+    case ChildRole::kRunEnds: return 2;
     default: return 1;
   }
 }
@@ -79,6 +98,11 @@ Result<int64_t> RequiredBufferSize(const Layout& layout, BufferRole role, int64_
       return MultiplyChecked(entries, layout.offset_width(), "offsets buffer size");
     }
     case BufferRole::kViews: return MultiplyChecked(end, kViewBytes, "views buffer size");
+    case BufferRole::kTypeIds: return end;
+    case BufferRole::kUnionOffsets: return MultiplyChecked(end, 4, "union offsets buffer size");
+    case BufferRole::kViewOffsets:
+    case BufferRole::kViewSizes:
+      return MultiplyChecked(end, layout.value_bits / 8, "list view buffer size");
     case BufferRole::kData: return int64_t{0};
   }
   return int64_t{0};

@@ -17,13 +17,17 @@ namespace quiver::internal {
 
 // What one buffer of an array holds.
 enum class BufferRole : uint8_t {
-  kValidity,   // LSB-ordered bitmap, one bit per slot; may be absent (no nulls)
-  kBits,       // bit-packed values (bool), one bit per slot
-  kValues,     // fixed-width values, Layout::value_bits per slot
-  kOffsets32,  // length + 1 int32 offsets into the data buffer or the child
-  kOffsets64,  // length + 1 int64 offsets
-  kData,       // the bytes that the offsets index (utf8 and binary)
-  kViews,      // 16-byte binary views, one per slot (utf8_view, binary_view)
+  kValidity,      // LSB-ordered bitmap, one bit per slot; may be absent (no nulls)
+  kBits,          // bit-packed values (bool), one bit per slot
+  kValues,        // fixed-width values, Layout::value_bits per slot
+  kOffsets32,     // length + 1 int32 offsets into the data buffer or the child
+  kOffsets64,     // length + 1 int64 offsets
+  kData,          // the bytes that the offsets index (utf8 and binary)
+  kViews,         // 16-byte binary views, one per slot (utf8_view, binary_view)
+  kTypeIds,       // unions: one int8 type id per slot
+  kUnionOffsets,  // dense unions: one int32 offset per slot into the chosen child
+  kViewOffsets,   // list views: one offset per slot (Layout::value_bits wide)
+  kViewSizes,     // list views: one size per slot (Layout::value_bits wide)
 };
 
 // Bytes per binary view, and the longest value a view holds inline.
@@ -36,6 +40,10 @@ enum class ChildRole : uint8_t {
   kOffsetList,     // one child, indexed by the offsets buffer
   kFixedSizeList,  // one child with list_size entries per slot
   kStructFields,   // one child per field, one entry per slot
+  kListView,       // one child, indexed by the offsets and sizes buffers
+  kSparseUnion,    // one child per field, one entry per slot; type ids pick one
+  kDenseUnion,     // one child per field; type ids pick one, offsets index it
+  kRunEnds,        // children run_ends and values, one entry per run
 };
 
 // The buffers listed in `roles` come first, in that order (null arrays
@@ -44,11 +52,13 @@ enum class ChildRole : uint8_t {
 // bytes that non-inline views point into; in the C Data Interface one more
 // buffer follows them, the int64 byte size of each variadic buffer.
 // Dictionary arrays have their indices' layout and carry the values in
-// ArrayData::dictionary.
+// ArrayData::dictionary. Unions and run-end encoded arrays have no validity
+// buffer (in ArrayData, IPC and the C Data Interface alike): their
+// buffers start with the type ids, or there are none.
 struct Layout {
   std::array<BufferRole, 3> roles{};
   int num_buffers = 0;
-  int64_t value_bits = 0;  // kValues / kBits: bits per slot
+  int64_t value_bits = 0;  // kValues / kBits / kViewOffsets / kViewSizes: bits per slot
   ChildRole children = ChildRole::kNone;
   int64_t list_size = 0;    // kFixedSizeList: entries per slot
   bool variadic = false;    // any number of data buffers after the fixed ones
@@ -71,6 +81,11 @@ struct Layout {
 
 // The layout of `type` (of its storage, for extension types).
 Layout LayoutOf(const DataType& type);
+
+// Whether arrays of the layout carry a validity bitmap as buffer 0.
+inline bool HasValidity(const Layout& layout) {
+  return layout.num_buffers > 0 && layout.roles[0] == BufferRole::kValidity;
+}
 
 // Number of children an array of `type` has.
 int ChildCount(const DataType& type);

@@ -117,7 +117,9 @@ class ArrayLoader {
     if (layout.dictionary) {
       QUIVER_ASSIGN_OR_RETURN(data->dictionary, NextDictionary(where));
     }
-    if (layout.num_buffers == 0) data->null_count = data->length;  // null arrays: all null
+    if (field.type->storage().id() == TypeId::kNull) {
+      data->null_count = data->length;  // null arrays: all null
+    }
     const std::vector<Field>& children = field.type->storage().children();
     for (size_t c = 0; c < children.size(); ++c) {
       QUIVER_ASSIGN_OR_RETURN(

@@ -89,12 +89,41 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
     case TypeId::kDuration:
       return TypeOffset{fb::Type::Duration,
                         fb::CreateDuration(builder, ToWire(storage.time_unit())).Union()};
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       return TypeOffset{fb::Type::Decimal,
                         fb::CreateDecimal(builder, storage.precision(), storage.scale(),
-                                          storage.id() == TypeId::kDecimal128 ? 128 : 256)
+                                          static_cast<int32_t>(storage.bit_width()))
                             .Union()};
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kIntervalDayTime:
+    case TypeId::kIntervalMonthDayNano: {
+      const fb::IntervalUnit unit =
+          storage.id() == TypeId::kIntervalYearMonth ? fb::IntervalUnit::YEAR_MONTH
+          : storage.id() == TypeId::kIntervalDayTime ? fb::IntervalUnit::DAY_TIME
+                                                     : fb::IntervalUnit::MONTH_DAY_NANO;
+      return TypeOffset{fb::Type::Interval, fb::CreateInterval(builder, unit).Union()};
+    }
+    case TypeId::kMap:
+      return TypeOffset{fb::Type::Map, fb::CreateMap(builder, storage.keys_sorted()).Union()};
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      std::vector<int32_t> codes(storage.type_codes().begin(), storage.type_codes().end());
+      return TypeOffset{fb::Type::Union,
+                        fb::CreateUnion(builder,
+                                        storage.id() == TypeId::kSparseUnion ? fb::UnionMode::Sparse
+                                                                             : fb::UnionMode::Dense,
+                                        builder.CreateVector(codes))
+                            .Union()};
+    }
+    case TypeId::kListView:
+      return TypeOffset{fb::Type::ListView, fb::CreateListView(builder).Union()};
+    case TypeId::kLargeListView:
+      return TypeOffset{fb::Type::LargeListView, fb::CreateLargeListView(builder).Union()};
+    case TypeId::kRunEndEncoded:
+      return TypeOffset{fb::Type::RunEndEncoded, fb::CreateRunEndEncoded(builder).Union()};
     case TypeId::kUtf8View:
       return TypeOffset{fb::Type::Utf8View, fb::CreateUtf8View(builder).Union()};
     case TypeId::kBinaryView:
@@ -192,6 +221,34 @@ Status ExpectChildren(const std::vector<Field>& children, size_t expected, const
                          children.size());
 }
 
+// A Union table: its mode and type ids (absent: 0, 1, .. n - 1).
+Result<TypePtr> ReadUnionType(const fb::Union* type, std::vector<Field> children,
+                              const std::string& where) {
+  if (type == nullptr) return Status::Invalid(where + ": Union type without its table");
+  std::vector<int8_t> codes;
+  if (const auto* ids = type->type_ids()) {
+    for (flatbuffers::uoffset_t i = 0; i < ids->size(); ++i) {
+      const int32_t code = ids->Get(i);
+      if (code < 0 || code > 127) {
+        return Status::Invalid(where, ": union type id ", code, " is outside [0, 127]");
+      }
+      codes.push_back(static_cast<int8_t>(code));
+    }
+    if (codes.size() != children.size()) {
+      return Status::Invalid(where, ": union has ", children.size(), " children but ", codes.size(),
+                             " type ids");
+    }
+  }
+  Result<TypePtr> made = Status::Invalid("");
+  switch (type->mode()) {
+    case fb::UnionMode::Sparse: made = sparse_union(std::move(children), std::move(codes)); break;
+    case fb::UnionMode::Dense: made = dense_union(std::move(children), std::move(codes)); break;
+    default: return Status::Invalid(where, ": unknown union mode ", static_cast<int>(type->mode()));
+  }
+  if (!made.ok()) return made.status().WithContext(where);
+  return made;
+}
+
 Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
                          const std::string& where) {
   const fb::Type type_type = field.type_type();
@@ -275,13 +332,46 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     case fb::Type::Decimal: {
       const fb::Decimal* type = field.type_as_Decimal();
       if (type == nullptr) return Status::Invalid(where + ": Decimal type without its table");
-      auto made = type->bit_width() == 128 ? decimal128(type->precision(), type->scale())
-                  : type->bit_width() == 256
-                      ? decimal256(type->precision(), type->scale())
-                      : Result<TypePtr>(Status::NotImplemented(
-                            "Decimal bit width ", type->bit_width(), " is not supported"));
+      auto made = type->bit_width() == 128   ? decimal128(type->precision(), type->scale())
+                  : type->bit_width() == 256 ? decimal256(type->precision(), type->scale())
+                  : type->bit_width() == 32  ? decimal32(type->precision(), type->scale())
+                  : type->bit_width() == 64
+                      ? decimal64(type->precision(), type->scale())
+                      : Result<TypePtr>(Status::Invalid("Decimal bit width ", type->bit_width(),
+                                                        " is not 32, 64, 128 or 256"));
       if (!made.ok()) return made.status().WithContext(where);
       return leaf(*made);
+    }
+    case fb::Type::Interval: {
+      const fb::Interval* type = field.type_as_Interval();
+      if (type == nullptr) return Status::Invalid(where + ": Interval type without its table");
+      switch (type->unit()) {
+        case fb::IntervalUnit::YEAR_MONTH: return leaf(*interval(IntervalUnit::kYearMonth));
+        case fb::IntervalUnit::DAY_TIME: return leaf(*interval(IntervalUnit::kDayTime));
+        case fb::IntervalUnit::MONTH_DAY_NANO: return leaf(*interval(IntervalUnit::kMonthDayNano));
+      }
+      return Status::Invalid(where, ": unknown interval unit ", static_cast<int>(type->unit()));
+    }
+    case fb::Type::Map: {
+      const fb::Map* type = field.type_as_Map();
+      if (type == nullptr) return Status::Invalid(where + ": Map type without its table");
+      QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, "Map", where));
+      auto made = map_(std::move(children[0]), type->keys_sorted());
+      if (!made.ok()) return made.status().WithContext(where);
+      return *made;
+    }
+    case fb::Type::Union: return ReadUnionType(field.type_as_Union(), std::move(children), where);
+    case fb::Type::ListView:
+    case fb::Type::LargeListView: {
+      QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, fb::EnumNameType(type_type), where));
+      return type_type == fb::Type::ListView ? list_view(std::move(children[0]))
+                                             : large_list_view(std::move(children[0]));
+    }
+    case fb::Type::RunEndEncoded: {
+      QUIVER_RETURN_NOT_OK(ExpectChildren(children, 2, "RunEndEncoded", where));
+      auto made = run_end_encoded(children[0].type, children[1].type);
+      if (!made.ok()) return made.status().WithContext(where);
+      return *made;
     }
     case fb::Type::NONE: return Status::Invalid(where + ": field has no type");
     default: break;

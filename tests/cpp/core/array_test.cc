@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "all_types_test_util.h"
 #include "core_types_test.h"
 #include "quiver/internal/layout.h"
 #include "quiver/record_batch.h"
@@ -499,6 +500,104 @@ TEST(CoreTypes, ValidatedViewsAndIndicesAreSafeToWalk) {
     EXPECT_GE(sum, 0u);
   }
   EXPECT_GT(accepted, 50);  // the walk above really ran
+}
+
+TEST(NewTypesValidate, SamplesAreValidAtEveryLevel) {
+  for (const auto& [name, data] : test::AllNewTypeSamples()) {
+    for (ValidationLevel level :
+         {ValidationLevel::kMinimal, ValidationLevel::kDefault, ValidationLevel::kFull}) {
+      Status st = Validate(*data, level);
+      EXPECT_TRUE(st.ok()) << name << ": " << st.ToString();
+    }
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(data, 1, data->length - 2));
+    EXPECT_TRUE(Validate(*part).ok()) << name;
+  }
+}
+
+TEST(NewTypesValidate, UnionsHaveNoValidityAndCheckTypeIdsAndOffsets) {
+  ArrayDataPtr sparse = test::SparseUnionSample();
+  EXPECT_TRUE(sparse->IsValid(0));
+  EXPECT_EQ(sparse->ComputeNullCount(), 0);
+  auto counted = std::make_shared<ArrayData>(*sparse);
+  counted->null_count = 1;
+  EXPECT_ERROR(kInvalid, "has no nulls of its own", Validate(*counted, ValidationLevel::kMinimal));
+  auto bad_id = std::make_shared<ArrayData>(*sparse);
+  bad_id->buffers[0] = test::BufferOf<int8_t>({0, 1, 2, 1});
+  EXPECT_TRUE(Validate(*bad_id, ValidationLevel::kDefault).ok());
+  EXPECT_ERROR(kInvalid, "row 2: union type id 2 names no child", Validate(*bad_id));
+  auto short_child = std::make_shared<ArrayData>(*sparse);
+  short_child->children[1] = test::Utf8({"a"});
+  EXPECT_ERROR(kInvalid, "child 1 (s) has length 1 < 4",
+               Validate(*short_child, ValidationLevel::kMinimal));
+  auto short_ids = std::make_shared<ArrayData>(*sparse);
+  short_ids->buffers[0] = test::BufferOf<int8_t>({0});
+  EXPECT_ERROR(kInvalid, "type ids buffer has 1 bytes, 4 needed",
+               Validate(*short_ids, ValidationLevel::kMinimal));
+
+  ArrayDataPtr dense = test::DenseUnionSample();
+  auto bad_offset = std::make_shared<ArrayData>(*dense);
+  bad_offset->buffers[1] = test::BufferOf<int32_t>({0, 0, 1, 3, 1});
+  EXPECT_ERROR(kInvalid, "row 3: union offset 3 is outside child 0 (f) of 3 values",
+               Validate(*bad_offset));
+  bad_offset->buffers[1] = test::BufferOf<int32_t>({0, -1, 1, 2, 1});
+  EXPECT_ERROR(kInvalid, "row 1: union offset -1 is outside child 1 (s)", Validate(*bad_offset));
+}
+
+TEST(NewTypesValidate, ListViewsStayInsideTheirChild) {
+  ArrayDataPtr views = test::ListViewSample();
+  auto bad = std::make_shared<ArrayData>(*views);
+  bad->buffers[2] = test::BufferOf<int32_t>({3, 77, 1, 3});  // 3 + 3 > 5
+  EXPECT_TRUE(Validate(*bad, ValidationLevel::kDefault).ok());
+  EXPECT_ERROR(kInvalid, "row 0: list view offset 3 and size 3 are outside a child of 5",
+               Validate(*bad));
+  bad->buffers[2] = test::BufferOf<int32_t>({2, 77, -1, 3});
+  EXPECT_ERROR(kInvalid, "row 2: list view offset 0 and size -1", Validate(*bad));
+  bad->buffers[2] = test::BufferOf<int32_t>({2});
+  EXPECT_ERROR(kInvalid, "sizes buffer has 4 bytes, 16 needed",
+               Validate(*bad, ValidationLevel::kMinimal));
+}
+
+TEST(NewTypesValidate, MapKeysAreNeverNull) {
+  ArrayDataPtr map = test::MapSample();
+  auto entries = std::make_shared<ArrayData>(*map->children[0]);
+  entries->children[0] = test::Utf8({"a", std::nullopt, "c"});
+  auto bad = std::make_shared<ArrayData>(*map);
+  bad->children[0] = entries;
+  EXPECT_ERROR(kInvalid, "map entry 1 has a null key", Validate(*bad));
+  // Rows that do not reach the null key are fine.
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(bad, 1, 3));
+  EXPECT_TRUE(Validate(*tail).ok());
+  auto past = std::make_shared<ArrayData>(*map);
+  past->buffers[1] = test::BufferOf<int32_t>({0, 2, 2, 2, 4});
+  EXPECT_ERROR(kInvalid, "offsets [0, 4] are outside [0, child length 3]",
+               Validate(*past, ValidationLevel::kDefault));
+}
+
+TEST(NewTypesValidate, RunEndsIncreaseAndCoverTheArray) {
+  ArrayDataPtr ree = test::RunEndSample();
+  EXPECT_EQ(RunEndEncodedIndex(*ree, 0), 0);
+  EXPECT_EQ(RunEndEncodedIndex(*ree, 1), 0);
+  EXPECT_EQ(RunEndEncodedIndex(*ree, 2), 1);
+  EXPECT_EQ(RunEndEncodedIndex(*ree, 5), 2);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(ree, 3, 3));
+  EXPECT_EQ(RunEndEncodedIndex(*tail, 0), 2);
+  auto bad = std::make_shared<ArrayData>(*ree);
+  bad->children[0] = Primitive<int32_t>(int32(), {2, 2, 6});
+  EXPECT_TRUE(Validate(*bad, ValidationLevel::kDefault).ok());
+  EXPECT_ERROR(kInvalid, "run end 1 (2) is not greater than run end 2", Validate(*bad));
+  bad->children[0] = Primitive<int32_t>(int32(), {0, 3, 6});
+  EXPECT_ERROR(kInvalid, "run end 0 (0) is not greater than 0", Validate(*bad));
+  bad->children[0] = Primitive<int32_t>(int32(), {2, 3, 5});
+  EXPECT_ERROR(kInvalid, "run ends cover 5 rows, 6 needed",
+               Validate(*bad, ValidationLevel::kDefault));
+  bad->children[0] = Primitive<int32_t>(int32(), {2, 3});
+  EXPECT_ERROR(kInvalid, "run_ends has length 2 but values 3",
+               Validate(*bad, ValidationLevel::kMinimal));
+  bad->children[0] = Primitive<int32_t>(int32(), {2, 3, 6}, {true, false, true});
+  EXPECT_ERROR(kInvalid, "run_ends has nulls", Validate(*bad));
+  bad->children[0] = Primitive<int32_t>(int32(), {2, 3, 6});
+  bad->buffers = {nullptr};
+  EXPECT_ERROR(kInvalid, "needs 0 buffers, got 1", Validate(*bad, ValidationLevel::kMinimal));
 }
 
 }  // namespace quiver

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "all_types_test_util.h"
 #include "core_types_test.h"
 #include "test_util.h"
 
@@ -186,6 +187,32 @@ TEST(CoreTypes, DictionaryEqualityComparesDecodedValues) {
   EXPECT_TRUE(ArrayEquals(*a, *b_with_null));
   EXPECT_FALSE(ArrayEquals(*a, *b));  // slot 2 is null in one only
   EXPECT_FALSE(ArrayEquals(*a, *DictionaryOf({0, 0, std::nullopt, 0}, Utf8({"a", "b"}))));
+}
+
+TEST(ArrayEquals, NewTypesCompareByLogicalValues) {
+  for (const auto& [name, data] : test::AllNewTypeSamples()) {
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(ArrayEquals(*data, *data));
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr head, Slice(data, 0, 2));
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(data, 1, 2));
+    EXPECT_FALSE(ArrayEquals(*head, *tail));
+  }
+  // Equal values under different physical layouts.
+  ArrayDataPtr runs = test::RunEndSample();  // [10, 10, null, 30, 30, 30]
+  auto more_runs = std::make_shared<ArrayData>(*runs);
+  more_runs->children = {
+      Primitive<int32_t>(int32(), {1, 2, 3, 4, 6}),
+      Primitive<int64_t>(int64(), {10, 10, 0, 30, 30}, {true, true, false, true, true})};
+  EXPECT_TRUE(ArrayEquals(*runs, *more_runs));
+  ArrayDataPtr dense = test::DenseUnionSample();
+  auto other = std::make_shared<ArrayData>(*dense);
+  other->buffers[1] = test::BufferOf<int32_t>({0, 1, 1, 2, 0});  // swaps "x" and "y"
+  EXPECT_FALSE(ArrayEquals(*dense, *other));
+  ArrayDataPtr views = test::ListViewSample();
+  auto moved = std::make_shared<ArrayData>(*views);
+  moved->children = {Primitive<int16_t>(int16(), {9, 4, 5, 1, 2, 3, 4})};
+  moved->buffers[1] = test::BufferOf<int32_t>({1, 0, 3, 4});
+  EXPECT_TRUE(ArrayEquals(*views, *moved));
 }
 
 }  // namespace quiver

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "all_types_test_util.h"
 #include "core_types_test.h"
+#include "quiver/internal/layout.h"
 #include "quiver/record_batch.h"
 #include "test_util.h"
 
@@ -260,6 +262,25 @@ TEST(MakeEmptyArray, ValidForEveryLayout) {
     ASSERT_OK(Validate(*empty, ValidationLevel::kFull));
   }
   EXPECT_ERROR(kInvalid, "needs a type", MakeEmptyArray(nullptr));
+}
+
+TEST(Concatenate, NewTypesJoinOrSayWhichTypeIsNotImplemented) {
+  for (const auto& [name, data] : test::AllNewTypeSamples()) {
+    SCOPED_TRACE(name);
+    std::vector<ArrayDataPtr> two = {data, data};
+    Result<ArrayDataPtr> joined = Concatenate(two);
+    const internal::Layout layout = internal::LayoutOf(*data->type);
+    const bool joins = layout.children == internal::ChildRole::kNone ||
+                       layout.children == internal::ChildRole::kOffsetList;
+    if (joins) {  // decimals, intervals, maps
+      ASSERT_TRUE(joined.ok()) << joined.status().ToString();
+      EXPECT_TRUE(Validate(**joined).ok());
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr second, Slice(*joined, data->length, data->length));
+      EXPECT_TRUE(ArrayEquals(*second, *data));
+    } else {
+      EXPECT_ERROR(kNotImplemented, "joining rows of " + data->type->ToString(), joined);
+    }
+  }
 }
 
 }  // namespace quiver

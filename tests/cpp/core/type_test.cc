@@ -195,4 +195,57 @@ TEST(CoreTypes, FactoriesValidateTheirParameters) {
   EXPECT_ERROR(kInvalid, "needs an index type and a value type", dictionary(nullptr, utf8()));
 }
 
+TEST(NewTypes, FactoriesToStringAndEquals) {
+  EXPECT_EQ((*decimal32(9, 2))->ToString(), "decimal32(9, 2)");
+  EXPECT_EQ((*decimal64(18, -1))->ToString(), "decimal64(18, -1)");
+  EXPECT_EQ((*decimal32(9, 2))->bit_width(), 32);
+  EXPECT_EQ((*decimal64(9, 2))->byte_width(), 8);
+  EXPECT_FALSE((*decimal32(9, 2))->Equals(**decimal64(9, 2)));
+  EXPECT_EQ((*interval(IntervalUnit::kYearMonth))->ToString(), "interval[year_month]");
+  EXPECT_EQ((*interval(IntervalUnit::kDayTime))->bit_width(), 64);
+  EXPECT_EQ((*interval(IntervalUnit::kMonthDayNano))->byte_width(), 16);
+  TypePtr map = *map_(utf8(), int32(), true);
+  EXPECT_EQ(map->ToString(), "map<utf8, int32, keys_sorted>");
+  EXPECT_TRUE(map->keys_sorted());
+  EXPECT_FALSE(map->Equals(**map_(utf8(), int32())));
+  EXPECT_EQ(map->children()[0].name, "entries");
+  EXPECT_FALSE(map->children()[0].type->children()[0].nullable);
+  EXPECT_EQ(map->nesting_depth(), 2);
+  TypePtr sparse = *sparse_union({Field{"a", int8()}, Field{"b", utf8()}});
+  EXPECT_EQ(sparse->ToString(), "sparse_union<a: int8=0, b: utf8=1>");
+  EXPECT_EQ(sparse->type_codes(), (std::vector<int8_t>{0, 1}));
+  TypePtr dense = *dense_union({Field{"a", int8()}}, {5});
+  EXPECT_EQ(dense->ToString(), "dense_union<a: int8=5>");
+  EXPECT_FALSE(dense->Equals(**dense_union({Field{"a", int8()}}, {6})));
+  EXPECT_FALSE(dense->Equals(**sparse_union({Field{"a", int8()}}, {5})));
+  EXPECT_EQ(list_view(ListItem(int32()))->ToString(), "list_view<item: int32>");
+  EXPECT_EQ(large_list_view(ListItem(int32()))->ToString(), "large_list_view<item: int32>");
+  EXPECT_FALSE(list_view(ListItem(int32()))->Equals(*list(ListItem(int32()))));
+  TypePtr ree = *run_end_encoded(int16(), utf8());
+  EXPECT_EQ(ree->ToString(), "run_end_encoded<run_ends=int16, values=utf8>");
+  EXPECT_EQ(ree->children()[0].name, "run_ends");
+  EXPECT_FALSE(ree->children()[0].nullable);
+}
+
+TEST(NewTypes, FactoriesRefuseMalformedParameters) {
+  EXPECT_ERROR(kInvalid, "decimal32 precision 10 is outside [1, 9]", decimal32(10, 0));
+  EXPECT_ERROR(kInvalid, "decimal64 precision 0 is outside [1, 18]", decimal64(0, 0));
+  EXPECT_ERROR(kInvalid, "interval unit 7", interval(static_cast<IntervalUnit>(7)));
+  EXPECT_ERROR(kInvalid, "map key field 'k' must not be nullable",
+               map_(Field{"e", struct_({Field{"k", utf8()}, Field{"v", utf8()}}), false}));
+  EXPECT_ERROR(kTypeError, "map entries must be a struct of a key and a value field",
+               map_(Field{"e", struct_({Field{"k", utf8(), false}}), false}));
+  EXPECT_ERROR(kTypeError, "map entries must be a struct", map_(Field{"e", int32(), false}));
+  EXPECT_ERROR(kInvalid, "uses type code 1 twice",
+               sparse_union({Field{"a", int8()}, Field{"b", int8()}}, {1, 1}));
+  EXPECT_ERROR(kInvalid, "type code -3 is negative", dense_union({Field{"a", int8()}}, {-3}));
+  EXPECT_ERROR(kInvalid, "has 2 children but 1 type codes",
+               dense_union({Field{"a", int8()}, Field{"b", int8()}}, {0}));
+  EXPECT_ERROR(kInvalid, "child 0 has no type", sparse_union({Field{"a", nullptr}}));
+  EXPECT_ERROR(kTypeError, "run ends must be int16, int32 or int64, got int8",
+               run_end_encoded(int8(), int8()));
+  EXPECT_ERROR(kInvalid, "needs a run end type and a value type",
+               run_end_encoded(int32(), nullptr));
+}
+
 }  // namespace quiver

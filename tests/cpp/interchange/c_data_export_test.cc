@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <vector>
+#include "all_types_test_util.h"
 #include "c_data_test_util.h"
 #include "core_types_test.h"
 #include "quiver/fixed_shape_tensor.h"
@@ -331,6 +332,46 @@ TEST(CDataCoreTypes, DictionaryRoundTrips) {
   ASSERT_NE(back, nullptr);
   EXPECT_TRUE(ext_field.type->Equals(*labels)) << ext_field.type->ToString();
   EXPECT_TRUE(ArrayEquals(*ext, *back));
+}
+
+TEST(CData, NewTypesRoundTripWholeAndSliced) {
+  for (const auto& [name, data] : test::AllNewTypeSamples()) {
+    SCOPED_TRACE(name);
+    ArrayDataPtr back = RoundTrip(data);
+    EXPECT_TRUE(back->type->Equals(*data->type)) << back->type->ToString();
+    EXPECT_TRUE(ArrayEquals(*back, *data));
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(data, 1, data->length - 2));
+    EXPECT_TRUE(ArrayEquals(*RoundTrip(part), *part));
+  }
+}
+
+TEST(CData, UnionsAndRunEndsExportNoValidityBuffer) {
+  ArrowArray array;
+  ASSERT_OK(ExportArray(test::DenseUnionSample(), &array));
+  EXPECT_EQ(array.n_buffers, 2);
+  EXPECT_EQ(array.null_count, 0);
+  array.release(&array);
+  ASSERT_OK(ExportArray(test::SparseUnionSample(), &array));
+  EXPECT_EQ(array.n_buffers, 1);
+  array.release(&array);
+  ASSERT_OK(ExportArray(test::RunEndSample(), &array));
+  EXPECT_EQ(array.n_buffers, 0);
+  EXPECT_EQ(array.n_children, 2);
+  array.release(&array);
+  ASSERT_OK(ExportArray(test::ListViewSample(), &array));
+  EXPECT_EQ(array.n_buffers, 3);
+  array.release(&array);
+}
+
+TEST(CData, ImportedUnionsAreFullyValidated) {
+  auto bad = std::make_shared<ArrayData>(*test::SparseUnionSample());
+  bad->buffers[0] = test::BufferOf<int8_t>({0, 1, 9, 1});
+  ArrowSchema schema;
+  ArrowArray array;
+  ASSERT_OK(ExportField(Field{"u", bad->type}, &schema));
+  ASSERT_OK(ExportArray(bad, &array));
+  ASSERT_OK_AND_ASSIGN(Field field, ImportField(&schema));
+  EXPECT_ERROR(kInvalid, "row 2: union type id 9 names no child", ImportArray(&array, field.type));
 }
 
 }  // namespace quiver

@@ -25,8 +25,8 @@ TEST(CData, FormatErrors) {
   EXPECT_ERROR(kInvalid, "format 'w:x' has an invalid size", ImportField(&schema));
   (void)owned_format;
   ASSERT_OK(ExportType(*int32(), &schema));
-  schema.format = "tiM";
-  EXPECT_ERROR(kNotImplemented, "format 'tiM' is not supported", ImportField(&schema));
+  schema.format = "tix";
+  EXPECT_ERROR(kNotImplemented, "format 'tix' is not supported", ImportField(&schema));
   ASSERT_OK(ExportType(*int32(), &schema));
   schema.format = "+l";
   EXPECT_ERROR(kInvalid, "format '+l' needs 1 children, got 0", ImportField(&schema));
@@ -103,21 +103,22 @@ TEST(CDataCoreTypes, MalformedAndUnsupportedFormats) {
       {"d:39,1", StatusCode::kInvalid, "decimal128 precision 39 is outside [1, 38]"},
       {"d:77,1,256", StatusCode::kInvalid, "decimal256 precision 77 is outside [1, 76]"},
       {"d:10,2,100", StatusCode::kInvalid, "has decimal bit width 100"},
-      {"d:9,2,32", StatusCode::kNotImplemented, "format 'd:9,2,32' (decimal32) is not supported"},
-      {"d:18,2,64", StatusCode::kNotImplemented, "(decimal64) is not supported"},
+      {"d:10,2,32", StatusCode::kInvalid, "decimal32 precision 10 is outside [1, 9]"},
+      {"d:19,2,64", StatusCode::kInvalid, "decimal64 precision 19 is outside [1, 18]"},
       {"tss", StatusCode::kInvalid, "format 'tss' needs ':' and a time zone"},
       {"tsuUTC", StatusCode::kInvalid, "format 'tsuUTC' needs ':'"},
-      {"tiM", StatusCode::kNotImplemented, "field: format 'tiM' is not supported by quiver"},
-      {"tiD", StatusCode::kNotImplemented, "format 'tiD' is not supported"},
-      {"tin", StatusCode::kNotImplemented, "format 'tin' is not supported"},
+      {"tix", StatusCode::kNotImplemented, "field: format 'tix' is not supported by quiver"},
       {"tdx", StatusCode::kNotImplemented, "format 'tdx' is not supported"},
       {"ttx", StatusCode::kNotImplemented, "format 'ttx' is not supported"},
-      {"+r", StatusCode::kNotImplemented, "format '+r' is not supported"},
-      {"+vl", StatusCode::kNotImplemented, "format '+vl' is not supported"},
-      {"+vL", StatusCode::kNotImplemented, "format '+vL' is not supported"},
-      {"+ud:0,1", StatusCode::kNotImplemented, "format '+ud:0,1' is not supported"},
-      {"+us:0", StatusCode::kNotImplemented, "format '+us:0' is not supported"},
-      {"+m", StatusCode::kNotImplemented, "format '+m' is not supported"},
+      {"+r", StatusCode::kInvalid, "format '+r' needs 2 children, got 0"},
+      {"+vl", StatusCode::kInvalid, "format '+vl' needs 1 children, got 0"},
+      {"+vL", StatusCode::kInvalid, "format '+vL' needs 1 children, got 0"},
+      {"+ud:0,1", StatusCode::kInvalid, "format '+ud:0,1' names 2 type codes for 0 children"},
+      {"+us:0", StatusCode::kInvalid, "format '+us:0' names 1 type codes for 0 children"},
+      {"+us:0,", StatusCode::kInvalid, "format '+us:0,' ends with a comma"},
+      {"+us:x", StatusCode::kInvalid, "is not a union format"},
+      {"+ud:128", StatusCode::kInvalid, "type codes in [0, 127]"},
+      {"+m", StatusCode::kInvalid, "format '+m' needs 1 children, got 0"},
       {"v", StatusCode::kNotImplemented, "format 'v' is not supported"},
   };
   for (const Case& c : cases) {
@@ -132,13 +133,42 @@ TEST(CDataCoreTypes, MalformedAndUnsupportedFormats) {
     EXPECT_EQ(g_releases, 1);
   }
   // Nested: the error names the path to the field.
-  ArrowSchema map_child = Leaf("+vl");
+  ArrowSchema map_child = Leaf("v");
   ArrowSchema* children[1] = {&map_child};
   ArrowSchema parent = Leaf("+s");
   parent.n_children = 1;
   parent.children = children;
-  EXPECT_ERROR(kNotImplemented, "field.child 0: format '+vl' is not supported",
-               ImportField(&parent));
+  EXPECT_ERROR(kNotImplemented, "field.child 0: format 'v' is not supported", ImportField(&parent));
+}
+
+TEST(CData, NewTypeFormatsBothWays) {
+  struct Case {
+    TypePtr type;
+    const char* format;
+  };
+  const std::vector<Case> cases = {
+      {*decimal32(9, 2), "d:9,2,32"},
+      {*decimal64(18, -3), "d:18,-3,64"},
+      {*interval(IntervalUnit::kYearMonth), "tiM"},
+      {*interval(IntervalUnit::kDayTime), "tiD"},
+      {*interval(IntervalUnit::kMonthDayNano), "tin"},
+      {*map_(utf8(), int32()), "+m"},
+      {*map_(utf8(), int32(), true), "+m"},
+      {list_view(ListItem(int8())), "+vl"},
+      {large_list_view(ListItem(int8())), "+vL"},
+      {*sparse_union({Field{"a", int8()}, Field{"b", utf8()}}, {4, 2}), "+us:4,2"},
+      {*dense_union({Field{"a", int8()}}), "+ud:0"},
+      {*dense_union({}), "+ud:"},
+      {*run_end_encoded(int64(), utf8()), "+r"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type->ToString());
+    ArrowSchema schema;
+    ASSERT_OK(ExportType(*c.type, &schema));
+    EXPECT_STREQ(schema.format, c.format);
+    ASSERT_OK_AND_ASSIGN(Field field, ImportField(&schema));
+    EXPECT_TRUE(field.type->Equals(*c.type)) << field.type->ToString();
+  }
 }
 
 }  // namespace quiver

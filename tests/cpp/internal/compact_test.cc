@@ -4,6 +4,7 @@
 
 #include <numeric>
 
+#include "all_types_test_util.h"
 #include "quiver/internal/compact.h"
 #include "quiver/record_batch.h"
 #include "test_util.h"
@@ -248,6 +249,41 @@ TEST(ReferencedBytes, ReadsNoDeviceMemory) {
   values->buffers[1] =
       Buffer::Wrap(reinterpret_cast<const void*>(uintptr_t{1} << 40), 16, nullptr, Device{2, 0});
   EXPECT_EQ(*ReferencedBytes(*values), 16);
+}
+
+TEST(Compact, NewTypesKeepTheirRowsAtOffsetZero) {
+  for (const auto& [name, data] : test::AllNewTypeSamples()) {
+    SCOPED_TRACE(name);
+    for (int64_t start = 0; start < data->length; ++start) {
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(data, start, data->length - start));
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr compact, Compact(*part));
+      EXPECT_EQ(compact->offset, 0);
+      EXPECT_TRUE(Validate(*compact).ok()) << Validate(*compact).ToString();
+      EXPECT_TRUE(ArrayEquals(*compact, *part));
+    }
+  }
+}
+
+TEST(Compact, ListViewNullSlotsGetEmptyViews) {
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr compact, Compact(*test::ListViewSample()));
+  const auto* offsets = reinterpret_cast<const int32_t*>(compact->buffers[1]->data());
+  const auto* sizes = reinterpret_cast<const int32_t*>(compact->buffers[2]->data());
+  EXPECT_EQ(offsets[1], 0);  // was 99: outside the child
+  EXPECT_EQ(sizes[1], 0);
+  EXPECT_EQ(offsets[3], 1);
+  EXPECT_EQ(sizes[3], 3);
+}
+
+TEST(Compact, RunEndsKeepOnlyTheRunsOfTheRows) {
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(test::RunEndSample(), 3, 2));  // [30, 30]
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr compact, Compact(*part));
+  ASSERT_EQ(compact->children[0]->length, 1);
+  EXPECT_EQ(reinterpret_cast<const int32_t*>(compact->children[0]->buffers[1]->data())[0], 2);
+  EXPECT_EQ(compact->children[1]->length, 1);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr empty, Slice(test::RunEndSample(), 6, 0));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr none, Compact(*empty));
+  EXPECT_EQ(none->children[0]->length, 0);
+  EXPECT_TRUE(Validate(*none).ok());
 }
 
 }  // namespace

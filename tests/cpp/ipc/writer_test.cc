@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "all_types_test_util.h"
 #include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
@@ -129,6 +130,48 @@ TEST(IpcWriter, AFileHoldsOneDictionaryPerField) {
   ASSERT_OK(stream_reader->Next().status());
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr second, stream_reader->Next());
   EXPECT_TRUE(second->Equals(*batch_over({"c", "d"})));
+}
+
+TEST(Ipc, NewTypesRoundTripInFilesAndStreamsWholeAndSliced) {
+  for (const auto& [name, data] : test::AllNewTypeSamples()) {
+    SCOPED_TRACE(name);
+    for (int64_t start : {0, 1}) {
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(data, start, data->length - 2 * start));
+      auto schema = std::make_shared<Schema>();
+      schema->fields = {Field{name, data->type}};
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, part->length, {part}));
+      for (Compression codec : {Compression::kNone, Compression::kZstd}) {
+        WriteOptions options;
+        options.compression = codec;
+        ASSERT_OK_AND_ASSIGN(auto reader,
+                             StreamReader::Open(BufferSource(WriteStream({batch}, options))));
+        EXPECT_TRUE(reader->schema()->Equals(*schema));
+        ASSERT_OK_AND_ASSIGN(RecordBatchPtr read, reader->Next());
+        ASSERT_TRUE(read);
+        EXPECT_TRUE(read->Equals(*batch));
+        ASSERT_OK_AND_ASSIGN(auto file,
+                             FileReader::Open(BufferSource(test::WriteFile({batch}, options))));
+        ASSERT_OK_AND_ASSIGN(RecordBatchPtr from_file, file->ReadRecordBatch(0));
+        EXPECT_TRUE(from_file->Equals(*batch));
+        EXPECT_EQ(from_file->column(0)->offset, 0);
+      }
+    }
+  }
+}
+
+TEST(Ipc, RunEndsOfASliceAreRebasedOnWrite) {
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(test::RunEndSample(), 1, 3));  // [10, null, 30]
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"r", part->type}};
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, 3, {part}));
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(BufferSource(WriteStream({batch}))));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr read, reader->Next());
+  const ArrayData& runs = *read->column(0)->children[0];
+  ASSERT_EQ(runs.length, 3);
+  const auto* ends = reinterpret_cast<const int32_t*>(runs.buffers[1]->data());
+  EXPECT_EQ(ends[0], 1);
+  EXPECT_EQ(ends[1], 2);
+  EXPECT_EQ(ends[2], 3);
 }
 
 }  // namespace quiver::ipc
