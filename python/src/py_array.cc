@@ -46,6 +46,55 @@ nb::list ValuesToPython(const ArrayData& data, int64_t begin, int64_t end) {
   return out;
 }
 
+// Maps as lists of (key, value) tuples, unions as the chosen child's value,
+// list views as lists, run-end encoded slots as their run's value and
+// year-month / day-time intervals as months / (days, milliseconds), as
+// pyarrow reads them; numbers through NumPy; other types as "<type>".
+nb::object NewTypeValue(const ArrayData& data, int64_t at) {
+  const DataType& type = data.type->storage();
+  const int64_t i = at - data.offset;
+  auto int32_at = [&](int64_t word) {
+    int32_t v;
+    std::memcpy(&v, data.buffers[1]->data() + word * 4, 4);
+    return v;
+  };
+  switch (type.id()) {
+    case TypeId::kMap: {
+      const ArrayData& entries = *data.children[0];
+      nb::list out;
+      for (int64_t k = int32_at(at); k < int32_at(at + 1); ++k) {
+        out.append(nb::make_tuple(ValueToPython(*entries.children[0], entries.offset + k),
+                                  ValueToPython(*entries.children[1], entries.offset + k)));
+      }
+      return out;
+    }
+    case TypeId::kListView:
+    case TypeId::kLargeListView: {
+      const int64_t width = type.id() == TypeId::kListView ? 4 : 8;
+      int64_t begin = 0, size = 0;
+      std::memcpy(&begin, data.buffers[1]->data() + at * width, static_cast<size_t>(width));
+      std::memcpy(&size, data.buffers[2]->data() + at * width, static_cast<size_t>(width));
+      if (width == 4) begin = static_cast<int32_t>(begin), size = static_cast<int32_t>(size);
+      return ValuesToPython(*data.children[0], begin, begin + size);
+    }
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      int child = 0;
+      int64_t index = 0;
+      if (!UnionSlot(data, i, &child, &index)) {
+        Raise(Status::Invalid("row " + std::to_string(i) + ": union slot names no child value"));
+      }
+      return ValueToPython(*data.children[static_cast<size_t>(child)], index);
+    }
+    case TypeId::kRunEndEncoded:
+      return ValueToPython(*data.children[1], RunEndEncodedIndex(data, i));
+    case TypeId::kIntervalYearMonth: return nb::int_(int32_at(at));
+    case TypeId::kIntervalDayTime: return nb::make_tuple(int32_at(at * 2), int32_at(at * 2 + 1));
+    default: break;
+  }
+  return nb::object();
+}
+
 nb::object ValueToPython(const ArrayData& data, int64_t i) {
   if (!data.IsValid(i)) return nb::none();
   const DataType& type = data.type->storage();
@@ -99,7 +148,11 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
       }
       return out;
     }
-    default: break;
+    default: {
+      nb::object value = NewTypeValue(data, at);
+      if (value.is_valid()) return value;
+      break;
+    }
   }
   if (!type.is_numeric()) return nb::str(("<" + type.ToString() + ">").c_str());
   // Numbers: one element through NumPy, so floats and halves read as NumPy does.

@@ -118,7 +118,9 @@ bool HasTimeUnit(const DataType& type) {
 }
 
 bool IsDecimal(const DataType& type) {
-  return type.id() == TypeId::kDecimal128 || type.id() == TypeId::kDecimal256;
+  const TypeId id = type.id();
+  return id == TypeId::kDecimal32 || id == TypeId::kDecimal64 || id == TypeId::kDecimal128 ||
+         id == TypeId::kDecimal256;
 }
 
 template <typename T>
@@ -165,7 +167,7 @@ void BindDataType(nb::module_& m) {
             if (!IsDecimal(*t.type)) return std::nullopt;
             return t.type->precision();
           },
-          "Decimal digits of a decimal128/decimal256 type, None otherwise.")
+          "Decimal digits of a decimal32/64/128/256 type, None otherwise.")
       .def_prop_ro(
           "scale",
           [](const PyDataType& t) -> std::optional<int32_t> {
