@@ -67,5 +67,7 @@ ${entries}};
   add_library(quiver_fuzz_logic STATIC ${sources})
   target_include_directories(quiver_fuzz_logic PUBLIC ${generated})
   target_link_libraries(quiver_fuzz_logic PUBLIC quiver_static)
+  # npy_reader_fuzz: the `quiver` tool's .npy / .npz readers (tools/).
+  target_link_libraries(quiver_fuzz_logic PUBLIC quiver_tool_lib)
   quiver_warnings(quiver_fuzz_logic)
 endfunction()

@@ -173,6 +173,34 @@ def ipc_sparse_tensor():
             yield path.name, path.read_bytes()
 
 
+def npy_reader():
+    """.npy files as np.save writes them (both byte orders, Fortran order,
+    0-d, empty, bool) and .npz archives, stored and deflated."""
+    import io
+    import zipfile
+
+    def npy(descr, shape, data, fortran=False):
+        shape_text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape_text)
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+    seeds = [
+        ("f4_2x3", npy("<f4", (2, 3), struct.pack("<6f", *range(6)))),
+        ("i2_big_fortran", npy(">i2", (2, 2), struct.pack(">4h", 1, 2, 3, 4), fortran=True)),
+        ("f8_scalar", npy("<f8", (), struct.pack("<d", 3.5))),
+        ("u1_empty", npy("|u1", (0, 4), b"")),
+        ("b1", npy("|b1", (3,), b"\x01\x00\x01")),
+    ]
+    for method, name in [(zipfile.ZIP_STORED, "npz_stored"), (zipfile.ZIP_DEFLATED, "npz_deflated")]:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=method) as z:
+            z.writestr("a.npy", seeds[0][1])
+            z.writestr("b.npy", seeds[1][1])
+        seeds.append((name, out.getvalue()))
+    return seeds
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -183,6 +211,7 @@ TARGETS = {
     "ipc_file_fuzz": ipc_file,
     "ipc_tensor_fuzz": ipc_tensor,
     "ipc_sparse_tensor_fuzz": ipc_sparse_tensor,
+    "npy_reader_fuzz": npy_reader,
 }
 
 if __name__ == "__main__":

@@ -236,3 +236,116 @@ def test_help_everywhere_with_examples():
     for command in ["inspect", "validate", "head"]:
         out = ok(command, "--help")
         assert "Examples:" in out and f"quiver {command}" in out and "--quiet" in out
+
+
+# --- pack / unpack ----------------------------------------------------------
+
+ROUND_TRIP_ARRAYS = {
+    "c_float32": np.arange(12, dtype=np.float32).reshape(3, 4),
+    "fortran": np.asfortranarray(np.arange(12, dtype=np.int32).reshape(3, 4)),
+    "big_endian": np.arange(6, dtype=">i8").reshape(2, 3),
+    "big_float": np.linspace(0, 1, 5).astype(">f8"),
+    "scalar": np.array(7.5),
+    "empty": np.zeros((0, 3), np.uint16),
+    "flags": np.array([[True, False], [False, True]]),
+    "half": np.arange(4, dtype=np.float16),
+    "bytes": np.arange(256, dtype=np.uint8).reshape(16, 16),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIP_ARRAYS))
+def test_pack_unpack_round_trip(tmp_path, name):
+    src = ROUND_TRIP_ARRAYS[name]
+    (tmp_path / "in").mkdir()
+    np.save(tmp_path / "in" / f"{name}.npy", src)
+    ok("pack", tmp_path / "in", "-o", tmp_path / "p.arrow", "-q")
+    assert ok("validate", "-q", tmp_path / "p.arrow") == ""
+    ok("unpack", tmp_path / "p.arrow", "-o", tmp_path / "out", "-q")
+    back = np.load(tmp_path / "out" / f"{name}.npy")
+    assert back.shape == src.shape and back.dtype == src.dtype.newbyteorder("=")
+    assert np.array_equal(back, src)
+    # Byte-identical to what np.save writes for the array in native C order.
+    np.save(tmp_path / "expected.npy", src.astype(src.dtype.newbyteorder("="), order="C"))
+    assert (tmp_path / "out" / f"{name}.npy").read_bytes() == (tmp_path / "expected.npy").read_bytes()
+
+
+def test_pack_fixed_when_shapes_agree_variable_otherwise(tmp_path):
+    d = tmp_path / "imgs"
+    (d / "sub").mkdir(parents=True)
+    for i in range(3):
+        np.save(d / f"img{i}.npy", np.full((2, 3, 3), i, np.uint8))
+    out = ok("pack", d, "-o", tmp_path / "fixed.arrow", "--dim-names", "H,W,C")
+    assert "3 arrays as fixed_shape_tensor<uint8>[2, 3, 3] dim_names=[H, W, C]" in out
+    np.save(d / "sub" / "big.npy", np.full((4, 3, 3), 9, np.uint8))
+    ok("pack", d, "-o", tmp_path / "ragged.arrows", "--dim-names", "H,W,C", "--compression", "zstd")
+    info = json.loads(ok("inspect", "--json", tmp_path / "fixed.arrow", tmp_path / "ragged.arrows"))
+    fixed, ragged = info["files"]
+    assert fixed["columns"][1]["kind"] == "fixed_shape_tensor"
+    assert fixed["columns"][1]["shape"] == [2, 3, 3]
+    assert ragged["format"] == "ipc_stream" and ragged["compressed"]
+    col = ragged["columns"][1]
+    assert col["kind"] == "variable_shape_tensor" and col["uniform_shape"] == [None, 3, 3]
+    table = pa.ipc.open_stream(tmp_path / "ragged.arrows").read_all()
+    assert table.column("name").to_pylist() == ["img0", "img1", "img2", "sub/big"]
+    ok("unpack", tmp_path / "ragged.arrows", "-o", tmp_path / "out", "-q")
+    assert (tmp_path / "out" / "sub" / "big.npy").read_bytes() == (d / "sub" / "big.npy").read_bytes()
+    # Fixed-shape batches, read by pyarrow.
+    t = pa.ipc.open_file(tmp_path / "fixed.arrow").read_all()
+    assert t.schema.field("tensor").type.extension_name == "arrow.fixed_shape_tensor"
+    r = run("pack", d, "-o", tmp_path / "x.arrow", "--tensor", "fixed")
+    assert r.returncode == 1 and "shapes differ" in r.stderr
+
+
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
+def test_pack_npz(tmp_path, save):
+    save(tmp_path / "a.npz", first=np.arange(6.0).reshape(2, 3), second=np.ones((2, 3)))
+    ok("pack", tmp_path / "a.npz", "-o", tmp_path / "p.arrow", "-q")
+    t = pa.ipc.open_file(tmp_path / "p.arrow").read_all()
+    assert t.column("name").to_pylist() == ["first", "second"]
+    ok("unpack", tmp_path / "p.arrow", "-o", tmp_path / "out", "-q")
+    assert np.array_equal(np.load(tmp_path / "out" / "first.npy"), np.arange(6.0).reshape(2, 3))
+
+
+def test_pack_errors(tmp_path):
+    np.save(tmp_path / "a.npy", np.zeros(3, np.float32))
+    np.save(tmp_path / "b.npy", np.zeros(3, np.float64))
+    np.save(tmp_path / "c.npy", np.zeros((3, 1), np.float32))
+    np.save(tmp_path / "s.npy", np.array(["text"]))
+    good = (tmp_path / "a.npy").read_bytes()
+    (tmp_path / "trunc.npy").write_bytes(good[:-4])
+    (tmp_path / "junk.npy").write_bytes(good[:8] + b"\xff" * 40)
+    (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 this is not really a zip")
+    cases = {
+        ("b.npy",): "holds float64",
+        ("c.npy",): "axes",
+        ("s.npy",): "unsupported .npy dtype '<U4'",
+        ("trunc.npy",): "(truncated?)",
+        ("junk.npy",): ".npy",
+        ("junk.npz",): "not a zip archive",
+    }
+    for extra, message in cases.items():
+        r = run("pack", tmp_path / "a.npy", *[tmp_path / e for e in extra], "-o", tmp_path / "o.arrow")
+        assert r.returncode == 1, (extra, r.stderr)
+        assert message in r.stderr and r.stderr.startswith("quiver: pack: "), (extra, r.stderr)
+        assert not (tmp_path / "o.arrow").exists()  # no partial output
+    r = run("pack", tmp_path / "a.npy", "-o", tmp_path / "o.arrow", "--dim-names", "H,W")
+    assert r.returncode == 1 and "--dim-names gives 2 names, the arrays have 1 axes" in r.stderr
+    for bad in [["pack", tmp_path / "a.npy"], ["pack", tmp_path / "missing.npy", "-o", "x.arrow"],
+                ["pack", tmp_path / "a.npy", "-o", "x.arrow", "--tensor", "sideways"],
+                ["unpack", tmp_path / "missing.arrow", "-o", tmp_path]]:
+        assert run(*bad).returncode == 2, bad
+
+
+def test_unpack_names_are_confined_to_the_output(tmp_path):
+    t = pa.table({"name": ["../evil", "/abs", "ok", "ok", None],
+                  "x": pa.ExtensionArray.from_storage(
+                      pa.fixed_shape_tensor(pa.int8(), (1,)),
+                      pa.FixedSizeListArray.from_arrays(pa.array(np.arange(5, dtype=np.int8)), 1))})
+    with pa.ipc.new_file(tmp_path / "t.arrow", t.schema) as w:
+        w.write_table(t)
+    ok("unpack", tmp_path / "t.arrow", "-o", tmp_path / "out", "-q")
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == ["ok.npy", "ok_3.npy", "row_0.npy", "row_1.npy", "row_4.npy"]
+    assert not (tmp_path / "evil.npy").exists()
+    r = run("unpack", tmp_path / "t.arrow", "-o", tmp_path / "o2", "--column", "name")
+    assert r.returncode == 1 and "not a tensor column" in r.stderr

@@ -1,0 +1,53 @@
+#include "batch_writer.h"
+
+#include "quiver/build_info.h"
+
+namespace quiver::tools {
+
+bool IsStreamPath(const std::string& path) {
+  auto ends_with = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".arrows") || ends_with(".stream");
+}
+
+Result<ipc::Compression> ParseCompression(const std::string& name) {
+  ipc::Compression codec;
+  if (name == "none") return ipc::Compression::kNone;
+  if (name == "lz4") {
+    codec = ipc::Compression::kLz4Frame;
+  } else if (name == "zstd") {
+    codec = ipc::Compression::kZstd;
+  } else {
+    return Status::Invalid("unknown compression '", name, "' (none, lz4 or zstd)");
+  }
+  if (!ipc::HasCodec(codec)) {
+    return Status::NotImplemented("this build of quiver has no ", name, " codec");
+  }
+  return codec;
+}
+
+Result<std::unique_ptr<BatchWriter>> BatchWriter::Open(const std::string& path, SchemaPtr schema,
+                                                       ipc::WriteOptions options, bool stream) {
+  auto writer = std::unique_ptr<BatchWriter>(new BatchWriter());
+  QUIVER_ASSIGN_OR_RETURN(writer->sink_, ipc::OpenFileSink(path));
+  if (stream) {
+    QUIVER_ASSIGN_OR_RETURN(writer->stream_,
+                            ipc::StreamWriter::Open(writer->sink_, schema, options));
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(writer->file_, ipc::FileWriter::Open(writer->sink_, schema, options));
+  }
+  return writer;
+}
+
+Status BatchWriter::Write(const RecordBatch& batch) {
+  return stream_ ? stream_->Write(batch) : file_->Write(batch);
+}
+
+Status BatchWriter::Close() {
+  QUIVER_RETURN_NOT_OK(stream_ ? stream_->Close() : file_->Close());
+  return sink_->Close();
+}
+
+}  // namespace quiver::tools

@@ -1,0 +1,337 @@
+// `quiver pack INPUT... -o FILE`: .npy files, .npz archives and folders of
+// them into one tensor column (fixed-shape when every shape agrees,
+// variable-shape otherwise) plus a `name` column.
+//
+// Two passes: the first reads every header (a page of each file) to pick
+// the column type, the second copies the elements into record batches of
+// about 64 MiB, so memory stays bounded whatever the input size.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "batch_writer.h"
+#include "cli.h"
+#include "npy.h"
+#include "npz.h"
+#include "progress.h"
+#include "quiver/fixed_shape_tensor.h"
+#include "quiver/variable_shape_tensor.h"
+#include "text_format.h"
+
+namespace quiver::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PackArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string column = "tensor";
+  std::vector<std::string> dim_names;
+  std::string tensor = "auto";
+  std::string compression = "none";
+  int64_t batch_bytes = int64_t{64} << 20;
+  CommonOptions common;
+};
+
+// One array to pack: a .npy file, or a member of a .npz archive.
+struct Entry {
+  std::string name;  // the row's `name`
+  std::string path;
+  std::optional<ZipMember> member;
+  NpyHeader header;
+};
+
+bool HasExtension(const fs::path& path, const char* extension) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == extension;
+}
+
+std::string WithoutNpy(std::string name) {
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0)
+    name.resize(name.size() - 4);
+  return name;
+}
+
+Status AddArchive(const std::string& path, const std::string& prefix, std::vector<Entry>* entries) {
+  QUIVER_ASSIGN_OR_RETURN(auto source, ipc::OpenFileSource(path));
+  auto members = ReadZipDirectory(*source);
+  if (!members.ok()) return members.status().WithContext(path);
+  for (const ZipMember& member : *members) {
+    if (!member.name.empty() && member.name.back() == '/') continue;  // a folder
+    entries->push_back({prefix + WithoutNpy(member.name), path, member, {}});
+  }
+  return Status::OK();
+}
+
+// Every input as entries, in order: files as given, folders' .npy and .npz
+// files in sorted path order (recursively), named by their path relative
+// to the folder.
+Status CollectEntries(const std::vector<std::string>& inputs, std::vector<Entry>* entries) {
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    if (fs::is_directory(input, error)) {
+      std::vector<fs::path> found;
+      for (auto it = fs::recursive_directory_iterator(input, error);
+           !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+        if (it->is_regular_file(error) &&
+            (HasExtension(it->path(), ".npy") || HasExtension(it->path(), ".npz"))) {
+          found.push_back(it->path());
+        }
+      }
+      if (error) return Status::IOError("cannot list '", input, "': ", error.message());
+      std::sort(found.begin(), found.end());
+      for (const fs::path& path : found) {
+        const std::string relative = path.lexically_relative(input).replace_extension().string();
+        if (HasExtension(path, ".npz")) {
+          QUIVER_RETURN_NOT_OK(AddArchive(path.string(), relative + "/", entries));
+        } else {
+          entries->push_back({relative, path.string(), std::nullopt, {}});
+        }
+      }
+    } else if (HasExtension(input, ".npz")) {
+      QUIVER_RETURN_NOT_OK(AddArchive(input, "", entries));
+    } else {
+      entries->push_back({fs::path(input).stem().string(), input, std::nullopt, {}});
+    }
+  }
+  if (entries->empty()) return Status::Invalid("no .npy files or .npz members in the inputs");
+  return Status::OK();
+}
+
+std::string Where(const Entry& entry) {
+  return entry.member ? entry.path + ": " + entry.member->name : entry.path;
+}
+
+// The bytes of an entry: the whole file or member, or a prefix of it
+// (enough for any header np.save writes) when `header_only`.
+Result<BufferPtr> EntryBytes(const Entry& entry, bool header_only) {
+  QUIVER_ASSIGN_OR_RETURN(auto source, ipc::OpenFileSource(entry.path));
+  if (entry.member) {
+    return ReadZipMember(*source, *entry.member, header_only ? int64_t{1} << 20 : -1);
+  }
+  return source->ReadAt(
+      0, header_only ? std::min<int64_t>(source->size(), int64_t{1} << 20) : source->size());
+}
+
+Status ReadHeaders(std::vector<Entry>& entries) {
+  for (Entry& entry : entries) {
+    auto bytes = EntryBytes(entry, true);
+    if (!bytes.ok()) return bytes.status().WithContext(Where(entry));
+    auto header = ParseNpyHeader((*bytes)->data(), (*bytes)->size());
+    if (!header.ok()) return header.status().WithContext(Where(entry));
+    entry.header = *header;
+    const NpyHeader& first = entries.front().header;
+    if (!entry.header.type->Equals(*first.type)) {
+      return Status::TypeError(Where(entry), " holds ", entry.header.type->ToString(), ", ",
+                               Where(entries.front()), " ", first.type->ToString(),
+                               ": one column needs one dtype");
+    }
+    if (entry.header.shape.size() != first.shape.size()) {
+      return Status::Invalid(Where(entry), " has ", entry.header.shape.size(), " axes, ",
+                             Where(entries.front()), " ", first.shape.size(),
+                             ": a tensor column needs one number of axes");
+    }
+  }
+  return Status::OK();
+}
+
+// The column's type: fixed when every shape agrees (or asked for), with
+// the uniform shape recorded for variable ones.
+struct ColumnPlan {
+  bool fixed = true;
+  std::optional<FixedShapeTensorType> fixed_type;
+  std::optional<VariableShapeTensorType> variable_type;
+};
+
+Result<ColumnPlan> PlanColumn(const std::vector<Entry>& entries, const PackArgs& args) {
+  const NpyHeader& first = entries.front().header;
+  const size_t ndim = first.shape.size();
+  if (!args.dim_names.empty() && args.dim_names.size() != ndim) {
+    return Status::Invalid("--dim-names gives ", args.dim_names.size(), " names, the arrays have ",
+                           ndim, " axes");
+  }
+  UniformShape uniform(ndim);
+  for (size_t axis = 0; axis < ndim; ++axis) uniform[axis] = first.shape[axis];
+  for (const Entry& entry : entries) {
+    for (size_t axis = 0; axis < ndim; ++axis) {
+      if (uniform[axis] && *uniform[axis] != entry.header.shape[axis]) uniform[axis].reset();
+    }
+  }
+  const bool same =
+      std::all_of(uniform.begin(), uniform.end(), [](auto& s) { return s.has_value(); });
+  ColumnPlan plan;
+  plan.fixed = args.tensor == "fixed" || (args.tensor == "auto" && same);
+  if (plan.fixed && !same) {
+    return Status::Invalid("--tensor fixed: the arrays' shapes differ (", Where(entries.front()),
+                           " ", FormatInts(first.shape), ")");
+  }
+  if (plan.fixed) {
+    QUIVER_ASSIGN_OR_RETURN(plan.fixed_type,
+                            FixedShapeTensorType::Make(first.type, first.shape, args.dim_names));
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(plan.variable_type,
+                            VariableShapeTensorType::Make(first.type, static_cast<int>(ndim),
+                                                          args.dim_names, {}, uniform));
+  }
+  return plan;
+}
+
+// A utf8 array of `names`.
+Result<ArrayDataPtr> NameArray(const std::vector<std::string>& names) {
+  int64_t chars = 0;
+  for (const std::string& name : names) chars += static_cast<int64_t>(name.size());
+  if (chars > INT32_MAX) return Status::Invalid("names too long for one utf8 column");
+  const int64_t count = static_cast<int64_t>(names.size());
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((count + 1) * 4));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr data, Buffer::Allocate(chars));
+  int32_t at = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    std::memcpy(offsets->mutable_data() + i * 4, &at, 4);
+    std::memcpy(data->mutable_data() + at, names[i].data(), names[i].size());
+    at += static_cast<int32_t>(names[i].size());
+  }
+  std::memcpy(offsets->mutable_data() + count * 4, &at, 4);
+  auto array = std::make_shared<ArrayData>();
+  array->type = utf8();
+  array->length = count;
+  array->null_count = 0;
+  array->buffers = {nullptr, offsets, data};
+  QUIVER_RETURN_NOT_OK(Validate(*array, ValidationLevel::kFull));  // names must be UTF-8
+  return ArrayDataPtr(array);
+}
+
+Result<ArrayDataPtr> TensorColumn(const ColumnPlan& plan, const std::vector<NpyArray>& arrays) {
+  if (plan.fixed) {
+    const FixedShapeTensorType& type = *plan.fixed_type;
+    const int64_t cell = int64_t{type.list_size()} * type.value_type()->byte_width();
+    const int64_t rows = static_cast<int64_t>(arrays.size());
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(rows * cell));
+    for (int64_t i = 0; i < rows; ++i) {
+      if (cell > 0)
+        std::memcpy(values->mutable_data() + i * cell, arrays[i].tensor.raw_data(), cell);
+    }
+    std::vector<int64_t> shape = {rows};
+    shape.insert(shape.end(), type.shape().begin(), type.shape().end());
+    std::vector<std::string> names;
+    if (!type.dim_names().empty()) {
+      names.push_back("");
+      names.insert(names.end(), type.dim_names().begin(), type.dim_names().end());
+    }
+    QUIVER_ASSIGN_OR_RETURN(Tensor all, Tensor::Make(type.value_type(), values, shape, {}, names));
+    QUIVER_ASSIGN_OR_RETURN(auto array, FixedShapeTensorArray::FromTensor(all, CopyMode::kNever));
+    return array.data();
+  }
+  std::vector<VariableShapeTensorArray::RowView> rows;
+  rows.reserve(arrays.size());
+  for (const NpyArray& array : arrays) {
+    rows.push_back({false, array.tensor.raw_data(), array.tensor.shape(), array.tensor.strides()});
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto array,
+                          VariableShapeTensorArray::FromRowViews(*plan.variable_type, rows));
+  return array.data();
+}
+
+Status Pack(const PackArgs& args) {
+  QUIVER_ASSIGN_OR_RETURN(ipc::Compression compression, ParseCompression(args.compression));
+  std::vector<Entry> entries;
+  QUIVER_RETURN_NOT_OK(CollectEntries(args.inputs, &entries));
+  QUIVER_RETURN_NOT_OK(ReadHeaders(entries));
+  QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan, PlanColumn(entries, args));
+  const TypePtr tensor_type =
+      plan.fixed ? plan.fixed_type->data_type() : plan.variable_type->data_type();
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"name", utf8(), false, {}}, Field{args.column, tensor_type, true, {}}};
+  ipc::WriteOptions options;
+  options.compression = compression;
+  QUIVER_ASSIGN_OR_RETURN(
+      auto writer, BatchWriter::Open(args.output, schema, options, IsStreamPath(args.output)));
+  Progress progress("pack", static_cast<int64_t>(entries.size()), !args.common.quiet);
+  std::vector<NpyArray> arrays;
+  std::vector<std::string> names;
+  int64_t pending_bytes = 0;
+  int64_t copied = 0;
+  auto flush = [&]() -> Status {
+    if (arrays.empty()) return Status::OK();
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr name_column, NameArray(names));
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr tensor_column, TensorColumn(plan, arrays));
+    QUIVER_ASSIGN_OR_RETURN(
+        auto batch, RecordBatch::Make(schema, static_cast<int64_t>(arrays.size()),
+                                      {name_column, tensor_column}, ValidationLevel::kNone));
+    QUIVER_RETURN_NOT_OK(writer->Write(*batch));
+    arrays.clear();
+    names.clear();
+    pending_bytes = 0;
+    return Status::OK();
+  };
+  for (const Entry& entry : entries) {
+    auto bytes = EntryBytes(entry, false);
+    if (!bytes.ok()) return bytes.status().WithContext(Where(entry));
+    auto array = ReadNpy(*bytes);
+    if (!array.ok()) return array.status().WithContext(Where(entry));
+    copied += array->copied ? 1 : 0;
+    pending_bytes += array->header.data_bytes;
+    arrays.push_back(std::move(*array));
+    names.push_back(entry.name);
+    if (pending_bytes >= args.batch_bytes) QUIVER_RETURN_NOT_OK(flush());
+    progress.Advance(1);
+  }
+  QUIVER_RETURN_NOT_OK(flush());
+  QUIVER_RETURN_NOT_OK(writer->Close());
+  progress.Finish();
+  if (!args.common.quiet) {
+    std::cout << args.output << ": " << entries.size() << " arrays as "
+              << (plan.fixed ? plan.fixed_type->ToString() : plan.variable_type->ToString()) << ", "
+              << FormatBytes(writer->position()) << "\n";
+    if (copied > 0) {
+      std::cout << "  " << copied << " big-endian or Fortran-ordered arrays converted to C order\n";
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddPackCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<PackArgs>();
+  CLI::App* command = app.add_subcommand(
+      "pack", "Pack .npy files, .npz archives or folders of them into one tensor column");
+  command
+      ->add_option("INPUT", args->inputs,
+                   ".npy files, .npz archives, folders (searched recursively)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  command->add_option("-o,--output", args->output, "The IPC file to write (.arrows: an IPC stream)")
+      ->required();
+  command->add_option("--column", args->column, "Name of the tensor column (default: tensor)");
+  command->add_option("--dim-names", args->dim_names, "Names of the axes, e.g. H,W,C")
+      ->delimiter(',');
+  command
+      ->add_option("--tensor", args->tensor,
+                   "auto: fixed_shape_tensor when every shape agrees, else variable_shape_tensor")
+      ->check(CLI::IsMember({"auto", "fixed", "variable"}));
+  command->add_option("--compression", args->compression, "Body compression (default: none)")
+      ->check(CLI::IsMember({"none", "lz4", "zstd"}));
+  command
+      ->add_option("--batch-bytes", args->batch_bytes,
+                   "Tensor bytes per record batch (default: 64 MiB)")
+      ->check(CLI::PositiveNumber);
+  AddCommonOptions(command, &args->common);
+  command->footer(
+      "Rows are named after the files (relative to a folder, without .npy) or the\n"
+      ".npz members. Big-endian and Fortran-ordered arrays are stored in native C order.\n"
+      "Examples:\n"
+      "  quiver pack images/ -o images.arrow --dim-names H,W,C\n"
+      "  quiver pack a.npy b.npy weights.npz -o arrays.arrow --compression zstd\n");
+  command->callback([args, exit_code] {
+    Status status = Pack(*args);
+    if (!status.ok()) PrintError("pack", status);
+    *exit_code = status.ok() ? kExitOk : kExitFailure;
+  });
+}
+
+}  // namespace quiver::tools
