@@ -349,3 +349,75 @@ def test_unpack_names_are_confined_to_the_output(tmp_path):
     assert not (tmp_path / "evil.npy").exists()
     r = run("unpack", tmp_path / "t.arrow", "-o", tmp_path / "o2", "--column", "name")
     assert r.returncode == 1 and "not a tensor column" in r.stderr
+
+
+# --- convert ----------------------------------------------------------------
+
+def test_convert_stream_file_compression_and_tensor_kinds(files, tmp_path):
+    ok("convert", files / "fixed.arrow", tmp_path / "a.arrows", "--compression", "lz4", "-q")
+    ok("convert", tmp_path / "a.arrows", tmp_path / "b.arrow", "--tensor", "variable", "-q")
+    ok("convert", tmp_path / "b.arrow", tmp_path / "c.arrow", "--tensor", "fixed", "-q")
+    info = json.loads(ok("inspect", "--json", tmp_path / "a.arrows", tmp_path / "b.arrow",
+                         tmp_path / "c.arrow"))["files"]
+    # (lz4 frames of these few bytes are larger than the bytes: the writer
+    # stores them uncompressed, so "compressed" stays false)
+    assert info[0]["format"] == "ipc_stream"
+    assert info[1]["columns"][1]["kind"] == "variable_shape_tensor"
+    assert info[1]["columns"][1]["uniform_shape"] == [2, 3]
+    assert info[2]["columns"][1]["kind"] == "fixed_shape_tensor"
+    # pyarrow reads every output and sees the same values.
+    want = pa.ipc.open_file(files / "fixed.arrow").read_all()
+    assert pa.ipc.open_stream(tmp_path / "a.arrows").read_all().equals(want)
+    assert pa.ipc.open_file(tmp_path / "c.arrow").read_all().equals(want)
+
+
+def test_convert_ragged_to_fixed_is_refused(tmp_path):
+    ragged_file(tmp_path / "r.arrow", [(2, 3, 3), (4, 3, 3)])
+    r = run("convert", tmp_path / "r.arrow", tmp_path / "f.arrow", "--tensor", "fixed")
+    assert r.returncode == 1 and "cannot become fixed_shape_tensor" in r.stderr
+    assert not (tmp_path / "f.arrow").exists()
+
+
+def test_convert_sparse_formats(files, tmp_path):
+    ok("convert", files / "tensor.arrow", tmp_path / "csr.arrow", "--sparse", "csr", "-q")
+    for fmt in ["coo", "csc", "csf"]:
+        ok("convert", tmp_path / "csr.arrow", tmp_path / f"{fmt}.arrow", "--sparse", fmt, "-q")
+        info = json.loads(ok("inspect", "--json", tmp_path / f"{fmt}.arrow"))["files"][0]
+        assert info["format"] == "sparse_tensor"
+        st = info["sparse_tensor"]
+        assert st["format"] == fmt.upper() and st["shape"] == [3, 4] and st["nnz"] == 11
+        assert abs(st["density"] - 11 / 12) < 1e-9
+        ok("validate", "-q", tmp_path / f"{fmt}.arrow")
+    ok("convert", tmp_path / "csf.arrow", tmp_path / "dense.arrow", "--dense", "-q")
+    back = pa.ipc.read_tensor(pa.memory_map(str(tmp_path / "dense.arrow"))).to_numpy()
+    assert np.array_equal(back, np.arange(12, dtype=np.int16).reshape(3, 4))
+    m = pa.ipc.read_message(pa.memory_map(str(tmp_path / "csr.arrow")))
+    assert m.type == "sparse tensor"
+
+
+def test_convert_errors(files, tmp_path):
+    r = run("convert", files / "fixed.arrow", tmp_path / "x.arrow", "--sparse", "csr")
+    assert r.returncode == 1 and "--sparse and --dense apply to Tensor" in r.stderr
+    r = run("convert", files / "tensor.arrow", tmp_path / "x.arrow", "--compression", "zstd")
+    assert r.returncode == 1 and "apply to record batches" in r.stderr
+    r = run("convert", files / "truncated.arrows", tmp_path / "x.arrow")
+    assert r.returncode == 1 and "batch 0" in r.stderr and not (tmp_path / "x.arrow").exists()
+    assert run("convert", files / "fixed.arrow", tmp_path / "x.arrow", "--sparse", "dia").returncode == 2
+    assert run("convert", files / "fixed.arrow").returncode == 2
+    assert run("convert", tmp_path / "nope.arrow", tmp_path / "x.arrow").returncode == 2
+    assert run("convert", files / "tensor.arrow", tmp_path / "x.arrow", "--sparse", "coo",
+               "--dense").returncode == 2
+
+
+# --- demo -------------------------------------------------------------------
+
+def test_demo_reports_and_leaves_valid_files(tmp_path):
+    out = ok("demo", "--dir", tmp_path / "d", "--rows", "16")
+    assert "16 ragged images" in out and "zero-copy" in out and "enforce_shape" in out
+    assert "[n, h, w, 4] is refused" in out
+    for name in ["demo.arrow", "demo.arrows", "matrix.arrow", "matrix_COO.arrow",
+                 "matrix_CSC.arrow", "matrix_CSF.arrow"]:
+        assert ok("validate", "-q", tmp_path / "d" / name) == "", name
+    t = pa.ipc.open_file(tmp_path / "d" / "demo.arrow").read_all()
+    assert t.num_rows == 16 and t.schema.names == ["image", "embedding"]
+    assert ok("demo", "-q", "--rows", "4") == ""
