@@ -39,7 +39,8 @@ std::string FormatColumnCell(const Field& field, const ArrayDataPtr& data, int64
     }
     if (!tensor.ok()) return "<" + tensor.status().message() + ">";
     std::string header = tensor->type()->ToString() + FormatInts(tensor->shape());
-    return header + "\n" + FormatTensor(*tensor);
+    // Cut sooner than NumPy (1000 elements): a row is one cell of a listing.
+    return header + "\n" + FormatTensor(*tensor, 3, 100);
   }
   return FormatCell(*data, row);
 }

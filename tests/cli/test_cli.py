@@ -421,3 +421,46 @@ def test_demo_reports_and_leaves_valid_files(tmp_path):
     t = pa.ipc.open_file(tmp_path / "d" / "demo.arrow").read_all()
     assert t.num_rows == 16 and t.schema.names == ["image", "embedding"]
     assert ok("demo", "-q", "--rows", "4") == ""
+
+
+# --- docs/cli.md against --help ---------------------------------------------
+
+COMMANDS = ["inspect", "validate", "head", "pack", "unpack", "convert", "demo"]
+
+
+def doc_sections():
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    sections = {}
+    for part in text.split("\n## quiver ")[1:]:
+        name, _, body = part.partition("\n")
+        sections[name.strip()] = body
+    return sections
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_docs_list_every_option_of_help(command):
+    """docs/cli.md has a section per command listing every option its
+    --help lists (and no option --help lacks), with examples in --help."""
+    import re
+    help_text = ok(command, "--help")
+    assert "Examples:" in help_text and f"quiver {command}" in help_text and "--quiet" in help_text
+    section = doc_sections()[command]
+    usage = section.split("```")[1]
+    help_options = set(re.findall(r"(?m)^\s+((?:-\w,)?--[\w-]+)", help_text))
+    help_longs = {o.split(",")[-1] for o in help_options} - {"--help"}
+    doc_longs = set(re.findall(r"(--[\w-]+)", usage))
+    assert help_longs == doc_longs, (command, help_longs ^ doc_longs)
+    for short in re.findall(r"(?m)^\s+-(\w),--", help_text):
+        if short != "h":
+            assert f"-{short}," in usage, (command, short)
+    positionals = re.findall(r"(?m)^  ([A-Z]+) ", help_text)
+    for p in positionals:
+        assert p in usage, (command, p)
+
+
+def test_docs_cover_every_command():
+    top = ok("--help")
+    import re
+    listed = re.findall(r"(?m)^  (\w+)\s{2,}", top.split("Subcommands:")[1].split("Examples:")[0])
+    assert sorted(listed) == sorted(COMMANDS)
+    assert sorted(doc_sections()) == sorted(COMMANDS)
