@@ -132,6 +132,21 @@ def test_read_map_write_pipeline_against_numpy(ray, tmp_path):
             assert (got_padded[boxes.shape[0]:] == -1).all()
 
 
+def test_plain_map_batches_with_quiver_inside(ray, tmp_path):
+    import quiver.ray as qr
+
+    dataset(tmp_path / "in", files=1)
+
+    def lengths(batch):  # Ray's types arrive; qv.table makes them quiver columns
+        table = qv.table(batch)
+        assert table.schema.field("boxes").type.extension_name == "arrow.variable_shape_tensor"
+        shapes = table["boxes"].shapes()
+        return table.select(["id"]).append_column("rows", np.ascontiguousarray(shapes[:, 0])).to_pyarrow()
+
+    out = qr.read_ipc(tmp_path / "in").map_batches(lengths, batch_format="pyarrow").to_pandas()
+    assert sorted(out["id"]) == list(range(10))
+
+
 def test_read_ipc_options_and_errors(ray, tmp_path):
     import quiver.ray as qr
 
