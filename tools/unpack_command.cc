@@ -1,6 +1,7 @@
 // `quiver unpack FILE -o DIR [--column NAME]`: one .npy per row of a tensor
 // column (or the one tensor of a Tensor message), named from the file's
 // `name` column when it has one, row_<i> otherwise.
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -68,9 +69,13 @@ Result<std::optional<std::string>> RowName(const RecordBatch& batch, int name_co
   if (name_column < 0) return std::optional<std::string>();
   const ArrayData& names = *batch.column(name_column);
   if (!names.IsValid(row)) return std::optional<std::string>();
+  // The batch was validated at kFull: offsets are in order and inside the
+  // data buffer, which may be absent when every name is empty.
   const int64_t slot = names.offset + row;
-  const auto* offsets = reinterpret_cast<const int32_t*>(names.buffers[1]->data());
-  const int32_t begin = offsets[slot], end = offsets[slot + 1];
+  int32_t begin = 0, end = 0;
+  std::memcpy(&begin, names.buffers[1]->data() + slot * 4, 4);
+  std::memcpy(&end, names.buffers[1]->data() + (slot + 1) * 4, 4);
+  if (end == begin || names.buffers[2] == nullptr) return std::optional<std::string>("");
   return std::optional<std::string>(
       std::string(reinterpret_cast<const char*>(names.buffers[2]->data()) + begin, end - begin));
 }

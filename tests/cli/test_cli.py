@@ -464,3 +464,16 @@ def test_docs_cover_every_command():
     listed = re.findall(r"(?m)^  (\w+)\s{2,}", top.split("Subcommands:")[1].split("Examples:")[0])
     assert sorted(listed) == sorted(COMMANDS)
     assert sorted(doc_sections()) == sorted(COMMANDS)
+
+
+def test_unpack_empty_names_and_tensor_message(files, tmp_path):
+    t = pa.table({"name": ["", ""],
+                  "x": pa.ExtensionArray.from_storage(
+                      pa.fixed_shape_tensor(pa.int8(), (1,)),
+                      pa.FixedSizeListArray.from_arrays(pa.array(np.arange(2, dtype=np.int8)), 1))})
+    with pa.ipc.new_stream(tmp_path / "t.arrows", t.schema) as w:
+        w.write_table(t)
+    ok("unpack", tmp_path / "t.arrows", "-o", tmp_path / "out", "-q")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["row_0.npy", "row_1.npy"]
+    ok("unpack", files / "tensor.arrow", "-o", tmp_path / "t", "-q")
+    assert np.array_equal(np.load(tmp_path / "t" / "tensor.npy"), np.arange(12, dtype=np.int16).reshape(3, 4))
