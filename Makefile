@@ -70,7 +70,7 @@ python: setup
 	$(PYTHON) -m pip install --no-build-isolation -q .
 
 test-python: setup-test python
-	$(PYTHON) -m pytest -q tests/python
+	$(PYTHON) -m pytest -q tests/python tests/cli/test_cli.py
 
 # The binary wheel: built in build/python (as `make python` builds, so only
 # the link is new), then auditwheel copies the ZSTD and LZ4 libraries into
@@ -100,7 +100,10 @@ test-sdist: sdist
 
 test: format-check test-cpp test-asan test-tsan test-example test-python test-arrow-compat test-wheel test-sdist
 
+# The `quiver` command's demo (the executable the package carries), then
+# the Python one.
 demo: python
+	$(PYTHON) -m quiver._cli demo
 	$(PYTHON) examples/demo.py
 
 bench: setup-test wheel

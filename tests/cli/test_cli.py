@@ -477,3 +477,31 @@ def test_unpack_empty_names_and_tensor_message(files, tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["row_0.npy", "row_1.npy"]
     ok("unpack", files / "tensor.arrow", "-o", tmp_path / "t", "-q")
     assert np.array_equal(np.load(tmp_path / "t" / "tensor.npy"), np.arange(12, dtype=np.int16).reshape(3, 4))
+
+
+# --- the console script (python/quiver/_cli.py) -----------------------------
+
+CLI_SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver" / "_cli.py"
+RUN_SCRIPT = """
+import importlib.util, pathlib, sys
+spec = importlib.util.spec_from_file_location("quiver_cli_script", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+exe = pathlib.Path(sys.argv[2])
+module.executable = lambda: exe
+sys.argv = ["quiver", *sys.argv[3:]]
+module.main()
+"""
+
+
+def test_console_script_runs_the_executable(files):
+    import sys
+    r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), CLI, "validate",
+                        str(files / "fixed.arrow")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "fixed.arrow: OK" in r.stdout, r.stderr
+    r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), CLI, "inspect"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2  # the tool's own exit code passes through
+    r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), "/no/such/quiver", "--help"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "has no command-line tool" in r.stderr and "CLI11" in r.stderr

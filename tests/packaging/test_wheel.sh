@@ -26,7 +26,12 @@ where = pathlib.Path(quiver.__file__).resolve()
 assert pathlib.Path(sys.argv[1]).resolve() in where.parents, f"quiver imported from {where}"
 print(f"test-wheel: quiver {quiver.__version__} from {where.parent}, codecs {quiver.ipc.codecs()}")
 PY
-"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python"
+# The wheel carries the `quiver` command: the console script on the venv's
+# PATH runs the bundled executable (quiver/bin/quiver).
+"$WORK/venv/bin/quiver" --help | grep -q "quiver inspect" || { echo "test-wheel: quiver --help failed" >&2; exit 1; }
+"$WORK/venv/bin/quiver" demo --rows 8 >/dev/null
+echo "test-wheel: quiver --help and quiver demo run from the installed wheel"
+"$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" "$ROOT/tests/cli/test_cli.py"
 
 # The codecs with the system's libzstd and liblz4 hidden (empty files bound
 # over them in a private mount namespace): the extension must load only the
