@@ -120,6 +120,7 @@ bench: setup-test wheel
 	$(PYTHON) bench/python/bench_loader.py
 	$(PYTHON) bench/python/bench_distributed.py
 	$(PYTHON) bench/python/bench_install.py
+	$(PYTHON) bench/python/bench_cli.py
 
 # Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
 # preset (clang, libFuzzer, ASan + UBSan), starting from its tracked corpus

@@ -107,22 +107,31 @@ std::string Where(const Entry& entry) {
   return entry.member ? entry.path + ": " + entry.member->name : entry.path;
 }
 
-// The bytes of an entry: the whole file or member, or a prefix of it
-// (enough for any header np.save writes) when `header_only`.
-Result<BufferPtr> EntryBytes(const Entry& entry, bool header_only) {
-  QUIVER_ASSIGN_OR_RETURN(auto source, ipc::OpenFileSource(entry.path));
-  if (entry.member) {
-    return ReadZipMember(*source, *entry.member, header_only ? int64_t{1} << 20 : -1);
-  }
-  return source->ReadAt(
-      0, header_only ? std::min<int64_t>(source->size(), int64_t{1} << 20) : source->size());
+// The bytes of an entry: the whole file or member, or its first `prefix`
+// bytes (enough for a .npy header). Small files are read with pread, which
+// costs less than setting up and tearing down a mapping for each; large
+// ones are memory-mapped.
+Result<BufferPtr> EntryBytes(const Entry& entry, int64_t prefix = -1) {
+  constexpr int64_t kMapAbove = int64_t{8} << 20;
+  std::error_code error;
+  const auto size = static_cast<int64_t>(std::filesystem::file_size(entry.path, error));
+  const bool map = error || entry.member || (prefix < 0 && size > kMapAbove);
+  QUIVER_ASSIGN_OR_RETURN(auto source, ipc::OpenFileSource(entry.path, map));
+  if (entry.member) return ReadZipMember(*source, *entry.member, prefix);
+  return source->ReadAt(0, prefix < 0 ? source->size() : std::min(source->size(), prefix));
 }
 
 Status ReadHeaders(std::vector<Entry>& entries) {
   for (Entry& entry : entries) {
-    auto bytes = EntryBytes(entry, true);
+    // A page holds any header np.save writes; a longer one is read again.
+    auto bytes = EntryBytes(entry, 4096);
     if (!bytes.ok()) return bytes.status().WithContext(Where(entry));
     auto header = ParseNpyHeader((*bytes)->data(), (*bytes)->size());
+    if (!header.ok() && (*bytes)->size() == 4096) {
+      bytes = EntryBytes(entry, int64_t{1} << 20);
+      if (!bytes.ok()) return bytes.status().WithContext(Where(entry));
+      header = ParseNpyHeader((*bytes)->data(), (*bytes)->size());
+    }
     if (!header.ok()) return header.status().WithContext(Where(entry));
     entry.header = *header;
     const NpyHeader& first = entries.front().header;
@@ -269,7 +278,7 @@ Status Pack(const PackArgs& args) {
     return Status::OK();
   };
   for (const Entry& entry : entries) {
-    auto bytes = EntryBytes(entry, false);
+    auto bytes = EntryBytes(entry);
     if (!bytes.ok()) return bytes.status().WithContext(Where(entry));
     auto array = ReadNpy(*bytes);
     if (!array.ok()) return array.status().WithContext(Where(entry));
