@@ -120,7 +120,7 @@ Status RunHeadOn(const HeadArgs& args) {
     QUIVER_RETURN_NOT_OK(PrintBatchRows(*batch, columns, printed, count));
     printed += count;
   }
-  if (printed == 0 && !args.common.quiet) std::cout << "(no rows)\n";
+  if (printed == 0 && args.rows > 0 && !args.common.quiet) std::cout << "(no rows)\n";
   return Status::OK();
 }
 
