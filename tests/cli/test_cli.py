@@ -505,3 +505,37 @@ def test_console_script_runs_the_executable(files):
     r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), "/no/such/quiver", "--help"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "has no command-line tool" in r.stderr and "CLI11" in r.stderr
+
+
+# --- progress bars ----------------------------------------------------------
+
+def test_progress_only_on_a_terminal(tmp_path):
+    import pty
+    for i in range(3):
+        np.save(tmp_path / f"a{i}.npy", np.zeros(4, np.float32))
+    inputs = [tmp_path / f"a{i}.npy" for i in range(3)]
+    r = run("pack", *inputs, "-o", tmp_path / "p.arrow")
+    assert r.returncode == 0 and r.stderr == ""  # a pipe: no bar
+    primary, secondary = pty.openpty()
+    try:
+        proc = subprocess.run([CLI, "pack", *map(str, inputs), "-o", str(tmp_path / "q.arrow")],
+                              stdout=subprocess.PIPE, stderr=secondary, timeout=60)
+        os.close(secondary)
+        secondary = None
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        if secondary is not None:
+            os.close(secondary)
+        os.close(primary)
+    assert proc.returncode == 0
+    assert b"pack [" in drawn and b"3/3" in drawn and drawn.endswith(b"\r\x1b[K")
+    quiet = run("pack", *inputs, "-o", tmp_path / "r.arrow", "-q")
+    assert quiet.stdout == "" and quiet.stderr == ""
