@@ -85,3 +85,8 @@ from . import _pickle, _pyarrow_pickle
 
 _pyarrow_pickle.install()
 _pickle.register_function_pickling()
+# Inside a Ray Data worker: quiver.ray's message for a quiver Table returned
+# from map_batches (Ray Data is already imported there; importing quiver
+# alone never imports Ray).
+if "ray.data" in __import__("sys").modules:
+    from . import ray as _ray  # noqa: F401

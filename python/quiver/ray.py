@@ -212,6 +212,33 @@ def _canonical_if_ray(data):
     return to_canonical_types(data)
 
 
+def _install_batch_hint():
+    """Ray Data refuses a quiver Table returned from ``map_batches`` with a
+    list of the types it takes; this makes the message say what to do. It
+    wraps Ray's batch check for quiver's classes only, and does nothing on a
+    Ray without that check."""
+    try:
+        from ray.data._internal.planner import plan_udf_map_op as plan
+    except Exception:
+        return
+    check = getattr(plan, "_validate_batch_output", None)
+    if check is None or getattr(check, "_quiver_hint", False):
+        return
+    from ._quiver import RecordBatch
+
+    def validate(batch):
+        if isinstance(batch, (Table, RecordBatch)):
+            raise ValueError(
+                f"the function given to map_batches returned a quiver {type(batch).__name__}; "
+                "Ray Data takes pyarrow tables: return batch.to_pyarrow() (with "
+                "quiver.ray.to_ray_types() for ragged columns Ray should see as per-row "
+                "arrays), or use quiver.ray.map_batches, which converts both ways")
+        check(batch)
+
+    validate._quiver_hint = True
+    plan._validate_batch_output = validate
+
+
 # --- reading -------------------------------------------------------------------
 
 def _read_batches(path, first, count, columns):
@@ -345,3 +372,6 @@ def map_batches(dataset, fn, **kwargs):
         return to_ray_types(result)
 
     return dataset.map_batches(call, batch_format="pyarrow", **kwargs)
+
+
+_install_batch_hint()

@@ -147,6 +147,16 @@ def test_plain_map_batches_with_quiver_inside(ray, tmp_path):
     assert sorted(out["id"]) == list(range(10))
 
 
+def test_a_quiver_table_returned_to_plain_map_batches_says_what_to_do(ray, tmp_path):
+    import quiver.ray as qr
+
+    dataset(tmp_path / "in", files=1)
+    ds = qr.read_ipc(tmp_path / "in").map_batches(lambda batch: qv.table(batch),
+                                                 batch_format="pyarrow")
+    with pytest.raises(Exception, match=r"returned a quiver Table; .*batch\.to_pyarrow\(\)"):
+        ds.take_all()
+
+
 def test_read_ipc_options_and_errors(ray, tmp_path):
     import quiver.ray as qr
 
