@@ -190,7 +190,19 @@ struct ReadOptions {
   int64_t max_decompressed_buffer = int64_t{1} << 34;  // 16 GiB
   // Threads decompressing a batch's buffers (0: one per core).
   int threads = 0;
+  // Data written in the other byte order (a big-endian file on a
+  // little-endian machine) is swapped to native order as it is read: every
+  // offset, value, view, size, union offset and dictionary index, according
+  // to its type's layout (bitmaps, bytes and type ids stay as they are);
+  // this copies each buffer once. When false, the schema of such data can
+  // be read but its batches cannot: reading one is NotImplemented (quiver's
+  // kernels and checks read native order only).
+  bool swap_endian = true;
 };
+
+// The byte order an IPC schema says its buffers are in. quiver writes
+// native order (kLittle on the machines it is built for).
+enum class Endianness { kLittle, kBig };
 
 // --- Streams -----------------------------------------------------------------
 
@@ -224,6 +236,9 @@ class StreamReader {
                                                     ReadOptions options = {});
   ~StreamReader();
   const SchemaPtr& schema() const;
+  // The byte order the stream's schema declares (batches are handed out in
+  // native order: see ReadOptions::swap_endian).
+  Endianness endianness() const;
   // The next batch, or nullptr at the end of the stream (its end-of-stream
   // marker, or its last byte after a whole message). A stream that ends
   // inside a message is Invalid, naming the message's offset and the bytes
@@ -266,6 +281,9 @@ class FileReader {
                                                   ReadOptions options = {});
   ~FileReader();
   const SchemaPtr& schema() const;
+  // The byte order the file's schema declares (batches are handed out in
+  // native order: see ReadOptions::swap_endian).
+  Endianness endianness() const;
   int num_record_batches() const;
   // Batch i, read and validated on demand.
   Result<RecordBatchPtr> ReadRecordBatch(int i);

@@ -418,6 +418,12 @@ void BindIpc(nb::module_& parent) {
   nb::class_<PyFileReader>(m, "RecordBatchFileReader",
                            "Random access to the batches of an IPC file.")
       .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
+      .def_prop_ro(
+          "endianness",
+          [](const PyFileReader& r) {
+            return r.reader->endianness() == ipc::Endianness::kBig ? "big" : "little";
+          },
+          "The byte order the file's schema declares: 'little' or 'big'.")
       .def_prop_ro("num_record_batches",
                    [](const PyFileReader& r) { return r.reader->num_record_batches(); })
       .def("__len__", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
@@ -461,6 +467,12 @@ void BindIpc(nb::module_& parent) {
   nb::class_<PyStreamReader>(m, "RecordBatchStreamReader",
                              "The batches of an IPC stream, in order.")
       .def_prop_ro("schema", [](const PyStreamReader& r) { return PySchema{r.reader->schema()}; })
+      .def_prop_ro(
+          "endianness",
+          [](const PyStreamReader& r) {
+            return r.reader->endianness() == ipc::Endianness::kBig ? "big" : "little";
+          },
+          "The byte order the stream's schema declares: 'little' or 'big'.")
       .def("read_next_batch",
            [](PyStreamReader& r) {
              RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
@@ -500,20 +512,27 @@ void BindIpc(nb::module_& parent) {
 
   m.def(
       "open_file",
-      [](nb::handle source, bool memory_map) {
+      [](nb::handle source, bool memory_map, bool swap_endian) {
         auto input = SourceFromPython(source, memory_map);
-        return PyFileReader{std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input)))};
+        ipc::ReadOptions options;
+        options.swap_endian = swap_endian;
+        return PyFileReader{
+            std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input, options)))};
       },
-      nb::arg("source"), nb::arg("memory_map") = true,
-      "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer.");
+      nb::arg("source"), nb::arg("memory_map") = true, nb::arg("swap_endian") = true,
+      "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer. "
+      "Big-endian files are swapped to native order as batches are read (swap_endian=False "
+      "keeps them: their batches are then refused).");
   m.def(
       "open_stream",
-      [](nb::handle source) {
+      [](nb::handle source, bool swap_endian) {
         auto input = StreamFromPython(source);
+        ipc::ReadOptions options;
+        options.swap_endian = swap_endian;
         return PyStreamReader{std::shared_ptr<ipc::StreamReader>(
-            Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input); })))};
+            Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input, options); })))};
       },
-      nb::arg("source"),
+      nb::arg("source"), nb::arg("swap_endian") = true,
       "Opens an IPC stream: a path or bytes (zero-copy), or a readable binary file object (a pipe, "
       "a "
       "socket file), read message by message: each batch is returned as soon as its bytes "

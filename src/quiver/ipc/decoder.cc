@@ -13,6 +13,8 @@
 #include "quiver/internal/layout.h"
 #include "quiver/internal/threads.h"
 #include "quiver/ipc/codec.h"
+#include "quiver/ipc/endian.h"
+#include "quiver/selection.h"
 
 namespace quiver::ipc {
 
@@ -80,13 +82,16 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
 
 class ArrayLoader {
  public:
+  // `ids`: the dictionary id of each dictionary-encoded field the body
+  // holds, in pre-order (nullptr: none).
   ArrayLoader(const Message& message, const fb::RecordBatch& batch, std::vector<BufferPtr> buffers,
-              const DictionaryMemo* memo)
+              const DictionaryMemo* memo, const std::vector<int64_t>* ids)
       : message_(message),
         nodes_(batch.nodes()),
         variadic_(batch.variadic_buffer_counts()),
         buffers_(std::move(buffers)),
-        memo_(memo) {}
+        memo_(memo),
+        ids_(ids) {}
 
   Result<ArrayDataPtr> Load(const Field& field, const std::string& where, int depth) {
     if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
@@ -190,12 +195,13 @@ class ArrayLoader {
   }
 
   Result<ArrayDataPtr> NextDictionary(const std::string& where) {
-    if (memo_ == nullptr || next_dictionary_ >= static_cast<int64_t>(memo_->ids.size())) {
+    if (memo_ == nullptr || ids_ == nullptr ||
+        next_dictionary_ >= static_cast<int64_t>(ids_->size())) {
       return Status::Invalid(message_.Where() + ": " + where +
                              " is dictionary-encoded but the "
                              "schema names no dictionary for it");
     }
-    const int64_t id = memo_->ids[static_cast<size_t>(next_dictionary_++)];
+    const int64_t id = (*ids_)[static_cast<size_t>(next_dictionary_++)];
     auto found = memo_->values.find(id);
     if (found == memo_->values.end()) {
       return Status::Invalid(message_.Where() + ": " + where + " uses dictionary id " +
@@ -209,6 +215,7 @@ class ArrayLoader {
   const flatbuffers::Vector<int64_t>* variadic_;
   std::vector<BufferPtr> buffers_;
   const DictionaryMemo* memo_;
+  const std::vector<int64_t>* ids_;
   int64_t next_node_ = 0;
   int64_t next_buffer_ = 0;
   int64_t next_variadic_ = 0;
@@ -219,13 +226,14 @@ class ArrayLoader {
 // dictionary batch), unvalidated.
 Result<std::vector<ArrayDataPtr>> LoadColumns(const Message& message, const fb::RecordBatch& batch,
                                               const Schema& schema, const DictionaryMemo* memo,
+                                              const std::vector<int64_t>* ids,
                                               const ReadOptions& options) {
   if (batch.length() < 0) {
     return Status::Invalid(message.Where() + ": negative row count " +
                            std::to_string(batch.length()));
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> buffers, LoadBuffers(message, batch, options));
-  ArrayLoader loader(message, batch, std::move(buffers), memo);
+  ArrayLoader loader(message, batch, std::move(buffers), memo, ids);
   std::vector<ArrayDataPtr> columns;
   for (size_t i = 0; i < schema.fields.size(); ++i) {
     const Field& field = schema.fields[i];
@@ -243,48 +251,80 @@ Result<std::vector<ArrayDataPtr>> LoadColumns(const Message& message, const fb::
   return columns;
 }
 
-// Value types of the dictionary-encoded fields in pre-order (the value
-// types themselves are not descended into: they live in dictionary batches).
-void CollectDictionaryTypes(const DataType& type, std::vector<TypePtr>* out, int depth) {
-  if (depth > kMaxNestingDepth) return;
+// Walks `type` in pre-order beside the schema's flatbuffer ids (`flat`,
+// which lists a dictionary field's id before the ids inside its values):
+// each dictionary-encoded field outside dictionary values gets its id in
+// `out`; each id gets its value type and the ids inside its values.
+Status AssignDictionaryIds(const DataType& type, const std::vector<int64_t>& flat, size_t* next,
+                           std::vector<int64_t>* out, DictionaryMemo* memo, int depth) {
+  if (depth > kMaxNestingDepth) return Status::Invalid("the schema nests too deeply");
   const DataType& storage = type.storage();
-  if (storage.id() == TypeId::kDictionary) {
-    out->push_back(storage.value_type());
-    return;
+  if (storage.id() != TypeId::kDictionary) {
+    for (const Field& child : storage.children()) {
+      if (child.type) {
+        QUIVER_RETURN_NOT_OK(AssignDictionaryIds(*child.type, flat, next, out, memo, depth + 1));
+      }
+    }
+    return Status::OK();
   }
-  for (const Field& child : storage.children()) {
-    if (child.type) CollectDictionaryTypes(*child.type, out, depth + 1);
+  if (*next >= flat.size()) {
+    return Status::Invalid("the schema's dictionary encodings do not match its fields");
   }
+  const int64_t id = flat[(*next)++];
+  out->push_back(id);
+  const TypePtr& value_type = storage.value_type();
+  std::vector<int64_t> inner;
+  for (const Field& child : value_type->storage().children()) {
+    if (child.type) {
+      QUIVER_RETURN_NOT_OK(AssignDictionaryIds(*child.type, flat, next, &inner, memo, depth + 1));
+    }
+  }
+  // Fields may share an id (and so one dictionary) only where their
+  // values have the same type (docs/formats.md, "Dictionaries").
+  auto [known, added] = memo->types.emplace(id, value_type);
+  if (!added && !known->second->Equals(*value_type)) {
+    return Status::Invalid("the schema uses dictionary id ", id, " for values of type ",
+                           known->second->ToString(), " and of type ", value_type->ToString(),
+                           "; fields sharing a dictionary id must have equal value types");
+  }
+  auto [nested, fresh] = memo->nested_ids.emplace(id, inner);
+  if (!fresh && nested->second != inner) {
+    return Status::Invalid("the schema uses dictionary id ", id,
+                           " for values whose nested dictionaries have different ids");
+  }
+  return Status::OK();
 }
 
 }  // namespace
 
 Status InitDictionaryMemo(const fb::Schema* fb_schema, const Schema& schema, DictionaryMemo* memo) {
-  memo->ids = DictionaryIds(fb_schema);
-  std::vector<TypePtr> types;
-  for (const Field& field : schema.fields) CollectDictionaryTypes(*field.type, &types, 0);
-  if (types.size() != memo->ids.size()) {
-    return Status::NotImplemented("dictionaries nested inside dictionary values are not supported");
+  const std::vector<int64_t> flat = DictionaryIds(fb_schema);
+  size_t next = 0;
+  for (const Field& field : schema.fields) {
+    QUIVER_RETURN_NOT_OK(AssignDictionaryIds(*field.type, flat, &next, &memo->ids, memo, 0));
   }
-  for (size_t k = 0; k < types.size(); ++k) {
-    if (!memo->types.emplace(memo->ids[k], types[k]).second) {
-      return Status::Invalid("the schema uses dictionary id " + std::to_string(memo->ids[k]) +
-                             " for two fields");
-    }
+  if (next != flat.size()) {
+    return Status::Invalid("the schema's dictionary encodings do not match its fields");
   }
+  // No id can reach itself through nested values: every use of an id has
+  // the same value type and nested ids (checked above), so a use inside its
+  // own values would repeat without end, which a finite schema cannot do.
   return Status::OK();
 }
 
 namespace {
 
-// `base` followed by `delta` (same flat type: fixed-width or utf8/binary).
+// `base` followed by `delta` (same type). Flat values (fixed-width,
+// utf8/binary) are joined here; nested and dictionary-encoded values by
+// Concatenate, which checks every offset and index it reads.
 Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& delta) {
   const internal::Layout layout = internal::LayoutOf(*base->type);
-  const bool fixed = layout.num_buffers == 2 && layout.roles[1] == BufferRole::kValues;
-  const bool binary = layout.num_buffers == 3 && layout.roles[2] == BufferRole::kData;
+  const bool flat = !layout.dictionary && !layout.variadic && base->children.empty();
+  const bool fixed = flat && layout.num_buffers == 2 && layout.roles[1] == BufferRole::kValues;
+  const bool binary = flat && layout.num_buffers == 3 && layout.roles[2] == BufferRole::kData;
   if (!fixed && !binary) {
-    return Status::NotImplemented("delta dictionaries of " + base->type->ToString() +
-                                  " values are not supported");
+    const ArrayDataPtr both[] = {base, delta};
+    return Concatenate(both);
   }
   const int64_t length = base->length + delta->length;
   auto out = std::make_shared<ArrayData>();
@@ -359,7 +399,7 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
 }  // namespace
 
 Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
-                             const ReadOptions& options) {
+                             const ReadOptions& options, bool swap_byte_order) {
   const fb::DictionaryBatch* batch = message.header->header_as_DictionaryBatch();
   if (batch == nullptr || batch->data() == nullptr) {
     return Status::Invalid(message.Where() + " is not a dictionary batch with data");
@@ -372,29 +412,46 @@ Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
   }
   Schema values_schema;
   values_schema.fields = {Field{"dictionary", type->second, true, {}}};
-  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
-                          LoadColumns(message, *batch->data(), values_schema, nullptr, options));
+  auto existing = memo->values.find(id);
+  if (existing != memo->values.end() && !batch->is_delta() && memo->file_format) {
+    return Status::Invalid(message.Where(), ": a second dictionary for id ", id,
+                           " that is not a delta; the IPC file format allows one dictionary per "
+                           "id, extended only by deltas (replacements need the stream format)");
+  }
+  QUIVER_ASSIGN_OR_RETURN(
+      std::vector<ArrayDataPtr> columns,
+      LoadColumns(message, *batch->data(), values_schema, memo, &memo->nested_ids[id], options));
+  if (swap_byte_order) {
+    QUIVER_ASSIGN_OR_RETURN(columns[0], SwapByteOrder(columns[0]));
+  }
   Status st = Validate(*columns[0], options.validation);
   if (!st.ok()) return st.WithContext(message.Where() + ": dictionary " + std::to_string(id));
   ArrayDataPtr values = columns[0];
   if (batch->is_delta()) {
-    auto existing = memo->values.find(id);
     if (existing == memo->values.end()) {
       return Status::Invalid(message.Where() + ": a delta for dictionary id " + std::to_string(id) +
                              ", which has no dictionary yet");
     }
     QUIVER_ASSIGN_OR_RETURN(values, AppendDelta(existing->second, values));
   }
+  // A replacement (streams) is seen by the record batches after it; those
+  // decoded before keep the dictionary they were given.
   memo->values[id] = std::move(values);
   return Status::OK();
 }
 
 Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
-                                         const DictionaryMemo& memo, const ReadOptions& options) {
+                                         const DictionaryMemo& memo, const ReadOptions& options,
+                                         bool swap_byte_order) {
   const fb::RecordBatch* batch = message.header->header_as_RecordBatch();
   if (batch == nullptr) return Status::Invalid(message.Where() + " is not a record batch");
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
-                          LoadColumns(message, *batch, *schema, &memo, options));
+                          LoadColumns(message, *batch, *schema, &memo, &memo.ids, options));
+  if (swap_byte_order) {
+    for (ArrayDataPtr& column : columns) {
+      QUIVER_ASSIGN_OR_RETURN(column, SwapByteOrder(column));
+    }
+  }
   auto made = RecordBatch::Make(schema, batch->length(), std::move(columns), options.validation);
   if (!made.ok()) return made.status().WithContext(message.Where());
   return made;

@@ -10,30 +10,46 @@
 
 namespace quiver::ipc {
 
-// Dictionaries seen so far, by id, and the id of each dictionary-encoded
-// field in field pre-order.
+// Dictionaries seen so far, by id. Several fields may share one id when
+// their value types are equal; a dictionary's values may themselves hold
+// dictionary-encoded fields (nested dictionaries), whose ids the batch of
+// the outer id uses.
 struct DictionaryMemo {
+  // The id of each dictionary-encoded field outside dictionary values, in
+  // field pre-order (the order a record batch's loader meets them in).
   std::vector<int64_t> ids;
+  // For each id, the ids of the dictionary-encoded fields inside its value
+  // type, in pre-order (the order its dictionary batch's loader meets them).
+  std::map<int64_t, std::vector<int64_t>> nested_ids;
   std::map<int64_t, ArrayDataPtr> values;
   // The value type of each id, from the schema.
   std::map<int64_t, TypePtr> types;
+  // In the file format a dictionary batch for an id that already has one
+  // must be a delta (a replacement is refused); in a stream it replaces the
+  // dictionary for the record batches after it.
+  bool file_format = false;
 };
 
-// Fills ids and types from the schema (both in field pre-order).
+// Fills ids, nested_ids and types from the schema (both in field pre-order).
+// An id used for two different value types is Invalid.
 Status InitDictionaryMemo(const fb::Schema* fb_schema, const Schema& schema, DictionaryMemo* memo);
 
-// Decodes a DictionaryBatch message into `memo` (a replacement, or a delta
-// appended to the dictionary of that id).
+// Decodes a DictionaryBatch message into `memo`: the first dictionary of
+// its id, a delta appended to it, or (streams only) a replacement.
+// `swap_byte_order`: the body is in the other byte order (endian.h).
 Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
-                             const ReadOptions& options);
+                             const ReadOptions& options, bool swap_byte_order = false);
 
 // The record batch `message` holds, for `schema`. Every node and buffer is
 // checked against the schema and the body (counts, lengths, offsets,
 // overflow), compressed buffers are decompressed (in parallel) within
 // options.max_decompressed_buffer, and the columns are validated at
 // options.validation before they are returned. Uncompressed buffers point
-// into message.body (zero-copy).
+// into message.body (zero-copy), except when `swap_byte_order` says the
+// body is in the other byte order: each buffer is then swapped into a copy
+// before validation (endian.h).
 Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
-                                         const DictionaryMemo& memo, const ReadOptions& options);
+                                         const DictionaryMemo& memo, const ReadOptions& options,
+                                         bool swap_byte_order = false);
 
 }  // namespace quiver::ipc

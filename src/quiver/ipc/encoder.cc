@@ -184,20 +184,29 @@ namespace quiver::ipc {
 
 namespace {
 
-void CollectDictionaries(const ArrayData& data, std::vector<ArrayDataPtr>* out, int depth) {
+void CollectDictionaries(const ArrayData& data, int64_t parent, std::vector<DictionaryUse>* out,
+                         int depth) {
   if (depth > kMaxNestingDepth) return;
   if (data.type->storage().id() == TypeId::kDictionary) {
-    out->push_back(data.dictionary);
-    return;  // the values' own children live in the dictionary batch
+    const int64_t id = static_cast<int64_t>(out->size());
+    out->push_back({data.dictionary, parent});
+    // The dictionaries inside the values, numbered after it (pre-order).
+    if (data.dictionary) {
+      for (const ArrayDataPtr& child : data.dictionary->children) {
+        CollectDictionaries(*child, id, out, depth + 1);
+      }
+    }
+    return;
   }
-  for (const ArrayDataPtr& child : data.children) CollectDictionaries(*child, out, depth + 1);
+  for (const ArrayDataPtr& child : data.children)
+    CollectDictionaries(*child, parent, out, depth + 1);
 }
 
 }  // namespace
 
-std::vector<ArrayDataPtr> DictionariesOf(const RecordBatch& batch) {
-  std::vector<ArrayDataPtr> out;
-  for (const ArrayDataPtr& column : batch.columns()) CollectDictionaries(*column, &out, 0);
+std::vector<DictionaryUse> DictionariesOf(const RecordBatch& batch) {
+  std::vector<DictionaryUse> out;
+  for (const ArrayDataPtr& column : batch.columns()) CollectDictionaries(*column, -1, &out, 0);
   return out;
 }
 

@@ -28,9 +28,17 @@ Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id,
                                             const ArrayDataPtr& values, bool is_delta,
                                             const WriteOptions& options);
 
-// The dictionary arrays of a batch's dictionary-encoded columns, in field
-// pre-order (the order the schema numbers dictionary ids in).
-std::vector<ArrayDataPtr> DictionariesOf(const RecordBatch& batch);
+// One dictionary a batch uses: its values, and the id of the dictionary
+// whose values hold it (-1 for a field outside dictionary values).
+struct DictionaryUse {
+  ArrayDataPtr values;
+  int64_t parent = -1;
+};
+
+// The dictionaries of a batch's dictionary-encoded fields, indexed by id:
+// field pre-order, a dictionary before those nested in its values (the
+// order the schema numbers dictionary ids in).
+std::vector<DictionaryUse> DictionariesOf(const RecordBatch& batch);
 
 // Writes a Schema message.
 Result<WrittenBlock> WriteSchemaMessage(OutputSink& sink, const Schema& schema);

@@ -133,16 +133,6 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
   return Status::NotImplemented("cannot write type " + storage.ToString() + " to IPC");
 }
 
-bool ContainsDictionary(const DataType& type, int depth) {
-  if (depth > kMaxNestingDepth) return false;
-  const DataType& storage = type.storage();
-  if (storage.id() == TypeId::kDictionary) return true;
-  for (const Field& child : storage.children()) {
-    if (child.type && ContainsDictionary(*child.type, depth + 1)) return true;
-  }
-  return false;
-}
-
 Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder& builder,
                                                   const Field& field, int depth,
                                                   int64_t* next_dictionary_id) {
@@ -156,12 +146,13 @@ Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder
   // encoding (id, index type) beside it.
   const bool is_dictionary = encoded.id() == TypeId::kDictionary;
   const DataType& storage = is_dictionary ? encoded.value_type()->storage() : encoded;
-  if (is_dictionary && (encoded.value_type()->id() == TypeId::kExtension ||
-                        ContainsDictionary(*encoded.value_type(), 0))) {
+  if (is_dictionary && encoded.value_type()->id() == TypeId::kExtension) {
     return Status::NotImplemented("field '" + field.name +
-                                  "': dictionaries of extension or dictionary-encoded values "
-                                  "cannot be written");
+                                  "': dictionaries of extension values cannot be written");
   }
+  // Ids go in pre-order: a dictionary's own id before the ids of the
+  // dictionaries nested in its values (DictionaryIds() reads them so).
+  const int64_t id = is_dictionary ? (*next_dictionary_id)++ : -1;
   std::vector<flatbuffers::Offset<fb::Field>> children;
   for (const Field& child : storage.children()) {
     QUIVER_ASSIGN_OR_RETURN(auto offset, WriteField(builder, child, depth + 1, next_dictionary_id));
@@ -173,8 +164,7 @@ Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder
     const DataType& index = *encoded.index_type();
     auto index_type =
         fb::CreateInt(builder, static_cast<int32_t>(index.bit_width()), index.is_signed_integer());
-    dictionary = fb::CreateDictionaryEncoding(builder, (*next_dictionary_id)++, index_type,
-                                              encoded.ordered());
+    dictionary = fb::CreateDictionaryEncoding(builder, id, index_type, encoded.ordered());
   }
   auto name = builder.CreateString(field.name);
   auto child_vector = builder.CreateVector(children);
@@ -457,8 +447,10 @@ Result<flatbuffers::Offset<fb::Schema>> WriteSchema(flatbuffers::FlatBufferBuild
 
 Result<SchemaPtr> ReadSchema(const fb::Schema* schema) {
   if (schema == nullptr) return Status::Invalid("the message holds no schema");
-  if (schema->endianness() != fb::Endianness::Little) {
-    return Status::NotImplemented("big-endian IPC data is not supported");
+  // Either byte order: the readers swap big-endian bodies (endian.h).
+  if (schema->endianness() != fb::Endianness::Little &&
+      schema->endianness() != fb::Endianness::Big) {
+    return Status::Invalid("unknown endianness ", static_cast<int>(schema->endianness()));
   }
   auto out = std::make_shared<Schema>();
   if (const auto* fields = schema->fields()) {

@@ -1,5 +1,6 @@
 // IPC stream and file readers.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -29,6 +30,25 @@ Result<SchemaPtr> SchemaFromMessage(const Message& message) {
   return read;
 }
 
+Endianness EndiannessOf(const fb::Schema* schema) {
+  return schema->endianness() == fb::Endianness::Big ? Endianness::kBig : Endianness::kLittle;
+}
+
+// Whether data of `endianness` must be swapped to be read here; Invalid
+// when it is not native and the caller asked to keep it as it is.
+Result<bool> SwapFor(Endianness endianness, const ReadOptions& options, const std::string& where) {
+  const Endianness native =
+      std::endian::native == std::endian::big ? Endianness::kBig : Endianness::kLittle;
+  if (endianness == native) return false;
+  if (!options.swap_endian) {
+    return Status::NotImplemented(
+        where, ": the data is ", endianness == Endianness::kBig ? "big" : "little",
+        "-endian, not in this machine's byte order, and swap_endian is off; quiver's kernels read "
+        "native order only (read it with swap_endian=True)");
+  }
+  return true;
+}
+
 Status RefuseUnsupported(const Message& message) {
   switch (message.header->header_type()) {
     case fb::MessageHeader::Schema:
@@ -48,6 +68,7 @@ struct StreamReader::Impl {
   SchemaPtr schema;     // as the stream describes its batches
   SchemaPtr canonical;  // what the reader hands out (canonical_storage.h)
   DictionaryMemo dictionaries;
+  Endianness endianness = Endianness::kLittle;
   bool finished = false;
   Status failure;
 
@@ -77,6 +98,7 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSt
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> first, ReadMessage(*impl->stream));
   if (!first) return Status::Invalid("the IPC stream is empty: it has no schema message");
   QUIVER_ASSIGN_OR_RETURN(impl->schema, SchemaFromMessage(*first));
+  impl->endianness = EndiannessOf(first->header->header_as_Schema());
   Status memo =
       InitDictionaryMemo(first->header->header_as_Schema(), *impl->schema, &impl->dictionaries);
   if (!memo.ok()) return memo.WithContext(first->Where());
@@ -85,6 +107,8 @@ Result<std::unique_ptr<StreamReader>> StreamReader::Open(std::shared_ptr<InputSt
 }
 
 const SchemaPtr& StreamReader::schema() const { return impl_->canonical; }
+
+Endianness StreamReader::endianness() const { return impl_->endianness; }
 
 Result<RecordBatchPtr> StreamReader::Next() {
   // After a failed read the stream's position lies inside a message: every
@@ -102,13 +126,18 @@ Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
       finished = true;
       break;
     }
-    switch (message->header->header_type()) {
+    const fb::MessageHeader kind = message->header->header_type();
+    bool swap = false;
+    if (kind == fb::MessageHeader::DictionaryBatch || kind == fb::MessageHeader::RecordBatch) {
+      QUIVER_ASSIGN_OR_RETURN(swap, SwapFor(endianness, options, message->Where()));
+    }
+    switch (kind) {
       case fb::MessageHeader::DictionaryBatch:
-        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options));
+        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options, swap));
         continue;  // dictionaries come before the batches that use them
       case fb::MessageHeader::RecordBatch: {
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
-                                DecodeRecordBatch(*message, schema, dictionaries, options));
+                                DecodeRecordBatch(*message, schema, dictionaries, options, swap));
         auto out = internal::CanonicalBatch(batch, canonical);
         if (!out.ok()) return out.status().WithContext(message->Where());
         return out;
@@ -129,6 +158,8 @@ struct FileReader::Impl {
   std::vector<fb::Block> batch_blocks;       // checked against the file on open
   std::vector<fb::Block> dictionary_blocks;  // likewise
   DictionaryMemo dictionaries;
+  Endianness endianness = Endianness::kLittle;
+  bool swap = false;  // the file is not in native order (and swap_endian is on)
   // Dictionaries are read with the first batch, not on open; threads
   // reading batches at once read them once.
   std::once_flag dictionaries_once;
@@ -163,7 +194,7 @@ struct FileReader::Impl {
       QUIVER_ASSIGN_OR_RETURN(
           Message message,
           ReadBlock(dictionary_blocks[i], fb::MessageHeader::DictionaryBatch, where));
-      Status st = DecodeDictionaryBatch(message, &dictionaries, options);
+      Status st = DecodeDictionaryBatch(message, &dictionaries, options, swap);
       if (!st.ok()) return st.WithContext(where);
     }
     return Status::OK();
@@ -248,6 +279,11 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
   if (!schema.ok()) return schema.status().WithContext("file footer");
   impl->schema = *schema;
   QUIVER_ASSIGN_OR_RETURN(impl->canonical, internal::CanonicalSchema(impl->schema));
+  impl->endianness = EndiannessOf(impl->footer->schema());
+  const Result<bool> swap = SwapFor(impl->endianness, options, "");
+  // When swapping is refused, every batch read says why.
+  impl->swap = swap.ok() && *swap;
+  impl->dictionaries.file_format = true;  // replacements refused, deltas applied in order
   QUIVER_RETURN_NOT_OK(
       InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
   QUIVER_ASSIGN_OR_RETURN(impl->batch_blocks, CheckedBlocks(impl->footer->record_batches(),
@@ -259,6 +295,8 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
 
 const SchemaPtr& FileReader::schema() const { return impl_->canonical; }
 
+Endianness FileReader::endianness() const { return impl_->endianness; }
+
 int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
@@ -267,13 +305,14 @@ Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
                               " batches");
   }
   const std::string where = "record batch " + std::to_string(i);
+  QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(impl_->endianness, impl_->options, where));
   QUIVER_ASSIGN_OR_RETURN(Message message,
                           impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
                                            fb::MessageHeader::RecordBatch, where));
   std::call_once(impl_->dictionaries_once,
                  [&] { impl_->dictionaries_status = impl_->ReadDictionaries(); });
   QUIVER_RETURN_NOT_OK(impl_->dictionaries_status);
-  auto batch = DecodeRecordBatch(message, impl_->schema, impl_->dictionaries, impl_->options);
+  auto batch = DecodeRecordBatch(message, impl_->schema, impl_->dictionaries, impl_->options, swap);
   if (!batch.ok()) return batch.status().WithContext(where);
   auto canonical = internal::CanonicalBatch(*batch, impl_->canonical);
   if (!canonical.ok()) return canonical.status().WithContext(where);

@@ -44,13 +44,20 @@ struct WriterState {
   int64_t batches_written = 0;
 
   // Writes each dictionary the batch uses that differs from the last one
-  // written for its id: a replacement in a stream; a file holds one.
+  // written for its id: a replacement in a stream; a file holds one per
+  // id. Dictionaries nested in another's values are written before it (a
+  // reader resolves them when it reads the outer one), and a replaced
+  // nested dictionary makes its outer one be written again.
   Status WriteDictionaries(const RecordBatch& batch) {
-    std::vector<ArrayDataPtr> current = DictionariesOf(batch);
+    std::vector<DictionaryUse> current = DictionariesOf(batch);
     dictionaries.resize(current.size());
-    for (size_t id = 0; id < current.size(); ++id) {
+    std::vector<bool> rewrite(current.size(), false);
+    for (size_t k = current.size(); k-- > 0;) {  // nested ids come after their outer one
+      const size_t id = k;
       const ArrayDataPtr& previous = dictionaries[id];
-      if (previous && (previous == current[id] || ArrayEquals(*previous, *current[id]))) continue;
+      const ArrayDataPtr& now = current[id].values;
+      if (!now) return Status::Invalid("dictionary id ", id, " has no dictionary array");
+      if (previous && !rewrite[id] && (previous == now || ArrayEquals(*previous, *now))) continue;
       if (previous && file_format) {
         return Status::Invalid("batch ", batches_written, " brings a new dictionary for id ", id,
                                "; the IPC file format holds one dictionary per "
@@ -58,9 +65,11 @@ struct WriterState {
       }
       QUIVER_ASSIGN_OR_RETURN(
           WrittenBlock block,
-          WriteDictionaryMessage(*sink, static_cast<int64_t>(id), current[id], false, options));
+          WriteDictionaryMessage(*sink, static_cast<int64_t>(id), now, false, options));
       dictionary_blocks.emplace_back(block.offset, block.metadata_length, block.body_length);
-      dictionaries[id] = current[id];
+      dictionaries[id] = now;
+      if (previous && current[id].parent >= 0)
+        rewrite[static_cast<size_t>(current[id].parent)] = true;
     }
     return Status::OK();
   }

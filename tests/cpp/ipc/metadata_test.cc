@@ -67,7 +67,7 @@ TEST(IpcMetadata, WhatCannotBeWritten) {
   auto refused = RoundTrip(ext_dict);
   EXPECT_EQ(test::StatusOf(refused).code(), StatusCode::kNotImplemented);
   EXPECT_EQ(test::StatusOf(refused).message(),
-            "field 'd': dictionaries of extension or dictionary-encoded values cannot be written");
+            "field 'd': dictionaries of extension values cannot be written");
 }
 
 TEST(IpcMetadata, TensorValueTypesBothWays) {
