@@ -81,6 +81,19 @@ TEST(Endian, FixedWidthValuesSwapAsWholeNumbersIntoACopy) {
   }
 }
 
+TEST(Endian, LongBuffersWithAShortTail) {
+  // Many values of each width plus a few bytes short of one more: every
+  // whole value swapped, the tail copied as it is.
+  for (const auto& [type, width] : std::vector<std::pair<TypePtr, size_t>>{
+           {uint16(), 2}, {int32(), 4}, {float64(), 8}, {*decimal128(38, 0), 16}}) {
+    std::vector<uint8_t> raw(width * 37 + width - 1);
+    for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<uint8_t>(i * 7 + 3);
+    ArrayDataPtr data = Make(type, 37, {nullptr, BufferFrom(raw.data(), raw.size())});
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr out, SwapByteOrder(data));
+    EXPECT_EQ(BytesOf(out->buffers[1]), Reversed(raw, width)) << type->ToString();
+  }
+}
+
 TEST(Endian, BytesBitmapsAndFixedSizeBinaryAreKept) {
   ArrayDataPtr bools = Make(boolean(), 9, {nullptr, BufferOf(std::vector<uint8_t>{0x35, 0x01})});
   ASSERT_OK_AND_ASSIGN(ArrayDataPtr out, SwapByteOrder(bools));
