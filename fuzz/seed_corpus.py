@@ -127,12 +127,37 @@ def ipc_seeds(fmt):
                 yield f"seed-{name}-{writer}-{codec or 'plain'}", ipc_bytes(table, writer, codec, fmt)
 
 
+def nested_dictionary_table():
+    import pyarrow as pa
+    inner = pa.array(["a", "b", None]).dictionary_encode()
+    lists = pa.ListArray.from_arrays(pa.array([0, 2, 3]), inner)
+    return pa.table({"nested": pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.int32()), lists),
+                     "plain": pa.array(["x", "y", "x"]).dictionary_encode()})
+
+
+def dictionary_and_byte_order_seeds(fmt):
+    """Dictionaries nested in another's values as pyarrow writes them, and
+    big-endian twins of the uncompressed pyarrow seeds (each body swapped,
+    the schema marked big-endian, as tests/python/test_ipc_big_endian.py
+    makes them: pyarrow cannot write big-endian data)."""
+    import sys
+    sys.path.insert(0, str(CORPUS.parent.parent / "tests" / "python"))
+    from test_ipc_big_endian import big_endian_file, big_endian_stream
+    swap = big_endian_file if fmt == "file" else big_endian_stream
+    nested = nested_dictionary_table()
+    yield "seed-nested_dictionaries-pyarrow-plain", ipc_bytes(nested, "pyarrow", None, fmt)
+    for name, table in list(ipc_tables()) + [("nested_dictionaries", nested)]:
+        yield f"seed-{name}-pyarrow-big_endian", swap(ipc_bytes(table, "pyarrow", None, fmt))
+
+
 def ipc_stream():
     yield from ipc_seeds("stream")
+    yield from dictionary_and_byte_order_seeds("stream")
 
 
 def ipc_file():
     yield from ipc_seeds("file")
+    yield from dictionary_and_byte_order_seeds("file")
 
 
 def ipc_tensor():

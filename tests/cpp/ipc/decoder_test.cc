@@ -1,7 +1,8 @@
 // Decoding record batch messages: a batch crafted field by field with the
-// generated flatbuffer code reads back as written; dictionary ids from
-// schemas crafted the same way (ids shared by fields, nested dictionaries);
-// nested dictionaries written and read back.
+// generated flatbuffer code reads back as written; bodies of the other byte
+// order are decompressed, then swapped; dictionary ids from schemas crafted
+// the same way (ids shared by fields, nested dictionaries); nested
+// dictionaries written and read back.
 #include "quiver/ipc/decoder.h"
 
 #include <cstring>
