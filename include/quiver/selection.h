@@ -20,8 +20,10 @@ namespace quiver {
 // The rows of `arrays`, in order, as one array. Every array must have the
 // same type (TypeError naming the first that differs). One array comes back
 // as it is. Dictionary arrays whose dictionaries are not all equal get one
-// dictionary, the inputs' dictionaries joined, and shifted indices
-// (Invalid if a shifted index does not fit the index type). Offsets that
+// dictionary, the inputs' dictionaries joined with each repeated value kept
+// once (values of fixed width, binary and utf8, as pyarrow unifies them),
+// and remapped indices (Invalid if an index does not fit the index type).
+// Take and Filter join dictionaries so too. Offsets that
 // outgrow int32 give Invalid naming the large_ type to use.
 Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays);
 

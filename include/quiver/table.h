@@ -31,8 +31,9 @@ class Table {
   // num_rows < 0 takes the first column's length (0 without columns).
   static Result<TablePtr> Make(SchemaPtr schema, std::vector<ChunkedArrayPtr> columns,
                                int64_t num_rows = -1);
-  // The batches' columns as chunks, no copy; every batch must have `schema`
-  // (Invalid naming the batch).
+  // The batches' columns as chunks, no copy; every batch must have the
+  // names, types and nullability of `schema` (Invalid naming the batch);
+  // metadata may differ, `schema`'s is kept (as pyarrow).
   static Result<TablePtr> FromRecordBatches(SchemaPtr schema,
                                             std::span<const RecordBatchPtr> batches);
 
@@ -82,8 +83,9 @@ class Table {
 };
 
 // The rows of `tables` one after another, their chunks kept (no copy).
-// The tables must have equal schemas (Invalid naming the first that
-// differs); there must be at least one.
+// The tables must have the same column names, types and nullability
+// (Invalid naming the first that differs; metadata may differ, table 0's
+// is kept, as pyarrow); there must be at least one.
 Result<TablePtr> ConcatenateTables(std::span<const TablePtr> tables);
 
 }  // namespace quiver

@@ -18,8 +18,8 @@ def to_pandas(table):
     pd = import_optional("pandas")
     pa = import_optional("pyarrow")
     series = []
-    for name in table.column_names:
-        column = table[name]
+    for i, name in enumerate(table.column_names):
+        column = table.column(i)  # by position: names may repeat
         if _is_tensor(column.type):
             values = list(column)  # row views: no copy of the values
             series.append(pd.Series(values, dtype=object, name=name))

@@ -14,6 +14,7 @@
 #include "py_fastcall.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "quiver/record_batch.h"
 
 #include <cstring>
 
@@ -44,6 +45,33 @@ nb::list ValuesToPython(const ArrayData& data, int64_t begin, int64_t end) {
   nb::list out;
   for (int64_t i = begin; i < end; ++i) out.append(ValueToPython(data, i));
   return out;
+}
+
+// Slot `at` of a dictionary array reads as the dictionary's value there;
+// an index outside the dictionary is a ValueError (it is read, not trusted).
+nb::object DictionaryValue(const ArrayData& data, int64_t at) {
+  const DataType& index_type = *data.type->storage().index_type();
+  const int64_t width = index_type.bit_width() / 8;
+  const uint8_t* raw = data.buffers[1]->data() + at * width;
+  int64_t index = 0;
+  if (index_type.is_signed_integer()) {
+    int64_t value = 0;  // sign-extended from the index width, little-endian
+    std::memcpy(&value, raw, static_cast<size_t>(width));
+    const int shift = static_cast<int>(64 - 8 * width);
+    index =
+        shift == 0 ? value : static_cast<int64_t>(static_cast<uint64_t>(value) << shift) >> shift;
+  } else {
+    uint64_t value = 0;
+    std::memcpy(&value, raw, static_cast<size_t>(width));
+    index = value > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(value);
+  }
+  const ArrayDataPtr& dictionary = data.dictionary;
+  if (!dictionary || index < 0 || index >= dictionary->length) {
+    Raise(Status::Invalid("row " + std::to_string(at - data.offset) + ": dictionary index " +
+                          std::to_string(index) + " lies outside the dictionary of " +
+                          std::to_string(dictionary ? dictionary->length : 0) + " values"));
+  }
+  return ValueToPython(*dictionary, index);
 }
 
 // Maps as lists of (key, value) tuples, unions as the chosen child's value,
@@ -141,6 +169,7 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
     case TypeId::kFixedSizeList:
       return ValuesToPython(*data.children[0], at * type.fixed_size(),
                             (at + 1) * type.fixed_size());
+    case TypeId::kDictionary: return DictionaryValue(data, at);
     case TypeId::kStruct: {
       nb::dict out;
       for (size_t c = 0; c < type.children().size(); ++c) {
@@ -161,9 +190,42 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
   return TensorToNumpy(one).attr("item")();
 }
 
+// Whether ValueToPython reads every value of `type` itself: it leaves
+// dates, times, timestamps, durations, decimals and views to pyarrow.
+bool ReadsNatively(const DataType& type) {
+  const DataType& storage = type.storage();
+  if (storage.id() == TypeId::kDictionary) return ReadsNatively(*storage.value_type());
+  switch (storage.id()) {
+    case TypeId::kMap:
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
+    case TypeId::kRunEndEncoded:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kIntervalDayTime: break;  // NewTypeValue
+    default:
+      if (storage.id() != TypeId::kNull && storage.id() > TypeId::kStruct) return false;
+  }
+  for (const Field& child : storage.children()) {
+    if (!ReadsNatively(*child.type)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 nb::object ArrayToPylist(const ArrayDataPtr& data) {
+  if (!ReadsNatively(*data->type)) {
+    // As pyarrow reads them (datetime, Decimal, ...) when it is installed;
+    // without it, such values read as "<type>" placeholders.
+    try {
+      nb::object pa = nb::module_::import_("pyarrow");
+      return pa.attr("array")(WrapArray(data)).attr("to_pylist")();
+    } catch (nb::python_error& e) {
+      if (!e.matches(PyExc_ImportError)) throw;
+    }
+  }
   return ValuesToPython(*data, 0, data->length);
 }
 
@@ -245,18 +307,12 @@ void BindArray(nb::module_& m) {
       .def("__iter__", [](const PyArray& a) { return ArrayToPylist(a.data).attr("__iter__")(); })
       .def(
           "equals",
-          [](const PyArray& a, const PyArray& b) {
-            return a.data->type->Equals(*b.data->type) && a.data->length == b.data->length &&
-                   ArrayToPylist(a.data).equal(ArrayToPylist(b.data));
-          },
-          nb::arg("other"), "Same type, length, nulls and values.")
+          [](const PyArray& a, const PyArray& b) { return ArrayEquals(*a.data, *b.data); },
+          nb::arg("other"),
+          "Same type, length, nulls and values (floats compared bitwise, as Table.equals).")
       .def("__eq__",
            [](const PyArray& a, nb::handle b) {
-             if (!nb::isinstance<PyArray>(b)) return false;
-             const PyArray& other = nb::cast<PyArray&>(b);
-             return a.data->type->Equals(*other.data->type) &&
-                    a.data->length == other.data->length &&
-                    ArrayToPylist(a.data).equal(ArrayToPylist(other.data));
+             return nb::isinstance<PyArray>(b) && ArrayEquals(*a.data, *nb::cast<PyArray&>(b).data);
            })
       .def_prop_ro(
           "num_fields",

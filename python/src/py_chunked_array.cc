@@ -53,12 +53,16 @@ nb::object Combined(const ChunkedArray& c) {
 }
 
 // Row i (negative counts from the end): a tensor row as its chunk's class
-// returns it (a NumPy view or None), any other value as to_pylist() does.
+// returns it (a NumPy view; None for a null row, as iteration gives it),
+// any other value as to_pylist() does.
 nb::object Row(const ChunkedArray& c, int64_t i) {
   int64_t row = ResolveIndex(i, c.length());
   for (const ArrayDataPtr& chunk : c.chunks()) {
     if (row < chunk->length) {
-      if (IsFixed(*c.type()) || IsVariable(*c.type())) return WrapArray(chunk)[nb::int_(row)];
+      if (IsFixed(*c.type()) || IsVariable(*c.type())) {
+        if (!chunk->IsValid(row)) return nb::none();
+        return WrapArray(chunk)[nb::int_(row)];
+      }
       return WrapArray(Unwrap(Slice(chunk, row, 1))).attr("to_pylist")()[0];
     }
     row -= chunk->length;
@@ -182,22 +186,26 @@ void BindChunkedArray(nb::module_& m) {
           "__getitem__",
           [](const PyChunkedArray& c, nb::handle key) -> nb::object {
             if (nb::isinstance<nb::slice>(key)) {
-              nb::slice slice = nb::borrow<nb::slice>(key);
-              if (!slice.attr("step").is_none() && nb::cast<int64_t>(slice.attr("step")) != 1) {
-                Raise(Status::Invalid("slicing rows takes a step of 1; use take() for others"));
+              std::vector<int64_t> rows;
+              if (SliceRows(nb::borrow<nb::slice>(key), c.column->length(), &rows)) {
+                return nb::cast(PyChunkedArray{Unwrap(c.column->Take(rows))});
               }
-              auto [start, count] = ResolveSlice(slice, c.column->length());
+              auto [start, count] = ResolveSlice(nb::borrow<nb::slice>(key), c.column->length());
               return nb::cast(PyChunkedArray{Unwrap(c.column->Slice(start, count))});
             }
-            if (!nb::isinstance<nb::int_>(key)) {
+            // NumPy integers too (they have __index__), as pyarrow takes them.
+            if (nb::isinstance<nb::bool_>(key) || !PyIndex_Check(key.ptr())) {
               Raise(Status::TypeError("a chunked array takes an int or a slice, got " +
                                       std::string(nb::type_name(key.type()).c_str())));
             }
-            return Row(*c.column, nb::cast<int64_t>(key));
+            PyObject* index = PyNumber_Index(key.ptr());
+            if (!index) throw nb::python_error();
+            return Row(*c.column, nb::cast<int64_t>(nb::steal(index)));
           },
           nb::arg("key"),
           "Row i (tensor rows as their chunks return them: a NumPy view, None for null), or a "
-          "zero-copy ChunkedArray of rows for a slice.")
+          "zero-copy ChunkedArray of rows for a slice (a copy of the rows for a step other than "
+          "1, as pyarrow).")
       .def("__iter__",
            [](nb::handle self) {
              const PyChunkedArray& c = nb::cast<const PyChunkedArray&>(self);

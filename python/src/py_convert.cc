@@ -171,6 +171,16 @@ std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length)
   return {static_cast<int64_t>(start), static_cast<int64_t>(count)};
 }
 
+bool SliceRows(const nb::slice& slice, int64_t length, std::vector<int64_t>* rows) {
+  auto [start, stop, step, count] = slice.compute(static_cast<size_t>(length));
+  if (step == 1) return false;
+  rows->reserve(count);
+  for (size_t k = 0; k < count; ++k) {
+    rows->push_back(static_cast<int64_t>(start) + static_cast<int64_t>(k) * step);
+  }
+  return true;
+}
+
 CopyMode CopyModeFromPython(std::optional<bool> copy) {
   if (!copy) return CopyMode::kIfNeeded;
   return *copy ? CopyMode::kAlways : CopyMode::kNever;

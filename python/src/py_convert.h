@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "quiver/array.h"
 #include "quiver/fixed_shape_tensor.h"
@@ -107,6 +108,10 @@ inline NullPolicy NullPolicyFrom(bool allow_nulls) {
 int64_t ResolveIndex(int64_t index, int64_t length, const char* what = "rows");
 // [start, start + count) of a step-1 Python slice over `length` rows.
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
+// The rows a slice with a step other than 1 picks over `length` rows, in
+// its order, for take() (pyarrow slices so); false, `rows` untouched, for a
+// step of 1, which ResolveSlice serves without a copy.
+bool SliceRows(const nb::slice& slice, int64_t length, std::vector<int64_t>* rows);
 // copy=None copies only when needed, False never, True always.
 CopyMode CopyModeFromPython(std::optional<bool> copy);
 // The same from any Python object: TypeError naming `name` for anything but

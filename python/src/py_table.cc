@@ -22,7 +22,17 @@ namespace quiver::python {
 
 namespace {
 
-std::string TypeName(nb::handle obj) { return nb::type_name(obj.type()).c_str(); }
+// The type's name with its module (pyarrow.lib.Table, not just Table, so a
+// pyarrow object is not taken for quiver's class of the same name).
+std::string TypeName(nb::handle obj) {
+  nb::handle type = obj.type();
+  std::string name = nb::type_name(type).c_str();
+  nb::object module = nb::getattr(type, "__module__", nb::none());
+  if (!nb::isinstance<nb::str>(module)) return name;
+  const std::string prefix = nb::cast<std::string>(module);
+  if (prefix == "builtins" || name.rfind(prefix + ".", 0) == 0) return name;
+  return prefix + "." + name;
+}
 
 std::string TableRepr(const PyTable& t) {
   std::vector<std::vector<ArrayDataPtr>> columns;
@@ -60,6 +70,15 @@ TablePtr TableFromColumns(nb::handle obj, nb::handle names) {
     columns.push_back(std::move(column));
   }
   return Unwrap(Table::Make(std::move(schema), std::move(columns)));
+}
+
+// 1-D NumPy arrays of strings, dates or objects, or with a mask: pyarrow
+// makes these columns (nulls where masked), as pyarrow.table() would.
+bool NumpyNeedsPyarrow(nb::handle ndarray) {
+  if (nb::cast<int64_t>(ndarray.attr("ndim")) != 1) return false;
+  const std::string kind = nb::cast<std::string>(ndarray.attr("dtype").attr("kind"));
+  if (kind != "i" && kind != "u" && kind != "f" && kind != "b") return true;
+  return nb::isinstance(ndarray, Numpy().attr("ma").attr("MaskedArray"));
 }
 
 // A 1-D NumPy array of a numeric dtype as a quiver array over its memory
@@ -104,8 +123,11 @@ ChunkedArrayPtr ColumnFromPython(nb::handle obj, const char* what) {
     data = nb::cast<const PyFixedShapeTensorArray&>(obj).array.data();
   } else if (nb::isinstance<PyVariableShapeTensorArray>(obj)) {
     data = nb::cast<const PyVariableShapeTensorArray&>(obj).array.data();
-  } else if (PyObject_TypeCheck(obj.ptr(), NumpyArrayType())) {
+  } else if (PyObject_TypeCheck(obj.ptr(), NumpyArrayType()) && !NumpyNeedsPyarrow(obj)) {
     data = ArrayFromNumpy(obj, what);
+  } else if (PyObject_TypeCheck(obj.ptr(), NumpyArrayType())) {
+    nb::object pa = nb::module_::import_("quiver._optional").attr("import_optional")("pyarrow");
+    return ColumnFromPython(pa.attr("array")(obj), what);
   } else if (HasStreamProtocol(obj)) {
     std::shared_ptr<ArrayReader> reader = ImportStreamFrom(obj);
     std::vector<ArrayDataPtr> chunks;
@@ -162,7 +184,16 @@ Field FieldForColumn(nb::handle field_or_name, const TypePtr& type) {
     }
     return field;
   }
-  Raise(Status::TypeError("a column is named by a str or a quiver.Field, got " +
+  if (nb::hasattr(field_or_name, "__arrow_c_schema__")) {  // a pyarrow.Field, as pyarrow takes
+    Field field = ImportSchemaCapsule(field_or_name.attr("__arrow_c_schema__")());
+    if (!field.type->Equals(*type)) {
+      Raise(Status::TypeError("field '" + field.name + "' is " + field.type->ToString() +
+                              ", the column is " + type->ToString()));
+    }
+    return field;
+  }
+  Raise(Status::TypeError("a column is named by a str, a quiver.Field or an Arrow field "
+                          "(__arrow_c_schema__), got " +
                           TypeName(field_or_name)));
 }
 

@@ -29,8 +29,9 @@ inline PyTable Rewrap(const PyTable&, const TablePtr& table) { return PyTable{ta
 
 // Column positions from names and ints (KeyError / IndexError).
 std::vector<int> ColumnIndices(const Schema& schema, nb::handle columns);
-// A field for a column being added: a qv.Field (of the column's type), or
-// a name. `type` is the column's.
+// A field for a column being added: a name, or a qv.Field or any Arrow
+// field with __arrow_c_schema__ (a pyarrow.Field) of the column's type
+// (TypeError otherwise). `type` is the column's.
 Field FieldForColumn(nb::handle field_or_name, const TypePtr& type);
 // New names from a list (one per column) or a {old: new} dict.
 std::vector<std::string> NewNames(const Schema& schema, nb::handle names);
@@ -47,8 +48,9 @@ void AddTableVerbs(nb::class_<Py>& cls) {
              const Py& py = nb::cast<const Py&>(self);
              TablePtr table = AsTable(py);
              nb::slice slice = nb::borrow<nb::slice>(key);
-             if (!slice.attr("step").is_none() && nb::cast<int64_t>(slice.attr("step")) != 1) {
-               Raise(Status::Invalid("slicing rows takes a step of 1; use take() for others"));
+             std::vector<int64_t> rows;
+             if (SliceRows(slice, table->num_rows(), &rows)) {
+               return nb::cast(Rewrap(py, Unwrap(table->Take(rows))));
              }
              auto [start, count] = ResolveSlice(slice, table->num_rows());
              return nb::cast(Rewrap(py, Unwrap(table->Slice(start, count))));
@@ -56,7 +58,8 @@ void AddTableVerbs(nb::class_<Py>& cls) {
            return self.attr("column")(key);
          },
          nb::arg("key"),
-         "A column by name or position (negative counts from the end), or rows by a slice.")
+         "A column by name or position (negative counts from the end), or rows by a slice "
+         "(zero-copy; a copy of the rows for a step other than 1, as pyarrow).")
       .def_prop_ro("column_names",
                    [](const Py& py) {
                      nb::list out;
@@ -128,7 +131,8 @@ void AddTableVerbs(nb::class_<Py>& cls) {
                                                       values)));
           },
           nb::arg("i"), nb::arg("field_"), nb::arg("column"),
-          "With `column` inserted at position i, named by `field_` (a name or a qv.Field).")
+          "With `column` inserted at position i, named by `field_` (a name, a qv.Field or a "
+          "pyarrow.Field of the column's type).")
       .def(
           "append_column",
           [](const Py& py, nb::handle field, nb::handle column) {

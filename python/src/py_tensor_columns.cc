@@ -97,6 +97,7 @@ std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char*
                           std::to_string(nb::cast<int64_t>(flags.attr("shape")[0])) +
                           " rows, the array " + std::to_string(rows)));
   }
+  if (rows == 0) return {};  // reshape(0, -1) cannot infer the row width
   nb::object per_row = flags.attr("reshape")(rows, -1);
   nb::object all =
       numpy.attr("ascontiguousarray")(per_row.attr("all")(1)).attr("view")(numpy.attr("uint8"));

@@ -5,6 +5,8 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -63,8 +65,9 @@ void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_
 // The validity bitmap of the joined pieces, or null when no row is null.
 Result<BufferPtr> JoinValidity(std::span<const Piece> pieces, int64_t total, int64_t* nulls) {
   *nulls = 0;
-  bool any_bitmap = false;
-  for (const Piece& piece : pieces) any_bitmap |= BufferData(*piece.array, 0) != nullptr;
+  const bool any_bitmap = std::any_of(pieces.begin(), pieces.end(), [](const Piece& piece) {
+    return BufferData(*piece.array, 0) != nullptr;
+  });
   if (!any_bitmap) return BufferPtr{};
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(BitmapBytes(total)));
   uint8_t* bits = out->mutable_data();
@@ -100,11 +103,25 @@ Result<BufferPtr> JoinValues(std::span<const Piece> pieces, int b, int64_t width
                           internal::MultiplyChecked(total, width, "the joined values"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(bytes));
   uint8_t* dst = out->mutable_data();
+  const ArrayData* array = nullptr;  // of the previous piece: most pieces share one
+  const uint8_t* src = nullptr;      // its values, at its offset
   for (const Piece& piece : pieces) {
-    const uint8_t* src = BufferData(*piece.array, b);
+    if (piece.array != array) {
+      array = piece.array;
+      src = BufferData(*array, b);
+      if (src) src += array->offset * width;
+    }
     const size_t size = static_cast<size_t>(piece.length * width);
     if (src) {
-      std::memcpy(dst, src + Start(piece) * width, size);
+      const uint8_t* from = src + piece.begin * width;
+      // A random take makes a piece per row: small constant sizes are
+      // copied inline rather than through a call to memcpy.
+      switch (size) {
+        case 4: std::memcpy(dst, from, 4); break;
+        case 8: std::memcpy(dst, from, 8); break;
+        case 16: std::memcpy(dst, from, 16); break;
+        default: std::memcpy(dst, from, size);
+      }
     } else {
       std::memset(dst, 0, size);  // an empty array may omit its values
     }
@@ -230,9 +247,55 @@ Status JoinViews(std::span<const Piece> pieces, int64_t total, ArrayData* out) {
 
 Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all);
 
+// The dictionary `joined` (made by JoinPieces: offset 0, offsets checked)
+// with each repeated value kept once, as pyarrow unifies dictionaries (pandas
+// refuses categories that repeat). remap[j] is entry j's place in the
+// result. Values compare by their bytes: fixed-width values and (large)
+// binary / utf8; dictionaries of other types, and null entries, are kept
+// whole.
+Result<ArrayDataPtr> UniqueValues(const ArrayDataPtr& joined, std::vector<int64_t>* remap) {
+  const Layout layout = internal::LayoutOf(*joined->type);
+  remap->resize(static_cast<size_t>(joined->length));
+  for (size_t j = 0; j < remap->size(); ++j) (*remap)[j] = static_cast<int64_t>(j);
+  const bool fixed = layout.num_buffers == 2 && layout.roles[1] == BufferRole::kValues &&
+                     layout.value_bits % 8 == 0;
+  const bool binary =
+      layout.num_buffers == 3 && layout.has_offsets() && layout.roles[2] == BufferRole::kData;
+  if ((!fixed && !binary) || layout.children != ChildRole::kNone || layout.dictionary) {
+    return joined;
+  }
+  const int64_t width = fixed ? layout.value_bits / 8 : layout.offset_width();
+  const uint8_t* offsets = BufferData(*joined, 1);
+  const uint8_t* bytes = BufferData(*joined, fixed ? 1 : 2);
+  const char* chars = bytes ? reinterpret_cast<const char*>(bytes) : "";
+  std::unordered_map<std::string_view, int64_t> first;  // value -> its entry in the result
+  std::vector<Piece> keep;
+  int64_t kept = 0;
+  for (int64_t j = 0; j < joined->length; ++j) {
+    if (joined->IsValid(j)) {
+      const int64_t begin = fixed ? j * width : internal::ReadOffset(offsets, j, width);
+      const int64_t end = fixed ? begin + width : internal::ReadOffset(offsets, j + 1, width);
+      auto [it, added] = first.try_emplace(
+          std::string_view(chars + begin, static_cast<size_t>(end - begin)), kept);
+      if (!added) {
+        (*remap)[static_cast<size_t>(j)] = it->second;
+        continue;
+      }
+    }
+    if (!keep.empty() && keep.back().begin + keep.back().length == j) {
+      ++keep.back().length;
+    } else {
+      keep.push_back({joined.get(), j, 1});
+    }
+    (*remap)[static_cast<size_t>(j)] = kept++;
+  }
+  if (kept == joined->length) return joined;
+  return JoinPieces(joined->type, keep);
+}
+
 // Dictionary arrays keep one dictionary when all pieces share an equal one;
-// otherwise the distinct dictionaries are joined and each piece's indices
-// shifted by the length of the dictionaries before its own.
+// otherwise the distinct dictionaries are joined, equal values merged
+// (UniqueValues), and each piece's indices mapped into the result.
 Status JoinDictionaries(std::span<const Piece> pieces, ArrayData* out) {
   std::vector<const ArrayData*> distinct;  // equal dictionaries count once
   // Per dictionary object met, the joined dictionary's start of its values
@@ -262,7 +325,9 @@ Status JoinDictionaries(std::span<const Piece> pieces, ArrayData* out) {
 
   std::vector<Piece> whole;
   for (const ArrayData* dictionary : distinct) whole.push_back({dictionary, 0, dictionary->length});
-  QUIVER_ASSIGN_OR_RETURN(out->dictionary, JoinPieces(distinct.front()->type, whole));
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr joined, JoinPieces(distinct.front()->type, whole));
+  std::vector<int64_t> remap;  // entry of `joined` -> entry of the result's dictionary
+  QUIVER_ASSIGN_OR_RETURN(out->dictionary, UniqueValues(joined, &remap));
   const DataType& index_type = *out->type->storage().index_type();
   const int64_t width = index_type.bit_width() / 8;
   const int64_t bits = index_type.is_signed_integer() ? width * 8 - 1 : width * 8;
@@ -283,10 +348,11 @@ Status JoinDictionaries(std::span<const Piece> pieces, ArrayData* out) {
                                std::to_string(index) + " lies outside the dictionary of " +
                                std::to_string(piece.array->dictionary->length) + " values");
       }
-      const int64_t shifted = index + shift;
+      const int64_t shifted = remap[static_cast<size_t>(index + shift)];
       if (shifted > most) {
-        return Status::Invalid("the joined dictionaries hold " + std::to_string(joined_length) +
-                               " values, more than " + index_type.ToString() + " indices address");
+        return Status::Invalid("the joined dictionaries hold " +
+                               std::to_string(out->dictionary->length) + " values, more than " +
+                               index_type.ToString() + " indices address");
       }
       std::memcpy(dst + at * width, &shifted, static_cast<size_t>(width));  // little-endian
     }
@@ -296,11 +362,15 @@ Status JoinDictionaries(std::span<const Piece> pieces, ArrayData* out) {
 
 Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all) {
   // Empty pieces (empty lists' children) are dropped: their arrays may
-  // hold no offsets to read.
-  std::vector<Piece> pieces;
-  pieces.reserve(all.size());
-  for (const Piece& piece : all) {
-    if (piece.length > 0) pieces.push_back(piece);
+  // hold no offsets to read. Without any, `all` is used as it is (a take
+  // of a million rows makes a million pieces: no copy of them).
+  std::vector<Piece> non_empty;
+  std::span<const Piece> pieces = all;
+  if (std::any_of(all.begin(), all.end(), [](const Piece& piece) { return piece.length == 0; })) {
+    for (const Piece& piece : all) {
+      if (piece.length > 0) non_empty.push_back(piece);
+    }
+    pieces = non_empty;
   }
   const Layout layout = internal::LayoutOf(*type);
   if (layout.children == ChildRole::kSparseUnion || layout.children == ChildRole::kDenseUnion ||
@@ -321,6 +391,7 @@ Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all)
   }
   out->buffers.resize(static_cast<size_t>(layout.num_buffers));
   std::vector<Piece> ranges;  // what the offsets delimit, per piece
+  if (layout.has_offsets()) ranges.reserve(pieces.size());
   for (int b = 0; b < layout.num_buffers; ++b) {
     BufferPtr& buffer = out->buffers[static_cast<size_t>(b)];
     switch (layout.roles[b]) {
@@ -394,31 +465,38 @@ Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all)
 class ChunkLocator {
  public:
   explicit ChunkLocator(std::span<const ArrayDataPtr> chunks) : chunks_(chunks) {
-    int64_t start = 0;
-    for (const ArrayDataPtr& chunk : chunks) {
-      starts_.push_back(start);
-      start += chunk->length;
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (chunks[c]->length == 0) continue;  // holds no row
+      starts_.push_back(length_);
+      which_.push_back(c);
+      length_ += chunks[c]->length;
     }
-    length_ = start;
   }
   int64_t length() const { return length_; }
-  // Precondition: 0 <= row < length(). Rows asked in order are found in
-  // O(1); others by binary search.
-  Piece Row(int64_t row) {
-    if (row < starts_[last_] || row >= starts_[last_] + chunks_[last_]->length) {
-      last_ = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), row) -
-                                  starts_.begin()) -
-              1;
-      while (chunks_[last_]->length == 0) --last_;  // empty chunks share the next start
+  // The chunk that holds `row`, and the row's place in it (in `local`).
+  // Precondition: 0 <= row < length().
+  size_t Find(int64_t row, int64_t* local) const {
+    // The last chunk starting at or before `row`: a binary search without
+    // branches on the data (random rows would mispredict every step).
+    size_t low = 0;
+    for (size_t n = starts_.size(); n > 1;) {
+      const size_t half = n / 2;
+      low = starts_[low + half] <= row ? low + half : low;
+      n -= half;
     }
-    return {chunks_[last_].get(), row - starts_[last_], 1};
+    *local = row - starts_[low];
+    return which_[low];
+  }
+  Piece Row(int64_t row) const {
+    int64_t local = 0;
+    return {chunks_[Find(row, &local)].get(), local, 1};
   }
 
  private:
   std::span<const ArrayDataPtr> chunks_;
-  std::vector<int64_t> starts_;
+  std::vector<int64_t> starts_;  // of the chunks that hold rows
+  std::vector<size_t> which_;    // their places in chunks_
   int64_t length_ = 0;
-  size_t last_ = 0;
 };
 
 void AppendPiece(std::vector<Piece>& pieces, const Piece& row) {
@@ -439,6 +517,224 @@ Result<ArrayDataPtr> Select(std::span<const ArrayDataPtr> chunks, std::span<cons
     }
   }
   return JoinPieces(chunks[0]->type, pieces);
+}
+
+// Arrays whose rows are a fixed number of bytes in one values buffer:
+// fixed-width values, directly or under fixed-size lists whose children
+// have no validity bitmap (numbers, tensor cells). Take (and Filter, which
+// takes the rows it keeps) gathers their rows straight from the row
+// numbers, without a piece per row.
+struct FlatRows {
+  const uint8_t* values = nullptr;  // row 0 (the offsets applied); null: not flat
+  int64_t row_bytes = 0;
+};
+
+FlatRows FlatRowsOf(const ArrayData& data) {
+  const Layout layout = internal::LayoutOf(*data.type);
+  if (layout.dictionary) return {};
+  if (layout.children == ChildRole::kNone && layout.num_buffers == 2 &&
+      layout.roles[1] == BufferRole::kValues && layout.value_bits % 8 == 0) {
+    const uint8_t* values = BufferData(data, 1);
+    const int64_t width = layout.value_bits / 8;
+    if (!values || width == 0) return {};
+    return {values + data.offset * width, width};
+  }
+  if (layout.children == ChildRole::kFixedSizeList && layout.list_size > 0 &&
+      data.children.size() == 1 && BufferData(*data.children[0], 0) == nullptr) {
+    const FlatRows cell = FlatRowsOf(*data.children[0]);
+    if (!cell.values || cell.row_bytes > INT64_MAX / layout.list_size) return {};
+    const int64_t row_bytes = cell.row_bytes * layout.list_size;
+    if (data.offset > INT64_MAX / row_bytes) return {};
+    return {cell.values + data.offset * row_bytes, row_bytes};
+  }
+  return {};
+}
+
+// An array of `type` (FlatRowsOf's kind) of `rows` rows over `values`,
+// `validity` at the top level only.
+ArrayDataPtr MakeFlat(const TypePtr& type, int64_t rows, BufferPtr validity, int64_t nulls,
+                      BufferPtr values) {
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = rows;
+  out->null_count = nulls;
+  const Layout layout = internal::LayoutOf(*type);
+  if (layout.children == ChildRole::kFixedSizeList) {
+    out->buffers = {std::move(validity)};
+    out->children = {MakeFlat(type->storage().children()[0].type, rows * layout.list_size, nullptr,
+                              0, std::move(values))};
+  } else {
+    out->buffers = {std::move(validity), std::move(values)};
+  }
+  return out;
+}
+
+// The `count` rows for_each_row(f) names (f(row) for each, in order, rows
+// across the chunks, already checked to be in range) of flat chunks, or
+// null when a chunk is not flat.
+template <typename ForEachRow>
+Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks, int64_t count,
+                                ForEachRow for_each_row) {
+  std::vector<FlatRows> flat;  // empty chunks are never read: they may omit buffers
+  bool any_validity = false;
+  int64_t width = 0;
+  for (const ArrayDataPtr& chunk : chunks) {
+    flat.push_back(chunk->length > 0 ? FlatRowsOf(*chunk) : FlatRows{});
+    if (chunk->length == 0) continue;
+    if (!flat.back().values) return ArrayDataPtr{};
+    width = flat.back().row_bytes;
+    any_validity |= BufferData(*chunk, 0) != nullptr;
+  }
+  QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
+                          internal::MultiplyChecked(count, width, "the gathered values"));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(bytes));
+  BufferPtr validity;
+  if (any_validity) {
+    QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(BitmapBytes(count)));
+  }
+  uint8_t* dst = values->mutable_data();
+  uint8_t* bits = validity ? validity->mutable_data() : nullptr;
+  ChunkLocator locator(chunks);
+  int64_t j = 0;
+  for_each_row([&](int64_t row) {
+    int64_t local = 0;
+    const size_t c = locator.Find(row, &local);
+    const uint8_t* src = flat[c].values + local * width;
+    switch (width) {  // constant sizes copy inline
+      case 4: std::memcpy(dst, src, 4); break;
+      case 8: std::memcpy(dst, src, 8); break;
+      case 16: std::memcpy(dst, src, 16); break;
+      default: std::memcpy(dst, src, static_cast<size_t>(width));
+    }
+    dst += width;
+    if (bits) {
+      const ArrayData& chunk = *chunks[c];
+      const uint8_t* valid = BufferData(chunk, 0);
+      if (!valid || internal::GetBit(valid, chunk.offset + local)) internal::SetBit(bits, j);
+    }
+    ++j;
+  });
+  const int64_t nulls = bits ? internal::CountUnsetBits(bits, 0, count) : 0;
+  if (nulls == 0) validity.reset();
+  return MakeFlat(chunks[0]->type, count, std::move(validity), nulls, std::move(values));
+}
+
+// Rows of binary / utf8 chunks (32- or 64-bit offsets), gathered as
+// GatherFlat gathers (null for other types): the offsets first, each row's
+// checked against its data buffer as it is read (once), then the bytes.
+template <typename ForEachRow>
+Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t count,
+                                  ForEachRow for_each_row) {
+  const Layout layout = internal::LayoutOf(*chunks[0]->type);
+  if (layout.dictionary || layout.children != ChildRole::kNone || layout.num_buffers != 3 ||
+      !layout.has_offsets() || layout.roles[2] != BufferRole::kData) {
+    return ArrayDataPtr{};
+  }
+  bool any_validity = false;
+  for (const ArrayDataPtr& chunk : chunks) {
+    if (chunk->length == 0) continue;  // never read
+    if (!BufferData(*chunk, 1)) return ArrayDataPtr{};
+    any_validity |= BufferData(*chunk, 0) != nullptr;
+  }
+  const int64_t width = layout.offset_width();
+  const int64_t limit = width == 4 ? INT32_MAX : INT64_MAX;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::AllocateUninitialized((count + 1) * width));
+  BufferPtr validity;
+  if (any_validity) {
+    QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(BitmapBytes(count)));
+  }
+  Status status;
+  uint8_t* out = offsets->mutable_data();
+  uint8_t* bits = validity ? validity->mutable_data() : nullptr;
+  auto write = [&](int64_t slot, int64_t value) {
+    if (width == 8) {
+      std::memcpy(out + slot * 8, &value, 8);
+    } else {
+      const int32_t narrow = static_cast<int32_t>(value);
+      std::memcpy(out + slot * 4, &narrow, 4);
+    }
+  };
+  // Where row `local` of chunk `c` lies in its data buffer; an error if
+  // outside it (`status` set, false returned: no Status made per row).
+  auto range = [&](const ArrayData& chunk, int64_t local, int64_t* begin, int64_t* end) {
+    const uint8_t* src = BufferData(chunk, 1) + (chunk.offset + local) * width;
+    if (width == 8) {
+      std::memcpy(begin, src, 8);
+      std::memcpy(end, src + 8, 8);
+    } else {  // inline, not internal::ReadOffset: this runs once per row
+      int32_t pair[2];
+      std::memcpy(pair, src, 8);
+      *begin = pair[0], *end = pair[1];
+    }
+    const int64_t size = chunk.buffers[2] ? chunk.buffers[2]->size() : 0;
+    if (*begin < 0 || *begin > *end || *end > size) {
+      status = Status::Invalid("row " + std::to_string(local) + ": offsets " +
+                               std::to_string(*begin) + ", " + std::to_string(*end) +
+                               " are not an increasing range inside 0.." + std::to_string(size));
+      return false;
+    }
+    return true;
+  };
+  auto read = [&](int64_t slot) -> int64_t {
+    if (width == 8) {
+      int64_t value;
+      std::memcpy(&value, out + slot * 8, 8);
+      return value;
+    }
+    int32_t value;
+    std::memcpy(&value, out + slot * 4, 4);
+    return value;
+  };
+  std::vector<const uint8_t*> sources(static_cast<size_t>(count));  // each row's first byte
+  ChunkLocator locator(chunks);
+  int64_t j = 0, total = 0;
+  write(0, 0);
+  for_each_row([&](int64_t row) {
+    if (!status.ok()) return;
+    int64_t local = 0, begin = 0, end = 0;
+    const ArrayData& chunk = *chunks[locator.Find(row, &local)];
+    if (!range(chunk, local, &begin, &end)) return;
+    if (end - begin > limit - total) {
+      status = Status::Invalid(
+          "the joined rows hold more than 2^31 - 1 bytes, more than 32-bit offsets can "
+          "address; use the large_ type");
+      return;
+    }
+    total += end - begin;
+    sources[static_cast<size_t>(j)] = end > begin ? BufferData(chunk, 2) + begin : nullptr;
+    write(++j, total);
+    const uint8_t* valid = BufferData(chunk, 0);
+    if (bits && (!valid || internal::GetBit(valid, chunk.offset + local))) {
+      internal::SetBit(bits, j - 1);
+    }
+  });
+  QUIVER_RETURN_NOT_OK(status);
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr data, Buffer::AllocateUninitialized(total));
+  uint8_t* dst = data->mutable_data();
+  for (int64_t k = 0; k < count; ++k) {  // the bytes pass 1 checked, in order
+    const int64_t begin = read(k), size = read(k + 1) - begin;
+    if (size > 0) {
+      std::memcpy(dst + begin, sources[static_cast<size_t>(k)], static_cast<size_t>(size));
+    }
+  }
+  const int64_t nulls = bits ? internal::CountUnsetBits(bits, 0, count) : 0;
+  if (nulls == 0) validity.reset();
+  auto result = std::make_shared<ArrayData>();
+  result->type = chunks[0]->type;
+  result->length = count;
+  result->null_count = nulls;
+  result->buffers = {std::move(validity), std::move(offsets), std::move(data)};
+  return ArrayDataPtr(std::move(result));
+}
+
+// The rows for_each_row names, gathered without a piece per row when the
+// chunks are flat (GatherFlat) or binary (GatherBinary); null otherwise.
+template <typename ForEachRow>
+Result<ArrayDataPtr> Gather(std::span<const ArrayDataPtr> chunks, int64_t count,
+                            ForEachRow for_each_row) {
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, GatherFlat(chunks, count, for_each_row));
+  if (flat) return flat;
+  return GatherBinary(chunks, count, for_each_row);
 }
 
 Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
@@ -496,7 +792,7 @@ Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays) {
 Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices) {
   QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
   ChunkLocator locator(chunks);
-  std::vector<Piece> pieces;
+  bool one_run = !indices.empty();  // consecutive rows: a zero-copy slice if of one chunk
   for (size_t j = 0; j < indices.size(); ++j) {
     const int64_t i = indices[j];
     if (i < 0 || i >= locator.length()) {
@@ -504,23 +800,37 @@ Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const 
                                 " is out of range for " + std::to_string(locator.length()) +
                                 " rows");
     }
-    AppendPiece(pieces, locator.Row(i));
+    one_run &= i == indices[0] + static_cast<int64_t>(j);
   }
+  if (!one_run && !indices.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr gathered,
+                            Gather(chunks, static_cast<int64_t>(indices.size()), [&](auto&& row) {
+                              for (int64_t i : indices) row(i);
+                            }));
+    if (gathered) return gathered;
+  }
+  std::vector<Piece> pieces;
+  for (int64_t i : indices) AppendPiece(pieces, locator.Row(i));
   return Select(chunks, pieces);
 }
 
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask) {
   QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
-  ChunkLocator locator(chunks);
-  if (static_cast<int64_t>(mask.size()) != locator.length()) {
+  int64_t rows = 0;
+  for (const ArrayDataPtr& chunk : chunks) rows += chunk->length;
+  if (static_cast<int64_t>(mask.size()) != rows) {
     return Status::Invalid("filter mask has " + std::to_string(mask.size()) + " entries for " +
-                           std::to_string(locator.length()) + " rows");
+                           std::to_string(rows) + " rows");
   }
-  std::vector<Piece> pieces;
-  for (int64_t i = 0; i < locator.length(); ++i) {
-    if (mask[static_cast<size_t>(i)]) AppendPiece(pieces, locator.Row(i));
+  // The rows kept, as Take takes them (a gather, or one zero-copy run).
+  std::vector<int64_t> kept(mask.size());
+  size_t count = 0;
+  for (size_t i = 0; i < mask.size(); ++i) {
+    kept[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
+    count += mask[i] != 0;
   }
-  return Select(chunks, pieces);
+  kept.resize(count);
+  return Take(chunks, kept);
 }
 
 Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> indices) {

@@ -12,6 +12,21 @@ std::string ColumnName(const Schema& schema, size_t i) {
   return "column " + std::to_string(i) + " (" + schema.fields[i].name + ")";
 }
 
+// Names, types and nullability, as pyarrow compares schemas when it joins
+// tables or batches: schema and field metadata may differ.
+bool SameColumns(const Schema& a, const Schema& b) {
+  if (a.fields.size() != b.fields.size()) return false;
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    const Field& x = a.fields[i];
+    const Field& y = b.fields[i];
+    if (x.name != y.name || x.nullable != y.nullable || !x.type || !y.type ||
+        !x.type->Equals(*y.type)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 Status CheckIndex(int i, int count, const char* what) {
   if (i < 0 || i >= count) {
     return Status::IndexError(what, " ", i, " is out of range for ", count, " columns");
@@ -51,7 +66,7 @@ Result<TablePtr> Table::FromRecordBatches(SchemaPtr schema,
   std::vector<std::vector<ArrayDataPtr>> chunks(schema->fields.size());
   int64_t rows = 0;
   for (size_t b = 0; b < batches.size(); ++b) {
-    if (!batches[b]->schema()->Equals(*schema)) {
+    if (!SameColumns(*batches[b]->schema(), *schema)) {
       return Status::Invalid("record batch ", b, " has another schema than the table");
     }
     for (size_t c = 0; c < chunks.size(); ++c)
@@ -206,15 +221,21 @@ Result<TablePtr> Table::Filter(std::span<const uint8_t> mask) const {
   if (static_cast<int64_t>(mask.size()) != num_rows_) {
     return Status::Invalid("filter mask has ", mask.size(), " entries for ", num_rows_, " rows");
   }
-  int64_t kept = 0;
-  for (uint8_t m : mask) kept += m != 0;
+  // The rows kept, found once for every column, which takes them.
+  std::vector<int64_t> kept(mask.size());
+  size_t count = 0;
+  for (size_t i = 0; i < mask.size(); ++i) {
+    kept[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
+    count += mask[i] != 0;
+  }
+  kept.resize(count);
   std::vector<ChunkedArrayPtr> columns;
   for (size_t c = 0; c < columns_.size(); ++c) {
-    Result<ChunkedArrayPtr> filtered = columns_[c]->Filter(mask);
+    Result<ChunkedArrayPtr> filtered = columns_[c]->Take(kept);
     if (!filtered.ok()) return filtered.status().WithContext(ColumnName(*schema_, c));
     columns.push_back(std::move(*filtered));
   }
-  return Make(schema_, std::move(columns), kept);
+  return Make(schema_, std::move(columns), static_cast<int64_t>(count));
 }
 
 Result<TablePtr> Table::CombineChunks() const {
@@ -248,7 +269,7 @@ Result<TablePtr> ConcatenateTables(std::span<const TablePtr> tables) {
   std::vector<std::vector<ArrayDataPtr>> chunks(schema->fields.size());
   int64_t rows = 0;
   for (size_t t = 0; t < tables.size(); ++t) {
-    if (!tables[t]->schema()->Equals(*schema)) {
+    if (!SameColumns(*tables[t]->schema(), *schema)) {
       return Status::Invalid("table ", t, " has another schema than table 0");
     }
     for (size_t c = 0; c < chunks.size(); ++c) {

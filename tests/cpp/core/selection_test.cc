@@ -150,6 +150,60 @@ TEST(Take, AcrossChunksIntoOneArray) {
   EXPECT_ERROR(kTypeError, "chunk 1 is int32", Take(mixed, std::vector<int64_t>{0}));
 }
 
+TEST(Take, FlatRowsGatheredAcrossChunksWithNullsAndOffsets) {
+  // Fixed-size lists of int16 (tensor cells): gathered row by row.
+  auto cells = [](const std::vector<int16_t>& values, const std::vector<bool>& valid,
+                  const std::vector<bool>& child_valid) {
+    auto fsl = std::make_shared<ArrayData>();
+    fsl->type = *fixed_size_list(Field{"item", int16()}, 2);
+    fsl->length = static_cast<int64_t>(values.size() / 2);
+    fsl->buffers = {valid.empty() ? nullptr : test::Bitmap(valid)};
+    fsl->children = {child_valid.empty() ? Primitive<int16_t>(int16(), values)
+                                         : Primitive<int16_t>(int16(), values, child_valid)};
+    return ArrayDataPtr(fsl);
+  };
+  for (bool child_nulls : {false, true}) {  // child nulls: joined piece by piece instead
+    const std::vector<bool> child_valid =
+        child_nulls ? std::vector<bool>{true, true, true, false, true, true} : std::vector<bool>{};
+    // Rows [3, 4] [5, 6] (a slice), then null and [9, 10].
+    std::vector<ArrayDataPtr> chunks = {*Slice(cells({1, 2, 3, 4, 5, 6}, {}, child_valid), 1, 2),
+                                        cells({7, 8, 9, 10}, {false, true}, {})};
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(chunks));
+    std::vector<int64_t> rows = {3, 0, 2, 1, 0};
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(chunks, rows));
+    ExpectRows(taken, joined, rows);
+    EXPECT_EQ(taken->ComputeNullCount(), 1);
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr kept, Filter(chunks, std::vector<uint8_t>{1, 0, 1, 1}));
+    ExpectRows(kept, joined, {0, 2, 3});
+  }
+  std::vector<ArrayDataPtr> numbers = {
+      Primitive<int64_t>(int64(), {1, 2, 3}),
+      *Slice(Primitive<int64_t>(int64(), {4, 5, 6}, {1, 0, 1}), 1, 2)};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(numbers));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(numbers, std::vector<int64_t>{4, 3, 0}));
+  ExpectRows(taken, joined, {4, 3, 0});
+  EXPECT_EQ(taken->ComputeNullCount(), 1);
+}
+
+TEST(Take, HostileOffsetsAreAnErrorWhenGathered) {
+  auto bad = std::make_shared<ArrayData>(*Utf8({"abc", "d", "efg", "h"}));
+  bad->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 3, 2, 7, 8});  // row 1 decreasing
+  EXPECT_ERROR(kInvalid, "row 1: offsets 3, 2 are not an increasing range inside 0..8",
+               Take(bad, std::vector<int64_t>{3, 1}));
+  EXPECT_ERROR(kInvalid, "row 1: offsets 3, 2 are not an increasing range inside 0..8",
+               Filter(bad, std::vector<uint8_t>{1, 1, 0, 1}));
+  auto outside = std::make_shared<ArrayData>(*Utf8({"ab", "c"}));
+  outside->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 1000, 1000});
+  EXPECT_ERROR(kInvalid, "row 0: offsets 0, 1000 are not an increasing range inside 0..3",
+               Take(outside, std::vector<int64_t>{0, 0}));
+  // Sound strings with nulls and a slice gather as the pieces join them.
+  std::vector<ArrayDataPtr> chunks = {*Slice(Utf8({"x", "yy", std::nullopt, ""}), 1, 3),
+                                      Utf8({"last one"})};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(chunks, std::vector<int64_t>{3, 1, 0, 2}));
+  EXPECT_TRUE(ArrayEquals(*taken, *Utf8({"last one", std::nullopt, "yy", ""})));
+  ASSERT_OK(Validate(*taken, ValidationLevel::kFull));
+}
+
 TEST(Filter, KeepsMarkedRowsAndChecksTheMaskLength) {
   ArrayDataPtr source = IntLists({{{1}}, std::nullopt, {{2, 3}}, {{4}}});
   std::vector<uint8_t> mask = {1, 1, 0, 1};
@@ -186,9 +240,23 @@ TEST(Concatenate, DictionariesJoinedWhenTheyDiffer) {
   std::vector<ArrayDataPtr> three = {a, same, other};
   ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(three));
   ASSERT_OK(Validate(*joined, ValidationLevel::kFull));
-  EXPECT_EQ(joined->dictionary->length, 4);
+  // "y" is in both dictionaries and is kept once, as pyarrow unifies them.
+  EXPECT_TRUE(ArrayEquals(*joined->dictionary, *Utf8({"x", "y", "z"})));
   ExpectRows(*Slice(joined, 4, 2), other, {0, 1});
   ExpectRows(*Slice(joined, 0, 3), a, {0, 1, 2});
+}
+
+TEST(Take, DictionariesOfNumbersKeepEachValueOnce) {
+  ArrayDataPtr a = DictionaryOf({0, 1, 1}, Primitive<int64_t>(int64(), {5, 7}));
+  ArrayDataPtr b = DictionaryOf({2, 0, std::nullopt}, Primitive<int64_t>(int64(), {7, 9, 5}));
+  std::vector<ArrayDataPtr> chunks = {a, b};
+  std::vector<int64_t> rows = {3, 0, 4, 1, 5};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(chunks, rows));
+  // b's dictionary comes first (row 3 is taken first), a's adds nothing new.
+  EXPECT_TRUE(ArrayEquals(*taken->dictionary, *Primitive<int64_t>(int64(), {7, 9, 5})));
+  ExpectRows(*Slice(taken, 0, 2), a, {0, 0});     // 5 from b, then 5 from a
+  ExpectRows(*Slice(taken, 2, 3), b, {1, 1, 2});  // 7, 7, null
+  EXPECT_EQ(taken->ComputeNullCount(), 1);
 }
 
 TEST(Concatenate, DictionaryIndicesThatNoLongerFitAreAnError) {

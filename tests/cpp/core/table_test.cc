@@ -125,6 +125,22 @@ TEST(Table, ConcatenateKeepsChunksAndChecksSchemas) {
   std::vector<TablePtr> mixed = {table, *table->RemoveColumn(0)};
   EXPECT_ERROR(kInvalid, "table 1 has another schema", ConcatenateTables(mixed));
   EXPECT_ERROR(kInvalid, "at least one", ConcatenateTables(std::vector<TablePtr>{}));
+
+  // Metadata may differ (schema or field), as pyarrow allows; table 0's is kept.
+  auto plain = std::make_shared<Schema>(*table->schema());
+  plain->metadata = {};
+  plain->fields[1].metadata = {{"origin", "x"}};
+  std::vector<TablePtr> tagged = {table, *Table::Make(plain, table->columns())};
+  ASSERT_OK_AND_ASSIGN(TablePtr kept, ConcatenateTables(tagged));
+  EXPECT_EQ(kept->schema()->metadata, table->schema()->metadata);
+  EXPECT_EQ(kept->num_rows(), 10);
+  ASSERT_OK_AND_ASSIGN(auto batches, table->ToRecordBatches());
+  ASSERT_OK_AND_ASSIGN(TablePtr from_batches, Table::FromRecordBatches(plain, batches));
+  EXPECT_TRUE(from_batches->schema()->Equals(*plain));
+  auto renamed = std::make_shared<Schema>(*plain);
+  renamed->fields[0].name = "key";
+  EXPECT_ERROR(kInvalid, "record batch 0 has another schema",
+               Table::FromRecordBatches(renamed, batches));
 }
 
 }  // namespace quiver
