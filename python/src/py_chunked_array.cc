@@ -37,8 +37,8 @@ void RequireTensors(const ChunkedArray& c, const char* method, bool variable_onl
   const bool ok = IsVariable(*c.type()) || (!variable_only && IsFixed(*c.type()));
   if (!ok) {
     Raise(Status::TypeError(std::string(method) + " needs a " +
-                            (variable_only ? "variable_shape_tensor" : "tensor") +
-                            " column, got " + c.type()->ToString()));
+                            (variable_only ? "variable_shape_tensor" : "tensor") + " column, got " +
+                            c.type()->ToString()));
   }
 }
 
@@ -84,8 +84,8 @@ nb::tuple PaddedAcrossChunks(const ChunkedArray& c, nb::handle pad_value, bool a
   RequireTensors(c, "to_padded()", /*variable_only=*/true);
   nb::object numpy = Numpy();
   if (c.num_chunks() == 1) {
-    return nb::cast<nb::tuple>(WrapArray(c.chunk(0)).attr("to_padded")(
-        pad_value, allow_nulls, nb::arg("out") = out));
+    return nb::cast<nb::tuple>(
+        WrapArray(c.chunk(0)).attr("to_padded")(pad_value, allow_nulls, nb::arg("out") = out));
   }
   const VariableShapeTensorType type = Unwrap(VariableShapeTensorType::FromDataType(c.type()));
   nb::list shape_parts = EachChunk(c, "shapes");
@@ -115,7 +115,8 @@ nb::tuple PaddedAcrossChunks(const ChunkedArray& c, nb::handle pad_value, bool a
   }
   int64_t start = 0;
   for (const ArrayDataPtr& chunk : c.chunks()) {
-    nb::object part = batch[nb::slice(nb::int_(start), nb::int_(start + chunk->length), nb::none())];
+    nb::object part =
+        batch[nb::slice(nb::int_(start), nb::int_(start + chunk->length), nb::none())];
     WrapArray(chunk).attr("to_padded")(pad_value, allow_nulls, nb::arg("out") = part);
     start += chunk->length;
   }
@@ -166,11 +167,13 @@ PyChunkedArray ChunkedFromPython(nb::handle obj, nb::handle type) {
 void BindChunkedArray(nb::module_& m) {
   nb::class_<PyChunkedArray>(m, "ChunkedArray", "Arrays of one type, in order.")
       .def_prop_ro("type", [](const PyChunkedArray& c) { return WrapType(c.column->type()); })
-      .def_prop_ro("chunks", [](const PyChunkedArray& c) {
-        nb::list out;
-        for (const ArrayDataPtr& chunk : c.column->chunks()) out.append(WrapArray(chunk));
-        return out;
-      })
+      .def_prop_ro("chunks",
+                   [](const PyChunkedArray& c) {
+                     nb::list out;
+                     for (const ArrayDataPtr& chunk : c.column->chunks())
+                       out.append(WrapArray(chunk));
+                     return out;
+                   })
       .def_prop_ro("num_chunks", [](const PyChunkedArray& c) { return c.column->num_chunks(); })
       .def_prop_ro("null_count", [](const PyChunkedArray& c) { return c.column->null_count(); })
       .def(
@@ -223,26 +226,27 @@ void BindChunkedArray(nb::module_& m) {
       .def(
           "slice",
           [](const PyChunkedArray& c, int64_t offset, std::optional<int64_t> length) {
-            if (offset < 0) Raise(Status::IndexError("slice offset " + std::to_string(offset) + " is negative"));
-            if (length && *length < 0) Raise(Status::IndexError("slice length " + std::to_string(*length) + " is negative"));
-            const int64_t start = std::min(offset, c.column->length());
-            const int64_t count = std::min(length.value_or(c.column->length()), c.column->length() - start);
+            auto [start, count] = ClipSlice(offset, length, c.column->length());
             return PyChunkedArray{Unwrap(c.column->Slice(start, count))};
           },
           nb::arg("offset") = 0, nb::arg("length").none() = nb::none(),
           "Rows [offset, offset + length), clipped to the rows there are; no copy.")
-      .def("combine_chunks", [](const PyChunkedArray& c) { return Combined(*c.column); },
-           "All rows as one quiver array: the chunk itself when there is one, else a copy.")
+      .def(
+          "combine_chunks", [](const PyChunkedArray& c) { return Combined(*c.column); },
+          "All rows as one quiver array: the chunk itself when there is one, else a copy.")
       .def(
           "take",
           [](const PyChunkedArray& c, nb::handle indices) {
             return TakeOrFilter(*c.column, indices, true);
           },
-          nb::arg("indices"), "The rows `indices` picks, as one chunk (a copy; a zero-copy slice "
-                              "for consecutive rows of one chunk).")
+          nb::arg("indices"),
+          "The rows `indices` picks, as one chunk (a copy; a zero-copy slice "
+          "for consecutive rows of one chunk).")
       .def(
           "filter",
-          [](const PyChunkedArray& c, nb::handle mask) { return TakeOrFilter(*c.column, mask, false); },
+          [](const PyChunkedArray& c, nb::handle mask) {
+            return TakeOrFilter(*c.column, mask, false);
+          },
           nb::arg("mask"), "The rows where `mask` is True, as one chunk (a copy).")
       .def("to_pylist",
            [](const PyChunkedArray& c) {
@@ -308,11 +312,14 @@ void BindChunkedArray(nb::module_& m) {
               nb::object fixed = WrapArray(chunk).attr("to_fixed")(nb::arg("copy") = copy);
               chunks.push_back(nb::cast<const PyFixedShapeTensorArray&>(fixed).array.data());
               if (type && !type->Equals(*chunks.back()->type)) {
-                Raise(Status::Invalid("the chunks have different fixed shapes: " + type->ToString() + " and " + chunks.back()->type->ToString()));
+                Raise(
+                    Status::Invalid("the chunks have different fixed shapes: " + type->ToString() +
+                                    " and " + chunks.back()->type->ToString()));
               }
               type = chunks.back()->type;
             }
-            if (!type) Raise(Status::Invalid("to_fixed() of a column without chunks has no shape to take"));
+            if (!type)
+              Raise(Status::Invalid("to_fixed() of a column without chunks has no shape to take"));
             return PyChunkedArray{Unwrap(ChunkedArray::Make(type, std::move(chunks)))};
           },
           nb::arg("copy").none() = nb::none(),
@@ -335,9 +342,12 @@ void BindChunkedArray(nb::module_& m) {
             return PyChunkedArray{Unwrap(ChunkedArray::Make(type, std::move(chunks)))};
           },
           "Every chunk as a variable_shape_tensor column (zero-copy values).")
-      .def("equals",
-           [](const PyChunkedArray& a, const PyChunkedArray& b) { return a.column->Equals(*b.column); },
-           nb::arg("other"), "Same type and values, wherever the chunk boundaries fall.")
+      .def(
+          "equals",
+          [](const PyChunkedArray& a, const PyChunkedArray& b) {
+            return a.column->Equals(*b.column);
+          },
+          nb::arg("other"), "Same type and values, wherever the chunk boundaries fall.")
       .def(
           "__eq__",
           [](const PyChunkedArray& a, nb::handle b) {
@@ -348,7 +358,8 @@ void BindChunkedArray(nb::module_& m) {
       .def(
           "__arrow_c_stream__",
           [](const PyChunkedArray& c, nb::handle /*requested_schema: best-effort, ignored*/) {
-            return StreamCapsule(MakeArrayReader(Field{"", c.column->type(), true, {}}, c.column->chunks()));
+            return StreamCapsule(
+                MakeArrayReader(Field{"", c.column->type(), true, {}}, c.column->chunks()));
           },
           nb::arg("requested_schema").none() = nb::none())
       .def(

@@ -1,5 +1,6 @@
 #include "py_convert.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <nanobind/stl/string.h>
@@ -162,6 +163,16 @@ int64_t ResolveIndex(int64_t index, int64_t length, const char* what) {
 }
 
 // [start, start + count) of a step-1 Python slice over `length` rows.
+std::pair<int64_t, int64_t> ClipSlice(int64_t offset, std::optional<int64_t> length, int64_t rows) {
+  if (offset < 0)
+    Raise(Status::IndexError("slice offset " + std::to_string(offset) + " is negative"));
+  if (length && *length < 0) {
+    Raise(Status::IndexError("slice length " + std::to_string(*length) + " is negative"));
+  }
+  const int64_t start = std::min(offset, rows);
+  return {start, std::min(length.value_or(rows), rows - start)};
+}
+
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length) {
   auto [start, stop, step, count] = slice.compute(static_cast<size_t>(length));
   if (step != 1) {

@@ -108,6 +108,10 @@ inline NullPolicy NullPolicyFrom(bool allow_nulls) {
 int64_t ResolveIndex(int64_t index, int64_t length, const char* what = "rows");
 // [start, start + count) of a step-1 Python slice over `length` rows.
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
+// [start, start + count) of slice(offset, length) over `rows` rows, clipped
+// as pyarrow clips it (past the end is empty); IndexError for a negative
+// offset or length.
+std::pair<int64_t, int64_t> ClipSlice(int64_t offset, std::optional<int64_t> length, int64_t rows);
 // The rows a slice with a step other than 1 picks over `length` rows, in
 // its order, for take() (pyarrow slices so); false, `rows` untouched, for a
 // step of 1, which ResolveSlice serves without a copy.

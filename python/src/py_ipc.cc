@@ -446,8 +446,7 @@ void BindIpc(nb::module_& parent) {
            [](PyFileReader& r) {
              std::vector<RecordBatchPtr> batches;
              for (int i = 0; i < r.reader->num_record_batches(); ++i) {
-               batches.push_back(
-                   Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
+               batches.push_back(Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
              }
              return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
            })

@@ -172,8 +172,10 @@ void BindRecordBatch(nb::module_& m) {
           "__deepcopy__", [](nb::handle self, nb::handle) { return nb::borrow(self); },
           nb::arg("memo"));
 
-  auto batch_class = nb::class_<PyRecordBatch>(m, "RecordBatch", "Equal-length columns under a schema.");
-  batch_class.def_prop_ro("schema", [](const PyRecordBatch& b) { return PySchema{b.batch->schema()}; })
+  auto batch_class =
+      nb::class_<PyRecordBatch>(m, "RecordBatch", "Equal-length columns under a schema.");
+  batch_class
+      .def_prop_ro("schema", [](const PyRecordBatch& b) { return PySchema{b.batch->schema()}; })
       .def_prop_ro("num_rows", [](const PyRecordBatch& b) { return b.batch->num_rows(); })
       .def_prop_ro("num_columns", [](const PyRecordBatch& b) { return b.batch->num_columns(); })
       .def("__len__", [](const PyRecordBatch& b) { return b.batch->num_rows(); })

@@ -44,7 +44,8 @@ std::string TableRepr(const PyTable& t) {
 TablePtr TableFromColumns(nb::handle obj, nb::handle names) {
   std::vector<nb::object> keys, values;
   if (nb::isinstance<nb::dict>(obj)) {
-    if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns, not a dict"));
+    if (!names.is_none())
+      Raise(Status::TypeError("names= goes with a list of columns, not a dict"));
     for (auto [key, value] : nb::borrow<nb::dict>(obj)) {
       keys.push_back(nb::borrow(key));
       values.push_back(nb::borrow(value));
@@ -94,7 +95,8 @@ ArrayDataPtr ArrayFromNumpy(nb::handle ndarray, const char* what) {
   Tensor contiguous = tensor.IsContiguous() ? tensor : Unwrap(tensor.ToContiguous());
   const int64_t length = contiguous.shape()[0];
   const int64_t width = contiguous.type()->byte_width();
-  BufferPtr values = Unwrap(Buffer::Slice(contiguous.buffer(), contiguous.byte_offset(), length * width));
+  BufferPtr values =
+      Unwrap(Buffer::Slice(contiguous.buffer(), contiguous.byte_offset(), length * width));
   auto data = std::make_shared<ArrayData>();
   data->type = contiguous.type();
   data->length = length;
@@ -192,9 +194,10 @@ Field FieldForColumn(nb::handle field_or_name, const TypePtr& type) {
     }
     return field;
   }
-  Raise(Status::TypeError("a column is named by a str, a quiver.Field or an Arrow field "
-                          "(__arrow_c_schema__), got " +
-                          TypeName(field_or_name)));
+  Raise(
+      Status::TypeError("a column is named by a str, a quiver.Field or an Arrow field "
+                        "(__arrow_c_schema__), got " +
+                        TypeName(field_or_name)));
 }
 
 std::vector<std::string> NewNames(const Schema& schema, nb::handle names) {
@@ -254,7 +257,8 @@ TablePtr AsTable(const PyRecordBatch& batch) {
 PyRecordBatch Rewrap(const PyRecordBatch&, const TablePtr& table) {
   TablePtr combined = Unwrap(table->CombineChunks());
   std::vector<ArrayDataPtr> columns;
-  for (const ChunkedArrayPtr& column : combined->columns()) columns.push_back(Unwrap(column->Combine()));
+  for (const ChunkedArrayPtr& column : combined->columns())
+    columns.push_back(Unwrap(column->Combine()));
   return PyRecordBatch{Unwrap(RecordBatch::Make(combined->schema(), combined->num_rows(),
                                                 std::move(columns), ValidationLevel::kNone))};
 }
@@ -268,7 +272,8 @@ void BindTable(nb::module_& m) {
       .def_prop_ro("columns",
                    [](const PyTable& t) {
                      nb::list out;
-                     for (const ChunkedArrayPtr& c : t.table->columns()) out.append(PyChunkedArray{c});
+                     for (const ChunkedArrayPtr& c : t.table->columns())
+                       out.append(PyChunkedArray{c});
                      return out;
                    })
       .def(
@@ -285,7 +290,8 @@ void BindTable(nb::module_& m) {
                                     std::to_string(*max_chunksize)));
             }
             nb::list out;
-            for (const RecordBatchPtr& batch : Unwrap(t.table->ToRecordBatches(max_chunksize.value_or(0)))) {
+            for (const RecordBatchPtr& batch :
+                 Unwrap(t.table->ToRecordBatches(max_chunksize.value_or(0)))) {
               out.append(PyRecordBatch{batch});
             }
             return out;
@@ -299,9 +305,12 @@ void BindTable(nb::module_& m) {
             std::vector<RecordBatchPtr> list;
             for (nb::handle batch : batches) {
               if (!nb::isinstance<PyRecordBatch>(batch) && !HasArrayProtocol(batch)) {
-                Raise(Status::TypeError("from_batches() takes record batches, got " + TypeName(batch)));
+                Raise(Status::TypeError("from_batches() takes record batches, got " +
+                                        TypeName(batch)));
               }
-              list.push_back(nb::cast<PyRecordBatch>(nb::module_::import_("quiver._quiver").attr("record_batch")(batch)).batch);
+              list.push_back(nb::cast<PyRecordBatch>(
+                                 nb::module_::import_("quiver._quiver").attr("record_batch")(batch))
+                                 .batch);
             }
             SchemaPtr resolved;
             if (!schema.is_none()) {
@@ -330,20 +339,22 @@ void BindTable(nb::module_& m) {
       .def(
           "to_pyarrow",
           [](nb::handle self) {
-            nb::object pa = nb::module_::import_("quiver._optional").attr("import_optional")("pyarrow");
+            nb::object pa =
+                nb::module_::import_("quiver._optional").attr("import_optional")("pyarrow");
             return pa.attr("table")(self);
           },
           "A pyarrow.Table over the same buffers (no copy), tensor columns as the canonical "
           "extension types.")
-      .def("equals",
-           [](const PyTable& a, const PyTable& b) { return a.table->Equals(*b.table); },
-           nb::arg("other"), "Equal schemas and values, wherever the chunk boundaries fall.")
+      .def(
+          "equals", [](const PyTable& a, const PyTable& b) { return a.table->Equals(*b.table); },
+          nb::arg("other"), "Equal schemas and values, wherever the chunk boundaries fall.")
       .def("__arrow_c_schema__",
            [](const PyTable& t) { return SchemaCapsule(BatchField(t.table->schema())); })
       .def(
           "__arrow_c_stream__",
           [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/) {
-            return StreamCapsule(BatchArrayReader(t.table->schema(), Unwrap(t.table->ToRecordBatches())));
+            return StreamCapsule(
+                BatchArrayReader(t.table->schema(), Unwrap(t.table->ToRecordBatches())));
           },
           nb::arg("requested_schema").none() = nb::none())
       .def(

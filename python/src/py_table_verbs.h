@@ -83,7 +83,8 @@ void AddTableVerbs(nb::class_<Py>& cls) {
           "select",
           [](const Py& py, nb::handle columns) {
             TablePtr table = AsTable(py);
-            return Rewrap(py, Unwrap(table->SelectColumns(ColumnIndices(*table->schema(), columns))));
+            return Rewrap(py,
+                          Unwrap(table->SelectColumns(ColumnIndices(*table->schema(), columns))));
           },
           nb::arg("columns"), "These columns (names or positions), in this order; no copy.")
       .def(
@@ -126,9 +127,9 @@ void AddTableVerbs(nb::class_<Py>& cls) {
                                        " is out of range for adding to " +
                                        std::to_string(table->num_columns()) + " columns"));
             }
-            return Rewrap(py, Unwrap(table->AddColumn(static_cast<int>(i),
-                                                      FieldForColumn(field, values->type()),
-                                                      values)));
+            return Rewrap(py,
+                          Unwrap(table->AddColumn(static_cast<int>(i),
+                                                  FieldForColumn(field, values->type()), values)));
           },
           nb::arg("i"), nb::arg("field_"), nb::arg("column"),
           "With `column` inserted at position i, named by `field_` (a name, a qv.Field or a "
@@ -138,9 +139,9 @@ void AddTableVerbs(nb::class_<Py>& cls) {
           [](const Py& py, nb::handle field, nb::handle column) {
             TablePtr table = AsTable(py);
             ChunkedArrayPtr values = ColumnFromPython(column, "column");
-            return Rewrap(py, Unwrap(table->AddColumn(table->num_columns(),
-                                                      FieldForColumn(field, values->type()),
-                                                      values)));
+            return Rewrap(py,
+                          Unwrap(table->AddColumn(table->num_columns(),
+                                                  FieldForColumn(field, values->type()), values)));
           },
           nb::arg("field_"), nb::arg("column"), "With `column` added at the end.")
       .def(
@@ -149,19 +150,15 @@ void AddTableVerbs(nb::class_<Py>& cls) {
             TablePtr table = AsTable(py);
             ChunkedArrayPtr values = ColumnFromPython(column, "column");
             const int index = static_cast<int>(ResolveIndex(i, table->num_columns(), "columns"));
-            return Rewrap(py, Unwrap(table->SetColumn(index, FieldForColumn(field, values->type()),
-                                                      values)));
+            return Rewrap(
+                py, Unwrap(table->SetColumn(index, FieldForColumn(field, values->type()), values)));
           },
           nb::arg("i"), nb::arg("field_"), nb::arg("column"), "With column i replaced.")
       .def(
           "slice",
           [](const Py& py, int64_t offset, std::optional<int64_t> length) {
             TablePtr table = AsTable(py);
-            // As pyarrow: an offset past the end or a length past it is clipped.
-            if (offset < 0) Raise(Status::IndexError("slice offset " + std::to_string(offset) + " is negative"));
-            if (length && *length < 0) Raise(Status::IndexError("slice length " + std::to_string(*length) + " is negative"));
-            const int64_t start = std::min(offset, table->num_rows());
-            const int64_t count = std::min(length.value_or(table->num_rows()), table->num_rows() - start);
+            auto [start, count] = ClipSlice(offset, length, table->num_rows());
             return Rewrap(py, Unwrap(table->Slice(start, count)));
           },
           nb::arg("offset") = 0, nb::arg("length").none() = nb::none(),
