@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "quiver/array.h"
 #include "quiver/status.h"
@@ -34,6 +35,10 @@ Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> ind
 // The rows of `data` whose mask byte is non-zero, in order. A mask of
 // another length is Invalid.
 Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask);
+
+// The positions of the non-zero bytes of `mask`, in order: the rows a
+// filter keeps, as Take takes them.
+std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask);
 
 // An array of `type` without rows (fresh, empty buffers): what a column
 // without chunks combines into.

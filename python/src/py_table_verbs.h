@@ -169,12 +169,7 @@ void AddTableVerbs(nb::class_<Py>& cls) {
             TablePtr table = AsTable(py);
             auto index = IndexArray(indices);
             std::span<const int64_t> span(index.data(), index.shape(0));
-            Result<TablePtr> taken = Status::Invalid("");
-            {
-              nb::gil_scoped_release no_gil;
-              taken = table->Take(span);
-            }
-            return Rewrap(py, Unwrap(std::move(taken)));
+            return Rewrap(py, Unwrap(WithoutGil([&] { return table->Take(span); })));
           },
           nb::arg("indices"),
           "The rows `indices` picks (ints, repeats allowed), copied; one run of consecutive "
@@ -185,12 +180,7 @@ void AddTableVerbs(nb::class_<Py>& cls) {
             TablePtr table = AsTable(py);
             auto flags = MaskArray(mask);
             std::span<const uint8_t> span(flags.data(), flags.shape(0));
-            Result<TablePtr> kept = Status::Invalid("");
-            {
-              nb::gil_scoped_release no_gil;
-              kept = table->Filter(span);
-            }
-            return Rewrap(py, Unwrap(std::move(kept)));
+            return Rewrap(py, Unwrap(WithoutGil([&] { return table->Filter(span); })));
           },
           nb::arg("mask"), "The rows where `mask` (bools, one per row) is True, copied.")
       .def("to_pylist", &RowsToPylist, "One dict per row: column name -> value.")

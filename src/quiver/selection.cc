@@ -750,6 +750,17 @@ Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
 
 }  // namespace
 
+std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask) {
+  std::vector<int64_t> rows(mask.size());
+  size_t count = 0;
+  for (size_t i = 0; i < mask.size(); ++i) {
+    rows[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
+    count += mask[i] != 0;
+  }
+  rows.resize(count);
+  return rows;
+}
+
 Result<ArrayDataPtr> MakeEmptyArray(const TypePtr& type) {
   if (!type) return Status::Invalid("an empty array needs a type");
   QUIVER_RETURN_NOT_OK(CheckNestingDepth(*type));
@@ -823,14 +834,7 @@ Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<cons
                            std::to_string(rows) + " rows");
   }
   // The rows kept, as Take takes them (a gather, or one zero-copy run).
-  std::vector<int64_t> kept(mask.size());
-  size_t count = 0;
-  for (size_t i = 0; i < mask.size(); ++i) {
-    kept[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
-    count += mask[i] != 0;
-  }
-  kept.resize(count);
-  return Take(chunks, kept);
+  return Take(chunks, MarkedRows(mask));
 }
 
 Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> indices) {

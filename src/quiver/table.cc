@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "quiver/selection.h"
+
 namespace quiver {
 
 namespace {
@@ -222,20 +224,14 @@ Result<TablePtr> Table::Filter(std::span<const uint8_t> mask) const {
     return Status::Invalid("filter mask has ", mask.size(), " entries for ", num_rows_, " rows");
   }
   // The rows kept, found once for every column, which takes them.
-  std::vector<int64_t> kept(mask.size());
-  size_t count = 0;
-  for (size_t i = 0; i < mask.size(); ++i) {
-    kept[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
-    count += mask[i] != 0;
-  }
-  kept.resize(count);
+  const std::vector<int64_t> kept = MarkedRows(mask);
   std::vector<ChunkedArrayPtr> columns;
   for (size_t c = 0; c < columns_.size(); ++c) {
     Result<ChunkedArrayPtr> filtered = columns_[c]->Take(kept);
     if (!filtered.ok()) return filtered.status().WithContext(ColumnName(*schema_, c));
     columns.push_back(std::move(*filtered));
   }
-  return Make(schema_, std::move(columns), static_cast<int64_t>(count));
+  return Make(schema_, std::move(columns), static_cast<int64_t>(kept.size()));
 }
 
 Result<TablePtr> Table::CombineChunks() const {
