@@ -331,7 +331,7 @@ def test_record_batch_table_chunked_array_schema():
     assert stacked.shape == (12, 3, 2)
     one = qv.table(table).column("image").to_numpy(allow_nulls=True)
     assert not one.flags.owndata  # one chunk: a view
-    with pytest.raises(TypeError, match="to_numpy\(\) needs a tensor column, got int64"):
+    with pytest.raises(TypeError, match=r"to_numpy\(\) needs a tensor column, got int64"):
         two.column("id").to_numpy()
     chunked = qv.chunked_array(pa.chunked_array([pa.array([1, 2]), pa.array([3])]))
     assert chunked.num_chunks == 2 and len(chunked) == 3
