@@ -192,6 +192,24 @@ bool HasDecompressedBuffer(const ArrayData& data) {
   return false;
 }
 
+const char* CodecName(ipc::Compression codec) {
+  switch (codec) {
+    case ipc::Compression::kLz4Frame: return "lz4";
+    case ipc::Compression::kZstd: return "zstd";
+    case ipc::Compression::kNone: break;
+  }
+  return "none";
+}
+
+// "uncompressed", "compressed (zstd)", or for a header that names a codec
+// whose buffers were all stored raw, "uncompressed (zstd declared, ...)".
+std::string CompressionText(const Json& info) {
+  const std::string codec = info["compression"].get<std::string>();
+  if (info["compressed"].get<bool>()) return "compressed (" + codec + ")";
+  if (codec == "none") return "uncompressed";
+  return "uncompressed (" + codec + " declared, every buffer stored raw)";
+}
+
 Result<Json> InspectBatches(Input& input, Json out) {
   const Schema& schema = *input.schema();
   std::vector<ColumnSummary> columns(schema.fields.size());
@@ -210,7 +228,17 @@ Result<Json> InspectBatches(Input& input, Json out) {
   int64_t batches = 0;
   int64_t rows = 0;
   bool compressed = false;
-  QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int, const RecordBatchPtr& batch) {
+  std::vector<std::string> codecs;  // named by the batches' headers, in order, once each
+  QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int i, const RecordBatchPtr& batch) {
+    QUIVER_ASSIGN_OR_RETURN(const ipc::Compression codec,
+                            input.kind == InputKind::kIpcFile
+                                ? input.file->RecordBatchCompression(i)
+                                : Result<ipc::Compression>(input.stream->last_compression()));
+    const std::string name = CodecName(codec);
+    if (codec != ipc::Compression::kNone &&
+        std::find(codecs.begin(), codecs.end(), name) == codecs.end()) {
+      codecs.push_back(name);
+    }
     ++batches;
     rows += batch->num_rows();
     for (const ArrayDataPtr& column : batch->columns()) {
@@ -220,6 +248,9 @@ Result<Json> InspectBatches(Input& input, Json out) {
     return Status::OK();
   }));
   out["compressed"] = compressed;
+  std::string compression = "none";
+  for (size_t k = 0; k < codecs.size(); ++k) compression = (k ? compression + "," : "") + codecs[k];
+  out["compression"] = compression;
   out["num_record_batches"] = batches;
   out["num_rows"] = rows;
   out["schema"] = SchemaJson(schema);
@@ -365,8 +396,7 @@ void PrintText(const Json& info) {
   }
   std::cout << (format == "ipc_file" ? "Arrow IPC file" : "Arrow IPC stream") << ", " << size
             << ", " << info["num_record_batches"] << " record batches, " << info["num_rows"]
-            << " rows, " << (info["compressed"].get<bool>() ? "compressed" : "uncompressed")
-            << "\n";
+            << " rows, " << CompressionText(info) << "\n";
   std::cout << "schema:\n";
   for (const Json& field : info["schema"]["fields"]) {
     std::cout << "  " << field["name"].get<std::string>() << ": "

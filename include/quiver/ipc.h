@@ -244,6 +244,9 @@ class StreamReader {
   // inside a message is Invalid, naming the message's offset and the bytes
   // it still expected.
   Result<RecordBatchPtr> Next();
+  // The codec of the body of the batch Next() last returned (kNone before
+  // the first, and for an uncompressed body).
+  Compression last_compression() const;
 
  private:
   struct Impl;
@@ -287,6 +290,10 @@ class FileReader {
   int num_record_batches() const;
   // Batch i, read and validated on demand.
   Result<RecordBatchPtr> ReadRecordBatch(int i);
+  // The codec of record batch i's body (kNone when uncompressed), read from
+  // its message header alone: nothing is decompressed. IndexError for i out
+  // of range, NotImplemented for a codec quiver does not know.
+  Result<Compression> RecordBatchCompression(int i);
 
  private:
   struct Impl;

@@ -123,7 +123,9 @@ def test_inspect_json_schema(files):
     f, s, z, t = info["files"]
     assert f["format"] == "ipc_file" and s["format"] == "ipc_stream"
     assert f["num_record_batches"] == 2 and f["num_rows"] == 4 and not f["compressed"]
-    assert z["compressed"]
+    assert f["compression"] == "none" and s["compression"] == "none"
+    assert z["compressed"] and z["compression"] == "zstd"
+    assert "compressed (zstd)" in ok("inspect", files / "zstd.arrow")
     x = f["columns"][1]
     assert x["kind"] == "fixed_shape_tensor" and x["value_type"] == "float32"
     assert x["shape"] == [2, 3] and x["dim_names"] == ["H", "W"] and x["permutation"] is None
@@ -361,7 +363,7 @@ def test_convert_stream_file_compression_and_tensor_kinds(files, tmp_path):
                          tmp_path / "c.arrow"))["files"]
     # (lz4 frames of these few bytes are larger than the bytes: the writer
     # stores them uncompressed, so "compressed" stays false)
-    assert info[0]["format"] == "ipc_stream"
+    assert info[0]["format"] == "ipc_stream" and info[0]["compression"] == "lz4"
     assert info[1]["columns"][1]["kind"] == "variable_shape_tensor"
     assert info[1]["columns"][1]["uniform_shape"] == [2, 3]
     assert info[2]["columns"][1]["kind"] == "fixed_shape_tensor"

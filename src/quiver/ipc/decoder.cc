@@ -18,6 +18,21 @@
 
 namespace quiver::ipc {
 
+Result<Compression> BodyCodec(const Message& message, const fb::RecordBatch& batch) {
+  const fb::BodyCompression* compression = batch.compression();
+  if (compression == nullptr) return Compression::kNone;
+  if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
+    return Status::NotImplemented(message.Where() + ": unknown body compression method");
+  }
+  switch (compression->codec()) {
+    case fb::CompressionType::LZ4_FRAME: return Compression::kLz4Frame;
+    case fb::CompressionType::ZSTD: return Compression::kZstd;
+    default: break;
+  }
+  return Status::NotImplemented(message.Where() + ": unknown compression codec " +
+                                std::to_string(static_cast<int>(compression->codec())));
+}
+
 namespace {
 
 using internal::BufferRole;
@@ -30,19 +45,7 @@ Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::Rec
   const int64_t count = specs ? specs->size() : 0;
   std::vector<BufferPtr> out(static_cast<size_t>(count));
   const BufferPtr& body = message.body;
-  Compression codec = Compression::kNone;
-  if (const fb::BodyCompression* compression = batch.compression()) {
-    switch (compression->codec()) {
-      case fb::CompressionType::LZ4_FRAME: codec = Compression::kLz4Frame; break;
-      case fb::CompressionType::ZSTD: codec = Compression::kZstd; break;
-      default:
-        return Status::NotImplemented(message.Where() + ": unknown compression codec " +
-                                      std::to_string(static_cast<int>(compression->codec())));
-    }
-    if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
-      return Status::NotImplemented(message.Where() + ": unknown body compression method");
-    }
-  }
+  QUIVER_ASSIGN_OR_RETURN(const Compression codec, BodyCodec(message, batch));
   auto load = [&](int64_t i) -> Status {
     const fb::Buffer spec = LoadStruct(specs, static_cast<flatbuffers::uoffset_t>(i));
     const int64_t offset = spec.offset(), length = spec.length();

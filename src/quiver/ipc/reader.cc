@@ -71,6 +71,7 @@ struct StreamReader::Impl {
   Endianness endianness = Endianness::kLittle;
   bool finished = false;
   Status failure;
+  Compression last_compression = Compression::kNone;
 
   Result<RecordBatchPtr> ReadNext();
 };
@@ -138,6 +139,8 @@ Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
       case fb::MessageHeader::RecordBatch: {
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
                                 DecodeRecordBatch(*message, schema, dictionaries, options, swap));
+        // Decoding checked the header: it is a RecordBatch with a known codec.
+        last_compression = *BodyCodec(*message, *message->header->header_as_RecordBatch());
         auto out = internal::CanonicalBatch(batch, canonical);
         if (!out.ok()) return out.status().WithContext(message->Where());
         return out;
@@ -298,6 +301,20 @@ const SchemaPtr& FileReader::schema() const { return impl_->canonical; }
 Endianness FileReader::endianness() const { return impl_->endianness; }
 
 int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
+
+Compression StreamReader::last_compression() const { return impl_->last_compression; }
+
+Result<Compression> FileReader::RecordBatchCompression(int i) {
+  if (i < 0 || i >= num_record_batches()) {
+    return Status::IndexError("record batch ", i, " is out of range for ", num_record_batches(),
+                              " batches");
+  }
+  const std::string where = "record batch " + std::to_string(i);
+  QUIVER_ASSIGN_OR_RETURN(Message message,
+                          impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
+                                           fb::MessageHeader::RecordBatch, where));
+  return BodyCodec(message, *message.header->header_as_RecordBatch());
+}
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
   if (i < 0 || i >= num_record_batches()) {

@@ -144,3 +144,33 @@ TEST(IpcReader, OneFileReaderSharedByThreadsReadsWhatOneThreadReads) {
 }
 
 }  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+// The codec a batch's header declares: read alone for a file batch (nothing
+// decompressed), and remembered for the batch a stream reader returned last.
+TEST(IpcReader, BatchCompressionComesFromTheHeader) {
+  std::vector<Compression> codecs = {Compression::kNone};
+  if (HasCodec(Compression::kLz4Frame)) codecs.push_back(Compression::kLz4Frame);
+  if (HasCodec(Compression::kZstd)) codecs.push_back(Compression::kZstd);
+  for (Compression codec : codecs) {
+    WriteOptions options;
+    options.compression = codec;
+    BufferPtr file = test::WriteFile({test::SampleBatch(), test::SampleBatch(3)}, options);
+    ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(file)));
+    for (int i = 0; i < reader->num_record_batches(); ++i) {
+      ASSERT_OK_AND_ASSIGN(Compression got, reader->RecordBatchCompression(i));
+      EXPECT_EQ(got, codec);
+    }
+    EXPECT_ERROR(kIndexError, "record batch 2 is out of range for 2 batches",
+                 reader->RecordBatchCompression(2));
+    BufferPtr stream = test::WriteStream({test::SampleBatch()}, options);
+    ASSERT_OK_AND_ASSIGN(auto streamed, StreamReader::Open(BufferSource(stream)));
+    EXPECT_EQ(streamed->last_compression(), Compression::kNone);  // nothing read yet
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, streamed->Next());
+    ASSERT_TRUE(batch);
+    EXPECT_EQ(streamed->last_compression(), codec);
+  }
+}
+
+}  // namespace quiver::ipc
