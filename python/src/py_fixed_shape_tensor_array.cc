@@ -268,13 +268,6 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           },
           "(N, *logical_shape): the shape of to_numpy()'s array.")
       .def_prop_ro(
-          "dtype",
-          [](const A& a) {
-            const DataType& value = *a.array.type().value_type();
-            return value.id() == TypeId::kBool ? Numpy().attr("dtype")("bool") : NumpyDtype(value);
-          },
-          "The NumPy dtype of the values (bool for bool and bool8).")
-      .def_prop_ro(
           "ndim", [](const A& a) { return 1 + a.array.type().ndim(); },
           "1 + the number of cell dimensions: len(shape).")
       .def_prop_ro(

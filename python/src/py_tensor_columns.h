@@ -17,6 +17,13 @@ namespace quiver::python {
 template <typename A>
 void AddColumnBasics(nb::class_<A>& cls, const char* storage_doc, const char* export_doc) {
   cls.def_prop_ro("null_count", [](const A& a) { return a.array.null_count(); })
+      .def_prop_ro(
+          "dtype",
+          [](const A& a) {
+            const DataType& value = *a.array.type().value_type();
+            return value.id() == TypeId::kBool ? Numpy().attr("dtype")("bool") : NumpyDtype(value);
+          },
+          "The NumPy dtype of the values (bool for bool and bool8).")
       .def_prop_ro("offset", [](const A& a) { return a.array.data()->offset; })
       .def(
           "is_valid",

@@ -478,13 +478,6 @@ void BindVariableShapeTensorArray(nb::module_& m) {
       // No `shape`: rows differ in shape (shapes() lists them, to_padded()
       // gives one array).
       .def_prop_ro(
-          "dtype",
-          [](const A& a) {
-            const DataType& value = *a.array.type().value_type();
-            return value.id() == TypeId::kBool ? Numpy().attr("dtype")("bool") : NumpyDtype(value);
-          },
-          "The NumPy dtype of the values (bool for bool and bool8).")
-      .def_prop_ro(
           "ndim", [](const A& a) { return 1 + a.array.type().ndim(); },
           "1 + the number of dimensions of each row's tensor (the row axis counts, as in "
           "to_padded()'s batch). There is no .shape: rows differ in shape.")
