@@ -177,6 +177,30 @@ def run_ray(path, shuffle):
     return total, seconds
 
 
+def run_hf(path, shuffle):
+    """Hugging Face datasets over the same rows: its own memory-mapped
+    Arrow stream file (what its cache holds), `with_format("numpy")`,
+    batches from `iter`, padded by the same collate; shuffled with its
+    `shuffle` (an indices mapping gathered per batch)."""
+    import datasets
+
+    datasets.disable_progress_bars()
+    stream = path + ".hf.arrows"
+    if not os.path.exists(stream):
+        table = plain_table(path)
+        with pa.OSFile(stream, "wb") as sink:
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+    ds = datasets.Dataset.from_file(stream).with_format("numpy")
+    if shuffle:
+        ds = ds.shuffle(seed=0)
+    start = time.perf_counter()
+    total = 0
+    for batch in ds.iter(batch_size=BATCH):
+        total += pad_collate(batch)
+    return total, time.perf_counter() - start
+
+
 def memcpy_gbps(mib=256):
     src = np.ones(mib << 20, np.uint8)
     dst = np.empty_like(src)
@@ -198,13 +222,6 @@ def has_module(name):
     return True
 
 
-def peers():
-    if has_module("datasets"):
-        print("  hf datasets: installed, but not driven by this script yet")
-    else:
-        print("  hf datasets: skipped (datasets is not installed)")
-
-
 CONTENDERS = {
     "quiver, in order": ("quiver", dict()),
     "quiver, shuffled": ("quiver", dict(shuffle=True)),
@@ -214,6 +231,8 @@ CONTENDERS = {
     "numpy loop, shuffled": ("numpy", dict(shuffle=True)),
     "ray data, in order": ("ray", dict(shuffle=False)),
     "ray data, local shuffle buffer": ("ray", dict(shuffle=True)),
+    "hf datasets, in order": ("datasets", dict(shuffle=False)),
+    "hf datasets, shuffled": ("datasets", dict(shuffle=True)),
 }
 
 
@@ -227,6 +246,8 @@ def run_one(name, path, threads, repeat):
             total, seconds, padding = run_quiver(path, num_threads=threads, **options)
         elif kind == "ray":
             (total, seconds), padding = run_ray(path, **options), None
+        elif kind == "datasets":
+            (total, seconds), padding = run_hf(path, **options), None
         else:
             (total, seconds), padding = run_numpy(path, **options), None
         if best is None or seconds < best[1]:
@@ -242,8 +263,8 @@ def main():
                         help="dataset size in MiB (default 256; the issue's figure is 2048)")
     parser.add_argument("--threads", type=int, default=None, help="num_threads for quiver")
     parser.add_argument("--repeat", type=int, default=3, help="epochs per contender (best)")
-    parser.add_argument("--only", default="quiver,numpy,ray",
-                        help="contenders to run, of quiver,numpy,ray (default all)")
+    parser.add_argument("--only", default="quiver,numpy,ray,datasets",
+                        help="contenders to run, of quiver,numpy,ray,datasets (default all)")
     parser.add_argument("--contender", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -260,8 +281,8 @@ def main():
         for name, (kind, _) in CONTENDERS.items():
             if kind not in args.only.split(","):
                 continue
-            if kind == "ray" and not has_module("ray"):
-                print(f"{name:<34} skipped (ray is not installed)")
+            if kind in ("ray", "datasets") and not has_module(kind):
+                print(f"{name:<34} skipped ({kind} is not installed)")
                 continue
             command = [sys.executable, __file__, "--contender", name, "--path", path,
                        "--repeat", str(args.repeat)]
@@ -278,7 +299,6 @@ def main():
             pad = f"{r['padding']:.3f}" if r["padding"] is not None else "-"
             print(f"{name:<34} {r['total'] / r['seconds'] / 1e9:>7.2f} {r['seconds']:>8.2f} "
                   f"{pad:>8} {r['rss']:>13.0f}", flush=True)
-        peers()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ thread.
 
 import ctypes
 import ctypes.util
+import multiprocessing
 import os
 import warnings
 
@@ -281,12 +282,32 @@ def _torch_iterable_dataset():
             super().__init__()
             self.source = source
             self.options = options
-            self.epoch = 0
+            # Shared memory, so workers a DataLoader keeps between epochs
+            # (persistent_workers=True) see set_epoch too: they hold a copy
+            # of this object made when they started.
+            self._epoch = multiprocessing.RawValue(ctypes.c_int64, 0)
             # Fails early on bad options, and gives len().
             self._length = len(BatchReader(source, **{**options, "prefetch": 0}))
 
+        @property
+        def epoch(self):
+            return self._epoch.value
+
         def set_epoch(self, epoch):
-            self.epoch = _int(epoch, "epoch")
+            self._epoch.value = _int(epoch, "epoch")
+
+        def __getstate__(self):
+            state = self.__dict__.copy()
+            # Starting a worker process passes the shared value on; any
+            # other pickling (a copy sent elsewhere) takes the epoch's number.
+            if multiprocessing.context.get_spawning_popen() is None:
+                state["_epoch"] = self._epoch.value
+            return state
+
+        def __setstate__(self, state):
+            if isinstance(state["_epoch"], int):
+                state["_epoch"] = multiprocessing.RawValue(ctypes.c_int64, state["_epoch"])
+            self.__dict__.update(state)
 
         def __len__(self):
             return self._length
@@ -302,6 +323,9 @@ def _torch_iterable_dataset():
             reader.set_epoch(self.epoch)
             return reader.to_torch()
 
+    # Pickle finds the class by this name (module __getattr__ below), so
+    # spawned and forkserver DataLoader workers can receive the dataset.
+    TorchIterableDataset.__qualname__ = "TorchIterableDataset"
     return TorchIterableDataset
 
 

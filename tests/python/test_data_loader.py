@@ -212,16 +212,6 @@ def test_dlpack_and_the_jax_adapter(dataset):
     assert isinstance(converted["id"], jnp.ndarray)
 
 
-def test_torch_adapter_and_iterable_dataset(dataset):
-    torch = pytest.importorskip("torch", reason="torch is not installed")
-    batch = next(qd.BatchReader(dataset, batch_size=8).to_torch())
-    assert isinstance(batch["img"], torch.Tensor)
-    ds = qd.TorchIterableDataset(dataset, batch_size=4, shuffle=True, seed=1)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
-    seen = [int(i) for b in loader for i in b["id"]]
-    assert sorted(seen) == list(range(23))
-
-
 def test_torch_dataset_needs_torch():
     try:
         import torch  # noqa: F401

@@ -1,0 +1,153 @@
+"""quiver.data with PyTorch: to_torch shares the batch's memory, jagged
+output builds a nested tensor without a copy, and TorchIterableDataset in
+a DataLoader with 2 workers (fork and spawn, persistent or not) reads
+every row once per epoch, follows set_epoch, and splits ranks x workers
+into disjoint shards."""
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import quiver as qv
+import quiver.data as qd
+
+torch = pytest.importorskip("torch", reason="torch is not installed")
+
+ROWS = 37
+
+
+def image(r):
+    return np.full((1 + r % 3, 2 + r % 4), r % 251, dtype=np.uint8)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """ROWS rows in two files: id, emb (fixed 2), img (ragged, every 6th null)."""
+    folder = tmp_path_factory.mktemp("torch_data")
+    for name, rows in (("a.arrow", range(0, 20)), ("b.arrow", range(20, ROWS))):
+        batch = pa.record_batch({
+            "id": pa.array(list(rows), pa.int64()),
+            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(
+                np.array([[r, -r] for r in rows], dtype=np.float32))),
+            "img": pa.array(qv.VariableShapeTensorArray.from_numpy(
+                [None if r % 6 == 5 else image(r) for r in rows])),
+        })
+        with pa.OSFile(str(folder / name), "wb") as sink:
+            with pa.ipc.new_file(sink, batch.schema) as writer:
+                writer.write_batch(batch)
+    return folder
+
+
+def test_to_torch_shares_the_batch_memory(dataset):
+    batch = next(iter(qd.BatchReader(dataset, batch_size=8)))
+    tensors = qd.to_torch(batch)
+    assert set(tensors) == set(batch)
+    for name, value in batch.items():
+        assert isinstance(tensors[name], torch.Tensor)
+        assert tensors[name].data_ptr() == value.ctypes.data, name
+        np.testing.assert_array_equal(tensors[name].numpy(), value)
+    assert tensors["img"].dtype == torch.uint8
+    assert tuple(tensors["img"].shape) == batch["img"].shape
+
+
+def test_reader_to_torch_lists_keep_null_rows(dataset):
+    batches = list(qd.BatchReader(dataset, batch_size=10, ragged="list").to_torch())
+    rows = [row for b in batches for row in b["img"]]
+    assert len(rows) == ROWS
+    for r, row in enumerate(rows):
+        if r % 6 == 5:
+            assert row is None
+        else:
+            np.testing.assert_array_equal(row.numpy(), image(r))
+
+
+def test_jagged_batch_makes_a_nested_tensor_without_a_copy(dataset):
+    batch = next(iter(qd.BatchReader(dataset, batch_size=12, ragged="jagged")))
+    values = torch.from_dlpack(batch["img"])
+    offsets = torch.from_dlpack(batch["img_offsets"]).to(torch.int64)
+    nested = torch.nested.nested_tensor_from_jagged(values, offsets)
+    assert nested.values().data_ptr() == batch["img"].ctypes.data
+    shapes = batch["img_shape"]
+    for r, row in enumerate(nested.unbind()):
+        expected = np.zeros((0,), np.uint8) if r % 6 == 5 else image(r).ravel()
+        np.testing.assert_array_equal(row.numpy(), expected)
+        if r % 6 != 5:
+            assert tuple(shapes[r]) == image(r).shape
+
+
+def epoch_ids(loader):
+    return [int(i) for batch in loader for i in batch["id"]]
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("persistent", [False, True])
+def test_dataloader_with_two_workers_follows_set_epoch(dataset, context, persistent):
+    ds = qd.TorchIterableDataset(dataset, batch_size=4, shuffle=True, seed=3)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2,
+                                         multiprocessing_context=context,
+                                         persistent_workers=persistent)
+    orders = []
+    for epoch in (0, 1, 0):
+        ds.set_epoch(epoch)
+        orders.append(epoch_ids(loader))
+        assert sorted(orders[-1]) == list(range(ROWS))
+    assert orders[0] != orders[1], "set_epoch did not reach the workers"
+    assert orders[0] == orders[2], "the same epoch must give the same order"
+
+
+def test_batches_arrive_as_tensors_with_padded_images(dataset):
+    ds = qd.TorchIterableDataset(dataset, batch_size=5, columns=["id", "img"], pad_value=7)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+    for batch in loader:
+        assert set(batch) == {"id", "img", "img_shape"}
+        for k, r in enumerate(batch["id"].tolist()):
+            if r % 6 == 5:
+                assert batch["img_shape"][k].tolist() == [0, 0]
+                assert bool((batch["img"][k] == 7).all())
+                continue
+            h, w = image(r).shape
+            np.testing.assert_array_equal(batch["img"][k, :h, :w].numpy(), image(r))
+            assert bool((batch["img"][k, h:] == 7).all()) and bool((batch["img"][k, :, w:] == 7).all())
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_ranks_times_workers_are_disjoint_and_cover_the_epoch(dataset, drop_last):
+    per_rank = []
+    for rank in range(2):
+        ds = qd.TorchIterableDataset(dataset, batch_size=3, shuffle=True, seed=5,
+                                     shard=(rank, 2), drop_last=drop_last)
+        loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
+        per_rank.append(epoch_ids(loader))
+    first, second = (set(ids) for ids in per_rank)
+    assert len(first) == len(per_rank[0]) and len(second) == len(per_rank[1])
+    assert not first & second
+    if drop_last:
+        # each of the 4 shards (2 ranks x 2 workers) keeps whole batches only
+        assert len(first | second) >= ROWS - 4 * 3
+        assert all(len(ids) % 3 == 0 for ids in per_rank)
+    else:
+        assert first | second == set(range(ROWS))
+
+
+def test_len_is_the_ranks_batch_count(dataset):
+    ds = qd.TorchIterableDataset(dataset, batch_size=4, shard=(1, 2), drop_last=True)
+    assert len(ds) == len(qd.BatchReader(dataset, batch_size=4, shard=(1, 2), drop_last=True))
+    assert len(ds) == (ROWS // 2) // 4
+
+
+def test_bad_options_fail_when_the_dataset_is_made(dataset):
+    with pytest.raises(ValueError, match="batch_size"):
+        qd.TorchIterableDataset(dataset, batch_size=0)
+    with pytest.raises(ValueError, match="nope"):
+        qd.TorchIterableDataset(dataset, batch_size=2, columns=["nope"])
+
+
+def test_the_dataset_pickles_with_its_epoch(dataset):
+    import pickle
+
+    ds = qd.TorchIterableDataset(dataset, batch_size=4, shuffle=True)
+    ds.set_epoch(4)
+    copy = pickle.loads(pickle.dumps(ds))
+    assert type(copy) is qd.TorchIterableDataset
+    assert copy.epoch == 4 and len(copy) == len(ds)
+    copy.set_epoch(9)
+    assert ds.epoch == 4
