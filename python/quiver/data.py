@@ -71,13 +71,30 @@ def _shard(shard):
     return rank, world_size
 
 
-_CUDA_RUNTIME_NAMES = ("libcudart.so", "libcudart.so.12", "libcudart.so.11.0", "cudart64_12.dll")
+_CUDA_RUNTIME_NAMES = ("libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
+                       "cudart64_13.dll", "cudart64_12.dll")
+
+
+def _pip_cuda_runtimes():
+    """The CUDA runtimes pip's nvidia packages installed (what PyTorch's
+    wheels load), newest first."""
+    import glob
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return []
+    found = []
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        found += glob.glob(os.path.join(folder, "*", "lib", "libcudart.so.*"))
+    return sorted(found, reverse=True)
 
 
 def _cuda_host_allocator():
     """(cudaHostAlloc, cudaFreeHost) addresses from the CUDA runtime, or None
     when there is none (or it has no device)."""
-    names = list(_CUDA_RUNTIME_NAMES)
+    names = list(_CUDA_RUNTIME_NAMES) + _pip_cuda_runtimes()
     found = ctypes.util.find_library("cudart")
     if found:
         names.insert(0, found)

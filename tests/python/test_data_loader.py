@@ -236,6 +236,90 @@ def test_pin_memory_falls_back_with_a_warning(dataset):
     assert ids_of(reader) == list(range(23))
 
 
+class FakeHostAllocator:
+    """cudaHostAlloc / cudaFreeHost stand-ins over malloc that count calls:
+    the pinned path without a GPU (the real runtime needs a device)."""
+
+    def __init__(self):
+        import ctypes
+        import threading
+
+        libc = ctypes.CDLL(None)
+        libc.malloc.restype = ctypes.c_void_p
+        libc.malloc.argtypes = [ctypes.c_size_t]
+        libc.free.argtypes = [ctypes.c_void_p]
+        self.allocs = self.frees = 0
+        self.sizes = []
+        lock = threading.Lock()
+
+        @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+                          ctypes.c_uint)
+        def host_alloc(out, size, flags):
+            with lock:
+                self.allocs += 1
+                self.sizes.append(size)
+            out[0] = libc.malloc(size)
+            return 0 if out[0] else 2
+
+        @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+        def host_free(pointer):
+            with lock:
+                self.frees += 1
+            libc.free(pointer)
+            return 0
+
+        self._keep = (host_alloc, host_free)
+        self.addresses = (ctypes.cast(host_alloc, ctypes.c_void_p).value,
+                          ctypes.cast(host_free, ctypes.c_void_p).value)
+
+
+def test_pinned_buffers_come_from_the_host_allocator_and_are_reused(tmp_path, monkeypatch):
+    import gc
+
+    write_rows(tmp_path / "a.arrow", 0, 400, 50)
+    fake = FakeHostAllocator()
+    monkeypatch.setattr(qd, "_cuda_host_allocator", lambda: fake.addresses)
+    reader = qd.BatchReader(tmp_path, batch_size=4, pin_memory=True, prefetch=2)
+    assert reader.pin_memory
+    for epoch in range(2):
+        reader.set_epoch(epoch)
+        seen = []
+        for batch in reader:  # each batch dropped before the next: buffers go back to the ring
+            seen += [int(i) for i in batch["id"]]
+            r = int(batch["id"][0])
+            np.testing.assert_array_equal(batch["img"][0][:image(r).shape[0], :image(r).shape[1]],
+                                          image(r))
+        assert seen == list(range(400))
+    # 200 batches of 4 arrays each (id, emb, img, img_shape) came from the
+    # ring of (prefetch + 2) x 4 buffers, small ones included
+    assert 0 < fake.allocs <= (2 + 2) * 4, fake.allocs
+    del batch
+    kept = next(iter(reader))  # a batch kept alive keeps its pinned memory
+    del reader
+    gc.collect()
+    assert fake.frees < fake.allocs
+    np.testing.assert_array_equal(kept["id"], [0, 1, 2, 3])
+    del kept
+    gc.collect()
+    assert fake.frees == fake.allocs
+
+
+def test_a_failing_host_allocator_fails_the_batch(dataset, monkeypatch):
+    import ctypes
+
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+                      ctypes.c_uint)
+    def refuse(out, size, flags):
+        return 2  # cudaErrorMemoryAllocation
+
+    free = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(lambda pointer: 0)
+    addresses = (ctypes.cast(refuse, ctypes.c_void_p).value, ctypes.cast(free, ctypes.c_void_p).value)
+    monkeypatch.setattr(qd, "_cuda_host_allocator", lambda: addresses)
+    reader = qd.BatchReader(dataset, batch_size=4, pin_memory=True)
+    with pytest.raises(MemoryError, match="cudaHostAlloc of .* bytes failed .error 2"):
+        next(iter(reader))
+
+
 def test_bad_input(dataset, tmp_path):
     with pytest.raises(ValueError, match="batch_size must be > 0, got 0"):
         qd.BatchReader(dataset, batch_size=0)

@@ -7,8 +7,10 @@ namespace quiver::data {
 
 namespace {
 
-// Below this, a buffer is not worth keeping: fresh small allocations are
-// cheap, and a ring of them would hold many idle buffers.
+// Below this, a buffer from the default allocator is not worth keeping:
+// fresh small allocations are cheap, and a ring of them would hold many
+// idle buffers. A custom allocator's buffers are kept at any size: pinning
+// memory (cudaHostAlloc) costs far more than the bytes it pins.
 constexpr int64_t kSmallBuffer = 4096;
 
 }  // namespace
@@ -45,7 +47,7 @@ Result<BufferPtr> BufferPool::Acquire(int64_t bytes) {
   if (!*fresh || (*fresh)->size() < bytes) {
     return Status::Invalid("the batch allocator returned fewer than ", bytes, " bytes");
   }
-  if (bytes < kSmallBuffer || capacity_ <= 0) return fresh;
+  if ((bytes < kSmallBuffer && !allocate_) || capacity_ <= 0) return fresh;
   if (static_cast<int64_t>(kept_.size()) < capacity_) {
     kept_.push_back(*fresh);
     return fresh;

@@ -18,7 +18,7 @@ class BufferPool {
   using Allocator = std::function<Result<BufferPtr>(int64_t)>;
 
   // Keeps up to `capacity` buffers; `allocate` makes new ones (unset:
-  // Buffer::AllocateUninitialized).
+  // Buffer::AllocateUninitialized, and buffers under 4 KiB are not kept).
   BufferPool(int64_t capacity, Allocator allocate);
 
   // A buffer of at least `bytes` writable bytes, its contents undefined.

@@ -44,6 +44,22 @@ TEST(BufferPool, FullPoolReplacesItsSmallestIdleBuffer) {
   EXPECT_EQ(pool.kept(), 1);
 }
 
+TEST(BufferPool, KeepsSmallBuffersOnlyFromACustomAllocator) {
+  BufferPool plain(4, nullptr);
+  { ASSERT_OK_AND_ASSIGN(BufferPtr small, plain.Acquire(100)); }
+  EXPECT_EQ(plain.kept(), 0);  // malloc of 100 bytes is cheaper than keeping it
+  int calls = 0;
+  BufferPool pinned(4, [&](int64_t bytes) -> Result<BufferPtr> {
+    ++calls;
+    return Buffer::Allocate(bytes);
+  });
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_OK_AND_ASSIGN(BufferPtr small, pinned.Acquire(100));
+  }
+  EXPECT_EQ(calls, 1);  // pinning again would cost far more than the bytes
+  EXPECT_EQ(pinned.kept(), 1);
+}
+
 TEST(BufferPool, UsesTheAllocatorAndChecksWhatItReturns) {
   int calls = 0;
   BufferPool pool(2, [&](int64_t bytes) -> Result<BufferPtr> {
