@@ -409,6 +409,26 @@ void BindWriter(nb::module_& m, const char* name, const char* doc) {
           nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
 }
 
+// Read options from open_file / open_stream's keywords.
+ipc::ReadOptions ReadOptionsFromPython(bool swap_endian, nb::handle max_decompressed) {
+  ipc::ReadOptions options;
+  options.swap_endian = swap_endian;
+  if (max_decompressed.is_none()) return options;
+  if (PyBool_Check(max_decompressed.ptr()) || !PyIndex_Check(max_decompressed.ptr())) {
+    Raise(Status::TypeError("max_decompressed_buffer must be an int (bytes), got ",
+                            Py_TYPE(max_decompressed.ptr())->tp_name));
+  }
+  int overflow = 0;
+  const long long limit = PyLong_AsLongLongAndOverflow(max_decompressed.ptr(), &overflow);
+  if (limit == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0 || limit < 0) {
+    Raise(Status::Invalid("max_decompressed_buffer must be in [0, 2^63 - 1] bytes, got ",
+                          Str(max_decompressed)));
+  }
+  options.max_decompressed_buffer = limit;
+  return options;
+}
+
 }  // namespace
 
 void BindIpc(nb::module_& parent) {
@@ -511,27 +531,29 @@ void BindIpc(nb::module_& parent) {
 
   m.def(
       "open_file",
-      [](nb::handle source, bool memory_map, bool swap_endian) {
+      [](nb::handle source, bool memory_map, bool swap_endian, nb::handle max_decompressed) {
         auto input = SourceFromPython(source, memory_map);
-        ipc::ReadOptions options;
-        options.swap_endian = swap_endian;
+        const ipc::ReadOptions options = ReadOptionsFromPython(swap_endian, max_decompressed);
         return PyFileReader{
             std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input, options)))};
       },
       nb::arg("source"), nb::arg("memory_map") = true, nb::arg("swap_endian") = true,
+      nb::arg("max_decompressed_buffer").none() = nb::none(),
       "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer. "
       "Big-endian files are swapped to native order as batches are read (swap_endian=False "
-      "keeps them: their batches are then refused).");
+      "keeps them: their batches are then refused). max_decompressed_buffer (bytes, default "
+      "16 GiB) is the most one compressed buffer may claim: larger claims are refused before "
+      "anything is allocated.");
   m.def(
       "open_stream",
-      [](nb::handle source, bool swap_endian) {
+      [](nb::handle source, bool swap_endian, nb::handle max_decompressed) {
         auto input = StreamFromPython(source);
-        ipc::ReadOptions options;
-        options.swap_endian = swap_endian;
+        const ipc::ReadOptions options = ReadOptionsFromPython(swap_endian, max_decompressed);
         return PyStreamReader{std::shared_ptr<ipc::StreamReader>(
             Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input, options); })))};
       },
       nb::arg("source"), nb::arg("swap_endian") = true,
+      nb::arg("max_decompressed_buffer").none() = nb::none(),
       "Opens an IPC stream: a path or bytes (zero-copy), or a readable binary file object (a pipe, "
       "a "
       "socket file), read message by message: each batch is returned as soon as its bytes "

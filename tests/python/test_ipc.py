@@ -227,6 +227,37 @@ def test_oversized_decompression_claim_is_refused():
         read_stream(bytes(data))
 
 
+def test_max_decompressed_buffer_can_be_lowered(tmp_path):
+    # A small compressed stream may claim a large buffer: a reader of
+    # untrusted data lowers the limit below the 16 GiB default.
+    table = pa.table({"zeros": np.zeros(1 << 20, np.int64)})  # 8 MiB, compresses to little
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, table.schema,
+                        options=pai.IpcWriteOptions(compression="zstd")) as writer:
+        writer.write_table(table)
+    data = sink.getvalue().to_pybytes()
+    assert len(data) < 64 << 10
+    assert qv.ipc.open_stream(data, max_decompressed_buffer=8 << 20).read_all().num_rows == 1 << 20
+    with pytest.raises(ValueError, match="claims 8388608 decompressed bytes; the limit is 1048576"):
+        qv.ipc.open_stream(data, max_decompressed_buffer=1 << 20).read_all()
+    path = tmp_path / "zeros.arrow"
+    with pai.new_file(str(path), table.schema,
+                      options=pai.IpcWriteOptions(compression="zstd")) as writer:
+        writer.write_table(table)
+    reader = qv.ipc.open_file(str(path), max_decompressed_buffer=1000)
+    with pytest.raises(ValueError, match="the limit is 1000"):
+        reader.get_batch(0)
+    with pytest.raises(TypeError, match="max_decompressed_buffer must be an int .bytes., got str"):
+        qv.ipc.open_stream(data, max_decompressed_buffer="1 MiB")
+    with pytest.raises(TypeError, match="got bool"):
+        qv.ipc.open_file(str(path), max_decompressed_buffer=True)
+    with pytest.raises(ValueError, match=r"must be in \[0, 2\^63 - 1\] bytes, got -1"):
+        qv.ipc.open_file(str(path), max_decompressed_buffer=-1)
+    with pytest.raises(ValueError, match="got 1267650600228229401496703205376"):
+        qv.ipc.open_stream(data, max_decompressed_buffer=2**100)
+    assert qv.ipc.open_stream(data, max_decompressed_buffer=np.int64(8 << 20)).read_all().num_rows
+
+
 def test_map_and_union_columns_beside_others_are_read():
     # Once refused whole (issue 26); tests/python/test_ipc_all_types.py
     # covers every type.
