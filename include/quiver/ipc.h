@@ -19,7 +19,9 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "quiver/array.h"
 #include "quiver/buffer.h"
@@ -204,6 +206,78 @@ struct ReadOptions {
 // native order (kLittle on the machines it is built for).
 enum class Endianness { kLittle, kBig };
 
+// --- Record batch layout -------------------------------------------------------
+
+// Where a record batch's body keeps what: read from the batch's message
+// header alone (docs/formats.md, "Body buffers"), so nothing in the
+// body is touched. Readers hand it out (FileReader::RecordBatchLayout,
+// StreamReader::NextLayout) and read single buffers on request
+// (ReadBodyBuffer): a tool can look at a shape buffer or a validity bitmap
+// without decompressing or paging in the tensor values beside them. That
+// holds over memory (a buffer, a memory-mapped file), where a message's
+// body is a view; a source read with pread, and a stream, read each
+// message's body whole (as decoding it does), though never decompress it.
+//
+// The layout is checked as the decoder checks it before it reads anything:
+// every buffer lies inside the body, the field nodes, buffers and variadic
+// buffer counts are exactly those the schema's types need, node lengths and
+// null counts are non-negative (null count <= length), each top-level
+// column has the batch's row count, and every dictionary-encoded field has
+// a dictionary id. What it cannot check without the bytes (offsets, the
+// size of a decompressed buffer, validity bitmaps against null counts) is
+// left to whoever reads them: the bytes are unchecked input.
+
+// One body buffer as the message header places it: [offset, offset +
+// length) of the message body, in bytes, as stored. A compressed buffer's
+// span holds its 8-byte little-endian length prefix and the codec frame.
+struct BodyBufferSpan {
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+// One field node of the body, for one field of the schema at any depth.
+struct FieldNodeLayout {
+  // The field as the file or stream's schema lays it out. This is the
+  // storage as written: a variable_shape_tensor stored in a tolerated form
+  // (large_list data, shapes of an integer type other than int32; see
+  // docs/formats.md, "arrow.variable_shape_tensor") keeps that form here, while
+  // the readers' schema() shows the canonical one.
+  Field field;
+  int64_t length = 0;      // slots, as the node says
+  int64_t null_count = 0;  // as the node says (null-type fields: every slot is null)
+  // Indexes into BatchLayout::buffers: the buffers the field's storage type
+  // has, in its layout order (validity first where it has one), then a
+  // view type's variadic data buffers. An empty span is an absent buffer.
+  std::vector<int64_t> buffers;
+  // A dictionary-encoded field (its storage type is a dictionary): the id
+  // the schema gives its dictionary, whose values live in dictionary
+  // batches, not in this body. -1 for other fields.
+  int64_t dictionary_id = -1;
+  // One per child of the storage type, in order.
+  std::vector<FieldNodeLayout> children;
+};
+
+// The body of one record batch.
+struct BatchLayout {
+  int64_t num_rows = 0;
+  // The codec every non-empty buffer is compressed with (kNone: stored raw).
+  // Under a codec a buffer may still be stored raw: its prefix says -1.
+  Compression compression = Compression::kNone;
+  int64_t body_length = 0;  // bytes
+  std::vector<BodyBufferSpan> buffers;
+  std::vector<FieldNodeLayout> columns;  // one per schema field
+};
+
+// A body buffer's sizes, from the message header and, for a compressed
+// body, the buffer's 8-byte length prefix (nothing is decompressed).
+struct BodyBufferSize {
+  int64_t stored = 0;   // bytes in the body (BodyBufferSpan::length)
+  int64_t decoded = 0;  // bytes ReadBodyBuffer returns
+  // Stored as a codec frame (false for a raw body, an empty buffer and a
+  // buffer that a compressed body stores raw behind a -1 prefix).
+  bool compressed = false;
+};
+
 // --- Streams -----------------------------------------------------------------
 
 class StreamWriter {
@@ -244,9 +318,21 @@ class StreamReader {
   // inside a message is Invalid, naming the message's offset and the bytes
   // it still expected.
   Result<RecordBatchPtr> Next();
-  // The codec of the body of the batch Next() last returned (kNone before
-  // the first, and for an uncompressed body).
+  // The codec of the body of the batch Next() or NextLayout() last
+  // returned (kNone before the first, and for an uncompressed body).
   Compression last_compression() const;
+  // Reads the next record batch message and returns its layout without
+  // decoding its body, or nullopt at the end of the stream (as Next()).
+  // Dictionary batches before it are decoded and kept, as Next() does, so
+  // Next() and NextLayout() can be mixed. The message's body is kept for
+  // ReadBodyBuffer until the next call of either.
+  Result<std::optional<BatchLayout>> NextLayout();
+  // Buffer `buffer` of the body NextLayout() last returned (see
+  // FileReader::ReadBodyBuffer). Invalid when NextLayout() returned none
+  // since the last Next(); IndexError for a buffer out of range.
+  Result<BufferPtr> ReadBodyBuffer(int64_t buffer);
+  // Its sizes (see FileReader::ReadBodyBufferSize).
+  Result<BodyBufferSize> ReadBodyBufferSize(int64_t buffer);
 
  private:
   struct Impl;
@@ -294,6 +380,26 @@ class FileReader {
   // its message header alone: nothing is decompressed. IndexError for i out
   // of range, NotImplemented for a codec quiver does not know.
   Result<Compression> RecordBatchCompression(int i);
+  // The layout of record batch i's body (see BatchLayout), from its message
+  // header alone; dictionaries are not read. Errors as ReadRecordBatch's
+  // for the same faults; IndexError for i out of range.
+  Result<BatchLayout> RecordBatchLayout(int i);
+  // Buffer `buffer` (an index into BatchLayout::buffers) of record batch
+  // `batch`, alone: a view of the body when stored raw (zero-copy over
+  // memory), decompressed into memory of its own when compressed, copied
+  // only where it starts off an 8-byte boundary. Checked as the decoder
+  // checks buffers: it must lie inside the body, a compressed one needs its
+  // 8-byte prefix (-1: stored raw), and the size the prefix claims must be
+  // within ReadOptions::max_decompressed_buffer and be what the frame
+  // holds. The bytes are as stored, in the byte order endianness() says,
+  // and unvalidated. IndexError for a batch or buffer out of range.
+  Result<BufferPtr> ReadBodyBuffer(int batch, int64_t buffer);
+  // The sizes of that buffer (see BodyBufferSize), checked as
+  // ReadBodyBuffer checks them short of decompressing: reads at most the
+  // 8-byte prefix of the buffer. The reader keeps the message of the last
+  // batch these two calls read (one batch's body at most), so reading a
+  // batch's buffers one after another parses its header once.
+  Result<BodyBufferSize> ReadBodyBufferSize(int batch, int64_t buffer);
 
  private:
   struct Impl;

@@ -1,5 +1,5 @@
-// Decoding record batch bodies: field nodes and buffers are consumed in
-// pre-order over the schema, as the layout table says each type needs them.
+// Decoding record batch bodies: arrays built on the body's described
+// layout (body_layout.h), and dictionary batches.
 #include "quiver/ipc/decoder.h"
 
 #include <algorithm>
@@ -18,100 +18,44 @@
 
 namespace quiver::ipc {
 
-Result<Compression> BodyCodec(const Message& message, const fb::RecordBatch& batch) {
-  const fb::BodyCompression* compression = batch.compression();
-  if (compression == nullptr) return Compression::kNone;
-  if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
-    return Status::NotImplemented(message.Where() + ": unknown body compression method");
-  }
-  switch (compression->codec()) {
-    case fb::CompressionType::LZ4_FRAME: return Compression::kLz4Frame;
-    case fb::CompressionType::ZSTD: return Compression::kZstd;
-    default: break;
-  }
-  return Status::NotImplemented(message.Where() + ": unknown compression codec " +
-                                std::to_string(static_cast<int>(compression->codec())));
-}
-
 namespace {
 
 using internal::BufferRole;
-using internal::ChildRole;
 
-// The body's buffers, decompressed where the message says so.
-Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const fb::RecordBatch& batch,
+// The body's buffers, decompressed where the message says so (in parallel).
+Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const BatchLayout& layout,
                                            const ReadOptions& options) {
-  const auto* specs = batch.buffers();
-  const int64_t count = specs ? specs->size() : 0;
+  const int64_t count = static_cast<int64_t>(layout.buffers.size());
   std::vector<BufferPtr> out(static_cast<size_t>(count));
-  const BufferPtr& body = message.body;
-  QUIVER_ASSIGN_OR_RETURN(const Compression codec, BodyCodec(message, batch));
   auto load = [&](int64_t i) -> Status {
-    const fb::Buffer spec = LoadStruct(specs, static_cast<flatbuffers::uoffset_t>(i));
-    const int64_t offset = spec.offset(), length = spec.length();
-    const std::string where = message.Where() + ": buffer " + std::to_string(i);
-    if (offset < 0 || length < 0 || offset > body->size() || length > body->size() - offset) {
-      return Status::Invalid(where + " [" + std::to_string(offset) + ", +" +
-                             std::to_string(length) + ") lies outside the " +
-                             std::to_string(body->size()) + "-byte body");
-    }
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(body, offset, length));
-    if (codec == Compression::kNone || length == 0) {
-      QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)], AlignedTo8(std::move(raw)));
-      return Status::OK();
-    }
-    if (length < 8) return Status::Invalid(where + " is compressed but has no length prefix");
-    int64_t claimed;
-    std::memcpy(&claimed, raw->data(), 8);
-    if (claimed == -1) {  // stored uncompressed after the prefix
-      QUIVER_ASSIGN_OR_RETURN(BufferPtr stored, Buffer::Slice(raw, 8, length - 8));
-      QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)], AlignedTo8(std::move(stored)));
-      return Status::OK();
-    }
-    if (claimed < 0 || claimed > options.max_decompressed_buffer) {
-      return Status::Invalid(where + " claims " + std::to_string(claimed) +
-                             " decompressed bytes; the limit is " +
-                             std::to_string(options.max_decompressed_buffer));
-    }
-    auto decompressed = Decompress(codec, raw->data() + 8, length - 8, claimed);
-    if (!decompressed.ok()) return decompressed.status().WithContext(where);
-    out[static_cast<size_t>(i)] = std::move(*decompressed);
+    QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)],
+                            LoadBodyBuffer(message, layout, i, options));
     return Status::OK();
   };
-  QUIVER_RETURN_NOT_OK(
-      internal::ParallelTasks(count, codec == Compression::kNone ? 1 : options.threads, load));
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      count, layout.compression == Compression::kNone ? 1 : options.threads, load));
   return out;
 }
 
+// Arrays from a described body and its loaded buffers.
 class ArrayLoader {
  public:
-  // `ids`: the dictionary id of each dictionary-encoded field the body
-  // holds, in pre-order (nullptr: none).
-  ArrayLoader(const Message& message, const fb::RecordBatch& batch, std::vector<BufferPtr> buffers,
-              const DictionaryMemo* memo, const std::vector<int64_t>* ids)
-      : message_(message),
-        nodes_(batch.nodes()),
-        variadic_(batch.variadic_buffer_counts()),
-        buffers_(std::move(buffers)),
-        memo_(memo),
-        ids_(ids) {}
+  ArrayLoader(const Message& message, const std::vector<BufferPtr>& buffers,
+              const DictionaryMemo* memo)
+      : message_(message), buffers_(buffers), memo_(memo) {}
 
-  Result<ArrayDataPtr> Load(const Field& field, const std::string& where, int depth) {
-    if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
-    QUIVER_ASSIGN_OR_RETURN(const fb::FieldNode node, NextNode(where));
-    if (node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length()) {
-      return Status::Invalid(where + ": field node has length " + std::to_string(node.length()) +
-                             " and null count " + std::to_string(node.null_count()));
-    }
+  // `node` was checked by DescribeBody: its buffer indexes are in range and
+  // as many as its type needs, and its nesting is bounded.
+  Result<ArrayDataPtr> Load(const FieldNodeLayout& node, const std::string& where) {
     auto data = std::make_shared<ArrayData>();
-    data->type = field.type;
-    data->length = node.length();
-    data->null_count = node.null_count();
-    const internal::Layout layout = internal::LayoutOf(*field.type);
-    for (int b = 0; b < layout.num_buffers; ++b) {
-      QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, NextBuffer(where));
+    data->type = node.field.type;
+    data->length = node.length;
+    data->null_count = node.null_count;
+    const internal::Layout layout = internal::LayoutOf(*node.field.type);
+    for (size_t b = 0; b < node.buffers.size(); ++b) {
+      BufferPtr buffer = buffers_[static_cast<size_t>(node.buffers[b])];
       // Writers may leave the validity bitmap empty when nothing is null.
-      if (layout.roles[b] == BufferRole::kValidity &&
+      if (static_cast<int>(b) < layout.num_buffers && layout.roles[b] == BufferRole::kValidity &&
           (data->null_count == 0 || buffer->size() == 0)) {
         if (data->null_count != 0) {
           return Status::Invalid(where + ": " + std::to_string(data->null_count) +
@@ -121,108 +65,35 @@ class ArrayLoader {
       }
       data->buffers.push_back(std::move(buffer));
     }
-    if (layout.variadic) QUIVER_RETURN_NOT_OK(LoadVariadic(where, data.get()));
     if (layout.dictionary) {
-      QUIVER_ASSIGN_OR_RETURN(data->dictionary, NextDictionary(where));
+      QUIVER_ASSIGN_OR_RETURN(data->dictionary, Dictionary(node.dictionary_id, where));
     }
-    if (field.type->storage().id() == TypeId::kNull) {
+    if (node.field.type->storage().id() == TypeId::kNull) {
       data->null_count = data->length;  // null arrays: all null
     }
-    const std::vector<Field>& children = field.type->storage().children();
-    for (size_t c = 0; c < children.size(); ++c) {
+    for (size_t c = 0; c < node.children.size(); ++c) {
+      const FieldNodeLayout& child = node.children[c];
       QUIVER_ASSIGN_OR_RETURN(
-          ArrayDataPtr child,
-          Load(children[c], where + ".child " + std::to_string(c) + " (" + children[c].name + ")",
-               depth + 1));
-      data->children.push_back(std::move(child));
+          ArrayDataPtr loaded,
+          Load(child, where + ".child " + std::to_string(c) + " (" + child.field.name + ")"));
+      data->children.push_back(std::move(loaded));
     }
     return ArrayDataPtr(std::move(data));
   }
 
-  Status CheckAllConsumed() const {
-    const int64_t nodes = nodes_ ? nodes_->size() : 0;
-    const int64_t variadic = variadic_ ? variadic_->size() : 0;
-    if (next_variadic_ != variadic) {
-      return Status::Invalid(message_.Where() + ": the record batch has " +
-                             std::to_string(variadic) +
-                             " variadic buffer counts, the schema's view columns use " +
-                             std::to_string(next_variadic_));
-    }
-    if (next_node_ != nodes || next_buffer_ != static_cast<int64_t>(buffers_.size())) {
-      return Status::Invalid(message_.Where() + ": the record batch has " + std::to_string(nodes) +
-                             " field nodes and " + std::to_string(buffers_.size()) +
-                             " buffers, the schema uses " + std::to_string(next_node_) + " and " +
-                             std::to_string(next_buffer_));
-    }
-    return Status::OK();
-  }
-
  private:
-  Result<fb::FieldNode> NextNode(const std::string& where) {
-    if (!nodes_ || next_node_ >= static_cast<int64_t>(nodes_->size())) {
-      return Status::Invalid(message_.Where() + ": " + where + " needs field node " +
-                             std::to_string(next_node_) + ", the record batch has " +
-                             std::to_string(nodes_ ? nodes_->size() : 0));
+  Result<ArrayDataPtr> Dictionary(int64_t id, const std::string& where) {
+    if (memo_ != nullptr) {
+      auto found = memo_->values.find(id);
+      if (found != memo_->values.end()) return found->second;
     }
-    return LoadStruct(nodes_, static_cast<flatbuffers::uoffset_t>(next_node_++));
-  }
-
-  Result<BufferPtr> NextBuffer(const std::string& where) {
-    if (next_buffer_ >= static_cast<int64_t>(buffers_.size())) {
-      return Status::Invalid(message_.Where() + ": " + where + " needs buffer " +
-                             std::to_string(next_buffer_) + ", the record batch has " +
-                             std::to_string(buffers_.size()));
-    }
-    return buffers_[static_cast<size_t>(next_buffer_++)];
-  }
-
-  // A view array's data buffers: as many as its variadic count says.
-  Status LoadVariadic(const std::string& where, ArrayData* data) {
-    if (!variadic_ || next_variadic_ >= static_cast<int64_t>(variadic_->size())) {
-      return Status::Invalid(message_.Where() + ": " + where + " needs variadic buffer count " +
-                             std::to_string(next_variadic_) + ", the record batch has " +
-                             std::to_string(variadic_ ? variadic_->size() : 0));
-    }
-    const int64_t count =
-        LoadScalar(variadic_, static_cast<flatbuffers::uoffset_t>(next_variadic_++));
-    const int64_t left = static_cast<int64_t>(buffers_.size()) - next_buffer_;
-    if (count < 0 || count > left) {
-      return Status::Invalid(message_.Where() + ": " + where + " claims " + std::to_string(count) +
-                             " variadic buffers, " + std::to_string(left) + " buffers are left");
-    }
-    for (int64_t k = 0; k < count; ++k) {
-      QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, NextBuffer(where));
-      data->buffers.push_back(std::move(buffer));
-    }
-    return Status::OK();
-  }
-
-  Result<ArrayDataPtr> NextDictionary(const std::string& where) {
-    if (memo_ == nullptr || ids_ == nullptr ||
-        next_dictionary_ >= static_cast<int64_t>(ids_->size())) {
-      return Status::Invalid(message_.Where() + ": " + where +
-                             " is dictionary-encoded but the "
-                             "schema names no dictionary for it");
-    }
-    const int64_t id = (*ids_)[static_cast<size_t>(next_dictionary_++)];
-    auto found = memo_->values.find(id);
-    if (found == memo_->values.end()) {
-      return Status::Invalid(message_.Where() + ": " + where + " uses dictionary id " +
-                             std::to_string(id) + ", which no dictionary batch before it defined");
-    }
-    return found->second;
+    return Status::Invalid(message_.Where() + ": " + where + " uses dictionary id " +
+                           std::to_string(id) + ", which no dictionary batch before it defined");
   }
 
   const Message& message_;
-  const flatbuffers::Vector<const fb::FieldNode*>* nodes_;
-  const flatbuffers::Vector<int64_t>* variadic_;
-  std::vector<BufferPtr> buffers_;
+  const std::vector<BufferPtr>& buffers_;
   const DictionaryMemo* memo_;
-  const std::vector<int64_t>* ids_;
-  int64_t next_node_ = 0;
-  int64_t next_buffer_ = 0;
-  int64_t next_variadic_ = 0;
-  int64_t next_dictionary_ = 0;
 };
 
 // The arrays of one record batch body (a record batch, or the data of a
@@ -231,26 +102,19 @@ Result<std::vector<ArrayDataPtr>> LoadColumns(const Message& message, const fb::
                                               const Schema& schema, const DictionaryMemo* memo,
                                               const std::vector<int64_t>* ids,
                                               const ReadOptions& options) {
-  if (batch.length() < 0) {
-    return Status::Invalid(message.Where() + ": negative row count " +
-                           std::to_string(batch.length()));
-  }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> buffers, LoadBuffers(message, batch, options));
-  ArrayLoader loader(message, batch, std::move(buffers), memo, ids);
+  QUIVER_ASSIGN_OR_RETURN(const BatchLayout layout, DescribeBody(message, batch, schema, ids));
+  QUIVER_ASSIGN_OR_RETURN(const std::vector<BufferPtr> buffers,
+                          LoadBuffers(message, layout, options));
+  ArrayLoader loader(message, buffers, memo);
   std::vector<ArrayDataPtr> columns;
-  for (size_t i = 0; i < schema.fields.size(); ++i) {
-    const Field& field = schema.fields[i];
+  columns.reserve(layout.columns.size());
+  for (size_t i = 0; i < layout.columns.size(); ++i) {
+    const FieldNodeLayout& column = layout.columns[i];
     QUIVER_ASSIGN_OR_RETURN(
-        ArrayDataPtr column,
-        loader.Load(field, "column " + std::to_string(i) + " (" + field.name + ")", 0));
-    if (column->length != batch.length()) {
-      return Status::Invalid(message.Where() + ": column " + std::to_string(i) + " (" + field.name +
-                             ") has " + std::to_string(column->length) + " rows, the batch " +
-                             std::to_string(batch.length()));
-    }
-    columns.push_back(std::move(column));
+        ArrayDataPtr loaded,
+        loader.Load(column, "column " + std::to_string(i) + " (" + column.field.name + ")"));
+    columns.push_back(std::move(loaded));
   }
-  QUIVER_RETURN_NOT_OK(loader.CheckAllConsumed());
   return columns;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quiver/ipc.h"
+#include "quiver/ipc/body_layout.h"
 #include "quiver/ipc/message.h"
 
 namespace quiver::ipc {
@@ -40,14 +41,9 @@ Status InitDictionaryMemo(const fb::Schema* fb_schema, const Schema& schema, Dic
 Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
                              const ReadOptions& options, bool swap_byte_order = false);
 
-// The codec `batch`'s body buffers are compressed with (kNone without a
-// BodyCompression table); NotImplemented for a codec or method quiver
-// does not know.
-Result<Compression> BodyCodec(const Message& message, const fb::RecordBatch& batch);
-
 // The record batch `message` holds, for `schema`. Every node and buffer is
-// checked against the schema and the body (counts, lengths, offsets,
-// overflow), compressed buffers are decompressed (in parallel) within
+// checked against the schema and the body (DescribeBody: counts, lengths,
+// offsets, overflow), compressed buffers are decompressed (in parallel) within
 // options.max_decompressed_buffer, and the columns are validated at
 // options.validation before they are returned. Uncompressed buffers point
 // into message.body (zero-copy), except when `swap_byte_order` says the

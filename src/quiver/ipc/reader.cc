@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,15 @@ struct StreamReader::Impl {
   bool finished = false;
   Status failure;
   Compression last_compression = Compression::kNone;
+  // The record batch message NextLayout() last returned, for ReadBodyBuffer.
+  std::optional<Message> current;
+  BatchLayout current_layout;  // its buffers and codec (DescribeBuffers)
 
   Result<RecordBatchPtr> ReadNext();
+  Result<std::optional<BatchLayout>> ReadNextLayout();
+  // The next record batch message (dictionary batches before it decoded
+  // into `dictionaries`), or nullopt at the end of the stream.
+  Result<std::optional<Message>> NextBatchMessage();
 };
 
 StreamReader::StreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -115,40 +123,82 @@ Result<RecordBatchPtr> StreamReader::Next() {
   // After a failed read the stream's position lies inside a message: every
   // later call reports the same failure instead of parsing from there.
   if (!impl_->failure.ok()) return impl_->failure;
+  impl_->current.reset();
   auto next = impl_->ReadNext();
   if (!next.ok()) impl_->failure = next.status();
   return next;
 }
 
-Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
+Result<std::optional<BatchLayout>> StreamReader::NextLayout() {
+  if (!impl_->failure.ok()) return impl_->failure;
+  impl_->current.reset();
+  auto next = impl_->ReadNextLayout();
+  if (!next.ok()) impl_->failure = next.status();
+  return next;
+}
+
+Result<BufferPtr> StreamReader::ReadBodyBuffer(int64_t buffer) {
+  if (!impl_->current) {
+    return Status::Invalid(
+        "ReadBodyBuffer reads the body of the batch NextLayout() returned; "
+        "there is none");
+  }
+  return LoadBodyBuffer(*impl_->current, impl_->current_layout, buffer, impl_->options);
+}
+
+Result<BodyBufferSize> StreamReader::ReadBodyBufferSize(int64_t buffer) {
+  if (!impl_->current) {
+    return Status::Invalid(
+        "ReadBodyBufferSize reads the body of the batch NextLayout() "
+        "returned; there is none");
+  }
+  return LoadBodyBufferSize(*impl_->current, impl_->current_layout, buffer, impl_->options);
+}
+
+Result<std::optional<Message>> StreamReader::Impl::NextBatchMessage() {
   while (!finished) {
     QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*stream));
     if (!message) {
       finished = true;
       break;
     }
-    const fb::MessageHeader kind = message->header->header_type();
-    bool swap = false;
-    if (kind == fb::MessageHeader::DictionaryBatch || kind == fb::MessageHeader::RecordBatch) {
-      QUIVER_ASSIGN_OR_RETURN(swap, SwapFor(endianness, options, message->Where()));
-    }
-    switch (kind) {
-      case fb::MessageHeader::DictionaryBatch:
+    switch (message->header->header_type()) {
+      case fb::MessageHeader::DictionaryBatch: {
+        QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(endianness, options, message->Where()));
         QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options, swap));
         continue;  // dictionaries come before the batches that use them
-      case fb::MessageHeader::RecordBatch: {
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
-                                DecodeRecordBatch(*message, schema, dictionaries, options, swap));
-        // Decoding checked the header: it is a RecordBatch with a known codec.
-        last_compression = *BodyCodec(*message, *message->header->header_as_RecordBatch());
-        auto out = internal::CanonicalBatch(batch, canonical);
-        if (!out.ok()) return out.status().WithContext(message->Where());
-        return out;
       }
+      case fb::MessageHeader::RecordBatch: return message;
       default: return RefuseUnsupported(*message);
     }
   }
-  return RecordBatchPtr{};
+  return std::optional<Message>();
+}
+
+Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, NextBatchMessage());
+  if (!message) return RecordBatchPtr{};
+  QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(endianness, options, message->Where()));
+  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
+                          DecodeRecordBatch(*message, schema, dictionaries, options, swap));
+  // Decoding checked the header: it is a RecordBatch with a known codec.
+  last_compression = *BodyCodec(*message, *message->header->header_as_RecordBatch());
+  auto out = internal::CanonicalBatch(batch, canonical);
+  if (!out.ok()) return out.status().WithContext(message->Where());
+  return out;
+}
+
+Result<std::optional<BatchLayout>> StreamReader::Impl::ReadNextLayout() {
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, NextBatchMessage());
+  if (!message) return std::optional<BatchLayout>();
+  const fb::RecordBatch& header = *message->header->header_as_RecordBatch();
+  QUIVER_ASSIGN_OR_RETURN(BatchLayout layout,
+                          DescribeBody(*message, header, *schema, &dictionaries.ids));
+  last_compression = layout.compression;
+  current_layout.compression = layout.compression;
+  current_layout.buffers = layout.buffers;
+  current = std::move(message);
+  return std::optional<BatchLayout>(std::move(layout));
 }
 
 struct FileReader::Impl {
@@ -167,6 +217,40 @@ struct FileReader::Impl {
   // reading batches at once read them once.
   std::once_flag dictionaries_once;
   Status dictionaries_status;
+  // The batch message ReadBodyBuffer read last (with its buffers), so that
+  // reading a batch's buffers one by one parses its header once.
+  std::mutex last_mutex;
+  int last_batch = -1;
+  std::shared_ptr<const Message> last_message;
+  std::shared_ptr<const BatchLayout> last_buffers;
+
+  struct BatchBody {
+    std::shared_ptr<const Message> message;
+    std::shared_ptr<const BatchLayout> layout;  // codec and buffer spans only
+  };
+  // The message of record batch `batch` and its buffer spans (cached).
+  Result<BatchBody> BodyOf(int batch) {
+    const int count = static_cast<int>(batch_blocks.size());
+    if (batch < 0 || batch >= count) {
+      return Status::IndexError("record batch ", batch, " is out of range for ", count, " batches");
+    }
+    {
+      std::lock_guard<std::mutex> lock(last_mutex);
+      if (last_batch == batch) return BatchBody{last_message, last_buffers};
+    }
+    const std::string where = "record batch " + std::to_string(batch);
+    QUIVER_ASSIGN_OR_RETURN(Message message, ReadBlock(batch_blocks[static_cast<size_t>(batch)],
+                                                       fb::MessageHeader::RecordBatch, where));
+    auto shared = std::make_shared<const Message>(std::move(message));
+    auto buffers = DescribeBuffers(*shared, *shared->header->header_as_RecordBatch());
+    if (!buffers.ok()) return buffers.status().WithContext(where);
+    BatchBody out{shared, std::make_shared<const BatchLayout>(std::move(*buffers))};
+    std::lock_guard<std::mutex> lock(last_mutex);
+    last_batch = batch;
+    last_message = out.message;
+    last_buffers = out.layout;
+    return out;
+  }
 
   // The message a footer block points at, which must be of `kind` and have
   // the block's sizes.
@@ -314,6 +398,35 @@ Result<Compression> FileReader::RecordBatchCompression(int i) {
                           impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
                                            fb::MessageHeader::RecordBatch, where));
   return BodyCodec(message, *message.header->header_as_RecordBatch());
+}
+
+Result<BatchLayout> FileReader::RecordBatchLayout(int i) {
+  if (i < 0 || i >= num_record_batches()) {
+    return Status::IndexError("record batch ", i, " is out of range for ", num_record_batches(),
+                              " batches");
+  }
+  const std::string where = "record batch " + std::to_string(i);
+  QUIVER_ASSIGN_OR_RETURN(Message message,
+                          impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
+                                           fb::MessageHeader::RecordBatch, where));
+  auto layout = DescribeBody(message, *message.header->header_as_RecordBatch(), *impl_->schema,
+                             &impl_->dictionaries.ids);
+  if (!layout.ok()) return layout.status().WithContext(where);
+  return layout;
+}
+
+Result<BufferPtr> FileReader::ReadBodyBuffer(int batch, int64_t buffer) {
+  QUIVER_ASSIGN_OR_RETURN(const Impl::BatchBody body, impl_->BodyOf(batch));
+  auto out = LoadBodyBuffer(*body.message, *body.layout, buffer, impl_->options);
+  if (!out.ok()) return out.status().WithContext("record batch " + std::to_string(batch));
+  return out;
+}
+
+Result<BodyBufferSize> FileReader::ReadBodyBufferSize(int batch, int64_t buffer) {
+  QUIVER_ASSIGN_OR_RETURN(const Impl::BatchBody body, impl_->BodyOf(batch));
+  auto out = LoadBodyBufferSize(*body.message, *body.layout, buffer, impl_->options);
+  if (!out.ok()) return out.status().WithContext("record batch " + std::to_string(batch));
+  return out;
 }
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {

@@ -1,0 +1,258 @@
+// A record batch body described from its header: field nodes and buffers
+// are consumed in pre-order over the schema, as the layout table says each
+// type needs them. The decoder (decoder.cc) loads arrays from this
+// description, so the walk and its count checks exist once.
+#include "quiver/ipc/body_layout.h"
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "quiver/internal/layout.h"
+#include "quiver/ipc/codec.h"
+
+namespace quiver::ipc {
+
+Result<Compression> BodyCodec(const Message& message, const fb::RecordBatch& batch) {
+  const fb::BodyCompression* compression = batch.compression();
+  if (compression == nullptr) return Compression::kNone;
+  if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
+    return Status::NotImplemented(message.Where() + ": unknown body compression method");
+  }
+  switch (compression->codec()) {
+    case fb::CompressionType::LZ4_FRAME: return Compression::kLz4Frame;
+    case fb::CompressionType::ZSTD: return Compression::kZstd;
+    default: break;
+  }
+  return Status::NotImplemented(message.Where() + ": unknown compression codec " +
+                                std::to_string(static_cast<int>(compression->codec())));
+}
+
+namespace {
+
+// Consumes the header's field nodes, buffers and variadic counts in the
+// order the schema's types ask for them.
+class NodeWalker {
+ public:
+  NodeWalker(const Message& message, const fb::RecordBatch& batch, int64_t num_buffers,
+             const std::vector<int64_t>* ids)
+      : message_(message),
+        nodes_(batch.nodes()),
+        variadic_(batch.variadic_buffer_counts()),
+        num_buffers_(num_buffers),
+        ids_(ids) {}
+
+  Result<FieldNodeLayout> Walk(const Field& field, const std::string& where, int depth) {
+    if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
+    QUIVER_ASSIGN_OR_RETURN(const fb::FieldNode node, NextNode(where));
+    if (node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length()) {
+      return Status::Invalid(where + ": field node has length " + std::to_string(node.length()) +
+                             " and null count " + std::to_string(node.null_count()));
+    }
+    FieldNodeLayout out;
+    out.field = field;
+    out.length = node.length();
+    out.null_count = node.null_count();
+    const internal::Layout layout = internal::LayoutOf(*field.type);
+    for (int b = 0; b < layout.num_buffers; ++b) {
+      QUIVER_ASSIGN_OR_RETURN(const int64_t buffer, NextBuffer(where));
+      out.buffers.push_back(buffer);
+    }
+    if (layout.variadic) QUIVER_RETURN_NOT_OK(WalkVariadic(where, &out));
+    if (layout.dictionary) {
+      QUIVER_ASSIGN_OR_RETURN(out.dictionary_id, NextDictionaryId(where));
+    }
+    const std::vector<Field>& children = field.type->storage().children();
+    for (size_t c = 0; c < children.size(); ++c) {
+      QUIVER_ASSIGN_OR_RETURN(
+          FieldNodeLayout child,
+          Walk(children[c], where + ".child " + std::to_string(c) + " (" + children[c].name + ")",
+               depth + 1));
+      out.children.push_back(std::move(child));
+    }
+    return out;
+  }
+
+  Status CheckAllConsumed() const {
+    const int64_t nodes = nodes_ ? nodes_->size() : 0;
+    const int64_t variadic = variadic_ ? variadic_->size() : 0;
+    if (next_variadic_ != variadic) {
+      return Status::Invalid(message_.Where() + ": the record batch has " +
+                             std::to_string(variadic) +
+                             " variadic buffer counts, the schema's view columns use " +
+                             std::to_string(next_variadic_));
+    }
+    if (next_node_ != nodes || next_buffer_ != num_buffers_) {
+      return Status::Invalid(message_.Where() + ": the record batch has " + std::to_string(nodes) +
+                             " field nodes and " + std::to_string(num_buffers_) +
+                             " buffers, the schema uses " + std::to_string(next_node_) + " and " +
+                             std::to_string(next_buffer_));
+    }
+    return Status::OK();
+  }
+
+ private:
+  Result<fb::FieldNode> NextNode(const std::string& where) {
+    if (!nodes_ || next_node_ >= static_cast<int64_t>(nodes_->size())) {
+      return Status::Invalid(message_.Where() + ": " + where + " needs field node " +
+                             std::to_string(next_node_) + ", the record batch has " +
+                             std::to_string(nodes_ ? nodes_->size() : 0));
+    }
+    return LoadStruct(nodes_, static_cast<flatbuffers::uoffset_t>(next_node_++));
+  }
+
+  Result<int64_t> NextBuffer(const std::string& where) {
+    if (next_buffer_ >= num_buffers_) {
+      return Status::Invalid(message_.Where() + ": " + where + " needs buffer " +
+                             std::to_string(next_buffer_) + ", the record batch has " +
+                             std::to_string(num_buffers_));
+    }
+    return next_buffer_++;
+  }
+
+  // A view array's data buffers: as many as its variadic count says.
+  Status WalkVariadic(const std::string& where, FieldNodeLayout* out) {
+    if (!variadic_ || next_variadic_ >= static_cast<int64_t>(variadic_->size())) {
+      return Status::Invalid(message_.Where() + ": " + where + " needs variadic buffer count " +
+                             std::to_string(next_variadic_) + ", the record batch has " +
+                             std::to_string(variadic_ ? variadic_->size() : 0));
+    }
+    const int64_t count =
+        LoadScalar(variadic_, static_cast<flatbuffers::uoffset_t>(next_variadic_++));
+    const int64_t left = num_buffers_ - next_buffer_;
+    if (count < 0 || count > left) {
+      return Status::Invalid(message_.Where() + ": " + where + " claims " + std::to_string(count) +
+                             " variadic buffers, " + std::to_string(left) + " buffers are left");
+    }
+    for (int64_t k = 0; k < count; ++k) out->buffers.push_back(next_buffer_++);
+    return Status::OK();
+  }
+
+  Result<int64_t> NextDictionaryId(const std::string& where) {
+    if (ids_ == nullptr || next_dictionary_ >= static_cast<int64_t>(ids_->size())) {
+      return Status::Invalid(message_.Where() + ": " + where +
+                             " is dictionary-encoded but the "
+                             "schema names no dictionary for it");
+    }
+    return (*ids_)[static_cast<size_t>(next_dictionary_++)];
+  }
+
+  const Message& message_;
+  const flatbuffers::Vector<const fb::FieldNode*>* nodes_;
+  const flatbuffers::Vector<int64_t>* variadic_;
+  const int64_t num_buffers_;
+  const std::vector<int64_t>* ids_;
+  int64_t next_node_ = 0;
+  int64_t next_buffer_ = 0;
+  int64_t next_variadic_ = 0;
+  int64_t next_dictionary_ = 0;
+};
+
+// The span of buffer `index` and where errors about it point.
+Result<BodyBufferSpan> SpanOf(const Message& message, const BatchLayout& layout, int64_t index,
+                              std::string* where) {
+  const int64_t count = static_cast<int64_t>(layout.buffers.size());
+  if (index < 0 || index >= count) {
+    return Status::IndexError(message.Where(), ": buffer ", index, " is out of range for the ",
+                              count, " buffers of the record batch");
+  }
+  *where = message.Where() + ": buffer " + std::to_string(index);
+  return layout.buffers[static_cast<size_t>(index)];
+}
+
+// The 8-byte prefix of a compressed buffer: the decompressed size, or -1
+// for bytes stored raw after it.
+Result<int64_t> LengthPrefix(const Message& message, const BodyBufferSpan& span,
+                             const std::string& where, const ReadOptions& options) {
+  if (span.length < 8) return Status::Invalid(where + " is compressed but has no length prefix");
+  int64_t claimed;
+  std::memcpy(&claimed, message.body->data() + span.offset, 8);
+  if (claimed != -1 && (claimed < 0 || claimed > options.max_decompressed_buffer)) {
+    return Status::Invalid(where + " claims " + std::to_string(claimed) +
+                           " decompressed bytes; the limit is " +
+                           std::to_string(options.max_decompressed_buffer));
+  }
+  return claimed;
+}
+
+}  // namespace
+
+Result<BatchLayout> DescribeBuffers(const Message& message, const fb::RecordBatch& batch) {
+  if (batch.length() < 0) {
+    return Status::Invalid(message.Where() + ": negative row count " +
+                           std::to_string(batch.length()));
+  }
+  BatchLayout out;
+  out.num_rows = batch.length();
+  QUIVER_ASSIGN_OR_RETURN(out.compression, BodyCodec(message, batch));
+  out.body_length = message.body->size();
+  const auto* specs = batch.buffers();
+  const int64_t count = specs ? specs->size() : 0;
+  out.buffers.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const fb::Buffer spec = LoadStruct(specs, static_cast<flatbuffers::uoffset_t>(i));
+    const int64_t offset = spec.offset(), length = spec.length();
+    if (offset < 0 || length < 0 || offset > out.body_length || length > out.body_length - offset) {
+      return Status::Invalid(message.Where() + ": buffer " + std::to_string(i) + " [" +
+                             std::to_string(offset) + ", +" + std::to_string(length) +
+                             ") lies outside the " + std::to_string(out.body_length) +
+                             "-byte body");
+    }
+    out.buffers.push_back({offset, length});
+  }
+  return out;
+}
+
+Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& batch,
+                                 const Schema& schema, const std::vector<int64_t>* ids) {
+  QUIVER_ASSIGN_OR_RETURN(BatchLayout out, DescribeBuffers(message, batch));
+  NodeWalker walker(message, batch, static_cast<int64_t>(out.buffers.size()), ids);
+  out.columns.reserve(schema.fields.size());
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const Field& field = schema.fields[i];
+    const std::string where = "column " + std::to_string(i) + " (" + field.name + ")";
+    QUIVER_ASSIGN_OR_RETURN(FieldNodeLayout column, walker.Walk(field, where, 0));
+    if (column.length != out.num_rows) {
+      return Status::Invalid(message.Where() + ": " + where + " has " +
+                             std::to_string(column.length) + " rows, the batch " +
+                             std::to_string(out.num_rows));
+    }
+    out.columns.push_back(std::move(column));
+  }
+  QUIVER_RETURN_NOT_OK(walker.CheckAllConsumed());
+  return out;
+}
+
+Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layout, int64_t index,
+                                 const ReadOptions& options) {
+  std::string where;
+  QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, index, &where));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(message.body, span.offset, span.length));
+  if (layout.compression == Compression::kNone || span.length == 0) {
+    return AlignedTo8(std::move(raw));
+  }
+  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed, LengthPrefix(message, span, where, options));
+  if (claimed == -1) {  // stored uncompressed after the prefix
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr stored, Buffer::Slice(raw, 8, span.length - 8));
+    return AlignedTo8(std::move(stored));
+  }
+  auto decompressed = Decompress(layout.compression, raw->data() + 8, span.length - 8, claimed);
+  if (!decompressed.ok()) return decompressed.status().WithContext(where);
+  return decompressed;
+}
+
+Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,
+                                          int64_t index, const ReadOptions& options) {
+  std::string where;
+  QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, index, &where));
+  BodyBufferSize out{span.length, span.length, false};
+  if (layout.compression == Compression::kNone || span.length == 0) return out;
+  // A codec this build lacks is reported as reading the buffer would.
+  QUIVER_RETURN_NOT_OK(CheckCodec(layout.compression));
+  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed, LengthPrefix(message, span, where, options));
+  out.decoded = claimed == -1 ? span.length - 8 : claimed;
+  out.compressed = claimed != -1;
+  return out;
+}
+
+}  // namespace quiver::ipc

@@ -1,0 +1,43 @@
+// Internal: a RecordBatch body described from its message header alone
+// (ipc.h, BatchLayout), and its buffers read one at a time. The decoder
+// builds its arrays on the same description, so the checks of node,
+// buffer and variadic counts live in one walk.
+#pragma once
+
+#include <vector>
+
+#include "quiver/ipc.h"
+#include "quiver/ipc/message.h"
+
+namespace quiver::ipc {
+
+// The codec `batch`'s body buffers are compressed with (kNone without a
+// BodyCompression table); NotImplemented for a codec or method quiver
+// does not know.
+Result<Compression> BodyCodec(const Message& message, const fb::RecordBatch& batch);
+
+// The codec, row count, body length and buffer spans of `batch` (carried
+// by `message`), each span checked to lie inside the body; `columns` is
+// left empty. Enough to read single buffers.
+Result<BatchLayout> DescribeBuffers(const Message& message, const fb::RecordBatch& batch);
+
+// DescribeBuffers plus the field nodes for `schema`, with every check
+// BatchLayout lists; errors name the message, the column path ("column 2
+// (images).child 0 (data)") and the node or buffer index. `ids`: the
+// dictionary id of each dictionary-encoded field the body holds, in
+// pre-order (nullptr: none may be).
+Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& batch,
+                                 const Schema& schema, const std::vector<int64_t>* ids);
+
+// Buffer `index` of `layout` (from DescribeBuffers or DescribeBody of
+// `message`): a view of the body (8-byte aligned, copied only where it is
+// not) when stored raw, decompressed within options.max_decompressed_buffer
+// otherwise. IndexError for an index out of range.
+Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layout, int64_t index,
+                                 const ReadOptions& options);
+
+// The sizes of that buffer, reading at most its 8-byte prefix.
+Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,
+                                          int64_t index, const ReadOptions& options);
+
+}  // namespace quiver::ipc

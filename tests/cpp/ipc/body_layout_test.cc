@@ -1,0 +1,278 @@
+// Record batch layouts (FileReader::RecordBatchLayout, StreamReader::
+// NextLayout) and single body buffers read alone (ReadBodyBuffer,
+// ReadBodyBufferSize): the node tree of nested, view and dictionary
+// columns, LZ4 and ZSTD buffers decompressed one at a time while a corrupt
+// neighbour is never touched, and the errors for bad indexes and bodies.
+#include "quiver/ipc/body_layout.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core_types_test.h"
+#include "ipc_test_util.h"
+#include "quiver/build_info.h"
+
+namespace quiver::ipc {
+namespace {
+
+using test::Bitmap;
+using test::Primitive;
+using test::Utf8;
+
+// id (int64), images (fixed_shape_tensor), label (utf8), then
+// pair: struct<n: int64, names: list<utf8>>, view: utf8_view (one
+// variadic buffer), code: dictionary<int32, utf8>, and big:
+// fixed_size_list<int64>[1024] of zeros (32 KiB that compress well).
+RecordBatchPtr LayoutBatch() {
+  RecordBatchPtr sample = test::SampleBatch(4);
+  auto names_offsets = test::BufferOf(std::vector<int32_t>{0, 1, 1, 3, 4});
+  auto names = std::make_shared<ArrayData>();
+  names->type = list(Field{"item", utf8()});
+  names->length = 4;
+  names->buffers = {nullptr, names_offsets};
+  names->children = {Utf8({"a", "b", "c", "d"})};
+  auto pair = std::make_shared<ArrayData>();
+  pair->type = struct_({Field{"n", int64()}, Field{"names", names->type}});
+  pair->length = 4;
+  pair->null_count = 1;
+  pair->buffers = {Bitmap({true, false, true, true})};
+  pair->children = {Primitive<int64_t>(int64(), {1, 2, 3, 4}), names};
+  // Two long values: one variadic buffer.
+  ArrayDataPtr view = test::Views(
+      {"short", "a value longer than twelve", std::nullopt, "another value longer than twelve"});
+  ArrayDataPtr code = test::DictionaryOf({0, 1, std::nullopt, 0}, Utf8({"x", "y"}));
+  std::vector<int64_t> zeros(4 * 1024, 0);
+  auto big = std::make_shared<ArrayData>();
+  big->type = *fixed_size_list(Field{"item", int64()}, 1024);
+  big->length = 4;
+  big->buffers = {nullptr};
+  big->children = {Primitive<int64_t>(int64(), zeros)};
+  auto schema = std::make_shared<Schema>(*sample->schema());
+  schema->fields.push_back(Field{"pair", pair->type});
+  schema->fields.push_back(Field{"view", view->type});
+  schema->fields.push_back(Field{"code", code->type});
+  schema->fields.push_back(Field{"big", big->type});
+  std::vector<ArrayDataPtr> columns = sample->columns();
+  columns.insert(columns.end(), {pair, view, code, big});
+  return *RecordBatch::Make(schema, 4, columns);
+}
+
+// Every buffer index of `node` and its children, in pre-order.
+void CollectBuffers(const FieldNodeLayout& node, std::vector<int64_t>* out) {
+  out->insert(out->end(), node.buffers.begin(), node.buffers.end());
+  for (const FieldNodeLayout& child : node.children) CollectBuffers(child, out);
+}
+
+// The offset of the first occurrence of `needle` in `bytes` (-1: none).
+int64_t Find(const BufferPtr& bytes, const std::vector<uint8_t>& needle) {
+  for (int64_t at = 0; at + static_cast<int64_t>(needle.size()) <= bytes->size(); ++at) {
+    if (std::memcmp(bytes->data() + at, needle.data(), needle.size()) == 0) return at;
+  }
+  return -1;
+}
+
+TEST(BodyLayout, NodeTreeOfNestedViewAndDictionaryColumns) {
+  RecordBatchPtr batch = LayoutBatch();
+  BufferPtr bytes = test::WriteFile({batch});
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(bytes)));
+  ASSERT_OK_AND_ASSIGN(BatchLayout layout, reader->RecordBatchLayout(0));
+  EXPECT_EQ(layout.num_rows, 4);
+  EXPECT_EQ(layout.compression, Compression::kNone);
+  ASSERT_EQ(layout.columns.size(), 7u);
+  for (size_t i = 0; i < layout.columns.size(); ++i) {
+    EXPECT_EQ(layout.columns[i].field.name, batch->schema()->fields[i].name);
+    EXPECT_EQ(layout.columns[i].length, 4);
+  }
+  // images: fixed_size_list (validity) + float child (validity, values).
+  const FieldNodeLayout& images = layout.columns[1];
+  EXPECT_EQ(images.null_count, 1);  // row 1 (SampleBatch: i % 3 == 1)
+  ASSERT_EQ(images.children.size(), 1u);
+  EXPECT_EQ(images.children[0].length, 24);
+  EXPECT_EQ(images.buffers.size(), 1u);
+  EXPECT_EQ(images.children[0].buffers.size(), 2u);
+  // pair: struct validity, n (validity, values), names (validity, offsets)
+  // and its utf8 child (validity, offsets, data).
+  const FieldNodeLayout& pair = layout.columns[3];
+  EXPECT_EQ(pair.null_count, 1);
+  ASSERT_EQ(pair.children.size(), 2u);
+  EXPECT_EQ(pair.children[1].field.name, "names");
+  ASSERT_EQ(pair.children[1].children.size(), 1u);
+  EXPECT_EQ(pair.children[1].children[0].length, 4);
+  EXPECT_EQ(pair.children[1].children[0].buffers.size(), 3u);
+  // view: validity, views, then its variadic data buffer.
+  EXPECT_EQ(layout.columns[4].buffers.size(), 3u);
+  EXPECT_EQ(layout.columns[4].dictionary_id, -1);
+  // code: validity and indices; its values live in a dictionary batch.
+  EXPECT_EQ(layout.columns[5].buffers.size(), 2u);
+  EXPECT_EQ(layout.columns[5].dictionary_id, 0);
+  EXPECT_TRUE(layout.columns[5].children.empty());
+  // Every buffer once, in pre-order; every span inside the body.
+  std::vector<int64_t> order;
+  for (const FieldNodeLayout& column : layout.columns) CollectBuffers(column, &order);
+  ASSERT_EQ(order.size(), layout.buffers.size());
+  for (size_t k = 0; k < order.size(); ++k) EXPECT_EQ(order[k], static_cast<int64_t>(k));
+  for (const BodyBufferSpan& span : layout.buffers) {
+    EXPECT_GE(span.offset, 0);
+    EXPECT_LE(span.offset + span.length, layout.body_length);
+  }
+  // A raw buffer is a view of the file's bytes, holding what the decoded
+  // batch holds.
+  const int64_t ids = layout.columns[0].buffers[1];
+  ASSERT_OK_AND_ASSIGN(BufferPtr id_values, reader->ReadBodyBuffer(0, ids));
+  EXPECT_GE(id_values->data(), bytes->data());
+  EXPECT_LT(id_values->data(), bytes->data() + bytes->size());
+  ASSERT_EQ(id_values->size(), 4 * 8);
+  EXPECT_EQ(std::memcmp(id_values->data(), batch->column(0)->buffers[1]->data(), 32), 0);
+  ASSERT_OK_AND_ASSIGN(BodyBufferSize size, reader->ReadBodyBufferSize(0, ids));
+  EXPECT_EQ(size.stored, 32);
+  EXPECT_EQ(size.decoded, 32);
+  EXPECT_FALSE(size.compressed);
+}
+
+TEST(BodyLayout, StreamLayoutsMatchTheFileAndMixWithNext) {
+  RecordBatchPtr batch = LayoutBatch();
+  BufferPtr file = test::WriteFile({batch, batch});
+  BufferPtr stream = test::WriteStream({batch, batch, batch});
+  ASSERT_OK_AND_ASSIGN(auto file_reader, FileReader::Open(BufferSource(file)));
+  ASSERT_OK_AND_ASSIGN(BatchLayout expected, file_reader->RecordBatchLayout(0));
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(BufferSource(stream)));
+  EXPECT_ERROR(kInvalid, "there is none", reader->ReadBodyBuffer(0));
+  // The dictionary batch before the first record batch is decoded on the way.
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchLayout> first, reader->NextLayout());
+  ASSERT_TRUE(first.has_value());
+  ASSERT_EQ(first->buffers.size(), expected.buffers.size());
+  for (size_t k = 0; k < expected.buffers.size(); ++k) {
+    EXPECT_EQ(first->buffers[k].offset, expected.buffers[k].offset);
+    EXPECT_EQ(first->buffers[k].length, expected.buffers[k].length);
+  }
+  const int64_t ids = first->columns[0].buffers[1];
+  ASSERT_OK_AND_ASSIGN(BufferPtr id_values, reader->ReadBodyBuffer(ids));
+  EXPECT_EQ(std::memcmp(id_values->data(), batch->column(0)->buffers[1]->data(), 32), 0);
+  EXPECT_ERROR(kIndexError, "buffer 99 is out of range for the ", reader->ReadBodyBuffer(99));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr second, reader->Next());
+  ASSERT_NE(second, nullptr);
+  EXPECT_TRUE(second->Equals(*batch));
+  EXPECT_ERROR(kInvalid, "there is none", reader->ReadBodyBufferSize(ids));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchLayout> third, reader->NextLayout());
+  EXPECT_TRUE(third.has_value());
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchLayout> end, reader->NextLayout());
+  EXPECT_FALSE(end.has_value());
+}
+
+class BodyLayoutCodec : public ::testing::TestWithParam<Compression> {};
+
+TEST_P(BodyLayoutCodec, BuffersAreDecompressedAloneAndCorruptNeighboursStayUntouched) {
+  const Compression codec = GetParam();
+  if (!HasCodec(codec)) GTEST_SKIP() << "this build has no " << static_cast<int>(codec);
+  RecordBatchPtr batch = LayoutBatch();
+  WriteOptions options;
+  options.compression = codec;
+  BufferPtr plain = test::WriteFile({batch});
+  BufferPtr packed = test::WriteFile({batch}, options);
+  ASSERT_OK_AND_ASSIGN(auto raw_reader, FileReader::Open(BufferSource(plain)));
+  ASSERT_OK_AND_ASSIGN(BatchLayout raw, raw_reader->RecordBatchLayout(0));
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(packed)));
+  ASSERT_OK_AND_ASSIGN(BatchLayout layout, reader->RecordBatchLayout(0));
+  EXPECT_EQ(layout.compression, codec);
+  ASSERT_EQ(layout.buffers.size(), raw.buffers.size());
+  // Each buffer alone holds the bytes of its uncompressed twin.
+  for (size_t k = 0; k < layout.buffers.size(); ++k) {
+    const auto index = static_cast<int64_t>(k);
+    ASSERT_OK_AND_ASSIGN(BufferPtr want, raw_reader->ReadBodyBuffer(0, index));
+    ASSERT_OK_AND_ASSIGN(BufferPtr got, reader->ReadBodyBuffer(0, index));
+    ASSERT_EQ(got->size(), want->size()) << "buffer " << k;
+    EXPECT_EQ(std::memcmp(got->data(), want->data(), static_cast<size_t>(want->size())), 0);
+    ASSERT_OK_AND_ASSIGN(BodyBufferSize size, reader->ReadBodyBufferSize(0, index));
+    EXPECT_EQ(size.decoded, want->size());
+    EXPECT_EQ(size.stored, layout.buffers[k].length);
+  }
+  // The 32 KiB of zeros shrink: stored as a frame, decoded to 32768 bytes.
+  const int64_t big = layout.columns[6].children[0].buffers[1];
+  ASSERT_OK_AND_ASSIGN(BodyBufferSize size, reader->ReadBodyBufferSize(0, big));
+  EXPECT_TRUE(size.compressed);
+  EXPECT_EQ(size.decoded, 4 * 1024 * 8);
+  EXPECT_LT(size.stored, 1024);
+
+  // Corrupt that frame (just after its 8-byte prefix): the buffer fails
+  // alone, every other one still reads, and so does its size.
+  // The buffer's prefix (its decompressed size) and the codec's frame magic.
+  std::vector<uint8_t> prefix(8);
+  const int64_t claimed = 4 * 1024 * 8;
+  std::memcpy(prefix.data(), &claimed, 8);
+  const std::vector<uint8_t> magic = codec == Compression::kZstd
+                                         ? std::vector<uint8_t>{0x28, 0xb5, 0x2f, 0xfd}
+                                         : std::vector<uint8_t>{0x04, 0x22, 0x4d, 0x18};
+  prefix.insert(prefix.end(), magic.begin(), magic.end());
+  const int64_t at = Find(packed, prefix);
+  ASSERT_GT(at, 0);
+  BufferPtr broken = test::BufferFrom(packed->data(), packed->size());
+  for (int64_t i = at + 8; i < at + 8 + 16; ++i) broken->mutable_data()[i] ^= 0x5a;
+  ASSERT_OK_AND_ASSIGN(auto bad, FileReader::Open(BufferSource(broken)));
+  const std::string buffer = "buffer " + std::to_string(big);
+  EXPECT_ERROR(kInvalid, buffer, bad->ReadBodyBuffer(0, big));
+  EXPECT_ERROR(kInvalid, "record batch 0", bad->ReadRecordBatch(0));
+  for (size_t k = 0; k < layout.buffers.size(); ++k) {
+    if (static_cast<int64_t>(k) == big) continue;
+    EXPECT_TRUE(bad->ReadBodyBuffer(0, static_cast<int64_t>(k)).ok()) << "buffer " << k;
+  }
+  EXPECT_TRUE(bad->ReadBodyBufferSize(0, big).ok());
+
+  // A prefix claiming more than max_decompressed_buffer is refused before
+  // anything is allocated, by both calls.
+  ReadOptions small;
+  small.max_decompressed_buffer = 1000;
+  ASSERT_OK_AND_ASSIGN(auto limited, FileReader::Open(BufferSource(packed), small));
+  EXPECT_ERROR(kInvalid, "claims 32768 decompressed bytes; the limit is 1000",
+               limited->ReadBodyBuffer(0, big));
+  EXPECT_ERROR(kInvalid, "claims 32768 decompressed bytes; the limit is 1000",
+               limited->ReadBodyBufferSize(0, big));
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, BodyLayoutCodec,
+                         ::testing::Values(Compression::kLz4Frame, Compression::kZstd));
+
+TEST(BodyLayout, BadIndexes) {
+  BufferPtr bytes = test::WriteFile({test::SampleBatch(3)});
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(bytes)));
+  EXPECT_ERROR(kIndexError, "record batch 1 is out of range for 1 batches",
+               reader->RecordBatchLayout(1));
+  EXPECT_ERROR(kIndexError, "record batch -1 is out of range", reader->RecordBatchLayout(-1));
+  EXPECT_ERROR(kIndexError, "record batch 7 is out of range", reader->ReadBodyBuffer(7, 0));
+  EXPECT_ERROR(kIndexError, "record batch -1 is out of range", reader->ReadBodyBufferSize(-1, 0));
+  ASSERT_OK_AND_ASSIGN(BatchLayout layout, reader->RecordBatchLayout(0));
+  const auto count = static_cast<int64_t>(layout.buffers.size());
+  EXPECT_ERROR(kIndexError, "buffer -1 is out of range", reader->ReadBodyBuffer(0, -1));
+  EXPECT_ERROR(kIndexError,
+               "buffer " + std::to_string(count) + " is out of range for the " +
+                   std::to_string(count) + " buffers",
+               reader->ReadBodyBuffer(0, count));
+  EXPECT_ERROR(kIndexError, "is out of range", reader->ReadBodyBufferSize(0, count));
+}
+
+TEST(BodyLayout, BadBodiesGetTheDecodersErrors) {
+  // Too few field nodes, and a buffer outside the body: the layout and
+  // the decoder say the same thing.
+  SchemaPtr schema = test::Int32Schema();
+  BufferPtr no_nodes = test::CraftStream(schema, 2, {}, {}, test::Int32Body({1, 2}));
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(BufferSource(no_nodes)));
+  EXPECT_ERROR(kInvalid, "column 0 (x) needs field node 0, the record batch has 0",
+               reader->NextLayout());
+  EXPECT_ERROR(kInvalid, "column 0 (x) needs field node 0, the record batch has 0",
+               test::ReadAll(no_nodes));
+  BufferPtr outside =
+      test::CraftStream(schema, 2, {{2, 0}}, {{0, 0}, {8, 64}}, test::Int32Body({1, 2}));
+  ASSERT_OK_AND_ASSIGN(reader, StreamReader::Open(BufferSource(outside)));
+  EXPECT_ERROR(kInvalid, "buffer 1 [8, +64) lies outside the 8-byte body", reader->NextLayout());
+  EXPECT_ERROR(kInvalid, "buffer 1 [8, +64) lies outside the 8-byte body", test::ReadAll(outside));
+  // A column shorter than the batch.
+  BufferPtr short_column =
+      test::CraftStream(schema, 3, {{2, 0}}, {{0, 0}, {0, 8}}, test::Int32Body({1, 2}));
+  ASSERT_OK_AND_ASSIGN(reader, StreamReader::Open(BufferSource(short_column)));
+  EXPECT_ERROR(kInvalid, "column 0 (x) has 2 rows, the batch 3", reader->NextLayout());
+  // A failed stream stays failed.
+  EXPECT_ERROR(kInvalid, "column 0 (x) has 2 rows, the batch 3", reader->Next());
+}
+
+}  // namespace
+}  // namespace quiver::ipc
