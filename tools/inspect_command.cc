@@ -1,7 +1,8 @@
 // `quiver inspect FILE...`: what a file holds, from its metadata and shape
-// buffers only (docs/cli.md, "inspect"). Batches are read memory-mapped at
-// ValidationLevel::kMinimal, so tensor values are never touched (unless
-// the file is compressed: its buffers must be decompressed to be seen).
+// buffers only (docs/cli.md, "inspect"). Record batches are never decoded:
+// their layouts say where every column's buffers lie and how large they
+// are (inspect_summary.h), and only the validity bitmaps and shape buffers
+// of variable-shape tensors are read, decompressed alone when compressed.
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "input_file.h"
+#include "inspect_summary.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
 #include "text_format.h"
@@ -30,72 +32,6 @@ Json NamesOrNull(const std::vector<std::string>& names) {
 }
 Json IntsOrNull(const std::vector<int64_t>& values) {
   return values.empty() ? Json(nullptr) : Json(values);
-}
-
-// Per logical axis of a variable-shape column: min, max and the most
-// common size over the non-null rows of every batch.
-struct AxisStats {
-  int64_t min = 0;
-  int64_t max = 0;
-  std::unordered_map<int64_t, int64_t> counts;
-};
-
-// What inspect gathers for one column over all batches.
-struct ColumnSummary {
-  const Field* field = nullptr;
-  std::optional<FixedShapeTensorType> fixed;
-  std::optional<VariableShapeTensorType> variable;
-  int64_t null_count = 0;
-  int64_t bytes = 0;
-  int64_t rows_with_shape = 0;
-  std::vector<AxisStats> axes;
-  Status problem;  // the first error met reading this column
-};
-
-void AddShapes(ColumnSummary& column, const ArrayDataPtr& data) {
-  auto array = VariableShapeTensorArray::Make(data, ValidationLevel::kMinimal);
-  if (!array.ok()) {
-    if (column.problem.ok()) column.problem = array.status();
-    return;
-  }
-  auto shapes = array->Shapes();  // a view of the shape buffer (copy if permuted)
-  if (!shapes.ok()) {
-    if (column.problem.ok()) column.problem = shapes.status();
-    return;
-  }
-  const int ndim = array->type().ndim();
-  column.axes.resize(static_cast<size_t>(ndim));
-  for (int64_t row = 0; row < array->length(); ++row) {
-    if (!array->IsValid(row)) continue;
-    for (int axis = 0; axis < ndim; ++axis) {
-      const int64_t index[2] = {row, axis};
-      const int64_t size = shapes->Value<int32_t>(index).ValueOr(-1);
-      AxisStats& stats = column.axes[static_cast<size_t>(axis)];
-      if (column.rows_with_shape == 0) {
-        stats.min = stats.max = size;
-      } else {
-        stats.min = std::min(stats.min, size);
-        stats.max = std::max(stats.max, size);
-      }
-      ++stats.counts[size];
-    }
-    ++column.rows_with_shape;
-  }
-}
-
-void AddBatch(std::vector<ColumnSummary>& columns, const RecordBatch& batch) {
-  for (int i = 0; i < batch.num_columns() && i < static_cast<int>(columns.size()); ++i) {
-    ColumnSummary& column = columns[static_cast<size_t>(i)];
-    const ArrayDataPtr& data = batch.column(i);
-    column.null_count += data->ComputeNullCount();
-    auto bytes = ReferencedBytes(*data);
-    if (bytes.ok()) {
-      column.bytes += *bytes;
-    } else if (column.problem.ok()) {
-      column.problem = bytes.status();
-    }
-    if (column.variable) AddShapes(column, data);
-  }
 }
 
 Json AxisStatsJson(const ColumnSummary& column) {
@@ -128,8 +64,12 @@ Json AxisStatsJson(const ColumnSummary& column) {
 
 Json ColumnJson(const ColumnSummary& column) {
   Json out;
-  out["name"] = column.field->name;
+  out["name"] = column.name;
   out["type"] = column.field->type->ToString();
+  if (column.nested) {
+    out["path"] = column.path;
+    out["in_list"] = column.in_list;
+  }
   if (column.fixed) {
     const FixedShapeTensorType& type = *column.fixed;
     out["kind"] = "fixed_shape_tensor";
@@ -162,6 +102,7 @@ Json ColumnJson(const ColumnSummary& column) {
   }
   out["null_count"] = column.null_count;
   out["bytes"] = column.bytes;
+  out["stored_bytes"] = column.stored_bytes;
   if (!column.problem.ok()) out["problem"] = column.problem.message();
   return out;
 }
@@ -177,19 +118,6 @@ Json SchemaJson(const Schema& schema) {
     metadata.push_back({{"key", key}, {"value", value}});
   }
   return {{"fields", fields}, {"metadata", metadata}};
-}
-
-// Whether any non-empty buffer of `data` was decompressed: over a mapped
-// file, uncompressed buffers are views of the mapping (borrowed), while
-// decompressed ones are owned by quiver.
-bool HasDecompressedBuffer(const ArrayData& data) {
-  for (const BufferPtr& buffer : data.buffers) {
-    if (buffer != nullptr && buffer->size() > 0 && buffer->is_owned()) return true;
-  }
-  for (const ArrayDataPtr& child : data.children) {
-    if (child != nullptr && HasDecompressedBuffer(*child)) return true;
-  }
-  return false;
 }
 
 const char* CodecName(ipc::Compression codec) {
@@ -210,42 +138,54 @@ std::string CompressionText(const Json& info) {
   return "uncompressed (" + codec + " declared, every buffer stored raw)";
 }
 
+// Every batch's layout, in order, handed to `visit(index, body)`; the
+// first error stops the walk (returned with "batch N: " before it).
+template <typename Visit>
+Status ForEachLayout(Input& input, Visit&& visit) {
+  if (input.kind == InputKind::kIpcFile) {
+    ipc::FileReader& file = *input.file;
+    for (int i = 0; i < file.num_record_batches(); ++i) {
+      auto layout = file.RecordBatchLayout(i);
+      if (!layout.ok()) return layout.status().WithContext("batch " + std::to_string(i));
+      BatchBody body;
+      body.layout = &*layout;
+      body.read = [&file, i](int64_t b) { return file.ReadBodyBuffer(i, b); };
+      body.read_size = [&file, i](int64_t b) { return file.ReadBodyBufferSize(i, b); };
+      body.endianness = file.endianness();
+      visit(body);
+    }
+    return Status::OK();
+  }
+  ipc::StreamReader& stream = *input.stream;
+  for (int i = 0;; ++i) {
+    auto layout = stream.NextLayout();
+    if (!layout.ok()) return layout.status().WithContext("batch " + std::to_string(i));
+    if (!*layout) return Status::OK();
+    BatchBody body;
+    body.layout = &**layout;
+    body.read = [&stream](int64_t b) { return stream.ReadBodyBuffer(b); };
+    body.read_size = [&stream](int64_t b) { return stream.ReadBodyBufferSize(b); };
+    body.endianness = stream.endianness();
+    visit(body);
+  }
+}
+
 Result<Json> InspectBatches(Input& input, Json out) {
   const Schema& schema = *input.schema();
-  std::vector<ColumnSummary> columns(schema.fields.size());
-  for (size_t i = 0; i < columns.size(); ++i) {
-    const Field& field = schema.fields[i];
-    columns[i].field = &field;
-    if (field.type->id() != TypeId::kExtension) continue;
-    if (field.type->extension_name() == FixedShapeTensorType::kExtensionName) {
-      auto type = FixedShapeTensorType::FromDataType(field.type);
-      if (type.ok()) columns[i].fixed = *type;
-    } else if (field.type->extension_name() == VariableShapeTensorType::kExtensionName) {
-      auto type = VariableShapeTensorType::FromDataType(field.type);
-      if (type.ok()) columns[i].variable = *type;
-    }
-  }
+  std::vector<ColumnSummary> columns = PlanColumns(schema);
   int64_t batches = 0;
   int64_t rows = 0;
   bool compressed = false;
   std::vector<std::string> codecs;  // named by the batches' headers, in order, once each
-  QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int i, const RecordBatchPtr& batch) {
-    QUIVER_ASSIGN_OR_RETURN(const ipc::Compression codec,
-                            input.kind == InputKind::kIpcFile
-                                ? input.file->RecordBatchCompression(i)
-                                : Result<ipc::Compression>(input.stream->last_compression()));
-    const std::string name = CodecName(codec);
-    if (codec != ipc::Compression::kNone &&
+  QUIVER_RETURN_NOT_OK(ForEachLayout(input, [&](const BatchBody& body) {
+    const std::string name = CodecName(body.layout->compression);
+    if (body.layout->compression != ipc::Compression::kNone &&
         std::find(codecs.begin(), codecs.end(), name) == codecs.end()) {
       codecs.push_back(name);
     }
     ++batches;
-    rows += batch->num_rows();
-    for (const ArrayDataPtr& column : batch->columns()) {
-      compressed = compressed || HasDecompressedBuffer(*column);
-    }
-    AddBatch(columns, *batch);
-    return Status::OK();
+    rows += body.layout->num_rows;
+    AddBatch(columns, body, &compressed);
   }));
   out["compressed"] = compressed;
   std::string compression = "none";
@@ -348,7 +288,8 @@ std::string Text(const Json& value) {
 
 void PrintColumn(const Json& column) {
   std::cout << "  " << column["name"].get<std::string>() << ": "
-            << column["kind"].get<std::string>() << "\n";
+            << column["kind"].get<std::string>()
+            << (column.value("in_list", false) ? " (counted per list element)" : "") << "\n";
   if (column["kind"] != "array") {
     std::cout << "    value type " << Text(column["value_type"]) << ", ndim " << column["ndim"]
               << ", dim_names " << Text(column["dim_names"]) << ", permutation "
@@ -364,11 +305,15 @@ void PrintColumn(const Json& column) {
         continue;
       }
       std::cout << ": min " << axis["min"] << ", max " << axis["max"] << ", most common "
-                << axis["most_common"] << " (" << axis["most_common_rows"] << " rows)\n";
+                << axis["most_common"] << " (" << axis["most_common_rows"]
+                << (column.value("in_list", false) ? " elements)\n" : " rows)\n");
     }
   }
-  std::cout << "    nulls " << column["null_count"] << ", "
-            << FormatBytes(column["bytes"].get<int64_t>()) << "\n";
+  const int64_t bytes = column["bytes"].get<int64_t>();
+  const int64_t stored = column["stored_bytes"].get<int64_t>();
+  std::cout << "    nulls " << column["null_count"] << ", " << FormatBytes(bytes);
+  if (stored != bytes) std::cout << " (" << FormatBytes(stored) << " stored)";
+  std::cout << "\n";
   if (column.contains("problem")) {
     std::cout << "    problem: " << column["problem"].get<std::string>() << "\n";
   }
@@ -460,7 +405,9 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
                     "Write JSON (schema in docs/cli.md, 'quiver_inspect_version': 1)");
   AddCommonOptions(command, &args->common);
   command->footer(
-      "Reads only metadata and shape buffers (memory-mapped), never tensor values.\n"
+      "Reads only metadata, validity bitmaps and shape buffers (memory-mapped), never\n"
+      "tensor values, also in compressed files. Tensor fields inside struct and list\n"
+      "columns are listed too, named by their path (sample.image, clips[]).\n"
       "Examples:\n"
       "  quiver inspect images.arrow\n"
       "  quiver inspect --json a.arrow b.arrows | python3 -m json.tool\n");

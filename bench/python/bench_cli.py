@@ -1,10 +1,11 @@
 """The `quiver` command line tool, measured in one run (docs/cli.md):
 
 - `quiver inspect` on a 1 GiB IPC file (a fixed_shape_tensor column,
-  written by pyarrow): wall time of the whole process (best of RUNS), its
-  peak RSS (getrusage of the child: a run that paged the tensor data in
-  would show about 1 GiB), against `pyarrow.ipc.open_file(path).schema`
-  timed in this process. Target: under 50 ms, no data pages touched.
+  written by pyarrow; uncompressed, then zstd-compressed): wall time of
+  the whole process (best of RUNS), its peak RSS (getrusage of the child:
+  a run that paged the tensor data in, or decompressed it, would show
+  about 1 GiB), against `pyarrow.ipc.open_file(path).schema` timed in
+  this process. Target: under 50 ms, no data pages touched.
 - `quiver pack` of 10^4 .npy files against `cat` of the same files into
   /dev/null (both with the files in the page cache, best of RUNS). Target:
   pack at least half cat's speed.
@@ -76,7 +77,7 @@ def peak_rss(args):
     return int(out)
 
 
-def bench_inspect(cli, work):
+def bench_inspect(cli, work, compression=None):
     path = work / "big.arrow"
     rows, cell = 4096, (256, 256)  # 4096 x 256 KiB float32 = 1 GiB
     typ = pa.fixed_shape_tensor(pa.float32(), cell)
@@ -84,7 +85,8 @@ def bench_inspect(cli, work):
     values = np.random.default_rng(0).random(per_batch * cell[0] * cell[1], dtype=np.float32)
     storage = pa.FixedSizeListArray.from_arrays(pa.array(values), cell[0] * cell[1])
     batch = pa.record_batch([pa.ExtensionArray.from_storage(typ, storage)], names=["x"])
-    with pa.ipc.new_file(path, batch.schema) as w:
+    options = pa.ipc.IpcWriteOptions(compression=compression)
+    with pa.ipc.new_file(path, batch.schema, options=options) as w:
         for _ in range(rows // per_batch):
             w.write_batch(batch)
     size = path.stat().st_size
@@ -98,7 +100,8 @@ def bench_inspect(cli, work):
         start = time.perf_counter()
         pa.ipc.open_file(path).schema
         pyarrow_best = min(pyarrow_best, time.perf_counter() - start)
-    print(f"inspect: {size / 2**30:.2f} GiB file, {rows // per_batch} batches")
+    print(f"inspect: {size / 2**30:.2f} GiB file, {rows // per_batch} batches, "
+          f"compression {compression or 'none'}")
     print(f"  quiver inspect --json (whole process): {best * 1e3:.1f} ms "
           f"(target < 50 ms; process start alone {base * 1e3:.1f} ms), "
           f"peak RSS {rss / 2**20:.1f} MiB ('quiver --version': {rss_floor / 2**20:.1f} MiB; "
@@ -138,6 +141,9 @@ def main():
         return
     with tempfile.TemporaryDirectory() as work:
         bench_inspect(cli, pathlib.Path(work))
+        # Compressed: inspect reads each buffer's 8-byte length prefix, never
+        # decompresses the values (RSS stays at the floor).
+        bench_inspect(cli, pathlib.Path(work), "zstd")
         bench_pack(cli, pathlib.Path(work))
 
 

@@ -161,6 +161,168 @@ def test_inspect_errors(files):
     assert r.returncode == 1 and "fixed.arrow: Arrow IPC file" in r.stdout
 
 
+def ragged_column(shapes, dtype=np.uint8, nulls=None, permutation=None, seed=0):
+    """A variable_shape_tensor array as pyarrow builds one (struct storage)."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.integers(0, 255, s).astype(dtype) for s in shapes]
+    ndim = len(shapes[0])
+    storage = pa.StructArray.from_arrays(
+        [pa.array([a.ravel() for a in arrays], pa.list_(pa.from_numpy_dtype(dtype))),
+         pa.array([list(a.shape) for a in arrays], pa.list_(pa.int32(), ndim))],
+        names=["data", "shape"], mask=None if nulls is None else pa.array(nulls))
+    meta = {"dim_names": ["H", "W", "C"][:ndim]}
+    if permutation:
+        meta["permutation"] = permutation
+    return pa.ExtensionArray.from_storage(
+        VariableShapeTensor(storage.type, json.dumps(meta).encode()), storage)
+
+
+def write_ipc(path, table, compression=None, stream=False, max_chunksize=None):
+    opts = pa.ipc.IpcWriteOptions(compression=compression)
+    with (pa.ipc.new_stream if stream else pa.ipc.new_file)(path, table.schema, options=opts) as w:
+        w.write_table(table, max_chunksize=max_chunksize)
+
+
+def test_inspect_reads_no_tensor_values_of_compressed_files(tmp_path):
+    # 300 random images (~1 MB of values) in a zstd file: inspect reads the
+    # layout, the validity bitmap and the shape buffer, never the values, so
+    # a corrupt values frame does not stop it; validate finds it.
+    rng = np.random.default_rng(1)
+    shapes = [(int(h), int(w), 3) for h, w in rng.integers(20, 60, (300, 2))]
+    nulls = [i % 7 == 3 for i in range(300)]
+    table = pa.table({"image": ragged_column(shapes, nulls=nulls)})
+    write_ipc(tmp_path / "plain.arrow", table)
+    write_ipc(tmp_path / "z.arrow", table, "zstd")
+    data = bytearray((tmp_path / "z.arrow").read_bytes())
+    values = sum(h * w * c for h, w, c in shapes)
+    at = bytes(data).find(np.int64(values).tobytes() + b"\x28\xb5\x2f\xfd")
+    assert at > 0  # the values buffer: its length prefix, then the frame's magic
+    data[at + 8:at + 40] = b"\xff" * 32
+    (tmp_path / "bad.arrow").write_bytes(bytes(data))
+    r = run("validate", tmp_path / "bad.arrow")
+    assert r.returncode == 1 and "ZSTD" in r.stderr
+    plain, good, bad = json.loads(ok("inspect", "--json", tmp_path / "plain.arrow",
+                                     tmp_path / "z.arrow", tmp_path / "bad.arrow"))["files"]
+    assert good["compressed"] and good["compression"] == "zstd"
+    column = bad["columns"][0]
+    assert "problem" not in column
+    valid = [s for s, null in zip(shapes, nulls) if not null]
+    assert column["null_count"] == sum(nulls)
+    assert column["shape_stats"][0]["min"] == min(s[0] for s in valid)
+    assert column["shape_stats"][1]["max"] == max(s[1] for s in valid)
+    assert column["shape_stats"][2]["most_common_rows"] == len(valid)
+    # Compressed and plain twins agree on everything but the stored bytes.
+    assert column == good["columns"][0]
+    for key in ["shape_stats", "null_count", "bytes", "kind", "dim_names"]:
+        assert column[key] == plain["columns"][0][key], key
+    assert plain["columns"][0]["stored_bytes"] == plain["columns"][0]["bytes"]
+    assert column["stored_bytes"] < column["bytes"]
+    assert " stored)" in ok("inspect", tmp_path / "z.arrow")
+
+
+@pytest.mark.parametrize("compression", [None, "lz4", "zstd"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_inspect_twins_agree_on_shapes_and_nulls(tmp_path, compression, stream):
+    shapes = [(2, 3, 3), (4, 3, 3), (2, 5, 3), (2, 3, 3), (1, 1, 3)]
+    table = pa.table({"r": ragged_column(shapes, nulls=[False, True, False, False, False],
+                                         permutation=[2, 0, 1]),
+                      "i": pa.array([1, None, 3, None, 5])})
+    write_ipc(tmp_path / "plain.arrow", table, max_chunksize=2)
+    write_ipc(tmp_path / "twin.arrow", table, compression, stream, max_chunksize=2)
+    plain, twin = json.loads(ok("inspect", "--json", tmp_path / "plain.arrow",
+                                tmp_path / "twin.arrow"))["files"]
+    for a, b in zip(plain["columns"], twin["columns"]):
+        assert a["null_count"] == b["null_count"] and a["bytes"] == b["bytes"]
+        assert a.get("shape_stats") == b.get("shape_stats")
+    stats = twin["columns"][0]["shape_stats"]  # logical axes: C, H, W
+    assert [(a["name"], a["min"], a["max"], a["most_common"]) for a in stats] == [
+        ("C", 3, 3, 3), ("H", 1, 2, 2), ("W", 1, 5, 3)]
+    assert twin["columns"][1]["null_count"] == 2
+
+
+def nested_table():
+    fixed_type = pa.fixed_shape_tensor(pa.float32(), (2, 2))
+    fixed = pa.ExtensionArray.from_storage(fixed_type, pa.FixedSizeListArray.from_arrays(
+        pa.array(np.arange(16, dtype=np.float32)), 4))
+    ragged = ragged_column([(2, 3, 3), (4, 3, 3), (2, 5, 3), (2, 3, 3)],
+                           nulls=[False, True, False, False])
+    # Row 2 of the struct is null: its ragged slot is not counted either.
+    sample = pa.StructArray.from_arrays([fixed, ragged, pa.array([1, 2, 3, 4])],
+                                        names=["image", "ragged", "k"],
+                                        mask=pa.array([False, False, True, False]))
+    frames = ragged_column([(1, 2), (3, 4), (1, 5), (2, 2), (7, 1)])
+    clips = pa.ListArray.from_arrays(pa.array([0, 2, 2, 5, 5], pa.int32()), frames)
+    deep = pa.StructArray.from_arrays([pa.StructArray.from_arrays([fixed], names=["t"])],
+                                      names=["inner"])
+    return pa.table({"sample": sample, "clips": clips, "deep": deep, "plain": [1, 2, 3, 4]})
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "quiver"])
+def test_inspect_tensors_nested_in_structs_and_lists(tmp_path, writer):
+    write_ipc(tmp_path / "n.arrow", nested_table())
+    path = tmp_path / "n.arrow"
+    if writer == "quiver":
+        ok("convert", path, tmp_path / "q.arrows", "--compression", "zstd", "-q")
+        path = tmp_path / "q.arrows"
+    columns = json.loads(ok("inspect", "--json", path))["files"][0]["columns"]
+    by_name = {c["name"]: c for c in columns}
+    assert [c["name"] for c in columns] == [
+        "sample", "sample.image", "sample.ragged", "clips", "clips[]", "deep", "deep.inner.t",
+        "plain"]
+    image, ragged, frames = by_name["sample.image"], by_name["sample.ragged"], by_name["clips[]"]
+    assert image["kind"] == "fixed_shape_tensor" and image["shape"] == [2, 2]
+    assert image["path"] == ["sample", "image"] and not image["in_list"]
+    assert by_name["deep.inner.t"]["path"] == ["deep", "inner", "t"]
+    assert "path" not in by_name["sample"] and by_name["sample"]["kind"] == "array"
+    # The ragged field's own null (row 1) and its struct's (row 2) hide
+    # their shapes; the null count is the field's own.
+    assert ragged["kind"] == "variable_shape_tensor" and ragged["null_count"] == 1
+    assert [(a["min"], a["max"], a["most_common_rows"]) for a in ragged["shape_stats"]] == [
+        (2, 2, 2), (3, 3, 2), (3, 3, 2)]
+    # Inside a list: counted per element, over the 5 frames.
+    assert frames["in_list"] and frames["path"] == ["clips", "[]"]
+    assert [(a["min"], a["max"], a["most_common"], a["most_common_rows"])
+            for a in frames["shape_stats"]] == [(1, 7, 1, 2), (1, 5, 2, 2)]
+    text = ok("inspect", path)
+    assert "  sample.ragged: variable_shape_tensor\n" in text
+    assert "  clips[]: variable_shape_tensor (counted per list element)\n" in text
+    assert "most common 1 (2 elements)" in text
+
+
+def test_inspect_hostile_shape_buffers_are_problems_not_crashes(tmp_path):
+    table = pa.table({"r": ragged_column([(2, 2, 3), (1, 2, 3)], nulls=[False, True])})
+    write_ipc(tmp_path / "s.arrows", table, stream=True)
+    data = bytearray((tmp_path / "s.arrows").read_bytes())
+    base = pa.py_buffer(bytes(data))
+    batch = list(pa.ipc.MessageReader.open_stream(base))[1]
+    body = batch.body.address - base.address
+    meta = batch.metadata.address - base.address
+    shapes = bytes(data).find(np.array([2, 2, 3, 1, 2, 3], np.int32).tobytes())
+    assert shapes > body
+
+    # Sizes no writer would store are reported as they are (validate refuses them).
+    huge = bytearray(data)
+    huge[shapes:shapes + 24] = np.array([2**31 - 1, 2, 3, -5, 2, 3], np.int32).tobytes()
+    (tmp_path / "huge.arrows").write_bytes(bytes(huge))
+    column = json.loads(ok("inspect", "--json", tmp_path / "huge.arrows"))["files"][0]["columns"][0]
+    assert column["shape_stats"][0]["min"] == 2**31 - 1  # row 1 is null
+    assert run("validate", tmp_path / "huge.arrows").returncode == 1
+
+    # The metadata says the shape buffer holds 8 bytes, not the 24 two rows
+    # of three sizes need: a problem for that column, not a read past it.
+    spec = np.array([shapes - body, 24], np.int64).tobytes()
+    at = bytes(data).find(spec, meta, body)
+    assert at > 0
+    short = bytearray(data)
+    short[at + 8:at + 16] = np.int64(8).tobytes()
+    (tmp_path / "short.arrows").write_bytes(bytes(short))
+    column = json.loads(ok("inspect", "--json", tmp_path / "short.arrows"))["files"][0]["columns"][0]
+    assert "its shape buffer holds 8 bytes; 2 rows of 3 int32 sizes need 24" in column["problem"]
+    r = run("inspect", tmp_path / "short.arrows")
+    assert r.returncode == 0 and "problem: its shape buffer holds 8 bytes" in r.stdout
+    assert run("validate", tmp_path / "short.arrows").returncode == 1
+
+
 # --- validate ---------------------------------------------------------------
 
 def test_validate_sound_files(files):
