@@ -1,5 +1,6 @@
 #include "quiver/array.h"
 
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -209,18 +210,35 @@ Status CheckOffsets(const ArrayData& data, const Layout& layout, bool full) {
   return Status::OK();
 }
 
+// Whether every row of a utf8 array is valid, checked in one pass: the
+// rows' bytes are contiguous from the first offset to the last, and each
+// row is valid UTF-8 exactly when that whole range is and no row starts
+// inside a character (on a continuation byte).
+bool AllRowsUtf8(const ArrayData& data, int64_t width, const uint8_t* bytes) {
+  const uint8_t* offsets = data.buffers[1]->data();
+  const int64_t first = internal::ReadOffset(offsets, data.offset, width);
+  const int64_t last = internal::ReadOffset(offsets, data.offset + data.length, width);
+  if (last > first && !internal::IsValidUtf8(bytes + first, last - first)) return false;
+  for (int64_t i = 1; i < data.length; ++i) {
+    const int64_t start = internal::ReadOffset(offsets, data.offset + i, width);
+    if (start < last && (bytes[start] & 0xC0) == 0x80) return false;
+  }
+  return true;
+}
+
 // Precondition: CheckOffsets(full) passed.
 Status CheckUtf8(const ArrayData& data, const Layout& layout) {
   const int64_t width = layout.offset_width();
   const uint8_t* bytes = data.buffers[2] ? data.buffers[2]->data() : nullptr;
-  for (int64_t i = 0; i < data.length; ++i) {
+  if (data.length == 0 || AllRowsUtf8(data, width, bytes)) return Status::OK();
+  for (int64_t i = 0; i < data.length; ++i) {  // find the row to name
     const int64_t begin = internal::ReadOffset(data.buffers[1]->data(), data.offset + i, width);
     const int64_t end = internal::ReadOffset(data.buffers[1]->data(), data.offset + i + 1, width);
     if (end > begin && !internal::IsValidUtf8(bytes + begin, end - begin)) {
       return Status::Invalid("row ", i, " is not valid UTF-8");
     }
   }
-  return Status::OK();
+  return Status::Invalid("a row is not valid UTF-8");  // unreachable: one row fails above
 }
 
 Status CheckNullCount(const ArrayData& data) {
@@ -279,21 +297,46 @@ Status CheckViews(const ArrayData& data, bool utf8) {
 }
 
 // Every valid index lies in [0, dictionary length).
+// The first valid row whose index of type T lies outside [0, size), or -1.
+template <typename T>
+int64_t FirstBadIndex(const ArrayData& data, const uint8_t* indices, int64_t size) {
+  const bool all_valid = data.buffers[0] == nullptr;
+  for (int64_t i = 0; i < data.length; ++i) {
+    T index;
+    std::memcpy(&index, indices + (data.offset + i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    // One unsigned comparison: a negative index converts to one above
+    // INT64_MAX, as large unsigned indices are, and size is not negative.
+    const bool inside = static_cast<uint64_t>(index) < static_cast<uint64_t>(size);
+    if (!inside && (all_valid || data.IsValid(i))) return i;
+  }
+  return -1;
+}
+
 Status CheckDictionaryIndices(const ArrayData& data) {
   const TypeId index_id = data.type->storage().index_type()->id();
   const int64_t size = data.dictionary->length;
   const uint8_t* indices = data.buffers[1] ? data.buffers[1]->data() : nullptr;
-  for (int64_t i = 0; i < data.length; ++i) {
-    if (!data.IsValid(i)) continue;
-    int64_t index = 0;
-    const bool fits = internal::ReadInteger(indices, data.offset + i, index_id, &index);
-    if (!fits || index < 0 || index >= size) {
-      return Status::Invalid("row ", i, ": dictionary index ",
-                             (fits ? std::to_string(index) : std::string("above 2^63 - 1")),
-                             " is outside a dictionary of ", size, " values");
-    }
+  int64_t bad = -1;
+  switch (index_id) {
+    case TypeId::kInt8: bad = FirstBadIndex<int8_t>(data, indices, size); break;
+    case TypeId::kInt16: bad = FirstBadIndex<int16_t>(data, indices, size); break;
+    case TypeId::kInt32: bad = FirstBadIndex<int32_t>(data, indices, size); break;
+    case TypeId::kInt64: bad = FirstBadIndex<int64_t>(data, indices, size); break;
+    case TypeId::kUInt8: bad = FirstBadIndex<uint8_t>(data, indices, size); break;
+    case TypeId::kUInt16: bad = FirstBadIndex<uint16_t>(data, indices, size); break;
+    case TypeId::kUInt32: bad = FirstBadIndex<uint32_t>(data, indices, size); break;
+    case TypeId::kUInt64: bad = FirstBadIndex<uint64_t>(data, indices, size); break;
+    default:
+      return Status::Invalid("dictionary index type ",
+                             data.type->storage().index_type()->ToString(),
+                             " is not an integer type");
   }
-  return Status::OK();
+  if (bad < 0) return Status::OK();
+  int64_t index = 0;
+  const bool fits = internal::ReadInteger(indices, data.offset + bad, index_id, &index);
+  return Status::Invalid("row ", bad, ": dictionary index ",
+                         (fits ? std::to_string(index) : std::string("above 2^63 - 1")),
+                         " is outside a dictionary of ", size, " values");
 }
 
 Status ValidateTree(const ArrayData& data, ValidationLevel level);
@@ -314,9 +357,13 @@ Status CheckUnion(const ArrayData& data, const Layout& layout) {
       reinterpret_cast<const int8_t*>(data.buffers[0] ? data.buffers[0]->data() : nullptr);
   const bool dense = layout.children == ChildRole::kDenseUnion;
   const uint8_t* offsets = dense && data.buffers[1] ? data.buffers[1]->data() : nullptr;
+  std::array<int, 256> child_of;  // by type id + 128: one lookup per row
+  for (int code = -128; code < 128; ++code) {
+    child_of[static_cast<size_t>(code + 128)] = UnionChild(storage, static_cast<int8_t>(code));
+  }
   for (int64_t i = 0; i < data.length; ++i) {
     const int8_t code = ids[data.offset + i];
-    const int child = UnionChild(storage, code);
+    const int child = child_of[static_cast<size_t>(code + 128)];
     if (child < 0) {
       return Status::Invalid("row ", i, ": union type id ", int{code}, " names no child");
     }
@@ -359,6 +406,8 @@ Status CheckMapKeys(const ArrayData& data) {
   // A struct's offset applies to its fields.
   const ArrayData& entries = *data.children[0];
   const ArrayData& keys = *entries.children[0];
+  // No bitmap: no nulls (as IsValid reads it; the null type has no buffers).
+  if (!keys.buffers.empty() && keys.buffers[0] == nullptr) return Status::OK();
   for (int64_t k = first; k < last; ++k) {
     if (!keys.IsValid(entries.offset + k)) {
       return Status::Invalid("map entry ", k, " has a null key");

@@ -142,15 +142,4 @@ bool ReadInteger(const uint8_t* values, int64_t index, TypeId id, int64_t* out) 
   }
 }
 
-int64_t ReadOffset(const uint8_t* offsets, int64_t index, int64_t width) {
-  if (width == 8) {
-    int64_t v;
-    std::memcpy(&v, offsets + index * 8, 8);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, offsets + index * 4, 4);
-  return v;
-}
-
 }  // namespace quiver::internal

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "quiver/status.h"
@@ -121,7 +122,17 @@ BinaryView ReadView(const uint8_t* views, int64_t index);
 bool ReadInteger(const uint8_t* values, int64_t index, TypeId id, int64_t* out);
 
 // The offset at `index` of an offsets buffer of the given width (4 or 8).
-// Precondition: the buffer holds index + 1 entries.
-int64_t ReadOffset(const uint8_t* offsets, int64_t index, int64_t width);
+// Precondition: the buffer holds index + 1 entries. Inline: validation and
+// the gathers call it once per row.
+inline int64_t ReadOffset(const uint8_t* offsets, int64_t index, int64_t width) {
+  if (width == 8) {
+    int64_t v;
+    std::memcpy(&v, offsets + index * 8, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, offsets + index * 4, 4);
+  return v;
+}
 
 }  // namespace quiver::internal

@@ -1,10 +1,20 @@
 #include "quiver/internal/utf8.h"
 
+#include <cstring>
+
 namespace quiver::internal {
 
 bool IsValidUtf8(const uint8_t* data, int64_t size) {
   int64_t i = 0;
   while (i < size) {
+    // Text is mostly ASCII: skip 8 bytes at a time while no high bit is set.
+    while (size - i >= 8) {
+      uint64_t word;
+      std::memcpy(&word, data + i, 8);
+      if (word & 0x8080808080808080ULL) break;
+      i += 8;
+    }
+    if (i >= size) break;
     uint8_t lead = data[i];
     if (lead < 0x80) {
       ++i;

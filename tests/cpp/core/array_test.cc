@@ -150,6 +150,24 @@ TEST(Validate, Utf8OffsetsAndEncoding) {
   bad->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 2, 2, 4});
   bad->buffers[2] = test::BufferFrom(bytes.data(), 4);
   EXPECT_ERROR(kInvalid, "row 2 is not valid UTF-8", Validate(*bad));
+
+  // Valid as a whole, but a character split between rows 0 and 1: each row
+  // is checked on its own.
+  std::string split = "\xC3\xBC";  // "ü"
+  bad->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 1, 2, 2});
+  bad->buffers[2] = test::BufferFrom(split.data(), 2);
+  EXPECT_ERROR(kInvalid, "row 0 is not valid UTF-8", Validate(*bad));
+  // ASCII runs longer than a word around multi-byte characters, and a bad
+  // byte after a long ASCII run.
+  ASSERT_OK(Validate(*Utf8({"plain ascii text", "größer als 8 bytes ü", "€ and 𝄞"})));
+  ArrayDataPtr long_bad = Utf8({"0123456789abcdef", "0123456789abcdef"});
+  auto corrupted = std::make_shared<ArrayData>(*long_bad);
+  std::string bytes2 = "0123456789abcdef0123456789abc\xFF" "ef";
+  corrupted->buffers[2] = test::BufferFrom(bytes2.data(), 32);
+  EXPECT_ERROR(kInvalid, "row 1 is not valid UTF-8", Validate(*corrupted));
+  // A slice checks only its rows.
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr first_only, Slice(corrupted, 0, 1));
+  ASSERT_OK(Validate(*first_only));
 }
 
 TEST(Validate, ChildErrorsNameThePath) {
