@@ -380,18 +380,18 @@ Status CheckUnion(const ArrayData& data, const Layout& layout) {
   return Status::OK();
 }
 
-// kFull: each valid slot's [offset, offset + size) lies inside the child
-// (null slots are not read: the format leaves them unconstrained).
+// kFull: each slot's [offset, offset + size) lies inside the child, null
+// slots included: the format requires it of every list-view value.
 Status CheckListViews(const ArrayData& data, const Layout& layout) {
   const int64_t width = layout.value_bits / 8;
   const int64_t limit = data.children[0]->length;
   for (int64_t i = 0; i < data.length; ++i) {
-    if (!data.IsValid(i)) continue;
     const int64_t offset = internal::ReadOffset(data.buffers[1]->data(), data.offset + i, width);
     const int64_t size = internal::ReadOffset(data.buffers[2]->data(), data.offset + i, width);
     if (offset < 0 || size < 0 || offset > limit || size > limit - offset) {
-      return Status::Invalid("row ", i, ": list view offset ", offset, " and size ", size,
-                             " are outside a child of ", limit, " values");
+      return Status::Invalid("row ", i, (data.IsValid(i) ? "" : " (null)"), ": list view offset ",
+                             offset, " and size ", size, " are outside a child of ", limit,
+                             " values");
     }
   }
   return Status::OK();

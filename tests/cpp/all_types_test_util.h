@@ -69,13 +69,13 @@ inline ArrayDataPtr ListViewSample(bool large = false) {
   auto child = Primitive<int16_t>(int16(), {1, 2, 3, 4, 5});
   if (large) {
     return Node(type, 4,
-                {Bitmap({true, false, true, true}), BufferOf<int64_t>({3, 99, 0, 1}),
-                 BufferOf<int64_t>({2, 77, 1, 3})},
+                {Bitmap({true, false, true, true}), BufferOf<int64_t>({3, 5, 0, 1}),
+                 BufferOf<int64_t>({2, 0, 1, 3})},
                 {child});
   }
   return Node(type, 4,
-              {Bitmap({true, false, true, true}), BufferOf<int32_t>({3, 99, 0, 1}),
-               BufferOf<int32_t>({2, 77, 1, 3})},
+              {Bitmap({true, false, true, true}), BufferOf<int32_t>({3, 5, 0, 1}),
+               BufferOf<int32_t>({2, 0, 1, 3})},
               {child});
 }
 

@@ -162,7 +162,9 @@ TEST(Validate, Utf8OffsetsAndEncoding) {
   ASSERT_OK(Validate(*Utf8({"plain ascii text", "größer als 8 bytes ü", "€ and 𝄞"})));
   ArrayDataPtr long_bad = Utf8({"0123456789abcdef", "0123456789abcdef"});
   auto corrupted = std::make_shared<ArrayData>(*long_bad);
-  std::string bytes2 = "0123456789abcdef0123456789abc\xFF" "ef";
+  std::string bytes2 =
+      "0123456789abcdef0123456789abc\xFF"
+      "ef";
   corrupted->buffers[2] = test::BufferFrom(bytes2.data(), 32);
   EXPECT_ERROR(kInvalid, "row 1 is not valid UTF-8", Validate(*corrupted));
   // A slice checks only its rows.
@@ -564,12 +566,16 @@ TEST(NewTypesValidate, UnionsHaveNoValidityAndCheckTypeIdsAndOffsets) {
 TEST(NewTypesValidate, ListViewsStayInsideTheirChild) {
   ArrayDataPtr views = test::ListViewSample();
   auto bad = std::make_shared<ArrayData>(*views);
-  bad->buffers[2] = test::BufferOf<int32_t>({3, 77, 1, 3});  // 3 + 3 > 5
+  bad->buffers[2] = test::BufferOf<int32_t>({3, 0, 1, 3});  // 3 + 3 > 5
   EXPECT_TRUE(Validate(*bad, ValidationLevel::kDefault).ok());
   EXPECT_ERROR(kInvalid, "row 0: list view offset 3 and size 3 are outside a child of 5",
                Validate(*bad));
-  bad->buffers[2] = test::BufferOf<int32_t>({2, 77, -1, 3});
+  bad->buffers[2] = test::BufferOf<int32_t>({2, 0, -1, 3});
   EXPECT_ERROR(kInvalid, "row 2: list view offset 0 and size -1", Validate(*bad));
+  // A null slot (row 1) must stay inside the child too.
+  bad->buffers[2] = test::BufferOf<int32_t>({2, 77, 1, 3});
+  EXPECT_ERROR(kInvalid, "row 1 (null): list view offset 5 and size 77 are outside a child of 5",
+               Validate(*bad));
   bad->buffers[2] = test::BufferOf<int32_t>({2});
   EXPECT_ERROR(kInvalid, "sizes buffer has 4 bytes, 16 needed",
                Validate(*bad, ValidationLevel::kMinimal));
