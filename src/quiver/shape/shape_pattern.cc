@@ -67,7 +67,11 @@ bool HasNonAscii(std::string_view token) {
 std::string Quote(std::string_view token) {
   constexpr size_t kMax = 40;
   if (token.size() <= kMax) return "'" + std::string(token) + "'";
-  return "'" + std::string(token.substr(0, kMax)) + "...'";
+  // Cut before a character, never inside one (a continuation byte
+  // 10xxxxxx is not a character's first byte).
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) --cut;
+  return "'" + std::string(token.substr(0, cut)) + "...'";
 }
 
 Result<ShapeEntry> ParseToken(std::string_view token) {

@@ -75,6 +75,10 @@ TEST(ShapePattern, ParseErrorsNameTheTokenAndPosition) {
   std::string long_token(1000, '!');
   auto status = ShapePattern::Parse(long_token).status();
   EXPECT_LT(status.message().size(), 200u) << status.message();
+  // ... before a character, never inside one: "é" spans bytes 39 and 40.
+  const std::string accented = std::string(39, 'a') + "\xC3\xA9" + std::string(20, 'b');
+  EXPECT_ERROR(kInvalid, "pattern entry 0 '" + std::string(39, 'a') + "...' at character 0",
+               ShapePattern::Parse(accented));
 }
 
 TEST(ShapePattern, LongPatternsParseAndMatch) {
