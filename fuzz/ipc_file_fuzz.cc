@@ -1,5 +1,6 @@
 // Fuzzes the IPC file reader (footer, dictionary blocks, random access to
-// batches): any bytes must give batches or an error, never a crash.
+// batches, batch layouts and single body buffers): any bytes must give
+// batches or an error, never a crash.
 #include "fuzz_targets.h"
 #include "ipc_fuzz_common.h"
 
@@ -14,6 +15,12 @@ int FuzzIpcFile(const uint8_t* data, size_t size) {
   for (int i = count - 1; i >= 0 && i >= count - 64; --i) {  // backwards: random access
     auto batch = (*reader)->ReadRecordBatch(i);
     if (batch.ok()) UseBatch(**batch);
+    auto layout = (*reader)->RecordBatchLayout(i);
+    if (layout.ok()) {
+      UseLayout(
+          *layout, [&](int64_t b) { return (*reader)->ReadBodyBuffer(i, b); },
+          [&](int64_t b) { return (*reader)->ReadBodyBufferSize(i, b); });
+    }
   }
   return 0;
 }

@@ -33,6 +33,35 @@ inline uint64_t Touch(const ArrayData& data, int depth = 0) {
   return sum;
 }
 
+// Every buffer index a layout names is one of its buffers (aborts if not).
+inline void CheckLayoutNode(const ipc::FieldNodeLayout& node, size_t buffers, int depth = 0) {
+  if (depth > kMaxNestingDepth + 1) abort();
+  for (const int64_t index : node.buffers) {
+    if (index < 0 || static_cast<size_t>(index) >= buffers) abort();
+  }
+  for (const ipc::FieldNodeLayout& child : node.children)
+    CheckLayoutNode(child, buffers, depth + 1);
+}
+
+// What a tool reading layouts does (quiver inspect): check the tree, then
+// read every buffer alone through `read` (and its size through `size`),
+// touching each byte.
+template <typename Read, typename Size>
+void UseLayout(const ipc::BatchLayout& layout, Read&& read, Size&& size) {
+  for (const ipc::FieldNodeLayout& column : layout.columns) {
+    CheckLayoutNode(column, layout.buffers.size());
+  }
+  volatile uint64_t sink = 0;
+  for (size_t k = 0; k < layout.buffers.size() && k < 256; ++k) {
+    const auto index = static_cast<int64_t>(k);
+    auto sizes = size(index);
+    auto buffer = read(index);
+    if (!buffer.ok()) continue;
+    if (sizes.ok() && sizes->decoded != (*buffer)->size()) abort();
+    for (int64_t i = 0; i < (*buffer)->size(); ++i) sink = sink + (*buffer)->data()[i];
+  }
+}
+
 // What a consumer does with a batch: compare it, view tensor columns,
 // export it through the C Data Interface, write it back out.
 inline void UseBatch(const RecordBatch& batch) {

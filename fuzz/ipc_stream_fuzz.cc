@@ -15,6 +15,16 @@ int FuzzIpcStream(const uint8_t* data, size_t size) {
     if (!batch.ok() || !*batch) break;
     UseBatch(**batch);
   }
+  // Again through layouts and single body buffers (what quiver inspect reads).
+  reader = ipc::StreamReader::Open(ipc::BufferSource(InputBuffer(data, size)), options);
+  if (!reader.ok()) return 0;
+  for (int k = 0; k < 64; ++k) {
+    auto layout = (*reader)->NextLayout();
+    if (!layout.ok() || !*layout) break;
+    UseLayout(
+        **layout, [&](int64_t b) { return (*reader)->ReadBodyBuffer(b); },
+        [&](int64_t b) { return (*reader)->ReadBodyBufferSize(b); });
+  }
   return 0;
 }
 
