@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include <nanobind/stl/string.h>
 
@@ -9,7 +10,28 @@
 
 namespace quiver::python {
 
+namespace {
+
+// The interrupt KeepInterrupt kept, per thread; raw so that no Python
+// object is released at thread exit without the GIL.
+thread_local nb::python_error* kept_interrupt = nullptr;
+
+}  // namespace
+
+bool KeepInterrupt(nb::python_error& error) {
+  if (error.matches(PyExc_Exception)) return false;
+  delete kept_interrupt;  // GIL held: the caller caught it in Python code
+  kept_interrupt = new nb::python_error(std::move(error));
+  return true;
+}
+
 void Raise(const Status& status) {
+  if (kept_interrupt != nullptr) {
+    std::unique_ptr<nb::python_error> interrupt(kept_interrupt);
+    kept_interrupt = nullptr;
+    interrupt->restore();
+    throw nb::python_error();
+  }
   PyObject* type = PyExc_ValueError;
   switch (status.code()) {
     case StatusCode::kTypeError: type = PyExc_TypeError; break;

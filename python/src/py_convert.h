@@ -28,6 +28,14 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 // TypeError, IndexError, NotImplementedError, OSError, MemoryError).
 [[noreturn]] void Raise(const Status& status);
 
+// For Python callbacks that C++ calls (file objects the IPC readers and
+// writers read or write): an exception that is not an Exception
+// (KeyboardInterrupt, SystemExit) is kept rather than folded into a
+// Status, and the next Raise() on this thread raises it in place of the
+// Status the C++ side returned, so Ctrl-C still interrupts. Returns whether
+// `error` was such an exception (and was kept).
+bool KeepInterrupt(nb::python_error& error);
+
 // A C++ message as a Python user should read it: C++ enums (CopyMode::...,
 // NullPolicy::...) become the Python arguments that mean the same.
 std::string PythonMessage(std::string message);

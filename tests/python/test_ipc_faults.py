@@ -411,3 +411,56 @@ def test_closing_while_another_thread_writes_neither_crashes_nor_corrupts(tmp_pa
         thread.join()
         rows = pa.ipc.open_file(str(path)).read_all().num_rows
         assert rows % 2_000_000 == 0 and rows // 2_000_000 + (1 if errors else 0) <= 3
+
+
+class _Interrupting(io.RawIOBase):
+    """Serves `data`, then raises KeyboardInterrupt on call number `calls`."""
+
+    def __init__(self, data, calls):
+        self.buffer = io.BytesIO(data)
+        self.calls = calls
+
+    def readable(self):
+        return True
+
+    def readinto(self, view):
+        if self.calls == 0:
+            raise KeyboardInterrupt
+        self.calls -= 1
+        return self.buffer.readinto(view)
+
+
+@pytest.mark.parametrize("calls", [0, 1, 2, 3])
+def test_ctrl_c_inside_a_file_object_read_interrupts(calls):
+    # KeyboardInterrupt from readinto() reaches the caller as itself, not
+    # as an OSError (or a stream error), whichever message it cut.
+    table = pa.table({"x": [1, 2, 3]})
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    source = _Interrupting(sink.getvalue().to_pybytes(), calls)
+    with pytest.raises(KeyboardInterrupt):
+        qv.ipc.open_stream(source).read_all()
+    # The next error on this thread is its own again.
+    with pytest.raises(ValueError, match="text file"):
+        qv.ipc.open_stream(b"not a stream")
+
+
+def test_ctrl_c_inside_a_file_object_write_interrupts():
+    class Interrupting(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, data):
+            raise KeyboardInterrupt
+
+    table = qv.table({"x": [1]})
+    with pytest.raises(KeyboardInterrupt):
+        with qv.ipc.new_stream(Interrupting(), table.schema) as writer:
+            writer.write(table)
+    with pytest.raises(SystemExit):
+        class Exiting(Interrupting):
+            def write(self, data):
+                raise SystemExit(3)
+
+        qv.ipc.write_file(Exiting(), table)
