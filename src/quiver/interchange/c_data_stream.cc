@@ -4,6 +4,7 @@
 #include <string>
 
 #include "quiver/c_data.h"
+#include "quiver/interchange/imported_stream.h"
 
 namespace quiver {
 
@@ -65,62 +66,14 @@ void StreamRelease(ArrowArrayStream* stream) {
   stream->release = nullptr;
 }
 
-class ImportedStreamReader : public ArrayReader {
- public:
-  ImportedStreamReader(ArrowArrayStream* source, ValidationLevel level)
-      : stream_(*source), level_(level) {
-    source->release = nullptr;
+struct ArrayStreamTraits {
+  static constexpr const char* kName = "ArrowArrayStream";
+  using Array = ArrowArray;
+  static bool Released(const ArrowArray& array) { return array.release == nullptr; }
+  static Result<ArrayDataPtr> Import(ArrowArray* array, const TypePtr& type,
+                                     ValidationLevel level) {
+    return ImportArray(array, type, level);
   }
-  ~ImportedStreamReader() override {
-    if (stream_.release != nullptr) stream_.release(&stream_);
-  }
-
-  Status CheckCallbacks() const {
-    const char* missing = stream_.get_schema == nullptr       ? "get_schema"
-                          : stream_.get_next == nullptr       ? "get_next"
-                          : stream_.get_last_error == nullptr ? "get_last_error"
-                                                              : nullptr;
-    if (missing == nullptr) return Status::OK();
-    return Status::Invalid(std::string("ArrowArrayStream has no ") + missing + " callback");
-  }
-
-  Status Open() {
-    ArrowSchema schema{};
-    int rc = stream_.get_schema(&stream_, &schema);
-    if (rc != 0) return Failure("get_schema", rc);
-    QUIVER_ASSIGN_OR_RETURN(field_, ImportField(&schema));
-    // Arrays arrive as the producer lays them out and leave canonical.
-    import_type_ = field_.type;
-    QUIVER_ASSIGN_OR_RETURN(field_.type, CanonicalType(import_type_));
-    return Status::OK();
-  }
-
-  const Field& field() const override { return field_; }
-
-  Result<ArrayDataPtr> Next() override {
-    if (finished_) return ArrayDataPtr{};
-    ArrowArray array{};
-    int rc = stream_.get_next(&stream_, &array);
-    if (rc != 0) return Failure("get_next", rc);
-    if (array.release == nullptr) {
-      finished_ = true;
-      return ArrayDataPtr{};
-    }
-    return ImportArray(&array, import_type_, level_);
-  }
-
- private:
-  Status Failure(const char* call, int rc) {
-    const char* message = stream_.get_last_error(&stream_);
-    return Status::IOError(std::string("ArrowArrayStream ") + call + " failed (" +
-                           std::strerror(rc) + ")" + (message ? std::string(": ") + message : ""));
-  }
-
-  ArrowArrayStream stream_;
-  ValidationLevel level_;
-  Field field_;          // canonical
-  TypePtr import_type_;  // as the producer describes its arrays
-  bool finished_ = false;
 };
 
 }  // namespace
@@ -146,7 +99,8 @@ Result<std::shared_ptr<ArrayReader>> ImportArrayStream(ArrowArrayStream* stream,
   if (stream->release == nullptr) return Status::Invalid("ArrowArrayStream is already released");
   // The reader owns the stream from here on and releases it exactly once,
   // on this error path too.
-  auto reader = std::make_shared<ImportedStreamReader>(stream, level);
+  auto reader = std::make_shared<internal::ImportedStream<ArrowArrayStream, ArrayStreamTraits>>(
+      stream, level);
   QUIVER_RETURN_NOT_OK(reader->CheckCallbacks());
   QUIVER_RETURN_NOT_OK(reader->Open());
   return std::shared_ptr<ArrayReader>(reader);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "quiver/c_device.h"
+#include "quiver/interchange/imported_stream.h"
 
 namespace quiver {
 
@@ -59,76 +60,26 @@ void DeviceStreamRelease(ArrowDeviceArrayStream* stream) {
   stream->release = nullptr;
 }
 
-class ImportedDeviceStreamReader : public ArrayReader {
- public:
-  ImportedDeviceStreamReader(ArrowDeviceArrayStream* source, ValidationLevel level)
-      : stream_(*source), level_(level) {
-    source->release = nullptr;
+struct DeviceStreamTraits {
+  static constexpr const char* kName = "ArrowDeviceArrayStream";
+  using Array = ArrowDeviceArray;
+  static bool Released(const ArrowDeviceArray& array) { return array.array.release == nullptr; }
+  static Result<ArrayDataPtr> Import(ArrowDeviceArray* array, const TypePtr& type,
+                                     ValidationLevel level) {
+    return ImportDeviceArray(array, type, level);
   }
-  ~ImportedDeviceStreamReader() override {
-    if (stream_.release != nullptr) stream_.release(&stream_);
-  }
-
-  Status CheckCallbacks() const {
-    const char* missing = stream_.get_schema == nullptr       ? "get_schema"
-                          : stream_.get_next == nullptr       ? "get_next"
-                          : stream_.get_last_error == nullptr ? "get_last_error"
-                                                              : nullptr;
-    if (missing == nullptr) return Status::OK();
-    return Status::Invalid(std::string("ArrowDeviceArrayStream has no ") + missing + " callback");
-  }
-
-  Status CheckDevice() const {
-    if (IsHostMemory(stream_.device_type)) return Status::OK();
-    return Status::NotImplemented(
-        "ArrowDeviceArrayStream produces arrays on ", DeviceTypeName(stream_.device_type),
-        " (device_type ", stream_.device_type,
-        "): quiver reads Arrow arrays in host memory only; no array was read");
-  }
-
-  Status Open() {
-    ArrowSchema schema{};
-    int rc = stream_.get_schema(&stream_, &schema);
-    if (rc != 0) return Failure("get_schema", rc);
-    QUIVER_ASSIGN_OR_RETURN(field_, ImportField(&schema));
-    // Arrays arrive as the producer lays them out and leave canonical.
-    import_type_ = field_.type;
-    QUIVER_ASSIGN_OR_RETURN(field_.type, CanonicalType(import_type_));
-    return Status::OK();
-  }
-
-  const Field& field() const override { return field_; }
-
-  Result<ArrayDataPtr> Next() override {
-    if (finished_) return ArrayDataPtr{};
-    ArrowDeviceArray array{};
-    int rc = stream_.get_next(&stream_, &array);
-    if (rc != 0) return Failure("get_next", rc);
-    if (array.array.release == nullptr) {
-      finished_ = true;
-      return ArrayDataPtr{};
-    }
-    auto data = ImportDeviceArray(&array, import_type_, level_);
-    if (!data.ok())
-      return data.status().WithContext("ArrowDeviceArrayStream array " + std::to_string(index_));
-    ++index_;
-    return data;
-  }
-
- private:
-  Status Failure(const char* call, int rc) {
-    const char* message = stream_.get_last_error(&stream_);
-    return Status::IOError(std::string("ArrowDeviceArrayStream ") + call + " failed (" +
-                           std::strerror(rc) + ")" + (message ? std::string(": ") + message : ""));
-  }
-
-  ArrowDeviceArrayStream stream_;
-  ValidationLevel level_;
-  Field field_;          // canonical
-  TypePtr import_type_;  // as the producer describes its arrays
-  int64_t index_ = 0;
-  bool finished_ = false;
 };
+
+using ImportedDeviceStream = internal::ImportedStream<ArrowDeviceArrayStream, DeviceStreamTraits>;
+
+// Arrays on a device quiver cannot read are refused before any is asked for.
+Status CheckDevice(const ArrowDeviceArrayStream& stream) {
+  if (IsHostMemory(stream.device_type)) return Status::OK();
+  return Status::NotImplemented(
+      "ArrowDeviceArrayStream produces arrays on ", DeviceTypeName(stream.device_type),
+      " (device_type ", stream.device_type,
+      "): quiver reads Arrow arrays in host memory only; no array was read");
+}
 
 }  // namespace
 
@@ -153,9 +104,9 @@ Result<std::shared_ptr<ArrayReader>> ImportDeviceArrayStream(ArrowDeviceArrayStr
   }
   // The reader owns the stream from here on and releases it exactly once,
   // on these error paths too.
-  auto reader = std::make_shared<ImportedDeviceStreamReader>(stream, level);
+  auto reader = std::make_shared<ImportedDeviceStream>(stream, level);
   QUIVER_RETURN_NOT_OK(reader->CheckCallbacks());
-  QUIVER_RETURN_NOT_OK(reader->CheckDevice());
+  QUIVER_RETURN_NOT_OK(CheckDevice(reader->stream()));
   QUIVER_RETURN_NOT_OK(reader->Open());
   return std::shared_ptr<ArrayReader>(reader);
 }
