@@ -371,6 +371,29 @@ def test_a_truncated_file_is_an_error_naming_it(dataset, tmp_path):
         qd.BatchReader(tmp_path / "cut.arrow", batch_size=2)
 
 
+def test_a_corrupt_record_batch_fails_the_batch_that_touches_it(tmp_path):
+    # Shapes (7, 11) occur only in record batch 1; one of them is made to
+    # claim more values than the row holds. Batch 0 still reads; batch 1
+    # fails naming the file, the record batch, the column and the row.
+    shapes = [(2, 3)] * 4 + [(7, 11)] * 4 + [(2, 3)] * 4
+    rows = [np.full(shape, r, np.uint8) for r, shape in enumerate(shapes)]
+    table = pa.table({"img": pa.array(qv.VariableShapeTensorArray.from_numpy(rows))})
+    path = tmp_path / "c.arrow"
+    with pa.ipc.new_file(str(path), table.schema) as writer:
+        writer.write_table(table, max_chunksize=4)
+    data = bytearray(path.read_bytes())
+    at = data.find(np.array([7, 11], np.int32).tobytes())
+    assert at > 0
+    data[at:at + 4] = np.int32(1 << 30).tobytes()
+    path.write_bytes(bytes(data))
+    reader = qd.BatchReader(path, batch_size=4, prefetch=0)
+    batches = iter(reader)
+    np.testing.assert_array_equal(next(batches)["img"][0], rows[0])
+    with pytest.raises(ValueError, match=r"c.arrow, record batch 1, column 'img': row 0: "
+                                         r"data length 77 != product of shape \[1073741824, 11\]"):
+        next(batches)
+
+
 def test_stubs_declare_the_module():
     tree = ast.parse((pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver" /
                       "data.pyi").read_text())
