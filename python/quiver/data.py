@@ -311,7 +311,12 @@ def _torch_iterable_dataset():
             return self._epoch.value
 
         def set_epoch(self, epoch):
-            self._epoch.value = _int(epoch, "epoch")
+            epoch = _int(epoch, "epoch")
+            # Checked here: the shared int64 would wrap a larger one
+            # silently, and workers would fail on a negative one only later.
+            if not 0 <= epoch < 2**63:
+                raise ValueError(f"epoch must be in [0, 2^63 - 1], got {epoch}")
+            self._epoch.value = epoch
 
         def __getstate__(self):
             state = self.__dict__.copy()

@@ -151,3 +151,16 @@ def test_the_dataset_pickles_with_its_epoch(dataset):
     assert copy.epoch == 4 and len(copy) == len(ds)
     copy.set_epoch(9)
     assert ds.epoch == 4
+
+
+def test_set_epoch_refuses_what_the_shared_int64_cannot_hold(dataset):
+    ds = qd.TorchIterableDataset(dataset, batch_size=4)
+    ds.set_epoch(3)
+    for bad in (-1, 2**63, 2**64 + 5):
+        with pytest.raises(ValueError, match=r"epoch must be in \[0, 2\^63 - 1\], got " + str(bad)):
+            ds.set_epoch(bad)
+    assert ds.epoch == 3
+    with pytest.raises(TypeError, match="epoch must be an int"):
+        ds.set_epoch(1.5)
+    ds.set_epoch(2**63 - 1)
+    assert ds.epoch == 2**63 - 1
