@@ -33,8 +33,11 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 // (KeyboardInterrupt, SystemExit) is kept rather than folded into a
 // Status, and the next Raise() on this thread raises it in place of the
 // Status the C++ side returned, so Ctrl-C still interrupts. Returns whether
-// `error` was such an exception (and was kept).
+// `error` was such an exception (and was kept); the callback then returns
+// Status::IOError(kInterruptedMessage), the one Status Raise() swaps for
+// the interrupt (any other drops a kept interrupt as stale).
 bool KeepInterrupt(nb::python_error& error);
+inline constexpr const char* kInterruptedMessage = "interrupted";
 
 // A C++ message as a Python user should read it: C++ enums (CopyMode::...,
 // NullPolicy::...) become the Python arguments that mean the same.

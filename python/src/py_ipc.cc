@@ -129,7 +129,7 @@ class PythonStream : public ipc::ReadSomeStream {
       }
       return n;
     } catch (nb::python_error& e) {
-      if (KeepInterrupt(e)) return Status::IOError("interrupted");  // Raise() raises e
+      if (KeepInterrupt(e)) return Status::IOError(kInterruptedMessage);  // Raise() raises e
       return Status::IOError(std::string("reading the file object at byte ") +
                              std::to_string(position()) + " failed: " + e.what());
     } catch (std::exception& e) {
@@ -205,7 +205,7 @@ class PythonSink : public ipc::OutputSink {
 
  private:
   Status Failed(const std::string& call, nb::python_error& e) const {
-    if (KeepInterrupt(e)) return Status::IOError("interrupted");  // Raise() raises e
+    if (KeepInterrupt(e)) return Status::IOError(kInterruptedMessage);  // Raise() raises e
     return Status::IOError(call + " at byte " + std::to_string(position_) + " of the file object " +
                            nb::repr(target_).c_str() + " failed: " + e.what());
   }

@@ -464,3 +464,30 @@ def test_ctrl_c_inside_a_file_object_write_interrupts():
                 raise SystemExit(3)
 
         qv.ipc.write_file(Exiting(), table)
+
+
+def test_an_interrupt_a_writer_drops_does_not_resurface_later():
+    # Leaving a `with` block by an exception closes a file object's writer
+    # and ignores what that close says; Ctrl-C inside that close's write
+    # must not turn the thread's next, unrelated error into a
+    # KeyboardInterrupt.
+    class InterruptingLater(io.RawIOBase):
+        armed = False
+
+        def writable(self):
+            return True
+
+        def write(self, data):
+            if self.armed:
+                raise KeyboardInterrupt("stale")
+            return len(data)
+
+    table = qv.table({"x": [1, 2, 3]})
+    sink = InterruptingLater()
+    with pytest.raises(RuntimeError, match="body failed"):
+        with qv.ipc.new_stream(sink, table.schema) as writer:
+            writer.write(table)
+            sink.armed = True
+            raise RuntimeError("body failed")
+    with pytest.raises(ValueError, match="text file"):
+        qv.ipc.open_stream(b"not a stream")
