@@ -113,7 +113,6 @@ Status AddShapes(ColumnSummary& entry, const ipc::FieldNodeLayout& node,
                  const std::vector<const ipc::FieldNodeLayout*>& structs, const BatchBody& body) {
   const VariableShapeTensorType& type = *entry.variable;
   const int64_t ndim = type.ndim();
-  entry.axes.resize(static_cast<size_t>(ndim));
   if (node.children.size() != 2 || node.children[1].children.size() != 1) {
     return Status::Invalid("its storage is not struct<data, shape: fixed_size_list>");
   }
@@ -124,7 +123,10 @@ Status AddShapes(ColumnSummary& entry, const ipc::FieldNodeLayout& node,
   }
   int64_t slots = node.length;
   for (const ipc::FieldNodeLayout* outer : structs) slots = std::min(slots, outer->length);
-  if (slots == 0) return Status::OK();
+  if (slots == 0) {
+    entry.axes.resize(static_cast<size_t>(ndim));
+    return Status::OK();
+  }
   const int64_t width = size_type.byte_width();
   int64_t needed = 0;
   if (__builtin_mul_overflow(slots, ndim, &needed) ||
@@ -136,6 +138,9 @@ Status AddShapes(ColumnSummary& entry, const ipc::FieldNodeLayout& node,
     return Status::Invalid("its shape buffer holds ", shapes->size(), " bytes; ", slots,
                            " rows of ", ndim, " ", size_type.ToString(), " sizes need ", needed);
   }
+  // Only now: the schema's ndim alone (any int32) must not size memory; a
+  // shape buffer of slots * ndim sizes is in the input.
+  entry.axes.resize(static_cast<size_t>(ndim));
   std::vector<BufferPtr> bitmaps;
   for (const ipc::FieldNodeLayout* outer : structs) {
     if (outer->null_count == 0) continue;

@@ -323,6 +323,39 @@ def test_inspect_hostile_shape_buffers_are_problems_not_crashes(tmp_path):
     assert run("validate", tmp_path / "short.arrows").returncode == 1
 
 
+def test_inspect_a_huge_ndim_the_shape_buffer_cannot_back_is_a_problem(tmp_path):
+    # A schema whose shape list says 2^24 dims over a body that holds two
+    # rows of 3: inspect reports the short shape buffer for that column,
+    # without first making 2^24 axes (a 2 KiB file took 12 GB and 35 s).
+    shapes = [(2, 2, 3), (1, 2, 3)]
+    storage = pa.StructArray.from_arrays(
+        [pa.array([np.zeros(s, np.uint8).ravel() for s in shapes], pa.list_(pa.uint8())),
+         pa.array([list(s) for s in shapes], pa.list_(pa.int32(), 3))], names=["data", "shape"])
+    column = pa.ExtensionArray.from_storage(VariableShapeTensor(storage.type, b"{}"), storage)
+    write_ipc(tmp_path / "s.arrows", pa.table({"r": column}), stream=True)
+    data = (tmp_path / "s.arrows").read_bytes()
+    meta_end = 8 + int(np.frombuffer(data[4:8], np.int32)[0])
+    huge = None
+    for at in range(8, meta_end - 3, 4):  # the schema's list size of 3, wherever it lies
+        if np.frombuffer(data[at:at + 4], np.int32)[0] != 3:
+            continue
+        patched = data[:at] + np.int32(1 << 24).tobytes() + data[at + 4:]
+        try:
+            schema = pa.ipc.read_schema(pa.py_buffer(patched))
+        except pa.ArrowInvalid:
+            continue
+        if "[16777216]" in str(schema.field("r").type.storage_type):
+            huge = patched
+    assert huge is not None
+    (tmp_path / "huge.arrows").write_bytes(huge)
+    r = run("inspect", "--json", tmp_path / "huge.arrows")
+    assert r.returncode == 0, r.stderr
+    column = json.loads(r.stdout)["files"][0]["columns"][0]
+    assert column["ndim"] == 1 << 24 and column["shape_stats"] == []
+    assert ("its shape buffer holds 24 bytes; 2 rows of 16777216 int32 sizes need 134217728"
+            in column["problem"])
+
+
 # --- validate ---------------------------------------------------------------
 
 def test_validate_sound_files(files):
