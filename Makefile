@@ -9,7 +9,7 @@ export QUIVER_BASE_PYTHON := $(PYTHON)
 override PYTHON := $(shell QUIVER_BASE_PYTHON='$(QUIVER_BASE_PYTHON)' bash scripts/setup --which-python)
 export PYTHON
 
-.PHONY: all setup setup-test build test test-cpp test-asan test-tsan test-example test-python test-arrow-compat \
+.PHONY: all setup setup-test setup-bench build test test-cpp test-asan test-tsan test-example test-python test-arrow-compat \
   format format-check \
   python wheel test-wheel sdist test-sdist demo bench fuzz clean
 
@@ -22,6 +22,10 @@ setup:
 # Plus the test peers and the packaging tools.
 setup-test:
 	@bash scripts/setup --test
+
+# Plus the benchmarks' other peers.
+setup-bench:
+	@bash scripts/setup --bench
 
 build: setup
 	cmake --preset dev >/dev/null
@@ -106,7 +110,7 @@ demo: python
 	$(PYTHON) -m quiver._cli demo
 	$(PYTHON) examples/demo.py
 
-bench: setup-test wheel
+bench: setup-bench wheel
 	cmake --preset release >/dev/null
 	cmake --build --preset release
 	./build/release/bench/cpp/quiver_bench --benchmark_min_time=0.2
