@@ -175,6 +175,7 @@ Result<Json> InspectBatches(Input& input, Json out) {
   std::vector<ColumnSummary> columns = PlanColumns(schema);
   int64_t batches = 0;
   int64_t rows = 0;
+  bool rows_overflow = false;  // headers claim any row count: their sum may pass int64
   bool compressed = false;
   std::vector<std::string> codecs;  // named by the batches' headers, in order, once each
   QUIVER_RETURN_NOT_OK(ForEachLayout(input, [&](const BatchBody& body) {
@@ -184,9 +185,13 @@ Result<Json> InspectBatches(Input& input, Json out) {
       codecs.push_back(name);
     }
     ++batches;
-    rows += body.layout->num_rows;
+    rows_overflow = rows_overflow || __builtin_add_overflow(rows, body.layout->num_rows, &rows);
     AddBatch(columns, body, &compressed);
   }));
+  if (rows_overflow) {
+    return Status::Invalid("the row counts of its ", batches,
+                           " record batches add up past 2^63 - 1");
+  }
   out["compressed"] = compressed;
   std::string compression = "none";
   for (size_t k = 0; k < codecs.size(); ++k) compression = (k ? compression + "," : "") + codecs[k];

@@ -181,23 +181,33 @@ Status AddShapes(ColumnSummary& entry, const ipc::FieldNodeLayout& node,
   return Status::OK();
 }
 
+void Note(ColumnSummary& entry, const Status& status) {
+  if (!status.ok() && entry.problem.ok()) entry.problem = status;
+}
+
+// Adds `value` to `*total`, which stays as it was (false) when the sum
+// would pass int64: headers are unchecked input and may claim any length.
+bool AddTo(int64_t* total, int64_t value) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(*total, value, &sum)) return false;
+  *total = sum;
+  return true;
+}
+
 // Adds the decompressed and stored bytes of every buffer under `node`.
 void AddBytes(ColumnSummary& entry, const ipc::FieldNodeLayout& node,
               const std::vector<Result<ipc::BodyBufferSize>>& sizes) {
   for (const int64_t index : node.buffers) {
     const Result<ipc::BodyBufferSize>& size = sizes[static_cast<size_t>(index)];
     if (!size.ok()) {
-      if (entry.problem.ok()) entry.problem = size.status();
+      Note(entry, size.status());
       continue;
     }
-    entry.bytes += size->decoded;
-    entry.stored_bytes += size->stored;
+    if (!AddTo(&entry.bytes, size->decoded) || !AddTo(&entry.stored_bytes, size->stored)) {
+      Note(entry, Status::Invalid("its buffer sizes add up past 2^63 - 1 bytes"));
+    }
   }
   for (const ipc::FieldNodeLayout& child : node.children) AddBytes(entry, child, sizes);
-}
-
-void Note(ColumnSummary& entry, const Status& status) {
-  if (!status.ok() && entry.problem.ok()) entry.problem = status;
 }
 
 }  // namespace
@@ -250,8 +260,11 @@ void AddBatch(std::vector<ColumnSummary>& columns, const BatchBody& body, bool* 
       node = &node->children[child];
     }
     if (!found) continue;  // the reader checked the nodes against the schema
-    entry.null_count +=
+    const int64_t nulls =
         node->field.type->storage().id() == TypeId::kNull ? node->length : node->null_count;
+    if (!AddTo(&entry.null_count, nulls)) {
+      Note(entry, Status::Invalid("its null counts add up past 2^63 - 1"));
+    }
     AddBytes(entry, *node, sizes);
     if (entry.variable) Note(entry, AddShapes(entry, *node, structs, body));
   }

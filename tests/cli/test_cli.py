@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import shutil
+import struct
 import subprocess
 
 import numpy as np
@@ -354,6 +355,47 @@ def test_inspect_a_huge_ndim_the_shape_buffer_cannot_back_is_a_problem(tmp_path)
     assert column["ndim"] == 1 << 24 and column["shape_stats"] == []
     assert ("its shape buffer holds 24 bytes; 2 rows of 16777216 int32 sizes need 134217728"
             in column["problem"])
+
+
+def test_inspect_counts_that_headers_push_past_int64_are_errors(tmp_path):
+    # Two batch headers each claiming 2^62 + 1 rows (or nulls): their sum
+    # is not taken past int64 (it wrapped negative); the buffers are never
+    # read, so only the headers need to lie.
+    huge = struct.pack("<q", (1 << 62) + 1)
+    x = pa.table({"x": pa.array([10, 20, 30, 40], pa.int64())})
+    write_ipc(tmp_path / "rows.arrows", pa.concat_tables([x, x]), stream=True, max_chunksize=4)
+    data = bytearray((tmp_path / "rows.arrows").read_bytes())
+    patched, at = 0, 0
+    while True:  # in each record batch header: its length and its column's node length
+        size = struct.unpack_from("<i", data, at + 4)[0]
+        if size == 0:
+            break
+        message = pa.ipc.read_message(pa.py_buffer(bytes(data[at:])))
+        if message.type == "record batch":
+            for k in range(at + 8, at + 8 + size - 7):
+                if data[k:k + 8] == struct.pack("<q", 4):
+                    data[k:k + 8] = huge
+                    patched += 1
+        at += 8 + size + (message.body.size if message.body is not None else 0)
+    assert patched == 4
+    (tmp_path / "rows.arrows").write_bytes(bytes(data))
+    r = run("inspect", tmp_path / "rows.arrows")
+    assert r.returncode == 1
+    assert "the row counts of its 2 record batches add up past 2^63 - 1" in r.stderr
+
+    storage = pa.FixedSizeListArray.from_arrays(
+        pa.array(np.arange(6, dtype=np.int8)), 1, mask=pa.array([False, True] + [False] * 4))
+    tensors = pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.int8(), [1]), storage)
+    t = pa.table({"l": pa.ListArray.from_arrays(pa.array([0, 3, 6], pa.int32()), tensors)})
+    write_ipc(tmp_path / "nulls.arrows", pa.concat_tables([t, t]), stream=True, max_chunksize=2)
+    data = (tmp_path / "nulls.arrows").read_bytes()
+    node = struct.pack("<qq", 6, 1)  # the tensors' field node, in each batch
+    assert data.count(node) == 2
+    (tmp_path / "nulls.arrows").write_bytes(data.replace(node, huge + huge))
+    columns = json.loads(ok("inspect", "--json", tmp_path / "nulls.arrows"))["files"][0]["columns"]
+    inner = {c["name"]: c for c in columns}["l[]"]
+    assert inner["null_count"] == (1 << 62) + 1
+    assert inner["problem"] == "its null counts add up past 2^63 - 1"
 
 
 # --- validate ---------------------------------------------------------------
