@@ -29,15 +29,12 @@ void Raise(const Status& status) {
   if (kept_interrupt != nullptr) {
     std::unique_ptr<nb::python_error> interrupt(kept_interrupt);
     kept_interrupt = nullptr;
-    // Only the Status the interrupted callback returned (or one with
-    // context before it) stands for the interrupt. Any other means that
+    // Only the Status the interrupted callback returned (as it is, or
+    // wrapped in context) stands for the interrupt. Any other means that
     // Status was dropped on the way (an abandoned writer ignores what its
     // closing write said), and the kept interrupt is stale: raising it here
     // would turn an unrelated error into a KeyboardInterrupt.
-    const std::string& message = status.message();
-    const std::string marker = kInterruptedMessage;
-    if (status.code() == StatusCode::kIOError && message.size() >= marker.size() &&
-        message.compare(message.size() - marker.size(), marker.size(), marker) == 0) {
+    if (status.message().find(kInterruptedMessage) != std::string::npos) {
       interrupt->restore();
       throw nb::python_error();
     }

@@ -34,8 +34,9 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 // Status, and the next Raise() on this thread raises it in place of the
 // Status the C++ side returned, so Ctrl-C still interrupts. Returns whether
 // `error` was such an exception (and was kept); the callback then returns
-// Status::IOError(kInterruptedMessage), the one Status Raise() swaps for
-// the interrupt (any other drops a kept interrupt as stale).
+// Status::IOError(kInterruptedMessage), and Raise() swaps the interrupt in
+// only for a Status whose message holds that text (any other drops a kept
+// interrupt as stale).
 bool KeepInterrupt(nb::python_error& error);
 inline constexpr const char* kInterruptedMessage = "interrupted";
 
