@@ -106,6 +106,9 @@ Result<BufferPtr> ValidityOf(const ipc::FieldNodeLayout& node, const BatchBody& 
   return bitmap;
 }
 
+// The most axes a variable-shape column without rows lists (NumPy's limit).
+constexpr int64_t kMaxAxesWithoutRows = 64;
+
 // Adds the shapes of the non-null slots of the variable-shape tensor
 // `node` (`structs`: the structs around it, outermost first, whose nulls
 // hide its slots too), read from its shape buffer alone.
@@ -124,6 +127,13 @@ Status AddShapes(ColumnSummary& entry, const ipc::FieldNodeLayout& node,
   int64_t slots = node.length;
   for (const ipc::FieldNodeLayout* outer : structs) slots = std::min(slots, outer->length);
   if (slots == 0) {
+    // No shape buffer backs ndim here: a header could claim 2^31 axes and
+    // make the output gigabytes of "no rows". Past NumPy's 64 dimensions
+    // the axes are not listed.
+    if (ndim > kMaxAxesWithoutRows) {
+      return Status::Invalid("ndim ", ndim, " and no rows: axes are listed for at most ",
+                             kMaxAxesWithoutRows, " when no row backs them");
+    }
     entry.axes.resize(static_cast<size_t>(ndim));
     return Status::OK();
   }

@@ -110,6 +110,11 @@ std::shared_ptr<InputStream> SourceStream(std::shared_ptr<InputSource> source, i
 // An open file descriptor read with read(2): pipes, sockets, terminals,
 // files (not owned; it must stay open while reading).
 std::shared_ptr<InputStream> FileDescriptorStream(int fd);
+// The file at `path` as a stream: a regular file memory-mapped (zero-copy,
+// as OpenFileSource), anything else (a FIFO, /dev/stdin, a socket) read
+// with read(2) as its bytes arrive. Opening a FIFO waits for its writer.
+// A directory is an IOError.
+Result<std::shared_ptr<InputStream>> OpenFileStream(const std::string& path);
 
 // Where writers write.
 class OutputSink {

@@ -145,7 +145,11 @@ class PythonStream : public ipc::ReadSomeStream {
 // What open_stream reads: paths and bytes-like objects as sources (zero-
 // copy), file objects message by message.
 std::shared_ptr<ipc::InputStream> StreamFromPython(nb::handle source) {
-  if (IsPath(source) || PyObject_CheckBuffer(source.ptr()) || !nb::hasattr(source, "read")) {
+  if (IsPath(source)) {  // FIFOs and /dev/stdin too, message by message
+    const std::string path = PathOf(source);
+    return Unwrap(WithoutGil([&] { return ipc::OpenFileStream(path); }));
+  }
+  if (PyObject_CheckBuffer(source.ptr()) || !nb::hasattr(source, "read")) {
     return ipc::SourceStream(SourceFromPython(source, true));
   }
   RefuseTextMode(source);

@@ -357,6 +357,48 @@ def test_inspect_a_huge_ndim_the_shape_buffer_cannot_back_is_a_problem(tmp_path)
             in column["problem"])
 
 
+def test_inspect_a_huge_ndim_without_rows_lists_no_axes(tmp_path):
+    # The same 2^24-dim schema over a batch of no rows: nothing backs the
+    # ndim, so no 2^24 "no rows" axis entries (5 GB of output before).
+    storage = pa.StructArray.from_arrays(
+        [pa.array([], pa.list_(pa.uint8())), pa.array([], pa.list_(pa.int32(), 3))],
+        names=["data", "shape"])
+    column = pa.ExtensionArray.from_storage(VariableShapeTensor(storage.type, b"{}"), storage)
+    write_empty_batch(tmp_path / "e.arrows", column)
+    data = (tmp_path / "e.arrows").read_bytes()
+    meta_end = 8 + int(np.frombuffer(data[4:8], np.int32)[0])
+    huge = None
+    for at in range(8, meta_end - 3, 4):
+        if np.frombuffer(data[at:at + 4], np.int32)[0] != 3:
+            continue
+        patched = data[:at] + np.int32(1 << 24).tobytes() + data[at + 4:]
+        try:
+            schema = pa.ipc.read_schema(pa.py_buffer(patched))
+        except pa.ArrowInvalid:
+            continue
+        if "[16777216]" in str(schema.field("r").type.storage_type):
+            huge = patched
+    assert huge is not None
+    (tmp_path / "empty-huge.arrows").write_bytes(huge)
+    r = run("inspect", "--json", tmp_path / "empty-huge.arrows")
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout) < 10_000
+    entry = json.loads(r.stdout)["files"][0]["columns"][0]
+    assert entry["shape_stats"] == []
+    assert "ndim 16777216 and no rows: axes are listed for at most 64" in entry["problem"]
+    # An honest empty column still lists its axes.
+    write_empty_batch(tmp_path / "e3.arrows", column)
+    stats = json.loads(run("inspect", "--json", tmp_path / "e3.arrows").stdout)
+    assert len(stats["files"][0]["columns"][0]["shape_stats"]) == 3
+
+
+def write_empty_batch(path, column):
+    """A stream of one record batch of no rows (write_table writes none)."""
+    batch = pa.record_batch({"r": column})
+    with pa.ipc.new_stream(str(path), batch.schema) as writer:
+        writer.write_batch(batch)
+
+
 def test_inspect_counts_that_headers_push_past_int64_are_errors(tmp_path):
     # Two batch headers each claiming 2^62 + 1 rows (or nulls): their sum
     # is not taken past int64 (it wrapped negative); the buffers are never

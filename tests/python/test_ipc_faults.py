@@ -110,6 +110,49 @@ def test_open_stream_returns_each_batch_before_the_producer_closes():
     assert [pa.table(b).column("x").to_pylist() for b in rest] == [list(range(8, 16))]
 
 
+def test_open_stream_of_a_fifo_path_reads_as_bytes_arrive(tmp_path):
+    # A FIFO's size is 0: it used to be mapped as an empty file. A path
+    # that is not a regular file is read message by message instead.
+    fifo = tmp_path / "batches.fifo"
+    os.mkfifo(fifo)
+    first_seen = threading.Event()
+    outcome = {}
+
+    def produce():
+        with open(fifo, "wb") as out:
+            writer = qv.ipc.new_stream(out, table().schema)
+            writer.write(table(first=0))
+            outcome["seen"] = first_seen.wait(20)
+            writer.write(table(first=8))
+            writer.close()
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    reader = qv.ipc.open_stream(str(fifo))  # waits for the writer to open it
+    first = next(reader)
+    first_seen.set()
+    rest = list(reader)
+    producer.join()
+    assert outcome["seen"], "the first batch came only after the producer closed the FIFO"
+    assert pa.table(first).column("x").to_pylist() == list(range(8))
+    assert [pa.table(b).column("x").to_pylist() for b in rest] == [list(range(8, 16))]
+
+
+def test_open_stream_of_dev_stdin_reads_a_piped_stream(tmp_path):
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, pa.table(table(first=0)).schema) as writer:
+        writer.write_table(pa.table(table(first=0)))
+    code = ("import pyarrow as pa, quiver as qv; "
+            "print(pa.table(qv.ipc.open_stream('/dev/stdin').read_all()).column('x').to_pylist())")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], input=sink.getvalue().to_pybytes(),
+                          capture_output=True, timeout=60, env={**os.environ})
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == str(list(range(8)))
+
+
 def test_a_stream_cut_inside_a_message_says_so(tmp_path):
     sink = pa.BufferOutputStream()
     with pai.new_stream(sink, table().schema) as w:

@@ -152,20 +152,27 @@ class SourceStreamImpl : public InputStream {
 
 class DescriptorStream : public ReadSomeStream {
  public:
-  explicit DescriptorStream(int fd) : fd_(fd) {}
-  std::string name() const override { return "descriptor " + std::to_string(fd_); }
+  explicit DescriptorStream(int fd) : fd_(fd), name_("descriptor " + std::to_string(fd)) {}
+  // Owns `fd` (closed with the stream), named `name` in errors.
+  DescriptorStream(int fd, std::string name) : fd_(fd), owned_(true), name_(std::move(name)) {}
+  ~DescriptorStream() override {
+    if (owned_) close(fd_);
+  }
+  std::string name() const override { return name_; }
 
  protected:
   Result<int64_t> ReadSome(uint8_t* out, int64_t capacity) override {
     while (true) {
       const ssize_t got = read(fd_, out, static_cast<size_t>(std::min<int64_t>(capacity, 1 << 30)));
       if (got >= 0) return static_cast<int64_t>(got);
-      if (errno != EINTR) return ErrnoError("read from descriptor " + std::to_string(fd_));
+      if (errno != EINTR) return ErrnoError("read from " + name_);
     }
   }
 
  private:
   int fd_;
+  bool owned_ = false;
+  std::string name_;
 };
 
 Result<int64_t> FileSize(int fd) {
@@ -313,19 +320,28 @@ std::shared_ptr<InputSource> BufferSource(BufferPtr buffer) {
   return std::make_shared<MemorySource>(std::move(buffer));
 }
 
-Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map) {
+namespace {
+
+// `path` opened for reading (O_CLOEXEC) and stat'ed; a directory is an
+// IOError. The caller owns the descriptor.
+Result<int> OpenForReading(const std::string& path, struct stat* info) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoError("cannot open '" + path + "'");
-  struct stat info;
-  if (fstat(fd, &info) != 0) {
+  if (fstat(fd, info) != 0) {
     Status st = ErrnoError("cannot stat '" + path + "'");
     close(fd);
     return st;
   }
-  if (S_ISDIR(info.st_mode)) {
+  if (S_ISDIR(info->st_mode)) {
     close(fd);  // open() takes a directory; mapping or reading it fails obscurely
     return Status::IOError("'" + path + "' is a directory, not a file");
   }
+  return fd;
+}
+
+// An open regular file (owned from here on) as a source.
+Result<std::shared_ptr<InputSource>> SourceOfOpenFile(const std::string& path, int fd,
+                                                      const struct stat& info, bool memory_map) {
   const auto size = static_cast<int64_t>(info.st_size);
   if (!memory_map)
     return std::shared_ptr<InputSource>(
@@ -345,6 +361,26 @@ Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, boo
   BufferPtr view = Buffer::Wrap(bytes, size, [mapping] {});
   return std::shared_ptr<InputSource>(
       std::make_shared<MappedFileSource>(path, fd, mapping, std::move(view)));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path, bool memory_map) {
+  struct stat info;
+  QUIVER_ASSIGN_OR_RETURN(const int fd, OpenForReading(path, &info));
+  return SourceOfOpenFile(path, fd, info, memory_map);
+}
+
+Result<std::shared_ptr<InputStream>> OpenFileStream(const std::string& path) {
+  struct stat info;
+  QUIVER_ASSIGN_OR_RETURN(const int fd, OpenForReading(path, &info));
+  if (S_ISREG(info.st_mode)) {
+    QUIVER_ASSIGN_OR_RETURN(auto source, SourceOfOpenFile(path, fd, info, true));
+    return SourceStream(std::move(source));
+  }
+  // A FIFO, a character device (/dev/stdin), a socket: its size says
+  // nothing, so it is read as it arrives.
+  return std::shared_ptr<InputStream>(std::make_shared<DescriptorStream>(fd, "'" + path + "'"));
 }
 
 Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd) {

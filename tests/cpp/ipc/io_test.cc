@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <thread>
@@ -331,6 +333,62 @@ TEST(IpcReaderSafety, AFileThatShrinksIsAnErrorNamingIt) {
                  read);
     std::filesystem::remove(path);
   }
+}
+
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+TEST(IpcFileStream, ARegularFileIsMappedAndAFifoReadAsItArrives) {
+  RecordBatchPtr batch = SampleBatch(10);
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("quiver_file_stream_" + std::to_string(getpid()) + ".arrows");
+  {
+    ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(file.string()));
+    ASSERT_OK_AND_ASSIGN(auto writer, StreamWriter::Open(sink, batch->schema()));
+    ASSERT_OK(writer->Write(*batch));
+    ASSERT_OK(writer->Close());
+    ASSERT_OK(sink->Close());
+  }
+  ASSERT_OK_AND_ASSIGN(auto mapped, OpenFileStream(file.string()));
+  EXPECT_TRUE(mapped->zero_copy());
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(mapped));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr read, reader->Next());
+  EXPECT_TRUE(read->Equals(*batch));
+
+  // The same bytes through a FIFO: its size is 0, so it must not be mapped.
+  const std::filesystem::path fifo = file.string() + ".fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::ifstream in(file, std::ios::binary);
+  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                   std::istreambuf_iterator<char>()};
+  ASSERT_FALSE(bytes.empty());
+  std::thread producer([&] {
+    const int fd = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    close(fd);
+  });
+  ASSERT_OK_AND_ASSIGN(auto piped, OpenFileStream(fifo.string()));  // waits for the writer
+  EXPECT_FALSE(piped->zero_copy());
+  ASSERT_OK_AND_ASSIGN(auto fifo_reader, StreamReader::Open(piped));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr through_fifo, fifo_reader->Next());
+  EXPECT_TRUE(through_fifo->Equals(*batch));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr end, fifo_reader->Next());
+  EXPECT_EQ(end, nullptr);
+  producer.join();
+  std::filesystem::remove(fifo);
+  std::filesystem::remove(file);
+
+  EXPECT_ERROR(kIOError, "is a directory, not a file",
+               OpenFileStream(std::filesystem::temp_directory_path().string()));
+  EXPECT_ERROR(kIOError, "cannot open '/nonexistent/quiver.arrows'",
+               OpenFileStream("/nonexistent/quiver.arrows"));
 }
 
 }  // namespace quiver::ipc
