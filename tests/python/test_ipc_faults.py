@@ -534,3 +534,28 @@ def test_an_interrupt_a_writer_drops_does_not_resurface_later():
             raise RuntimeError("body failed")
     with pytest.raises(ValueError, match="text file"):
         qv.ipc.open_stream(b"not a stream")
+
+
+def test_a_dictionary_changed_under_the_reader_is_an_error_not_a_crash():
+    # open_stream(bytearray) reads the caller's memory in place: a base
+    # dictionary checked with batch 0 and then overwritten must not be
+    # trusted when batch 1's delta is appended to it (a heap overflow read
+    # before).
+    values = pa.array(["a", "bb"])
+    first = pa.record_batch({"d": pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()),
+                                                                 values)})
+    second = pa.record_batch({"d": pa.DictionaryArray.from_arrays(
+        pa.array([2, 0], pa.int32()), pa.array(["a", "bb", "ccc"]))})
+    sink = pa.BufferOutputStream()
+    options = pai.IpcWriteOptions(emit_dictionary_deltas=True)
+    with pai.new_stream(sink, first.schema, options=options) as writer:
+        writer.write_batch(first)
+        writer.write_batch(second)
+    data = bytearray(sink.getvalue().to_pybytes())
+    reader = qv.ipc.open_stream(data)
+    assert pa.table(reader.read_next_batch()).column("d").to_pylist() == ["a", "bb"]
+    at = bytes(data).find(struct.pack("<3i", 0, 1, 3))  # the base dictionary's offsets
+    assert at > 0
+    data[at + 8:at + 12] = struct.pack("<i", 1 << 20)
+    with pytest.raises(ValueError, match="offsets changed after they were checked"):
+        reader.read_next_batch()

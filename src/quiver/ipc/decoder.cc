@@ -230,8 +230,22 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
   int64_t b0, b1, d0, d1;
   range(base, &b0, &b1);
   range(delta, &d0, &d1);
+  // Both were validated when read, but their bytes may be the caller's
+  // (a bytearray, a mapped file) and may have changed since: every offset
+  // read here is checked again before it is used.
+  const auto changed = [] {
+    return Status::Invalid(
+        "a dictionary's offsets changed after they were checked (was the input modified while "
+        "it was read?)");
+  };
+  auto span_ok = [](const ArrayDataPtr& a, int64_t first, int64_t last) {
+    return first >= 0 && first <= last && (a->buffers[2] ? a->buffers[2]->size() : 0) >= last;
+  };
+  if (!span_ok(base, b0, b1) || !span_ok(delta, d0, d1)) return changed();
+  const int64_t total = (b1 - b0) + (d1 - d0);
   QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((length + 1) * w));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate((b1 - b0) + (d1 - d0)));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, Buffer::Allocate(total));
+  int64_t previous = 0;
   for (int64_t i = 0; i <= length; ++i) {
     int64_t value;
     if (i <= base->length) {
@@ -243,6 +257,8 @@ Result<ArrayDataPtr> AppendDelta(const ArrayDataPtr& base, const ArrayDataPtr& d
               internal::ReadOffset(delta->buffers[1]->data(), delta->offset + i - base->length, w) -
               d0;
     }
+    if (value < previous || value > total) return changed();
+    previous = value;
     if (w == 8) {
       std::memcpy(offsets->mutable_data() + i * 8, &value, 8);
     } else {
