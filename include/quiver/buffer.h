@@ -64,6 +64,10 @@ class Buffer {
   const uint8_t* data_;
   int64_t size_;
   ReleaseHook release_;
+  // What a slice keeps alive: held directly rather than captured by a
+  // release hook, which would cost an allocation per slice (IPC readers
+  // slice every buffer of every batch).
+  std::shared_ptr<Buffer> parent_;
   Device device_;
   bool owned_;
 };

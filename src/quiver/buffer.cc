@@ -213,9 +213,9 @@ Result<std::shared_ptr<Buffer>> Buffer::Slice(std::shared_ptr<Buffer> parent, in
                               parent->size(), " bytes");
   }
   const uint8_t* start = parent->data() + offset;
-  Device device = parent->device();
-  return Wrap(
-      start, length, [keep = std::move(parent)]() mutable { keep.reset(); }, device);
+  std::shared_ptr<Buffer> slice = Wrap(start, length, nullptr, parent->device());
+  slice->parent_ = std::move(parent);
+  return slice;
 }
 
 }  // namespace quiver
