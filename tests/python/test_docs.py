@@ -15,7 +15,8 @@ Markers, an HTML comment on the line right before a block:
   <!-- skip-test: needs torch, polars -->
       the block runs only where every module named can be imported (it is
       skipped, not failed, where one is missing; where all are present it
-      runs like any other);
+      runs like any other); the name `cuda` stands for a CUDA device
+      (as torch.cuda.is_available() says);
   <!-- cpp-fragment: const quiver::Tensor& tensor, ... -->
       a C++ block of statements: compiled as the body of
       `quiver::Status DocFragment(<the parameters>)`, its #include lines
@@ -53,11 +54,21 @@ class Block:
         match = NEEDS.match(spec)
         assert match, f"{self.where}: skip-test marker must read 'needs module, ...', got {spec!r}"
         names = [n.strip() for n in match.group(1).split(",") if n.strip()]
-        return [n for n in names if importlib.util.find_spec(n.split(".")[0]) is None]
+        return [n for n in names
+                if (not has_cuda_device() if n == "cuda"
+                    else importlib.util.find_spec(n.split(".")[0]) is None)]
 
     @property
     def where(self):
         return f"{doc_id(self.doc)}:{self.line}"
+
+
+def has_cuda_device():
+    if importlib.util.find_spec("torch") is None:
+        return False
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def blocks(doc, language):
