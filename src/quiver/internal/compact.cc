@@ -49,8 +49,9 @@ Result<BufferPtr> CompactOffsets(const BufferPtr& offsets, int64_t width, int64_
 }
 
 // List view offsets or sizes [start, start + slots): shared when no slot
-// is null, else copied with null slots' entries set to 0 (the format leaves
-// them arbitrary; a reader of the result may check them).
+// is null, else copied with null slots' entries set to 0. Null slots must
+// lie inside the child as valid ones do (the format asks it of every
+// list-view value), and 0 does for any child.
 Result<BufferPtr> CompactViewEntries(const ArrayData& data, const BufferPtr& entries, int64_t width,
                                      int64_t start, int64_t slots) {
   if (!entries || slots == 0) return BufferPtr{};
