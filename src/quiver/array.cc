@@ -296,7 +296,6 @@ Status CheckViews(const ArrayData& data, bool utf8) {
   return Status::OK();
 }
 
-// Every valid index lies in [0, dictionary length).
 // The first valid row whose index of type T lies outside [0, size), or -1.
 template <typename T>
 int64_t FirstBadIndex(const ArrayData& data, const uint8_t* indices, int64_t size) {
@@ -312,6 +311,7 @@ int64_t FirstBadIndex(const ArrayData& data, const uint8_t* indices, int64_t siz
   return -1;
 }
 
+// Every valid index lies in [0, dictionary length).
 Status CheckDictionaryIndices(const ArrayData& data) {
   const TypeId index_id = data.type->storage().index_type()->id();
   const int64_t size = data.dictionary->length;
