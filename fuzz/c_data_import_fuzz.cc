@@ -1054,7 +1054,13 @@ void UseVariableShape(Input& in, const ArrayDataPtr& data, ValidationLevel level
       max_shape[k] = std::max(max_shape[k], row->shape()[k]);
   }
   int64_t padded = array->length();
-  for (int64_t d : max_shape) padded = padded * std::max<int64_t>(d, 1);
+  for (int64_t d : max_shape) {
+    // Sizes come from the input: saturate rather than overflow.
+    if (__builtin_mul_overflow(padded, std::max<int64_t>(d, 1), &padded)) {
+      padded = std::numeric_limits<int64_t>::max();
+      break;
+    }
+  }
   if (array->length() <= 64 && padded <= (1 << 16)) {
     auto result = array->ToPadded(0, NullPolicy::kAllow);
     if (result.ok()) Touch(result->values);
