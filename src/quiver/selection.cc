@@ -675,16 +675,7 @@ Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t 
     }
     return true;
   };
-  auto read = [&](int64_t slot) -> int64_t {
-    if (width == 8) {
-      int64_t value;
-      std::memcpy(&value, out + slot * 8, 8);
-      return value;
-    }
-    int32_t value;
-    std::memcpy(&value, out + slot * 4, 4);
-    return value;
-  };
+  auto read = [&](int64_t slot) { return internal::ReadOffset(out, slot, width); };
   std::vector<const uint8_t*> sources(static_cast<size_t>(count));  // each row's first byte
   ChunkLocator locator(chunks);
   int64_t j = 0, total = 0;

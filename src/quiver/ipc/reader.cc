@@ -228,19 +228,30 @@ struct FileReader::Impl {
     std::shared_ptr<const Message> message;
     std::shared_ptr<const BatchLayout> layout;  // codec and buffer spans only
   };
-  // The message of record batch `batch` and its buffer spans (cached).
-  Result<BatchBody> BodyOf(int batch) {
+  Status CheckBatchIndex(int batch) const {
     const int count = static_cast<int>(batch_blocks.size());
     if (batch < 0 || batch >= count) {
       return Status::IndexError("record batch ", batch, " is out of range for ", count, " batches");
     }
+    return Status::OK();
+  }
+
+  // The message of record batch `batch`, its index checked.
+  Result<Message> BatchMessage(int batch) {
+    QUIVER_RETURN_NOT_OK(CheckBatchIndex(batch));
+    return ReadBlock(batch_blocks[static_cast<size_t>(batch)], fb::MessageHeader::RecordBatch,
+                     "record batch " + std::to_string(batch));
+  }
+
+  // The message of record batch `batch` and its buffer spans (cached).
+  Result<BatchBody> BodyOf(int batch) {
+    QUIVER_RETURN_NOT_OK(CheckBatchIndex(batch));
     {
       std::lock_guard<std::mutex> lock(last_mutex);
       if (last_batch == batch) return BatchBody{last_message, last_buffers};
     }
     const std::string where = "record batch " + std::to_string(batch);
-    QUIVER_ASSIGN_OR_RETURN(Message message, ReadBlock(batch_blocks[static_cast<size_t>(batch)],
-                                                       fb::MessageHeader::RecordBatch, where));
+    QUIVER_ASSIGN_OR_RETURN(Message message, BatchMessage(batch));
     auto shared = std::make_shared<const Message>(std::move(message));
     auto buffers = DescribeBuffers(*shared, *shared->header->header_as_RecordBatch());
     if (!buffers.ok()) return buffers.status().WithContext(where);
@@ -389,26 +400,13 @@ int FileReader::num_record_batches() const { return static_cast<int>(impl_->batc
 Compression StreamReader::last_compression() const { return impl_->last_compression; }
 
 Result<Compression> FileReader::RecordBatchCompression(int i) {
-  if (i < 0 || i >= num_record_batches()) {
-    return Status::IndexError("record batch ", i, " is out of range for ", num_record_batches(),
-                              " batches");
-  }
-  const std::string where = "record batch " + std::to_string(i);
-  QUIVER_ASSIGN_OR_RETURN(Message message,
-                          impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
-                                           fb::MessageHeader::RecordBatch, where));
+  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));
   return BodyCodec(message, *message.header->header_as_RecordBatch());
 }
 
 Result<BatchLayout> FileReader::RecordBatchLayout(int i) {
-  if (i < 0 || i >= num_record_batches()) {
-    return Status::IndexError("record batch ", i, " is out of range for ", num_record_batches(),
-                              " batches");
-  }
   const std::string where = "record batch " + std::to_string(i);
-  QUIVER_ASSIGN_OR_RETURN(Message message,
-                          impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
-                                           fb::MessageHeader::RecordBatch, where));
+  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));
   auto layout = DescribeBody(message, *message.header->header_as_RecordBatch(), *impl_->schema,
                              &impl_->dictionaries.ids);
   if (!layout.ok()) return layout.status().WithContext(where);
@@ -430,15 +428,10 @@ Result<BodyBufferSize> FileReader::ReadBodyBufferSize(int batch, int64_t buffer)
 }
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
-  if (i < 0 || i >= num_record_batches()) {
-    return Status::IndexError("record batch ", i, " is out of range for ", num_record_batches(),
-                              " batches");
-  }
+  QUIVER_RETURN_NOT_OK(impl_->CheckBatchIndex(i));  // before the byte-order refusal
   const std::string where = "record batch " + std::to_string(i);
   QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(impl_->endianness, impl_->options, where));
-  QUIVER_ASSIGN_OR_RETURN(Message message,
-                          impl_->ReadBlock(impl_->batch_blocks[static_cast<size_t>(i)],
-                                           fb::MessageHeader::RecordBatch, where));
+  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));
   std::call_once(impl_->dictionaries_once,
                  [&] { impl_->dictionaries_status = impl_->ReadDictionaries(); });
   QUIVER_RETURN_NOT_OK(impl_->dictionaries_status);
