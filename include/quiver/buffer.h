@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "quiver/status.h"
 
@@ -21,6 +22,11 @@ struct Device {
   bool is_cpu() const { return type == 1; }
   bool operator==(const Device&) const = default;
 };
+
+// "CPU", "CUDA", "CUDA_HOST", ... for messages; "device type N" for a
+// number neither DLPack nor the C Device Interface defines (the two share
+// their numbers).
+std::string DeviceTypeName(int32_t device_type);
 
 class Buffer {
  public:

@@ -97,9 +97,7 @@ namespace quiver {
 // The device_id quiver writes for the CPU.
 constexpr int64_t kCpuDeviceId = -1;
 
-// "CPU", "CUDA", "CUDA_HOST", ... for messages; "device type N" for a
-// number the interface does not define.
-std::string DeviceTypeName(int32_t device_type);
+// DeviceTypeName(device_type) for messages: quiver/buffer.h.
 // Whether the host reads memory of `device_type` directly: the CPU and
 // pinned host memory (CUDA_HOST, ROCM_HOST).
 bool IsHostMemory(int32_t device_type);

@@ -16,6 +16,26 @@
 
 namespace quiver {
 
+std::string DeviceTypeName(int32_t device_type) {
+  switch (device_type) {  // DLDeviceType / ArrowDeviceType numbers
+    case 1: return "CPU";
+    case 2: return "CUDA";
+    case 3: return "CUDA_HOST";
+    case 4: return "OPENCL";
+    case 7: return "VULKAN";
+    case 8: return "METAL";
+    case 9: return "VPI";
+    case 10: return "ROCM";
+    case 11: return "ROCM_HOST";
+    case 12: return "EXT_DEV";
+    case 13: return "CUDA_MANAGED";
+    case 14: return "ONEAPI";
+    case 15: return "WEBGPU";
+    case 16: return "HEXAGON";
+    default: return "device type " + std::to_string(device_type);
+  }
+}
+
 namespace {
 
 constexpr int64_t kAlignment = 64;

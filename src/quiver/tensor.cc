@@ -194,8 +194,10 @@ bool Tensor::IsColumnMajor() const { return NoGaps(*this, false); }
 
 Status Tensor::CheckOnHost() const {
   if (buffer_->device().is_cpu()) return Status::OK();
-  return Status::NotImplemented("tensor data lives on device type ", buffer_->device().type,
-                                " (id ", buffer_->device().id, "); quiver reads only CPU memory");
+  const Device device = buffer_->device();
+  return Status::NotImplemented("tensor data lives on ", DeviceTypeName(device.type),
+                                " (device type ", device.type, ", id ", device.id,
+                                "); quiver reads only CPU memory");
 }
 
 Result<Tensor> Tensor::ToContiguous() const {

@@ -193,12 +193,12 @@ TEST(DLPack, DeviceMemoryIsWrappedNotRead) {
   managed->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{0x1000});  // not host memory
   ASSERT_OK_AND_ASSIGN(Tensor t, Import(managed));
   EXPECT_EQ(t.buffer()->device(), (Device{2, 1}));
-  EXPECT_ERROR(kNotImplemented, "device type 2", t.ToContiguous());
+  EXPECT_ERROR(kNotImplemented, "lives on CUDA (device type 2, id 1)", t.ToContiguous());
   EXPECT_ERROR(kNotImplemented, "device type 2", t.Value<float>(std::vector<int64_t>{0, 0}));
   EXPECT_ERROR(kNotImplemented, "device type 2", FixedShapeTensorArray::FromTensor(t));
   std::vector<std::optional<Tensor>> rows = {t};
   EXPECT_ERROR(
-      kInvalid, "row 0: tensor data lives on device type 2",
+      kInvalid, "row 0: tensor data lives on CUDA (device type 2, id 1)",
       VariableShapeTensorArray::FromTensors(*VariableShapeTensorType::Make(float32(), 2), rows));
   ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * again, Export(t));
   EXPECT_EQ(again->dl_tensor.device.device_type, 2);
