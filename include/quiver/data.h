@@ -106,6 +106,12 @@ struct BatchReaderOptions {
   // writable bytes); unset: ordinary owned buffers. A pinned-memory
   // allocator goes here.
   std::function<Result<BufferPtr>(int64_t)> allocate;
+  // Called before a kept buffer is written again, when set. Memory that a
+  // device may still be reading after its consumer let go (an asynchronous
+  // host-to-device copy from pinned memory is queued, not done) needs it:
+  // the pinned allocator of the Python package waits for the device here.
+  // An error fails the batch being assembled.
+  std::function<Status()> before_reuse;
 };
 
 // One output array of a batch.

@@ -75,6 +75,20 @@ _CUDA_RUNTIME_NAMES = ("libcudart.so", "libcudart.so.13", "libcudart.so.12", "li
                        "cudart64_13.dll", "cudart64_12.dll")
 
 
+def _loaded_cuda_runtimes():
+    """CUDA runtimes this process has already loaded (PyTorch's, CuPy's),
+    read from /proc/self/maps. Pinned memory is allocated through one of
+    these when there is one: that is the runtime whose pointer queries
+    (torch.Tensor.is_pinned, non_blocking copies) must recognise it."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split(None, 5)[5].strip() for line in maps
+                     if "libcudart.so" in line and len(line.split(None, 5)) == 6}
+    except OSError:
+        return []
+    return sorted(paths, reverse=True)
+
+
 def _pip_cuda_runtimes():
     """The CUDA runtimes pip's nvidia packages installed (what PyTorch's
     wheels load), newest first."""
@@ -92,12 +106,13 @@ def _pip_cuda_runtimes():
 
 
 def _cuda_host_allocator():
-    """(cudaHostAlloc, cudaFreeHost) addresses from the CUDA runtime, or None
-    when there is none (or it has no device)."""
-    names = list(_CUDA_RUNTIME_NAMES) + _pip_cuda_runtimes()
+    """(cudaHostAlloc, cudaFreeHost, cudaDeviceSynchronize) addresses from
+    the CUDA runtime, or None when there is none (or it has no device). The
+    reader synchronizes the device before it writes a pinned buffer again,
+    as a copy queued from it may not have run yet."""
     found = ctypes.util.find_library("cudart")
-    if found:
-        names.insert(0, found)
+    names = (_loaded_cuda_runtimes() + _pip_cuda_runtimes() + ([found] if found else [])
+             + list(_CUDA_RUNTIME_NAMES))
     for name in names:
         try:
             runtime = ctypes.CDLL(name)
@@ -107,11 +122,10 @@ def _cuda_host_allocator():
         try:
             if runtime.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value == 0:
                 return None
-            alloc = ctypes.cast(runtime.cudaHostAlloc, ctypes.c_void_p).value
-            free = ctypes.cast(runtime.cudaFreeHost, ctypes.c_void_p).value
+            return tuple(ctypes.cast(getattr(runtime, symbol), ctypes.c_void_p).value
+                         for symbol in ("cudaHostAlloc", "cudaFreeHost", "cudaDeviceSynchronize"))
         except AttributeError:
             continue
-        return alloc, free
     return None
 
 

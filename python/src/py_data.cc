@@ -4,7 +4,6 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
-#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -87,18 +86,39 @@ PadValue PadValueFrom(nb::handle given) {
                           Str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(given.ptr()))))));
 }
 
-// Batch buffers in page-locked memory from the CUDA runtime.
+// Batch buffers in page-locked memory from the CUDA runtime, portable
+// (cudaHostAllocPortable): pinned for every device's context, so a batch
+// copies asynchronously to whichever GPU the training step runs on.
 std::function<Result<BufferPtr>(int64_t)> PinnedAllocator(uintptr_t alloc, uintptr_t free) {
   const HostAlloc host_alloc = reinterpret_cast<HostAlloc>(alloc);
   const HostFree host_free = reinterpret_cast<HostFree>(free);
   return [host_alloc, host_free](int64_t bytes) -> Result<BufferPtr> {
     void* memory = nullptr;
     const size_t size = static_cast<size_t>(bytes > 0 ? bytes : 1);
-    const int error = host_alloc(&memory, size, 0);
+    constexpr unsigned kHostAllocPortable = 1;
+    const int error = host_alloc(&memory, size, kHostAllocPortable);
     if (error != 0 || memory == nullptr) {
       return Status::OutOfMemory("cudaHostAlloc of ", bytes, " bytes failed (error ", error, ")");
     }
     return Buffer::Wrap(memory, bytes, [host_free, memory] { host_free(memory); });
+  };
+}
+
+// Waits for every copy queued on the device before a pinned buffer is
+// written again: `tensor.to("cuda", non_blocking=True)` only queues its
+// copy, and the consumer may let go of the batch long before the copy runs
+// (it waits behind the training step's kernels). Reusing the buffer then
+// would hand the copy the next batch's rows. Runs on the reader's thread,
+// so only the prefetch waits, and only while the device is busy.
+std::function<Status()> DeviceSync(uintptr_t address) {
+  const auto synchronize = reinterpret_cast<int (*)()>(address);
+  return [synchronize]() -> Status {
+    const int error = synchronize();
+    if (error != 0) {
+      return Status::IOError("cudaDeviceSynchronize failed (error ", error,
+                             ") before a pinned batch buffer was reused");
+    }
+    return Status::OK();
   };
 }
 
@@ -132,12 +152,14 @@ nb::dict BatchToDict(data::Batch batch) {
   return out;
 }
 
-std::unique_ptr<data::BatchReader> OpenReader(
-    std::vector<std::string> sources, std::optional<std::vector<std::string>> columns,
-    int64_t batch_size, const std::string& shuffle, uint64_t seed, int64_t window_rows,
-    bool drop_last, int rank, int world_size, const std::string& ragged, nb::handle pad_value,
-    const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-    std::optional<std::pair<uintptr_t, uintptr_t>> pinned) {
+std::unique_ptr<data::BatchReader> OpenReader(std::vector<std::string> sources,
+                                              std::optional<std::vector<std::string>> columns,
+                                              int64_t batch_size, const std::string& shuffle,
+                                              uint64_t seed, int64_t window_rows, bool drop_last,
+                                              int rank, int world_size, const std::string& ragged,
+                                              nb::handle pad_value, const std::string& bucket_by,
+                                              int64_t bucket_window, int prefetch, int threads,
+                                              std::optional<std::vector<uintptr_t>> pinned) {
   data::BatchReaderOptions options;
   if (columns) {
     if (columns->empty()) Raise(Status::Invalid("columns=[] selects nothing; None reads all"));
@@ -156,7 +178,14 @@ std::unique_ptr<data::BatchReader> OpenReader(
   options.bucket_window = bucket_window;
   options.prefetch = prefetch;
   options.threads = threads;
-  if (pinned) options.allocate = PinnedAllocator(pinned->first, pinned->second);
+  if (pinned) {
+    // (cudaHostAlloc, cudaFreeHost[, cudaDeviceSynchronize])
+    if (pinned->size() != 2 && pinned->size() != 3) {
+      Raise(Status::Invalid("pinned takes 2 or 3 function addresses, got ", pinned->size()));
+    }
+    options.allocate = PinnedAllocator((*pinned)[0], (*pinned)[1]);
+    if (pinned->size() == 3) options.before_reuse = DeviceSync((*pinned)[2]);
+  }
   return Unwrap(WithoutGil([&] { return data::BatchReader::Open(sources, std::move(options)); }));
 }
 
@@ -172,7 +201,7 @@ void BindData(nb::module_& parent) {
              const std::string& shuffle, uint64_t seed, int64_t window_rows, bool drop_last,
              int rank, int world_size, const std::string& ragged, nb::handle pad_value,
              const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-             std::optional<std::pair<uintptr_t, uintptr_t>> pinned) {
+             std::optional<std::vector<uintptr_t>> pinned) {
             new (self) PyBatchReader{OpenReader(std::move(sources), std::move(columns), batch_size,
                                                 shuffle, seed, window_rows, drop_last, rank,
                                                 world_size, ragged, pad_value, bucket_by,

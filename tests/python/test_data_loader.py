@@ -268,9 +268,19 @@ class FakeHostAllocator:
             libc.free(pointer)
             return 0
 
-        self._keep = (host_alloc, host_free)
+        self.syncs = 0
+        self.sync_error = 0
+
+        @ctypes.CFUNCTYPE(ctypes.c_int)
+        def device_sync():
+            with lock:
+                self.syncs += 1
+            return self.sync_error
+
+        self._keep = (host_alloc, host_free, device_sync)
         self.addresses = (ctypes.cast(host_alloc, ctypes.c_void_p).value,
                           ctypes.cast(host_free, ctypes.c_void_p).value)
+        self.with_sync = self.addresses + (ctypes.cast(device_sync, ctypes.c_void_p).value,)
 
 
 def test_pinned_buffers_come_from_the_host_allocator_and_are_reused(tmp_path, monkeypatch):
@@ -302,6 +312,38 @@ def test_pinned_buffers_come_from_the_host_allocator_and_are_reused(tmp_path, mo
     del kept
     gc.collect()
     assert fake.frees == fake.allocs
+
+
+def test_pinned_buffers_wait_for_the_device_before_reuse(tmp_path, monkeypatch):
+    """A copy queued from a pinned batch may run after the batch is dropped,
+    so the reader synchronizes the device before it writes a kept buffer
+    again, and never for a fresh one."""
+    write_rows(tmp_path / "a.arrow", 0, 400, 50)
+    fake = FakeHostAllocator()
+    monkeypatch.setattr(qd, "_cuda_host_allocator", lambda: fake.with_sync)
+    reader = qd.BatchReader(tmp_path, batch_size=4, pin_memory=True, prefetch=0)
+    batches = iter(reader)
+    first = [next(batches) for _ in range(3)]  # all kept: each buffer is fresh
+    assert fake.syncs == 0 and fake.allocs == 3 * 4
+    del first
+    seen = [int(i) for batch in batches for i in batch["id"]]
+    assert seen == list(range(12, 400))
+    # 97 more batches of 4 arrays, each array in a reused buffer
+    assert fake.allocs == 3 * 4 and fake.syncs == 97 * 4, (fake.allocs, fake.syncs)
+
+
+def test_a_failing_device_sync_fails_the_batch(tmp_path, monkeypatch):
+    write_rows(tmp_path / "a.arrow", 0, 40, 10)
+    fake = FakeHostAllocator()
+    fake.sync_error = 700  # cudaErrorIllegalAddress: the device is gone
+    monkeypatch.setattr(qd, "_cuda_host_allocator", lambda: fake.with_sync)
+    reader = qd.BatchReader(tmp_path, batch_size=4, pin_memory=True, prefetch=0)
+    batches = iter(reader)
+    next(batches)  # fresh buffers, dropped (the iterator holds the last batch until
+    next(batches)  # the next one is read): the third batch reuses the first's
+    with pytest.raises(OSError, match=r"cudaDeviceSynchronize failed \(error 700\) before a "
+                                      r"pinned batch buffer was reused"):
+        next(batches)
 
 
 def test_a_failing_host_allocator_fails_the_batch(dataset, monkeypatch):

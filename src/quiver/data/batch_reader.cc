@@ -213,7 +213,8 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
     QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
   }
   impl->pool = std::make_unique<BufferPool>(
-      (options.prefetch + 2) * static_cast<int64_t>(impl->names.size()), options.allocate);
+      (options.prefetch + 2) * static_cast<int64_t>(impl->names.size()), options.allocate,
+      options.before_reuse);
   impl->options = std::move(options);
   std::unique_ptr<BatchReader> reader(new BatchReader(std::move(impl)));
   QUIVER_RETURN_NOT_OK(reader->SetEpoch(0));

@@ -15,10 +15,19 @@ constexpr int64_t kSmallBuffer = 4096;
 
 }  // namespace
 
-BufferPool::BufferPool(int64_t capacity, Allocator allocate)
-    : capacity_(capacity), allocate_(std::move(allocate)) {}
+BufferPool::BufferPool(int64_t capacity, Allocator allocate, std::function<Status()> before_reuse)
+    : capacity_(capacity), allocate_(std::move(allocate)), before_reuse_(std::move(before_reuse)) {}
 
 Result<BufferPtr> BufferPool::Acquire(int64_t bytes) {
+  bool reused = false;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Take(bytes, &reused));
+  // Outside the lock (it may wait for a device): the reference returned
+  // holds the buffer, so no other Acquire can hand it out meanwhile.
+  if (reused && before_reuse_) QUIVER_RETURN_NOT_OK(before_reuse_());
+  return buffer;
+}
+
+Result<BufferPtr> BufferPool::Take(int64_t bytes, bool* reused) {
   if (bytes < 0) return Status::Invalid("cannot allocate ", bytes, " bytes");
   std::lock_guard<std::mutex> lock(mutex_);
   // A buffer only the pool holds cannot be picked up by anyone else (no
@@ -39,6 +48,7 @@ Result<BufferPtr> BufferPool::Acquire(int64_t bytes) {
 #if !defined(__SANITIZE_THREAD__)
     std::atomic_thread_fence(std::memory_order_acquire);
 #endif
+    *reused = true;
     return *best;
   }
   ++allocations_;

@@ -18,8 +18,10 @@ class BufferPool {
   using Allocator = std::function<Result<BufferPtr>(int64_t)>;
 
   // Keeps up to `capacity` buffers; `allocate` makes new ones (unset:
-  // Buffer::AllocateUninitialized, and buffers under 4 KiB are not kept).
-  BufferPool(int64_t capacity, Allocator allocate);
+  // Buffer::AllocateUninitialized, and buffers under 4 KiB are not kept);
+  // `before_reuse`, when set, runs before a kept buffer is handed out again
+  // (BatchReaderOptions::before_reuse).
+  BufferPool(int64_t capacity, Allocator allocate, std::function<Status()> before_reuse = {});
 
   // A buffer of at least `bytes` writable bytes, its contents undefined.
   // A kept buffer is handed out again only when nothing but the pool
@@ -33,9 +35,13 @@ class BufferPool {
   int64_t allocations() const;
 
  private:
+  // Acquire's work under the lock: a kept buffer (*reused = true) or a new one.
+  Result<BufferPtr> Take(int64_t bytes, bool* reused);
+
   mutable std::mutex mutex_;
   int64_t capacity_;
   Allocator allocate_;
+  std::function<Status()> before_reuse_;
   std::vector<BufferPtr> kept_;
   int64_t allocations_ = 0;
 };

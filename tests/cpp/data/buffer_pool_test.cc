@@ -75,5 +75,29 @@ TEST(BufferPool, UsesTheAllocatorAndChecksWhatItReturns) {
   EXPECT_ERROR(kInvalid, "cannot allocate -1 bytes", pool.Acquire(-1));
 }
 
+TEST(BufferPool, RunsTheReuseHookBeforeAKeptBufferOnly) {
+  int syncs = 0;
+  Status outcome = Status::OK();
+  BufferPool pool(
+      2, [](int64_t bytes) { return Buffer::Allocate(bytes); },
+      [&] {
+        ++syncs;
+        return outcome;
+      });
+  { ASSERT_OK_AND_ASSIGN(BufferPtr fresh, pool.Acquire(kBig)); }
+  EXPECT_EQ(syncs, 0);  // a new buffer no one has read yet
+  ASSERT_OK_AND_ASSIGN(BufferPtr reused, pool.Acquire(kBig));
+  EXPECT_EQ(syncs, 1);
+  reused.reset();
+  outcome = Status::IOError("the device is gone");
+  EXPECT_ERROR(kIOError, "the device is gone", pool.Acquire(kBig));
+  EXPECT_EQ(pool.allocations(), 1);
+  // The refused buffer went back to the pool: a working hook reuses it.
+  outcome = Status::OK();
+  ASSERT_OK_AND_ASSIGN(BufferPtr again, pool.Acquire(kBig));
+  EXPECT_EQ(syncs, 3);
+  EXPECT_EQ(pool.allocations(), 1);
+}
+
 }  // namespace
 }  // namespace quiver::data
