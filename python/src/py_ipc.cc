@@ -8,6 +8,7 @@
 #include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"
+#include "py_ipc_layout.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
 #include "quiver/ipc.h"
@@ -468,6 +469,32 @@ void BindIpc(nb::module_& parent) {
             return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
           },
           nb::arg("i"))
+      .def(
+          "record_batch_layout",
+          [](PyFileReader& r, int64_t i) {
+            const int index =
+                static_cast<int>(ResolveIndex(i, r.reader->num_record_batches(), "batches"));
+            return BatchLayoutToPython(
+                Unwrap(WithoutGil([&] { return r.reader->RecordBatchLayout(index); })));
+          },
+          nb::arg("i"),
+          "Where batch i's body keeps what, read from its header alone (nothing in the body is "
+          "read or decompressed): a dict of num_rows, compression, body_length, buffers "
+          "[(offset, length)] and columns (field nodes: name, type, length, null_count, "
+          "buffers as indexes into buffers, dictionary_id, children). See docs/ipc.md, "
+          "'Layouts'.")
+      .def(
+          "read_body_buffer",
+          [](PyFileReader& r, int64_t i, int64_t buffer) {
+            const int index =
+                static_cast<int>(ResolveIndex(i, r.reader->num_record_batches(), "batches"));
+            return BodyBufferToPython(
+                Unwrap(WithoutGil([&] { return r.reader->ReadBodyBuffer(index, buffer); })));
+          },
+          nb::arg("i"), nb::arg("buffer"),
+          "Buffer `buffer` (an index into the layout's buffers) of batch i alone, as a uint8 "
+          "quiver.Tensor: zero-copy when stored raw, decompressed when compressed. The bytes "
+          "are as stored, in the file's byte order (endianness), and unvalidated.")
       .def("read_all",
            [](PyFileReader& r) {
              std::vector<RecordBatchPtr> batches;
@@ -504,6 +531,25 @@ void BindIpc(nb::module_& parent) {
              if (!batch) throw nb::stop_iteration();
              return PyRecordBatch{batch};
            })
+      .def(
+          "read_next_layout",
+          [](PyStreamReader& r) -> nb::object {
+            auto layout = Unwrap(WithoutGil([&] { return r.reader->NextLayout(); }));
+            if (!layout) return nb::none();
+            return BatchLayoutToPython(*layout);
+          },
+          "The layout of the next batch (as RecordBatchFileReader.record_batch_layout), "
+          "without decoding its body, or None at the end of the stream. Its buffers can be read "
+          "with read_body_buffer until the next read.")
+      .def(
+          "read_body_buffer",
+          [](PyStreamReader& r, int64_t buffer) {
+            return BodyBufferToPython(
+                Unwrap(WithoutGil([&] { return r.reader->ReadBodyBuffer(buffer); })));
+          },
+          nb::arg("buffer"),
+          "Buffer `buffer` of the batch read_next_layout last returned, as a uint8 "
+          "quiver.Tensor, as stored (the stream's byte order) and unvalidated.")
       .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__next__",
            [](PyStreamReader& r) {

@@ -476,6 +476,36 @@ def test_swap_endian_false_keeps_the_data_and_refuses_batches():
     assert pa.table(le.read_all()).equals(table)
 
 
+def test_swap_endian_false_hands_out_the_bytes_as_stored():
+    """Kept as it is, non-native data is reached through layouts and body
+    buffers (bytes in the file's order), never through arrays."""
+    table = pa.table({"x": pa.array([1, None, 3], pa.int64()),
+                      "d": pa.array(["a", "b", "a"]).dictionary_encode()})
+    le_bytes = _pyarrow_file(table)
+    for be, le in ((qv.ipc.open_file(big_endian_file(le_bytes), swap_endian=False),
+                    qv.ipc.open_file(le_bytes)),):
+        layout, twin = be.record_batch_layout(0), le.record_batch_layout(0)
+        assert layout == twin  # the header places the same buffers
+        x = layout["columns"][0]
+        assert (x["name"], x["length"], x["null_count"], x["dictionary_id"]) == ("x", 3, 1, None)
+        assert layout["columns"][1]["dictionary_id"] == 0
+        values = x["buffers"][1]
+        stored = np.asarray(be.read_body_buffer(0, values))
+        assert stored.dtype == np.uint8
+        np.testing.assert_array_equal(stored.view(">i8")[[0, 2]], [1, 3])
+        np.testing.assert_array_equal(stored, np.asarray(le.read_body_buffer(0, values))
+                                      .view("<i8").astype(">i8").view(np.uint8))
+        with pytest.raises(NotImplementedError, match="swap_endian is off"):
+            be.get_batch(0)
+    # A stream with a dictionary: its layouts go past the dictionary batch.
+    stream = qv.ipc.open_stream(big_endian_stream(_pyarrow_file(table, "stream")), swap_endian=False)
+    layout = stream.read_next_layout()
+    assert layout["num_rows"] == 3 and layout["columns"][1]["dictionary_id"] == 0
+    stored = np.asarray(stream.read_body_buffer(layout["columns"][0]["buffers"][1]))
+    np.testing.assert_array_equal(stored.view(">i8")[[0, 2]], [1, 3])
+    assert stream.read_next_layout() is None
+
+
 def test_hostile_big_endian_offsets_are_caught():
     # Offsets swapped twice (left little-endian in a big-endian file) are
     # huge: validation refuses them instead of reading out of bounds.

@@ -164,8 +164,12 @@ Result<std::optional<Message>> StreamReader::Impl::NextBatchMessage() {
     }
     switch (message->header->header_type()) {
       case fb::MessageHeader::DictionaryBatch: {
-        QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(endianness, options, message->Where()));
-        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options, swap));
+        // Data kept in its non-native order (swap_endian off) is never
+        // decoded: NextLayout() goes past its dictionaries, and Next()
+        // refuses the batch that would use them.
+        const Result<bool> swap = SwapFor(endianness, options, message->Where());
+        if (!swap.ok()) continue;
+        QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options, *swap));
         continue;  // dictionaries come before the batches that use them
       }
       case fb::MessageHeader::RecordBatch: return message;
