@@ -323,6 +323,12 @@ class StreamReader {
   // inside a message is Invalid, naming the message's offset and the bytes
   // it still expected.
   Result<RecordBatchPtr> Next();
+  // Every remaining batch, as Next() would give them one by one: messages
+  // are read in order, and each few batches are decoded and validated at
+  // once on up to `threads` threads (0: one per core), each with the
+  // dictionaries of its place in the stream. On failure, the error Next()
+  // would have met first.
+  Result<std::vector<RecordBatchPtr>> ReadAll(int threads = 0);
   // The codec of the body of the batch Next() or NextLayout() last
   // returned (kNone before the first, and for an uncompressed body).
   Compression last_compression() const;
@@ -381,6 +387,11 @@ class FileReader {
   int num_record_batches() const;
   // Batch i, read and validated on demand.
   Result<RecordBatchPtr> ReadRecordBatch(int i);
+  // Every batch, in order, each read as ReadRecordBatch reads it, on up to
+  // `threads` threads at once (0: one per core): reading and validating a
+  // file's batches is independent work. On failure, the error of the
+  // lowest batch that failed (the one a read in order would meet first).
+  Result<std::vector<RecordBatchPtr>> ReadAllRecordBatches(int threads = 0);
   // The codec of record batch i's body (kNone when uncompressed), read from
   // its message header alone: nothing is decompressed. IndexError for i out
   // of range, NotImplemented for a codec quiver does not know.

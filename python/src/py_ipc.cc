@@ -497,10 +497,9 @@ void BindIpc(nb::module_& parent) {
           "are as stored, in the file's byte order (endianness), and unvalidated.")
       .def("read_all",
            [](PyFileReader& r) {
-             std::vector<RecordBatchPtr> batches;
-             for (int i = 0; i < r.reader->num_record_batches(); ++i) {
-               batches.push_back(Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); })));
-             }
+             // Batches are read and validated on every core at once.
+             std::vector<RecordBatchPtr> batches =
+                 Unwrap(WithoutGil([&] { return r.reader->ReadAllRecordBatches(); }));
              return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
            })
       .def(
@@ -559,10 +558,9 @@ void BindIpc(nb::module_& parent) {
            })
       .def("read_all",
            [](PyStreamReader& r) {
-             std::vector<RecordBatchPtr> batches;
-             while (RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }))) {
-               batches.push_back(batch);
-             }
+             // Batches are decoded and validated on every core at once.
+             std::vector<RecordBatchPtr> batches =
+                 Unwrap(WithoutGil([&] { return r.reader->ReadAll(); }));
              return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
            })
       .def(

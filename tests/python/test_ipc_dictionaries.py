@@ -306,6 +306,48 @@ def test_dictionary_replacements_in_a_stream():
     assert [b.column(0).dictionary.to_pylist() for b in got] == [["a", "b"], ["x", "y"], ["p"]]
 
 
+def test_read_all_gives_each_batch_its_own_dictionary():
+    """read_all decodes a stream's batches several at a time: each still
+    gets the dictionary of its place in the stream, across replacements and
+    deltas, and the same batches as reading one at a time."""
+    schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string()))])
+    batches = []
+    for b in range(40):
+        words = [f"w{b // 3}-{k}" for k in range(3)]  # a new dictionary every 3 batches
+        batches.append(pa.record_batch([pa.DictionaryArray.from_arrays(
+            pa.array([b % 3, (b + 1) % 3], pa.int32()), pa.array(words))], schema=schema))
+    for options in (pai.IpcWriteOptions(unify_dictionaries=False),
+                    pai.IpcWriteOptions(emit_dictionary_deltas=True)):
+        sink = pa.BufferOutputStream()
+        with pai.new_stream(sink, schema, options=options) as w:
+            for batch in batches:
+                w.write_batch(batch)
+        data = sink.getvalue().to_pybytes()
+        one_by_one = [pa.record_batch(b) for b in qv.ipc.open_stream(data)]
+        table = pa.table(qv.ipc.open_stream(data).read_all())
+        assert table.column("d").to_pylist() == [v for b in batches for v in b.column(0).to_pylist()]
+        assert [c.to_pylist() for c in table.column("d").chunks] == \
+            [b.column(0).to_pylist() for b in one_by_one]
+
+
+def test_read_all_reports_the_first_bad_batch():
+    schema = pa.schema([("s", pa.string())])
+    sink = pa.BufferOutputStream()
+    with pai.new_stream(sink, schema) as w:
+        for b in range(30):
+            w.write_batch(pa.record_batch([pa.array(["a", f"MAGIC{100 + b}"])], schema=schema))
+    data = bytearray(sink.getvalue().to_pybytes())
+    for b in (14, 10):  # not UTF-8 any more (both in one window of 8 batches)
+        data[data.index(f"MAGIC{100 + b}".encode())] = 0xFF
+    with pytest.raises(ValueError, match="not valid UTF-8") as one_by_one:
+        list(qv.ipc.open_stream(bytes(data)))
+    reader = qv.ipc.open_stream(bytes(data))
+    for attempt in range(2):  # the failure sticks
+        with pytest.raises(ValueError) as first:
+            reader.read_all()
+        assert str(first.value) == str(one_by_one.value)
+
+
 def _patch_second_dictionary_to_replacement(buf):
     """A file pyarrow wrote with a delta: the delta flag cleared, so the
     second dictionary batch of that id is a replacement."""

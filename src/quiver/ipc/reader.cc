@@ -9,6 +9,7 @@
 
 #include "File_generated.h"
 #include "quiver/extension/canonical_storage.h"
+#include "quiver/internal/threads.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/decoder.h"
 #include "quiver/ipc/file_kind.h"
@@ -77,7 +78,12 @@ struct StreamReader::Impl {
   std::optional<Message> current;
   BatchLayout current_layout;  // its buffers and codec (DescribeBuffers)
 
+  int64_t dictionary_batches = 0;  // decoded so far (ReadAll's snapshots)
+
   Result<RecordBatchPtr> ReadNext();
+  Result<std::vector<RecordBatchPtr>> ReadAll(int threads);
+  // A record batch message decoded with `memo`, in the canonical schema.
+  Result<RecordBatchPtr> Decode(const Message& message, const DictionaryMemo& memo) const;
   Result<std::optional<BatchLayout>> ReadNextLayout();
   // The next record batch message (dictionary batches before it decoded
   // into `dictionaries`), or nullopt at the end of the stream.
@@ -170,6 +176,7 @@ Result<std::optional<Message>> StreamReader::Impl::NextBatchMessage() {
         const Result<bool> swap = SwapFor(endianness, options, message->Where());
         if (!swap.ok()) continue;
         QUIVER_RETURN_NOT_OK(DecodeDictionaryBatch(*message, &dictionaries, options, *swap));
+        ++dictionary_batches;
         continue;  // dictionaries come before the batches that use them
       }
       case fb::MessageHeader::RecordBatch: return message;
@@ -182,14 +189,69 @@ Result<std::optional<Message>> StreamReader::Impl::NextBatchMessage() {
 Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, NextBatchMessage());
   if (!message) return RecordBatchPtr{};
-  QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(endianness, options, message->Where()));
-  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
-                          DecodeRecordBatch(*message, schema, dictionaries, options, swap));
+  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, Decode(*message, dictionaries));
   // Decoding checked the header: it is a RecordBatch with a known codec.
   last_compression = *BodyCodec(*message, *message->header->header_as_RecordBatch());
+  return batch;
+}
+
+Result<RecordBatchPtr> StreamReader::Impl::Decode(const Message& message,
+                                                  const DictionaryMemo& memo) const {
+  QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(endianness, options, message.Where()));
+  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
+                          DecodeRecordBatch(message, schema, memo, options, swap));
   auto out = internal::CanonicalBatch(batch, canonical);
-  if (!out.ok()) return out.status().WithContext(message->Where());
+  if (!out.ok()) return out.status().WithContext(message.Where());
   return out;
+}
+
+Result<std::vector<RecordBatchPtr>> StreamReader::ReadAll(int threads) {
+  if (!impl_->failure.ok()) return impl_->failure;
+  impl_->current.reset();
+  auto all = impl_->ReadAll(threads);
+  if (!all.ok()) impl_->failure = all.status();
+  return all;
+}
+
+Result<std::vector<RecordBatchPtr>> StreamReader::Impl::ReadAll(int threads) {
+  // Messages are read in order, a window at a time, and the window's
+  // batches decoded together; each batch sees the dictionaries of its
+  // place in the stream (a snapshot, shared until a dictionary batch
+  // changes them). The window bounds what is held undecoded.
+  struct Pending {
+    Message message;
+    std::shared_ptr<const DictionaryMemo> dictionaries;
+  };
+  const int64_t window = int64_t{4} * internal::ThreadCount(threads);
+  std::vector<RecordBatchPtr> out;
+  std::shared_ptr<const DictionaryMemo> snapshot;
+  while (true) {
+    std::vector<Pending> pending;
+    while (static_cast<int64_t>(pending.size()) < window) {
+      const int64_t before = dictionary_batches;
+      QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, NextBatchMessage());
+      if (!message) break;
+      if (!snapshot || dictionary_batches != before) {
+        snapshot = std::make_shared<const DictionaryMemo>(dictionaries);
+      }
+      pending.push_back({std::move(*message), snapshot});
+    }
+    if (pending.empty()) return out;
+    const size_t first = out.size();
+    out.resize(first + pending.size());
+    std::vector<Status> failures(pending.size());
+    // Handed out in order: the lowest failure is the one Next() would meet.
+    (void)internal::ParallelTasks(static_cast<int64_t>(pending.size()), threads, [&](int64_t i) {
+      const Pending& p = pending[static_cast<size_t>(i)];
+      auto batch = Decode(p.message, *p.dictionaries);
+      if (!batch.ok()) return failures[static_cast<size_t>(i)] = batch.status();
+      out[first + static_cast<size_t>(i)] = std::move(*batch);
+      return Status::OK();
+    });
+    for (const Status& failure : failures) QUIVER_RETURN_NOT_OK(failure);
+    const Message& last = pending.back().message;
+    last_compression = *BodyCodec(last, *last.header->header_as_RecordBatch());
+  }
 }
 
 Result<std::optional<BatchLayout>> StreamReader::Impl::ReadNextLayout() {
@@ -402,6 +464,23 @@ Endianness FileReader::endianness() const { return impl_->endianness; }
 int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
 
 Compression StreamReader::last_compression() const { return impl_->last_compression; }
+
+Result<std::vector<RecordBatchPtr>> FileReader::ReadAllRecordBatches(int threads) {
+  const int count = num_record_batches();
+  std::vector<RecordBatchPtr> batches(static_cast<size_t>(count));
+  std::vector<Status> failures(static_cast<size_t>(count));
+  // Batches are handed out in order and a failure stops the handing out,
+  // so every batch below the first to fail was read: the lowest failure
+  // is the one a read in order meets, whatever the threads' timing.
+  (void)internal::ParallelTasks(count, threads, [&](int64_t i) {
+    auto batch = ReadRecordBatch(static_cast<int>(i));
+    if (!batch.ok()) return failures[static_cast<size_t>(i)] = batch.status();
+    batches[static_cast<size_t>(i)] = std::move(*batch);
+    return Status::OK();
+  });
+  for (const Status& failure : failures) QUIVER_RETURN_NOT_OK(failure);
+  return batches;
+}
 
 Result<Compression> FileReader::RecordBatchCompression(int i) {
   QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));

@@ -5,6 +5,7 @@
 #include "quiver/ipc.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -140,6 +141,95 @@ TEST(IpcReader, OneFileReaderSharedByThreadsReadsWhatOneThreadReads) {
     ASSERT_TRUE(got[static_cast<size_t>(b)]) << "batch " << b;
     EXPECT_TRUE(got[static_cast<size_t>(b)]->Equals(*expected[static_cast<size_t>(b)]))
         << "batch " << b;
+  }
+}
+
+// ReadAllRecordBatches reads a file's batches on several threads: the same
+// batches as one thread reads, and on failure the error of the lowest
+// corrupt batch, as a read in order would give, whichever thread met it.
+TEST(IpcReader, ReadAllRecordBatchesOnThreadsKeepsOrderAndTheFirstError) {
+  constexpr int kBatches = 24;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"s", utf8()}};
+  auto sink = std::make_shared<BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(sink, schema));
+  for (int b = 0; b < kBatches; ++b) {
+    const std::string word = "MAGIC" + std::to_string(100 + b);
+    ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 3, {Utf8({"a", word, "b"})}));
+    ASSERT_OK(writer->Write(*batch));
+  }
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink->Finish());
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(bytes)));
+  for (int threads : {1, 4}) {
+    ASSERT_OK_AND_ASSIGN(auto batches, reader->ReadAllRecordBatches(threads));
+    ASSERT_EQ(batches.size(), size_t{kBatches});
+    for (int b = 0; b < kBatches; ++b) {
+      ASSERT_OK_AND_ASSIGN(auto alone, reader->ReadRecordBatch(b));
+      EXPECT_TRUE(batches[static_cast<size_t>(b)]->Equals(*alone)) << "batch " << b;
+    }
+  }
+  // Batches 9 and 17 get a byte that is not UTF-8.
+  std::vector<uint8_t> corrupt(bytes->data(), bytes->data() + bytes->size());
+  for (int b : {17, 9}) {
+    const std::string word = "MAGIC" + std::to_string(100 + b);
+    auto at = std::search(corrupt.begin(), corrupt.end(), word.begin(), word.end());
+    ASSERT_NE(at, corrupt.end());
+    *at = 0xff;
+  }
+  ASSERT_OK_AND_ASSIGN(auto bad, FileReader::Open(BufferSource(test::BufferOf(corrupt))));
+  for (int threads : {1, 2, 8}) {
+    for (int run = 0; run < 5; ++run) {
+      EXPECT_ERROR(kInvalid, "record batch 9", bad->ReadAllRecordBatches(threads));
+    }
+  }
+}
+
+// StreamReader::ReadAll decodes a window of batches at once: the batches
+// Next() gives, and on failure Next()'s first error, which then sticks.
+TEST(IpcReader, StreamReadAllOnThreadsGivesWhatNextGives) {
+  constexpr int kBatches = 30;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"s", utf8()}};
+  auto sink = std::make_shared<BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, StreamWriter::Open(sink, schema));
+  for (int b = 0; b < kBatches; ++b) {
+    const std::string word = "MAGIC" + std::to_string(100 + b);
+    ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 3, {Utf8({"a", word, "b"})}));
+    ASSERT_OK(writer->Write(*batch));
+  }
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink->Finish());
+  ASSERT_OK_AND_ASSIGN(auto one_by_one, StreamReader::Open(BufferSource(bytes)));
+  ASSERT_OK_AND_ASSIGN(auto all, StreamReader::Open(BufferSource(bytes)));
+  ASSERT_OK_AND_ASSIGN(auto batches, all->ReadAll(4));
+  ASSERT_EQ(batches.size(), size_t{kBatches});
+  for (const RecordBatchPtr& batch : batches) {
+    ASSERT_OK_AND_ASSIGN(auto expected, one_by_one->Next());
+    EXPECT_TRUE(batch->Equals(*expected));
+  }
+  ASSERT_OK_AND_ASSIGN(auto rest, all->ReadAll(4));
+  EXPECT_TRUE(rest.empty());
+  // Two corrupt batches in one window of 8 (2 threads x 4).
+  std::vector<uint8_t> corrupt(bytes->data(), bytes->data() + bytes->size());
+  for (int b : {14, 10}) {
+    const std::string word = "MAGIC" + std::to_string(100 + b);
+    auto at = std::search(corrupt.begin(), corrupt.end(), word.begin(), word.end());
+    ASSERT_NE(at, corrupt.end());
+    *at = 0xff;
+  }
+  ASSERT_OK_AND_ASSIGN(auto stepping, StreamReader::Open(BufferSource(test::BufferOf(corrupt))));
+  Status first;
+  while (first.ok()) {
+    auto next = stepping->Next();
+    ASSERT_TRUE(!next.ok() || *next) << "the corrupt stream ended cleanly";
+    if (!next.ok()) first = next.status();
+  }
+  ASSERT_OK_AND_ASSIGN(auto bad, StreamReader::Open(BufferSource(test::BufferOf(corrupt))));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto got = bad->ReadAll(2);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().message(), first.message());
   }
 }
 
