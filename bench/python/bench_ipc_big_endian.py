@@ -11,16 +11,15 @@ data. Best of several runs (the machine is shared and noisy).
   python bench/python/bench_ipc_big_endian.py          # about 256 MiB
   QUIVER_BENCH_BE_MIB=1024 python ...                   # another size
 """
-import gc
 import os
 import sys
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as pai
 
 import quiver as qv
+from bench_timing import best_of  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests", "python"))
 from test_ipc_big_endian import big_endian_file  # noqa: E402
@@ -45,16 +44,6 @@ def make_table(target_bytes, seed=0):
     })
 
 
-def best(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main():
     mib = int(os.environ.get("QUIVER_BENCH_BE_MIB", "256"))
     table = make_table(mib << 20)
@@ -66,12 +55,12 @@ def main():
     be = big_endian_file(le)
     size = len(le) / 2**20
     assert pa.table(qv.ipc.open_file(be).read_all()).equals(pa.table(qv.ipc.open_file(le).read_all()))
-    copy = best(lambda: bytearray(le))
+    copy = best_of(lambda: bytearray(le))
     results = {
-        "quiver little-endian": best(lambda: qv.ipc.open_file(le).read_all()),
-        "quiver big-endian": best(lambda: qv.ipc.open_file(be).read_all()),
-        "pyarrow little-endian": best(lambda: pai.open_file(pa.py_buffer(le)).read_all()),
-        "pyarrow big-endian": best(lambda: pai.open_file(pa.py_buffer(be)).read_all()),
+        "quiver little-endian": best_of(lambda: qv.ipc.open_file(le).read_all()),
+        "quiver big-endian": best_of(lambda: qv.ipc.open_file(be).read_all()),
+        "pyarrow little-endian": best_of(lambda: pai.open_file(pa.py_buffer(le)).read_all()),
+        "pyarrow big-endian": best_of(lambda: pai.open_file(pa.py_buffer(be)).read_all()),
     }
     print(f"{size:.0f} MiB file, {table.num_rows} rows in 16 batches (best of 5)")
     print(f"  {'a plain copy of the bytes':28s} {copy * 1e3:9.1f} ms  {size / 1024 / copy:6.2f} GiB/s")

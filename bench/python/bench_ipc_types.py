@@ -16,16 +16,15 @@ time, so above 1 means quiver is faster.
   python bench/python/bench_ipc_types.py --mib 256    # smaller
 """
 import argparse
-import gc
 import os
 import tempfile
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as pai
 
 import quiver as qv
+from bench_timing import best_of
 
 BATCH_ROWS = 1 << 16
 WORDS = np.array([f"word-{i:05d}" for i in range(20000)], dtype=object)
@@ -87,16 +86,6 @@ def write(path, target_bytes, stream):
     return count * BATCH_ROWS
 
 
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def contenders(path, stream):
     if stream:
         return {
@@ -130,7 +119,7 @@ def main():
             form = "stream" if stream else "file"
             print(f"IPC {form}: {size:.0f} MiB, {rows} rows of map, sparse and dense union, "
                   f"dictionary, list<dictionary> (best of {args.repeat})")
-            times = {name: best(fn, args.repeat) for name, fn in contenders(path, stream).items()}
+            times = {name: best_of(fn, args.repeat) for name, fn in contenders(path, stream).items()}
             for name, t in times.items():
                 ratio = "" if name == "quiver" else f"  {name} / quiver: {t / times['quiver']:5.2f}"
                 print(f"  {name:26s} {t * 1e3:9.1f} ms  {size / 1024 / t:7.2f} GiB/s{ratio}")

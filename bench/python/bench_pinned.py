@@ -18,7 +18,6 @@ Needs torch with a CUDA device; prints why and exits otherwise.
   QUIVER_BENCH_PINNED_MIB=2048 python ...             # another size
 """
 import os
-import sys
 import tempfile
 
 import numpy as np
@@ -27,8 +26,7 @@ import pyarrow as pa
 import quiver as qv
 import quiver.data as qd
 
-sys.path.insert(0, os.path.dirname(__file__))
-from bench_timing import best_each  # noqa: E402
+from bench_timing import best_each
 
 
 def write_file(path, mib, row_floats=1024):

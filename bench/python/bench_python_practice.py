@@ -10,30 +10,19 @@ shared by the two pickle rows, the rest is small).
 import argparse
 import gc
 import pickle
-import time
 import timeit
 
 import numpy as np
 import pyarrow as pa
 
 import quiver as qv
+from bench_timing import best_of
 
 
 def per_call(fn, repeat=7):
     timer = timeit.Timer(fn)
     number, _ = timer.autorange()
     return min(timer.repeat(repeat=repeat, number=number)) / number
-
-
-def best_of(fn, repeat=5):
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-        del result
-    return best
 
 
 def line(name, ours, peer_name, peer, target):

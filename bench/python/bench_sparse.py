@@ -16,9 +16,8 @@ noisy). Ratios are peer time / quiver time: > 1 means quiver is faster.
 The targets: >= 3x pyarrow, >= 1x SciPy, and dense scans within 2x of the
 one-read bound.
 """
-import gc
+import functools
 import os
-import time
 
 # No BLAS runs here; OpenBLAS's idle worker threads would otherwise spin on
 # the 2-core machine and take turns away from whichever contender is
@@ -30,19 +29,11 @@ import pyarrow as pa  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 import quiver as qv  # noqa: E402
+from bench_timing import best_each  # noqa: E402
+
+best = functools.partial(best_each, repeat=7)
 
 DENSITIES = (1e-1, 1e-2, 1e-4)
-
-
-def best(*fns, repeat=7):
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, spent in zip(fns, times):
-            gc.collect()
-            start = time.perf_counter()
-            fn()
-            spent.append(time.perf_counter() - start)
-    return [min(t) for t in times]
 
 
 def dense(density, shape, seed=0):

@@ -10,24 +10,12 @@ as fast as one plain copy of the bytes written).
 import argparse
 import gc
 import sys
-import time
 
 import numpy as np
 import pyarrow as pa
 
 import quiver as qv
-
-
-def best_of(fn, repeat):
-    """Best wall time of `repeat` calls; the result of each is dropped."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-        del result
-    return best
+from bench_timing import best_of
 
 
 def make_rows(n, seed=0):
