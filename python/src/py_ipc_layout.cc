@@ -19,8 +19,8 @@ nb::object CompressionName(ipc::Compression compression) {
   return nb::none();
 }
 
-// Iterative, so that a schema nested thousands of levels deep (the
-// readers accept what the format allows) cannot exhaust the C stack.
+// Iterative, so that the depth of a schema (up to the readers' nesting
+// limit) never becomes depth of the C stack.
 nb::dict NodeToPython(const ipc::FieldNodeLayout& root) {
   struct Pending {
     const ipc::FieldNodeLayout* node;
