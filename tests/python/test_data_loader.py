@@ -332,6 +332,34 @@ def test_pinned_buffers_wait_for_the_device_before_reuse(tmp_path, monkeypatch):
     assert fake.allocs == 3 * 4 and fake.syncs == 97 * 4, (fake.allocs, fake.syncs)
 
 
+def test_exit_while_a_python_allocator_is_in_use(tmp_path):
+    """Python ends a thread that calls into it during interpreter shutdown
+    (here the prefetch thread calling a Python allocator) with pthread_exit;
+    the process must exit normally, not abort in quiver's thread code."""
+    import subprocess
+    import sys
+    import textwrap
+
+    write_rows(tmp_path / "a.arrow", 0, 400, 10)
+    script = tmp_path / "leave_running.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(__import__("os").path.dirname(__file__))!r})
+        import quiver.data as qd
+        from test_data_loader import FakeHostAllocator
+        fake = FakeHostAllocator()
+        qd._cuda_host_allocator = lambda: fake.with_sync
+        reader = qd.BatchReader({str(tmp_path)!r}, batch_size=4, pin_memory=True, prefetch=3)
+        batch = next(iter(reader))
+        # exits with the reader still working ahead
+    """))
+    for _ in range(3):
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "FATAL" not in run.stderr
+
+
 def test_a_failing_device_sync_fails_the_batch(tmp_path, monkeypatch):
     write_rows(tmp_path / "a.arrow", 0, 40, 10)
     fake = FakeHostAllocator()

@@ -1,5 +1,9 @@
 #include "quiver/internal/threads.h"
 
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -9,6 +13,32 @@
 #include <vector>
 
 namespace quiver::internal {
+
+namespace {
+
+// Runs fn(); an exception it throws is handled by on_failure (called
+// inside the handler, so std::current_exception() sees it), except the
+// unwind of a thread ended by pthread_exit or cancellation
+// (abi::__forced_unwind), which must go on: swallowing it aborts the
+// process ("FATAL: exception not rethrown"). Python ends a thread that
+// calls into it during interpreter shutdown that way (a quiver thread
+// running a Python allocator or file object).
+template <typename Fn, typename OnFailure>
+void Catching(Fn&& fn, OnFailure&& on_failure) {
+  try {
+    fn();
+  }
+#if defined(__GLIBCXX__)
+  catch (abi::__forced_unwind&) {
+    throw;
+  }
+#endif
+  catch (...) {
+    on_failure();
+  }
+}
+
+}  // namespace
 
 int ThreadCount(int requested) {
   const int cores =
@@ -20,12 +50,11 @@ void RunOnThreads(int workers, const std::function<void(int)>& fn) {
   std::mutex failure_mutex;
   std::exception_ptr failure;
   auto run = [&](int w) {
-    try {
-      fn(w);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-    }
+    Catching([&] { fn(w); },
+             [&] {
+               std::lock_guard<std::mutex> lock(failure_mutex);
+               if (!failure) failure = std::current_exception();
+             });
   };
   std::vector<std::thread> pool;
   int started = 1;
@@ -97,12 +126,7 @@ BackgroundThread::~BackgroundThread() {
 Result<std::unique_ptr<BackgroundThread>> BackgroundThread::Start(std::function<void()> fn) {
   auto impl = std::make_unique<Impl>();
   try {
-    impl->thread = std::thread([fn = std::move(fn)]() {
-      try {
-        fn();
-      } catch (...) {
-      }
-    });
+    impl->thread = std::thread([fn = std::move(fn)]() { Catching(fn, [] {}); });
   } catch (const std::exception& e) {
     return Status::IOError("cannot start a thread: ", e.what());
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <stdexcept>
 #include <vector>
@@ -122,6 +124,26 @@ TEST(Threads, BackgroundThreadRunsBesideTheCallerAndIsJoined) {
   ASSERT_OK_AND_ASSIGN(auto throwing,
                        internal::BackgroundThread::Start([] { throw std::runtime_error("boom"); }));
   throwing.reset();
+}
+
+// A thread ended by pthread_exit (as Python ends a thread that calls into
+// it while the interpreter shuts down) unwinds through quiver's handlers:
+// it must end, not abort the process ("FATAL: exception not rethrown").
+TEST(Threads, AThreadEndedByPthreadExitEndsQuietly) {
+  std::atomic<int> after{0};
+  {
+    ASSERT_OK_AND_ASSIGN(auto thread, internal::BackgroundThread::Start([&] {
+                           pthread_exit(nullptr);
+                           after = 1;  // never reached
+                         }));
+  }
+  EXPECT_EQ(after.load(), 0);
+  std::atomic<int> done{0};
+  internal::RunOnThreads(2, [&](int w) {
+    if (w == 1) pthread_exit(nullptr);
+    ++done;
+  });
+  EXPECT_EQ(done.load(), 1);  // the caller's part; the ended worker's is not done
 }
 
 }  // namespace
