@@ -56,18 +56,26 @@ void RunOnThreads(int workers, const std::function<void(int)>& fn) {
                if (!failure) failure = std::current_exception();
              });
   };
-  std::vector<std::thread> pool;
-  int started = 1;
-  try {
-    pool.reserve(static_cast<size_t>(std::max(workers - 1, 0)));
-    for (; started < workers; ++started) pool.emplace_back(run, started);
-  } catch (const std::exception&) {
-    // std::system_error from a refused thread, or bad_alloc from the
-    // pool: the parts no thread took run here below.
+  {
+    // Joined on every way out, the forced unwind of this thread included
+    // (a joinable std::thread destroyed would terminate the process).
+    struct Pool {
+      std::vector<std::thread> threads;
+      ~Pool() {
+        for (std::thread& t : threads) t.join();
+      }
+    } pool;
+    int started = 1;
+    try {
+      pool.threads.reserve(static_cast<size_t>(std::max(workers - 1, 0)));
+      for (; started < workers; ++started) pool.threads.emplace_back(run, started);
+    } catch (const std::exception&) {
+      // std::system_error from a refused thread, or bad_alloc from the
+      // pool: the parts no thread took run here below.
+    }
+    run(0);
+    for (int w = started; w < workers; ++w) run(w);
   }
-  run(0);
-  for (int w = started; w < workers; ++w) run(w);
-  for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -144,6 +144,16 @@ TEST(Threads, AThreadEndedByPthreadExitEndsQuietly) {
     ++done;
   });
   EXPECT_EQ(done.load(), 1);  // the caller's part; the ended worker's is not done
+  // The calling thread itself ended while its workers run: they are joined.
+  std::atomic<int> workers_done{0};
+  ASSERT_OK_AND_ASSIGN(auto caller, internal::BackgroundThread::Start([&] {
+                         internal::RunOnThreads(3, [&](int w) {
+                           if (w == 0) pthread_exit(nullptr);
+                           ++workers_done;
+                         });
+                       }));
+  caller.reset();
+  EXPECT_EQ(workers_done.load(), 2);
 }
 
 }  // namespace
