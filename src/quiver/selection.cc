@@ -434,7 +434,14 @@ Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all)
   }
   if (layout.dictionary) {
     if (pieces.empty()) {
-      out->dictionary = all.front().array->dictionary;  // callers never pass no piece at all
+      // No row is joined. The source's dictionary is kept when there is a
+      // source; a child below lists that are all empty has none at all (no
+      // piece), and gets an empty dictionary of its value type.
+      if (!all.empty()) {
+        out->dictionary = all.front().array->dictionary;
+      } else {
+        QUIVER_ASSIGN_OR_RETURN(out->dictionary, MakeEmptyArray(type->storage().value_type()));
+      }
     } else {
       QUIVER_RETURN_NOT_OK(JoinDictionaries(pieces, out.get()));
     }

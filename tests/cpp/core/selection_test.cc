@@ -259,6 +259,38 @@ TEST(Take, DictionariesOfNumbersKeepEachValueOnce) {
   EXPECT_EQ(taken->ComputeNullCount(), 1);
 }
 
+// Lists of structs of dictionaries whose rows taken are all empty: the
+// dictionary column below the struct gets no piece at all to join, and
+// still needs a dictionary (found by array_types_validation_fuzz, which
+// saw the join read the first of no pieces).
+TEST(Take, EmptyListsOfDictionariesKeepADictionary) {
+  ArrayDataPtr words = DictionaryOf({0, 1}, Utf8({"x", "y"}));
+  auto rows = std::make_shared<ArrayData>();
+  rows->type = struct_({Field{"word", words->type}});
+  rows->length = 2;
+  rows->buffers = {nullptr};
+  rows->children = {words};
+  auto lists = std::make_shared<ArrayData>();
+  lists->type = list(Field{"item", rows->type});
+  lists->length = 3;
+  lists->buffers = {nullptr, test::BufferOf(std::vector<int32_t>{0, 0, 2, 2})};
+  lists->children = {rows};
+  ASSERT_OK(Validate(*lists));
+  for (const std::vector<int64_t>& indices : {std::vector<int64_t>{0, 2}, std::vector<int64_t>{}}) {
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(lists, indices));
+    ASSERT_OK(Validate(*taken));
+    EXPECT_EQ(taken->length, static_cast<int64_t>(indices.size()));
+  }
+  ArrayDataPtr empty_rows = *Slice(lists, 0, 1);
+  const ArrayDataPtr twice[] = {empty_rows, empty_rows};
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(twice));
+  ASSERT_OK(Validate(*joined));
+  EXPECT_EQ(joined->length, 2);
+  const ArrayData& word = *joined->children[0]->children[0];
+  EXPECT_EQ(word.length, 0);
+  ASSERT_NE(word.dictionary, nullptr);
+}
+
 TEST(Concatenate, DictionaryIndicesThatNoLongerFitAreAnError) {
   auto make = [&](const std::string& prefix) {
     std::vector<std::optional<std::string>> values;
