@@ -878,3 +878,17 @@ def test_dask_array_from_fixed_shape_column():
     assert d.shape == (1000, 3, 4) and d.dtype == np.float64
     np.testing.assert_allclose(d.sum().compute(), values.sum())
     np.testing.assert_allclose(d.sum(axis=0).compute(), values.sum(axis=0))
+
+
+def test_rows_of_empty_lists_of_dictionaries():
+    """Taking, filtering and concatenating only empty lists of structs of
+    dictionaries: the dictionary column below gets no row to join (this
+    killed the process before)."""
+    words = pa.dictionary(pa.int8(), pa.string())
+    t = qv.table(pa.table({"x": pa.array([[], [{"w": "a"}], []],
+                                          pa.list_(pa.struct([("w", words)])))}))
+    assert pa.table(t.take([0, 2])).column("x").to_pylist() == [[], []]
+    assert pa.table(t.filter([True, False, True])).column("x").to_pylist() == [[], []]
+    both = qv.concat_tables([t.slice(0, 1), t.slice(2, 1)])
+    assert pa.table(both).column("x").to_pylist() == [[], []]
+    assert pa.table(t.take([1, 0])).column("x").to_pylist() == [[{"w": "a"}], []]
