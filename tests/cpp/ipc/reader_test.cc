@@ -144,22 +144,51 @@ TEST(IpcReader, OneFileReaderSharedByThreadsReadsWhatOneThreadReads) {
   }
 }
 
+namespace {
+
+// Record batches of one utf8 column for the ReadAll tests: batch b holds
+// the word "MAGIC<100 + b>", which BreakMagic finds again in the bytes.
+std::shared_ptr<Schema> MagicSchema() {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"s", utf8()}};
+  return schema;
+}
+
+std::string MagicWord(int b) { return "MAGIC" + std::to_string(100 + b); }
+
+template <typename Writer>
+BufferPtr WriteMagicBatches(int count) {
+  auto schema = MagicSchema();
+  auto sink = std::make_shared<BufferSink>();
+  auto writer = *Writer::Open(sink, schema);
+  for (int b = 0; b < count; ++b) {
+    auto batch = *RecordBatch::Make(schema, 3, {Utf8({"a", MagicWord(b), "b"})});
+    EXPECT_TRUE(writer->Write(*batch).ok());
+  }
+  EXPECT_TRUE(writer->Close().ok());
+  return *sink->Finish();
+}
+
+// `bytes` with the magic word of each batch in `batches` no longer UTF-8.
+BufferPtr BreakMagic(const BufferPtr& bytes, std::initializer_list<int> batches) {
+  std::vector<uint8_t> out(bytes->data(), bytes->data() + bytes->size());
+  for (int b : batches) {
+    const std::string word = MagicWord(b);
+    auto at = std::search(out.begin(), out.end(), word.begin(), word.end());
+    EXPECT_NE(at, out.end());
+    if (at != out.end()) *at = 0xff;
+  }
+  return test::BufferOf(out);
+}
+
+}  // namespace
+
 // ReadAllRecordBatches reads a file's batches on several threads: the same
 // batches as one thread reads, and on failure the error of the lowest
 // corrupt batch, as a read in order would give, whichever thread met it.
 TEST(IpcReader, ReadAllRecordBatchesOnThreadsKeepsOrderAndTheFirstError) {
   constexpr int kBatches = 24;
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"s", utf8()}};
-  auto sink = std::make_shared<BufferSink>();
-  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(sink, schema));
-  for (int b = 0; b < kBatches; ++b) {
-    const std::string word = "MAGIC" + std::to_string(100 + b);
-    ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 3, {Utf8({"a", word, "b"})}));
-    ASSERT_OK(writer->Write(*batch));
-  }
-  ASSERT_OK(writer->Close());
-  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink->Finish());
+  BufferPtr bytes = WriteMagicBatches<FileWriter>(kBatches);
   ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(bytes)));
   for (int threads : {1, 4}) {
     ASSERT_OK_AND_ASSIGN(auto batches, reader->ReadAllRecordBatches(threads));
@@ -169,15 +198,7 @@ TEST(IpcReader, ReadAllRecordBatchesOnThreadsKeepsOrderAndTheFirstError) {
       EXPECT_TRUE(batches[static_cast<size_t>(b)]->Equals(*alone)) << "batch " << b;
     }
   }
-  // Batches 9 and 17 get a byte that is not UTF-8.
-  std::vector<uint8_t> corrupt(bytes->data(), bytes->data() + bytes->size());
-  for (int b : {17, 9}) {
-    const std::string word = "MAGIC" + std::to_string(100 + b);
-    auto at = std::search(corrupt.begin(), corrupt.end(), word.begin(), word.end());
-    ASSERT_NE(at, corrupt.end());
-    *at = 0xff;
-  }
-  ASSERT_OK_AND_ASSIGN(auto bad, FileReader::Open(BufferSource(test::BufferOf(corrupt))));
+  ASSERT_OK_AND_ASSIGN(auto bad, FileReader::Open(BufferSource(BreakMagic(bytes, {17, 9}))));
   for (int threads : {1, 2, 8}) {
     for (int run = 0; run < 5; ++run) {
       EXPECT_ERROR(kInvalid, "record batch 9", bad->ReadAllRecordBatches(threads));
@@ -189,17 +210,7 @@ TEST(IpcReader, ReadAllRecordBatchesOnThreadsKeepsOrderAndTheFirstError) {
 // Next() gives, and on failure Next()'s first error, which then sticks.
 TEST(IpcReader, StreamReadAllOnThreadsGivesWhatNextGives) {
   constexpr int kBatches = 30;
-  auto schema = std::make_shared<Schema>();
-  schema->fields = {Field{"s", utf8()}};
-  auto sink = std::make_shared<BufferSink>();
-  ASSERT_OK_AND_ASSIGN(auto writer, StreamWriter::Open(sink, schema));
-  for (int b = 0; b < kBatches; ++b) {
-    const std::string word = "MAGIC" + std::to_string(100 + b);
-    ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 3, {Utf8({"a", word, "b"})}));
-    ASSERT_OK(writer->Write(*batch));
-  }
-  ASSERT_OK(writer->Close());
-  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink->Finish());
+  BufferPtr bytes = WriteMagicBatches<StreamWriter>(kBatches);
   ASSERT_OK_AND_ASSIGN(auto one_by_one, StreamReader::Open(BufferSource(bytes)));
   ASSERT_OK_AND_ASSIGN(auto all, StreamReader::Open(BufferSource(bytes)));
   ASSERT_OK_AND_ASSIGN(auto batches, all->ReadAll(4));
@@ -211,21 +222,15 @@ TEST(IpcReader, StreamReadAllOnThreadsGivesWhatNextGives) {
   ASSERT_OK_AND_ASSIGN(auto rest, all->ReadAll(4));
   EXPECT_TRUE(rest.empty());
   // Two corrupt batches in one window of 8 (2 threads x 4).
-  std::vector<uint8_t> corrupt(bytes->data(), bytes->data() + bytes->size());
-  for (int b : {14, 10}) {
-    const std::string word = "MAGIC" + std::to_string(100 + b);
-    auto at = std::search(corrupt.begin(), corrupt.end(), word.begin(), word.end());
-    ASSERT_NE(at, corrupt.end());
-    *at = 0xff;
-  }
-  ASSERT_OK_AND_ASSIGN(auto stepping, StreamReader::Open(BufferSource(test::BufferOf(corrupt))));
+  BufferPtr corrupt = BreakMagic(bytes, {14, 10});
+  ASSERT_OK_AND_ASSIGN(auto stepping, StreamReader::Open(BufferSource(corrupt)));
   Status first;
   while (first.ok()) {
     auto next = stepping->Next();
     ASSERT_TRUE(!next.ok() || *next) << "the corrupt stream ended cleanly";
     if (!next.ok()) first = next.status();
   }
-  ASSERT_OK_AND_ASSIGN(auto bad, StreamReader::Open(BufferSource(test::BufferOf(corrupt))));
+  ASSERT_OK_AND_ASSIGN(auto bad, StreamReader::Open(BufferSource(corrupt)));
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto got = bad->ReadAll(2);
     ASSERT_FALSE(got.ok());
