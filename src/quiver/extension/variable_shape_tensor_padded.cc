@@ -218,9 +218,21 @@ struct PaddedPlan {
 
 // Pass 1 reads and checks every row once: its start in the values and its
 // logical shape (zeros for null rows), and the largest size per axis.
+// A padded batch is a dense tensor of ndim + 1 dimensions; past this many
+// no consumer takes it (NumPy's limit is 64). The type's ndim costs a type
+// nothing, while a plan holds a few vectors of ndim entries: without the
+// bound, an empty column of 2^31 - 1 dimensions asked for gigabytes.
+constexpr int kMaxPaddedDims = 64;
+
 Result<PaddedPlan> Plan(const VariableShapeTensorArray& array, const PadValue& pad_value) {
   const VariableShapeTensorType& type = array.type();
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "pad"));
+  if (type.ndim() + 1 > kMaxPaddedDims) {
+    return Status::NotImplemented("padding a variable_shape_tensor of ", type.ndim(),
+                                  " dimensions: a padded batch (rows plus those dimensions) "
+                                  "may have at most ",
+                                  kMaxPaddedDims, " dimensions");
+  }
   PaddedPlan plan;
   plan.width = type.value_type()->byte_width();
   QUIVER_ASSIGN_OR_RETURN(plan.pattern, PadPattern(pad_value, *type.value_type()));

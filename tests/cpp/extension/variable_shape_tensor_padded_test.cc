@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "no_threads.h"
+#include "quiver/selection.h"
 #include "sparse_test_util.h"
 #include "test_util.h"
 #include "variable_shape_test_util.h"
@@ -164,6 +165,26 @@ TEST(VariableShapeTensorArray, EveryNumericValueType) {
     ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(1, NullPolicy::kAllow));
     EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{2, 2, 3}));
   }
+}
+
+}  // namespace quiver
+
+namespace quiver {
+
+// An empty column whose type claims 2^31 - 1 dimensions costs its type
+// nothing; padding it is refused before any vector of ndim entries is made
+// (c_data_import_fuzz: 16 GiB asked for by a 282-byte input).
+TEST(VariableShapeTensorArray, PaddingHugeNdimIsRefusedWithoutAllocating) {
+  constexpr int kNdim = std::numeric_limits<int32_t>::max();
+  ASSERT_OK_AND_ASSIGN(auto type, VariableShapeTensorType::Make(float32(), kNdim));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr empty, MakeEmptyArray(type.data_type()));
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::Make(empty));
+  EXPECT_ERROR(kNotImplemented, "may have at most 64 dimensions", array.ToPadded());
+  ASSERT_OK_AND_ASSIGN(auto type63, VariableShapeTensorType::Make(float32(), 63));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr empty63, MakeEmptyArray(type63.data_type()));
+  ASSERT_OK_AND_ASSIGN(auto array63, VariableShapeTensorArray::Make(empty63));
+  ASSERT_OK_AND_ASSIGN(auto padded, array63.ToPadded());
+  EXPECT_EQ(padded.values.ndim(), 64);
 }
 
 }  // namespace quiver
