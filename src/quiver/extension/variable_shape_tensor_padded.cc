@@ -227,7 +227,7 @@ constexpr int kMaxPaddedDims = 64;
 Result<PaddedPlan> Plan(const VariableShapeTensorArray& array, const PadValue& pad_value) {
   const VariableShapeTensorType& type = array.type();
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "pad"));
-  if (type.ndim() + 1 > kMaxPaddedDims) {
+  if (type.ndim() >= kMaxPaddedDims) {  // ndim + 1 dimensions, without overflowing
     return Status::NotImplemented("padding a variable_shape_tensor of ", type.ndim(),
                                   " dimensions: a padded batch (rows plus those dimensions) "
                                   "may have at most ",
