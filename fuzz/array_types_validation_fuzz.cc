@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "fuzz_input.h"
 #include "fuzz_targets.h"
 #include "ipc_fuzz_common.h"
 #include "quiver/array.h"
@@ -24,34 +25,18 @@ namespace quiver::fuzz {
 
 namespace {
 
-// Reads the input front to back; zeros once it runs out.
-class Input {
- public:
-  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint8_t Byte() {
-    if (size_ == 0) return 0;
-    --size_;
-    return *data_++;
-  }
-  // In [lo, hi].
-  int64_t Int(int64_t lo, int64_t hi) { return lo + Byte() % (hi - lo + 1); }
-  // A buffer of exactly `bytes` bytes from the input, or (one time in
-  // eight) of a size the input picks near it, or absent.
-  BufferPtr Bytes(int64_t bytes) {
-    const uint8_t mode = Byte();
-    if (mode % 16 == 15) return nullptr;
-    if (mode % 8 == 7) bytes = std::max<int64_t>(0, bytes + Int(-3, 3));
-    void* memory = std::malloc(static_cast<size_t>(bytes > 0 ? bytes : 1));
-    if (memory == nullptr) abort();
-    auto* out = static_cast<uint8_t*>(memory);
-    for (int64_t i = 0; i < bytes; ++i) out[i] = Byte();
-    return Buffer::Wrap(memory, bytes, [memory] { std::free(memory); });
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-};
+// A buffer of exactly `bytes` bytes from the input (malloc'ed at that
+// size, so ASan sees a read past it), or (one time in eight) of a size the
+// input picks near it, or absent.
+BufferPtr ExactBuffer(Input& in, int64_t bytes) {
+  const uint8_t mode = in.Byte();
+  if (mode % 16 == 15) return nullptr;
+  if (mode % 8 == 7) bytes = std::max<int64_t>(0, bytes + in.Int(-3, 3));
+  void* memory = std::malloc(static_cast<size_t>(bytes > 0 ? bytes : 1));
+  if (memory == nullptr) abort();
+  in.Fill(static_cast<uint8_t*>(memory), bytes);
+  return Buffer::Wrap(memory, bytes, [memory] { std::free(memory); });
+}
 
 TypePtr Must(Result<TypePtr> type) {
   if (!type.ok()) abort();
@@ -103,22 +88,22 @@ ArrayDataPtr Build(Input& in, const TypePtr& type, int64_t length, int depth) {
   const int64_t child_length = in.Int(0, 20);
   switch (type->id()) {
     case TypeId::kMap:
-      a->buffers = {in.Bytes(bitmap), in.Bytes((end + 1) * 4)};
+      a->buffers = {ExactBuffer(in, bitmap), ExactBuffer(in, (end + 1) * 4)};
       a->children = {Build(in, type->children()[0].type, child_length, depth + 1)};
       break;
     case TypeId::kStruct:
-      a->buffers = {in.Bytes(bitmap)};
+      a->buffers = {ExactBuffer(in, bitmap)};
       for (const Field& field : type->children())
         a->children.push_back(Build(in, field.type, end, depth + 1));
       a->offset = 0;
       break;
     case TypeId::kSparseUnion:
-      a->buffers = {in.Bytes(end)};
+      a->buffers = {ExactBuffer(in, end)};
       for (const Field& field : type->children())
         a->children.push_back(Build(in, field.type, end, depth + 1));
       break;
     case TypeId::kDenseUnion:
-      a->buffers = {in.Bytes(end), in.Bytes(end * 4)};
+      a->buffers = {ExactBuffer(in, end), ExactBuffer(in, end * 4)};
       for (const Field& field : type->children())
         a->children.push_back(Build(in, field.type, in.Int(0, 12), depth + 1));
       break;
@@ -132,25 +117,28 @@ ArrayDataPtr Build(Input& in, const TypePtr& type, int64_t length, int depth) {
     case TypeId::kListView:
     case TypeId::kLargeListView: {
       const int64_t width = type->id() == TypeId::kListView ? 4 : 8;
-      a->buffers = {in.Bytes(bitmap), in.Bytes(end * width), in.Bytes(end * width)};
+      a->buffers = {ExactBuffer(in, bitmap), ExactBuffer(in, end * width),
+                    ExactBuffer(in, end * width)};
       a->children = {Build(in, type->children()[0].type, child_length, depth + 1)};
       break;
     }
     case TypeId::kUtf8View:
     case TypeId::kBinaryView: {
-      a->buffers = {in.Bytes(bitmap), in.Bytes(end * 16)};
-      for (int64_t k = in.Int(0, 2); k > 0; --k) a->buffers.push_back(in.Bytes(in.Int(0, 48)));
+      a->buffers = {ExactBuffer(in, bitmap), ExactBuffer(in, end * 16)};
+      for (int64_t k = in.Int(0, 2); k > 0; --k)
+        a->buffers.push_back(ExactBuffer(in, in.Int(0, 48)));
       break;
     }
     case TypeId::kUtf8:
-      a->buffers = {in.Bytes(bitmap), in.Bytes((end + 1) * 4), in.Bytes(in.Int(0, 40))};
+      a->buffers = {ExactBuffer(in, bitmap), ExactBuffer(in, (end + 1) * 4),
+                    ExactBuffer(in, in.Int(0, 40))};
       break;
     case TypeId::kDictionary:
-      a->buffers = {in.Bytes(bitmap), in.Bytes(end * Width(*type->index_type()))};
+      a->buffers = {ExactBuffer(in, bitmap), ExactBuffer(in, end * Width(*type->index_type()))};
       a->dictionary = Build(in, type->value_type(), in.Int(0, 8), depth + 1);
       break;
     default:  // fixed-width values: integers, intervals, decimals
-      a->buffers = {in.Bytes(bitmap), in.Bytes(end * Width(*type))};
+      a->buffers = {ExactBuffer(in, bitmap), ExactBuffer(in, end * Width(*type))};
       break;
   }
   return a;

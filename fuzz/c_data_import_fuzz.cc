@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_input.h"
 #include "fuzz_targets.h"
 #include "quiver/c_data.h"
 #include "quiver/fixed_shape_tensor.h"
@@ -38,42 +39,6 @@ namespace {
 
 constexpr int64_t kMaxBytes = int64_t{1} << 20;  // per buffer, honest sizes only
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-
-// Reads the input front to back; zeros once it runs out.
-class Input {
- public:
-  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint8_t Byte() {
-    if (size_ == 0) return 0;
-    --size_;
-    return *data_++;
-  }
-  // Uniform-ish in [lo, hi], hi - lo < 2^16.
-  int64_t Int(int64_t lo, int64_t hi) {
-    const auto span = static_cast<uint64_t>(hi - lo) + 1;
-    uint64_t v = Byte();
-    if (span > 256) v |= static_cast<uint64_t>(Byte()) << 8;
-    return lo + static_cast<int64_t>(v % span);
-  }
-  bool OneIn(int n) { return Byte() % n == 0; }
-  int64_t Int64() {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(Byte()) << (8 * i);
-    return static_cast<int64_t>(v);
-  }
-  void Fill(uint8_t* out, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = Byte();
-  }
-  std::string Text(int64_t max) {
-    std::string s(static_cast<size_t>(Int(0, max)), '\0');
-    for (char& c : s) c = static_cast<char>(Byte());
-    return s;
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-};
 
 // Exactly `size` bytes on the heap (non-NULL even when empty), so ASan
 // reports any access past them.
