@@ -62,6 +62,27 @@ Status RefuseUnsupported(const Message& message) {
   }
 }
 
+// Runs decode(i) for every i in [0, count) on up to `threads` threads and
+// appends the batches to *out in order. Items are handed out in order and
+// a failure stops the handing out, so every item below the first to fail
+// was decoded: the lowest failure, returned, is the one a read in order
+// meets, whatever the threads' timing.
+template <typename Decode>
+Status DecodeInOrder(int64_t count, int threads, Decode&& decode,
+                     std::vector<RecordBatchPtr>* out) {
+  const size_t first = out->size();
+  out->resize(first + static_cast<size_t>(count));
+  std::vector<Status> failures(static_cast<size_t>(count));
+  (void)internal::ParallelTasks(count, threads, [&](int64_t i) {
+    Result<RecordBatchPtr> batch = decode(i);
+    if (!batch.ok()) return failures[static_cast<size_t>(i)] = batch.status();
+    (*out)[first + static_cast<size_t>(i)] = std::move(*batch);
+    return Status::OK();
+  });
+  for (const Status& failure : failures) QUIVER_RETURN_NOT_OK(failure);
+  return Status::OK();
+}
+
 }  // namespace
 
 struct StreamReader::Impl {
@@ -237,18 +258,13 @@ Result<std::vector<RecordBatchPtr>> StreamReader::Impl::ReadAll(int threads) {
       pending.push_back({std::move(*message), snapshot});
     }
     if (pending.empty()) return out;
-    const size_t first = out.size();
-    out.resize(first + pending.size());
-    std::vector<Status> failures(pending.size());
-    // Handed out in order: the lowest failure is the one Next() would meet.
-    (void)internal::ParallelTasks(static_cast<int64_t>(pending.size()), threads, [&](int64_t i) {
-      const Pending& p = pending[static_cast<size_t>(i)];
-      auto batch = Decode(p.message, *p.dictionaries);
-      if (!batch.ok()) return failures[static_cast<size_t>(i)] = batch.status();
-      out[first + static_cast<size_t>(i)] = std::move(*batch);
-      return Status::OK();
-    });
-    for (const Status& failure : failures) QUIVER_RETURN_NOT_OK(failure);
+    QUIVER_RETURN_NOT_OK(DecodeInOrder(
+        static_cast<int64_t>(pending.size()), threads,
+        [&](int64_t i) {
+          const Pending& p = pending[static_cast<size_t>(i)];
+          return Decode(p.message, *p.dictionaries);
+        },
+        &out));
     const Message& last = pending.back().message;
     last_compression = *BodyCodec(last, *last.header->header_as_RecordBatch());
   }
@@ -466,19 +482,10 @@ int FileReader::num_record_batches() const { return static_cast<int>(impl_->batc
 Compression StreamReader::last_compression() const { return impl_->last_compression; }
 
 Result<std::vector<RecordBatchPtr>> FileReader::ReadAllRecordBatches(int threads) {
-  const int count = num_record_batches();
-  std::vector<RecordBatchPtr> batches(static_cast<size_t>(count));
-  std::vector<Status> failures(static_cast<size_t>(count));
-  // Batches are handed out in order and a failure stops the handing out,
-  // so every batch below the first to fail was read: the lowest failure
-  // is the one a read in order meets, whatever the threads' timing.
-  (void)internal::ParallelTasks(count, threads, [&](int64_t i) {
-    auto batch = ReadRecordBatch(static_cast<int>(i));
-    if (!batch.ok()) return failures[static_cast<size_t>(i)] = batch.status();
-    batches[static_cast<size_t>(i)] = std::move(*batch);
-    return Status::OK();
-  });
-  for (const Status& failure : failures) QUIVER_RETURN_NOT_OK(failure);
+  std::vector<RecordBatchPtr> batches;
+  QUIVER_RETURN_NOT_OK(DecodeInOrder(
+      num_record_batches(), threads,
+      [&](int64_t i) { return ReadRecordBatch(static_cast<int>(i)); }, &batches));
   return batches;
 }
 
