@@ -309,6 +309,12 @@ class StreamBatches : public ArrayReader {
 
 struct PyFileReader {
   std::shared_ptr<ipc::FileReader> reader;
+
+  // Batch i of the file, negative counting from the end (IndexError
+  // naming the batch count when out of range).
+  int BatchIndex(int64_t i) const {
+    return static_cast<int>(ResolveIndex(i, reader->num_record_batches(), "batches"));
+  }
 };
 
 struct PyStreamReader {
@@ -457,9 +463,9 @@ void BindIpc(nb::module_& parent) {
       .def(
           "__getitem__",
           [](PyFileReader& r, int64_t i) {
-            const int64_t index = ResolveIndex(i, r.reader->num_record_batches(), "batches");
-            return PyRecordBatch{Unwrap(
-                WithoutGil([&] { return r.reader->ReadRecordBatch(static_cast<int>(index)); }))};
+            const int index = r.BatchIndex(i);
+            return PyRecordBatch{
+                Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(index); }))};
           },
           nb::arg("i"),
           "Batch i (negative counts from the end); iterating reads the batches in order.")
@@ -472,8 +478,7 @@ void BindIpc(nb::module_& parent) {
       .def(
           "record_batch_layout",
           [](PyFileReader& r, int64_t i) {
-            const int index =
-                static_cast<int>(ResolveIndex(i, r.reader->num_record_batches(), "batches"));
+            const int index = r.BatchIndex(i);
             return BatchLayoutToPython(
                 Unwrap(WithoutGil([&] { return r.reader->RecordBatchLayout(index); })));
           },
@@ -486,8 +491,7 @@ void BindIpc(nb::module_& parent) {
       .def(
           "read_body_buffer",
           [](PyFileReader& r, int64_t i, int64_t buffer) {
-            const int index =
-                static_cast<int>(ResolveIndex(i, r.reader->num_record_batches(), "batches"));
+            const int index = r.BatchIndex(i);
             return BodyBufferToPython(
                 Unwrap(WithoutGil([&] { return r.reader->ReadBodyBuffer(index, buffer); })));
           },
