@@ -82,8 +82,8 @@ def _loaded_cuda_runtimes():
     (torch.Tensor.is_pinned, non_blocking copies) must recognise it."""
     try:
         with open("/proc/self/maps") as maps:
-            paths = {line.split(None, 5)[5].strip() for line in maps
-                     if "libcudart.so" in line and len(line.split(None, 5)) == 6}
+            fields = (line.split(None, 5) for line in maps if "libcudart.so" in line)
+            paths = {f[5].strip() for f in fields if len(f) == 6}
     except OSError:
         return []
     return sorted(paths, reverse=True)

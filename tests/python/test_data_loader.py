@@ -344,7 +344,7 @@ def test_exit_while_a_python_allocator_is_in_use(tmp_path):
     script = tmp_path / "leave_running.py"
     script.write_text(textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(__import__("os").path.dirname(__file__))!r})
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
         import quiver.data as qd
         from test_data_loader import FakeHostAllocator
         fake = FakeHostAllocator()
