@@ -1,6 +1,7 @@
 // Fuzzes the IPC file reader (footer, dictionary blocks, random access to
-// batches, batch layouts and single body buffers): any bytes must give
-// batches or an error, never a crash.
+// batches, batch layouts, single body buffers, and every batch at
+// kMinimal checked afterwards): any bytes must give batches or an error,
+// never a crash.
 #include "fuzz_targets.h"
 #include "ipc_fuzz_common.h"
 
@@ -21,6 +22,10 @@ int FuzzIpcFile(const uint8_t* data, size_t size) {
           *layout, [&](int64_t b) { return (*reader)->ReadBodyBuffer(i, b); },
           [&](int64_t b) { return (*reader)->ReadBodyBufferSize(i, b); });
     }
+  }
+  // As read_all(validate="lazy") reads it: values checked after.
+  if (auto all = (*reader)->ReadAllRecordBatches(1, ValidationLevel::kMinimal); all.ok()) {
+    UseLazyBatches((*reader)->schema(), *all);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "quiver/c_data.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/ipc.h"
+#include "quiver/table.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver::fuzz {
@@ -91,6 +92,27 @@ inline void UseBatch(const RecordBatch& batch) {
     if (!st.ok() && st.code() != StatusCode::kNotImplemented) abort();
     (void)(*writer)->Close();
   }
+}
+
+// Batches read at ValidationLevel::kMinimal, as Python's
+// read_all(validate="lazy") reads them: gathered into a table (whose
+// columns are then checked in full, as the deferred check does), and
+// each column that passes read; when all pass, every batch is used as a
+// consumer would.
+inline void UseLazyBatches(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches) {
+  auto table = Table::FromRecordBatches(schema, batches);
+  if (!table.ok()) abort();  // the reader's batches all have its schema
+  volatile uint64_t sink = 0;
+  bool all_valid = true;
+  for (const ChunkedArrayPtr& column : (*table)->columns()) {
+    if (!column->Validate(ValidationLevel::kFull, 1).ok()) {
+      all_valid = false;
+      continue;
+    }
+    for (const ArrayDataPtr& chunk : column->chunks()) sink = sink + Touch(*chunk);
+  }
+  if (!all_valid) return;
+  for (const RecordBatchPtr& batch : batches) UseBatch(*batch);
 }
 
 }  // namespace quiver::fuzz

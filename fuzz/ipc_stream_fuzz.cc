@@ -15,6 +15,12 @@ int FuzzIpcStream(const uint8_t* data, size_t size) {
     if (!batch.ok() || !*batch) break;
     UseBatch(**batch);
   }
+  // Again as read_all(validate="lazy") reads it: values checked after.
+  reader = ipc::StreamReader::Open(ipc::BufferSource(InputBuffer(data, size)), options);
+  if (!reader.ok()) return 0;
+  if (auto all = (*reader)->ReadAll(1, ValidationLevel::kMinimal); all.ok()) {
+    UseLazyBatches((*reader)->schema(), *all);
+  }
   // Again through layouts and single body buffers (what quiver inspect reads).
   reader = ipc::StreamReader::Open(ipc::BufferSource(InputBuffer(data, size)), options);
   if (!reader.ok()) return 0;

@@ -45,6 +45,13 @@ class ChunkedArray {
   // The rows whose mask byte is non-zero, as one chunk (as Take).
   Result<ChunkedArrayPtr> Filter(std::span<const uint8_t> mask) const;
 
+  // Every chunk validated at `level` (quiver::Validate), on up to
+  // `threads` threads at once (0: one per core). On failure, the lowest
+  // failing chunk's error, after "<chunk_name> K: " ("record batch 3: row
+  // 5: ..." for a table read from IPC, whose chunk K is batch K).
+  Status Validate(ValidationLevel level = ValidationLevel::kFull, int threads = 0,
+                  const std::string& chunk_name = "chunk") const;
+
   // Same type and equal values, wherever the chunk boundaries fall.
   bool Equals(const ChunkedArray& other) const;
 

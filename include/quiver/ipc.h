@@ -327,8 +327,13 @@ class StreamReader {
   // are read in order, and each few batches are decoded and validated at
   // once on up to `threads` threads (0: one per core), each with the
   // dictionaries of its place in the stream. On failure, the error Next()
-  // would have met first.
-  Result<std::vector<RecordBatchPtr>> ReadAll(int threads = 0);
+  // would have met first. `validation`, when set, replaces
+  // options.validation for the record batches (dictionaries are checked at
+  // options.validation as always): ValidationLevel::kMinimal hands out
+  // batches whose values the caller validates later, before anything reads
+  // them (Python's read_all(validate="lazy")).
+  Result<std::vector<RecordBatchPtr>> ReadAll(
+      int threads = 0, std::optional<ValidationLevel> validation = std::nullopt);
   // The codec of the body of the batch Next() or NextLayout() last
   // returned (kNone before the first, and for an uncompressed body).
   Compression last_compression() const;
@@ -391,7 +396,9 @@ class FileReader {
   // `threads` threads at once (0: one per core): reading and validating a
   // file's batches is independent work. On failure, the error of the
   // lowest batch that failed (the one a read in order would meet first).
-  Result<std::vector<RecordBatchPtr>> ReadAllRecordBatches(int threads = 0);
+  // `validation` as StreamReader::ReadAll's.
+  Result<std::vector<RecordBatchPtr>> ReadAllRecordBatches(
+      int threads = 0, std::optional<ValidationLevel> validation = std::nullopt);
   // The codec of record batch i's body (kNone when uncompressed), read from
   // its message header alone: nothing is decompressed. IndexError for i out
   // of range, NotImplemented for a codec quiver does not know.

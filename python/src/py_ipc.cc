@@ -422,6 +422,35 @@ void BindWriter(nb::module_& m, const char* name, const char* doc) {
           nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
 }
 
+// read_all's validate=: "eager" (every value checked before the table is
+// returned) or "lazy" (each column checked the first time it is used; see
+// py_deferred_validation.h). Anything else is ValueError.
+bool LazyValidation(const std::string& validate) {
+  if (validate == "eager") return false;
+  if (validate == "lazy") return true;
+  Raise(Status::Invalid("validate must be 'eager' or 'lazy', got '" + validate + "'"));
+}
+
+// The level read_all decodes batches at: the reader's own (kFull) when
+// eager; kMinimal (buffer sizes only) when the columns are checked later.
+std::optional<ValidationLevel> BatchValidation(bool lazy) {
+  if (lazy) return ValidationLevel::kMinimal;
+  return std::nullopt;
+}
+
+PyTable ReadTable(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches, bool lazy) {
+  TablePtr table = Unwrap(Table::FromRecordBatches(schema, batches));
+  return lazy ? PyTable::Deferred(std::move(table)) : PyTable{std::move(table)};
+}
+
+constexpr const char* kReadAllDoc =
+    "Every (remaining) batch as one Table, each batch a chunk. validate='eager' (the default) "
+    "checks every value before returning: offsets, UTF-8, union type ids, dictionary indices "
+    "(docs/validation.md). validate='lazy' returns after the O(1) checks (buffer sizes) and "
+    "checks each column in full the first time its values are used (column(), take, export, "
+    "pickling, ...); a bad column then raises there, naming the column and record batch, and "
+    "again on every later use. schema, num_rows, num_columns, shape and field() never check.";
+
 // Read options from open_file / open_stream's keywords.
 ipc::ReadOptions ReadOptionsFromPython(bool swap_endian, nb::handle max_decompressed) {
   ipc::ReadOptions options;
@@ -499,13 +528,16 @@ void BindIpc(nb::module_& parent) {
           "Buffer `buffer` (an index into the layout's buffers) of batch i alone, as a uint8 "
           "quiver.Tensor: zero-copy when stored raw, decompressed when compressed. The bytes "
           "are as stored, in the file's byte order (endianness), and unvalidated.")
-      .def("read_all",
-           [](PyFileReader& r) {
-             // Batches are read and validated on every core at once.
-             std::vector<RecordBatchPtr> batches =
-                 Unwrap(WithoutGil([&] { return r.reader->ReadAllRecordBatches(); }));
-             return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
-           })
+      .def(
+          "read_all",
+          [](PyFileReader& r, const std::string& validate) {
+            const bool lazy = LazyValidation(validate);
+            // Batches are read (and validated) on every core at once.
+            std::vector<RecordBatchPtr> batches = Unwrap(WithoutGil(
+                [&] { return r.reader->ReadAllRecordBatches(0, BatchValidation(lazy)); }));
+            return ReadTable(r.reader->schema(), batches, lazy);
+          },
+          nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
       .def(
           "__arrow_c_stream__",
           [](PyFileReader& r, nb::handle) {
@@ -560,13 +592,16 @@ void BindIpc(nb::module_& parent) {
              if (!batch) throw nb::stop_iteration();
              return PyRecordBatch{batch};
            })
-      .def("read_all",
-           [](PyStreamReader& r) {
-             // Batches are decoded and validated on every core at once.
-             std::vector<RecordBatchPtr> batches =
-                 Unwrap(WithoutGil([&] { return r.reader->ReadAll(); }));
-             return PyTable{Unwrap(Table::FromRecordBatches(r.reader->schema(), batches))};
-           })
+      .def(
+          "read_all",
+          [](PyStreamReader& r, const std::string& validate) {
+            const bool lazy = LazyValidation(validate);
+            // Batches are decoded (and validated) on every core at once.
+            std::vector<RecordBatchPtr> batches =
+                Unwrap(WithoutGil([&] { return r.reader->ReadAll(0, BatchValidation(lazy)); }));
+            return ReadTable(r.reader->schema(), batches, lazy);
+          },
+          nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
       .def(
           "__arrow_c_stream__",
           [](PyStreamReader& r, nb::handle) {

@@ -456,11 +456,12 @@ nb::tuple ReduceRecordBatch(const RecordBatch& batch, int protocol) {
 
 nb::tuple ReduceTable(const PyTable& table, int protocol) {
   nb::list batches;
-  for (const RecordBatchPtr& batch : Unwrap(table.table->ToRecordBatches())) {
+  const TablePtr& validated = table.table();
+  for (const RecordBatchPtr& batch : Unwrap(validated->ToRecordBatches())) {
     batches.append(BatchState(*batch, protocol));
   }
   return nb::make_tuple(Rebuilder("_rebuild_table"),
-                        nb::make_tuple(SchemaState(*table.table->schema()), nb::tuple(batches)));
+                        nb::make_tuple(SchemaState(*validated->schema()), nb::tuple(batches)));
 }
 
 nb::tuple ReduceChunkedArray(const PyChunkedArray& chunked, int protocol) {

@@ -48,6 +48,24 @@ nb::list WrapChunks(const std::vector<ArrayDataPtr>& chunks) {
 
 }  // namespace
 
+PyTable::PyTable(TablePtr table) : table_(std::move(table)) {}
+
+PyTable PyTable::Deferred(TablePtr table) {
+  PyTable out(std::move(table));
+  out.deferred_ = std::make_shared<DeferredValidation>(out.table_->num_columns());
+  return out;
+}
+
+const TablePtr& PyTable::table() const {
+  if (deferred_) Check(WithoutGil([&] { return deferred_->All(*table_); }));
+  return table_;
+}
+
+const ChunkedArrayPtr& PyTable::column(int i) const {
+  if (deferred_) Check(WithoutGil([&] { return deferred_->Column(*table_, i); }));
+  return table_->column(i);
+}
+
 Field BatchField(const SchemaPtr& schema) {
   return Field{"", struct_(schema->fields), false, schema->metadata};
 }
@@ -70,7 +88,7 @@ SchemaPtr SchemaFromPython(nb::handle obj) {
 }
 
 TablePtr TableFromPython(nb::handle obj) {
-  if (nb::isinstance<PyTable>(obj)) return nb::cast<const PyTable&>(obj).table;
+  if (nb::isinstance<PyTable>(obj)) return nb::cast<const PyTable&>(obj).table();
   std::vector<RecordBatchPtr> batches;
   SchemaPtr schema;
   if (nb::isinstance<PyRecordBatch>(obj)) {
@@ -246,7 +264,7 @@ void BindRecordBatch(nb::module_& m) {
             nb::isinstance<nb::tuple>(obj)) {
           nb::object table = nb::module_::import_("quiver._quiver").attr("table")(obj, names);
           PyRecordBatch any{nullptr};
-          return Rewrap(any, nb::cast<const PyTable&>(table).table);
+          return Rewrap(any, nb::cast<const PyTable&>(table).table());
         }
         if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns"));
         return BatchFromPython(WithoutRayTypes(obj));

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "py_deferred_validation.h"
 #include "quiver/c_data.h"
 #include "quiver/chunked_array.h"
 #include "quiver/record_batch.h"
@@ -27,9 +28,30 @@ struct PyRecordBatch {
   RecordBatchPtr batch;
 };
 
-// Named chunked columns of equal length.
-struct PyTable {
-  TablePtr table;
+// Named chunked columns of equal length. A table read with
+// read_all(validate="lazy") validates each column the first time its
+// values are asked for (py_deferred_validation.h); every other table was
+// validated when it was made. The table is reached through table(),
+// column() or outline() only, so no caller can skip that check.
+class PyTable {
+ public:
+  PyTable(TablePtr table);  // NOLINT(google-explicit-constructor): PyTable{t}
+  // A table whose columns are validated on first use.
+  static PyTable Deferred(TablePtr table);
+
+  // The table, every column validated (raises the first column's error).
+  const TablePtr& table() const;
+  // Column i validated (raises its error).
+  const ChunkedArrayPtr& column(int i) const;
+  // The table for its schema and row and column counts only, unvalidated:
+  // nothing that reads values may use it.
+  const TablePtr& outline() const { return table_; }
+  // Whether it came from read_all(validate="lazy").
+  bool deferred() const { return deferred_ != nullptr; }
+
+ private:
+  TablePtr table_;
+  std::shared_ptr<DeferredValidation> deferred_;  // null: validated
 };
 
 // One column in chunks.

@@ -36,8 +36,9 @@ std::string TypeName(nb::handle obj) {
 
 std::string TableRepr(const PyTable& t) {
   std::vector<std::vector<ArrayDataPtr>> columns;
-  for (const ChunkedArrayPtr& column : t.table->columns()) columns.push_back(column->chunks());
-  return TabularRepr("Table", t.table->num_rows(), *t.table->schema(), columns);
+  const TablePtr& table = t.table();
+  for (const ChunkedArrayPtr& column : table->columns()) columns.push_back(column->chunks());
+  return TabularRepr("Table", table->num_rows(), *table->schema(), columns);
 }
 
 // Columns from a {name: column} dict or a list of columns with `names`.
@@ -265,21 +266,21 @@ PyRecordBatch Rewrap(const PyRecordBatch&, const TablePtr& table) {
 
 void BindTable(nb::module_& m) {
   auto cls = nb::class_<PyTable>(m, "Table", "Named chunked columns of equal length.");
-  cls.def_prop_ro("schema", [](const PyTable& t) { return PySchema{t.table->schema()}; })
-      .def_prop_ro("num_rows", [](const PyTable& t) { return t.table->num_rows(); })
-      .def_prop_ro("num_columns", [](const PyTable& t) { return t.table->num_columns(); })
-      .def("__len__", [](const PyTable& t) { return t.table->num_rows(); })
+  cls.def_prop_ro("schema", [](const PyTable& t) { return PySchema{t.outline()->schema()}; })
+      .def_prop_ro("num_rows", [](const PyTable& t) { return t.outline()->num_rows(); })
+      .def_prop_ro("num_columns", [](const PyTable& t) { return t.outline()->num_columns(); })
+      .def("__len__", [](const PyTable& t) { return t.outline()->num_rows(); })
       .def_prop_ro("columns",
                    [](const PyTable& t) {
                      nb::list out;
-                     for (const ChunkedArrayPtr& c : t.table->columns())
+                     for (const ChunkedArrayPtr& c : t.table()->columns())
                        out.append(PyChunkedArray{c});
                      return out;
                    })
       .def(
           "column",
           [](const PyTable& t, nb::handle key) {
-            return PyChunkedArray{t.table->column(ColumnIndex(*t.table->schema(), key))};
+            return PyChunkedArray{t.column(ColumnIndex(*t.outline()->schema(), key))};
           },
           nb::arg("i"), "Column i, or the column of that name, as a ChunkedArray (zero-copy).")
       .def(
@@ -291,7 +292,7 @@ void BindTable(nb::module_& m) {
             }
             nb::list out;
             for (const RecordBatchPtr& batch :
-                 Unwrap(t.table->ToRecordBatches(max_chunksize.value_or(0)))) {
+                 Unwrap(t.table()->ToRecordBatches(max_chunksize.value_or(0)))) {
               out.append(PyRecordBatch{batch});
             }
             return out;
@@ -328,12 +329,8 @@ void BindTable(nb::module_& m) {
       .def(
           "combine_chunks",
           [](const PyTable& t) {
-            Result<TablePtr> combined = Status::Invalid("");
-            {
-              nb::gil_scoped_release no_gil;
-              combined = t.table->CombineChunks();
-            }
-            return PyTable{Unwrap(std::move(combined))};
+            const TablePtr& table = t.table();
+            return PyTable{Unwrap(WithoutGil([&] { return table->CombineChunks(); }))};
           },
           "Every column as one chunk (a copy of the columns that have several).")
       .def(
@@ -346,23 +343,47 @@ void BindTable(nb::module_& m) {
           "A pyarrow.Table over the same buffers (no copy), tensor columns as the canonical "
           "extension types.")
       .def(
-          "equals", [](const PyTable& a, const PyTable& b) { return a.table->Equals(*b.table); },
+          "equals",
+          [](const PyTable& a, const PyTable& b) { return a.table()->Equals(*b.table()); },
           nb::arg("other"), "Equal schemas and values, wherever the chunk boundaries fall.")
+      .def(
+          "validate",
+          [](const PyTable& t, bool full) {
+            if (t.deferred()) {
+              (void)t.table();  // the checks read_all(validate="lazy") put off, in full
+              return;
+            }
+            const ValidationLevel level = full ? ValidationLevel::kFull : ValidationLevel::kDefault;
+            const Table& table = *t.table();
+            for (int c = 0; c < table.num_columns(); ++c) {
+              Status st = WithoutGil([&] { return table.column(c)->Validate(level); });
+              if (!st.ok()) {
+                Raise(st.WithContext("column " + std::to_string(c) + " (" +
+                                     table.schema()->fields[static_cast<size_t>(c)].name + ")"));
+              }
+            }
+          },
+          nb::arg("full") = true,
+          "Checks every column (full=False: the O(1) checks and the first and last offsets); "
+          "raises ArrowInvalid naming the column, chunk and row. A table from "
+          "read_all(validate='lazy') is validated in full here, once.")
       .def("__arrow_c_schema__",
-           [](const PyTable& t) { return SchemaCapsule(BatchField(t.table->schema())); })
+           [](const PyTable& t) { return SchemaCapsule(BatchField(t.outline()->schema())); })
       .def(
           "__arrow_c_stream__",
           [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/) {
+            const TablePtr& table = t.table();
             return StreamCapsule(
-                BatchArrayReader(t.table->schema(), Unwrap(t.table->ToRecordBatches())));
+                BatchArrayReader(table->schema(), Unwrap(table->ToRecordBatches())));
           },
           nb::arg("requested_schema").none() = nb::none())
       .def(
           "__arrow_c_device_stream__",
           [](const PyTable& t, nb::handle /*requested_schema: best-effort, ignored*/,
              nb::kwargs kwargs) {
+            const TablePtr& table = t.table();
             return DeviceStreamCapsule(
-                BatchArrayReader(t.table->schema(), Unwrap(t.table->ToRecordBatches())), kwargs);
+                BatchArrayReader(table->schema(), Unwrap(table->ToRecordBatches())), kwargs);
           },
           nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"))
       .def("__repr__", &TableRepr)
@@ -400,7 +421,7 @@ void BindTable(nb::module_& m) {
           if (!nb::isinstance<PyTable>(t)) {
             Raise(Status::TypeError("concat_tables() takes quiver Tables, got " + TypeName(t)));
           }
-          list.push_back(nb::cast<const PyTable&>(t).table);
+          list.push_back(nb::cast<const PyTable&>(t).table());
         }
         return PyTable{Unwrap(ConcatenateTables(list))};
       },

@@ -23,9 +23,13 @@ namespace nb = nanobind;
 // A RecordBatch as a one-batch table (zero-copy), and a table back as one
 // batch (chunks combined: a copy only where a column has several).
 TablePtr AsTable(const PyRecordBatch& batch);
-inline TablePtr AsTable(const PyTable& table) { return table.table; }
+inline TablePtr AsTable(const PyTable& table) { return table.table(); }
 PyRecordBatch Rewrap(const PyRecordBatch&, const TablePtr& table);
 inline PyTable Rewrap(const PyTable&, const TablePtr& table) { return PyTable{table}; }
+// For the schema and the counts alone: a table read with
+// read_all(validate="lazy") stays unchecked.
+inline TablePtr Outline(const PyRecordBatch& batch) { return AsTable(batch); }
+inline TablePtr Outline(const PyTable& table) { return table.outline(); }
 
 // Column positions from names and ints (KeyError / IndexError).
 std::vector<int> ColumnIndices(const Schema& schema, nb::handle columns);
@@ -63,18 +67,18 @@ void AddTableVerbs(nb::class_<Py>& cls) {
       .def_prop_ro("column_names",
                    [](const Py& py) {
                      nb::list out;
-                     for (const Field& f : AsTable(py)->schema()->fields) out.append(f.name);
+                     for (const Field& f : Outline(py)->schema()->fields) out.append(f.name);
                      return out;
                    })
       .def_prop_ro("shape",
                    [](const Py& py) {
-                     TablePtr table = AsTable(py);
+                     TablePtr table = Outline(py);
                      return nb::make_tuple(table->num_rows(), table->num_columns());
                    })
       .def(
           "field",
           [](const Py& py, nb::handle key) {
-            TablePtr table = AsTable(py);
+            TablePtr table = Outline(py);
             return PyField{
                 table->schema()->fields[static_cast<size_t>(ColumnIndex(*table->schema(), key))]};
           },

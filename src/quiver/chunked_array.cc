@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "quiver/internal/threads.h"
 #include "quiver/record_batch.h"
 #include "quiver/selection.h"
 
@@ -88,6 +89,21 @@ Result<ChunkedArrayPtr> ChunkedArray::Filter(std::span<const uint8_t> mask) cons
   }
   QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr kept, quiver::Filter(chunks_, mask));
   return ChunkedArrayPtr(new ChunkedArray(type_, {std::move(kept)}));
+}
+
+Status ChunkedArray::Validate(ValidationLevel level, int threads,
+                              const std::string& chunk_name) const {
+  // Each chunk's own status, so the lowest failure is the one reported
+  // whichever thread finishes first.
+  std::vector<Status> failures(chunks_.size());
+  (void)internal::ParallelTasks(static_cast<int64_t>(chunks_.size()), threads, [&](int64_t i) {
+    const auto k = static_cast<size_t>(i);
+    return failures[k] = quiver::Validate(*chunks_[k], level);
+  });
+  for (size_t k = 0; k < failures.size(); ++k) {
+    if (!failures[k].ok()) return failures[k].WithContext(chunk_name + " " + std::to_string(k));
+  }
+  return Status::OK();
 }
 
 bool ChunkedArray::Equals(const ChunkedArray& other) const {

@@ -102,9 +102,11 @@ struct StreamReader::Impl {
   int64_t dictionary_batches = 0;  // decoded so far (ReadAll's snapshots)
 
   Result<RecordBatchPtr> ReadNext();
-  Result<std::vector<RecordBatchPtr>> ReadAll(int threads);
-  // A record batch message decoded with `memo`, in the canonical schema.
-  Result<RecordBatchPtr> Decode(const Message& message, const DictionaryMemo& memo) const;
+  Result<std::vector<RecordBatchPtr>> ReadAll(int threads, ValidationLevel validation);
+  // A record batch message decoded with `memo`, in the canonical schema,
+  // validated at `validation`.
+  Result<RecordBatchPtr> Decode(const Message& message, const DictionaryMemo& memo,
+                                ValidationLevel validation) const;
   Result<std::optional<BatchLayout>> ReadNextLayout();
   // The next record batch message (dictionary batches before it decoded
   // into `dictionaries`), or nullopt at the end of the stream.
@@ -210,31 +212,36 @@ Result<std::optional<Message>> StreamReader::Impl::NextBatchMessage() {
 Result<RecordBatchPtr> StreamReader::Impl::ReadNext() {
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, NextBatchMessage());
   if (!message) return RecordBatchPtr{};
-  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, Decode(*message, dictionaries));
+  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, Decode(*message, dictionaries, options.validation));
   // Decoding checked the header: it is a RecordBatch with a known codec.
   last_compression = *BodyCodec(*message, *message->header->header_as_RecordBatch());
   return batch;
 }
 
 Result<RecordBatchPtr> StreamReader::Impl::Decode(const Message& message,
-                                                  const DictionaryMemo& memo) const {
+                                                  const DictionaryMemo& memo,
+                                                  ValidationLevel validation) const {
   QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(endianness, options, message.Where()));
+  ReadOptions batch_options = options;
+  batch_options.validation = validation;
   QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
-                          DecodeRecordBatch(message, schema, memo, options, swap));
+                          DecodeRecordBatch(message, schema, memo, batch_options, swap));
   auto out = internal::CanonicalBatch(batch, canonical);
   if (!out.ok()) return out.status().WithContext(message.Where());
   return out;
 }
 
-Result<std::vector<RecordBatchPtr>> StreamReader::ReadAll(int threads) {
+Result<std::vector<RecordBatchPtr>> StreamReader::ReadAll(
+    int threads, std::optional<ValidationLevel> validation) {
   if (!impl_->failure.ok()) return impl_->failure;
   impl_->current.reset();
-  auto all = impl_->ReadAll(threads);
+  auto all = impl_->ReadAll(threads, validation.value_or(impl_->options.validation));
   if (!all.ok()) impl_->failure = all.status();
   return all;
 }
 
-Result<std::vector<RecordBatchPtr>> StreamReader::Impl::ReadAll(int threads) {
+Result<std::vector<RecordBatchPtr>> StreamReader::Impl::ReadAll(int threads,
+                                                                ValidationLevel validation) {
   // Messages are read in order, a window at a time, and the window's
   // batches decoded together; each batch sees the dictionaries of its
   // place in the stream (a snapshot, shared until a dictionary batch
@@ -262,7 +269,7 @@ Result<std::vector<RecordBatchPtr>> StreamReader::Impl::ReadAll(int threads) {
         static_cast<int64_t>(pending.size()), threads,
         [&](int64_t i) {
           const Pending& p = pending[static_cast<size_t>(i)];
-          return Decode(p.message, *p.dictionaries);
+          return Decode(p.message, *p.dictionaries, validation);
         },
         &out));
     const Message& last = pending.back().message;
@@ -318,6 +325,8 @@ struct FileReader::Impl {
     return Status::OK();
   }
 
+  // Record batch i, its values validated at `validation`.
+  Result<RecordBatchPtr> ReadBatch(int i, ValidationLevel validation);
   // The message of record batch `batch`, its index checked.
   Result<Message> BatchMessage(int batch) {
     QUIVER_RETURN_NOT_OK(CheckBatchIndex(batch));
@@ -481,11 +490,13 @@ int FileReader::num_record_batches() const { return static_cast<int>(impl_->batc
 
 Compression StreamReader::last_compression() const { return impl_->last_compression; }
 
-Result<std::vector<RecordBatchPtr>> FileReader::ReadAllRecordBatches(int threads) {
+Result<std::vector<RecordBatchPtr>> FileReader::ReadAllRecordBatches(
+    int threads, std::optional<ValidationLevel> validation) {
+  const ValidationLevel level = validation.value_or(impl_->options.validation);
   std::vector<RecordBatchPtr> batches;
   QUIVER_RETURN_NOT_OK(DecodeInOrder(
       num_record_batches(), threads,
-      [&](int64_t i) { return ReadRecordBatch(static_cast<int>(i)); }, &batches));
+      [&](int64_t i) { return impl_->ReadBatch(static_cast<int>(i), level); }, &batches));
   return batches;
 }
 
@@ -518,18 +529,23 @@ Result<BodyBufferSize> FileReader::ReadBodyBufferSize(int batch, int64_t buffer)
 }
 
 Result<RecordBatchPtr> FileReader::ReadRecordBatch(int i) {
-  QUIVER_RETURN_NOT_OK(impl_->CheckBatchIndex(i));  // before the byte-order refusal
+  return impl_->ReadBatch(i, impl_->options.validation);
+}
+
+Result<RecordBatchPtr> FileReader::Impl::ReadBatch(int i, ValidationLevel validation) {
+  QUIVER_RETURN_NOT_OK(CheckBatchIndex(i));  // before the byte-order refusal
   const std::string where = "record batch " + std::to_string(i);
-  QUIVER_ASSIGN_OR_RETURN(const bool swap, SwapFor(impl_->endianness, impl_->options, where));
-  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));
-  std::call_once(impl_->dictionaries_once,
-                 [&] { impl_->dictionaries_status = impl_->ReadDictionaries(); });
-  QUIVER_RETURN_NOT_OK(impl_->dictionaries_status);
-  auto batch = DecodeRecordBatch(message, impl_->schema, impl_->dictionaries, impl_->options, swap);
+  QUIVER_ASSIGN_OR_RETURN(const bool swap_bytes, SwapFor(endianness, options, where));
+  QUIVER_ASSIGN_OR_RETURN(Message message, BatchMessage(i));
+  std::call_once(dictionaries_once, [&] { dictionaries_status = ReadDictionaries(); });
+  QUIVER_RETURN_NOT_OK(dictionaries_status);
+  ReadOptions batch_options = options;
+  batch_options.validation = validation;
+  auto batch = DecodeRecordBatch(message, schema, dictionaries, batch_options, swap_bytes);
   if (!batch.ok()) return batch.status().WithContext(where);
-  auto canonical = internal::CanonicalBatch(*batch, impl_->canonical);
-  if (!canonical.ok()) return canonical.status().WithContext(where);
-  return canonical;
+  auto out = internal::CanonicalBatch(*batch, canonical);
+  if (!out.ok()) return out.status().WithContext(where);
+  return out;
 }
 
 }  // namespace quiver::ipc

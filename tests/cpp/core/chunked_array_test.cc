@@ -1,5 +1,6 @@
 // ChunkedArray: Make's type checks, Slice across chunk boundaries, Combine,
-// Take and Filter into one chunk, and Equals whatever the chunking.
+// Take and Filter into one chunk, Validate naming the chunk, and Equals
+// whatever the chunking.
 #include "quiver/chunked_array.h"
 
 #include <vector>
@@ -55,6 +56,26 @@ TEST(ChunkedArray, TakeAndFilterGiveOneChunk) {
   ASSERT_OK_AND_ASSIGN(ChunkedArrayPtr kept, column->Filter(std::vector<uint8_t>{0, 1, 1, 0, 1}));
   EXPECT_TRUE(ArrayEquals(*kept->chunk(0), *Utf8({"b", "c", "e"})));
   EXPECT_ERROR(kIndexError, "index 5 at position 0", column->Take(std::vector<int64_t>{5}));
+}
+
+// Chunks validated on several threads: the lowest bad chunk is reported,
+// under the name the caller gives its chunks.
+TEST(ChunkedArray, ValidateNamesTheLowestBadChunk) {
+  auto backwards = std::make_shared<ArrayData>(*Utf8({"ab", "c"}));
+  backwards->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 2, 1});
+  std::vector<ArrayDataPtr> chunks(12, Utf8({"x", std::nullopt}));
+  chunks[9] = backwards;
+  chunks[5] = backwards;
+  ASSERT_OK_AND_ASSIGN(ChunkedArrayPtr column, ChunkedArray::Make(utf8(), chunks));
+  for (int threads : {1, 2, 4}) {
+    EXPECT_ERROR(kInvalid, "chunk 5: offset 2 (1) < offset 1 (2)",
+                 column->Validate(ValidationLevel::kFull, threads));
+  }
+  EXPECT_ERROR(kInvalid,
+               "record batch 5: ", column->Validate(ValidationLevel::kFull, 2, "record batch"));
+  // The first and last offsets are sound: kDefault does not look between.
+  ASSERT_OK(column->Validate(ValidationLevel::kDefault));
+  ASSERT_OK(Strings()->Validate());
 }
 
 TEST(ChunkedArray, EqualsIgnoresChunkBoundaries) {

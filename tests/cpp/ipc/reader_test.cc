@@ -17,6 +17,7 @@
 #include "no_threads.h"
 #include "quiver/build_info.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/table.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver::ipc {
@@ -236,6 +237,32 @@ TEST(IpcReader, StreamReadAllOnThreadsGivesWhatNextGives) {
     ASSERT_FALSE(got.ok());
     EXPECT_EQ(got.status().message(), first.message());
   }
+}
+
+// read_all(validate="lazy") asks for the batches at kMinimal: the bad
+// UTF-8 is handed out (buffer sizes are sound), for the caller to find
+// with a full validation of the column later, naming the batch.
+TEST(IpcReader, ReadAllAtAnotherLevelLeavesTheValuesToTheCaller) {
+  BufferPtr bytes = BreakMagic(WriteMagicBatches<FileWriter>(6), {4});
+  ASSERT_OK_AND_ASSIGN(auto file, FileReader::Open(BufferSource(bytes)));
+  EXPECT_ERROR(kInvalid, "record batch 4", file->ReadAllRecordBatches(2));
+  ASSERT_OK_AND_ASSIGN(auto batches, file->ReadAllRecordBatches(2, ValidationLevel::kMinimal));
+  ASSERT_EQ(batches.size(), size_t{6});
+  ASSERT_OK_AND_ASSIGN(auto table, Table::FromRecordBatches(MagicSchema(), batches));
+  EXPECT_ERROR(kInvalid, "record batch 4: ",
+               table->column(0)->Validate(ValidationLevel::kFull, 2, "record batch"));
+  ASSERT_OK(table->column(0)->Validate(ValidationLevel::kDefault));
+  // The reader's own level is untouched for the next read.
+  EXPECT_ERROR(kInvalid, "record batch 4", file->ReadRecordBatch(4));
+
+  BufferPtr stream_bytes = BreakMagic(WriteMagicBatches<StreamWriter>(6), {4});
+  ASSERT_OK_AND_ASSIGN(auto stream, StreamReader::Open(BufferSource(stream_bytes)));
+  ASSERT_OK_AND_ASSIGN(auto streamed, stream->ReadAll(2, ValidationLevel::kMinimal));
+  ASSERT_EQ(streamed.size(), size_t{6});
+  EXPECT_ERROR(kInvalid, "row 1",
+               quiver::Validate(*streamed[4]->column(0), ValidationLevel::kFull));
+  ASSERT_OK_AND_ASSIGN(auto eager, StreamReader::Open(BufferSource(stream_bytes)));
+  EXPECT_ERROR(kInvalid, "", eager->ReadAll(2));
 }
 
 }  // namespace quiver::ipc

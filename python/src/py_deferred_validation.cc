@@ -1,0 +1,27 @@
+#include "py_deferred_validation.h"
+
+#include <string>
+
+namespace quiver::python {
+
+DeferredValidation::DeferredValidation(int num_columns)
+    : outcome_(static_cast<size_t>(num_columns)) {}
+
+Status DeferredValidation::Column(const Table& table, int c) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<Status>& outcome = outcome_[static_cast<size_t>(c)];
+  if (!outcome) {
+    const Status st = table.column(c)->Validate(ValidationLevel::kFull, 0, "record batch");
+    outcome = st.ok() ? st
+                      : st.WithContext("column " + std::to_string(c) + " (" +
+                                       table.schema()->fields[static_cast<size_t>(c)].name + ")");
+  }
+  return *outcome;
+}
+
+Status DeferredValidation::All(const Table& table) {
+  for (int c = 0; c < table.num_columns(); ++c) QUIVER_RETURN_NOT_OK(Column(table, c));
+  return Status::OK();
+}
+
+}  // namespace quiver::python
