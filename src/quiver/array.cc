@@ -1,5 +1,6 @@
 #include "quiver/array.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
@@ -255,8 +256,8 @@ Status CheckNullCount(const ArrayData& data) {
   return Status::OK();
 }
 
-// Every valid slot's view: a non-negative length; inline up to 12 bytes,
-// else a buffer index that exists and offset + length inside that buffer
+// Every valid slot's view: a non-negative length; inline up to 12 bytes
+// (zero after the value), else a buffer index that exists and offset + length inside that buffer
 // (computed in 64 bits, so no int32 sum can wrap), a prefix equal to the
 // value's first 4 bytes, and for utf8_view valid UTF-8. Null slots are
 // not read: the format leaves their views undefined.
@@ -271,7 +272,16 @@ Status CheckViews(const ArrayData& data, bool utf8) {
       return Status::Invalid(row(), "view length ", view.length, " is negative");
     }
     const uint8_t* bytes = view.inline_bytes;
-    if (!view.is_inline()) {
+    if (view.is_inline()) {
+      // The format pads an inline value with zeros; views that compare or
+      // hash 16 bytes at a time rely on it.
+      const uint8_t* pad = view.inline_bytes + view.length;
+      const uint8_t* pad_end = view.inline_bytes + internal::kMaxInlineViewBytes;
+      if (std::any_of(pad, pad_end, [](uint8_t b) { return b != 0; })) {
+        return Status::Invalid(row(), "view is inline with ", view.length,
+                               " bytes, but the padding after them is not all zero");
+      }
+    } else {
       if (view.buffer_index < 0 || view.buffer_index >= variadic) {
         return Status::Invalid(row(), "view points into variadic buffer ", view.buffer_index,
                                ", but the array has ", variadic);

@@ -215,3 +215,17 @@ def test_list_view_outside_child_is_refused():
         children=[pa.array([1, 2, 3], pa.int32())])
     with pytest.raises(ValueError, match="list view offset 2 and size 5 are outside a child of 3"):
         qv.array(bad)
+
+
+def test_inline_view_padding_must_be_zero():
+    # The format pads an inline view's value (12 bytes or fewer) with zeros.
+    import struct
+    views = struct.pack("<i12s", 2, b"ab") + struct.pack("<i12s", 2, b"ab\x00\x00\x01")
+    bad = pa.Array.from_buffers(pa.string_view(), 2, [None, pa.py_buffer(views)])
+    message = "row 1: view is inline with 2 bytes, but the padding after them is not all zero"
+    with pytest.raises(ValueError, match=message):
+        qv.array(bad)
+    with pytest.raises(ValueError, match=message):
+        _ipc_roundtrip_raw(bad).read_all()
+    good = pa.array(["ab", "a string longer than twelve", "xyz"], pa.string_view())
+    assert pa.array(qv.array(good)).equals(good)

@@ -361,6 +361,9 @@ TEST(CoreTypes, HostileViewsFailAtFull) {
       {raw(27, 0, -4), "row 1: view [-4, 23) is outside variadic buffer 0"},
       {raw(-1, 0, 0), "row 1: view length -1 is negative"},
       {raw(27, 0, 0, "zzzz"), "row 1: view prefix differs from the first 4 bytes of its value"},
+      // Inline values are followed by zeros (the format's padding).
+      {raw(3, 0, 0, "abcd"), "row 1: view is inline with 3 bytes, but the padding after them"},
+      {raw(2, 7, 0, "ab\0\0"), "row 1: view is inline with 2 bytes, but the padding after them"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.error);
@@ -371,6 +374,9 @@ TEST(CoreTypes, HostileViewsFailAtFull) {
   }
   // A null slot's view is never read, whatever it holds.
   ASSERT_OK(Validate(*WithView(views, 2, raw(-5, 99, -99))));
+  // Twelve inline bytes leave no padding; zeros after a shorter value pass.
+  ASSERT_OK(Validate(*WithView(views, 1, raw(12, 0x7a7a7a7a, 0x7a7a7a7a, "zzzz"))));
+  ASSERT_OK(Validate(*WithView(views, 1, raw(4, 0, 0, "abcd"))));
   // A null variadic buffer counts as empty.
   auto dropped = std::make_shared<ArrayData>(*views);
   dropped->buffers[2] = nullptr;
@@ -483,9 +489,13 @@ TEST(CoreTypes, ValidatedViewsAndIndicesAreSafeToWalk) {
       std::vector<uint8_t> view(16, 0);
       const int32_t value_length = pick(-2, 40), index = pick(-1, 2), offset = pick(-3, 30);
       std::memcpy(view.data(), &value_length, 4);
-      std::memset(view.data() + 4, pick(0, 1) ? 'x' : 'y', 4);
-      std::memcpy(view.data() + 8, &index, 4);
-      std::memcpy(view.data() + 12, &offset, 4);
+      if (value_length <= 12) {  // inline: the value, then zeros
+        std::memset(view.data() + 4, 'x', static_cast<size_t>(std::max(value_length, 0)));
+      } else {
+        std::memset(view.data() + 4, pick(0, 1) ? 'x' : 'y', 4);
+        std::memcpy(view.data() + 8, &index, 4);
+        std::memcpy(view.data() + 12, &offset, 4);
+      }
       views.insert(views.end(), view.begin(), view.end());
     }
     auto data = std::make_shared<ArrayData>();
