@@ -8,10 +8,11 @@ of 64 Ki rows, uncompressed, on disk. Each reader memory-maps it and reads
 every batch. quiver's default read checks every offset, type id and index
 before it returns (full validation), so it is compared with pyarrow's
 read followed by `validate(full=True)`, the same work. With
-read_all(validate="lazy") quiver checks buffer sizes only, as pyarrow's
-default read does, and each column in full when it is first used; that
-read is compared with pyarrow's default one, and the lazy read followed
-by a use of every column with pyarrow's full validation. Also timed: the
+read_all(validate="lazy") quiver checks buffer sizes only (pyarrow's
+default read checks no values either), and each column in full when it
+is first used; that read is compared with pyarrow's default one, and
+the lazy read followed by a use of every column with pyarrow's full
+validation. Also timed: the
 stream form of the same table. Best of --repeat runs (the machine is
 shared and noisy); ratios are pyarrow time / quiver time, so above 1
 means quiver is faster.
