@@ -47,10 +47,11 @@ class ChunkedArray {
 
   // Every chunk validated at `level` (quiver::Validate), on up to
   // `threads` threads at once (0: one per core). On failure, the lowest
-  // failing chunk's error, after "<chunk_name> K: " ("record batch 3: row
-  // 5: ..." for a table read from IPC, whose chunk K is batch K).
+  // failing chunk's error, after "<chunk_name> <first_number + K>: "
+  // ("record batch 3: row 5: ..." for a table read from IPC, whose chunk K
+  // is the batch first_number + K of its file or stream).
   Status Validate(ValidationLevel level = ValidationLevel::kFull, int threads = 0,
-                  const std::string& chunk_name = "chunk") const;
+                  const std::string& chunk_name = "chunk", int64_t first_number = 0) const;
 
   // Same type and equal values, wherever the chunk boundaries fall.
   bool Equals(const ChunkedArray& other) const;

@@ -337,6 +337,9 @@ class StreamReader {
   // The codec of the body of the batch Next() or NextLayout() last
   // returned (kNone before the first, and for an uncompressed body).
   Compression last_compression() const;
+  // The record batches read so far by Next(), NextLayout() and ReadAll():
+  // the stream's index of the next one.
+  int64_t record_batches_read() const;
   // Reads the next record batch message and returns its layout without
   // decoding its body, or nullopt at the end of the stream (as Next()).
   // Dictionary batches before it are decoded and kept, as Next() does, so

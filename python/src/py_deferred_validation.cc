@@ -4,14 +4,15 @@
 
 namespace quiver::python {
 
-DeferredValidation::DeferredValidation(int num_columns)
-    : outcome_(static_cast<size_t>(num_columns)) {}
+DeferredValidation::DeferredValidation(int num_columns, int64_t first_batch)
+    : outcome_(static_cast<size_t>(num_columns)), first_batch_(first_batch) {}
 
 Status DeferredValidation::Column(const Table& table, int c) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<Status>& outcome = outcome_[static_cast<size_t>(c)];
   if (!outcome) {
-    const Status st = table.column(c)->Validate(ValidationLevel::kFull, 0, "record batch");
+    const Status st =
+        table.column(c)->Validate(ValidationLevel::kFull, 0, "record batch", first_batch_);
     outcome = st.ok() ? st
                       : st.WithContext("column " + std::to_string(c) + " (" +
                                        table.schema()->fields[static_cast<size_t>(c)].name + ")");

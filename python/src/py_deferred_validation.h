@@ -16,11 +16,13 @@ namespace quiver::python {
 
 class DeferredValidation {
  public:
-  explicit DeferredValidation(int num_columns);
+  // `first_batch`: the file's or stream's index of the table's first
+  // chunk (a stream may have handed out batches before read_all).
+  DeferredValidation(int num_columns, int64_t first_batch);
   // Column c of `table` (the table this was made for) validated in full:
   // the outcome of the first check, every time (a failure is raised again
-  // on every later use). Chunk K is named "record batch K", as read_all
-  // made it. Called without the GIL.
+  // on every later use). Chunk K is named "record batch <first_batch + K>".
+  // Called without the GIL.
   Status Column(const Table& table, int c);
   // Every column, in order: the first failure.
   Status All(const Table& table);
@@ -28,6 +30,7 @@ class DeferredValidation {
  private:
   std::mutex mutex_;  // one check at a time; the check itself is parallel
   std::vector<std::optional<Status>> outcome_;
+  int64_t first_batch_;
 };
 
 }  // namespace quiver::python

@@ -438,9 +438,11 @@ std::optional<ValidationLevel> BatchValidation(bool lazy) {
   return std::nullopt;
 }
 
-PyTable ReadTable(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches, bool lazy) {
+// `first_batch`: the index of batches[0] in its file or stream.
+PyTable ReadTable(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches, bool lazy,
+                  int64_t first_batch) {
   TablePtr table = Unwrap(Table::FromRecordBatches(schema, batches));
-  return lazy ? PyTable::Deferred(std::move(table)) : PyTable{std::move(table)};
+  return lazy ? PyTable::Deferred(std::move(table), first_batch) : PyTable{std::move(table)};
 }
 
 constexpr const char* kReadAllDoc =
@@ -535,7 +537,7 @@ void BindIpc(nb::module_& parent) {
             // Batches are read (and validated) on every core at once.
             std::vector<RecordBatchPtr> batches = Unwrap(WithoutGil(
                 [&] { return r.reader->ReadAllRecordBatches(0, BatchValidation(lazy)); }));
-            return ReadTable(r.reader->schema(), batches, lazy);
+            return ReadTable(r.reader->schema(), batches, lazy, 0);
           },
           nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
       .def(
@@ -596,10 +598,11 @@ void BindIpc(nb::module_& parent) {
           "read_all",
           [](PyStreamReader& r, const std::string& validate) {
             const bool lazy = LazyValidation(validate);
+            const int64_t first = r.reader->record_batches_read();
             // Batches are decoded (and validated) on every core at once.
             std::vector<RecordBatchPtr> batches =
                 Unwrap(WithoutGil([&] { return r.reader->ReadAll(0, BatchValidation(lazy)); }));
-            return ReadTable(r.reader->schema(), batches, lazy);
+            return ReadTable(r.reader->schema(), batches, lazy, first);
           },
           nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
       .def(

@@ -50,9 +50,9 @@ nb::list WrapChunks(const std::vector<ArrayDataPtr>& chunks) {
 
 PyTable::PyTable(TablePtr table) : table_(std::move(table)) {}
 
-PyTable PyTable::Deferred(TablePtr table) {
+PyTable PyTable::Deferred(TablePtr table, int64_t first_batch) {
   PyTable out(std::move(table));
-  out.deferred_ = std::make_shared<DeferredValidation>(out.table_->num_columns());
+  out.deferred_ = std::make_shared<DeferredValidation>(out.table_->num_columns(), first_batch);
   return out;
 }
 

@@ -36,8 +36,9 @@ struct PyRecordBatch {
 class PyTable {
  public:
   PyTable(TablePtr table);  // NOLINT(google-explicit-constructor): PyTable{t}
-  // A table whose columns are validated on first use.
-  static PyTable Deferred(TablePtr table);
+  // A table whose columns are validated on first use; its chunk K is
+  // record batch first_batch + K of the file or stream it was read from.
+  static PyTable Deferred(TablePtr table, int64_t first_batch);
 
   // The table, every column validated (raises the first column's error).
   const TablePtr& table() const;

@@ -91,8 +91,8 @@ Result<ChunkedArrayPtr> ChunkedArray::Filter(std::span<const uint8_t> mask) cons
   return ChunkedArrayPtr(new ChunkedArray(type_, {std::move(kept)}));
 }
 
-Status ChunkedArray::Validate(ValidationLevel level, int threads,
-                              const std::string& chunk_name) const {
+Status ChunkedArray::Validate(ValidationLevel level, int threads, const std::string& chunk_name,
+                              int64_t first_number) const {
   // Each chunk's own status, so the lowest failure is the one reported
   // whichever thread finishes first.
   std::vector<Status> failures(chunks_.size());
@@ -101,7 +101,10 @@ Status ChunkedArray::Validate(ValidationLevel level, int threads,
     return failures[k] = quiver::Validate(*chunks_[k], level);
   });
   for (size_t k = 0; k < failures.size(); ++k) {
-    if (!failures[k].ok()) return failures[k].WithContext(chunk_name + " " + std::to_string(k));
+    if (!failures[k].ok()) {
+      return failures[k].WithContext(chunk_name + " " +
+                                     std::to_string(first_number + static_cast<int64_t>(k)));
+    }
   }
   return Status::OK();
 }

@@ -102,6 +102,9 @@ def test_lazy_read_gives_the_good_column_and_refuses_the_bad_one(stream):
             table.column("s")
     with pytest.raises(ValueError, match=BAD_COLUMN):
         table[1]
+    # The good columns make a table of their own.
+    kept = qv.table({name: table[name] for name in ["good"]})
+    assert kept.column("good").to_pylist() == list(range(9))
 
 
 USES = {
@@ -211,3 +214,71 @@ def test_table_validate_checks_tables_made_elsewhere():
     table = qv.table({"a": np.arange(4), "s": pa.array(["a", None, "ccc", ""])})
     table.validate()
     table.validate(full=False)
+
+
+VST_FIELD_METADATA = {b"ARROW:extension:name": b"arrow.variable_shape_tensor",
+                      b"ARROW:extension:metadata": b"{}"}
+
+
+def _vst_file(offsets, values, shapes, large=False, stream=False):
+    """One batch of a 1-D variable_shape_tensor column, rows as given (the
+    storage written as it is, unchecked, by pyarrow)."""
+    list_type = pa.large_list(pa.float32()) if large else pa.list_(pa.float32())
+    width = "<%dq" if large else "<%di"
+    data = pa.Array.from_buffers(
+        list_type, len(offsets) - 1,
+        [None, pa.py_buffer(struct.pack(width % len(offsets), *offsets))],
+        children=[pa.array(values, pa.float32())])
+    shape = pa.array([[s] for s in shapes], pa.list_(pa.int32(), 1))
+    storage = pa.StructArray.from_arrays([data, shape], ["data", "shape"])
+    schema = pa.schema([pa.field("t", storage.type, metadata=VST_FIELD_METADATA)])
+    return _ipc([pa.record_batch([storage], schema=schema)], stream)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_a_tensor_row_whose_length_is_not_its_shape_is_refused_eager_and_lazy(large):
+    # Row 0 holds 2 values but claims shape [3]: its offsets are sound.
+    data = _vst_file([0, 2, 4], [1, 2, 3, 4], [3, 2], large)
+    message = r"row 0: data length 2 != product of shape \[3\] \(3\)"
+    with pytest.raises(ValueError, match=message):
+        qv.ipc.open_file(data).read_all()
+    table = qv.ipc.open_file(data).read_all(validate="lazy")
+    with pytest.raises(ValueError, match=message):
+        table.column("t")
+    with pytest.raises(ValueError, match=message):
+        pa.table(table)
+    good = _vst_file([0, 3, 5], [1, 2, 3, 4, 5], [3, 2], large)
+    assert qv.ipc.open_file(good).read_all(validate="lazy").column("t").chunks[0][0] \
+        .tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_no_tensor_rows_with_an_empty_offsets_buffer(stream):
+    # The format lets an empty list's offsets buffer be empty; pyarrow
+    # writes a 0-row large_list so. Nothing may be read from it.
+    list_type = pa.large_list(pa.float32())
+    data_list = pa.Array.from_buffers(list_type, 0, [None, pa.py_buffer(b"")],
+                                      children=[pa.array([], pa.float32())])
+    shape = pa.array([], pa.list_(pa.int32(), 1))
+    storage = pa.StructArray.from_arrays([data_list, shape], ["data", "shape"])
+    schema = pa.schema([pa.field("t", storage.type, metadata=VST_FIELD_METADATA)])
+    full = pa.record_batch([pa.StructArray.from_arrays(
+        [pa.array([[1.0, 2.0]], list_type), pa.array([[2]], pa.list_(pa.int32(), 1))],
+        ["data", "shape"])], schema=schema)
+    data = _ipc([pa.record_batch([storage], schema=schema), full], stream)
+    for validate in ("eager", "lazy"):
+        table = _open(data, stream).read_all(validate=validate)
+        assert table.num_rows == 1
+        assert table.column("t").chunks[1][0].tolist() == [1.0, 2.0]
+
+
+def test_a_stream_names_its_own_batch_after_batches_were_read():
+    good = pa.array(["x", "yy", "zzz"])
+    batches = [pa.record_batch([s], ["s"]) for s in (good, good, _bad_strings())]
+    reader = qv.ipc.open_stream(_ipc(batches, stream=True))
+    next(reader)
+    next(reader)
+    table = reader.read_all(validate="lazy")
+    assert table.num_rows == 3
+    with pytest.raises(ValueError, match=r"column 0 \(s\): record batch 2: offset 2"):
+        table.column("s")

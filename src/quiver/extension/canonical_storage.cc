@@ -72,10 +72,12 @@ Result<ArrayDataPtr> NarrowOffsets(const ArrayData& list, int64_t start, int64_t
   const int64_t first = list.offset + start;
   const auto* in =
       list.buffers[1] ? reinterpret_cast<const int64_t*>(list.buffers[1]->data()) : nullptr;
-  if (in == nullptr && first + length > 0) {
+  if (in == nullptr && length > 0) {
     return Status::Invalid("the data list of a variable_shape_tensor has no offsets buffer");
   }
-  const int64_t base = in ? in[first] : 0;
+  // No rows need no offsets: the format lets an empty list's buffer be
+  // empty, so nothing is read then.
+  const int64_t base = length > 0 ? in[first] : 0;
   if (base < 0 || base > values.length) {
     return RowError(0, "data starts at element " + std::to_string(base) + ", outside the " +
                            std::to_string(values.length) + " values of the data list");

@@ -45,6 +45,12 @@ class VariableShapeStorage {
  public:
   explicit VariableShapeStorage(const VariableShapeTensorArray& array) : array_(array) {}
 
+  // Every valid row of `data`, a variable_shape_tensor array whose tree
+  // Validate(kFull) has checked, as VariableShapeTensorArray::Make(kFull)
+  // checks them: Validate(kFull) calls this wherever such an array sits,
+  // so rows are checked on every import and IPC read.
+  static Status CheckRows(const ArrayData& data);
+
   // PHYSICAL shape of row i as stored. Precondition: 0 <= i < length.
   std::span<const int32_t> PhysicalShape(int64_t i) const {
     const int ndim = array_.type_.ndim();
@@ -68,6 +74,10 @@ class VariableShapeStorage {
   // copied into `physical` (ndim entries), every size >= 0 and the row's
   // length equal to their product.
   Result<RowRange> CheckedLayout(int64_t i, std::span<int64_t> physical) const;
+  // Every invariant Make(kFull) checks of valid row i (the layout above,
+  // uniform_shape, no null data list, shape or shape entry), for kernels
+  // that copy a row as it is stored.
+  Status CheckedRow(int64_t i) const { return array_.CheckRow(i); }
 
  private:
   const VariableShapeTensorArray& array_;

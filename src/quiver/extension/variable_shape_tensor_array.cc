@@ -86,6 +86,22 @@ Status VariableShapeTensorArray::CheckRows() const {
   return Status::OK();
 }
 
+Status internal::VariableShapeStorage::CheckRows(const ArrayData& data) {
+  // A view of `data` for as long as this runs.
+  const ArrayDataPtr alias(std::shared_ptr<const ArrayData>{}, &data);
+  QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType type,
+                          VariableShapeTensorType::FromDataType(data.type));
+  // The tree was checked at kFull, so a tolerated storage form fails to
+  // become canonical only where an offset or shape entry does not fit
+  // int32: valid Arrow that quiver's canonical form cannot hold. The
+  // import or read that rewrites it next refuses it, naming the column.
+  auto canonical = CanonicalVariableShapeArray(alias, type);
+  if (!canonical.ok()) return Status::OK();
+  auto normalized = std::make_shared<ArrayData>(**canonical);
+  normalized->type = type.data_type();
+  return VariableShapeTensorArray(std::move(type), std::move(normalized)).CheckRows();
+}
+
 Status VariableShapeTensorArray::CheckNoNullRows() const {
   if (!data_->buffers[0] || data_->null_count == 0) return Status::OK();
   for (int64_t i = 0; i < length(); ++i) {

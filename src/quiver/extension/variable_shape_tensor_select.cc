@@ -51,8 +51,10 @@ Result<VariableShapeTensorArray> GatherRuns(const VariableShapeTensorType& type,
     QUIVER_ASSIGN_OR_RETURN(parts.validity, Buffer::Allocate(internal::BitmapBytes(rows)));
   }
   // Pass 1: every row's offsets are read once and checked against its
-  // values, the output offsets, shapes and validity are written, and each
-  // run's extent is recorded. Pass 2 copies exactly those extents.
+  // values, each valid row's shape against its length (the copy keeps both
+  // as stored, so the output is as valid as Make(kFull) would want), the
+  // output offsets, shapes and validity are written, and each run's extent
+  // is recorded. Pass 2 copies exactly those extents.
   int32_t* offsets = MutableAs<int32_t>(parts.offsets);
   std::vector<RunExtent> extents;
   extents.reserve(runs.size());
@@ -64,6 +66,7 @@ Result<VariableShapeTensorArray> GatherRuns(const VariableShapeTensorType& type,
     QUIVER_RETURN_NOT_OK(storage.CheckedOffsets(run.begin, run.end, run_offsets));
     const int64_t first = run_offsets.front();
     for (int64_t i = run.begin; i < run.end; ++i, ++row) {
+      if (run.source->IsValid(i)) QUIVER_RETURN_NOT_OK(storage.CheckedRow(i));
       offsets[row] =
           static_cast<int32_t>(total + run_offsets[static_cast<size_t>(i - run.begin)] - first);
       if (ndim > 0)

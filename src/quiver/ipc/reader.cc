@@ -100,6 +100,7 @@ struct StreamReader::Impl {
   BatchLayout current_layout;  // its buffers and codec (DescribeBuffers)
 
   int64_t dictionary_batches = 0;  // decoded so far (ReadAll's snapshots)
+  int64_t record_batches = 0;      // record batch messages read so far
 
   Result<RecordBatchPtr> ReadNext();
   Result<std::vector<RecordBatchPtr>> ReadAll(int threads, ValidationLevel validation);
@@ -202,7 +203,7 @@ Result<std::optional<Message>> StreamReader::Impl::NextBatchMessage() {
         ++dictionary_batches;
         continue;  // dictionaries come before the batches that use them
       }
-      case fb::MessageHeader::RecordBatch: return message;
+      case fb::MessageHeader::RecordBatch: ++record_batches; return message;
       default: return RefuseUnsupported(*message);
     }
   }
@@ -489,6 +490,8 @@ Endianness FileReader::endianness() const { return impl_->endianness; }
 int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
 
 Compression StreamReader::last_compression() const { return impl_->last_compression; }
+
+int64_t StreamReader::record_batches_read() const { return impl_->record_batches; }
 
 Result<std::vector<RecordBatchPtr>> FileReader::ReadAllRecordBatches(
     int threads, std::optional<ValidationLevel> validation) {

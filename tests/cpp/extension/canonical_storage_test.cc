@@ -145,6 +145,26 @@ TEST(CanonicalStorage, PolarsLargeListAndInt64ShapesBecomeCanonical) {
   EXPECT_TRUE(ArrayEquals(*direct.data(), *canonical));
 }
 
+// An array of no rows may have an empty offsets buffer (pyarrow writes one
+// so): nothing is read from it. Here the empty buffer sits in front of
+// bytes that are not offsets, which were once read as row 0's start.
+TEST(CanonicalStorage, NoRowsNeedNoOffsets) {
+  Storage s;
+  s.offsets = {0};
+  s.values = Primitive<float>(float32(), {});
+  ArrayDataPtr data = PolarsStorage(s);
+  ASSERT_OK_AND_ASSIGN(BufferPtr empty_offsets,
+                       Buffer::Slice(BufferOf(std::vector<int64_t>{99}), 0, 0));
+  auto list = std::make_shared<ArrayData>(*data->children[0]);
+  list->buffers[1] = empty_offsets;
+  auto empty = std::make_shared<ArrayData>(*data);
+  empty->children[0] = list;
+  ASSERT_OK(Validate(*empty));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr canonical, CanonicalArray(empty));
+  EXPECT_EQ(canonical->length, 0);
+  ASSERT_OK(Validate(*canonical));
+}
+
 TEST(CanonicalStorage, CanonicalInputIsReturnedAsItIs) {
   VariableShapeTensorArray rows = test::ThreeRows();
   ASSERT_OK_AND_ASSIGN(ArrayDataPtr same, CanonicalArray(rows.data()));

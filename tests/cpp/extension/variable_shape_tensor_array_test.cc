@@ -65,6 +65,27 @@ TEST(VariableShapeTensorArray, ValidationNamesTheRow) {
                                          ValidationLevel::kDefault));
   EXPECT_ERROR(kInvalid, "row 1: data length 3", trusted.RowTensor(1));
   EXPECT_ERROR(kInvalid, "row 1: data length 3", trusted.ToPadded());
+  // Take, Filter and Concat copy rows as stored: they check them first.
+  EXPECT_ERROR(kInvalid, "row 1: data length 3", trusted.Take(std::vector<int64_t>{0, 1}));
+  EXPECT_ERROR(kInvalid, "row 1: data length 3", trusted.Filter(std::vector<uint8_t>{0, 1}));
+  ASSERT_OK_AND_ASSIGN(auto first, trusted.Take(std::vector<int64_t>{0, 0}));
+  ASSERT_OK(Validate(*first.data()));
+}
+
+// Validate(kFull) checks a variable_shape_tensor's rows wherever the array
+// sits (top level, inside a struct), as Make(kFull) does: every import and
+// IPC read sees them.
+TEST(VariableShapeTensorArray, FullValidationChecksTheRowsAtAnyDepth) {
+  ArrayDataPtr lying = RawStorage({0, 2, 5}, {0, 1, 2, 3, 4}, {1, 2, 2, 2}, 2);
+  EXPECT_ERROR(kInvalid, "row 1: data length 3 != product of shape [2, 2] (4)", Validate(*lying));
+  ASSERT_OK(Validate(*lying, ValidationLevel::kDefault));
+  auto wrapper = std::make_shared<ArrayData>();
+  wrapper->type = struct_({Field{"t", lying->type, true, {}}});
+  wrapper->length = lying->length;
+  wrapper->buffers = {nullptr};
+  wrapper->children = {lying};
+  EXPECT_ERROR(kInvalid, "child 0 (t): row 1: data length 3", Validate(*wrapper));
+  ASSERT_OK(Validate(*RawStorage({0, 2, 4}, {0, 1, 2, 3}, {1, 2, 2, 1}, 2)));
 }
 
 TEST(VariableShapeTensorArray, DraftUint32ShapesBecomeInt32) {
