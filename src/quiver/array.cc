@@ -258,10 +258,11 @@ Status CheckNullCount(const ArrayData& data) {
 }
 
 // Every valid slot's view: a non-negative length; inline up to 12 bytes
-// (zero after the value), else a buffer index that exists and offset + length inside that buffer
-// (computed in 64 bits, so no int32 sum can wrap), a prefix equal to the
-// value's first 4 bytes, and for utf8_view valid UTF-8. Null slots are
-// not read: the format leaves their views undefined.
+// (zeros after the value), else a buffer index that exists and offset +
+// length inside that buffer (computed in 64 bits, so no int32 sum can
+// wrap), a prefix equal to the value's first 4 bytes, and for utf8_view
+// valid UTF-8. Null slots are not read: the format leaves their views
+// undefined.
 Status CheckViews(const ArrayData& data, bool utf8) {
   const uint8_t* views = data.buffers[1] ? data.buffers[1]->data() : nullptr;
   const int64_t variadic = static_cast<int64_t>(data.buffers.size()) - 2;
