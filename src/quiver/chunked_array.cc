@@ -93,20 +93,11 @@ Result<ChunkedArrayPtr> ChunkedArray::Filter(std::span<const uint8_t> mask) cons
 
 Status ChunkedArray::Validate(ValidationLevel level, int threads, const std::string& chunk_name,
                               int64_t first_number) const {
-  // Each chunk's own status, so the lowest failure is the one reported
-  // whichever thread finishes first.
-  std::vector<Status> failures(chunks_.size());
-  (void)internal::ParallelTasks(static_cast<int64_t>(chunks_.size()), threads, [&](int64_t i) {
-    const auto k = static_cast<size_t>(i);
-    return failures[k] = quiver::Validate(*chunks_[k], level);
+  // ParallelTasks returns the lowest failing chunk's error.
+  return internal::ParallelTasks(static_cast<int64_t>(chunks_.size()), threads, [&](int64_t i) {
+    Status st = quiver::Validate(*chunks_[static_cast<size_t>(i)], level);
+    return st.ok() ? st : st.WithContext(chunk_name + " " + std::to_string(first_number + i));
   });
-  for (size_t k = 0; k < failures.size(); ++k) {
-    if (!failures[k].ok()) {
-      return failures[k].WithContext(chunk_name + " " +
-                                     std::to_string(first_number + static_cast<int64_t>(k)));
-    }
-  }
-  return Status::OK();
 }
 
 bool ChunkedArray::Equals(const ChunkedArray& other) const {

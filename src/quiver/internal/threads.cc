@@ -114,15 +114,19 @@ void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,
 Status ParallelTasks(int64_t count, int threads, const std::function<Status(int64_t)>& fn) {
   const int workers = static_cast<int>(std::clamp<int64_t>(count, 1, ThreadCount(threads)));
   std::mutex mutex;
-  Status first_error;
+  int64_t lowest_failure = count;
+  Status error;
   RunQueue(count, workers, [&](int64_t i) {
     Status st = fn(i);
     if (st.ok()) return true;
     std::lock_guard<std::mutex> lock(mutex);
-    if (first_error.ok()) first_error = std::move(st);
+    if (i < lowest_failure) {
+      lowest_failure = i;
+      error = std::move(st);
+    }
     return false;
   });
-  return first_error;
+  return error;
 }
 
 struct BackgroundThread::Impl {

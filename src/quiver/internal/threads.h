@@ -50,8 +50,10 @@ void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,
 
 // Runs fn(i) for every i in [0, count) through RunQueue on up to
 // ThreadCount(threads) threads (for items of uneven cost, such as buffers
-// of different sizes). The first error stops the handing out and is
-// returned; OK when every fn(i) was.
+// of different sizes); OK when every fn(i) was. A failure stops the
+// handing out. Items are handed out in order, so every item below a
+// failing one runs, and the error returned is the lowest failing item's:
+// the one a run in order meets, whatever the threads' timing.
 Status ParallelTasks(int64_t count, int threads, const std::function<Status(int64_t)>& fn);
 
 // A thread of its own running fn() once, beside the caller (a producer

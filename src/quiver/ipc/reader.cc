@@ -63,24 +63,17 @@ Status RefuseUnsupported(const Message& message) {
 }
 
 // Runs decode(i) for every i in [0, count) on up to `threads` threads and
-// appends the batches to *out in order. Items are handed out in order and
-// a failure stops the handing out, so every item below the first to fail
-// was decoded: the lowest failure, returned, is the one a read in order
-// meets, whatever the threads' timing.
+// appends the batches to *out in order. On failure, the lowest batch's
+// error (ParallelTasks'): the one a read in order meets.
 template <typename Decode>
 Status DecodeInOrder(int64_t count, int threads, Decode&& decode,
                      std::vector<RecordBatchPtr>* out) {
   const size_t first = out->size();
   out->resize(first + static_cast<size_t>(count));
-  std::vector<Status> failures(static_cast<size_t>(count));
-  (void)internal::ParallelTasks(count, threads, [&](int64_t i) {
-    Result<RecordBatchPtr> batch = decode(i);
-    if (!batch.ok()) return failures[static_cast<size_t>(i)] = batch.status();
-    (*out)[first + static_cast<size_t>(i)] = std::move(*batch);
+  return internal::ParallelTasks(count, threads, [&](int64_t i) {
+    QUIVER_ASSIGN_OR_RETURN((*out)[first + static_cast<size_t>(i)], decode(i));
     return Status::OK();
   });
-  for (const Status& failure : failures) QUIVER_RETURN_NOT_OK(failure);
-  return Status::OK();
 }
 
 }  // namespace

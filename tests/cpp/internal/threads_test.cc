@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "no_threads.h"
@@ -90,6 +91,26 @@ TEST(Threads, ParallelTasksReturnTheFirstErrorAndStop) {
   });
   EXPECT_EQ(st.message(), "item 5");
   EXPECT_LT(ran.load(), 100000);  // the queue stopped handing items out
+}
+
+// Two items fail; the later one fails first in time, yet the error is the
+// lower item's, the one a run in order meets.
+TEST(Threads, ParallelTasksReturnTheLowestFailingItemsError) {
+  for (int run = 0; run < 20; ++run) {
+    std::atomic<bool> seven_failed{false};
+    Status st = internal::ParallelTasks(16, 4, [&](int64_t i) {
+      if (i == 7) {
+        seven_failed = true;
+        return Status::Invalid("item 7");
+      }
+      if (i == 3) {
+        while (!seven_failed) std::this_thread::yield();
+        return Status::Invalid("item 3");
+      }
+      return Status::OK();
+    });
+    EXPECT_EQ(st.message(), "item 3");
+  }
 }
 
 TEST(Threads, ThreadCountIsAtLeastOne) {
