@@ -44,6 +44,10 @@ class Table {
   const ChunkedArrayPtr& column(int i) const { return columns_[static_cast<size_t>(i)]; }
   // The index of the first field named `name`, or -1.
   int FieldIndex(std::string_view name) const;
+  // Column i's chunks validated (ChunkedArray::Validate, the same
+  // arguments); errors start "column i (name): ".
+  Status ValidateColumn(int i, ValidationLevel level = ValidationLevel::kFull, int threads = 0,
+                        const std::string& chunk_name = "chunk", int64_t first_number = 0) const;
 
   // The rows as record batches, in order, no copy: a batch ends where any
   // column's chunk ends, and holds at most `max_rows` rows when max_rows > 0.

@@ -1,7 +1,5 @@
 #include "py_deferred_validation.h"
 
-#include <string>
-
 namespace quiver::python {
 
 DeferredValidation::DeferredValidation(int num_columns, int64_t first_batch)
@@ -11,11 +9,7 @@ Status DeferredValidation::Column(const Table& table, int c) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<Status>& outcome = outcome_[static_cast<size_t>(c)];
   if (!outcome) {
-    const Status st =
-        table.column(c)->Validate(ValidationLevel::kFull, 0, "record batch", first_batch_);
-    outcome = st.ok() ? st
-                      : st.WithContext("column " + std::to_string(c) + " (" +
-                                       table.schema()->fields[static_cast<size_t>(c)].name + ")");
+    outcome = table.ValidateColumn(c, ValidationLevel::kFull, 0, "record batch", first_batch_);
   }
   return *outcome;
 }

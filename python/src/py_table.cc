@@ -356,11 +356,7 @@ void BindTable(nb::module_& m) {
             const ValidationLevel level = full ? ValidationLevel::kFull : ValidationLevel::kDefault;
             const Table& table = *t.table();
             for (int c = 0; c < table.num_columns(); ++c) {
-              Status st = WithoutGil([&] { return table.column(c)->Validate(level); });
-              if (!st.ok()) {
-                Raise(st.WithContext("column " + std::to_string(c) + " (" +
-                                     table.schema()->fields[static_cast<size_t>(c)].name + ")"));
-              }
+              Check(WithoutGil([&] { return table.ValidateColumn(c, level); }));
             }
           },
           nb::arg("full") = true,

@@ -84,6 +84,12 @@ Result<TablePtr> Table::FromRecordBatches(SchemaPtr schema,
   return Make(std::move(schema), std::move(columns), rows);
 }
 
+Status Table::ValidateColumn(int i, ValidationLevel level, int threads,
+                             const std::string& chunk_name, int64_t first_number) const {
+  Status st = column(i)->Validate(level, threads, chunk_name, first_number);
+  return st.ok() ? st : st.WithContext(ColumnName(*schema_, static_cast<size_t>(i)));
+}
+
 int Table::FieldIndex(std::string_view name) const {
   for (size_t i = 0; i < schema_->fields.size(); ++i) {
     if (schema_->fields[i].name == name) return static_cast<int>(i);

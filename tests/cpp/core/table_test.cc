@@ -48,6 +48,20 @@ TEST(Table, MakeChecksTypesAndLengths) {
   EXPECT_ERROR(kInvalid, "1 columns for 2 fields", Table::Make(IdName(), {Ints({1})}));
 }
 
+// ValidateColumn names the column before ChunkedArray::Validate's chunk.
+TEST(Table, ValidateColumnNamesTheColumnAndChunk) {
+  auto backwards = std::make_shared<ArrayData>(*Utf8({"ab", "c"}));
+  backwards->buffers[1] = test::BufferOf(std::vector<int32_t>{0, 2, 1});
+  ChunkedArrayPtr names = *ChunkedArray::Make(utf8(), {Utf8({"a"}), backwards});
+  TablePtr table = *Table::Make(IdName(), {Ints({1, 2, 3}), names});
+  ASSERT_OK(table->ValidateColumn(0));
+  EXPECT_ERROR(kInvalid, "column 1 (name): chunk 1: offset 2 (1) < offset 1 (2)",
+               table->ValidateColumn(1));
+  EXPECT_ERROR(kInvalid, "column 1 (name): record batch 5: offset 2",
+               table->ValidateColumn(1, ValidationLevel::kFull, 2, "record batch", 4));
+  ASSERT_OK(table->ValidateColumn(1, ValidationLevel::kDefault));
+}
+
 TEST(Table, ToRecordBatchesCutsWhereAnyColumnsChunkEnds) {
   TablePtr table = FiveRows();
   ASSERT_OK_AND_ASSIGN(std::vector<RecordBatchPtr> batches, table->ToRecordBatches());
