@@ -42,6 +42,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
   QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType type,
                           VariableShapeTensorType::FromDataType(data->type));
   // The views below read these children and buffers, whatever the level.
+  // At kFull this checks every valid row too (VariableShapeStorage::CheckRows).
   QUIVER_RETURN_NOT_OK(Validate(*data, std::max(level, ValidationLevel::kMinimal)));
   // Tolerated storage forms (large_list data, other integer shapes) become
   // the canonical one: a copy of the offsets and shapes only.
@@ -49,9 +50,7 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Make(ArrayDataPtr dat
                           internal::CanonicalVariableShapeArray(data, type));
   auto normalized = std::make_shared<ArrayData>(*canonical);
   normalized->type = type.data_type();
-  VariableShapeTensorArray out(std::move(type), std::move(normalized));
-  if (level == ValidationLevel::kFull) QUIVER_RETURN_NOT_OK(out.CheckRows());
-  return out;
+  return VariableShapeTensorArray(std::move(type), std::move(normalized));
 }
 
 using internal::RowError;

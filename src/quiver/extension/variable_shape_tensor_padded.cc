@@ -216,14 +216,14 @@ struct PaddedPlan {
   BufferPtr shapes;  // N x ndim int32, logical
 };
 
-// Pass 1 reads and checks every row once: its start in the values and its
-// logical shape (zeros for null rows), and the largest size per axis.
 // A padded batch is a dense tensor of ndim + 1 dimensions; past this many
 // no consumer takes it (NumPy's limit is 64). The type's ndim costs a type
 // nothing, while a plan holds a few vectors of ndim entries: without the
 // bound, an empty column of 2^31 - 1 dimensions asked for gigabytes.
 constexpr int kMaxPaddedDims = 64;
 
+// Pass 1 reads and checks every row once: its start in the values and its
+// logical shape (zeros for null rows), and the largest size per axis.
 Result<PaddedPlan> Plan(const VariableShapeTensorArray& array, const PadValue& pad_value) {
   const VariableShapeTensorType& type = array.type();
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "pad"));
