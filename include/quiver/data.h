@@ -2,7 +2,7 @@
 // (one file, several, or a directory of them), in a seeded per-epoch order,
 // gathered straight into batch buffers (docs/loader.md).
 //
-// Files are memory-mapped and must share one schema. Each epoch the reader
+// Files are memory-mapped (or read with pread) and must share one schema. Each epoch the reader
 // orders the rows of every file (in order, a seeded permutation of all of
 // them, or record batches shuffled then rows shuffled within windows),
 // keeps the rows of its shard, optionally groups rows of similar size
@@ -34,7 +34,13 @@
 // batch with an error naming the batch, the file and the record batch, and
 // the epoch ends there. Nothing reachable from file contents aborts.
 // Memory-mapped files must not be truncated by others while read (see
-// quiver/ipc.h, OpenFileSource).
+// quiver/ipc.h, OpenFileSource); BatchReaderOptions::memory_map = false
+// reads them instead.
+//
+// Fork: a reader works in a process forked from the one that made it
+// (a DataLoader worker), whatever it did before: the child notices the
+// fork at its next call, leaves the parent's prefetch thread and the locks
+// it may have held behind, and prepares batches on threads of its own.
 #pragma once
 
 #include <cstdint>
@@ -102,6 +108,17 @@ struct BatchReaderOptions {
   int threads = 0;
   // How far each record batch is checked the first time it is read.
   ValidationLevel validation = ValidationLevel::kFull;
+  // true: the files are memory-mapped (zero-copy; a file truncated while
+  // the reader is open kills the process with SIGBUS when a batch touches
+  // the lost pages). false: each record batch is read with pread into
+  // memory of its own when a batch first needs it, and up to 256 MiB of
+  // them are kept; a truncated or rewritten file is an IOError naming it.
+  bool memory_map = true;
+  // The most bytes one batch's arrays may take, > 0: a batch that would
+  // need more (padding a few very differently shaped rows to their common
+  // largest shape) fails with Invalid naming the rows and their shapes
+  // instead of allocating it.
+  int64_t max_batch_bytes = int64_t{4} << 30;
   // Where batch buffers come from (bytes -> buffer of at least that many
   // writable bytes); unset: ordinary owned buffers. A pinned-memory
   // allocator goes here.

@@ -40,10 +40,29 @@ def _bad_source(source):
                     f"{type(source).__name__}")
 
 
-def _int(value, name):
+_INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
+
+
+def _int(value, name, low=None, high=_INT64_MAX):
+    """``value`` as an int; ValueError naming ``name`` outside [low, high]
+    (the C++ side takes int64 or int32, so larger numbers are refused here,
+    with the argument's name, rather than by the binding)."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    return value.__index__()
+    value = value.__index__()
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def _positive(value, name, high=_INT64_MAX):
+    value = _int(value, name, None, high)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
 
 
 def _shuffle(shuffle):
@@ -63,7 +82,8 @@ def _shard(shard):
         rank, world_size = shard
     except (TypeError, ValueError):
         raise TypeError(f"shard must be (rank, world_size), got {shard!r}") from None
-    rank, world_size = _int(rank, "shard rank"), _int(world_size, "shard world_size")
+    rank = _int(rank, "shard rank", None, _INT32_MAX)
+    world_size = _int(world_size, "shard world_size", None, _INT32_MAX)
     if world_size <= 0:
         raise ValueError(f"shard world_size must be > 0, got {world_size}")
     if not 0 <= rank < world_size:
@@ -166,36 +186,52 @@ class BatchReader:
     threads (``None``: one per core). ``pin_memory=True`` allocates batch
     buffers page-locked through the CUDA runtime, or warns and uses
     ordinary memory when there is none.
+
+    ``memory_map=True`` maps the files (zero-copy; a file truncated while
+    the reader is open then kills the process with SIGBUS); ``False``
+    reads each record batch with ``pread`` into memory of its own when a
+    batch first needs it (up to 256 MiB of them kept), so a truncated or
+    rewritten file raises ``OSError`` instead. ``max_batch_bytes`` (4 GiB)
+    caps the bytes of one batch's arrays: a batch that would need more
+    (padding rows of very different shapes) raises ``ValueError`` naming
+    the rows and their shapes.
+
+    The reader works in processes forked after it was used (DataLoader
+    workers), pickles (its arguments and epoch: the files are opened again
+    where it is unpickled), and is a context manager; ``close()`` stops its
+    thread and releases the files.
     """
 
     def __init__(self, source, *, columns=None, batch_size, shuffle=False, seed=0,
                  drop_last=False, shard=None, ragged="padded", pad_value=0, prefetch=2,
                  num_threads=None, pin_memory=False, window_rows=None, bucket_by=None,
-                 bucket_window=None):
+                 bucket_window=None, memory_map=True, max_batch_bytes=4 << 30):
+        self._arguments = dict(
+            source=source, columns=columns, batch_size=batch_size, shuffle=shuffle, seed=seed,
+            drop_last=drop_last, shard=shard, ragged=ragged, pad_value=pad_value,
+            prefetch=prefetch, num_threads=num_threads, pin_memory=pin_memory,
+            window_rows=window_rows, bucket_by=bucket_by, bucket_window=bucket_window,
+            memory_map=memory_map, max_batch_bytes=max_batch_bytes)
         sources = _sources(source)
         if columns is not None:
             if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
                 raise TypeError("columns must be a list of column names")
             columns = list(columns)
-        batch_size = _int(batch_size, "batch_size")
-        seed = _int(seed, "seed")
-        if seed < 0:
-            raise ValueError(f"seed must be >= 0, got {seed}")
+        batch_size = _positive(batch_size, "batch_size")
+        seed = _int(seed, "seed", 0, 2**64 - 1)
         rank, world_size = _shard(shard)
         if ragged not in _RAGGED:
             raise ValueError(f"ragged must be 'padded', 'jagged' or 'list', got {ragged!r}")
-        prefetch = _int(prefetch, "prefetch")
-        threads = 0 if num_threads is None else _int(num_threads, "num_threads")
-        if num_threads is not None and threads <= 0:
-            raise ValueError(f"num_threads must be > 0 or None, got {threads}")
-        window = 0 if window_rows is None else _int(window_rows, "window_rows")
-        if window_rows is not None and window <= 0:
-            raise ValueError(f"window_rows must be > 0, got {window}")
+        prefetch = _int(prefetch, "prefetch", 0, _INT32_MAX)
+        threads = 0 if num_threads is None else _positive(num_threads, "num_threads", _INT32_MAX)
+        window = 0 if window_rows is None else _positive(window_rows, "window_rows")
         if bucket_by is not None and not isinstance(bucket_by, str):
             raise TypeError("bucket_by must be a column name")
         if bucket_by is not None and bucket_window is None:
             raise ValueError("bucket_by needs bucket_window= (batches per window)")
-        bucket_window = 0 if bucket_window is None else _int(bucket_window, "bucket_window")
+        bucket_window = (0 if bucket_window is None
+                         else _positive(bucket_window, "bucket_window"))
+        max_batch_bytes = _positive(max_batch_bytes, "max_batch_bytes")
         pinned = None
         if pin_memory:
             pinned = _cuda_host_allocator()
@@ -206,7 +242,29 @@ class BatchReader:
         self.pin_memory = pinned is not None
         self._reader = _BatchReader(sources, columns, batch_size, _shuffle(shuffle), seed,
                                     window, bool(drop_last), rank, world_size, ragged, pad_value,
-                                    bucket_by or "", bucket_window, prefetch, threads, pinned)
+                                    bucket_by or "", bucket_window, prefetch, threads, pinned,
+                                    bool(memory_map), max_batch_bytes)
+
+    def close(self):
+        """Stops the prefetch thread and releases the files (idempotent);
+        arrays of batches already returned stay valid. Any later use
+        raises ValueError."""
+        self._reader.close()
+
+    @property
+    def closed(self):
+        return self._reader.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __reduce__(self):
+        # The arguments, not the open files: the receiving process (a
+        # spawned DataLoader worker, a Ray task) opens them again.
+        return _unpickle_batch_reader, (self._arguments, self.epoch)
 
     def __iter__(self):
         """The batches of the current epoch, from its first one (iterating
@@ -225,7 +283,7 @@ class BatchReader:
 
     def set_epoch(self, epoch):
         """Makes ``epoch`` (>= 0) the one the next iteration reads."""
-        self._reader.set_epoch(_int(epoch, "epoch"))
+        self._reader.set_epoch(_int(epoch, "epoch", 0))
 
     @property
     def epoch(self):
@@ -257,7 +315,10 @@ class BatchReader:
 
     def read_batch(self, i):
         """Batch ``i`` of the current epoch, read now (no prefetch)."""
-        return self._reader.read_batch(_int(i, "i"))
+        i = _int(i, "i")
+        if not 0 <= i < len(self):
+            raise IndexError(f"batch {i} is out of range for {len(self)} batches")
+        return self._reader.read_batch(i)
 
     def epoch_rows(self):
         """This shard's rows (global row numbers, files in order) in the
@@ -275,8 +336,16 @@ class BatchReader:
             yield to_jax(batch)
 
     def __repr__(self):
+        if self.closed:
+            return "<quiver.data.BatchReader (closed)>"
         return (f"<quiver.data.BatchReader {len(self.files)} file(s), {self.num_rows} rows, "
                 f"{len(self)} batches per epoch, epoch {self.epoch}>")
+
+
+def _unpickle_batch_reader(arguments, epoch):
+    reader = BatchReader(**arguments)
+    reader.set_epoch(epoch)
+    return reader
 
 
 def _convert(batch, convert):
@@ -325,7 +394,7 @@ def _torch_iterable_dataset():
             return self._epoch.value
 
         def set_epoch(self, epoch):
-            epoch = _int(epoch, "epoch")
+            epoch = _int(epoch, "epoch", None, None)
             # Checked here: the shared int64 would wrap a larger one
             # silently, and workers would fail on a negative one only later.
             if not 0 <= epoch < 2**63:

@@ -7,6 +7,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,17 +27,41 @@ namespace quiver::python {
 namespace {
 
 struct PyBatchReader {
-  std::unique_ptr<data::BatchReader> reader;
+  // Shared, so that close() in one Python thread leaves a call running in
+  // another its reader until that call returns.
+  std::shared_ptr<data::BatchReader> reader;
   // One call at a time: Python threads may share a reader, and the calls
   // run without the GIL.
   std::unique_ptr<std::mutex> mutex = std::make_unique<std::mutex>();
+  pid_t owner = getpid();
 
+  // The reader, or ValueError once close() ran.
+  data::BatchReader& Get() const {
+    if (!reader) Raise(Status::Invalid("the BatchReader is closed"));
+    return *reader;
+  }
+
+  // fn(reader) without the GIL, one call at a time.
   template <typename Fn>
   auto Locked(Fn&& fn) {
+    Get();
+    std::shared_ptr<data::BatchReader> held = reader;
+    std::mutex& lock_first = Mutex();
     return WithoutGil([&] {
-      std::lock_guard<std::mutex> lock(*mutex);
-      return fn();
+      std::lock_guard<std::mutex> lock(lock_first);
+      return fn(*held);
     });
+  }
+
+  // The lock; in a forked child a new one: another thread of the parent
+  // may have held the old one at the fork, and nobody here releases it.
+  std::mutex& Mutex() {
+    if (owner != getpid()) {
+      (void)mutex.release();
+      mutex = std::make_unique<std::mutex>();
+      owner = getpid();
+    }
+    return *mutex;
   }
 };
 
@@ -152,14 +178,12 @@ nb::dict BatchToDict(data::Batch batch) {
   return out;
 }
 
-std::unique_ptr<data::BatchReader> OpenReader(std::vector<std::string> sources,
-                                              std::optional<std::vector<std::string>> columns,
-                                              int64_t batch_size, const std::string& shuffle,
-                                              uint64_t seed, int64_t window_rows, bool drop_last,
-                                              int rank, int world_size, const std::string& ragged,
-                                              nb::handle pad_value, const std::string& bucket_by,
-                                              int64_t bucket_window, int prefetch, int threads,
-                                              std::optional<std::vector<uintptr_t>> pinned) {
+std::unique_ptr<data::BatchReader> OpenReader(
+    std::vector<std::string> sources, std::optional<std::vector<std::string>> columns,
+    int64_t batch_size, const std::string& shuffle, uint64_t seed, int64_t window_rows,
+    bool drop_last, int rank, int world_size, const std::string& ragged, nb::handle pad_value,
+    const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
+    std::optional<std::vector<uintptr_t>> pinned, bool memory_map, int64_t max_batch_bytes) {
   data::BatchReaderOptions options;
   if (columns) {
     if (columns->empty()) Raise(Status::Invalid("columns=[] selects nothing; None reads all"));
@@ -178,6 +202,8 @@ std::unique_ptr<data::BatchReader> OpenReader(std::vector<std::string> sources,
   options.bucket_window = bucket_window;
   options.prefetch = prefetch;
   options.threads = threads;
+  options.memory_map = memory_map;
+  options.max_batch_bytes = max_batch_bytes;
   if (pinned) {
     // (cudaHostAlloc, cudaFreeHost[, cudaDeviceSynchronize])
     if (pinned->size() != 2 && pinned->size() != 3) {
@@ -201,51 +227,72 @@ void BindData(nb::module_& parent) {
              const std::string& shuffle, uint64_t seed, int64_t window_rows, bool drop_last,
              int rank, int world_size, const std::string& ragged, nb::handle pad_value,
              const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-             std::optional<std::vector<uintptr_t>> pinned) {
-            new (self) PyBatchReader{OpenReader(std::move(sources), std::move(columns), batch_size,
-                                                shuffle, seed, window_rows, drop_last, rank,
-                                                world_size, ragged, pad_value, bucket_by,
-                                                bucket_window, prefetch, threads, pinned)};
+             std::optional<std::vector<uintptr_t>> pinned, bool memory_map,
+             int64_t max_batch_bytes) {
+            new (self) PyBatchReader{
+                OpenReader(std::move(sources), std::move(columns), batch_size, shuffle, seed,
+                           window_rows, drop_last, rank, world_size, ragged, pad_value, bucket_by,
+                           bucket_window, prefetch, threads, pinned, memory_map, max_batch_bytes)};
           },
           nb::arg("sources"), nb::arg("columns").none(), nb::arg("batch_size"), nb::arg("shuffle"),
           nb::arg("seed"), nb::arg("window_rows"), nb::arg("drop_last"), nb::arg("rank"),
           nb::arg("world_size"), nb::arg("ragged"), nb::arg("pad_value"), nb::arg("bucket_by"),
           nb::arg("bucket_window"), nb::arg("prefetch"), nb::arg("threads"),
-          nb::arg("pinned").none())
+          nb::arg("pinned").none(), nb::arg("memory_map"), nb::arg("max_batch_bytes"))
+      .def("close",
+           [](PyBatchReader& r) {
+             if (!r.reader) return;
+             // Stops the prefetch thread (joined without the GIL, after any
+             // call in another thread) and releases the files; the arrays
+             // of batches already returned stay valid.
+             std::shared_ptr<data::BatchReader> reader = std::move(r.reader);
+             std::mutex& mutex = r.Mutex();
+             WithoutGil([&] {
+               std::lock_guard<std::mutex> lock(mutex);
+               reader.reset();
+               return 0;
+             });
+           })
+      .def_prop_ro("closed", [](const PyBatchReader& r) { return !r.reader; })
       .def("next",
            [](PyBatchReader& r) -> nb::object {
-             std::optional<data::Batch> batch = Unwrap(r.Locked([&] { return r.reader->Next(); }));
+             std::optional<data::Batch> batch =
+                 Unwrap(r.Locked([&](data::BatchReader& reader) { return reader.Next(); }));
              if (!batch) return nb::none();
              return BatchToDict(std::move(*batch));
            })
       .def(
           "read_batch",
           [](PyBatchReader& r, int64_t i) {
-            return BatchToDict(Unwrap(r.Locked([&] { return r.reader->ReadBatch(i); })));
+            return BatchToDict(
+                Unwrap(r.Locked([&](data::BatchReader& reader) { return reader.ReadBatch(i); })));
           },
           nb::arg("i"))
       .def(
           "set_epoch",
           [](PyBatchReader& r, int64_t epoch) {
-            Check(r.Locked([&] { return r.reader->SetEpoch(epoch); }));
+            Check(r.Locked([&](data::BatchReader& reader) { return reader.SetEpoch(epoch); }));
           },
           nb::arg("epoch"))
       .def("epoch_rows",
            [](PyBatchReader& r) {
-             std::vector<int64_t> rows = Unwrap(r.Locked([&] { return r.reader->EpochRows(); }));
+             std::vector<int64_t> rows =
+                 Unwrap(r.Locked([&](data::BatchReader& reader) { return reader.EpochRows(); }));
              nb::object numpy = Numpy();
              return numpy.attr("array")(nb::cast(rows), "int64");
            })
       .def_prop_ro("epoch",
-                   [](PyBatchReader& r) { return r.Locked([&] { return r.reader->epoch(); }); })
-      .def_prop_ro("num_batches", [](const PyBatchReader& r) { return r.reader->num_batches(); })
-      .def_prop_ro("num_rows", [](const PyBatchReader& r) { return r.reader->num_rows(); })
-      .def_prop_ro("shard_rows", [](const PyBatchReader& r) { return r.reader->shard_rows(); })
-      .def_prop_ro("files", [](const PyBatchReader& r) { return r.reader->files(); })
-      .def_prop_ro("output_names", [](const PyBatchReader& r) { return r.reader->output_names(); })
-      .def_prop_ro("schema", [](const PyBatchReader& r) { return PySchema{r.reader->schema()}; })
+                   [](PyBatchReader& r) {
+                     return r.Locked([&](data::BatchReader& reader) { return reader.epoch(); });
+                   })
+      .def_prop_ro("num_batches", [](const PyBatchReader& r) { return r.Get().num_batches(); })
+      .def_prop_ro("num_rows", [](const PyBatchReader& r) { return r.Get().num_rows(); })
+      .def_prop_ro("shard_rows", [](const PyBatchReader& r) { return r.Get().shard_rows(); })
+      .def_prop_ro("files", [](const PyBatchReader& r) { return r.Get().files(); })
+      .def_prop_ro("output_names", [](const PyBatchReader& r) { return r.Get().output_names(); })
+      .def_prop_ro("schema", [](const PyBatchReader& r) { return PySchema{r.Get().schema()}; })
       .def_prop_ro("padding_ratio", [](PyBatchReader& r) {
-        return r.Locked([&] { return r.reader->padding_ratio(); });
+        return r.Locked([&](data::BatchReader& reader) { return reader.padding_ratio(); });
       });
 }
 

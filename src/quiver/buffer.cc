@@ -11,6 +11,7 @@
 #include <vector>
 
 #if defined(__linux__)
+#include <pthread.h>
 #include <sys/mman.h>
 #endif
 
@@ -79,7 +80,14 @@ class BlockCache {
     static BlockCache* cache = new BlockCache();  // never destroyed: buffers may die at exit
     return *cache;
   }
-  BlockCache() { blocks_.reserve(kCachedBlocks); }
+  BlockCache() {
+    blocks_.reserve(kCachedBlocks);
+    // Another thread may hold the lock when some thread forks, and in the
+    // child nobody would ever release it: fork() waits for the lock
+    // instead, and each process releases its copy afterwards.
+    pthread_atfork([] { Get().mutex_.lock(); }, [] { Get().mutex_.unlock(); },
+                   [] { Get().mutex_.unlock(); });
+  }
 
   // A cached block of at least `size` bytes and at most half again as
   // many, or nullptr; `mapped` receives its size.

@@ -26,7 +26,7 @@ Status InBatch(int64_t index, const Status& status) {
 Result<std::vector<int64_t>> RowSizes(Dataset& dataset, int position) {
   std::vector<int64_t> sizes(static_cast<size_t>(dataset.num_rows()), 0);
   for (int k = 0; k < dataset.num_record_batches(); ++k) {
-    QUIVER_ASSIGN_OR_RETURN(const LoadedBatch* loaded, dataset.Load(k));
+    QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> loaded, dataset.Load(k));
     const VariableShapeTensorArray& array = *loaded->ragged[position];
     QUIVER_ASSIGN_OR_RETURN(Tensor shapes, array.Shapes());
     const int64_t ndim = array.type().ndim();
@@ -52,6 +52,20 @@ const BatchArray* Batch::Find(const std::string& name) const {
   return nullptr;
 }
 
+// What the reader shares with its prefetch thread. In a process forked
+// while the thread ran, the thread is gone and may have left the lock held
+// or the queue half changed: the reader leaves the whole of it behind and
+// starts a new one (Impl::AfterFork).
+struct Prefetch {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Result<Batch>> ready;
+  int64_t produce_next = 0;
+  int64_t consumed = 0;  // batches taken from `ready` (the consumer's next_index)
+  bool stop = false;
+  std::unique_ptr<internal::BackgroundThread> worker;
+};
+
 struct BatchReader::Impl {
   BatchReaderOptions options;
   std::unique_ptr<Dataset> dataset;
@@ -60,6 +74,7 @@ struct BatchReader::Impl {
   std::vector<int64_t> record_batch_rows;
   std::vector<int64_t> sizes;  // per global row, when bucketing
   std::unique_ptr<BufferPool> pool;
+  uint64_t fork_generation = internal::ForkGeneration();
 
   int64_t epoch = 0;
   std::shared_ptr<const EpochPlan> plan;
@@ -67,15 +82,12 @@ struct BatchReader::Impl {
   int64_t padded_elements = 0;
   int64_t padding_elements = 0;
   Status failed;
+  std::unique_ptr<Prefetch> prefetch = std::make_unique<Prefetch>();
 
-  // Shared with the background thread.
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<Result<Batch>> ready;
-  int64_t produce_next = 0;
-  bool stop = false;
-  std::unique_ptr<internal::BackgroundThread> worker;
-
+  std::unique_ptr<BufferPool> MakePool() const {
+    return std::make_unique<BufferPool>((options.prefetch + 2) * static_cast<int64_t>(names.size()),
+                                        options.allocate, options.before_reuse);
+  }
   Result<Batch> Gather(const EpochPlan& epoch_plan, int64_t index);
   // Gather with a failed allocation of its bookkeeping as an error.
   Result<Batch> SafeGather(const EpochPlan& epoch_plan, int64_t index) {
@@ -85,34 +97,40 @@ struct BatchReader::Impl {
       return Status::OutOfMemory("batch ", index, ": out of memory");
     }
   }
-  void Produce(std::shared_ptr<const EpochPlan> epoch_plan);
+  void Produce(Prefetch& shared, std::shared_ptr<const EpochPlan> epoch_plan);
   void StopWorker();
   Result<Batch> TakeReady();
+  void AfterFork();
 };
 
 Result<Batch> BatchReader::Impl::Gather(const EpochPlan& epoch_plan, int64_t index) {
   std::span<const int64_t> rows = epoch_plan.batch(index);
   std::vector<RowRef> refs(rows.size());
+  // The record batches the rows live in, held while they are copied (a
+  // dataset that is not memory-mapped may drop them from its cache).
+  std::vector<std::shared_ptr<const LoadedBatch>> held;
   int last = -1;
-  const LoadedBatch* loaded = nullptr;
   for (size_t i = 0; i < rows.size(); ++i) {
     const RowLocation at = dataset->Locate(rows[i]);
     if (at.record_batch != last) {
-      Result<const LoadedBatch*> load = dataset->Load(at.record_batch);
+      Result<std::shared_ptr<const LoadedBatch>> load = dataset->Load(at.record_batch);
       if (!load.ok()) return InBatch(index, load.status());
-      loaded = *load;
+      held.push_back(std::move(*load));
       last = at.record_batch;
     }
-    refs[i] = {loaded, at.record_batch, at.row};
+    refs[i] = {held.back().get(), at.record_batch, at.row};
   }
   Batch batch;
   batch.index = index;
   batch.num_rows = static_cast<int64_t>(rows.size());
   batch.rows.assign(rows.begin(), rows.end());
+  int64_t batch_bytes = 0;
   GatherContext context;
   context.pool = pool.get();
   context.threads = options.threads;
   context.ragged = options.ragged;
+  context.max_batch_bytes = options.max_batch_bytes;
+  context.batch_bytes = &batch_bytes;
   context.describe = [this](const RowRef& ref) {
     return dataset->Describe(ref.record_batch) + ", row " + std::to_string(ref.row);
   };
@@ -123,61 +141,82 @@ Result<Batch> BatchReader::Impl::Gather(const EpochPlan& epoch_plan, int64_t ind
   return batch;
 }
 
-void BatchReader::Impl::Produce(std::shared_ptr<const EpochPlan> epoch_plan) {
+void BatchReader::Impl::Produce(Prefetch& shared, std::shared_ptr<const EpochPlan> epoch_plan) {
   const int64_t count = epoch_plan->num_batches();
   while (true) {
     int64_t index = 0;
     {
-      std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] {
-        return stop || (produce_next < count && produce_next - next_index < options.prefetch);
+      std::unique_lock<std::mutex> lock(shared.mutex);
+      shared.changed.wait(lock, [&] {
+        return shared.stop || (shared.produce_next < count &&
+                               shared.produce_next - shared.consumed < options.prefetch);
       });
-      if (stop) return;
-      index = produce_next++;
+      if (shared.stop) return;
+      index = shared.produce_next++;
     }
     Result<Batch> batch = SafeGather(*epoch_plan, index);
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard<std::mutex> lock(shared.mutex);
     // After a failure nothing more is produced: the consumer sees the error
     // where the failed batch would have been.
-    if (!batch.ok()) produce_next = count;
-    ready.push_back(std::move(batch));
-    changed.notify_all();
+    if (!batch.ok()) shared.produce_next = count;
+    shared.ready.push_back(std::move(batch));
+    shared.changed.notify_all();
   }
 }
 
 void BatchReader::Impl::StopWorker() {
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    stop = true;
-    changed.notify_all();
+    std::lock_guard<std::mutex> lock(prefetch->mutex);
+    prefetch->stop = true;
+    prefetch->changed.notify_all();
   }
-  worker.reset();  // joins
-  ready.clear();
-  stop = false;
+  prefetch->worker.reset();  // joins
+  prefetch = std::make_unique<Prefetch>();
 }
 
 Result<Batch> BatchReader::Impl::TakeReady() {
-  std::unique_lock<std::mutex> lock(mutex);
-  changed.wait(lock, [&] { return !ready.empty(); });
-  Result<Batch> batch = std::move(ready.front());
-  ready.pop_front();
+  Prefetch& shared = *prefetch;
+  std::unique_lock<std::mutex> lock(shared.mutex);
+  shared.changed.wait(lock, [&] { return !shared.ready.empty(); });
+  Result<Batch> batch = std::move(shared.ready.front());
+  shared.ready.pop_front();
+  ++shared.consumed;
   ++next_index;
-  changed.notify_all();
+  shared.changed.notify_all();
   return batch;
+}
+
+void BatchReader::Impl::AfterFork() {
+  if (fork_generation == internal::ForkGeneration()) return;
+  fork_generation = internal::ForkGeneration();
+  if (prefetch->worker) {
+    // The prefetch thread ran in the parent: its state, the buffer pool it
+    // took buffers from and the dataset's locks may be mid-change. Left
+    // behind (the batches it had ready are lost here, not in the parent);
+    // the next batch is gathered afresh from next_index.
+    (void)prefetch.release();
+    (void)pool.release();
+    pool = MakePool();
+  }
+  prefetch = std::make_unique<Prefetch>();
+  prefetch->produce_next = prefetch->consumed = next_index;
+  dataset->AfterFork();
 }
 
 BatchReader::BatchReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 BatchReader::~BatchReader() {
-  if (impl_) impl_->StopWorker();
+  if (!impl_) return;
+  impl_->AfterFork();
+  impl_->StopWorker();
 }
 
 Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> sources,
                                                        BatchReaderOptions options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
   auto impl = std::make_unique<Impl>();
-  QUIVER_ASSIGN_OR_RETURN(impl->dataset,
-                          Dataset::Open(sources, options.columns, options.validation));
+  QUIVER_ASSIGN_OR_RETURN(impl->dataset, Dataset::Open(sources, options.columns, options.validation,
+                                                       options.memory_map));
   const Dataset& dataset = *impl->dataset;
   std::set<std::string> seen;
   int bucket_position = -1;
@@ -212,10 +251,8 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
   if (bucket_position >= 0) {
     QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
   }
-  impl->pool = std::make_unique<BufferPool>(
-      (options.prefetch + 2) * static_cast<int64_t>(impl->names.size()), options.allocate,
-      options.before_reuse);
   impl->options = std::move(options);
+  impl->pool = impl->MakePool();
   std::unique_ptr<BatchReader> reader(new BatchReader(std::move(impl)));
   QUIVER_RETURN_NOT_OK(reader->SetEpoch(0));
   return reader;
@@ -239,12 +276,12 @@ int64_t BatchReader::num_batches() const {
 Status BatchReader::SetEpoch(int64_t epoch) {
   if (epoch < 0) return Status::Invalid("epoch must be >= 0, got ", epoch);
   Impl& impl = *impl_;
+  impl.AfterFork();
   impl.StopWorker();
   impl.epoch = epoch;
   impl.plan = std::make_shared<const EpochPlan>(
       PlanEpoch(impl.record_batch_rows, impl.options, epoch, impl.sizes));
   impl.next_index = 0;
-  impl.produce_next = 0;
   impl.padded_elements = 0;
   impl.padding_elements = 0;
   impl.failed = Status::OK();
@@ -253,16 +290,18 @@ Status BatchReader::SetEpoch(int64_t epoch) {
 
 Result<std::optional<Batch>> BatchReader::Next() {
   Impl& impl = *impl_;
+  impl.AfterFork();
   if (!impl.failed.ok()) return impl.failed;
   if (impl.next_index >= impl.plan->num_batches()) return std::optional<Batch>();
-  if (impl.options.prefetch > 0 && !impl.worker) {
-    Result<std::unique_ptr<internal::BackgroundThread>> worker =
-        internal::BackgroundThread::Start([&impl, plan = impl.plan] { impl.Produce(plan); });
+  Prefetch& shared = *impl.prefetch;
+  if (impl.options.prefetch > 0 && !shared.worker) {
+    Result<std::unique_ptr<internal::BackgroundThread>> worker = internal::BackgroundThread::Start(
+        [&impl, &shared, plan = impl.plan] { impl.Produce(shared, plan); });
     // A refused thread leaves the reading to this one.
-    if (worker.ok()) impl.worker = std::move(*worker);
+    if (worker.ok()) shared.worker = std::move(*worker);
   }
   Result<Batch> batch =
-      impl.worker ? impl.TakeReady() : impl.SafeGather(*impl.plan, impl.next_index++);
+      shared.worker ? impl.TakeReady() : impl.SafeGather(*impl.plan, impl.next_index++);
   if (!batch.ok()) {
     impl.failed = batch.status();
     return impl.failed;
@@ -273,6 +312,7 @@ Result<std::optional<Batch>> BatchReader::Next() {
 }
 
 Result<Batch> BatchReader::ReadBatch(int64_t i) {
+  impl_->AfterFork();
   if (i < 0 || i >= impl_->plan->num_batches()) {
     return Status::IndexError("batch ", i, " is out of range for ", impl_->plan->num_batches(),
                               " batches");
@@ -280,7 +320,10 @@ Result<Batch> BatchReader::ReadBatch(int64_t i) {
   return impl_->SafeGather(*impl_->plan, i);
 }
 
-Result<std::vector<int64_t>> BatchReader::EpochRows() { return impl_->plan->rows; }
+Result<std::vector<int64_t>> BatchReader::EpochRows() {
+  impl_->AfterFork();
+  return impl_->plan->rows;
+}
 
 double BatchReader::padding_ratio() const {
   if (impl_->padded_elements == 0) return 0;

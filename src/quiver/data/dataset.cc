@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <type_traits>
 
+#include "quiver/internal/checked_math.h"
 #include "quiver/ipc.h"
 
 namespace quiver::data {
@@ -130,18 +132,21 @@ Result<std::vector<std::string>> ListFiles(const std::vector<std::string>& sourc
 
 Result<std::unique_ptr<Dataset>> Dataset::Open(const std::vector<std::string>& sources,
                                                const std::vector<std::string>& columns,
-                                               ValidationLevel level) {
+                                               ValidationLevel level, bool memory_map,
+                                               int64_t cache_bytes) {
   std::unique_ptr<Dataset> dataset(new Dataset());
   dataset->level_ = level;
+  dataset->memory_map_ = memory_map;
+  dataset->cache_bytes_ = cache_bytes;
   QUIVER_ASSIGN_OR_RETURN(std::vector<std::string> files, ListFiles(sources));
   for (const std::string& file : files) QUIVER_RETURN_NOT_OK(dataset->AddFile(file));
   QUIVER_RETURN_NOT_OK(dataset->SelectColumns(columns));
   return dataset;
 }
 
-Status Dataset::AddFile(const std::string& path) {
+Result<std::unique_ptr<ipc::FileReader>> Dataset::OpenReader(const std::string& path) const {
   QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<ipc::InputSource> source,
-                          ipc::OpenFileSource(path, /*memory_map=*/true));
+                          ipc::OpenFileSource(path, memory_map_));
   ipc::ReadOptions options;
   // Only what makes every buffer safe to index here; the full check of
   // each record batch waits for its first use (Load).
@@ -152,15 +157,25 @@ Status Dataset::AddFile(const std::string& path) {
     return Status(reader.status().code(), "file " + path + " is not a readable Arrow IPC file: " +
                                               reader.status().message());
   }
-  const int file = static_cast<int>(files_.size());
+  return std::move(*reader);
+}
+
+Status Dataset::AddFile(const std::string& path) {
+  QUIVER_ASSIGN_OR_RETURN(std::unique_ptr<ipc::FileReader> reader, OpenReader(path));
   if (!schema_) {
-    schema_ = (*reader)->schema();
+    schema_ = reader->schema();
   } else {
-    QUIVER_RETURN_NOT_OK(CompareSchemas(*schema_, *(*reader)->schema(), files_[0], path));
+    QUIVER_RETURN_NOT_OK(CompareSchemas(*schema_, *reader->schema(), files_[0], path));
   }
   files_.push_back(path);
-  for (int i = 0; i < (*reader)->num_record_batches(); ++i) {
-    Result<RecordBatchPtr> batch = (*reader)->ReadRecordBatch(i);
+  if (!memory_map_) {
+    unmapped_.push_back(std::make_unique<UnmappedFile>());
+    unmapped_.back()->reader = std::move(reader);
+    return AddUnmappedFile(path, *unmapped_.back()->reader);
+  }
+  const int file = static_cast<int>(files_.size()) - 1;
+  for (int i = 0; i < reader->num_record_batches(); ++i) {
+    Result<RecordBatchPtr> batch = reader->ReadRecordBatch(i);
     if (!batch.ok()) {
       return Status(batch.status().code(), "file " + path + ", record batch " + std::to_string(i) +
                                                ": " + batch.status().message());
@@ -170,6 +185,27 @@ Status Dataset::AddFile(const std::string& path) {
     batch_file_.push_back(file);
     batch_in_file_.push_back(i);
     starts_.push_back(starts_.back() + batches_.back()->num_rows());
+    slots_.push_back(std::make_unique<Slot>());
+  }
+  return Status::OK();
+}
+
+// Row counts from the message headers alone: no body is read at open.
+Status Dataset::AddUnmappedFile(const std::string& path, ipc::FileReader& reader) {
+  const int file = static_cast<int>(files_.size()) - 1;
+  for (int i = 0; i < reader.num_record_batches(); ++i) {
+    Result<ipc::BatchLayout> layout = reader.RecordBatchLayout(i);
+    if (!layout.ok()) {
+      return Status(layout.status().code(), "file " + path + ", record batch " + std::to_string(i) +
+                                                ": " + layout.status().message());
+    }
+    if (layout->num_rows == 0) continue;
+    QUIVER_ASSIGN_OR_RETURN(
+        int64_t end, internal::AddChecked(starts_.back(), layout->num_rows, "rows in the files"));
+    batches_.push_back(nullptr);
+    batch_file_.push_back(file);
+    batch_in_file_.push_back(i);
+    starts_.push_back(end);
     slots_.push_back(std::make_unique<Slot>());
   }
   return Status::OK();
@@ -206,25 +242,109 @@ std::string Dataset::Describe(int k) const {
   return "file " + files_[batch_file_[k]] + ", record batch " + std::to_string(batch_in_file_[k]);
 }
 
-Result<const LoadedBatch*> Dataset::Load(int k) {
+Result<RecordBatchPtr> Dataset::ReadUnmapped(int k) {
+  UnmappedFile& file = *unmapped_[batch_file_[k]];
+  std::lock_guard<std::mutex> lock(file.mutex);
+  if (!file.reader) return Status::IOError(Describe(k), ": the file could not be opened again");
+  Result<RecordBatchPtr> batch = file.reader->ReadRecordBatch(batch_in_file_[k]);
+  if (!batch.ok())
+    return Status(batch.status().code(), Describe(k) + ": " + batch.status().message());
+  if ((*batch)->num_rows() != record_batch_rows(k)) {
+    return Status::IOError(Describe(k), ": has ", (*batch)->num_rows(), " rows, but ",
+                           record_batch_rows(k), " when the file was opened (it was rewritten)");
+  }
+  return batch;
+}
+
+Result<std::shared_ptr<const LoadedBatch>> Dataset::Load(int k) {
   Slot& slot = *slots_[k];
-  std::lock_guard<std::mutex> lock(slot.mutex);
-  if (slot.loaded) return &*slot.loaded;
-  if (!slot.error.ok()) return slot.error;
-  LoadedBatch loaded;
-  loaded.batch = batches_[k];
-  loaded.ragged.resize(columns_.size());
-  loaded.fixed.resize(columns_.size());
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    Status st = LoadColumn(*loaded.batch, columns_[c], level_, &loaded.ragged[c], &loaded.fixed[c]);
-    if (!st.ok()) {
-      slot.error = Status(st.code(), Describe(k) + ", column '" +
-                                         schema_->fields[columns_[c]].name + "': " + st.message());
-      return slot.error;
+  int64_t bytes = 0;
+  std::shared_ptr<const LoadedBatch> result;
+  {
+    std::lock_guard<std::mutex> lock(slot.mutex);
+    if (slot.loaded) return slot.loaded;
+    if (!slot.error.ok()) return slot.error;
+    auto loaded = std::make_shared<LoadedBatch>();
+    if (batches_[k]) {
+      loaded->batch = batches_[k];
+    } else {
+      Result<RecordBatchPtr> read = ReadUnmapped(k);
+      // A failed read (a truncated file) may succeed later: not remembered.
+      if (!read.ok()) return read.status();
+      loaded->batch = std::move(*read);
+    }
+    loaded->ragged.resize(columns_.size());
+    loaded->fixed.resize(columns_.size());
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      Status st =
+          LoadColumn(*loaded->batch, columns_[c], level_, &loaded->ragged[c], &loaded->fixed[c]);
+      if (!st.ok()) {
+        slot.error =
+            Status(st.code(), Describe(k) + ", column '" + schema_->fields[columns_[c]].name +
+                                  "': " + st.message());
+        return slot.error;
+      }
+      if (!batches_[k]) {
+        Result<int64_t> used = ReferencedBytes(*loaded->batch->column(columns_[c]));
+        if (used.ok()) bytes += *used;
+      }
+    }
+    slot.loaded = loaded;
+    result = std::move(loaded);
+  }
+  if (!batches_[k]) Remember(k, bytes);
+  return result;
+}
+
+void Dataset::Remember(int k, int64_t bytes) {
+  std::vector<int> dropped;
+  {
+    std::lock_guard<std::mutex> lock(cache_->mutex);
+    cache_->loaded.emplace_back(k, bytes);
+    cache_->bytes += bytes;
+    size_t drop = 0;
+    while (cache_->bytes > cache_bytes_ && drop + 1 < cache_->loaded.size()) {
+      cache_->bytes -= cache_->loaded[drop].second;
+      dropped.push_back(cache_->loaded[drop++].first);
+    }
+    cache_->loaded.erase(cache_->loaded.begin(),
+                         cache_->loaded.begin() + static_cast<std::ptrdiff_t>(drop));
+  }
+  // Outside the cache's lock: Load takes a slot's lock first, then the
+  // cache's. A batch being gathered keeps its LoadedBatch alive.
+  for (int j : dropped) {
+    std::lock_guard<std::mutex> lock(slots_[j]->mutex);
+    slots_[j]->loaded.reset();
+  }
+}
+
+void Dataset::AfterFork() {
+  // try_lock on a lock held by a thread that no longer exists fails: the
+  // lock and its state are left behind (a few bytes) and replaced.
+  auto replace_if_held = [](auto& owner) {
+    if (owner->mutex.try_lock()) {
+      owner->mutex.unlock();
+      return false;
+    }
+    (void)owner.release();
+    owner = std::make_unique<std::remove_reference_t<decltype(*owner)>>();
+    return true;
+  };
+  for (std::unique_ptr<Slot>& slot : slots_) replace_if_held(slot);
+  // A cache left behind no longer counts the batches it held: they are
+  // dropped, to be read again.
+  if (replace_if_held(cache_)) {
+    for (std::unique_ptr<Slot>& slot : slots_) {
+      if (!memory_map_) slot->loaded.reset();
     }
   }
-  slot.loaded.emplace(std::move(loaded));
-  return &*slot.loaded;
+  for (size_t f = 0; f < unmapped_.size(); ++f) {
+    if (!replace_if_held(unmapped_[f])) continue;
+    // A reader left mid-read may hold a half-parsed message: the file is
+    // opened again (when that fails, Load says so).
+    Result<std::unique_ptr<ipc::FileReader>> reader = OpenReader(files_[f]);
+    if (reader.ok()) unmapped_[f]->reader = std::move(*reader);
+  }
 }
 
 }  // namespace quiver::data

@@ -12,6 +12,7 @@
 
 #include "quiver/array.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/ipc.h"
 #include "quiver/record_batch.h"
 #include "quiver/status.h"
 #include "quiver/variable_shape_tensor.h"
@@ -34,17 +35,30 @@ struct RowLocation {
   int64_t row = 0;       // within the record batch
 };
 
+// Bytes of record batches a Dataset opened without memory mapping keeps
+// loaded (beyond the ones a batch being gathered holds): the oldest loaded
+// go first.
+constexpr int64_t kUnmappedCacheBytes = int64_t{256} << 20;
+
 class Dataset {
  public:
   // `sources`: files, or one directory (its *.arrow, *.feather and *.ipc
-  // files, sorted). Opens every file (memory-mapped), checks that they
-  // share the first file's schema, reads every record batch's header
-  // (decoded at ValidationLevel::kMinimal, so every buffer is in bounds)
-  // and resolves `columns` (empty: all). Errors name the file, the record
-  // batch or the column.
+  // files, sorted). Opens every file, checks that they share the first
+  // file's schema, reads every record batch's header and resolves
+  // `columns` (empty: all). Errors name the file, the record batch or the
+  // column.
+  //
+  // memory_map true: the files are mapped and every record batch decoded
+  // at ValidationLevel::kMinimal here (zero-copy: every buffer is in
+  // bounds); a file truncated while mapped kills the process (SIGBUS)
+  // when a batch touches the lost pages. false: only the message headers
+  // are read here; a record batch's body is read with pread into memory of
+  // its own when it is first loaded, so a truncated file is an IOError,
+  // and loaded batches are kept up to `cache_bytes`.
   static Result<std::unique_ptr<Dataset>> Open(const std::vector<std::string>& sources,
                                                const std::vector<std::string>& columns,
-                                               ValidationLevel level);
+                                               ValidationLevel level, bool memory_map = true,
+                                               int64_t cache_bytes = kUnmappedCacheBytes);
 
   const std::vector<std::string>& files() const { return files_; }
   const SchemaPtr& schema() const { return schema_; }
@@ -62,30 +76,60 @@ class Dataset {
   std::string Describe(int k) const;
 
   // Record batch k with its selected columns validated at the level given
-  // to Open (once; later calls return the same). Safe to call from several
-  // threads. Errors name the file, the record batch and the column.
-  Result<const LoadedBatch*> Load(int k);
+  // to Open (once while it stays loaded; a failure is returned again on
+  // every later call). Safe to call from several threads. Errors name the
+  // file, the record batch and the column.
+  Result<std::shared_ptr<const LoadedBatch>> Load(int k);
+
+  // To be called before anything else in a process forked since Open (or
+  // since the last call): a lock that another thread of the parent held at
+  // the fork stays held forever in the child, so every lock found held is
+  // left behind with what it guarded (a record batch half loaded, a file
+  // reader mid-read: the file is opened again) and replaced.
+  void AfterFork();
 
  private:
   struct Slot {
     std::mutex mutex;
-    std::optional<LoadedBatch> loaded;
+    std::shared_ptr<const LoadedBatch> loaded;
     Status error;
+  };
+  // A file read without mapping: its reader, one read at a time.
+  struct UnmappedFile {
+    std::mutex mutex;
+    std::unique_ptr<ipc::FileReader> reader;
+  };
+  // The loaded record batches of an unmapped dataset, oldest first.
+  struct Cache {
+    std::mutex mutex;
+    std::vector<std::pair<int, int64_t>> loaded;  // (record batch, bytes)
+    int64_t bytes = 0;
   };
   Dataset() = default;
   Status AddFile(const std::string& path);
+  Status AddUnmappedFile(const std::string& path, ipc::FileReader& reader);
   Status SelectColumns(const std::vector<std::string>& names);
+  Result<RecordBatchPtr> ReadUnmapped(int k);
+  // Counts record batch k's bytes in the cache and drops the oldest
+  // loaded batches beyond cache_bytes_ (never the one just loaded).
+  void Remember(int k, int64_t bytes);
+  Result<std::unique_ptr<ipc::FileReader>> OpenReader(const std::string& path) const;
 
   ValidationLevel level_ = ValidationLevel::kFull;
+  bool memory_map_ = true;
+  int64_t cache_bytes_ = kUnmappedCacheBytes;
   std::vector<std::string> files_;
   SchemaPtr schema_;
   std::vector<int> columns_;
-  // Per record batch over all files: the decoded batch and its file.
+  // Per record batch over all files: the decoded batch (null when not
+  // memory-mapped: read on Load) and its file.
   std::vector<RecordBatchPtr> batches_;
   std::vector<int> batch_file_;
   std::vector<int> batch_in_file_;
   std::vector<int64_t> starts_{0};  // num_record_batches() + 1 entries
   std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::unique_ptr<UnmappedFile>> unmapped_;  // per file, when not mapped
+  std::unique_ptr<Cache> cache_ = std::make_unique<Cache>();
 };
 
 // The IPC files a source list names: files as given, a directory's

@@ -54,7 +54,9 @@ void CutBatches(const BatchReaderOptions& options, std::span<const int64_t> size
   const int64_t b = options.batch_size;
   plan->batch_starts.clear();
   if (sizes.empty()) {
-    for (int64_t begin = 0; begin < n; begin += b) plan->batch_starts.push_back(begin);
+    for (int64_t begin = 0; begin < n; begin += std::min(b, n - begin)) {
+      plan->batch_starts.push_back(begin);
+    }
     plan->batch_starts.push_back(n);
     return;
   }
@@ -112,11 +114,15 @@ void ShuffleInPlace(std::span<int64_t> values, SplitMix64& rng) {
 
 int64_t ShardRows(int64_t total, int rank, int world_size, bool drop_last) {
   if (drop_last) return total / world_size;
-  return total > rank ? (total - rank + world_size - 1) / world_size : 0;
+  // ceil((total - rank) / world_size), without total + world_size overflowing.
+  if (total <= rank) return 0;
+  const int64_t rest = total - rank;
+  return rest / world_size + (rest % world_size != 0 ? 1 : 0);
 }
 
 int64_t BatchCount(int64_t rows, int64_t batch_size, bool drop_last) {
-  return drop_last ? rows / batch_size : (rows + batch_size - 1) / batch_size;
+  // rows + batch_size - 1 would overflow for a batch_size near 2^63.
+  return rows / batch_size + (!drop_last && rows % batch_size != 0 ? 1 : 0);
 }
 
 EpochPlan PlanEpoch(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options,
@@ -156,6 +162,9 @@ Status CheckOptions(const BatchReaderOptions& options) {
   if (options.prefetch < 0) return Status::Invalid("prefetch must be >= 0, got ", options.prefetch);
   if (options.threads < 0)
     return Status::Invalid("num_threads must be >= 0, got ", options.threads);
+  if (options.max_batch_bytes <= 0) {
+    return Status::Invalid("max_batch_bytes must be > 0, got ", options.max_batch_bytes);
+  }
   return Status::OK();
 }
 

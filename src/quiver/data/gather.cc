@@ -28,10 +28,21 @@ Status Unsupported(const Field& field) {
 
 }  // namespace
 
+bool ExceedsBatchBytes(const GatherContext& context, int64_t bytes) {
+  const int64_t used = context.batch_bytes ? *context.batch_bytes : 0;
+  return bytes > context.max_batch_bytes - used;
+}
+
 Result<Tensor> MakeOutput(const GatherContext& context, Dims shape, const TypePtr& type) {
   QUIVER_ASSIGN_OR_RETURN(int64_t elements, internal::ShapeProduct(shape, "batch array"));
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
                           internal::MultiplyChecked(elements, type->byte_width(), "batch array"));
+  if (ExceedsBatchBytes(context, bytes)) {
+    return Status::Invalid("an array of shape ", internal::FormatShape(shape), " (", bytes,
+                           " bytes) would take the batch's arrays to more than max_batch_bytes (",
+                           context.max_batch_bytes, ")");
+  }
+  if (context.batch_bytes) *context.batch_bytes += bytes;
   QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, context.pool->Acquire(bytes));
   return Tensor::Make(type, std::move(buffer), std::move(shape));
 }

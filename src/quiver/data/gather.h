@@ -65,6 +65,10 @@ struct GatherContext {
   BufferPool* pool = nullptr;
   int threads = 0;
   RaggedLayout ragged = RaggedLayout::kPadded;
+  // BatchReaderOptions::max_batch_bytes, and the bytes the batch's arrays
+  // made so far take (counted by MakeOutput).
+  int64_t max_batch_bytes = INT64_MAX;
+  int64_t* batch_bytes = nullptr;
   // Where a row lives, for error messages ("file a.arrow, record batch 2,
   // row 7").
   std::function<std::string(const RowRef&)> describe;
@@ -81,8 +85,12 @@ Status GatherRagged(const ColumnPlan& plan, std::span<const RowRef> rows,
                     const GatherContext& context, Batch* batch);
 
 // A tensor of `shape` and `type` over a buffer from the context's pool
-// (contents undefined: the caller writes every byte).
+// (contents undefined: the caller writes every byte), counted against
+// context.max_batch_bytes: Invalid when the batch would exceed it.
 Result<Tensor> MakeOutput(const GatherContext& context, Dims shape, const TypePtr& type);
+
+// Whether `bytes` more would take the batch past context.max_batch_bytes.
+bool ExceedsBatchBytes(const GatherContext& context, int64_t bytes);
 
 // The pad value's bytes in `type` (a tensor value type), or Invalid when it
 // is not exactly representable there.

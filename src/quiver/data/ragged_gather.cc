@@ -84,6 +84,36 @@ Result<std::vector<std::optional<Tensor>>> RowViews(const ColumnPlan& plan,
   return views;
 }
 
+// The error for a padded batch over max_batch_bytes: the rows that set
+// each axis's extent, with their shapes.
+Status PaddingTooLarge(const ColumnPlan& plan, std::span<const RowRef> rows,
+                       const std::vector<std::optional<Tensor>>& views,
+                       const std::vector<int64_t>& out_shape, int64_t bytes,
+                       const GatherContext& context) {
+  std::vector<size_t> setters;  // a row per axis, in row order
+  for (size_t k = 1; k < out_shape.size(); ++k) {
+    for (size_t i = 0; i < views.size(); ++i) {
+      if (views[i] && views[i]->shape()[k - 1] == out_shape[k]) {
+        setters.push_back(i);
+        break;
+      }
+    }
+  }
+  std::sort(setters.begin(), setters.end());
+  setters.erase(std::unique(setters.begin(), setters.end()), setters.end());
+  std::string named;
+  for (size_t i : setters) {
+    named += (named.empty() ? "" : "; ") + context.describe(rows[i]) + " has shape " +
+             internal::FormatShape(views[i]->shape());
+  }
+  return Status::Invalid("column '", plan.name, "': padding ", rows.size(),
+                         " rows to their largest extents ", internal::FormatShape(out_shape),
+                         " would take ", bytes, " bytes, more than max_batch_bytes (",
+                         context.max_batch_bytes, ") allows; the rows setting the extents: ", named,
+                         ". Group rows of similar shapes with bucket_by=, read the column with "
+                         "ragged='jagged' (no padding), or raise max_batch_bytes");
+}
+
 Result<Tensor> ShapeOutput(const GatherContext& context, int64_t n, int ndim) {
   return MakeOutput(context, {n, ndim}, int32());
 }
@@ -107,6 +137,12 @@ Status GatherPadded(const ColumnPlan& plan, std::span<const RowRef> rows,
   }
   std::vector<int64_t> out_shape(cell);
   out_shape.insert(out_shape.begin(), n);
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_elements, internal::ShapeProduct(out_shape, "padded batch"));
+  QUIVER_ASSIGN_OR_RETURN(int64_t out_bytes,
+                          internal::MultiplyChecked(out_elements, plan.width, "padded batch"));
+  if (ExceedsBatchBytes(context, out_bytes)) {
+    return PaddingTooLarge(plan, rows, views, out_shape, out_bytes, context);
+  }
   QUIVER_ASSIGN_OR_RETURN(Tensor out, MakeOutput(context, Dims(out_shape), plan.value_type));
   const int64_t width = plan.width;
   std::vector<int64_t> out_strides(static_cast<size_t>(ndim));

@@ -4,6 +4,8 @@
 #include <cxxabi.h>
 #endif
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -42,7 +44,17 @@ __attribute__((no_sanitize("null"))) void Catching(Fn&& fn, OnFailure&& on_failu
   }
 }
 
+std::atomic<uint64_t> fork_generation{0};
+
+void CountFork() { fork_generation.fetch_add(1, std::memory_order_relaxed); }
+
+// Registered when the library is loaded, before any object can record a
+// generation.
+[[maybe_unused]] const int fork_handler_registered = pthread_atfork(nullptr, nullptr, CountFork);
+
 }  // namespace
+
+uint64_t ForkGeneration() { return fork_generation.load(std::memory_order_relaxed); }
 
 int ThreadCount(int requested) {
   const int cores =
@@ -131,13 +143,24 @@ Status ParallelTasks(int64_t count, int threads, const std::function<Status(int6
 
 struct BackgroundThread::Impl {
   std::thread thread;
+  uint64_t generation = ForkGeneration();
 };
 
 BackgroundThread::BackgroundThread(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 BackgroundThread::~BackgroundThread() {
-  if (impl_ && impl_->thread.joinable()) impl_->thread.join();
+  if (!impl_) return;
+  if (orphaned()) {
+    // Joining a thread that does not exist in this process waits forever,
+    // and destroying a joinable std::thread terminates: the handle is
+    // left behind, untouched.
+    (void)impl_.release();
+    return;
+  }
+  if (impl_->thread.joinable()) impl_->thread.join();
 }
+
+bool BackgroundThread::orphaned() const { return impl_ && impl_->generation != ForkGeneration(); }
 
 Result<std::unique_ptr<BackgroundThread>> BackgroundThread::Start(std::function<void()> fn) {
   auto impl = std::make_unique<Impl>();

@@ -56,15 +56,30 @@ void ParallelRanges(int64_t n, int threads, int64_t min_per_thread,
 // the one a run in order meets, whatever the threads' timing.
 Status ParallelTasks(int64_t count, int threads, const std::function<Status(int64_t)>& fn);
 
+// How many times this process's ancestors forked on the way to it: 0 in
+// the process that loaded quiver, incremented in a child by a
+// pthread_atfork handler. An object that owns threads or locks records it
+// and compares before each use: in a forked child only the thread that
+// called fork() exists, so the object's threads are gone and a lock one of
+// them held stays held forever. Such an object then drops what it had
+// (without joining or unlocking anything) and starts afresh (docs/loader.md).
+uint64_t ForkGeneration();
+
 // A thread of its own running fn() once, beside the caller (a producer
 // working ahead of its consumer); the destructor waits for fn to return,
 // so fn must be told to stop first. An exception escaping fn is swallowed
 // (fn reports its failures through the state it shares).
+//
+// In a process forked after Start, the thread does not exist: the
+// destructor then forgets it instead of waiting for it (its handle's few
+// bytes are left behind), and orphaned() says so.
 class BackgroundThread {
  public:
   // IOError when the system refuses to start a thread (fn never runs then).
   static Result<std::unique_ptr<BackgroundThread>> Start(std::function<void()> fn);
   ~BackgroundThread();
+  // True in a process forked since Start: the thread is not running here.
+  bool orphaned() const;
   BackgroundThread(const BackgroundThread&) = delete;
   BackgroundThread& operator=(const BackgroundThread&) = delete;
 

@@ -2,14 +2,24 @@
 // sharded or not, with and without drop_last, with and without prefetch),
 // determinism by seed and epoch, batch values equal to the source rows,
 // multi-file datasets, bucketing lowering the padding ratio, batches that
-// stay valid, and the errors of bad options and corrupt files.
+// stay valid, and the errors of bad options and corrupt files; readers
+// used in forked children, files read without mapping and truncated, and
+// the max_batch_bytes cap.
 #include "quiver/data.h"
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include "data_test_util.h"
 #include "variable_shape_test_util.h"
@@ -309,6 +319,143 @@ TEST_F(BatchReaderTest, BatchBuffersComeFromTheAllocator) {
   // buffers, however small: epoch 0 allocates 3, each later epoch reuses
   // the 2 kept and allocates 1 for the third batch held at the same time.
   EXPECT_EQ(allocations, 5);
+}
+
+// Runs `child` in a forked process; its exit status (0: passed), or -1
+// when it did not finish within 30 s (it hung) and was killed.
+int InForkedChild(const std::function<int()>& child) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(child());
+  for (int waited = 0; waited < 3000; ++waited) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+#if !defined(__SANITIZE_THREAD__)
+// A reader whose prefetch thread ran in the parent: the child iterates,
+// starts another epoch, reads one batch, or just destroys it; none of it
+// may wait for the thread the child does not have.
+TEST_F(BatchReaderTest, WorksInAForkedChildAfterItsThreadRan) {
+  enum class Action { kIterate, kSetEpoch, kReadBatch, kDestroy };
+  for (Action action :
+       {Action::kIterate, Action::kSetEpoch, Action::kReadBatch, Action::kDestroy}) {
+    for (bool memory_map : {true, false}) {
+      BatchReaderOptions options = Options(4);
+      options.prefetch = 3;
+      options.memory_map = memory_map;
+      ASSERT_OK_AND_ASSIGN(auto reader, BatchReader::Open({dir_.path()}, options));
+      ASSERT_OK_AND_ASSIGN(auto first, reader->Next());  // starts the thread
+      ASSERT_TRUE(first.has_value());
+      const int status = InForkedChild([&] {
+        switch (action) {
+          case Action::kIterate: {
+            // The rest of epoch 0 from where the parent was.
+            std::vector<int64_t> ids = Ids(Epoch(*reader));
+            return ids.size() == 19 && ids.front() == 4 ? 0 : 1;
+          }
+          case Action::kSetEpoch: {
+            if (!reader->SetEpoch(1).ok()) return 2;
+            std::vector<int64_t> ids = Ids(Epoch(*reader));
+            std::sort(ids.begin(), ids.end());
+            std::vector<int64_t> all(23);
+            std::iota(all.begin(), all.end(), 0);
+            return ids == all ? 0 : 3;
+          }
+          case Action::kReadBatch: return reader->ReadBatch(5).ok() ? 0 : 4;
+          case Action::kDestroy: reader.reset(); return 0;
+        }
+        return 5;
+      });
+      EXPECT_EQ(status, 0) << "action " << static_cast<int>(action) << ", memory_map " << memory_map
+                           << (status == -1 ? " (the child hung)" : "");
+      // The parent's reader goes on as before.
+      EXPECT_EQ(Ids(Epoch(*reader)).size(), 19u);
+    }
+  }
+}
+#endif
+
+TEST_F(BatchReaderTest, UnmappedFilesReadTheSameRows) {
+  BatchReaderOptions options = Options(5);
+  options.shuffle = Shuffle::kGlobal;
+  ASSERT_OK_AND_ASSIGN(auto mapped, BatchReader::Open({dir_.path()}, options));
+  options.memory_map = false;
+  ASSERT_OK_AND_ASSIGN(auto unmapped, BatchReader::Open({dir_.path()}, options));
+  EXPECT_EQ(unmapped->num_rows(), 23);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    ASSERT_OK(mapped->SetEpoch(epoch));
+    ASSERT_OK(unmapped->SetEpoch(epoch));
+    std::vector<Batch> a = Epoch(*mapped), b = Epoch(*unmapped);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      for (const BatchArray& array : a[i].arrays) {
+        EXPECT_TRUE(array.tensor.Equals(b[i].Find(array.name)->tensor)) << array.name;
+      }
+    }
+  }
+}
+
+TEST_F(BatchReaderTest, AnUnmappedFileTruncatedAfterOpenIsAnError) {
+  TempDir dir;
+  ASSERT_OK(test::WriteRows(dir / "t.arrow", 0, 40, 10));
+  BatchReaderOptions options = Options(10);
+  options.memory_map = false;
+  options.prefetch = 0;
+  ASSERT_OK_AND_ASSIGN(auto reader, BatchReader::Open({dir / "t.arrow"}, options));
+  std::filesystem::resize_file(dir / "t.arrow", std::filesystem::file_size(dir / "t.arrow") / 2);
+  // Record batches past the cut fail with the file named; none kills us.
+  Status failure;
+  for (int64_t i = 0; i < reader->num_batches() && failure.ok(); ++i) {
+    failure = reader->ReadBatch(i).status();
+  }
+  EXPECT_EQ(failure.code(), StatusCode::kIOError) << failure.ToString();
+  EXPECT_NE(failure.message().find(dir / "t.arrow"), std::string::npos) << failure.ToString();
+}
+
+TEST_F(BatchReaderTest, MaxBatchBytesRefusesAnOversizedPaddedBatch) {
+  TempDir dir;
+  auto schema = std::make_shared<Schema>();
+  const VariableShapeTensorType type = *VariableShapeTensorType::Make(uint8(), 2);
+  Tensor wide = *Tensor::Make(uint8(), *Buffer::Allocate(2000), {1, 2000});
+  Tensor tall = *Tensor::Make(uint8(), *Buffer::Allocate(2000), {2000, 1});
+  const std::vector<std::optional<Tensor>> rows{wide, tall};
+  VariableShapeTensorArray ragged = *VariableShapeTensorArray::FromTensors(type, rows);
+  schema->fields = {Field{"img", type.data_type()}};
+  ASSERT_OK(test::WriteBatches(dir / "p.arrow", {*RecordBatch::Make(schema, 2, {ragged.data()})}));
+  BatchReaderOptions options = Options(2);
+  options.max_batch_bytes = 1'000'000;  // the padded batch: 2 x 2000 x 2000 = 8 MB
+  ASSERT_OK_AND_ASSIGN(auto reader, BatchReader::Open({dir / "p.arrow"}, options));
+  Result<Batch> batch = reader->ReadBatch(0);
+  EXPECT_ERROR(kInvalid, "column 'img': padding 2 rows to their largest extents [2, 2000, 2000]",
+               batch);
+  EXPECT_ERROR(kInvalid, "row 0 has shape [1, 2000]; file " + (dir / "p.arrow"), batch);
+  EXPECT_ERROR(kInvalid, "row 1 has shape [2000, 1]", batch);
+  EXPECT_ERROR(kInvalid, "ragged='jagged'", batch);
+  // Jagged rows take what they hold.
+  options.ragged = RaggedLayout::kJagged;
+  ASSERT_OK_AND_ASSIGN(reader, BatchReader::Open({dir / "p.arrow"}, options));
+  ASSERT_OK(reader->ReadBatch(0).status());
+  options.max_batch_bytes = 0;
+  EXPECT_ERROR(kInvalid, "max_batch_bytes must be > 0, got 0",
+               BatchReader::Open({dir / "p.arrow"}, options));
+  options.max_batch_bytes = 100;  // any array past the cap
+  options.ragged = RaggedLayout::kJagged;
+  ASSERT_OK_AND_ASSIGN(reader, BatchReader::Open({dir / "p.arrow"}, options));
+  EXPECT_ERROR(kInvalid, "more than max_batch_bytes (100)", reader->ReadBatch(0));
+}
+
+TEST_F(BatchReaderTest, BatchSizeNearTheInt64Limit) {
+  BatchReaderOptions options = Options(INT64_MAX);
+  ASSERT_OK_AND_ASSIGN(auto reader, BatchReader::Open({dir_.path()}, options));
+  EXPECT_EQ(reader->num_batches(), 1);
+  EXPECT_EQ(Ids(Epoch(*reader)).size(), 23u);
 }
 
 }  // namespace

@@ -52,12 +52,12 @@ TEST(Dataset, RowIndexSpansFilesAndRecordBatches) {
   EXPECT_EQ(at.record_batch, 3);
   EXPECT_EQ(at.row, 0);
   EXPECT_EQ(dataset->Describe(3), "file " + (dir / "b.arrow") + ", record batch 0");
-  ASSERT_OK_AND_ASSIGN(const LoadedBatch* loaded, dataset->Load(3));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const LoadedBatch> loaded, dataset->Load(3));
   EXPECT_EQ(loaded->batch->num_rows(), 5);
   EXPECT_TRUE(loaded->ragged[2].has_value());
   EXPECT_TRUE(loaded->fixed[1].has_value());
   EXPECT_FALSE(loaded->ragged[0].has_value());
-  ASSERT_OK_AND_ASSIGN(const LoadedBatch* again, dataset->Load(3));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const LoadedBatch> again, dataset->Load(3));
   EXPECT_EQ(again, loaded);  // loaded once
 }
 
@@ -135,6 +135,46 @@ TEST(Dataset, ACorruptRecordBatchFailsWhenFirstLoaded) {
   EXPECT_ERROR(kInvalid, "file " + (dir / "a.arrow") + ", record batch 1, column 'img': row 1",
                dataset->Load(1));
   EXPECT_ERROR(kInvalid, "record batch 1", dataset->Load(1));  // the same error again
+}
+
+// Without mapping: rows counted from the headers, batches read on Load and
+// kept up to the cache's bytes (the oldest loaded dropped first, read
+// again when asked for), the same rows as the mapped read.
+TEST(Dataset, UnmappedFilesAreReadOnLoadIntoABoundedCache) {
+  TempDir dir;
+  ASSERT_OK(WriteRows(dir / "a.arrow", 0, 30, 10));
+  ASSERT_OK_AND_ASSIGN(auto mapped, Dataset::Open({dir / "a.arrow"}, {}, ValidationLevel::kFull));
+  // Room for about one record batch of 10 rows.
+  ASSERT_OK_AND_ASSIGN(auto unmapped, Dataset::Open({dir / "a.arrow"}, {}, ValidationLevel::kFull,
+                                                    /*memory_map=*/false, /*cache_bytes=*/300));
+  EXPECT_EQ(unmapped->num_rows(), 30);
+  EXPECT_EQ(unmapped->num_record_batches(), 3);
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const LoadedBatch> first, unmapped->Load(0));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const LoadedBatch> again, unmapped->Load(0));
+  EXPECT_EQ(first, again);  // cached
+  ASSERT_OK(unmapped->Load(1).status());
+  ASSERT_OK(unmapped->Load(2).status());
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const LoadedBatch> reread, unmapped->Load(0));
+  EXPECT_NE(reread, first);                          // dropped from the cache, read again
+  EXPECT_TRUE(first->batch->column(0)->buffers[1]);  // what a holder had stays valid
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_OK_AND_ASSIGN(auto a, mapped->Load(k));
+    ASSERT_OK_AND_ASSIGN(auto b, unmapped->Load(k));
+    EXPECT_TRUE(a->batch->Equals(*b->batch));
+  }
+  // After a fork, every lock is fresh and the rows read the same.
+  unmapped->AfterFork();
+  ASSERT_OK_AND_ASSIGN(auto after, unmapped->Load(1));
+  EXPECT_EQ(after->batch->num_rows(), 10);
+}
+
+TEST(Dataset, AnUnmappedFileRewrittenWithOtherRowsIsAnError) {
+  TempDir dir;
+  ASSERT_OK(WriteRows(dir / "a.arrow", 0, 20, 10));
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}, {}, ValidationLevel::kFull,
+                                                   /*memory_map=*/false));
+  std::filesystem::resize_file(dir / "a.arrow", 100);
+  EXPECT_ERROR(kIOError, "file " + (dir / "a.arrow") + ", record batch 0", dataset->Load(0));
 }
 
 }  // namespace

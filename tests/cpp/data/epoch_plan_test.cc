@@ -75,6 +75,15 @@ TEST(EpochPlan, ShardAndBatchCounts) {
   EXPECT_EQ(BatchCount(10, 4, false), 3);
   EXPECT_EQ(BatchCount(10, 4, true), 2);
   EXPECT_EQ(BatchCount(0, 4, false), 0);
+  // Sizes near 2^63 (rows + batch_size - 1 would overflow).
+  constexpr int64_t kMax = INT64_MAX;
+  EXPECT_EQ(BatchCount(10, kMax, false), 1);
+  EXPECT_EQ(BatchCount(10, kMax, true), 0);
+  EXPECT_EQ(BatchCount(kMax, kMax - 1, false), 2);
+  EXPECT_EQ(BatchCount(kMax, 2, false), kMax / 2 + 1);
+  EXPECT_EQ(ShardRows(kMax, 0, 2, false), kMax / 2 + 1);
+  EXPECT_EQ(ShardRows(kMax, 1, 2, false), kMax / 2);
+  EXPECT_EQ(ShardRows(kMax, 0, INT32_MAX, false), kMax / INT32_MAX + 1);
 }
 
 TEST(EpochPlan, EveryRowOncePerEpochUnderEveryOption) {

@@ -19,7 +19,8 @@ std::vector<RowRef> Refs(Dataset& dataset, const std::vector<int64_t>& rows) {
   std::vector<RowRef> refs;
   for (int64_t row : rows) {
     RowLocation at = dataset.Locate(row);
-    refs.push_back({*dataset.Load(at.record_batch), at.record_batch, at.row});
+    // Memory-mapped: the dataset keeps every loaded batch.
+    refs.push_back({dataset.Load(at.record_batch)->get(), at.record_batch, at.row});
   }
   return refs;
 }

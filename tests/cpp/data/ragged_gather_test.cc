@@ -25,8 +25,9 @@ class RaggedGather : public ::testing::Test {
     std::vector<RowRef> refs;
     for (int64_t row : rows) {
       RowLocation at = dataset_->Locate(row);
-      QUIVER_ASSIGN_OR_RETURN(const LoadedBatch* loaded, dataset_->Load(at.record_batch));
-      refs.push_back({loaded, at.record_batch, at.row});
+      QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> loaded,
+                              dataset_->Load(at.record_batch));
+      refs.push_back({loaded.get(), at.record_batch, at.row});  // kept by the mapped dataset
     }
     BatchReaderOptions options;
     options.ragged = layout;

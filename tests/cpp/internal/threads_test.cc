@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -146,6 +149,33 @@ TEST(Threads, BackgroundThreadRunsBesideTheCallerAndIsJoined) {
                        internal::BackgroundThread::Start([] { throw std::runtime_error("boom"); }));
   throwing.reset();
 }
+
+#if !defined(__SANITIZE_THREAD__)
+// In a forked child the thread does not exist: the handle is orphaned and
+// its destructor returns instead of joining (which would wait forever).
+TEST(Threads, ABackgroundThreadIsForgottenInAForkedChild) {
+  std::atomic<bool> stop{false};
+  const uint64_t generation = internal::ForkGeneration();
+  ASSERT_OK_AND_ASSIGN(auto thread, internal::BackgroundThread::Start([&] {
+                         while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                       }));
+  EXPECT_FALSE(thread->orphaned());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const bool counted = internal::ForkGeneration() == generation + 1;
+    const bool orphaned = thread->orphaned();
+    alarm(20);       // a hang ends the child with SIGALRM
+    thread.reset();  // must not wait for the parent's thread
+    _exit(counted && orphaned ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(internal::ForkGeneration(), generation);  // the parent's count is unchanged
+  stop = true;
+  thread.reset();
+}
+#endif
 
 // A thread ended by pthread_exit (as Python ends a thread that calls into
 // it while the interpreter shuts down) unwinds through quiver's handlers:
