@@ -4,7 +4,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <new>
 #include <set>
 
 #include "quiver/data.h"
@@ -13,6 +12,7 @@
 #include "quiver/data/epoch_plan.h"
 #include "quiver/data/gather.h"
 #include "quiver/internal/threads.h"
+#include "quiver/internal/without_throwing.h"
 
 namespace quiver::data {
 
@@ -91,11 +91,8 @@ struct BatchReader::Impl {
   Result<Batch> Gather(const EpochPlan& epoch_plan, int64_t index);
   // Gather with a failed allocation of its bookkeeping as an error.
   Result<Batch> SafeGather(const EpochPlan& epoch_plan, int64_t index) {
-    try {
-      return Gather(epoch_plan, index);
-    } catch (const std::bad_alloc&) {
-      return Status::OutOfMemory("batch ", index, ": out of memory");
-    }
+    return internal::WithoutThrowing("batch " + std::to_string(index),
+                                     [&] { return Gather(epoch_plan, index); });
   }
   void Produce(Prefetch& shared, std::shared_ptr<const EpochPlan> epoch_plan);
   void StopWorker();

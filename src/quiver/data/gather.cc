@@ -5,6 +5,7 @@
 
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/padding.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/strided_copy.h"
 #include "quiver/internal/threads.h"
@@ -130,24 +131,6 @@ int64_t MinRowsPerThread(int64_t bytes_per_row) {
   return std::max<int64_t>(1, kBytesPerThread / std::max<int64_t>(bytes_per_row, 1));
 }
 
-Result<std::vector<uint8_t>> PadBytes(const PadValue& pad_value, const TypePtr& type) {
-  // The one exactness check lives in the padding kernel: pad a two-row
-  // array (shapes [1] and [0]) and read back the padding of its second row.
-  QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType ragged, VariableShapeTensorType::Make(type, 1));
-  const int64_t width = type->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr value_buffer, Buffer::Allocate(width));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr shape_buffer, Buffer::Allocate(2 * 4));
-  const int32_t shapes[2] = {1, 0};
-  std::memcpy(shape_buffer->mutable_data(), shapes, sizeof(shapes));
-  QUIVER_ASSIGN_OR_RETURN(Tensor values, Tensor::Make(type, value_buffer, {1}));
-  QUIVER_ASSIGN_OR_RETURN(Tensor shape_tensor, Tensor::Make(int32(), shape_buffer, {2, 1}));
-  QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorArray array,
-                          VariableShapeTensorArray::FromJagged(ragged, values, shape_tensor));
-  QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorArray::Padded padded, array.ToPadded(pad_value));
-  const uint8_t* second = padded.values.raw_data() + width;
-  return std::vector<uint8_t>(second, second + width);
-}
-
 Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index,
                               const BatchReaderOptions& options) {
   ColumnPlan plan;
@@ -168,11 +151,11 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index
                                     "batch (store them as bool8)");
     }
     if (options.ragged == RaggedLayout::kPadded) {
-      Result<std::vector<uint8_t>> pad = PadBytes(options.pad_value, plan.value_type);
+      Result<uint64_t> pad = internal::PadPattern(options.pad_value, *plan.value_type);
       if (!pad.ok()) {
         return Status::Invalid("column '", field.name, "': ", pad.status().message());
       }
-      plan.pad_bytes = std::move(*pad);
+      plan.pad_pattern = *pad;
     }
     return plan;
   }

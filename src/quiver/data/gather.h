@@ -40,9 +40,9 @@ struct ColumnPlan {
   std::vector<int64_t> permutation;
   std::vector<int64_t> logical_cell;
   int64_t cell_elements = 0;
-  // kRagged: axes per row, and pad_value as `width` bytes.
+  // kRagged: axes per row, and pad_value's bits (internal::PadPattern).
   int ndim = 0;
-  std::vector<uint8_t> pad_bytes;
+  uint64_t pad_pattern = 0;
 };
 
 // The plan for `field`, or TypeError naming the column for types the
@@ -91,10 +91,6 @@ Result<Tensor> MakeOutput(const GatherContext& context, Dims shape, const TypePt
 
 // Whether `bytes` more would take the batch past context.max_batch_bytes.
 bool ExceedsBatchBytes(const GatherContext& context, int64_t bytes);
-
-// The pad value's bytes in `type` (a tensor value type), or Invalid when it
-// is not exactly representable there.
-Result<std::vector<uint8_t>> PadBytes(const PadValue& pad_value, const TypePtr& type);
 
 // Rows per thread so that each copies at least a few hundred KiB.
 int64_t MinRowsPerThread(int64_t bytes_per_row);

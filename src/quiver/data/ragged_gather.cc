@@ -2,68 +2,20 @@
 // jagged (flat values + offsets + shapes), or one view per row. The
 // extension's own kernels pad or cut one array into a buffer of its own
 // shape; a batch takes rows from many arrays (record batches, files) into
-// one buffer sized by the rows it holds, so the row copy is done here,
-// writing every output byte once (data or padding, never both).
+// one buffer sized by the rows it holds, through the same row copy
+// (internal/padding.h), writing every output byte once (data or padding).
 #include <algorithm>
 #include <cstring>
 
 #include "quiver/data/gather.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/padding.h"
 #include "quiver/internal/threads.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver::data {
 
 namespace {
-
-// Writes `count` copies of `pattern` (one element) from `dst` on.
-void FillPattern(uint8_t* dst, int64_t count, const std::vector<uint8_t>& pattern) {
-  if (count <= 0) return;
-  const size_t width = pattern.size();
-  if (std::all_of(pattern.begin(), pattern.end(), [&](uint8_t b) { return b == pattern[0]; })) {
-    std::memset(dst, pattern[0], static_cast<size_t>(count) * width);
-    return;
-  }
-  std::memcpy(dst, pattern.data(), width);
-  // Doubling copies of what is already written.
-  size_t done = width;
-  const size_t total = static_cast<size_t>(count) * width;
-  while (done < total) {
-    const size_t step = std::min(done, total - done);
-    std::memcpy(dst + done, dst, step);
-    done += step;
-  }
-}
-
-// One row into its padded cell: the row's block at the origin, padding
-// everywhere else. Byte strides; `out_strides` row-major over `cell`.
-struct PadCopy {
-  const std::vector<uint8_t>& pad;
-  int64_t width;
-  const int64_t* cell;
-  const int64_t* out_strides;
-
-  void Copy(const uint8_t* src, const int64_t* shape, const int64_t* strides, uint8_t* dst,
-            int axis, int ndim) const {
-    if (axis == ndim) {
-      std::memcpy(dst, src, static_cast<size_t>(width));
-      return;
-    }
-    const int64_t rows = shape[axis];
-    if (axis == ndim - 1 && strides[axis] == width) {
-      if (rows > 0) std::memcpy(dst, src, static_cast<size_t>(rows * width));
-    } else if (axis == ndim - 1) {
-      for (int64_t j = 0; j < rows; ++j)
-        std::memcpy(dst + j * width, src + j * strides[axis], static_cast<size_t>(width));
-    } else {
-      for (int64_t j = 0; j < rows; ++j) {
-        Copy(src + j * strides[axis], shape, strides, dst + j * out_strides[axis], axis + 1, ndim);
-      }
-    }
-    FillPattern(dst + rows * out_strides[axis], (cell[axis] - rows) * (out_strides[axis] / width),
-                pad);
-  }
-};
 
 // Every row's logical view (nullopt for null rows), checked against its
 // storage by RowTensor; errors name the file, record batch and row.
@@ -144,27 +96,21 @@ Status GatherPadded(const ColumnPlan& plan, std::span<const RowRef> rows,
     return PaddingTooLarge(plan, rows, views, out_shape, out_bytes, context);
   }
   QUIVER_ASSIGN_OR_RETURN(Tensor out, MakeOutput(context, Dims(out_shape), plan.value_type));
-  const int64_t width = plan.width;
-  std::vector<int64_t> out_strides(static_cast<size_t>(ndim));
-  int64_t stride = width;
-  for (int k = ndim; k-- > 0;) {
-    out_strides[k] = stride;
-    stride *= cell[k];
-  }
-  const int64_t cell_bytes = stride;
+  // Batch buffers are reused: zero padding is written too.
+  const internal::PadFiller fill(plan.pad_pattern, plan.width, /*write_zeros=*/true);
+  const internal::CellCopier copy(fill, plan.width, cell);
+  const int64_t cell_bytes = copy.cell_bytes();
   uint8_t* dst = out.buffer()->mutable_data();
-  const PadCopy copy{plan.pad_bytes, width, cell.data(), out_strides.data()};
   internal::ParallelRanges(
       n, context.threads, MinRowsPerThread(cell_bytes), [&](int64_t first, int64_t last) {
         for (int64_t i = first; i < last; ++i) {
           uint8_t* row_out = dst + i * cell_bytes;
-          if (cell_bytes == 0) continue;
           if (!views[i] || views[i]->size() == 0) {
-            FillPattern(row_out, cell_bytes / width, plan.pad_bytes);
+            copy.Copy(nullptr, nullptr, nullptr, row_out);  // all padding
             continue;
           }
           const Tensor& view = *views[i];
-          copy.Copy(view.raw_data(), view.shape().data(), view.strides().data(), row_out, 0, ndim);
+          copy.Copy(view.raw_data(), view.shape().data(), view.strides().data(), row_out);
         }
       });
   batch->padded_elements += out.size();

@@ -1,208 +1,18 @@
 // VariableShapeTensorArray::ToPadded: every row copied into one dense
 // batch, writing each output byte once (data or padding, never both).
-#include <charconv>
-#include <cmath>
 #include <cstring>
-#include <limits>
-#include <optional>
-#include <type_traits>
 #include <utility>
 
 #include "quiver/extension/variable_shape_storage.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/internal/padding.h"
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/threads.h"
-#include "quiver/internal/value_types.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver {
 
 namespace {
-
-// float -> IEEE half bits when the value is exactly representable.
-std::optional<uint16_t> ExactHalf(double value) {
-  if (std::isnan(value)) return uint16_t{0x7e00};
-  const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
-  double magnitude = std::fabs(value);
-  if (std::isinf(magnitude)) return static_cast<uint16_t>(sign | 0x7c00);
-  if (magnitude == 0) return sign;
-  int exponent = std::ilogb(magnitude);  // magnitude = m * 2^exponent, m in [1, 2)
-  if (exponent > 15) return std::nullopt;
-  double mantissa;
-  uint16_t biased = 0;
-  if (exponent >= -14) {
-    mantissa = (std::ldexp(magnitude, -exponent) - 1.0) * 1024.0;
-    biased = static_cast<uint16_t>(exponent + 15);
-  } else {
-    mantissa = std::ldexp(magnitude, 24);  // subnormal: magnitude / 2^-24
-  }
-  if (mantissa != std::floor(mantissa) || mantissa >= 1024) return std::nullopt;
-  return static_cast<uint16_t>(sign | (biased << 10) | static_cast<uint16_t>(mantissa));
-}
-
-template <typename T>
-std::optional<T> ExactInteger(double value) {
-  if (value != std::floor(value)) return std::nullopt;  // NaN and fractions
-  // Bounds as doubles: min is exact; max + 1 is a power of two, also exact.
-  const double low = static_cast<double>(std::numeric_limits<T>::min());
-  const double high = std::ldexp(1.0, std::numeric_limits<T>::digits);
-  if (value < low || value >= high) return std::nullopt;
-  return static_cast<T>(value);
-}
-
-// An integer in integer type T, when it fits.
-template <typename T, typename V>
-std::optional<T> FitInteger(V value) {
-  if (!std::in_range<T>(value)) return std::nullopt;
-  return static_cast<T>(value);
-}
-
-// An integer as a double, when the double holds it exactly.
-template <typename V>
-std::optional<double> ExactDouble(V value) {
-  const double d = static_cast<double>(value);
-  // 2^64 and 2^63 are exact doubles just past the ranges: no round trip.
-  if (d >= std::ldexp(1.0, std::numeric_limits<V>::digits)) return std::nullopt;
-  if (static_cast<V>(d) != value) return std::nullopt;
-  return d;
-}
-
-template <typename T>
-std::optional<uint64_t> Pattern(std::optional<T> value) {
-  if (!value) return std::nullopt;
-  uint64_t bits = 0;
-  std::memcpy(&bits, &*value, sizeof(T));
-  return bits;
-}
-
-// The bits of `pad_value` in floating-point type T, when exact.
-template <typename T>
-std::optional<uint64_t> FloatPattern(double pad_value) {
-  if constexpr (std::is_same_v<T, internal::Half>) {
-    return Pattern(ExactHalf(pad_value));
-  } else if constexpr (std::is_same_v<T, float>) {
-    const float f = static_cast<float>(pad_value);
-    if (static_cast<double>(f) != pad_value && !std::isnan(pad_value)) return std::nullopt;
-    return Pattern(std::optional<float>(f));
-  } else {
-    return Pattern(std::optional<double>(pad_value));
-  }
-}
-
-// The bits of integer `value` in value type T, when exact.
-template <typename T, typename V>
-std::optional<uint64_t> IntegerPattern(V value) {
-  if constexpr (std::is_same_v<T, internal::Half> || std::is_floating_point_v<T>) {
-    std::optional<double> d = ExactDouble(value);
-    if (!d) return std::nullopt;
-    return FloatPattern<T>(*d);
-  } else {
-    return Pattern(FitInteger<T>(value));
-  }
-}
-
-// The bytes of `pad_value` in `type` (little-endian in the low bytes).
-Result<uint64_t> PadPattern(const PadValue& pad_value, const DataType& type) {
-  std::optional<uint64_t> bits;
-  if (type.is_bool8()) {
-    const bool zero = pad_value.kind() == PadValue::Kind::kDouble  ? pad_value.double_value() == 0
-                      : pad_value.kind() == PadValue::Kind::kInt64 ? pad_value.int64_value() == 0
-                                                                   : pad_value.uint64_value() == 0;
-    const bool one = pad_value.kind() == PadValue::Kind::kDouble  ? pad_value.double_value() == 1
-                     : pad_value.kind() == PadValue::Kind::kInt64 ? pad_value.int64_value() == 1
-                                                                  : pad_value.uint64_value() == 1;
-    if (zero || one) bits = one ? 1 : 0;
-  } else {
-    bits = internal::VisitValueType(
-        type,
-        [&pad_value](auto tag) -> std::optional<uint64_t> {
-          using T = decltype(tag);
-          switch (pad_value.kind()) {
-            case PadValue::Kind::kInt64: return IntegerPattern<T>(pad_value.int64_value());
-            case PadValue::Kind::kUInt64: return IntegerPattern<T>(pad_value.uint64_value());
-            case PadValue::Kind::kDouble: break;
-          }
-          if constexpr (std::is_same_v<T, internal::Half> || std::is_floating_point_v<T>) {
-            return FloatPattern<T>(pad_value.double_value());
-          } else {
-            return Pattern(ExactInteger<T>(pad_value.double_value()));
-          }
-        },
-        []() -> std::optional<uint64_t> { return std::nullopt; });
-  }
-  if (!bits) {
-    return Status::Invalid("pad value " + pad_value.ToString() + " is not exactly " +
-                           "representable as " + type.ToString());
-  }
-  return *bits;
-}
-
-// Writes `count` copies of a `width`-byte pattern; a zero pattern writes
-// nothing, as the output buffer starts zeroed then.
-class Filler {
- public:
-  // `write_zeros`: the destination is not known to be zeroed.
-  Filler(uint64_t pattern, int64_t width, bool write_zeros = false)
-      : pattern_(pattern), width_(width), write_zeros_(write_zeros) {}
-
-  void operator()(uint8_t* dst, int64_t count) const {
-    if (count <= 0 || (pattern_ == 0 && !write_zeros_)) return;
-    if (pattern_ == 0) {
-      std::memset(dst, 0, static_cast<size_t>(count * width_));
-      return;
-    }
-    switch (width_) {
-      case 1: std::memset(dst, static_cast<int>(pattern_ & 0xff), count); break;
-      case 2: Fill<uint16_t>(dst, count); break;
-      case 4: Fill<uint32_t>(dst, count); break;
-      default: Fill<uint64_t>(dst, count); break;
-    }
-  }
-
- private:
-  template <typename T>
-  void Fill(uint8_t* dst, int64_t count) const {
-    const T value = static_cast<T>(pattern_);
-    for (int64_t e = 0; e < count; ++e) std::memcpy(dst + e * sizeof(T), &value, sizeof(T));
-  }
-
-  uint64_t pattern_;
-  int64_t width_;
-  bool write_zeros_;
-};
-
-// One row into its padded cell: the row's (logical) block at the origin,
-// padding everywhere else. Strides in bytes; `out_strides` row-major over
-// `cell`.
-struct PadCopier {
-  const Filler& fill;
-  int64_t width;
-  const int64_t* cell;
-  const int64_t* out_strides;
-
-  void Copy(const uint8_t* src, const int64_t* shape, const int64_t* strides, uint8_t* dst,
-            int axis, int ndim) const {
-    if (axis == ndim) {
-      std::memcpy(dst, src, width);
-      return;
-    }
-    const int64_t rows = shape[axis];
-    if (axis == ndim - 1) {
-      if (strides[axis] == width) {
-        if (rows > 0) std::memcpy(dst, src, rows * width);
-      } else {
-        for (int64_t j = 0; j < rows; ++j)
-          std::memcpy(dst + j * width, src + j * strides[axis], width);
-      }
-    } else {
-      for (int64_t j = 0; j < rows; ++j) {
-        Copy(src + j * strides[axis], shape, strides, dst + j * out_strides[axis], axis + 1, ndim);
-      }
-    }
-    // The rest of this axis is padding: whole sub-blocks.
-    fill(dst + rows * out_strides[axis], (cell[axis] - rows) * (out_strides[axis] / width));
-  }
-};
 
 // What pass 1 learns: where each row starts, its logical shape, the
 // padded shape. Pass 2 (Fill) copies using only this.
@@ -235,7 +45,7 @@ Result<PaddedPlan> Plan(const VariableShapeTensorArray& array, const PadValue& p
   }
   PaddedPlan plan;
   plan.width = type.value_type()->byte_width();
-  QUIVER_ASSIGN_OR_RETURN(plan.pattern, PadPattern(pad_value, *type.value_type()));
+  QUIVER_ASSIGN_OR_RETURN(plan.pattern, internal::PadPattern(pad_value, *type.value_type()));
   const int ndim = type.ndim();
   const int64_t n = array.length();
   const internal::VariableShapeStorage storage(array);
@@ -273,15 +83,9 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
   const VariableShapeTensorType& type = array.type();
   const int ndim = type.ndim();
   const int64_t width = plan.width;
-  const Filler fill(plan.pattern, width, write_zeros);
-  std::vector<int64_t> out_strides(static_cast<size_t>(ndim));
-  int64_t stride = width;
-  for (int k = ndim; k-- > 0;) {
-    out_strides[k] = stride;
-    stride *= plan.cell[k];
-  }
-  const int64_t cell_bytes = stride;
-  const PadCopier copier{fill, width, plan.cell.data(), out_strides.data()};
+  const internal::PadFiller fill(plan.pattern, width, write_zeros);
+  const internal::CellCopier copier(fill, width, plan.cell);
+  const int64_t cell_bytes = copier.cell_bytes();
   const internal::VariableShapeStorage storage(array);
   const uint8_t* values =
       storage.values().buffers[1] ? storage.values().buffers[1]->data() : nullptr;
@@ -289,8 +93,8 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
   std::vector<int64_t> logical(static_cast<size_t>(ndim)), physical(static_cast<size_t>(ndim));
   for (int64_t i = first; i < last; ++i) {
     uint8_t* dst = out + i * cell_bytes;
-    if (plan.begins[i] < 0 || cell_bytes == 0) {
-      fill(dst, cell_bytes / width);
+    if (plan.begins[i] < 0) {
+      copier.Copy(nullptr, nullptr, nullptr, dst);  // all padding
       continue;
     }
     for (int k = 0; k < ndim; ++k) {
@@ -299,7 +103,7 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
     }
     const std::vector<int64_t> strides =
         internal::LogicalStrides(width, physical, type.permutation());
-    copier.Copy(values + plan.begins[i] * width, logical.data(), strides.data(), dst, 0, ndim);
+    copier.Copy(values + plan.begins[i] * width, logical.data(), strides.data(), dst);
   }
 }
 
@@ -320,17 +124,6 @@ void Fill(const VariableShapeTensorArray& array, const PaddedPlan& plan, bool wr
 }
 
 }  // namespace
-
-std::string PadValue::ToString() const {
-  switch (kind_) {
-    case Kind::kInt64: return std::to_string(int64_);
-    case Kind::kUInt64: return std::to_string(uint64_);
-    case Kind::kDouble: break;
-  }
-  char text[32];
-  auto written = std::to_chars(text, text + sizeof(text), double_);
-  return std::string(text, written.ptr);
-}
 
 Result<VariableShapeTensorArray::Padded> VariableShapeTensorArray::ToPadded(
     PadValue pad_value, NullPolicy nulls) const {

@@ -51,7 +51,7 @@ namespace quiver {
 bool SparseTensor::Equals(const SparseTensor& other) const {
   if (!values_.type() || !other.values_.type()) return !values_.type() && !other.values_.type();
   if (!values_.type()->Equals(*other.values_.type()) || shape_ != other.shape_) return false;
-  Result<bool> equal = sparse::WithoutThrowing("sparse equality", [&]() -> Result<bool> {
+  Result<bool> equal = internal::WithoutThrowing("sparse equality", [&]() -> Result<bool> {
     QUIVER_ASSIGN_OR_RETURN(sparse::CoordList a, sparse::Canonical(*this));
     QUIVER_ASSIGN_OR_RETURN(sparse::CoordList b, sparse::Canonical(other));
     bool same = false;

@@ -503,8 +503,8 @@ namespace quiver {
 
 Result<SparseTensor> SparseTensor::FromDense(const Tensor& dense, SparseFormat format,
                                              const SparseOptions& options) {
-  return sparse::WithoutThrowing("dense to sparse",
-                                 [&] { return sparse::FromDenseTensor(dense, format, options); });
+  return internal::WithoutThrowing("dense to sparse",
+                                   [&] { return sparse::FromDenseTensor(dense, format, options); });
 }
 
 }  // namespace quiver

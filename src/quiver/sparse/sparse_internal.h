@@ -7,31 +7,15 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <new>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "quiver/internal/without_throwing.h"
 #include "quiver/sparse_tensor.h"
 
 namespace quiver::sparse {
-
-// Runs fn() (returning a Status or a Result), turning std::bad_alloc and
-// std::length_error from the kernels' standard-library workspaces into
-// OutOfMemory: nothing reachable from input may throw through the API
-// (a CSR of a huge dimension needs an indptr that large, for example).
-template <typename Fn>
-auto WithoutThrowing(const char* what, Fn&& fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory(std::string(what) + ": out of memory");
-  } catch (const std::length_error&) {
-    return Status::OutOfMemory(std::string(what) + ": workspace too large");
-  }
-}
 
 // int8..int64, uint8..uint64.
 bool IsIndexType(const DataType& type);

@@ -43,7 +43,7 @@ Result<SparseTensor> SparseTensor::Assemble(SparseFormat format, std::vector<int
   QUIVER_ASSIGN_OR_RETURN(int64_t size, internal::ShapeProduct(shape, "sparse tensor shape"));
   SparseTensor t = FromParts(format, std::move(shape), size, std::move(index), std::move(values),
                              std::move(dim_names), claimed_canonical);
-  QUIVER_ASSIGN_OR_RETURN(bool canonical, sparse::WithoutThrowing("sparse validation", [&] {
+  QUIVER_ASSIGN_OR_RETURN(bool canonical, internal::WithoutThrowing("sparse validation", [&] {
                             return sparse::ValidateSparse(t, level);
                           }));
   // What a full check found (for COO: the claim, checked). A COO claim
@@ -84,14 +84,14 @@ Result<SparseTensor> SparseTensor::MakeCSF(std::vector<int64_t> shape, std::vect
 }
 
 Status SparseTensor::Validate(ValidationLevel level) const {
-  return sparse::WithoutThrowing("sparse validation", [&]() -> Status {
+  return internal::WithoutThrowing("sparse validation", [&]() -> Status {
     return sparse::ValidateSparse(*this, level).status();
   });
 }
 
 Result<SparseTensor> SparseTensor::Convert(SparseFormat format,
                                            const SparseOptions& options) const {
-  return sparse::WithoutThrowing("sparse conversion", [&]() -> Result<SparseTensor> {
+  return internal::WithoutThrowing("sparse conversion", [&]() -> Result<SparseTensor> {
     if (format == SparseFormat::kCSR) {
       if (auto direct = sparse::SortedCOOToCSR(*this, options)) return std::move(*direct);
     }

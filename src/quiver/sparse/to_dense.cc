@@ -130,8 +130,8 @@ Result<Tensor> ToDenseTensor(const SparseTensor& t, int threads) {
 namespace quiver {
 
 Result<Tensor> SparseTensor::ToDense(int threads) const {
-  return sparse::WithoutThrowing("sparse to dense",
-                                 [&] { return sparse::ToDenseTensor(*this, threads); });
+  return internal::WithoutThrowing("sparse to dense",
+                                   [&] { return sparse::ToDenseTensor(*this, threads); });
 }
 
 }  // namespace quiver

@@ -45,7 +45,7 @@ TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
   ASSERT_OK_AND_ASSIGN(plan,
                        PlanColumn(Field{"img", test::ImageType().data_type()}, 0, 0, options));
   EXPECT_EQ(plan.kind, ColumnKind::kRagged);
-  EXPECT_EQ(plan.pad_bytes, std::vector<uint8_t>{0});
+  EXPECT_EQ(plan.pad_pattern, 0u);
   EXPECT_EQ(OutputNames(plan, RaggedLayout::kPadded),
             (std::vector<std::string>{"img", "img_shape"}));
   EXPECT_EQ(OutputNames(plan, RaggedLayout::kJagged),
@@ -58,16 +58,6 @@ TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
                PlanColumn(Field{"img", test::ImageType().data_type()}, 0, 0, options));
   options.ragged = RaggedLayout::kJagged;  // no padding, no pad value check
   ASSERT_OK(PlanColumn(Field{"img", test::ImageType().data_type()}, 0, 0, options).status());
-}
-
-TEST(Gather, PadBytesAreTheValueInTheColumnType) {
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, PadBytes(PadValue(-1), int16()));
-  EXPECT_EQ(bytes, (std::vector<uint8_t>{0xff, 0xff}));
-  ASSERT_OK_AND_ASSIGN(bytes, PadBytes(PadValue(1.5), float32()));
-  float value = 0;
-  std::memcpy(&value, bytes.data(), 4);
-  EXPECT_EQ(value, 1.5f);
-  EXPECT_ERROR(kInvalid, "not exactly representable", PadBytes(PadValue(0.1), float32()));
 }
 
 TEST(Gather, ScalarAndFixedColumnsFromSeveralRecordBatches) {
