@@ -37,7 +37,7 @@ def dataset(folder, files=2, rows=10):
         ids = np.arange(rows) + 100 * f
         t = qv.table({"img": imgs, "boxes": qv.VariableShapeTensorArray.from_numpy(boxes),
                       "id": ids})
-        qv.ipc.write_file(folder / f"part{f}.arrow", qv.concat_tables([t.slice(0, 4), t.slice(4)]))
+        qv.ipc.write_file(qv.concat_tables([t.slice(0, 4), t.slice(4)]), folder / f"part{f}.arrow")
         reference += [(imgs[i], boxes[i], int(ids[i])) for i in range(rows)]
     return reference
 
@@ -174,7 +174,7 @@ def test_read_ipc_options_and_errors(ray, tmp_path):
         qr.read_ipc(tmp_path / "empty")
     with pytest.raises(ValueError, match="rows_per_task must be positive"):
         qr.read_ipc(tmp_path / "in", rows_per_task=0)
-    qv.ipc.write_file(tmp_path / "in" / "z.arrow", qv.table({"x": np.arange(3)}))
+    qv.ipc.write_file(qv.table({"x": np.arange(3)}), tmp_path / "in" / "z.arrow")
     with pytest.raises(ValueError, match="has another schema"):
         qr.read_ipc(tmp_path / "in")
 
