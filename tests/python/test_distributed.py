@@ -247,3 +247,28 @@ def test_quiver_objects_scatter_to_dask_workers(client):
         future = client.scatter(obj)
         assert client.submit(lambda x: x == x, future).result()
         assert client.submit(lambda x: x, future).result() == obj
+
+
+def test_from_arrow_of_a_ragged_column_gives_arrays_through_to_ray_types(ray):
+    # ray.data.from_arrow alone hands map_batches(batch_format="numpy") the
+    # struct storage (dicts: pyarrow has no Python class for the canonical
+    # type to convert rows with); docs/distributed.md says so and gives
+    # to_ray_types as the way. Should pyarrow or Ray learn the type, the
+    # first assertion fails and the docs need revisiting.
+    import quiver.ray as qr
+
+    rows = ragged_rows(6, nulls=())
+    t = pa.table({"boxes": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)),
+                  "id": np.arange(6)})
+
+    def shapes(batch):
+        return {"shape": np.array([str(getattr(b, "shape", type(b).__name__)) for b in batch["boxes"]])}
+
+    plain = ray.data.from_arrow(t).map_batches(shapes, batch_format="numpy").take_all()
+    assert {r["shape"] for r in plain} == {"dict"}
+    converted = ray.data.from_arrow(qr.to_ray_types(t))
+    got = converted.map_batches(shapes, batch_format="numpy").take_all()
+    assert [r["shape"] for r in got] == [str(r.shape) for r in rows]
+    batch = converted.take_batch(6, batch_format="numpy")
+    for row, want in zip(batch["boxes"], rows):
+        assert np.array_equal(row, want)
