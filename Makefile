@@ -107,7 +107,7 @@ test: format-check test-cpp test-asan test-tsan test-example test-python test-ar
 # The `quiver` command's demo (the executable the package carries), then
 # the Python one.
 demo: python
-	$(PYTHON) -m quiver._cli demo
+	$(PYTHON) -m quiver demo
 	$(PYTHON) examples/demo.py
 
 bench: setup-bench wheel

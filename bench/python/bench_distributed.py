@@ -49,7 +49,7 @@ def write_dataset(folder, gib, seed=0):
         images = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8) for h, w in sizes]
         table = qv.table({"image": qv.VariableShapeTensorArray.from_numpy(images),
                           "label": np.arange(ROWS_PER_FILE) + part * ROWS_PER_FILE})
-        qv.ipc.write_file(os.path.join(folder, f"part{part:04d}.arrow"), table)
+        qv.ipc.write_file(table, os.path.join(folder, f"part{part:04d}.arrow"))
         written += sum(int(img.nbytes) for img in images)
         part += 1
     return written

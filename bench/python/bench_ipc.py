@@ -61,7 +61,7 @@ LEVELS = {"zstd": 1, "lz4": None, None: None}
 
 
 def write_quiver(path, table, compression=None):
-    qv.ipc.write_file(path, table, compression=compression, compression_level=LEVELS[compression])
+    qv.ipc.write_file(table, path, compression=compression, compression_level=LEVELS[compression])
 
 
 def write_pyarrow(path, table, compression=None):

@@ -15,7 +15,6 @@ already is), so importing quiver does not import pyarrow.
 """
 
 import copyreg
-import importlib.abc
 import importlib.util
 import sys
 
@@ -58,11 +57,16 @@ def register(pa):
     copyreg.pickle(cls, _reduce_extension_type)
 
 
-class _Loader(importlib.abc.Loader):
+# The import system needs only these methods, not the importlib.abc base
+# classes: importing importlib.abc would add to every `import quiver`.
+class _Loader:
     """pyarrow's own loader, then register()."""
 
     def __init__(self, loader):
         self._loader = loader
+
+    def __getattr__(self, name):  # get_resource_reader, is_package, ...: pyarrow's loader's
+        return getattr(self._loader, name)
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
@@ -75,7 +79,7 @@ class _Loader(importlib.abc.Loader):
             pass
 
 
-class _PyarrowImportHook(importlib.abc.MetaPathFinder):
+class _PyarrowImportHook:
     def find_spec(self, name, path=None, target=None):
         if name != "pyarrow":
             return None

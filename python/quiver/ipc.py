@@ -28,15 +28,50 @@ def codecs():
     return build_info()["codecs"]
 
 
-def write_file(sink, data, compression=None, compression_level=None):
-    """Writes ``data`` (a quiver Table or RecordBatch, or anything with
-    ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file."""
+def _is_sink(obj):
+    """A path or a writable file object: what a writer writes to, never
+    data (data is a table, a batch or a PyCapsule producer)."""
+    import os
+
+    return isinstance(obj, (str, bytes, os.PathLike)) or (
+        hasattr(obj, "write") and not hasattr(obj, "__arrow_c_stream__")
+        and not hasattr(obj, "__arrow_c_array__"))
+
+
+def _check_order(function, data, sink):
+    # write_file used to take (sink, data). The old order would otherwise
+    # fail deep inside table() with a message about paths not being
+    # tables; name the fix instead.
+    if _is_sink(data) and not _is_sink(sink):
+        raise TypeError(
+            f"{function}(data, sink) takes the data first, then the path or file object "
+            f"(as write_tensor(tensor, sink) and pyarrow's write_table(table, where)); "
+            f"got a {type(data).__name__} first and a {type(sink).__name__} second: "
+            f"swap the arguments")
+
+
+def _write(new_writer, function, data, sink, compression, compression_level):
     from . import table
 
+    _check_order(function, data, sink)
     data = table(data)
-    with new_file(sink, data.schema, compression=compression,
-                  compression_level=compression_level) as writer:
+    with new_writer(sink, data.schema, compression=compression,
+                    compression_level=compression_level) as writer:
         writer.write(data)
+
+
+def write_file(data, sink, compression=None, compression_level=None):
+    """Writes ``data`` (a quiver Table or RecordBatch, or anything with
+    ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file to
+    ``sink`` (a path, put in place only once complete, or a writable
+    binary file object). The data comes first, as in ``write_tensor``."""
+    _write(new_file, "write_file", data, sink, compression, compression_level)
+
+
+def write_stream(data, sink, compression=None, compression_level=None):
+    """Writes ``data`` as one IPC stream to ``sink`` (a path or a writable
+    binary file object): ``write_file``'s counterpart for streams."""
+    _write(new_stream, "write_stream", data, sink, compression, compression_level)
 
 
 __all__ = [
@@ -52,6 +87,7 @@ __all__ = [
     "read_sparse_tensor",
     "read_tensor",
     "write_file",
+    "write_stream",
     "write_sparse_tensor",
     "write_tensor",
 ]

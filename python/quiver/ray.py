@@ -348,7 +348,7 @@ def write_ipc(dataset, directory, *, compression=None, compression_level=None):
                 if pa_table.num_rows == 0:
                     continue
                 path = os.path.join(directory, f"part-{ctx.task_idx:05d}-{k:04d}-{run}.arrow")
-                _ipc.write_file(path, _table(pa_table), compression=compression,
+                _ipc.write_file(_table(pa_table), path, compression=compression,
                                 compression_level=compression_level)
                 written.append(path)
             return written

@@ -16,11 +16,18 @@ void BindBuildInfo(nb::module_& m) {
         nb::dict info;
         info["version"] = Version();
         info["codecs"] = ipc::AvailableCodecs();
+        // The tool is a separate executable next to the package (the
+        // console script's helper knows where); the library cannot know
+        // whether the build that installed it had CLI11.
+        info["cli"] = nb::module_::import_("quiver._cli").attr("installed_executable")();
         return info;
       },
-      "What this build of quiver has: {'version': '0.1.0', 'codecs': ['lz4', 'zstd']}. "
-      "'codecs' lists the IPC compression codecs compiled in, by their compression= names; "
-      "a source build without the ZSTD or LZ4 development files leaves that codec out.");
+      "What this installation of quiver has: {'version': '0.1.0', 'codecs': ['lz4', 'zstd'], "
+      "'cli': '/.../quiver/bin/quiver'}. 'codecs' lists the IPC compression codecs compiled "
+      "in, by their compression= names; a source build without the ZSTD or LZ4 development "
+      "files leaves that codec out. 'cli' is the path of the `quiver` command-line tool the "
+      "package carries (run by the `quiver` script and `python -m quiver`), or None where a "
+      "source build without CLI11 left it out.");
 }
 
 }  // namespace quiver::python

@@ -126,7 +126,7 @@ nb::tuple PaddedAcrossChunks(const ChunkedArray& c, nb::handle pad_value, bool a
 nb::object TakeOrFilter(const ChunkedArray& c, nb::handle selector, bool take) {
   Result<ChunkedArrayPtr> result = Status::Invalid("");
   if (take) {
-    auto index = IndexArray(selector);
+    auto index = IndexArray(selector, c.length());
     std::span<const int64_t> span(index.data(), index.shape(0));
     nb::gil_scoped_release no_gil;
     result = c.Take(span);
@@ -201,9 +201,7 @@ void BindChunkedArray(nb::module_& m) {
               Raise(Status::TypeError("a chunked array takes an int or a slice, got " +
                                       std::string(nb::type_name(key.type()).c_str())));
             }
-            PyObject* index = PyNumber_Index(key.ptr());
-            if (!index) throw nb::python_error();
-            return Row(*c.column, nb::cast<int64_t>(nb::steal(index)));
+            return Row(*c.column, ResolveIndex(key, c.column->length()));
           },
           nb::arg("key"),
           "Row i (tensor rows as their chunks return them: a NumPy view, None for null), or a "

@@ -191,6 +191,18 @@ int64_t ResolveIndex(int64_t index, int64_t length, const char* what) {
   return resolved;
 }
 
+int64_t ResolveIndex(nb::handle index, int64_t length, const char* what) {
+  nb::object integer = nb::steal(PyNumber_Index(index.ptr()));
+  if (!integer.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow);
+  if (value == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0) {
+    Raise(Status::IndexError("index ", Str(integer), " is out of range for ", length, " ", what));
+  }
+  return ResolveIndex(static_cast<int64_t>(value), length, what);
+}
+
 // [start, start + count) of a step-1 Python slice over `length` rows.
 std::pair<int64_t, int64_t> ClipSlice(int64_t offset, std::optional<int64_t> length, int64_t rows) {
   if (offset < 0)

@@ -118,6 +118,10 @@ inline NullPolicy NullPolicyFrom(bool allow_nulls) {
 // Resolves a Python index (negative counts from the end) against
 // `length`, or raises IndexError.
 int64_t ResolveIndex(int64_t index, int64_t length, const char* what = "rows");
+// The same for any Python integer (int, NumPy integers: whatever has
+// __index__): one beyond int64 (np.uint64(2**64 - 1), 2**70) is an
+// IndexError quoting it as written, never a wrapped or clipped value.
+int64_t ResolveIndex(nb::handle index, int64_t length, const char* what = "rows");
 // [start, start + count) of a step-1 Python slice over `length` rows.
 std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length);
 // [start, start + count) of slice(offset, length) over `rows` rows, clipped

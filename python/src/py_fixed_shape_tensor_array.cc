@@ -192,9 +192,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
             // NumPy integers (this overload sees them before the int64
             // one converts them); bools are not row numbers.
             if (!PyBool_Check(key.ptr()) && PyIndex_Check(key.ptr())) {
-              const Py_ssize_t i = PyNumber_AsSsize_t(key.ptr(), PyExc_IndexError);
-              if (i == -1 && PyErr_Occurred()) throw nb::python_error();
-              return RowView(a, i, false);
+              return RowView(a, ResolveIndex(key, a.array.length()), false);
             }
             Raise(Status::TypeError(
                 std::string("column indices are an int (a row), a slice (rows) or a tuple "
@@ -217,7 +215,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
       .def(
           "take",
           [](const A& a, nb::handle indices) {
-            auto index = IndexArray(indices);
+            auto index = IndexArray(indices, a.array.length());
             return Released([&] { return a.array.Take({index.data(), index.shape(0)}); });
           },
           nb::arg("indices"),

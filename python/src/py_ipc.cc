@@ -307,19 +307,52 @@ class StreamBatches : public ArrayReader {
   Field field_;
 };
 
-struct PyFileReader {
-  std::shared_ptr<ipc::FileReader> reader;
+// Both readers: the C++ reader until close(). Every method takes its own
+// reference (Open) with the GIL held before it releases the GIL, so a
+// close() from another thread never frees a reader still reading; what was
+// already read (batches, exported streams) keeps the file alive by itself.
+template <typename Reader>
+struct PyReader {
+  std::shared_ptr<Reader> reader;
+  const char* name = nullptr;  // "the RecordBatchFileReader": for "... is closed"
 
+  std::shared_ptr<Reader> Open() const {
+    if (!reader) Raise(Status::Invalid(name, " is closed"));
+    return reader;
+  }
+  void Close() { reader.reset(); }
+};
+
+struct PyFileReader : PyReader<ipc::FileReader> {
+  PyFileReader() { name = "the RecordBatchFileReader"; }
   // Batch i of the file, negative counting from the end (IndexError
   // naming the batch count when out of range).
-  int BatchIndex(int64_t i) const {
-    return static_cast<int>(ResolveIndex(i, reader->num_record_batches(), "batches"));
+  static int BatchIndex(const ipc::FileReader& open, int64_t i) {
+    return static_cast<int>(ResolveIndex(i, open.num_record_batches(), "batches"));
   }
 };
 
-struct PyStreamReader {
-  std::shared_ptr<ipc::StreamReader> reader;
+struct PyStreamReader : PyReader<ipc::StreamReader> {
+  PyStreamReader() { name = "the RecordBatchStreamReader"; }
 };
+
+template <typename R>
+void BindReaderLifetime(nb::class_<R>& cls) {
+  cls.def("close", &R::Close,
+          "Drops the reader's hold on its source (the mapping, the file or the bytes); batches "
+          "and tables already read stay valid. Any later use raises ValueError; closing again "
+          "does nothing.")
+      .def_prop_ro(
+          "closed", [](const R& r) { return !r.reader; }, "Whether close() was called.")
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def(
+          "__exit__",
+          [](R& r, nb::handle, nb::handle, nb::handle) {
+            r.Close();
+            return false;
+          },
+          nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
+}
 
 // Both writers: the C++ writer, its sink, and whether the sink is ours to
 // close (paths) or the caller's (file objects).
@@ -479,144 +512,162 @@ void BindIpc(nb::module_& parent) {
   nb::module_ m = parent.def_submodule(
       "ipc", "Arrow IPC streams and files, and the Tensor and SparseTensor messages.");
 
-  nb::class_<PyFileReader>(m, "RecordBatchFileReader",
-                           "Random access to the batches of an IPC file.")
-      .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.reader->schema()}; })
-      .def_prop_ro(
-          "endianness",
-          [](const PyFileReader& r) {
-            return r.reader->endianness() == ipc::Endianness::kBig ? "big" : "little";
-          },
-          "The byte order the file's schema declares: 'little' or 'big'.")
-      .def_prop_ro("num_record_batches",
-                   [](const PyFileReader& r) { return r.reader->num_record_batches(); })
-      .def("__len__", [](const PyFileReader& r) { return r.reader->num_record_batches(); })
-      .def(
-          "__getitem__",
-          [](PyFileReader& r, int64_t i) {
-            const int index = r.BatchIndex(i);
-            return PyRecordBatch{
-                Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(index); }))};
-          },
-          nb::arg("i"),
-          "Batch i (negative counts from the end); iterating reads the batches in order.")
-      .def(
-          "get_batch",
-          [](PyFileReader& r, int i) {
-            return PyRecordBatch{Unwrap(WithoutGil([&] { return r.reader->ReadRecordBatch(i); }))};
-          },
-          nb::arg("i"))
-      .def(
-          "record_batch_layout",
-          [](PyFileReader& r, int64_t i) {
-            const int index = r.BatchIndex(i);
-            return BatchLayoutToPython(
-                Unwrap(WithoutGil([&] { return r.reader->RecordBatchLayout(index); })));
-          },
-          nb::arg("i"),
-          "Where batch i's body keeps what, read from its header alone (nothing in the body is "
-          "read or decompressed): a dict of num_rows, compression, body_length, buffers "
-          "[(offset, length)] and columns (field nodes: name, type, length, null_count, "
-          "buffers as indexes into buffers, dictionary_id, children). See docs/ipc.md, "
-          "'Layouts'.")
-      .def(
-          "read_body_buffer",
-          [](PyFileReader& r, int64_t i, int64_t buffer) {
-            const int index = r.BatchIndex(i);
-            return BodyBufferToPython(
-                Unwrap(WithoutGil([&] { return r.reader->ReadBodyBuffer(index, buffer); })));
-          },
-          nb::arg("i"), nb::arg("buffer"),
-          "Buffer `buffer` (an index into the layout's buffers) of batch i alone, as a uint8 "
-          "quiver.Tensor: zero-copy when stored raw, decompressed when compressed. The bytes "
-          "are as stored, in the file's byte order (endianness), and unvalidated.")
-      .def(
-          "read_all",
-          [](PyFileReader& r, const std::string& validate) {
-            const bool lazy = LazyValidation(validate);
-            // Batches are read (and validated) on every core at once.
-            std::vector<RecordBatchPtr> batches = Unwrap(WithoutGil(
-                [&] { return r.reader->ReadAllRecordBatches(0, BatchValidation(lazy)); }));
-            return ReadTable(r.reader->schema(), batches, lazy, 0);
-          },
-          nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
-      .def(
-          "__arrow_c_stream__",
-          [](PyFileReader& r, nb::handle) {
-            return StreamCapsule(std::make_shared<FileBatches>(r.reader));
-          },
-          nb::arg("requested_schema").none() = nb::none())
-      .def(
-          "__arrow_c_device_stream__",
-          [](PyFileReader& r, nb::handle, nb::kwargs kwargs) {
-            return DeviceStreamCapsule(std::make_shared<FileBatches>(r.reader), kwargs);
-          },
-          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
+  auto file_reader =
+      nb::class_<PyFileReader>(m, "RecordBatchFileReader",
+                               "Random access to the batches of an IPC file.")
+          .def_prop_ro("schema", [](const PyFileReader& r) { return PySchema{r.Open()->schema()}; })
+          .def_prop_ro(
+              "endianness",
+              [](const PyFileReader& r) {
+                return r.Open()->endianness() == ipc::Endianness::kBig ? "big" : "little";
+              },
+              "The byte order the file's schema declares: 'little' or 'big'.")
+          .def_prop_ro("num_record_batches",
+                       [](const PyFileReader& r) { return r.Open()->num_record_batches(); })
+          .def("__len__", [](const PyFileReader& r) { return r.Open()->num_record_batches(); })
+          .def(
+              "__getitem__",
+              [](PyFileReader& r, int64_t i) {
+                auto reader = r.Open();
+                const int index = r.BatchIndex(*reader, i);
+                return PyRecordBatch{
+                    Unwrap(WithoutGil([&] { return reader->ReadRecordBatch(index); }))};
+              },
+              nb::arg("i"),
+              "Batch i (negative counts from the end); iterating reads the batches in order.")
+          .def(
+              "get_batch",
+              [](PyFileReader& r, int i) {
+                auto reader = r.Open();
+                return PyRecordBatch{
+                    Unwrap(WithoutGil([&] { return reader->ReadRecordBatch(i); }))};
+              },
+              nb::arg("i"))
+          .def(
+              "record_batch_layout",
+              [](PyFileReader& r, int64_t i) {
+                auto reader = r.Open();
+                const int index = r.BatchIndex(*reader, i);
+                return BatchLayoutToPython(
+                    Unwrap(WithoutGil([&] { return reader->RecordBatchLayout(index); })));
+              },
+              nb::arg("i"),
+              "Where batch i's body keeps what, read from its header alone (nothing in the body is "
+              "read or decompressed): a dict of num_rows, compression, body_length, buffers "
+              "[(offset, length)] and columns (field nodes: name, type, length, null_count, "
+              "buffers as indexes into buffers, dictionary_id, children). See docs/ipc.md, "
+              "'Layouts'.")
+          .def(
+              "read_body_buffer",
+              [](PyFileReader& r, int64_t i, int64_t buffer) {
+                auto reader = r.Open();
+                const int index = r.BatchIndex(*reader, i);
+                return BodyBufferToPython(
+                    Unwrap(WithoutGil([&] { return reader->ReadBodyBuffer(index, buffer); })));
+              },
+              nb::arg("i"), nb::arg("buffer"),
+              "Buffer `buffer` (an index into the layout's buffers) of batch i alone, as a uint8 "
+              "quiver.Tensor: zero-copy when stored raw, decompressed when compressed. The bytes "
+              "are as stored, in the file's byte order (endianness), and unvalidated.")
+          .def(
+              "read_all",
+              [](PyFileReader& r, const std::string& validate) {
+                auto reader = r.Open();
+                const bool lazy = LazyValidation(validate);
+                // Batches are read (and validated) on every core at once.
+                std::vector<RecordBatchPtr> batches = Unwrap(WithoutGil(
+                    [&] { return reader->ReadAllRecordBatches(0, BatchValidation(lazy)); }));
+                return ReadTable(reader->schema(), batches, lazy, 0);
+              },
+              nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
+          .def(
+              "__arrow_c_stream__",
+              [](PyFileReader& r, nb::handle) {
+                return StreamCapsule(std::make_shared<FileBatches>(r.Open()));
+              },
+              nb::arg("requested_schema").none() = nb::none())
+          .def(
+              "__arrow_c_device_stream__",
+              [](PyFileReader& r, nb::handle, nb::kwargs kwargs) {
+                return DeviceStreamCapsule(std::make_shared<FileBatches>(r.Open()), kwargs);
+              },
+              nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
 
-  nb::class_<PyStreamReader>(m, "RecordBatchStreamReader",
-                             "The batches of an IPC stream, in order.")
-      .def_prop_ro("schema", [](const PyStreamReader& r) { return PySchema{r.reader->schema()}; })
-      .def_prop_ro(
-          "endianness",
-          [](const PyStreamReader& r) {
-            return r.reader->endianness() == ipc::Endianness::kBig ? "big" : "little";
-          },
-          "The byte order the stream's schema declares: 'little' or 'big'.")
-      .def("read_next_batch",
-           [](PyStreamReader& r) {
-             RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
-             if (!batch) throw nb::stop_iteration();
-             return PyRecordBatch{batch};
-           })
-      .def(
-          "read_next_layout",
-          [](PyStreamReader& r) -> nb::object {
-            auto layout = Unwrap(WithoutGil([&] { return r.reader->NextLayout(); }));
-            if (!layout) return nb::none();
-            return BatchLayoutToPython(*layout);
-          },
-          "The layout of the next batch (as RecordBatchFileReader.record_batch_layout), "
-          "without decoding its body, or None at the end of the stream. Its buffers can be read "
-          "with read_body_buffer until the next read.")
-      .def(
-          "read_body_buffer",
-          [](PyStreamReader& r, int64_t buffer) {
-            return BodyBufferToPython(
-                Unwrap(WithoutGil([&] { return r.reader->ReadBodyBuffer(buffer); })));
-          },
-          nb::arg("buffer"),
-          "Buffer `buffer` of the batch read_next_layout last returned, as a uint8 "
-          "quiver.Tensor, as stored (the stream's byte order) and unvalidated.")
-      .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
-      .def("__next__",
-           [](PyStreamReader& r) {
-             RecordBatchPtr batch = Unwrap(WithoutGil([&] { return r.reader->Next(); }));
-             if (!batch) throw nb::stop_iteration();
-             return PyRecordBatch{batch};
-           })
-      .def(
-          "read_all",
-          [](PyStreamReader& r, const std::string& validate) {
-            const bool lazy = LazyValidation(validate);
-            const int64_t first = r.reader->record_batches_read();
-            // Batches are decoded (and validated) on every core at once.
-            std::vector<RecordBatchPtr> batches =
-                Unwrap(WithoutGil([&] { return r.reader->ReadAll(0, BatchValidation(lazy)); }));
-            return ReadTable(r.reader->schema(), batches, lazy, first);
-          },
-          nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
-      .def(
-          "__arrow_c_stream__",
-          [](PyStreamReader& r, nb::handle) {
-            return StreamCapsule(std::make_shared<StreamBatches>(r.reader));
-          },
-          nb::arg("requested_schema").none() = nb::none())
-      .def(
-          "__arrow_c_device_stream__",
-          [](PyStreamReader& r, nb::handle, nb::kwargs kwargs) {
-            return DeviceStreamCapsule(std::make_shared<StreamBatches>(r.reader), kwargs);
-          },
-          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
+  auto stream_reader =
+      nb::class_<PyStreamReader>(m, "RecordBatchStreamReader",
+                                 "The batches of an IPC stream, in order.")
+          .def_prop_ro("schema",
+                       [](const PyStreamReader& r) { return PySchema{r.Open()->schema()}; })
+          .def_prop_ro(
+              "endianness",
+              [](const PyStreamReader& r) {
+                return r.Open()->endianness() == ipc::Endianness::kBig ? "big" : "little";
+              },
+              "The byte order the stream's schema declares: 'little' or 'big'.")
+          .def("read_next_batch",
+               [](PyStreamReader& r) {
+                 auto reader = r.Open();
+                 RecordBatchPtr batch = Unwrap(WithoutGil([&] { return reader->Next(); }));
+                 if (!batch) throw nb::stop_iteration();
+                 return PyRecordBatch{batch};
+               })
+          .def(
+              "read_next_layout",
+              [](PyStreamReader& r) -> nb::object {
+                auto reader = r.Open();
+                auto layout = Unwrap(WithoutGil([&] { return reader->NextLayout(); }));
+                if (!layout) return nb::none();
+                return BatchLayoutToPython(*layout);
+              },
+              "The layout of the next batch (as RecordBatchFileReader.record_batch_layout), "
+              "without decoding its body, or None at the end of the stream. Its buffers can be "
+              "read "
+              "with read_body_buffer until the next read.")
+          .def(
+              "read_body_buffer",
+              [](PyStreamReader& r, int64_t buffer) {
+                auto reader = r.Open();
+                return BodyBufferToPython(
+                    Unwrap(WithoutGil([&] { return reader->ReadBodyBuffer(buffer); })));
+              },
+              nb::arg("buffer"),
+              "Buffer `buffer` of the batch read_next_layout last returned, as a uint8 "
+              "quiver.Tensor, as stored (the stream's byte order) and unvalidated.")
+          .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
+          .def("__next__",
+               [](PyStreamReader& r) {
+                 auto reader = r.Open();
+                 RecordBatchPtr batch = Unwrap(WithoutGil([&] { return reader->Next(); }));
+                 if (!batch) throw nb::stop_iteration();
+                 return PyRecordBatch{batch};
+               })
+          .def(
+              "read_all",
+              [](PyStreamReader& r, const std::string& validate) {
+                auto reader = r.Open();
+                const bool lazy = LazyValidation(validate);
+                const int64_t first = reader->record_batches_read();
+                // Batches are decoded (and validated) on every core at once.
+                std::vector<RecordBatchPtr> batches =
+                    Unwrap(WithoutGil([&] { return reader->ReadAll(0, BatchValidation(lazy)); }));
+                return ReadTable(reader->schema(), batches, lazy, first);
+              },
+              nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
+          .def(
+              "__arrow_c_stream__",
+              [](PyStreamReader& r, nb::handle) {
+                return StreamCapsule(std::make_shared<StreamBatches>(r.Open()));
+              },
+              nb::arg("requested_schema").none() = nb::none())
+          .def(
+              "__arrow_c_device_stream__",
+              [](PyStreamReader& r, nb::handle, nb::kwargs kwargs) {
+                return DeviceStreamCapsule(std::make_shared<StreamBatches>(r.Open()), kwargs);
+              },
+              nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
+
+  BindReaderLifetime(file_reader);
+  BindReaderLifetime(stream_reader);
 
   BindWriter<ipc::StreamWriter>(m, "RecordBatchStreamWriter", "Writes an IPC stream.");
   BindWriter<ipc::FileWriter>(m, "RecordBatchFileWriter", "Writes an IPC file.");
@@ -626,8 +677,9 @@ void BindIpc(nb::module_& parent) {
       [](nb::handle source, bool memory_map, bool swap_endian, nb::handle max_decompressed) {
         auto input = SourceFromPython(source, memory_map);
         const ipc::ReadOptions options = ReadOptionsFromPython(swap_endian, max_decompressed);
-        return PyFileReader{
-            std::shared_ptr<ipc::FileReader>(Unwrap(ipc::FileReader::Open(input, options)))};
+        PyFileReader out;
+        out.reader = Unwrap(ipc::FileReader::Open(input, options));
+        return out;
       },
       nb::arg("source"), nb::arg("memory_map") = true, nb::arg("swap_endian") = true,
       nb::arg("max_decompressed_buffer").none() = nb::none(),
@@ -641,8 +693,9 @@ void BindIpc(nb::module_& parent) {
       [](nb::handle source, bool swap_endian, nb::handle max_decompressed) {
         auto input = StreamFromPython(source);
         const ipc::ReadOptions options = ReadOptionsFromPython(swap_endian, max_decompressed);
-        return PyStreamReader{std::shared_ptr<ipc::StreamReader>(
-            Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input, options); })))};
+        PyStreamReader out;
+        out.reader = Unwrap(WithoutGil([&] { return ipc::StreamReader::Open(input, options); }));
+        return out;
       },
       nb::arg("source"), nb::arg("swap_endian") = true,
       nb::arg("max_decompressed_buffer").none() = nb::none(),

@@ -104,8 +104,9 @@ std::string ArrayHeader(const char* cls, const std::string& type, int64_t length
 // Per row, 1 where `mask` (a bool array of N rows, any cell shape) masks
 // every element; ValueError naming the first row masked only in part.
 std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char* what);
-// take() indices as int64 (TypeError for floats); filter() masks as bytes.
-nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices);
+// take() indices as int64 (TypeError for floats; IndexError quoting an index
+// no int64 holds, against `rows`); filter() masks as bytes.
+nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices, int64_t rows);
 nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask);
 // Copies `tensor` into the caller's array `out` (dtype, shape, C order and
 // writability checked), without the GIL.

@@ -171,7 +171,7 @@ void AddTableVerbs(nb::class_<Py>& cls) {
           "take",
           [](const Py& py, nb::handle indices) {
             TablePtr table = AsTable(py);
-            auto index = IndexArray(indices);
+            auto index = IndexArray(indices, table->num_rows());
             std::span<const int64_t> span(index.data(), index.shape(0));
             return Rewrap(py, Unwrap(WithoutGil([&] { return table->Take(span); })));
           },

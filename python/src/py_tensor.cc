@@ -33,9 +33,14 @@ TensorIndex IndexEntry(nb::handle item) {
     // (NumPy arrays have __index__ but refuse it unless 0-d integers.)
     nb::object integer = nb::steal(PyNumber_Index(obj));
     if (integer.is_valid()) {
-      const Py_ssize_t i = PyNumber_AsSsize_t(integer.ptr(), PyExc_IndexError);
+      int overflow = 0;
+      const long long i = PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow);
       if (i == -1 && PyErr_Occurred()) throw nb::python_error();
-      return TensorIndex::Integer(i);
+      if (overflow != 0) {  // quoted as written, before any axis is looked at
+        Raise(Status::IndexError("index ", Str(integer),
+                                 " is out of range: no axis holds 2^63 or more elements"));
+      }
+      return TensorIndex::Integer(static_cast<int64_t>(i));
     }
     if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw nb::python_error();
     PyErr_Clear();

@@ -5,6 +5,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <limits>
 
 #include "py_buffer_protocol.h"
 #include "py_capsules.h"
@@ -113,16 +114,63 @@ std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char*
   return std::vector<uint8_t>(view.data(), view.data() + view.shape(0));
 }
 
+namespace {
+
+// An index that no int64 holds (a uint64 above 2^63 - 1, or a Python int
+// beyond 64 bits) is out of range for any column: IndexError quoting it as
+// written, at its position, before a conversion to int64 could wrap it.
+[[noreturn]] void RaiseIndexTooLarge(const std::string& value, int64_t position, int64_t rows) {
+  Raise(Status::IndexError("index ", value, " at position ", position, " is out of range for ",
+                           rows, " rows"));
+}
+
+}  // namespace
+
 // Indices as a contiguous int64 NumPy array; TypeError for non-integers.
-nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices) {
+nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices, int64_t rows) {
   nb::object numpy = Numpy();
   nb::object array = numpy.attr("asarray")(indices);
-  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
-  if (kind != "i" && kind != "u" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
-    Raise(Status::TypeError("indices must be integers, got dtype " + Str(array.attr("dtype"))));
+  std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  std::string as_floats;  // the dtype NumPy chose, when the items are looked at below
+  if (kind == "f" && !nb::isinstance(indices, numpy.attr("ndarray"))) {
+    // NumPy makes float64 of a list mixing ints it types differently (0 and
+    // 2**64 - 1), which would lose the index: look at the items themselves.
+    as_floats = Str(array.attr("dtype"));
+    array = numpy.attr("asarray")(indices, nb::arg("dtype") = numpy.attr("object_"));
+    kind = "O";
   }
+  const int64_t size = nb::cast<int64_t>(array.attr("size"));
   if (nb::cast<int64_t>(array.attr("ndim")) != 1) {
     Raise(Status::Invalid("indices must be one-dimensional"));
+  }
+  if (kind == "O" && size > 0) {
+    // NumPy keeps Python ints beyond 64 bits (and mixes it cannot type) as
+    // objects: each must be an integer, and one that no int64 holds is
+    // reported as it is.
+    for (int64_t j = 0; j < size; ++j) {
+      nb::object item = array[nb::int_(j)];
+      if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
+        if (!as_floats.empty())
+          Raise(Status::TypeError("indices must be integers, got dtype ", as_floats));
+        Raise(Status::TypeError("indices must be integers, got ",
+                                nb::type_name(item.type()).c_str(), " at position ", j));
+      }
+      nb::object value = nb::steal(PyNumber_Index(item.ptr()));
+      if (!value.is_valid()) throw nb::python_error();
+      int overflow = 0;
+      PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+      if (overflow != 0) RaiseIndexTooLarge(Str(value), j, rows);
+    }
+  } else if (kind != "i" && kind != "u" && size > 0) {
+    Raise(Status::TypeError("indices must be integers, got dtype " + Str(array.attr("dtype"))));
+  }
+  if (kind == "u" && nb::cast<int64_t>(array.attr("dtype").attr("itemsize")) == 8 && size > 0) {
+    nb::object too_large = numpy.attr("flatnonzero")(
+        array.attr("__gt__")(numpy.attr("uint64")(std::numeric_limits<int64_t>::max())));
+    if (nb::len(too_large) > 0) {
+      const int64_t j = nb::cast<int64_t>(too_large[0]);
+      RaiseIndexTooLarge(Str(array[nb::int_(j)]), j, rows);
+    }
   }
   nb::object converted = numpy.attr("ascontiguousarray")(array, numpy.attr("int64"));
   return nb::cast<nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig>>(converted);

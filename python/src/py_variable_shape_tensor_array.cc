@@ -286,7 +286,7 @@ PyVariableShapeTensorArray Released(Fn&& fn) {
 }
 
 PyVariableShapeTensorArray Take(const PyVariableShapeTensorArray& a, nb::handle indices) {
-  auto index = IndexArray(indices);
+  auto index = IndexArray(indices, a.array.length());
   return Released([&] { return a.array.Take({index.data(), index.shape(0)}); });
 }
 
@@ -376,6 +376,20 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           "Row i as a read-only NumPy view (None for a null row).")
       .def("__getitem__", &GetSlice,
            "A slice of rows: zero-copy for step 1, a copy (take) otherwise.")
+      .def(
+          "__getitem__",
+          [](const A& a, nb::handle key) -> nb::object {
+            // What the overloads above refused: an integer no int64 holds
+            // (IndexError quoting it), or not a row index at all.
+            if (!PyBool_Check(key.ptr()) && PyIndex_Check(key.ptr())) {
+              return RowOrNone(a.array, ResolveIndex(key, a.array.length()));
+            }
+            Raise(
+                Status::TypeError("a VariableShapeTensorArray takes an int (a row) or a slice "
+                                  "(rows), got ",
+                                  nb::type_name(key.type()).c_str()));
+          },
+          nb::arg("key"))
       .def(
           "row_tensor",
           [](const A& a, int64_t i, bool allow_nulls) {

@@ -777,7 +777,8 @@ def test_console_script_runs_the_executable(files):
     assert r.returncode == 2  # the tool's own exit code passes through
     r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), "/no/such/quiver", "--help"],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1 and "has no command-line tool" in r.stderr and "CLI11" in r.stderr
+    assert r.returncode == 2 and "has no command-line tool" in r.stderr and "libcli11-dev" in r.stderr
+    assert "make wheel" in r.stderr
 
 
 # --- progress bars ----------------------------------------------------------

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test-wheel`: dist/'s binary wheel, installed with its [test] extra in
 # a fresh venv, passes the Python suite run from outside the source tree
-# (so `import quiver` finds the installed package only), and its codecs
+# (so `import quiver` finds the installed package only); installed with only
+# [arrow] in another, it runs the README's first examples; and its codecs
 # work where the system's libzstd and liblz4 cannot be loaded.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,6 +33,15 @@ PY
 "$WORK/venv/bin/quiver" demo --rows 8 >/dev/null
 echo "test-wheel: quiver --help and quiver demo run from the installed wheel"
 "$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" "$ROOT/tests/cli/test_cli.py"
+
+# First contact: the wheel with only its [arrow] extra (NumPy, pyarrow), in a
+# fresh venv that sees no system site packages, runs every unmarked python
+# block of the README and docs/ipc.md, and `python -m quiver` runs the tool.
+"$PYTHON" -m venv "$WORK/minimal"
+"$WORK/minimal/bin/python" -m pip install -q "${wheel}[arrow]"
+"$WORK/minimal/bin/python" "$ROOT/tests/packaging/doc_blocks_minimal.py" "$ROOT/README.md" "$ROOT/docs/ipc.md"
+"$WORK/minimal/bin/python" -m quiver --help | grep -q "quiver inspect" \
+  || { echo "test-wheel: python -m quiver --help failed" >&2; exit 1; }
 
 # The codecs with the system's libzstd and liblz4 hidden (empty files bound
 # over them in a private mount namespace): the extension must load only the

@@ -55,9 +55,9 @@ def sample_table():
 def test_quiver_writes_what_pyarrow_reads(tmp_path, codec):
     table, images = sample_table()
     path = tmp_path / f"{codec}.arrow"
-    qv.ipc.write_file(str(path), table, compression=codec)
+    qv.ipc.write_file(table, str(path), compression=codec)
     plain = tmp_path / "plain.arrow"
-    qv.ipc.write_file(str(plain), table)
+    qv.ipc.write_file(table, str(plain))
     assert path.stat().st_size < plain.stat().st_size / 2  # really compressed
     back = pa.ipc.open_file(str(path)).read_all()
     assert back.equals(table)

@@ -25,13 +25,13 @@ def test_each_codec_works_or_says_how_to_get_it(tmp_path, codec):
     batch = qv.record_batch(_struct_producer(tensor_col))
     path = tmp_path / "x.arrow"
     if codec in qv.ipc.codecs():
-        qv.ipc.write_file(str(path), batch, compression=codec)
+        qv.ipc.write_file(batch, str(path), compression=codec)
         back = qv.ipc.open_file(str(path)).get_batch(0)
         assert back.equals(batch)
         assert path.stat().st_size < 100 * 8 * 8 * 4 / 4  # zeros compress
     else:
-        with pytest.raises(NotImplementedError, match="pip install quiver-tensors"):
-            qv.ipc.write_file(str(path), batch, compression=codec)
+        with pytest.raises(NotImplementedError, match=r"make wheel, then pip install dist/quiver_tensors-\*\.whl"):
+            qv.ipc.write_file(batch, str(path), compression=codec)
 
 
 def _struct_producer(col):
@@ -77,3 +77,61 @@ def test_a_broken_dependency_of_an_installed_package_keeps_its_own_error(monkeyp
 def test_only_known_optional_packages():
     with pytest.raises(ValueError, match="not one of quiver's optional packages"):
         _optional.import_optional("torch")
+
+
+# --- the command-line tool: present, or a message with the fix -------------------
+
+import os
+import pathlib
+import subprocess
+
+from quiver import _cli
+
+MISSING_CLI = """
+import pathlib, runpy, sys
+import quiver._cli
+quiver._cli.executable = lambda: pathlib.Path("/no/such/quiver/bin/quiver")
+module = sys.argv.pop(1)
+sys.argv = ["quiver", *sys.argv[1:]]
+if module == "quiver":  # python -m quiver: its __main__ calls the patched module's main
+    runpy.run_module("quiver", run_name="__main__")
+else:  # the console script (and python -m quiver._cli) call main() itself
+    quiver._cli.main()
+"""
+
+
+def test_build_info_says_whether_the_cli_is_there(monkeypatch):
+    cli = qv.build_info()["cli"]
+    exe = _cli.executable()
+    assert cli == (str(exe) if exe.is_file() else None)
+    if cli is not None:
+        assert os.access(cli, os.X_OK) and pathlib.Path(cli).name.startswith("quiver")
+    monkeypatch.setattr(_cli, "executable", lambda: pathlib.Path("/no/such/quiver"))
+    assert qv.build_info()["cli"] is None
+
+
+def test_python_m_quiver_runs_the_cli(tmp_path):
+    if qv.build_info()["cli"] is None:
+        pytest.skip("this build has no command-line tool (built without CLI11)")
+    run = subprocess.run([sys.executable, "-m", "quiver", "--help"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "quiver inspect" in run.stdout, run.stderr
+    run = subprocess.run([sys.executable, "-m", "quiver", "frobnicate"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stderr.startswith("quiver: ")
+
+
+@pytest.mark.parametrize("module", ["quiver", "quiver._cli"])
+@pytest.mark.parametrize("args", [["--help"], [], ["frobnicate"], ["validate", "x.arrow"]])
+def test_a_missing_cli_says_how_to_get_it_and_exits_2(tmp_path, module, args):
+    run = subprocess.run([sys.executable, "-c", MISSING_CLI, module, *args], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    # 2, never 1: 1 means "a bad file", which `validate x.arrow` must not claim.
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    message = run.stderr
+    assert message.startswith("quiver: this installation has no command-line tool")
+    assert _cli.missing_message("/no/such/quiver/bin/quiver") == message
+    for fix in ["apt-get install libcli11-dev", 'pip install ".[arrow]"', "make wheel",
+                "pip install dist/quiver_tensors-*.whl"]:
+        assert fix in message, f"{fix!r} not in {message!r}"

@@ -208,7 +208,7 @@ def test_batches_tables_and_chunked_arrays_from_device_producers():
 def test_ipc_readers_export_device_streams(tmp_path):
     table = pa.table({"img": pa.array(fixed_column()), "id": [1, 2, 3, 4]})
     path = str(tmp_path / "t.arrow")
-    qv.ipc.write_file(path, table)
+    qv.ipc.write_file(table, path)
     capsule = qv.ipc.open_file(path).__arrow_c_device_stream__()
     assert stream_device_type(capsule) == CPU
     del capsule

@@ -37,7 +37,7 @@ def dataset(folder, files=2, rows=10):
         ids = np.arange(rows) + 100 * f
         t = qv.table({"img": imgs, "boxes": qv.VariableShapeTensorArray.from_numpy(boxes),
                       "id": ids})
-        qv.ipc.write_file(folder / f"part{f}.arrow", qv.concat_tables([t.slice(0, 4), t.slice(4)]))
+        qv.ipc.write_file(qv.concat_tables([t.slice(0, 4), t.slice(4)]), folder / f"part{f}.arrow")
         reference += [(imgs[i], boxes[i], int(ids[i])) for i in range(rows)]
     return reference
 
@@ -174,7 +174,7 @@ def test_read_ipc_options_and_errors(ray, tmp_path):
         qr.read_ipc(tmp_path / "empty")
     with pytest.raises(ValueError, match="rows_per_task must be positive"):
         qr.read_ipc(tmp_path / "in", rows_per_task=0)
-    qv.ipc.write_file(tmp_path / "in" / "z.arrow", qv.table({"x": np.arange(3)}))
+    qv.ipc.write_file(qv.table({"x": np.arange(3)}), tmp_path / "in" / "z.arrow")
     with pytest.raises(ValueError, match="has another schema"):
         qr.read_ipc(tmp_path / "in")
 
@@ -247,3 +247,28 @@ def test_quiver_objects_scatter_to_dask_workers(client):
         future = client.scatter(obj)
         assert client.submit(lambda x: x == x, future).result()
         assert client.submit(lambda x: x, future).result() == obj
+
+
+def test_from_arrow_of_a_ragged_column_gives_arrays_through_to_ray_types(ray):
+    # ray.data.from_arrow alone hands map_batches(batch_format="numpy") the
+    # struct storage (dicts: pyarrow has no Python class for the canonical
+    # type to convert rows with); docs/distributed.md says so and gives
+    # to_ray_types as the way. Should pyarrow or Ray learn the type, the
+    # first assertion fails and the docs need revisiting.
+    import quiver.ray as qr
+
+    rows = ragged_rows(6, nulls=())
+    t = pa.table({"boxes": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)),
+                  "id": np.arange(6)})
+
+    def shapes(batch):
+        return {"shape": np.array([str(getattr(b, "shape", type(b).__name__)) for b in batch["boxes"]])}
+
+    plain = ray.data.from_arrow(t).map_batches(shapes, batch_format="numpy").take_all()
+    assert {r["shape"] for r in plain} == {"dict"}
+    converted = ray.data.from_arrow(qr.to_ray_types(t))
+    got = converted.map_batches(shapes, batch_format="numpy").take_all()
+    assert [r["shape"] for r in got] == [str(r.shape) for r in rows]
+    batch = converted.take_batch(6, batch_format="numpy")
+    for row, want in zip(batch["boxes"], rows):
+        assert np.array_equal(row, want)

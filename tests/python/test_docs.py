@@ -16,7 +16,12 @@ Markers, an HTML comment on the line right before a block:
       the block runs only where every module named can be imported (it is
       skipped, not failed, where one is missing; where all are present it
       runs like any other); the name `cuda` stands for a CUDA device
-      (as torch.cuda.is_available() says);
+      (as torch.cuda.is_available() says), and `codec:zstd` /
+      `codec:lz4` for an IPC codec this build of quiver has
+      (quiver.ipc.codecs(): a source build may lack one). A block needing
+      more than `pip install ".[arrow]"` gives (NumPy, pyarrow) carries one,
+      so that every unmarked block runs on that minimal install
+      (tests/packaging/test_wheel.sh runs the README's there);
   <!-- cpp-fragment: const quiver::Tensor& tensor, ... -->
       a C++ block of statements: compiled as the body of
       `quiver::Status DocFragment(<the parameters>)`, its #include lines
@@ -32,6 +37,8 @@ import subprocess
 import sys
 
 import pytest
+
+from minimal_install import MINIMAL_INSTALL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
@@ -54,13 +61,22 @@ class Block:
         match = NEEDS.match(spec)
         assert match, f"{self.where}: skip-test marker must read 'needs module, ...', got {spec!r}"
         names = [n.strip() for n in match.group(1).split(",") if n.strip()]
-        return [n for n in names
-                if (not has_cuda_device() if n == "cuda"
-                    else importlib.util.find_spec(n.split(".")[0]) is None)]
+        return [n for n in names if not available(n)]
 
     @property
     def where(self):
         return f"{doc_id(self.doc)}:{self.line}"
+
+
+def available(name):
+    """Whether what a skip-test marker's name stands for is here."""
+    if name == "cuda":
+        return has_cuda_device()
+    if name.startswith("codec:"):
+        import quiver
+
+        return name[len("codec:"):] in quiver.ipc.codecs()
+    return importlib.util.find_spec(name.split(".")[0]) is not None
 
 
 def has_cuda_device():
@@ -167,3 +183,40 @@ def test_the_markers_are_read(tmp_path):
     assert script.split("\n").index("x = 1") == 6  # markdown line 7
     unit = translation_unit(blocks(doc, "cpp")[0])
     assert "quiver::Status DocFragment(int n) {" in unit and "int m = n;" in unit
+
+
+def test_a_codec_marker_needs_that_codec():
+    import quiver
+
+    doc_lines = "<!-- skip-test: needs codec:zstd, codec:lz4 -->\n```python\nx = 1\n```\n"
+    block = Block(ROOT / "README.md", "python", "x = 1\n", 3,
+                  {"skip-test": "needs codec:zstd, codec:lz4"})
+    assert MARKER.search(doc_lines.split("\n")[0])
+    missing = [c for c in ("zstd", "lz4") if c not in quiver.ipc.codecs()]
+    assert block.missing_modules() == [f"codec:{c}" for c in missing]
+
+
+# The pages a newcomer runs first: their unmarked blocks must run there.
+FIRST_CONTACT = [ROOT / "README.md", ROOT / "docs" / "ipc.md"]
+
+
+@pytest.mark.parametrize("doc", FIRST_CONTACT, ids=doc_id)
+def test_first_contact_docs_run_on_the_minimal_install(doc, tmp_path):
+    lines = []
+    for block in blocks(doc, "python"):
+        if "skip-test" in block.markers:
+            continue  # what a marker names is not promised on the minimal install
+        lines.extend([""] * (block.line - 1 - len(lines)))
+        lines.extend(block.code.rstrip("\n").split("\n"))
+    assert lines and lines[0] == "", f"{doc_id(doc)}: no python block, or one on line 1"
+    # The prelude takes line 1 (blank in every script), one statement long,
+    # so the markdown's line numbers hold.
+    script = "exec(" + repr(MINIMAL_INSTALL) + ")\n" + "\n".join(lines[1:]) + "\n"
+    path = tmp_path / f"doc_script_{doc.stem}.py"
+    path.write_text(script)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert run.returncode == 0, (
+        f"{doc_id(doc)}'s unmarked python blocks fail on a NumPy + pyarrow install without "
+        f"codecs (line numbers are the markdown's):\n{run.stderr[-4000:]}")

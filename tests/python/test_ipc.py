@@ -94,9 +94,9 @@ def test_pyarrow_writes_quiver_reads(codec):
 def test_write_file_one_shot_and_polars_style_producers(tmp_path):
     table = sample_table()
     path = tmp_path / "one.arrow"
-    qv.ipc.write_file(path, table, compression="zstd")
+    qv.ipc.write_file(table, path, compression="zstd")
     assert pai.open_file(str(path)).read_all().equals(table)
-    qv.ipc.write_file(path, table.to_batches()[0])  # anything with __arrow_c_array__
+    qv.ipc.write_file(table.to_batches()[0], path)  # anything with __arrow_c_array__
     assert pai.open_file(str(path)).read_all().equals(table)
     assert qv.table(table).num_rows == table.num_rows
     assert qv.table(qv.ipc.open_file(path)).equals(qv.table(table))
@@ -125,7 +125,7 @@ def test_memory_map_is_zero_copy_and_outlives_the_reader(tmp_path):
 def test_read_only_footer_on_open(tmp_path):
     table = sample_table(8)
     path = tmp_path / "lazy.arrow"
-    qv.ipc.write_file(path, table)
+    qv.ipc.write_file(table, path)
     data = bytearray(path.read_bytes())
     # Corrupt the first batch's body: opening reads only the footer.
     reader = qv.ipc.open_file(bytes(data))
@@ -156,7 +156,7 @@ def stream_bytes(codec=None):
 
 def file_bytes(codec=None):
     buf = io.BytesIO()
-    qv.ipc.write_file(buf, sample_table(), compression=codec)
+    qv.ipc.write_file(sample_table(), buf, compression=codec)
     return buf.getvalue()
 
 
@@ -376,7 +376,7 @@ def test_polars_and_duckdb_take_readers_without_copies(tmp_path):
     duckdb = pytest.importorskip("duckdb")
     table = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"]})
     path = tmp_path / "people.arrow"
-    qv.ipc.write_file(path, table)
+    qv.ipc.write_file(table, path)
     frame = pl.DataFrame(qv.ipc.open_file(path))
     assert frame["id"].to_list() == [1, 2, 3]
     assert qv.table(frame).num_rows == 3  # polars exports string views; quiver reads them
@@ -396,8 +396,85 @@ def test_large_zstd_buffers_split_over_threads_read_everywhere(tmp_path):
     values = np.arange(3 << 20, dtype=np.int64) % 1000
     table = pa.table({"v": values, "w": values[::-1].copy()})
     path = str(tmp_path / "big.arrow")
-    qv.ipc.write_file(path, table, compression="zstd")
+    qv.ipc.write_file(table, path, compression="zstd")
     assert os.path.getsize(path) < values.nbytes
     assert pai.open_file(path).read_all().equals(table)
     back = qv.ipc.open_file(path).read_all()
     assert pa.table(back).equals(table)
+
+
+# --- argument order and reader lifetimes ----------------------------------------
+
+@pytest.mark.parametrize("write, read", [(qv.ipc.write_file, qv.ipc.open_file),
+                                         (qv.ipc.write_stream, qv.ipc.open_stream)])
+def test_writers_take_the_data_first(tmp_path, write, read):
+    table = sample_table()
+    write(table, tmp_path / "x")                       # a path (PathLike)
+    assert pa.table(read(str(tmp_path / "x"))).equals(table)
+    buf = io.BytesIO()
+    write(qv.table(table), buf)                        # a file object
+    assert pa.table(read(buf.getvalue())).equals(table)
+
+
+@pytest.mark.parametrize("write", [qv.ipc.write_file, qv.ipc.write_stream])
+@pytest.mark.parametrize("sink", ["x.arrow", "path", "bytesio"])
+def test_the_old_sink_first_order_says_to_swap(tmp_path, write, sink):
+    sink = {"x.arrow": str(tmp_path / "x.arrow"), "path": tmp_path / "x.arrow",
+            "bytesio": io.BytesIO()}[sink]
+    with pytest.raises(TypeError, match=rf"{write.__name__}\(data, sink\) takes the data first.*"
+                                        r"swap the arguments"):
+        write(sink, sample_table())
+    assert not (tmp_path / "x.arrow").exists()
+
+
+@pytest.mark.parametrize("open_reader", ["file", "stream"])
+def test_readers_close_and_are_context_managers(tmp_path, open_reader):
+    path = tmp_path / "x.arrow"
+    table = sample_table()
+    if open_reader == "file":
+        qv.ipc.write_file(table, path)
+        reader, name = qv.ipc.open_file(path), "RecordBatchFileReader"
+        uses = [lambda r: r.schema, lambda r: r.endianness, lambda r: r.num_record_batches,
+                lambda r: len(r), lambda r: r[0], lambda r: r.get_batch(0),
+                lambda r: r.record_batch_layout(0), lambda r: r.read_body_buffer(0, 0),
+                lambda r: r.read_all(), lambda r: list(r), lambda r: pa.table(r),
+                lambda r: r.__arrow_c_device_stream__()]
+    else:
+        qv.ipc.write_stream(table, path)
+        reader, name = qv.ipc.open_stream(path), "RecordBatchStreamReader"
+        uses = [lambda r: r.schema, lambda r: r.endianness, lambda r: r.read_next_batch(),
+                lambda r: next(r), lambda r: r.read_next_layout(), lambda r: r.read_body_buffer(0),
+                lambda r: r.read_all(), lambda r: list(r), lambda r: pa.table(r),
+                lambda r: r.__arrow_c_device_stream__()]
+    assert not reader.closed
+    with reader as entered:
+        assert entered is reader
+        batch = next(iter(reader))
+    assert reader.closed
+    for use in uses:
+        with pytest.raises(ValueError, match=f"the {name} is closed"):
+            use(reader)
+    reader.close()  # idempotent
+    reader.close()
+    assert pa.record_batch(batch).equals(table.to_batches()[0])  # what was read stays valid
+    gc.collect()
+    assert pa.record_batch(batch).equals(table.to_batches()[0])
+
+
+def test_a_reader_closed_while_a_stream_it_exported_is_read(tmp_path):
+    path = tmp_path / "x.arrow"
+    qv.ipc.write_file(qv.concat_tables([qv.table(sample_table())] * 3), path)
+    reader = qv.ipc.open_file(path)
+    exported = pa.RecordBatchReader.from_stream(reader)
+    reader.close()
+    assert exported.read_all().num_rows == 18  # the export holds the file itself
+    with pytest.raises(ValueError, match="closed"):
+        reader.read_all()
+
+
+def test_a_with_block_closes_on_an_exception(tmp_path):
+    qv.ipc.write_file(sample_table(), tmp_path / "x.arrow")
+    with pytest.raises(KeyError):
+        with qv.ipc.open_file(tmp_path / "x.arrow") as reader:
+            raise KeyError("boom")
+    assert reader.closed

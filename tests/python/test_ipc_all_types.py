@@ -110,7 +110,7 @@ def test_quiver_written_reads_equal_in_pyarrow(name, compression):
     table = _table([name])
     for part in (table, table.slice(1, 5), table.slice(2, 4)):
         sink = io.BytesIO()
-        qv.ipc.write_file(sink, part, compression=compression)
+        qv.ipc.write_file(part, sink, compression=compression)
         back = pai.open_file(pa.BufferReader(sink.getvalue())).read_all()
         assert back.schema.equals(part.schema)
         assert back.equals(part.combine_chunks()), (back, part)

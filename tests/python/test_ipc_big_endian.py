@@ -432,7 +432,7 @@ def test_tensor_columns(tmp_path):
         [np.arange(6, dtype=np.int64).reshape(2, 3), np.arange(4, dtype=np.int64).reshape(1, 4)])
     table = qv.table({"fixed": fixed, "ragged": ragged})
     path = tmp_path / "t.arrow"
-    qv.ipc.write_file(str(path), table)
+    qv.ipc.write_file(table, str(path))
     le = path.read_bytes()
     be = big_endian_file(le)
     got = qv.ipc.open_file(be).read_all()
@@ -520,7 +520,7 @@ def test_hostile_big_endian_offsets_are_caught():
 
 def test_quiver_writes_little_endian(tmp_path):
     path = tmp_path / "w.arrow"
-    qv.ipc.write_file(str(path), qv.table(pa.table({"x": [1, 2]})))
+    qv.ipc.write_file(qv.table(pa.table({"x": [1, 2]})), str(path))
     assert qv.ipc.open_file(str(path)).endianness == "little"
     out = io.BytesIO()
     with qv.ipc.new_stream(out, qv.table(pa.table({"x": [1, 2]})).schema) as w:

@@ -200,7 +200,7 @@ def test_quiver_writes_nested_dictionaries(kind, tmp_path):
     table = _nested_table()
     path = tmp_path / "nested.arrow"
     if kind == "file":
-        qv.ipc.write_file(str(path), qv.table(table))
+        qv.ipc.write_file(qv.table(table), str(path))
         back = pai.open_file(str(path)).read_all()
     else:
         with qv.ipc.new_stream(str(path), qv.table(table).schema) as w:

@@ -201,12 +201,12 @@ def test_a_failing_file_object_names_the_call_and_offset():
             self.written += len(b)
 
     with pytest.raises(OSError, match=r"write\(\) of \d+ bytes at byte \d+ of the file object .* failed"):
-        qv.ipc.write_file(Full(), pa.table({"x": np.arange(1000)}))
+        qv.ipc.write_file(pa.table({"x": np.arange(1000)}), Full())
 
 
 def test_a_failed_write_leaves_the_previous_file_whole(tmp_path):
     path = tmp_path / "t.arrow"
-    qv.ipc.write_file(path, table(8))
+    qv.ipc.write_file(table(8), path)
     before = path.read_bytes()
     with pytest.raises(RuntimeError, match="stop"):
         with qv.ipc.new_file(path, table().schema) as writer:
@@ -214,7 +214,7 @@ def test_a_failed_write_leaves_the_previous_file_whole(tmp_path):
             raise RuntimeError("stop")
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["t.arrow"]  # no temporary left
-    qv.ipc.write_file(path, table(4, first=7))
+    qv.ipc.write_file(table(4, first=7), path)
     assert pa.ipc.open_file(str(path)).read_all().column("x").to_pylist() == [7, 8, 9, 10]
 
 
@@ -293,7 +293,7 @@ def test_a_process_killed_mid_write_leaves_no_partial_file(tmp_path, previous):
 
     path = tmp_path / "killed.arrow"
     if previous:
-        qv.ipc.write_file(path, table(8))
+        qv.ipc.write_file(table(8), path)
     before = path.read_bytes() if previous else None
     env = dict(os.environ)
     proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path)], env=env, capture_output=True)
@@ -321,19 +321,19 @@ def test_a_field_name_that_is_not_utf8_is_escaped_in_the_real_error():
 def test_codec_names_in_any_case_and_levels_in_their_range(tmp_path):
     t = table(64)
     for name in ["ZSTD", "Zstd", "LZ4", "lz4_FRAME"]:
-        qv.ipc.write_file(tmp_path / "c.arrow", t, compression=name)
+        qv.ipc.write_file(t, tmp_path / "c.arrow", compression=name)
         assert pa.ipc.open_file(str(tmp_path / "c.arrow")).read_all().equals(t)
     with pytest.raises(ValueError, match="compression level 100 is outside ZSTD's range -131072 to 22"):
-        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=100)
+        qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=100)
     with pytest.raises(ValueError, match="compression level 13 is outside LZ4_FRAME's range 0 to 12"):
         qv.ipc.new_stream(io.BytesIO(), t.schema, compression="lz4", compression_level=13)
     with pytest.raises(ValueError, match=r"compression_level=1099511627776 is outside every codec's range"):
-        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=2**40)
+        qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=2**40)
     with pytest.raises(TypeError, match="compression_level must be an int, got float"):
-        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=3.0)
+        qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=3.0)
     with pytest.raises(ValueError, match="compression='gzip' is not one of"):
-        qv.ipc.write_file(tmp_path / "c.arrow", t, compression="gzip")
-    qv.ipc.write_file(tmp_path / "c.arrow", t, compression="zstd", compression_level=-5)
+        qv.ipc.write_file(t, tmp_path / "c.arrow", compression="gzip")
+    qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=-5)
     assert pa.ipc.open_file(str(tmp_path / "c.arrow")).read_all().equals(t)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.arrow"]  # refused writes left nothing
 
@@ -352,16 +352,16 @@ def test_path_sinks_keep_fifos_modes_and_symlinks(tmp_path):
     private = tmp_path / "private.arrow"
     private.write_bytes(b"old")
     os.chmod(private, 0o600)
-    qv.ipc.write_file(private, table(4))
+    qv.ipc.write_file(table(4), private)
     assert (os.stat(private).st_mode & 0o777) == 0o600
     target = tmp_path / "target.arrow"
-    qv.ipc.write_file(target, table(4))
+    qv.ipc.write_file(table(4), target)
     link = tmp_path / "link.arrow"
     link.symlink_to(target)
-    qv.ipc.write_file(link, table(6))
+    qv.ipc.write_file(table(6), link)
     assert link.is_symlink() and pa.ipc.open_file(str(target)).read_all().num_rows == 6
     with pytest.raises(OSError, match="is a directory"):
-        qv.ipc.write_file(tmp_path, table(4))
+        qv.ipc.write_file(table(4), tmp_path)
 
 
 def test_a_raw_file_object_that_takes_part_of_each_write_gets_everything():
@@ -378,7 +378,7 @@ def test_a_raw_file_object_that_takes_part_of_each_write_gets_everything():
             return len(chunk)
 
     sink = Trickle()
-    qv.ipc.write_file(sink, pa.table({"x": np.arange(100_000)}))
+    qv.ipc.write_file(pa.table({"x": np.arange(100_000)}), sink)
     assert pa.ipc.open_file(pa.py_buffer(bytes(sink.data))).read_all().num_rows == 100_000
 
 
@@ -506,7 +506,7 @@ def test_ctrl_c_inside_a_file_object_write_interrupts():
             def write(self, data):
                 raise SystemExit(3)
 
-        qv.ipc.write_file(Exiting(), table)
+        qv.ipc.write_file(table, Exiting())
 
 
 def test_an_interrupt_a_writer_drops_does_not_resurface_later():

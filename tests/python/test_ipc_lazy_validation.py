@@ -129,7 +129,7 @@ USES = {
     "to_pyarrow": lambda t: t.to_pyarrow(),
     "qv.table": qv.table,
     "concat_tables": lambda t: qv.concat_tables([t]),
-    "write_file": lambda t: qv.ipc.write_file(io.BytesIO(), t),
+    "write_file": lambda t: qv.ipc.write_file(t, io.BytesIO()),
     "validate": lambda t: t.validate(),
 }
 

@@ -136,7 +136,7 @@ def test_quiver_writes_polars_tables_in_the_canonical_form(tmp_path):
     df = frame()
     for source in (df, qv.table(df)):
         path = tmp_path / "from_polars.arrow"
-        qv.ipc.write_file(path, source)
+        qv.ipc.write_file(source, path)
         # pyarrow refuses large_list storage for this type: it reads this file.
         table = pa.ipc.open_file(path).read_all()
         assert table.schema.field("x").type.storage_type.field(0).type == pa.list_(pa.float32())

@@ -23,10 +23,10 @@ Status MissingCodec(Compression codec, const char* debian_package) {
   return Status::NotImplemented(
       std::string("this build of quiver has no ") + CodecName(codec) +
       " codec: it was built without the " + (codec == Compression::kZstd ? "ZSTD" : "LZ4") +
-      " development files. Install the binary wheel (pip install quiver-tensors), which has "
-      "both codecs, or install " +
-      debian_package +
-      " (Debian/Ubuntu; or your system's package of the library) and rebuild quiver");
+      " development files. Install " + debian_package +
+      " (Debian/Ubuntu; or your system's package of the library) and rebuild quiver (from "
+      "its clone: pip install \".[arrow]\"), or build the binary wheel, which carries both "
+      "codecs (make wheel, then pip install dist/quiver_tensors-*.whl)");
 }
 
 #ifdef QUIVER_HAVE_LZ4
