@@ -7,6 +7,9 @@
 #   type pad_value.h; never a
 #   component folder (extension/, shape/, interchange/, sparse/, ipc/) nor
 #   another public header.
+# - the core model (the files at the root of src/quiver/) includes from the
+#   component folders only internal/ headers and
+#   extension/canonical_extensions.h, the one door into the tensor types.
 # - python/src/ (the bindings) includes only public headers (quiver/NAME.h)
 #   and its own: never a header from a folder under src/quiver/.
 # - tests/cpp/ mirrors src/quiver/: every src/quiver/<dir>/NAME.cc has its
@@ -24,6 +27,18 @@ foreach(path IN LISTS internal_files)
     if(NOT header MATCHES "^quiver/internal/" AND
        NOT header MATCHES "^quiver/(status|buffer|type|dims|array|pad_value)\\.h$")
       string(APPEND violations "  ${path}: includes ${header} (internal/ includes nothing above array.h)\n")
+    endif()
+  endforeach()
+endforeach()
+
+file(GLOB core_files "${ROOT}/src/quiver/*.h" "${ROOT}/src/quiver/*.cc")
+foreach(path IN LISTS core_files)
+  file(STRINGS "${path}" includes REGEX "^#include \"quiver/[a-z_]+/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+    if(NOT header MATCHES "^quiver/internal/" AND
+       NOT header STREQUAL "quiver/extension/canonical_extensions.h")
+      string(APPEND violations "  ${path}: includes ${header} (the core reaches extension/ through canonical_extensions.h only, and no other component folder)\n")
     endif()
   endforeach()
 endforeach()

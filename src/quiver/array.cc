@@ -6,7 +6,6 @@
 #include <string>
 
 #include "quiver/extension/canonical_extensions.h"
-#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/layout.h"
@@ -476,11 +475,7 @@ Status ValidateAfterChildren(const ArrayData& data, ValidationLevel level) {
     default: break;
   }
   if (full && data.type->storage().id() == TypeId::kMap) return CheckMapKeys(data);
-  if (full && data.type->id() == TypeId::kExtension &&
-      data.type->extension_name() == VariableShapeTensorType::kExtensionName) {
-    return internal::VariableShapeStorage::CheckRows(data);
-  }
-  return Status::OK();
+  return internal::CheckCanonicalExtensionData(data, level);
 }
 
 Status ValidateNode(const ArrayData& data, ValidationLevel level) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "quiver/array.h"
+#include "quiver/extension/variable_shape_storage.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
 
@@ -20,7 +21,17 @@ Status CheckCanonicalExtension(const DataType& type) {
     return VariableShapeTensorType::FromDataType(alias).status();
   }
   if (name == "arrow.bool8" && type.storage().id() != TypeId::kInt8) {
-    return Status::Invalid("arrow.bool8 needs int8 storage, got " + type.storage().ToString());
+    return Status::Invalid("arrow.bool8 needs int8 storage, got ", type.storage().ToString());
+  }
+  return Status::OK();
+}
+
+Status CheckCanonicalExtensionData(const ArrayData& data, ValidationLevel level) {
+  if (level != ValidationLevel::kFull || data.type->id() != TypeId::kExtension) {
+    return Status::OK();
+  }
+  if (data.type->extension_name() == VariableShapeTensorType::kExtensionName) {
+    return VariableShapeStorage::CheckRows(data);
   }
   return Status::OK();
 }

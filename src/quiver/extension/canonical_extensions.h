@@ -1,11 +1,18 @@
 // Internal: checks of the canonical extension types quiver understands
 // (arrow.fixed_shape_tensor, arrow.variable_shape_tensor, arrow.bool8)
-// wherever they appear in a type tree, as readers of foreign schemas need.
+// wherever they appear in a type tree or an array, as readers of foreign
+// schemas and data need.
+//
+// The one door from the core model (the files at the root of src/quiver/)
+// into extension/: type.cc and array.cc include this header and nothing
+// else of the folder (LayoutRules checks it), and never branch on an
+// extension's name themselves.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "quiver/array.h"
 #include "quiver/status.h"
 #include "quiver/type.h"
 
@@ -20,6 +27,12 @@ Status CheckCanonicalExtension(const DataType& type);
 // (images): ...", "dictionary: ..."). Refuses types nested deeper
 // than kMaxNestingDepth first, so the walk is bounded.
 Status CheckCanonicalExtensions(const DataType& type);
+
+// The checks of a canonical extension array's contents beyond its
+// storage's, for Validate once `data`'s children are valid at `level`: at
+// kFull, every arrow.variable_shape_tensor row's data length against the
+// product of its shape. Other types, and lower levels, pass.
+Status CheckCanonicalExtensionData(const ArrayData& data, ValidationLevel level);
 
 // How DataType::ToString spells the tensor extension types: as their own
 // ToString does ("fixed_shape_tensor<float32>[3, 4] dim_names=[H, W]",

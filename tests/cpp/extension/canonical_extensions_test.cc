@@ -6,6 +6,7 @@
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
 #include "test_util.h"
+#include "variable_shape_test_util.h"
 
 namespace quiver {
 
@@ -76,6 +77,21 @@ TEST(Validate, CanonicalExtensionsAtEveryDepth) {
   ASSERT_OK(Validate(*outer, ValidationLevel::kDefault));
   EXPECT_ERROR(kInvalid, "child 0 (images): ", Validate(*outer));
   EXPECT_ERROR(kInvalid, "has 25 elements but the storage list size is 6", Validate(*outer));
+}
+
+// The data check array.cc's Validate calls through the one door: a ragged
+// row whose data length is not its shape's product fails at kFull only.
+TEST(CanonicalExtensions, DataChecksTheRowsOfRaggedArraysAtFullOnly) {
+  ArrayDataPtr good = test::RawStorage({0, 2, 4}, {1, 2, 3, 4}, {1, 2, 2, 1}, 2);
+  ArrayDataPtr lying = test::RawStorage({0, 2, 4}, {1, 2, 3, 4}, {1, 2, 1, 3}, 2);
+  EXPECT_TRUE(internal::CheckCanonicalExtensionData(*good, ValidationLevel::kFull).ok());
+  EXPECT_ERROR(kInvalid, "row 1: data length 2 != product of shape",
+               internal::CheckCanonicalExtensionData(*lying, ValidationLevel::kFull));
+  EXPECT_TRUE(internal::CheckCanonicalExtensionData(*lying, ValidationLevel::kDefault).ok());
+  EXPECT_ERROR(kInvalid, "row 1", Validate(*lying, ValidationLevel::kFull));
+  // Other types pass.
+  EXPECT_TRUE(
+      internal::CheckCanonicalExtensionData(*lying->children[0], ValidationLevel::kFull).ok());
 }
 
 TEST(CanonicalExtensions, TypeStringsSpellOutTensorTypesAtAnyDepth) {
