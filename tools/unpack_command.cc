@@ -154,7 +154,7 @@ void AddUnpackCommand(CLI::App& app, int* exit_code) {
       app.add_subcommand("unpack", "Write one .npy file per row of a tensor column");
   command->add_option("FILE", args->file, "An Arrow IPC file or stream, or a Tensor message")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingInput());
   command->add_option("-o,--output", args->output, "The folder to write into (made if missing)")
       ->required();
   command->add_option("--column", args->column, "The tensor column (default: the first one)");
