@@ -57,7 +57,8 @@ void InstallSignalCleanup() {
   }
 }
 
-RemoveOnSignal::RemoveOnSignal(const std::string& path) {
+void RemoveOnSignal::Arm(const std::string& path) {
+  Release();
   if (path.empty() || path.size() >= PATH_MAX) return;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;

@@ -29,10 +29,12 @@ void InstallSignalCleanup();
 class RemoveOnSignal {
  public:
   RemoveOnSignal() = default;
-  explicit RemoveOnSignal(const std::string& path);
+  explicit RemoveOnSignal(const std::string& path) { Arm(path); }
   ~RemoveOnSignal() { Release(); }
   RemoveOnSignal(const RemoveOnSignal&) = delete;
   RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
+  // Registers `path` (after Release of any path registered before).
+  void Arm(const std::string& path);
   // Forgets the path: it is the finished output now (or gone).
   void Release();
 
