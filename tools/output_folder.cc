@@ -76,8 +76,11 @@ Result<std::unique_ptr<OutputFolder>> OutputFolder::Open(const std::string& path
 
 bool OutputFolder::Taken(const std::string& relative) const {
   const std::string lower = Lower(relative);
-  if (files_.count(lower) || folders_.count(lower)) return true;
-  // A folder on the way that is one of the files given out.
+  return files_.count(lower) > 0 || folders_.count(lower) > 0;
+}
+
+bool OutputFolder::UnderAFile(const std::string& relative) const {
+  const std::string lower = Lower(relative);
   for (size_t slash = lower.find('/'); slash != std::string::npos;
        slash = lower.find('/', slash + 1)) {
     if (files_.count(lower.substr(0, slash))) return true;
@@ -87,14 +90,17 @@ bool OutputFolder::Taken(const std::string& relative) const {
 
 std::string OutputFolder::NameFor(const std::optional<std::string>& name, int64_t row) {
   std::string base = SafeName(name, row);
+  // A folder on the way that is a file given out ("x" then "x.npy/y"):
+  // no suffix helps, so the row gets a name of its own.
+  if (UnderAFile(base)) base = "row_" + std::to_string(row);
   std::string candidate = base + ".npy";
   if (Taken(candidate)) {
     // An invented name must also be free on disk: it is never meant to
-    // replace a file that is already there.
+    // replace a file that is already there. Only the last part changes,
+    // so some candidate is free.
     auto free = [&](const std::string& relative) {
       struct stat info;
-      return !Taken(relative) && fstatat(fd_, relative.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 &&
-             errno == ENOENT;
+      return !Taken(relative) && fstatat(fd_, relative.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0;
     };
     base += "_" + std::to_string(row);
     candidate = base + ".npy";

@@ -4,7 +4,8 @@
 // row_<i>; control bytes are escaped as %XX) and unique: a name already
 // given out, compared without regard to case (so that a case-insensitive
 // file system loses nothing either), gets "_<row>" appended, and further
-// "_2", "_3"... until it names nothing given out and nothing present.
+// "_2", "_3"... until it names nothing given out and nothing present; a
+// name under a folder that was given out as a file becomes row_<i>.
 // Files are created inside the folder with openat(2), never through a
 // symlink: an existing file is refused unless `force` (then replaced by
 // rename, a symlink still refused), and subfolders are entered with
@@ -47,7 +48,10 @@ class OutputFolder {
 
  private:
   OutputFolder(int fd, std::string path, bool force);
+  // Whether `relative` was given out, as a file or a folder (case ignored).
   bool Taken(const std::string& relative) const;
+  // Whether a folder on the way to `relative` was given out as a file.
+  bool UnderAFile(const std::string& relative) const;
   Result<int> OpenSubfolder(const std::string& relative, std::string* leaf);
   Status Create(int folder, const std::string& leaf, const std::string& shown,
                 const Tensor& tensor);
