@@ -36,8 +36,8 @@ CLI::Validator AtLeast(int64_t min) {
         if (error == std::errc::result_out_of_range) return "'" + text + "' is too large";
         if (error != std::errc() || at != end) return "expects a whole number, got '" + text + "'";
         if (value < min) {
-          return (min == 0 ? std::string("must be 0 or more") : "must be at least " +
-                                                                     std::to_string(min)) +
+          return (min == 0 ? std::string("must be 0 or more")
+                           : "must be at least " + std::to_string(min)) +
                  ", got " + text;
         }
         return {};
@@ -50,8 +50,8 @@ CLI::Validator IpcOutputName() {
       [](std::string& path) -> std::string {
         const std::string format = ForeignFormatOf(path);
         if (format.empty()) return {};
-        return "'" + path + "' names a " + format +
-               " file, but quiver writes Arrow IPC: use " + kIpcExtensions;
+        return "'" + path + "' names a " + format + " file, but quiver writes Arrow IPC: use " +
+               kIpcExtensions;
       },
       "");
 }

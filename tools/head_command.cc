@@ -134,8 +134,7 @@ void AddHeadCommand(CLI::App& app, int* exit_code) {
                    "An Arrow IPC file or stream, Tensor or SparseTensor message")
       ->required()
       ->check(ExistingInput());
-  command->add_option("-n,--rows", args->rows, "Rows to print (default 5)")
-      ->check(AtLeast(0));
+  command->add_option("-n,--rows", args->rows, "Rows to print (default 5)")->check(AtLeast(0));
   command->add_option("-c,--column", args->columns, "Only this column (repeatable)");
   AddCommonOptions(command, &args->common);
   command->footer(

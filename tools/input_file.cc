@@ -196,7 +196,8 @@ Result<Input> OpenInput(const std::string& path, const ipc::ReadOptions& options
     close(fd);
     return Status::IOError("'", path, "' is a directory, not a file");
   }
-  if (!S_ISREG(info.st_mode)) return OpenPipe(std::move(input), fd, true, "'" + path + "'", options);
+  if (!S_ISREG(info.st_mode))
+    return OpenPipe(std::move(input), fd, true, "'" + path + "'", options);
   close(fd);
   QUIVER_ASSIGN_OR_RETURN(input.source, ipc::OpenFileSource(path, /*memory_map=*/false));
   return OpenSource(std::move(input), options);

@@ -155,7 +155,8 @@ Status WriteInto(int fd, const std::string& shown, const Tensor& tensor) {
   auto sink = ipc::FileDescriptorSink(fd);
   Status status = WriteNpy(tensor, sink.get());
   if (status.ok()) status = sink->Close();
-  if (close(fd) != 0 && status.ok()) status = Status::IOError(Errno("cannot close '" + shown + "'"));
+  if (close(fd) != 0 && status.ok())
+    status = Status::IOError(Errno("cannot close '" + shown + "'"));
   return status;
 }
 

@@ -65,25 +65,30 @@ class InputFile : public ipc::InputSource {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::IOError("cannot open '", path, "': ", std::strerror(errno));
     auto file = std::shared_ptr<InputFile>(new InputFile(fd, path));
-    struct stat info;
-    if (fstat(fd, &info) != 0) {
-      return Status::IOError("cannot stat '", path, "': ", std::strerror(errno));
-    }
-    if (!S_ISREG(info.st_mode)) return Status::IOError("'", path, "' is not a regular file");
-    file->identity_ = {info.st_dev, info.st_ino, static_cast<int64_t>(info.st_size),
-                       static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
-                           info.st_mtim.tv_nsec};
+    QUIVER_ASSIGN_OR_RETURN(file->identity_, file->Stat());
     return file;
   }
   ~InputFile() override { close(fd_); }
+  // What the file was when opened.
   const FileIdentity& identity() const { return identity_; }
+  // What it is now.
+  Result<FileIdentity> Stat() const {
+    struct stat info;
+    if (fstat(fd_, &info) != 0) {
+      return Status::IOError("cannot stat '", path_, "': ", std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode)) return Status::IOError("'", path_, "' is not a regular file");
+    return FileIdentity{
+        info.st_dev, info.st_ino, static_cast<int64_t>(info.st_size),
+        static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec};
+  }
   int64_t size() const override { return identity_.size; }
   bool zero_copy() const override { return false; }
   std::string name() const override { return "'" + path_ + "'"; }
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
     if (offset < 0 || length < 0 || offset > size() || length > size() - offset) {
-      return Status::IOError("bytes [", offset, ", ", offset, " + ", length, ") lie past the end of ",
-                             name(), " (", size(), " bytes)");
+      return Status::IOError("bytes [", offset, ", ", offset, " + ", length,
+                             ") lie past the end of ", name(), " (", size(), " bytes)");
     }
     QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(length));
     for (int64_t done = 0; done < length;) {
@@ -199,11 +204,10 @@ Status CollectEntries(const std::vector<std::string>& inputs, std::vector<Entry>
     if (IsStreamInput(input)) {
       auto held = ReadWhole(input);
       if (!held.ok()) return held.status().WithContext(input);
-      const std::string name =
-          input == kStandardInput ? "stdin" : fs::path(input).stem().string();
+      const std::string name = input == kStandardInput ? "stdin" : fs::path(input).stem().string();
       if ((*held)->size() >= 4 && std::memcmp((*held)->data(), "PK\x03\x04", 4) == 0) {
-        QUIVER_RETURN_NOT_OK(AddArchive(input, input == kStandardInput ? "" : name + "/", *held,
-                                        entries));
+        QUIVER_RETURN_NOT_OK(
+            AddArchive(input, input == kStandardInput ? "" : name + "/", *held, entries));
       } else {
         entries->push_back({name, input, std::nullopt, {}, {}, *held});
       }
@@ -246,21 +250,25 @@ std::string Where(const Entry& entry) {
 // that it still is, so that a file swapped or rewritten in between is an
 // error instead of bytes that no longer fit the column planned from it.
 Result<BufferPtr> EntryBytes(Entry& entry, int64_t prefix, bool record) {
-  std::shared_ptr<ipc::InputSource> source;
-  if (entry.held) {
-    source = ipc::BufferSource(entry.held);
-  } else {
-    QUIVER_ASSIGN_OR_RETURN(auto file, InputFile::Open(entry.path));
-    if (record && !entry.member) {
-      entry.identity = file->identity();
-    } else if (!(file->identity() == entry.identity)) {
-      return Status::IOError("the file changed while pack ran (replaced or rewritten after its "
-                             "header was read); nothing was written");
-    }
-    source = std::move(file);
+  auto read = [&](ipc::InputSource& source) {
+    if (entry.member) return ReadZipMember(source, *entry.member, prefix);
+    return source.ReadAt(0, prefix < 0 ? source.size() : std::min(source.size(), prefix));
+  };
+  if (entry.held) return read(*ipc::BufferSource(entry.held));
+  const Status changed = Status::IOError(
+      "the file changed while pack ran (replaced or rewritten after its header was read); "
+      "nothing was written");
+  QUIVER_ASSIGN_OR_RETURN(auto file, InputFile::Open(entry.path));
+  if (record && !entry.member) {
+    entry.identity = file->identity();
+  } else if (!(file->identity() == entry.identity)) {
+    return changed;
   }
-  if (entry.member) return ReadZipMember(*source, *entry.member, prefix);
-  return source->ReadAt(0, prefix < 0 ? source->size() : std::min(source->size(), prefix));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, read(*file));
+  // Rewritten in place while being read: same inode, a new time or size.
+  QUIVER_ASSIGN_OR_RETURN(FileIdentity now, file->Stat());
+  if (!(now == entry.identity)) return changed;
+  return bytes;
 }
 
 Status ReadHeaders(std::vector<Entry>& entries) {
@@ -440,11 +448,10 @@ Status Pack(const PackArgs& args) {
     auto array = ReadNpy(*bytes);
     if (!array.ok()) return array.status().WithContext(Where(entry));
     if (!SameHeader(array->header, entry.header)) {
-      return Status::IOError(Where(entry), ": the file changed while pack ran (its header now ",
-                             "says ", array->header.type->ToString(),
-                             FormatInts(array->header.shape), ", it said ",
-                             entry.header.type->ToString(), FormatInts(entry.header.shape),
-                             "); nothing was written");
+      return Status::IOError(
+          Where(entry), ": the file changed while pack ran (its header now ", "says ",
+          array->header.type->ToString(), FormatInts(array->header.shape), ", it said ",
+          entry.header.type->ToString(), FormatInts(entry.header.shape), "); nothing was written");
     }
     entry.held.reset();  // a pipe's bytes are no longer needed
     copied += array->copied ? 1 : 0;

@@ -7,9 +7,9 @@
 #include <iostream>
 
 #include "cli.h"
-#include "text_format.h"
 #include "quiver/build_info.h"
 #include "signal_cleanup.h"
+#include "text_format.h"
 
 namespace quiver::tools {
 
@@ -68,7 +68,8 @@ int Run(int argc, char** argv) {
   }
   if (const std::string unknown = UnknownCommand(argc, argv); !unknown.empty()) {
     std::string commands;
-    for (const char* command : kCommands) commands += (commands.empty() ? "" : ", ") + std::string(command);
+    for (const char* command : kCommands)
+      commands += (commands.empty() ? "" : ", ") + std::string(command);
     PrintError("", "unknown command '" + unknown + "' (commands: " + commands + ")");
     std::cerr << "Run 'quiver --help' for usage." << std::endl;
     return kExitUsage;

@@ -84,9 +84,7 @@ SignalsHeld::SignalsHeld() {
   sigprocmask(SIG_BLOCK, &held, &saved_);
 }
 
-SignalsHeld::~SignalsHeld() {
-  sigprocmask(SIG_SETMASK, &saved_, nullptr);
-}
+SignalsHeld::~SignalsHeld() { sigprocmask(SIG_SETMASK, &saved_, nullptr); }
 
 namespace {
 

@@ -11,8 +11,8 @@ TEST(BatchWriter, ForeignExtensionsNameTheirFormat) {
   EXPECT_EQ(ForeignFormatOf("dir/OUT.NPY"), "NumPy");
   EXPECT_EQ(ForeignFormatOf("a.b/model.safetensors"), "safetensors");
   EXPECT_EQ(ForeignFormatOf("x.h5"), "HDF5");
-  for (const char* fine : {"out.arrow", "out.arrows", "out.feather", "out.ipc", "out.stream",
-                           "out", "out.bin", "dir.parquet/out", ".hidden", "out."}) {
+  for (const char* fine : {"out.arrow", "out.arrows", "out.feather", "out.ipc", "out.stream", "out",
+                           "out.bin", "dir.parquet/out", ".hidden", "out."}) {
     EXPECT_EQ(ForeignFormatOf(fine), "") << fine;
   }
 }

@@ -51,7 +51,8 @@ TEST(OutputFolder, RepeatedNamesNeverCollideWhateverTheCase) {
   // Row 2 repeats "x"; its "x_2" is row 1's name, so it becomes "x_2_2".
   std::vector<std::string> names;
   const char* given[] = {"x", "x_2", "x", "A", "a", "x_2", "Sub/f", "sub/F"};
-  for (int64_t row = 0; row < 8; ++row) names.push_back(folder->NameFor(std::string(given[row]), row));
+  for (int64_t row = 0; row < 8; ++row)
+    names.push_back(folder->NameFor(std::string(given[row]), row));
   EXPECT_EQ(names[0], "x.npy");
   EXPECT_EQ(names[1], "x_2.npy");
   EXPECT_EQ(names[2], "x_2_2.npy");

@@ -53,12 +53,18 @@ TEST(TextFormat, EscapeTextLeavesNoTerminalControl) {
   EXPECT_EQ(EscapeText(std::string("a\0b\n\x7f", 5)), "a\\x00b\\x0a\\x7f");
   // C1 controls in UTF-8 form (U+009B is CSI to some terminals), and bytes
   // that are not UTF-8 (a lone 0x9b is CSI to others).
-  EXPECT_EQ(EscapeText("\xc2\x9b" "2J"), "\\xc2\\x9b" "2J");
-  EXPECT_EQ(EscapeText("\x9b" "1m"), "\\x9b" "1m");
-  EXPECT_EQ(EscapeText("\xc2\xa0"), "\xc2\xa0");  // U+00A0 is not a control
+  EXPECT_EQ(EscapeText("\xc2\x9b"
+                       "2J"),
+            "\\xc2\\x9b"
+            "2J");
+  EXPECT_EQ(EscapeText("\x9b"
+                       "1m"),
+            "\\x9b"
+            "1m");
+  EXPECT_EQ(EscapeText("\xc2\xa0"), "\xc2\xa0");             // U+00A0 is not a control
   EXPECT_EQ(EscapeText("\xe0\x80\x80"), "\\xe0\\x80\\x80");  // overlong
   EXPECT_EQ(EscapeText("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
-  EXPECT_EQ(EscapeText("\xf0\x9f"), "\\xf0\\x9f");              // cut short
+  EXPECT_EQ(EscapeText("\xf0\x9f"), "\\xf0\\x9f");           // cut short
   // Backslashes are escaped so that an escape in the output is one.
   EXPECT_EQ(EscapeText("a\\x1b"), "a\\\\x1b");
   EXPECT_EQ(EscapeText("say \"hi\"", '"'), "say \\\"hi\\\"");
