@@ -1,6 +1,10 @@
 #include "batch_writer.h"
 
+#include <cctype>
+#include <utility>
+
 #include "quiver/build_info.h"
+#include "signal_cleanup.h"
 
 namespace quiver::tools {
 
@@ -10,6 +14,56 @@ bool IsStreamPath(const std::string& path) {
            path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return ends_with(".arrows") || ends_with(".stream");
+}
+
+std::string ForeignFormatOf(const std::string& path) {
+  static constexpr std::pair<const char*, const char*> kForeign[] = {
+      {".parquet", "Parquet"},
+      {".pq", "Parquet"},
+      {".npy", "NumPy"},
+      {".npz", "NumPy"},
+      {".csv", "CSV"},
+      {".tsv", "TSV"},
+      {".json", "JSON"},
+      {".jsonl", "JSON Lines"},
+      {".ndjson", "JSON Lines"},
+      {".pt", "PyTorch"},
+      {".pth", "PyTorch"},
+      {".safetensors", "safetensors"},
+      {".h5", "HDF5"},
+      {".hdf5", "HDF5"},
+      {".hdf", "HDF5"},
+      {".nc", "netCDF"},
+      {".orc", "ORC"},
+      {".avro", "Avro"},
+      {".pkl", "pickle"},
+      {".pickle", "pickle"},
+      {".zarr", "Zarr"},
+      {".tfrecord", "TFRecord"},
+      {".txt", "text"},
+      {".zip", "zip"},
+      {".gz", "gzip"},
+      {".zst", "zstd"},
+      {".lz4", "LZ4"},
+      {".bz2", "bzip2"},
+      {".xz", "xz"},
+      {".tar", "tar"},
+      {".mat", "MATLAB"},
+      {".xlsx", "Excel"},
+      {".onnx", "ONNX"},
+      {".ckpt", "checkpoint"},
+      {".gguf", "GGUF"},
+      {".msgpack", "MessagePack"},
+  };
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+  std::string extension = path.substr(dot);
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [name, format] : kForeign) {
+    if (extension == name) return format;
+  }
+  return {};
 }
 
 Result<ipc::Compression> ParseCompression(const std::string& name) {
@@ -31,7 +85,7 @@ Result<ipc::Compression> ParseCompression(const std::string& name) {
 Result<std::unique_ptr<BatchWriter>> BatchWriter::Open(const std::string& path, SchemaPtr schema,
                                                        ipc::WriteOptions options, bool stream) {
   auto writer = std::unique_ptr<BatchWriter>(new BatchWriter());
-  QUIVER_ASSIGN_OR_RETURN(writer->sink_, ipc::OpenFileSink(path));
+  QUIVER_ASSIGN_OR_RETURN(writer->sink_, OpenOutputFile(path));
   if (stream) {
     QUIVER_ASSIGN_OR_RETURN(writer->stream_,
                             ipc::StreamWriter::Open(writer->sink_, schema, options));

@@ -14,6 +14,17 @@ namespace quiver::tools {
 // Whether `path` names an IPC stream (.arrows, .stream) rather than a file.
 bool IsStreamPath(const std::string& path);
 
+// The format an output name's extension stands for when that is not Arrow
+// IPC ("Parquet" for .parquet, "NumPy" for .npy, ...; case ignored), or
+// empty: .arrow, .arrows, .feather (Feather v2 is the IPC file format),
+// .ipc, .stream, no extension and extensions no format claims are fine.
+// The tool writes only Arrow IPC, and a foreign name would mislead every
+// program that trusts it, so such names are refused.
+std::string ForeignFormatOf(const std::string& path);
+// The extensions the refusal suggests.
+inline constexpr const char* kIpcExtensions =
+    ".arrow, .feather or .ipc (an IPC file), .arrows or .stream (an IPC stream)";
+
 // "none", "lz4", "zstd" (what --compression takes).
 Result<ipc::Compression> ParseCompression(const std::string& name);
 

@@ -6,6 +6,7 @@
 // flag, missing argument, missing input file), which CLI11 reports.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +30,16 @@ void AddCommonOptions(CLI::App* command, CommonOptions* options);
 // "quiver: <where>: <message>" on stderr (where may be empty).
 void PrintError(const std::string& where, const Status& status);
 void PrintError(const std::string& where, const std::string& message);
+
+// Command-line checks (a failed one is a usage error, exit 2):
+// an input argument: "-" (standard input) or a path that exists, which may
+// be a folder only where `folders`;
+CLI::Validator ExistingInput(bool folders = false);
+// a whole number of at least `min` ("must be 0 or more, got -1");
+CLI::Validator AtLeast(int64_t min);
+// an output file name whose extension does not say another format (see
+// ForeignFormatOf in batch_writer.h).
+CLI::Validator IpcOutputName();
 
 // Each subcommand adds itself to `app`; when it runs it stores its exit
 // code in `*exit_code`.

@@ -10,6 +10,7 @@
 #include "progress.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
+#include "signal_cleanup.h"
 #include "text_format.h"
 
 namespace quiver::tools {
@@ -137,7 +138,7 @@ Result<SparseFormat> ParseSparse(const std::string& name) {
 
 Status WriteMessage(const std::string& path, const Tensor* dense, const SparseTensor* sparse,
                     bool quiet) {
-  QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenFileSink(path));
+  QUIVER_ASSIGN_OR_RETURN(auto sink, OpenOutputFile(path));
   QUIVER_RETURN_NOT_OK(dense ? ipc::WriteTensor(*dense, sink.get())
                              : ipc::WriteSparseTensor(*sparse, sink.get()));
   const int64_t bytes = sink->position();
@@ -197,9 +198,10 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
   command
       ->add_option("IN", args->input, "An Arrow IPC file or stream, Tensor or SparseTensor message")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingInput());
   command->add_option("OUT", args->output, "The file to write (.arrows or .stream: an IPC stream)")
-      ->required();
+      ->required()
+      ->check(IpcOutputName());
   command
       ->add_option("--compression", args->compression,
                    "Body compression of the output (default: none)")

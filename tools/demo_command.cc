@@ -15,6 +15,7 @@
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/shape_pattern.h"
 #include "quiver/variable_shape_tensor.h"
+#include "signal_cleanup.h"
 #include "text_format.h"
 
 namespace quiver::tools {
@@ -95,7 +96,7 @@ Result<SparseTensor> MakeSparse(std::mt19937& random) {
 }
 
 Result<int64_t> WriteSparse(const SparseTensor& tensor, const std::string& path) {
-  QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenFileSink(path));
+  QUIVER_ASSIGN_OR_RETURN(auto sink, OpenOutputFile(path));
   QUIVER_RETURN_NOT_OK(ipc::WriteSparseTensor(tensor, sink.get()));
   const int64_t bytes = sink->position();
   QUIVER_RETURN_NOT_OK(sink->Close());

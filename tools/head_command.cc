@@ -28,16 +28,16 @@ std::string FormatColumnCell(const Field& field, const ArrayDataPtr& data, int64
     Result<Tensor> tensor = Status::Invalid("");
     if (name == FixedShapeTensorType::kExtensionName) {
       auto array = FixedShapeTensorArray::Make(data, ValidationLevel::kFull);
-      if (!array.ok()) return "<" + array.status().message() + ">";
+      if (!array.ok()) return "<" + EscapeText(array.status().message()) + ">";
       tensor = array->RowTensor(row);
     } else if (name == VariableShapeTensorType::kExtensionName) {
       auto array = VariableShapeTensorArray::Make(data, ValidationLevel::kFull);
-      if (!array.ok()) return "<" + array.status().message() + ">";
+      if (!array.ok()) return "<" + EscapeText(array.status().message()) + ">";
       tensor = array->RowTensor(row);
     } else {
       return FormatCell(*data, row);
     }
-    if (!tensor.ok()) return "<" + tensor.status().message() + ">";
+    if (!tensor.ok()) return "<" + EscapeText(tensor.status().message()) + ">";
     std::string header = tensor->type()->ToString() + FormatInts(tensor->shape());
     // Cut sooner than NumPy (1000 elements): a row is one cell of a listing.
     return header + "\n" + FormatTensor(*tensor, 3, 100);
@@ -62,7 +62,7 @@ Status PrintBatchRows(const RecordBatch& batch, const std::vector<int>& columns,
     std::cout << "row " << first_row + row << ":\n";
     for (int c : columns) {
       const Field& field = schema.fields[static_cast<size_t>(c)];
-      std::cout << "  " << field.name << ": "
+      std::cout << "  " << EscapeText(field.name) << ": "
                 << Indent(FormatColumnCell(field, batch.column(c), row), 4) << "\n";
     }
   }
@@ -77,7 +77,7 @@ Status RunHeadOn(const HeadArgs& args) {
     return Status::OK();
   }
   if (input.kind == InputKind::kSparseTensor) {
-    std::cout << input.sparse->ToString() << "\n";
+    std::cout << EscapeText(input.sparse->ToString()) << "\n";
     const Tensor& values = input.sparse->values();
     QUIVER_ASSIGN_OR_RETURN(Tensor head, values.View({TensorIndex::Slice(0, args.rows)}));
     std::cout << "values: " << FormatTensor(head) << "\n";
@@ -133,9 +133,8 @@ void AddHeadCommand(CLI::App& app, int* exit_code) {
       ->add_option("FILE", args->file,
                    "An Arrow IPC file or stream, Tensor or SparseTensor message")
       ->required()
-      ->check(CLI::ExistingFile);
-  command->add_option("-n,--rows", args->rows, "Rows to print (default 5)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(ExistingInput());
+  command->add_option("-n,--rows", args->rows, "Rows to print (default 5)")->check(AtLeast(0));
   command->add_option("-c,--column", args->columns, "Only this column (repeatable)");
   AddCommonOptions(command, &args->common);
   command->footer(

@@ -266,10 +266,14 @@ Result<Json> Inspect(const std::string& path) {
   Json out;
   out["path"] = path;
   out["format"] = InputKindId(input.kind);
-  out["size_bytes"] = input.source->size();
+  out["size_bytes"] = input.size();
   switch (input.kind) {
     case InputKind::kIpcFile:
-    case InputKind::kIpcStream: return InspectBatches(input, std::move(out));
+    case InputKind::kIpcStream: {
+      QUIVER_ASSIGN_OR_RETURN(out, InspectBatches(input, std::move(out)));
+      out["size_bytes"] = input.size();  // a pipe's size is known once it has been read
+      return out;
+    }
     case InputKind::kTensor: out["tensor"] = TensorJson(*input.tensor); break;
     case InputKind::kSparseTensor: out["sparse_tensor"] = SparseJson(*input.sparse); break;
   }
@@ -280,7 +284,7 @@ Result<Json> Inspect(const std::string& path) {
 
 std::string Text(const Json& value) {
   if (value.is_null()) return "none";
-  if (value.is_string()) return value.get<std::string>();
+  if (value.is_string()) return EscapeText(value.get<std::string>());
   if (value.is_array()) {
     std::string out = "[";
     for (size_t i = 0; i < value.size(); ++i) {
@@ -292,8 +296,7 @@ std::string Text(const Json& value) {
 }
 
 void PrintColumn(const Json& column) {
-  std::cout << "  " << column["name"].get<std::string>() << ": "
-            << column["kind"].get<std::string>()
+  std::cout << "  " << Text(column["name"]) << ": " << Text(column["kind"])
             << (column.value("in_list", false) ? " (counted per list element)" : "") << "\n";
   if (column["kind"] != "array") {
     std::cout << "    value type " << Text(column["value_type"]) << ", ndim " << column["ndim"]
@@ -304,7 +307,7 @@ void PrintColumn(const Json& column) {
   if (column.contains("shape_stats")) {
     for (const Json& axis : column["shape_stats"]) {
       std::cout << "    axis " << axis["axis"];
-      if (!axis["name"].is_null()) std::cout << " (" << axis["name"].get<std::string>() << ")";
+      if (!axis["name"].is_null()) std::cout << " (" << Text(axis["name"]) << ")";
       if (axis["min"].is_null()) {
         std::cout << ": no rows\n";
         continue;
@@ -320,12 +323,12 @@ void PrintColumn(const Json& column) {
   if (stored != bytes) std::cout << " (" << FormatBytes(stored) << " stored)";
   std::cout << "\n";
   if (column.contains("problem")) {
-    std::cout << "    problem: " << column["problem"].get<std::string>() << "\n";
+    std::cout << "    problem: " << Text(column["problem"]) << "\n";
   }
 }
 
 void PrintText(const Json& info) {
-  std::cout << info["path"].get<std::string>() << ": ";
+  std::cout << Text(info["path"]) << ": ";
   const std::string format = info["format"];
   const std::string size = FormatBytes(info["size_bytes"].get<int64_t>());
   if (format == "tensor" || format == "sparse_tensor") {
@@ -349,13 +352,12 @@ void PrintText(const Json& info) {
             << " rows, " << CompressionText(info) << "\n";
   std::cout << "schema:\n";
   for (const Json& field : info["schema"]["fields"]) {
-    std::cout << "  " << field["name"].get<std::string>() << ": "
-              << field["type"].get<std::string>()
+    std::cout << "  " << Text(field["name"]) << ": " << Text(field["type"])
               << (field["nullable"].get<bool>() ? "" : " not null") << "\n";
   }
   for (const Json& entry : info["schema"]["metadata"]) {
-    std::cout << "  metadata " << entry["key"].get<std::string>() << " = "
-              << entry["value"].get<std::string>().substr(0, 64) << "\n";
+    std::cout << "  metadata " << Text(entry["key"]) << " = "
+              << EscapeText(entry["value"].get<std::string>().substr(0, 64)) << "\n";
   }
   std::cout << "columns:\n";
   for (const Json& column : info["columns"]) PrintColumn(column);
@@ -405,14 +407,15 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
       ->add_option("FILE", args->files,
                    "Arrow IPC files or streams, Tensor or SparseTensor messages")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingInput());
   command->add_flag("--json", args->json,
                     "Write JSON (schema in docs/cli.md, 'quiver_inspect_version': 1)");
   AddCommonOptions(command, &args->common);
   command->footer(
-      "Reads only metadata, validity bitmaps and shape buffers (memory-mapped), never\n"
-      "tensor values, also in compressed files. Tensor fields inside struct and list\n"
-      "columns are listed too, named by their path (sample.image, clips[]).\n"
+      "Decodes only metadata, validity bitmaps and shape buffers, never tensor values,\n"
+      "also in compressed files (nothing is decompressed but those). Tensor fields inside\n"
+      "struct and list columns are listed too, named by their path (sample.image, clips[]).\n"
+      "FILE may be - (standard input), a pipe or a FIFO.\n"
       "Examples:\n"
       "  quiver inspect images.arrow\n"
       "  quiver inspect --json a.arrow b.arrows | python3 -m json.tool\n");

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "signal_cleanup.h"
+
 namespace quiver::tools {
 namespace {
 
@@ -313,10 +315,9 @@ Result<std::string> NpyHeaderFor(const DataType& type, const std::vector<int64_t
   return out;
 }
 
-Status WriteNpy(const Tensor& tensor, const std::string& path) {
+Status WriteNpy(const Tensor& tensor, ipc::OutputSink* sink) {
   QUIVER_RETURN_NOT_OK(tensor.CheckOnHost());
   QUIVER_ASSIGN_OR_RETURN(std::string header, NpyHeaderFor(*tensor.type(), tensor.shape()));
-  QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenFileSink(path));
   QUIVER_RETURN_NOT_OK(sink->Write(header.data(), static_cast<int64_t>(header.size())));
   const int64_t bytes = tensor.size() * tensor.type()->byte_width();
   if (tensor.IsContiguous()) {
@@ -325,6 +326,13 @@ Status WriteNpy(const Tensor& tensor, const std::string& path) {
     QUIVER_ASSIGN_OR_RETURN(Tensor copy, tensor.ToContiguous());
     QUIVER_RETURN_NOT_OK(sink->Write(copy.raw_data(), bytes));
   }
+  return sink->Flush();
+}
+
+Status WriteNpy(const Tensor& tensor, const std::string& path) {
+  QUIVER_RETURN_NOT_OK(tensor.CheckOnHost());
+  QUIVER_ASSIGN_OR_RETURN(auto sink, OpenOutputFile(path));
+  QUIVER_RETURN_NOT_OK(WriteNpy(tensor, sink.get()));
   return sink->Close();
 }
 

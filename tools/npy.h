@@ -56,5 +56,7 @@ Result<std::string> NpyHeaderFor(const DataType& type, const std::vector<int64_t
 // Writes `tensor` (any strides, host memory) as a .npy file at `path`
 // (written under a temporary name and renamed: see ipc::OpenFileSink).
 Status WriteNpy(const Tensor& tensor, const std::string& path);
+// The same bytes into `sink` (flushed, not closed).
+Status WriteNpy(const Tensor& tensor, ipc::OutputSink* sink);
 
 }  // namespace quiver::tools

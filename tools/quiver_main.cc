@@ -1,11 +1,15 @@
 // The `quiver` command: inspect, validate, head, pack, unpack, convert and
 // demo for tensor files (docs/cli.md).
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "cli.h"
 #include "quiver/build_info.h"
+#include "signal_cleanup.h"
+#include "text_format.h"
 
 namespace quiver::tools {
 
@@ -13,9 +17,19 @@ void AddCommonOptions(CLI::App* command, CommonOptions* options) {
   command->add_flag("-q,--quiet", options->quiet, "No progress bars or summary lines");
 }
 
+// Messages may quote names and bytes from the input: escaped line by line,
+// so that a file cannot send terminal escape sequences through them.
 void PrintError(const std::string& where, const std::string& message) {
   std::fflush(stdout);
-  std::cerr << "quiver: " << (where.empty() ? "" : where + ": ") << message << std::endl;
+  std::string text = where.empty() ? message : where + ": " + message;
+  std::string escaped;
+  for (size_t begin = 0; begin <= text.size();) {
+    const size_t end = std::min(text.find('\n', begin), text.size());
+    escaped += EscapeText(std::string_view(text).substr(begin, end - begin));
+    if (end < text.size()) escaped += '\n';
+    begin = end + 1;
+  }
+  std::cerr << "quiver: " << escaped << std::endl;
 }
 
 void PrintError(const std::string& where, const Status& status) {
@@ -24,7 +38,42 @@ void PrintError(const std::string& where, const Status& status) {
 
 namespace {
 
+constexpr const char* kCommands[] = {"inspect", "validate", "head", "pack",
+                                     "unpack",  "convert",  "demo"};
+
+// The command line's first word when it is not an option and names no
+// command, else empty. CLI11 would call it "extra" and ask for a subcommand.
+std::string UnknownCommand(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return {};
+  for (const char* command : kCommands) {
+    if (std::strcmp(argv[1], command) == 0) return {};
+  }
+  return argv[1];
+}
+
+// Whether --version comes before any "--" (which ends the options).
+bool AsksForVersion(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) return false;
+    if (std::strcmp(argv[i], "--version") == 0) return true;
+  }
+  return false;
+}
+
 int Run(int argc, char** argv) {
+  // --version anywhere, as a command's own flag too ("quiver inspect --version").
+  if (AsksForVersion(argc, argv)) {
+    std::cout << "quiver " << Version() << std::endl;
+    return kExitOk;
+  }
+  if (const std::string unknown = UnknownCommand(argc, argv); !unknown.empty()) {
+    std::string commands;
+    for (const char* command : kCommands)
+      commands += (commands.empty() ? "" : ", ") + std::string(command);
+    PrintError("", "unknown command '" + unknown + "' (commands: " + commands + ")");
+    std::cerr << "Run 'quiver --help' for usage." << std::endl;
+    return kExitUsage;
+  }
   CLI::App app{"quiver: inspect, check and convert tensor files in Apache Arrow formats", "quiver"};
   app.set_version_flag("--version", std::string("quiver ") + Version());
   app.require_subcommand(1);
@@ -67,6 +116,7 @@ int Run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // Nothing in quiver throws; CLI11 and the standard library can (bad_alloc).
+  quiver::tools::InstallSignalCleanup();
   try {
     return quiver::tools::Run(argc, argv);
   } catch (const std::exception& e) {

@@ -129,22 +129,67 @@ std::string FormatTensor(const Tensor& tensor, int64_t edge, int64_t threshold) 
 
 namespace {
 
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
+// Bytes in the well-formed UTF-8 sequence at the start of `text` (RFC 3629:
+// no overlong forms, no surrogates, nothing past U+10FFFF), 0 if there is none.
+size_t Utf8SequenceLength(std::string_view text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const auto continuation = [&](size_t i, unsigned char low = 0x80, unsigned char high = 0xbf) {
+    return i < text.size() && byte(i) >= low && byte(i) <= high;
+  };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return continuation(1) ? 2 : 0;
+  if (lead >= 0xe0 && lead <= 0xef) {
+    const unsigned char low = lead == 0xe0 ? 0xa0 : 0x80;
+    const unsigned char high = lead == 0xed ? 0x9f : 0xbf;
+    return continuation(1, low, high) && continuation(2) ? 3 : 0;
+  }
+  if (lead >= 0xf0 && lead <= 0xf4) {
+    const unsigned char low = lead == 0xf0 ? 0x90 : 0x80;
+    const unsigned char high = lead == 0xf4 ? 0x8f : 0xbf;
+    return continuation(1, low, high) && continuation(2) && continuation(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+void AppendHexEscape(std::string* out, unsigned char c) {
+  char escape[8];
+  std::snprintf(escape, sizeof(escape), "\\x%02x", c);
+  *out += escape;
+}
+
+}  // namespace
+
+std::string EscapeText(std::string_view text, char quote) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    const size_t length = Utf8SequenceLength(text);
+    // C1 controls (U+0080 to U+009F, "\xc2\x80" to "\xc2\x9f") are escape
+    // sequences to some terminals as well.
+    const bool c1 = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[1]) <= 0x9f;
+    if (c == '\\' || (quote != '\0' && c == static_cast<unsigned char>(quote))) {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char escape[8];
-      std::snprintf(escape, sizeof(escape), "\\x%02x", c);
-      out += escape;
+    } else if (length == 0 || c < 0x20 || c == 0x7f) {
+      AppendHexEscape(&out, c);
+    } else if (c1) {
+      AppendHexEscape(&out, c);
+      AppendHexEscape(&out, static_cast<unsigned char>(text[1]));
+      text.remove_prefix(2);
+      continue;
     } else {
-      out += static_cast<char>(c);
+      out.append(text.substr(0, length));
+      text.remove_prefix(length);
+      continue;
     }
+    text.remove_prefix(1);
   }
-  return out + "\"";
+  return out;
 }
+
+namespace {
 
 // Bytes of slot `row` of a utf8 / binary array (32- or 64-bit offsets),
 // checked against the data buffer.
@@ -165,7 +210,9 @@ std::string FormatString(const ArrayData& data, int64_t row, bool large) {
   if (begin < 0 || end < begin || end > size) return "<bad offsets>";
   constexpr int64_t kMaxShown = 80;
   const auto* chars = reinterpret_cast<const char*>(data.buffers[2]->data());
-  std::string out = Quote(std::string_view(chars + begin, std::min(end - begin, kMaxShown)));
+  std::string out =
+      "\"" + EscapeText(std::string_view(chars + begin, std::min(end - begin, kMaxShown)), '"') +
+      "\"";
   if (end - begin > kMaxShown) out += "...";
   return out;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "quiver/array.h"
@@ -27,6 +28,13 @@ std::string FormatElement(const DataType& type, const uint8_t* address);
 // ("...") once the tensor has more than `threshold` elements. Tensors in
 // device memory are described, not read.
 std::string FormatTensor(const Tensor& tensor, int64_t edge = 3, int64_t threshold = 1000);
+
+// `text` safe to print on a terminal whatever bytes it holds: control
+// characters (C0, DEL, and C1 in UTF-8 form), bytes that are not well-formed
+// UTF-8 and backslashes are escaped ("\x1b", "\\"), and so is `quote` when
+// given ('"' for a quoted string); other UTF-8 text is kept as it is. Names,
+// metadata and messages that come from a file go through it.
+std::string EscapeText(std::string_view text, char quote = '\0');
 
 // Row `row` of a non-tensor column: numbers, booleans and strings as
 // values ("null" for a null row), anything else as "<type>".

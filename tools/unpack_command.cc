@@ -4,14 +4,14 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <set>
 
 #include "cli.h"
 #include "input_file.h"
-#include "npy.h"
+#include "output_folder.h"
 #include "progress.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
+#include "text_format.h"
 
 namespace quiver::tools {
 namespace {
@@ -22,6 +22,7 @@ struct UnpackArgs {
   std::string file;
   std::string output;
   std::string column;
+  bool force = false;
   CommonOptions common;
 };
 
@@ -46,25 +47,6 @@ Result<int> PickColumn(const Schema& schema, const std::string& wanted) {
   return Status::IndexError("no column named '", wanted, "'");
 }
 
-// A safe relative file name from a row's name: path parts that are empty,
-// "." or ".." (or a leading "/") cannot climb out of the output folder, so
-// such names, and rows without a name, become row_<i>. Repeated names get
-// "_<i>" appended.
-std::string FileName(const std::optional<std::string>& name, int64_t row,
-                     std::set<std::string>* used) {
-  std::string out = name.value_or("");
-  bool safe = !out.empty() && out.front() != '/' && out.find('\0') == std::string::npos;
-  for (const auto& part : fs::path(out)) {
-    if (part.empty() || part == "." || part == "..") safe = false;
-  }
-  if (!safe) out = "row_" + std::to_string(row);
-  if (!used->insert(out).second) {
-    out += "_" + std::to_string(row);
-    used->insert(out);
-  }
-  return out + ".npy";
-}
-
 Result<std::optional<std::string>> RowName(const RecordBatch& batch, int name_column, int64_t row) {
   if (name_column < 0) return std::optional<std::string>();
   const ArrayData& names = *batch.column(name_column);
@@ -82,17 +64,17 @@ Result<std::optional<std::string>> RowName(const RecordBatch& batch, int name_co
 
 Status Unpack(const UnpackArgs& args) {
   QUIVER_ASSIGN_OR_RETURN(Input input, OpenInput(args.file, {}));
-  std::error_code error;
-  fs::create_directories(args.output, error);
-  if (error) return Status::IOError("cannot make '", args.output, "': ", error.message());
-  if (input.kind == InputKind::kTensor) {
-    const fs::path path = fs::path(args.output) / (fs::path(args.file).stem().string() + ".npy");
-    QUIVER_RETURN_NOT_OK(WriteNpy(*input.tensor, path.string()));
-    if (!args.common.quiet) std::cout << path.string() << "\n";
-    return Status::OK();
-  }
   if (input.kind == InputKind::kSparseTensor) {
     return Status::NotImplemented("unpack writes dense .npy files: convert the SparseTensor first");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto folder, OutputFolder::Open(args.output, args.force));
+  if (input.kind == InputKind::kTensor) {
+    const std::string stem =
+        args.file == kStandardInput ? "tensor" : fs::path(args.file).stem().string();
+    const std::string name = folder->NameFor(stem, 0);
+    QUIVER_RETURN_NOT_OK(folder->Write(name, *input.tensor));
+    if (!args.common.quiet) std::cout << EscapeText(args.output + "/" + name) << "\n";
+    return Status::OK();
   }
   const Schema& schema = *input.schema();
   QUIVER_ASSIGN_OR_RETURN(int column, PickColumn(schema, args.column));
@@ -103,7 +85,6 @@ Status Unpack(const UnpackArgs& args) {
   }
   const bool fixed = schema.fields[static_cast<size_t>(column)].type->extension_name() ==
                      FixedShapeTensorType::kExtensionName;
-  std::set<std::string> used;
   int64_t row_base = 0, written = 0, nulls = 0;
   Progress progress("unpack", -1, !args.common.quiet);
   QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int, const RecordBatchPtr& batch) -> Status {
@@ -124,12 +105,7 @@ Status Unpack(const UnpackArgs& args) {
       QUIVER_ASSIGN_OR_RETURN(Tensor tensor,
                               fixed ? fixed_array->RowTensor(row) : variable_array->RowTensor(row));
       QUIVER_ASSIGN_OR_RETURN(auto name, RowName(*batch, name_column, row));
-      const fs::path path = fs::path(args.output) / FileName(name, index, &used);
-      fs::create_directories(path.parent_path(), error);
-      if (error)
-        return Status::IOError("cannot make '", path.parent_path().string(),
-                               "': ", error.message());
-      Status status = WriteNpy(tensor, path.string());
+      Status status = folder->Write(folder->NameFor(name, index), tensor);
       if (!status.ok()) return status.WithContext("row " + std::to_string(index));
       ++written;
       progress.Advance(1);
@@ -139,7 +115,7 @@ Status Unpack(const UnpackArgs& args) {
   }));
   progress.Finish();
   if (!args.common.quiet) {
-    std::cout << args.output << ": " << written << " .npy files";
+    std::cout << EscapeText(args.output) << ": " << written << " .npy files";
     if (nulls > 0) std::cout << " (" << nulls << " null rows skipped)";
     std::cout << "\n";
   }
@@ -154,14 +130,19 @@ void AddUnpackCommand(CLI::App& app, int* exit_code) {
       app.add_subcommand("unpack", "Write one .npy file per row of a tensor column");
   command->add_option("FILE", args->file, "An Arrow IPC file or stream, or a Tensor message")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingInput());
   command->add_option("-o,--output", args->output, "The folder to write into (made if missing)")
       ->required();
   command->add_option("--column", args->column, "The tensor column (default: the first one)");
+  command->add_flag("--force", args->force,
+                    "Replace files that exist (never through a symlink); without it they stop "
+                    "unpack");
   AddCommonOptions(command, &args->common);
   command->footer(
-      "Files are named from a utf8 column called 'name' (parts such as '..' refused),\n"
-      "else row_<i>.npy; null rows are skipped. Arrays are written as np.save writes them.\n"
+      "Files are named from a utf8 column called 'name' ('/' makes subfolders; a name\n"
+      "with an empty, '.' or '..' part becomes row_<i>; control bytes are written %XX),\n"
+      "else row_<i>.npy. A name given twice (case ignored) gets _<row> appended.\n"
+      "Null rows are skipped. Arrays are written as np.save writes them. FILE may be -.\n"
       "Examples:\n"
       "  quiver unpack images.arrow -o images/\n"
       "  quiver unpack data.arrow -o out/ --column embedding\n");

@@ -118,7 +118,7 @@ void AddValidateCommand(CLI::App& app, int* exit_code) {
       ->add_option("FILE", args->files,
                    "Arrow IPC files or streams, Tensor or SparseTensor messages")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ExistingInput());
   AddCommonOptions(command, &args->common);
   command->footer(
       "Each problem goes to stderr as 'quiver: FILE: batch B, column 'NAME': message'\n"

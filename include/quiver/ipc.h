@@ -132,6 +132,11 @@ class OutputSink {
   // after each message, so a reader at the other end of a pipe sees it).
   virtual Status Flush() { return Status::OK(); }
   virtual Status Close() = 0;
+  // The hidden temporary file a sink opened by path (OpenFileSink) writes
+  // until Close renames it over the path, and until then only; empty for
+  // every other sink. A program killed by a signal leaves it behind unless
+  // its handler removes it (the `quiver` tool's does).
+  virtual std::string temporary_path() const { return {}; }
 };
 
 // A new file at `path`, written under a temporary name in the same

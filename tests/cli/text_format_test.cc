@@ -46,5 +46,45 @@ TEST(TextFormat, Floats) {
   EXPECT_EQ(FormatTensor(*Tensor::Make(float32(), buffer, {3})), "[1., 0.5, -2.25]");
 }
 
+TEST(TextFormat, EscapeTextLeavesNoTerminalControl) {
+  EXPECT_EQ(EscapeText("plain name"), "plain name");
+  EXPECT_EQ(EscapeText("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93");  // UTF-8 kept
+  EXPECT_EQ(EscapeText("\x1b[31mred\x07"), "\\x1b[31mred\\x07");
+  EXPECT_EQ(EscapeText(std::string("a\0b\n\x7f", 5)), "a\\x00b\\x0a\\x7f");
+  // C1 controls in UTF-8 form (U+009B is CSI to some terminals), and bytes
+  // that are not UTF-8 (a lone 0x9b is CSI to others).
+  EXPECT_EQ(EscapeText("\xc2\x9b"
+                       "2J"),
+            "\\xc2\\x9b"
+            "2J");
+  EXPECT_EQ(EscapeText("\x9b"
+                       "1m"),
+            "\\x9b"
+            "1m");
+  EXPECT_EQ(EscapeText("\xc2\xa0"), "\xc2\xa0");             // U+00A0 is not a control
+  EXPECT_EQ(EscapeText("\xe0\x80\x80"), "\\xe0\\x80\\x80");  // overlong
+  EXPECT_EQ(EscapeText("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(EscapeText("\xf0\x9f"), "\\xf0\\x9f");           // cut short
+  // Backslashes are escaped so that an escape in the output is one.
+  EXPECT_EQ(EscapeText("a\\x1b"), "a\\\\x1b");
+  EXPECT_EQ(EscapeText("say \"hi\"", '"'), "say \\\"hi\\\"");
+  EXPECT_EQ(EscapeText("say \"hi\""), "say \"hi\"");
+}
+
+TEST(TextFormat, StringCellsAreQuotedAndEscaped) {
+  const std::string text = "a\"\x1b";
+  auto offsets = *Buffer::Allocate(8);
+  const int32_t ends[] = {0, static_cast<int32_t>(text.size())};
+  std::memcpy(offsets->mutable_data(), ends, 8);
+  auto chars = *Buffer::Allocate(static_cast<int64_t>(text.size()));
+  std::memcpy(chars->mutable_data(), text.data(), text.size());
+  ArrayData data;
+  data.type = utf8();
+  data.length = 1;
+  data.null_count = 0;
+  data.buffers = {nullptr, offsets, chars};
+  EXPECT_EQ(FormatCell(data, 0), "\"a\\\"\\x1b\"");
+}
+
 }  // namespace
 }  // namespace quiver::tools

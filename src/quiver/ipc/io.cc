@@ -257,6 +257,7 @@ class DescriptorSink : public OutputSink {
     }
   }
   int64_t position() const override { return position_; }
+  std::string temporary_path() const override { return closed_ ? std::string() : temp_path_; }
   Status Flush() override {
     QUIVER_RETURN_NOT_OK(Usable());
     const auto gathered = static_cast<int64_t>(pending_.size());

@@ -139,6 +139,22 @@ TEST(IpcSink, APathSinkShowsItsFileOnlyWhenClosed) {
   EXPECT_EQ(FileContents(file.path), "new");
 }
 
+TEST(IpcSink, APathSinkNamesItsTemporaryFileUntilClosed) {
+  TempFile file;
+  ASSERT_OK_AND_ASSIGN(auto sink, OpenFileSink(file.path));
+  const std::string temporary = sink->temporary_path();
+  const std::string name = std::filesystem::path(file.path).filename().string();
+  EXPECT_EQ(std::filesystem::path(temporary).filename().string().rfind("." + name + ".quiver-", 0),
+            0u)
+      << temporary;
+  EXPECT_TRUE(std::filesystem::exists(temporary));
+  ASSERT_OK(sink->Write("x", 1));
+  ASSERT_OK(sink->Close());
+  EXPECT_EQ(sink->temporary_path(), "");  // renamed: nothing left to clean up
+  EXPECT_FALSE(std::filesystem::exists(temporary));
+  EXPECT_EQ(FileDescriptorSink(1)->temporary_path(), "");
+}
+
 TEST(IpcSink, AFailedWriteStopsTheSinkAndNamesTheOffset) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
