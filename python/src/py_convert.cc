@@ -320,7 +320,7 @@ ArrayDataPtr StorageOf(const ArrayDataPtr& data) {
   return storage;
 }
 
-nb::object TensorToNumpy(const Tensor& tensor) {
+nb::object TensorToNumpy(const Tensor& tensor, NumpyAccess access) {
   Check(tensor.CheckOnHost());  // NumPy would read device memory as host memory
   const int64_t width = tensor.type()->byte_width();
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
@@ -328,6 +328,11 @@ nb::object TensorToNumpy(const Tensor& tensor) {
   for (int64_t& s : strides) s /= width;  // whole elements: cells are element-aligned
   auto* owner = new BufferPtr(tensor.buffer());
   nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<BufferPtr*>(p); });
+  if (access == NumpyAccess::kWritable) {
+    nb::ndarray<nb::numpy> array(const_cast<uint8_t*>(tensor.raw_data()), shape.size(),
+                                 shape.data(), keep, strides.data(), DtypeFromType(*tensor.type()));
+    return nb::cast(array, nb::rv_policy::reference);
+  }
   nb::ndarray<nb::numpy, nb::ro> view(tensor.raw_data(), shape.size(), shape.data(), keep,
                                       strides.data(), DtypeFromType(*tensor.type()));
   return nb::cast(view, nb::rv_policy::reference);

@@ -150,8 +150,13 @@ nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy = CopyMo
 // The storage of an extension array as a plain array (zero-copy).
 ArrayDataPtr StorageOf(const ArrayDataPtr& data);
 
-// A read-only NumPy view of `tensor` that keeps its buffer alive.
-nb::object TensorToNumpy(const Tensor& tensor);
+// Whether NumPy may write through an array over quiver's memory: only
+// memory nothing else shares (a fresh dense copy, a loader batch's
+// buffer) is handed out writable.
+enum class NumpyAccess { kReadOnly, kWritable };
+
+// A NumPy array over `tensor` (zero-copy) that keeps its buffer alive.
+nb::object TensorToNumpy(const Tensor& tensor, NumpyAccess access = NumpyAccess::kReadOnly);
 
 // The NumPy dtype of a tensor value type (bool8 -> bool).
 nb::object NumpyDtype(const DataType& type);

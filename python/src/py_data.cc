@@ -148,25 +148,13 @@ std::function<Status()> DeviceSync(uintptr_t address) {
   };
 }
 
-// A writable NumPy array over a batch tensor's buffer, keeping it alive:
-// the reader writes that buffer again only once this array is gone.
-nb::object BatchArrayToNumpy(const Tensor& tensor) {
-  const int64_t width = tensor.type()->byte_width();
-  std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
-  std::vector<int64_t> strides(tensor.strides().begin(), tensor.strides().end());
-  for (int64_t& s : strides) s /= width;
-  auto* owner = new BufferPtr(tensor.buffer());
-  nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<BufferPtr*>(p); });
-  nb::ndarray<nb::numpy> array(const_cast<uint8_t*>(tensor.raw_data()), shape.size(), shape.data(),
-                               keep, strides.data(), DtypeFromType(*tensor.type()));
-  return nb::cast(array, nb::rv_policy::reference);
-}
-
 nb::dict BatchToDict(data::Batch batch) {
   nb::dict out;
   for (data::BatchArray& array : batch.arrays) {
     if (!array.is_list) {
-      out[array.name.c_str()] = BatchArrayToNumpy(array.tensor);
+      // Writable, and keeping the buffer alive: the reader writes that
+      // buffer again only once this array is gone.
+      out[array.name.c_str()] = TensorToNumpy(array.tensor, NumpyAccess::kWritable);
       continue;
     }
     nb::list rows;

@@ -193,21 +193,6 @@ nb::object EmptyCoords(nb::handle coords, size_t ndim) {
 
 // --- outputs -----------------------------------------------------------------
 
-// A writable NumPy array over a tensor's buffer. Only for buffers this
-// call just made (ToDense's output): nothing else can see the memory, so
-// handing NumPy write access breaks no other holder's view.
-nb::object FreshToNumpy(const Tensor& tensor) {
-  const int64_t width = tensor.type()->byte_width();
-  std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
-  std::vector<int64_t> strides(tensor.strides());
-  for (int64_t& s : strides) s /= width;
-  auto* owner = new BufferPtr(tensor.buffer());
-  nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<BufferPtr*>(p); });
-  nb::ndarray<nb::numpy> array(const_cast<uint8_t*>(tensor.raw_data()), shape.size(), shape.data(),
-                               keep, strides.data(), DtypeFromType(*tensor.type()));
-  return nb::cast(array, nb::rv_policy::reference);
-}
-
 nb::list NumpyList(const std::vector<Tensor>& tensors) {
   nb::list out;
   for (const Tensor& t : tensors) out.append(TensorToNumpy(t));
@@ -425,7 +410,9 @@ void BindSparse(nb::module_& m) {
       .def(
           "to_dense",
           [](const PySparseTensor& t) {
-            return FreshToNumpy(Unwrap(WithoutGil([&] { return t.tensor.ToDense(); })));
+            // Writable: ToDense's output is memory nothing else can see.
+            return TensorToNumpy(Unwrap(WithoutGil([&] { return t.tensor.ToDense(); })),
+                                 NumpyAccess::kWritable);
           },
           "The dense NumPy array (a writable copy; duplicates summed).")
       .def(

@@ -37,7 +37,35 @@ const PrimitiveInfo* FindPrimitive(TypeId id) {
   return nullptr;
 }
 
-constexpr int kSingletonCount = static_cast<int>(TypeId::kLargeBinary) + 1;
+constexpr int kTypeIdCount = static_cast<int>(TypeId::kRunEndEncoded) + 1;
+
+// The types without parameters: one shared instance each (Singleton).
+constexpr bool IsParameterless(TypeId id) {
+  switch (id) {
+    case TypeId::kFixedSizeBinary:
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kExtension:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration:
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+    case TypeId::kDictionary:
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+    case TypeId::kMap:
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
+    case TypeId::kRunEndEncoded: return false;
+    default: return true;
+  }
+}
 
 std::string ChildrenToString(const std::vector<Field>& children) {
   std::string out;
@@ -113,11 +141,14 @@ struct TypeFactory {
 
 namespace {
 
+// The one instance of parameterless type `id` (IsParameterless).
 TypePtr Singleton(TypeId id) {
-  // One shared instance per parameterless type.
-  static const std::array<TypePtr, kSingletonCount> instances = [] {
-    std::array<TypePtr, kSingletonCount> out;
-    for (int i = 0; i < kSingletonCount; ++i) out[i] = TypeFactory::New(static_cast<TypeId>(i));
+  static const std::array<TypePtr, kTypeIdCount> instances = [] {
+    std::array<TypePtr, kTypeIdCount> out;
+    for (int i = 0; i < kTypeIdCount; ++i) {
+      const auto each = static_cast<TypeId>(i);
+      if (IsParameterless(each)) out[i] = TypeFactory::New(each);
+    }
     return out;
   }();
   return instances[static_cast<size_t>(id)];
@@ -353,9 +384,6 @@ const char* TimeUnitName(TimeUnit unit) {
 
 namespace {
 
-// Parameterless types added after the first singleton block.
-TypePtr Plain(TypeId id) { return TypeFactory::New(id); }
-
 bool IsTimeUnit(TimeUnit unit) {
   return unit == TimeUnit::kSecond || unit == TimeUnit::kMilli || unit == TimeUnit::kMicro ||
          unit == TimeUnit::kNano;
@@ -376,26 +404,11 @@ Result<TypePtr> Decimal(TypeId id, int32_t max_precision, int32_t precision, int
 
 }  // namespace
 
-TypePtr null() {
-  static const TypePtr type = Plain(TypeId::kNull);
-  return type;
-}
-TypePtr date32() {
-  static const TypePtr type = Plain(TypeId::kDate32);
-  return type;
-}
-TypePtr date64() {
-  static const TypePtr type = Plain(TypeId::kDate64);
-  return type;
-}
-TypePtr utf8_view() {
-  static const TypePtr type = Plain(TypeId::kUtf8View);
-  return type;
-}
-TypePtr binary_view() {
-  static const TypePtr type = Plain(TypeId::kBinaryView);
-  return type;
-}
+TypePtr null() { return Singleton(TypeId::kNull); }
+TypePtr date32() { return Singleton(TypeId::kDate32); }
+TypePtr date64() { return Singleton(TypeId::kDate64); }
+TypePtr utf8_view() { return Singleton(TypeId::kUtf8View); }
+TypePtr binary_view() { return Singleton(TypeId::kBinaryView); }
 
 Result<TypePtr> time32(TimeUnit unit) {
   if (unit != TimeUnit::kSecond && unit != TimeUnit::kMilli) {
@@ -452,13 +465,10 @@ Result<TypePtr> decimal64(int32_t precision, int32_t scale) {
 }
 
 Result<TypePtr> interval(IntervalUnit unit) {
-  static const TypePtr year_month = Plain(TypeId::kIntervalYearMonth);
-  static const TypePtr day_time = Plain(TypeId::kIntervalDayTime);
-  static const TypePtr month_day_nano = Plain(TypeId::kIntervalMonthDayNano);
   switch (unit) {
-    case IntervalUnit::kYearMonth: return year_month;
-    case IntervalUnit::kDayTime: return day_time;
-    case IntervalUnit::kMonthDayNano: return month_day_nano;
+    case IntervalUnit::kYearMonth: return Singleton(TypeId::kIntervalYearMonth);
+    case IntervalUnit::kDayTime: return Singleton(TypeId::kIntervalDayTime);
+    case IntervalUnit::kMonthDayNano: return Singleton(TypeId::kIntervalMonthDayNano);
   }
   return Status::Invalid("interval unit ", static_cast<int>(unit), " is not an interval unit");
 }

@@ -248,4 +248,15 @@ TEST(NewTypes, FactoriesRefuseMalformedParameters) {
                run_end_encoded(int32(), nullptr));
 }
 
+// Every type without parameters is one shared instance, made one way.
+TEST(CoreTypes, ParameterlessTypesAreSharedInstances) {
+  for (const auto& make : {int8, uint64, float16, boolean, utf8, large_binary, null, date32, date64,
+                           utf8_view, binary_view}) {
+    EXPECT_EQ(make().get(), make().get()) << make()->ToString();
+  }
+  EXPECT_EQ(interval(IntervalUnit::kDayTime)->get(), interval(IntervalUnit::kDayTime)->get());
+  EXPECT_EQ((*interval(IntervalUnit::kMonthDayNano))->ToString(), "interval[month_day_nano]");
+  EXPECT_NE(date32().get(), date64().get());
+}
+
 }  // namespace quiver
