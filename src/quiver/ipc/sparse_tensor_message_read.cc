@@ -1,5 +1,5 @@
 // Reading the SparseTensor IPC message (the layout and the CSF length
-// quirk are described at the top of sparse_tensor_message.cc): every
+// quirk are described at the top of sparse_tensor_message_write.cc): every
 // buffer checked against the body, the arrays sliced zero-copy, then the
 // tensor built and validated through SparseTensor::MakeCOO / MakeCSX /
 // MakeCSF.
