@@ -30,10 +30,14 @@ def codecs():
 
 def write_file(sink, data, compression=None, compression_level=None):
     """Writes ``data`` (a quiver Table or RecordBatch, or anything with
-    ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file."""
-    from . import table
+    ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file. A
+    table is cut into batches as pyarrow's ``write_table`` cuts it (a table
+    of no rows gives a file of no batches); a RecordBatch is written as one
+    batch, even of zero rows."""
+    from . import RecordBatch, table
 
-    data = table(data)
+    if not isinstance(data, RecordBatch):
+        data = table(data)
     with new_file(sink, data.schema, compression=compression,
                   compression_level=compression_level) as writer:
         writer.write(data)
