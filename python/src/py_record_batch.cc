@@ -33,11 +33,14 @@ PyRecordBatch BatchFromPython(nb::handle obj) {
     return PyRecordBatch{Unwrap(RecordBatch::FromStructArray(field, data, ValidationLevel::kNone))};
   }
   SchemaPtr schema;
+  const std::vector<RecordBatchPtr> all = BatchesFromPython(obj, &schema);
   std::vector<RecordBatchPtr> batches;
-  // Zero-row batches add no rows: a stream of [], [rows], [] is one batch.
-  for (RecordBatchPtr& batch : BatchesFromPython(obj, &schema)) {
-    if (batch->num_rows() > 0) batches.push_back(std::move(batch));
+  // Zero-row batches add no rows: a stream of [], [rows], [] is one batch,
+  // and a stream of zero-row batches only is one of them.
+  for (const RecordBatchPtr& batch : all) {
+    if (batch->num_rows() > 0) batches.push_back(batch);
   }
+  if (batches.empty() && !all.empty()) batches.push_back(all[0]);
   if (batches.size() != 1) {
     Raise(Status::Invalid("expected one record batch, the stream holds " +
                           std::to_string(batches.size())));

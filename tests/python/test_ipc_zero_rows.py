@@ -169,3 +169,13 @@ def test_zero_row_table_gives_pyarrows_file():
 def test_batch_from_a_table_with_empty_chunks():
     table = pa.table({"x": pa.chunked_array([[], [1, 2], []], pa.int64())})
     assert qv.record_batch(table).num_rows == 2
+
+
+def test_batch_from_a_stream_of_zero_row_batches():
+    schema = pa.schema([("x", pa.int64())])
+    empty = pa.record_batch([pa.array([], pa.int64())], schema=schema)
+    reader = pa.RecordBatchReader.from_batches(schema, [empty, empty])
+    batch = qv.record_batch(reader)
+    assert batch.num_rows == 0 and pa.record_batch(batch).schema.equals(schema)
+    with pytest.raises(ValueError, match="expected one record batch, the stream holds 0"):
+        qv.record_batch(pa.RecordBatchReader.from_batches(schema, []))
