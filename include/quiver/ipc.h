@@ -258,6 +258,8 @@ struct FieldNodeLayout {
   // Indexes into BatchLayout::buffers: the buffers the field's storage type
   // has, in its layout order (validity first where it has one), then a
   // view type's variadic data buffers. An empty span is an absent buffer.
+  // A union in a message of metadata before V5 has a validity buffer before
+  // its type ids; it is skipped, not listed here (docs/formats.md).
   std::vector<int64_t> buffers;
   // A dictionary-encoded field (its storage type is a dictionary): the id
   // the schema gives its dictionary, whose values live in dictionary

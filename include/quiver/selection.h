@@ -36,6 +36,15 @@ Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> ind
 // another length is Invalid.
 Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask);
 
+// A boolean array (bool, or the bool8 extension) as the byte mask Filter
+// takes: 1 where the slot is true, 0 where it is false or null, so a null
+// selects nothing (pyarrow's default, null_selection_behavior="drop").
+// The chunks of a chunked mask follow one another. TypeError naming the
+// chunk for another type; Invalid for buffers too short for the slots
+// (checked whatever level the mask was validated at).
+Result<std::vector<uint8_t>> FilterMask(const ArrayDataPtr& mask);
+Result<std::vector<uint8_t>> FilterMask(std::span<const ArrayDataPtr> chunks);
+
 // The positions of the non-zero bytes of `mask`, in order: the rows a
 // filter keeps, as Take takes them.
 std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask);

@@ -51,6 +51,8 @@ class Table {
 
   // The rows as record batches, in order, no copy: a batch ends where any
   // column's chunk ends, and holds at most `max_rows` rows when max_rows > 0.
+  // As pyarrow's to_batches: an empty chunk before the last row gives a
+  // zero-row batch; empty chunks after it, and a table of no rows, none.
   Result<std::vector<RecordBatchPtr>> ToRecordBatches(int64_t max_rows = 0) const;
 
   // Columns `indices`, in that order (repeats allowed); IndexError for one

@@ -51,10 +51,14 @@ def _check_order(function, data, sink):
 
 
 def _write(new_writer, function, data, sink, compression, compression_level):
-    from . import table
+    from . import RecordBatch, table
 
     _check_order(function, data, sink)
-    data = table(data)
+    # A RecordBatch is written as one batch, even of zero rows; anything
+    # else as a table, cut into batches as pyarrow's write_table cuts it (a
+    # table of no rows gives no batches).
+    if not isinstance(data, RecordBatch):
+        data = table(data)
     with new_writer(sink, data.schema, compression=compression,
                     compression_level=compression_level) as writer:
         writer.write(data)
@@ -64,7 +68,10 @@ def write_file(data, sink, compression=None, compression_level=None):
     """Writes ``data`` (a quiver Table or RecordBatch, or anything with
     ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file to
     ``sink`` (a path, put in place only once complete, or a writable
-    binary file object). The data comes first, as in ``write_tensor``."""
+    binary file object). The data comes first, as in ``write_tensor``. A
+    table is cut into batches as pyarrow's ``write_table`` cuts it (a table
+    of no rows gives a file of no batches); a RecordBatch is written as one
+    batch, even of zero rows."""
     _write(new_file, "write_file", data, sink, compression, compression_level)
 
 

@@ -131,10 +131,9 @@ nb::object TakeOrFilter(const ChunkedArray& c, nb::handle selector, bool take) {
     nb::gil_scoped_release no_gil;
     result = c.Take(span);
   } else {
-    auto flags = MaskArray(selector);
-    std::span<const uint8_t> span(flags.data(), flags.shape(0));
+    const std::vector<uint8_t> flags = MaskArray(selector);
     nb::gil_scoped_release no_gil;
-    result = c.Filter(span);
+    result = c.Filter(flags);
   }
   return nb::cast(PyChunkedArray{Unwrap(std::move(result))});
 }
@@ -245,7 +244,9 @@ void BindChunkedArray(nb::module_& m) {
           [](const PyChunkedArray& c, nb::handle mask) {
             return TakeOrFilter(*c.column, mask, false);
           },
-          nb::arg("mask"), "The rows where `mask` is True, as one chunk (a copy).")
+          nb::arg("mask"),
+          "The rows where `mask` is True, as one chunk (a copy); a null in the mask selects "
+          "nothing, as in pyarrow.")
       .def("to_pylist",
            [](const PyChunkedArray& c) {
              nb::list out;

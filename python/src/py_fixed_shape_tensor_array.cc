@@ -224,9 +224,11 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           "filter",
           [](const A& a, nb::handle mask) {
             auto flags = MaskArray(mask);
-            return Released([&] { return a.array.Filter({flags.data(), flags.shape(0)}); });
+            return Released([&] { return a.array.Filter(flags); });
           },
-          nb::arg("mask"), "The rows where `mask` is true, copied; null rows kept.")
+          nb::arg("mask"),
+          "The rows where `mask` is true, copied; null rows kept. A null in the mask "
+          "selects nothing, as in pyarrow.")
       .def(
           "equals",
           [](const A& a, const A& b) { return FixedShapeTensorArraysEqual(a.array, b.array); },

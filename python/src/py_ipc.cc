@@ -367,9 +367,11 @@ struct PyWriter {
   std::shared_ptr<std::mutex> busy = std::make_shared<std::mutex>();
   Status close_status;  // what close() said, repeated by later calls
 
+  // Every batch `data` holds is written, zero-row ones included, as
+  // pyarrow writes them; a table is cut as pyarrow's write_table cuts it.
   void Write(nb::handle data) {
-    TablePtr table = TableFromPython(data);
-    for (const RecordBatchPtr& batch : Unwrap(table->ToRecordBatches())) {
+    SchemaPtr schema;
+    for (const RecordBatchPtr& batch : BatchesFromPython(data, &schema)) {
       Check(Locked([&] {
         if (!writer) return Status::Invalid("the IPC writer is closed");
         return writer->Write(*batch);

@@ -105,9 +105,12 @@ std::string ArrayHeader(const char* cls, const std::string& type, int64_t length
 // every element; ValueError naming the first row masked only in part.
 std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char* what);
 // take() indices as int64 (TypeError for floats; IndexError quoting an index
-// no int64 holds, against `rows`); filter() masks as bytes.
+// no int64 holds, against `rows`); filter() masks as one byte per row:
+// bools from NumPy or a list, an Arrow boolean array or chunked array
+// (__arrow_c_array__ / __arrow_c_stream__), a numpy.ma masked array; a null
+// (a masked entry, a None) selects nothing, as in pyarrow.
 nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices, int64_t rows);
-nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask);
+std::vector<uint8_t> MaskArray(nb::handle mask);
 // Copies `tensor` into the caller's array `out` (dtype, shape, C order and
 // writability checked), without the GIL.
 void CopyInto(const Tensor& tensor, nb::handle out);

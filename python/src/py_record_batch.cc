@@ -32,7 +32,15 @@ PyRecordBatch BatchFromPython(nb::handle obj) {
     auto [field, data] = ImportArrayFrom(obj);
     return PyRecordBatch{Unwrap(RecordBatch::FromStructArray(field, data, ValidationLevel::kNone))};
   }
-  std::vector<RecordBatchPtr> batches = Unwrap(TableFromPython(obj)->ToRecordBatches());
+  SchemaPtr schema;
+  const std::vector<RecordBatchPtr> all = BatchesFromPython(obj, &schema);
+  std::vector<RecordBatchPtr> batches;
+  // Zero-row batches add no rows: a stream of [], [rows], [] is one batch,
+  // and a stream of zero-row batches only is one of them.
+  for (const RecordBatchPtr& batch : all) {
+    if (batch->num_rows() > 0) batches.push_back(batch);
+  }
+  if (batches.empty() && !all.empty()) batches.push_back(all[0]);
   if (batches.size() != 1) {
     Raise(Status::Invalid("expected one record batch, the stream holds " +
                           std::to_string(batches.size())));
@@ -87,13 +95,15 @@ SchemaPtr SchemaFromPython(nb::handle obj) {
   return schema;
 }
 
-TablePtr TableFromPython(nb::handle obj) {
-  if (nb::isinstance<PyTable>(obj)) return nb::cast<const PyTable&>(obj).table();
+std::vector<RecordBatchPtr> BatchesFromPython(nb::handle obj, SchemaPtr* schema) {
   std::vector<RecordBatchPtr> batches;
-  SchemaPtr schema;
+  if (nb::isinstance<PyTable>(obj)) {
+    const TablePtr& table = nb::cast<const PyTable&>(obj).table();
+    *schema = table->schema();
+    return Unwrap(table->ToRecordBatches());
+  }
   if (nb::isinstance<PyRecordBatch>(obj)) {
     batches.push_back(nb::cast<const PyRecordBatch&>(obj).batch);
-    schema = batches[0]->schema();
   } else if (HasStreamProtocol(obj)) {
     std::shared_ptr<ArrayReader> reader = ImportStreamFrom(obj);
     const Field& field = reader->field();
@@ -104,22 +114,30 @@ TablePtr TableFromPython(nb::handle obj) {
     auto fields = std::make_shared<Schema>();
     fields->fields = field.type->children();
     fields->metadata = field.metadata;
-    schema = fields;
+    *schema = fields;
     while (ArrayDataPtr data = Unwrap(reader->Next())) {
       // Already validated by the stream import.
       RecordBatchPtr batch =
           Unwrap(RecordBatch::FromStructArray(field, data, ValidationLevel::kNone));
       batches.push_back(Unwrap(
-          RecordBatch::Make(schema, batch->num_rows(), batch->columns(), ValidationLevel::kNone)));
+          RecordBatch::Make(fields, batch->num_rows(), batch->columns(), ValidationLevel::kNone)));
     }
+    return batches;
   } else if (HasArrayProtocol(obj)) {
     batches.push_back(BatchFromPython(obj).batch);
-    schema = batches[0]->schema();
   } else {
     Raise(Status::TypeError(std::string("table() needs a dict or list of columns, or an object "
                                         "with __arrow_c_stream__ or __arrow_c_array__, got ") +
                             nb::type_name(obj.type()).c_str()));
   }
+  *schema = batches[0]->schema();
+  return batches;
+}
+
+TablePtr TableFromPython(nb::handle obj) {
+  if (nb::isinstance<PyTable>(obj)) return nb::cast<const PyTable&>(obj).table();
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches = BatchesFromPython(obj, &schema);
   return Unwrap(Table::FromRecordBatches(schema, batches));
 }
 

@@ -66,6 +66,11 @@ SchemaPtr SchemaFromPython(nb::handle obj);
 // A table from a qv.Table / qv.RecordBatch or any __arrow_c_stream__ /
 // __arrow_c_array__ producer of record batches.
 TablePtr TableFromPython(nb::handle obj);
+// The record batches `obj` holds, as TableFromPython takes them: a table
+// cut as Table::ToRecordBatches cuts it (pyarrow's write_table), a batch
+// as itself, a stream's batches as they come, zero-row ones included.
+// `schema` receives their schema.
+std::vector<RecordBatchPtr> BatchesFromPython(nb::handle obj, SchemaPtr* schema);
 // Column i (negative counts from the end) or the column named `key`
 // (KeyError / IndexError / TypeError).
 int ColumnIndex(const Schema& schema, nb::handle key);

@@ -182,11 +182,12 @@ void AddTableVerbs(nb::class_<Py>& cls) {
           "filter",
           [](const Py& py, nb::handle mask) {
             TablePtr table = AsTable(py);
-            auto flags = MaskArray(mask);
-            std::span<const uint8_t> span(flags.data(), flags.shape(0));
-            return Rewrap(py, Unwrap(WithoutGil([&] { return table->Filter(span); })));
+            const std::vector<uint8_t> flags = MaskArray(mask);
+            return Rewrap(py, Unwrap(WithoutGil([&] { return table->Filter(flags); })));
           },
-          nb::arg("mask"), "The rows where `mask` (bools, one per row) is True, copied.")
+          nb::arg("mask"),
+          "The rows where `mask` (bools, one per row) is True, copied; a null in the mask "
+          "(an Arrow null, a numpy.ma masked entry, None) selects nothing, as in pyarrow.")
       .def("to_pylist", &RowsToPylist, "One dict per row: column name -> value.")
       .def("to_pydict", &ColumnsToPydict, "Column name -> the column's to_pylist().")
       .def(

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "py_buffer_protocol.h"
+#include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_dlpack.h"
@@ -16,6 +17,8 @@
 #include "py_pickle.h"
 
 #include <cstring>
+
+#include "quiver/selection.h"
 
 namespace quiver::python {
 
@@ -176,17 +179,65 @@ nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indi
   return nb::cast<nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig>>(converted);
 }
 
-// A filter mask as contiguous bytes; TypeError unless it holds bools.
-nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig> MaskArray(nb::handle mask) {
+namespace {
+
+// A NumPy-convertible mask's bytes: bools, or (an object array, from a
+// list) bools and None, a None selecting nothing as a null does.
+std::vector<uint8_t> NumpyMaskBytes(nb::handle mask) {
   nb::object numpy = Numpy();
   nb::object array = numpy.attr("asarray")(mask);
+  if (nb::cast<int64_t>(array.attr("ndim")) != 1) {
+    Raise(Status::Invalid("mask must be one-dimensional, got shape " + Str(array.attr("shape"))));
+  }
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
-  if (kind != "b" && !(nb::cast<int64_t>(array.attr("size")) == 0)) {
+  const auto size = nb::cast<int64_t>(array.attr("size"));
+  if (kind == "O") {
+    std::vector<uint8_t> out;
+    out.reserve(static_cast<size_t>(size));
+    nb::handle np_bool = numpy.attr("bool_");
+    for (nb::handle item : array) {
+      if (!item.is_none() && !PyBool_Check(item.ptr()) && !nb::isinstance(item, np_bool)) {
+        Raise(Status::TypeError("mask entry " + std::to_string(out.size()) + " is " +
+                                Str(item.type().attr("__name__")) +
+                                "; a mask holds bools (None: null, selects nothing)"));
+      }
+      out.push_back(!item.is_none() && PyObject_IsTrue(item.ptr()) == 1);
+    }
+    return out;
+  }
+  if (kind != "b" && size != 0) {
     Raise(Status::TypeError("mask must hold bools, got dtype " + Str(array.attr("dtype"))));
   }
   nb::object flags =
       numpy.attr("ascontiguousarray")(array, numpy.attr("bool_")).attr("view")(numpy.attr("uint8"));
-  return nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(flags);
+  auto view = nb::cast<nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig>>(flags);
+  return std::vector<uint8_t>(view.data(), view.data() + view.shape(0));
+}
+
+}  // namespace
+
+// Nulls select nothing, as in pyarrow's filter (null_selection_behavior=
+// "drop"): an Arrow mask's nulls, a numpy.ma mask's masked entries.
+std::vector<uint8_t> MaskArray(nb::handle mask) {
+  if (IsMaskedArray(mask)) {
+    std::vector<uint8_t> flags = NumpyMaskBytes(mask.attr("data"));
+    std::vector<uint8_t> masked =
+        NumpyMaskBytes(nb::module_::import_("numpy.ma").attr("getmaskarray")(mask));
+    for (size_t i = 0; i < flags.size(); ++i) flags[i] &= static_cast<uint8_t>(!masked[i]);
+    return flags;
+  }
+  if (HasArrayProtocol(mask)) {
+    ArrayDataPtr data = ImportArrayFrom(mask).second;
+    return Unwrap(FilterMask(data));
+  }
+  if (HasStreamProtocol(mask)) {
+    std::shared_ptr<ArrayReader> reader = ImportStreamFrom(mask);
+    std::vector<ArrayDataPtr> chunks;
+    while (ArrayDataPtr chunk = Unwrap(reader->Next())) chunks.push_back(std::move(chunk));
+    if (chunks.empty()) chunks.push_back(Unwrap(MakeEmptyArray(reader->field().type)));
+    return Unwrap(FilterMask(chunks));
+  }
+  return NumpyMaskBytes(mask);
 }
 
 // Copies `tensor` into a caller's NumPy array: same dtype and shape,

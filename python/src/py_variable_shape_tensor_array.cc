@@ -292,7 +292,7 @@ PyVariableShapeTensorArray Take(const PyVariableShapeTensorArray& a, nb::handle 
 
 PyVariableShapeTensorArray Filter(const PyVariableShapeTensorArray& a, nb::handle mask) {
   auto flags = MaskArray(mask);
-  return Released([&] { return a.array.Filter({flags.data(), flags.shape(0)}); });
+  return Released([&] { return a.array.Filter(flags); });
 }
 
 // A Python pad value as the C++ PadValue: ints exactly (int64, or uint64
@@ -460,7 +460,8 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           "(values, offsets, shapes): the flat values (a zero-copy view), N + 1 int64 element "
           "offsets starting at 0, and the (N, ndim) PHYSICAL shapes (the storage layout).")
       .def("take", &Take, nb::arg("indices"), "The rows at `indices` (non-negative), copied.")
-      .def("filter", &Filter, nb::arg("mask"), "The rows where `mask` is true, copied.")
+      .def("filter", &Filter, nb::arg("mask"),
+           "The rows where `mask` is true, copied; a null in the mask selects nothing.")
       .def(
           "to_fixed",
           [](const A& a, nb::handle copy) {

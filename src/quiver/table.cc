@@ -97,25 +97,29 @@ int Table::FieldIndex(std::string_view name) const {
   return -1;
 }
 
+// Cut as Arrow C++'s TableBatchReader cuts (what pyarrow's to_batches and
+// write_table give): a batch ends where any column's current chunk ends,
+// so an empty chunk before the last row is a zero-row batch of its own;
+// empty chunks after it, and a table of no rows, give none. A writer given
+// the batches writes each one, zero rows included.
 Result<std::vector<RecordBatchPtr>> Table::ToRecordBatches(int64_t max_rows) const {
   std::vector<RecordBatchPtr> out;
   std::vector<size_t> chunk(columns_.size(), 0);  // per column: its current chunk
   std::vector<int64_t> used(columns_.size(), 0);  // rows of that chunk already batched
   for (int64_t row = 0; row < num_rows_;) {
+    // Every column has rows left, so its current chunk exists.
     int64_t rows = num_rows_ - row;
     if (max_rows > 0) rows = std::min(rows, max_rows);
     for (size_t c = 0; c < columns_.size(); ++c) {
-      const std::vector<ArrayDataPtr>& chunks = columns_[c]->chunks();
-      while (chunks[chunk[c]]->length == used[c]) ++chunk[c], used[c] = 0;
-      rows = std::min(rows, chunks[chunk[c]]->length - used[c]);
+      rows = std::min(rows, columns_[c]->chunks()[chunk[c]]->length - used[c]);
     }
     std::vector<ArrayDataPtr> slices;
     for (size_t c = 0; c < columns_.size(); ++c) {
-      QUIVER_ASSIGN_OR_RETURN(
-          ArrayDataPtr slice,
-          quiver::Slice(columns_[c]->chunk(static_cast<int>(chunk[c])), used[c], rows));
+      const ArrayDataPtr& current = columns_[c]->chunks()[chunk[c]];
+      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr slice, quiver::Slice(current, used[c], rows));
       slices.push_back(std::move(slice));
       used[c] += rows;
+      if (used[c] == current->length) ++chunk[c], used[c] = 0;
     }
     QUIVER_ASSIGN_OR_RETURN(
         RecordBatchPtr batch,

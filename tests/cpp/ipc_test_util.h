@@ -101,11 +101,13 @@ inline std::shared_ptr<ipc::InputSource> BorrowedSource(std::vector<uint8_t>& by
 }
 
 // A stream: a valid schema message for `schema`, then one RecordBatch
-// message with the given nodes, buffers and body, then end of stream.
+// message with the given nodes, buffers and body (of metadata `version`),
+// then end of stream.
 inline BufferPtr CraftStream(const SchemaPtr& schema, int64_t rows,
                              std::vector<ipc::fb::FieldNode> nodes,
                              std::vector<ipc::fb::Buffer> buffers, std::vector<uint8_t> body,
-                             bool compressed = false) {
+                             bool compressed = false,
+                             ipc::fb::MetadataVersion version = ipc::fb::MetadataVersion::V5) {
   namespace fb = ipc::fb;
   ipc::BufferSink sink;
   EXPECT_TRUE(ipc::WriteSchemaMessage(sink, *schema).ok());
@@ -114,8 +116,8 @@ inline BufferPtr CraftStream(const SchemaPtr& schema, int64_t rows,
   if (compressed) compression = fb::CreateBodyCompression(builder, fb::CompressionType::ZSTD);
   auto batch = fb::CreateRecordBatch(builder, rows, builder.CreateVectorOfStructs(nodes),
                                      builder.CreateVectorOfStructs(buffers), compression);
-  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch,
-                                   batch.Union(), static_cast<int64_t>(body.size())));
+  builder.Finish(fb::CreateMessage(builder, version, fb::MessageHeader::RecordBatch, batch.Union(),
+                                   static_cast<int64_t>(body.size())));
   BufferPtr framed = *ipc::FrameMetadata(builder, sink.position(), 8);
   EXPECT_TRUE(sink.Write(framed->data(), framed->size()).ok());
   EXPECT_TRUE(sink.Write(body.data(), static_cast<int64_t>(body.size())).ok());

@@ -127,7 +127,7 @@ def test_nested_tensor_metadata_is_validated():
     cells = pa.array([[0.0] * 6], pa.list_(pa.float32(), 6))
     bad = pa.StructArray.from_arrays([pa.array([1]), cells],
                                      fields=[pa.field("id", pa.int64()), tensor_field("images", '{"shape":[5,5]}')])
-    with pytest.raises(ValueError, match=r"field.child 1: .*has 25 elements but the storage list size is 6"):
+    with pytest.raises(ValueError, match=r"field.child 1 \(images\): .*has 25 elements but the storage list size is 6"):
         qv.array(bad)
     with pytest.raises(ValueError, match="has 25 elements"):
         qv.type_from_arrow(bad.type)

@@ -54,9 +54,12 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     if (schema.children[i] == nullptr) {
       return Status::Invalid(path, ": child ", i, " is NULL");
     }
-    QUIVER_ASSIGN_OR_RETURN(
-        Field child,
-        ImportFieldNode(*schema.children[i], path + ".child " + std::to_string(i), depth + 1));
+    // A named child is named in errors ("field.child 0 (price): ..."), as
+    // the IPC reader names its columns, so a bad type points at its column.
+    const char* name = schema.children[i]->name;
+    std::string where = path + ".child " + std::to_string(i);
+    if (name != nullptr && name[0] != '\0') where += std::string(" (") + name + ")";
+    QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(*schema.children[i], where, depth + 1));
     children.push_back(std::move(child));
   }
   Field field;

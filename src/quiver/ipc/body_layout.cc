@@ -40,7 +40,8 @@ class NodeWalker {
         nodes_(batch.nodes()),
         variadic_(batch.variadic_buffer_counts()),
         num_buffers_(num_buffers),
-        ids_(ids) {}
+        ids_(ids),
+        pre_v5_(message.header->version() < fb::MetadataVersion::V5) {}
 
   Result<FieldNodeLayout> Walk(const Field& field, const std::string& where, int depth) {
     if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
@@ -54,6 +55,9 @@ class NodeWalker {
     out.length = node.length();
     out.null_count = node.null_count();
     const internal::Layout layout = internal::LayoutOf(*field.type);
+    if (field.type->storage().is_union() && pre_v5_) {
+      QUIVER_RETURN_NOT_OK(SkipUnionValidity(where, &out));
+    }
     for (int b = 0; b < layout.num_buffers; ++b) {
       QUIVER_ASSIGN_OR_RETURN(const int64_t buffer, NextBuffer(where));
       out.buffers.push_back(buffer);
@@ -110,6 +114,21 @@ class NodeWalker {
     return next_buffer_++;
   }
 
+  // Before metadata V5 a union had a validity bitmap, listed before its
+  // type ids. Like Arrow C++, the reader skips it while it marks nothing
+  // null; a union with nulls of its own has no V5 form (its children would
+  // have to be rewritten), so it is refused.
+  Status SkipUnionValidity(const std::string& where, FieldNodeLayout* out) {
+    QUIVER_RETURN_NOT_OK(NextBuffer(where).status());
+    if (out->null_count != 0) {
+      return Status::NotImplemented(
+          message_.Where(), ": ", where, " is a union with ", out->null_count,
+          " nulls of its own, written with metadata before V5 (a validity bitmap on the union); "
+          "only unions without top-level nulls can be read from such files");
+    }
+    return Status::OK();
+  }
+
   // A view array's data buffers: as many as its variadic count says.
   Status WalkVariadic(const std::string& where, FieldNodeLayout* out) {
     if (!variadic_ || next_variadic_ >= static_cast<int64_t>(variadic_->size())) {
@@ -146,6 +165,7 @@ class NodeWalker {
   int64_t next_buffer_ = 0;
   int64_t next_variadic_ = 0;
   int64_t next_dictionary_ = 0;
+  const bool pre_v5_;  // unions carry a validity buffer (see SkipUnionValidity)
 };
 
 // The span of buffer `index` and where errors about it point.

@@ -74,6 +74,35 @@ TEST(Table, ToRecordBatchesCutsWhereAnyColumnsChunkEnds) {
   EXPECT_TRUE(back->Equals(*table));
 }
 
+// As pyarrow's to_batches: ids [0 1 2] [] [3 4], names [a] [] [b c d e] ->
+// 1, 0 (names' empty chunk), 2, 0 (ids' empty chunk), 2; empty chunks after
+// the last row, and a table of no rows, give no batch.
+TEST(Table, ToRecordBatchesKeepsEmptyChunksBeforeTheLastRow) {
+  ChunkedArrayPtr ids = *ChunkedArray::Make(
+      int32(), {Primitive<int32_t>(int32(), {0, 1, 2}), Primitive<int32_t>(int32(), {}),
+                Primitive<int32_t>(int32(), {3, 4}), Primitive<int32_t>(int32(), {})});
+  ChunkedArrayPtr names = *ChunkedArray::Make(
+      utf8(), {Utf8({"a"}), Utf8({}), Utf8({"b", std::nullopt, "d", "e"}), Utf8({})});
+  TablePtr table = *Table::Make(IdName(), {ids, names});
+  auto rows_of = [](const std::vector<RecordBatchPtr>& batches) {
+    std::vector<int64_t> rows;
+    for (const RecordBatchPtr& batch : batches) rows.push_back(batch->num_rows());
+    return rows;
+  };
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordBatchPtr> batches, table->ToRecordBatches());
+  EXPECT_EQ(rows_of(batches), (std::vector<int64_t>{1, 0, 2, 0, 2}));
+  ASSERT_OK_AND_ASSIGN(TablePtr back, Table::FromRecordBatches(table->schema(), batches));
+  EXPECT_TRUE(back->Equals(*table));
+  ASSERT_OK_AND_ASSIGN(batches, table->ToRecordBatches(2));
+  EXPECT_EQ(rows_of(batches), (std::vector<int64_t>{1, 0, 2, 0, 2}));
+
+  ChunkedArrayPtr no_ids = *ChunkedArray::Make(
+      int32(), {Primitive<int32_t>(int32(), {}), Primitive<int32_t>(int32(), {})});
+  ChunkedArrayPtr no_names = *ChunkedArray::Make(utf8(), {Utf8({})});
+  ASSERT_OK_AND_ASSIGN(batches, (*Table::Make(IdName(), {no_ids, no_names}))->ToRecordBatches());
+  EXPECT_TRUE(batches.empty());
+}
+
 TEST(Table, ColumnVerbs) {
   TablePtr table = FiveRows();
   ASSERT_OK_AND_ASSIGN(TablePtr swapped, table->SelectColumns(std::vector<int>{1, 0}));

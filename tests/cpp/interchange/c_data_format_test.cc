@@ -138,7 +138,26 @@ TEST(CDataCoreTypes, MalformedAndUnsupportedFormats) {
   ArrowSchema parent = Leaf("+s");
   parent.n_children = 1;
   parent.children = children;
-  EXPECT_ERROR(kNotImplemented, "field.child 0: format 'v' is not supported", ImportField(&parent));
+  EXPECT_ERROR(kNotImplemented, "field.child 0 (x): format 'v' is not supported",
+               ImportField(&parent));
+  // A column's decimal precision outside its range names the column; an
+  // unnamed child is named by its position alone.
+  ArrowSchema price = Leaf("d:39,-2");
+  price.name = "price";
+  children[0] = &price;
+  parent = Leaf("+s");
+  parent.n_children = 1;
+  parent.children = children;
+  EXPECT_ERROR(kInvalid, "field.child 0 (price): decimal128 precision 39 is outside [1, 38]",
+               ImportField(&parent));
+  ArrowSchema unnamed = Leaf("d:10,2,32");
+  unnamed.name = nullptr;
+  children[0] = &unnamed;
+  parent = Leaf("+s");
+  parent.n_children = 1;
+  parent.children = children;
+  EXPECT_ERROR(kInvalid, "field.child 0: decimal32 precision 10 is outside [1, 9]",
+               ImportField(&parent));
 }
 
 TEST(CData, NewTypeFormatsBothWays) {

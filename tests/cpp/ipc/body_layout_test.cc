@@ -2,13 +2,15 @@
 // NextLayout) and single body buffers read alone (ReadBodyBuffer,
 // ReadBodyBufferSize): the node tree of nested, view and dictionary
 // columns, LZ4 and ZSTD buffers decompressed one at a time while a corrupt
-// neighbour is never touched, and the errors for bad indexes and bodies.
+// neighbour is never touched, the errors for bad indexes and bodies, and
+// the validity buffer of unions in messages before metadata V5.
 #include "quiver/ipc/body_layout.h"
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "all_types_test_util.h"
 #include "core_types_test.h"
 #include "ipc_test_util.h"
 #include "quiver/build_info.h"
@@ -272,6 +274,50 @@ TEST(BodyLayout, BadBodiesGetTheDecodersErrors) {
   EXPECT_ERROR(kInvalid, "column 0 (x) has 2 rows, the batch 3", reader->NextLayout());
   // A failed stream stays failed.
   EXPECT_ERROR(kInvalid, "column 0 (x) has 2 rows, the batch 3", reader->Next());
+}
+
+// Before metadata V5 a union's type ids follow a validity buffer: the
+// layout and the decoder both skip it in a V4 message, a V5 message with
+// it has a buffer too many, and a V4 union with nulls of its own is
+// refused (Arrow C++ reads such files the same way).
+TEST(BodyLayout, PreV5UnionsSkipTheirValidityBuffer) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"u", *sparse_union({Field{"i", int32()}})}};
+  // Body: type ids [0, 0] (padded to 8), then the child's values [7, 9].
+  std::vector<uint8_t> body(16, 0);
+  const int32_t values[2] = {7, 9};
+  std::memcpy(body.data() + 8, values, 8);
+  const std::vector<fb::FieldNode> nodes = {{2, 0}, {2, 0}};
+  const std::vector<fb::Buffer> buffers = {{0, 0}, {0, 2}, {8, 0}, {8, 8}};
+  BufferPtr v4 = test::CraftStream(schema, 2, nodes, buffers, body, false, fb::MetadataVersion::V4);
+  ASSERT_OK_AND_ASSIGN(auto reader, StreamReader::Open(BufferSource(v4)));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchLayout> layout, reader->NextLayout());
+  ASSERT_TRUE(layout.has_value());
+  EXPECT_EQ(layout->columns[0].buffers, (std::vector<int64_t>{1}));  // the type ids only
+  EXPECT_EQ(layout->columns[0].children[0].buffers, (std::vector<int64_t>{2, 3}));
+  ASSERT_OK_AND_ASSIGN(reader, StreamReader::Open(BufferSource(v4)));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, reader->Next());
+  ASSERT_TRUE(batch);
+  ArrayDataPtr want = test::Node(schema->fields[0].type, 2, {test::BufferOf<int8_t>({0, 0})},
+                                 {Primitive<int32_t>(int32(), {7, 9})}, 0);
+  EXPECT_TRUE(ArrayEquals(*batch->column(0), *want));
+  EXPECT_EQ(batch->column(0)->null_count, 0);
+
+  BufferPtr v5 = test::CraftStream(schema, 2, nodes, buffers, body);
+  EXPECT_ERROR(kInvalid,
+               "the record batch has 2 field nodes and 4 buffers, the schema uses 2 and 3",
+               test::ReadAll(v5));
+  ASSERT_OK_AND_ASSIGN(reader, StreamReader::Open(BufferSource(v5)));
+  EXPECT_ERROR(kInvalid, "4 buffers, the schema uses 2 and 3", reader->NextLayout());
+
+  BufferPtr v4_nulls =
+      test::CraftStream(schema, 2, {{2, 1}, {2, 0}}, buffers, body, false, fb::MetadataVersion::V4);
+  EXPECT_ERROR(kNotImplemented, "column 0 (u) is a union with 1 nulls of its own",
+               test::ReadAll(v4_nulls));
+  // Too few buffers for the extra one: the count error, not a crash.
+  BufferPtr v4_short = test::CraftStream(schema, 2, nodes, {{0, 2}, {8, 0}, {8, 8}}, body, false,
+                                         fb::MetadataVersion::V4);
+  EXPECT_ERROR(kInvalid, "needs buffer 3, the record batch has 3", test::ReadAll(v4_short));
 }
 
 }  // namespace

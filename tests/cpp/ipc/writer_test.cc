@@ -174,4 +174,38 @@ TEST(Ipc, RunEndsOfASliceAreRebasedOnWrite) {
   EXPECT_EQ(ends[2], 3);
 }
 
+// A writer writes every batch it is given, zero rows included (as Arrow
+// C++ does): rows 0-2, none (a slice at row 3), then the rest.
+TEST(IpcWriter, ZeroRowBatchesAreWritten) {
+  std::vector<std::pair<std::string, ArrayDataPtr>> samples = test::AllNewTypeSamples();
+  samples.emplace_back("null", test::Node(null(), 5, {}));
+  samples.emplace_back("int32", Primitive<int32_t>(int32(), {1, 2, 3, 4, 5}));
+  for (const auto& [name, data] : samples) {
+    SCOPED_TRACE(name);
+    auto schema = std::make_shared<Schema>();
+    schema->fields = {Field{name, data->type}};
+    std::vector<RecordBatchPtr> batches;
+    for (auto [start, rows] : {std::pair<int64_t, int64_t>{0, 3}, {3, 0}, {3, data->length - 3}}) {
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr part, Slice(data, start, rows));
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, RecordBatch::Make(schema, rows, {part}));
+      batches.push_back(std::move(batch));
+    }
+    ASSERT_OK_AND_ASSIGN(auto stream, StreamReader::Open(BufferSource(WriteStream(batches))));
+    for (const RecordBatchPtr& batch : batches) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr read, stream->Next());
+      ASSERT_TRUE(read);
+      EXPECT_TRUE(read->Equals(*batch));
+    }
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr end, stream->Next());
+    EXPECT_FALSE(end);
+    ASSERT_OK_AND_ASSIGN(auto file, FileReader::Open(BufferSource(test::WriteFile(batches))));
+    ASSERT_EQ(file->num_record_batches(), 3);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr read, file->ReadRecordBatch(i));
+      EXPECT_EQ(read->num_rows(), batches[static_cast<size_t>(i)]->num_rows());
+      EXPECT_TRUE(read->Equals(*batches[static_cast<size_t>(i)]));
+    }
+  }
+}
+
 }  // namespace quiver::ipc
