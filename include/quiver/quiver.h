@@ -14,6 +14,7 @@
 #include "quiver/dlpack_columns.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/ipc.h"
+#include "quiver/pad_value.h"
 #include "quiver/record_batch.h"
 #include "quiver/selection.h"
 #include "quiver/shape_pattern.h"
