@@ -220,3 +220,25 @@ def test_first_contact_docs_run_on_the_minimal_install(doc, tmp_path):
     assert run.returncode == 0, (
         f"{doc_id(doc)}'s unmarked python blocks fail on a NumPy + pyarrow install without "
         f"codecs (line numbers are the markdown's):\n{run.stderr[-4000:]}")
+
+
+# The README is a getting-started page (its anchors: nanoarrow's 182 lines,
+# Arrow's 120); the rest lives in docs/, every page reachable from the index.
+README_MAX_LINES = 250
+
+
+def test_readme_stays_a_getting_started_page():
+    lines = (ROOT / "README.md").read_text().count("\n")
+    assert lines < README_MAX_LINES, (
+        f"README.md has {lines} lines; keep it under {README_MAX_LINES} and move details to docs/")
+    assert "(docs/index.md)" in (ROOT / "README.md").read_text(), "README.md must link docs/index.md"
+
+
+def test_every_docs_page_is_linked_from_the_index():
+    index = (ROOT / "docs" / "index.md").read_text()
+    linked = set(re.findall(r"\]\(([\w.-]+\.md)(?:#[\w-]*)?\)", index))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md") if p.name != "index.md"}
+    missing = sorted(pages - linked)
+    assert not missing, f"docs/index.md does not link {missing}"
+    dangling = sorted(linked - pages - {"index.md"})
+    assert not dangling, f"docs/index.md links pages that do not exist: {dangling}"

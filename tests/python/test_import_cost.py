@@ -1,5 +1,5 @@
 """`import quiver` stays cheap: it brings no module it does not need at
-import time (the README's import-time figure rests on this). Each check
+import time (docs/benchmarks.md's import-time figure rests on this). Each check
 runs in a fresh interpreter, from an empty folder."""
 import subprocess
 import sys
