@@ -19,10 +19,10 @@ Result<ChunkedArrayPtr> ChunkedArray::Make(TypePtr type, std::vector<ArrayDataPt
   if (!type) return Status::Invalid("a chunked array needs a type");
   int64_t rows = 0;
   for (size_t i = 0; i < chunks.size(); ++i) {
-    if (!chunks[i]) return Status::Invalid("chunk " + std::to_string(i) + " is null");
+    if (!chunks[i]) return Status::Invalid("chunk ", std::to_string(i), " is null");
     if (!chunks[i]->type->Equals(*type)) {
-      return Status::TypeError("chunk " + std::to_string(i) + " is " + chunks[i]->type->ToString() +
-                               ", the column is " + type->ToString());
+      return Status::TypeError("chunk ", std::to_string(i), " is ", chunks[i]->type->ToString(),
+                               ", the column is ", type->ToString());
     }
     if (chunks[i]->length > INT64_MAX - rows) {
       return Status::Invalid("the chunks hold more than 2^63 - 1 rows");
@@ -40,8 +40,8 @@ int64_t ChunkedArray::null_count() const {
 
 Result<ChunkedArrayPtr> ChunkedArray::Slice(int64_t offset, int64_t length) const {
   if (offset < 0 || length < 0 || offset > length_ || length > length_ - offset) {
-    return Status::IndexError("slice [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                              ") is out of range for " + std::to_string(length_) + " rows");
+    return Status::IndexError("slice [", std::to_string(offset), ", +", std::to_string(length),
+                              ") is out of range for ", std::to_string(length_), " rows");
   }
   std::vector<ArrayDataPtr> out;
   int64_t start = 0;  // of the current chunk
@@ -70,7 +70,7 @@ Result<ArrayDataPtr> ChunkedArray::Combine() const {
 Result<ChunkedArrayPtr> ChunkedArray::Take(std::span<const int64_t> indices) const {
   if (chunks_.empty()) {
     if (!indices.empty()) {
-      return Status::IndexError("index " + std::to_string(indices[0]) +
+      return Status::IndexError("index ", std::to_string(indices[0]),
                                 " at position 0 is out of range for 0 rows");
     }
     return ChunkedArrayPtr(new ChunkedArray(type_, {}));
@@ -82,7 +82,7 @@ Result<ChunkedArrayPtr> ChunkedArray::Take(std::span<const int64_t> indices) con
 Result<ChunkedArrayPtr> ChunkedArray::Filter(std::span<const uint8_t> mask) const {
   if (chunks_.empty()) {
     if (!mask.empty()) {
-      return Status::Invalid("filter mask has " + std::to_string(mask.size()) +
+      return Status::Invalid("filter mask has ", std::to_string(mask.size()),
                              " entries for 0 rows");
     }
     return ChunkedArrayPtr(new ChunkedArray(type_, {}));

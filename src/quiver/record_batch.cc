@@ -23,7 +23,7 @@ Result<RecordBatchPtr> RecordBatch::Make(SchemaPtr schema, int64_t num_rows,
     const Field& field = schema->fields[i];
     const std::string where = "column " + std::to_string(i) + " (" + field.name + ")";
     if (!columns[i] || !columns[i]->type || !field.type || !columns[i]->type->Equals(*field.type)) {
-      return Status::TypeError(where + " does not have the field's type " +
+      return Status::TypeError(where, " does not have the field's type ",
                                (field.type ? field.type->ToString() : std::string("<none>")));
     }
     if (columns[i]->length < num_rows) {
@@ -41,7 +41,7 @@ Result<RecordBatchPtr> RecordBatch::Make(SchemaPtr schema, int64_t num_rows,
 Result<RecordBatchPtr> RecordBatch::FromStructArray(const Field& field, const ArrayDataPtr& data,
                                                     ValidationLevel level) {
   if (!data || !data->type || data->type->id() != TypeId::kStruct) {
-    return Status::TypeError("a record batch comes from a struct array, got " +
+    return Status::TypeError("a record batch comes from a struct array, got ",
                              (data && data->type ? data->type->ToString() : std::string("none")));
   }
   QUIVER_RETURN_NOT_OK(Validate(*data, std::max(level, ValidationLevel::kMinimal)));

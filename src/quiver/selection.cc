@@ -159,16 +159,16 @@ Result<BufferPtr> JoinOffsets(std::span<const Piece> pieces, int64_t width, int6
     const int64_t first = src ? internal::ReadOffset(src, start, width) : 0;
     const int64_t end = extent(*piece.array);
     if (first < 0 || first > end) {
-      return Status::Invalid("row " + std::to_string(piece.begin) + ": offset " +
-                             std::to_string(first) + " lies outside 0.." + std::to_string(end));
+      return Status::Invalid("row ", std::to_string(piece.begin), ": offset ",
+                             std::to_string(first), " lies outside 0..", std::to_string(end));
     }
     int64_t previous = first;
     for (int64_t i = 1; i <= piece.length; ++i) {
       const int64_t value = internal::ReadOffset(src, start + i, width);
       if (value < previous || value > end) {
-        return Status::Invalid("row " + std::to_string(piece.begin + i - 1) + ": offsets " +
-                               std::to_string(previous) + ", " + std::to_string(value) +
-                               " are not an increasing range inside 0.." + std::to_string(end));
+        return Status::Invalid("row ", std::to_string(piece.begin + i - 1), ": offsets ",
+                               std::to_string(previous), ", ", std::to_string(value),
+                               " are not an increasing range inside 0..", std::to_string(end));
       }
       if (value - previous > limit - next) {
         return Status::Invalid(
@@ -231,10 +231,10 @@ Status JoinViews(std::span<const Piece> pieces, int64_t total, ArrayData* out) {
       const int64_t size = data ? data->size() : 0;
       if (view.buffer_index < 0 || view.buffer_index >= variadic || view.offset < 0 ||
           view.length > size - view.offset) {
-        return Status::Invalid("row " + std::to_string(piece.begin + i) + ": view of " +
-                               std::to_string(view.length) + " bytes at buffer " +
-                               std::to_string(view.buffer_index) + " offset " +
-                               std::to_string(view.offset) + " lies outside the data buffers");
+        return Status::Invalid("row ", std::to_string(piece.begin + i), ": view of ",
+                               std::to_string(view.length), " bytes at buffer ",
+                               std::to_string(view.buffer_index), " offset ",
+                               std::to_string(view.offset), " lies outside the data buffers");
       }
       const int32_t index = view.buffer_index + shifts[k];
       std::memcpy(dst + 8, &index, 4);
@@ -344,15 +344,15 @@ Status JoinDictionaries(std::span<const Piece> pieces, ArrayData* out) {
       int64_t index = 0;
       if (!internal::ReadInteger(dst, at, index_type.id(), &index) || index < 0 ||
           index >= piece.array->dictionary->length) {
-        return Status::Invalid("row " + std::to_string(piece.begin + i) + ": dictionary index " +
-                               std::to_string(index) + " lies outside the dictionary of " +
-                               std::to_string(piece.array->dictionary->length) + " values");
+        return Status::Invalid("row ", std::to_string(piece.begin + i), ": dictionary index ",
+                               std::to_string(index), " lies outside the dictionary of ",
+                               std::to_string(piece.array->dictionary->length), " values");
       }
       const int64_t shifted = remap[static_cast<size_t>(index + shift)];
       if (shifted > most) {
-        return Status::Invalid("the joined dictionaries hold " +
-                               std::to_string(out->dictionary->length) + " values, more than " +
-                               index_type.ToString() + " indices address");
+        return Status::Invalid("the joined dictionaries hold ",
+                               std::to_string(out->dictionary->length), " values, more than ",
+                               index_type.ToString(), " indices address");
       }
       std::memcpy(dst + at * width, &shifted, static_cast<size_t>(width));  // little-endian
     }
@@ -675,9 +675,9 @@ Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t 
     }
     const int64_t size = chunk.buffers[2] ? chunk.buffers[2]->size() : 0;
     if (*begin < 0 || *begin > *end || *end > size) {
-      status = Status::Invalid("row " + std::to_string(local) + ": offsets " +
-                               std::to_string(*begin) + ", " + std::to_string(*end) +
-                               " are not an increasing range inside 0.." + std::to_string(size));
+      status = Status::Invalid("row ", std::to_string(local), ": offsets ", std::to_string(*begin),
+                               ", ", std::to_string(*end),
+                               " are not an increasing range inside 0..", std::to_string(size));
       return false;
     }
     return true;
@@ -739,8 +739,8 @@ Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
   if (chunks.empty()) return Status::Invalid("selecting rows needs at least one chunk");
   for (size_t i = 1; i < chunks.size(); ++i) {
     if (!chunks[i]->type->Equals(*chunks[0]->type)) {
-      return Status::TypeError("chunk " + std::to_string(i) + " is " + chunks[i]->type->ToString() +
-                               ", chunk 0 is " + chunks[0]->type->ToString());
+      return Status::TypeError("chunk ", std::to_string(i), " is ", chunks[i]->type->ToString(),
+                               ", chunk 0 is ", chunks[0]->type->ToString());
     }
   }
   return Status::OK();
@@ -788,8 +788,8 @@ Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays) {
   std::vector<Piece> pieces;
   for (size_t i = 0; i < arrays.size(); ++i) {
     if (!arrays[i]->type->Equals(*type)) {
-      return Status::TypeError("array " + std::to_string(i) + " is " + arrays[i]->type->ToString() +
-                               ", array 0 is " + type->ToString());
+      return Status::TypeError("array ", std::to_string(i), " is ", arrays[i]->type->ToString(),
+                               ", array 0 is ", type->ToString());
     }
     if (arrays[i]->length > 0) pieces.push_back({arrays[i].get(), 0, arrays[i]->length});
   }
@@ -805,9 +805,8 @@ Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const 
   for (size_t j = 0; j < indices.size(); ++j) {
     const int64_t i = indices[j];
     if (i < 0 || i >= locator.length()) {
-      return Status::IndexError("index " + std::to_string(i) + " at position " + std::to_string(j) +
-                                " is out of range for " + std::to_string(locator.length()) +
-                                " rows");
+      return Status::IndexError("index ", std::to_string(i), " at position ", std::to_string(j),
+                                " is out of range for ", std::to_string(locator.length()), " rows");
     }
     one_run &= i == indices[0] + static_cast<int64_t>(j);
   }
@@ -828,8 +827,8 @@ Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<cons
   int64_t rows = 0;
   for (const ArrayDataPtr& chunk : chunks) rows += chunk->length;
   if (static_cast<int64_t>(mask.size()) != rows) {
-    return Status::Invalid("filter mask has " + std::to_string(mask.size()) + " entries for " +
-                           std::to_string(rows) + " rows");
+    return Status::Invalid("filter mask has ", std::to_string(mask.size()), " entries for ",
+                           std::to_string(rows), " rows");
   }
   // The rows kept, as Take takes them (a gather, or one zero-copy run).
   return Take(chunks, MarkedRows(mask));

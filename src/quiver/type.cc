@@ -365,9 +365,9 @@ TypePtr struct_(std::vector<Field> fields) {
 
 Result<TypePtr> extension(std::string name, std::string metadata, TypePtr storage) {
   if (name.empty()) return Status::Invalid("extension type name is empty");
-  if (!storage) return Status::Invalid("extension type '" + name + "' has no storage type");
+  if (!storage) return Status::Invalid("extension type '", name, "' has no storage type");
   if (storage->id() == TypeId::kExtension) {
-    return Status::Invalid("extension type '" + name + "' cannot have extension storage");
+    return Status::Invalid("extension type '", name, "' cannot have extension storage");
   }
   return TypePtr(TypeFactory::Extension(std::move(name), std::move(metadata), std::move(storage)));
 }
@@ -412,14 +412,14 @@ TypePtr binary_view() { return Singleton(TypeId::kBinaryView); }
 
 Result<TypePtr> time32(TimeUnit unit) {
   if (unit != TimeUnit::kSecond && unit != TimeUnit::kMilli) {
-    return Status::Invalid(std::string("time32 needs unit s or ms, got ") + TimeUnitName(unit));
+    return Status::Invalid("time32 needs unit s or ms, got ", TimeUnitName(unit));
   }
   return TypePtr(TypeFactory::Temporal(TypeId::kTime32, unit, ""));
 }
 
 Result<TypePtr> time64(TimeUnit unit) {
   if (unit != TimeUnit::kMicro && unit != TimeUnit::kNano) {
-    return Status::Invalid(std::string("time64 needs unit us or ns, got ") + TimeUnitName(unit));
+    return Status::Invalid("time64 needs unit us or ns, got ", TimeUnitName(unit));
   }
   return TypePtr(TypeFactory::Temporal(TypeId::kTime64, unit, ""));
 }
@@ -450,7 +450,7 @@ Result<TypePtr> dictionary(TypePtr index_type, TypePtr value_type, bool ordered)
     return Status::Invalid("dictionary type needs an index type and a value type");
   }
   if (!index_type->is_integer()) {
-    return Status::TypeError("dictionary index type must be a signed or unsigned integer, got " +
+    return Status::TypeError("dictionary index type must be a signed or unsigned integer, got ",
                              index_type->ToString());
   }
   return TypePtr(TypeFactory::Dictionary(std::move(index_type), std::move(value_type), ordered));
@@ -486,7 +486,7 @@ Result<TypePtr> map_(TypePtr key_type, TypePtr item_type, bool keys_sorted) {
 Result<TypePtr> map_(Field entries, bool keys_sorted) {
   if (!entries.type || entries.type->id() != TypeId::kStruct ||
       entries.type->children().size() != 2) {
-    return Status::TypeError("map entries must be a struct of a key and a value field, got " +
+    return Status::TypeError("map entries must be a struct of a key and a value field, got ",
                              (entries.type ? entries.type->ToString() : std::string("no type")));
   }
   const std::vector<Field>& pair = entries.type->children();
@@ -494,7 +494,7 @@ Result<TypePtr> map_(Field entries, bool keys_sorted) {
     return Status::Invalid("map entries field has a child without a type");
   }
   if (pair[0].nullable) {
-    return Status::Invalid("map key field '" + pair[0].name + "' must not be nullable");
+    return Status::Invalid("map key field '", pair[0].name, "' must not be nullable");
   }
   return TypePtr(TypeFactory::Map(std::move(entries), keys_sorted));
 }
@@ -548,7 +548,7 @@ Result<TypePtr> run_end_encoded(TypePtr run_end_type, TypePtr value_type) {
   }
   const TypeId id = run_end_type->id();
   if (id != TypeId::kInt16 && id != TypeId::kInt32 && id != TypeId::kInt64) {
-    return Status::TypeError("run ends must be int16, int32 or int64, got " +
+    return Status::TypeError("run ends must be int16, int32 or int64, got ",
                              run_end_type->ToString());
   }
   return TypePtr(TypeFactory::Nested(TypeId::kRunEndEncoded,
@@ -565,7 +565,7 @@ Result<TypePtr> TypeFromName(const std::string& name) {
   if (name == "float") return float32();
   if (name == "double") return float64();
   if (name == "halffloat") return float16();
-  return Status::TypeError("unknown value type '" + name + "'");
+  return Status::TypeError("unknown value type '", name, "'");
 }
 
 }  // namespace quiver

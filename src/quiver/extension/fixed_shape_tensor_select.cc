@@ -20,8 +20,8 @@ using RowRun = internal::RowRun<FixedShapeTensorArray>;
 // Cells are whole bytes unless the value type is bit-packed bool.
 Status CheckByteCells(const FixedShapeTensorType& type, const char* what) {
   if (type.value_type()->byte_width() == 0) {
-    return Status::NotImplemented(std::string("cannot ") + what + " a fixed_shape_tensor of " +
-                                  type.value_type()->ToString() +
+    return Status::NotImplemented("cannot ", what, " a fixed_shape_tensor of ",
+                                  type.value_type()->ToString(),
                                   " (bit-packed values); use arrow.bool8 for booleans");
   }
   return Status::OK();
@@ -121,8 +121,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::Concat(
   QUIVER_RETURN_NOT_OK(CheckByteCells(first, "concat"));
   for (size_t a = 0; a < arrays.size(); ++a) {
     if (!arrays[a].type().Equals(first)) {
-      return Status::TypeError("cannot concat array " + std::to_string(a) + " (" +
-                               arrays[a].type().ToString() + ") with array 0 (" + first.ToString() +
+      return Status::TypeError("cannot concat array ", std::to_string(a), " (",
+                               arrays[a].type().ToString(), ") with array 0 (", first.ToString(),
                                "): the types must be equal");
     }
   }
@@ -132,8 +132,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::Concat(
 Result<FixedShapeTensorArray> FixedShapeTensorArray::WithNullRows(
     std::span<const uint8_t> null_rows) const {
   if (static_cast<int64_t>(null_rows.size()) != length()) {
-    return Status::Invalid("mask has " + std::to_string(null_rows.size()) + " entries for " +
-                           std::to_string(length()) + " rows");
+    return Status::Invalid("mask has ", std::to_string(null_rows.size()), " entries for ",
+                           std::to_string(length()), " rows");
   }
   QUIVER_ASSIGN_OR_RETURN(BufferPtr validity, Buffer::Allocate((length() + 7) / 8));
   int64_t null_count = 0;

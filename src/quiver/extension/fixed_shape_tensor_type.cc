@@ -64,13 +64,13 @@ Result<FixedShapeTensorType> FixedShapeTensorType::FromDataType(const TypePtr& t
 Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& storage,
                                                                std::string_view metadata) {
   if (!storage || storage->id() != TypeId::kFixedSizeList) {
-    return Status::TypeError(kTypeName + " storage must be a fixed_size_list, got " +
+    return Status::TypeError(kTypeName, " storage must be a fixed_size_list, got ",
                              (storage ? storage->ToString() : std::string("none")));
   }
   QUIVER_ASSIGN_OR_RETURN(nlohmann::json object,
                           internal::ParseMetadataObject(metadata, kTypeName));
   QUIVER_ASSIGN_OR_RETURN(auto shape, internal::ReadIntArray(object, "shape", kTypeName));
-  if (!shape) return Status::Invalid(kTypeName + " metadata has no 'shape'");
+  if (!shape) return Status::Invalid(kTypeName, " metadata has no 'shape'");
   QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
   QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
   QUIVER_ASSIGN_OR_RETURN(

@@ -40,8 +40,8 @@ Result<std::vector<RowRun<Array>>> TakeRuns(const Array& array, std::span<const 
   for (size_t j = 0; j < indices.size(); ++j) {
     const int64_t i = indices[j];
     if (i < 0 || i >= array.length()) {
-      return Status::IndexError("index " + std::to_string(i) + " at position " + std::to_string(j) +
-                                " is out of range for " + std::to_string(array.length()) + " rows");
+      return Status::IndexError("index ", std::to_string(i), " at position ", std::to_string(j),
+                                " is out of range for ", std::to_string(array.length()), " rows");
     }
     AppendRow(runs, &array, i);
   }
@@ -52,8 +52,8 @@ Result<std::vector<RowRun<Array>>> TakeRuns(const Array& array, std::span<const 
 template <typename Array>
 Result<std::vector<RowRun<Array>>> FilterRuns(const Array& array, std::span<const uint8_t> mask) {
   if (static_cast<int64_t>(mask.size()) != array.length()) {
-    return Status::Invalid("filter mask has " + std::to_string(mask.size()) + " entries for " +
-                           std::to_string(array.length()) + " rows");
+    return Status::Invalid("filter mask has ", std::to_string(mask.size()), " entries for ",
+                           std::to_string(array.length()), " rows");
   }
   std::vector<RowRun<Array>> runs;
   for (int64_t i = 0; i < array.length(); ++i) {

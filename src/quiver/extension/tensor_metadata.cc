@@ -12,11 +12,11 @@ Result<json> ParseMetadataObject(std::string_view text, const std::string& type_
   // allow_exceptions=false: malformed input yields a discarded value.
   json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    return Status::Invalid(type_name + " metadata is not valid JSON: '" + std::string(text) + "'");
+    return Status::Invalid(type_name, " metadata is not valid JSON: '", std::string(text), "'");
   }
   if (!parsed.is_object()) {
-    return Status::Invalid(type_name + " metadata must be a JSON object, got '" +
-                           std::string(text) + "'");
+    return Status::Invalid(type_name, " metadata must be a JSON object, got '", std::string(text),
+                           "'");
   }
   return parsed;
 }
@@ -38,7 +38,7 @@ Result<std::optional<std::vector<T>>> ReadArray(const json& object, const char* 
   auto it = object.find(key);
   if (it == object.end()) return std::optional<std::vector<T>>{};
   if (!it->is_array()) {
-    return Status::Invalid(type_name + " metadata '" + key + "' must be an array, each entry " +
+    return Status::Invalid(type_name, " metadata '", key, "' must be an array, each entry ",
                            expected);
   }
   std::vector<T> out;
@@ -47,8 +47,8 @@ Result<std::optional<std::vector<T>>> ReadArray(const json& object, const char* 
     const json& item = (*it)[i];
     std::optional<T> value = read_item(item);
     if (!value) {
-      return Status::Invalid(type_name + " metadata '" + key + "'[" + std::to_string(i) +
-                             "] must be " + expected + ", got " + item.dump());
+      return Status::Invalid(type_name, " metadata '", key, "'[", std::to_string(i), "] must be ",
+                             expected, ", got ", item.dump());
     }
     out.push_back(std::move(*value));
   }
@@ -89,22 +89,22 @@ Result<std::optional<std::vector<std::string>>> ReadStringArray(const json& obje
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name) {
   if (dim_names.empty() || dim_names.size() == ndim) return Status::OK();
-  return Status::Invalid(type_name + " has " + std::to_string(dim_names.size()) +
-                         " dim_names for " + std::to_string(ndim) + " dimensions");
+  return Status::Invalid(type_name, " has ", std::to_string(dim_names.size()), " dim_names for ",
+                         std::to_string(ndim), " dimensions");
 }
 
 Status CheckExtensionType(const TypePtr& type, const char* name) {
   if (type && type->id() == TypeId::kExtension && type->extension_name() == name) {
     return Status::OK();
   }
-  return Status::TypeError("expected an " + std::string(name) + " type, got " +
+  return Status::TypeError("expected an ", std::string(name), " type, got ",
                            (type ? type->ToString() : std::string("none")));
 }
 
 Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name) {
-  if (!value_type) return Status::TypeError(type_name + " needs a value type");
+  if (!value_type) return Status::TypeError(type_name, " needs a value type");
   if (!value_type->is_tensor_value() && value_type->id() != TypeId::kBool) {
-    return Status::TypeError(type_name + " value type must be numeric, bool or bool8, got " +
+    return Status::TypeError(type_name, " value type must be numeric, bool or bool8, got ",
                              value_type->ToString());
   }
   return Status::OK();

@@ -236,12 +236,12 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromJagged(
   QUIVER_RETURN_NOT_OK(internal::CheckDenseValues(type, "build"));
   QUIVER_RETURN_NOT_OK(values.CheckOnHost());  // columns live in host memory
   if (!values.type()->Equals(*type.value_type())) {
-    return Status::TypeError("values hold " + values.type()->ToString() + ", the array holds " +
+    return Status::TypeError("values hold ", values.type()->ToString(), ", the array holds ",
                              type.value_type()->ToString());
   }
   if (values.ndim() != 1 || !values.IsContiguous()) {
-    return Status::Invalid("values must be a contiguous 1-D tensor, got shape " +
-                           internal::FormatShape(values.shape()) + " strides " +
+    return Status::Invalid("values must be a contiguous 1-D tensor, got shape ",
+                           internal::FormatShape(values.shape()), " strides ",
                            internal::FormatShape(values.strides()));
   }
   const int ndim = type.ndim();

@@ -155,8 +155,8 @@ Result<Tensor> VariableShapeTensorArray::ToPaddedInto(uint8_t* out,
   bool fits = out_shape.size() == plan.out_shape.size() && out_shape[0] == plan.out_shape[0];
   for (size_t k = 1; fits && k < out_shape.size(); ++k) fits = out_shape[k] >= plan.out_shape[k];
   if (!fits) {
-    return Status::Invalid("out has shape " + internal::FormatShape(out_shape) +
-                           " but the padded batch has shape " +
+    return Status::Invalid("out has shape ", internal::FormatShape(out_shape),
+                           " but the padded batch has shape ",
                            internal::FormatShape(plan.out_shape));
   }
   plan.cell.assign(out_shape.begin() + 1, out_shape.end());

@@ -16,8 +16,7 @@ Status RowError(int64_t i, const std::string& message) {
 
 Status CheckDenseValues(const VariableShapeTensorType& type, const char* what) {
   if (type.value_type()->is_tensor_value()) return Status::OK();
-  return Status::NotImplemented(std::string("cannot ") + what + " " +
-                                type.value_type()->ToString() +
+  return Status::NotImplemented("cannot ", what, " ", type.value_type()->ToString(),
                                 " tensors: Arrow bools are bit-packed");
 }
 
@@ -122,13 +121,12 @@ Result<VariableShapeTensorArray> Assemble(const VariableShapeTensorType& type,
 Result<std::vector<int64_t>> ReadIntegers(const Tensor& tensor, std::span<const int64_t> expected,
                                           const char* what) {
   if (!tensor.type()->is_integer()) {
-    return Status::TypeError(std::string(what) + " must hold integers, got " +
+    return Status::TypeError(std::string(what), " must hold integers, got ",
                              tensor.type()->ToString());
   }
   if (!std::equal(tensor.shape().begin(), tensor.shape().end(), expected.begin(), expected.end())) {
-    return Status::Invalid(std::string(what) + " has shape " +
-                           internal::FormatShape(tensor.shape()) + ", expected " +
-                           internal::FormatShape(expected));
+    return Status::Invalid(std::string(what), " has shape ", internal::FormatShape(tensor.shape()),
+                           ", expected ", internal::FormatShape(expected));
   }
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(tensor.size()));

@@ -137,8 +137,8 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::Concat(
     if (!type.value_type()->Equals(*first.value_type()) || type.ndim() != first.ndim() ||
         type.dim_names() != first.dim_names() ||
         !internal::SamePermutation(type.permutation(), first.permutation())) {
-      return Status::TypeError("cannot concat array " + std::to_string(a) + " (" + type.ToString() +
-                               ") with array 0 (" + first.ToString() +
+      return Status::TypeError("cannot concat array ", std::to_string(a), " (", type.ToString(),
+                               ") with array 0 (", first.ToString(),
                                "): value type, ndim, dim_names and permutation must match");
     }
   }

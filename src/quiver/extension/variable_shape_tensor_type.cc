@@ -42,11 +42,10 @@ TypePtr CanonicalStorage(const TypePtr& value_type, int ndim) {
 // entries of any integer type.
 Status ReadStorage(const TypePtr& storage, TypePtr* value_type, int* ndim) {
   auto wrong = [&](const std::string& why) {
-    return Status::TypeError(kTypeName +
+    return Status::TypeError(kTypeName,
                              " storage must be struct<data: list<value>, shape: "
-                             "fixed_size_list<int32>[ndim]>, got " +
-                             (storage ? storage->ToString() : std::string("none")) + " (" + why +
-                             ")");
+                             "fixed_size_list<int32>[ndim]>, got ",
+                             (storage ? storage->ToString() : std::string("none")), " (", why, ")");
   };
   if (!storage || storage->id() != TypeId::kStruct) return wrong("not a struct");
   if (storage->children().size() != 2) return wrong("needs exactly two fields");

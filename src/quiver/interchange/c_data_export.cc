@@ -67,7 +67,7 @@ Status DepthError(int depth) {
 
 Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
   if (depth > kMaxNestingDepth) return DepthError(depth);
-  if (!field.type) return Status::Invalid("field '" + field.name + "' has no type");
+  if (!field.type) return Status::Invalid("field '", field.name, "' has no type");
   const DataType& storage = field.type->storage();
   auto owned = std::make_unique<ExportedSchema>();
   owned->format = internal::FormatString(storage);
@@ -136,7 +136,7 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
                            data->children.size(), " children");
   }
   if (layout.dictionary != (data->dictionary != nullptr)) {
-    return Status::Invalid("cannot export " + data->type->ToString() +
+    return Status::Invalid("cannot export ", data->type->ToString(),
                            (layout.dictionary ? " without a dictionary" : " with a dictionary"));
   }
   auto owned = std::make_unique<ExportedArray>();

@@ -57,7 +57,7 @@ Result<TypePtr> ParseDecimal(const std::string& format) {
             (++pos, ParseInt(format, &pos, ',', &scale));
   if (ok && pos < format.size()) ok = (++pos, ParseInt(format, &pos, '\0', &bits));
   if (!ok || pos != format.size()) {
-    return Status::Invalid("format '" + format +
+    return Status::Invalid("format '", format,
                            "' is not a decimal format d:precision,scale[,bits]");
   }
   if (bits == 32) return decimal32(precision, scale);
@@ -82,13 +82,13 @@ Result<TypePtr> ParseTemporal(const std::string& format) {
   if (unit_ok && format.size() == 3 && format[1] == 'D') return duration(unit);
   if (unit_ok && format[1] == 's') {
     if (format.size() == 3 || format[3] != ':') {
-      return Status::Invalid("format '" + format +
+      return Status::Invalid("format '", format,
                              "' needs ':' and a time zone (possibly empty) "
                              "after the unit");
     }
     return timestamp(unit, format.substr(4));
   }
-  return Status::NotImplemented("format '" + format + "' is not supported by quiver");
+  return Status::NotImplemented("format '", format, "' is not supported by quiver");
 }
 
 // Parses the N of "w:N" / "+w:N" (after `prefix`).
@@ -98,7 +98,7 @@ Result<int32_t> ParseSize(const std::string& format, size_t prefix) {
   int32_t value = 0;
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr != end || begin == end || value < 0) {
-    return Status::Invalid("format '" + format + "' has an invalid size");
+    return Status::Invalid("format '", format, "' has an invalid size");
   }
   return value;
 }
@@ -118,13 +118,13 @@ Result<TypePtr> ParseUnion(const std::string& format, std::vector<Field> childre
   while (pos < format.size()) {
     int32_t code = 0;
     if (!ParseInt(format, &pos, ',', &code) || code < 0 || code > 127) {
-      return Status::Invalid("format '" + format +
+      return Status::Invalid("format '", format,
                              "' is not a union format +us: or +ud: with type codes in [0, 127]");
     }
     codes.push_back(static_cast<int8_t>(code));
     if (pos < format.size()) ++pos;  // the comma
     if (pos == format.size() && format.back() == ',') {
-      return Status::Invalid("format '" + format + "' ends with a comma");
+      return Status::Invalid("format '", format, "' ends with a comma");
     }
   }
   if (codes.size() != children.size()) {
@@ -228,7 +228,7 @@ Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> chi
     QUIVER_RETURN_NOT_OK(ExpectChildren(format, children, 0));
     return ParseTemporal(format);
   }
-  return Status::NotImplemented("format '" + format + "' is not supported by quiver");
+  return Status::NotImplemented("format '", format, "' is not supported by quiver");
 }
 
 namespace internal {
@@ -267,7 +267,7 @@ Result<KeyValueMetadata> DecodeMetadata(const char* encoded) {
     encoded += key_length;
     int32_t value_length = get_int();
     if (value_length < 0)
-      return Status::Invalid("schema metadata value of '" + key + "' has a negative length");
+      return Status::Invalid("schema metadata value of '", key, "' has a negative length");
     std::string value(encoded, value_length);
     encoded += value_length;
     out.emplace_back(std::move(key), std::move(value));

@@ -43,8 +43,8 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     return Status::Invalid(path, ": ArrowSchema nests more than ", kMaxNestingDepth,
                            " levels deep");
   }
-  if (schema.release == nullptr) return Status::Invalid(path + ": ArrowSchema is released");
-  if (schema.format == nullptr) return Status::Invalid(path + ": ArrowSchema has no format");
+  if (schema.release == nullptr) return Status::Invalid(path, ": ArrowSchema is released");
+  if (schema.format == nullptr) return Status::Invalid(path, ": ArrowSchema has no format");
   if (schema.n_children < 0 || (schema.n_children > 0 && schema.children == nullptr)) {
     return Status::Invalid(path, ": ArrowSchema has ", schema.n_children,
                            " children but no children array");
@@ -166,10 +166,10 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                                             : std::to_string(layout.num_buffers)));
   }
   if (layout.dictionary && node.dictionary == nullptr) {
-    return Status::Invalid("ArrowArray of type " + type->ToString() + " has no dictionary");
+    return Status::Invalid("ArrowArray of type ", type->ToString(), " has no dictionary");
   }
   if (!layout.dictionary && node.dictionary != nullptr) {
-    return Status::Invalid("ArrowArray of type " + type->ToString() +
+    return Status::Invalid("ArrowArray of type ", type->ToString(),
                            " has a dictionary, but its schema is not dictionary-encoded");
   }
   const int64_t expected_children = internal::ChildCount(storage);
@@ -178,7 +178,7 @@ Result<ArrayDataPtr> ImportNode(const ArrowArray& node, const TypePtr& type,
                            " children, expected ", expected_children);
   }
   if (layout.has_offsets() && node.buffers[1] == nullptr && node.offset + node.length > 0) {
-    return Status::Invalid("ArrowArray of type " + type->ToString() + " has no offsets buffer");
+    return Status::Invalid("ArrowArray of type ", type->ToString(), " has no offsets buffer");
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, BufferSizes(node, layout));
   auto data = std::make_shared<ArrayData>();

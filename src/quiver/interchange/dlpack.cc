@@ -41,7 +41,7 @@ DLDataType TensorValueDataType(const DataType& type) {
 Result<DLDataType> DataTypeOf(const DataType& type) {
   const DLDataType dtype = TensorValueDataType(type);
   if (dtype.bits == 0) {
-    return Status::TypeError("DLPack export needs a numeric or bool8 tensor, got " +
+    return Status::TypeError("DLPack export needs a numeric or bool8 tensor, got ",
                              type.ToString());
   }
   return dtype;

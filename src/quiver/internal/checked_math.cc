@@ -16,7 +16,7 @@ Status ShapeProductError(std::span<const int64_t> shape, std::string_view what) 
       return Status::Invalid(what, ": dimension ", i, " has negative size ", shape[i]);
     }
   }
-  return Status::Invalid(std::string(what) + ": product of shape " + FormatShape(shape) +
+  return Status::Invalid(std::string(what), ": product of shape ", FormatShape(shape),
                          " overflows int64");
 }
 

@@ -17,14 +17,14 @@ Result<Compression> BodyCodec(const Message& message, const fb::RecordBatch& bat
   const fb::BodyCompression* compression = batch.compression();
   if (compression == nullptr) return Compression::kNone;
   if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
-    return Status::NotImplemented(message.Where() + ": unknown body compression method");
+    return Status::NotImplemented(message.Where(), ": unknown body compression method");
   }
   switch (compression->codec()) {
     case fb::CompressionType::LZ4_FRAME: return Compression::kLz4Frame;
     case fb::CompressionType::ZSTD: return Compression::kZstd;
     default: break;
   }
-  return Status::NotImplemented(message.Where() + ": unknown compression codec " +
+  return Status::NotImplemented(message.Where(), ": unknown compression codec ",
                                 std::to_string(static_cast<int>(compression->codec())));
 }
 
@@ -44,11 +44,11 @@ class NodeWalker {
         pre_v5_(message.header->version() < fb::MetadataVersion::V5) {}
 
   Result<FieldNodeLayout> Walk(const Field& field, const std::string& where, int depth) {
-    if (depth > kMaxNestingDepth) return Status::Invalid(where + ": nested too deeply");
+    if (depth > kMaxNestingDepth) return Status::Invalid(where, ": nested too deeply");
     QUIVER_ASSIGN_OR_RETURN(const fb::FieldNode node, NextNode(where));
     if (node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length()) {
-      return Status::Invalid(where + ": field node has length " + std::to_string(node.length()) +
-                             " and null count " + std::to_string(node.null_count()));
+      return Status::Invalid(where, ": field node has length ", std::to_string(node.length()),
+                             " and null count ", std::to_string(node.null_count()));
     }
     FieldNodeLayout out;
     out.field = field;
@@ -81,15 +81,14 @@ class NodeWalker {
     const int64_t nodes = nodes_ ? nodes_->size() : 0;
     const int64_t variadic = variadic_ ? variadic_->size() : 0;
     if (next_variadic_ != variadic) {
-      return Status::Invalid(message_.Where() + ": the record batch has " +
-                             std::to_string(variadic) +
-                             " variadic buffer counts, the schema's view columns use " +
+      return Status::Invalid(message_.Where(), ": the record batch has ", std::to_string(variadic),
+                             " variadic buffer counts, the schema's view columns use ",
                              std::to_string(next_variadic_));
     }
     if (next_node_ != nodes || next_buffer_ != num_buffers_) {
-      return Status::Invalid(message_.Where() + ": the record batch has " + std::to_string(nodes) +
-                             " field nodes and " + std::to_string(num_buffers_) +
-                             " buffers, the schema uses " + std::to_string(next_node_) + " and " +
+      return Status::Invalid(message_.Where(), ": the record batch has ", std::to_string(nodes),
+                             " field nodes and ", std::to_string(num_buffers_),
+                             " buffers, the schema uses ", std::to_string(next_node_), " and ",
                              std::to_string(next_buffer_));
     }
     return Status::OK();
@@ -98,8 +97,8 @@ class NodeWalker {
  private:
   Result<fb::FieldNode> NextNode(const std::string& where) {
     if (!nodes_ || next_node_ >= static_cast<int64_t>(nodes_->size())) {
-      return Status::Invalid(message_.Where() + ": " + where + " needs field node " +
-                             std::to_string(next_node_) + ", the record batch has " +
+      return Status::Invalid(message_.Where(), ": ", where, " needs field node ",
+                             std::to_string(next_node_), ", the record batch has ",
                              std::to_string(nodes_ ? nodes_->size() : 0));
     }
     return LoadStruct(nodes_, static_cast<flatbuffers::uoffset_t>(next_node_++));
@@ -107,8 +106,8 @@ class NodeWalker {
 
   Result<int64_t> NextBuffer(const std::string& where) {
     if (next_buffer_ >= num_buffers_) {
-      return Status::Invalid(message_.Where() + ": " + where + " needs buffer " +
-                             std::to_string(next_buffer_) + ", the record batch has " +
+      return Status::Invalid(message_.Where(), ": ", where, " needs buffer ",
+                             std::to_string(next_buffer_), ", the record batch has ",
                              std::to_string(num_buffers_));
     }
     return next_buffer_++;
@@ -132,16 +131,16 @@ class NodeWalker {
   // A view array's data buffers: as many as its variadic count says.
   Status WalkVariadic(const std::string& where, FieldNodeLayout* out) {
     if (!variadic_ || next_variadic_ >= static_cast<int64_t>(variadic_->size())) {
-      return Status::Invalid(message_.Where() + ": " + where + " needs variadic buffer count " +
-                             std::to_string(next_variadic_) + ", the record batch has " +
+      return Status::Invalid(message_.Where(), ": ", where, " needs variadic buffer count ",
+                             std::to_string(next_variadic_), ", the record batch has ",
                              std::to_string(variadic_ ? variadic_->size() : 0));
     }
     const int64_t count =
         LoadScalar(variadic_, static_cast<flatbuffers::uoffset_t>(next_variadic_++));
     const int64_t left = num_buffers_ - next_buffer_;
     if (count < 0 || count > left) {
-      return Status::Invalid(message_.Where() + ": " + where + " claims " + std::to_string(count) +
-                             " variadic buffers, " + std::to_string(left) + " buffers are left");
+      return Status::Invalid(message_.Where(), ": ", where, " claims ", std::to_string(count),
+                             " variadic buffers, ", std::to_string(left), " buffers are left");
     }
     for (int64_t k = 0; k < count; ++k) out->buffers.push_back(next_buffer_++);
     return Status::OK();
@@ -149,7 +148,7 @@ class NodeWalker {
 
   Result<int64_t> NextDictionaryId(const std::string& where) {
     if (ids_ == nullptr || next_dictionary_ >= static_cast<int64_t>(ids_->size())) {
-      return Status::Invalid(message_.Where() + ": " + where +
+      return Status::Invalid(message_.Where(), ": ", where,
                              " is dictionary-encoded but the "
                              "schema names no dictionary for it");
     }
@@ -184,12 +183,12 @@ Result<BodyBufferSpan> SpanOf(const Message& message, const BatchLayout& layout,
 // for bytes stored raw after it.
 Result<int64_t> LengthPrefix(const Message& message, const BodyBufferSpan& span,
                              const std::string& where, const ReadOptions& options) {
-  if (span.length < 8) return Status::Invalid(where + " is compressed but has no length prefix");
+  if (span.length < 8) return Status::Invalid(where, " is compressed but has no length prefix");
   int64_t claimed;
   std::memcpy(&claimed, message.body->data() + span.offset, 8);
   if (claimed != -1 && (claimed < 0 || claimed > options.max_decompressed_buffer)) {
-    return Status::Invalid(where + " claims " + std::to_string(claimed) +
-                           " decompressed bytes; the limit is " +
+    return Status::Invalid(where, " claims ", std::to_string(claimed),
+                           " decompressed bytes; the limit is ",
                            std::to_string(options.max_decompressed_buffer));
   }
   return claimed;
@@ -199,7 +198,7 @@ Result<int64_t> LengthPrefix(const Message& message, const BodyBufferSpan& span,
 
 Result<BatchLayout> DescribeBuffers(const Message& message, const fb::RecordBatch& batch) {
   if (batch.length() < 0) {
-    return Status::Invalid(message.Where() + ": negative row count " +
+    return Status::Invalid(message.Where(), ": negative row count ",
                            std::to_string(batch.length()));
   }
   BatchLayout out;
@@ -213,10 +212,9 @@ Result<BatchLayout> DescribeBuffers(const Message& message, const fb::RecordBatc
     const fb::Buffer spec = LoadStruct(specs, static_cast<flatbuffers::uoffset_t>(i));
     const int64_t offset = spec.offset(), length = spec.length();
     if (offset < 0 || length < 0 || offset > out.body_length || length > out.body_length - offset) {
-      return Status::Invalid(message.Where() + ": buffer " + std::to_string(i) + " [" +
-                             std::to_string(offset) + ", +" + std::to_string(length) +
-                             ") lies outside the " + std::to_string(out.body_length) +
-                             "-byte body");
+      return Status::Invalid(message.Where(), ": buffer ", std::to_string(i), " [",
+                             std::to_string(offset), ", +", std::to_string(length),
+                             ") lies outside the ", std::to_string(out.body_length), "-byte body");
     }
     out.buffers.push_back({offset, length});
   }
@@ -233,9 +231,8 @@ Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& 
     const std::string where = "column " + std::to_string(i) + " (" + field.name + ")";
     QUIVER_ASSIGN_OR_RETURN(FieldNodeLayout column, walker.Walk(field, where, 0));
     if (column.length != out.num_rows) {
-      return Status::Invalid(message.Where() + ": " + where + " has " +
-                             std::to_string(column.length) + " rows, the batch " +
-                             std::to_string(out.num_rows));
+      return Status::Invalid(message.Where(), ": ", where, " has ", std::to_string(column.length),
+                             " rows, the batch ", std::to_string(out.num_rows));
     }
     out.columns.push_back(std::move(column));
   }

@@ -21,9 +21,9 @@ namespace {
 // error says how to get a quiver that has it.
 Status MissingCodec(Compression codec, const char* debian_package) {
   return Status::NotImplemented(
-      std::string("this build of quiver has no ") + CodecName(codec) +
-      " codec: it was built without the " + (codec == Compression::kZstd ? "ZSTD" : "LZ4") +
-      " development files. Install " + debian_package +
+      "this build of quiver has no ", CodecName(codec), " codec: it was built without the ",
+      (codec == Compression::kZstd ? "ZSTD" : "LZ4"), " development files. Install ",
+      debian_package,
       " (Debian/Ubuntu; or your system's package of the library) and rebuild quiver (from "
       "its clone: pip install \".[arrow]\"), or build the binary wheel, which carries both "
       "codecs (make wheel, then pip install dist/quiver_tensors-*.whl)");
@@ -40,7 +40,7 @@ Result<BufferPtr> CompressLz4(int level, const uint8_t* data, int64_t size) {
   const size_t written =
       LZ4F_compressFrame(out->mutable_data(), bound, data, static_cast<size_t>(size), &preferences);
   if (LZ4F_isError(written)) {
-    return Status::IOError(std::string("LZ4 compression failed: ") + LZ4F_getErrorName(written));
+    return Status::IOError("LZ4 compression failed: ", LZ4F_getErrorName(written));
   }
   return Buffer::Slice(out, 0, static_cast<int64_t>(written));
 }
@@ -62,7 +62,7 @@ Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expec
                            &in_size, nullptr);
     if (LZ4F_isError(hint)) {
       LZ4F_freeDecompressionContext(context);
-      return Status::Invalid(std::string("corrupt LZ4 frame: ") + LZ4F_getErrorName(hint));
+      return Status::Invalid("corrupt LZ4 frame: ", LZ4F_getErrorName(hint));
     }
     in_pos += in_size;
     out_pos += out_size;
@@ -101,7 +101,7 @@ Result<BufferPtr> CompressZstd(int level, const uint8_t* data, int64_t size, int
   const size_t written =
       ZstdFrame(out->mutable_data(), bound, data, static_cast<size_t>(size), zstd_level, workers);
   if (ZSTD_isError(written)) {
-    return Status::IOError(std::string("ZSTD compression failed: ") + ZSTD_getErrorName(written));
+    return Status::IOError("ZSTD compression failed: ", ZSTD_getErrorName(written));
   }
   return Buffer::Slice(out, 0, static_cast<int64_t>(written));
 }
@@ -111,7 +111,7 @@ Result<BufferPtr> DecompressZstd(const uint8_t* data, int64_t size, int64_t expe
   const size_t got = ZSTD_decompress(out->mutable_data(), static_cast<size_t>(expected), data,
                                      static_cast<size_t>(size));
   if (ZSTD_isError(got)) {
-    return Status::Invalid(std::string("corrupt ZSTD frame: ") + ZSTD_getErrorName(got));
+    return Status::Invalid("corrupt ZSTD frame: ", ZSTD_getErrorName(got));
   }
   if (got != static_cast<size_t>(expected)) {
     return Status::Invalid("ZSTD frame decompresses to ", got, " bytes, the buffer claims ",

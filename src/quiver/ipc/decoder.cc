@@ -58,7 +58,7 @@ class ArrayLoader {
       if (static_cast<int>(b) < layout.num_buffers && layout.roles[b] == BufferRole::kValidity &&
           (data->null_count == 0 || buffer->size() == 0)) {
         if (data->null_count != 0) {
-          return Status::Invalid(where + ": " + std::to_string(data->null_count) +
+          return Status::Invalid(where, ": ", std::to_string(data->null_count),
                                  " nulls but no validity bitmap");
         }
         buffer = nullptr;
@@ -87,8 +87,8 @@ class ArrayLoader {
       auto found = memo_->values.find(id);
       if (found != memo_->values.end()) return found->second;
     }
-    return Status::Invalid(message_.Where() + ": " + where + " uses dictionary id " +
-                           std::to_string(id) + ", which no dictionary batch before it defined");
+    return Status::Invalid(message_.Where(), ": ", where, " uses dictionary id ",
+                           std::to_string(id), ", which no dictionary batch before it defined");
   }
 
   const Message& message_;
@@ -285,12 +285,12 @@ Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
                              const ReadOptions& options, bool swap_byte_order) {
   const fb::DictionaryBatch* batch = message.header->header_as_DictionaryBatch();
   if (batch == nullptr || batch->data() == nullptr) {
-    return Status::Invalid(message.Where() + " is not a dictionary batch with data");
+    return Status::Invalid(message.Where(), " is not a dictionary batch with data");
   }
   const int64_t id = batch->id();
   auto type = memo->types.find(id);
   if (type == memo->types.end()) {
-    return Status::Invalid(message.Where() + ": dictionary id " + std::to_string(id) +
+    return Status::Invalid(message.Where(), ": dictionary id ", std::to_string(id),
                            " does not exist in the schema");
   }
   Schema values_schema;
@@ -312,7 +312,7 @@ Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
   ArrayDataPtr values = columns[0];
   if (batch->is_delta()) {
     if (existing == memo->values.end()) {
-      return Status::Invalid(message.Where() + ": a delta for dictionary id " + std::to_string(id) +
+      return Status::Invalid(message.Where(), ": a delta for dictionary id ", std::to_string(id),
                              ", which has no dictionary yet");
     }
     QUIVER_ASSIGN_OR_RETURN(values, AppendDelta(existing->second, values));
@@ -327,7 +327,7 @@ Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr
                                          const DictionaryMemo& memo, const ReadOptions& options,
                                          bool swap_byte_order) {
   const fb::RecordBatch* batch = message.header->header_as_RecordBatch();
-  if (batch == nullptr) return Status::Invalid(message.Where() + " is not a record batch");
+  if (batch == nullptr) return Status::Invalid(message.Where(), " is not a record batch");
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
                           LoadColumns(message, *batch, *schema, &memo, &memo.ids, options));
   if (swap_byte_order) {

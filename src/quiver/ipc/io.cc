@@ -22,7 +22,7 @@ namespace quiver::ipc {
 namespace {
 
 Status ErrnoError(const std::string& what) {
-  return Status::IOError(what + ": " + std::strerror(errno));
+  return Status::IOError(what, ": ", std::strerror(errno));
 }
 
 Status CheckRange(int64_t offset, int64_t length, int64_t size) {
@@ -286,7 +286,7 @@ class DescriptorSink : public OutputSink {
 
   Status Usable() const {
     if (!failure_.ok()) return failure_;
-    if (closed_) return Status::IOError("write to " + name_ + " after it was closed");
+    if (closed_) return Status::IOError("write to ", name_, " after it was closed");
     return Status::OK();
   }
   // Records a failed write of `size` bytes (at `back` bytes before the
@@ -335,7 +335,7 @@ Result<int> OpenForReading(const std::string& path, struct stat* info) {
   }
   if (S_ISDIR(info->st_mode)) {
     close(fd);  // open() takes a directory; mapping or reading it fails obscurely
-    return Status::IOError("'" + path + "' is a directory, not a file");
+    return Status::IOError("'", path, "' is a directory, not a file");
   }
   return fd;
 }
@@ -466,7 +466,7 @@ Result<std::shared_ptr<OutputSink>> ReplacingSink(const std::string& name,
       return ErrnoError("cannot create a file beside '" + target + "' ('" + temp + "')");
     }
   }
-  return Status::IOError("cannot find a free temporary name beside '" + target + "'");
+  return Status::IOError("cannot find a free temporary name beside '", target, "'");
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, in
   flatbuffers::Verifier verifier(bytes, static_cast<size_t>(size), kMaxVerifierDepth,
                                  kMaxVerifierTables);
   if (!verifier.VerifyBuffer<T>(nullptr)) {
-    return Status::Invalid(std::string(what) + " " + At(offset) +
+    return Status::Invalid(std::string(what), " ", At(offset),
                            " is not a valid flatbuffer (corrupt, or nested or sized past the "
                            "reader's limits)");
   }
@@ -90,7 +90,7 @@ Result<BufferPtr> OwnedMetadata(BufferPtr raw, bool borrowed) {
 // A union tag says which table the header is, not that the table is there.
 Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
   if (header.header_type() == fb::MessageHeader::NONE) {
-    return Status::Invalid("message " + At(offset) + " has no header");
+    return Status::Invalid("message ", At(offset), " has no header");
   }
   if (header.header() == nullptr) {
     const char* name = fb::EnumNameMessageHeader(header.header_type());
@@ -117,7 +117,7 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
   int32_t length = ReadInt32(head->data());
   if (static_cast<uint32_t>(length) == kContinuation) {
     QUIVER_ASSIGN_OR_RETURN(BufferPtr rest, stream.Read(4));
-    if (rest->size() < 4) return Status::Invalid("truncated message length " + At(offset + 4));
+    if (rest->size() < 4) return Status::Invalid("truncated message length ", At(offset + 4));
     length = ReadInt32(rest->data());
     prefix = 8;
   }
@@ -153,7 +153,7 @@ Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) 
 
 Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,
                                   fb::MessageHeader kind, const std::string& name) {
-  if (!source) return Status::Invalid("Read" + name + " needs a source");
+  if (!source) return Status::Invalid("Read", name, " needs a source");
   if (offset == 0 && source->size() > 0) {
     // Another kind of file is named before its bytes are parsed as a
     // message (an empty one keeps the "no message" error below).
@@ -167,9 +167,9 @@ Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, in
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, offset));
   if (!message) return Status::Invalid("no ", name, " message at byte ", offset);
   if (message->header->header_type() != kind) {
-    return Status::Invalid(message->Where() + " is a " +
-                           std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
-                           " message, not a " + name);
+    return Status::Invalid(message->Where(), " is a ",
+                           std::string(fb::EnumNameMessageHeader(message->header->header_type())),
+                           " message, not a ", name);
   }
   return std::move(*message);
 }

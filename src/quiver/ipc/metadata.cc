@@ -130,13 +130,13 @@ Result<TypeOffset> WriteType(flatbuffers::FlatBufferBuilder& builder, const Data
       return TypeOffset{fb::Type::BinaryView, fb::CreateBinaryView(builder).Union()};
     default: break;
   }
-  return Status::NotImplemented("cannot write type " + storage.ToString() + " to IPC");
+  return Status::NotImplemented("cannot write type ", storage.ToString(), " to IPC");
 }
 
 Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder& builder,
                                                   const Field& field, int depth,
                                                   int64_t* next_dictionary_id) {
-  if (!field.type) return Status::Invalid("field '" + field.name + "' has no type");
+  if (!field.type) return Status::Invalid("field '", field.name, "' has no type");
   if (depth > kMaxNestingDepth) {
     return Status::Invalid("field '", field.name, "' nests more than ", kMaxNestingDepth,
                            " levels deep");
@@ -147,7 +147,7 @@ Result<flatbuffers::Offset<fb::Field>> WriteField(flatbuffers::FlatBufferBuilder
   const bool is_dictionary = encoded.id() == TypeId::kDictionary;
   const DataType& storage = is_dictionary ? encoded.value_type()->storage() : encoded;
   if (is_dictionary && encoded.value_type()->id() == TypeId::kExtension) {
-    return Status::NotImplemented("field '" + field.name +
+    return Status::NotImplemented("field '", field.name,
                                   "': dictionaries of extension values cannot be written");
   }
   // Ids go in pre-order: a dictionary's own id before the ids of the
@@ -181,7 +181,7 @@ std::string ChildPath(const std::string& parent, size_t index, const flatbuffers
 }
 
 Result<TypePtr> ReadIntType(const fb::Int* type, const std::string& where) {
-  if (type == nullptr) return Status::Invalid(where + ": Int type without its table");
+  if (type == nullptr) return Status::Invalid(where, ": Int type without its table");
   const bool is_signed = type->is_signed();
   switch (type->bit_width()) {
     case 8: return is_signed ? int8() : uint8();
@@ -194,7 +194,7 @@ Result<TypePtr> ReadIntType(const fb::Int* type, const std::string& where) {
 }
 
 Result<TypePtr> ReadFloatType(const fb::FloatingPoint* type, const std::string& where) {
-  if (type == nullptr) return Status::Invalid(where + ": FloatingPoint type without its table");
+  if (type == nullptr) return Status::Invalid(where, ": FloatingPoint type without its table");
   switch (type->precision()) {
     case fb::Precision::HALF: return float16();
     case fb::Precision::SINGLE: return float32();
@@ -214,7 +214,7 @@ Status ExpectChildren(const std::vector<Field>& children, size_t expected, const
 // A Union table: its mode and type ids (absent: 0, 1, .. n - 1).
 Result<TypePtr> ReadUnionType(const fb::Union* type, std::vector<Field> children,
                               const std::string& where) {
-  if (type == nullptr) return Status::Invalid(where + ": Union type without its table");
+  if (type == nullptr) return Status::Invalid(where, ": Union type without its table");
   std::vector<int8_t> codes;
   if (const auto* ids = type->type_ids()) {
     for (flatbuffers::uoffset_t i = 0; i < ids->size(); ++i) {
@@ -263,7 +263,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     case fb::Type::FixedSizeBinary: {
       const fb::FixedSizeBinary* type = field.type_as_FixedSizeBinary();
       if (type == nullptr)
-        return Status::Invalid(where + ": FixedSizeBinary type without its table");
+        return Status::Invalid(where, ": FixedSizeBinary type without its table");
       auto made = fixed_size_binary(type->byte_width());
       if (!made.ok()) return made.status().WithContext(where);
       return leaf(*made);
@@ -276,7 +276,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     }
     case fb::Type::FixedSizeList: {
       const fb::FixedSizeList* type = field.type_as_FixedSizeList();
-      if (type == nullptr) return Status::Invalid(where + ": FixedSizeList type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": FixedSizeList type without its table");
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, "FixedSizeList", where));
       auto made = fixed_size_list(std::move(children[0]), type->list_size());
       if (!made.ok()) return made.status().WithContext(where);
@@ -288,12 +288,12 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     case fb::Type::BinaryView: return leaf(binary_view());
     case fb::Type::Date: {
       const fb::Date* type = field.type_as_Date();
-      if (type == nullptr) return Status::Invalid(where + ": Date type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Date type without its table");
       return leaf(type->unit() == fb::DateUnit::DAY ? date32() : date64());
     }
     case fb::Type::Time: {
       const fb::Time* type = field.type_as_Time();
-      if (type == nullptr) return Status::Invalid(where + ": Time type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Time type without its table");
       QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
       auto made = type->bit_width() == 32 ? time32(unit)
                   : type->bit_width() == 64
@@ -305,7 +305,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     }
     case fb::Type::Timestamp: {
       const fb::Timestamp* type = field.type_as_Timestamp();
-      if (type == nullptr) return Status::Invalid(where + ": Timestamp type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Timestamp type without its table");
       QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
       auto made = timestamp(unit, type->timezone() ? type->timezone()->str() : "");
       if (!made.ok()) return made.status().WithContext(where);
@@ -313,7 +313,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     }
     case fb::Type::Duration: {
       const fb::Duration* type = field.type_as_Duration();
-      if (type == nullptr) return Status::Invalid(where + ": Duration type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Duration type without its table");
       QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, FromWire(type->unit(), where));
       auto made = duration(unit);
       if (!made.ok()) return made.status().WithContext(where);
@@ -321,7 +321,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     }
     case fb::Type::Decimal: {
       const fb::Decimal* type = field.type_as_Decimal();
-      if (type == nullptr) return Status::Invalid(where + ": Decimal type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Decimal type without its table");
       auto made = type->bit_width() == 128   ? decimal128(type->precision(), type->scale())
                   : type->bit_width() == 256 ? decimal256(type->precision(), type->scale())
                   : type->bit_width() == 32  ? decimal32(type->precision(), type->scale())
@@ -334,7 +334,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     }
     case fb::Type::Interval: {
       const fb::Interval* type = field.type_as_Interval();
-      if (type == nullptr) return Status::Invalid(where + ": Interval type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Interval type without its table");
       switch (type->unit()) {
         case fb::IntervalUnit::YEAR_MONTH: return leaf(*interval(IntervalUnit::kYearMonth));
         case fb::IntervalUnit::DAY_TIME: return leaf(*interval(IntervalUnit::kDayTime));
@@ -344,7 +344,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
     }
     case fb::Type::Map: {
       const fb::Map* type = field.type_as_Map();
-      if (type == nullptr) return Status::Invalid(where + ": Map type without its table");
+      if (type == nullptr) return Status::Invalid(where, ": Map type without its table");
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, "Map", where));
       auto made = map_(std::move(children[0]), type->keys_sorted());
       if (!made.ok()) return made.status().WithContext(where);
@@ -363,7 +363,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
       if (!made.ok()) return made.status().WithContext(where);
       return *made;
     }
-    case fb::Type::NONE: return Status::Invalid(where + ": field has no type");
+    case fb::Type::NONE: return Status::Invalid(where, ": field has no type");
     default: break;
   }
   const char* name = fb::EnumNameType(type_type);
@@ -373,7 +373,7 @@ Result<TypePtr> ReadType(const fb::Field& field, std::vector<Field> children,
 }
 
 Result<Field> ReadField(const fb::Field* field, const std::string& where, int depth) {
-  if (field == nullptr) return Status::Invalid(where + ": missing field");
+  if (field == nullptr) return Status::Invalid(where, ": missing field");
   if (depth > kMaxNestingDepth) {
     return Status::Invalid(where, ": the schema nests more than ", kMaxNestingDepth,
                            " levels deep");
@@ -483,7 +483,7 @@ Result<TypePtr> ReadTensorValueType(fb::Type type_type, const void* type,
 Result<std::pair<fb::Type, flatbuffers::Offset<void>>> WriteTensorValueType(
     flatbuffers::FlatBufferBuilder& builder, const DataType& type) {
   if (!type.is_numeric()) {
-    return Status::TypeError("the Tensor message holds numeric values, not " + type.ToString());
+    return Status::TypeError("the Tensor message holds numeric values, not ", type.ToString());
   }
   return WriteType(builder, type);
 }

@@ -69,7 +69,7 @@ Result<TypePtr> ReadValueType(const fb::Message& message, const fb::SparseTensor
   for (const auto& [key, value] : ReadKeyValues(message.custom_metadata())) {
     if (key != kExtensionNameKey || value != "arrow.bool8") continue;
     if (type->id() != TypeId::kInt8) {
-      return Status::Invalid(where + ": arrow.bool8 values are stored as int8, the message says " +
+      return Status::Invalid(where, ": arrow.bool8 values are stored as int8, the message says ",
                              type->ToString());
     }
     type = bool8();
@@ -81,7 +81,7 @@ Status ReadShape(const fb::SparseTensor& sparse, const std::string& where, Commo
   bool any_name = false;
   for (const fb::TensorDim* dim : *sparse.shape()) {
     const std::string axis = "dimension " + std::to_string(out->shape.size());
-    if (dim == nullptr) return Status::Invalid(where + ": " + axis + " is missing");
+    if (dim == nullptr) return Status::Invalid(where, ": ", axis, " is missing");
     if (dim->size() < 0) {
       return Status::Invalid(where, ": ", axis, " has a negative size ", dim->size());
     }
@@ -264,7 +264,7 @@ Result<SparseTensor> ReadCsf(const fb::SparseTensorIndexCSF& csf, const Body& bo
                              ValidationLevel level) {
   const size_t ndim = common.shape.size();
   const std::string of = " for a " + std::to_string(ndim) + "-D tensor";
-  if (ndim == 0) return Status::Invalid(body.where + ": a CSF index needs at least one dimension");
+  if (ndim == 0) return Status::Invalid(body.where, ": a CSF index needs at least one dimension");
   if (csf.indptr_buffers()->size() != ndim - 1 || csf.indices_buffers()->size() != ndim ||
       csf.axis_order()->size() != ndim) {
     return Status::Invalid(body.where, ": CSF index has ", csf.indptr_buffers()->size(),

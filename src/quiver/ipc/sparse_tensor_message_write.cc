@@ -73,7 +73,7 @@ Result<Tensor> Contiguous(const Tensor& tensor) {
 Result<flatbuffers::Offset<fb::Int>> WriteIndexType(flatbuffers::FlatBufferBuilder& builder,
                                                     const DataType& type) {
   if (!type.is_integer()) {
-    return Status::TypeError("sparse index arrays hold integers, not " + type.ToString());
+    return Status::TypeError("sparse index arrays hold integers, not ", type.ToString());
   }
   return fb::CreateInt(builder, static_cast<int32_t>(type.byte_width() * 8),
                        type.is_signed_integer());

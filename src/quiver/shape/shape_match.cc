@@ -194,10 +194,10 @@ class Matcher {
     if (!where) return Status::OK();
     const int64_t row = *where;
     const std::string e = TupleAt(expected, row), g = TupleAt(got, row);
-    return Status::Invalid(Prefix(row) + AxesText(begin, end) + " ('" + entry.ToString() +
-                           "'): expected " + e + ", got " + g + "; " + Shapes(row) + "; symbol '" +
-                           entry.ToString() + "' is " + e + " from " + origin + " but " + g +
-                           " from " + Origin(begin, end));
+    return Status::Invalid(Prefix(row), AxesText(begin, end), " ('", entry.ToString(),
+                           "'): expected ", e, ", got ", g, "; ", Shapes(row), "; symbol '",
+                           entry.ToString(), "' is ", e, " from ", origin, " but ", g, " from ",
+                           Origin(begin, end));
   }
 
   // Binds entry `i` (a symbol or a named ellipsis) to axes [begin, end), or
@@ -221,10 +221,10 @@ class Matcher {
     if (options_.bindings) {
       if (const ShapeBinding* bound = options_.bindings->Find(entry.name)) {
         if (bound->is_axes != is_axes) {
-          return Status::Invalid(Prefix(-1) + AxesText(begin, end) + " ('" + entry.ToString() +
-                                 "'): '" + entry.name + "' is bound as " +
-                                 (bound->is_axes ? "a named ellipsis" : "a symbol") + " from " +
-                                 bound->origin + "; " + Shapes(-1));
+          return Status::Invalid(Prefix(-1), AxesText(begin, end), " ('", entry.ToString(), "'): '",
+                                 entry.name, "' is bound as ",
+                                 (bound->is_axes ? "a named ellipsis" : "a symbol"), " from ",
+                                 bound->origin, "; ", Shapes(-1));
         }
         if (is_axes) return ExpectAxes(bound->axes, i, begin, end, bound->origin);
         QUIVER_RETURN_NOT_OK(Expect(bound->size, observed_.axes[static_cast<size_t>(begin)], i,
@@ -253,7 +253,7 @@ class Matcher {
       for (const DimSize& a : axes) {
         auto next = MultiplyChecked(product, a.value, what);
         if (!next.ok())
-          return Status::Invalid(Prefix(-1) + next.status().message() + "; " + Shapes(-1));
+          return Status::Invalid(Prefix(-1), next.status().message(), "; ", Shapes(-1));
         product = *next;
       }
       return DimSize{product, nullptr};
@@ -272,7 +272,7 @@ class Matcher {
         }
         auto next = MultiplyChecked(p, v, what);
         if (!next.ok()) {
-          return Status::Invalid(Prefix(static_cast<int64_t>(r)) + next.status().message() + "; " +
+          return Status::Invalid(Prefix(static_cast<int64_t>(r)), next.status().message(), "; ",
                                  Shapes(static_cast<int64_t>(r)));
         }
         p = *next;
@@ -284,8 +284,7 @@ class Matcher {
     for (size_t r = 0; r < rows; ++r) {
       if ((*per_row)[r] < 0) continue;
       auto next = AddChecked(total, (*per_row)[r], what);
-      if (!next.ok())
-        return Status::Invalid(Prefix(-1) + next.status().message() + "; " + Shapes(-1));
+      if (!next.ok()) return Status::Invalid(Prefix(-1), next.status().message(), "; ", Shapes(-1));
       total = *next;
     }
     return DimSize{total, nullptr};

@@ -52,7 +52,7 @@ Status NonAsciiToken(std::string_view token) {
     return Status::Invalid(
         "'\u2026' (U+2026, one ellipsis character) is not '...': write three ASCII dots");
   }
-  return Status::Invalid("names are ASCII letters, digits and '_'; " + FirstNonAscii(token) +
+  return Status::Invalid("names are ASCII letters, digits and '_'; ", FirstNonAscii(token),
                          " is not one");
 }
 
@@ -170,13 +170,13 @@ Result<ShapePattern> ShapePattern::Build(std::vector<ShapeEntry> entries,
     if (entry.kind == ShapeEntry::Kind::kSymbol || entry.kind == ShapeEntry::Kind::kNamedEllipsis) {
       const bool axes = entry.kind == ShapeEntry::Kind::kNamedEllipsis;
       if (!IsIdentifier(entry.name) || entry.name == "_") {
-        return Status::Invalid(where + Quote(entry.name) + ": not a valid name");
+        return Status::Invalid(where, Quote(entry.name), ": not a valid name");
       }
       auto [it, inserted] = names.try_emplace(entry.name, pattern.slot_count_, axes);
       if (inserted) {
         ++pattern.slot_count_;
       } else if (it->second.second != axes) {
-        return Status::Invalid(where + Quote(entry.ToString()) + at + ": '" + entry.name +
+        return Status::Invalid(where, Quote(entry.ToString()), at, ": '", entry.name,
                                "' is used both as a symbol and as a named ellipsis");
       }
       pattern.slots_[i] = it->second.first;

@@ -222,7 +222,7 @@ Result<SparseTensor> FromCoordList(CoordList list, SparseFormat format,
     case SparseFormat::kCSR:
     case SparseFormat::kCSC:
       if (shape.size() != 2) {
-        return Status::Invalid(std::string(SparseFormatName(format)) + " needs a 2-D tensor, not " +
+        return Status::Invalid(std::string(SparseFormatName(format)), " needs a 2-D tensor, not ",
                                internal::FormatShape(shape));
       }
       return BuildCSX(std::move(list), format, shape, dim_names, options);

@@ -455,7 +455,7 @@ Result<SparseTensor> FromDenseTensor(const Tensor& dense, SparseFormat format,
   if (ndim == 0) return Status::Invalid("a sparse tensor needs at least one dimension");
   const bool csx = format == SparseFormat::kCSR || format == SparseFormat::kCSC;
   if (csx && ndim != 2) {
-    return Status::Invalid(std::string(SparseFormatName(format)) + " needs a 2-D tensor, not " +
+    return Status::Invalid(std::string(SparseFormatName(format)), " needs a 2-D tensor, not ",
                            internal::FormatShape(dense.shape()));
   }
   std::vector<int64_t> order(static_cast<size_t>(ndim));

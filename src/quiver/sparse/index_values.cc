@@ -85,19 +85,19 @@ Result<Tensor> MakeIndexTensor(std::span<const int64_t> values, const TypePtr& t
           for (int64_t i = 0; i < n; ++i) {
             const int64_t v = values[i];
             if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max()) {
-              return Status::Invalid(std::string(what) + " value " + std::to_string(v) +
-                                     " does not fit the index type " + type->ToString());
+              return Status::Invalid(std::string(what), " value ", std::to_string(v),
+                                     " does not fit the index type ", type->ToString());
             }
             dst[i] = static_cast<T>(v);
           }
           return Status::OK();
         } else {
-          return Status::TypeError(std::string(what) +
-                                   ": index type must be an integer type, got " + type->ToString());
+          return Status::TypeError(std::string(what), ": index type must be an integer type, got ",
+                                   type->ToString());
         }
       },
       [&] {
-        return Status::TypeError(std::string(what) + ": index type must be an integer type, got " +
+        return Status::TypeError(std::string(what), ": index type must be an integer type, got ",
                                  type->ToString());
       });
   QUIVER_RETURN_NOT_OK(status);
@@ -108,13 +108,13 @@ Result<TypePtr> ChooseIndexType(const TypePtr& requested, int64_t max_value) {
   if (requested) {
     if (!IsIndexType(*requested)) {
       return Status::TypeError(
-          "index type must be an integer type (int8..int64, uint8..uint64), got " +
+          "index type must be an integer type (int8..int64, uint8..uint64), got ",
           requested->ToString());
     }
     const int64_t bits = requested->bit_width() - (requested->is_signed_integer() ? 1 : 0);
     if (bits < 63 && max_value >= (int64_t{1} << bits)) {
-      return Status::Invalid("index value " + std::to_string(max_value) +
-                             " does not fit the requested index type " + requested->ToString());
+      return Status::Invalid("index value ", std::to_string(max_value),
+                             " does not fit the requested index type ", requested->ToString());
     }
     return requested;
   }
@@ -135,31 +135,31 @@ Result<Tensor> MakeVector(const TypePtr& type, BufferPtr buffer, int64_t length)
 }
 
 Status CheckIndptr(const IndexValues& p, const std::string& name, int64_t end) {
-  if (p[0] != 0) return Status::Invalid(name + "[0] = " + std::to_string(p[0]) + ", expected 0");
+  if (p[0] != 0) return Status::Invalid(name, "[0] = ", std::to_string(p[0]), ", expected 0");
   for (int64_t i = 1; i < p.size; ++i) {
     if (p[i] < p[i - 1]) {
-      return Status::Invalid(name + "[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
-                             " is less than " + name + "[" + std::to_string(i - 1) +
-                             "] = " + std::to_string(p[i - 1]));
+      return Status::Invalid(name, "[", std::to_string(i), "] = ", std::to_string(p[i]),
+                             " is less than ", name, "[", std::to_string(i - 1),
+                             "] = ", std::to_string(p[i - 1]));
     }
   }
   if (p[p.size - 1] != end) {
-    return Status::Invalid(name + "[" + std::to_string(p.size - 1) +
-                           "] = " + std::to_string(p[p.size - 1]) + ", expected " +
-                           std::to_string(end) + " (the size of the next level)");
+    return Status::Invalid(name, "[", std::to_string(p.size - 1),
+                           "] = ", std::to_string(p[p.size - 1]), ", expected ",
+                           std::to_string(end), " (the size of the next level)");
   }
   return Status::OK();
 }
 
 Status IndexOutOfRange(const std::string& name, int64_t i, int64_t value, int64_t bound) {
-  return Status::Invalid(name + "[" + std::to_string(i) + "] = " + std::to_string(value) +
-                         " is out of range [0, " + std::to_string(bound) + ")");
+  return Status::Invalid(name, "[", std::to_string(i), "] = ", std::to_string(value),
+                         " is out of range [0, ", std::to_string(bound), ")");
 }
 
 Status CoordOutOfRange(int64_t i, int64_t k, int64_t value, int64_t bound) {
-  return Status::Invalid("COO coords[" + std::to_string(i) + ", " + std::to_string(k) +
-                         "] = " + std::to_string(value) + " is out of range [0, " +
-                         std::to_string(bound) + ")");
+  return Status::Invalid("COO coords[", std::to_string(i), ", ", std::to_string(k),
+                         "] = ", std::to_string(value), " is out of range [0, ",
+                         std::to_string(bound), ")");
 }
 
 Status CheckInRange(const IndexValues& v, const std::string& name, int64_t bound) {

@@ -66,8 +66,7 @@ Result<SparseTensor> SparseTensor::MakeCSX(SparseFormat format, std::vector<int6
                                            std::vector<std::string> dim_names,
                                            ValidationLevel level) {
   if (format != SparseFormat::kCSR && format != SparseFormat::kCSC) {
-    return Status::Invalid(std::string("MakeCSX builds CSR or CSC, not ") +
-                           SparseFormatName(format));
+    return Status::Invalid("MakeCSX builds CSR or CSC, not ", SparseFormatName(format));
   }
   return Assemble(format, std::move(shape), SparseCSXIndex{std::move(indptr), std::move(indices)},
                   std::move(values), std::move(dim_names), false, level);

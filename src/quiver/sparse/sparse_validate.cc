@@ -15,10 +15,9 @@ namespace {
 std::string Str(int64_t v) { return std::to_string(v); }
 
 Status CheckIndexTensor(const Tensor& t, const std::string& name, int ndim) {
-  if (!t.type()) return Status::Invalid(name + " is missing");
+  if (!t.type()) return Status::Invalid(name, " is missing");
   if (!IsIndexType(*t.type())) {
-    return Status::TypeError(name +
-                             " must have an integer type (int8..int64, uint8..uint64), not " +
+    return Status::TypeError(name, " must have an integer type (int8..int64, uint8..uint64), not ",
                              t.type()->ToString());
   }
   if (t.ndim() != ndim) {
@@ -73,7 +72,7 @@ Status CheckCSXSizes(const SparseTensor& t, const SparseCSXIndex& index) {
   const std::string indptr = IndexName(t.format(), "indptr");
   const std::string indices = IndexName(t.format(), "indices");
   if (t.ndim() != 2) {
-    return Status::Invalid(std::string(SparseFormatName(t.format())) + " needs a 2-D shape, not " +
+    return Status::Invalid(std::string(SparseFormatName(t.format())), " needs a 2-D shape, not ",
                            internal::FormatShape(t.shape()));
   }
   QUIVER_RETURN_NOT_OK(CheckIndexTensor(index.indptr, indptr, 1));
