@@ -6,11 +6,10 @@
 #include <limits>
 #include <random>
 
-#include "all_types_test_util.h"
-#include "core_types_test.h"
 #include "quiver/internal/layout.h"
 #include "quiver/record_batch.h"
 #include "quiver/type.h"
+#include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver {

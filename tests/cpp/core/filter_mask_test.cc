@@ -5,9 +5,9 @@
 #include <limits>
 #include <vector>
 
-#include "all_types_test_util.h"
 #include "quiver/record_batch.h"
 #include "quiver/selection.h"
+#include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver {

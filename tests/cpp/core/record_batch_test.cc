@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "all_types_test_util.h"
-#include "core_types_test.h"
+#include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver {

@@ -6,7 +6,7 @@
 #include <random>
 #include <type_traits>
 
-#include "core_types_test.h"
+#include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver {

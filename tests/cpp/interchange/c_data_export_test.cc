@@ -6,11 +6,10 @@
 #include <limits>
 #include <string>
 #include <vector>
-#include "all_types_test_util.h"
 #include "c_data_test_util.h"
-#include "core_types_test.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/record_batch.h"
+#include "sample_arrays.h"
 
 namespace quiver {
 

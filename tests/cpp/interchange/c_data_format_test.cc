@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 #include "c_data_test_util.h"
-#include "core_types_test.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/record_batch.h"
+#include "sample_arrays.h"
 
 namespace quiver {
 

@@ -4,9 +4,9 @@
 
 #include <numeric>
 
-#include "all_types_test_util.h"
 #include "quiver/internal/compact.h"
 #include "quiver/record_batch.h"
+#include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <random>
 
-#include "core_types_test.h"
 #include "quiver/type.h"
+#include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver::internal {

@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "all_types_test_util.h"
-#include "core_types_test.h"
 #include "ipc_test_util.h"
 #include "quiver/build_info.h"
+#include "sample_arrays.h"
 
 namespace quiver::ipc {
 namespace {

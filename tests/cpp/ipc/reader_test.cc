@@ -12,13 +12,13 @@
 #include <thread>
 #include <vector>
 
-#include "core_types_test.h"
 #include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/build_info.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/table.h"
 #include "quiver/variable_shape_tensor.h"
+#include "sample_arrays.h"
 
 namespace quiver::ipc {
 

@@ -9,11 +9,11 @@
 #include <cstring>
 #include <string>
 
-#include "all_types_test_util.h"
 #include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
+#include "sample_arrays.h"
 
 namespace quiver::ipc {
 
