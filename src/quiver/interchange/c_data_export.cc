@@ -70,9 +70,9 @@ Status ExportFieldNode(const Field& field, ArrowSchema* out, int depth) {
   if (!field.type) return Status::Invalid("field '", field.name, "' has no type");
   const DataType& storage = field.type->storage();
   auto owned = std::make_unique<ExportedSchema>();
-  owned->format = internal::FormatString(storage);
+  owned->format = FormatString(storage);
   owned->name = field.name;
-  owned->metadata = internal::EncodeMetadata(internal::MetadataWithExtensionKeys(field));
+  owned->metadata = interchange::EncodeMetadata(internal::MetadataWithExtensionKeys(field));
   owned->children.resize(storage.children().size());
   for (size_t i = 0; i < storage.children().size(); ++i) {
     Status st = ExportFieldNode(storage.children()[i], &owned->children[i], depth + 1);

@@ -231,7 +231,7 @@ Result<TypePtr> TypeFromFormat(const std::string& format, std::vector<Field> chi
   return Status::NotImplemented("format '", format, "' is not supported by quiver");
 }
 
-namespace internal {
+namespace interchange {
 
 std::string EncodeMetadata(const KeyValueMetadata& metadata) {
   if (metadata.empty()) return "";
@@ -275,6 +275,6 @@ Result<KeyValueMetadata> DecodeMetadata(const char* encoded) {
   return out;
 }
 
-}  // namespace internal
+}  // namespace interchange
 
 }  // namespace quiver

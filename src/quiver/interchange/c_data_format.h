@@ -7,15 +7,13 @@
 #include "quiver/status.h"
 #include "quiver/type.h"
 
-namespace quiver::internal {
+namespace quiver::interchange {
 
 // FormatString and TypeFromFormat are public (quiver/c_data.h).
-using ::quiver::FormatString;
-using ::quiver::TypeFromFormat;
 
 // Encodes metadata as the C Data binary form; "" for no pairs.
 std::string EncodeMetadata(const KeyValueMetadata& metadata);
 // Decodes the binary form (NULL means none).
 Result<KeyValueMetadata> DecodeMetadata(const char* encoded);
 
-}  // namespace quiver::internal
+}  // namespace quiver::interchange

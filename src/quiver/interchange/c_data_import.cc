@@ -65,7 +65,7 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   Field field;
   field.name = schema.name ? schema.name : "";
   field.nullable = (schema.flags & ARROW_FLAG_NULLABLE) != 0;
-  auto type = internal::TypeFromFormat(schema.format, std::move(children));
+  auto type = TypeFromFormat(schema.format, std::move(children));
   if (!type.ok()) return type.status().WithContext(path);
   field.type = *type;
   if (field.type->id() == TypeId::kMap && (schema.flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0) {
@@ -83,7 +83,7 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     if (!encoded.ok()) return encoded.status().WithContext(path);
     field.type = *encoded;
   }
-  auto metadata = internal::DecodeMetadata(schema.metadata);
+  auto metadata = interchange::DecodeMetadata(schema.metadata);
   if (!metadata.ok()) return metadata.status().WithContext(path);
   Status st = internal::LiftExtensionKeys(std::move(*metadata), &field);
   if (!st.ok()) return st.WithContext(path);

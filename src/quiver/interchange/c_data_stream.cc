@@ -99,7 +99,7 @@ Result<std::shared_ptr<ArrayReader>> ImportArrayStream(ArrowArrayStream* stream,
   if (stream->release == nullptr) return Status::Invalid("ArrowArrayStream is already released");
   // The reader owns the stream from here on and releases it exactly once,
   // on this error path too.
-  auto reader = std::make_shared<internal::ImportedStream<ArrowArrayStream, ArrayStreamTraits>>(
+  auto reader = std::make_shared<interchange::ImportedStream<ArrowArrayStream, ArrayStreamTraits>>(
       stream, level);
   QUIVER_RETURN_NOT_OK(reader->CheckCallbacks());
   QUIVER_RETURN_NOT_OK(reader->Open());

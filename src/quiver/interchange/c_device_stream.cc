@@ -70,7 +70,8 @@ struct DeviceStreamTraits {
   }
 };
 
-using ImportedDeviceStream = internal::ImportedStream<ArrowDeviceArrayStream, DeviceStreamTraits>;
+using ImportedDeviceStream =
+    interchange::ImportedStream<ArrowDeviceArrayStream, DeviceStreamTraits>;
 
 // Arrays on a device quiver cannot read are refused before any is asked for.
 Status CheckDevice(const ArrowDeviceArrayStream& stream) {

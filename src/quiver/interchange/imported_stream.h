@@ -9,7 +9,7 @@
 
 #include "quiver/c_data.h"
 
-namespace quiver::internal {
+namespace quiver::interchange {
 
 // `Traits` names the stream (kName), its array struct (Array), how to tell
 // the end of the stream (Released) and how to import one array (Import).
@@ -80,4 +80,4 @@ class ImportedStream : public ArrayReader {
   bool finished_ = false;
 };
 
-}  // namespace quiver::internal
+}  // namespace quiver::interchange

@@ -32,7 +32,7 @@ Result<ShapeMatch> MatchConstant(std::span<const int64_t> shape, const ShapePatt
     }
     axes[i].value = shape[i];
   }
-  return internal::MatchShape({axes, -1}, pattern, options);
+  return shape::MatchShape({axes, -1}, pattern, options);
 }
 
 }  // namespace
@@ -150,7 +150,7 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
 
   std::vector<std::optional<int64_t>> proved;
   QUIVER_ASSIGN_OR_RETURN(ShapeMatch match,
-                          internal::MatchShape({axes, rows}, pattern, options, &proved));
+                          shape::MatchShape({axes, rows}, pattern, options, &proved));
   match.uniform_shape.assign(static_cast<size_t>(ndim), std::nullopt);
   for (size_t k = 0; k < stride; ++k) {
     std::optional<int64_t> size = axes[k + 1].varies() ? proved[k + 1] : axes[k + 1].value;

@@ -11,7 +11,7 @@
 #include "quiver/internal/checked_math.h"
 #include "quiver/shape/shape_match.h"
 
-namespace quiver::internal {
+namespace quiver::shape {
 
 namespace {
 
@@ -251,7 +251,7 @@ class Matcher {
     if (!varies) {
       int64_t product = 1;
       for (const DimSize& a : axes) {
-        auto next = MultiplyChecked(product, a.value, what);
+        auto next = internal::MultiplyChecked(product, a.value, what);
         if (!next.ok())
           return Status::Invalid(Prefix(-1), next.status().message(), "; ", Shapes(-1));
         product = *next;
@@ -270,7 +270,7 @@ class Matcher {
           p = -1;
           continue;
         }
-        auto next = MultiplyChecked(p, v, what);
+        auto next = internal::MultiplyChecked(p, v, what);
         if (!next.ok()) {
           return Status::Invalid(Prefix(static_cast<int64_t>(r)), next.status().message(), "; ",
                                  Shapes(static_cast<int64_t>(r)));
@@ -283,7 +283,7 @@ class Matcher {
     int64_t total = 0;
     for (size_t r = 0; r < rows; ++r) {
       if ((*per_row)[r] < 0) continue;
-      auto next = AddChecked(total, (*per_row)[r], what);
+      auto next = internal::AddChecked(total, (*per_row)[r], what);
       if (!next.ok()) return Status::Invalid(Prefix(-1), next.status().message(), "; ", Shapes(-1));
       total = *next;
     }
@@ -343,4 +343,4 @@ Result<ShapeMatch> MatchShape(const ObservedShape& observed, const ShapePattern&
   return Matcher(observed, pattern, options).Run(proved);
 }
 
-}  // namespace quiver::internal
+}  // namespace quiver::shape

@@ -10,7 +10,7 @@
 
 #include "quiver/shape_pattern.h"
 
-namespace quiver::internal {
+namespace quiver::shape {
 
 struct ObservedShape {
   std::span<const DimSize> axes;
@@ -29,4 +29,4 @@ Result<ShapeMatch> MatchShape(const ObservedShape& observed, const ShapePattern&
 // "(8, 32, 32, 3)", "(5,)", "()"; sizes that vary print as None.
 std::string FormatShapeTuple(std::span<const DimSize> axes, int64_t row = -1);
 
-}  // namespace quiver::internal
+}  // namespace quiver::shape

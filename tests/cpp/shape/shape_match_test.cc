@@ -164,12 +164,12 @@ TEST(ShapeMatch, MatchShapeReportsWhatItProved) {
   axes[0].value = 4;
   axes[1].per_row = std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{3, 3, 3, 3});
   std::vector<std::optional<int64_t>> proved;
-  ASSERT_OK_AND_ASSIGN(ShapeMatch match, internal::MatchShape({axes, 4}, P("n 3"), {}, &proved));
+  ASSERT_OK_AND_ASSIGN(ShapeMatch match, shape::MatchShape({axes, 4}, P("n 3"), {}, &proved));
   EXPECT_EQ(match.dims[0].value, 4);
   EXPECT_EQ(match.dims[1].value, 3);
   ASSERT_EQ(proved.size(), 2u);
   EXPECT_EQ(proved[1], std::optional<int64_t>(3));
-  EXPECT_ERROR(kInvalid, "expected 3 axes, got 2", internal::MatchShape({axes, 4}, P("n 3 c"), {}));
+  EXPECT_ERROR(kInvalid, "expected 3 axes, got 2", shape::MatchShape({axes, 4}, P("n 3 c"), {}));
 }
 
 TEST(ShapeMatch, FormatShapeTuple) {
@@ -177,10 +177,10 @@ TEST(ShapeMatch, FormatShapeTuple) {
   axes[0].value = 8;
   axes[1].per_row = std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{5, 6});
   axes[2].value = 3;
-  EXPECT_EQ(internal::FormatShapeTuple(axes), "(8, None, 3)");
-  EXPECT_EQ(internal::FormatShapeTuple(axes, 1), "(8, 6, 3)");
-  EXPECT_EQ(internal::FormatShapeTuple(std::span<const DimSize>(axes).first(1)), "(8,)");
-  EXPECT_EQ(internal::FormatShapeTuple({}), "()");
+  EXPECT_EQ(shape::FormatShapeTuple(axes), "(8, None, 3)");
+  EXPECT_EQ(shape::FormatShapeTuple(axes, 1), "(8, 6, 3)");
+  EXPECT_EQ(shape::FormatShapeTuple(std::span<const DimSize>(axes).first(1)), "(8,)");
+  EXPECT_EQ(shape::FormatShapeTuple({}), "()");
 }
 
 }  // namespace quiver
