@@ -113,7 +113,8 @@ def main():
                                        lambda: plain_write(ours_path, data), repeat=3, scratch=ours_path)
             row(f"write file, uncompressed ({label})", ours, theirs, "pyarrow")
             row(f"write file vs one write() ({label})", ours, plain, "write() bound")
-            del data
+            # Freed before the next sizes are made (the timed lambdas ran already).
+            data = None
             if mib > 100:
                 continue  # compression figures at 10 and 100 MiB keep the run short
             for codec in ("lz4", "zstd"):
@@ -126,8 +127,7 @@ def main():
                 ours, theirs = best(lambda: read_quiver(theirs_path), lambda: read_pyarrow(theirs_path),
                                     repeat=3)
                 row(f"read all {codec}, same file ({label} raw)", ours, theirs, "pyarrow")
-            del table, pa_table
-
-
+            # Freed before the next sizes are made (the timed lambdas ran already).
+            table = pa_table = None
 if __name__ == "__main__":
     main()

@@ -87,7 +87,8 @@ def main():
     p_small = p_big[:1000]
     line("pickle 5 out-of-band, 1000 rows of the same", per_call(lambda: pickle_round_trip(small, True)),
          "pyarrow, same rows", per_call(lambda: pickle_round_trip(p_small, True)), "flat in size")
-    del big, q_big, p_big, small, p_small
+    # Freed before what follows is made (the timed lambdas ran already).
+    big = q_big = p_big = small = p_small = None
     gc.collect()
 
     # to_padded(out=) of 256 images 3 x [200..256] x [200..256].
@@ -107,7 +108,8 @@ def main():
             out[i, :r.shape[0], :r.shape[1], :r.shape[2]] = r
     line("to_padded(out=) 256 x 3 x [200..256]^2", best_of(lambda: images.to_padded(out=out)),
          "NumPy loop into the same out", best_of(numpy_loop), "< 1.0x")
-    del out, src, images, rows
+    # Freed before what follows is made (the timed lambdas ran already).
+    out = src = images = rows = None
     gc.collect()
 
     # from_numpy(list) of 10^5 tensors.

@@ -1,5 +1,6 @@
 """Type stubs for quiver's compiled core."""
 from typing import Any, Iterator, Optional, Sequence, SupportsIndex, Tuple, Union, overload
+from types import EllipsisType
 
 import numpy as np
 
@@ -108,7 +109,7 @@ class FixedShapeTensorArray:
     @overload
     def __getitem__(self, key: slice) -> "FixedShapeTensorArray": ...
     @overload
-    def __getitem__(self, key: Union[Tuple[Any, ...], "ellipsis", None]) -> Any: ...
+    def __getitem__(self, key: Union[Tuple[Any, ...], "EllipsisType", None]) -> Any: ...
     @property
     def shape(self) -> Tuple[int, ...]: ...
     @property
@@ -372,7 +373,7 @@ def type_for(value: ValueTypeLike) -> DataType: ...
 def type_from_arrow(obj: Any) -> Union[DataType, FixedShapeTensorType, VariableShapeTensorType]: ...
 
 # --- enforce_shape ------------------------------------------------------------
-PatternEntry = Union[int, None, str, "ellipsis"]
+PatternEntry = Union[int, None, str, "EllipsisType"]
 PatternLike = Union[str, Sequence[PatternEntry], "ShapePattern"]
 # An int, or per-row sizes (int32, -1 in null rows) for a ragged column.
 Dim = Union[int, np.ndarray]
