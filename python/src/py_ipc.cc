@@ -354,6 +354,22 @@ void BindReaderLifetime(nb::class_<R>& cls) {
           nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
 }
 
+// __arrow_c_stream__ and __arrow_c_device_stream__ of a reader: the batches
+// it has not handed out yet, as `Batches` reads them.
+template <typename Batches, typename R>
+void BindStreamExports(nb::class_<R>& cls) {
+  cls.def(
+         "__arrow_c_stream__",
+         [](R& r, nb::handle) { return StreamCapsule(std::make_shared<Batches>(r.Open())); },
+         nb::arg("requested_schema").none() = nb::none())
+      .def(
+          "__arrow_c_device_stream__",
+          [](R& r, nb::handle, nb::kwargs kwargs) {
+            return DeviceStreamCapsule(std::make_shared<Batches>(r.Open()), kwargs);
+          },
+          nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
+}
+
 // Both writers: the C++ writer, its sink, and whether the sink is ours to
 // close (paths) or the caller's (file objects).
 template <typename Writer>
@@ -581,19 +597,7 @@ void BindIpc(nb::module_& parent) {
                     [&] { return reader->ReadAllRecordBatches(0, BatchValidation(lazy)); }));
                 return ReadTable(reader->schema(), batches, lazy, 0);
               },
-              nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
-          .def(
-              "__arrow_c_stream__",
-              [](PyFileReader& r, nb::handle) {
-                return StreamCapsule(std::make_shared<FileBatches>(r.Open()));
-              },
-              nb::arg("requested_schema").none() = nb::none())
-          .def(
-              "__arrow_c_device_stream__",
-              [](PyFileReader& r, nb::handle, nb::kwargs kwargs) {
-                return DeviceStreamCapsule(std::make_shared<FileBatches>(r.Open()), kwargs);
-              },
-              nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
+              nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc);
 
   auto stream_reader =
       nb::class_<PyStreamReader>(m, "RecordBatchStreamReader",
@@ -654,22 +658,12 @@ void BindIpc(nb::module_& parent) {
                     Unwrap(WithoutGil([&] { return reader->ReadAll(0, BatchValidation(lazy)); }));
                 return ReadTable(reader->schema(), batches, lazy, first);
               },
-              nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc)
-          .def(
-              "__arrow_c_stream__",
-              [](PyStreamReader& r, nb::handle) {
-                return StreamCapsule(std::make_shared<StreamBatches>(r.Open()));
-              },
-              nb::arg("requested_schema").none() = nb::none())
-          .def(
-              "__arrow_c_device_stream__",
-              [](PyStreamReader& r, nb::handle, nb::kwargs kwargs) {
-                return DeviceStreamCapsule(std::make_shared<StreamBatches>(r.Open()), kwargs);
-              },
-              nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
+              nb::kw_only(), nb::arg("validate") = "eager", kReadAllDoc);
 
   BindReaderLifetime(file_reader);
   BindReaderLifetime(stream_reader);
+  BindStreamExports<FileBatches>(file_reader);
+  BindStreamExports<StreamBatches>(stream_reader);
 
   BindWriter<ipc::StreamWriter>(m, "RecordBatchStreamWriter", "Writes an IPC stream.");
   BindWriter<ipc::FileWriter>(m, "RecordBatchFileWriter", "Writes an IPC file.");
