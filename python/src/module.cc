@@ -1,12 +1,7 @@
 // quiver._quiver: the compiled core of the quiver Python package.
 #include <nanobind/nanobind.h>
 
-#include "py_build_info.h"
-#include "py_data.h"
-#include "py_dlpack.h"
-#include "py_objects.h"
-#include "py_pickle.h"
-#include "py_record_batch.h"
+#include "py_bindings.h"
 
 NB_MODULE(_quiver, m) {
   m.doc() = "quiver: tensors on Apache Arrow (compiled core).";

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "py_bindings.h"
 #include "py_buffer_protocol.h"
 #include "py_c_device.h"
 #include "py_capsules.h"

@@ -1,4 +1,4 @@
-#include "py_build_info.h"
+#include "py_bindings.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>

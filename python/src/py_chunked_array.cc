@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "py_bindings.h"
 #include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "py_bindings.h"
 #include "py_convert.h"
-#include "py_data.h"
 #include "py_record_batch.h"
 #include "quiver/data.h"
 

@@ -1,6 +1,7 @@
 // DLPack capsules: producing them for quiver tensors and consuming them
 // from NumPy, PyTorch, JAX and any other producer.
 #include "py_dlpack.h"
+#include "py_bindings.h"
 
 #include <nanobind/stl/string.h>
 

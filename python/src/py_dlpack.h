@@ -30,6 +30,4 @@ nb::tuple DLPackDevice(const Device& device);
 void AddTensorDLPack(nb::handle cls);
 void AddColumnDLPack(nb::handle cls);
 
-void BindDLPack(nb::module_& m);
-
 }  // namespace quiver::python

@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "py_bindings.h"
 #include "py_buffer_protocol.h"
 #include "py_capsules.h"
 #include "py_convert.h"

@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <mutex>
 
+#include "py_bindings.h"
 #include "py_c_device.h"
 #include "py_capsules.h"
 #include "py_convert.h"

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "py_deferred_validation.h"
 #include "quiver/array.h"
+#include "quiver/chunked_array.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/record_batch.h"
 #include "quiver/sparse_tensor.h"
+#include "quiver/table.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
 #include "quiver/variable_shape_tensor.h"
@@ -18,6 +22,50 @@
 namespace quiver::python {
 
 namespace nb = nanobind;
+
+struct PyField {
+  Field field;
+};
+
+struct PySchema {
+  SchemaPtr schema;
+};
+
+struct PyRecordBatch {
+  RecordBatchPtr batch;
+};
+
+// Named chunked columns of equal length. A table read with
+// read_all(validate="lazy") validates each column the first time its
+// values are asked for (py_deferred_validation.h); every other table was
+// validated when it was made. The table is reached through table(),
+// column() or outline() only, so no caller can skip that check.
+class PyTable {
+ public:
+  PyTable(TablePtr table);  // NOLINT(google-explicit-constructor): PyTable{t}
+  // A table whose columns are validated on first use; its chunk K is
+  // record batch first_batch + K of the file or stream it was read from.
+  static PyTable Deferred(TablePtr table, int64_t first_batch);
+
+  // The table, every column validated (raises the first column's error).
+  const TablePtr& table() const;
+  // Column i validated (raises its error).
+  const ChunkedArrayPtr& column(int i) const;
+  // The table for its schema and row and column counts only, unvalidated:
+  // nothing that reads values may use it.
+  const TablePtr& outline() const { return table_; }
+  // Whether it came from read_all(validate="lazy").
+  bool deferred() const { return deferred_ != nullptr; }
+
+ private:
+  TablePtr table_;
+  std::shared_ptr<DeferredValidation> deferred_;  // null: validated
+};
+
+// One column in chunks.
+struct PyChunkedArray {
+  ChunkedArrayPtr column;
+};
 
 struct PyDataType {
   TypePtr type;
@@ -120,13 +168,5 @@ bool VariableShapeTensorArraysEqual(const VariableShapeTensorArray& a,
 std::string TensorColumnRepr(const FixedShapeTensorArray& a);
 std::string TensorColumnRepr(const VariableShapeTensorArray& a);
 nb::object ArrayToPylist(const ArrayDataPtr& data);
-
-void BindTypes(nb::module_& m);
-void BindArray(nb::module_& m);
-void BindFixedShapeTensorArray(nb::module_& m);
-void BindTensor(nb::module_& m);
-void BindVariableShapeTensorArray(nb::module_& m);
-void BindShapePattern(nb::module_& m);
-void BindSparse(nb::module_& m);
 
 }  // namespace quiver::python

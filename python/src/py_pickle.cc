@@ -1,4 +1,5 @@
 #include "py_pickle.h"
+#include "py_bindings.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>

@@ -6,7 +6,7 @@
 
 #include <nanobind/nanobind.h>
 
-#include "py_record_batch.h"
+#include "py_objects.h"
 #include "quiver/array.h"
 #include "quiver/sparse_tensor.h"
 #include "quiver/tensor.h"
@@ -35,7 +35,5 @@ nb::tuple ReduceChunkedArray(const PyChunkedArray& chunked, int protocol);
 nb::object Rebuild(const nb::tuple& reduced);
 // Deep copies: fresh buffers holding the same bytes.
 nb::object DeepCopyArray(const ArrayDataPtr& data);
-
-void BindPickle(nb::module_& m);
 
 }  // namespace quiver::python

@@ -1,4 +1,5 @@
 #include "py_record_batch.h"
+#include "py_bindings.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>

@@ -1,4 +1,5 @@
-// Record batches, tables, chunked arrays and schemas in Python.
+// Record batches, tables, chunked arrays and schemas in Python: the
+// conversions their binding files share (the objects are in py_objects.h).
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -6,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "py_deferred_validation.h"
+#include "py_objects.h"
 #include "quiver/c_data.h"
 #include "quiver/chunked_array.h"
 #include "quiver/record_batch.h"
@@ -15,50 +16,6 @@
 namespace quiver::python {
 
 namespace nb = nanobind;
-
-struct PyField {
-  Field field;
-};
-
-struct PySchema {
-  SchemaPtr schema;
-};
-
-struct PyRecordBatch {
-  RecordBatchPtr batch;
-};
-
-// Named chunked columns of equal length. A table read with
-// read_all(validate="lazy") validates each column the first time its
-// values are asked for (py_deferred_validation.h); every other table was
-// validated when it was made. The table is reached through table(),
-// column() or outline() only, so no caller can skip that check.
-class PyTable {
- public:
-  PyTable(TablePtr table);  // NOLINT(google-explicit-constructor): PyTable{t}
-  // A table whose columns are validated on first use; its chunk K is
-  // record batch first_batch + K of the file or stream it was read from.
-  static PyTable Deferred(TablePtr table, int64_t first_batch);
-
-  // The table, every column validated (raises the first column's error).
-  const TablePtr& table() const;
-  // Column i validated (raises its error).
-  const ChunkedArrayPtr& column(int i) const;
-  // The table for its schema and row and column counts only, unvalidated:
-  // nothing that reads values may use it.
-  const TablePtr& outline() const { return table_; }
-  // Whether it came from read_all(validate="lazy").
-  bool deferred() const { return deferred_ != nullptr; }
-
- private:
-  TablePtr table_;
-  std::shared_ptr<DeferredValidation> deferred_;  // null: validated
-};
-
-// One column in chunks.
-struct PyChunkedArray {
-  ChunkedArrayPtr column;
-};
 
 // A schema from a qv.Schema or anything with __arrow_c_schema__ that
 // describes a struct (pyarrow schemas do).
@@ -87,10 +44,5 @@ std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
                                               std::vector<RecordBatchPtr> batches);
 // The struct field a stream of `schema`'s batches carries.
 Field BatchField(const SchemaPtr& schema);
-
-void BindRecordBatch(nb::module_& m);
-void BindTable(nb::module_& m);
-void BindChunkedArray(nb::module_& m);
-void BindIpc(nb::module_& m);
 
 }  // namespace quiver::python

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "py_bindings.h"
 #include "py_convert.h"
 #include "py_objects.h"
 #include "quiver/shape_pattern.h"

@@ -1,6 +1,7 @@
 // Sparse tensors: SparseCOOTensor, SparseCSRMatrix, SparseCSCMatrix and
 // SparseCSFTensor over one C++ SparseTensor, with pyarrow's names.
 #include "py_sparse.h"
+#include "py_bindings.h"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>

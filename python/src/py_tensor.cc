@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "py_bindings.h"
 #include "py_buffer_protocol.h"
 #include "py_c_device.h"
 #include "py_convert.h"

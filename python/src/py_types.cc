@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "py_bindings.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"

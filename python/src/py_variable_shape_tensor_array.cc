@@ -14,6 +14,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/ndarraytypes.h>
 
+#include "py_bindings.h"
 #include "py_capsules.h"
 #include "py_convert.h"
 #include "py_objects.h"
