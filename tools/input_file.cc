@@ -47,10 +47,6 @@ bool StartsWithFileMagic(ipc::InputSource& source) {
   return head.ok() && std::memcmp((*head)->data(), kFileMagic, 6) == 0;
 }
 
-bool Contains(const std::string& text, const char* piece) {
-  return text.find(piece) != std::string::npos;
-}
-
 // A descriptor read with read(2) that keeps a copy of what it hands out
 // until told to stop: the stream reader tries the bytes first, and when
 // they are an IPC file or a Tensor message instead, what it consumed is
@@ -111,34 +107,45 @@ class RecordingStream : public ipc::ReadSomeStream {
   std::vector<uint8_t> recorded_;
 };
 
-// The four kinds, told apart in bytes that can be read at any offset.
+// The four kinds, told apart in bytes that can be read at any offset: an
+// IPC file by its magic, the rest by the kind of their first message. A
+// schema message starts a stream, and so (for the stream reader to say
+// what is wrong) do a stray batch and bytes that are no message at all.
+InputKind KindOf(ipc::InputSource& source) {
+  if (StartsWithFileMagic(source)) return InputKind::kIpcFile;
+  auto kind = ipc::PeekMessageKind(source);
+  if (!kind.ok()) return InputKind::kIpcStream;
+  switch (*kind) {
+    case ipc::MessageKind::kTensor: return InputKind::kTensor;
+    case ipc::MessageKind::kSparseTensor: return InputKind::kSparseTensor;
+    case ipc::MessageKind::kSchema:
+    case ipc::MessageKind::kDictionaryBatch:
+    case ipc::MessageKind::kRecordBatch: break;
+  }
+  return InputKind::kIpcStream;
+}
+
 Result<Input> OpenSource(Input input, const ipc::ReadOptions& options) {
-  if (StartsWithFileMagic(*input.source)) {
-    input.kind = InputKind::kIpcFile;
-    QUIVER_ASSIGN_OR_RETURN(input.file, ipc::FileReader::Open(input.source, options));
-    return input;
+  input.kind = KindOf(*input.source);
+  switch (input.kind) {
+    case InputKind::kIpcFile: {
+      QUIVER_ASSIGN_OR_RETURN(input.file, ipc::FileReader::Open(input.source, options));
+      break;
+    }
+    case InputKind::kIpcStream: {
+      QUIVER_ASSIGN_OR_RETURN(input.stream, ipc::StreamReader::Open(input.source, options));
+      break;
+    }
+    case InputKind::kTensor: {
+      QUIVER_ASSIGN_OR_RETURN(input.tensor, ipc::ReadTensor(input.source, 0, options));
+      break;
+    }
+    case InputKind::kSparseTensor: {
+      QUIVER_ASSIGN_OR_RETURN(input.sparse, ipc::ReadSparseTensor(input.source, 0, options));
+      break;
+    }
   }
-  // A stream, a Tensor message and a SparseTensor message all start with
-  // an encapsulated message; the stream reader names the header type of
-  // one that is not a schema, which tells the other two apart.
-  auto stream = ipc::StreamReader::Open(input.source, options);
-  if (stream.ok()) {
-    input.kind = InputKind::kIpcStream;
-    input.stream = std::move(*stream);
-    return input;
-  }
-  const std::string& message = stream.status().message();
-  if (Contains(message, "is a Tensor message")) {
-    input.kind = InputKind::kTensor;
-    QUIVER_ASSIGN_OR_RETURN(input.tensor, ipc::ReadTensor(input.source, 0, options));
-    return input;
-  }
-  if (Contains(message, "is a SparseTensor message")) {
-    input.kind = InputKind::kSparseTensor;
-    QUIVER_ASSIGN_OR_RETURN(input.sparse, ipc::ReadSparseTensor(input.source, 0, options));
-    return input;
-  }
-  return stream.status();
+  return input;
 }
 
 // A pipe, FIFO, terminal or socket: an IPC stream is read as it arrives;
@@ -154,13 +161,12 @@ Result<Input> OpenPipe(Input input, int fd, bool owned, std::string name,
     input.pipe = std::move(pipe);
     return input;
   }
-  const std::string& message = stream.status().message();
-  const auto& head = pipe->recorded();
-  const bool file = head.size() >= 6 && std::memcmp(head.data(), kFileMagic, 6) == 0;
-  if (!file && !Contains(message, "is a Tensor message") &&
-      !Contains(message, "is a SparseTensor message")) {
-    return stream.status();
-  }
+  // Not a stream: what the reader consumed says what the bytes are instead.
+  // (A Tensor message or an IPC file cannot be read in order: gather it.)
+  const std::vector<uint8_t>& head = pipe->recorded();
+  const InputKind kind = KindOf(
+      *ipc::BufferSource(Buffer::Wrap(head.data(), static_cast<int64_t>(head.size()), nullptr)));
+  if (kind == InputKind::kIpcStream) return stream.status();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, pipe->RecordedAndRest());
   input.source = ipc::BufferSource(std::move(bytes));
   return OpenSource(std::move(input), options);

@@ -201,19 +201,16 @@ std::string FormatString(const ArrayData& data, int64_t row, bool large) {
       (data.buffers[2] != nullptr && !data.buffers[2]->device().is_cpu())) {
     return "<bad offsets>";
   }
-  const uint8_t* offsets = data.buffers[1]->data();
-  const int64_t begin =
-      large ? Load<int64_t>(offsets + slot * 8) : Load<int32_t>(offsets + slot * 4);
-  const int64_t end =
-      large ? Load<int64_t>(offsets + (slot + 1) * 8) : Load<int32_t>(offsets + (slot + 1) * 4);
+  const Range range = ValueRange(data, row);
   const int64_t size = data.buffers[2] ? data.buffers[2]->size() : 0;
-  if (begin < 0 || end < begin || end > size) return "<bad offsets>";
+  if (range.begin < 0 || range.end < range.begin || range.end > size) return "<bad offsets>";
   constexpr int64_t kMaxShown = 80;
   const auto* chars = reinterpret_cast<const char*>(data.buffers[2]->data());
   std::string out =
-      "\"" + EscapeText(std::string_view(chars + begin, std::min(end - begin, kMaxShown)), '"') +
+      "\"" +
+      EscapeText(std::string_view(chars + range.begin, std::min(range.length(), kMaxShown)), '"') +
       "\"";
-  if (end - begin > kMaxShown) out += "...";
+  if (range.length() > kMaxShown) out += "...";
   return out;
 }
 
@@ -225,10 +222,11 @@ std::string FormatCell(const ArrayData& data, int64_t row) {
   const DataType& type = data.type->storage();
   const int64_t slot = data.offset + row;
   if (type.id() == TypeId::kBool) {
-    if (data.buffers.size() < 2 || !data.buffers[1] || data.buffers[1]->size() * 8 <= slot) {
+    if (data.buffers.size() < 2 || !data.buffers[1] || !data.buffers[1]->device().is_cpu() ||
+        data.buffers[1]->size() * 8 <= slot) {
       return "<bad buffer>";
     }
-    return (data.buffers[1]->data()[slot / 8] >> (slot % 8)) & 1 ? "true" : "false";
+    return GetBool(data, row) ? "true" : "false";
   }
   if (type.is_numeric() || data.type->is_bool8()) {
     const int64_t width = type.byte_width();

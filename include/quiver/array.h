@@ -113,6 +113,40 @@ Result<ArrayDataPtr> Compact(const ArrayData& data);
 // (the only values read) NotImplemented.
 Result<int64_t> ReferencedBytes(const ArrayData& data);
 
+// Slot readers: O(1) reads of one slot, for code that walks values (the
+// Python bindings, the `quiver` tool) without reading buffers by hand.
+// Slot i is relative to data.offset. Precondition for each: `data` has the
+// type named, is valid at ValidationLevel::kMinimal or above (its buffers
+// hold every slot) with host buffers, and 0 <= i < length. They read one
+// slot as stored and do not look at validity: a null slot reads whatever
+// its bytes hold.
+
+// The range one variable-size value spans, as its offsets (or offset and
+// size) store it:
+// - utf8, binary, large_utf8, large_binary: bytes of the data buffer
+//   (buffers[2]);
+// - list, large_list, map: slots of the child, relative to its offset;
+// - list_view, large_list_view: slots of the child, [offset, offset + size);
+// - fixed_size_list: slots of the child, [slot * list_size, (slot + 1) *
+//   list_size) with slot = data.offset + i.
+// Offsets of either width read as int64. {0, 0} for every other type. The
+// range is known to be ordered and inside the data buffer or child only at
+// ValidationLevel::kFull (kDefault checks the first and last offsets only);
+// callers that accept less check it.
+Range ValueRange(const ArrayData& data, int64_t i);
+
+// The value of slot i of a bool array (bit-packed) or of a bool8 extension
+// array (int8 storage, nonzero is true); false for every other type.
+bool GetBool(const ArrayData& data, int64_t i);
+
+// The index stored at slot i of a dictionary array, widened to int64
+// whatever its integer type (signed or unsigned, 8 to 64 bits); -1 for a
+// uint64 index above INT64_MAX. It refers to a slot of data.dictionary
+// (relative to the dictionary's offset) and lies in [0, dictionary length)
+// for valid slots of arrays valid at ValidationLevel::kFull; callers that
+// accept less check it.
+int64_t DictionaryIndex(const ArrayData& data, int64_t i);
+
 // Run-end encoded arrays: the index in the values child (relative to its
 // offset) of the run holding slot i (relative to data.offset), found by
 // binary search. Precondition: `data` valid at ValidationLevel::kDefault

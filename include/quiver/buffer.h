@@ -28,6 +28,16 @@ struct Device {
 // their numbers).
 std::string DeviceTypeName(int32_t device_type);
 
+// A half-open range [begin, end) of positions: the bytes of a buffer a
+// tensor covers (Tensor::ByteSpan), or the bytes or child slots one value
+// of an array spans (ValueRange in quiver/array.h).
+struct Range {
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t length() const { return end - begin; }
+  bool operator==(const Range&) const = default;
+};
+
 class Buffer {
  public:
   using ReleaseHook = std::function<void()>;

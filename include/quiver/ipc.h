@@ -290,6 +290,27 @@ struct BodyBufferSize {
   bool compressed = false;
 };
 
+// --- Messages ----------------------------------------------------------------
+
+// What an encapsulated IPC message carries: the type of its header
+// (Message.fbs), as Arrow C++'s ipc::MessageType names them. A stream is a
+// schema message followed by dictionary and record batch messages; a
+// Tensor or SparseTensor message stands alone.
+enum class MessageKind { kSchema, kDictionaryBatch, kRecordBatch, kTensor, kSparseTensor };
+
+// The kind of the message that starts at byte `offset` of `source`, told
+// from its prefix and verified metadata alone (the body is not read; the
+// pre-0.15 prefix without a continuation marker is read too). What to do
+// with an input whose kind is not known ahead: a schema message starts a
+// stream (StreamReader), the others are read with ReadTensor and
+// ReadSparseTensor. Invalid, naming the byte offset, where no message
+// starts there: the end of the source or an end-of-stream marker ("no
+// message at byte 0"), a truncated prefix, a negative length, metadata
+// that is not a valid Message flatbuffer or has no header, or a header
+// type Arrow does not define. An IPC file starts with "ARROW1" instead, so
+// it is Invalid too: check for the magic first.
+Result<MessageKind> PeekMessageKind(InputSource& source, int64_t offset = 0);
+
 // --- Streams -----------------------------------------------------------------
 
 class StreamWriter {

@@ -81,6 +81,12 @@ class Tensor {
   int64_t size() const { return size_; }
   // Address of element [0, 0, ...].
   const uint8_t* raw_data() const { return buffer_->data() + byte_offset_; }
+  // The bytes of buffer() the elements cover, [begin, end) from the
+  // buffer's start: from the lowest element (negative strides reach below
+  // byte_offset()) to the end of the highest, gaps between them included.
+  // {byte_offset(), byte_offset()} for a tensor with no elements. Make and
+  // Wrap have checked that it lies inside the buffer, so it never overflows.
+  Range ByteSpan() const;
 
   // Row-major with no gaps (size-1 axes may have any stride).
   bool IsContiguous() const;

@@ -48,29 +48,15 @@ nb::list ValuesToPython(const ArrayData& data, int64_t begin, int64_t end) {
   return out;
 }
 
-// Slot `at` of a dictionary array reads as the dictionary's value there;
+// Slot `i` of a dictionary array reads as the dictionary's value there;
 // an index outside the dictionary is a ValueError (it is read, not trusted).
-nb::object DictionaryValue(const ArrayData& data, int64_t at) {
-  const DataType& index_type = *data.type->storage().index_type();
-  const int64_t width = index_type.bit_width() / 8;
-  const uint8_t* raw = data.buffers[1]->data() + at * width;
-  int64_t index = 0;
-  if (index_type.is_signed_integer()) {
-    int64_t value = 0;  // sign-extended from the index width, little-endian
-    std::memcpy(&value, raw, static_cast<size_t>(width));
-    const int shift = static_cast<int>(64 - 8 * width);
-    index =
-        shift == 0 ? value : static_cast<int64_t>(static_cast<uint64_t>(value) << shift) >> shift;
-  } else {
-    uint64_t value = 0;
-    std::memcpy(&value, raw, static_cast<size_t>(width));
-    index = value > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(value);
-  }
+nb::object DictionaryValue(const ArrayData& data, int64_t i) {
+  const int64_t index = DictionaryIndex(data, i);
   const ArrayDataPtr& dictionary = data.dictionary;
   if (!dictionary || index < 0 || index >= dictionary->length) {
-    Raise(Status::Invalid("row " + std::to_string(at - data.offset) + ": dictionary index " +
-                          std::to_string(index) + " lies outside the dictionary of " +
-                          std::to_string(dictionary ? dictionary->length : 0) + " values"));
+    Raise(Status::Invalid("row ", i, ": dictionary index ", index,
+                          " lies outside the dictionary of ", dictionary ? dictionary->length : 0,
+                          " values"));
   }
   return ValueToPython(*dictionary, index);
 }
@@ -90,8 +76,9 @@ nb::object NewTypeValue(const ArrayData& data, int64_t at) {
   switch (type.id()) {
     case TypeId::kMap: {
       const ArrayData& entries = *data.children[0];
+      const Range range = ValueRange(data, i);
       nb::list out;
-      for (int64_t k = int32_at(at); k < int32_at(at + 1); ++k) {
+      for (int64_t k = range.begin; k < range.end; ++k) {
         out.append(nb::make_tuple(ValueToPython(*entries.children[0], entries.offset + k),
                                   ValueToPython(*entries.children[1], entries.offset + k)));
       }
@@ -99,12 +86,8 @@ nb::object NewTypeValue(const ArrayData& data, int64_t at) {
     }
     case TypeId::kListView:
     case TypeId::kLargeListView: {
-      const int64_t width = type.id() == TypeId::kListView ? 4 : 8;
-      int64_t begin = 0, size = 0;
-      std::memcpy(&begin, data.buffers[1]->data() + at * width, static_cast<size_t>(width));
-      std::memcpy(&size, data.buffers[2]->data() + at * width, static_cast<size_t>(width));
-      if (width == 4) begin = static_cast<int32_t>(begin), size = static_cast<int32_t>(size);
-      return ValuesToPython(*data.children[0], begin, begin + size);
+      const Range range = ValueRange(data, i);
+      return ValuesToPython(*data.children[0], range.begin, range.end);
     }
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion: {
@@ -128,49 +111,32 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
   if (!data.IsValid(i)) return nb::none();
   const DataType& type = data.type->storage();
   const int64_t at = data.offset + i;
-  auto offsets = [&](int64_t* begin, int64_t* end) {
-    const uint8_t* raw = data.buffers[1]->data();
-    if (type.id() == TypeId::kLargeUtf8 || type.id() == TypeId::kLargeBinary ||
-        type.id() == TypeId::kLargeList) {
-      std::memcpy(begin, raw + at * 8, 8);
-      std::memcpy(end, raw + (at + 1) * 8, 8);
-    } else {
-      int32_t b, e;
-      std::memcpy(&b, raw + at * 4, 4);
-      std::memcpy(&e, raw + (at + 1) * 4, 4);
-      *begin = b, *end = e;
-    }
-  };
-  if (data.type->is_bool8()) return nb::bool_(data.buffers[1]->data()[at] != 0);
+  if (data.type->is_bool8()) return nb::bool_(GetBool(data, i));
   switch (type.id()) {
-    case TypeId::kBool: return nb::bool_((data.buffers[1]->data()[at >> 3] >> (at & 7)) & 1);
+    case TypeId::kBool: return nb::bool_(GetBool(data, i));
     case TypeId::kUtf8:
     case TypeId::kLargeUtf8:
     case TypeId::kBinary:
     case TypeId::kLargeBinary: {
-      int64_t begin, end;
-      offsets(&begin, &end);
+      const Range range = ValueRange(data, i);
       const char* chars =
           data.buffers[2] ? reinterpret_cast<const char*>(data.buffers[2]->data()) : "";
       if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8) {
-        return nb::str(chars + begin, static_cast<size_t>(end - begin));
+        return nb::str(chars + range.begin, static_cast<size_t>(range.length()));
       }
-      return nb::bytes(chars + begin, static_cast<size_t>(end - begin));
+      return nb::bytes(chars + range.begin, static_cast<size_t>(range.length()));
     }
     case TypeId::kFixedSizeBinary:
       return nb::bytes(
           reinterpret_cast<const char*>(data.buffers[1]->data()) + at * type.fixed_size(),
           static_cast<size_t>(type.fixed_size()));
     case TypeId::kList:
-    case TypeId::kLargeList: {
-      int64_t begin, end;
-      offsets(&begin, &end);
-      return ValuesToPython(*data.children[0], begin, end);
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList: {
+      const Range range = ValueRange(data, i);
+      return ValuesToPython(*data.children[0], range.begin, range.end);
     }
-    case TypeId::kFixedSizeList:
-      return ValuesToPython(*data.children[0], at * type.fixed_size(),
-                            (at + 1) * type.fixed_size());
-    case TypeId::kDictionary: return DictionaryValue(data, at);
+    case TypeId::kDictionary: return DictionaryValue(data, i);
     case TypeId::kStruct: {
       nb::dict out;
       for (size_t c = 0; c < type.children().size(); ++c) {

@@ -48,27 +48,8 @@ void Raise(const Status& status) {
     case StatusCode::kOutOfMemory: type = PyExc_MemoryError; break;
     default: break;
   }
-  PyErr_SetString(type, PythonMessage(status.message()).c_str());
+  PyErr_SetString(type, status.message().c_str());
   throw nb::python_error();
-}
-
-std::string PythonMessage(std::string message) {
-  // The C++ library names its enums; a Python user passes keyword arguments.
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"allow_nulls=True in Python, NullPolicy::kAllow in C++", "allow_nulls=True"},
-      {"CopyMode::kIfNeeded", "copy=None"},
-      {"CopyMode::kAlways", "copy=True"},
-      {"CopyMode::kNever", "copy=False"},
-      {"NullPolicy::kAllow", "allow_nulls=True"},
-      {"NullPolicy::kError", "allow_nulls=False"},
-  };
-  for (const auto& [cpp, py] : kNames) {
-    for (size_t at = message.find(cpp); at != std::string::npos; at = message.find(cpp, at)) {
-      message.replace(at, std::strlen(cpp), py);
-      at += std::strlen(py);
-    }
-  }
-  return message;
 }
 
 TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {

@@ -40,10 +40,6 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 bool KeepInterrupt(nb::python_error& error);
 inline constexpr const char* kInterruptedMessage = "interrupted";
 
-// A C++ message as a Python user should read it: C++ enums (CopyMode::...,
-// NullPolicy::...) become the Python arguments that mean the same.
-std::string PythonMessage(std::string message);
-
 // str(obj) as a std::string (any object, through Python's str()).
 inline std::string Str(nb::handle obj) {
   nb::object text = nb::steal(PyObject_Str(obj.ptr()));
@@ -113,6 +109,37 @@ nb::tuple ToTuple(const std::vector<int64_t>& values);
 // The NullPolicy a Python `allow_nulls` flag asks for.
 inline NullPolicy NullPolicyFrom(bool allow_nulls) {
   return allow_nulls ? NullPolicy::kAllow : NullPolicy::kError;
+}
+
+// Core errors name an option in neutral words ("allow null rows", "a copy
+// is needed"); a binding that passed a Python argument's value on names the
+// argument where it calls. `advice` ("pass copy=None or copy=True") is
+// appended in parentheses to an Invalid from the call when `refused`, which
+// the caller decides from the call's own arguments (copy=False; null rows
+// met with allow_nulls=False), never from the message text.
+inline Status NameArgument(Status status, bool refused, const char* advice) {
+  if (status.ok() || !refused || status.code() != StatusCode::kInvalid) return status;
+  return Status(status.code(), status.message() + " (" + advice + ")");
+}
+template <typename T>
+Result<T> NameArgument(Result<T> result, bool refused, const char* advice) {
+  if (result.ok()) return result;
+  return NameArgument(result.status(), refused, advice);
+}
+inline constexpr const char* kPassCopy = "pass copy=None or copy=True";
+inline constexpr const char* kPassAllowNulls = "pass allow_nulls=True";
+
+// An error from a call made with the copy mode a Python `copy` chose.
+template <typename T>
+Result<T> NamingCopy(Result<T> result, CopyMode copy) {
+  return NameArgument(std::move(result), copy == CopyMode::kNever, kPassCopy);
+}
+// An error from a call over rows, `null_rows` of them null, made with the
+// null policy a Python `allow_nulls` chose.
+template <typename T>
+Result<T> NamingAllowNulls(Result<T> result, NullPolicy nulls, int64_t null_rows) {
+  return NameArgument(std::move(result), nulls == NullPolicy::kError && null_rows > 0,
+                      kPassAllowNulls);
 }
 
 // Resolves a Python index (negative counts from the end) against

@@ -21,8 +21,10 @@ namespace quiver::python {
 namespace {
 
 nb::object RowView(const PyFixedShapeTensorArray& a, int64_t i, bool allow_nulls) {
+  const int64_t row = ResolveIndex(i, a.array.length());
+  const NullPolicy nulls = NullPolicyFrom(allow_nulls);
   return TensorToNumpy(
-      Unwrap(a.array.RowTensor(ResolveIndex(i, a.array.length()), NullPolicyFrom(allow_nulls))));
+      Unwrap(NamingAllowNulls(a.array.RowTensor(row, nulls), nulls, a.array.IsValid(row) ? 0 : 1)));
 }
 
 nb::object RowOrNone(const FixedShapeTensorArray& a, int64_t i) {
@@ -78,7 +80,7 @@ PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray,
     built = FixedShapeTensorArray::FromTensor(tensor, mode);
     if (built.ok() && !null_rows.empty()) built = built->WithNullRows(null_rows);
   }
-  return PyFixedShapeTensorArray{Unwrap(std::move(built))};
+  return PyFixedShapeTensorArray{Unwrap(NamingCopy(std::move(built), mode))};
 }
 
 // NumPy indexing of the (N, *logical shape) view: what col[i, ...],
@@ -140,7 +142,9 @@ void BindFixedShapeTensorArray(nb::module_& m) {
       .def(
           "to_numpy",
           [](const A& a, bool allow_nulls, nb::handle out) -> nb::object {
-            Tensor tensor = Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)));
+            const NullPolicy nulls = NullPolicyFrom(allow_nulls);
+            Tensor tensor =
+                Unwrap(NamingAllowNulls(a.array.ToTensor(nulls), nulls, a.array.null_count()));
             if (out.is_none()) return TensorToNumpy(tensor);
             CopyInto(tensor, out);
             return nb::borrow(out);
@@ -162,7 +166,9 @@ void BindFixedShapeTensorArray(nb::module_& m) {
       .def(
           "to_tensor",
           [](const A& a, bool allow_nulls) {
-            return PyTensor{Unwrap(a.array.ToTensor(NullPolicyFrom(allow_nulls)))};
+            const NullPolicy nulls = NullPolicyFrom(allow_nulls);
+            return PyTensor{
+                Unwrap(NamingAllowNulls(a.array.ToTensor(nulls), nulls, a.array.null_count()))};
           },
           nb::arg("allow_nulls") = false, "The whole column as one quiver Tensor, zero-copy.")
       .def("__len__", [](const A& a) { return a.array.length(); })

@@ -244,16 +244,10 @@ nb::object RebuildArray(nb::handle type_state, nb::handle array_state) {
 
 // The tensor over only the bytes it spans, element [0, ...] at byte_offset.
 Tensor CompactTensor(const Tensor& t) {
-  int64_t low = 0, high = t.size() > 0 ? t.type()->byte_width() : 0;
-  if (t.size() > 0) {
-    for (int i = 0; i < t.ndim(); ++i) {
-      const int64_t span = (t.shape()[i] - 1) * t.strides()[i];
-      (span < 0 ? low : high) += span;
-    }
-  }
-  BufferPtr bytes = Unwrap(SliceBytes(t.buffer(), t.byte_offset() + low, t.byte_offset() + high));
+  const Range span = t.ByteSpan();
+  BufferPtr bytes = Unwrap(SliceBytes(t.buffer(), span.begin, span.end));
   return Unwrap(Tensor::Make(t.type(), std::move(bytes), t.shape(), t.strides(), t.dim_names(),
-                             t.size() > 0 ? -low : 0));
+                             t.byte_offset() - span.begin));
 }
 
 PyTensor RebuildTensor(nb::handle type_state, nb::handle shape, nb::handle strides,

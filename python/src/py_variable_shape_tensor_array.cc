@@ -394,8 +394,10 @@ void BindVariableShapeTensorArray(nb::module_& m) {
       .def(
           "row_tensor",
           [](const A& a, int64_t i, bool allow_nulls) {
-            return PyTensor{Unwrap(
-                a.array.RowTensor(ResolveIndex(i, a.array.length()), NullPolicyFrom(allow_nulls)))};
+            const int64_t row = ResolveIndex(i, a.array.length());
+            const NullPolicy nulls = NullPolicyFrom(allow_nulls);
+            return PyTensor{Unwrap(NamingAllowNulls(a.array.RowTensor(row, nulls), nulls,
+                                                    a.array.IsValid(row) ? 0 : 1))};
           },
           nb::arg("i"), nb::arg("allow_nulls") = false,
           "Row i as a quiver.Tensor (zero-copy), e.g. for DLPack: "
@@ -415,7 +417,8 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                 nb::gil_scoped_release no_gil;
                 padded = a.array.ToPadded(pad, nulls);
               }
-              auto result = Unwrap(std::move(padded));
+              auto result =
+                  Unwrap(NamingAllowNulls(std::move(padded), nulls, a.array.null_count()));
               return nb::make_tuple(TensorToNumpy(result.values), TensorToNumpy(result.shapes));
             }
             if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
@@ -439,7 +442,9 @@ void BindVariableShapeTensorArray(nb::module_& m) {
               nb::gil_scoped_release no_gil;
               shapes = a.array.ToPaddedInto(dst, shape, pad, nulls);
             }
-            return nb::make_tuple(nb::borrow(out), TensorToNumpy(Unwrap(std::move(shapes))));
+            return nb::make_tuple(nb::borrow(out),
+                                  TensorToNumpy(Unwrap(NamingAllowNulls(std::move(shapes), nulls,
+                                                                        a.array.null_count()))));
           },
           nb::arg("pad_value") = 0, nb::arg("allow_nulls") = false, nb::kw_only(),
           nb::arg("out") = nb::none(),
@@ -453,7 +458,9 @@ void BindVariableShapeTensorArray(nb::module_& m) {
       .def(
           "to_jagged",
           [](const A& a, bool allow_nulls) {
-            auto jagged = Unwrap(a.array.ToJagged(NullPolicyFrom(allow_nulls)));
+            const NullPolicy nulls = NullPolicyFrom(allow_nulls);
+            auto jagged =
+                Unwrap(NamingAllowNulls(a.array.ToJagged(nulls), nulls, a.array.null_count()));
             return nb::make_tuple(TensorToNumpy(jagged.values), TensorToNumpy(jagged.offsets),
                                   TensorToNumpy(jagged.shapes));
           },
@@ -472,7 +479,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
               nb::gil_scoped_release no_gil;
               fixed = a.array.ToFixed(mode);
             }
-            return PyFixedShapeTensorArray{Unwrap(std::move(fixed))};
+            return PyFixedShapeTensorArray{Unwrap(NamingCopy(std::move(fixed), mode))};
           },
           nb::arg("copy") = nb::none(),
           "A FixedShapeTensorArray when every row has the same shape (ValueError otherwise). "

@@ -523,6 +523,45 @@ Status ValidateTree(const ArrayData& data, ValidationLevel level) {
 
 }  // namespace
 
+Range ValueRange(const ArrayData& data, int64_t i) {
+  const DataType& type = data.type->storage();
+  const internal::Layout layout = internal::LayoutOf(type);
+  const int64_t slot = data.offset + i;
+  switch (layout.children) {
+    case internal::ChildRole::kFixedSizeList:
+      return {slot * layout.list_size, (slot + 1) * layout.list_size};
+    case internal::ChildRole::kListView: {
+      const int64_t width = layout.value_bits / 8;
+      const int64_t begin = internal::ReadOffset(data.buffers[1]->data(), slot, width);
+      return {begin, begin + internal::ReadOffset(data.buffers[2]->data(), slot, width)};
+    }
+    default: break;
+  }
+  if (!layout.has_offsets()) return {};
+  const uint8_t* offsets = data.buffers[1]->data();
+  const int64_t width = layout.offset_width();
+  return {internal::ReadOffset(offsets, slot, width),
+          internal::ReadOffset(offsets, slot + 1, width)};
+}
+
+bool GetBool(const ArrayData& data, int64_t i) {
+  const int64_t slot = data.offset + i;
+  if (data.type->storage().id() == TypeId::kBool)
+    return internal::GetBit(data.buffers[1]->data(), slot);
+  if (data.type->is_bool8()) return data.buffers[1]->data()[slot] != 0;
+  return false;
+}
+
+int64_t DictionaryIndex(const ArrayData& data, int64_t i) {
+  const TypePtr& index_type = data.type->storage().index_type();
+  int64_t index = -1;
+  if (!index_type ||
+      !internal::ReadInteger(data.buffers[1]->data(), data.offset + i, index_type->id(), &index)) {
+    return -1;
+  }
+  return index;
+}
+
 int64_t RunEndEncodedIndex(const ArrayData& data, int64_t i) {
   const ArrayData& run_ends = *data.children[0];
   const TypeId id = run_ends.type->storage().id();

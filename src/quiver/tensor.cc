@@ -170,6 +170,15 @@ Result<Tensor> Tensor::Wrap(TypePtr type, uintptr_t first, Dims&& shape, Dims&& 
                 std::move(dim_names), -low, *size);
 }
 
+Range Tensor::ByteSpan() const {
+  if (size_ == 0) return {byte_offset_, byte_offset_};
+  // Make and Wrap computed the same span without overflow (and refuse
+  // tensors whose span overflows, so the fallback is never taken).
+  const auto span = ElementSpan(shape_, strides_, type_->byte_width());
+  if (!span) return {byte_offset_, byte_offset_};
+  return {byte_offset_ + span->first, byte_offset_ + span->second};
+}
+
 namespace {
 
 // Whether the axes, taken from the last (row-major) or the first

@@ -200,8 +200,7 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   if (copy == CopyMode::kNever) {
     return Status::Invalid("tensor with shape " + internal::FormatShape(tensor.shape()) +
                            " and strides " + internal::FormatShape(tensor.strides()) +
-                           " is not a sequence of permuted contiguous cells; a copy is needed "
-                           "(pass CopyMode::kIfNeeded)");
+                           " is not a sequence of permuted contiguous cells; a copy is needed");
   }
   QUIVER_ASSIGN_OR_RETURN(Tensor contiguous, tensor.ToContiguous());
   std::vector<int64_t> identity(cell_shape.size());

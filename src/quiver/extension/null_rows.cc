@@ -7,8 +7,7 @@ namespace quiver::internal {
 Status NullRowError(int64_t row) {
   return Status::Invalid("row ", row,
                          " is null; a tensor cannot represent a null row (to view the bytes the "
-                         "slot holds, allow null rows: allow_nulls=True in Python, "
-                         "NullPolicy::kAllow in C++)");
+                         "slot holds, allow null rows)");
 }
 
 Status NullElementError(int64_t element) {

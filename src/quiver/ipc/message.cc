@@ -105,7 +105,13 @@ Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
 
 }  // namespace
 
-Result<std::optional<Message>> ReadMessage(InputStream& stream) {
+namespace {
+
+// The prefix and verified metadata of the message at the stream's
+// position, its body left unread (message.body null, message.size the
+// prefix and metadata); nullopt at an end-of-stream marker or where the
+// stream ends before a new message.
+Result<std::optional<Message>> ReadMessageHead(InputStream& stream) {
   const int64_t offset = stream.position();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr head, stream.Read(4));
   if (head->size() == 0) return std::optional<Message>();  // the stream simply ends
@@ -135,20 +141,47 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
       VerifyFlatbuffer<fb::Message>(message.metadata->data(), length, "message metadata", offset));
   message.header = flatbuffers::GetRoot<fb::Message>(message.metadata->data());
   QUIVER_RETURN_NOT_OK(CheckHeaderPresent(*message.header, offset));
-  const int64_t body_length = message.header->body_length();
+  message.size = prefix + length;
+  return std::optional<Message>(std::move(message));
+}
+
+}  // namespace
+
+Result<std::optional<Message>> ReadMessage(InputStream& stream) {
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(stream));
+  if (!message) return message;
+  const int64_t offset = message->offset;
+  const int64_t body_length = message->header->body_length();
   if (body_length < 0) {
     return Status::Invalid("message ", At(offset), " claims a body of ", body_length, " bytes");
   }
   QUIVER_ASSIGN_OR_RETURN(
-      message.body,
+      message->body,
       ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
-  message.size = prefix + length + body_length;
-  return std::optional<Message>(std::move(message));
+  message->size += body_length;
+  return message;
 }
 
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) {
   auto stream = StreamOver(source, offset);
   return ReadMessage(*stream);
+}
+
+Result<MessageKind> PeekMessageKind(InputSource& source, int64_t offset) {
+  auto stream = StreamOver(source, offset);
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(*stream));
+  if (!message) return Status::Invalid("no message at byte ", offset);
+  const fb::MessageHeader type = message->header->header_type();
+  switch (type) {
+    case fb::MessageHeader::Schema: return MessageKind::kSchema;
+    case fb::MessageHeader::DictionaryBatch: return MessageKind::kDictionaryBatch;
+    case fb::MessageHeader::RecordBatch: return MessageKind::kRecordBatch;
+    case fb::MessageHeader::Tensor: return MessageKind::kTensor;
+    case fb::MessageHeader::SparseTensor: return MessageKind::kSparseTensor;
+    default: break;
+  }
+  return Status::Invalid("message ", At(offset), " has a header of unknown type ",
+                         static_cast<int>(type));
 }
 
 Result<Message> ReadMessageOfKind(const std::shared_ptr<InputSource>& source, int64_t offset,

@@ -633,4 +633,121 @@ TEST(NewTypesValidate, RunEndsIncreaseAndCoverTheArray) {
   EXPECT_ERROR(kInvalid, "needs 0 buffers, got 1", Validate(*bad, ValidationLevel::kMinimal));
 }
 
+// --- slot readers: ValueRange, GetBool, DictionaryIndex ----------------------
+
+namespace {
+
+// Offsets {0, 2, 2, 5} of the given width: values of 2, 0 and 3 entries.
+BufferPtr Offsets(int64_t width) {
+  return width == 8 ? test::BufferOf<int64_t>({0, 2, 2, 5}) : test::BufferOf<int32_t>({0, 2, 2, 5});
+}
+
+}  // namespace
+
+TEST(SlotReaders, ValueRangeReadsOffsetsOfEitherWidth) {
+  const auto bytes = test::BufferOf<uint8_t>({'a', 'b', 'c', 'd', 'e'});
+  auto item = Primitive<int8_t>(int8(), {1, 2, 3, 4, 5});
+  auto map_entries = test::MapSample()->children[0];  // 3 entries
+  auto long_entries = std::make_shared<ArrayData>(*map_entries);
+  long_entries->children = {Utf8({"a", "b", "c", "d", "e"}),
+                            Primitive<int32_t>(int32(), {1, 2, 3, 4, 5})};
+  long_entries->length = 5;
+  const std::vector<std::pair<ArrayDataPtr, int64_t>> cases = {
+      {test::Node(utf8(), 3, {nullptr, Offsets(4), bytes}), 4},
+      {test::Node(binary(), 3, {nullptr, Offsets(4), bytes}), 4},
+      {test::Node(large_utf8(), 3, {nullptr, Offsets(8), bytes}), 8},
+      {test::Node(large_binary(), 3, {nullptr, Offsets(8), bytes}), 8},
+      {test::Node(list(ListItem(int8())), 3, {nullptr, Offsets(4)}, {item}), 4},
+      {test::Node(large_list(ListItem(int8())), 3, {nullptr, Offsets(8)}, {item}), 8},
+      {test::Node(*map_(utf8(), int32()), 3, {nullptr, Offsets(4)}, {long_entries}), 4},
+  };
+  for (const auto& [array, width] : cases) {
+    SCOPED_TRACE(array->type->ToString());
+    ASSERT_OK(Validate(*array));
+    EXPECT_EQ(ValueRange(*array, 0), (Range{0, 2}));
+    EXPECT_EQ(ValueRange(*array, 1), (Range{2, 2}));
+    EXPECT_EQ(ValueRange(*array, 2), (Range{2, 5}));
+    EXPECT_EQ(ValueRange(*array, 2).length(), 3);
+    // A slice reads from its offset: its slot 0 is the parent's slot 1.
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(array, 1, 2));
+    EXPECT_EQ(ValueRange(*tail, 0), (Range{2, 2}));
+    EXPECT_EQ(ValueRange(*tail, 1), (Range{2, 5}));
+  }
+}
+
+TEST(SlotReaders, ValueRangeOfListViewsAndFixedSizeLists) {
+  for (bool large : {false, true}) {
+    ArrayDataPtr views = test::ListViewSample(large);  // [[4, 5], null, [1], [2, 3, 4]]
+    SCOPED_TRACE(views->type->ToString());
+    EXPECT_EQ(ValueRange(*views, 0), (Range{3, 5}));
+    EXPECT_EQ(ValueRange(*views, 1), (Range{5, 5}));  // null: as stored
+    EXPECT_EQ(ValueRange(*views, 2), (Range{0, 1}));
+    EXPECT_EQ(ValueRange(*views, 3), (Range{1, 4}));
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(views, 2, 2));
+    EXPECT_EQ(ValueRange(*tail, 1), (Range{1, 4}));
+  }
+  ASSERT_OK_AND_ASSIGN(TypePtr triples, fixed_size_list(ListItem(int8()), 3));
+  auto child = Primitive<int8_t>(int8(), {0, 1, 2, 3, 4, 5, 6, 7, 8});
+  ArrayDataPtr lists = test::Node(triples, 3, {nullptr}, {child});
+  ASSERT_OK(Validate(*lists));
+  EXPECT_EQ(ValueRange(*lists, 0), (Range{0, 3}));
+  EXPECT_EQ(ValueRange(*lists, 2), (Range{6, 9}));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(lists, 1, 2));
+  EXPECT_EQ(ValueRange(*tail, 0), (Range{3, 6}));
+  // Types without value ranges give an empty one.
+  EXPECT_EQ(ValueRange(*Primitive<int32_t>(int32(), {7}), 0), (Range{}));
+}
+
+TEST(SlotReaders, GetBoolReadsBitsAndBool8) {
+  // Bits 0..9: 1 0 1 1 0 0 0 0 | 1 0 (LSB first), the slice crossing a byte.
+  auto bits = test::Node(boolean(), 10, {nullptr, test::BufferOf<uint8_t>({0b00001101, 0b01})});
+  ASSERT_OK(Validate(*bits));
+  const std::vector<bool> expected = {true,  false, true,  true, false,
+                                      false, false, false, true, false};
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(GetBool(*bits, i), expected[i]) << i;
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(bits, 7, 3));
+  EXPECT_FALSE(GetBool(*tail, 0));
+  EXPECT_TRUE(GetBool(*tail, 1));
+  EXPECT_FALSE(GetBool(*tail, 2));
+  // bool8: one int8 per slot, any nonzero byte is true.
+  auto bytes = Primitive<int8_t>(bool8(), {0, 1, -1, 2});
+  EXPECT_FALSE(GetBool(*bytes, 0));
+  EXPECT_TRUE(GetBool(*bytes, 1));
+  EXPECT_TRUE(GetBool(*bytes, 2));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr bytes_tail, Slice(bytes, 3, 1));
+  EXPECT_TRUE(GetBool(*bytes_tail, 0));
+  EXPECT_FALSE(GetBool(*Primitive<int32_t>(int32(), {1}), 0));
+}
+
+TEST(SlotReaders, DictionaryIndexWidensEveryIntegerType) {
+  ArrayDataPtr values = Utf8({"a", "b", "c"});
+  auto with = [&](TypePtr index_type, BufferPtr indices) {
+    return test::Node(*dictionary(std::move(index_type), utf8()), 3, {nullptr, indices});
+  };
+  const std::vector<std::pair<ArrayDataPtr, std::vector<int64_t>>> cases = {
+      {with(int8(), test::BufferOf<int8_t>({2, -1, -128})), {2, -1, -128}},
+      {with(int16(), test::BufferOf<int16_t>({2, -1, -32768})), {2, -1, -32768}},
+      {with(int32(), test::BufferOf<int32_t>({2, -1, INT32_MIN})), {2, -1, INT32_MIN}},
+      {with(int64(), test::BufferOf<int64_t>({2, -1, INT64_MIN})), {2, -1, INT64_MIN}},
+      {with(uint8(), test::BufferOf<uint8_t>({2, 255, 128})), {2, 255, 128}},
+      {with(uint16(), test::BufferOf<uint16_t>({2, 65535, 32768})), {2, 65535, 32768}},
+      {with(uint32(), test::BufferOf<uint32_t>({2, UINT32_MAX, 1u << 31})),
+       {2, UINT32_MAX, int64_t{1} << 31}},
+      // A uint64 index above INT64_MAX reads as -1: outside any dictionary.
+      {with(uint64(), test::BufferOf<uint64_t>({2, uint64_t{INT64_MAX}, uint64_t{1} << 63})),
+       {2, INT64_MAX, -1}},
+  };
+  for (const auto& [array, expected] : cases) {
+    SCOPED_TRACE(array->type->ToString());
+    for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(DictionaryIndex(*array, i), expected[i]) << i;
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr tail, Slice(array, 1, 2));
+    EXPECT_EQ(DictionaryIndex(*tail, 0), expected[1]);
+    EXPECT_EQ(DictionaryIndex(*tail, 1), expected[2]);
+  }
+  ArrayDataPtr dict = DictionaryOf({1, std::nullopt, 0}, values);
+  ASSERT_OK(Validate(*dict));
+  EXPECT_EQ(DictionaryIndex(*dict, 0), 1);
+  EXPECT_EQ(DictionaryIndex(*dict, 2), 0);
+}
+
 }  // namespace quiver

@@ -92,6 +92,28 @@ TEST(Tensor, ZeroSizeAndZeroDim) {
   EXPECT_EQ(*scalar.Value<int32_t>(std::vector<int64_t>{}), 0);
 }
 
+TEST(Tensor, ByteSpanCoversTheElements) {
+  Tensor base = Iota({3, 4});  // 48 bytes
+  EXPECT_EQ(base.ByteSpan(), (Range{0, 48}));
+  // Every other column of rows 1-2: from byte 16 to the end of [2, 2].
+  ASSERT_OK_AND_ASSIGN(Tensor strided,
+                       Tensor::Make(int32(), base.buffer(), {2, 2}, {16, 8}, {}, 16));
+  EXPECT_EQ(strided.ByteSpan(), (Range{16, 44}));
+  // Negative strides reach below the byte offset.
+  ASSERT_OK_AND_ASSIGN(Tensor reversed,
+                       Tensor::Make(int32(), base.buffer(), {3, 2}, {-16, -4}, {}, 36));
+  EXPECT_EQ(reversed.ByteSpan(), (Range{0, 40}));
+  EXPECT_EQ(reversed.ByteSpan().length(), 40);
+  ASSERT_OK_AND_ASSIGN(Tensor element, Tensor::Make(int32(), base.buffer(), {}, {}, {}, 20));
+  EXPECT_EQ(element.ByteSpan(), (Range{20, 24}));
+  // Zero strides cover one element; no elements cover nothing.
+  ASSERT_OK_AND_ASSIGN(Tensor broadcast, Tensor::Make(int32(), base.buffer(), {5}, {0}, {}, 8));
+  EXPECT_EQ(broadcast.ByteSpan(), (Range{8, 12}));
+  ASSERT_OK_AND_ASSIGN(Tensor empty, Tensor::Make(int32(), base.buffer(), {0, 4}, {}, {}, 12));
+  EXPECT_EQ(empty.ByteSpan(), (Range{12, 12}));
+  EXPECT_EQ(Tensor().ByteSpan(), (Range{0, 0}));
+}
+
 TEST(Tensor, ElementAccessErrors) {
   Tensor t = Iota({2, 2});
   EXPECT_ERROR(kIndexError, "out of range for axis 1 of size 2",

@@ -11,7 +11,7 @@ TEST(NullRows, NullRowErrorSaysHowToAllowNullRows) {
   EXPECT_EQ(
       st.message(),
       "row 3 is null; a tensor cannot represent a null row (to view the bytes the slot holds, "
-      "allow null rows: allow_nulls=True in Python, NullPolicy::kAllow in C++)");
+      "allow null rows)");
 }
 
 TEST(NullRows, NullElementErrorNamesTheElement) {

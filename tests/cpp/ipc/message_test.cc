@@ -117,4 +117,73 @@ TEST(IpcHostile, CorruptFlatbuffersAndFraming) {
                read(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 2)));
 }
 
+// --- PeekMessageKind ----------------------------------------------------------
+
+namespace {
+
+// One framed message of `kind` with an empty header table of that kind.
+std::vector<uint8_t> EmptyHeaderMessage(fb::MessageHeader kind) {
+  flatbuffers::FlatBufferBuilder builder;
+  flatbuffers::Offset<void> header;
+  switch (kind) {
+    case fb::MessageHeader::DictionaryBatch:
+      header = fb::CreateDictionaryBatch(builder).Union();
+      break;
+    default: header = fb::CreateRecordBatch(builder).Union(); break;
+  }
+  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, kind, header, 0));
+  BufferPtr framed = *FrameMetadata(builder, 0, 8);
+  return std::vector<uint8_t>(framed->data(), framed->data() + framed->size());
+}
+
+}  // namespace
+
+TEST(PeekMessageKind, NamesEveryKindFromTheHeaderAlone) {
+  // A stream: a schema, then a record batch after it.
+  BufferPtr stream = test::WriteStream({Int32Batch(Int32Schema(), 0, 4)});
+  auto stream_source = BufferSource(stream);
+  EXPECT_EQ(*PeekMessageKind(*stream_source), MessageKind::kSchema);
+  ASSERT_OK_AND_ASSIGN(std::optional<Message> schema, ReadMessage(*stream_source, 0));
+  EXPECT_EQ(*PeekMessageKind(*stream_source, schema->size), MessageKind::kRecordBatch);
+  std::vector<uint8_t> dictionary = EmptyHeaderMessage(fb::MessageHeader::DictionaryBatch);
+  EXPECT_EQ(*PeekMessageKind(*BorrowedSource(dictionary)), MessageKind::kDictionaryBatch);
+
+  BufferSink sink;
+  ASSERT_OK_AND_ASSIGN(Tensor dense,
+                       Tensor::Make(float32(), test::BufferOf<float>({0, 1, 0, 2}), {2, 2}));
+  ASSERT_OK(WriteTensor(dense, &sink));
+  const int64_t sparse_at = sink.position();
+  ASSERT_OK_AND_ASSIGN(SparseTensor sparse, SparseTensor::FromDense(dense, SparseFormat::kCSR));
+  ASSERT_OK(WriteSparseTensor(sparse, &sink));
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink.Finish());
+  auto source = BufferSource(bytes);
+  EXPECT_EQ(*PeekMessageKind(*source), MessageKind::kTensor);
+  EXPECT_EQ(*PeekMessageKind(*source, sparse_at), MessageKind::kSparseTensor);
+  // Only the prefix and metadata are read: a body cut short does not matter.
+  BufferPtr cut = test::BufferFrom(bytes->data(), sparse_at - 8);
+  EXPECT_EQ(*PeekMessageKind(*BufferSource(cut)), MessageKind::kTensor);
+}
+
+TEST(PeekMessageKind, RefusesWhatIsNoMessage) {
+  auto empty = BufferSource(test::BufferOf<uint8_t>({}));
+  EXPECT_ERROR(kInvalid, "no message at byte 0", PeekMessageKind(*empty));
+  auto end_marker = BufferSource(test::BufferOf<uint8_t>({0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}));
+  EXPECT_ERROR(kInvalid, "no message at byte 0", PeekMessageKind(*end_marker));
+  BufferPtr stream = test::WriteStream({Int32Batch(Int32Schema(), 0, 4)});
+  EXPECT_ERROR(kInvalid, "no message at byte " + std::to_string(stream->size()),
+               PeekMessageKind(*BufferSource(stream), stream->size()));
+  auto truncated = BufferSource(test::BufferOf<uint8_t>({0xff, 0xff}));
+  EXPECT_ERROR(kInvalid, "truncated message prefix at byte 0", PeekMessageKind(*truncated));
+  auto negative = BufferSource(test::BufferOf<int32_t>({-1, -8}));
+  EXPECT_ERROR(kInvalid, "negative metadata length -8", PeekMessageKind(*negative));
+  std::vector<uint8_t> file = FileBytes(1);  // "ARROW1" is no message prefix
+  EXPECT_ERROR(kInvalid, "message at byte 0 claims", PeekMessageKind(*BorrowedSource(file)));
+  std::vector<uint8_t> headerless = HeaderlessMessage(fb::MessageHeader::Tensor);
+  EXPECT_ERROR(kInvalid, "names a Tensor header but carries no header table",
+               PeekMessageKind(*BorrowedSource(headerless)));
+  std::vector<uint8_t> unknown = EmptyHeaderMessage(static_cast<fb::MessageHeader>(9));
+  EXPECT_ERROR(kInvalid, "message at byte 0 has a header of unknown type 9",
+               PeekMessageKind(*BorrowedSource(unknown)));
+}
+
 }  // namespace quiver::ipc
