@@ -47,14 +47,21 @@ test-tsan: setup
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --preset tsan
 
 # Every C++ file as .clang-format lays it out (clang-format 14, from
-# scripts/setup --test); `make format` rewrites them in place.
+# scripts/setup --test), and every Python file as ruff formats and lints it
+# (pyproject.toml [tool.ruff]: 100 columns, as .clang-format);
+# `make format` rewrites both in place.
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' | grep -E '^(src|include|python/src|tests|tools|fuzz|bench|examples)/')
+PYTHON_FORMAT_PATHS = python tests bench examples fuzz
 format-check: setup-test
 	@echo "format-check: $(words $(FORMAT_FILES)) C++ files against .clang-format"
 	@clang-format --dry-run -Werror $(FORMAT_FILES)
+	@echo "format-check: the Python of $(PYTHON_FORMAT_PATHS) against ruff"
+	@$(PYTHON) -m ruff format --check --quiet $(PYTHON_FORMAT_PATHS)
+	@$(PYTHON) -m ruff check --quiet $(PYTHON_FORMAT_PATHS)
 
 format:
 	clang-format -i $(FORMAT_FILES)
+	$(PYTHON) -m ruff format --quiet $(PYTHON_FORMAT_PATHS)
 
 # Installs the library and builds examples/consumer against it with find_package.
 test-example: build

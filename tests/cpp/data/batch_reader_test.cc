@@ -321,6 +321,7 @@ TEST_F(BatchReaderTest, BatchBuffersComeFromTheAllocator) {
   EXPECT_EQ(allocations, 5);
 }
 
+#if !defined(__SANITIZE_THREAD__)
 // Runs `child` in a forked process; its exit status (0: passed), or -1
 // when it did not finish within 30 s (it hung) and was killed.
 int InForkedChild(const std::function<int()>& child) {
@@ -338,7 +339,6 @@ int InForkedChild(const std::function<int()>& child) {
   return -1;
 }
 
-#if !defined(__SANITIZE_THREAD__)
 // A reader whose prefetch thread ran in the parent: the child iterates,
 // starts another epoch, reads one batch, or just destroys it; none of it
 // may wait for the thread the child does not have.
