@@ -76,16 +76,16 @@ Status CheckCounts(const ArrayData& data, const Layout& layout) {
   }
   if (layout.dictionary) {
     if (!data.dictionary) {
-      return Status::Invalid("array of type " + data.type->ToString() + " has no dictionary");
+      return Status::Invalid("array of type ", data.type->ToString(), " has no dictionary");
     }
     if (!data.dictionary->type || !data.dictionary->type->Equals(*storage.value_type())) {
       return Status::TypeError(
-          "dictionary does not have type " + storage.value_type()->ToString() + " (it has " +
-          (data.dictionary->type ? data.dictionary->type->ToString() : std::string("no type")) +
+          "dictionary does not have type ", storage.value_type()->ToString(), " (it has ",
+          (data.dictionary->type ? data.dictionary->type->ToString() : std::string("no type")),
           ")");
     }
   } else if (data.dictionary) {
-    return Status::Invalid("array of type " + data.type->ToString() +
+    return Status::Invalid("array of type ", data.type->ToString(),
                            " carries a dictionary; only dictionary types do");
   }
   const int expected_children = internal::ChildCount(storage);
@@ -297,7 +297,7 @@ Status CheckViews(const ArrayData& data, bool utf8) {
       }
       bytes = buffer->data() + view.offset;
       if (std::memcmp(bytes, view.inline_bytes, 4) != 0) {
-        return Status::Invalid(row() + "view prefix differs from the first 4 bytes of its value");
+        return Status::Invalid(row(), "view prefix differs from the first 4 bytes of its value");
       }
     }
     if (utf8 && !internal::IsValidUtf8(bytes, view.length)) {

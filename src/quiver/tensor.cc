@@ -30,7 +30,7 @@ namespace {
 
 Status CheckValueType(const TypePtr& type) {
   if (type && type->is_tensor_value()) return Status::OK();
-  return Status::TypeError("tensor value type must be numeric or bool8, got " +
+  return Status::TypeError("tensor value type must be numeric or bool8, got ",
                            (type ? type->ToString() : std::string("none")));
 }
 
@@ -55,8 +55,8 @@ std::optional<std::pair<int64_t, int64_t>> ElementSpan(std::span<const int64_t> 
 }
 
 Status SpanOverflow(std::span<const int64_t> shape, std::span<const int64_t> strides) {
-  return Status::Invalid("tensor with shape " + internal::FormatShape(shape) + " and strides " +
-                         internal::FormatShape(strides) + " spans more than 2^63 bytes");
+  return Status::Invalid("tensor with shape ", internal::FormatShape(shape), " and strides ",
+                         internal::FormatShape(strides), " spans more than 2^63 bytes");
 }
 
 // Checks that every element of a tensor lies inside its buffer

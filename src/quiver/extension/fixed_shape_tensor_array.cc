@@ -56,7 +56,7 @@ Result<Tensor> FixedShapeTensorArray::CellsTensor(int64_t first_row, int64_t row
                                                   bool with_row_axis) const {
   const TypePtr& value_type = type_.value_type();
   if (!value_type->is_tensor_value()) {
-    return Status::NotImplemented("cannot view " + value_type->ToString() +
+    return Status::NotImplemented("cannot view ", value_type->ToString(),
                                   " cells as a tensor: Arrow bools are bit-packed");
   }
   const ArrayData& child = *data_->children[0];
@@ -198,8 +198,8 @@ Result<FixedShapeTensorArray> FixedShapeTensorArray::FromTensor(const Tensor& te
   if (copied) *copied = !order.has_value();
   if (order) return WrapCells(tensor, tensor.buffer(), tensor.byte_offset(), std::move(*order));
   if (copy == CopyMode::kNever) {
-    return Status::Invalid("tensor with shape " + internal::FormatShape(tensor.shape()) +
-                           " and strides " + internal::FormatShape(tensor.strides()) +
+    return Status::Invalid("tensor with shape ", internal::FormatShape(tensor.shape()),
+                           " and strides ", internal::FormatShape(tensor.strides()),
                            " is not a sequence of permuted contiguous cells; a copy is needed");
   }
   QUIVER_ASSIGN_OR_RETURN(Tensor contiguous, tensor.ToContiguous());

@@ -24,8 +24,8 @@ constexpr char kMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
 Result<SchemaPtr> SchemaFromMessage(const Message& message) {
   const fb::Schema* schema = message.header->header_as_Schema();
   if (schema == nullptr) {
-    return Status::Invalid(message.Where() + " should be a schema, is a " +
-                           fb::EnumNameMessageHeader(message.header->header_type()) + " message");
+    return Status::Invalid(message.Where(), " should be a schema, is a ",
+                           fb::EnumNameMessageHeader(message.header->header_type()), " message");
   }
   auto read = ReadSchema(schema);
   if (!read.ok()) return read.status().WithContext(message.Where());
@@ -54,10 +54,10 @@ Result<bool> SwapFor(Endianness endianness, const ReadOptions& options, const st
 Status RefuseUnsupported(const Message& message) {
   switch (message.header->header_type()) {
     case fb::MessageHeader::Schema:
-      return Status::Invalid(message.Where() + ": a second schema message in the stream");
+      return Status::Invalid(message.Where(), ": a second schema message in the stream");
     default:
-      return Status::Invalid(message.Where() + ": unexpected " +
-                             std::string(fb::EnumNameMessageHeader(message.header->header_type())) +
+      return Status::Invalid(message.Where(), ": unexpected ",
+                             std::string(fb::EnumNameMessageHeader(message.header->header_type())),
                              " message in a record batch stream");
   }
 }
@@ -355,10 +355,9 @@ struct FileReader::Impl {
     QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
     if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
     if (message->header->header_type() != kind) {
-      return Status::Invalid(
-          where + ": the footer points at a " +
-          std::string(fb::EnumNameMessageHeader(message->header->header_type())) +
-          " message, not a " + fb::EnumNameMessageHeader(kind));
+      return Status::Invalid(where, ": the footer points at a ",
+                             std::string(fb::EnumNameMessageHeader(message->header->header_type())),
+                             " message, not a ", fb::EnumNameMessageHeader(kind));
     }
     if (message->body->size() != block.body_length() ||
         message->size - message->body->size() != block.metadata_length()) {
