@@ -10,11 +10,14 @@
 #include "py_buffer_protocol.h"
 #include "py_c_device.h"
 #include "py_capsules.h"
-#include "py_convert.h"
 #include "py_dlpack.h"
+#include "py_errors.h"
 #include "py_fastcall.h"
+#include "py_index.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "py_repr.h"
 #include "quiver/record_batch.h"
 
 #include <cstring>

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "py_capsules.h"
-#include "py_convert.h"
+#include "py_errors.h"
 #include "quiver/c_device.h"
 
 namespace quiver::python {

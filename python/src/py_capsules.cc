@@ -1,6 +1,7 @@
 #include "py_capsules.h"
 
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_numpy.h"
 #include "quiver/c_data.h"
 
 namespace quiver::python {

@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "py_bindings.h"
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_numpy.h"
 #include "py_record_batch.h"
 #include "quiver/data.h"
 

@@ -5,7 +5,7 @@
 
 #include <nanobind/stl/string.h>
 
-#include "py_convert.h"
+#include "py_errors.h"
 #include "py_fastcall.h"
 #include "py_objects.h"
 #include "quiver/dlpack_columns.h"

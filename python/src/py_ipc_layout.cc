@@ -3,7 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <vector>
 
-#include "py_convert.h"
+#include "py_errors.h"
 #include "py_objects.h"
 
 namespace quiver::python {

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
 #include "quiver/array.h"

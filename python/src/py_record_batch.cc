@@ -8,7 +8,7 @@
 
 #include "py_c_device.h"
 #include "py_capsules.h"
-#include "py_convert.h"
+#include "py_errors.h"
 #include "py_objects.h"
 #include "py_pickle.h"
 #include "py_repr.h"

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/variable_shape_tensor.h"
@@ -147,6 +148,17 @@ std::string TabularRepr(const char* cls, int64_t rows, const Schema& schema,
     out += "\n" + schema.fields[i].name + ": " + preview;
   }
   return out;
+}
+
+std::string FormatValues(nb::handle array, const std::string& prefix) {
+  nb::object numpy = Numpy();
+  nb::dict kwargs;
+  kwargs["separator"] = ", ";
+  kwargs["threshold"] = 12;
+  kwargs["edgeitems"] = 2;
+  kwargs["prefix"] = prefix;
+  kwargs["max_line_width"] = 88;
+  return nb::cast<std::string>(numpy.attr("array2string")(array, **kwargs));
 }
 
 }  // namespace quiver::python

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "py_bindings.h"
-#include "py_convert.h"
+#include "py_errors.h"
 #include "py_objects.h"
 #include "quiver/shape_pattern.h"
 

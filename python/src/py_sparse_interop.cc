@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 #include "py_optional.h"
 #include "py_sparse.h"

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_index.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
 #include "quiver/table.h"

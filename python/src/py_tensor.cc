@@ -8,10 +8,12 @@
 #include "py_bindings.h"
 #include "py_buffer_protocol.h"
 #include "py_c_device.h"
-#include "py_convert.h"
 #include "py_dlpack.h"
+#include "py_errors.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "py_repr.h"
 
 namespace quiver::python {
 

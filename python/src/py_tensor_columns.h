@@ -6,7 +6,8 @@
 
 #include "py_c_device.h"
 #include "py_capsules.h"
-#include "py_convert.h"
+#include "py_index.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 
 namespace quiver::python {

@@ -16,7 +16,9 @@
 
 #include "py_bindings.h"
 #include "py_capsules.h"
-#include "py_convert.h"
+#include "py_errors.h"
+#include "py_index.h"
+#include "py_numpy.h"
 #include "py_objects.h"
 #include "py_pickle.h"
 #include "py_tensor_columns.h"

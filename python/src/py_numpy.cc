@@ -1,4 +1,4 @@
-#include "py_convert.h"
+#include "py_numpy.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,48 +9,6 @@
 #include "quiver/dlpack.h"
 
 namespace quiver::python {
-
-namespace {
-
-// The interrupt KeepInterrupt kept, per thread; raw so that no Python
-// object is released at thread exit without the GIL.
-thread_local nb::python_error* kept_interrupt = nullptr;
-
-}  // namespace
-
-bool KeepInterrupt(nb::python_error& error) {
-  if (error.matches(PyExc_Exception)) return false;
-  delete kept_interrupt;  // GIL held: the caller caught it in Python code
-  kept_interrupt = new nb::python_error(std::move(error));
-  return true;
-}
-
-void Raise(const Status& status) {
-  if (kept_interrupt != nullptr) {
-    std::unique_ptr<nb::python_error> interrupt(kept_interrupt);
-    kept_interrupt = nullptr;
-    // Only the Status the interrupted callback returned (as it is, or
-    // wrapped in context) stands for the interrupt. Any other means that
-    // Status was dropped on the way (an abandoned writer ignores what its
-    // closing write said), and the kept interrupt is stale: raising it here
-    // would turn an unrelated error into a KeyboardInterrupt.
-    if (status.message().find(kInterruptedMessage) != std::string::npos) {
-      interrupt->restore();
-      throw nb::python_error();
-    }
-  }
-  PyObject* type = PyExc_ValueError;
-  switch (status.code()) {
-    case StatusCode::kTypeError: type = PyExc_TypeError; break;
-    case StatusCode::kIndexError: type = PyExc_IndexError; break;
-    case StatusCode::kNotImplemented: type = PyExc_NotImplementedError; break;
-    case StatusCode::kIOError: type = PyExc_OSError; break;
-    case StatusCode::kOutOfMemory: type = PyExc_MemoryError; break;
-    default: break;
-  }
-  PyErr_SetString(type, status.message().c_str());
-  throw nb::python_error();
-}
 
 TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {
   return Unwrap(dlpack::ValueTypeOf(dlpack::DLDataType{dtype.code, dtype.bits, dtype.lanes}));
@@ -160,76 +118,6 @@ nb::tuple ToTuple(const std::vector<int64_t>& values) {
   nb::list out;
   for (int64_t v : values) out.append(v);
   return nb::tuple(out);
-}
-
-// Resolves a Python index (negative counts from the end) against `length`.
-int64_t ResolveIndex(int64_t index, int64_t length, const char* what) {
-  int64_t resolved = index < 0 ? index + length : index;
-  if (resolved < 0 || resolved >= length) {
-    Raise(Status::IndexError("index " + std::to_string(index) + " is out of range for " +
-                             std::to_string(length) + " " + what));
-  }
-  return resolved;
-}
-
-int64_t ResolveIndex(nb::handle index, int64_t length, const char* what) {
-  nb::object integer = nb::steal(PyNumber_Index(index.ptr()));
-  if (!integer.is_valid()) throw nb::python_error();
-  int overflow = 0;
-  const long long value = PyLong_AsLongLongAndOverflow(integer.ptr(), &overflow);
-  if (value == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (overflow != 0) {
-    Raise(Status::IndexError("index ", Str(integer), " is out of range for ", length, " ", what));
-  }
-  return ResolveIndex(static_cast<int64_t>(value), length, what);
-}
-
-// [start, start + count) of a step-1 Python slice over `length` rows.
-std::pair<int64_t, int64_t> ClipSlice(int64_t offset, std::optional<int64_t> length, int64_t rows) {
-  if (offset < 0)
-    Raise(Status::IndexError("slice offset " + std::to_string(offset) + " is negative"));
-  if (length && *length < 0) {
-    Raise(Status::IndexError("slice length " + std::to_string(*length) + " is negative"));
-  }
-  const int64_t start = std::min(offset, rows);
-  return {start, std::min(length.value_or(rows), rows - start)};
-}
-
-std::pair<int64_t, int64_t> ResolveSlice(const nb::slice& slice, int64_t length) {
-  auto [start, stop, step, count] = slice.compute(static_cast<size_t>(length));
-  if (step != 1) {
-    Raise(Status::NotImplemented("slices with a step other than 1 are not supported (got " +
-                                 std::to_string(step) + ")"));
-  }
-  return {static_cast<int64_t>(start), static_cast<int64_t>(count)};
-}
-
-bool SliceRows(const nb::slice& slice, int64_t length, std::vector<int64_t>* rows) {
-  auto [start, stop, step, count] = slice.compute(static_cast<size_t>(length));
-  if (step == 1) return false;
-  rows->reserve(count);
-  for (size_t k = 0; k < count; ++k) {
-    rows->push_back(static_cast<int64_t>(start) + static_cast<int64_t>(k) * step);
-  }
-  return true;
-}
-
-CopyMode CopyModeFromPython(std::optional<bool> copy) {
-  if (!copy) return CopyMode::kIfNeeded;
-  return *copy ? CopyMode::kAlways : CopyMode::kNever;
-}
-
-CopyMode CopyModeFromPython(nb::handle copy, const char* name) {
-  if (copy.is_none()) return CopyMode::kIfNeeded;
-  if (copy.ptr() == Py_True) return CopyMode::kAlways;
-  if (copy.ptr() == Py_False) return CopyMode::kNever;
-  // NumPy bools are bools too.
-  if (nb::hasattr(copy, "dtype") && nb::hasattr(copy, "__bool__") &&
-      Str(copy.attr("dtype")) == "bool") {
-    return nb::cast<bool>(nb::bool_(copy)) ? CopyMode::kAlways : CopyMode::kNever;
-  }
-  Raise(Status::TypeError(std::string(name) + " must be None, True or False, got " +
-                          nb::repr(copy).c_str()));
 }
 
 namespace {
@@ -366,17 +254,6 @@ InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
                             " is not an array of numbers: " + nb::repr(ndarray).c_str()));
   }
   return view;
-}
-
-std::string FormatValues(nb::handle array, const std::string& prefix) {
-  nb::object numpy = Numpy();
-  nb::dict kwargs;
-  kwargs["separator"] = ", ";
-  kwargs["threshold"] = 12;
-  kwargs["edgeitems"] = 2;
-  kwargs["prefix"] = prefix;
-  kwargs["max_line_width"] = 88;
-  return nb::cast<std::string>(numpy.attr("array2string")(array, **kwargs));
 }
 
 }  // namespace quiver::python
