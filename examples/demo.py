@@ -20,6 +20,7 @@ Runs on built-in sample data (generated here, no downloads):
    as a SparseTensor IPC message;
 8. a bad metadata string gets a clear error instead of a crash.
 """
+
 import os
 import tempfile
 
@@ -49,7 +50,9 @@ def main():
 
     section("2. A transposed view is stored with a permutation, still zero-copy")
     channels_first = images.transpose(0, 3, 1, 2)  # N, C, H, W view of the same bytes
-    permuted = qv.FixedShapeTensorArray.from_numpy(channels_first, dim_names=["C", "H", "W"], copy=False)
+    permuted = qv.FixedShapeTensorArray.from_numpy(
+        channels_first, dim_names=["C", "H", "W"], copy=False
+    )
     print("type:        ", permuted.type)
     print("logical cell:", permuted.type.logical_shape, " physical cell:", permuted.type.shape)
     print("same memory: ", permuted.to_numpy().ctypes.data == images.ctypes.data)
@@ -81,12 +84,19 @@ def main():
     pq.write_table(pa.table({"image": pa.array(column)}), parquet_path)
     from_parquet = qv.array(pq.read_table(parquet_path).column("image").combine_chunks())
     print("parquet:     ", parquet_path, "->", from_parquet.type)
-    print("round trip equal:", all(np.array_equal(a, b) for a, b in zip(from_parquet.to_numpy(), ragged)))
+    print(
+        "round trip equal:",
+        all(np.array_equal(a, b) for a, b in zip(from_parquet.to_numpy(), ragged)),
+    )
 
     section("5. DLPack: zero-copy hand-off to NumPy (and PyTorch or JAX alike)")
     batch_view = np.from_dlpack(permuted)
-    print("column via DLPack:", batch_view.shape, "same memory:",
-          batch_view.__array_interface__["data"][0] == images.ctypes.data)
+    print(
+        "column via DLPack:",
+        batch_view.shape,
+        "same memory:",
+        batch_view.__array_interface__["data"][0] == images.ctypes.data,
+    )
     row = np.from_dlpack(column.row_tensor(1))
     print("ragged row 1 via DLPack:", row.shape, "equal:", np.array_equal(row, ragged[1]))
 
@@ -95,21 +105,45 @@ def main():
         path = f"{tmp}/batch.arrow"
         ids = pa.array(np.arange(len(images)), pa.int64())
         codec = "zstd" if "zstd" in qv.ipc.codecs() else None
-        qv.ipc.write_file(pa.table({"id": ids, "image": pa.array(qv.FixedShapeTensorArray.from_numpy(images))}), path,
-                          compression=codec)
-        print("compression:", codec or "none (this build has no ZSTD codec; the README's Install says how to get it)")
+        qv.ipc.write_file(
+            pa.table({"id": ids, "image": pa.array(qv.FixedShapeTensorArray.from_numpy(images))}),
+            path,
+            compression=codec,
+        )
+        print(
+            "compression:",
+            codec or "none (this build has no ZSTD codec; the README's Install says how to get it)",
+        )
         with qv.ipc.open_file(path) as reader:
             batch = reader.get_batch(0)
-            print("file:", reader.num_record_batches, "batch,", batch.num_rows, "rows, columns", batch.schema.names)
-            print("image column:", type(batch.column("image")).__name__, batch.column("image").to_numpy().shape,
-                  "equal:", np.array_equal(batch.column("image").to_numpy(), images))
+            print(
+                "file:",
+                reader.num_record_batches,
+                "batch,",
+                batch.num_rows,
+                "rows, columns",
+                batch.schema.names,
+            )
+            print(
+                "image column:",
+                type(batch.column("image")).__name__,
+                batch.column("image").to_numpy().shape,
+                "equal:",
+                np.array_equal(batch.column("image").to_numpy(), images),
+            )
             table = reader.read_all()
         plain = f"{tmp}/plain.arrow"
         qv.ipc.write_file(table, plain)
         mapped = qv.ipc.open_file(plain).get_batch(0).column("image").to_numpy()
-        print("uncompressed file read back memory-mapped, pyarrow agrees:",
-              pa.ipc.open_file(plain).read_all().column("image").equals(pa.table(qv.ipc.open_file(plain)).column("image")),
-              "| view is read-only:", not mapped.flags.writeable)
+        print(
+            "uncompressed file read back memory-mapped, pyarrow agrees:",
+            pa.ipc.open_file(plain)
+            .read_all()
+            .column("image")
+            .equals(pa.table(qv.ipc.open_file(plain)).column("image")),
+            "| view is read-only:",
+            not mapped.flags.writeable,
+        )
 
     section("7. Sparse tensors: COO, CSR, CSF, SciPy and the SparseTensor message")
     rng = np.random.default_rng(7)
@@ -118,19 +152,36 @@ def main():
     print(csr)
     try:  # SciPy is optional: `make demo` installs only NumPy and pyarrow
         as_scipy = csr.to_scipy()
-        print("SciPy csr_array shares the values:", np.shares_memory(as_scipy.data, csr.to_numpy()[0]),
-              "| same matrix:", np.array_equal(as_scipy.toarray(), activations))
+        print(
+            "SciPy csr_array shares the values:",
+            np.shares_memory(as_scipy.data, csr.to_numpy()[0]),
+            "| same matrix:",
+            np.array_equal(as_scipy.toarray(), activations),
+        )
     except ModuleNotFoundError as error:
         print("SciPy step skipped:", error)
     coo = csr.to_coo()
     cube = qv.SparseCSFTensor.from_dense_numpy(activations.reshape(8, 8, 256))
-    print("COO nnz:", coo.non_zero_length, "| CSF levels:", [len(i) for i in cube.to_numpy()[2]],
-          "| COO equals CSR by value:", coo == csr)
+    print(
+        "COO nnz:",
+        coo.non_zero_length,
+        "| CSF levels:",
+        [len(i) for i in cube.to_numpy()[2]],
+        "| COO equals CSR by value:",
+        coo == csr,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         qv.ipc.write_sparse_tensor(csr, f"{tmp}/sparse.arrow")
         back = qv.ipc.read_sparse_tensor(f"{tmp}/sparse.arrow")
-        print("SparseTensor message round trip:", type(back).__name__, back.shape, "equal:", back == csr,
-              "| dim names:", back.dim_names)
+        print(
+            "SparseTensor message round trip:",
+            type(back).__name__,
+            back.shape,
+            "equal:",
+            back == csr,
+            "| dim names:",
+            back.dim_names,
+        )
     try:
         qv.SparseCSRMatrix.from_numpy(np.ones(2), np.array([0, 2, 1]), np.array([0, 1]), (2, 2))
     except ValueError as error:
@@ -138,10 +189,14 @@ def main():
 
     section("8. Bad input gets a clear error")
     storage = pa.array(images.reshape(8, -1)[:, :72].tolist(), pa.list_(pa.uint8(), 72))
-    field = pa.field("broken", storage.type, metadata={
-        "ARROW:extension:name": "arrow.fixed_shape_tensor",
-        "ARROW:extension:metadata": '{"shape": [4, 6, 4]}',
-    })
+    field = pa.field(
+        "broken",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.fixed_shape_tensor",
+            "ARROW:extension:metadata": '{"shape": [4, 6, 4]}',
+        },
+    )
 
     class Producer:
         def __arrow_c_array__(self, requested_schema=None):

@@ -6,6 +6,7 @@ reads, so that fuzzing starts from inputs that reach the deep code paths.
 Run it after changing a target's input layout; crash inputs kept in the
 corpus directories are left alone.
 """
+
 import json
 import random
 import struct
@@ -17,8 +18,13 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 def fixed_shape_metadata():
     # byte 0: storage list size; the rest: the extension metadata.
     yield "seed-2d", bytes([12]) + json.dumps({"shape": [3, 4]}).encode()
-    yield "seed-3d-permuted", bytes([24]) + json.dumps(
-        {"shape": [2, 3, 4], "dim_names": ["C", "H", "W"], "permutation": [2, 0, 1]}).encode()
+    yield (
+        "seed-3d-permuted",
+        bytes([24])
+        + json.dumps(
+            {"shape": [2, 3, 4], "dim_names": ["C", "H", "W"], "permutation": [2, 0, 1]}
+        ).encode(),
+    )
 
 
 def array_validation():
@@ -44,8 +50,14 @@ def dlpack_import():
     # version major, minor, ndim, 4 shapes, 4 strides, pointer bits (1
     # shape, 2 strides, 4 data), dtype code, bits, lanes, byte_offset, device.
     def tensor(ndim, shape, strides, pointers, code, bits):
-        return (bytes([1, 0, ndim]) + struct.pack("<4q", *shape) + struct.pack("<4q", *strides) +
-                bytes([pointers, code, bits]) + struct.pack("<HQi", 1, 0, 1))
+        return (
+            bytes([1, 0, ndim])
+            + struct.pack("<4q", *shape)
+            + struct.pack("<4q", *strides)
+            + bytes([pointers, code, bits])
+            + struct.pack("<HQi", 1, 0, 1)
+        )
+
     yield "seed-float32-2x3", tensor(2, [2, 3, 0, 0], [0, 0, 0, 0], 0b101, 2, 32)
     yield "seed-int16-strided", tensor(2, [3, 2, 0, 0], [1, 3, 0, 0], 0b111, 0, 16)
 
@@ -56,15 +68,38 @@ def c_data_import():
     # fixed_shape_tensor, 3 variable_shape_tensor, 5 bool8, 6 + k plain type k
     # in Kind order); every later decision comes from the pseudo-random tail.
     rng = random.Random(8)
-    kinds = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-             "float16", "float32", "float64", "bool", "utf8", "large_utf8", "binary",
-             "large_binary", "fixed_size_binary", "list", "large_list", "fixed_size_list",
-             "struct"]
+    kinds = [
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "bool",
+        "utf8",
+        "large_utf8",
+        "binary",
+        "large_binary",
+        "fixed_size_binary",
+        "list",
+        "large_list",
+        "fixed_size_list",
+        "struct",
+    ]
 
     def tail():
         return bytes(rng.randrange(256) for _ in range(400))
-    choices = [("fixed_shape_tensor", bytes([0])), ("variable_shape_tensor", bytes([3])),
-               ("bool8", bytes([5]))] + [(kind, bytes([6, k])) for k, kind in enumerate(kinds)]
+
+    choices = [
+        ("fixed_shape_tensor", bytes([0])),
+        ("variable_shape_tensor", bytes([3])),
+        ("bool8", bytes([5])),
+    ] + [(kind, bytes([6, k])) for k, kind in enumerate(kinds)]
     for name, choice in choices:
         yield f"seed-{name}", bytes([2, 3, 1]) + choice + tail()
     yield "seed-stream-variable_shape_tensor", bytes([1, 3, 1, 3]) + tail()
@@ -82,22 +117,46 @@ def ipc_tables():
     import pyarrow as pa
 
     import quiver as qv
-    images = qv.FixedShapeTensorArray.from_numpy(np.arange(24, dtype=np.float32).reshape(4, 2, 3),
-                                                 dim_names=["H", "W"])
+
+    images = qv.FixedShapeTensorArray.from_numpy(
+        np.arange(24, dtype=np.float32).reshape(4, 2, 3), dim_names=["H", "W"]
+    )
     ragged = qv.VariableShapeTensorArray.from_numpy(
-        [np.full((2, i + 1), i, np.int16) for i in range(3)] + [None], uniform_shape=[2, None])
-    yield "tensors", pa.table({"id": pa.array([1, 2, None, 4], pa.int64()),
-                               "image": pa.array(images), "ragged": pa.array(ragged)})
-    yield "strings", pa.table({"s": pa.array(["a", None, "ccc", "dd"]),
-                               "l": pa.array([[1], [2, 3], None, []]),
-                               "st": pa.array([{"x": 1}, {"x": 2}, None, {"x": 4}]),
-                               "b": pa.array([True, False, None, True])})
-    yield "real_world", pa.table({
-        "ts": pa.array([1, None], pa.timestamp("us", "UTC")),
-        "dec": pa.array([decimal.Decimal("1.5"), None], pa.decimal128(5, 1)),
-        "view": pa.array(["short", "a string longer than twelve"], pa.string_view()),
-        "cat": pa.array(["a", None]).dictionary_encode(),
-        "nothing": pa.nulls(2)})
+        [np.full((2, i + 1), i, np.int16) for i in range(3)] + [None], uniform_shape=[2, None]
+    )
+    yield (
+        "tensors",
+        pa.table(
+            {
+                "id": pa.array([1, 2, None, 4], pa.int64()),
+                "image": pa.array(images),
+                "ragged": pa.array(ragged),
+            }
+        ),
+    )
+    yield (
+        "strings",
+        pa.table(
+            {
+                "s": pa.array(["a", None, "ccc", "dd"]),
+                "l": pa.array([[1], [2, 3], None, []]),
+                "st": pa.array([{"x": 1}, {"x": 2}, None, {"x": 4}]),
+                "b": pa.array([True, False, None, True]),
+            }
+        ),
+    )
+    yield (
+        "real_world",
+        pa.table(
+            {
+                "ts": pa.array([1, None], pa.timestamp("us", "UTC")),
+                "dec": pa.array([decimal.Decimal("1.5"), None], pa.decimal128(5, 1)),
+                "view": pa.array(["short", "a string longer than twelve"], pa.string_view()),
+                "cat": pa.array(["a", None]).dictionary_encode(),
+                "nothing": pa.nulls(2),
+            }
+        ),
+    )
 
 
 def ipc_bytes(table, writer, codec, fmt):
@@ -107,6 +166,7 @@ def ipc_bytes(table, writer, codec, fmt):
     import pyarrow.ipc as pai
 
     import quiver as qv
+
     if writer == "quiver":
         buf = io.BytesIO()
         new = qv.ipc.new_file if fmt == "file" else qv.ipc.new_stream
@@ -124,15 +184,23 @@ def ipc_seeds(fmt):
     for name, table in ipc_tables():
         for writer in ("quiver", "pyarrow"):
             for codec in (None, "lz4", "zstd"):
-                yield f"seed-{name}-{writer}-{codec or 'plain'}", ipc_bytes(table, writer, codec, fmt)
+                yield (
+                    f"seed-{name}-{writer}-{codec or 'plain'}",
+                    ipc_bytes(table, writer, codec, fmt),
+                )
 
 
 def nested_dictionary_table():
     import pyarrow as pa
+
     inner = pa.array(["a", "b", None]).dictionary_encode()
     lists = pa.ListArray.from_arrays(pa.array([0, 2, 3]), inner)
-    return pa.table({"nested": pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.int32()), lists),
-                     "plain": pa.array(["x", "y", "x"]).dictionary_encode()})
+    return pa.table(
+        {
+            "nested": pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.int32()), lists),
+            "plain": pa.array(["x", "y", "x"]).dictionary_encode(),
+        }
+    )
 
 
 def dictionary_and_byte_order_seeds(fmt):
@@ -141,8 +209,10 @@ def dictionary_and_byte_order_seeds(fmt):
     the schema marked big-endian, as tests/python/test_ipc_big_endian.py
     makes them: pyarrow cannot write big-endian data)."""
     import sys
+
     sys.path.insert(0, str(CORPUS.parent.parent / "tests" / "python"))
     from test_ipc_big_endian import big_endian_file, big_endian_stream
+
     swap = big_endian_file if fmt == "file" else big_endian_stream
     nested = nested_dictionary_table()
     yield "seed-nested_dictionaries-pyarrow-plain", ipc_bytes(nested, "pyarrow", None, fmt)
@@ -168,14 +238,20 @@ def ipc_tensor():
     import pyarrow.ipc as pai
 
     import quiver as qv
+
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    for name, view in [("row-major", x), ("column-major", np.asfortranarray(x)),
-                       ("strided", x[:, ::2, 1:])]:
+    for name, view in [
+        ("row-major", x),
+        ("column-major", np.asfortranarray(x)),
+        ("strided", x[:, ::2, 1:]),
+    ]:
         buf = io.BytesIO()
         qv.ipc.write_tensor(qv.Tensor.from_numpy(view), buf)
         yield f"seed-quiver-{name}", buf.getvalue()
     sink = pa.BufferOutputStream()
-    pai.write_tensor(pa.Tensor.from_numpy(np.arange(6, dtype=np.int16).reshape(2, 3), dim_names=["a", "b"]), sink)
+    pai.write_tensor(
+        pa.Tensor.from_numpy(np.arange(6, dtype=np.int16).reshape(2, 3), dim_names=["a", "b"]), sink
+    )
     yield "seed-pyarrow-int16", sink.getvalue().to_pybytes()
 
 
@@ -190,10 +266,21 @@ def ipc_sparse_tensor():
 
     root = CORPUS.parent.parent
     program = root / "build" / "arrow_compat" / "arrow_sparse_compat"
-    subprocess.run(["make", "--no-print-directory", "-f", "tests/arrow_compat/compat.mk",
-                    str(program.relative_to(root))], cwd=root, check=True)
+    subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "-f",
+            "tests/arrow_compat/compat.mk",
+            str(program.relative_to(root)),
+        ],
+        cwd=root,
+        check=True,
+    )
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run([str(program), "--seeds", out], cwd=root, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(program), "--seeds", out], cwd=root, check=True, stdout=subprocess.DEVNULL
+        )
         for path in sorted(Path(out).iterdir()):
             yield path.name, path.read_bytes()
 
@@ -206,7 +293,11 @@ def npy_reader():
 
     def npy(descr, shape, data, fortran=False):
         shape_text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-        header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape_text)
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
+            descr,
+            fortran,
+            shape_text,
+        )
         header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
         return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
 
@@ -217,7 +308,10 @@ def npy_reader():
         ("u1_empty", npy("|u1", (0, 4), b"")),
         ("b1", npy("|b1", (3,), b"\x01\x00\x01")),
     ]
-    for method, name in [(zipfile.ZIP_STORED, "npz_stored"), (zipfile.ZIP_DEFLATED, "npz_deflated")]:
+    for method, name in [
+        (zipfile.ZIP_STORED, "npz_stored"),
+        (zipfile.ZIP_DEFLATED, "npz_deflated"),
+    ]:
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", compression=method) as z:
             z.writestr("a.npy", seeds[0][1])
@@ -241,6 +335,7 @@ TARGETS = {
 
 if __name__ == "__main__":
     import sys
+
     wanted = set(sys.argv[1:])  # target names; all when none are given
     for target, seeds in TARGETS.items():
         if wanted and target not in wanted:

@@ -12,6 +12,7 @@
 
 The executable: $QUIVER_CLI, else the installed package's, else PATH.
 """
+
 import os
 import pathlib
 import shutil
@@ -33,6 +34,7 @@ def find_cli():
         return os.environ["QUIVER_CLI"]
     try:
         import quiver
+
         bundled = pathlib.Path(quiver.__file__).parent / "bin" / "quiver"
         if bundled.exists():
             return str(bundled)
@@ -46,8 +48,9 @@ def timed_child(args):
     path = shutil.which(args[0]) or args[0]
     start = time.perf_counter()
     with open(os.devnull, "wb") as null:
-        pid = os.posix_spawn(path, list(args), os.environ,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, null.fileno(), 1)])
+        pid = os.posix_spawn(
+            path, list(args), os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null.fileno(), 1)]
+        )
         _, status, _ = os.wait4(pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -72,8 +75,9 @@ print(usage.ru_maxrss * 1024)
 
 
 def peak_rss(args):
-    out = subprocess.run([sys.executable, "-c", RSS_WRAPPER, *args], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", RSS_WRAPPER, *args], check=True, capture_output=True, text=True
+    ).stdout
     return int(out)
 
 
@@ -93,23 +97,31 @@ def bench_inspect(cli, work, compression=None):
     first, _ = timed_child([cli, "inspect", "--json", str(path)])
     rss = peak_rss([cli, "inspect", "--json", str(path)])
     rss_floor = peak_rss([cli, "--version"])
-    best = min([first] + [timed_child([cli, "inspect", "--json", str(path)])[0] for _ in range(RUNS - 1)])
+    best = min(
+        [first] + [timed_child([cli, "inspect", "--json", str(path)])[0] for _ in range(RUNS - 1)]
+    )
     base, _ = timed_child([cli, "--version"])  # process start alone
     pyarrow_best = float("inf")
     for _ in range(RUNS):
         start = time.perf_counter()
         pa.ipc.open_file(path).schema
         pyarrow_best = min(pyarrow_best, time.perf_counter() - start)
-    print(f"inspect: {size / 2**30:.2f} GiB file, {rows // per_batch} batches, "
-          f"compression {compression or 'none'}")
-    print(f"  quiver inspect --json (whole process): {best * 1e3:.1f} ms "
-          f"(target < 50 ms; process start alone {base * 1e3:.1f} ms), "
-          f"peak RSS {rss / 2**20:.1f} MiB ('quiver --version': {rss_floor / 2**20:.1f} MiB; "
-          f"the file is {size / 2**20:.0f} MiB)")
-    print(f"  pyarrow.ipc.open_file(path).schema (in process): {pyarrow_best * 1e3:.2f} ms; "
-          f"ratio quiver / pyarrow {best / pyarrow_best:.0f}x for the whole process, "
-          f"{max(best - base, 0) / pyarrow_best:.0f}x past the process start "
-          f"(quiver also reads every batch's metadata and shape buffers)")
+    print(
+        f"inspect: {size / 2**30:.2f} GiB file, {rows // per_batch} batches, "
+        f"compression {compression or 'none'}"
+    )
+    print(
+        f"  quiver inspect --json (whole process): {best * 1e3:.1f} ms "
+        f"(target < 50 ms; process start alone {base * 1e3:.1f} ms), "
+        f"peak RSS {rss / 2**20:.1f} MiB ('quiver --version': {rss_floor / 2**20:.1f} MiB; "
+        f"the file is {size / 2**20:.0f} MiB)"
+    )
+    print(
+        f"  pyarrow.ipc.open_file(path).schema (in process): {pyarrow_best * 1e3:.2f} ms; "
+        f"ratio quiver / pyarrow {best / pyarrow_best:.0f}x for the whole process, "
+        f"{max(best - base, 0) / pyarrow_best:.0f}x past the process start "
+        f"(quiver also reads every batch's metadata and shape buffers)"
+    )
     path.unlink()
 
 
@@ -122,16 +134,19 @@ def bench_pack(cli, work):
         np.save(folder / f"{i:05d}.npy", rng.integers(0, 255, (64, 64, 3), dtype=np.uint8))
     files = sorted(str(p) for p in folder.iterdir())
     total = sum(os.path.getsize(f) for f in files)
-    cat = "cat -- \"$@\" > /dev/null"
+    cat = 'cat -- "$@" > /dev/null'
     timed_child(["sh", "-c", cat, "sh", *files])  # warm the page cache
     cat_best = min(timed_child(["sh", "-c", cat, "sh", *files])[0] for _ in range(RUNS))
     out = work / "packed.arrow"
-    pack_best = min(timed_child([cli, "pack", "-q", str(folder), "-o", str(out)])[0]
-                    for _ in range(RUNS))
+    pack_best = min(
+        timed_child([cli, "pack", "-q", str(folder), "-o", str(out)])[0] for _ in range(RUNS)
+    )
     print(f"pack: {count} .npy files, {total / 2**20:.0f} MiB")
     print(f"  cat > /dev/null: {cat_best * 1e3:.0f} ms ({total / cat_best / 2**20:.0f} MiB/s)")
-    print(f"  quiver pack: {pack_best * 1e3:.0f} ms ({total / pack_best / 2**20:.0f} MiB/s), "
-          f"{cat_best / pack_best:.2f}x cat's speed (target >= 0.5x)")
+    print(
+        f"  quiver pack: {pack_best * 1e3:.0f} ms ({total / pack_best / 2**20:.0f} MiB/s), "
+        f"{cat_best / pack_best:.2f}x cat's speed (target >= 0.5x)"
+    )
 
 
 def main():

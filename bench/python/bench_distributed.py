@@ -17,6 +17,7 @@ against the one the quiver column reads (the target is zero).
   python bench/python/bench_distributed.py            # 0.25 GiB
   python bench/python/bench_distributed.py --gib 1    # the 1 GiB figure
 """
+
 import argparse
 import os
 import shutil
@@ -31,7 +32,9 @@ try:
     import ray
     import ray.data
 except ImportError as e:  # an optional peer: say so and stop
-    print(f"bench_distributed: skipped, {e.name} is not installed (pip install 'quiver-tensors[ray]')")
+    print(
+        f"bench_distributed: skipped, {e.name} is not installed (pip install 'quiver-tensors[ray]')"
+    )
     sys.exit(0)
 
 import quiver as qv
@@ -47,8 +50,12 @@ def write_dataset(folder, gib, seed=0):
     while written < target:
         sizes = rng.integers(64, 257, size=(ROWS_PER_FILE, 2))
         images = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8) for h, w in sizes]
-        table = qv.table({"image": qv.VariableShapeTensorArray.from_numpy(images),
-                          "label": np.arange(ROWS_PER_FILE) + part * ROWS_PER_FILE})
+        table = qv.table(
+            {
+                "image": qv.VariableShapeTensorArray.from_numpy(images),
+                "label": np.arange(ROWS_PER_FILE) + part * ROWS_PER_FILE,
+            }
+        )
         qv.ipc.write_file(table, os.path.join(folder, f"part{part:04d}.arrow"))
         written += sum(int(img.nbytes) for img in images)
         part += 1
@@ -62,7 +69,9 @@ def quiver_means(batch):
     rows = table["image"]
     means = np.array([row.mean() for row in rows], np.float64)
     first = rows[0]
-    copied = first is not None and first.__array_interface__["data"][0] != column.buffers()[1].address
+    copied = (
+        first is not None and first.__array_interface__["data"][0] != column.buffers()[1].address
+    )
     flags = np.zeros(len(means), bool)
     flags[:1] = copied  # one flag per batch
     return pa.table({"mean": means, "copied": flags})
@@ -82,8 +91,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gib", type=float, default=0.25)
     args = parser.parse_args()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}},
+    )
     ray.data.DataContext.get_current().enable_progress_bars = False
     work = tempfile.mkdtemp(prefix="quiver-bench-distributed-")
     try:

@@ -6,6 +6,7 @@ array to NumPy (1.0 = as cheap as NumPy-to-NumPy).
 
   python bench/python/bench_dlpack.py
 """
+
 import sys
 import timeit
 

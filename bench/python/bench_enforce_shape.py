@@ -7,6 +7,7 @@ are einops / quiver (above 1 = quiver is faster).
 
   python bench/python/bench_enforce_shape.py
 """
+
 import sys
 import timeit
 
@@ -36,7 +37,10 @@ CASES = [
 
 
 def main():
-    header = f"{'pattern':<20}{'quiver str':>12}{'ShapePattern':>14}{'einops':>10}{'einops/str':>12}{'einops/pre':>12}"
+    header = (
+        f"{'pattern':<20}{'quiver str':>12}{'ShapePattern':>14}{'einops':>10}"
+        f"{'einops/str':>12}{'einops/pre':>12}"
+    )
     print("per call, microseconds")
     print(header)
     worst = None
@@ -59,8 +63,10 @@ def main():
     rows = [np.zeros((3, h, w), np.float32) for h, w in rng.integers(8, 64, size=(10_000, 2))]
     col = qv.VariableShapeTensorArray.from_numpy(rows)
     t_col = per_call(lambda: qv.enforce_shape(col, "n 3 h w"))
-    print(f"ragged column, 10^4 rows 'n 3 h w': {t_col * 1e6:.1f} us per call "
-          f"({t_col / len(col) * 1e9:.2f} ns per row)")
+    print(
+        f"ragged column, 10^4 rows 'n 3 h w': {t_col * 1e6:.1f} us per call "
+        f"({t_col / len(col) * 1e9:.2f} ns per row)"
+    )
     if worst is not None:
         print(f"slowest ratio (string pattern): einops is {worst:.1f}x slower than quiver")
     return 0

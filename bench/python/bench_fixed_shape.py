@@ -3,6 +3,7 @@
 Both libraries are measured in the same run on the same arrays; the table
 reports per-call times and the ratio pyarrow / quiver (> 1: quiver faster).
 """
+
 import sys
 import timeit
 
@@ -35,14 +36,20 @@ def main():
         ours = qv.FixedShapeTensorArray.from_numpy(x)
         theirs = pa.FixedShapeTensorArray.from_numpy_ndarray(x)
         timings = {
-            "from_numpy": (per_call(lambda: qv.FixedShapeTensorArray.from_numpy(x)),
-                           per_call(lambda: pa.FixedShapeTensorArray.from_numpy_ndarray(x))),
+            "from_numpy": (
+                per_call(lambda: qv.FixedShapeTensorArray.from_numpy(x)),
+                per_call(lambda: pa.FixedShapeTensorArray.from_numpy_ndarray(x)),
+            ),
             "to_numpy": (per_call(ours.to_numpy), per_call(theirs.to_numpy_ndarray)),
             # The peer column is pyarrow exporting to and importing from itself.
-            "import from pyarrow": (per_call(lambda: qv.array(theirs)),
-                                    per_call(lambda: pyarrow_self_exchange(theirs))),
-            "export to pyarrow": (per_call(lambda: pa.array(ours)),
-                                  per_call(lambda: pyarrow_self_exchange(theirs))),
+            "import from pyarrow": (
+                per_call(lambda: qv.array(theirs)),
+                per_call(lambda: pyarrow_self_exchange(theirs)),
+            ),
+            "export to pyarrow": (
+                per_call(lambda: pa.array(ours)),
+                per_call(lambda: pyarrow_self_exchange(theirs)),
+            ),
         }
         for op, (q, p) in timings.items():
             rows_out.append((op, n, q, p))
@@ -54,7 +61,10 @@ def main():
     # O(1) check, reported not asserted: time at 10^6 rows over time at 10^3.
     for op in ("from_numpy", "to_numpy"):
         t = {n: q for o, n, q, _ in rows_out if o == op}
-        print(f"{op}: quiver time at 10^6 rows / at 10^3 rows = {t[ROWS[-1]] / t[ROWS[0]]:.2f} (1.0 = flat)")
+        print(
+            f"{op}: quiver time at 10^6 rows / at 10^3 rows = "
+            f"{t[ROWS[-1]] / t[ROWS[0]]:.2f} (1.0 = flat)"
+        )
     return 0
 
 

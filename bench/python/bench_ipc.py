@@ -9,6 +9,7 @@ faster.
   python bench/python/bench_ipc.py            # all sizes
   QUIVER_BENCH_IPC_MAX_MIB=100 python ...     # smaller sizes only
 """
+
 import gc
 import os
 import tempfile
@@ -31,11 +32,13 @@ def make_table(target_bytes, seed=0):
     images = rng.integers(0, 256, size=(rows, 3, 64, 64)).astype(np.float32) / 255
     sizes = rng.integers(8, 65, size=(rows, 2))
     ragged = [rng.integers(0, 256, size=(3, h, w)).astype(np.float32) / 255 for h, w in sizes]
-    return pa.table({
-        "id": pa.array(np.arange(rows, dtype=np.int64)),
-        "image": pa.array(qv.FixedShapeTensorArray.from_numpy(images)),
-        "ragged": pa.array(qv.VariableShapeTensorArray.from_numpy(ragged)),
-    })
+    return pa.table(
+        {
+            "id": pa.array(np.arange(rows, dtype=np.int64)),
+            "image": pa.array(qv.FixedShapeTensorArray.from_numpy(images)),
+            "ragged": pa.array(qv.VariableShapeTensorArray.from_numpy(ragged)),
+        }
+    )
 
 
 def best(*fns, repeat=5, scratch=None):
@@ -88,14 +91,22 @@ def plain_write(path, data):
 
 
 def row(name, ours, theirs, peer):
-    print(f"| {name:<44} | {ours * 1e3:10.2f} ms | {theirs * 1e3:10.2f} ms | {peer:<14} | {theirs / ours:6.2f}x |")
+    print(
+        f"| {name:<44} | {ours * 1e3:10.2f} ms | {theirs * 1e3:10.2f} ms | {peer:<14} "
+        f"| {theirs / ours:6.2f}x |"
+    )
 
 
 def main():
     max_mib = int(os.environ.get("QUIVER_BENCH_IPC_MAX_MIB", "1024"))
     sizes = [m for m in (10, 100, 1024) if m <= max_mib]
-    print("| operation                                    |     quiver    |      peer     | peer           | peer / quiver |")
-    print("|----------------------------------------------|---------------|---------------|----------------|---------------|")
+    print(
+        "| operation                                    |     quiver    |      peer     "
+        "| peer           | peer / quiver |"
+    )
+    print(
+        "|----------------------------------------------|---------------|---------------|----------------|---------------|"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         ours_path, theirs_path = os.path.join(tmp, "q.arrow"), os.path.join(tmp, "p.arrow")
         for mib in sizes:
@@ -108,9 +119,13 @@ def main():
             ours, theirs = best(lambda: read_quiver(theirs_path), lambda: read_pyarrow(theirs_path))
             row(f"open + read all, mmap ({label})", ours, theirs, "pyarrow")
             data = np.ones(size, dtype=np.uint8)
-            ours, theirs, plain = best(lambda: write_quiver(ours_path, table),
-                                       lambda: write_pyarrow(ours_path, pa_table),
-                                       lambda: plain_write(ours_path, data), repeat=3, scratch=ours_path)
+            ours, theirs, plain = best(
+                lambda: write_quiver(ours_path, table),
+                lambda: write_pyarrow(ours_path, pa_table),
+                lambda: plain_write(ours_path, data),
+                repeat=3,
+                scratch=ours_path,
+            )
             row(f"write file, uncompressed ({label})", ours, theirs, "pyarrow")
             row(f"write file vs one write() ({label})", ours, plain, "write() bound")
             # Freed before the next sizes are made (the timed lambdas ran already).
@@ -118,16 +133,22 @@ def main():
             if mib > 100:
                 continue  # compression figures at 10 and 100 MiB keep the run short
             for codec in ("lz4", "zstd"):
-                ours, theirs = best(lambda: write_quiver(ours_path, table, codec),
-                                    lambda: write_pyarrow(ours_path, pa_table, codec), repeat=3,
-                                    scratch=ours_path)
+                ours, theirs = best(
+                    lambda: write_quiver(ours_path, table, codec),
+                    lambda: write_pyarrow(ours_path, pa_table, codec),
+                    repeat=3,
+                    scratch=ours_path,
+                )
                 write_pyarrow(theirs_path, pa_table, codec)
                 ratio = size / os.path.getsize(theirs_path)
                 row(f"write {codec} ({label} raw, {ratio:.1f}:1)", ours, theirs, "pyarrow")
-                ours, theirs = best(lambda: read_quiver(theirs_path), lambda: read_pyarrow(theirs_path),
-                                    repeat=3)
+                ours, theirs = best(
+                    lambda: read_quiver(theirs_path), lambda: read_pyarrow(theirs_path), repeat=3
+                )
                 row(f"read all {codec}, same file ({label} raw)", ours, theirs, "pyarrow")
             # Freed before the next sizes are made (the timed lambdas ran already).
             table = pa_table = None
+
+
 if __name__ == "__main__":
     main()

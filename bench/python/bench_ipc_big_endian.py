@@ -11,6 +11,7 @@ data. Best of several runs (the machine is shared and noisy).
   python bench/python/bench_ipc_big_endian.py          # about 256 MiB
   QUIVER_BENCH_BE_MIB=1024 python ...                   # another size
 """
+
 import os
 import sys
 
@@ -32,16 +33,24 @@ def make_table(target_bytes, seed=0):
     lengths = rng.integers(0, 9, size=rows)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
     words = pa.array(["alpha", "beta", "gamma", "delta", "epsilon"])
-    return pa.table({
-        "id": pa.array(np.arange(rows, dtype=np.int64)),
-        "value": pa.array(rng.standard_normal(rows)),
-        "text": pa.array(np.char.add("row-", np.arange(rows).astype(str)).astype(object)),
-        "list": pa.ListArray.from_arrays(pa.array(offsets),
-                                         pa.array(rng.integers(0, 1000, offsets[-1], dtype=np.int32))),
-        "dict": pa.DictionaryArray.from_arrays(pa.array(rng.integers(0, 5, rows, dtype=np.int16)), words),
-        "tensor": pa.array(qv.FixedShapeTensorArray.from_numpy(
-            rng.standard_normal((rows, 4, 4)).astype(np.float32))),
-    })
+    return pa.table(
+        {
+            "id": pa.array(np.arange(rows, dtype=np.int64)),
+            "value": pa.array(rng.standard_normal(rows)),
+            "text": pa.array(np.char.add("row-", np.arange(rows).astype(str)).astype(object)),
+            "list": pa.ListArray.from_arrays(
+                pa.array(offsets), pa.array(rng.integers(0, 1000, offsets[-1], dtype=np.int32))
+            ),
+            "dict": pa.DictionaryArray.from_arrays(
+                pa.array(rng.integers(0, 5, rows, dtype=np.int16)), words
+            ),
+            "tensor": pa.array(
+                qv.FixedShapeTensorArray.from_numpy(
+                    rng.standard_normal((rows, 4, 4)).astype(np.float32)
+                )
+            ),
+        }
+    )
 
 
 def main():
@@ -54,7 +63,9 @@ def main():
     le = sink.getvalue().to_pybytes()
     be = big_endian_file(le)
     size = len(le) / 2**20
-    assert pa.table(qv.ipc.open_file(be).read_all()).equals(pa.table(qv.ipc.open_file(le).read_all()))
+    assert pa.table(qv.ipc.open_file(be).read_all()).equals(
+        pa.table(qv.ipc.open_file(le).read_all())
+    )
     copy = best_of(lambda: bytearray(le))
     results = {
         "quiver little-endian": best_of(lambda: qv.ipc.open_file(le).read_all()),
@@ -63,13 +74,17 @@ def main():
         "pyarrow big-endian": best_of(lambda: pai.open_file(pa.py_buffer(be)).read_all()),
     }
     print(f"{size:.0f} MiB file, {table.num_rows} rows in 16 batches (best of 5)")
-    print(f"  {'a plain copy of the bytes':28s} {copy * 1e3:9.1f} ms  {size / 1024 / copy:6.2f} GiB/s")
+    print(
+        f"  {'a plain copy of the bytes':28s} {copy * 1e3:9.1f} ms  {size / 1024 / copy:6.2f} GiB/s"
+    )
     for name, t in results.items():
         print(f"  {name:28s} {t * 1e3:9.1f} ms  {size / 1024 / t:6.2f} GiB/s")
     q = results["quiver big-endian"]
-    print(f"  big-endian / little-endian: quiver {q / results['quiver little-endian']:.1f}x, "
-          f"pyarrow {results['pyarrow big-endian'] / results['pyarrow little-endian']:.1f}x; "
-          f"quiver big-endian / pyarrow big-endian {q / results['pyarrow big-endian']:.2f}")
+    print(
+        f"  big-endian / little-endian: quiver {q / results['quiver little-endian']:.1f}x, "
+        f"pyarrow {results['pyarrow big-endian'] / results['pyarrow little-endian']:.1f}x; "
+        f"quiver big-endian / pyarrow big-endian {q / results['pyarrow big-endian']:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ means quiver is faster.
   python bench/python/bench_ipc_types.py              # 1 GiB
   python bench/python/bench_ipc_types.py --mib 256    # smaller
 """
+
 import argparse
 import os
 import tempfile
@@ -45,37 +46,51 @@ def make_batch(rows, rng):
     type_ids = rng.integers(0, 3, rows).astype(np.int8)
     sparse = pa.UnionArray.from_sparse(
         pa.array(type_ids),
-        [pa.array(rng.integers(0, 1 << 30, rows, dtype=np.int32)),
-         pa.array(rng.standard_normal(rows)),
-         pa.array(WORDS[rng.integers(0, len(WORDS), rows)].tolist(), pa.string())],
-        ["i", "f", "s"])
+        [
+            pa.array(rng.integers(0, 1 << 30, rows, dtype=np.int32)),
+            pa.array(rng.standard_normal(rows)),
+            pa.array(WORDS[rng.integers(0, len(WORDS), rows)].tolist(), pa.string()),
+        ],
+        ["i", "f", "s"],
+    )
     dense_ids = rng.integers(0, 2, rows).astype(np.int8)
     dense_offsets = np.zeros(rows, np.int32)
     for k in (0, 1):
         where = dense_ids == k
         dense_offsets[where] = np.arange(int(where.sum()), dtype=np.int32)
     dense = pa.UnionArray.from_dense(
-        pa.array(dense_ids), pa.array(dense_offsets),
-        [pa.array(rng.integers(0, 1 << 40, int((dense_ids == 0).sum()), dtype=np.int64)),
-         pa.array(WORDS[rng.integers(0, len(WORDS), int((dense_ids == 1).sum()))].tolist(),
-                  pa.string())],
-        ["n", "s"])
+        pa.array(dense_ids),
+        pa.array(dense_offsets),
+        [
+            pa.array(rng.integers(0, 1 << 40, int((dense_ids == 0).sum()), dtype=np.int64)),
+            pa.array(
+                WORDS[rng.integers(0, len(WORDS), int((dense_ids == 1).sum()))].tolist(),
+                pa.string(),
+            ),
+        ],
+        ["n", "s"],
+    )
     dictionary = pa.DictionaryArray.from_arrays(
-        pa.array(rng.integers(0, len(WORDS), rows, dtype=np.int32)), pa.array(WORDS.tolist()))
+        pa.array(rng.integers(0, len(WORDS), rows, dtype=np.int32)), pa.array(WORDS.tolist())
+    )
     tag_lengths = rng.integers(0, 4, rows)
     tag_offsets = np.concatenate([[0], np.cumsum(tag_lengths)]).astype(np.int32)
     tags = pa.ListArray.from_arrays(
         pa.array(tag_offsets),
         pa.DictionaryArray.from_arrays(
             pa.array(rng.integers(0, 64, int(tag_offsets[-1]), dtype=np.int16)),
-            pa.array(WORDS[:64].tolist())))
-    return pa.record_batch({
-        "map": pa.MapArray.from_arrays(pa.array(offsets), keys, items),
-        "sparse_union": sparse,
-        "dense_union": dense,
-        "dictionary": dictionary,
-        "tags": tags,
-    })
+            pa.array(WORDS[:64].tolist()),
+        ),
+    )
+    return pa.record_batch(
+        {
+            "map": pa.MapArray.from_arrays(pa.array(offsets), keys, items),
+            "sparse_union": sparse,
+            "dense_union": dense,
+            "dictionary": dictionary,
+            "tags": tags,
+        }
+    )
 
 
 def write(path, target_bytes, stream):
@@ -104,17 +119,21 @@ def contenders(path, stream):
     return {
         "quiver": lambda: quiver_open(path).read_all(),
         "quiver lazy": lambda: quiver_open(path).read_all(validate="lazy"),
-        "quiver lazy + every column":
-            lambda: every_column(quiver_open(path).read_all(validate="lazy")),
+        "quiver lazy + every column": lambda: every_column(
+            quiver_open(path).read_all(validate="lazy")
+        ),
         "pyarrow": lambda: pyarrow_open(pa.memory_map(path)).read_all(),
-        "pyarrow + validate(full)":
-            lambda: pyarrow_open(pa.memory_map(path)).read_all().validate(full=True),
+        "pyarrow + validate(full)": lambda: (
+            pyarrow_open(pa.memory_map(path)).read_all().validate(full=True)
+        ),
     }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mib", type=int, default=int(os.environ.get("QUIVER_BENCH_TYPES_MIB", 1024)))
+    parser.add_argument(
+        "--mib", type=int, default=int(os.environ.get("QUIVER_BENCH_TYPES_MIB", 1024))
+    )
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -127,14 +146,21 @@ def main():
             assert ours.equals(contenders(path, stream)["pyarrow"]())
             contenders(path, stream)["pyarrow"]()  # page cache warm for both
             form = "stream" if stream else "file"
-            print(f"IPC {form}: {size:.0f} MiB, {rows} rows of map, sparse and dense union, "
-                  f"dictionary, list<dictionary> (best of {args.repeat})")
-            times = {name: best_of(fn, args.repeat) for name, fn in contenders(path, stream).items()}
+            print(
+                f"IPC {form}: {size:.0f} MiB, {rows} rows of map, sparse and dense union, "
+                f"dictionary, list<dictionary> (best of {args.repeat})"
+            )
+            times = {
+                name: best_of(fn, args.repeat) for name, fn in contenders(path, stream).items()
+            }
             for name, t in times.items():
                 print(f"  {name:26s} {t * 1e3:9.1f} ms  {size / 1024 / t:7.2f} GiB/s")
             # Each quiver read against the pyarrow read that checks as much.
-            for peer, ours in (("pyarrow", "quiver lazy"), ("pyarrow + validate(full)", "quiver"),
-                               ("pyarrow + validate(full)", "quiver lazy + every column")):
+            for peer, ours in (
+                ("pyarrow", "quiver lazy"),
+                ("pyarrow + validate(full)", "quiver"),
+                ("pyarrow + validate(full)", "quiver lazy + every column"),
+            ):
                 print(f"  {peer} / {ours}: {times[peer] / times[ours]:5.2f}x")
             os.remove(path)
 

@@ -16,14 +16,16 @@ output (every array of every batch, in bytes) per second of the epoch.
   collate), when installed; skipped with the reason otherwise.
 
 Also printed: the machine's memcpy bandwidth (one large NumPy copy), and
-each contender's best of --repeat epochs (3) and its peak RSS: every contender runs in a process of its own,
-after a first pass has put the file in the page cache (the mapped pages a
+each contender's best of --repeat epochs (3) and its peak RSS: every
+contender runs in a process of its own, after a first pass has put the file
+in the page cache (the mapped pages a
 contender touches count in its RSS).
 
   python bench/python/bench_loader.py               # 256 MiB
   python bench/python/bench_loader.py --mib 2048    # the 2 GiB dataset
   python bench/python/bench_loader.py --only quiver  # quiver alone
 """
+
 import argparse
 import json
 import os
@@ -54,10 +56,12 @@ def write_dataset(path, target_bytes, seed=0):
             sizes = rng.integers(64, 257, size=(RECORD_BATCH, 2))
             images = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8) for h, w in sizes]
             emb = rng.standard_normal((RECORD_BATCH, EMBED), dtype=np.float32)
-            batch = pa.record_batch({
-                "img": pa.array(qv.VariableShapeTensorArray.from_numpy(images)),
-                "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
-            })
+            batch = pa.record_batch(
+                {
+                    "img": pa.array(qv.VariableShapeTensorArray.from_numpy(images)),
+                    "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
+                }
+            )
             if writer is None:
                 schema = batch.schema
                 writer = pa.ipc.new_file(sink, schema)
@@ -100,7 +104,7 @@ def pad_rows(rows, shapes):
     cell = shapes.max(axis=0)
     out = np.zeros((len(rows), *cell), np.uint8)
     for i, (row, shape) in enumerate(zip(rows, shapes)):
-        out[i, :shape[0], :shape[1], :shape[2]] = row
+        out[i, : shape[0], : shape[1], : shape[2]] = row
     return out
 
 
@@ -113,7 +117,7 @@ def numpy_batch(table, indices):
     shapes = np.asarray(shape.flatten().to_numpy(zero_copy_only=False)).reshape(-1, 3)
     offsets = data.offsets.to_numpy()
     values = data.values.to_numpy(zero_copy_only=False)
-    rows = [values[offsets[i]:offsets[i + 1]].reshape(shapes[i]) for i in range(len(shapes))]
+    rows = [values[offsets[i] : offsets[i + 1]].reshape(shapes[i]) for i in range(len(shapes))]
     padded = pad_rows(rows, shapes)
     emb_col = part.column("emb").combine_chunks()
     emb_storage = emb_col.storage if hasattr(emb_col, "storage") else emb_col
@@ -129,7 +133,7 @@ def run_numpy(path, shuffle, seed=0):
     start = time.perf_counter()
     total = 0
     for first in range(0, n, BATCH):
-        total += numpy_batch(table, order[first:first + BATCH])
+        total += numpy_batch(table, order[first : first + BATCH])
     return total, time.perf_counter() - start
 
 
@@ -143,11 +147,15 @@ def plain_table(path):
         storage = img.storage if hasattr(img, "storage") else img
         emb = batch.column(1)
         emb = emb.storage if hasattr(emb, "storage") else emb
-        chunks.append(pa.record_batch({
-            "pixels": storage.field("data"),
-            "shape": storage.field("shape").cast(pa.list_(pa.int32())),
-            "emb": emb.cast(pa.list_(pa.float32())),
-        }))
+        chunks.append(
+            pa.record_batch(
+                {
+                    "pixels": storage.field("data"),
+                    "shape": storage.field("shape").cast(pa.list_(pa.int32())),
+                    "emb": emb.cast(pa.list_(pa.float32())),
+                }
+            )
+        )
     return pa.Table.from_batches(chunks)
 
 
@@ -163,14 +171,19 @@ def pad_collate(batch):
 def run_ray(path, shuffle):
     import ray
 
-    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    ray.init(
+        num_cpus=os.cpu_count(),
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     ds = ray.data.from_arrow(plain_table(path))
     buffer = 16 * BATCH if shuffle else None
     start = time.perf_counter()
     total = 0
-    for batch in ds.iter_batches(batch_size=BATCH, batch_format="numpy",
-                                 local_shuffle_buffer_size=buffer):
+    for batch in ds.iter_batches(
+        batch_size=BATCH, batch_format="numpy", local_shuffle_buffer_size=buffer
+    ):
         total += pad_collate(batch)
     seconds = time.perf_counter() - start
     ray.shutdown()
@@ -225,8 +238,10 @@ def has_module(name):
 CONTENDERS = {
     "quiver, in order": ("quiver", dict()),
     "quiver, shuffled": ("quiver", dict(shuffle=True)),
-    "quiver, shuffled, bucketed (K=16)": ("quiver", dict(shuffle=True, bucket_by="img",
-                                                         bucket_window=16)),
+    "quiver, shuffled, bucketed (K=16)": (
+        "quiver",
+        dict(shuffle=True, bucket_by="img", bucket_window=16),
+    ),
     "numpy loop, in order": ("numpy", dict(shuffle=False)),
     "numpy loop, shuffled": ("numpy", dict(shuffle=True)),
     "ray data, in order": ("ray", dict(shuffle=False)),
@@ -258,13 +273,19 @@ def run_one(name, path, threads, repeat):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mib", type=int,
-                        default=int(os.environ.get("QUIVER_BENCH_LOADER_MIB", 256)),
-                        help="dataset size in MiB (default 256; the issue's figure is 2048)")
+    parser.add_argument(
+        "--mib",
+        type=int,
+        default=int(os.environ.get("QUIVER_BENCH_LOADER_MIB", 256)),
+        help="dataset size in MiB (default 256; the issue's figure is 2048)",
+    )
     parser.add_argument("--threads", type=int, default=None, help="num_threads for quiver")
     parser.add_argument("--repeat", type=int, default=3, help="epochs per contender (best)")
-    parser.add_argument("--only", default="quiver,numpy,ray,datasets",
-                        help="contenders to run, of quiver,numpy,ray,datasets (default all)")
+    parser.add_argument(
+        "--only",
+        default="quiver,numpy,ray,datasets",
+        help="contenders to run, of quiver,numpy,ray,datasets (default all)",
+    )
     parser.add_argument("--contender", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -273,8 +294,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "images.arrow")
         rows, data_bytes = write_dataset(path, args.mib << 20)
-        print(f"dataset: {rows} rows, {data_bytes / 2**20:.0f} MiB of values, "
-              f"batches of {BATCH}, {os.cpu_count()} cores")
+        print(
+            f"dataset: {rows} rows, {data_bytes / 2**20:.0f} MiB of values, "
+            f"batches of {BATCH}, {os.cpu_count()} cores"
+        )
         print(f"memcpy bandwidth: {memcpy_gbps():.2f} GB/s")
         print(f"{'contender':<34} {'GB/s':>7} {'seconds':>8} {'padding':>8} {'peak RSS MiB':>13}")
         run_quiver(path, prefetch=0)  # the file into the page cache
@@ -284,21 +307,33 @@ def main():
             if kind in ("ray", "datasets") and not has_module(kind):
                 print(f"{name:<34} skipped ({kind} is not installed)")
                 continue
-            command = [sys.executable, __file__, "--contender", name, "--path", path,
-                       "--repeat", str(args.repeat)]
+            command = [
+                sys.executable,
+                __file__,
+                "--contender",
+                name,
+                "--path",
+                path,
+                "--repeat",
+                str(args.repeat),
+            ]
             if args.threads:
                 command += ["--threads", str(args.threads)]
             try:
-                out = subprocess.run(command, capture_output=True, text=True, check=True,
-                                     timeout=1800)
+                out = subprocess.run(
+                    command, capture_output=True, text=True, check=True, timeout=1800
+                )
             except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
                 tail = (getattr(e, "stderr", "") or "").strip().splitlines()[-1:]
                 print(f"{name:<34} failed: {tail[0] if tail else e}")
                 continue
             r = json.loads(out.stdout.strip().splitlines()[-1])
             pad = f"{r['padding']:.3f}" if r["padding"] is not None else "-"
-            print(f"{name:<34} {r['total'] / r['seconds'] / 1e9:>7.2f} {r['seconds']:>8.2f} "
-                  f"{pad:>8} {r['rss']:>13.0f}", flush=True)
+            print(
+                f"{name:<34} {r['total'] / r['seconds'] / 1e9:>7.2f} {r['seconds']:>8.2f} "
+                f"{pad:>8} {r['rss']:>13.0f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ Needs torch with a CUDA device; prints why and exits otherwise.
   python bench/python/bench_pinned.py                 # about 512 MiB
   QUIVER_BENCH_PINNED_MIB=2048 python ...             # another size
 """
+
 import os
 import tempfile
 
@@ -60,7 +61,9 @@ def main():
             torch.cuda.synchronize()
 
         def quiver_reader(pin):
-            return qd.BatchReader(path, batch_size=batch_size, pin_memory=pin, prefetch=4).to_torch()
+            return qd.BatchReader(
+                path, batch_size=batch_size, pin_memory=pin, prefetch=4
+            ).to_torch()
 
         def torch_pinning():
             dataset = qd.TorchIterableDataset(path, batch_size=batch_size, prefetch=4)
@@ -69,8 +72,11 @@ def main():
         torch.cuda.init()
         epoch(quiver_reader(True))  # warm the file pages and the CUDA context
         pinned, pageable, dataloader = best_each(
-            lambda: epoch(quiver_reader(True)), lambda: epoch(quiver_reader(False)),
-            lambda: epoch(torch_pinning()), repeat=5)
+            lambda: epoch(quiver_reader(True)),
+            lambda: epoch(quiver_reader(False)),
+            lambda: epoch(torch_pinning()),
+            repeat=5,
+        )
         # The copies alone, from batches already read (kept, so each has its
         # own buffer): what pinning buys the transfer itself.
         kept = {pin: [b["x"] for b in quiver_reader(pin)] for pin in (True, False)}
@@ -80,21 +86,31 @@ def main():
                 t.to("cuda", non_blocking=True)
             torch.cuda.synchronize()
 
-        copy_pinned, copy_pageable = best_each(lambda: copies(kept[True]),
-                                               lambda: copies(kept[False]), repeat=5)
+        copy_pinned, copy_pageable = best_each(
+            lambda: copies(kept[True]), lambda: copies(kept[False]), repeat=5
+        )
         assert all(t.is_pinned() for t in kept[True])
     gbs = lambda seconds: nbytes / seconds / 1e9  # noqa: E731
-    print(f"bench_pinned: {nbytes / 2**20:.0f} MiB to {torch.cuda.get_device_name()}, "
-          f"{batch_size}-row batches, best of 5")
+    print(
+        f"bench_pinned: {nbytes / 2**20:.0f} MiB to {torch.cuda.get_device_name()}, "
+        f"{batch_size}-row batches, best of 5"
+    )
     print(f"  quiver pin_memory=True     {pinned * 1e3:8.1f} ms  {gbs(pinned):6.2f} GB/s")
-    print(f"  quiver pageable            {pageable * 1e3:8.1f} ms  {gbs(pageable):6.2f} GB/s"
-          f"  (pinned is {pageable / pinned:.2f}x faster)")
-    print(f"  DataLoader(pin_memory=True) {dataloader * 1e3:7.1f} ms  {gbs(dataloader):6.2f} GB/s"
-          f"  (pinned is {dataloader / pinned:.2f}x faster)")
+    print(
+        f"  quiver pageable            {pageable * 1e3:8.1f} ms  {gbs(pageable):6.2f} GB/s"
+        f"  (pinned is {pageable / pinned:.2f}x faster)"
+    )
+    print(
+        f"  DataLoader(pin_memory=True) {dataloader * 1e3:7.1f} ms  {gbs(dataloader):6.2f} GB/s"
+        f"  (pinned is {dataloader / pinned:.2f}x faster)"
+    )
     print("  the host-to-device copies alone, from batches already read:")
     print(f"  pinned                     {copy_pinned * 1e3:8.1f} ms  {gbs(copy_pinned):6.2f} GB/s")
-    print(f"  pageable                   {copy_pageable * 1e3:8.1f} ms  {gbs(copy_pageable):6.2f} GB/s"
-          f"  (pinned is {copy_pageable / copy_pinned:.2f}x faster)")
+    print(
+        f"  pageable                   {copy_pageable * 1e3:8.1f} ms  "
+        f"{gbs(copy_pageable):6.2f} GB/s"
+        f"  (pinned is {copy_pageable / copy_pinned:.2f}x faster)"
+    )
 
 
 if __name__ == "__main__":

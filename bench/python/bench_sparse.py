@@ -16,6 +16,7 @@ noisy). Ratios are peer time / quiver time: > 1 means quiver is faster.
 The targets: >= 3x pyarrow, >= 1x SciPy, and dense scans within 2x of the
 one-read bound.
 """
+
 import functools
 import os
 
@@ -55,19 +56,26 @@ def main():
         cube = dense(density, (100, 100, 1000))
         bits = matrix.view(np.uint64)
         print(f"\ndensity {density:g} (nnz {np.count_nonzero(matrix)})")
-        ours, bound = best(lambda: qv.SparseCOOTensor.from_dense_numpy(matrix),
-                           lambda: np.bitwise_or.reduce(bits, axis=None))
-        arrow, scipy = best(lambda: pa.SparseCOOTensor.from_dense_numpy(matrix),
-                            lambda: sp.coo_array(matrix))
+        ours, bound = best(
+            lambda: qv.SparseCOOTensor.from_dense_numpy(matrix),
+            lambda: np.bitwise_or.reduce(bits, axis=None),
+        )
+        arrow, scipy = best(
+            lambda: pa.SparseCOOTensor.from_dense_numpy(matrix), lambda: sp.coo_array(matrix)
+        )
         row("dense -> COO", ours, [("pyarrow", arrow), ("SciPy", scipy), ("one read", bound)])
 
-        ours, arrow, scipy = best(lambda: qv.SparseCSRMatrix.from_dense_numpy(matrix),
-                                  lambda: pa.SparseCSRMatrix.from_dense_numpy(matrix),
-                                  lambda: sp.csr_array(matrix))
+        ours, arrow, scipy = best(
+            lambda: qv.SparseCSRMatrix.from_dense_numpy(matrix),
+            lambda: pa.SparseCSRMatrix.from_dense_numpy(matrix),
+            lambda: sp.csr_array(matrix),
+        )
         row("dense -> CSR", ours, [("pyarrow", arrow), ("SciPy", scipy), ("one read", bound)])
 
-        ours, arrow = best(lambda: qv.SparseCSFTensor.from_dense_numpy(cube),
-                           lambda: pa.SparseCSFTensor.from_dense_numpy(cube))
+        ours, arrow = best(
+            lambda: qv.SparseCSFTensor.from_dense_numpy(cube),
+            lambda: pa.SparseCSFTensor.from_dense_numpy(cube),
+        )
         row("dense -> CSF (3-D)", ours, [("pyarrow", arrow), ("one read", bound)])
 
         q_coo = qv.SparseCOOTensor.from_dense_numpy(matrix, index_type="int32")

@@ -10,6 +10,7 @@ both alike; ratios are pyarrow time / quiver time (> 1: quiver is faster).
   python bench/python/bench_tables.py
   QUIVER_BENCH_TABLES_ROWS=100000 python ...   # a smaller table
 """
+
 import gc
 import os
 import statistics
@@ -83,15 +84,31 @@ def main():
         cases = [
             ('t["x"]', lambda: ours["x"], lambda: theirs["x"]),
             ('t["emb"]', lambda: ours["emb"], lambda: theirs["emb"]),
-            ("t.select([s, x])", lambda: ours.select(["s", "x"]), lambda: theirs.select(["s", "x"])),
-            ("t.slice(rows/4, rows/2)", lambda: ours.slice(rows // 4, rows // 2),
-             lambda: theirs.slice(rows // 4, rows // 2)),
-            ("t[rows/4 : 3 rows/4]", lambda: ours[rows // 4: 3 * rows // 4],
-             lambda: theirs[rows // 4: 3 * rows // 4]),
-            (f"t.take({len(take_small)} random)", lambda: ours.take(take_small),
-             lambda: theirs.take(pa_take_small)),
-            (f"t.take({len(take_all)} permutation)", lambda: ours.take(take_all),
-             lambda: theirs.take(pa_take_all)),
+            (
+                "t.select([s, x])",
+                lambda: ours.select(["s", "x"]),
+                lambda: theirs.select(["s", "x"]),
+            ),
+            (
+                "t.slice(rows/4, rows/2)",
+                lambda: ours.slice(rows // 4, rows // 2),
+                lambda: theirs.slice(rows // 4, rows // 2),
+            ),
+            (
+                "t[rows/4 : 3 rows/4]",
+                lambda: ours[rows // 4 : 3 * rows // 4],
+                lambda: theirs[rows // 4 : 3 * rows // 4],
+            ),
+            (
+                f"t.take({len(take_small)} random)",
+                lambda: ours.take(take_small),
+                lambda: theirs.take(pa_take_small),
+            ),
+            (
+                f"t.take({len(take_all)} permutation)",
+                lambda: ours.take(take_all),
+                lambda: theirs.take(pa_take_all),
+            ),
             ("t.filter(half the rows)", lambda: ours.filter(mask), lambda: theirs.filter(pa_mask)),
             ("t.combine_chunks()", lambda: ours.combine_chunks(), lambda: theirs.combine_chunks()),
         ]
@@ -100,5 +117,7 @@ def main():
             row(f"{name} {tag}", ours_time, theirs_time)
         # Freed before the next sizes are made (the timed lambdas ran already).
         ours = theirs = None
+
+
 if __name__ == "__main__":
     main()

@@ -1,6 +1,7 @@
 """The timer the Python benchmarks share: best wall time of several runs
 (the machine is shared and noisy, so the least disturbed run is the
 figure), contenders interleaved so that noise hits each alike."""
+
 import gc
 import time
 

@@ -7,6 +7,7 @@ as fast as one plain copy of the bytes written).
 
   python bench/python/bench_variable_shape.py [--rows N] [--repeat R]
 """
+
 import argparse
 import gc
 import sys
@@ -25,7 +26,7 @@ def make_rows(n, seed=0):
     rows = []
     for h, w in sizes:
         start = int(rng.integers(0, pool.size - 3 * 64 * 64))
-        rows.append(pool[start:start + 3 * h * w].reshape(3, h, w).copy())
+        rows.append(pool[start : start + 3 * h * w].reshape(3, h, w).copy())
     return rows
 
 
@@ -39,7 +40,7 @@ def pyarrow_build(rows):
 def numpy_pad(rows, cell):
     out = np.zeros((len(rows),) + cell, dtype=np.float32)
     for i, r in enumerate(rows):
-        out[i, :r.shape[0], :r.shape[1], :r.shape[2]] = r
+        out[i, : r.shape[0], : r.shape[1], : r.shape[2]] = r
     return out
 
 
@@ -53,7 +54,10 @@ def report(title, ours, peers):
     print(f"\n{title}")
     print(f"  {'quiver':<34}{ours * 1e3:>10.1f} ms")
     for name, seconds in peers:
-        print(f"  {name:<34}{seconds * 1e3:>10.1f} ms   {name.split(' ')[0]}/quiver = {seconds / ours:.2f}")
+        print(
+            f"  {name:<34}{seconds * 1e3:>10.1f} ms   "
+            f"{name.split(' ')[0]}/quiver = {seconds / ours:.2f}"
+        )
 
 
 def row_access(n, repeat):
@@ -80,9 +84,14 @@ def main():
     ours = best_of(lambda: qv.VariableShapeTensorArray.from_numpy(rows), repeat)
     theirs = best_of(lambda: pyarrow_build(rows), 1)
     bound = best_of(fresh_copy(data_bytes), repeat)
-    report("from_numpy(list of arrays)", ours,
-           [("pyarrow StructArray.from_arrays(pa.array(flat lists))", theirs),
-            ("memcpy of the data bytes", bound)])
+    report(
+        "from_numpy(list of arrays)",
+        ours,
+        [
+            ("pyarrow StructArray.from_arrays(pa.array(flat lists))", theirs),
+            ("memcpy of the data bytes", bound),
+        ],
+    )
 
     v = qv.VariableShapeTensorArray.from_numpy(rows)
     cell = tuple(int(s) for s in v.shapes().max(axis=0))
@@ -90,8 +99,11 @@ def main():
     ours = best_of(lambda: v.to_padded(), repeat)
     theirs = best_of(lambda: numpy_pad(rows, cell), repeat)
     bound = best_of(fresh_copy(padded_bytes), repeat)
-    report(f"to_padded -> {(n,) + cell} ({padded_bytes / 2**30:.2f} GiB)", ours,
-           [("numpy loop into np.zeros", theirs), ("memcpy of the padded bytes", bound)])
+    report(
+        f"to_padded -> {(n,) + cell} ({padded_bytes / 2**30:.2f} GiB)",
+        ours,
+        [("numpy loop into np.zeros", theirs), ("memcpy of the padded bytes", bound)],
+    )
 
     # Freed before what follows is made (the timed lambdas ran already).
     v = rows = None

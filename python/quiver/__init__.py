@@ -6,7 +6,7 @@ CSF) and the Arrow PyCapsule protocol, with zero-copy NumPy views.
 """
 
 from ._quiver import (
-    __version__,
+    __version__,  # noqa: F401 (the package version, not in __all__)
     Array,
     DataType,
     FixedShapeTensorArray,

@@ -5,6 +5,7 @@ and the exit code through (docs/cli.md).
 ``python -m quiver ARGS`` (or ``python -m quiver._cli ARGS``) does the same
 where the script is not on PATH.
 """
+
 import os
 import subprocess
 import sys
@@ -37,8 +38,9 @@ def missing_message(exe) -> str:
         f"quiver: this installation has no command-line tool ({exe} is missing): it was built "
         "from source without CLI11. To get the tool, either install CLI11 (Debian/Ubuntu: "
         "apt-get install libcli11-dev, and zlib1g-dev for compressed .npz files) and reinstall "
-        "from the quiver clone (pip install \".[arrow]\"), or build the binary wheel, which "
-        "carries the tool (in the clone: make wheel, then pip install dist/quiver_tensors-*.whl)\n")
+        'from the quiver clone (pip install ".[arrow]"), or build the binary wheel, which '
+        "carries the tool (in the clone: make wheel, then pip install dist/quiver_tensors-*.whl)\n"
+    )
 
 
 def main() -> None:

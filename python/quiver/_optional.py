@@ -22,8 +22,10 @@ def missing_message(module):
     """The error text for an optional module that is not installed."""
     top = module.split(".")[0]
     package, extra = OPTIONAL[top]
-    return (f"this needs the optional package {package}, which is not installed: "
-            f"pip install '{DISTRIBUTION}[{extra}]' (or pip install {package})")
+    return (
+        f"this needs the optional package {package}, which is not installed: "
+        f"pip install '{DISTRIBUTION}[{extra}]' (or pip install {package})"
+    )
 
 
 def import_optional(module):

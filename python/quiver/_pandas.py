@@ -24,9 +24,11 @@ def to_pandas(table):
             values = list(column)  # row views: no copy of the values
             series.append(pd.Series(values, dtype=object, name=name))
         else:
-            series.append(pa.chunked_array(column).to_pandas().rename(name)
-                          if hasattr(column, "chunks") else
-                          pa.array(column).to_pandas().rename(name))
+            series.append(
+                pa.chunked_array(column).to_pandas().rename(name)
+                if hasattr(column, "chunks")
+                else pa.array(column).to_pandas().rename(name)
+            )
     if not series:
         return pd.DataFrame(index=pd.RangeIndex(table.num_rows))
     frame = pd.concat(series, axis=1)

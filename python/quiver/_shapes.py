@@ -26,8 +26,13 @@ def check_shapes(returns=None, **patterns):
         signature = inspect.signature(fn)
         for name in compiled:
             parameter = signature.parameters.get(name)
-            if parameter is None or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-                raise TypeError(f"check_shapes: {fn.__qualname__} has no parameter {name!r} to check")
+            if parameter is None or parameter.kind in (
+                parameter.VAR_POSITIONAL,
+                parameter.VAR_KEYWORD,
+            ):
+                raise TypeError(
+                    f"check_shapes: {fn.__qualname__} has no parameter {name!r} to check"
+                )
         labels = {name: f"argument {name!r}" for name in compiled}
 
         @functools.wraps(fn)
@@ -44,7 +49,9 @@ def check_shapes(returns=None, **patterns):
                 compiled_returns.enforce(result, bindings=bindings, name="return value")
             return result
 
-        wrapper.__quiver_shapes__ = dict(compiled, **({} if compiled_returns is None else {"returns": compiled_returns}))
+        wrapper.__quiver_shapes__ = dict(
+            compiled, **({} if compiled_returns is None else {"returns": compiled_returns})
+        )
         return wrapper
 
     return decorate

@@ -52,23 +52,34 @@ def from_ipc(paths, column):
     column_type = _column_type(files[0], column)
     for path in files[1:]:
         if _column_type(path, column) != column_type:
-            raise ValueError(f"column {column!r} of '{path}' is {_column_type(path, column)}, "
-                             f"of '{files[0]}' {column_type}")
+            raise ValueError(
+                f"column {column!r} of '{path}' is {_column_type(path, column)}, "
+                f"of '{files[0]}' {column_type}"
+            )
     name = getattr(column_type, "extension_name", None)
     delayed = import_optional("dask").delayed
     if name == FIXED:
         da = import_optional("dask.array")
         shape = tuple(column_type.logical_shape)
         dtype = column_type.value_type.to_numpy_dtype()
-        chunks = [da.from_delayed(delayed(_fixed_chunk, pure=True)(path, i, column),
-                                  shape=(rows,) + shape, dtype=dtype)
-                  for path in files for i, rows in enumerate(_batch_rows(path))]
+        chunks = [
+            da.from_delayed(
+                delayed(_fixed_chunk, pure=True)(path, i, column),
+                shape=(rows,) + shape,
+                dtype=dtype,
+            )
+            for path in files
+            for i, rows in enumerate(_batch_rows(path))
+        ]
         if not chunks:
             return da.empty((0,) + shape, dtype=dtype)
         return da.concatenate(chunks, axis=0)
     if name == VARIABLE:
         db = import_optional("dask.bag")
-        parts = [delayed(_ragged_rows, pure=True)(path, i, column)
-                 for path in files for i in range(len(_batch_rows(path)))]
+        parts = [
+            delayed(_ragged_rows, pure=True)(path, i, column)
+            for path in files
+            for i in range(len(_batch_rows(path)))
+        ]
         return db.from_delayed(parts)
     raise TypeError(f"from_ipc() reads tensor columns; {column!r} is {column_type}")

@@ -30,14 +30,18 @@ def _sources(source):
     if isinstance(source, (list, tuple)):
         if not source:
             raise ValueError("source is an empty list: name at least one file")
-        return [_sources(s)[0] if isinstance(s, (str, bytes, os.PathLike)) else _bad_source(s)
-                for s in source]
+        return [
+            _sources(s)[0] if isinstance(s, (str, bytes, os.PathLike)) else _bad_source(s)
+            for s in source
+        ]
     return _bad_source(source)
 
 
 def _bad_source(source):
-    raise TypeError("source must be a path (str or os.PathLike) or a list of paths, got "
-                    f"{type(source).__name__}")
+    raise TypeError(
+        "source must be a path (str or os.PathLike) or a list of paths, got "
+        f"{type(source).__name__}"
+    )
 
 
 _INT32_MAX = 2**31 - 1
@@ -91,8 +95,14 @@ def _shard(shard):
     return rank, world_size
 
 
-_CUDA_RUNTIME_NAMES = ("libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
-                       "cudart64_13.dll", "cudart64_12.dll")
+_CUDA_RUNTIME_NAMES = (
+    "libcudart.so",
+    "libcudart.so.13",
+    "libcudart.so.12",
+    "libcudart.so.11.0",
+    "cudart64_13.dll",
+    "cudart64_12.dll",
+)
 
 
 def _loaded_cuda_runtimes():
@@ -131,8 +141,12 @@ def _cuda_host_allocator():
     reader synchronizes the device before it writes a pinned buffer again,
     as a copy queued from it may not have run yet."""
     found = ctypes.util.find_library("cudart")
-    names = (_loaded_cuda_runtimes() + _pip_cuda_runtimes() + ([found] if found else [])
-             + list(_CUDA_RUNTIME_NAMES))
+    names = (
+        _loaded_cuda_runtimes()
+        + _pip_cuda_runtimes()
+        + ([found] if found else [])
+        + list(_CUDA_RUNTIME_NAMES)
+    )
     for name in names:
         try:
             runtime = ctypes.CDLL(name)
@@ -142,8 +156,10 @@ def _cuda_host_allocator():
         try:
             if runtime.cudaGetDeviceCount(ctypes.byref(count)) != 0 or count.value == 0:
                 return None
-            return tuple(ctypes.cast(getattr(runtime, symbol), ctypes.c_void_p).value
-                         for symbol in ("cudaHostAlloc", "cudaFreeHost", "cudaDeviceSynchronize"))
+            return tuple(
+                ctypes.cast(getattr(runtime, symbol), ctypes.c_void_p).value
+                for symbol in ("cudaHostAlloc", "cudaFreeHost", "cudaDeviceSynchronize")
+            )
         except AttributeError:
             continue
     return None
@@ -202,16 +218,46 @@ class BatchReader:
     thread and releases the files.
     """
 
-    def __init__(self, source, *, columns=None, batch_size, shuffle=False, seed=0,
-                 drop_last=False, shard=None, ragged="padded", pad_value=0, prefetch=2,
-                 num_threads=None, pin_memory=False, window_rows=None, bucket_by=None,
-                 bucket_window=None, memory_map=True, max_batch_bytes=4 << 30):
+    def __init__(
+        self,
+        source,
+        *,
+        columns=None,
+        batch_size,
+        shuffle=False,
+        seed=0,
+        drop_last=False,
+        shard=None,
+        ragged="padded",
+        pad_value=0,
+        prefetch=2,
+        num_threads=None,
+        pin_memory=False,
+        window_rows=None,
+        bucket_by=None,
+        bucket_window=None,
+        memory_map=True,
+        max_batch_bytes=4 << 30,
+    ):
         self._arguments = dict(
-            source=source, columns=columns, batch_size=batch_size, shuffle=shuffle, seed=seed,
-            drop_last=drop_last, shard=shard, ragged=ragged, pad_value=pad_value,
-            prefetch=prefetch, num_threads=num_threads, pin_memory=pin_memory,
-            window_rows=window_rows, bucket_by=bucket_by, bucket_window=bucket_window,
-            memory_map=memory_map, max_batch_bytes=max_batch_bytes)
+            source=source,
+            columns=columns,
+            batch_size=batch_size,
+            shuffle=shuffle,
+            seed=seed,
+            drop_last=drop_last,
+            shard=shard,
+            ragged=ragged,
+            pad_value=pad_value,
+            prefetch=prefetch,
+            num_threads=num_threads,
+            pin_memory=pin_memory,
+            window_rows=window_rows,
+            bucket_by=bucket_by,
+            bucket_window=bucket_window,
+            memory_map=memory_map,
+            max_batch_bytes=max_batch_bytes,
+        )
         sources = _sources(source)
         if columns is not None:
             if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
@@ -229,21 +275,39 @@ class BatchReader:
             raise TypeError("bucket_by must be a column name")
         if bucket_by is not None and bucket_window is None:
             raise ValueError("bucket_by needs bucket_window= (batches per window)")
-        bucket_window = (0 if bucket_window is None
-                         else _positive(bucket_window, "bucket_window"))
+        bucket_window = 0 if bucket_window is None else _positive(bucket_window, "bucket_window")
         max_batch_bytes = _positive(max_batch_bytes, "max_batch_bytes")
         pinned = None
         if pin_memory:
             pinned = _cuda_host_allocator()
             if pinned is None:
-                warnings.warn("pin_memory=True: no CUDA runtime with a device was found, so "
-                              "batch buffers are ordinary (pageable) memory", RuntimeWarning,
-                              stacklevel=2)
+                warnings.warn(
+                    "pin_memory=True: no CUDA runtime with a device was found, so "
+                    "batch buffers are ordinary (pageable) memory",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
         self.pin_memory = pinned is not None
-        self._reader = _BatchReader(sources, columns, batch_size, _shuffle(shuffle), seed,
-                                    window, bool(drop_last), rank, world_size, ragged, pad_value,
-                                    bucket_by or "", bucket_window, prefetch, threads, pinned,
-                                    bool(memory_map), max_batch_bytes)
+        self._reader = _BatchReader(
+            sources,
+            columns,
+            batch_size,
+            _shuffle(shuffle),
+            seed,
+            window,
+            bool(drop_last),
+            rank,
+            world_size,
+            ragged,
+            pad_value,
+            bucket_by or "",
+            bucket_window,
+            prefetch,
+            threads,
+            pinned,
+            bool(memory_map),
+            max_batch_bytes,
+        )
 
     def close(self):
         """Stops the prefetch thread and releases the files (idempotent);
@@ -338,8 +402,10 @@ class BatchReader:
     def __repr__(self):
         if self.closed:
             return "<quiver.data.BatchReader (closed)>"
-        return (f"<quiver.data.BatchReader {len(self.files)} file(s), {self.num_rows} rows, "
-                f"{len(self)} batches per epoch, epoch {self.epoch}>")
+        return (
+            f"<quiver.data.BatchReader {len(self.files)} file(s), {self.num_rows} rows, "
+            f"{len(self)} batches per epoch, epoch {self.epoch}>"
+        )
 
 
 def _unpickle_batch_reader(arguments, epoch):
@@ -349,8 +415,12 @@ def _unpickle_batch_reader(arguments, epoch):
 
 
 def _convert(batch, convert):
-    return {name: [None if row is None else convert(row) for row in value]
-            if isinstance(value, list) else convert(value) for name, value in batch.items()}
+    return {
+        name: [None if row is None else convert(row) for row in value]
+        if isinstance(value, list)
+        else convert(value)
+        for name, value in batch.items()
+    }
 
 
 def to_torch(batch):
@@ -441,8 +511,9 @@ def __getattr__(name):
         except ImportError as e:
             # AttributeError, so hasattr() says False and `from quiver.data
             # import TorchIterableDataset` is an ImportError.
-            raise AttributeError("quiver.data.TorchIterableDataset needs torch, which is not "
-                                 f"installed ({e})") from e
+            raise AttributeError(
+                f"quiver.data.TorchIterableDataset needs torch, which is not installed ({e})"
+            ) from e
         globals()[name] = cls
         return cls
     raise AttributeError(f"module 'quiver.data' has no attribute {name!r}")

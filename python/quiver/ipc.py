@@ -34,8 +34,10 @@ def _is_sink(obj):
     import os
 
     return isinstance(obj, (str, bytes, os.PathLike)) or (
-        hasattr(obj, "write") and not hasattr(obj, "__arrow_c_stream__")
-        and not hasattr(obj, "__arrow_c_array__"))
+        hasattr(obj, "write")
+        and not hasattr(obj, "__arrow_c_stream__")
+        and not hasattr(obj, "__arrow_c_array__")
+    )
 
 
 def _check_order(function, data, sink):
@@ -47,7 +49,8 @@ def _check_order(function, data, sink):
             f"{function}(data, sink) takes the data first, then the path or file object "
             f"(as write_tensor(tensor, sink) and pyarrow's write_table(table, where)); "
             f"got a {type(data).__name__} first and a {type(sink).__name__} second: "
-            f"swap the arguments")
+            f"swap the arguments"
+        )
 
 
 def _write(new_writer, function, data, sink, compression, compression_level):
@@ -59,8 +62,9 @@ def _write(new_writer, function, data, sink, compression, compression_level):
     # table of no rows gives no batches).
     if not isinstance(data, RecordBatch):
         data = table(data)
-    with new_writer(sink, data.schema, compression=compression,
-                    compression_level=compression_level) as writer:
+    with new_writer(
+        sink, data.schema, compression=compression, compression_level=compression_level
+    ) as writer:
         writer.write(data)
 
 

@@ -49,8 +49,11 @@ def ipc_files(paths):
     for path in paths:
         path = os.fspath(path)
         if os.path.isdir(path):
-            found = sorted(os.path.join(path, name) for name in os.listdir(path)
-                           if name.endswith(SUFFIXES) and not name.startswith("."))
+            found = sorted(
+                os.path.join(path, name)
+                for name in os.listdir(path)
+                if name.endswith(SUFFIXES) and not name.startswith(".")
+            )
             if not found:
                 raise ValueError(f"'{path}' holds no IPC files ({', '.join(SUFFIXES)})")
             files.extend(found)
@@ -65,6 +68,7 @@ def ipc_files(paths):
 
 # --- tensor types: canonical <-> Ray ------------------------------------------
 
+
 def _extension_name(pa_type):
     return getattr(pa_type, "extension_name", None)
 
@@ -76,12 +80,18 @@ def _variable_to_ray(column):
     from ray.data._internal.tensor_extensions.arrow import ArrowVariableShapedTensorType
 
     quiver_type = _qv_type(column.type)
-    if quiver_type.permutation is not None and list(quiver_type.permutation) != sorted(quiver_type.permutation):
+    if quiver_type.permutation is not None and list(quiver_type.permutation) != sorted(
+        quiver_type.permutation
+    ):
         # Ray's type has no permutation: rows are copied into logical order.
         from ._quiver import VariableShapeTensorArray
+
         rows = VariableShapeTensorArray.from_storage(quiver_type, column.storage).to_numpy()
-        column = pa.array(VariableShapeTensorArray.from_numpy(
-            [None if r is None else np.ascontiguousarray(r) for r in rows]))
+        column = pa.array(
+            VariableShapeTensorArray.from_numpy(
+                [None if r is None else np.ascontiguousarray(r) for r in rows]
+            )
+        )
         quiver_type = _qv_type(column.type)
     storage = column.storage
     data = storage.field("data")  # the rows this (possibly sliced) array covers
@@ -98,6 +108,7 @@ def _variable_to_ray(column):
 
 def _qv_type(pa_type):
     from ._quiver import type_from_arrow
+
     return type_from_arrow(pa_type)
 
 
@@ -111,11 +122,17 @@ def _ray_variable_to_canonical(column):
     ndim = int(column.type.ndim)
     rows = len(storage)
     lengths = storage.field("shape").value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-    valid = ~storage.is_null().to_numpy(zero_copy_only=False) if storage.null_count else np.ones(rows, bool)
+    valid = (
+        ~storage.is_null().to_numpy(zero_copy_only=False)
+        if storage.null_count
+        else np.ones(rows, bool)
+    )
     if np.any(lengths[valid] != ndim):
         bad = int(np.flatnonzero(valid & (lengths != ndim))[0])
-        raise ValueError(f"row {bad} of the Ray tensor column has a shape of {int(lengths[bad])} "
-                         f"entries, the column has ndim {ndim}")
+        raise ValueError(
+            f"row {bad} of the Ray tensor column has a shape of {int(lengths[bad])} "
+            f"entries, the column has ndim {ndim}"
+        )
     shapes = np.zeros((rows, ndim), np.int64)
     flat = storage.field("shape").flatten().to_numpy(zero_copy_only=False).astype(np.int64)
     shapes[lengths == ndim] = flat.reshape(-1, ndim) if flat.size else shapes[lengths == ndim]
@@ -126,10 +143,14 @@ def _ray_variable_to_canonical(column):
     try:
         data = data.cast(pa.list_(data.type.value_type))
     except pa.ArrowInvalid as e:
-        raise ValueError("the Ray tensor column holds more than 2^31 - 1 values, more than "
-                         "arrow.variable_shape_tensor's 32-bit offsets address") from e
+        raise ValueError(
+            "the Ray tensor column holds more than 2^31 - 1 values, more than "
+            "arrow.variable_shape_tensor's 32-bit offsets address"
+        ) from e
     mask = storage.is_null() if storage.null_count else None
-    canonical_storage = pa.StructArray.from_arrays([data, shape], names=["data", "shape"], mask=mask)
+    canonical_storage = pa.StructArray.from_arrays(
+        [data, shape], names=["data", "shape"], mask=mask
+    )
     canonical_type = variable_shape_tensor(data.type.value_type, ndim)
     pa_type = pa.DataType._import_from_c_capsule(canonical_type.__arrow_c_schema__())
     return pa.ExtensionArray.from_storage(pa_type, canonical_storage)
@@ -145,9 +166,13 @@ def _ray_fixed_to_canonical(column):
     lengths = storage.value_lengths().fill_null(size).to_numpy(zero_copy_only=False)
     if np.any(lengths != size):
         bad = int(np.flatnonzero(lengths != size)[0])
-        raise ValueError(f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
-                         f"its shape {list(shape)} needs {size}")
-    values = storage.flatten() if not storage.null_count else storage.fill_null([0] * size).flatten()
+        raise ValueError(
+            f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
+            f"its shape {list(shape)} needs {size}"
+        )
+    values = (
+        storage.flatten() if not storage.null_count else storage.fill_null([0] * size).flatten()
+    )
     fixed = pa.FixedSizeListArray.from_arrays(values, size)
     if storage.null_count:
         fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=storage.is_null())
@@ -177,8 +202,9 @@ def to_ray_types(data):
     stay arrow.fixed_shape_tensor, which Ray Data handles natively."""
     pa = _pa()
     pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
-    return _map_columns(pa_table, lambda c: _variable_to_ray(c)
-                        if _extension_name(c.type) == VARIABLE else None)
+    return _map_columns(
+        pa_table, lambda c: _variable_to_ray(c) if _extension_name(c.type) == VARIABLE else None
+    )
 
 
 def to_canonical_types(data):
@@ -194,6 +220,7 @@ def to_canonical_types(data):
         if name in RAY_FIXED:
             return _ray_fixed_to_canonical(chunk)
         return None
+
     return _map_columns(pa_table, convert)
 
 
@@ -232,7 +259,8 @@ def _install_batch_hint():
                 f"the function given to map_batches returned a quiver {type(batch).__name__}; "
                 "Ray Data takes pyarrow tables: return batch.to_pyarrow() (with "
                 "quiver.ray.to_ray_types() for ragged columns Ray should see as per-row "
-                "arrays), or use quiver.ray.map_batches, which converts both ways")
+                "arrays), or use quiver.ray.map_batches, which converts both ways"
+            )
         check(batch)
 
     validate._quiver_hint = True
@@ -240,6 +268,7 @@ def _install_batch_hint():
 
 
 # --- reading -------------------------------------------------------------------
+
 
 def _read_batches(path, first, count, columns):
     """Batches [first, first + count) of one file as a pyarrow Table with
@@ -265,16 +294,26 @@ def _plan(files, rows_per_task):
         start = 0
         while start < n or (n == 0 and start == 0):
             count, total = 0, 0
-            while start + count < n and (count == 0 or total + rows[start + count] <= rows_per_task):
+            while start + count < n and (
+                count == 0 or total + rows[start + count] <= rows_per_task
+            ):
                 total += rows[start + count]
                 count += 1
-            tasks.append((path, start, count, total, os.path.getsize(path) * total // max(sum(rows), 1)))
+            tasks.append(
+                (path, start, count, total, os.path.getsize(path) * total // max(sum(rows), 1))
+            )
             start += max(count, 1)
     return tasks
 
 
-def read_ipc(paths_or_directory, *, columns=None, rows_per_task=None, override_num_blocks=None,
-             ray_remote_args=None):
+def read_ipc(
+    paths_or_directory,
+    *,
+    columns=None,
+    rows_per_task=None,
+    override_num_blocks=None,
+    ray_remote_args=None,
+):
     """A ray.data.Dataset over quiver IPC files: a path, a folder (*.arrow,
     *.feather, *.ipc) or a list. One read task per file, or per group of
     record batches of at most ``rows_per_task`` rows (default: whole files);
@@ -309,11 +348,16 @@ def read_ipc(paths_or_directory, *, columns=None, rows_per_task=None, override_n
             return sum(task[4] for task in plan)
 
         def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
-            return [ReadTask(lambda t=task: [_read_batches(t[0], t[1], t[2], columns)],
-                             BlockMetadata(num_rows=task[3], size_bytes=task[4],
-                                           input_files=[task[0]], exec_stats=None),
-                             per_task_row_limit=per_task_row_limit)
-                    for task in plan]
+            return [
+                ReadTask(
+                    lambda t=task: [_read_batches(t[0], t[1], t[2], columns)],
+                    BlockMetadata(
+                        num_rows=task[3], size_bytes=task[4], input_files=[task[0]], exec_stats=None
+                    ),
+                    per_task_row_limit=per_task_row_limit,
+                )
+                for task in plan
+            ]
 
     kwargs = {}
     if override_num_blocks is not None:
@@ -324,6 +368,7 @@ def read_ipc(paths_or_directory, *, columns=None, rows_per_task=None, override_n
 
 
 # --- writing -------------------------------------------------------------------
+
 
 def write_ipc(dataset, directory, *, compression=None, compression_level=None):
     """Writes a ray.data.Dataset as IPC files in ``directory`` (made if
@@ -348,14 +393,21 @@ def write_ipc(dataset, directory, *, compression=None, compression_level=None):
                 if pa_table.num_rows == 0:
                     continue
                 path = os.path.join(directory, f"part-{ctx.task_idx:05d}-{k:04d}-{run}.arrow")
-                _ipc.write_file(_table(pa_table), path, compression=compression,
-                                compression_level=compression_level)
+                _ipc.write_file(
+                    _table(pa_table),
+                    path,
+                    compression=compression,
+                    compression_level=compression_level,
+                )
                 written.append(path)
             return written
 
     dataset.write_datasink(QuiverIpcDatasink())
-    return sorted(os.path.join(directory, name) for name in os.listdir(directory)
-                  if name.startswith("part-") and run in name)
+    return sorted(
+        os.path.join(directory, name)
+        for name in os.listdir(directory)
+        if name.startswith("part-") and run in name
+    )
 
 
 def map_batches(dataset, fn, **kwargs):

@@ -5,6 +5,7 @@ files and bad flags (docs/cli.md).
 The executable: $QUIVER_CLI (ctest sets it to the built one), else the one
 the installed package carries (quiver/bin/quiver), else `quiver` on PATH.
 """
+
 import fcntl
 import json
 import os
@@ -29,6 +30,7 @@ def _find_cli():
         return os.environ["QUIVER_CLI"]
     try:
         import quiver
+
         bundled = pathlib.Path(quiver.__file__).parent / "bin" / "quiver"
         if bundled.exists():
             return str(bundled)
@@ -39,12 +41,15 @@ def _find_cli():
 
 CLI = _find_cli()
 if CLI is None:
-    pytest.skip("no quiver executable (set QUIVER_CLI, or build with CLI11)", allow_module_level=True)
+    pytest.skip(
+        "no quiver executable (set QUIVER_CLI, or build with CLI11)", allow_module_level=True
+    )
 
 
 def run(*args, cwd=None):
-    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return subprocess.run(
+        [CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def ok(*args, cwd=None):
@@ -67,8 +72,9 @@ def files(tmp_path):
         w.write_table(tab, max_chunksize=2)
     with pa.ipc.new_stream(tmp_path / "fixed.arrows", tab.schema) as w:
         w.write_table(tab)
-    with pa.ipc.new_file(tmp_path / "zstd.arrow", tab.schema,
-                         options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
+    with pa.ipc.new_file(
+        tmp_path / "zstd.arrow", tab.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")
+    ) as w:
         w.write_table(tab)
     with pa.OSFile(str(tmp_path / "tensor.arrow"), "wb") as f:
         pa.ipc.write_tensor(pa.Tensor.from_numpy(np.arange(12, dtype=np.int16).reshape(3, 4)), f)
@@ -102,9 +108,12 @@ def ragged_file(path, shapes, dtype=np.uint8):
     arrays = [np.full(s, i, dtype=dtype) for i, s in enumerate(shapes)]
     ndim = len(shapes[0])
     storage = pa.StructArray.from_arrays(
-        [pa.array([a.ravel() for a in arrays], pa.list_(pa.from_numpy_dtype(dtype))),
-         pa.array([list(a.shape) for a in arrays], pa.list_(pa.int32(), ndim))],
-        names=["data", "shape"])
+        [
+            pa.array([a.ravel() for a in arrays], pa.list_(pa.from_numpy_dtype(dtype))),
+            pa.array([list(a.shape) for a in arrays], pa.list_(pa.int32(), ndim)),
+        ],
+        names=["data", "shape"],
+    )
     names = json.dumps({"dim_names": ["H", "W", "C"][:ndim]}).encode()
     col = pa.ExtensionArray.from_storage(VariableShapeTensor(storage.type, names), storage)
     tab = pa.table({"image": col})
@@ -115,6 +124,7 @@ def ragged_file(path, shapes, dtype=np.uint8):
 
 # --- inspect ----------------------------------------------------------------
 
+
 def test_inspect_text_names_format_schema_and_columns(files):
     out = ok("inspect", files / "fixed.arrow")
     assert "Arrow IPC file" in out and "2 record batches, 4 rows, uncompressed" in out
@@ -124,8 +134,16 @@ def test_inspect_text_names_format_schema_and_columns(files):
 
 
 def test_inspect_json_schema(files):
-    info = json.loads(ok("inspect", "--json", files / "fixed.arrow", files / "fixed.arrows",
-                         files / "zstd.arrow", files / "tensor.arrow"))
+    info = json.loads(
+        ok(
+            "inspect",
+            "--json",
+            files / "fixed.arrow",
+            files / "fixed.arrows",
+            files / "zstd.arrow",
+            files / "tensor.arrow",
+        )
+    )
     assert info["quiver_inspect_version"] == 1
     f, s, z, t = info["files"]
     assert f["format"] == "ipc_file" and s["format"] == "ipc_stream"
@@ -150,7 +168,11 @@ def test_inspect_ragged_shape_stats(tmp_path):
     assert col["kind"] == "variable_shape_tensor" and col["ndim"] == 3
     assert col["dim_names"] == ["H", "W", "C"]
     stats = col["shape_stats"]
-    assert [(a["min"], a["max"], a["most_common"]) for a in stats] == [(2, 4, 2), (3, 5, 3), (3, 3, 3)]
+    assert [(a["min"], a["max"], a["most_common"]) for a in stats] == [
+        (2, 4, 2),
+        (3, 5, 3),
+        (3, 3, 3),
+    ]
     assert stats[0]["name"] == "H" and stats[0]["most_common_rows"] == 3
     text = ok("inspect", tmp_path / "r.arrow")
     assert "axis 0 (H): min 2, max 4, most common 2 (3 rows)" in text
@@ -174,14 +196,19 @@ def ragged_column(shapes, dtype=np.uint8, nulls=None, permutation=None, seed=0):
     arrays = [rng.integers(0, 255, s).astype(dtype) for s in shapes]
     ndim = len(shapes[0])
     storage = pa.StructArray.from_arrays(
-        [pa.array([a.ravel() for a in arrays], pa.list_(pa.from_numpy_dtype(dtype))),
-         pa.array([list(a.shape) for a in arrays], pa.list_(pa.int32(), ndim))],
-        names=["data", "shape"], mask=None if nulls is None else pa.array(nulls))
+        [
+            pa.array([a.ravel() for a in arrays], pa.list_(pa.from_numpy_dtype(dtype))),
+            pa.array([list(a.shape) for a in arrays], pa.list_(pa.int32(), ndim)),
+        ],
+        names=["data", "shape"],
+        mask=None if nulls is None else pa.array(nulls),
+    )
     meta = {"dim_names": ["H", "W", "C"][:ndim]}
     if permutation:
         meta["permutation"] = permutation
     return pa.ExtensionArray.from_storage(
-        VariableShapeTensor(storage.type, json.dumps(meta).encode()), storage)
+        VariableShapeTensor(storage.type, json.dumps(meta).encode()), storage
+    )
 
 
 def write_ipc(path, table, compression=None, stream=False, max_chunksize=None):
@@ -204,12 +231,19 @@ def test_inspect_reads_no_tensor_values_of_compressed_files(tmp_path):
     values = sum(h * w * c for h, w, c in shapes)
     at = bytes(data).find(np.int64(values).tobytes() + b"\x28\xb5\x2f\xfd")
     assert at > 0  # the values buffer: its length prefix, then the frame's magic
-    data[at + 8:at + 40] = b"\xff" * 32
+    data[at + 8 : at + 40] = b"\xff" * 32
     (tmp_path / "bad.arrow").write_bytes(bytes(data))
     r = run("validate", tmp_path / "bad.arrow")
     assert r.returncode == 1 and "ZSTD" in r.stderr
-    plain, good, bad = json.loads(ok("inspect", "--json", tmp_path / "plain.arrow",
-                                     tmp_path / "z.arrow", tmp_path / "bad.arrow"))["files"]
+    plain, good, bad = json.loads(
+        ok(
+            "inspect",
+            "--json",
+            tmp_path / "plain.arrow",
+            tmp_path / "z.arrow",
+            tmp_path / "bad.arrow",
+        )
+    )["files"]
     assert good["compressed"] and good["compression"] == "zstd"
     column = bad["columns"][0]
     assert "problem" not in column
@@ -231,36 +265,50 @@ def test_inspect_reads_no_tensor_values_of_compressed_files(tmp_path):
 @pytest.mark.parametrize("stream", [False, True])
 def test_inspect_twins_agree_on_shapes_and_nulls(tmp_path, compression, stream):
     shapes = [(2, 3, 3), (4, 3, 3), (2, 5, 3), (2, 3, 3), (1, 1, 3)]
-    table = pa.table({"r": ragged_column(shapes, nulls=[False, True, False, False, False],
-                                         permutation=[2, 0, 1]),
-                      "i": pa.array([1, None, 3, None, 5])})
+    table = pa.table(
+        {
+            "r": ragged_column(
+                shapes, nulls=[False, True, False, False, False], permutation=[2, 0, 1]
+            ),
+            "i": pa.array([1, None, 3, None, 5]),
+        }
+    )
     write_ipc(tmp_path / "plain.arrow", table, max_chunksize=2)
     write_ipc(tmp_path / "twin.arrow", table, compression, stream, max_chunksize=2)
-    plain, twin = json.loads(ok("inspect", "--json", tmp_path / "plain.arrow",
-                                tmp_path / "twin.arrow"))["files"]
+    plain, twin = json.loads(
+        ok("inspect", "--json", tmp_path / "plain.arrow", tmp_path / "twin.arrow")
+    )["files"]
     for a, b in zip(plain["columns"], twin["columns"]):
         assert a["null_count"] == b["null_count"] and a["bytes"] == b["bytes"]
         assert a.get("shape_stats") == b.get("shape_stats")
     stats = twin["columns"][0]["shape_stats"]  # logical axes: C, H, W
     assert [(a["name"], a["min"], a["max"], a["most_common"]) for a in stats] == [
-        ("C", 3, 3, 3), ("H", 1, 2, 2), ("W", 1, 5, 3)]
+        ("C", 3, 3, 3),
+        ("H", 1, 2, 2),
+        ("W", 1, 5, 3),
+    ]
     assert twin["columns"][1]["null_count"] == 2
 
 
 def nested_table():
     fixed_type = pa.fixed_shape_tensor(pa.float32(), (2, 2))
-    fixed = pa.ExtensionArray.from_storage(fixed_type, pa.FixedSizeListArray.from_arrays(
-        pa.array(np.arange(16, dtype=np.float32)), 4))
-    ragged = ragged_column([(2, 3, 3), (4, 3, 3), (2, 5, 3), (2, 3, 3)],
-                           nulls=[False, True, False, False])
+    fixed = pa.ExtensionArray.from_storage(
+        fixed_type, pa.FixedSizeListArray.from_arrays(pa.array(np.arange(16, dtype=np.float32)), 4)
+    )
+    ragged = ragged_column(
+        [(2, 3, 3), (4, 3, 3), (2, 5, 3), (2, 3, 3)], nulls=[False, True, False, False]
+    )
     # Row 2 of the struct is null: its ragged slot is not counted either.
-    sample = pa.StructArray.from_arrays([fixed, ragged, pa.array([1, 2, 3, 4])],
-                                        names=["image", "ragged", "k"],
-                                        mask=pa.array([False, False, True, False]))
+    sample = pa.StructArray.from_arrays(
+        [fixed, ragged, pa.array([1, 2, 3, 4])],
+        names=["image", "ragged", "k"],
+        mask=pa.array([False, False, True, False]),
+    )
     frames = ragged_column([(1, 2), (3, 4), (1, 5), (2, 2), (7, 1)])
     clips = pa.ListArray.from_arrays(pa.array([0, 2, 2, 5, 5], pa.int32()), frames)
-    deep = pa.StructArray.from_arrays([pa.StructArray.from_arrays([fixed], names=["t"])],
-                                      names=["inner"])
+    deep = pa.StructArray.from_arrays(
+        [pa.StructArray.from_arrays([fixed], names=["t"])], names=["inner"]
+    )
     return pa.table({"sample": sample, "clips": clips, "deep": deep, "plain": [1, 2, 3, 4]})
 
 
@@ -274,8 +322,15 @@ def test_inspect_tensors_nested_in_structs_and_lists(tmp_path, writer):
     columns = json.loads(ok("inspect", "--json", path))["files"][0]["columns"]
     by_name = {c["name"]: c for c in columns}
     assert [c["name"] for c in columns] == [
-        "sample", "sample.image", "sample.ragged", "clips", "clips[]", "deep", "deep.inner.t",
-        "plain"]
+        "sample",
+        "sample.image",
+        "sample.ragged",
+        "clips",
+        "clips[]",
+        "deep",
+        "deep.inner.t",
+        "plain",
+    ]
     image, ragged, frames = by_name["sample.image"], by_name["sample.ragged"], by_name["clips[]"]
     assert image["kind"] == "fixed_shape_tensor" and image["shape"] == [2, 2]
     assert image["path"] == ["sample", "image"] and not image["in_list"]
@@ -285,11 +340,15 @@ def test_inspect_tensors_nested_in_structs_and_lists(tmp_path, writer):
     # their shapes; the null count is the field's own.
     assert ragged["kind"] == "variable_shape_tensor" and ragged["null_count"] == 1
     assert [(a["min"], a["max"], a["most_common_rows"]) for a in ragged["shape_stats"]] == [
-        (2, 2, 2), (3, 3, 2), (3, 3, 2)]
+        (2, 2, 2),
+        (3, 3, 2),
+        (3, 3, 2),
+    ]
     # Inside a list: counted per element, over the 5 frames.
     assert frames["in_list"] and frames["path"] == ["clips", "[]"]
-    assert [(a["min"], a["max"], a["most_common"], a["most_common_rows"])
-            for a in frames["shape_stats"]] == [(1, 7, 1, 2), (1, 5, 2, 2)]
+    assert [
+        (a["min"], a["max"], a["most_common"], a["most_common_rows"]) for a in frames["shape_stats"]
+    ] == [(1, 7, 1, 2), (1, 5, 2, 2)]
     text = ok("inspect", path)
     assert "  sample.ragged: variable_shape_tensor\n" in text
     assert "  clips[]: variable_shape_tensor (counted per list element)\n" in text
@@ -309,7 +368,7 @@ def test_inspect_hostile_shape_buffers_are_problems_not_crashes(tmp_path):
 
     # Sizes no writer would store are reported as they are (validate refuses them).
     huge = bytearray(data)
-    huge[shapes:shapes + 24] = np.array([2**31 - 1, 2, 3, -5, 2, 3], np.int32).tobytes()
+    huge[shapes : shapes + 24] = np.array([2**31 - 1, 2, 3, -5, 2, 3], np.int32).tobytes()
     (tmp_path / "huge.arrows").write_bytes(bytes(huge))
     column = json.loads(ok("inspect", "--json", tmp_path / "huge.arrows"))["files"][0]["columns"][0]
     assert column["shape_stats"][0]["min"] == 2**31 - 1  # row 1 is null
@@ -321,9 +380,11 @@ def test_inspect_hostile_shape_buffers_are_problems_not_crashes(tmp_path):
     at = bytes(data).find(spec, meta, body)
     assert at > 0
     short = bytearray(data)
-    short[at + 8:at + 16] = np.int64(8).tobytes()
+    short[at + 8 : at + 16] = np.int64(8).tobytes()
     (tmp_path / "short.arrows").write_bytes(bytes(short))
-    column = json.loads(ok("inspect", "--json", tmp_path / "short.arrows"))["files"][0]["columns"][0]
+    column = json.loads(ok("inspect", "--json", tmp_path / "short.arrows"))["files"][0]["columns"][
+        0
+    ]
     assert "its shape buffer holds 8 bytes; 2 rows of 3 int32 sizes need 24" in column["problem"]
     r = run("inspect", tmp_path / "short.arrows")
     assert r.returncode == 0 and "problem: its shape buffer holds 8 bytes" in r.stdout
@@ -335,9 +396,9 @@ def with_shape_size_2_24(data):
     meta_end = 8 + int(np.frombuffer(data[4:8], np.int32)[0])
     huge = None
     for at in range(8, meta_end - 3, 4):  # the schema's list size of 3, wherever it lies
-        if np.frombuffer(data[at:at + 4], np.int32)[0] != 3:
+        if np.frombuffer(data[at : at + 4], np.int32)[0] != 3:
             continue
-        patched = data[:at] + np.int32(1 << 24).tobytes() + data[at + 4:]
+        patched = data[:at] + np.int32(1 << 24).tobytes() + data[at + 4 :]
         try:
             schema = pa.ipc.read_schema(pa.py_buffer(patched))
         except pa.ArrowInvalid:
@@ -354,8 +415,12 @@ def test_inspect_a_huge_ndim_the_shape_buffer_cannot_back_is_a_problem(tmp_path)
     # without first making 2^24 axes (a 2 KiB file took 12 GB and 35 s).
     shapes = [(2, 2, 3), (1, 2, 3)]
     storage = pa.StructArray.from_arrays(
-        [pa.array([np.zeros(s, np.uint8).ravel() for s in shapes], pa.list_(pa.uint8())),
-         pa.array([list(s) for s in shapes], pa.list_(pa.int32(), 3))], names=["data", "shape"])
+        [
+            pa.array([np.zeros(s, np.uint8).ravel() for s in shapes], pa.list_(pa.uint8())),
+            pa.array([list(s) for s in shapes], pa.list_(pa.int32(), 3)),
+        ],
+        names=["data", "shape"],
+    )
     column = pa.ExtensionArray.from_storage(VariableShapeTensor(storage.type, b"{}"), storage)
     write_ipc(tmp_path / "s.arrows", pa.table({"r": column}), stream=True)
     huge = with_shape_size_2_24((tmp_path / "s.arrows").read_bytes())
@@ -364,8 +429,10 @@ def test_inspect_a_huge_ndim_the_shape_buffer_cannot_back_is_a_problem(tmp_path)
     assert r.returncode == 0, r.stderr
     column = json.loads(r.stdout)["files"][0]["columns"][0]
     assert column["ndim"] == 1 << 24 and column["shape_stats"] == []
-    assert ("its shape buffer holds 24 bytes; 2 rows of 16777216 int32 sizes need 134217728"
-            in column["problem"])
+    assert (
+        "its shape buffer holds 24 bytes; 2 rows of 16777216 int32 sizes need 134217728"
+        in column["problem"]
+    )
 
 
 def test_inspect_a_huge_ndim_without_rows_lists_no_axes(tmp_path):
@@ -373,7 +440,8 @@ def test_inspect_a_huge_ndim_without_rows_lists_no_axes(tmp_path):
     # ndim, so no 2^24 "no rows" axis entries (5 GB of output before).
     storage = pa.StructArray.from_arrays(
         [pa.array([], pa.list_(pa.uint8())), pa.array([], pa.list_(pa.int32(), 3))],
-        names=["data", "shape"])
+        names=["data", "shape"],
+    )
     column = pa.ExtensionArray.from_storage(VariableShapeTensor(storage.type, b"{}"), storage)
     write_empty_batch(tmp_path / "e.arrows", column)
     huge = with_shape_size_2_24((tmp_path / "e.arrows").read_bytes())
@@ -413,8 +481,8 @@ def test_inspect_counts_that_headers_push_past_int64_are_errors(tmp_path):
         message = pa.ipc.read_message(pa.py_buffer(bytes(data[at:])))
         if message.type == "record batch":
             for k in range(at + 8, at + 8 + size - 7):
-                if data[k:k + 8] == struct.pack("<q", 4):
-                    data[k:k + 8] = huge
+                if data[k : k + 8] == struct.pack("<q", 4):
+                    data[k : k + 8] = huge
                     patched += 1
         at += 8 + size + (message.body.size if message.body is not None else 0)
     assert patched == 4
@@ -424,7 +492,8 @@ def test_inspect_counts_that_headers_push_past_int64_are_errors(tmp_path):
     assert "the row counts of its 2 record batches add up past 2^63 - 1" in r.stderr
 
     storage = pa.FixedSizeListArray.from_arrays(
-        pa.array(np.arange(6, dtype=np.int8)), 1, mask=pa.array([False, True] + [False] * 4))
+        pa.array(np.arange(6, dtype=np.int8)), 1, mask=pa.array([False, True] + [False] * 4)
+    )
     tensors = pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.int8(), [1]), storage)
     t = pa.table({"l": pa.ListArray.from_arrays(pa.array([0, 3, 6], pa.int32()), tensors)})
     write_ipc(tmp_path / "nulls.arrows", pa.concat_tables([t, t]), stream=True, max_chunksize=2)
@@ -440,9 +509,15 @@ def test_inspect_counts_that_headers_push_past_int64_are_errors(tmp_path):
 
 # --- validate ---------------------------------------------------------------
 
+
 def test_validate_sound_files(files):
-    out = ok("validate", files / "fixed.arrow", files / "fixed.arrows", files / "zstd.arrow",
-             files / "tensor.arrow")
+    out = ok(
+        "validate",
+        files / "fixed.arrow",
+        files / "fixed.arrows",
+        files / "zstd.arrow",
+        files / "tensor.arrow",
+    )
     assert out.count(": OK") == 4
     assert ok("validate", "-q", files / "fixed.arrow") == ""
 
@@ -461,7 +536,7 @@ def test_validate_reports_problems_with_location(files, tmp_path):
     needle = np.array([2, 2, 3, 1, 2, 3], np.int32).tobytes()
     at = bytes(data).find(needle)
     assert at > 0
-    data[at + 12:at + 16] = np.int32(7).tobytes()
+    data[at + 12 : at + 16] = np.int32(7).tobytes()
     (tmp_path / "bad.arrow").write_bytes(bytes(data))
     r = run("validate", tmp_path / "bad.arrow")
     assert r.returncode == 1
@@ -469,6 +544,7 @@ def test_validate_reports_problems_with_location(files, tmp_path):
 
 
 # --- head -------------------------------------------------------------------
+
 
 def test_head_prints_rows_numpy_style(files):
     out = ok("head", files / "fixed.arrow", "-n", "3")
@@ -498,10 +574,20 @@ def test_head_errors(files):
 
 # --- usage ------------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [
-    [], ["frobnicate"], ["inspect"], ["inspect", "--bogus", "x"], ["inspect", "/no/such/file"],
-    ["validate", "/no/such/file"], ["head", "/no/such/file"], ["head"],
-])
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["frobnicate"],
+        ["inspect"],
+        ["inspect", "--bogus", "x"],
+        ["inspect", "/no/such/file"],
+        ["validate", "/no/such/file"],
+        ["head", "/no/such/file"],
+        ["head"],
+    ],
+)
 def test_usage_errors_exit_2(args):
     r = run(*args)
     assert r.returncode == 2, (args, r.stdout, r.stderr)
@@ -545,7 +631,9 @@ def test_pack_unpack_round_trip(tmp_path, name):
     assert np.array_equal(back, src)
     # Byte-identical to what np.save writes for the array in native C order.
     np.save(tmp_path / "expected.npy", src.astype(src.dtype.newbyteorder("="), order="C"))
-    assert (tmp_path / "out" / f"{name}.npy").read_bytes() == (tmp_path / "expected.npy").read_bytes()
+    assert (tmp_path / "out" / f"{name}.npy").read_bytes() == (
+        tmp_path / "expected.npy"
+    ).read_bytes()
 
 
 def test_pack_fixed_when_shapes_agree_variable_otherwise(tmp_path):
@@ -567,7 +655,9 @@ def test_pack_fixed_when_shapes_agree_variable_otherwise(tmp_path):
     table = pa.ipc.open_stream(tmp_path / "ragged.arrows").read_all()
     assert table.column("name").to_pylist() == ["img0", "img1", "img2", "sub/big"]
     ok("unpack", tmp_path / "ragged.arrows", "-o", tmp_path / "out", "-q")
-    assert (tmp_path / "out" / "sub" / "big.npy").read_bytes() == (d / "sub" / "big.npy").read_bytes()
+    assert (tmp_path / "out" / "sub" / "big.npy").read_bytes() == (
+        d / "sub" / "big.npy"
+    ).read_bytes()
     # Fixed-shape batches, read by pyarrow.
     t = pa.ipc.open_file(tmp_path / "fixed.arrow").read_all()
     assert t.schema.field("tensor").type.extension_name == "arrow.fixed_shape_tensor"
@@ -603,23 +693,33 @@ def test_pack_errors(tmp_path):
         ("junk.npz",): "not a zip archive",
     }
     for extra, message in cases.items():
-        r = run("pack", tmp_path / "a.npy", *[tmp_path / e for e in extra], "-o", tmp_path / "o.arrow")
+        r = run(
+            "pack", tmp_path / "a.npy", *[tmp_path / e for e in extra], "-o", tmp_path / "o.arrow"
+        )
         assert r.returncode == 1, (extra, r.stderr)
         assert message in r.stderr and r.stderr.startswith("quiver: pack: "), (extra, r.stderr)
         assert not (tmp_path / "o.arrow").exists()  # no partial output
     r = run("pack", tmp_path / "a.npy", "-o", tmp_path / "o.arrow", "--dim-names", "H,W")
     assert r.returncode == 1 and "--dim-names gives 2 names, the arrays have 1 axes" in r.stderr
-    for bad in [["pack", tmp_path / "a.npy"], ["pack", tmp_path / "missing.npy", "-o", "x.arrow"],
-                ["pack", tmp_path / "a.npy", "-o", "x.arrow", "--tensor", "sideways"],
-                ["unpack", tmp_path / "missing.arrow", "-o", tmp_path]]:
+    for bad in [
+        ["pack", tmp_path / "a.npy"],
+        ["pack", tmp_path / "missing.npy", "-o", "x.arrow"],
+        ["pack", tmp_path / "a.npy", "-o", "x.arrow", "--tensor", "sideways"],
+        ["unpack", tmp_path / "missing.arrow", "-o", tmp_path],
+    ]:
         assert run(*bad).returncode == 2, bad
 
 
 def test_unpack_names_are_confined_to_the_output(tmp_path):
-    t = pa.table({"name": ["../evil", "/abs", "ok", "ok", None],
-                  "x": pa.ExtensionArray.from_storage(
-                      pa.fixed_shape_tensor(pa.int8(), (1,)),
-                      pa.FixedSizeListArray.from_arrays(pa.array(np.arange(5, dtype=np.int8)), 1))})
+    t = pa.table(
+        {
+            "name": ["../evil", "/abs", "ok", "ok", None],
+            "x": pa.ExtensionArray.from_storage(
+                pa.fixed_shape_tensor(pa.int8(), (1,)),
+                pa.FixedSizeListArray.from_arrays(pa.array(np.arange(5, dtype=np.int8)), 1),
+            ),
+        }
+    )
     with pa.ipc.new_file(tmp_path / "t.arrow", t.schema) as w:
         w.write_table(t)
     ok("unpack", tmp_path / "t.arrow", "-o", tmp_path / "out", "-q")
@@ -632,12 +732,14 @@ def test_unpack_names_are_confined_to_the_output(tmp_path):
 
 # --- convert ----------------------------------------------------------------
 
+
 def test_convert_stream_file_compression_and_tensor_kinds(files, tmp_path):
     ok("convert", files / "fixed.arrow", tmp_path / "a.arrows", "--compression", "lz4", "-q")
     ok("convert", tmp_path / "a.arrows", tmp_path / "b.arrow", "--tensor", "variable", "-q")
     ok("convert", tmp_path / "b.arrow", tmp_path / "c.arrow", "--tensor", "fixed", "-q")
-    info = json.loads(ok("inspect", "--json", tmp_path / "a.arrows", tmp_path / "b.arrow",
-                         tmp_path / "c.arrow"))["files"]
+    info = json.loads(
+        ok("inspect", "--json", tmp_path / "a.arrows", tmp_path / "b.arrow", tmp_path / "c.arrow")
+    )["files"]
     # (lz4 frames of these few bytes are larger than the bytes: the writer
     # stores them uncompressed, so "compressed" stays false)
     assert info[0]["format"] == "ipc_stream" and info[0]["compression"] == "lz4"
@@ -681,21 +783,35 @@ def test_convert_errors(files, tmp_path):
     assert r.returncode == 1 and "apply to record batches" in r.stderr
     r = run("convert", files / "truncated.arrows", tmp_path / "x.arrow")
     assert r.returncode == 1 and "batch 0" in r.stderr and not (tmp_path / "x.arrow").exists()
-    assert run("convert", files / "fixed.arrow", tmp_path / "x.arrow", "--sparse", "dia").returncode == 2
+    assert (
+        run("convert", files / "fixed.arrow", tmp_path / "x.arrow", "--sparse", "dia").returncode
+        == 2
+    )
     assert run("convert", files / "fixed.arrow").returncode == 2
     assert run("convert", tmp_path / "nope.arrow", tmp_path / "x.arrow").returncode == 2
-    assert run("convert", files / "tensor.arrow", tmp_path / "x.arrow", "--sparse", "coo",
-               "--dense").returncode == 2
+    assert (
+        run(
+            "convert", files / "tensor.arrow", tmp_path / "x.arrow", "--sparse", "coo", "--dense"
+        ).returncode
+        == 2
+    )
 
 
 # --- demo -------------------------------------------------------------------
+
 
 def test_demo_reports_and_leaves_valid_files(tmp_path):
     out = ok("demo", "--dir", tmp_path / "d", "--rows", "16")
     assert "16 ragged images" in out and "zero-copy" in out and "enforce_shape" in out
     assert "[n, h, w, 4] is refused" in out
-    for name in ["demo.arrow", "demo.arrows", "matrix.arrow", "matrix_COO.arrow",
-                 "matrix_CSC.arrow", "matrix_CSF.arrow"]:
+    for name in [
+        "demo.arrow",
+        "demo.arrows",
+        "matrix.arrow",
+        "matrix_COO.arrow",
+        "matrix_CSC.arrow",
+        "matrix_CSF.arrow",
+    ]:
         assert ok("validate", "-q", tmp_path / "d" / name) == "", name
     t = pa.ipc.open_file(tmp_path / "d" / "demo.arrow").read_all()
     assert t.num_rows == 16 and t.schema.names == ["image", "embedding"]
@@ -721,6 +837,7 @@ def test_docs_list_every_option_of_help(command):
     """docs/cli.md has a section per command listing every option its
     --help lists (and no option --help lacks), with examples in --help."""
     import re
+
     help_text = ok(command, "--help")
     assert "Examples:" in help_text and f"quiver {command}" in help_text and "--quiet" in help_text
     section = doc_sections()[command]
@@ -740,22 +857,30 @@ def test_docs_list_every_option_of_help(command):
 def test_docs_cover_every_command():
     top = ok("--help")
     import re
+
     listed = re.findall(r"(?m)^  (\w+)\s{2,}", top.split("Subcommands:")[1].split("Examples:")[0])
     assert sorted(listed) == sorted(COMMANDS)
     assert sorted(doc_sections()) == sorted(COMMANDS)
 
 
 def test_unpack_empty_names_and_tensor_message(files, tmp_path):
-    t = pa.table({"name": ["", ""],
-                  "x": pa.ExtensionArray.from_storage(
-                      pa.fixed_shape_tensor(pa.int8(), (1,)),
-                      pa.FixedSizeListArray.from_arrays(pa.array(np.arange(2, dtype=np.int8)), 1))})
+    t = pa.table(
+        {
+            "name": ["", ""],
+            "x": pa.ExtensionArray.from_storage(
+                pa.fixed_shape_tensor(pa.int8(), (1,)),
+                pa.FixedSizeListArray.from_arrays(pa.array(np.arange(2, dtype=np.int8)), 1),
+            ),
+        }
+    )
     with pa.ipc.new_stream(tmp_path / "t.arrows", t.schema) as w:
         w.write_table(t)
     ok("unpack", tmp_path / "t.arrows", "-o", tmp_path / "out", "-q")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["row_0.npy", "row_1.npy"]
     ok("unpack", files / "tensor.arrow", "-o", tmp_path / "t", "-q")
-    assert np.array_equal(np.load(tmp_path / "t" / "tensor.npy"), np.arange(12, dtype=np.int16).reshape(3, 4))
+    assert np.array_equal(
+        np.load(tmp_path / "t" / "tensor.npy"), np.arange(12, dtype=np.int16).reshape(3, 4)
+    )
 
 
 # --- the console script (python/quiver/_cli.py) -----------------------------
@@ -775,22 +900,47 @@ module.main()
 
 def test_console_script_runs_the_executable(files):
     import sys
-    r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), CLI, "validate",
-                        str(files / "fixed.arrow")], capture_output=True, text=True, timeout=60)
+
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            RUN_SCRIPT,
+            str(CLI_SCRIPT),
+            CLI,
+            "validate",
+            str(files / "fixed.arrow"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0 and "fixed.arrow: OK" in r.stdout, r.stderr
-    r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), CLI, "inspect"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), CLI, "inspect"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2  # the tool's own exit code passes through
-    r = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), "/no/such/quiver", "--help"],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "has no command-line tool" in r.stderr and "libcli11-dev" in r.stderr
+    r = subprocess.run(
+        [sys.executable, "-c", RUN_SCRIPT, str(CLI_SCRIPT), "/no/such/quiver", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        r.returncode == 2 and "has no command-line tool" in r.stderr and "libcli11-dev" in r.stderr
+    )
     assert "make wheel" in r.stderr
 
 
 # --- progress bars ----------------------------------------------------------
 
+
 def test_progress_only_on_a_terminal(tmp_path):
     import pty
+
     for i in range(3):
         np.save(tmp_path / f"a{i}.npy", np.zeros(4, np.float32))
     inputs = [tmp_path / f"a{i}.npy" for i in range(3)]
@@ -798,8 +948,12 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert r.returncode == 0 and r.stderr == ""  # a pipe: no bar
     primary, secondary = pty.openpty()
     try:
-        proc = subprocess.run([CLI, "pack", *map(str, inputs), "-o", str(tmp_path / "q.arrow")],
-                              stdout=subprocess.PIPE, stderr=secondary, timeout=60)
+        proc = subprocess.run(
+            [CLI, "pack", *map(str, inputs), "-o", str(tmp_path / "q.arrow")],
+            stdout=subprocess.PIPE,
+            stderr=secondary,
+            timeout=60,
+        )
         os.close(secondary)
         secondary = None
         drawn = b""
@@ -825,8 +979,9 @@ def test_progress_only_on_a_terminal(tmp_path):
 
 
 def popen(*args, **kwargs):
-    return subprocess.Popen([CLI, *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen(
+        [CLI, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs
+    )
 
 
 def wait_until(predicate, timeout=60, proc=None):
@@ -855,10 +1010,12 @@ def test_pack_refuses_an_input_changed_between_its_passes(tmp_path, change):
     np.save(tmp_path / "b.npy", big)
     fifo = tmp_path / "out.arrow"
     os.mkfifo(fifo)
-    proc = popen("pack", tmp_path / "a.npy", tmp_path / "b.npy", "-o", fifo, "--batch-bytes", "1",
-                 "-q")
+    proc = popen(
+        "pack", tmp_path / "a.npy", tmp_path / "b.npy", "-o", fifo, "--batch-bytes", "1", "-q"
+    )
     fd = os.open(fifo, os.O_RDONLY)  # returns once pack opened it: its first pass is over
     try:
+
         def in_first_body():
             # More than the magic, schema and batch header: pack is inside
             # the 1 MiB body's write, which cannot finish until we read.
@@ -889,18 +1046,31 @@ def test_pack_reads_a_regular_file_without_trusting_a_plan_that_no_longer_fits(t
     # Without a FIFO trick: inputs that stay put still pack (the checks pass).
     for i in range(3):
         np.save(tmp_path / f"a{i}.npy", np.full((3, 2), i, np.int16))
-    ok("pack", *[tmp_path / f"a{i}.npy" for i in range(3)], "-o", tmp_path / "p.arrow", "-q",
-       "--batch-bytes", "1")
+    ok(
+        "pack",
+        *[tmp_path / f"a{i}.npy" for i in range(3)],
+        "-o",
+        tmp_path / "p.arrow",
+        "-q",
+        "--batch-bytes",
+        "1",
+    )
     t = pa.ipc.open_file(tmp_path / "p.arrow").read_all()
     assert t.num_rows == 3 and leftovers(tmp_path) == []
 
 
 def one_byte_rows(path, names):
-    t = pa.table({"name": names,
-                  "x": pa.ExtensionArray.from_storage(
-                      pa.fixed_shape_tensor(pa.int8(), (1,)),
-                      pa.FixedSizeListArray.from_arrays(
-                          pa.array(np.arange(len(names), dtype=np.int8)), 1))})
+    t = pa.table(
+        {
+            "name": names,
+            "x": pa.ExtensionArray.from_storage(
+                pa.fixed_shape_tensor(pa.int8(), (1,)),
+                pa.FixedSizeListArray.from_arrays(
+                    pa.array(np.arange(len(names), dtype=np.int8)), 1
+                ),
+            ),
+        }
+    )
     with pa.ipc.new_file(path, t.schema) as w:
         w.write_table(t)
 
@@ -952,18 +1122,29 @@ def test_unpack_escapes_control_characters_in_names(tmp_path):
     one_byte_rows(tmp_path / "t.arrow", ["a\nb", "c\x1b[2Jd", "e\x7f", "../up", "ok/./x"])
     out = ok("unpack", tmp_path / "t.arrow", "-o", tmp_path / "out")
     files = unpacked(tmp_path / "out")
-    assert files == {"a%0Ab.npy": 0, "c%1B[2Jd.npy": 1, "e%7F.npy": 2, "row_3.npy": 3,
-                     "row_4.npy": 4}, files
+    assert files == {
+        "a%0Ab.npy": 0,
+        "c%1B[2Jd.npy": 1,
+        "e%7F.npy": 2,
+        "row_3.npy": 3,
+        "row_4.npy": 4,
+    }, files
     assert "\x1b" not in out
 
 
 def big_ipc_file(path, mib=48):
     rows = mib * 16
-    t = pa.table({"name": [f"r{i}" for i in range(rows)],
-                  "x": pa.ExtensionArray.from_storage(
-                      pa.fixed_shape_tensor(pa.uint8(), (256, 256)),
-                      pa.FixedSizeListArray.from_arrays(
-                          pa.array(np.zeros(rows * 65536, np.uint8)), 65536))})
+    t = pa.table(
+        {
+            "name": [f"r{i}" for i in range(rows)],
+            "x": pa.ExtensionArray.from_storage(
+                pa.fixed_shape_tensor(pa.uint8(), (256, 256)),
+                pa.FixedSizeListArray.from_arrays(
+                    pa.array(np.zeros(rows * 65536, np.uint8)), 65536
+                ),
+            ),
+        }
+    )
     with pa.ipc.new_file(path, t.schema) as w:
         w.write_table(t, max_chunksize=64)
 
@@ -989,8 +1170,12 @@ def test_a_file_truncated_under_the_cli_is_an_error_not_a_signal(tmp_path):
     thread.start()
     try:
         for _ in range(10):
-            for args in [["validate", "-q"], ["head", "-n", "1000"], ["inspect"],
-                         ["convert", "-q", "--compression", "zstd"]]:
+            for args in [
+                ["validate", "-q"],
+                ["head", "-n", "1000"],
+                ["inspect"],
+                ["convert", "-q", "--compression", "zstd"],
+            ]:
                 extra = [tmp_path / "copy.arrow"] if args[0] == "convert" else []
                 r = run(*args, tmp_path / "big.arrow", *extra)
                 assert r.returncode >= 0, (args, r.returncode, r.stderr[-500:])
@@ -1002,14 +1187,16 @@ def test_a_file_truncated_under_the_cli_is_an_error_not_a_signal(tmp_path):
 def test_standard_input_pipes_and_fifos_are_read_as_streams(files, tmp_path):
     for name in ["fixed.arrow", "fixed.arrows", "tensor.arrow"]:
         data = (files / name).read_bytes()
-        piped = subprocess.run([CLI, "inspect", "--json", "-"], input=data, capture_output=True,
-                               timeout=60)
+        piped = subprocess.run(
+            [CLI, "inspect", "--json", "-"], input=data, capture_output=True, timeout=60
+        )
         assert piped.returncode == 0, piped.stderr
         info = json.loads(piped.stdout)["files"][0]
         assert info["path"] == "-" and info["size_bytes"] == len(data)
         with open(files / name, "rb") as f:  # standard input a regular file
-            redirected = subprocess.run([CLI, "inspect", "--json", "-"], stdin=f,
-                                        capture_output=True, timeout=60)
+            redirected = subprocess.run(
+                [CLI, "inspect", "--json", "-"], stdin=f, capture_output=True, timeout=60
+            )
         assert json.loads(redirected.stdout) == json.loads(piped.stdout)
     data = (files / "fixed.arrow").read_bytes()
     for args in [["validate", "-"], ["head", "-n", "2", "-"]]:
@@ -1017,18 +1204,34 @@ def test_standard_input_pipes_and_fifos_are_read_as_streams(files, tmp_path):
         assert r.returncode == 0 and b"empty" not in r.stderr, (args, r.stderr)
     r = subprocess.run([CLI, "head", "-"], input=data, capture_output=True, timeout=60)
     assert b"row 3:" in r.stdout
-    r = subprocess.run([CLI, "convert", "-q", "-", tmp_path / "c.arrow"], input=data,
-                       capture_output=True, timeout=60)
+    r = subprocess.run(
+        [CLI, "convert", "-q", "-", tmp_path / "c.arrow"],
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert pa.ipc.open_file(tmp_path / "c.arrow").read_all().equals(fixed_table())
-    r = subprocess.run([CLI, "unpack", "-q", "-", "-o", tmp_path / "u"], input=data,
-                       capture_output=True, timeout=60)
+    r = subprocess.run(
+        [CLI, "unpack", "-q", "-", "-o", tmp_path / "u"],
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in (tmp_path / "u").iterdir()) == ["a.npy", "b.npy", "c.npy",
-                                                                  "d.npy"]
+    assert sorted(p.name for p in (tmp_path / "u").iterdir()) == [
+        "a.npy",
+        "b.npy",
+        "c.npy",
+        "d.npy",
+    ]
     np.save(tmp_path / "one.npy", np.arange(6, dtype=np.int32).reshape(2, 3))
-    r = subprocess.run([CLI, "pack", "-q", "-", "-o", tmp_path / "p.arrow"],
-                       input=(tmp_path / "one.npy").read_bytes(), capture_output=True, timeout=60)
+    r = subprocess.run(
+        [CLI, "pack", "-q", "-", "-o", tmp_path / "p.arrow"],
+        input=(tmp_path / "one.npy").read_bytes(),
+        capture_output=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert pa.ipc.open_file(tmp_path / "p.arrow").read_all().num_rows == 1
     # A FIFO, and a pipe named as /dev/fd/N (what bash's <(...) passes).
@@ -1041,8 +1244,12 @@ def test_standard_input_pipes_and_fifos_are_read_as_streams(files, tmp_path):
     assert proc.returncode == 0, err
     assert json.loads(out)["files"][0]["num_rows"] == 4
     read_end, write_end = os.pipe()
-    proc = subprocess.Popen([CLI, "validate", f"/dev/fd/{read_end}"], pass_fds=[read_end],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [CLI, "validate", f"/dev/fd/{read_end}"],
+        pass_fds=[read_end],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     os.close(read_end)
     os.write(write_end, data)
     os.close(write_end)
@@ -1063,8 +1270,9 @@ def test_names_and_metadata_cannot_send_terminal_escapes(tmp_path):
         for raw in [b"\x1b", b"\x07", b"\x9b", "\u009b".encode()]:
             assert raw not in r.stdout and raw not in r.stderr, (args, raw, r.stdout)
         assert b"\\x1b[31mred\\x07" in r.stdout, (args, r.stdout)
-    r = subprocess.run([CLI, "head", "-c", "nope\x1b", tmp_path / "evil.arrow"],
-                       capture_output=True, timeout=60)
+    r = subprocess.run(
+        [CLI, "head", "-c", "nope\x1b", tmp_path / "evil.arrow"], capture_output=True, timeout=60
+    )
     assert r.returncode == 1 and b"\x1b" not in r.stderr
 
 
@@ -1109,8 +1317,17 @@ def test_pack_killed_mid_write_leaves_no_temporary_file(tmp_path, sig):
     (tmp_path / "out").mkdir()
     for i in range(48):
         np.save(tmp_path / "in" / f"a{i:02}.npy", np.full((1024, 1024), i, np.uint8))
-    proc = popen("pack", tmp_path / "in", "-o", tmp_path / "out" / "p.arrow", "--batch-bytes", "1",
-                 "--compression", "zstd", "-q")
+    proc = popen(
+        "pack",
+        tmp_path / "in",
+        "-o",
+        tmp_path / "out" / "p.arrow",
+        "--batch-bytes",
+        "1",
+        "--compression",
+        "zstd",
+        "-q",
+    )
     wait_until(lambda: leftovers(tmp_path / "out"), proc=proc)
     proc.send_signal(signal.SIGSTOP)  # hold it mid-write, whatever the machine's speed
     proc.send_signal(sig)
@@ -1121,10 +1338,12 @@ def test_pack_killed_mid_write_leaves_no_temporary_file(tmp_path, sig):
 
 
 def test_negative_counts_are_usage_errors(files, tmp_path):
-    for args in [["head", files / "fixed.arrow", "-n", "-1"],
-                 ["head", files / "fixed.arrow", "--rows=-5"],
-                 ["pack", tmp_path, "-o", tmp_path / "p.arrow", "--batch-bytes", "-1"],
-                 ["pack", tmp_path, "-o", tmp_path / "p.arrow", "--batch-bytes", "0"]]:
+    for args in [
+        ["head", files / "fixed.arrow", "-n", "-1"],
+        ["head", files / "fixed.arrow", "--rows=-5"],
+        ["pack", tmp_path, "-o", tmp_path / "p.arrow", "--batch-bytes", "-1"],
+        ["pack", tmp_path, "-o", tmp_path / "p.arrow", "--batch-bytes", "0"],
+    ]:
         r = run(*args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert r.stdout == "" and len(r.stderr) < 400, (args, r.stderr)
@@ -1143,12 +1362,26 @@ def test_unknown_commands_are_named_and_version_works_anywhere(files):
         assert ok(command, "--version") == version
 
 
-@pytest.mark.parametrize("name", ["out.parquet", "out.npy", "out.npz", "out.csv", "out.json",
-                                  "out.pt", "out.safetensors", "out.h5", "OUT.PARQUET"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "out.parquet",
+        "out.npy",
+        "out.npz",
+        "out.csv",
+        "out.json",
+        "out.pt",
+        "out.safetensors",
+        "out.h5",
+        "OUT.PARQUET",
+    ],
+)
 def test_foreign_output_extensions_are_refused(files, tmp_path, name):
     np.save(tmp_path / "a.npy", np.zeros(3, np.float32))
-    for args in [["convert", files / "fixed.arrow", tmp_path / name],
-                 ["pack", tmp_path / "a.npy", "-o", tmp_path / name]]:
+    for args in [
+        ["convert", files / "fixed.arrow", tmp_path / name],
+        ["pack", tmp_path / "a.npy", "-o", tmp_path / name],
+    ]:
         r = run(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert name in r.stderr and ".arrow" in r.stderr and ".feather" in r.stderr, r.stderr

@@ -4,6 +4,7 @@ tests/python/test_docs.py does, but with no test tools: it runs in the
 venv of tests/packaging/test_wheel.sh that holds only the wheel and its
 [arrow] extra (NumPy, pyarrow), where a README reader starts. A block with
 a skip-test marker needs more than that install and is left out."""
+
 import pathlib
 import re
 import subprocess
@@ -20,7 +21,7 @@ def script(doc):
     for match in FENCE.finditer(text):
         if match.group(1) != "python":
             continue
-        if MARKER.search(text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]):
+        if MARKER.search(text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]):
             left_out += 1
             continue
         first = text.count("\n", 0, match.start()) + 2  # the code's first line
@@ -36,14 +37,21 @@ def main(docs):
         with tempfile.TemporaryDirectory() as tmp:
             path = pathlib.Path(tmp) / f"doc_script_{doc.stem}.py"
             path.write_text(code)
-            run = subprocess.run([sys.executable, str(path)], cwd=tmp, capture_output=True, text=True)
+            run = subprocess.run(
+                [sys.executable, str(path)], cwd=tmp, capture_output=True, text=True
+            )
         if run.returncode != 0:
             failed = True
-            print(f"{doc.name}: unmarked python blocks fail on the minimal install "
-                  f"(line numbers are the markdown's):\n{run.stderr[-4000:]}", file=sys.stderr)
+            print(
+                f"{doc.name}: unmarked python blocks fail on the minimal install "
+                f"(line numbers are the markdown's):\n{run.stderr[-4000:]}",
+                file=sys.stderr,
+            )
         else:
-            print(f"{doc.name}: every unmarked python block runs on the minimal install "
-                  f"({left_out} marked blocks left out)")
+            print(
+                f"{doc.name}: every unmarked python block runs on the minimal install "
+                f"({left_out} marked blocks left out)"
+            )
     return 1 if failed else 0
 
 

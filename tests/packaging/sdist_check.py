@@ -5,6 +5,7 @@ writing and reading, with the error that says how to get the codecs.
 
 argv: the venv, and the folder holding plain.arrow, lz4.arrow and
 zstd.arrow (written by pyarrow outside); writes roundtrip.arrow there."""
+
 import pathlib
 import sys
 import tempfile
@@ -43,10 +44,17 @@ with tempfile.TemporaryDirectory() as tmp:
                 message = str(e)
             else:
                 raise AssertionError(f"{what} with {codec} did not fail in a build without it")
-            for needed in ("no " + ("LZ4_FRAME" if codec == "lz4" else "ZSTD") + " codec",
-                           "make wheel", "dist/quiver_tensors-*.whl", package, "rebuild"):
+            for needed in (
+                "no " + ("LZ4_FRAME" if codec == "lz4" else "ZSTD") + " codec",
+                "make wheel",
+                "dist/quiver_tensors-*.whl",
+                package,
+                "rebuild",
+            ):
                 assert needed in message, f"{what} {codec}: {needed!r} not in {message!r}"
             print(f"sdist_check: {what} {codec}: NotImplementedError: {message}")
         assert not target.exists() or target.stat().st_size == 0, "the refused writer wrote bytes"
-print(f"sdist_check: quiver {qv.__version__} from {where.parent}: uncompressed IPC round-trips, "
-      "compressed IPC refused with the codec's install hint")
+print(
+    f"sdist_check: quiver {qv.__version__} from {where.parent}: uncompressed IPC round-trips, "
+    "compressed IPC refused with the codec's install hint"
+)

@@ -2,6 +2,7 @@
 where the system's libzstd and liblz4 are hidden): ZSTD and LZ4 come from
 inside the wheel, and the files quiver writes with them are the ones
 pyarrow reads, both ways."""
+
 import ctypes
 import os
 import pathlib
@@ -23,8 +24,10 @@ def test_the_wheel_has_both_codecs():
     assert qv.build_info()["codecs"] == CODECS
 
 
-@pytest.mark.skipif(os.environ.get("QUIVER_SYSTEM_CODECS_HIDDEN") != "1",
-                    reason="run by test_wheel.sh with the system libraries hidden")
+@pytest.mark.skipif(
+    os.environ.get("QUIVER_SYSTEM_CODECS_HIDDEN") != "1",
+    reason="run by test_wheel.sh with the system libraries hidden",
+)
 @pytest.mark.parametrize("library", ["libzstd.so.1", "liblz4.so.1"])
 def test_the_system_libraries_are_hidden(library):
     with pytest.raises(OSError):

@@ -8,7 +8,7 @@ as a source build without codecs does. tests/packaging/test_wheel.sh checks
 the README in a real such venv.
 """
 
-MINIMAL_INSTALL = '''
+MINIMAL_INSTALL = """
 import sys
 ALLOWED = set(sys.stdlib_module_names) | {"numpy", "pyarrow", "quiver", "_distutils_hack"}
 class _Refuse:
@@ -30,4 +30,4 @@ quiver.ipc.new_file = _codecless(quiver.ipc.new_file)
 quiver.ipc.new_stream = _codecless(quiver.ipc.new_stream)
 quiver.ipc.codecs = lambda: []
 del _codecless
-'''
+"""

@@ -1,12 +1,16 @@
 """quiver.build_info() / quiver.ipc.codecs() against what the codecs do, and
 the errors that name the quiver extra to install for an optional package."""
+
+import os
+import pathlib
+import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import quiver as qv
-from quiver import _optional
+from quiver import _cli, _optional
 
 ALL_CODECS = ["lz4", "zstd"]
 
@@ -30,7 +34,9 @@ def test_each_codec_works_or_says_how_to_get_it(tmp_path, codec):
         assert back.equals(batch)
         assert path.stat().st_size < 100 * 8 * 8 * 4 / 4  # zeros compress
     else:
-        with pytest.raises(NotImplementedError, match=r"make wheel, then pip install dist/quiver_tensors-\*\.whl"):
+        with pytest.raises(
+            NotImplementedError, match=r"make wheel, then pip install dist/quiver_tensors-\*\.whl"
+        ):
             qv.ipc.write_file(batch, str(path), compression=codec)
 
 
@@ -39,14 +45,17 @@ def _struct_producer(col):
     return pa.record_batch([pa.array(col)], names=["x"])
 
 
-@pytest.mark.parametrize("module, extra", [("scipy.sparse", "sparse"), ("sparse", "sparse"),
-                                           ("pyarrow", "arrow")])
+@pytest.mark.parametrize(
+    "module, extra", [("scipy.sparse", "sparse"), ("sparse", "sparse"), ("pyarrow", "arrow")]
+)
 def test_a_missing_optional_package_names_its_extra(monkeypatch, module, extra):
     top = module.split(".")[0]
     monkeypatch.setitem(sys.modules, top, None)  # import of `top` now fails
     if module != top:
         monkeypatch.delitem(sys.modules, module, raising=False)
-    with pytest.raises(ModuleNotFoundError, match=rf"pip install 'quiver-tensors\[{extra}\]'") as info:
+    with pytest.raises(
+        ModuleNotFoundError, match=rf"pip install 'quiver-tensors\[{extra}\]'"
+    ) as info:
         _optional.import_optional(module)
     assert info.value.name == top
 
@@ -81,12 +90,6 @@ def test_only_known_optional_packages():
 
 # --- the command-line tool: present, or a message with the fix -------------------
 
-import os
-import pathlib
-import subprocess
-
-from quiver import _cli
-
 MISSING_CLI = """
 import pathlib, runpy, sys
 import quiver._cli
@@ -113,25 +116,44 @@ def test_build_info_says_whether_the_cli_is_there(monkeypatch):
 def test_python_m_quiver_runs_the_cli(tmp_path):
     if qv.build_info()["cli"] is None:
         pytest.skip("this build has no command-line tool (built without CLI11)")
-    run = subprocess.run([sys.executable, "-m", "quiver", "--help"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "quiver", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0 and "quiver inspect" in run.stdout, run.stderr
-    run = subprocess.run([sys.executable, "-m", "quiver", "frobnicate"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "quiver", "frobnicate"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2 and run.stderr.startswith("quiver: ")
 
 
 @pytest.mark.parametrize("module", ["quiver", "quiver._cli"])
 @pytest.mark.parametrize("args", [["--help"], [], ["frobnicate"], ["validate", "x.arrow"]])
 def test_a_missing_cli_says_how_to_get_it_and_exits_2(tmp_path, module, args):
-    run = subprocess.run([sys.executable, "-c", MISSING_CLI, module, *args], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", MISSING_CLI, module, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     # 2, never 1: 1 means "a bad file", which `validate x.arrow` must not claim.
     assert run.returncode == 2, run.stderr
     assert run.stdout == "" and "Traceback" not in run.stderr
     message = run.stderr
     assert message.startswith("quiver: this installation has no command-line tool")
     assert _cli.missing_message("/no/such/quiver/bin/quiver") == message
-    for fix in ["apt-get install libcli11-dev", 'pip install ".[arrow]"', "make wheel",
-                "pip install dist/quiver_tensors-*.whl"]:
+    for fix in [
+        "apt-get install libcli11-dev",
+        'pip install ".[arrow]"',
+        "make wheel",
+        "pip install dist/quiver_tensors-*.whl",
+    ]:
         assert fix in message, f"{fix!r} not in {message!r}"

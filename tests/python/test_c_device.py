@@ -2,6 +2,7 @@
 __arrow_c_device_stream__ both ways with pyarrow on the CPU, producers that
 offer only the device protocol, memory on another device refused unread,
 and device tensors exported on their device."""
+
 import ctypes
 import gc
 
@@ -21,18 +22,26 @@ class ArrowArray(ctypes.Structure):
 
 ReleaseArray = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))
 ArrowArray._fields_ = [
-    ("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64),
-    ("n_buffers", ctypes.c_int64), ("n_children", ctypes.c_int64),
+    ("length", ctypes.c_int64),
+    ("null_count", ctypes.c_int64),
+    ("offset", ctypes.c_int64),
+    ("n_buffers", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
     ("buffers", ctypes.POINTER(ctypes.c_void_p)),
     ("children", ctypes.POINTER(ctypes.POINTER(ArrowArray))),
-    ("dictionary", ctypes.c_void_p), ("release", ReleaseArray), ("private_data", ctypes.c_void_p),
+    ("dictionary", ctypes.c_void_p),
+    ("release", ReleaseArray),
+    ("private_data", ctypes.c_void_p),
 ]
 
 
 class ArrowDeviceArray(ctypes.Structure):
     _fields_ = [
-        ("array", ArrowArray), ("device_id", ctypes.c_int64), ("device_type", ctypes.c_int32),
-        ("sync_event", ctypes.c_void_p), ("reserved", ctypes.c_int64 * 3),
+        ("array", ArrowArray),
+        ("device_id", ctypes.c_int64),
+        ("device_type", ctypes.c_int32),
+        ("sync_event", ctypes.c_void_p),
+        ("reserved", ctypes.c_int64 * 3),
     ]
 
 
@@ -89,7 +98,9 @@ class ForeignDeviceArray:
 
     def _release(self, array):
         self.releases += 1
-        ctypes.c_void_p.from_address(ctypes.addressof(array.contents) + ArrowArray.release.offset).value = None
+        ctypes.c_void_p.from_address(
+            ctypes.addressof(array.contents) + ArrowArray.release.offset
+        ).value = None
 
     def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
         # No destructor: quiver consumes the capsule.
@@ -104,18 +115,25 @@ def ragged_column():
 
 def fixed_column():
     return qv.FixedShapeTensorArray.from_numpy(
-        np.arange(24, dtype=np.int16).reshape(4, 2, 3), dim_names=["H", "W"],
-        mask=np.array([False, True, False, False]))
+        np.arange(24, dtype=np.int16).reshape(4, 2, 3),
+        dim_names=["H", "W"],
+        mask=np.array([False, True, False, False]),
+    )
 
 
 # --- export ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make", [lambda: qv.array(pa.array([1, None, 3])), fixed_column,
-                                  ragged_column,
-                                  lambda: qv.record_batch(pa.record_batch({"a": [1, 2]}))],
-                         ids=["Array", "FixedShapeTensorArray", "VariableShapeTensorArray",
-                              "RecordBatch"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: qv.array(pa.array([1, None, 3])),
+        fixed_column,
+        ragged_column,
+        lambda: qv.record_batch(pa.record_batch({"a": [1, 2]})),
+    ],
+    ids=["Array", "FixedShapeTensorArray", "VariableShapeTensorArray", "RecordBatch"],
+)
 def test_arrays_export_on_the_cpu(make):
     obj = make()
     schema, array = obj.__arrow_c_device_array__()
@@ -149,10 +167,13 @@ def test_requested_schema_for_the_storage_gives_the_storage():
     assert theirs.type == pa.list_(pa.int16(), 6)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: qv.table(pa.table({"a": [1, 2, 3]})),
-    lambda: qv.chunked_array(pa.chunked_array([[1, 2], [3]])),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: qv.table(pa.table({"a": [1, 2, 3]})),
+        lambda: qv.chunked_array(pa.chunked_array([[1, 2], [3]])),
+    ],
+)
 def test_streams_export_on_the_cpu(make):
     obj = make()
     capsule = obj.__arrow_c_device_stream__()
@@ -183,7 +204,9 @@ def test_producers_with_only_the_device_protocol_are_read():
     col = qv.array(DeviceArrayOnly(pa.array(fixed_column())))
     assert isinstance(col, qv.FixedShapeTensorArray)
     assert col.type == fixed_column().type and col.null_count == 1
-    np.testing.assert_array_equal(col.to_numpy(allow_nulls=True)[2], np.arange(12, 18).reshape(2, 3))
+    np.testing.assert_array_equal(
+        col.to_numpy(allow_nulls=True)[2], np.arange(12, 18).reshape(2, 3)
+    )
     ragged = qv.array(DeviceArrayOnly(ragged_column()))
     assert isinstance(ragged, qv.VariableShapeTensorArray)
     assert ragged.equals(ragged_column())
@@ -258,13 +281,17 @@ def test_a_foreign_cpu_array_is_released_once_when_its_data_dies():
     assert producer.releases == 1
 
 
-@pytest.mark.parametrize("device_type, name", [(CUDA, "CUDA"), (10, "ROCM"), (13, "CUDA_MANAGED"),
-                                               (99, "device type 99")])
+@pytest.mark.parametrize(
+    "device_type, name",
+    [(CUDA, "CUDA"), (10, "ROCM"), (13, "CUDA_MANAGED"), (99, "device type 99")],
+)
 def test_arrays_on_another_device_are_refused_unread(device_type, name):
     producer = ForeignDeviceArray(device_type, device_id=1)  # buffers point at 0x1000
-    with pytest.raises(NotImplementedError,
-                       match=rf"{name} \(device_type {device_type}, device_id 1\): quiver reads "
-                             "Arrow arrays in host memory only"):
+    with pytest.raises(
+        NotImplementedError,
+        match=rf"{name} \(device_type {device_type}, device_id 1\): quiver reads "
+        "Arrow arrays in host memory only",
+    ):
         qv.array(producer)
     assert producer.releases == 1
     with pytest.raises(NotImplementedError, match="host memory only"):
@@ -304,9 +331,13 @@ class DLDevice(ctypes.Structure):
 
 class DLTensor(ctypes.Structure):
     _fields_ = [
-        ("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
-        ("dtype", ctypes.c_uint8 * 4), ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", ctypes.c_uint8 * 4),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
     ]
 
 
@@ -315,8 +346,11 @@ class DLManagedTensor(ctypes.Structure):
 
 
 Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
-DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
-                            ("deleter", Deleter)]
+DLManagedTensor._fields_ = [
+    ("dl_tensor", DLTensor),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", Deleter),
+]
 
 
 class CudaTensorProducer:

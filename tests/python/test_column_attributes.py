@@ -1,5 +1,6 @@
 """NumPy-like attributes of tensor columns (shape, dtype, ndim, nbytes),
 NumPy indexing of fixed-shape columns with tuples, and Dask arrays over them."""
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -31,7 +32,9 @@ def test_fixed_shape_column_attributes_follow_to_numpy():
 
 
 def test_variable_shape_column_attributes_and_no_shape():
-    col = qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 3), np.int64), None, np.ones((1, 1), np.int64)])
+    col = qv.VariableShapeTensorArray.from_numpy(
+        [np.zeros((2, 3), np.int64), None, np.ones((1, 1), np.int64)]
+    )
     assert col.dtype == np.dtype("int64") and col.ndim == 3
     assert not hasattr(col, "shape")  # rows differ in shape: shapes() lists them
     assert qv.VariableShapeTensorArray.from_numpy([np.zeros(4, bool)]).dtype == np.dtype(bool)
@@ -41,7 +44,9 @@ def test_variable_shape_column_attributes_and_no_shape():
 
 
 @pytest.mark.parametrize("mask", [None, [i % 3 == 1 for i in range(10)]])
-@pytest.mark.parametrize("rows", [slice(None), slice(3, 8), slice(7, 9), slice(5, 5), slice(9, None)])
+@pytest.mark.parametrize(
+    "rows", [slice(None), slice(3, 8), slice(7, 9), slice(5, 5), slice(9, None)]
+)
 def test_fixed_nbytes_is_pyarrows(mask, rows):
     col = fixed(mask=mask)[rows]
     n = len(col)
@@ -68,9 +73,19 @@ def test_variable_nbytes_counts_what_the_rows_reference():
 # --- tuple indexing -----------------------------------------------------------------
 
 KEYS = [
-    (0,), (slice(None),), (slice(2, 7), 1), (slice(None), 0), (-1, slice(None), slice(None, None, -1)),
-    (Ellipsis, 2), (slice(None, None, -3), Ellipsis, 0), (3, 2, 1), (slice(0, 0),),
-    (slice(None), None, 1), Ellipsis, None, (slice(None, None, 2), slice(1, 3), slice(None, None, 2)),
+    (0,),
+    (slice(None),),
+    (slice(2, 7), 1),
+    (slice(None), 0),
+    (-1, slice(None), slice(None, None, -1)),
+    (Ellipsis, 2),
+    (slice(None, None, -3), Ellipsis, 0),
+    (3, 2, 1),
+    (slice(0, 0),),
+    (slice(None), None, 1),
+    Ellipsis,
+    None,
+    (slice(None, None, 2), slice(1, 3), slice(None, None, 2)),
 ]
 
 

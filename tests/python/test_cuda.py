@@ -4,6 +4,7 @@ CuPy and JAX that pass through quiver by DLPack without a copy and are
 never read on the host. Every test is skipped on a machine without a
 CUDA device (the CPU-only checks of the same paths live in
 test_data_loader.py, test_c_device.py and test_dlpack.py)."""
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -26,13 +27,21 @@ def dataset(tmp_path_factory):
     """64 rows: id, emb (fixed (3,) float32) and img (ragged uint8)."""
     path = tmp_path_factory.mktemp("cuda_data") / "rows.arrow"
     rows = range(64)
-    batch = pa.record_batch({
-        "id": pa.array(list(rows), pa.int64()),
-        "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(
-            np.array([[r, r + 0.5, -r] for r in rows], dtype=np.float32))),
-        "img": pa.array(qv.VariableShapeTensorArray.from_numpy(
-            [np.full((1 + r % 3, 2), r, dtype=np.uint8) for r in rows])),
-    })
+    batch = pa.record_batch(
+        {
+            "id": pa.array(list(rows), pa.int64()),
+            "emb": pa.array(
+                qv.FixedShapeTensorArray.from_numpy(
+                    np.array([[r, r + 0.5, -r] for r in rows], dtype=np.float32)
+                )
+            ),
+            "img": pa.array(
+                qv.VariableShapeTensorArray.from_numpy(
+                    [np.full((1 + r % 3, 2), r, dtype=np.uint8) for r in rows]
+                )
+            ),
+        }
+    )
     with pa.OSFile(str(path), "wb") as sink:
         with pa.ipc.new_file(sink, batch.schema) as writer:
             writer.write_batch(batch)
@@ -47,8 +56,9 @@ def test_the_cuda_runtime_is_found(dataset):
 @pytest.mark.parametrize("ragged", ["padded", "jagged"])
 def test_pinned_batches_are_page_locked_and_copy_to_the_gpu(dataset, ragged):
     plain = list(qd.BatchReader(dataset, batch_size=8, ragged=ragged, shuffle=True, seed=3))
-    pinned = qd.BatchReader(dataset, batch_size=8, ragged=ragged, shuffle=True, seed=3,
-                            pin_memory=True, prefetch=3)
+    pinned = qd.BatchReader(
+        dataset, batch_size=8, ragged=ragged, shuffle=True, seed=3, pin_memory=True, prefetch=3
+    )
     stream = torch.cuda.Stream()
     count = 0
     for expected, batch in zip(plain, pinned.to_torch()):
@@ -96,8 +106,7 @@ def test_a_copy_queued_behind_gpu_work_reads_its_own_batch(dataset, prefetch):
 
 def test_torch_data_loader_with_pin_memory(dataset):
     dataset_ = qd.TorchIterableDataset(dataset, batch_size=8, shuffle=True, seed=1)
-    loader = torch.utils.data.DataLoader(dataset_, batch_size=None, num_workers=2,
-                                         pin_memory=True)
+    loader = torch.utils.data.DataLoader(dataset_, batch_size=None, num_workers=2, pin_memory=True)
     seen = []
     for batch in loader:
         assert batch["id"].is_pinned()
@@ -130,7 +139,9 @@ def test_a_device_tensor_passes_through_without_a_copy(producer):
     back = torch.from_dlpack(t)
     assert back.is_cuda
     assert back.data_ptr() == torch.from_dlpack(x).data_ptr()
-    np.testing.assert_array_equal(back.cpu().numpy(), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    np.testing.assert_array_equal(
+        back.cpu().numpy(), np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    )
 
 
 @pytest.mark.parametrize("producer", ["torch", "cupy", "jax"])
@@ -150,5 +161,7 @@ def test_a_device_tensor_outlives_its_producer():
     filler = torch.full((1 << 20,), 7.0, device="cuda")  # would reuse freed memory
     back = torch.from_dlpack(t)
     torch.cuda.synchronize()
-    np.testing.assert_array_equal(back.cpu().numpy(), np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    np.testing.assert_array_equal(
+        back.cpu().numpy(), np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    )
     del filler

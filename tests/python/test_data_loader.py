@@ -3,10 +3,10 @@ sharded or not, with and without drop_last), determinism by seed and
 epoch, padded / jagged / list values equal to the source rows, pad_value,
 null rows, multi-file datasets, bucketing, arrays that outlive their
 batch, the framework adapters, and the errors of bad input."""
+
 import ast
 import os
 import pathlib
-import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -30,11 +30,15 @@ def write_rows(path, first, n, per_batch=None, nulls=False):
         rows = range(start, min(first + n, start + per_batch))
         emb = np.array([[r, -r] for r in rows], dtype=np.float32).reshape(-1, 2)
         imgs = [None if nulls and r % 5 == 4 else image(r) for r in rows]
-        batches.append(pa.record_batch({
-            "id": pa.array(list(rows), pa.int64()),
-            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
-            "img": pa.array(qv.VariableShapeTensorArray.from_numpy(imgs)),
-        }))
+        batches.append(
+            pa.record_batch(
+                {
+                    "id": pa.array(list(rows), pa.int64()),
+                    "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
+                    "img": pa.array(qv.VariableShapeTensorArray.from_numpy(imgs)),
+                }
+            )
+        )
     with pa.OSFile(str(path), "wb") as sink:
         with pa.ipc.new_file(sink, batches[0].schema) as writer:
             for batch in batches:
@@ -60,8 +64,15 @@ def ids_of(batches):
 def test_every_row_once_per_epoch(dataset, shuffle, drop_last, world):
     seen, lengths = [], set()
     for rank in range(world):
-        reader = qd.BatchReader(dataset, batch_size=4, shuffle=shuffle, seed=3, window_rows=6,
-                                drop_last=drop_last, shard=(rank, world))
+        reader = qd.BatchReader(
+            dataset,
+            batch_size=4,
+            shuffle=shuffle,
+            seed=3,
+            window_rows=6,
+            drop_last=drop_last,
+            shard=(rank, world),
+        )
         batches = list(reader)
         assert len(batches) == len(reader)
         lengths.add(len(reader))
@@ -95,8 +106,13 @@ def test_determinism_by_seed_and_epoch(dataset):
 
 
 def test_padded_values_equal_the_source_rows(dataset):
-    reader = qd.BatchReader([dataset / "a.arrow", dataset / "b.arrow"], batch_size=6,
-                            shuffle=True, pad_value=200, num_threads=2)
+    reader = qd.BatchReader(
+        [dataset / "a.arrow", dataset / "b.arrow"],
+        batch_size=6,
+        shuffle=True,
+        pad_value=200,
+        num_threads=2,
+    )
     assert reader.output_names == ["id", "emb", "img", "img_shape"]
     assert reader.num_rows == 23
     for batch in reader:
@@ -123,7 +139,7 @@ def test_jagged_and_list_layouts(dataset):
         offsets = batch["img_offsets"]
         assert offsets.dtype == np.int64 and offsets[0] == 0
         for i, r in enumerate(batch["id"]):
-            row = batch["img"][offsets[i]:offsets[i + 1]]
+            row = batch["img"][offsets[i] : offsets[i + 1]]
             if r % 5 == 4:
                 assert len(row) == 0 and batch["img_shape"][i].tolist() == [0, 0]
             else:
@@ -141,11 +157,13 @@ def test_jagged_and_list_layouts(dataset):
 
 def test_float_pad_value_and_scalar_nulls(tmp_path):
     rows = [np.full((1, n), n, dtype=np.float32) for n in (1, 3, 2)]
-    batch = pa.record_batch({
-        "x": pa.array([1.5, None, 3.5], pa.float64()),
-        "flag": pa.array([True, None, False]),
-        "v": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)),
-    })
+    batch = pa.record_batch(
+        {
+            "x": pa.array([1.5, None, 3.5], pa.float64()),
+            "flag": pa.array([True, None, False]),
+            "v": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)),
+        }
+    )
     with pa.ipc.new_file(str(tmp_path / "f.arrow"), batch.schema) as writer:
         writer.write_batch(batch)
     (out,) = qd.BatchReader(tmp_path / "f.arrow", batch_size=3, pad_value=-0.5)
@@ -190,8 +208,9 @@ def test_bucketing_lowers_the_padding_ratio(tmp_path):
     plain = qd.BatchReader(tmp_path, batch_size=16, shuffle=True)
     assert plain.padding_ratio == 0.0
     list(plain)
-    bucketed = qd.BatchReader(tmp_path, batch_size=16, shuffle=True, bucket_by="img",
-                              bucket_window=8)
+    bucketed = qd.BatchReader(
+        tmp_path, batch_size=16, shuffle=True, bucket_by="img", bucket_window=8
+    )
     rows = [int(r) for r in bucketed.epoch_rows()]
     list(bucketed)
     assert sorted(rows) == list(range(400))
@@ -252,8 +271,9 @@ class FakeHostAllocator:
         self.sizes = []
         lock = threading.Lock()
 
-        @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
-                          ctypes.c_uint)
+        @ctypes.CFUNCTYPE(
+            ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_uint
+        )
         def host_alloc(out, size, flags):
             with lock:
                 self.allocs += 1
@@ -278,8 +298,10 @@ class FakeHostAllocator:
             return self.sync_error
 
         self._keep = (host_alloc, host_free, device_sync)
-        self.addresses = (ctypes.cast(host_alloc, ctypes.c_void_p).value,
-                          ctypes.cast(host_free, ctypes.c_void_p).value)
+        self.addresses = (
+            ctypes.cast(host_alloc, ctypes.c_void_p).value,
+            ctypes.cast(host_free, ctypes.c_void_p).value,
+        )
         self.with_sync = self.addresses + (ctypes.cast(device_sync, ctypes.c_void_p).value,)
 
 
@@ -297,8 +319,9 @@ def test_pinned_buffers_come_from_the_host_allocator_and_are_reused(tmp_path, mo
         for batch in reader:  # each batch dropped before the next: buffers go back to the ring
             seen += [int(i) for i in batch["id"]]
             r = int(batch["id"][0])
-            np.testing.assert_array_equal(batch["img"][0][:image(r).shape[0], :image(r).shape[1]],
-                                          image(r))
+            np.testing.assert_array_equal(
+                batch["img"][0][: image(r).shape[0], : image(r).shape[1]], image(r)
+            )
         assert seen == list(range(400))
     # 200 batches of 4 arrays each (id, emb, img, img_shape) came from the
     # ring of (prefetch + 2) x 4 buffers, small ones included
@@ -342,7 +365,8 @@ def test_exit_while_a_python_allocator_is_in_use(tmp_path):
 
     write_rows(tmp_path / "a.arrow", 0, 400, 10)
     script = tmp_path / "leave_running.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {os.path.dirname(__file__)!r})
         import quiver.data as qd
@@ -352,10 +376,12 @@ def test_exit_while_a_python_allocator_is_in_use(tmp_path):
         reader = qd.BatchReader({str(tmp_path)!r}, batch_size=4, pin_memory=True, prefetch=3)
         batch = next(iter(reader))
         # exits with the reader still working ahead
-    """))
+    """)
+    )
     for _ in range(3):
-        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                             timeout=120)
+        run = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+        )
         assert run.returncode == 0, run.stderr[-2000:]
         assert "FATAL" not in run.stderr
 
@@ -369,21 +395,26 @@ def test_a_failing_device_sync_fails_the_batch(tmp_path, monkeypatch):
     batches = iter(reader)
     next(batches)  # fresh buffers, dropped (the iterator holds the last batch until
     next(batches)  # the next one is read): the third batch reuses the first's
-    with pytest.raises(OSError, match=r"cudaDeviceSynchronize failed \(error 700\) before a "
-                                      r"pinned batch buffer was reused"):
+    with pytest.raises(
+        OSError,
+        match=r"cudaDeviceSynchronize failed \(error 700\) before a "
+        r"pinned batch buffer was reused",
+    ):
         next(batches)
 
 
 def test_a_failing_host_allocator_fails_the_batch(dataset, monkeypatch):
     import ctypes
 
-    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
-                      ctypes.c_uint)
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_uint)
     def refuse(out, size, flags):
         return 2  # cudaErrorMemoryAllocation
 
     free = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(lambda pointer: 0)
-    addresses = (ctypes.cast(refuse, ctypes.c_void_p).value, ctypes.cast(free, ctypes.c_void_p).value)
+    addresses = (
+        ctypes.cast(refuse, ctypes.c_void_p).value,
+        ctypes.cast(free, ctypes.c_void_p).value,
+    )
     monkeypatch.setattr(qd, "_cuda_host_allocator", lambda: addresses)
     reader = qd.BatchReader(dataset, batch_size=4, pin_memory=True)
     with pytest.raises(MemoryError, match="cudaHostAlloc of .* bytes failed .error 2"):
@@ -423,14 +454,20 @@ def test_bad_input(dataset, tmp_path):
 def test_different_schemas_name_the_file_and_column(tmp_path):
     write_rows(tmp_path / "a.arrow", 0, 4)
     three_d = pa.array(qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 2, 2), np.uint8)]))
-    batch = pa.record_batch({"id": pa.array([9], pa.int64()),
-                             "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(
-                                 np.zeros((1, 2), np.float32))),
-                             "img": three_d})
+    batch = pa.record_batch(
+        {
+            "id": pa.array([9], pa.int64()),
+            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(np.zeros((1, 2), np.float32))),
+            "img": three_d,
+        }
+    )
     with pa.ipc.new_file(str(tmp_path / "b.arrow"), batch.schema) as writer:
         writer.write_batch(batch)
-    with pytest.raises(ValueError, match=r"b.arrow: column 2 'img' has type "
-                                         r"variable_shape_tensor<uint8, ndim=3>"):
+    with pytest.raises(
+        ValueError,
+        match=r"b.arrow: column 2 'img' has type "
+        r"variable_shape_tensor<uint8, ndim=3>",
+    ):
         qd.BatchReader(tmp_path, batch_size=2)
 
 
@@ -454,24 +491,31 @@ def test_a_corrupt_record_batch_fails_the_batch_that_touches_it(tmp_path):
     data = bytearray(path.read_bytes())
     at = data.find(np.array([7, 11], np.int32).tobytes())
     assert at > 0
-    data[at:at + 4] = np.int32(1 << 30).tobytes()
+    data[at : at + 4] = np.int32(1 << 30).tobytes()
     path.write_bytes(bytes(data))
     reader = qd.BatchReader(path, batch_size=4, prefetch=0)
     batches = iter(reader)
     np.testing.assert_array_equal(next(batches)["img"][0], rows[0])
-    with pytest.raises(ValueError, match=r"c.arrow, record batch 1, column 'img': row 0: "
-                                         r"data length 77 != product of shape \[1073741824, 11\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"c.arrow, record batch 1, column 'img': row 0: "
+        r"data length 77 != product of shape \[1073741824, 11\]",
+    ):
         next(batches)
 
 
 def test_stubs_declare_the_module():
-    tree = ast.parse((pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver" /
-                      "data.pyi").read_text())
-    declared = {node.name for node in tree.body
-                if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    tree = ast.parse(
+        (pathlib.Path(__file__).resolve().parents[2] / "python" / "quiver" / "data.pyi").read_text()
+    )
+    declared = {
+        node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))
+    }
     assert set(qd.__all__) <= declared
     assert declared - set(qd.__all__) == {"TorchIterableDataset"}
-    (reader_stub,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "BatchReader"]
+    (reader_stub,) = [
+        n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "BatchReader"
+    ]
     members = {n.name for n in reader_stub.body if isinstance(n, ast.FunctionDef)}
     public = {n for n in vars(qd.BatchReader) if not n.startswith("_")} | {"__iter__", "__len__"}
     assert public <= members | {"pin_memory"}
@@ -479,8 +523,10 @@ def test_stubs_declare_the_module():
 
 def test_batch_buffers_are_reused_once_released(tmp_path):
     rng = np.random.default_rng(1)
-    imgs = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8)
-            for h, w in rng.integers(60, 64, size=(64, 2))]
+    imgs = [
+        rng.integers(0, 256, size=(3, h, w), dtype=np.uint8)
+        for h, w in rng.integers(60, 64, size=(64, 2))
+    ]
     batch = pa.record_batch({"img": pa.array(qv.VariableShapeTensorArray.from_numpy(imgs))})
     with pa.ipc.new_file(str(tmp_path / "r.arrow"), batch.schema) as writer:
         writer.write_batch(batch)
@@ -494,6 +540,6 @@ def test_batch_buffers_are_reused_once_released(tmp_path):
     assert len(addresses) <= 6
     held = list(reader)  # held batches are never overwritten: new buffers instead
     assert len({b["img"].ctypes.data for b in held}) == len(held)
-    for b, expected in zip(held, [imgs[i:i + 8] for i in range(0, 64, 8)]):
+    for b, expected in zip(held, [imgs[i : i + 8] for i in range(0, 64, 8)]):
         for row, img in zip(b["img"], expected):
-            np.testing.assert_array_equal(row[:, :img.shape[1], :img.shape[2]], img)
+            np.testing.assert_array_equal(row[:, : img.shape[1], : img.shape[2]], img)

@@ -6,6 +6,7 @@ integer arguments out of range, close() and pickling.
 
 Each fork scenario runs as a script of its own in a subprocess with a
 timeout: a hang fails the test instead of stalling the suite."""
+
 import os
 import pickle
 import subprocess
@@ -27,8 +28,12 @@ def data_file(tmp_path_factory):
     """ROWS rows in 5 record batches: id, and img (ragged)."""
     path = tmp_path_factory.mktemp("safety") / "rows.arrow"
     images = [np.full((1 + r % 3, 2 + r % 2), r, dtype=np.int32) for r in range(ROWS)]
-    table = pa.table({"id": pa.array(np.arange(ROWS)),
-                      "img": pa.array(qv.VariableShapeTensorArray.from_numpy(images))})
+    table = pa.table(
+        {
+            "id": pa.array(np.arange(ROWS)),
+            "img": pa.array(qv.VariableShapeTensorArray.from_numpy(images)),
+        }
+    )
     with pa.ipc.new_file(path, table.schema) as writer:
         writer.write_table(table, max_chunksize=10)
     return str(path)
@@ -39,8 +44,13 @@ def run_script(body, timeout=120, **env):
     `timeout` seconds, a signal or a non-zero exit fails the test."""
     code = textwrap.dedent(body)
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=timeout, env={**os.environ, **env})
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **env},
+        )
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"the script hung (killed after {timeout} s); output so far: {e.stdout!r}")
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
@@ -86,8 +96,10 @@ print("ok")
 @pytest.mark.parametrize("memory_map", [True, False])
 @pytest.mark.parametrize("action", ["iterate", "set_epoch", "delete", "exit"])
 def test_a_reader_iterated_before_fork_works_in_the_child(data_file, action, memory_map):
-    out = run_script(FORK_SCRIPT.format(path=data_file, action=action, rows=ROWS,
-                                        memory_map=memory_map), timeout=60)
+    out = run_script(
+        FORK_SCRIPT.format(path=data_file, action=action, rows=ROWS, memory_map=memory_map),
+        timeout=60,
+    )
     assert out.strip() == "ok"
 
 
@@ -142,8 +154,9 @@ def test_dataloader_workers_over_a_reader_the_parent_iterated(data_file, context
     script = tmp_path / "loader_job.py"
     script.write_text(DATALOADER_SCRIPT.format(context=context, path=data_file, rows=ROWS))
     try:
-        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              timeout=240)
+        done = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, timeout=240
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"the DataLoader ({context}) hung")
     assert done.returncode == 0, done.stderr
@@ -153,8 +166,9 @@ def test_dataloader_workers_over_a_reader_the_parent_iterated(data_file, context
 def test_unmapped_reader_reads_what_the_mapped_one_reads(data_file):
     for shuffle in (False, True, "window"):
         mapped = qd.BatchReader(data_file, batch_size=7, shuffle=shuffle, seed=5)
-        unmapped = qd.BatchReader(data_file, batch_size=7, shuffle=shuffle, seed=5,
-                                  memory_map=False)
+        unmapped = qd.BatchReader(
+            data_file, batch_size=7, shuffle=shuffle, seed=5, memory_map=False
+        )
         for a, b in zip(mapped, unmapped, strict=True):
             assert a.keys() == b.keys()
             for name in a:
@@ -229,17 +243,20 @@ def test_len_with_a_batch_size_near_two_to_the_63(data_file):
     assert len(qd.BatchReader(data_file, batch_size=2**63 - 1, drop_last=True)) == 0
 
 
-@pytest.mark.parametrize("argument, value, message", [
-    ("batch_size", 2**63, "batch_size must be <= 9223372036854775807, got 9223372036854775808"),
-    ("prefetch", 2**31, "prefetch must be <= 2147483647"),
-    ("prefetch", -1, "prefetch must be >= 0, got -1"),
-    ("num_threads", 2**40, "num_threads must be <= 2147483647"),
-    ("seed", 2**64, "seed must be <= 18446744073709551615"),
-    ("seed", -1, "seed must be >= 0, got -1"),
-    ("window_rows", 2**64, "window_rows must be <= 9223372036854775807"),
-    ("shard", (0, 2**40), "shard world_size must be <= 2147483647"),
-    ("max_batch_bytes", 2**63, "max_batch_bytes must be <= 9223372036854775807"),
-])
+@pytest.mark.parametrize(
+    "argument, value, message",
+    [
+        ("batch_size", 2**63, "batch_size must be <= 9223372036854775807, got 9223372036854775808"),
+        ("prefetch", 2**31, "prefetch must be <= 2147483647"),
+        ("prefetch", -1, "prefetch must be >= 0, got -1"),
+        ("num_threads", 2**40, "num_threads must be <= 2147483647"),
+        ("seed", 2**64, "seed must be <= 18446744073709551615"),
+        ("seed", -1, "seed must be >= 0, got -1"),
+        ("window_rows", 2**64, "window_rows must be <= 9223372036854775807"),
+        ("shard", (0, 2**40), "shard world_size must be <= 2147483647"),
+        ("max_batch_bytes", 2**63, "max_batch_bytes must be <= 9223372036854775807"),
+    ],
+)
 def test_arguments_out_of_range_name_the_argument(data_file, argument, value, message):
     with pytest.raises(ValueError) as e:
         qd.BatchReader(data_file, **{"batch_size": 4, argument: value})
@@ -267,8 +284,13 @@ def test_close_and_the_context_manager(data_file):
     reader.close()  # idempotent
     assert "closed" in repr(reader)
     assert batch["id"].tolist() == [0, 1, 2, 3]  # arrays outlive the reader
-    for use in (lambda: next(iter(reader)), lambda: reader.read_batch(0), lambda: len(reader),
-                lambda: reader.set_epoch(1), lambda: reader.num_rows):
+    for use in (
+        lambda: next(iter(reader)),
+        lambda: reader.read_batch(0),
+        lambda: len(reader),
+        lambda: reader.set_epoch(1),
+        lambda: reader.num_rows,
+    ):
         with pytest.raises(ValueError, match="the BatchReader is closed"):
             use()
 

@@ -3,6 +3,7 @@ output builds a nested tensor without a copy, and TorchIterableDataset in
 a DataLoader with 2 workers (fork and spawn, persistent or not) reads
 every row once per epoch, follows set_epoch, and splits ranks x workers
 into disjoint shards."""
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -24,13 +25,21 @@ def dataset(tmp_path_factory):
     """ROWS rows in two files: id, emb (fixed 2), img (ragged, every 6th null)."""
     folder = tmp_path_factory.mktemp("torch_data")
     for name, rows in (("a.arrow", range(0, 20)), ("b.arrow", range(20, ROWS))):
-        batch = pa.record_batch({
-            "id": pa.array(list(rows), pa.int64()),
-            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(
-                np.array([[r, -r] for r in rows], dtype=np.float32))),
-            "img": pa.array(qv.VariableShapeTensorArray.from_numpy(
-                [None if r % 6 == 5 else image(r) for r in rows])),
-        })
+        batch = pa.record_batch(
+            {
+                "id": pa.array(list(rows), pa.int64()),
+                "emb": pa.array(
+                    qv.FixedShapeTensorArray.from_numpy(
+                        np.array([[r, -r] for r in rows], dtype=np.float32)
+                    )
+                ),
+                "img": pa.array(
+                    qv.VariableShapeTensorArray.from_numpy(
+                        [None if r % 6 == 5 else image(r) for r in rows]
+                    )
+                ),
+            }
+        )
         with pa.OSFile(str(folder / name), "wb") as sink:
             with pa.ipc.new_file(sink, batch.schema) as writer:
                 writer.write_batch(batch)
@@ -82,9 +91,13 @@ def epoch_ids(loader):
 @pytest.mark.parametrize("persistent", [False, True])
 def test_dataloader_with_two_workers_follows_set_epoch(dataset, context, persistent):
     ds = qd.TorchIterableDataset(dataset, batch_size=4, shuffle=True, seed=3)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2,
-                                         multiprocessing_context=context,
-                                         persistent_workers=persistent)
+    loader = torch.utils.data.DataLoader(
+        ds,
+        batch_size=None,
+        num_workers=2,
+        multiprocessing_context=context,
+        persistent_workers=persistent,
+    )
     orders = []
     for epoch in (0, 1, 0):
         ds.set_epoch(epoch)
@@ -106,15 +119,18 @@ def test_batches_arrive_as_tensors_with_padded_images(dataset):
                 continue
             h, w = image(r).shape
             np.testing.assert_array_equal(batch["img"][k, :h, :w].numpy(), image(r))
-            assert bool((batch["img"][k, h:] == 7).all()) and bool((batch["img"][k, :, w:] == 7).all())
+            assert bool((batch["img"][k, h:] == 7).all()) and bool(
+                (batch["img"][k, :, w:] == 7).all()
+            )
 
 
 @pytest.mark.parametrize("drop_last", [False, True])
 def test_ranks_times_workers_are_disjoint_and_cover_the_epoch(dataset, drop_last):
     per_rank = []
     for rank in range(2):
-        ds = qd.TorchIterableDataset(dataset, batch_size=3, shuffle=True, seed=5,
-                                     shard=(rank, 2), drop_last=drop_last)
+        ds = qd.TorchIterableDataset(
+            dataset, batch_size=3, shuffle=True, seed=5, shard=(rank, 2), drop_last=drop_last
+        )
         loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=2)
         per_rank.append(epoch_ids(loader))
     first, second = (set(ids) for ids in per_rank)

@@ -2,6 +2,7 @@
 C Data Interface format string: refused with the field named, as Arrow C++
 refuses it (decimal32 [1, 9], decimal64 [1, 18], decimal128 [1, 38],
 decimal256 [1, 76]); a negative scale is fine."""
+
 import ctypes
 import decimal
 import io
@@ -33,7 +34,7 @@ def _stream_with_precision(type_, precision):
     old = type_.precision.to_bytes(4, "little")
     at = data.find(old, 0, schema_end)
     assert at > 0 and data.find(old, at + 1, schema_end) < 0  # found once
-    data[at:at + 4] = precision.to_bytes(4, "little", signed=True)
+    data[at : at + 4] = precision.to_bytes(4, "little", signed=True)
     return bytes(data)
 
 
@@ -42,8 +43,11 @@ def test_ipc_schema_precision_is_checked(type_, name, most):
     assert qv.ipc.open_stream(_stream_with_precision(type_, most)).read_all().num_rows == 1
     for bad in (0, -3, most + 1, 1 << 30):
         data = _stream_with_precision(type_, bad)
-        with pytest.raises(ValueError, match=rf"price.*{name} precision {bad} is outside "
-                                             rf"\[1, {most}\]"):
+        with pytest.raises(
+            ValueError,
+            match=rf"price.*{name} precision {bad} is outside "
+            rf"\[1, {most}\]",
+        ):
             qv.ipc.open_stream(data).read_all()
 
 
@@ -69,13 +73,16 @@ class _Schema:
         return new(ctypes.addressof(self.struct), b"arrow_schema", None)
 
 
-@pytest.mark.parametrize("format_, message", [
-    ("d:39,2", r"decimal128 precision 39 is outside \[1, 38\]"),
-    ("d:0,2", r"decimal128 precision 0 is outside \[1, 38\]"),
-    ("d:77,2,256", r"decimal256 precision 77 is outside \[1, 76\]"),
-    ("d:10,2,32", r"decimal32 precision 10 is outside \[1, 9\]"),
-    ("d:19,-2,64", r"decimal64 precision 19 is outside \[1, 18\]"),
-])
+@pytest.mark.parametrize(
+    "format_, message",
+    [
+        ("d:39,2", r"decimal128 precision 39 is outside \[1, 38\]"),
+        ("d:0,2", r"decimal128 precision 0 is outside \[1, 38\]"),
+        ("d:77,2,256", r"decimal256 precision 77 is outside \[1, 76\]"),
+        ("d:10,2,32", r"decimal32 precision 10 is outside \[1, 9\]"),
+        ("d:19,-2,64", r"decimal64 precision 19 is outside \[1, 18\]"),
+    ],
+)
 def test_c_data_format_precision_is_checked(format_, message):
     schema = pa.schema([pa.field("price", pa.decimal128(10, 2))])
     sink = io.BytesIO()

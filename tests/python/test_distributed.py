@@ -4,6 +4,7 @@ store and tasks; quiver.ray.read_ipc -> map_batches (padding each batch)
 -> write_ipc, read back by pyarrow and quiver equal to a NumPy reference;
 quiver.dask.from_ipc arrays and bags equal to NumPy; tables scattered to
 Dask workers. Each part is skipped with a reason when its extra is absent."""
+
 import os
 import pathlib
 import sys
@@ -35,8 +36,9 @@ def dataset(folder, files=2, rows=10):
         imgs = np.random.default_rng(f).random((rows, 3, 4)).astype(np.float32)
         boxes = ragged_rows(rows, seed=f, nulls=(3,) if f == 0 else ())
         ids = np.arange(rows) + 100 * f
-        t = qv.table({"img": imgs, "boxes": qv.VariableShapeTensorArray.from_numpy(boxes),
-                      "id": ids})
+        t = qv.table(
+            {"img": imgs, "boxes": qv.VariableShapeTensorArray.from_numpy(boxes), "id": ids}
+        )
         qv.ipc.write_file(qv.concat_tables([t.slice(0, 4), t.slice(4)]), folder / f"part{f}.arrow")
         reference += [(imgs[i], boxes[i], int(ids[i])) for i in range(rows)]
     return reference
@@ -44,14 +46,21 @@ def dataset(folder, files=2, rows=10):
 
 # --- Ray ----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def ray():
-    ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'quiver-tensors[ray]'")
+    ray = pytest.importorskip(
+        "ray", reason="Ray is an optional extra: pip install 'quiver-tensors[ray]'"
+    )
     pytest.importorskip("ray.data")
     # Workers import quiver from where this process does.
     paths = os.pathsep.join(p for p in sys.path if p)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": paths}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": paths}},
+    )
     yield ray
     ray.shutdown()
 
@@ -106,8 +115,9 @@ def test_read_map_write_pipeline_against_numpy(ray, tmp_path):
 
     def pad(table):
         padded, shapes = table["boxes"].to_padded(pad_value=-1, allow_nulls=True)
-        return (table.append_column("padded", qv.FixedShapeTensorArray.from_numpy(padded))
-                .append_column("shape", np.ascontiguousarray(shapes[:, 0])))
+        return table.append_column(
+            "padded", qv.FixedShapeTensorArray.from_numpy(padded)
+        ).append_column("shape", np.ascontiguousarray(shapes[:, 0]))
 
     written = qr.write_ipc(qr.map_batches(ds, pad), tmp_path / "out")
     assert written and all(p.endswith(".arrow") for p in written)
@@ -128,8 +138,8 @@ def test_read_map_write_pipeline_against_numpy(ray, tmp_path):
             assert got_boxes is None and (got_padded == -1).all()
         else:
             np.testing.assert_array_equal(got_boxes, boxes)
-            np.testing.assert_array_equal(got_padded[:boxes.shape[0], :2], boxes)
-            assert (got_padded[boxes.shape[0]:] == -1).all()
+            np.testing.assert_array_equal(got_padded[: boxes.shape[0], :2], boxes)
+            assert (got_padded[boxes.shape[0] :] == -1).all()
 
 
 def test_plain_map_batches_with_quiver_inside(ray, tmp_path):
@@ -141,7 +151,11 @@ def test_plain_map_batches_with_quiver_inside(ray, tmp_path):
         table = qv.table(batch)
         assert table.schema.field("boxes").type.extension_name == "arrow.variable_shape_tensor"
         shapes = table["boxes"].shapes()
-        return table.select(["id"]).append_column("rows", np.ascontiguousarray(shapes[:, 0])).to_pyarrow()
+        return (
+            table.select(["id"])
+            .append_column("rows", np.ascontiguousarray(shapes[:, 0]))
+            .to_pyarrow()
+        )
 
     out = qr.read_ipc(tmp_path / "in").map_batches(lengths, batch_format="pyarrow").to_pandas()
     assert sorted(out["id"]) == list(range(10))
@@ -151,8 +165,9 @@ def test_a_quiver_table_returned_to_plain_map_batches_says_what_to_do(ray, tmp_p
     import quiver.ray as qr
 
     dataset(tmp_path / "in", files=1)
-    ds = qr.read_ipc(tmp_path / "in").map_batches(lambda batch: qv.table(batch),
-                                                 batch_format="pyarrow")
+    ds = qr.read_ipc(tmp_path / "in").map_batches(
+        lambda batch: qv.table(batch), batch_format="pyarrow"
+    )
     with pytest.raises(Exception, match=r"returned a quiver Table; .*batch\.to_pyarrow\(\)"):
         ds.take_all()
 
@@ -183,8 +198,12 @@ def test_qv_table_reads_rays_own_tensor_types(ray):
     import quiver.ray as qr
 
     rows = ragged_rows(5, nulls=())
-    canonical = qv.table({"boxes": qv.VariableShapeTensorArray.from_numpy(rows),
-                          "img": np.ones((5, 2, 2), np.float32)})
+    canonical = qv.table(
+        {
+            "boxes": qv.VariableShapeTensorArray.from_numpy(rows),
+            "img": np.ones((5, 2, 2), np.float32),
+        }
+    )
     rays = qr.to_ray_types(canonical)
     assert rays.schema.field("boxes").type.extension_name == "ray.data.arrow_variable_shaped_tensor"
     values = rays.column("boxes").chunk(0).storage.field("data").values.buffers()[1].address
@@ -196,18 +215,25 @@ def test_qv_table_reads_rays_own_tensor_types(ray):
     assert qv.record_batch(rays.to_batches()[0]) == canonical.combine_chunks().to_batches()[0]
     # Ray's own fixed-shape type too.
     from ray.data._internal.tensor_extensions.arrow import ArrowTensorArray
-    fixed = pa.table({"img": ArrowTensorArray.from_numpy(np.arange(12, dtype=np.int32).reshape(3, 2, 2))})
+
+    fixed = pa.table(
+        {"img": ArrowTensorArray.from_numpy(np.arange(12, dtype=np.int32).reshape(3, 2, 2))}
+    )
     assert qv.table(fixed)["img"].to_numpy().tolist() == np.arange(12).reshape(3, 2, 2).tolist()
 
 
 # --- Dask ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def client():
-    pytest.importorskip("dask.array", reason="Dask is an optional extra: pip install 'quiver-tensors[dask]'")
+    pytest.importorskip(
+        "dask.array", reason="Dask is an optional extra: pip install 'quiver-tensors[dask]'"
+    )
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -258,11 +284,14 @@ def test_from_arrow_of_a_ragged_column_gives_arrays_through_to_ray_types(ray):
     import quiver.ray as qr
 
     rows = ragged_rows(6, nulls=())
-    t = pa.table({"boxes": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)),
-                  "id": np.arange(6)})
+    t = pa.table(
+        {"boxes": pa.array(qv.VariableShapeTensorArray.from_numpy(rows)), "id": np.arange(6)}
+    )
 
     def shapes(batch):
-        return {"shape": np.array([str(getattr(b, "shape", type(b).__name__)) for b in batch["boxes"]])}
+        return {
+            "shape": np.array([str(getattr(b, "shape", type(b).__name__)) for b in batch["boxes"]])
+        }
 
     plain = ray.data.from_arrow(t).map_batches(shapes, batch_format="numpy").take_all()
     assert {r["shape"] for r in plain} == {"dict"}

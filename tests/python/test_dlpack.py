@@ -21,9 +21,13 @@ class DLDataType(ctypes.Structure):
 
 class DLTensor(ctypes.Structure):
     _fields_ = [
-        ("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
     ]
 
 
@@ -38,11 +42,17 @@ class DLManagedTensor(ctypes.Structure):
 VersionedDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
 LegacyDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
 DLManagedTensorVersioned._fields_ = [
-    ("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
-    ("deleter", VersionedDeleter), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor),
+    ("major", ctypes.c_uint32),
+    ("minor", ctypes.c_uint32),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", VersionedDeleter),
+    ("flags", ctypes.c_uint64),
+    ("dl_tensor", DLTensor),
 ]
 DLManagedTensor._fields_ = [
-    ("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", LegacyDeleter),
+    ("dl_tensor", DLTensor),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", LegacyDeleter),
 ]
 
 PyCapsule_New = ctypes.pythonapi.PyCapsule_New
@@ -118,13 +128,16 @@ def test_numpy_round_trips_every_dtype_both_struct_versions(dtype):
         np.testing.assert_array_equal(back.to_numpy(), x)
 
 
-@pytest.mark.parametrize("view", [
-    lambda x: x.T,
-    lambda x: x[:, ::2],
-    lambda x: x.transpose(2, 0, 1),
-    lambda x: x[1:, :0],
-    lambda x: x[0, 0, 0],
-])
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda x: x.T,
+        lambda x: x[:, ::2],
+        lambda x: x.transpose(2, 0, 1),
+        lambda x: x[1:, :0],
+        lambda x: x[0, 0, 0],
+    ],
+)
 def test_non_contiguous_permuted_empty_and_0d(view):
     x = sample("float64", (3, 4, 5))
     v = view(x)
@@ -149,11 +162,18 @@ def test_fixed_shape_tensor_array_exports_the_whole_column():
 
 def test_null_rows_refuse_to_export():
     import pyarrow as pa
+
     storage = pa.array([[1.0, 2.0], None], pa.list_(pa.float32(), 2))
-    field = pa.field("t", storage.type, metadata={
-        "ARROW:extension:name": "arrow.fixed_shape_tensor",
-        "ARROW:extension:metadata": '{"shape": [2]}'})
+    field = pa.field(
+        "t",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.fixed_shape_tensor",
+            "ARROW:extension:metadata": '{"shape": [2]}',
+        },
+    )
     from conftest import CapsuleProducer
+
     a = qv.array(CapsuleProducer(field.__arrow_c_schema__(), storage.__arrow_c_array__()[1]))
     with pytest.raises(BufferError, match="row 1 is null.*allow_nulls=True"):
         np.from_dlpack(a)
@@ -162,6 +182,7 @@ def test_null_rows_refuse_to_export():
 
 def test_bools():
     import pyarrow as pa
+
     x = np.array([[True, False, True], [False, False, True]])
     t = qv.from_dlpack(x)
     assert t.type.extension_name == "arrow.bool8"
@@ -172,10 +193,16 @@ def test_bools():
     assert np.from_dlpack(bool8_column).ctypes.data == x.ctypes.data
     # ... bit-packed Arrow bools need a copy, refused with copy=False.
     from conftest import CapsuleProducer
+
     storage = pa.array(x.tolist(), pa.list_(pa.bool_(), 3))
-    field = pa.field("t", storage.type, metadata={
-        "ARROW:extension:name": "arrow.fixed_shape_tensor",
-        "ARROW:extension:metadata": '{"shape": [3]}'})
+    field = pa.field(
+        "t",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.fixed_shape_tensor",
+            "ARROW:extension:metadata": '{"shape": [3]}',
+        },
+    )
     packed = qv.array(CapsuleProducer(field.__arrow_c_schema__(), storage.__arrow_c_array__()[1]))
     assert packed.type.value_type.id == "bool"
     unpacked = np.from_dlpack(packed)
@@ -248,16 +275,22 @@ def test_deleter_runs_once_on_success(versioned):
     assert p.calls == 1
 
 
-@pytest.mark.parametrize("spoil, error, match", [
-    (lambda m: setattr(m, "major", 2), NotImplementedError, "version 2.0 is not supported"),
-    (lambda m: setattr(m.dl_tensor, "ndim", -1), ValueError, "ndim -1"),
-    (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(5, 64, 1)), TypeError, "code 5"),
-    (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(6, 1, 1)), TypeError, "code 6, 1 bits"),
-    (lambda m: (setattr(m.dl_tensor, "data", 16), m.dl_tensor.strides.__setitem__(1, -1000)),
-     ValueError, "before the start of memory"),
-    (lambda m: m.dl_tensor.strides.__setitem__(0, 2**62), ValueError, "overflows"),
-    (lambda m: setattr(m.dl_tensor, "data", None), ValueError, "no data"),
-])
+@pytest.mark.parametrize(
+    "spoil, error, match",
+    [
+        (lambda m: setattr(m, "major", 2), NotImplementedError, "version 2.0 is not supported"),
+        (lambda m: setattr(m.dl_tensor, "ndim", -1), ValueError, "ndim -1"),
+        (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(5, 64, 1)), TypeError, "code 5"),
+        (lambda m: setattr(m.dl_tensor, "dtype", DLDataType(6, 1, 1)), TypeError, "code 6, 1 bits"),
+        (
+            lambda m: (setattr(m.dl_tensor, "data", 16), m.dl_tensor.strides.__setitem__(1, -1000)),
+            ValueError,
+            "before the start of memory",
+        ),
+        (lambda m: m.dl_tensor.strides.__setitem__(0, 2**62), ValueError, "overflows"),
+        (lambda m: setattr(m.dl_tensor, "data", None), ValueError, "no data"),
+    ],
+)
 def test_deleter_runs_once_on_every_failure(spoil, error, match):
     p = Producer(versioned=True)
     spoil(p.managed)
@@ -312,8 +345,9 @@ def test_round_trips_do_not_leak():
 
 
 # JAX keeps 64-bit types off unless jax_enable_x64 is set.
-@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32",
-                                   "float16", "float32", "bool"])
+@pytest.mark.parametrize(
+    "dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32", "bool"]
+)
 def test_jax_round_trip(dtype):
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")

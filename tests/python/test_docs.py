@@ -28,6 +28,7 @@ Markers, an HTML comment on the line right before a block:
       moved to file scope, so it may use QUIVER_RETURN_NOT_OK and
       QUIVER_ASSIGN_OR_RETURN and the names the parameters give it.
 """
+
 import importlib.util
 import os
 import pathlib
@@ -75,7 +76,7 @@ def available(name):
     if name.startswith("codec:"):
         import quiver
 
-        return name[len("codec:"):] in quiver.ipc.codecs()
+        return name[len("codec:") :] in quiver.ipc.codecs()
     return importlib.util.find_spec(name.split(".")[0]) is not None
 
 
@@ -95,7 +96,7 @@ def blocks(doc, language):
             continue
         line = text.count("\n", 0, match.start()) + 1  # the fence's line
         markers = {}
-        previous = text[:match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        previous = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
         marker = MARKER.search(previous)
         if marker:
             markers[marker.group(1)] = marker.group(2)
@@ -126,10 +127,18 @@ def test_python_blocks_run(doc, tmp_path):
     path = tmp_path / f"doc_script_{doc.stem}.py"  # not a module name the doc imports
     path.write_text(script)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=300, env=env)
+    run = subprocess.run(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert run.returncode == 0, (
-        f"{doc_id(doc)}'s python blocks fail (line numbers are the markdown's):\n{run.stderr[-4000:]}")
+        f"{doc_id(doc)}'s python blocks fail (line numbers are the markdown's):\n"
+        f"{run.stderr[-4000:]}"
+    )
     if skipped:  # shown with pytest -rP
         print(f"{doc_id(doc)}: blocks skipped for want of their modules: " + "; ".join(skipped))
 
@@ -137,11 +146,15 @@ def test_python_blocks_run(doc, tmp_path):
 def translation_unit(block):
     code = block.code
     if "cpp-fragment" in block.markers:
-        includes = [l for l in code.split("\n") if l.startswith("#include")]
-        body = [l for l in code.split("\n") if not l.startswith("#include")]
-        code = ("\n".join(includes) + "\n#include <quiver/quiver.h>\n"
-                f"quiver::Status DocFragment({block.markers['cpp-fragment']}) {{\n"
-                + f'#line {block.line}\n' + "\n".join(body) + "\n  return quiver::Status::OK();\n}\n")
+        includes = [line for line in code.split("\n") if line.startswith("#include")]
+        body = [line for line in code.split("\n") if not line.startswith("#include")]
+        code = (
+            "\n".join(includes) + "\n#include <quiver/quiver.h>\n"
+            f"quiver::Status DocFragment({block.markers['cpp-fragment']}) {{\n"
+            + f"#line {block.line}\n"
+            + "\n".join(body)
+            + "\n  return quiver::Status::OK();\n}\n"
+        )
         return code
     prefix = "" if re.search(r"^#include", code, re.M) else "#include <quiver/quiver.h>\n"
     return prefix + f"#line {block.line}\n" + code
@@ -157,15 +170,25 @@ def test_cpp_blocks_compile(block, tmp_path):
         pytest.skip("no C++ compiler")
     source = tmp_path / "block.cc"
     source.write_text(translation_unit(block))
-    run = subprocess.run([compiler, "-std=c++20", "-fsyntax-only", f"-I{INCLUDE}", str(source)],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [compiler, "-std=c++20", "-fsyntax-only", f"-I{INCLUDE}", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, f"{block.where} does not compile:\n{run.stderr[-4000:]}"
 
 
 def test_quiver_h_includes_every_public_header():
-    headers = sorted(p.name for p in (ROOT / "include" / "quiver").glob("*.h") if p.name != "quiver.h")
+    headers = sorted(
+        p.name for p in (ROOT / "include" / "quiver").glob("*.h") if p.name != "quiver.h"
+    )
     assert headers, "no public headers found"
-    included = set(re.findall(r'^#include "quiver/([\w.]+)"', (ROOT / "include/quiver/quiver.h").read_text(), re.M))
+    included = set(
+        re.findall(
+            r'^#include "quiver/([\w.]+)"', (ROOT / "include/quiver/quiver.h").read_text(), re.M
+        )
+    )
     missing = [h for h in headers if h not in included]
     assert not missing, f"include/quiver/quiver.h leaves out {missing}"
 
@@ -174,9 +197,11 @@ def test_the_markers_are_read(tmp_path):
     # A skip-test marker on a block whose module is absent skips it; one whose
     # modules are present runs it; a fragment marker reaches the wrapper.
     doc = tmp_path / "doc-marker-check.md"
-    doc.write_text("<!-- skip-test: needs no_such_module_here -->\n```python\nraise SystemExit(1)\n```\n"
-                   "<!-- skip-test: needs os -->\n```python\nx = 1\n```\n"
-                   "<!-- cpp-fragment: int n -->\n```cpp\nint m = n;\n```\n")
+    doc.write_text(
+        "<!-- skip-test: needs no_such_module_here -->\n```python\nraise SystemExit(1)\n```\n"
+        "<!-- skip-test: needs os -->\n```python\nx = 1\n```\n"
+        "<!-- cpp-fragment: int n -->\n```cpp\nint m = n;\n```\n"
+    )
     script, skipped = script_for(doc)
     assert "raise SystemExit" not in script and "x = 1" in script
     assert len(skipped) == 1 and "no_such_module_here" in skipped[0]
@@ -189,8 +214,9 @@ def test_a_codec_marker_needs_that_codec():
     import quiver
 
     doc_lines = "<!-- skip-test: needs codec:zstd, codec:lz4 -->\n```python\nx = 1\n```\n"
-    block = Block(ROOT / "README.md", "python", "x = 1\n", 3,
-                  {"skip-test": "needs codec:zstd, codec:lz4"})
+    block = Block(
+        ROOT / "README.md", "python", "x = 1\n", 3, {"skip-test": "needs codec:zstd, codec:lz4"}
+    )
     assert MARKER.search(doc_lines.split("\n")[0])
     missing = [c for c in ("zstd", "lz4") if c not in quiver.ipc.codecs()]
     assert block.missing_modules() == [f"codec:{c}" for c in missing]
@@ -215,11 +241,18 @@ def test_first_contact_docs_run_on_the_minimal_install(doc, tmp_path):
     path = tmp_path / f"doc_script_{doc.stem}.py"
     path.write_text(script)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=300, env=env)
+    run = subprocess.run(
+        [sys.executable, str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert run.returncode == 0, (
         f"{doc_id(doc)}'s unmarked python blocks fail on a NumPy + pyarrow install without "
-        f"codecs (line numbers are the markdown's):\n{run.stderr[-4000:]}")
+        f"codecs (line numbers are the markdown's):\n{run.stderr[-4000:]}"
+    )
 
 
 # The README is a getting-started page (its anchors: nanoarrow's 182 lines,
@@ -230,8 +263,11 @@ README_MAX_LINES = 250
 def test_readme_stays_a_getting_started_page():
     lines = (ROOT / "README.md").read_text().count("\n")
     assert lines < README_MAX_LINES, (
-        f"README.md has {lines} lines; keep it under {README_MAX_LINES} and move details to docs/")
-    assert "(docs/index.md)" in (ROOT / "README.md").read_text(), "README.md must link docs/index.md"
+        f"README.md has {lines} lines; keep it under {README_MAX_LINES} and move details to docs/"
+    )
+    assert "(docs/index.md)" in (ROOT / "README.md").read_text(), (
+        "README.md must link docs/index.md"
+    )
 
 
 def test_every_docs_page_is_linked_from_the_index():

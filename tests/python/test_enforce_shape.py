@@ -15,6 +15,7 @@ def ragged(shapes, **kwargs):
 
 # --- The proposal's examples (docs/formats.md, "enforce_shape") -------------
 
+
 def test_proposal_fixes_the_dimensionality():
     x = np.zeros((2, 5, 7))
     result = qv.enforce_shape(x, [None, None, None])
@@ -22,8 +23,10 @@ def test_proposal_fixes_the_dimensionality():
     x2, [d1, d2, d3] = result
     assert (d1, d2, d3) == (2, 5, 7)
     assert all(type(d) is int for d in (d1, d2, d3))
-    with pytest.raises(ValueError, match=re.escape(
-            "expected 3 axes, got 2; pattern [None, None, None] vs shape (2, 5)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("expected 3 axes, got 2; pattern [None, None, None] vs shape (2, 5)"),
+    ):
         qv.enforce_shape(np.zeros((2, 5)), [None, None, None])
 
 
@@ -33,8 +36,10 @@ def test_proposal_symbol_none_and_size():
     x = np.zeros((6, 9, 4))
     x2, [d1, d2, d3] = qv.enforce_shape(x, ["d1", None, 4], bindings=b)
     assert x2 is x and (d1, d2, d3) == (6, 9, 4)
-    with pytest.raises(ValueError, match=re.escape(
-            "axis 2 (4): expected 4, got 5; pattern [d1, None, 4] vs shape (6, 9, 5)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("axis 2 (4): expected 4, got 5; pattern [d1, None, 4] vs shape (6, 9, 5)"),
+    ):
         qv.enforce_shape(np.zeros((6, 9, 5)), ["d1", None, 4], bindings=b)
     with pytest.raises(ValueError, match=re.escape("axis 0 ('d1'): expected 6, got 7")):
         qv.enforce_shape(np.zeros((7, 9, 4)), ["d1", None, 4], bindings=b)
@@ -47,8 +52,12 @@ def test_proposal_ellipsis_in_the_middle():
     assert (d1, d2, axes, n_elements, d3) == (1, 2, (4, 5), 20, 3)
     _, [_, _, (axes, n_elements), _] = qv.enforce_shape(np.zeros((1, 2, 3)), [1, None, ..., 3])
     assert axes == () and n_elements == 1
-    with pytest.raises(ValueError, match=re.escape(
-            "expected at least 3 axes, got 2; pattern [1, None, ..., 3] vs shape (1, 3)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "expected at least 3 axes, got 2; pattern [1, None, ..., 3] vs shape (1, 3)"
+        ),
+    ):
         qv.enforce_shape(np.zeros((1, 3)), [1, None, ..., 3])
 
 
@@ -63,6 +72,7 @@ def test_proposal_flatten_and_restore_leading_axes():
 
 
 # --- Pattern forms ----------------------------------------------------------
+
 
 def test_string_and_list_forms_agree():
     x = np.zeros((8, 3, 4, 2))
@@ -95,9 +105,13 @@ def test_ellipsis_start_middle_end_and_zero_axes():
 def test_skip_and_repeated_symbols():
     assert qv.enforce_shape(np.zeros((7, 5, 3)), "_ n 3")[1] == [7, 5, 3]
     assert qv.enforce_shape(np.zeros((4, 4)), "n n")[1] == [4, 4]
-    with pytest.raises(ValueError, match=re.escape(
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
             "axis 1 ('n'): expected 3, got 4; pattern [n, n] vs shape (3, 4); symbol 'n' is 3 from "
-            "axis 0 of shape (3, 4) but 4 from axis 1 of shape (3, 4)")):
+            "axis 0 of shape (3, 4) but 4 from axis 1 of shape (3, 4)"
+        ),
+    ):
         qv.enforce_shape(np.zeros((3, 4)), "n n")
 
 
@@ -107,10 +121,14 @@ def test_named_ellipsis_agrees_across_calls():
     assert dims == [8, ((3, 4), 12), 2]
     assert b["rest"] == (3, 4) and dict(b) == {"b": 8, "rest": (3, 4)}
     qv.enforce_shape(np.zeros((3, 4)), "*rest", bindings=b)
-    with pytest.raises(ValueError, match=re.escape(
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
             "axes 0 to 1 ('*rest'): expected (3, 4), got (3, 5); pattern [*rest] vs shape (3, 5); "
             "symbol '*rest' is (3, 4) from axes 1 to 2 of shape (8, 3, 4, 2) but (3, 5) from "
-            "axes 0 to 1 of shape (3, 5)")):
+            "axes 0 to 1 of shape (3, 5)"
+        ),
+    ):
         qv.enforce_shape(np.zeros((3, 5)), "*rest", bindings=b)
 
 
@@ -134,9 +152,14 @@ def test_shared_bindings_across_two_arrays():
     images, labels = np.zeros((8, 32, 32, 3)), np.zeros(8, np.int64)
     qv.enforce_shape(images, "b h w 3", bindings=b)
     assert qv.enforce_shape(labels, "b", bindings=b)[1] == [8]
-    with pytest.raises(ValueError, match=re.escape(
-            "axis 0 ('b'): expected 8, got 4; pattern [b] vs shape (4,); symbol 'b' is 8 from axis 0 "
-            "of shape (8, 32, 32, 3) but 4 from axis 0 of shape (4,)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "axis 0 ('b'): expected 8, got 4; pattern [b] vs shape (4,); symbol 'b' is 8 from axis "
+            "0 "
+            "of shape (8, 32, 32, 3) but 4 from axis 0 of shape (4,)"
+        ),
+    ):
         qv.enforce_shape(np.zeros(4), "b", bindings=b)
     # A failed check binds nothing.
     with pytest.raises(ValueError):
@@ -146,6 +169,7 @@ def test_shared_bindings_across_two_arrays():
 
 # --- Inputs -----------------------------------------------------------------
 
+
 def test_quiver_tensors_and_columns():
     nd = np.zeros((4, 2, 3), np.float32)
     t = qv.Tensor.from_numpy(nd)
@@ -153,8 +177,10 @@ def test_quiver_tensors_and_columns():
     col = qv.FixedShapeTensorArray.from_numpy(nd)
     result = qv.enforce_shape(col, "rows h w")
     assert result[0] is col and result[1] == [4, 2, 3]
-    with pytest.raises(ValueError, match=re.escape(
-            "axis 2 (4): expected 4, got 3; pattern [rows, h, 4] vs shape (4, 2, 3)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("axis 2 (4): expected 4, got 3; pattern [rows, h, 4] vs shape (4, 2, 3)"),
+    ):
         qv.enforce_shape(col, "rows h 4")
 
 
@@ -194,38 +220,63 @@ def test_hostile_shapes_and_patterns():
         qv.enforce_shape(Shaped((2**70,)), "a")
     with pytest.raises(ValueError, match="the product of axes 0 to 1"):
         qv.enforce_shape(Shaped((2**62, 2**62)), "...")
-    with pytest.raises(TypeError, match="pattern must be a str, a list or tuple of entries, or a "
-                                        "quiver.ShapePattern, not int"):
+    with pytest.raises(
+        TypeError,
+        match="pattern must be a str, a list or tuple of entries, or a "
+        "quiver.ShapePattern, not int",
+    ):
         qv.enforce_shape(np.zeros(3), 3)
-    with pytest.raises(TypeError, match="pattern entry 1 must be an int, None, ..., or a str, not float"):
+    with pytest.raises(
+        TypeError, match="pattern entry 1 must be an int, None, ..., or a str, not float"
+    ):
         qv.enforce_shape(np.zeros((3, 3)), ["a", 1.5])
     with pytest.raises(TypeError, match="bindings must be a quiver.Bindings or None, not dict"):
         qv.enforce_shape(np.zeros(3), "a", bindings={})
     long_pattern = " ".join(f"d{i}" for i in range(300))
-    assert len(qv.enforce_shape(np.zeros((1,) * 32).reshape((1,) * 32), " ".join(["_"] * 32))[1]) == 32
+    assert (
+        len(qv.enforce_shape(np.zeros((1,) * 32).reshape((1,) * 32), " ".join(["_"] * 32))[1]) == 32
+    )
     assert len(qv.enforce_shape(Shaped((1,) * 300), long_pattern)[1]) == 300
     assert qv.enforce_shape(np.zeros((2, 3)), "hoehe w_2")[1] == [2, 3]
 
 
 def test_names_and_the_ellipsis_are_ascii():
-    with pytest.raises(ValueError, match="'\u2026' \\(U\\+2026, one ellipsis character\\) is not '...'"):
+    with pytest.raises(
+        ValueError, match="'\u2026' \\(U\\+2026, one ellipsis character\\) is not '...'"
+    ):
         qv.enforce_shape(np.zeros((2, 3)), "b \u2026")
     with pytest.raises(ValueError, match="'\u00f6' \\(U\\+00F6\\) is not one"):
         qv.enforce_shape(np.zeros((2, 3)), "h\u00f6he w")
-    with pytest.raises(ValueError, match="U\\+0663"):  # an Arabic-Indic digit 3 does not start a name
+    with pytest.raises(
+        ValueError, match="U\\+0663"
+    ):  # an Arabic-Indic digit 3 does not start a name
         qv.enforce_shape(np.zeros(3), ["\u0663"])
 
 
 def test_pattern_errors_name_token_and_position():
-    with pytest.raises(ValueError, match=re.escape(
-            "pattern entry 2 '...' at character 6: a pattern has at most one ellipsis (entry 1 is one already)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "pattern entry 2 '...' at character 6: a pattern has at most one ellipsis (entry 1 is "
+            "one already)"
+        ),
+    ):
         qv.ShapePattern("b ... ... c")
-    with pytest.raises(ValueError, match=re.escape("pattern entry 2 '*r' at character 6: a pattern has at most one")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("pattern entry 2 '*r' at character 6: a pattern has at most one"),
+    ):
         qv.enforce_shape(np.zeros(3), "b ... *r")
-    with pytest.raises(ValueError, match=re.escape(
-            "pattern entry 1 'h!' at character 2: not a size, a name, '_', '...' or '*name'")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "pattern entry 1 'h!' at character 2: not a size, a name, '_', '...' or '*name'"
+        ),
+    ):
         qv.ShapePattern("b h! w")
-    with pytest.raises(ValueError, match=re.escape("pattern entry 2 '...': a pattern has at most one ellipsis")):
+    with pytest.raises(
+        ValueError, match=re.escape("pattern entry 2 '...': a pattern has at most one ellipsis")
+    ):
         qv.ShapePattern(["b", ..., ...])
     with pytest.raises(ValueError, match="pattern entry 0 .-3. at character 0: sizes must be >= 0"):
         qv.ShapePattern("-3")
@@ -240,24 +291,34 @@ def test_pattern_errors_name_token_and_position():
 def test_error_messages_name_axis_entry_and_shapes():
     with pytest.raises(ValueError) as info:
         qv.enforce_shape(np.zeros((8, 32, 32, 4)), "b h w 3")
-    assert str(info.value) == "axis 3 (3): expected 3, got 4; pattern [b, h, w, 3] vs shape (8, 32, 32, 4)"
+    assert (
+        str(info.value)
+        == "axis 3 (3): expected 3, got 4; pattern [b, h, w, 3] vs shape (8, 32, 32, 4)"
+    )
     b = qv.Bindings()
     qv.enforce_shape(np.zeros(3), "c", bindings=b)
     with pytest.raises(ValueError) as info:
         qv.enforce_shape(np.zeros((8, 32, 32, 4)), "b h w c", bindings=b)
     assert str(info.value) == (
         "axis 3 ('c'): expected 3, got 4; pattern [b, h, w, c] vs shape (8, 32, 32, 4); symbol 'c' "
-        "is 3 from axis 0 of shape (3,) but 4 from axis 3 of shape (8, 32, 32, 4)")
+        "is 3 from axis 0 of shape (3,) but 4 from axis 3 of shape (8, 32, 32, 4)"
+    )
     with pytest.raises(ValueError) as info:
         qv.enforce_shape(np.zeros((8, 32)), "b h w 3")
     assert str(info.value) == "expected 4 axes, got 2; pattern [b, h, w, 3] vs shape (8, 32)"
     qv.enforce_shape(np.zeros(5), "n", bindings=b)
-    with pytest.raises(ValueError, match=re.escape(
-            "axis 0 ('*n'): 'n' is bound as a symbol from axis 0 of shape (5,); pattern [*n] vs shape (2,)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "axis 0 ('*n'): 'n' is bound as a symbol from axis 0 of shape (5,); pattern [*n] vs "
+            "shape (2,)"
+        ),
+    ):
         qv.enforce_shape(np.zeros(2), "*n", bindings=b)
 
 
 # --- Ragged columns -----------------------------------------------------------
+
 
 def test_ragged_column_binds_per_row_sizes():
     col = ragged([(3, 4, 6), (3, 8, 8), None, (3, 2, 5)])
@@ -275,15 +336,25 @@ def test_ragged_column_binds_per_row_sizes():
     qv.enforce_shape(masks, "n h w", bindings=b)
     with pytest.raises(ValueError) as info:
         qv.check_shapes(images="n 3 h w", masks="n h w")(lambda images, masks: None)(
-            col, ragged([(4, 6), (8, 8), (1, 1), (2, 7)]))
+            col, ragged([(4, 6), (8, 8), (1, 1), (2, 7)])
+        )
     assert str(info.value) == (
-        "argument 'masks': row 3: axis 2 ('w'): expected 5, got 7; pattern [n, h, w] vs shape (4, 2, 7); "
-        "symbol 'w' is 5 from argument 'images' axis 3 but 7 from argument 'masks' axis 2")
-    with pytest.raises(ValueError, match=re.escape(
-            "row 1: axis 2 (4): expected 4, got 8; pattern [n, 3, 4, w] vs shape (4, 3, 8, 8)")):
+        "argument 'masks': row 3: axis 2 ('w'): expected 5, got 7; pattern [n, h, w] vs shape (4, "
+        "2, 7); "
+        "symbol 'w' is 5 from argument 'images' axis 3 but 7 from argument 'masks' axis 2"
+    )
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "row 1: axis 2 (4): expected 4, got 8; pattern [n, 3, 4, w] vs shape (4, 3, 8, 8)"
+        ),
+    ):
         qv.enforce_shape(col, "n 3 4 w")
-    with pytest.raises(ValueError, match="symbol 'h' has per-row sizes for 4 rows from axis 2 of a "
-                                         "variable-shape column of 4 rows but 2 rows"):
+    with pytest.raises(
+        ValueError,
+        match="symbol 'h' has per-row sizes for 4 rows from axis 2 of a "
+        "variable-shape column of 4 rows but 2 rows",
+    ):
         qv.enforce_shape(ragged([(4, 6), (8, 9)]), "m h w", bindings=b)
 
 
@@ -321,6 +392,7 @@ def test_ragged_all_null_rows():
 
 # --- The decorator ------------------------------------------------------------
 
+
 def test_check_shapes_decorator():
     @qv.check_shapes(images="b h w 3", labels="b", returns="b k")
     def model(images, labels, k=10):
@@ -332,18 +404,27 @@ def test_check_shapes_decorator():
     with pytest.raises(ValueError) as info:
         model(np.zeros((8, 4, 4, 3)), np.zeros(4))
     assert str(info.value) == (
-        "argument 'labels': axis 0 ('b'): expected 8, got 4; pattern [b] vs shape (4,); symbol 'b' is 8 "
-        "from argument 'images' axis 0 but 4 from argument 'labels' axis 0")
-    with pytest.raises(ValueError, match=re.escape("argument 'images': axis 3 (3): expected 3, got 1")):
+        "argument 'labels': axis 0 ('b'): expected 8, got 4; pattern [b] vs shape (4,); symbol 'b' "
+        "is 8 "
+        "from argument 'images' axis 0 but 4 from argument 'labels' axis 0"
+    )
+    with pytest.raises(
+        ValueError, match=re.escape("argument 'images': axis 3 (3): expected 3, got 1")
+    ):
         model(np.zeros((8, 4, 4, 1)), np.zeros(8))
 
     @qv.check_shapes(x="b n", returns="b")
     def bad(x):
         return np.zeros(x.shape[0] + 1)
 
-    with pytest.raises(ValueError, match=re.escape(
-            "return value: axis 0 ('b'): expected 2, got 3; pattern [b] vs shape (3,); symbol 'b' is 2 "
-            "from argument 'x' axis 0 but 3 from return value axis 0")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "return value: axis 0 ('b'): expected 2, got 3; pattern [b] vs shape (3,); symbol 'b' "
+            "is 2 "
+            "from argument 'x' axis 0 but 3 from return value axis 0"
+        ),
+    ):
         bad(np.zeros((2, 5)))
     # Each call has its own bindings.
     bad.__wrapped__(np.zeros((1, 1)))

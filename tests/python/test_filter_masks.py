@@ -4,6 +4,7 @@ numpy.ma masked entry, a None in a list) selects nothing, as pyarrow's
 default null_selection_behavior="drop" has it; at every filter entry
 point (Table, RecordBatch, ChunkedArray, FixedShapeTensorArray,
 VariableShapeTensorArray)."""
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -19,9 +20,16 @@ def _data():
     cells = np.arange(ROWS * 4, dtype=np.float32).reshape(ROWS, 2, 2)
     fixed = pa.FixedShapeTensorArray.from_numpy_ndarray(cells)
     ragged = qv.VariableShapeTensorArray.from_numpy(
-        [np.full((r % 3, 2), r, np.int32) for r in range(ROWS)])
-    table = pa.table({"i": pa.chunked_array([[0, 1, 2], [3, 4, 5]], pa.int64()),
-                      "s": pa.array(list("abcdef")), "fixed": fixed, "ragged": pa.array(ragged)})
+        [np.full((r % 3, 2), r, np.int32) for r in range(ROWS)]
+    )
+    table = pa.table(
+        {
+            "i": pa.chunked_array([[0, 1, 2], [3, 4, 5]], pa.int64()),
+            "s": pa.array(list("abcdef")),
+            "fixed": fixed,
+            "ragged": pa.array(ragged),
+        }
+    )
     return table, fixed, ragged
 
 
@@ -38,12 +46,17 @@ def _masks():
         "quiver_array": qv.array(pa.array(VALUES, pa.bool_())),
         "quiver_chunked": qv.chunked_array(pa.chunked_array([VALUES[:4], VALUES[4:]], pa.bool_())),
         # The data under a masked entry is True: masked means null, not its value.
-        "numpy_ma": np.ma.masked_array([True if m else f for f, m in zip(filled, MASKED)],
-                                       mask=MASKED),
+        "numpy_ma": np.ma.masked_array(
+            [True if m else f for f, m in zip(filled, MASKED)], mask=MASKED
+        ),
         "list_with_none": list(VALUES),
-        "bool8": qv.array(pa.ExtensionArray.from_storage(
-            pa.bool8(), pa.array([None if v is None else 2 * int(v) for v in VALUES], pa.int8())))
-        if hasattr(pa, "bool8") else None,
+        "bool8": qv.array(
+            pa.ExtensionArray.from_storage(
+                pa.bool8(), pa.array([None if v is None else 2 * int(v) for v in VALUES], pa.int8())
+            )
+        )
+        if hasattr(pa, "bool8")
+        else None,
     }
 
 

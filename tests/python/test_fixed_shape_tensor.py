@@ -1,4 +1,5 @@
 """FixedShapeTensorArray: NumPy views, permutations and copies."""
+
 import itertools
 
 import numpy as np
@@ -128,7 +129,9 @@ def test_non_contiguous_copies_only_when_allowed():
     rows_reversed = base[::-1]
     with pytest.raises(ValueError, match="a copy is needed"):
         qv.FixedShapeTensorArray.from_numpy(rows_reversed, copy=False)
-    np.testing.assert_array_equal(qv.FixedShapeTensorArray.from_numpy(rows_reversed).to_numpy(), rows_reversed)
+    np.testing.assert_array_equal(
+        qv.FixedShapeTensorArray.from_numpy(rows_reversed).to_numpy(), rows_reversed
+    )
     dense = np.ones((3, 2), dtype=np.int8)
     forced = qv.FixedShapeTensorArray.from_numpy(dense, copy=True)
     assert forced.to_numpy().ctypes.data != dense.ctypes.data
@@ -238,7 +241,9 @@ def test_fixed_shape_take_filter_concat_slices():
 
 
 def test_to_numpy_into_a_reusable_output():
-    col = qv.FixedShapeTensorArray.from_numpy(np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1))
+    col = qv.FixedShapeTensorArray.from_numpy(
+        np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1)
+    )
     out = np.empty((4, 2, 3), np.float32)
     assert col.to_numpy(out=out) is out
     np.testing.assert_array_equal(out, cells())

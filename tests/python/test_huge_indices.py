@@ -2,6 +2,7 @@
 64 bits) are IndexErrors that quote the index as written, for row access,
 take() and tensor indexing alike: never a wrapped -1, a clipped value or a
 TypeError about overloads."""
+
 import re
 
 import numpy as np
@@ -16,27 +17,46 @@ def columns():
     fixed = qv.FixedShapeTensorArray.from_numpy(np.zeros((4, 2), np.float32))
     ragged = qv.VariableShapeTensorArray.from_numpy([np.zeros(2)] * 4)
     table = qv.table({"x": np.arange(4), "f": fixed})
-    return {"fixed": fixed, "ragged": ragged, "chunked": table["x"], "chunked_fixed": table["f"],
-            "table": table}
+    return {
+        "fixed": fixed,
+        "ragged": ragged,
+        "chunked": table["x"],
+        "chunked_fixed": table["f"],
+        "table": table,
+    }
 
 
 @pytest.mark.parametrize("index", HUGE, ids=str)
 @pytest.mark.parametrize("name", ["fixed", "ragged", "chunked", "chunked_fixed"])
 def test_row_access(name, index):
     column = columns()[name]
-    with pytest.raises(IndexError, match=rf"^index {re.escape(str(int(index)))} is out of range "
-                                         r"for 4 rows$"):
+    with pytest.raises(
+        IndexError,
+        match=rf"^index {re.escape(str(int(index)))} is out of range "
+        r"for 4 rows$",
+    ):
         column[index]
 
 
-@pytest.mark.parametrize("indices", [
-    np.array([0, 2**64 - 1], np.uint64), [0, 2**64 - 1], [1, 2**70], [0, -(2**63) - 1],
-    np.array([1, 2**64 - 1], dtype=object)], ids=repr)
+@pytest.mark.parametrize(
+    "indices",
+    [
+        np.array([0, 2**64 - 1], np.uint64),
+        [0, 2**64 - 1],
+        [1, 2**70],
+        [0, -(2**63) - 1],
+        np.array([1, 2**64 - 1], dtype=object),
+    ],
+    ids=repr,
+)
 @pytest.mark.parametrize("name", ["fixed", "ragged", "chunked", "table"])
 def test_take(name, indices):
     value = str(int(np.asarray(indices, dtype=object)[1]))
-    with pytest.raises(IndexError, match=rf"^index {re.escape(value)} at position 1 is out of "
-                                         r"range for 4 rows$"):
+    with pytest.raises(
+        IndexError,
+        match=rf"^index {re.escape(value)} at position 1 is out of "
+        r"range for 4 rows$",
+    ):
         columns()[name].take(indices)
 
 

@@ -1,6 +1,7 @@
 """`import quiver` stays cheap: it brings no module it does not need at
 import time (docs/benchmarks.md's import-time figure rests on this). Each check
 runs in a fresh interpreter, from an empty folder."""
+
 import subprocess
 import sys
 
@@ -16,8 +17,9 @@ NOT_AT_IMPORT = ["inspect", "importlib.abc", "numpy", "pyarrow", "ray", "dask", 
 @pytest.mark.parametrize("module", NOT_AT_IMPORT)
 def test_import_quiver_does_not_import(module, tmp_path):
     code = f"import sys, quiver; print({module!r} in sys.modules)"
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "False", f"import quiver imports {module}"
 
@@ -35,6 +37,7 @@ import pyarrow as pa, pickle
 t = pa.array(qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 3))])).type
 assert pickle.loads(pickle.dumps(t)) == t   # the import hook registered pyarrow's pickling
 """
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr

@@ -1,5 +1,6 @@
 """Arrow IPC streams, files and the Tensor message, checked against pyarrow
 in both directions, and the errors hostile bytes get."""
+
 import gc
 import io
 import os
@@ -20,23 +21,31 @@ def sample_table(rows=6):
     fixed = qv.FixedShapeTensorArray.from_numpy(images.transpose(0, 2, 1), dim_names=["W", "H"])
     ragged = qv.VariableShapeTensorArray.from_numpy(
         [np.full((2, i + 1), i, np.int16) if i % 4 != 3 else None for i in range(rows)],
-        dim_names=["C", "L"], uniform_shape=[2, None])
+        dim_names=["C", "L"],
+        uniform_shape=[2, None],
+    )
     cells = pa.array(fixed)
     mask = pa.array([i % 5 == 2 for i in range(rows)])
     cells_with_nulls = pa.ExtensionArray.from_storage(
-        cells.type, pa.FixedSizeListArray.from_arrays(cells.storage.flatten(), 6, mask=mask))
-    return pa.table({
-        "id": pa.array(range(rows), pa.int64()),
-        "score": pa.array([i / 3 if i % 2 else None for i in range(rows)], pa.float32()),
-        "flag": pa.array([i % 3 == 0 for i in range(rows)]),
-        "label": pa.array([f"row {i}" if i % 4 else None for i in range(rows)]),
-        "big_label": pa.array([f"L{i}" * i for i in range(rows)], pa.large_string()),
-        "blob": pa.array([bytes([i]) * i for i in range(rows)], pa.binary()),
-        "tags": pa.array([[i, i + 1] if i % 3 else [] for i in range(rows)], pa.list_(pa.int32())),
-        "point": pa.array([{"x": i, "y": float(i)} for i in range(rows)]),
-        "image": cells_with_nulls,
-        "ragged": pa.array(ragged),
-    }, metadata={"dataset": "quiver sample", "version": "1"})
+        cells.type, pa.FixedSizeListArray.from_arrays(cells.storage.flatten(), 6, mask=mask)
+    )
+    return pa.table(
+        {
+            "id": pa.array(range(rows), pa.int64()),
+            "score": pa.array([i / 3 if i % 2 else None for i in range(rows)], pa.float32()),
+            "flag": pa.array([i % 3 == 0 for i in range(rows)]),
+            "label": pa.array([f"row {i}" if i % 4 else None for i in range(rows)]),
+            "big_label": pa.array([f"L{i}" * i for i in range(rows)], pa.large_string()),
+            "blob": pa.array([bytes([i]) * i for i in range(rows)], pa.binary()),
+            "tags": pa.array(
+                [[i, i + 1] if i % 3 else [] for i in range(rows)], pa.list_(pa.int32())
+            ),
+            "point": pa.array([{"x": i, "y": float(i)} for i in range(rows)]),
+            "image": cells_with_nulls,
+            "ragged": pa.array(ragged),
+        },
+        metadata={"dataset": "quiver sample", "version": "1"},
+    )
 
 
 def field_with_metadata(table):
@@ -59,8 +68,10 @@ def test_quiver_writes_pyarrow_reads(codec, sliced):
     table = field_with_metadata(sample_table(9))
     if sliced:
         table = table.slice(3, 5)
-    for new, open_ in [(qv.ipc.new_file, lambda b: pai.open_file(b).read_all()),
-                       (qv.ipc.new_stream, lambda b: pai.open_stream(b).read_all())]:
+    for new, open_ in [
+        (qv.ipc.new_file, lambda b: pai.open_file(b).read_all()),
+        (qv.ipc.new_stream, lambda b: pai.open_stream(b).read_all()),
+    ]:
         buf = io.BytesIO()
         with new(buf, table.schema, compression=codec) as writer:
             writer.write(table)
@@ -111,8 +122,11 @@ def test_memory_map_is_zero_copy_and_outlives_the_reader(tmp_path):
     images = reader.get_batch(0).column("image").to_numpy(allow_nulls=True)
     address = images.__array_interface__["data"][0]
     with open("/proc/self/maps") as maps:
-        ranges = [tuple(int(x, 16) for x in line.split()[0].split("-"))
-                  for line in maps if str(path) in line]
+        ranges = [
+            tuple(int(x, 16) for x in line.split()[0].split("-"))
+            for line in maps
+            if str(path) in line
+        ]
     assert any(lo <= address < hi for lo, hi in ranges)
     del reader
     gc.collect()
@@ -138,9 +152,13 @@ def test_tensor_message_both_ways(dtype):
     for view in (x, np.asfortranarray(x), x[:, ::2, 1:]):
         buf = io.BytesIO()
         qv.ipc.write_tensor(qv.Tensor.from_numpy(view), buf)
-        np.testing.assert_array_equal(pai.read_tensor(pa.BufferReader(buf.getvalue())).to_numpy(), view)
+        np.testing.assert_array_equal(
+            pai.read_tensor(pa.BufferReader(buf.getvalue())).to_numpy(), view
+        )
         sink = pa.BufferOutputStream()
-        pai.write_tensor(pa.Tensor.from_numpy(np.ascontiguousarray(view), dim_names=["a", "b", "c"]), sink)
+        pai.write_tensor(
+            pa.Tensor.from_numpy(np.ascontiguousarray(view), dim_names=["a", "b", "c"]), sink
+        )
         back = qv.ipc.read_tensor(sink.getvalue().to_pybytes())
         np.testing.assert_array_equal(back.to_numpy(), view)
         assert back.dim_names == ["a", "b", "c"]
@@ -184,9 +202,9 @@ def test_truncated_streams_and_files_are_errors():
     with pytest.raises(ValueError, match="bytes of metadata, 192 are left"):
         read_stream(data[:200])
     schema_end = int.from_bytes(data[4:8], "little") + 8
-    batch_meta = int.from_bytes(data[schema_end + 4:schema_end + 8], "little")
+    batch_meta = int.from_bytes(data[schema_end + 4 : schema_end + 8], "little")
     with pytest.raises(ValueError, match=f"message at byte {schema_end} claims a body of"):
-        read_stream(data[:schema_end + 8 + batch_meta + 16])
+        read_stream(data[: schema_end + 8 + batch_meta + 16])
     fdata = file_bytes()
     for cut in range(0, len(fdata), 9):
         with pytest.raises(ERRORS):
@@ -218,11 +236,14 @@ def test_oversized_decompression_claim_is_refused():
     # The first compressed buffer of the first batch starts with its
     # uncompressed length: claim 2^60 bytes.
     schema_len = int.from_bytes(data[4:8], "little") + 8
-    batch_meta = int.from_bytes(data[schema_len + 4:schema_len + 8], "little")
+    batch_meta = int.from_bytes(data[schema_len + 4 : schema_len + 8], "little")
     body = schema_len + 8 + batch_meta
-    first = next(i for i in range(body, len(data) - 8, 8)
-                 if int.from_bytes(data[i:i + 8], "little", signed=True) > 0)
-    data[first:first + 8] = (1 << 60).to_bytes(8, "little")
+    first = next(
+        i
+        for i in range(body, len(data) - 8, 8)
+        if int.from_bytes(data[i : i + 8], "little", signed=True) > 0
+    )
+    data[first : first + 8] = (1 << 60).to_bytes(8, "little")
     with pytest.raises(ValueError, match="decompressed bytes; the limit is"):
         read_stream(bytes(data))
 
@@ -232,8 +253,9 @@ def test_max_decompressed_buffer_can_be_lowered(tmp_path):
     # untrusted data lowers the limit below the 16 GiB default.
     table = pa.table({"zeros": np.zeros(1 << 20, np.int64)})  # 8 MiB, compresses to little
     sink = pa.BufferOutputStream()
-    with pai.new_stream(sink, table.schema,
-                        options=pai.IpcWriteOptions(compression="zstd")) as writer:
+    with pai.new_stream(
+        sink, table.schema, options=pai.IpcWriteOptions(compression="zstd")
+    ) as writer:
         writer.write_table(table)
     data = sink.getvalue().to_pybytes()
     assert len(data) < 64 << 10
@@ -241,8 +263,9 @@ def test_max_decompressed_buffer_can_be_lowered(tmp_path):
     with pytest.raises(ValueError, match="claims 8388608 decompressed bytes; the limit is 1048576"):
         qv.ipc.open_stream(data, max_decompressed_buffer=1 << 20).read_all()
     path = tmp_path / "zeros.arrow"
-    with pai.new_file(str(path), table.schema,
-                      options=pai.IpcWriteOptions(compression="zstd")) as writer:
+    with pai.new_file(
+        str(path), table.schema, options=pai.IpcWriteOptions(compression="zstd")
+    ) as writer:
         writer.write_table(table)
     reader = qv.ipc.open_file(str(path), max_decompressed_buffer=1000)
     with pytest.raises(ValueError, match="the limit is 1000"):
@@ -271,21 +294,33 @@ def test_map_and_union_columns_beside_others_are_read():
 
 def real_world_table():
     import decimal
-    return pa.table({
-        "ts": pa.array([1, None, 3], pa.timestamp("us", "Europe/Paris")),
-        "day": pa.array([1, 2, None], pa.date32()),
-        "ms": pa.array([1, None, 86400000], pa.date64()),
-        "clock": pa.array([1, 2, 3], pa.time32("ms")),
-        "nanos": pa.array([1, None, 3], pa.time64("ns")),
-        "wait": pa.array([5, None, 7], pa.duration("s")),
-        "price": pa.array([decimal.Decimal("1.23"), None, decimal.Decimal("-4.56")], pa.decimal128(10, 2)),
-        "wide": pa.array([decimal.Decimal("1.5"), None, decimal.Decimal("2")], pa.decimal256(40, 1)),
-        "nothing": pa.nulls(3),
-        "caption": pa.array(["a", None, "a caption longer than twelve bytes"], pa.string_view()),
-        "raw": pa.array([b"x" * 20, b"y", None], pa.binary_view()),
-        "category": pa.array(["cat", "dog", None]).dictionary_encode(),
-        "small": pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.int8()), pa.array(["x", "y"])),
-    }, metadata={"source": "camera"})
+
+    return pa.table(
+        {
+            "ts": pa.array([1, None, 3], pa.timestamp("us", "Europe/Paris")),
+            "day": pa.array([1, 2, None], pa.date32()),
+            "ms": pa.array([1, None, 86400000], pa.date64()),
+            "clock": pa.array([1, 2, 3], pa.time32("ms")),
+            "nanos": pa.array([1, None, 3], pa.time64("ns")),
+            "wait": pa.array([5, None, 7], pa.duration("s")),
+            "price": pa.array(
+                [decimal.Decimal("1.23"), None, decimal.Decimal("-4.56")], pa.decimal128(10, 2)
+            ),
+            "wide": pa.array(
+                [decimal.Decimal("1.5"), None, decimal.Decimal("2")], pa.decimal256(40, 1)
+            ),
+            "nothing": pa.nulls(3),
+            "caption": pa.array(
+                ["a", None, "a caption longer than twelve bytes"], pa.string_view()
+            ),
+            "raw": pa.array([b"x" * 20, b"y", None], pa.binary_view()),
+            "category": pa.array(["cat", "dog", None]).dictionary_encode(),
+            "small": pa.DictionaryArray.from_arrays(
+                pa.array([1, 0, None], pa.int8()), pa.array(["x", "y"])
+            ),
+        },
+        metadata={"source": "camera"},
+    )
 
 
 @pytest.mark.parametrize("codec", CODECS)
@@ -310,20 +345,34 @@ def test_dictionary_deltas_and_replacements():
     schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string()))])
 
     def batch(indices, values):
-        return pa.record_batch([pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()),
-                                                               pa.array(values))], schema=schema)
+        return pa.record_batch(
+            [pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(values))],
+            schema=schema,
+        )
+
     sink = pa.BufferOutputStream()
-    with pai.new_stream(sink, schema, options=pai.IpcWriteOptions(emit_dictionary_deltas=True)) as w:
+    with pai.new_stream(
+        sink, schema, options=pai.IpcWriteOptions(emit_dictionary_deltas=True)
+    ) as w:
         w.write_batch(batch([0, 1], ["a", "b"]))
         w.write_batch(batch([2, 0], ["a", "b", "c"]))  # a delta: "c" appended
-    assert pa.table(qv.ipc.open_stream(sink.getvalue().to_pybytes())).column("d").to_pylist() == \
-        ["a", "b", "c", "a"]
+    assert pa.table(qv.ipc.open_stream(sink.getvalue().to_pybytes())).column("d").to_pylist() == [
+        "a",
+        "b",
+        "c",
+        "a",
+    ]
     # quiver writes a replacement into a stream when the dictionary changes...
     buf = io.BytesIO()
     with qv.ipc.new_stream(buf, schema) as w:
         w.write(batch([0, 1], ["a", "b"]))
         w.write(batch([0, 1], ["z", "y"]))
-    assert pai.open_stream(buf.getvalue()).read_all().column("d").to_pylist() == ["a", "b", "z", "y"]
+    assert pai.open_stream(buf.getvalue()).read_all().column("d").to_pylist() == [
+        "a",
+        "b",
+        "z",
+        "y",
+    ]
     # ...and refuses one in a file, which holds one dictionary per field.
     with pytest.raises(ValueError, match="the IPC file format holds one dictionary per field"):
         with qv.ipc.new_file(io.BytesIO(), schema) as w:
@@ -337,11 +386,13 @@ def test_dictionary_ids_that_do_not_exist():
     # Drop the dictionary batch (the second message): the batch then uses an
     # id no dictionary batch defined.
     schema_end = int.from_bytes(data[4:8], "little") + 8
-    dict_meta = int.from_bytes(data[schema_end + 4:schema_end + 8], "little")
+    dict_meta = int.from_bytes(data[schema_end + 4 : schema_end + 8], "little")
     dictionary = pai.read_message(pa.py_buffer(data[schema_end:]))
     dict_end = schema_end + 8 + dict_meta + dictionary.body.size
     stripped = data[:schema_end] + data[dict_end:]
-    with pytest.raises(ValueError, match="uses dictionary id 0, which no dictionary batch before it defined"):
+    with pytest.raises(
+        ValueError, match="uses dictionary id 0, which no dictionary batch before it defined"
+    ):
         qv.ipc.open_stream(stripped).read_all()
 
 
@@ -350,7 +401,7 @@ def test_record_batch_table_chunked_array_schema():
     t = qv.table(table)
     assert t.num_rows == 6 and t.num_columns == table.num_columns
     assert t.schema.names == table.schema.names
-    assert t.schema.field("id").name == "id" and not t.schema.field("flag").nullable is None
+    assert t.schema.field("id").name == "id" and t.schema.field("flag").nullable is not None
     assert t.schema.field(0) == t.schema.field("id")
     batch = qv.record_batch(table.to_batches()[0])
     assert isinstance(batch.column("image"), qv.FixedShapeTensorArray)
@@ -380,7 +431,7 @@ def test_polars_and_duckdb_take_readers_without_copies(tmp_path):
     frame = pl.DataFrame(qv.ipc.open_file(path))
     assert frame["id"].to_list() == [1, 2, 3]
     assert qv.table(frame).num_rows == 3  # polars exports string views; quiver reads them
-    reader = qv.ipc.open_file(path)
+    reader = qv.ipc.open_file(path)  # noqa: F841 (duckdb finds it by name)
     result = duckdb.sql("SELECT sum(id) AS s FROM reader").fetchall()
     assert result == [(6,)]
     back = qv.table(duckdb.sql("SELECT id * 2 AS twice FROM reader").arrow())
@@ -405,24 +456,33 @@ def test_large_zstd_buffers_split_over_threads_read_everywhere(tmp_path):
 
 # --- argument order and reader lifetimes ----------------------------------------
 
-@pytest.mark.parametrize("write, read", [(qv.ipc.write_file, qv.ipc.open_file),
-                                         (qv.ipc.write_stream, qv.ipc.open_stream)])
+
+@pytest.mark.parametrize(
+    "write, read",
+    [(qv.ipc.write_file, qv.ipc.open_file), (qv.ipc.write_stream, qv.ipc.open_stream)],
+)
 def test_writers_take_the_data_first(tmp_path, write, read):
     table = sample_table()
-    write(table, tmp_path / "x")                       # a path (PathLike)
+    write(table, tmp_path / "x")  # a path (PathLike)
     assert pa.table(read(str(tmp_path / "x"))).equals(table)
     buf = io.BytesIO()
-    write(qv.table(table), buf)                        # a file object
+    write(qv.table(table), buf)  # a file object
     assert pa.table(read(buf.getvalue())).equals(table)
 
 
 @pytest.mark.parametrize("write", [qv.ipc.write_file, qv.ipc.write_stream])
 @pytest.mark.parametrize("sink", ["x.arrow", "path", "bytesio"])
 def test_the_old_sink_first_order_says_to_swap(tmp_path, write, sink):
-    sink = {"x.arrow": str(tmp_path / "x.arrow"), "path": tmp_path / "x.arrow",
-            "bytesio": io.BytesIO()}[sink]
-    with pytest.raises(TypeError, match=rf"{write.__name__}\(data, sink\) takes the data first.*"
-                                        r"swap the arguments"):
+    sink = {
+        "x.arrow": str(tmp_path / "x.arrow"),
+        "path": tmp_path / "x.arrow",
+        "bytesio": io.BytesIO(),
+    }[sink]
+    with pytest.raises(
+        TypeError,
+        match=rf"{write.__name__}\(data, sink\) takes the data first.*"
+        r"swap the arguments",
+    ):
         write(sink, sample_table())
     assert not (tmp_path / "x.arrow").exists()
 
@@ -434,18 +494,35 @@ def test_readers_close_and_are_context_managers(tmp_path, open_reader):
     if open_reader == "file":
         qv.ipc.write_file(table, path)
         reader, name = qv.ipc.open_file(path), "RecordBatchFileReader"
-        uses = [lambda r: r.schema, lambda r: r.endianness, lambda r: r.num_record_batches,
-                lambda r: len(r), lambda r: r[0], lambda r: r.get_batch(0),
-                lambda r: r.record_batch_layout(0), lambda r: r.read_body_buffer(0, 0),
-                lambda r: r.read_all(), lambda r: list(r), lambda r: pa.table(r),
-                lambda r: r.__arrow_c_device_stream__()]
+        uses = [
+            lambda r: r.schema,
+            lambda r: r.endianness,
+            lambda r: r.num_record_batches,
+            lambda r: len(r),
+            lambda r: r[0],
+            lambda r: r.get_batch(0),
+            lambda r: r.record_batch_layout(0),
+            lambda r: r.read_body_buffer(0, 0),
+            lambda r: r.read_all(),
+            lambda r: list(r),
+            lambda r: pa.table(r),
+            lambda r: r.__arrow_c_device_stream__(),
+        ]
     else:
         qv.ipc.write_stream(table, path)
         reader, name = qv.ipc.open_stream(path), "RecordBatchStreamReader"
-        uses = [lambda r: r.schema, lambda r: r.endianness, lambda r: r.read_next_batch(),
-                lambda r: next(r), lambda r: r.read_next_layout(), lambda r: r.read_body_buffer(0),
-                lambda r: r.read_all(), lambda r: list(r), lambda r: pa.table(r),
-                lambda r: r.__arrow_c_device_stream__()]
+        uses = [
+            lambda r: r.schema,
+            lambda r: r.endianness,
+            lambda r: r.read_next_batch(),
+            lambda r: next(r),
+            lambda r: r.read_next_layout(),
+            lambda r: r.read_body_buffer(0),
+            lambda r: r.read_all(),
+            lambda r: list(r),
+            lambda r: pa.table(r),
+            lambda r: r.__arrow_c_device_stream__(),
+        ]
     assert not reader.closed
     with reader as entered:
         assert entered is reader

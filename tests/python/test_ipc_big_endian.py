@@ -3,6 +3,7 @@ test writes a little-endian file (pyarrow, or quiver for tensor columns),
 byte-swaps every buffer of every body according to its type's layout and
 marks the schema big-endian, then checks that quiver reads it equal to its
 little-endian twin."""
+
 import datetime
 import decimal
 import io
@@ -17,6 +18,7 @@ import quiver as qv
 
 
 # --- reading flatbuffers ----------------------------------------------------
+
 
 class _Table:
     def __init__(self, buf, pos):
@@ -49,8 +51,10 @@ class _Table:
 
     def tables(self, slot):
         first, n = self.vector(slot)
-        return [_Table(self.buf, first + 4 * i + struct.unpack_from("<I", self.buf, first + 4 * i)[0])
-                for i in range(n)]
+        return [
+            _Table(self.buf, first + 4 * i + struct.unpack_from("<I", self.buf, first + 4 * i)[0])
+            for i in range(n)
+        ]
 
 
 def _root(buf, pos=0):
@@ -63,6 +67,7 @@ def _root(buf, pos=0):
 # bytes can point forward into them; the old root stays, unreferenced. The
 # Schema's endianness is absent when it has its default (Little), so the
 # Message (or Footer) and its Schema are written again in front.
+
 
 def _prepend_tables(old, tables):
     """tables: lists of (slot, kind, value), kind 'B'/'h'/'q' (a scalar),
@@ -104,8 +109,12 @@ def _big_endian_schema_fields(schema):
 def _big_endian_message(meta):
     """A Schema message's flatbuffer, its schema marked big-endian."""
     message = _root(meta)
-    fields = [(0, "h", message.scalar(0, "h")), (1, "B", 1), (2, "new", 1),
-              (3, "q", message.scalar(3, "q"))]
+    fields = [
+        (0, "h", message.scalar(0, "h")),
+        (1, "B", 1),
+        (2, "new", 1),
+        (3, "q", message.scalar(3, "q")),
+    ]
     if message.ref(4) is not None:
         fields.append((4, "old", message.ref(4)))
     return _prepend_tables(meta, [fields, _big_endian_schema_fields(message.table(2))])
@@ -123,8 +132,34 @@ def _big_endian_footer(footer):
 # --- swapping bodies --------------------------------------------------------
 
 # Type union tags (Schema.fbs).
-NULL, INT, FLOAT, BINARY, UTF8, BOOL, DECIMAL, DATE, TIME, TIMESTAMP, INTERVAL, LIST, STRUCT, \
-    UNION, FSB, FSL, MAP, DURATION, LBINARY, LUTF8, LLIST, REE, BVIEW, UVIEW, LVIEW, LLVIEW = range(1, 27)
+(
+    NULL,
+    INT,
+    FLOAT,
+    BINARY,
+    UTF8,
+    BOOL,
+    DECIMAL,
+    DATE,
+    TIME,
+    TIMESTAMP,
+    INTERVAL,
+    LIST,
+    STRUCT,
+    UNION,
+    FSB,
+    FSL,
+    MAP,
+    DURATION,
+    LBINARY,
+    LUTF8,
+    LLIST,
+    REE,
+    BVIEW,
+    UVIEW,
+    LVIEW,
+    LLVIEW,
+) = range(1, 27)
 
 
 def _buffer_kinds(field):
@@ -181,16 +216,16 @@ def _swap(body, offset, length, kind):
     if kind == "view":
         for at in range(offset, offset + length - 15, 16):
             n = struct.unpack_from("<i", body, at)[0]  # read before swapping (LE -> BE)
-            body[at:at + 4] = body[at:at + 4][::-1]
+            body[at : at + 4] = body[at : at + 4][::-1]
             if n > 12:
-                body[at + 8:at + 12] = body[at + 8:at + 12][::-1]
-                body[at + 12:at + 16] = body[at + 12:at + 16][::-1]
+                body[at + 8 : at + 12] = body[at + 8 : at + 12][::-1]
+                body[at + 12 : at + 16] = body[at + 12 : at + 16][::-1]
         return
     widths = kind if isinstance(kind, tuple) else (kind,)
     record = sum(widths)
     for at in range(offset, offset + length - record + 1, record):
         for w in widths:
-            body[at:at + w] = body[at:at + w][::-1]
+            body[at : at + w] = body[at : at + w][::-1]
             at += w
 
 
@@ -229,6 +264,7 @@ class _BodySwapper:
 
 def _value_kinds(field):
     """_buffer_kinds of a dictionary field's value type."""
+
     class _NoEncoding:
         def __init__(self, f):
             self.f = f
@@ -238,6 +274,7 @@ def _value_kinds(field):
 
         def scalar(self, *a):
             return self.f.scalar(*a)
+
     return _buffer_kinds(_NoEncoding(field))
 
 
@@ -276,8 +313,8 @@ def big_endian_stream(data):
     """The big-endian twin of the little-endian IPC stream `data`."""
     buf = bytearray(data)
     length = struct.unpack_from("<i", buf, 4)[0]
-    meta = bytes(buf[8:8 + length])
-    rest = buf[8 + length:]
+    meta = bytes(buf[8 : 8 + length])
+    rest = buf[8 + length :]
     _swap_messages(rest, 0, _root(meta).table(2))
     new_meta = _big_endian_message(meta)
     return struct.pack("<Ii", 0xFFFFFFFF, len(new_meta)) + new_meta + bytes(rest)
@@ -289,12 +326,12 @@ def big_endian_file(data):
     footer_length = struct.unpack_from("<i", buf, len(buf) - 10)[0]
     footer_start = len(buf) - 10 - footer_length
     length = struct.unpack_from("<i", buf, 12)[0]
-    meta = bytes(buf[16:16 + length])
+    meta = bytes(buf[16 : 16 + length])
     schema = _root(meta).table(2)
     _swap_messages(buf, 16 + length, schema)
     new_meta = _big_endian_message(meta)
     grown = len(new_meta) - len(meta)
-    footer = bytearray(buf[footer_start:len(buf) - 10])
+    footer = bytearray(buf[footer_start : len(buf) - 10])
     root = _root(footer)
     for slot in (2, 3):  # dictionary and record batch blocks move by `grown`
         first, n = root.vector(slot)
@@ -302,12 +339,19 @@ def big_endian_file(data):
             at = first + 24 * i
             struct.pack_into("<q", footer, at, struct.unpack_from("<q", footer, at)[0] + grown)
     new_footer = _big_endian_footer(bytes(footer))
-    return (bytes(buf[:8]) + struct.pack("<Ii", 0xFFFFFFFF, len(new_meta)) + new_meta
-            + bytes(buf[16 + length:footer_start]) + new_footer
-            + struct.pack("<i", len(new_footer)) + b"ARROW1")
+    return (
+        bytes(buf[:8])
+        + struct.pack("<Ii", 0xFFFFFFFF, len(new_meta))
+        + new_meta
+        + bytes(buf[16 + length : footer_start])
+        + new_footer
+        + struct.pack("<i", len(new_footer))
+        + b"ARROW1"
+    )
 
 
 # --- the tests ----------------------------------------------------------------
+
 
 def _pyarrow_file(table, kind="file", batches=None):
     sink = pa.BufferOutputStream()
@@ -319,42 +363,76 @@ def _pyarrow_file(table, kind="file", batches=None):
 
 
 def _columns():
-    ints = {f"{t}": pa.array([1, None, -3 if t.startswith("i") else 3, 2**(int(t[-2:].lstrip("t")) - 2)], t)
-            for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+    ints = {
+        f"{t}": pa.array(
+            [1, None, -3 if t.startswith("i") else 3, 2 ** (int(t[-2:].lstrip("t")) - 2)], t
+        )
+        for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    }
     cols = dict(ints)
-    cols.update({
-        "float16": pa.array(np.array([1.5, 2.25, -0.5, 8], np.float16), pa.float16()),
-        "float32": pa.array([1.5, None, -2.25, 1e30], pa.float32()),
-        "float64": pa.array([1.5, 2.5, None, -1e300]),
-        "bool": pa.array([True, None, False, True]),
-        "decimal128": pa.array([decimal.Decimal("1.25"), None, decimal.Decimal("-123456789012345.67"),
-                                decimal.Decimal("0.01")], pa.decimal128(20, 2)),
-        "decimal256": pa.array([decimal.Decimal("1.2"), decimal.Decimal("-" + "9" * 50 + ".5"), None,
-                                decimal.Decimal("3")], pa.decimal256(60, 1)),
-        "date32": pa.array([datetime.date(2020, 1, 2), None, datetime.date(1960, 5, 6),
-                            datetime.date(2000, 1, 1)]),
-        "date64": pa.array([0, 86400000, None, -86400000], pa.date64()),
-        "time32": pa.array([1, 2, None, 86399], pa.time32("s")),
-        "time64": pa.array([1, None, 3, 86399999999], pa.time64("us")),
-        "timestamp": pa.array([1, None, -3, 2**60], pa.timestamp("ns", tz="UTC")),
-        "duration": pa.array([1, None, -3, 2**40], pa.duration("ms")),
-        "utf8": pa.array(["a", "", None, "longer text"]),
-        "large_utf8": pa.array(["a", None, "bc", "def"], pa.large_string()),
-        "binary": pa.array([b"\x00\x01", None, b"", b"xyz"]),
-        "large_binary": pa.array([b"\x00\x01", None, b"", b"xyz"], pa.large_binary()),
-        "fixed_binary": pa.array([b"abcd", None, b"\x00\x01\x02\x03", b"wxyz"], pa.binary(4)),
-        "utf8_view": pa.array(["short", None, "a string longer than twelve bytes", "x" * 40],
-                              pa.string_view()),
-        "binary_view": pa.array([b"s", b"a binary value longer than twelve", None, b""], pa.binary_view()),
-        "list": pa.array([[1, 2], None, [], [3]], pa.list_(pa.int32())),
-        "large_list": pa.array([[1.5], [], None, [2.5, 3.5]], pa.large_list(pa.float64())),
-        "fixed_list": pa.array([[1, 2], [3, 4], None, [5, 6]], pa.list_(pa.int16(), 2)),
-        "struct": pa.array([{"a": 1, "b": "x"}, None, {"a": -2, "b": None}, {"a": 3, "b": "yz"}]),
-        "dictionary": pa.DictionaryArray.from_arrays(pa.array([1, 0, None, 1], pa.int16()),
-                                                     pa.array(["p", "q"])),
-        "dictionary_list": pa.DictionaryArray.from_arrays(
-            pa.array([0, 1, 1, None], pa.int32()), pa.array([[1, 2], [300000]], pa.list_(pa.int64()))),
-    })
+    cols.update(
+        {
+            "float16": pa.array(np.array([1.5, 2.25, -0.5, 8], np.float16), pa.float16()),
+            "float32": pa.array([1.5, None, -2.25, 1e30], pa.float32()),
+            "float64": pa.array([1.5, 2.5, None, -1e300]),
+            "bool": pa.array([True, None, False, True]),
+            "decimal128": pa.array(
+                [
+                    decimal.Decimal("1.25"),
+                    None,
+                    decimal.Decimal("-123456789012345.67"),
+                    decimal.Decimal("0.01"),
+                ],
+                pa.decimal128(20, 2),
+            ),
+            "decimal256": pa.array(
+                [
+                    decimal.Decimal("1.2"),
+                    decimal.Decimal("-" + "9" * 50 + ".5"),
+                    None,
+                    decimal.Decimal("3"),
+                ],
+                pa.decimal256(60, 1),
+            ),
+            "date32": pa.array(
+                [
+                    datetime.date(2020, 1, 2),
+                    None,
+                    datetime.date(1960, 5, 6),
+                    datetime.date(2000, 1, 1),
+                ]
+            ),
+            "date64": pa.array([0, 86400000, None, -86400000], pa.date64()),
+            "time32": pa.array([1, 2, None, 86399], pa.time32("s")),
+            "time64": pa.array([1, None, 3, 86399999999], pa.time64("us")),
+            "timestamp": pa.array([1, None, -3, 2**60], pa.timestamp("ns", tz="UTC")),
+            "duration": pa.array([1, None, -3, 2**40], pa.duration("ms")),
+            "utf8": pa.array(["a", "", None, "longer text"]),
+            "large_utf8": pa.array(["a", None, "bc", "def"], pa.large_string()),
+            "binary": pa.array([b"\x00\x01", None, b"", b"xyz"]),
+            "large_binary": pa.array([b"\x00\x01", None, b"", b"xyz"], pa.large_binary()),
+            "fixed_binary": pa.array([b"abcd", None, b"\x00\x01\x02\x03", b"wxyz"], pa.binary(4)),
+            "utf8_view": pa.array(
+                ["short", None, "a string longer than twelve bytes", "x" * 40], pa.string_view()
+            ),
+            "binary_view": pa.array(
+                [b"s", b"a binary value longer than twelve", None, b""], pa.binary_view()
+            ),
+            "list": pa.array([[1, 2], None, [], [3]], pa.list_(pa.int32())),
+            "large_list": pa.array([[1.5], [], None, [2.5, 3.5]], pa.large_list(pa.float64())),
+            "fixed_list": pa.array([[1, 2], [3, 4], None, [5, 6]], pa.list_(pa.int16(), 2)),
+            "struct": pa.array(
+                [{"a": 1, "b": "x"}, None, {"a": -2, "b": None}, {"a": 3, "b": "yz"}]
+            ),
+            "dictionary": pa.DictionaryArray.from_arrays(
+                pa.array([1, 0, None, 1], pa.int16()), pa.array(["p", "q"])
+            ),
+            "dictionary_list": pa.DictionaryArray.from_arrays(
+                pa.array([0, 1, 1, None], pa.int32()),
+                pa.array([[1, 2], [300000]], pa.list_(pa.int64())),
+            ),
+        }
+    )
     return cols
 
 
@@ -402,20 +480,30 @@ def _new_types():
     """Maps, unions, intervals, list views, run-end encoded and the small
     decimals (where this pyarrow has them)."""
     out = {
-        "interval_mdn": pa.array([pa.MonthDayNano([1, 2, 3]), None, pa.MonthDayNano([-1, 0, 2**40])],
-                                 pa.month_day_nano_interval()),
+        "interval_mdn": pa.array(
+            [pa.MonthDayNano([1, 2, 3]), None, pa.MonthDayNano([-1, 0, 2**40])],
+            pa.month_day_nano_interval(),
+        ),
         "map": pa.array([[("a", 1)], None, [("b", 2), ("c", 3)]], pa.map_(pa.string(), pa.int32())),
         "list_view": pa.array([[1, 2], None, [3]], pa.list_view(pa.int32())),
         "large_list_view": pa.array([[1, 2], None, [3]], pa.large_list_view(pa.int32())),
         "ree": pa.RunEndEncodedArray.from_arrays(pa.array([2, 3], pa.int32()), pa.array([7, 8])),
-        "dense_union": pa.UnionArray.from_dense(pa.array([0, 1, 0], pa.int8()), pa.array([0, 0, 1], pa.int32()),
-                                                [pa.array([1, 2]), pa.array(["x"])]),
-        "sparse_union": pa.UnionArray.from_sparse(pa.array([0, 1, 0], pa.int8()),
-                                                  [pa.array([1, 2, 3]), pa.array(["x", "y", "z"])]),
+        "dense_union": pa.UnionArray.from_dense(
+            pa.array([0, 1, 0], pa.int8()),
+            pa.array([0, 0, 1], pa.int32()),
+            [pa.array([1, 2]), pa.array(["x"])],
+        ),
+        "sparse_union": pa.UnionArray.from_sparse(
+            pa.array([0, 1, 0], pa.int8()), [pa.array([1, 2, 3]), pa.array(["x", "y", "z"])]
+        ),
     }
     if hasattr(pa, "decimal32"):
-        out["decimal32"] = pa.array([decimal.Decimal("1.5"), None, decimal.Decimal("-2.5")], pa.decimal32(5, 1))
-        out["decimal64"] = pa.array([decimal.Decimal("1.5"), None, decimal.Decimal("-2.5")], pa.decimal64(15, 1))
+        out["decimal32"] = pa.array(
+            [decimal.Decimal("1.5"), None, decimal.Decimal("-2.5")], pa.decimal32(5, 1)
+        )
+        out["decimal64"] = pa.array(
+            [decimal.Decimal("1.5"), None, decimal.Decimal("-2.5")], pa.decimal64(15, 1)
+        )
     return out
 
 
@@ -429,7 +517,8 @@ def test_newer_types(name, kind):
 def test_tensor_columns(tmp_path):
     fixed = qv.FixedShapeTensorArray.from_numpy(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     ragged = qv.VariableShapeTensorArray.from_numpy(
-        [np.arange(6, dtype=np.int64).reshape(2, 3), np.arange(4, dtype=np.int64).reshape(1, 4)])
+        [np.arange(6, dtype=np.int64).reshape(2, 3), np.arange(4, dtype=np.int64).reshape(1, 4)]
+    )
     table = qv.table({"fixed": fixed, "ragged": ragged})
     path = tmp_path / "t.arrow"
     qv.ipc.write_file(table, str(path))
@@ -445,12 +534,18 @@ def test_tensor_columns(tmp_path):
 
 def test_dictionary_deltas_big_endian():
     schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string()))])
-    b1 = pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))],
-                         schema=schema)
-    b2 = pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([2, 0], pa.int32()),
-                                                         pa.array(["a", "b", "c"]))], schema=schema)
+    b1 = pa.record_batch(
+        [pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))],
+        schema=schema,
+    )
+    b2 = pa.record_batch(
+        [pa.DictionaryArray.from_arrays(pa.array([2, 0], pa.int32()), pa.array(["a", "b", "c"]))],
+        schema=schema,
+    )
     sink = pa.BufferOutputStream()
-    with pai.new_stream(sink, schema, options=pai.IpcWriteOptions(emit_dictionary_deltas=True)) as w:
+    with pai.new_stream(
+        sink, schema, options=pai.IpcWriteOptions(emit_dictionary_deltas=True)
+    ) as w:
         w.write_batch(b1)
         w.write_batch(b2)
     be = big_endian_stream(sink.getvalue().to_pybytes())
@@ -464,10 +559,14 @@ def test_swap_endian_false_keeps_the_data_and_refuses_batches():
     reader = qv.ipc.open_file(be, swap_endian=False)
     assert reader.endianness == "big"
     assert pa.schema(reader.schema).equals(table.schema)
-    with pytest.raises(NotImplementedError, match="big-endian, not in this machine's byte order, "
-                                                  "and swap_endian is off"):
+    with pytest.raises(
+        NotImplementedError,
+        match="big-endian, not in this machine's byte order, and swap_endian is off",
+    ):
         reader.get_batch(0)
-    stream = qv.ipc.open_stream(big_endian_stream(_pyarrow_file(table, "stream")), swap_endian=False)
+    stream = qv.ipc.open_stream(
+        big_endian_stream(_pyarrow_file(table, "stream")), swap_endian=False
+    )
     assert stream.endianness == "big"
     with pytest.raises(NotImplementedError, match="swap_endian is off"):
         stream.read_all()
@@ -479,11 +578,19 @@ def test_swap_endian_false_keeps_the_data_and_refuses_batches():
 def test_swap_endian_false_hands_out_the_bytes_as_stored():
     """Kept as it is, non-native data is reached through layouts and body
     buffers (bytes in the file's order), never through arrays."""
-    table = pa.table({"x": pa.array([1, None, 3], pa.int64()),
-                      "d": pa.array(["a", "b", "a"]).dictionary_encode()})
+    table = pa.table(
+        {
+            "x": pa.array([1, None, 3], pa.int64()),
+            "d": pa.array(["a", "b", "a"]).dictionary_encode(),
+        }
+    )
     le_bytes = _pyarrow_file(table)
-    for be, le in ((qv.ipc.open_file(big_endian_file(le_bytes), swap_endian=False),
-                    qv.ipc.open_file(le_bytes)),):
+    for be, le in (
+        (
+            qv.ipc.open_file(big_endian_file(le_bytes), swap_endian=False),
+            qv.ipc.open_file(le_bytes),
+        ),
+    ):
         layout, twin = be.record_batch_layout(0), le.record_batch_layout(0)
         assert layout == twin  # the header places the same buffers
         x = layout["columns"][0]
@@ -493,12 +600,16 @@ def test_swap_endian_false_hands_out_the_bytes_as_stored():
         stored = np.asarray(be.read_body_buffer(0, values))
         assert stored.dtype == np.uint8
         np.testing.assert_array_equal(stored.view(">i8")[[0, 2]], [1, 3])
-        np.testing.assert_array_equal(stored, np.asarray(le.read_body_buffer(0, values))
-                                      .view("<i8").astype(">i8").view(np.uint8))
+        np.testing.assert_array_equal(
+            stored,
+            np.asarray(le.read_body_buffer(0, values)).view("<i8").astype(">i8").view(np.uint8),
+        )
         with pytest.raises(NotImplementedError, match="swap_endian is off"):
             be.get_batch(0)
     # A stream with a dictionary: its layouts go past the dictionary batch.
-    stream = qv.ipc.open_stream(big_endian_stream(_pyarrow_file(table, "stream")), swap_endian=False)
+    stream = qv.ipc.open_stream(
+        big_endian_stream(_pyarrow_file(table, "stream")), swap_endian=False
+    )
     layout = stream.read_next_layout()
     assert layout["num_rows"] == 3 and layout["columns"][1]["dictionary_id"] == 0
     stored = np.asarray(stream.read_body_buffer(layout["columns"][0]["buffers"][1]))
@@ -513,7 +624,7 @@ def test_hostile_big_endian_offsets_are_caught():
     be = bytearray(big_endian_file(_pyarrow_file(table)))
     good = struct.pack(">iii", 0, 2, 5)
     at = bytes(be).index(good)
-    be[at:at + 12] = struct.pack("<iii", 0, 2, 5)
+    be[at : at + 12] = struct.pack("<iii", 0, 2, 5)
     with pytest.raises(ValueError):
         qv.ipc.open_file(bytes(be)).read_all()
 
@@ -532,9 +643,21 @@ def test_every_corrupted_byte_is_an_error_or_valid_data():
     # Each byte of a big-endian file's batches flipped in turn: reading
     # either raises a documented error or gives columns that pyarrow's full
     # validation accepts (the swap happens before quiver validates).
-    columns = {name: arr for name, arr in {**_columns(), **_new_types()}.items()
-               if name in ("utf8", "list", "utf8_view", "dictionary", "dense_union", "ree",
-                           "interval_mdn", "large_list_view")}
+    columns = {
+        name: arr
+        for name, arr in {**_columns(), **_new_types()}.items()
+        if name
+        in (
+            "utf8",
+            "list",
+            "utf8_view",
+            "dictionary",
+            "dense_union",
+            "ree",
+            "interval_mdn",
+            "large_list_view",
+        )
+    }
     table = pa.table({name: arr.slice(0, 3) for name, arr in columns.items()})
     be = big_endian_file(_pyarrow_file(table))
     # The dictionary and record batch messages: what the swap reads (a
@@ -555,9 +678,11 @@ def test_every_corrupted_byte_is_an_error_or_valid_data():
             # What quiver's kFull leaves unread by choice (docs/validation.md),
             # little-endian data alike: an inline view's padding, and the
             # offset and size of a null list view slot.
-            null_slot = tuple(f"Column {table.column_names.index('large_list_view')}: In chunk 0: "
-                              f"Invalid: Offset invariant failure: {what} for slot 1 "
-                              for what in ("offset", "size"))
+            null_slot = tuple(
+                f"Column {table.column_names.index('large_list_view')}: In chunk 0: "
+                f"Invalid: Offset invariant failure: {what} for slot 1 "
+                for what in ("offset", "size")
+            )
             assert "padding bytes were not all zero" in str(e) or str(e).startswith(null_slot), e
         accepted += 1
     assert 0 < accepted < end - first

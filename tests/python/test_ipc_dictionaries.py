@@ -1,6 +1,7 @@
 """Dictionaries in IPC files and streams written by pyarrow: at any depth
 (inside lists, structs, map values and other dictionaries' values), ids
 shared by fields of equal value type, deltas and replacements."""
+
 import io
 import struct
 
@@ -12,6 +13,7 @@ import quiver as qv
 
 
 # --- a minimal flatbuffer reader, to patch ids in place ---------------------
+
 
 class _Table:
     def __init__(self, buf, pos):
@@ -41,8 +43,10 @@ class _Table:
 
     def tables(self, slot):
         first, n = self.vector(slot)
-        return [_Table(self.buf, first + 4 * i + struct.unpack_from("<I", self.buf, first + 4 * i)[0])
-                for i in range(n)]
+        return [
+            _Table(self.buf, first + 4 * i + struct.unpack_from("<I", self.buf, first + 4 * i)[0])
+            for i in range(n)
+        ]
 
 
 def _root(buf, pos):
@@ -60,7 +64,9 @@ def _messages(buf, pos):
             break
         meta = pos + 8
         message = _root(buf, meta)
-        body_length = struct.unpack_from("<q", buf, message.field_pos(3))[0] if message.field_pos(3) else 0
+        body_length = (
+            struct.unpack_from("<q", buf, message.field_pos(3))[0] if message.field_pos(3) else 0
+        )
         out.append((meta, length, meta + length, body_length))
         pos = meta + length + body_length
     return out
@@ -125,6 +131,7 @@ def _check_both_ways(table, data, kind):
 
 # --- shared ids -----------------------------------------------------------
 
+
 def _two_dictionary_columns():
     values = pa.array(["x", "y", "z"])
     a = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 2], pa.int32()), values)
@@ -145,16 +152,20 @@ def test_shared_id_with_different_value_types_is_refused():
     a = pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), values)
     b = pa.DictionaryArray.from_arrays(pa.array([1, 0], pa.int32()), pa.array([1.5, 2.5]))
     data = _shared_id_stream(pa.table({"a": a, "b": b}), [1])
-    with pytest.raises(ValueError, match="uses dictionary id 0 for values of type utf8 and of type "
-                                         "float64; fields sharing a dictionary id must have equal value types"):
+    with pytest.raises(
+        ValueError,
+        match="uses dictionary id 0 for values of type utf8 and of type "
+        "float64; fields sharing a dictionary id must have equal value types",
+    ):
         qv.ipc.open_stream(data)
 
 
 def test_shared_id_inside_a_struct():
     values = pa.array(["p", "q"])
     a = pa.DictionaryArray.from_arrays(pa.array([0, 1, 1], pa.int8()), values)
-    s = pa.StructArray.from_arrays([pa.DictionaryArray.from_arrays(pa.array([1, 1, 0], pa.int8()), values)],
-                                   names=["inner"])
+    s = pa.StructArray.from_arrays(
+        [pa.DictionaryArray.from_arrays(pa.array([1, 1, 0], pa.int8()), values)], names=["inner"]
+    )
     table = pa.table({"a": a, "s": s})
     for kind, make in (("file", _shared_id_file), ("stream", _shared_id_stream)):
         _check_both_ways(table, make(table, [1, 0]), kind)
@@ -162,20 +173,27 @@ def test_shared_id_inside_a_struct():
 
 # --- dictionaries at any depth --------------------------------------------
 
+
 def _nested_table(with_nulls=True):
     inner = pa.array(["a", "b", "a", None if with_nulls else "c"]).dictionary_encode()
     lists = pa.ListArray.from_arrays(pa.array([0, 2, 4]), inner)
     outer = pa.DictionaryArray.from_arrays(pa.array([1, 0, None, 1], pa.int32()), lists)
     struct_col = pa.StructArray.from_arrays(
-        [pa.array(["x", "y", None, "z"]).dictionary_encode(), pa.array([1, 2, 3, 4])], names=["s", "n"])
-    list_col = pa.ListArray.from_arrays(pa.array([0, 1, 3, 3, 4]),
-                                        pa.array(["u", "v", "u", "w"]).dictionary_encode())
+        [pa.array(["x", "y", None, "z"]).dictionary_encode(), pa.array([1, 2, 3, 4])],
+        names=["s", "n"],
+    )
+    list_col = pa.ListArray.from_arrays(
+        pa.array([0, 1, 3, 3, 4]), pa.array(["u", "v", "u", "w"]).dictionary_encode()
+    )
     dict_of_struct = pa.DictionaryArray.from_arrays(
         pa.array([0, 0, 1, None], pa.int16()),
-        pa.StructArray.from_arrays([pa.array(["k", "l"]).dictionary_encode(), pa.array([7, 8])],
-                                   names=["key", "v"]))
-    return pa.table({"outer": outer, "struct": struct_col, "list": list_col,
-                     "dict_of_struct": dict_of_struct})
+        pa.StructArray.from_arrays(
+            [pa.array(["k", "l"]).dictionary_encode(), pa.array([7, 8])], names=["key", "v"]
+        ),
+    )
+    return pa.table(
+        {"outer": outer, "struct": struct_col, "list": list_col, "dict_of_struct": dict_of_struct}
+    )
 
 
 @pytest.mark.parametrize("kind", ["file", "stream"])
@@ -190,7 +208,9 @@ def test_dictionaries_at_any_depth_from_pyarrow(kind, compression):
     with new(sink, table.schema, options=options) as w:
         w.write_table(table.slice(1))
         w.write_table(table)
-    got = _check_both_ways(pa.concat_tables([table.slice(1), table]), sink.getvalue().to_pybytes(), kind)
+    got = _check_both_ways(
+        pa.concat_tables([table.slice(1), table]), sink.getvalue().to_pybytes(), kind
+    )
     # table.slice(1) first: rows 1 to 3 of indices [1, 0, None, 1] over [["a", "b"], ["a", None]].
     assert got.column("outer").to_pylist()[:3] == [["a", "b"], None, ["a", None]]
 
@@ -220,8 +240,11 @@ def test_nested_dictionaries_through_the_c_data_interface():
 
 
 def test_dictionary_in_map_values():
-    m = pa.MapArray.from_arrays(pa.array([0, 1, 2, 2, 4]), pa.array(["k", "k", "j", "k"]),
-                                pa.array(["p", "q", None, "q"]).dictionary_encode())
+    m = pa.MapArray.from_arrays(
+        pa.array([0, 1, 2, 2, 4]),
+        pa.array(["k", "k", "j", "k"]),
+        pa.array(["p", "q", None, "q"]).dictionary_encode(),
+    )
     table = pa.table({"m": m})
     sink = pa.BufferOutputStream()
     with pai.new_stream(sink, table.schema) as w:
@@ -231,21 +254,37 @@ def test_dictionary_in_map_values():
 
 # --- deltas and replacements ----------------------------------------------
 
+
 def _batches_with_growing_dictionary():
-    schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string())),
-                        ("n", pa.dictionary(pa.int8(), pa.list_(pa.dictionary(pa.int32(), pa.string()))))])
+    schema = pa.schema(
+        [
+            ("d", pa.dictionary(pa.int32(), pa.string())),
+            ("n", pa.dictionary(pa.int8(), pa.list_(pa.dictionary(pa.int32(), pa.string())))),
+        ]
+    )
     inner1 = pa.array(["a", "b"]).dictionary_encode()
     inner2 = pa.array(["a", "b", "c"]).dictionary_encode()
-    b1 = pa.record_batch([
-        pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"])),
-        pa.DictionaryArray.from_arrays(pa.array([0, 0], pa.int8()),
-                                       pa.ListArray.from_arrays(pa.array([0, 2]), inner1)),
-    ], schema=schema)
-    b2 = pa.record_batch([
-        pa.DictionaryArray.from_arrays(pa.array([2, None, 0], pa.int32()), pa.array(["a", "b", "c"])),
-        pa.DictionaryArray.from_arrays(pa.array([1, 0, 1], pa.int8()),
-                                       pa.ListArray.from_arrays(pa.array([0, 2, 3]), inner2)),
-    ], schema=schema)
+    b1 = pa.record_batch(
+        [
+            pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"])),
+            pa.DictionaryArray.from_arrays(
+                pa.array([0, 0], pa.int8()), pa.ListArray.from_arrays(pa.array([0, 2]), inner1)
+            ),
+        ],
+        schema=schema,
+    )
+    b2 = pa.record_batch(
+        [
+            pa.DictionaryArray.from_arrays(
+                pa.array([2, None, 0], pa.int32()), pa.array(["a", "b", "c"])
+            ),
+            pa.DictionaryArray.from_arrays(
+                pa.array([1, 0, 1], pa.int8()),
+                pa.ListArray.from_arrays(pa.array([0, 2, 3]), inner2),
+            ),
+        ],
+        schema=schema,
+    )
     return schema, [b1, b2]
 
 
@@ -287,12 +326,18 @@ def test_dictionary_deltas_from_pyarrow(kind):
 def test_dictionary_replacements_in_a_stream():
     schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string()))])
     batches = [
-        pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))],
-                        schema=schema),
-        pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([1, 0, 0], pa.int32()), pa.array(["x", "y"]))],
-                        schema=schema),
-        pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([0], pa.int32()), pa.array(["p"]))],
-                        schema=schema),
+        pa.record_batch(
+            [pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))],
+            schema=schema,
+        ),
+        pa.record_batch(
+            [pa.DictionaryArray.from_arrays(pa.array([1, 0, 0], pa.int32()), pa.array(["x", "y"]))],
+            schema=schema,
+        ),
+        pa.record_batch(
+            [pa.DictionaryArray.from_arrays(pa.array([0], pa.int32()), pa.array(["p"]))],
+            schema=schema,
+        ),
     ]
     sink = pa.BufferOutputStream()
     with pai.new_stream(sink, schema, options=pai.IpcWriteOptions(unify_dictionaries=False)) as w:
@@ -314,10 +359,20 @@ def test_read_all_gives_each_batch_its_own_dictionary():
     batches = []
     for b in range(40):
         words = [f"w{b // 3}-{k}" for k in range(3)]  # a new dictionary every 3 batches
-        batches.append(pa.record_batch([pa.DictionaryArray.from_arrays(
-            pa.array([b % 3, (b + 1) % 3], pa.int32()), pa.array(words))], schema=schema))
-    for options in (pai.IpcWriteOptions(unify_dictionaries=False),
-                    pai.IpcWriteOptions(emit_dictionary_deltas=True)):
+        batches.append(
+            pa.record_batch(
+                [
+                    pa.DictionaryArray.from_arrays(
+                        pa.array([b % 3, (b + 1) % 3], pa.int32()), pa.array(words)
+                    )
+                ],
+                schema=schema,
+            )
+        )
+    for options in (
+        pai.IpcWriteOptions(unify_dictionaries=False),
+        pai.IpcWriteOptions(emit_dictionary_deltas=True),
+    ):
         sink = pa.BufferOutputStream()
         with pai.new_stream(sink, schema, options=options) as w:
             for batch in batches:
@@ -325,9 +380,12 @@ def test_read_all_gives_each_batch_its_own_dictionary():
         data = sink.getvalue().to_pybytes()
         one_by_one = [pa.record_batch(b) for b in qv.ipc.open_stream(data)]
         table = pa.table(qv.ipc.open_stream(data).read_all())
-        assert table.column("d").to_pylist() == [v for b in batches for v in b.column(0).to_pylist()]
-        assert [c.to_pylist() for c in table.column("d").chunks] == \
-            [b.column(0).to_pylist() for b in one_by_one]
+        assert table.column("d").to_pylist() == [
+            v for b in batches for v in b.column(0).to_pylist()
+        ]
+        assert [c.to_pylist() for c in table.column("d").chunks] == [
+            b.column(0).to_pylist() for b in one_by_one
+        ]
 
 
 def test_read_all_reports_the_first_bad_batch():
@@ -364,10 +422,14 @@ def _patch_second_dictionary_to_replacement(buf):
 
 def test_a_replacement_in_a_file_is_refused():
     schema = pa.schema([("d", pa.dictionary(pa.int32(), pa.string()))])
-    b1 = pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))],
-                         schema=schema)
-    b2 = pa.record_batch([pa.DictionaryArray.from_arrays(pa.array([2], pa.int32()), pa.array(["a", "b", "c"]))],
-                         schema=schema)
+    b1 = pa.record_batch(
+        [pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["a", "b"]))],
+        schema=schema,
+    )
+    b2 = pa.record_batch(
+        [pa.DictionaryArray.from_arrays(pa.array([2], pa.int32()), pa.array(["a", "b", "c"]))],
+        schema=schema,
+    )
     sink = pa.BufferOutputStream()
     with pai.new_file(sink, schema, options=pai.IpcWriteOptions(emit_dictionary_deltas=True)) as w:
         w.write_batch(b1)
@@ -375,8 +437,11 @@ def test_a_replacement_in_a_file_is_refused():
     buf = bytearray(sink.getvalue().to_pybytes())
     assert _patch_second_dictionary_to_replacement(buf) == 1
     reader = qv.ipc.open_file(bytes(buf))
-    with pytest.raises(ValueError, match="a second dictionary for id 0 that is not a delta; the IPC file "
-                                         "format allows one dictionary per id, extended only by deltas"):
+    with pytest.raises(
+        ValueError,
+        match="a second dictionary for id 0 that is not a delta; the IPC file "
+        "format allows one dictionary per id, extended only by deltas",
+    ):
         reader.get_batch(0)
     # pyarrow refuses it too.
     with pytest.raises(pa.ArrowInvalid):

@@ -1,5 +1,6 @@
 """IPC faults: readers keep what they checked, stream readers read as bytes arrive,
 and the errors of bad sources and failing sinks say what happened."""
+
 import io
 import os
 import struct
@@ -30,8 +31,13 @@ def headerless_message(kind):
     SparseTensor = 5) with no header table, framed as on the wire."""
     # root offset, vtable (size 8, table size 8, version at 4, header_type
     # at 6), table (vtable offset, version V5, header_type).
-    flatbuffer = (struct.pack("<I", 12) + struct.pack("<HHHH", 8, 12, 4, 6) + struct.pack("<i", 8) +
-                  struct.pack("<hB", 4, kind) + b"\0" * 5)
+    flatbuffer = (
+        struct.pack("<I", 12)
+        + struct.pack("<HHHH", 8, 12, 4, 6)
+        + struct.pack("<i", 8)
+        + struct.pack("<hB", 4, kind)
+        + b"\0" * 5
+    )
     flatbuffer += b"\0" * (-len(flatbuffer) % 8)
     return struct.pack("<Ii", 0xFFFFFFFF, len(flatbuffer)) + flatbuffer
 
@@ -46,7 +52,7 @@ def test_a_footer_rewritten_after_open_is_not_read_again():
     data = bytearray(file_bytes(2))
     reader = qv.ipc.open_file(data)
     footer_length = int.from_bytes(data[-10:-6], "little")
-    data[-10 - footer_length:-10] = b"\xff" * footer_length
+    data[-10 - footer_length : -10] = b"\xff" * footer_length
     assert reader.num_record_batches == 2
     assert pa.table(reader[1]).column("x").to_pylist() == list(range(8, 16))
 
@@ -55,7 +61,7 @@ def test_a_footer_block_outside_the_file_is_refused():
     data = bytearray(file_bytes(1))
     assert qv.ipc.open_file(bytes(data))[0].num_rows == 8  # sound before the change
     footer_length = int.from_bytes(data[-10:-6], "little")
-    footer = bytes(data[-10 - footer_length:-10])
+    footer = bytes(data[-10 - footer_length : -10])
     # The one record batch block (offset, int32 metadata length, padding,
     # body length): found by its shape, then its metadata length negated.
     for at in range(0, len(footer) - 24, 4):
@@ -63,7 +69,7 @@ def test_a_footer_block_outside_the_file_is_refused():
         body = struct.unpack_from("<q", footer, at + 16)[0]
         if 8 < offset < len(data) and offset % 8 == 0 and 0 < metadata < 4096 and 0 < body < 256:
             start = len(data) - 10 - footer_length + at
-            data[start + 8:start + 12] = struct.pack("<i", -metadata)
+            data[start + 8 : start + 12] = struct.pack("<i", -metadata)
             break
     else:
         pytest.fail("no record batch block found in the footer")
@@ -79,8 +85,11 @@ def test_a_file_that_shrinks_under_the_reader_is_an_oserror(tmp_path, memory_map
     reader = qv.ipc.open_file(path, memory_map=memory_map)
     reader[0]
     os.truncate(path, len(data) // 2)
-    with pytest.raises(OSError, match=f"shrinks.arrow' shrank to {len(data) // 2} bytes after it was "
-                                      f"opened with {len(data)} bytes"):
+    with pytest.raises(
+        OSError,
+        match=f"shrinks.arrow' shrank to {len(data) // 2} bytes after it was "
+        f"opened with {len(data)} bytes",
+    ):
         reader[2]
 
 
@@ -142,13 +151,20 @@ def test_open_stream_of_dev_stdin_reads_a_piped_stream(tmp_path):
     sink = pa.BufferOutputStream()
     with pai.new_stream(sink, pa.table(table(first=0)).schema) as writer:
         writer.write_table(pa.table(table(first=0)))
-    code = ("import pyarrow as pa, quiver as qv; "
-            "print(pa.table(qv.ipc.open_stream('/dev/stdin').read_all()).column('x').to_pylist())")
+    code = (
+        "import pyarrow as pa, quiver as qv; "
+        "print(pa.table(qv.ipc.open_stream('/dev/stdin').read_all()).column('x').to_pylist())"
+    )
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", code], input=sink.getvalue().to_pybytes(),
-                          capture_output=True, timeout=60, env={**os.environ})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=sink.getvalue().to_pybytes(),
+        capture_output=True,
+        timeout=60,
+        env={**os.environ},
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().strip() == str(list(range(8)))
 
@@ -160,11 +176,13 @@ def test_a_stream_cut_inside_a_message_says_so(tmp_path):
     data = sink.getvalue().to_pybytes()
     schema_end = 8 + int.from_bytes(data[4:8], "little")
     path = tmp_path / "cut.arrows"
-    path.write_bytes(data[:len(data) - 20])
+    path.write_bytes(data[: len(data) - 20])
     with open(path, "rb") as source:
         reader = qv.ipc.open_stream(source)
-        with pytest.raises(ValueError, match=f"the stream ends inside the message at byte {schema_end}: "
-                                             "it claims a body of"):
+        with pytest.raises(
+            ValueError,
+            match=f"the stream ends inside the message at byte {schema_end}: it claims a body of",
+        ):
             next(reader)
 
 
@@ -200,7 +218,9 @@ def test_a_failing_file_object_names_the_call_and_offset():
                 raise OSError(28, "No space left on device")
             self.written += len(b)
 
-    with pytest.raises(OSError, match=r"write\(\) of \d+ bytes at byte \d+ of the file object .* failed"):
+    with pytest.raises(
+        OSError, match=r"write\(\) of \d+ bytes at byte \d+ of the file object .* failed"
+    ):
         qv.ipc.write_file(pa.table({"x": np.arange(1000)}), Full())
 
 
@@ -244,7 +264,7 @@ def test_a_sink_failing_after_n_bytes_never_yields_a_readable_partial_output():
             write(sink)
         # What reached the sink is a prefix of the complete file, never
         # more, and no reader takes it for a file.
-        assert bytes(sink.data) == complete[:len(sink.data)]
+        assert bytes(sink.data) == complete[: len(sink.data)]
         with pytest.raises((ValueError, OSError)):
             qv.ipc.open_file(bytes(sink.data))
 
@@ -296,7 +316,9 @@ def test_a_process_killed_mid_write_leaves_no_partial_file(tmp_path, previous):
         qv.ipc.write_file(table(8), path)
     before = path.read_bytes() if previous else None
     env = dict(os.environ)
-    proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path)], env=env, capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_WRITER, str(path)], env=env, capture_output=True
+    )
     assert proc.returncode == -9, proc.stderr.decode()
     if previous:
         assert path.read_bytes() == before
@@ -309,7 +331,7 @@ def test_a_field_name_that_is_not_utf8_is_escaped_in_the_real_error():
     for _ in range(70):
         deep = pa.list_(deep)
     sink = pa.BufferOutputStream()
-    with pai.new_stream(sink, pa.schema([("ZZZZ", deep)])) as w:
+    with pai.new_stream(sink, pa.schema([("ZZZZ", deep)])):
         pass
     data = sink.getvalue().to_pybytes()
     assert data.count(b"ZZZZ") == 1
@@ -323,11 +345,17 @@ def test_codec_names_in_any_case_and_levels_in_their_range(tmp_path):
     for name in ["ZSTD", "Zstd", "LZ4", "lz4_FRAME"]:
         qv.ipc.write_file(t, tmp_path / "c.arrow", compression=name)
         assert pa.ipc.open_file(str(tmp_path / "c.arrow")).read_all().equals(t)
-    with pytest.raises(ValueError, match="compression level 100 is outside ZSTD's range -131072 to 22"):
+    with pytest.raises(
+        ValueError, match="compression level 100 is outside ZSTD's range -131072 to 22"
+    ):
         qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=100)
-    with pytest.raises(ValueError, match="compression level 13 is outside LZ4_FRAME's range 0 to 12"):
+    with pytest.raises(
+        ValueError, match="compression level 13 is outside LZ4_FRAME's range 0 to 12"
+    ):
         qv.ipc.new_stream(io.BytesIO(), t.schema, compression="lz4", compression_level=13)
-    with pytest.raises(ValueError, match=r"compression_level=1099511627776 is outside every codec's range"):
+    with pytest.raises(
+        ValueError, match=r"compression_level=1099511627776 is outside every codec's range"
+    ):
         qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=2**40)
     with pytest.raises(TypeError, match="compression_level must be an int, got float"):
         qv.ipc.write_file(t, tmp_path / "c.arrow", compression="zstd", compression_level=3.0)
@@ -342,8 +370,11 @@ def test_path_sinks_keep_fifos_modes_and_symlinks(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     got = {}
-    reader = threading.Thread(target=lambda: got.update(
-        rows=sum(b.num_rows for b in qv.ipc.open_stream(open(fifo, "rb")))))
+    reader = threading.Thread(
+        target=lambda: got.update(
+            rows=sum(b.num_rows for b in qv.ipc.open_stream(open(fifo, "rb")))
+        )
+    )
     reader.start()
     with qv.ipc.new_stream(fifo, table().schema) as writer:
         writer.write(table(8))
@@ -502,6 +533,7 @@ def test_ctrl_c_inside_a_file_object_write_interrupts():
         with qv.ipc.new_stream(Interrupting(), table.schema) as writer:
             writer.write(table)
     with pytest.raises(SystemExit):
+
         class Exiting(Interrupting):
             def write(self, data):
                 raise SystemExit(3)
@@ -542,10 +574,16 @@ def test_a_dictionary_changed_under_the_reader_is_an_error_not_a_crash():
     # trusted when batch 1's delta is appended to it (a heap overflow read
     # before).
     values = pa.array(["a", "bb"])
-    first = pa.record_batch({"d": pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()),
-                                                                 values)})
-    second = pa.record_batch({"d": pa.DictionaryArray.from_arrays(
-        pa.array([2, 0], pa.int32()), pa.array(["a", "bb", "ccc"]))})
+    first = pa.record_batch(
+        {"d": pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), values)}
+    )
+    second = pa.record_batch(
+        {
+            "d": pa.DictionaryArray.from_arrays(
+                pa.array([2, 0], pa.int32()), pa.array(["a", "bb", "ccc"])
+            )
+        }
+    )
     sink = pa.BufferOutputStream()
     options = pai.IpcWriteOptions(emit_dictionary_deltas=True)
     with pai.new_stream(sink, first.schema, options=options) as writer:
@@ -556,6 +594,6 @@ def test_a_dictionary_changed_under_the_reader_is_an_error_not_a_crash():
     assert pa.table(reader.read_next_batch()).column("d").to_pylist() == ["a", "bb"]
     at = bytes(data).find(struct.pack("<3i", 0, 1, 3))  # the base dictionary's offsets
     assert at > 0
-    data[at + 8:at + 12] = struct.pack("<i", 1 << 20)
+    data[at + 8 : at + 12] = struct.pack("<i", 1 << 20)
     with pytest.raises(ValueError, match="offsets changed after they were checked"):
         reader.read_next_batch()

@@ -2,6 +2,7 @@
 file to open_stream), a directory, Parquet, NumPy, zip, gzip, text and
 empty files, for paths, bytes and file objects (docs/ipc.md, "When the
 input is not what the reader expects")."""
+
 import gzip
 import io
 import re
@@ -43,16 +44,26 @@ def test_a_stream_is_not_a_file_and_a_file_not_a_stream(tmp_path):
     stream.write_bytes(stream_bytes())
     file.write_bytes(file_bytes())
     for source in (stream, str(stream)):
-        with pytest.raises(ValueError, match=quoted(stream) + " is an Arrow IPC stream, not an "
-                           r"Arrow IPC file; open it with open_stream \(C\+\+: ipc::StreamReader\)"):
+        with pytest.raises(
+            ValueError,
+            match=quoted(stream) + " is an Arrow IPC stream, not an "
+            r"Arrow IPC file; open it with open_stream \(C\+\+: ipc::StreamReader\)",
+        ):
             qv.ipc.open_file(source)
-    with pytest.raises(ValueError, match=quoted(file) + " is an Arrow IPC file, not an Arrow IPC "
-                       r"stream; open it with open_file \(C\+\+: ipc::FileReader\)"):
+    with pytest.raises(
+        ValueError,
+        match=quoted(file) + " is an Arrow IPC file, not an Arrow IPC "
+        r"stream; open it with open_file \(C\+\+: ipc::FileReader\)",
+    ):
         qv.ipc.open_stream(file)
     # Bytes and file objects have no name.
-    with pytest.raises(ValueError, match="^the input is an Arrow IPC stream, not an Arrow IPC file"):
+    with pytest.raises(
+        ValueError, match="^the input is an Arrow IPC stream, not an Arrow IPC file"
+    ):
         qv.ipc.open_file(stream_bytes())
-    with pytest.raises(ValueError, match="^the input is an Arrow IPC file, not an Arrow IPC stream"):
+    with pytest.raises(
+        ValueError, match="^the input is an Arrow IPC file, not an Arrow IPC stream"
+    ):
         qv.ipc.open_stream(io.BytesIO(file_bytes()))
     # Each reader still reads its own kind.
     assert qv.ipc.open_file(file).read_all().num_rows == 3
@@ -61,8 +72,12 @@ def test_a_stream_is_not_a_file_and_a_file_not_a_stream(tmp_path):
 
 
 def test_a_directory_is_named(tmp_path):
-    for read in (qv.ipc.open_file, qv.ipc.open_stream, qv.ipc.read_tensor,
-                 qv.ipc.read_sparse_tensor):
+    for read in (
+        qv.ipc.open_file,
+        qv.ipc.open_stream,
+        qv.ipc.read_tensor,
+        qv.ipc.read_sparse_tensor,
+    ):
         with pytest.raises(OSError, match=quoted(tmp_path) + " is a directory, not a file"):
             read(tmp_path)
     with pytest.raises(OSError, match="is a directory"):
@@ -89,7 +104,9 @@ def test_parquet_numpy_and_archives_are_named(tmp_path):
         (packed, "a gzip-compressed file", "; decompress it first"),
     ]
     for path, kind, advice in cases:
-        with pytest.raises(ValueError, match=quoted(path) + f" is {kind}, not an Arrow IPC file{advice}"):
+        with pytest.raises(
+            ValueError, match=quoted(path) + f" is {kind}, not an Arrow IPC file{advice}"
+        ):
             qv.ipc.open_file(path)
         with pytest.raises(ValueError, match=quoted(path) + f" is {kind}, not an Arrow IPC stream"):
             qv.ipc.open_stream(path)
@@ -108,10 +125,14 @@ def test_parquet_numpy_and_archives_are_named(tmp_path):
 def test_empty_and_text_files_are_named(tmp_path):
     empty = tmp_path / "empty.arrow"
     empty.write_bytes(b"")
-    with pytest.raises(ValueError, match=quoted(empty) + r" is empty \(0 bytes\), not an Arrow IPC file"):
+    with pytest.raises(
+        ValueError, match=quoted(empty) + r" is empty \(0 bytes\), not an Arrow IPC file"
+    ):
         qv.ipc.open_file(empty)
-    with pytest.raises(ValueError, match=quoted(empty) + " is empty: an Arrow IPC stream starts "
-                                                         "with a schema message"):
+    with pytest.raises(
+        ValueError,
+        match=quoted(empty) + " is empty: an Arrow IPC stream starts with a schema message",
+    ):
         qv.ipc.open_stream(empty)
     with pytest.raises(ValueError, match="no Tensor message at byte 0"):
         qv.ipc.read_tensor(empty)
@@ -119,11 +140,17 @@ def test_empty_and_text_files_are_named(tmp_path):
         qv.ipc.open_stream(b"")
     csv = tmp_path / "x.csv"
     csv.write_text("id,name\n1,a\n2,b\n")
-    with pytest.raises(ValueError, match=quoted(csv) + r' is a text file \(it starts "id,name\\n1,a'
-                                                       r'\\n2,b\\n"\), not an Arrow IPC file$'):
+    with pytest.raises(
+        ValueError,
+        match=quoted(csv) + r' is a text file \(it starts "id,name\\n1,a'
+        r'\\n2,b\\n"\), not an Arrow IPC file$',
+    ):
         qv.ipc.open_file(csv)
-    with pytest.raises(ValueError, match=quoted(csv) + r' is a text file \(it starts "id,name\\n"\), '
-                                                       "not an Arrow IPC stream$"):
+    with pytest.raises(
+        ValueError,
+        match=quoted(csv) + r' is a text file \(it starts "id,name\\n"\), '
+        "not an Arrow IPC stream$",
+    ):
         qv.ipc.open_stream(csv)
 
 

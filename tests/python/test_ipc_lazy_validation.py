@@ -3,6 +3,7 @@
 values are used. A good file reads equal to the eager read; a bad column
 raises where it is used, naming the column and the record batch, and
 nothing that reads values gets past the check."""
+
 import io
 import pickle
 import struct
@@ -33,7 +34,8 @@ def _open(data, stream):
 
 def _good_table():
     tensors = pa.FixedShapeTensorArray.from_numpy_ndarray(
-        np.arange(7 * 6, dtype=np.float32).reshape(7, 2, 3))
+        np.arange(7 * 6, dtype=np.float32).reshape(7, 2, 3)
+    )
     words = pa.array(["a", "b", None, "a", "c", "b", "a"]).dictionary_encode()
     return pa.table({**COLUMNS, "tensor": tensors, "dictionary": words})
 
@@ -48,8 +50,10 @@ def _bad_strings():
 def _file_with_bad_batch(stream=False):
     """Three batches of (good int64, s utf8); batch 1's s is bad."""
     good = pa.array(["x", "yy", "zzz"])
-    batches = [pa.record_batch([pa.array([3 * b, 3 * b + 1, 3 * b + 2]), s], ["good", "s"])
-               for b, s in enumerate([good, _bad_strings(), good])]
+    batches = [
+        pa.record_batch([pa.array([3 * b, 3 * b + 1, 3 * b + 2]), s], ["good", "s"])
+        for b, s in enumerate([good, _bad_strings(), good])
+    ]
     return _ipc(batches, stream)
 
 
@@ -144,15 +148,25 @@ def test_every_use_of_values_checks_first(use):
 def test_every_kind_of_bad_value_is_found_on_use():
     # Each passes the O(1) checks and fails full validation.
     bad_index = pa.DictionaryArray.from_buffers(
-        pa.dictionary(pa.int32(), pa.utf8()), 2,
-        [None, pa.py_buffer(struct.pack("<2i", 0, 7))], pa.array(["a", "b"]))
+        pa.dictionary(pa.int32(), pa.utf8()),
+        2,
+        [None, pa.py_buffer(struct.pack("<2i", 0, 7))],
+        pa.array(["a", "b"]),
+    )
     bad_utf8 = pa.Array.from_buffers(
-        pa.utf8(), 2, [None, pa.py_buffer(struct.pack("<3i", 0, 1, 2)), pa.py_buffer(b"a\xff")])
+        pa.utf8(), 2, [None, pa.py_buffer(struct.pack("<3i", 0, 1, 2)), pa.py_buffer(b"a\xff")]
+    )
     bad_type_id = pa.UnionArray.from_buffers(
-        pa.sparse_union([pa.field("i", pa.int32())]), 2,
-        [None, pa.py_buffer(bytes([0, 5]))], children=[pa.array([1, 2], pa.int32())])
-    cases = {"dictionary index 7 is outside": bad_index, "UTF-8": bad_utf8,
-             "type id 5 names no child": bad_type_id}
+        pa.sparse_union([pa.field("i", pa.int32())]),
+        2,
+        [None, pa.py_buffer(bytes([0, 5]))],
+        children=[pa.array([1, 2], pa.int32())],
+    )
+    cases = {
+        "dictionary index 7 is outside": bad_index,
+        "UTF-8": bad_utf8,
+        "type id 5 names no child": bad_type_id,
+    }
     for message, bad in cases.items():
         data = _ipc([pa.record_batch([pa.array([1, 2]), bad], ["good", "bad"])])
         with pytest.raises(ValueError, match=message):
@@ -216,8 +230,10 @@ def test_table_validate_checks_tables_made_elsewhere():
     table.validate(full=False)
 
 
-VST_FIELD_METADATA = {b"ARROW:extension:name": b"arrow.variable_shape_tensor",
-                      b"ARROW:extension:metadata": b"{}"}
+VST_FIELD_METADATA = {
+    b"ARROW:extension:name": b"arrow.variable_shape_tensor",
+    b"ARROW:extension:metadata": b"{}",
+}
 
 
 def _vst_file(offsets, values, shapes, large=False, stream=False):
@@ -226,9 +242,11 @@ def _vst_file(offsets, values, shapes, large=False, stream=False):
     list_type = pa.large_list(pa.float32()) if large else pa.list_(pa.float32())
     width = "<%dq" if large else "<%di"
     data = pa.Array.from_buffers(
-        list_type, len(offsets) - 1,
+        list_type,
+        len(offsets) - 1,
         [None, pa.py_buffer(struct.pack(width % len(offsets), *offsets))],
-        children=[pa.array(values, pa.float32())])
+        children=[pa.array(values, pa.float32())],
+    )
     shape = pa.array([[s] for s in shapes], pa.list_(pa.int32(), 1))
     storage = pa.StructArray.from_arrays([data, shape], ["data", "shape"])
     schema = pa.schema([pa.field("t", storage.type, metadata=VST_FIELD_METADATA)])
@@ -248,8 +266,11 @@ def test_a_tensor_row_whose_length_is_not_its_shape_is_refused_eager_and_lazy(la
     with pytest.raises(ValueError, match=message):
         pa.table(table)
     good = _vst_file([0, 3, 5], [1, 2, 3, 4, 5], [3, 2], large)
-    assert qv.ipc.open_file(good).read_all(validate="lazy").column("t").chunks[0][0] \
-        .tolist() == [1, 2, 3]
+    assert qv.ipc.open_file(good).read_all(validate="lazy").column("t").chunks[0][0].tolist() == [
+        1,
+        2,
+        3,
+    ]
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -257,14 +278,21 @@ def test_no_tensor_rows_with_an_empty_offsets_buffer(stream):
     # The format lets an empty list's offsets buffer be empty; pyarrow
     # writes a 0-row large_list so. Nothing may be read from it.
     list_type = pa.large_list(pa.float32())
-    data_list = pa.Array.from_buffers(list_type, 0, [None, pa.py_buffer(b"")],
-                                      children=[pa.array([], pa.float32())])
+    data_list = pa.Array.from_buffers(
+        list_type, 0, [None, pa.py_buffer(b"")], children=[pa.array([], pa.float32())]
+    )
     shape = pa.array([], pa.list_(pa.int32(), 1))
     storage = pa.StructArray.from_arrays([data_list, shape], ["data", "shape"])
     schema = pa.schema([pa.field("t", storage.type, metadata=VST_FIELD_METADATA)])
-    full = pa.record_batch([pa.StructArray.from_arrays(
-        [pa.array([[1.0, 2.0]], list_type), pa.array([[2]], pa.list_(pa.int32(), 1))],
-        ["data", "shape"])], schema=schema)
+    full = pa.record_batch(
+        [
+            pa.StructArray.from_arrays(
+                [pa.array([[1.0, 2.0]], list_type), pa.array([[2]], pa.list_(pa.int32(), 1))],
+                ["data", "shape"],
+            )
+        ],
+        schema=schema,
+    )
     data = _ipc([pa.record_batch([storage], schema=schema), full], stream)
     for validate in ("eager", "lazy"):
         table = _open(data, stream).read_all(validate=validate)

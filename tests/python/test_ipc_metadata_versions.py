@@ -1,6 +1,7 @@
 """Messages of metadata version V4 (Arrow before 1.0): a union there has
 a validity buffer before its type ids, which the reader skips as Arrow
 C++ does; in a V5 message the same buffer is one too many and refused."""
+
 import io
 import struct
 
@@ -16,11 +17,17 @@ V4 = pai.IpcWriteOptions(metadata_version=pai.MetadataVersion.V4)
 def _unions():
     types = pa.array([0, 1, 0, 1, 1], pa.int8())
     sparse = pa.UnionArray.from_sparse(
-        types, [pa.array([1, None, 3, 4, 5], pa.int64()), pa.array(["a", "b", None, "d", "e"])],
-        ["i", "s"])
+        types,
+        [pa.array([1, None, 3, 4, 5], pa.int64()), pa.array(["a", "b", None, "d", "e"])],
+        ["i", "s"],
+    )
     dense = pa.UnionArray.from_dense(
-        pa.array([5, 9, 9, 5, 9], pa.int8()), pa.array([0, 0, 1, 1, 2], pa.int32()),
-        [pa.array([1.5, None], pa.float64()), pa.array([b"x", None, b"zz"])], ["f", "b"], [5, 9])
+        pa.array([5, 9, 9, 5, 9], pa.int8()),
+        pa.array([0, 0, 1, 1, 2], pa.int32()),
+        [pa.array([1.5, None], pa.float64()), pa.array([b"x", None, b"zz"])],
+        ["f", "b"],
+        [5, 9],
+    )
     return {"sparse": sparse, "dense": dense}
 
 
@@ -95,8 +102,10 @@ def _pyarrow_read(data, stream):
 def test_v4_unions_read_as_pyarrow_reads_them(kind, stream):
     table = _table(kind)
     data = _write(table, stream, V4)
-    assert {pai.read_message(pa.BufferReader(data[s - 8:])).metadata_version
-            for s, _ in _messages(data, stream)} == {pai.MetadataVersion.V4}
+    assert {
+        pai.read_message(pa.BufferReader(data[s - 8 :])).metadata_version
+        for s, _ in _messages(data, stream)
+    } == {pai.MetadataVersion.V4}
     got = _read(data, stream)
     assert pa.table(got).equals(_pyarrow_read(data, stream))
     assert pa.table(got).equals(table)

@@ -3,6 +3,7 @@ is written like any other (as pyarrow writes it), in files and streams,
 for every type family whose empty layout differs (null, unions, run-end
 encoded, list and binary views, extension types, large offsets); and a
 table is cut into batches as pyarrow's write_table cuts it."""
+
 import io
 
 import numpy as np
@@ -21,29 +22,44 @@ def _families():
     out["null"] = pa.nulls(5)
     types = pa.array([0, 1, 0, 1, 1], pa.int8())
     out["sparse_union"] = pa.UnionArray.from_sparse(
-        types, [pa.array([1, None, 3, 4, 5], pa.int64()), pa.array(["a", "b", "c", None, "e"])])
+        types, [pa.array([1, None, 3, 4, 5], pa.int64()), pa.array(["a", "b", "c", None, "e"])]
+    )
     out["dense_union"] = pa.UnionArray.from_dense(
-        types, pa.array([0, 0, 1, 1, 2], pa.int32()),
-        [pa.array([1.5, None], pa.float64()), pa.array([b"x", None, b"zz"], pa.binary())])
+        types,
+        pa.array([0, 0, 1, 1, 2], pa.int32()),
+        [pa.array([1.5, None], pa.float64()), pa.array([b"x", None, b"zz"], pa.binary())],
+    )
     out["run_end_encoded"] = pa.RunEndEncodedArray.from_arrays(
-        pa.array([2, 3, 5], pa.int32()), pa.array([10, None, 30], pa.int64()))
+        pa.array([2, 3, 5], pa.int32()), pa.array([10, None, 30], pa.int64())
+    )
     out["list_view"] = pa.array([[1, 2], None, [], [3], [4, None]], pa.list_view(pa.int16()))
-    out["large_list_view"] = pa.array([["x"], [], None, ["y", "z"], ["w"]],
-                                      pa.large_list_view(pa.utf8()))
-    out["string_view"] = pa.array(["a", None, "a string longer than twelve bytes", "", "b"],
-                                  pa.string_view())
+    out["large_list_view"] = pa.array(
+        [["x"], [], None, ["y", "z"], ["w"]], pa.large_list_view(pa.utf8())
+    )
+    out["string_view"] = pa.array(
+        ["a", None, "a string longer than twelve bytes", "", "b"], pa.string_view()
+    )
     out["binary_view"] = pa.array([b"", b"inline", None, b"x" * 40, b"y"], pa.binary_view())
     cells = np.arange(5 * 6, dtype=np.float32).reshape(5, 2, 3)
     out["fixed_shape_tensor"] = pa.FixedShapeTensorArray.from_numpy_ndarray(cells)
     out["variable_shape_tensor"] = pa.array(
-        qv.VariableShapeTensorArray.from_numpy([np.ones((1, 2)), np.zeros((2, 2)), np.ones((0, 2)),
-                                                np.ones((3, 1)), np.ones((1, 1))]))
+        qv.VariableShapeTensorArray.from_numpy(
+            [np.ones((1, 2)), np.zeros((2, 2)), np.ones((0, 2)), np.ones((3, 1)), np.ones((1, 1))]
+        )
+    )
     out["large_list_large_string"] = pa.array(
-        [["a", None], [], None, ["bc", "d", "e"], ["f"]], pa.large_list(pa.large_utf8()))
+        [["a", None], [], None, ["bc", "d", "e"], ["f"]], pa.large_list(pa.large_utf8())
+    )
     out["large_binary_in_struct"] = pa.array(
-        [{"b": b"x", "l": [1]}, None, {"b": None, "l": []}, {"b": b"yz", "l": [2, 3]},
-         {"b": b"", "l": None}],
-        pa.struct([("b", pa.large_binary()), ("l", pa.large_list(pa.int32()))]))
+        [
+            {"b": b"x", "l": [1]},
+            None,
+            {"b": None, "l": []},
+            {"b": b"yz", "l": [2, 3]},
+            {"b": b"", "l": None},
+        ],
+        pa.struct([("b", pa.large_binary()), ("l", pa.large_list(pa.int32()))]),
+    )
     return out
 
 
@@ -154,7 +170,8 @@ def test_tables_are_cut_as_pyarrow_cuts_them(chunks, stream, how):
     want = _pyarrow_table_batches(table, stream)
     assert _quiver_table_batches(qv.table(table), stream, how) == want
     assert [b.num_rows for b in qv.table(table).to_batches()] == [
-        b.num_rows for b in table.to_batches()]
+        b.num_rows for b in table.to_batches()
+    ]
 
 
 def test_zero_row_table_gives_pyarrows_file():

@@ -1,5 +1,6 @@
 """Pickling, copy and deepcopy of every quiver class; zero-copy shown by
 counting out-of-band buffers and their sizes."""
+
 import copy
 import multiprocessing
 import pickle
@@ -44,7 +45,9 @@ CASES = {
     "variable-permuted": lambda: ragged(perm=[1, 0]),
     "array-utf8": lambda: qv.array(pa.array(["a", None, "ccc", "dd"]))[1:],
     "array-bool": lambda: qv.array(pa.array([True, None, False] * 5))[3:],
-    "array-struct": lambda: qv.array(pa.RecordBatch.from_pydict({"a": [1, 2, 3], "b": [[1], [], None]}))[1:],
+    "array-struct": lambda: qv.array(
+        pa.RecordBatch.from_pydict({"a": [1, 2, 3], "b": [[1], [], None]})
+    )[1:],
 }
 
 
@@ -71,10 +74,15 @@ def test_out_of_band_buffers_are_the_data_itself():
     assert [b.raw().nbytes for b in buffers] == [1000 * 6 * 4]
     assert len(payload) < 400  # metadata only
     view = buffers[0].raw()
-    assert np.frombuffer(view, np.float32).__array_interface__["data"][0] == \
-        col.to_numpy().__array_interface__["data"][0]  # no copy was made
+    assert (
+        np.frombuffer(view, np.float32).__array_interface__["data"][0]
+        == col.to_numpy().__array_interface__["data"][0]
+    )  # no copy was made
     back = pickle.loads(payload, buffers=buffers)
-    assert back.to_numpy().__array_interface__["data"][0] == col.to_numpy().__array_interface__["data"][0]
+    assert (
+        back.to_numpy().__array_interface__["data"][0]
+        == col.to_numpy().__array_interface__["data"][0]
+    )
 
 
 def test_slices_pickle_only_their_rows():
@@ -84,7 +92,9 @@ def test_slices_pickle_only_their_rows():
     # Exactly the slice's rows, although 500 is not a multiple of 8.
     assert sum(b.raw().nbytes for b in buffers) == 10 * 24
     for start in range(1, 9):  # with nulls: the validity bits come shifted
-        with_nulls = qv.array(pa.array([None if i % 3 == 0 else i for i in range(100)], pa.int64()))[start:]
+        with_nulls = qv.array(
+            pa.array([None if i % 3 == 0 else i for i in range(100)], pa.int64())
+        )[start:]
         buffers = []
         payload = pickle.dumps(with_nulls, protocol=5, buffer_callback=buffers.append)
         assert sum(b.raw().nbytes for b in buffers) <= (100 - start) * 8 + (100 - start + 7) // 8
@@ -97,9 +107,13 @@ def test_slices_pickle_only_their_rows():
 
 @pytest.mark.parametrize("protocol", [2, 5])
 def test_types_and_tensors(protocol):
-    types = [qv.type_for("int8"), qv.type_for("bool8"), qv.type_from_arrow(pa.list_(pa.utf8())),
-             qv.fixed_shape_tensor("float32", (2, 3), dim_names=["H", "W"], permutation=[1, 0]),
-             qv.variable_shape_tensor("int16", 2, uniform_shape=[None, 3])]
+    types = [
+        qv.type_for("int8"),
+        qv.type_for("bool8"),
+        qv.type_from_arrow(pa.list_(pa.utf8())),
+        qv.fixed_shape_tensor("float32", (2, 3), dim_names=["H", "W"], permutation=[1, 0]),
+        qv.variable_shape_tensor("int16", 2, uniform_shape=[None, 3]),
+    ]
     for t in types:
         back = pickle.loads(pickle.dumps(t, protocol=protocol))
         assert back == t and type(back) is type(t) and str(back) == str(t)
@@ -112,7 +126,9 @@ def test_types_and_tensors(protocol):
     if protocol == 5:
         assert sum(b.raw().nbytes for b in buffers) <= x.base.nbytes
     d = copy.deepcopy(t)
-    assert d == t and d.to_numpy().__array_interface__["data"][0] != x.__array_interface__["data"][0]
+    assert (
+        d == t and d.to_numpy().__array_interface__["data"][0] != x.__array_interface__["data"][0]
+    )
 
 
 def test_unpickling_validates():
@@ -122,7 +138,7 @@ def test_unpickling_validates():
     # A data list whose offsets run past the values: refused like a bad import.
     data_state = list(children[0])
     values = bytearray(bytes(data_state[3][1]))
-    values[4:8] = (10 ** 6).to_bytes(4, "little")
+    values[4:8] = (10**6).to_bytes(4, "little")
     data_state[3] = (data_state[3][0], bytes(values))
     bad = (length, offset, nulls, buffers, (tuple(data_state), children[1]), dictionary)
     with pytest.raises(ValueError):
@@ -157,13 +173,15 @@ class _Rows:
 def test_torch_dataloader_workers():
     torch = pytest.importorskip("torch")
     col = fixed(8)
-    loader = torch.utils.data.DataLoader(_Rows(col), batch_size=4, num_workers=2,
-                                         multiprocessing_context="spawn")
+    loader = torch.utils.data.DataLoader(
+        _Rows(col), batch_size=4, num_workers=2, multiprocessing_context="spawn"
+    )
     batches = [b.numpy() for b in loader]
     np.testing.assert_array_equal(np.concatenate(batches), col.to_numpy())
 
 
 # --- record batches, tables, chunked arrays, schemas and fields ------------
+
 
 def _batch(n=1000):
     x = np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3)
@@ -183,14 +201,20 @@ BATCH_CASES = {
     "record-batch": lambda: qv.record_batch(_batch()),
     "record-batch-sliced": lambda: qv.record_batch(_batch()).slice(501, 10),
     "table": lambda: qv.table(pa.Table.from_batches([_batch(), _batch(8)])),
-    "chunked-array": lambda: qv.table(pa.Table.from_batches([_batch(), _batch(8)])).column("images"),
-    "chunked-dictionary": lambda: qv.chunked_array(pa.chunked_array([_batch(8)["kind"], _batch(12)["kind"]])),
+    "chunked-array": lambda: qv.table(pa.Table.from_batches([_batch(), _batch(8)])).column(
+        "images"
+    ),
+    "chunked-dictionary": lambda: qv.chunked_array(
+        pa.chunked_array([_batch(8)["kind"], _batch(12)["kind"]])
+    ),
 }
 
 
 def _same(a, b):
     if isinstance(a, qv.ChunkedArray):
-        return a.type == b.type and [c.to_pylist() for c in a.chunks] == [c.to_pylist() for c in b.chunks]
+        return a.type == b.type and [c.to_pylist() for c in a.chunks] == [
+            c.to_pylist() for c in b.chunks
+        ]
     return a.equals(b)
 
 
@@ -218,11 +242,15 @@ def test_record_batch_out_of_band_buffers_are_the_columns():
     images = np.asarray(batch.column("images"))
     addresses = {np.frombuffer(b.raw(), np.uint8).__array_interface__["data"][0] for b in buffers}
     assert images.__array_interface__["data"][0] in addresses  # the tensor values, not a copy
-    assert sum(b.raw().nbytes for b in buffers) < 1000 * (24 + 8 + 8 + 8 + 1) + 10 * 1000  # names vary
+    assert (
+        sum(b.raw().nbytes for b in buffers) < 1000 * (24 + 8 + 8 + 8 + 1) + 10 * 1000
+    )  # names vary
     assert len(payload) < 4000  # metadata only
     back = pickle.loads(payload, buffers=buffers)
-    assert np.asarray(back.column("images")).__array_interface__["data"][0] == \
-        images.__array_interface__["data"][0]
+    assert (
+        np.asarray(back.column("images")).__array_interface__["data"][0]
+        == images.__array_interface__["data"][0]
+    )
 
 
 def test_batch_slices_pickle_only_their_rows():
@@ -304,9 +332,11 @@ def test_misaligned_out_of_band_buffers_are_copied_not_refused():
     # Dask packs out-of-band frames back to back: a buffer may start at any
     # byte. Values read as 8-byte numbers need alignment, so quiver copies.
     dense = np.eye(4)
-    objects = [qv.SparseCSRMatrix.from_dense_numpy(dense),
-               qv.FixedShapeTensorArray.from_numpy(np.arange(12.0).reshape(3, 4)),
-               qv.Tensor.from_numpy(np.arange(6, dtype=np.int64))]
+    objects = [
+        qv.SparseCSRMatrix.from_dense_numpy(dense),
+        qv.FixedShapeTensorArray.from_numpy(np.arange(12.0).reshape(3, 4)),
+        qv.Tensor.from_numpy(np.arange(6, dtype=np.int64)),
+    ]
     for obj in objects:
         buffers = []
         data = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)

@@ -4,6 +4,7 @@ Polars keeps the extension type but exports every list as a large_list, and
 a Polars-built column may have int64 shapes (an Array(Int64)); quiver reads
 these tolerated storage forms on import and in IPC files and writes the
 canonical one (docs/variable_shape_tensor.md, "Polars")."""
+
 import ctypes
 
 import numpy as np
@@ -15,32 +16,47 @@ from conftest import CapsuleProducer, capsule_pointer
 
 pl = pytest.importorskip("polars")
 
-ROWS = [np.arange(6, dtype=np.float32).reshape(2, 3), None, np.zeros((0, 4), np.float32),
-        np.full((1, 1), 7, np.float32), np.arange(12, dtype=np.float32).reshape(3, 4)]
+ROWS = [
+    np.arange(6, dtype=np.float32).reshape(2, 3),
+    None,
+    np.zeros((0, 4), np.float32),
+    np.full((1, 1), 7, np.float32),
+    np.arange(12, dtype=np.float32).reshape(3, 4),
+]
 
 
 class ArrowSchema(ctypes.Structure):
     pass
 
 
-ArrowSchema._fields_ = [("format", ctypes.c_char_p), ("name", ctypes.c_char_p),
-                        ("metadata", ctypes.c_void_p), ("flags", ctypes.c_int64),
-                        ("n_children", ctypes.c_int64),
-                        ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
-                        ("dictionary", ctypes.c_void_p), ("release", ctypes.c_void_p),
-                        ("private_data", ctypes.c_void_p)]
+ArrowSchema._fields_ = [
+    ("format", ctypes.c_char_p),
+    ("name", ctypes.c_char_p),
+    ("metadata", ctypes.c_void_p),
+    ("flags", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
+    ("dictionary", ctypes.c_void_p),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
 
 
 class ArrowArrayStream(ctypes.Structure):
     pass
 
 
-GET_SCHEMA = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ArrowArrayStream),
-                              ctypes.POINTER(ArrowSchema))
+GET_SCHEMA = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowSchema)
+)
 RELEASE_SCHEMA = ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))
-ArrowArrayStream._fields_ = [("get_schema", GET_SCHEMA), ("get_next", ctypes.c_void_p),
-                             ("get_last_error", ctypes.c_void_p), ("release", ctypes.c_void_p),
-                             ("private_data", ctypes.c_void_p)]
+ArrowArrayStream._fields_ = [
+    ("get_schema", GET_SCHEMA),
+    ("get_next", ctypes.c_void_p),
+    ("get_last_error", ctypes.c_void_p),
+    ("release", ctypes.c_void_p),
+    ("private_data", ctypes.c_void_p),
+]
 
 
 def storage_formats(series):
@@ -84,8 +100,9 @@ def assert_rows(column, expected=ROWS):
 def assert_canonical(schema, value_type=pa.float32(), ndim=2):
     """The column's storage is the canonical one (pyarrow refuses Polars')."""
     storage = pa.schema(schema).field("x").type.storage_type
-    assert storage == pa.struct([("data", pa.list_(value_type)),
-                                 ("shape", pa.list_(pa.int32(), ndim))])
+    assert storage == pa.struct(
+        [("data", pa.list_(value_type)), ("shape", pa.list_(pa.int32(), ndim))]
+    )
 
 
 def frame():
@@ -149,13 +166,19 @@ def test_quiver_writes_polars_tables_in_the_canonical_form(tmp_path):
 
 
 def test_polars_built_columns_with_int64_shapes():
-    parts = pl.DataFrame({"data": [[1.0, 2.0], [3.0], None, []], "shape": [[2], [1], None, [0]]},
-                         schema={"data": pl.List(pl.Float64), "shape": pl.Array(pl.Int64, 1)})
+    parts = pl.DataFrame(
+        {"data": [[1.0, 2.0], [3.0], None, []], "shape": [[2], [1], None, [0]]},
+        schema={"data": pl.List(pl.Float64), "shape": pl.Array(pl.Int64, 1)},
+    )
     parts = parts.with_columns(
-        pl.when(pl.col("data").is_null()).then(None).otherwise(pl.struct("data", "shape"))
-        .alias("x")).select("x")
-    df = parts.select(pl.col("x").ext.to(
-        pl.Extension("arrow.variable_shape_tensor", parts.schema["x"], "{}")))
+        pl.when(pl.col("data").is_null())
+        .then(None)
+        .otherwise(pl.struct("data", "shape"))
+        .alias("x")
+    ).select("x")
+    df = parts.select(
+        pl.col("x").ext.to(pl.Extension("arrow.variable_shape_tensor", parts.schema["x"], "{}"))
+    )
     assert storage_formats(df["x"]) == ["+L", "+w:1"]
     table = qv.table(df)
     assert_canonical(table.schema, pa.float64(), 1)
@@ -166,13 +189,19 @@ def test_polars_built_columns_with_int64_shapes():
 
 
 def test_polars_shapes_that_do_not_fit_int32_name_column_and_row():
-    parts = pl.DataFrame({"data": [[1.0], [2.0]], "shape": [[1], [1 << 40]]},
-                         schema={"data": pl.List(pl.Float64), "shape": pl.Array(pl.Int64, 1)})
+    parts = pl.DataFrame(
+        {"data": [[1.0], [2.0]], "shape": [[1], [1 << 40]]},
+        schema={"data": pl.List(pl.Float64), "shape": pl.Array(pl.Int64, 1)},
+    )
     parts = parts.select(pl.struct("data", "shape").alias("x"))
-    df = parts.select(pl.col("x").ext.to(
-        pl.Extension("arrow.variable_shape_tensor", parts.schema["x"], "{}")))
-    with pytest.raises(ValueError, match=r"field 0 \(x\): row 1: shape entry 0 \(1099511627776\) "
-                                         r"does not fit int32"):
+    df = parts.select(
+        pl.col("x").ext.to(pl.Extension("arrow.variable_shape_tensor", parts.schema["x"], "{}"))
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"field 0 \(x\): row 1: shape entry 0 \(1099511627776\) "
+        r"does not fit int32",
+    ):
         qv.table(df)
 
 
@@ -182,11 +211,17 @@ def test_array_takes_large_list_storage_from_any_producer():
     rows = [([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], [2, 3]), (None, None), ([], [0, 4]), ([7.0], [1, 1])]
     data = pa.array([r[0] for r in rows], pa.large_list(pa.float32()))
     shape = pa.array([r[1] for r in rows], pa.list_(pa.int64(), 2))
-    storage = pa.StructArray.from_arrays([data, shape], names=["data", "shape"],
-                                         mask=pa.array([False, True, False, False]))
-    field = pa.field("x", storage.type, metadata={
-        "ARROW:extension:name": "arrow.variable_shape_tensor",
-        "ARROW:extension:metadata": '{"dim_names":["H","W"]}'})
+    storage = pa.StructArray.from_arrays(
+        [data, shape], names=["data", "shape"], mask=pa.array([False, True, False, False])
+    )
+    field = pa.field(
+        "x",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.variable_shape_tensor",
+            "ARROW:extension:metadata": '{"dim_names":["H","W"]}',
+        },
+    )
     for offset in (0, 1):
         sliced = storage.slice(offset)
         col = qv.array(CapsuleProducer(field.__arrow_c_schema__(), sliced.__arrow_c_array__()[1]))

@@ -1,4 +1,5 @@
 """Round trips with pyarrow through the Arrow PyCapsule protocol."""
+
 import ctypes
 import json
 
@@ -14,11 +15,16 @@ PERMUTATIONS = [None, [1, 0], [2, 0, 1], [1, 2, 0], [0, 2, 1]]
 
 def pa_tensor_array(dtype, cell_shape, n=4, permutation=None, dim_names=None, nulls=None):
     values = sample(dtype, (n,) + tuple(cell_shape))
-    t = pa.fixed_shape_tensor(pa.from_numpy_dtype(np.dtype(dtype)), cell_shape,
-                              dim_names=dim_names, permutation=permutation)
+    t = pa.fixed_shape_tensor(
+        pa.from_numpy_dtype(np.dtype(dtype)),
+        cell_shape,
+        dim_names=dim_names,
+        permutation=permutation,
+    )
     mask = None if nulls is None else pa.array([i in nulls for i in range(n)])
-    storage = pa.FixedSizeListArray.from_arrays(pa.array(values.reshape(-1)), int(np.prod(cell_shape)),
-                                                mask=mask)
+    storage = pa.FixedSizeListArray.from_arrays(
+        pa.array(values.reshape(-1)), int(np.prod(cell_shape)), mask=mask
+    )
     return pa.ExtensionArray.from_storage(t, storage), values
 
 
@@ -42,13 +48,16 @@ def shape_for(permutation):
 def test_pyarrow_to_quiver_and_back(dtype, permutation):
     shape = shape_for(permutation)
     names = ["d%d" % i for i in range(len(shape))]
-    theirs, values = pa_tensor_array(dtype, shape, permutation=permutation, dim_names=names, nulls={2})
+    theirs, values = pa_tensor_array(
+        dtype, shape, permutation=permutation, dim_names=names, nulls={2}
+    )
     ours = qv.array(theirs)
     assert isinstance(ours, qv.FixedShapeTensorArray)
     assert_same_tensor_array(ours, theirs)
     assert ours.type.dim_names == names
     physical = ours.to_numpy(allow_nulls=True).transpose(
-        np.argsort([0] + [p + 1 for p in (permutation or range(len(shape)))]))
+        np.argsort([0] + [p + 1 for p in (permutation or range(len(shape)))])
+    )
     np.testing.assert_array_equal(physical[[0, 1, 3]], values[[0, 1, 3]])
     back = pa.array(ours)
     assert back.type == theirs.type
@@ -133,7 +142,9 @@ def test_plain_arrays_round_trip(theirs):
 def test_field_metadata_and_extension_type_schema():
     t = qv.fixed_shape_tensor("int16", (2, 2), dim_names=["x", "y"], permutation=[1, 0])
     pa_type = pa.DataType._import_from_c_capsule(t.__arrow_c_schema__())
-    assert pa_type == pa.fixed_shape_tensor(pa.int16(), (2, 2), dim_names=["x", "y"], permutation=[1, 0])
+    assert pa_type == pa.fixed_shape_tensor(
+        pa.int16(), (2, 2), dim_names=["x", "y"], permutation=[1, 0]
+    )
     assert qv.type_from_arrow(pa_type) == t
 
 
@@ -156,11 +167,16 @@ def test_unconsumed_capsules_are_released():
 
 # --- bad input --------------------------------------------------------------
 
+
 def producer_with_metadata(extension_metadata, storage):
-    field = pa.field("t", storage.type, metadata={
-        "ARROW:extension:name": "arrow.fixed_shape_tensor",
-        "ARROW:extension:metadata": extension_metadata,
-    })
+    field = pa.field(
+        "t",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.fixed_shape_tensor",
+            "ARROW:extension:metadata": extension_metadata,
+        },
+    )
     return CapsuleProducer(field.__arrow_c_schema__(), storage.__arrow_c_array__()[1])
 
 
@@ -175,13 +191,37 @@ STORAGE_6 = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(12, dtype=np.fl
         ('{"dim_names": ["a"]}', STORAGE_6, ValueError, "has no 'shape'"),
         ('{"shape": [2, 2]}', STORAGE_6, ValueError, "storage list size is 6"),
         ('{"shape": [-2, -3]}', STORAGE_6, ValueError, "negative size -2"),
-        ('{"shape": [4294967296, 4294967296, 4294967296]}', STORAGE_6, ValueError, "overflows int64"),
-        ('{"shape": [2, 3], "permutation": [1, 1]}', STORAGE_6, ValueError, "permutation \\[1, 1\\] is not a permutation of 0..1: entry 1 repeats 1"),
-        ('{"shape": [2, 3], "permutation": [0]}', STORAGE_6, ValueError, "1 entries for 2 dimensions"),
+        (
+            '{"shape": [4294967296, 4294967296, 4294967296]}',
+            STORAGE_6,
+            ValueError,
+            "overflows int64",
+        ),
+        (
+            '{"shape": [2, 3], "permutation": [1, 1]}',
+            STORAGE_6,
+            ValueError,
+            "permutation \\[1, 1\\] is not a permutation of 0..1: entry 1 repeats 1",
+        ),
+        (
+            '{"shape": [2, 3], "permutation": [0]}',
+            STORAGE_6,
+            ValueError,
+            "1 entries for 2 dimensions",
+        ),
         ('{"shape": [2, 3], "dim_names": ["a", 2]}', STORAGE_6, ValueError, "must be a string"),
-        ('{"shape": [6]}', pa.array([[1.0] * 6, [2.0] * 6]), TypeError, "storage must be a fixed_size_list"),
-        ('{"shape": [1]}', pa.array([["a"], ["b"]], pa.list_(pa.string(), 1)), TypeError,
-         "value type must be numeric, bool or bool8"),
+        (
+            '{"shape": [6]}',
+            pa.array([[1.0] * 6, [2.0] * 6]),
+            TypeError,
+            "storage must be a fixed_size_list",
+        ),
+        (
+            '{"shape": [1]}',
+            pa.array([["a"], ["b"]], pa.list_(pa.string(), 1)),
+            TypeError,
+            "value type must be numeric, bool or bool8",
+        ),
     ],
 )
 def test_bad_extension_metadata(metadata, storage, error, match):
@@ -191,7 +231,9 @@ def test_bad_extension_metadata(metadata, storage, error, match):
 
 def test_wrong_buffer_count_is_rejected():
     schema, array = pa.array([1, 2, 3], pa.int32()).__arrow_c_array__()
-    n_buffers = ctypes.cast(capsule_pointer(array, b"arrow_array") + 24, ctypes.POINTER(ctypes.c_int64))
+    n_buffers = ctypes.cast(
+        capsule_pointer(array, b"arrow_array") + 24, ctypes.POINTER(ctypes.c_int64)
+    )
     n_buffers[0] = 1
     with pytest.raises(ValueError, match="ArrowArray of type int32 has 1 buffers, expected 2"):
         qv.array(CapsuleProducer(schema, array))

@@ -1,6 +1,7 @@
 """Hostile foreign data imported from Python: deep schemas, draft shapes
 outside the array, lying tensor metadata below the top level. Each was a
 crash or a wrong answer once; each must be an error."""
+
 import ctypes
 
 import pyarrow as pa
@@ -53,8 +54,10 @@ class DeepSchema:
             self.pointers[i] = ctypes.pointer(node)
             if i < depth:
                 node.n_children = 1
-                node.children = ctypes.cast(ctypes.byref(self.pointers, (i + 1) * ctypes.sizeof(ctypes.c_void_p)),
-                                            ctypes.POINTER(ctypes.POINTER(ArrowSchema)))
+                node.children = ctypes.cast(
+                    ctypes.byref(self.pointers, (i + 1) * ctypes.sizeof(ctypes.c_void_p)),
+                    ctypes.POINTER(ctypes.POINTER(ArrowSchema)),
+                )
 
     def __arrow_c_schema__(self):
         return PyCapsule_New(ctypes.addressof(self.nodes[0]), b"arrow_schema", None)
@@ -88,10 +91,14 @@ def draft_column(valid=None):
     shape = pa.array([[4294967295, 0], [1, 3]], pa.list_(pa.uint32(), 2))
     mask = None if valid is None else pa.array([not v for v in valid])
     storage = pa.StructArray.from_arrays([data, shape], names=["data", "shape"], mask=mask)
-    field = pa.field("t", storage.type, metadata={
-        "ARROW:extension:name": "arrow.variable_shape_tensor",
-        "ARROW:extension:metadata": '{"ragged_dimensions": [0]}',
-    })
+    field = pa.field(
+        "t",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.variable_shape_tensor",
+            "ARROW:extension:metadata": '{"ragged_dimensions": [0]}',
+        },
+    )
     return field, storage
 
 
@@ -115,26 +122,38 @@ def test_draft_shapes_are_converted_only_where_the_array_looks():
 
 
 def tensor_field(name, metadata, list_size=6):
-    return pa.field(name, pa.list_(pa.float32(), list_size), metadata={
-        "ARROW:extension:name": "arrow.fixed_shape_tensor",
-        "ARROW:extension:metadata": metadata,
-    })
+    return pa.field(
+        name,
+        pa.list_(pa.float32(), list_size),
+        metadata={
+            "ARROW:extension:name": "arrow.fixed_shape_tensor",
+            "ARROW:extension:metadata": metadata,
+        },
+    )
 
 
 def test_nested_tensor_metadata_is_validated():
     # A struct field typed arrow.fixed_shape_tensor with shape [5, 5] over a
     # fixed_size_list[6]: refused on import, naming where it sits.
     cells = pa.array([[0.0] * 6], pa.list_(pa.float32(), 6))
-    bad = pa.StructArray.from_arrays([pa.array([1]), cells],
-                                     fields=[pa.field("id", pa.int64()), tensor_field("images", '{"shape":[5,5]}')])
-    with pytest.raises(ValueError, match=r"field.child 1 \(images\): .*has 25 elements but the storage list size is 6"):
+    bad = pa.StructArray.from_arrays(
+        [pa.array([1]), cells],
+        fields=[pa.field("id", pa.int64()), tensor_field("images", '{"shape":[5,5]}')],
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"field.child 1 \(images\): .*has 25 elements but the storage list size is 6",
+    ):
         qv.array(bad)
     with pytest.raises(ValueError, match="has 25 elements"):
         qv.type_from_arrow(bad.type)
-    good = pa.StructArray.from_arrays([pa.array([1]), cells],
-                                      fields=[pa.field("id", pa.int64()), tensor_field("images", '{"shape":[2,3]}')])
+    good = pa.StructArray.from_arrays(
+        [pa.array([1]), cells],
+        fields=[pa.field("id", pa.int64()), tensor_field("images", '{"shape":[2,3]}')],
+    )
     assert len(qv.array(good)) == 1
-    in_list = pa.ListArray.from_arrays(pa.array([0, 1], pa.int32()), cells,
-                                       type=pa.list_(tensor_field("cells", '{"shape":[7]}')))
+    in_list = pa.ListArray.from_arrays(
+        pa.array([0, 1], pa.int32()), cells, type=pa.list_(tensor_field("cells", '{"shape":[7]}'))
+    )
     with pytest.raises(ValueError, match="has 7 elements but the storage list size is 6"):
         qv.array(in_list)

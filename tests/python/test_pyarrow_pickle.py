@@ -2,6 +2,7 @@
 imported (pyarrow alone refuses to unpickle them), through plain pickle,
 pickle protocol 5 and a spawned multiprocessing worker; other types keep
 pyarrow's own pickling, and importing quiver still imports no pyarrow."""
+
 import multiprocessing
 import pickle
 import subprocess
@@ -17,8 +18,9 @@ pa = pytest.importorskip("pyarrow")
 
 def ragged_table():
     rows = [np.arange(6, dtype=np.float32).reshape(3, 2), None, np.zeros((0, 2), np.float32)]
-    column = pa.array(qv.VariableShapeTensorArray.from_numpy(rows, dim_names=["n", "xy"],
-                                                           uniform_shape=[None, 2]))
+    column = pa.array(
+        qv.VariableShapeTensorArray.from_numpy(rows, dim_names=["n", "xy"], uniform_shape=[None, 2])
+    )
     return pa.table({"boxes": column, "id": pa.array([1, 2, 3])})
 
 
@@ -56,9 +58,12 @@ def test_a_spawned_process_gets_the_table():
 
 
 def test_importing_quiver_does_not_import_pyarrow_and_registers_on_its_import():
-    code = ("import sys, pickle, quiver as qv\n"
-            "assert 'pyarrow' not in sys.modules\n"
-            "import pyarrow as pa\n"
-            "t = pa.DataType._import_from_c_capsule(qv.variable_shape_tensor('int8', 1).__arrow_c_schema__())\n"
-            "assert pickle.loads(pickle.dumps(t)) == t\n")
+    code = (
+        "import sys, pickle, quiver as qv\n"
+        "assert 'pyarrow' not in sys.modules\n"
+        "import pyarrow as pa\n"
+        "t = pa.DataType._import_from_c_capsule(qv.variable_shape_tensor('int8', "
+        "1).__arrow_c_schema__())\n"
+        "assert pickle.loads(pickle.dumps(t)) == t\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,6 +1,7 @@
 """The Python API as NumPy users meet it: the array and buffer protocols,
 masked arrays and byte orders, value type names, reprs, comparisons,
 to_pylist, record batch columns and messages that name Python arguments."""
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -19,22 +20,45 @@ def test_array_protocol_is_a_zero_copy_view():
     x = cells(100)
     col = qv.FixedShapeTensorArray.from_numpy(x)
     y = np.asarray(col)
-    assert y.shape == (100, 2, 3) and y.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    assert (
+        y.shape == (100, 2, 3)
+        and y.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    )
     assert not y.flags.writeable
     z = np.array(col)  # copy=True
-    assert z.flags.writeable and z.__array_interface__["data"][0] != x.__array_interface__["data"][0]
+    assert (
+        z.flags.writeable and z.__array_interface__["data"][0] != x.__array_interface__["data"][0]
+    )
     assert np.asarray(col, dtype=np.float64).dtype == np.float64
     with pytest.raises(ValueError, match="copy=False"):
         np.asarray(col, dtype=np.float64, copy=False)
-    assert np.asarray(col, copy=False).__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    assert (
+        np.asarray(col, copy=False).__array_interface__["data"][0]
+        == x.__array_interface__["data"][0]
+    )
     t = qv.Tensor.from_numpy(x[0])
     assert np.asarray(t).shape == (2, 3) and np.asarray(t).dtype == np.float32
     assert t.shape == (2, 3) and t.ndim == 2 and t.dtype == np.float32 and len(t) == 2
     assert qv.Tensor.from_numpy(np.array([True])).dtype == np.bool_
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-                                   "uint64", "float16", "float32", "float64", "bool"])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "bool",
+    ],
+)
 def test_buffer_protocol_views_every_value_type(dtype):
     x = (np.arange(24) % 5).astype(dtype).reshape(4, 2, 3)
     for obj in (qv.Tensor.from_numpy(x), qv.FixedShapeTensorArray.from_numpy(x)):
@@ -60,6 +84,7 @@ def test_buffer_protocol_keeps_strides_and_refuses_what_it_cannot_give():
         memoryview(qv.Tensor.from_numpy(x.transpose(2, 1, 0))).cast("B")
     # Writing is refused: the memory is shared Arrow data.
     import struct
+
     with pytest.raises(TypeError, match="read-write"):
         struct.pack_into("f", qv.Tensor.from_numpy(x), 0, 1.0)
     # Null rows: no buffer, and NumPy goes on to __array__ and its message.
@@ -102,13 +127,21 @@ def test_non_native_byte_order():
     assert qv.Tensor.from_numpy(np.arange(3, dtype=">i2")).to_numpy().tolist() == [0, 1, 2]
 
 
-@pytest.mark.parametrize("bad, name", [
-    (np.array([["a"]]), "<U1"), (np.array([[object()]]), "object"),
-    (np.zeros((2, 2), "datetime64[s]"), "datetime64"), (np.zeros((1, 1), "m8[ns]"), "timedelta64"),
-])
+@pytest.mark.parametrize(
+    "bad, name",
+    [
+        (np.array([["a"]]), "<U1"),
+        (np.array([[object()]]), "object"),
+        (np.zeros((2, 2), "datetime64[s]"), "datetime64"),
+        (np.zeros((1, 1), "m8[ns]"), "timedelta64"),
+    ],
+)
 def test_clear_type_errors_for_unsupported_dtypes(bad, name):
-    for build in (qv.FixedShapeTensorArray.from_numpy, qv.Tensor.from_numpy,
-                  lambda a: qv.VariableShapeTensorArray.from_numpy([a])):
+    for build in (
+        qv.FixedShapeTensorArray.from_numpy,
+        qv.Tensor.from_numpy,
+        lambda a: qv.VariableShapeTensorArray.from_numpy([a]),
+    ):
         with pytest.raises(TypeError, match=f"dtype {name}"):
             build(bad)
 
@@ -116,11 +149,21 @@ def test_clear_type_errors_for_unsupported_dtypes(bad, name):
 # --- value type names ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("bool8", "extension<arrow.bool8"), (np.bool_, "extension<arrow.bool8"), ("?", "extension<arrow.bool8"),
-    ("f4", "float32"), (np.float32, "float32"), (np.dtype("<i8"), "int64"), ("uint16", "uint16"),
-    (pa.float16(), "float16"), (pa.int32(), "int32"), (pa.bool8(), "extension<arrow.bool8"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("bool8", "extension<arrow.bool8"),
+        (np.bool_, "extension<arrow.bool8"),
+        ("?", "extension<arrow.bool8"),
+        ("f4", "float32"),
+        (np.float32, "float32"),
+        (np.dtype("<i8"), "int64"),
+        ("uint16", "uint16"),
+        (pa.float16(), "float16"),
+        (pa.int32(), "int32"),
+        (pa.bool8(), "extension<arrow.bool8"),
+    ],
+)
 def test_value_types_by_every_name(name, expected):
     assert str(qv.type_for(name)).startswith(expected)
     assert qv.fixed_shape_tensor(name, (2,)).value_type == qv.type_for(name)
@@ -146,33 +189,49 @@ def test_bad_value_type_names():
 
 
 def test_repr_snapshots():
-    col = qv.FixedShapeTensorArray.from_numpy(np.arange(8, dtype=np.int16).reshape(2, 2, 2),
-                                              mask=[False, True])
+    col = qv.FixedShapeTensorArray.from_numpy(
+        np.arange(8, dtype=np.int16).reshape(2, 2, 2), mask=[False, True]
+    )
     assert repr(col) == (
         "quiver.FixedShapeTensorArray<fixed_shape_tensor<int16>[2, 2]> length=2 null_count=1\n"
         "[\n"
         "  [[0, 1],\n"
         "   [2, 3]],\n"
         "  null\n"
-        "]")
-    assert repr(col[:0]) == "quiver.FixedShapeTensorArray<fixed_shape_tensor<int16>[2, 2]> length=0\n[]"
-    ragged = qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 2), np.uint8), None, np.ones((2, 1), np.uint8)])
+        "]"
+    )
+    assert (
+        repr(col[:0])
+        == "quiver.FixedShapeTensorArray<fixed_shape_tensor<int16>[2, 2]> length=0\n[]"
+    )
+    ragged = qv.VariableShapeTensorArray.from_numpy(
+        [np.zeros((1, 2), np.uint8), None, np.ones((2, 1), np.uint8)]
+    )
     assert repr(ragged) == (
-        "quiver.VariableShapeTensorArray<variable_shape_tensor<uint8, ndim=2>> length=3 null_count=1\n"
+        "quiver.VariableShapeTensorArray<variable_shape_tensor<uint8, ndim=2>> length=3 "
+        "null_count=1\n"
         "[\n"
         "  (1, 2) [[0, 0]],\n"
         "  null,\n"
         "  (2, 1) [[1],\n"
         "          [1]]\n"
-        "]")
+        "]"
+    )
     long = qv.FixedShapeTensorArray.from_numpy(np.arange(20, dtype=np.int64).reshape(10, 2))
     assert repr(long) == (
         "quiver.FixedShapeTensorArray<fixed_shape_tensor<int64>[2]> length=10\n"
-        "[\n  [0, 1],\n  [2, 3],\n  [4, 5],\n  ...,\n  [14, 15],\n  [16, 17],\n  [18, 19]\n]")
+        "[\n  [0, 1],\n  [2, 3],\n  [4, 5],\n  ...,\n  [14, 15],\n  [16, 17],\n  [18, 19]\n]"
+    )
     wide = qv.VariableShapeTensorArray.from_numpy([np.arange(100)])
     assert "(100,) [ 0,  1, ..., 98, 99]" in repr(wide)
-    assert repr(qv.Tensor.from_numpy(np.arange(3.0))) == "quiver.Tensor<float64> shape=(3,)\n[0., 1., 2.]"
-    assert repr(qv.array(pa.array(["a", None]))) == "quiver.Array<utf8> length=2 null_count=1\n[\n  'a',\n  None\n]"
+    assert (
+        repr(qv.Tensor.from_numpy(np.arange(3.0)))
+        == "quiver.Tensor<float64> shape=(3,)\n[0., 1., 2.]"
+    )
+    assert (
+        repr(qv.array(pa.array(["a", None])))
+        == "quiver.Array<utf8> length=2 null_count=1\n[\n  'a',\n  None\n]"
+    )
 
 
 def test_equality_by_value():
@@ -182,7 +241,9 @@ def test_equality_by_value():
     assert a != qv.FixedShapeTensorArray.from_numpy(cells() + 1)
     assert a != a[1:] and a != "x"
     # the same logical values with different layouts compare equal
-    t = qv.FixedShapeTensorArray.from_numpy(np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1))
+    t = qv.FixedShapeTensorArray.from_numpy(
+        np.ascontiguousarray(cells().transpose(0, 2, 1)).transpose(0, 2, 1)
+    )
     assert t.type != a.type and t != a  # types differ (permutation)
     v = qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
     assert v == qv.VariableShapeTensorArray.from_numpy([np.ones(2), None])
@@ -199,7 +260,10 @@ def test_to_pylist_and_iteration():
     rows = list(col)
     assert rows[1] is None and rows[0].shape == (2, 3)
     v = qv.VariableShapeTensorArray.from_numpy([np.arange(2), None])
-    assert v.to_pylist() == [[0, 1], None] and [r if r is None else r.tolist() for r in v] == [[0, 1], None]
+    assert v.to_pylist() == [[0, 1], None] and [r if r is None else r.tolist() for r in v] == [
+        [0, 1],
+        None,
+    ]
     assert qv.array(pa.array([[1], None, []])).to_pylist() == [[1], None, []]
 
 

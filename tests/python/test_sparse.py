@@ -2,6 +2,7 @@
 SparseCSCMatrix and SparseCSFTensor against NumPy, SciPy and pydata sparse
 on random data; zero-copy by address; every invalid-index class through
 the Python constructors; pickling, reprs, equality and IPC."""
+
 import copy
 import io
 import pickle
@@ -20,12 +21,25 @@ CLASSES = {
     "csc": qv.SparseCSCMatrix,
     "csf": qv.SparseCSFTensor,
 }
-VALUE_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                "float16", "float32", "float64", "bool"]
+VALUE_DTYPES = [
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "bool",
+]
 INDEX_TYPES = [None, "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 
 # --- random data ----------------------------------------------------------------
+
 
 def random_values(rng, dtype, shape):
     """Non-zero values of `dtype`; floats include NaN."""
@@ -38,7 +52,9 @@ def random_values(rng, dtype, shape):
         x[x == 0] = 1
         return x
     info = np.iinfo(dtype)
-    x = rng.integers(max(info.min, -100), min(info.max, 100), size=shape, endpoint=True).astype(dtype)
+    x = rng.integers(max(info.min, -100), min(info.max, 100), size=shape, endpoint=True).astype(
+        dtype
+    )
     x[x == 0] = 1
     return x
 
@@ -126,6 +142,7 @@ def check_canonical_against(s, expected):
 
 # --- property tests -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seed", range(80))
 def test_every_path_round_trips(seed):
     rng = np.random.default_rng(seed)
@@ -169,8 +186,11 @@ def test_agrees_with_scipy(seed):
     dtype = rng.choice([d for d in VALUE_DTYPES if d != "float16"])  # SciPy has no float16
     x = random_dense(rng, shape=[int(rng.integers(0, 7)), int(rng.integers(0, 7))], dtype=dtype)
     expected = np.array(x)
-    ref = {"coo": scipy_sparse.coo_array(expected), "csr": scipy_sparse.csr_array(expected),
-           "csc": scipy_sparse.csc_array(expected)}
+    ref = {
+        "coo": scipy_sparse.coo_array(expected),
+        "csr": scipy_sparse.csr_array(expected),
+        "csc": scipy_sparse.csc_array(expected),
+    }
     for fmt in ("coo", "csr", "csc"):
         s = CLASSES[fmt].from_dense_numpy(x)
         assert s.non_zero_length == ref[fmt].nnz
@@ -191,7 +211,8 @@ def test_agrees_with_scipy(seed):
         np.testing.assert_array_equal(back.to_dense(), s.to_dense())
         # Sparse matrices (the older classes) as well as sparse arrays.
         np.testing.assert_array_equal(
-            CLASSES[fmt].from_scipy(scipy_sparse.csr_matrix(expected)).to_dense(), s.to_dense())
+            CLASSES[fmt].from_scipy(scipy_sparse.csr_matrix(expected)).to_dense(), s.to_dense()
+        )
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -240,6 +261,7 @@ def test_non_canonical_input_sums_duplicates(seed):
 
 
 # --- zero-copy -------------------------------------------------------------------------
+
 
 def test_from_numpy_and_to_numpy_share_memory():
     data = np.array([1.0, 2.0, 3.0])
@@ -337,7 +359,9 @@ def test_pydata_sparse_zero_copy_both_ways():
     assert np.shares_memory(d, ref.data) and np.shares_memory(c, ref.coords)
     t = qv.SparseCOOTensor.from_dense_numpy(x, index_type="int64")
     back = t.to_pydata_sparse()
-    assert np.shares_memory(back.coords, t.to_numpy()[1]) and np.shares_memory(back.data, t.to_numpy()[0])
+    assert np.shares_memory(back.coords, t.to_numpy()[1]) and np.shares_memory(
+        back.data, t.to_numpy()[0]
+    )
     np.testing.assert_array_equal(back.todense(), x)
     # Narrow coordinates are widened to pydata's index type.
     narrow = qv.SparseCOOTensor.from_dense_numpy(x)
@@ -347,7 +371,9 @@ def test_pydata_sparse_zero_copy_both_ways():
     signed = pydata.COO.from_numpy(np.array([0.0, -0.0, 1.0]))
     assert signed.nnz == 2
     mine = qv.SparseCOOTensor.from_pydata_sparse(signed)
-    assert mine.non_zero_length == 2 and mine == qv.SparseCOOTensor.from_dense_numpy(np.array([0.0, 0.0, 1.0]))
+    assert mine.non_zero_length == 2 and mine == qv.SparseCOOTensor.from_dense_numpy(
+        np.array([0.0, 0.0, 1.0])
+    )
     # Other pydata formats are converted by pydata first.
     gcxs = pydata.GCXS.from_numpy(x)
     assert qv.SparseCOOTensor.from_pydata_sparse(gcxs) == s
@@ -370,51 +396,228 @@ def test_from_dense_reads_without_copying_and_to_dense_copies():
 D2 = np.array([1.0, 2.0])
 
 
-@pytest.mark.parametrize("make, error, words", [
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 5], [1, 0]], (2, 3)), ValueError, ["coords", "5", "out of range"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, -1], [1, 0]], (2, 3)), ValueError, ["coords", "-1", "out of range"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[1, 0], [0, 1]], (2, 3), canonical=True), ValueError, ["canonical", "row 1"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 0], [0, 0]], (2, 3), canonical=True), ValueError, ["canonical"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 0, 0], [1, 0, 0]], (2, 3)), ValueError, ["coords", "shape"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 0]], (2, 3)), ValueError, ["coords", "shape"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [0, 1], (2,)), ValueError, ["coords", "2-D"]),
-    (lambda: qv.SparseCOOTensor.from_numpy(D2, [[0.0, 1.0], [1.0, 0.0]], (2, 3)), TypeError, ["coords", "float64", "integers"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [1, 1, 2], [0, 1], (2, 3)), ValueError, ["indptr[0]", "expected 0"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 2, 1], [0, 1], (2, 3)), ValueError, ["indptr[2]", "less than"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 1], [0, 1], (2, 3)), ValueError, ["indptr[2]", "expected 2"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 1, 2], [0, 1], (2, 3)), ValueError, ["indptr", "4 entries", "expected 3"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 3], (2, 3)), ValueError, ["indices[1]", "out of range"]),
-    (lambda: qv.SparseCSCMatrix.from_numpy(D2, [0, 1, 2, 2], [0, 2], (2, 3)), ValueError, ["indices[1]", "out of range"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 1], (2, 3, 1)), ValueError, ["2-D"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, np.array([0.0, 1, 2]), [0, 1], (2, 3)), TypeError, ["indptr", "float64"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], np.array([True, False]), (2, 3)), TypeError, ["indices", "bool"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 1], (2, "3")), TypeError, ["shape[1]"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 1], 6), TypeError, ["shape", "sequence"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(np.ones((2, 2)), [0, 1, 2], [0, 1], (2, 3)), ValueError, ["data", "1-D"]),
-    (lambda: qv.SparseCSRMatrix.from_numpy(D2.astype(complex), [0, 1, 2], [0, 1], (2, 3)), TypeError, ["data", "complex"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1], [0, 1]], (2, 3), axis_order=[0, 0]), ValueError, ["axis_order", "permutation"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1], [0, 1]], (2, 3), axis_order=[0, 2]), ValueError, ["axis_order", "permutation"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1, 1], [0, 1]], (2, 3)), ValueError, ["indptr[0]", "entries"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0], [0, 1]], (2, 3)), ValueError, ["indptr[0]", "entries"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [], [[0, 1], [0, 1]], (2, 3)), ValueError, ["indptr", "expected 1"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1], [0, 3]], (2, 3)), ValueError, ["indices[1]", "out of range"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, np.array([0, 1, 2]), [[0, 1], [0, 1]], (2, 3)), TypeError, ["indptr", "list"]),
-    (lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1], [0.5, 1]], (2, 3)), TypeError, ["indices[1]", "float64"]),
-    (lambda: qv.SparseCSRMatrix.from_dense_numpy(np.ones((2, 2, 2))), ValueError, ["CSR", "2-D"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.float64(3)), ValueError, ["at least one dimension"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((300, 2)), index_type="int8"), ValueError, ["does not fit", "int8"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((3, 2)), index_type="float32"), TypeError, ["index_type", "float32"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.array(["a", "b"])), TypeError, ["array", "strings"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.ma.masked_array([1, 2], [0, 1])), TypeError, ["masked"]),
-    (lambda: qv.SparseCSFTensor.from_dense_numpy(np.ones((3, 2)), axis_order=[0, 2]), ValueError, ["axis_order", "permutation"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((2, 2))).to_csf(axis_order=[1, 1]), ValueError, ["axis_order"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((2, 2, 2))).to_csr(), ValueError, ["2-D"]),
-    (lambda: qv.SparseCSRMatrix.from_scipy(np.ones((2, 2))), TypeError, ["from_scipy", "ndarray"]),
-    (lambda: qv.SparseCOOTensor.from_pydata_sparse(np.ones(2)), TypeError, ["from_pydata_sparse", "ndarray"]),
-    (lambda: qv.SparseCOOTensor.from_pydata_sparse(pydata.full((2, 2), np.nan)), ValueError, ["fill_value", "nan"]),
-    (lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones(3)).dim_name(1), IndexError, ["dim_name(1)", "1 axes"]),
-    (lambda: qv.SparseCSRMatrix.from_dense_numpy(np.ones((2, 2), np.float16)).to_scipy(), ValueError, ["float16"]),
-])
+@pytest.mark.parametrize(
+    "make, error, words",
+    [
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 5], [1, 0]], (2, 3)),
+            ValueError,
+            ["coords", "5", "out of range"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, -1], [1, 0]], (2, 3)),
+            ValueError,
+            ["coords", "-1", "out of range"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[1, 0], [0, 1]], (2, 3), canonical=True),
+            ValueError,
+            ["canonical", "row 1"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 0], [0, 0]], (2, 3), canonical=True),
+            ValueError,
+            ["canonical"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 0, 0], [1, 0, 0]], (2, 3)),
+            ValueError,
+            ["coords", "shape"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[0, 0]], (2, 3)),
+            ValueError,
+            ["coords", "shape"],
+        ),
+        (lambda: qv.SparseCOOTensor.from_numpy(D2, [0, 1], (2,)), ValueError, ["coords", "2-D"]),
+        (
+            lambda: qv.SparseCOOTensor.from_numpy(D2, [[0.0, 1.0], [1.0, 0.0]], (2, 3)),
+            TypeError,
+            ["coords", "float64", "integers"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [1, 1, 2], [0, 1], (2, 3)),
+            ValueError,
+            ["indptr[0]", "expected 0"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 2, 1], [0, 1], (2, 3)),
+            ValueError,
+            ["indptr[2]", "less than"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 1], [0, 1], (2, 3)),
+            ValueError,
+            ["indptr[2]", "expected 2"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 1, 2], [0, 1], (2, 3)),
+            ValueError,
+            ["indptr", "4 entries", "expected 3"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 3], (2, 3)),
+            ValueError,
+            ["indices[1]", "out of range"],
+        ),
+        (
+            lambda: qv.SparseCSCMatrix.from_numpy(D2, [0, 1, 2, 2], [0, 2], (2, 3)),
+            ValueError,
+            ["indices[1]", "out of range"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 1], (2, 3, 1)),
+            ValueError,
+            ["2-D"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, np.array([0.0, 1, 2]), [0, 1], (2, 3)),
+            TypeError,
+            ["indptr", "float64"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], np.array([True, False]), (2, 3)),
+            TypeError,
+            ["indices", "bool"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 1], (2, "3")),
+            TypeError,
+            ["shape[1]"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2, [0, 1, 2], [0, 1], 6),
+            TypeError,
+            ["shape", "sequence"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(np.ones((2, 2)), [0, 1, 2], [0, 1], (2, 3)),
+            ValueError,
+            ["data", "1-D"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_numpy(D2.astype(complex), [0, 1, 2], [0, 1], (2, 3)),
+            TypeError,
+            ["data", "complex"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(
+                D2, [[0, 1, 2]], [[0, 1], [0, 1]], (2, 3), axis_order=[0, 0]
+            ),
+            ValueError,
+            ["axis_order", "permutation"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(
+                D2, [[0, 1, 2]], [[0, 1], [0, 1]], (2, 3), axis_order=[0, 2]
+            ),
+            ValueError,
+            ["axis_order", "permutation"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1, 1], [0, 1]], (2, 3)),
+            ValueError,
+            ["indptr[0]", "entries"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0], [0, 1]], (2, 3)),
+            ValueError,
+            ["indptr[0]", "entries"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(D2, [], [[0, 1], [0, 1]], (2, 3)),
+            ValueError,
+            ["indptr", "expected 1"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1], [0, 3]], (2, 3)),
+            ValueError,
+            ["indices[1]", "out of range"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(
+                D2, np.array([0, 1, 2]), [[0, 1], [0, 1]], (2, 3)
+            ),
+            TypeError,
+            ["indptr", "list"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_numpy(D2, [[0, 1, 2]], [[0, 1], [0.5, 1]], (2, 3)),
+            TypeError,
+            ["indices[1]", "float64"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_dense_numpy(np.ones((2, 2, 2))),
+            ValueError,
+            ["CSR", "2-D"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.float64(3)),
+            ValueError,
+            ["at least one dimension"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((300, 2)), index_type="int8"),
+            ValueError,
+            ["does not fit", "int8"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((3, 2)), index_type="float32"),
+            TypeError,
+            ["index_type", "float32"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.array(["a", "b"])),
+            TypeError,
+            ["array", "strings"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.ma.masked_array([1, 2], [0, 1])),
+            TypeError,
+            ["masked"],
+        ),
+        (
+            lambda: qv.SparseCSFTensor.from_dense_numpy(np.ones((3, 2)), axis_order=[0, 2]),
+            ValueError,
+            ["axis_order", "permutation"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((2, 2))).to_csf(axis_order=[1, 1]),
+            ValueError,
+            ["axis_order"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones((2, 2, 2))).to_csr(),
+            ValueError,
+            ["2-D"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_scipy(np.ones((2, 2))),
+            TypeError,
+            ["from_scipy", "ndarray"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_pydata_sparse(np.ones(2)),
+            TypeError,
+            ["from_pydata_sparse", "ndarray"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_pydata_sparse(pydata.full((2, 2), np.nan)),
+            ValueError,
+            ["fill_value", "nan"],
+        ),
+        (
+            lambda: qv.SparseCOOTensor.from_dense_numpy(np.ones(3)).dim_name(1),
+            IndexError,
+            ["dim_name(1)", "1 axes"],
+        ),
+        (
+            lambda: qv.SparseCSRMatrix.from_dense_numpy(np.ones((2, 2), np.float16)).to_scipy(),
+            ValueError,
+            ["float16"],
+        ),
+    ],
+)
 def test_invalid_input_raises_a_clear_error(make, error, words):
     with pytest.raises(error) as info:
         make()
@@ -433,11 +636,16 @@ def test_canonical_flag_is_found_or_checked():
     sorted_coords = np.array([[0, 1], [1, 0]])
     assert qv.SparseCOOTensor.from_numpy(D2, sorted_coords, (2, 2)).has_canonical_format
     assert not qv.SparseCOOTensor.from_numpy(D2, sorted_coords[::-1], (2, 2)).has_canonical_format
-    assert not qv.SparseCOOTensor.from_numpy(D2, sorted_coords, (2, 2), canonical=False).has_canonical_format
-    assert qv.SparseCOOTensor.from_numpy(D2, sorted_coords, (2, 2), canonical=True).has_canonical_format
+    assert not qv.SparseCOOTensor.from_numpy(
+        D2, sorted_coords, (2, 2), canonical=False
+    ).has_canonical_format
+    assert qv.SparseCOOTensor.from_numpy(
+        D2, sorted_coords, (2, 2), canonical=True
+    ).has_canonical_format
 
 
 # --- properties, equality, repr ---------------------------------------------------------
+
 
 def test_properties():
     x = np.zeros((2, 3, 4), np.float32)
@@ -459,7 +667,9 @@ def test_properties():
 def test_equality_across_formats_and_index_types():
     x = np.array([[0, 1, 0], [2, 0, np.nan]])
     y = np.array([[0, 1, 0], [2, 0, 3.0]])
-    finite = [CLASSES[f].from_dense_numpy(y, index_type=t) for f in CLASSES for t in ("int8", "uint64")]
+    finite = [
+        CLASSES[f].from_dense_numpy(y, index_type=t) for f in CLASSES for t in ("int8", "uint64")
+    ]
     assert all(a == b and a.equals(b) for a in finite for b in finite)
     assert finite[0] != qv.SparseCOOTensor.from_dense_numpy(y * 2)
     assert finite[0] != qv.SparseCOOTensor.from_dense_numpy(y.astype(np.float32))  # value type
@@ -468,8 +678,9 @@ def test_equality_across_formats_and_index_types():
     nan = qv.SparseCSRMatrix.from_dense_numpy(x)
     assert nan != nan.to_coo()  # NaN != NaN, as in NumPy
     # Explicit zeros equal absent ones; dim names do not count.
-    explicit = qv.SparseCOOTensor.from_numpy([1.0, 0.0, 2.0, 3.0], [[0, 1], [1, 1], [1, 0], [1, 2]], (2, 3),
-                                             dim_names=["r", "c"])
+    explicit = qv.SparseCOOTensor.from_numpy(
+        [1.0, 0.0, 2.0, 3.0], [[0, 1], [1, 1], [1, 0], [1, 2]], (2, 3), dim_names=["r", "c"]
+    )
     assert explicit == finite[0]
     with pytest.raises(TypeError):
         hash(finite[0])
@@ -480,15 +691,17 @@ def test_repr_snapshots():
     assert repr(qv.SparseCOOTensor.from_dense_numpy(x, dim_names=["r", "c"])) == (
         "quiver.SparseCOOTensor<float32> shape=(2, 3) nnz=2 dim_names=[r, c]\n"
         "  (0, 1)  1.5\n"
-        "  (1, 0)  -2.0")
+        "  (1, 0)  -2.0"
+    )
     assert repr(qv.SparseCSCMatrix.from_dense_numpy(x)) == (
-        "quiver.SparseCSCMatrix<float32> shape=(2, 3) nnz=2\n"
-        "  (1, 0)  -2.0\n"
-        "  (0, 1)  1.5")
+        "quiver.SparseCSCMatrix<float32> shape=(2, 3) nnz=2\n  (1, 0)  -2.0\n  (0, 1)  1.5"
+    )
     assert repr(qv.SparseCSRMatrix.from_dense_numpy(np.zeros((2, 2), np.int8))) == (
-        "quiver.SparseCSRMatrix<int8> shape=(2, 2) nnz=0")
-    long = qv.SparseCSFTensor.from_dense_numpy(np.arange(1, 21, dtype=np.int64).reshape(4, 5),
-                                               axis_order=[1, 0])
+        "quiver.SparseCSRMatrix<int8> shape=(2, 2) nnz=0"
+    )
+    long = qv.SparseCSFTensor.from_dense_numpy(
+        np.arange(1, 21, dtype=np.int64).reshape(4, 5), axis_order=[1, 0]
+    )
     assert repr(long) == (
         "quiver.SparseCSFTensor<int64> shape=(4, 5) nnz=20 axis_order=(1, 0)\n"
         "  (0, 0)  1\n"
@@ -497,13 +710,15 @@ def test_repr_snapshots():
         "  ...\n"
         "  (1, 4)  10\n"
         "  (2, 4)  15\n"
-        "  (3, 4)  20")
+        "  (3, 4)  20"
+    )
     assert repr(qv.SparseCOOTensor.from_dense_numpy(np.array([False, True]))) == (
-        "quiver.SparseCOOTensor<bool8> shape=(2,) nnz=1\n"
-        "  (1,)  True")
+        "quiver.SparseCOOTensor<bool8> shape=(2,) nnz=1\n  (1,)  True"
+    )
 
 
 # --- pickling and copies -------------------------------------------------------------------
+
 
 def sample_tensors():
     x = np.zeros((3, 4, 2), np.float64)
@@ -533,7 +748,8 @@ def test_pickle_round_trips(name, protocol):
         payload = pickle.dumps(s, protocol=5, buffer_callback=buffers.append)
         assert len(buffers) == buffer_count  # values and every index array, out of band
         assert sum(b.raw().nbytes for b in buffers) == s.to_numpy()[0].nbytes + sum(
-            a.nbytes for a in index_arrays(s))
+            a.nbytes for a in index_arrays(s)
+        )
         back = pickle.loads(payload, buffers=buffers)
         assert back == s
         # The values travel first, and the rebuilt tensor reads them where they are.
@@ -559,6 +775,7 @@ def test_tampered_pickles_are_rejected():
 
 
 # --- IPC (the SparseTensor message) ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", list(sample_tensors()))
 def test_ipc_round_trips(name, tmp_path):

@@ -1,6 +1,7 @@
 """Sparse tensors under hostile Python inputs: strided and
 reversed index arrays, arrays mutated after construction, huge shapes with
 few non-zeros, narrow index types and tampered pickles."""
+
 import pickle
 
 import numpy as np
@@ -47,13 +48,16 @@ def test_huge_shapes_with_few_non_zeros():
         taller.to_csc().to_csr()  # its bytes do not fit int64
     wide = qv.SparseCOOTensor.from_numpy([1.0], [[0, 3]], (1, 2**62))
     assert wide.to_csr().to_coo().equals(wide)
-    empty = qv.SparseCOOTensor.from_numpy(np.zeros(0), np.zeros((0, 3), np.int64), (0, 2**40, 2**40))
+    empty = qv.SparseCOOTensor.from_numpy(
+        np.zeros(0), np.zeros((0, 3), np.int64), (0, 2**40, 2**40)
+    )
     assert empty.to_tensor().shape == (0, 2**40, 2**40)  # (NumPy refuses that shape itself)
 
 
 def test_canonicalize_narrow_index_type():
-    s = qv.SparseCSRMatrix.from_numpy(np.array([1.0, 2.0]), np.array([0, 2, 2], np.int8),
-                                      np.array([5, 3], np.int8), (2, 200))
+    s = qv.SparseCSRMatrix.from_numpy(
+        np.array([1.0, 2.0]), np.array([0, 2, 2], np.int8), np.array([5, 3], np.int8), (2, 200)
+    )
     c = s.canonicalize()
     assert c.has_canonical_format
     np.testing.assert_array_equal(c.to_dense(), s.to_dense())

@@ -3,6 +3,7 @@ public class and function, and every public method, property and protocol
 method of each class, each with the binding's parameters (names, kinds,
 defaults) and as the same kind of member (method, static method, property),
 so the stubs cannot drift from the bindings."""
+
 import ast
 import importlib
 import inspect
@@ -23,9 +24,21 @@ STUB_SOURCES = [PACKAGE, pathlib.Path(__file__).resolve().parents[2] / "python" 
 # builtins, NumPy, DLPack and Arrow). Object basics (__repr__, __hash__,
 # pickling and copy hooks) are not checked.
 PROTOCOL = {
-    "__len__", "__getitem__", "__iter__", "__next__", "__contains__", "__eq__", "__enter__",
-    "__exit__", "__array__", "__dlpack__", "__dlpack_device__", "__arrow_c_array__",
-    "__arrow_c_schema__", "__arrow_c_stream__", "__arrow_c_device_array__",
+    "__len__",
+    "__getitem__",
+    "__iter__",
+    "__next__",
+    "__contains__",
+    "__eq__",
+    "__enter__",
+    "__exit__",
+    "__array__",
+    "__dlpack__",
+    "__dlpack_device__",
+    "__arrow_c_array__",
+    "__arrow_c_schema__",
+    "__arrow_c_stream__",
+    "__arrow_c_device_array__",
     "__arrow_c_device_stream__",
 }
 
@@ -172,7 +185,8 @@ def signature_text(params):
         star = star or p.kind in (P.KEYWORD_ONLY, P.VAR_POSITIONAL)
         out.append(p.text())
         last_positional = p.kind == P.POSITIONAL_ONLY and (
-            i + 1 == len(params) or params[i + 1].kind != P.POSITIONAL_ONLY)
+            i + 1 == len(params) or params[i + 1].kind != P.POSITIONAL_ONLY
+        )
         if last_positional:
             out.append("/")
     return "(" + ", ".join(out) + ")"
@@ -210,7 +224,7 @@ def nanobind_params(signature, defaults):
         if depth == 0:
             break
     params, kind = [], P.POSITIONAL_OR_KEYWORD
-    for entry in split_top(signature[start + 1:end], ","):
+    for entry in split_top(signature[start + 1 : end], ","):
         if not entry:
             continue
         if entry == "/":
@@ -243,7 +257,9 @@ def nanobind_params(signature, defaults):
 
 
 def python_params(function):
-    return [Param(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+    return [
+        Param(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()
+    ]
 
 
 def stub_params(node):
@@ -266,8 +282,12 @@ def stub_params(node):
     params = []
     for i, (arg, default) in enumerate(zip(positional, defaults)):
         old_style = arg.arg.startswith("__") and not arg.arg.endswith("__")
-        kind = P.POSITIONAL_ONLY if i < len(args.posonlyargs) or old_style else P.POSITIONAL_OR_KEYWORD
-        params.append(Param(arg.arg.lstrip("_") if old_style else arg.arg, kind, default_of(default)))
+        kind = (
+            P.POSITIONAL_ONLY if i < len(args.posonlyargs) or old_style else P.POSITIONAL_OR_KEYWORD
+        )
+        params.append(
+            Param(arg.arg.lstrip("_") if old_style else arg.arg, kind, default_of(default))
+        )
     if args.vararg:
         params.append(Param(args.vararg.arg, P.VAR_POSITIONAL))
     for arg, default in zip(args.kwonlyargs, args.kw_defaults):
@@ -302,7 +322,9 @@ def same_params(stub, runtime, dunder):
 
 
 def decorators(node):
-    return {d.id if isinstance(d, ast.Name) else getattr(d, "attr", "") for d in node.decorator_list}
+    return {
+        d.id if isinstance(d, ast.Name) else getattr(d, "attr", "") for d in node.decorator_list
+    }
 
 
 def stub_definitions(tree):
@@ -312,8 +334,15 @@ def stub_definitions(tree):
 
     def add(name, node, in_class):
         marks = decorators(node)
-        kind = ("property" if "property" in marks else "static" if "staticmethod" in marks
-                else "method" if in_class else "function")
+        kind = (
+            "property"
+            if "property" in marks
+            else "static"
+            if "staticmethod" in marks
+            else "method"
+            if in_class
+            else "function"
+        )
         _, variants = out.setdefault(name, (kind, []))
         variants.append(stub_params(node))
 
@@ -370,8 +399,10 @@ def compare_signatures(stubs, resolve):
         dunder = name.rsplit(".", 1)[-1].startswith("__")
         for params in variants:
             if not any(same_params(params, r, dunder) for r in overloads):
-                problems.append(f"{name}: stub {signature_text(params)} matches no binding signature "
-                                f"({', '.join(signature_text(r) for r in overloads)})")
+                problems.append(
+                    f"{name}: stub {signature_text(params)} matches no binding signature "
+                    f"({', '.join(signature_text(r) for r in overloads)})"
+                )
         for params in overloads:
             if not any(same_params(s, params, dunder) for s in variants):
                 problems.append(f"{name}: binding {signature_text(params)} is not in the stubs")
@@ -385,16 +416,23 @@ def resolver(module):
         if target is None or not hasattr(target, member):
             return None
         return runtime_definition(target, member)
+
     return resolve
 
 
 # Each stub file and the module it describes.
-STUBBED_MODULES = {"_quiver.pyi": "quiver._quiver", "ipc.pyi": "quiver.ipc", "data.pyi": "quiver.data"}
+STUBBED_MODULES = {
+    "_quiver.pyi": "quiver._quiver",
+    "ipc.pyi": "quiver.ipc",
+    "data.pyi": "quiver.data",
+}
 
 
 def test_every_stub_file_is_checked():
     stub_files = {p.name for root in STUB_SOURCES if root.exists() for p in root.glob("*.pyi")}
-    assert stub_files <= set(STUBBED_MODULES), f"unchecked stub files: {stub_files - set(STUBBED_MODULES)}"
+    assert stub_files <= set(STUBBED_MODULES), (
+        f"unchecked stub files: {stub_files - set(STUBBED_MODULES)}"
+    )
 
 
 @pytest.mark.parametrize("stub_file", sorted(STUBBED_MODULES))
@@ -405,34 +443,60 @@ def test_signatures_match_the_stubs(stub_file):
 
 
 def test_the_signature_check_sees_drift():
-    stubs = stub_definitions(ast.parse(
-        "class T:\n"
-        "    def to_numpy(self, allow_nulls: bool = False, *, out: Any = None) -> Any: ...\n"
-        "    def rename(self, names: Any) -> Any: ...\n"
-        "    def keyword(self, *, copy: bool = True) -> Any: ...\n"
-        "    @staticmethod\n"
-        "    def make(x: Any) -> T: ...\n"
-        "    @property\n"
-        "    def shape(self) -> Any: ...\n"
-        "    def __getitem__(self, key: int) -> Any: ...\n"
-        "    def same(self, other: Any, /) -> bool: ...\n"
-        "    def device(self, requested_schema: Any = None, **kwargs: Any) -> Any: ...\n"
-        "def f(a: int, b: int = ...) -> None: ...\n"))
+    stubs = stub_definitions(
+        ast.parse(
+            "class T:\n"
+            "    def to_numpy(self, allow_nulls: bool = False, *, out: Any = None) -> Any: ...\n"
+            "    def rename(self, names: Any) -> Any: ...\n"
+            "    def keyword(self, *, copy: bool = True) -> Any: ...\n"
+            "    @staticmethod\n"
+            "    def make(x: Any) -> T: ...\n"
+            "    @property\n"
+            "    def shape(self) -> Any: ...\n"
+            "    def __getitem__(self, key: int) -> Any: ...\n"
+            "    def same(self, other: Any, /) -> bool: ...\n"
+            "    def device(self, requested_schema: Any = None, **kwargs: Any) -> Any: ...\n"
+            "def f(a: int, b: int = ...) -> None: ...\n"
+        )
+    )
     runtime = {
-        "T.to_numpy": ("method", [nanobind_params(
-            "def to_numpy(self, allow_nulls: bool = \\0, *, out: object | None = \\1) -> object",
-            (True, None))]),
-        "T.rename": ("method", [nanobind_params("def rename(self, columns: object) -> object", None)]),
-        "T.keyword": ("method", [nanobind_params("def keyword(self, copy: bool = \\0) -> object",
-                                                 (True,))]),
+        "T.to_numpy": (
+            "method",
+            [
+                nanobind_params(
+                    "def to_numpy(self, allow_nulls: bool = \\0, *, out: object | None = \\1) -> "
+                    "object",
+                    (True, None),
+                )
+            ],
+        ),
+        "T.rename": (
+            "method",
+            [nanobind_params("def rename(self, columns: object) -> object", None)],
+        ),
+        "T.keyword": (
+            "method",
+            [nanobind_params("def keyword(self, copy: bool = \\0) -> object", (True,))],
+        ),
         "T.make": ("method", [nanobind_params("def make(self, x: object) -> T", None)]),
         "T.shape": ("method", [nanobind_params("def shape(self) -> tuple", None)]),
-        "T.__getitem__": ("method", [
-            nanobind_params("def __getitem__(self, i: int) -> object", None),
-            nanobind_params("def __getitem__(self, arg: slice, /) -> object", None)]),
+        "T.__getitem__": (
+            "method",
+            [
+                nanobind_params("def __getitem__(self, i: int) -> object", None),
+                nanobind_params("def __getitem__(self, arg: slice, /) -> object", None),
+            ],
+        ),
         "T.same": ("method", [nanobind_params("def same(self, arg: T, /) -> bool", None)]),
-        "T.device": ("method", [nanobind_params(
-            "def device(self, requested_schema: object | None = \\0, **kwargs) -> object", (None,))]),
+        "T.device": (
+            "method",
+            [
+                nanobind_params(
+                    "def device(self, requested_schema: object | None = \\0, **kwargs) -> object",
+                    (None,),
+                )
+            ],
+        ),
         "f": ("function", [nanobind_params("def f(a: int, b: int = \\0) -> None", (3,))]),
     }
     assert compare_signatures(stubs, runtime.get) == [
@@ -450,5 +514,7 @@ def test_the_signature_check_sees_drift():
     # markers and variadics.
     params = nanobind_params(
         "def g(arg0: numpy.ndarray[dtype=int64, shape=(*)], arg1: dict[str, int], /, "
-        "x: str = 'a,b', *args, y: int = 4, **kwargs) -> None", None)
+        "x: str = 'a,b', *args, y: int = 4, **kwargs) -> None",
+        None,
+    )
     assert signature_text(params) == "(arg0, arg1, /, x='a,b', *args, y=4, **kwargs)"

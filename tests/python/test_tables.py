@@ -8,6 +8,7 @@ chunks carry different dictionaries, in several chunks (one of them empty).
 pyarrow 26 knows variable_shape_tensor in C++ but has no Python class for
 it: its rows read as the storage struct {"data": [...], "shape": [...]}.
 """
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -34,15 +35,22 @@ def ragged_row(r):
 def chunk_table(start, n, seed):
     rows = range(start, start + n)
     words = pa.array([None if r % 6 == 5 else "w%d" % ((r + seed) % 4) for r in rows], pa.string())
-    return qv.table({
-        "fixed": qv.FixedShapeTensorArray.from_numpy(fixed_values(start, n),
-                                                     mask=np.array([r % 5 == 1 for r in rows], bool)),
-        "ragged": qv.VariableShapeTensorArray.from_numpy([ragged_row(r) for r in rows], type=RAGGED),
-        "ints": pa.array([None if r % 3 == 0 else r - 4 for r in rows], pa.int64()),
-        "floats": pa.array([None if r % 4 == 3 else r * 0.5 for r in rows], pa.float64()),
-        "strings": pa.array([None if r % 5 == 4 else "s" * (r % 3) + str(r) for r in rows], pa.string()),
-        "words": words.dictionary_encode(),  # each chunk its own dictionary
-    })
+    return qv.table(
+        {
+            "fixed": qv.FixedShapeTensorArray.from_numpy(
+                fixed_values(start, n), mask=np.array([r % 5 == 1 for r in rows], bool)
+            ),
+            "ragged": qv.VariableShapeTensorArray.from_numpy(
+                [ragged_row(r) for r in rows], type=RAGGED
+            ),
+            "ints": pa.array([None if r % 3 == 0 else r - 4 for r in rows], pa.int64()),
+            "floats": pa.array([None if r % 4 == 3 else r * 0.5 for r in rows], pa.float64()),
+            "strings": pa.array(
+                [None if r % 5 == 4 else "s" * (r % 3) + str(r) for r in rows], pa.string()
+            ),
+            "words": words.dictionary_encode(),  # each chunk its own dictionary
+        }
+    )
 
 
 def make_tables():
@@ -65,7 +73,9 @@ def tabular(request):
     """(ours, theirs) as tables in chunks or as one record batch each."""
     ours, theirs = make_tables()
     if request.param == "batch":
-        return qv.record_batch(ours.combine_chunks().to_batches()[0]), theirs.combine_chunks().to_batches()[0]
+        return qv.record_batch(
+            ours.combine_chunks().to_batches()[0]
+        ), theirs.combine_chunks().to_batches()[0]
     return ours, theirs
 
 
@@ -139,9 +149,13 @@ def test_pyarrow_sees_the_data_we_built(tables):
     assert theirs.column("ragged").type.extension_name == "arrow.variable_shape_tensor"
     fixed = theirs.column("fixed").combine_chunks()
     assert fixed.is_null().to_pylist() == [r % 5 == 1 for r in range(ROWS)]
-    assert_rows_equal([pa_row(s) for s in fixed], [None if r % 5 == 1 else fixed_values(r, 1)[0]
-                                                   for r in range(ROWS)])
-    assert_rows_equal([pa_row(s) for s in theirs.column("ragged")], [ragged_row(r) for r in range(ROWS)])
+    assert_rows_equal(
+        [pa_row(s) for s in fixed],
+        [None if r % 5 == 1 else fixed_values(r, 1)[0] for r in range(ROWS)],
+    )
+    assert_rows_equal(
+        [pa_row(s) for s in theirs.column("ragged")], [ragged_row(r) for r in range(ROWS)]
+    )
     assert theirs.column("ints").to_pylist() == [None if r % 3 == 0 else r - 4 for r in range(ROWS)]
     dictionaries = [c.dictionary.to_pylist() for c in theirs.column("words").chunks]
     assert len(set(map(tuple, dictionaries))) > 1  # the chunks' dictionaries differ
@@ -165,12 +179,20 @@ def test_table_from_dict_and_list_matches_pyarrow():
     ints = np.arange(5, dtype=np.int64)
     floats = np.linspace(0, 1, 5)
     strings = ["a", None, "ccc", "", "e"]
-    assert_same(qv.table({"i": ints, "f": floats, "s": strings}),
-                pa.table({"i": ints, "f": floats, "s": strings}))
-    assert_same(qv.table([ints, strings], names=["i", "s"]), pa.table([ints, strings], names=["i", "s"]))
-    assert_same(qv.record_batch({"i": ints, "s": strings}), pa.record_batch({"i": ints, "s": strings}))
-    assert_same(qv.record_batch([ints, floats], names=["i", "f"]),
-                pa.record_batch([ints, floats], names=["i", "f"]))
+    assert_same(
+        qv.table({"i": ints, "f": floats, "s": strings}),
+        pa.table({"i": ints, "f": floats, "s": strings}),
+    )
+    assert_same(
+        qv.table([ints, strings], names=["i", "s"]), pa.table([ints, strings], names=["i", "s"])
+    )
+    assert_same(
+        qv.record_batch({"i": ints, "s": strings}), pa.record_batch({"i": ints, "s": strings})
+    )
+    assert_same(
+        qv.record_batch([ints, floats], names=["i", "f"]),
+        pa.record_batch([ints, floats], names=["i", "f"]),
+    )
     assert_same(qv.table({}), pa.table({}))
     # pyarrow columns, chunked or not, go in as they are.
     chunked = pa.chunked_array([[1, 2], [3, None, 5]])
@@ -190,9 +212,13 @@ def test_table_of_numpy_columns_is_zero_copy():
 def test_numpy_columns_pyarrow_converts():
     """Strings, dates, objects and masked values: what pyarrow.table makes."""
     masked = np.ma.masked_array([1, 2, 3], mask=[False, True, False])
-    columns = {"s": np.array(["x", "yy"]), "d": np.array(["2020-01-01", "NaT"], "datetime64[D]"),
-               "b": np.array([b"a", b"bc"]), "o": np.array([1, None], dtype=object),
-               "m": masked[:2]}
+    columns = {
+        "s": np.array(["x", "yy"]),
+        "d": np.array(["2020-01-01", "NaT"], "datetime64[D]"),
+        "b": np.array([b"a", b"bc"]),
+        "o": np.array([1, None], dtype=object),
+        "m": masked[:2],
+    }
     assert_same(qv.table(columns), pa.table(columns))
     assert qv.table({"m": masked})["m"].to_pylist() == [1, None, 3]
     # Masked tensors: whole rows null.
@@ -201,7 +227,9 @@ def test_numpy_columns_pyarrow_converts():
 
 
 def test_empty_fixed_shape_column_with_mask():
-    col = qv.FixedShapeTensorArray.from_numpy(np.zeros((0, 2, 3), np.float32), mask=np.zeros(0, bool))
+    col = qv.FixedShapeTensorArray.from_numpy(
+        np.zeros((0, 2, 3), np.float32), mask=np.zeros(0, bool)
+    )
     assert len(col) == 0 and col.type == qv.fixed_shape_tensor("float32", (2, 3))
 
 
@@ -276,7 +304,9 @@ def test_column_access_errors(tabular):
 
 def test_select_drop_remove(tabular):
     ours, theirs = tabular
-    assert_same(ours.select(["words", "fixed", "fixed"]), theirs.select(["words", "fixed", "fixed"]))
+    assert_same(
+        ours.select(["words", "fixed", "fixed"]), theirs.select(["words", "fixed", "fixed"])
+    )
     assert_same(ours.select([4, 0]), theirs.select([4, 0]))
     assert_same(ours.select([]), theirs.select([]))
     assert_same(ours.drop_columns(["ints", "ragged"]), theirs.drop_columns(["ints", "ragged"]))
@@ -300,7 +330,14 @@ def test_rename_columns(tabular):
     assert_same(ours.rename_columns(names), theirs.rename_columns(names))
     mapping = {"ints": "n", "fixed": "img"}
     assert_same(ours.rename_columns(mapping), theirs.rename_columns(mapping))
-    assert ours.rename_columns(mapping).column_names == ["img", "ragged", "n", "floats", "strings", "words"]
+    assert ours.rename_columns(mapping).column_names == [
+        "img",
+        "ragged",
+        "n",
+        "floats",
+        "strings",
+        "words",
+    ]
     with pytest.raises(ValueError, match="got 2 names for 6 columns"):
         ours.rename_columns(["a", "b"])
     with pytest.raises(KeyError, match="no column named 'nope'"):
@@ -318,10 +355,15 @@ def test_add_append_set_column(tabular):
     assert_same(ours.set_column(2, "x", extra), theirs.set_column(2, "x", pa.array(extra)))
     # A qv.Field names the column, its type must be the column's.
     field = qv.table({"x": extra}).field("x")
-    assert_same(ours.append_column(field, extra), theirs.append_column(pa.field("x", pa.float32()), pa.array(extra)))
+    assert_same(
+        ours.append_column(field, extra),
+        theirs.append_column(pa.field("x", pa.float32()), pa.array(extra)),
+    )
     # A pyarrow Field does too, as pyarrow takes it.
-    assert_same(ours.append_column(pa.field("x", pa.float32()), extra),
-                theirs.append_column(pa.field("x", pa.float32()), pa.array(extra)))
+    assert_same(
+        ours.append_column(pa.field("x", pa.float32()), extra),
+        theirs.append_column(pa.field("x", pa.float32()), pa.array(extra)),
+    )
     # A tensor column from another table, chunked differently.
     img, pa_img = ours["fixed"], theirs["fixed"]
     if isinstance(pa_img, pa.ChunkedArray):
@@ -330,8 +372,10 @@ def test_add_append_set_column(tabular):
     # pyarrow columns and lists go in as pyarrow would take them.
     values = list(range(ROWS))
     assert_same(ours.append_column("l", values), theirs.append_column("l", pa.array(values)))
-    assert_same(ours.append_column("c", pa.chunked_array([values[:5], values[5:]])),
-                theirs.append_column("c", pa.chunked_array([values[:5], values[5:]])))
+    assert_same(
+        ours.append_column("c", pa.chunked_array([values[:5], values[5:]])),
+        theirs.append_column("c", pa.chunked_array([values[:5], values[5:]])),
+    )
 
 
 def test_add_column_errors(tabular):
@@ -354,7 +398,11 @@ def test_add_column_errors(tabular):
         ours.add_column(-1, "x", extra)
     with pytest.raises(IndexError, match="index 6 is out of range for 6 columns"):
         ours.set_column(6, "x", extra)
-    with pytest.raises(TypeError, match=r"a column is named by a str, a quiver.Field or an Arrow field \(__arrow_c_schema__\), got int"):
+    with pytest.raises(
+        TypeError,
+        match=r"a column is named by a str, a quiver.Field or an Arrow field "
+        r"\(__arrow_c_schema__\), got int",
+    ):
         ours.append_column(3, extra)
 
 
@@ -362,17 +410,42 @@ def test_add_column_errors(tabular):
 # Row verbs
 
 
-@pytest.mark.parametrize("offset,length", [(0, None), (0, ROWS), (2, 5), (3, 1), (4, 3), (5, 0),
-                                           (ROWS, None), (ROWS + 5, 2), (7, 100), (11, None)])
+@pytest.mark.parametrize(
+    "offset,length",
+    [
+        (0, None),
+        (0, ROWS),
+        (2, 5),
+        (3, 1),
+        (4, 3),
+        (5, 0),
+        (ROWS, None),
+        (ROWS + 5, 2),
+        (7, 100),
+        (11, None),
+    ],
+)
 def test_slice(tabular, offset, length):
     ours, theirs = tabular
     assert_same(ours.slice(offset, length), theirs.slice(offset, length))
     assert_same(ours.slice(offset), theirs.slice(offset))
 
 
-@pytest.mark.parametrize("key", [slice(None), slice(2, 9), slice(-5, None), slice(None, -3),
-                                 slice(9, 2), slice(100, 200), slice(None, None, 2),
-                                 slice(None, None, -1), slice(10, 1, -3), slice(1, None, 5)])
+@pytest.mark.parametrize(
+    "key",
+    [
+        slice(None),
+        slice(2, 9),
+        slice(-5, None),
+        slice(None, -3),
+        slice(9, 2),
+        slice(100, 200),
+        slice(None, None, 2),
+        slice(None, None, -1),
+        slice(10, 1, -3),
+        slice(1, None, 5),
+    ],
+)
 def test_getitem_slice(tabular, key):
     ours, theirs = tabular
     assert_same(ours[key], theirs[key])
@@ -388,18 +461,25 @@ def test_slice_errors(tabular):
         ours[::0]
 
 
-@pytest.mark.parametrize("indices", [[0, 1, 2], [11, 0, 5, 5, 3], [], [7], list(range(ROWS))[::-1],
-                                     [3, 4, 5, 6]])
+@pytest.mark.parametrize(
+    "indices", [[0, 1, 2], [11, 0, 5, 5, 3], [], [7], list(range(ROWS))[::-1], [3, 4, 5, 6]]
+)
 def test_take(tabular, indices):
     ours, theirs = tabular
     assert_same(ours.take(indices), theirs.take(pa.array(indices, pa.int64())))
-    assert_same(ours.take(np.array(indices, dtype=np.uint32)), theirs.take(pa.array(indices, pa.int64())))
-    assert_same(ours.take(pa.array(indices, pa.int64())), theirs.take(pa.array(indices, pa.int64())))
+    assert_same(
+        ours.take(np.array(indices, dtype=np.uint32)), theirs.take(pa.array(indices, pa.int64()))
+    )
+    assert_same(
+        ours.take(pa.array(indices, pa.int64())), theirs.take(pa.array(indices, pa.int64()))
+    )
 
 
 def test_take_errors(tabular):
     ours, _ = tabular
-    with pytest.raises(IndexError, match=f"index {ROWS} at position 1 is out of range for {ROWS} rows"):
+    with pytest.raises(
+        IndexError, match=f"index {ROWS} at position 1 is out of range for {ROWS} rows"
+    ):
         ours.take([0, ROWS])
     with pytest.raises(IndexError, match=f"index -1 at position 0 is out of range for {ROWS} rows"):
         ours.take([-1])
@@ -415,8 +495,13 @@ def test_take_errors(tabular):
 def test_filter(tabular, pattern):
     ours, theirs = tabular
     rows = np.arange(ROWS)
-    mask = {"all": rows >= 0, "none": rows < 0, "even": rows % 2 == 0, "run": (rows > 4) & (rows < 9),
-            "random": np.random.default_rng(3).random(ROWS) < 0.5}[pattern]
+    mask = {
+        "all": rows >= 0,
+        "none": rows < 0,
+        "even": rows % 2 == 0,
+        "run": (rows > 4) & (rows < 9),
+        "random": np.random.default_rng(3).random(ROWS) < 0.5,
+    }[pattern]
     assert_same(ours.filter(mask), theirs.filter(pa.array(mask)))
     assert_same(ours.filter(list(mask)), theirs.filter(pa.array(mask)))
     assert_same(ours.filter(pa.array(mask)), theirs.filter(pa.array(mask)))
@@ -475,10 +560,16 @@ def test_to_batches_cuts_where_any_column_chunk_ends():
 
 def test_from_batches(tables):
     ours, theirs = tables
-    assert_same(qv.Table.from_batches(ours.to_batches()), pa.Table.from_batches(theirs.to_batches()))
-    assert_same(qv.Table.from_batches(theirs.to_batches()), pa.Table.from_batches(theirs.to_batches()))
-    assert_same(qv.Table.from_batches(theirs.to_batches(), schema=theirs.schema),
-                pa.Table.from_batches(theirs.to_batches(), schema=theirs.schema))
+    assert_same(
+        qv.Table.from_batches(ours.to_batches()), pa.Table.from_batches(theirs.to_batches())
+    )
+    assert_same(
+        qv.Table.from_batches(theirs.to_batches()), pa.Table.from_batches(theirs.to_batches())
+    )
+    assert_same(
+        qv.Table.from_batches(theirs.to_batches(), schema=theirs.schema),
+        pa.Table.from_batches(theirs.to_batches(), schema=theirs.schema),
+    )
     empty = qv.Table.from_batches([], schema=ours.schema)
     assert_same(empty, pa.Table.from_batches([], schema=theirs.schema))
     with pytest.raises(ValueError, match="needs schema="):
@@ -493,7 +584,9 @@ def test_concat_tables(tables):
     ours, theirs = tables
     got = qv.concat_tables([ours, ours.slice(3, 4), ours.slice(0, 0)])
     assert_same(got, pa.concat_tables([theirs, theirs.slice(3, 4), theirs.slice(0, 0)]))
-    assert got["ints"].num_chunks == ours["ints"].num_chunks + ours.slice(3, 4)["ints"].num_chunks + 1
+    assert (
+        got["ints"].num_chunks == ours["ints"].num_chunks + ours.slice(3, 4)["ints"].num_chunks + 1
+    )
     with pytest.raises(ValueError, match="table 1 has another schema than table 0"):
         qv.concat_tables([ours, ours.select([0, 1])])
     with pytest.raises(ValueError, match="table 1 has another schema than table 0"):
@@ -516,6 +609,7 @@ def test_concat_tables_ignores_schema_metadata_as_pyarrow_does():
 
 def every_type_batch(n, seed):
     import decimal
+
     r = np.random.default_rng(seed)
     nulls = r.random(n) < 0.3
 
@@ -523,29 +617,40 @@ def every_type_batch(n, seed):
         return [None if nulls[i] else v for i, v in enumerate(values)]
 
     ints = [int(v) for v in r.integers(0, 100, n)]
-    return pa.record_batch({
-        "bool": pa.array(m([v % 2 == 0 for v in ints]), pa.bool_()),
-        "int8": pa.array(m([v - 50 for v in ints]), pa.int8()),
-        "uint64": pa.array(m([v * 2**56 for v in ints]), pa.uint64()),
-        "float16": pa.array(r.random(n).astype(np.float16)),
-        "decimal": pa.array(m([decimal.Decimal(v) / 100 for v in ints]), pa.decimal128(10, 2)),
-        "timestamp": pa.array(m([v * 10**9 for v in ints]), pa.timestamp("ms", tz="UTC")),
-        "date32": pa.array(m(ints), pa.date32()),
-        "string": pa.array(m(["x" * (v % 20) for v in ints]), pa.string()),
-        "large_string": pa.array(m(["y" * (v % 20) for v in ints]), pa.large_string()),
-        "binary": pa.array(m([bytes([v]) * (v % 7) for v in ints]), pa.binary()),
-        "string_view": pa.array(m(["a view longer than twelve bytes " * (v % 2) + str(v) for v in ints]),
-                                pa.string_view()),
-        "list": pa.array(m([list(range(v % 5)) for v in ints]), pa.list_(pa.int32())),
-        "large_list": pa.array(m([["a" * j for j in range(v % 4)] for v in ints]), pa.large_list(pa.string())),
-        "fixed_size_list": pa.array(m([[float(v), -1.0] for v in ints]), pa.list_(pa.float32(), 2)),
-        "struct": pa.array(m([{"a": v, "b": None if v % 3 == 0 else str(v)} for v in ints]),
-                           pa.struct([("a", pa.int64()), ("b", pa.string())])),
-        "dictionary": pa.array(["c%d" % (v % 5 + seed) for v in ints]).dictionary_encode().cast(
-            pa.dictionary(pa.int8(), pa.string())),
-        "null": pa.nulls(n),
-        "fixed_size_binary": pa.array(m([bytes([v] * 3) for v in ints]), pa.binary(3)),
-    })
+    return pa.record_batch(
+        {
+            "bool": pa.array(m([v % 2 == 0 for v in ints]), pa.bool_()),
+            "int8": pa.array(m([v - 50 for v in ints]), pa.int8()),
+            "uint64": pa.array(m([v * 2**56 for v in ints]), pa.uint64()),
+            "float16": pa.array(r.random(n).astype(np.float16)),
+            "decimal": pa.array(m([decimal.Decimal(v) / 100 for v in ints]), pa.decimal128(10, 2)),
+            "timestamp": pa.array(m([v * 10**9 for v in ints]), pa.timestamp("ms", tz="UTC")),
+            "date32": pa.array(m(ints), pa.date32()),
+            "string": pa.array(m(["x" * (v % 20) for v in ints]), pa.string()),
+            "large_string": pa.array(m(["y" * (v % 20) for v in ints]), pa.large_string()),
+            "binary": pa.array(m([bytes([v]) * (v % 7) for v in ints]), pa.binary()),
+            "string_view": pa.array(
+                m(["a view longer than twelve bytes " * (v % 2) + str(v) for v in ints]),
+                pa.string_view(),
+            ),
+            "list": pa.array(m([list(range(v % 5)) for v in ints]), pa.list_(pa.int32())),
+            "large_list": pa.array(
+                m([["a" * j for j in range(v % 4)] for v in ints]), pa.large_list(pa.string())
+            ),
+            "fixed_size_list": pa.array(
+                m([[float(v), -1.0] for v in ints]), pa.list_(pa.float32(), 2)
+            ),
+            "struct": pa.array(
+                m([{"a": v, "b": None if v % 3 == 0 else str(v)} for v in ints]),
+                pa.struct([("a", pa.int64()), ("b", pa.string())]),
+            ),
+            "dictionary": pa.array(["c%d" % (v % 5 + seed) for v in ints])
+            .dictionary_encode()
+            .cast(pa.dictionary(pa.int8(), pa.string())),
+            "null": pa.nulls(n),
+            "fixed_size_binary": pa.array(m([bytes([v] * 3) for v in ints]), pa.binary(3)),
+        }
+    )
 
 
 def pa_verb(table, verb, *args):
@@ -560,21 +665,32 @@ def pa_verb(table, verb, *args):
 def test_every_arrow_type_through_the_row_verbs():
     """Bitmaps at odd offsets, offsets, views, nested children, dictionaries
     of differing dictionaries: every row verb agrees with pyarrow."""
-    batches = [every_type_batch(37, 1).slice(3, 29), every_type_batch(50, 2).slice(11),
-               every_type_batch(1, 3), every_type_batch(64, 4).slice(5, 40)]
+    batches = [
+        every_type_batch(37, 1).slice(3, 29),
+        every_type_batch(50, 2).slice(11),
+        every_type_batch(1, 3),
+        every_type_batch(64, 4).slice(5, 40),
+    ]
     theirs = pa.Table.from_batches(batches)
     ours = qv.table(theirs)
     n = theirs.num_rows
     assert_same(ours, theirs)
     assert ours.to_pylist() == theirs.to_pylist()  # datetimes and Decimals as pyarrow reads them
     rng = np.random.default_rng(0)
-    for indices in [rng.integers(0, n, 200), np.arange(n)[::-1], np.arange(3, 40), rng.permutation(n)]:
+    for indices in [
+        rng.integers(0, n, 200),
+        np.arange(n)[::-1],
+        np.arange(3, 40),
+        rng.permutation(n),
+    ]:
         assert_same(ours.take(indices), pa_verb(theirs, "take", pa.array(indices)))
     for p in [0.1, 0.5, 0.9]:
         mask = rng.random(n) < p
         assert_same(ours.filter(mask), pa_verb(theirs, "filter", pa.array(mask)))
     assert_same(ours.combine_chunks(), pa_verb(theirs, "combine_chunks"))
-    assert_same(ours.slice(17, 50).combine_chunks(), pa_verb(theirs.slice(17, 50), "combine_chunks"))
+    assert_same(
+        ours.slice(17, 50).combine_chunks(), pa_verb(theirs.slice(17, 50), "combine_chunks")
+    )
     assert_same(ours[::3], pa_verb(theirs, "take", pa.array(np.arange(0, n, 3))))
 
 
@@ -616,9 +732,17 @@ def test_to_pylist_and_to_pydict(tabular):
 
 def test_verbs_keep_tensor_types(tables):
     ours, _ = tables
-    for result in [ours.select(["ragged", "fixed"]), ours.slice(2, 5), ours.take([5, 1]),
-                   ours.filter(np.arange(ROWS) % 2 == 0), ours.combine_chunks(),
-                   ours.to_batches()[1], ours[3:9], ours[::2], ours.rename_columns({"ragged": "r"})]:
+    for result in [
+        ours.select(["ragged", "fixed"]),
+        ours.slice(2, 5),
+        ours.take([5, 1]),
+        ours.filter(np.arange(ROWS) % 2 == 0),
+        ours.combine_chunks(),
+        ours.to_batches()[1],
+        ours[3:9],
+        ours[::2],
+        ours.rename_columns({"ragged": "r"}),
+    ]:
         types = {f.name: f.type for f in (result.schema.field(n) for n in result.column_names)}
         assert types["fixed"] == qv.fixed_shape_tensor("float32", SHAPE)
         assert types.get("ragged", types.get("r")) == RAGGED
@@ -646,14 +770,25 @@ def test_zero_copy_verbs():
     assert np.shares_memory(ints_view(t), ints)
     assert np.shares_memory(t["img"].to_numpy(), images)
     assert np.shares_memory(t[1].chunk(0).to_numpy(), images)
-    for shared in [t.select(["img", "i"]), t.drop_columns("img").append_column("img", t["img"]),
-                   t.rename_columns(["i", "x"]).rename_columns(["i", "img"]), t.slice(10, 20), t[5:50],
-                   t.combine_chunks(), t.to_batches()[0], t.to_batches(max_chunksize=30)[2],
-                   qv.Table.from_batches(t.to_batches()), qv.concat_tables([t, t]),
-                   t.take(np.arange(20, 40)), t.filter(np.arange(100) < 10)]:
+    for shared in [
+        t.select(["img", "i"]),
+        t.drop_columns("img").append_column("img", t["img"]),
+        t.rename_columns(["i", "x"]).rename_columns(["i", "img"]),
+        t.slice(10, 20),
+        t[5:50],
+        t.combine_chunks(),
+        t.to_batches()[0],
+        t.to_batches(max_chunksize=30)[2],
+        qv.Table.from_batches(t.to_batches()),
+        qv.concat_tables([t, t]),
+        t.take(np.arange(20, 40)),
+        t.filter(np.arange(100) < 10),
+    ]:
         assert np.shares_memory(ints_view(shared), ints), shared
-        assert np.shares_memory(shared.column("img")[0] if isinstance(shared, qv.RecordBatch)
-                                else shared["img"][0], images)
+        assert np.shares_memory(
+            shared.column("img")[0] if isinstance(shared, qv.RecordBatch) else shared["img"][0],
+            images,
+        )
     sliced = t.slice(10, 20)
     np.testing.assert_array_equal(ints_view(sliced), ints[10:30])
     np.testing.assert_array_equal(sliced["img"].to_numpy(), images[10:30])
@@ -739,14 +874,26 @@ def test_chunked_rows_and_iteration(columns):
         ours[1.5]
 
 
-@pytest.mark.parametrize("key", [slice(None), slice(2, 9), slice(-5, None), slice(9, 2), slice(3, 4),
-                                 slice(None, None, 3), slice(None, None, -1)])
+@pytest.mark.parametrize(
+    "key",
+    [
+        slice(None),
+        slice(2, 9),
+        slice(-5, None),
+        slice(9, 2),
+        slice(3, 4),
+        slice(None, None, 3),
+        slice(None, None, -1),
+    ],
+)
 def test_chunked_getitem_slice(columns, key):
     _, ours, theirs = columns
     assert_same(ours[key], theirs[key])
 
 
-@pytest.mark.parametrize("offset,length", [(0, None), (2, 5), (4, 3), (5, 0), (ROWS, None), (7, 100)])
+@pytest.mark.parametrize(
+    "offset,length", [(0, None), (2, 5), (4, 3), (5, 0), (ROWS, None), (7, 100)]
+)
 def test_chunked_slice(columns, offset, length):
     _, ours, theirs = columns
     assert_same(ours.slice(offset, length), theirs.slice(offset, length))
@@ -761,7 +908,9 @@ def test_chunked_combine_take_filter(columns):
         assert_same(ours.take(indices), theirs.take(pa.array(indices, pa.int64())))
     mask = np.arange(ROWS) % 3 != 1
     assert_same(ours.filter(mask), theirs.filter(pa.array(mask)))
-    with pytest.raises(IndexError, match=f"index {ROWS} at position 0 is out of range for {ROWS} rows"):
+    with pytest.raises(
+        IndexError, match=f"index {ROWS} at position 0 is out of range for {ROWS} rows"
+    ):
         ours.take([ROWS])
     with pytest.raises(ValueError, match=f"filter mask has 2 entries for {ROWS} rows"):
         ours.filter([True, False])
@@ -802,13 +951,15 @@ def test_chunked_ragged_shapes_and_padding():
     for r, row in enumerate(rows):
         want = np.full((3, 2), -1, np.int32)
         if row is not None:
-            want[:row.shape[0], :row.shape[1]] = row
+            want[: row.shape[0], : row.shape[1]] = row
         np.testing.assert_array_equal(batch[r], want)
     out = np.zeros_like(batch)
     result, _ = col.to_padded(pad_value=-1, allow_nulls=True, out=out)
     assert result is out
     np.testing.assert_array_equal(out, batch)
-    with pytest.raises(ValueError, match=r"out has shape \(2, 3, 2\) but the padded batch has shape"):
+    with pytest.raises(
+        ValueError, match=r"out has shape \(2, 3, 2\) but the padded batch has shape"
+    ):
         col.to_padded(allow_nulls=True, out=np.zeros((2, 3, 2), np.int32))
     with pytest.raises(TypeError, match="dtype"):
         col.to_padded(allow_nulls=True, out=np.zeros_like(batch, dtype=np.float32))
@@ -886,8 +1037,9 @@ def test_rows_of_empty_lists_of_dictionaries():
     dictionaries: the dictionary column below gets no row to join (this
     killed the process before)."""
     words = pa.dictionary(pa.int8(), pa.string())
-    t = qv.table(pa.table({"x": pa.array([[], [{"w": "a"}], []],
-                                          pa.list_(pa.struct([("w", words)])))}))
+    t = qv.table(
+        pa.table({"x": pa.array([[], [{"w": "a"}], []], pa.list_(pa.struct([("w", words)])))})
+    )
     assert pa.table(t.take([0, 2])).column("x").to_pylist() == [[], []]
     assert pa.table(t.filter([True, False, True])).column("x").to_pylist() == [[], []]
     both = qv.concat_tables([t.slice(0, 1), t.slice(2, 1)])

@@ -1,4 +1,5 @@
 """qv.Tensor indexing: NumPy basic indexing, zero-copy views, dim names, errors."""
+
 import numpy as np
 import pytest
 
@@ -8,16 +9,42 @@ BASE = np.arange(2 * 3 * 4 * 5, dtype=np.int32).reshape(2, 3, 4, 5)
 NAMES = ["N", "C", "H", "W"]
 
 KEYS = [
-    0, -1, 1, (1, 2), (0, -1, 3, -5), (1, 2, 3, 4),
-    slice(None), slice(1, None), slice(None, None, -1), slice(None, -1), slice(-10, 10),
-    slice(5, 7), slice(1, 1), slice(2, 0, -1),
-    (slice(None), slice(None, None, 2)), (slice(None), slice(None, None, -2)),
-    (Ellipsis, 0), (Ellipsis, -1), (0, Ellipsis), (0, Ellipsis, 4), (Ellipsis,), Ellipsis, (),
-    (Ellipsis, slice(None, None, -1)), (slice(None, None, -1), Ellipsis, slice(1, 4, 2)),
-    (1, slice(None), slice(3, None, -1), 2), (slice(None), 2, slice(None, None, 3)),
-    None, (None, 0), (Ellipsis, None), (0, None, slice(None), None, Ellipsis),
-    (slice(None, None, 10),), (slice(None, None, -100),), (slice(-100, 100, 3),),
-    (np.int64(1), np.int32(-2)), (slice(np.int8(1), None),),
+    0,
+    -1,
+    1,
+    (1, 2),
+    (0, -1, 3, -5),
+    (1, 2, 3, 4),
+    slice(None),
+    slice(1, None),
+    slice(None, None, -1),
+    slice(None, -1),
+    slice(-10, 10),
+    slice(5, 7),
+    slice(1, 1),
+    slice(2, 0, -1),
+    (slice(None), slice(None, None, 2)),
+    (slice(None), slice(None, None, -2)),
+    (Ellipsis, 0),
+    (Ellipsis, -1),
+    (0, Ellipsis),
+    (0, Ellipsis, 4),
+    (Ellipsis,),
+    Ellipsis,
+    (),
+    (Ellipsis, slice(None, None, -1)),
+    (slice(None, None, -1), Ellipsis, slice(1, 4, 2)),
+    (1, slice(None), slice(3, None, -1), 2),
+    (slice(None), 2, slice(None, None, 3)),
+    None,
+    (None, 0),
+    (Ellipsis, None),
+    (0, None, slice(None), None, Ellipsis),
+    (slice(None, None, 10),),
+    (slice(None, None, -100),),
+    (slice(-100, 100, 3),),
+    (np.int64(1), np.int32(-2)),
+    (slice(np.int8(1), None),),
 ]
 
 
@@ -28,7 +55,9 @@ def view_of(array, names=None):
 @pytest.mark.parametrize("key", KEYS, ids=repr)
 @pytest.mark.parametrize("layout", ["c", "transposed", "reversed"])
 def test_indexing_matches_numpy(key, layout):
-    nd = {"c": BASE, "transposed": BASE.transpose(3, 1, 0, 2), "reversed": BASE[::-1, :, ::-1]}[layout]
+    nd = {"c": BASE, "transposed": BASE.transpose(3, 1, 0, 2), "reversed": BASE[::-1, :, ::-1]}[
+        layout
+    ]
     t = view_of(nd)
     try:
         expected = nd[key]
@@ -43,8 +72,9 @@ def test_indexing_matches_numpy(key, layout):
     np.testing.assert_array_equal(out, expected)
     # NumPy's strides, on the axes where they matter (size-1 axes may have any).
     expected_strides = np.asarray(expected).strides
-    assert [s for s, n in zip(got.strides, out.shape) if n > 1] == \
-        [s for s, n in zip(expected_strides, out.shape) if n > 1]
+    assert [s for s, n in zip(got.strides, out.shape) if n > 1] == [
+        s for s, n in zip(expected_strides, out.shape) if n > 1
+    ]
     if out.size > 0:
         assert np.shares_memory(out, nd)  # a view, no copy
     # The view indexes again like NumPy (a view of a view).
@@ -106,10 +136,22 @@ def test_out_of_range_integers_name_the_axis():
         view_of(np.zeros((0, 3)))[0]
 
 
-@pytest.mark.parametrize("key", [
-    [0, 1], np.array([0, 1]), np.array([True, False]), True, False, np.True_, (0, [1, 2]),
-    "a", 1.0, (slice(None), 0.5), np.array(True),
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        [0, 1],
+        np.array([0, 1]),
+        np.array([True, False]),
+        True,
+        False,
+        np.True_,
+        (0, [1, 2]),
+        "a",
+        1.0,
+        (slice(None), 0.5),
+        np.array(True),
+    ],
+)
 def test_advanced_indexing_is_refused_with_a_hint(key):
     t = view_of(BASE)
     with pytest.raises(TypeError, match=r"basic indexing.*numpy\.asarray\(t\)\[key\]"):

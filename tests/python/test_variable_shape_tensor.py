@@ -13,8 +13,10 @@ from conftest import NUMERIC_DTYPES, PERMUTATIONS_3D, CapsuleProducer, sample
 
 def ragged(dtype="float32", n=5, seed=0, channels=3):
     rng = np.random.default_rng(seed)
-    return [sample(dtype, (channels, int(rng.integers(0, 5)), int(rng.integers(1, 6))), seed=i)
-            for i in range(n)]
+    return [
+        sample(dtype, (channels, int(rng.integers(0, 5)), int(rng.integers(1, 6))), seed=i)
+        for i in range(n)
+    ]
 
 
 def assert_rows_equal(array, expected):
@@ -30,32 +32,45 @@ def assert_rows_equal(array, expected):
 
 # --- type -------------------------------------------------------------------
 
+
 def test_type_parameters_and_metadata():
-    t = qv.variable_shape_tensor("float32", 3, dim_names=["H", "W", "C"], permutation=[2, 0, 1],
-                                 uniform_shape=[None, None, 3])
+    t = qv.variable_shape_tensor(
+        "float32",
+        3,
+        dim_names=["H", "W", "C"],
+        permutation=[2, 0, 1],
+        uniform_shape=[None, None, 3],
+    )
     assert t.ndim == 3
     assert t.value_type == qv.type_for("float32")
     assert t.dim_names == ["H", "W", "C"]
     assert t.permutation == [2, 0, 1]
     assert t.uniform_shape == (None, None, 3)
-    assert t.serialize() == '{"dim_names":["H","W","C"],"permutation":[2,0,1],"uniform_shape":[null,null,3]}'
+    assert (
+        t.serialize()
+        == '{"dim_names":["H","W","C"],"permutation":[2,0,1],"uniform_shape":[null,null,3]}'
+    )
     assert qv.variable_shape_tensor(np.int16, 2).serialize() == "{}"
     assert qv.type_from_arrow(t) == t
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    (dict(ndim=2, uniform_shape=[1, 2, 3]), ValueError, "uniform_shape has 3 entries for 2"),
-    (dict(ndim=2, uniform_shape=[-1, None]), ValueError, r"uniform_shape\[0\] \(-1\)"),
-    (dict(ndim=2, permutation=[1, 1]), ValueError, "entry 1 repeats 1"),
-    (dict(ndim=2, dim_names=["a"]), ValueError, "1 dim_names for 2"),
-    (dict(ndim=-1), ValueError, "ndim must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(ndim=2, uniform_shape=[1, 2, 3]), ValueError, "uniform_shape has 3 entries for 2"),
+        (dict(ndim=2, uniform_shape=[-1, None]), ValueError, r"uniform_shape\[0\] \(-1\)"),
+        (dict(ndim=2, permutation=[1, 1]), ValueError, "entry 1 repeats 1"),
+        (dict(ndim=2, dim_names=["a"]), ValueError, "1 dim_names for 2"),
+        (dict(ndim=-1), ValueError, "ndim must be >= 0"),
+    ],
+)
 def test_type_rejects_bad_parameters(kwargs, error, match):
     with pytest.raises(error, match=match):
         qv.variable_shape_tensor("float32", **kwargs)
 
 
 # --- builders and outputs ---------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES)
 def test_from_numpy_round_trip_every_dtype(dtype):
@@ -87,7 +102,7 @@ def test_permutation_views_are_logical(permutation):
     for i, x in enumerate(xs):
         stored = x.transpose(inverse)
         assert list(physical[i]) == list(stored.shape)
-        np.testing.assert_array_equal(values[offsets[i]:offsets[i + 1]], stored.ravel())
+        np.testing.assert_array_equal(values[offsets[i] : offsets[i + 1]], stored.ravel())
 
 
 def test_views_are_zero_copy_and_read_only():
@@ -115,14 +130,42 @@ def test_from_jagged_is_zero_copy():
     np.testing.assert_array_equal(s, shapes)
 
 
-@pytest.mark.parametrize("values, offsets, shapes, match", [
-    (np.arange(5, dtype=np.float32), None, [[2], [2]], "values has 5 elements but the shapes account for 4"),
-    (np.arange(5, dtype=np.float32), [0, 3, 5], [[2], [2]], r"row 0: data length 3 != product of shape \[2\] \(2\)"),
-    (np.arange(4, dtype=np.float32), [0, 2, 4], [[2], [-2]], r"row 1: shape \[-2\] has a negative size"),
-    (np.arange(4, dtype=np.float32), [0, 2, 1], [[2], [2]], "offset"),
-    (np.arange(4, dtype=np.float32), [0, 2], [[2], [2]], r"offsets has shape \[2\], expected \[3\]"),
-    (np.arange(4, dtype=np.float32).reshape(2, 2), None, [[2], [2]], "values must be a contiguous 1-D"),
-])
+@pytest.mark.parametrize(
+    "values, offsets, shapes, match",
+    [
+        (
+            np.arange(5, dtype=np.float32),
+            None,
+            [[2], [2]],
+            "values has 5 elements but the shapes account for 4",
+        ),
+        (
+            np.arange(5, dtype=np.float32),
+            [0, 3, 5],
+            [[2], [2]],
+            r"row 0: data length 3 != product of shape \[2\] \(2\)",
+        ),
+        (
+            np.arange(4, dtype=np.float32),
+            [0, 2, 4],
+            [[2], [-2]],
+            r"row 1: shape \[-2\] has a negative size",
+        ),
+        (np.arange(4, dtype=np.float32), [0, 2, 1], [[2], [2]], "offset"),
+        (
+            np.arange(4, dtype=np.float32),
+            [0, 2],
+            [[2], [2]],
+            r"offsets has shape \[2\], expected \[3\]",
+        ),
+        (
+            np.arange(4, dtype=np.float32).reshape(2, 2),
+            None,
+            [[2], [2]],
+            "values must be a contiguous 1-D",
+        ),
+    ],
+)
 def test_from_jagged_errors(values, offsets, shapes, match):
     with pytest.raises(ValueError, match=match):
         qv.VariableShapeTensorArray.from_jagged(values, offsets, np.array(shapes))
@@ -147,7 +190,9 @@ def test_from_padded_round_trip_and_errors():
 
 
 def test_pad_values_by_type():
-    a = qv.VariableShapeTensorArray.from_numpy([np.ones((1,), np.float16), np.ones((3,), np.float16)])
+    a = qv.VariableShapeTensorArray.from_numpy(
+        [np.ones((1,), np.float16), np.ones((3,), np.float16)]
+    )
     batch, _ = a.to_padded(pad_value=float("nan"))
     assert np.isnan(batch[0, 1:]).all()
     batch, _ = a.to_padded(pad_value=-0.25)
@@ -155,7 +200,7 @@ def test_pad_values_by_type():
     with pytest.raises(ValueError, match="float16"):
         a.to_padded(pad_value=1e-9)
     big = qv.VariableShapeTensorArray.from_numpy([np.ones(1, np.int64), np.ones(2, np.int64)])
-    assert big.to_padded(pad_value=-2**63)[0][0, 1] == -2**63
+    assert big.to_padded(pad_value=-(2**63))[0][0, 1] == -(2**63)
 
 
 def test_from_numpy_copies_strided_inputs_in_logical_order():
@@ -175,7 +220,9 @@ def test_from_numpy_errors():
     with pytest.raises(ValueError, match="row 0: tensor has 2 dimensions, the array has 3"):
         qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 2))], type=t3)
     with pytest.raises(ValueError, match="row 2: tensor has 1 dimensions, the array has 2"):
-        qv.VariableShapeTensorArray.from_numpy([None, np.zeros((1, 2)), np.ma.masked_array(np.zeros(2))])
+        qv.VariableShapeTensorArray.from_numpy(
+            [None, np.zeros((1, 2)), np.ma.masked_array(np.zeros(2))]
+        )
     # Which error comes first: value types while reading, then type=, then
     # each row's ndim and sizes in row order.
     x2 = np.zeros((2, 2))
@@ -223,20 +270,30 @@ def test_from_numpy_many_null_rows_and_many_axes():
     with pytest.raises(TypeError, match="row 1: tensor holds int64, the array holds float64"):
         qv.VariableShapeTensorArray.from_numpy([np.zeros(2), np.zeros(3, np.int64)])
     with pytest.raises(ValueError, match="row 1: shape .* uniform_shape says 2"):
-        qv.VariableShapeTensorArray.from_numpy([np.zeros((2, 2)), np.zeros((3, 2))], uniform_shape=[2, None])
+        qv.VariableShapeTensorArray.from_numpy(
+            [np.zeros((2, 2)), np.zeros((3, 2))], uniform_shape=[2, None]
+        )
     with pytest.raises(ValueError, match="cannot infer the value type"):
         qv.VariableShapeTensorArray.from_numpy([None, None])
     with pytest.raises(ValueError, match="either type= or"):
-        qv.VariableShapeTensorArray.from_numpy([], dim_names=["a"], type=qv.variable_shape_tensor("int8", 1))
+        qv.VariableShapeTensorArray.from_numpy(
+            [], dim_names=["a"], type=qv.variable_shape_tensor("int8", 1)
+        )
 
 
 def test_from_numpy_mixed_inputs_keep_every_check():
     # Plain arrays of one dtype are read through their fields; the first of
     # each dtype, other producers, masked arrays and swapped bytes take the
     # general path. Every row is still checked, in any order.
-    rows = [np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((1, 4), ">f4"),
-            np.ma.masked_array(np.ones((2, 2), np.float32)), memoryview(np.zeros((3, 1), np.float32)),
-            None, np.arange(8, dtype=np.float32).reshape(4, 2)[::-1, ::2], np.zeros((0, 5), np.float32)]
+    rows = [
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.ones((1, 4), ">f4"),
+        np.ma.masked_array(np.ones((2, 2), np.float32)),
+        memoryview(np.zeros((3, 1), np.float32)),
+        None,
+        np.arange(8, dtype=np.float32).reshape(4, 2)[::-1, ::2],
+        np.zeros((0, 5), np.float32),
+    ]
     a = qv.VariableShapeTensorArray.from_numpy(rows)
     assert a.null_count == 1
     for got, want in zip(a.to_numpy(), rows):
@@ -247,12 +304,15 @@ def test_from_numpy_mixed_inputs_keep_every_check():
     with pytest.raises(TypeError, match="row 3: tensor holds float64, the array holds float32"):
         qv.VariableShapeTensorArray.from_numpy(rows[:3] + [np.zeros((1, 1))])
     with pytest.raises(TypeError, match="row 2: tensor holds int32"):
-        qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32),
-                                                np.zeros((1, 1), np.int32)])
+        qv.VariableShapeTensorArray.from_numpy(
+            [np.zeros((1, 1), np.float32), np.zeros((1, 1), np.float32), np.zeros((1, 1), np.int32)]
+        )
     with pytest.raises(TypeError, match="row 0: tensor holds float32, the array holds int16"):
         qv.VariableShapeTensorArray.from_numpy(rows[:1], type=qv.variable_shape_tensor("int16", 2))
     with pytest.raises(ValueError, match="row 2: tensor has 1 dimensions"):
-        qv.VariableShapeTensorArray.from_numpy([np.zeros((1, 1), np.float32)] * 2 + [np.zeros(1, np.float32)])
+        qv.VariableShapeTensorArray.from_numpy(
+            [np.zeros((1, 1), np.float32)] * 2 + [np.zeros(1, np.float32)]
+        )
     with pytest.raises(TypeError, match="iterable"):
         qv.VariableShapeTensorArray.from_numpy(5)
 
@@ -284,6 +344,7 @@ def test_nested_lists_are_accepted():
 
 
 # --- nulls, empties and zero sizes -------------------------------------------
+
 
 def test_null_rows():
     xs = [np.ones((2, 2), np.float32), None, np.zeros((1, 3), np.float32)]
@@ -320,7 +381,8 @@ def test_empty_arrays():
     with pytest.raises(ValueError, match="complete uniform_shape"):
         a.to_fixed()
     fixed = qv.VariableShapeTensorArray.from_numpy(
-        [], type=qv.variable_shape_tensor("float32", 2, uniform_shape=[2, 3])).to_fixed()
+        [], type=qv.variable_shape_tensor("float32", 2, uniform_shape=[2, 3])
+    ).to_fixed()
     assert fixed.type.shape == (2, 3)
 
 
@@ -342,6 +404,7 @@ def test_zero_dimensional_rows():
 
 
 # --- slicing and selection ---------------------------------------------------
+
 
 def test_slices_take_filter_concat():
     xs = ragged(n=8)
@@ -386,6 +449,7 @@ def test_infer_and_record_uniform_shape():
 
 # --- fixed <-> variable ------------------------------------------------------
 
+
 @pytest.mark.parametrize("permutation", PERMUTATIONS_3D)
 def test_fixed_to_variable_and_back(permutation):
     x = sample("int16", (4, 2, 3, 5)).transpose([0] + [p + 1 for p in permutation])
@@ -413,10 +477,13 @@ def test_variable_to_fixed_copies_only_when_needed():
 
 # --- Arrow interchange ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES)
 def test_pyarrow_round_trip_keeps_the_extension(dtype):
     xs = ragged(dtype)
-    a = qv.VariableShapeTensorArray.from_numpy(xs, dim_names=["C", "H", "W"], uniform_shape=[3, None, None])
+    a = qv.VariableShapeTensorArray.from_numpy(
+        xs, dim_names=["C", "H", "W"], uniform_shape=[3, None, None]
+    )
     theirs = pa.array(a)
     assert theirs.type.extension_name == "arrow.variable_shape_tensor"
     assert theirs.type.storage_type.field(0).name == "data"
@@ -431,8 +498,9 @@ def test_pyarrow_round_trip_keeps_the_extension(dtype):
 
 def test_parquet_round_trip_keeps_the_metadata():
     xs = ragged("float32", n=20)
-    a = qv.VariableShapeTensorArray.from_numpy(xs, dim_names=["C", "H", "W"], permutation=[0, 2, 1],
-                                               uniform_shape=[3, None, None])
+    a = qv.VariableShapeTensorArray.from_numpy(
+        xs, dim_names=["C", "H", "W"], permutation=[0, 2, 1], uniform_shape=[3, None, None]
+    )
     sink = io.BytesIO()
     pq.write_table(pa.table({"images": pa.array(a)}), sink)
     table = pq.read_table(io.BytesIO(sink.getvalue()))
@@ -442,10 +510,14 @@ def test_parquet_round_trip_keeps_the_metadata():
 
 
 def storage_producer(storage, metadata):
-    field = pa.field("t", storage.type, metadata={
-        "ARROW:extension:name": "arrow.variable_shape_tensor",
-        "ARROW:extension:metadata": metadata,
-    })
+    field = pa.field(
+        "t",
+        storage.type,
+        metadata={
+            "ARROW:extension:name": "arrow.variable_shape_tensor",
+            "ARROW:extension:metadata": metadata,
+        },
+    )
     return CapsuleProducer(field.__arrow_c_schema__(), storage.__arrow_c_array__()[1])
 
 
@@ -455,15 +527,18 @@ def storage_of(rows, shape_type=pa.int32(), ndim=2):
     return pa.StructArray.from_arrays([data, shape], names=["data", "shape"])
 
 
-@pytest.mark.parametrize("metadata, uniform", [
-    ("", None),
-    ("{}", None),
-    ('{"uniform_shape": [null, 3]}', (None, 3)),
-    ('{"ragged_dimensions": [0], "uniform_shape": [0, 3]}', (None, 3)),
-    ('{"uniform_dimensions": [1], "uniform_shape": [0, 3], "ndim": 2}', (None, 3)),
-    ('{"uniform_dimensions": [1], "uniform_shape": [3]}', (None, 3)),
-    ('{"ragged_dimensions": [0]}', None),
-])
+@pytest.mark.parametrize(
+    "metadata, uniform",
+    [
+        ("", None),
+        ("{}", None),
+        ('{"uniform_shape": [null, 3]}', (None, 3)),
+        ('{"ragged_dimensions": [0], "uniform_shape": [0, 3]}', (None, 3)),
+        ('{"uniform_dimensions": [1], "uniform_shape": [0, 3], "ndim": 2}', (None, 3)),
+        ('{"uniform_dimensions": [1], "uniform_shape": [3]}', (None, 3)),
+        ('{"ragged_dimensions": [0]}', None),
+    ],
+)
 def test_draft_metadata_forms_are_read(metadata, uniform):
     for shape_type in (pa.int32(), pa.uint32()):
         storage = storage_of([([1, 2, 3], [1, 3]), ([1, 2, 3, 4, 5, 6], [2, 3])], shape_type)
@@ -476,15 +551,21 @@ def test_draft_metadata_forms_are_read(metadata, uniform):
         assert "ragged_dimensions" not in a.type.serialize()
 
 
-@pytest.mark.parametrize("rows, metadata, match", [
-    ([([1, 2, 3], [2, 2])], "{}", r"row 0: data length 3 != product of shape \[2, 2\] \(4\)"),
-    ([([1, 2], [1, 2]), ([], [-1, 0])], "{}", r"row 1: shape \[-1, 0\] has a negative size"),
-    ([([1, 2], [1, 2]), ([1, 2], [2, 1])], '{"uniform_shape": [1, null]}',
-     r"row 1: shape \[2, 1\] has size 2 on axis 0 but uniform_shape says 1"),
-    ([([1], [1, 1])], '{"uniform_shape": [1]}', "uniform_shape has 1 entries for 2"),
-    ([([1], [1, 1])], '{"ndim": 3}', "'ndim' is 3"),
-    ([([1], [1, 1])], "{", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "rows, metadata, match",
+    [
+        ([([1, 2, 3], [2, 2])], "{}", r"row 0: data length 3 != product of shape \[2, 2\] \(4\)"),
+        ([([1, 2], [1, 2]), ([], [-1, 0])], "{}", r"row 1: shape \[-1, 0\] has a negative size"),
+        (
+            [([1, 2], [1, 2]), ([1, 2], [2, 1])],
+            '{"uniform_shape": [1, null]}',
+            r"row 1: shape \[2, 1\] has size 2 on axis 0 but uniform_shape says 1",
+        ),
+        ([([1], [1, 1])], '{"uniform_shape": [1]}', "uniform_shape has 1 entries for 2"),
+        ([([1], [1, 1])], '{"ndim": 3}', "'ndim' is 3"),
+        ([([1], [1, 1])], "{", "not valid JSON"),
+    ],
+)
 def test_invalid_storage_is_rejected(rows, metadata, match):
     with pytest.raises(ValueError, match=match):
         qv.array(storage_producer(storage_of(rows), metadata))
@@ -499,8 +580,9 @@ def test_valid_rows_need_data_and_shape():
 
 
 def test_bad_storage_types():
-    wrong = pa.StructArray.from_arrays([pa.array([1]), pa.array([[1]], pa.list_(pa.int32(), 1))],
-                                       names=["data", "shape"])
+    wrong = pa.StructArray.from_arrays(
+        [pa.array([1]), pa.array([[1]], pa.list_(pa.int32(), 1))], names=["data", "shape"]
+    )
     with pytest.raises(TypeError, match="field 0 is not a list"):
         qv.array(storage_producer(wrong, "{}"))
     wrong_shape = storage_of([([1.0], [1])], pa.float64(), ndim=1)
@@ -533,14 +615,20 @@ def test_integer_pad_values_are_exact():
     assert int(batch[1, 2]) == 2**53 + 1
     batch, _ = col.to_padded(pad_value=2**63 - 1)
     assert int(batch[1, 1]) == 2**63 - 1
-    with pytest.raises(ValueError, match="pad value 9223372036854775808 is not exactly representable as int64"):
+    with pytest.raises(
+        ValueError, match="pad value 9223372036854775808 is not exactly representable as int64"
+    ):
         col.to_padded(pad_value=2**63)
-    with pytest.raises(ValueError, match="pad value 340282366920938463463374607431768211456 does not fit"):
+    with pytest.raises(
+        ValueError, match="pad value 340282366920938463463374607431768211456 does not fit"
+    ):
         col.to_padded(pad_value=2**128)
     u = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.uint64), np.ones(1, np.uint64)])
     assert int(u.to_padded(pad_value=2**64 - 1)[0][1, 1]) == 2**64 - 1
     f = qv.VariableShapeTensorArray.from_numpy([np.ones(2, np.float32), np.ones(1, np.float32)])
-    with pytest.raises(ValueError, match="pad value 16777217 is not exactly representable as float"):
+    with pytest.raises(
+        ValueError, match="pad value 16777217 is not exactly representable as float"
+    ):
         f.to_padded(pad_value=2**24 + 1)
     assert f.to_padded(pad_value=np.float32(0.5))[0][1, 1] == 0.5
     with pytest.raises(TypeError, match="pad_value must be a number"):
@@ -548,17 +636,23 @@ def test_integer_pad_values_are_exact():
 
 
 def test_padded_round_trip_with_zero_size_axes():
-    col = qv.VariableShapeTensorArray.from_numpy([np.zeros((0, 2)), np.zeros((0, 3)), np.zeros((0, 0))])
+    col = qv.VariableShapeTensorArray.from_numpy(
+        [np.zeros((0, 2)), np.zeros((0, 3)), np.zeros((0, 0))]
+    )
     back = qv.VariableShapeTensorArray.from_padded(*col.to_padded())
     assert back == col
 
 
 def test_to_padded_into_a_reusable_output():
-    col = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 3), np.float32), np.ones((1, 1), np.float32)])
+    col = qv.VariableShapeTensorArray.from_numpy(
+        [np.ones((2, 3), np.float32), np.ones((1, 1), np.float32)]
+    )
     out = np.full((2, 2, 3), 7, np.float32)
     batch, shapes = col.to_padded(pad_value=0, out=out)
     assert batch is out and out.sum() == 7 and shapes.tolist() == [[2, 3], [1, 1]]
-    with pytest.raises(ValueError, match=r"out has shape \[2, 2, 2\] but the padded batch has shape \[2, 2, 3\]"):
+    with pytest.raises(
+        ValueError, match=r"out has shape \[2, 2, 2\] but the padded batch has shape \[2, 2, 3\]"
+    ):
         col.to_padded(out=np.empty((2, 2, 2), np.float32))
     with pytest.raises(ValueError, match=r"out has shape \[3, 2, 3\]"):
         col.to_padded(out=np.empty((3, 2, 3), np.float32))
@@ -610,8 +704,16 @@ def test_jagged_storage_changed_after_the_fact_is_checked():
     assert col.to_padded()[0].shape == (2, 6)
     offsets[2] = 50_000_000
     shapes[1, 0] = 50_000_000 - 4
-    for call in (col.to_padded, lambda: col.take([1]), lambda: col[1], col.to_jagged,
-                 lambda: col.filter([False, True]), lambda: qv.concat([col, col])):
-        with pytest.raises(ValueError, match=r"row 1: data \[4, 50000000\) is not a range inside the 10 values"):
+    for call in (
+        col.to_padded,
+        lambda: col.take([1]),
+        lambda: col[1],
+        col.to_jagged,
+        lambda: col.filter([False, True]),
+        lambda: qv.concat([col, col]),
+    ):
+        with pytest.raises(
+            ValueError, match=r"row 1: data \[4, 50000000\) is not a range inside the 10 values"
+        ):
             call()
     np.testing.assert_array_equal(col[0], values[:4])  # row 0 is untouched

@@ -1,4 +1,5 @@
 """The package's version is the one in CMakeLists.txt's project() call."""
+
 import re
 from importlib import metadata
 from pathlib import Path
@@ -9,7 +10,9 @@ CMAKELISTS = Path(__file__).resolve().parents[2] / "CMakeLists.txt"
 
 
 def cmake_project_version():
-    match = re.search(r"project\(quiver\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)", CMAKELISTS.read_text())
+    match = re.search(
+        r"project\(quiver\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)", CMAKELISTS.read_text()
+    )
     assert match, f"no project(quiver VERSION x.y.z) in {CMAKELISTS}"
     return match.group(1)
 
