@@ -56,10 +56,14 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
     }
     // A named child is named in errors ("field.child 0 (price): ..."), as
     // the IPC reader names its columns, so a bad type points at its column.
-    const char* name = schema.children[i]->name;
+    // A released child's name is not read: its memory may be gone.
+    const ArrowSchema& child_schema = *schema.children[i];
     std::string where = path + ".child " + std::to_string(i);
-    if (name != nullptr && name[0] != '\0') where += std::string(" (") + name + ")";
-    QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(*schema.children[i], where, depth + 1));
+    if (child_schema.release != nullptr && child_schema.name != nullptr &&
+        child_schema.name[0] != '\0') {
+      where += std::string(" (") + child_schema.name + ")";
+    }
+    QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(child_schema, where, depth + 1));
     children.push_back(std::move(child));
   }
   Field field;

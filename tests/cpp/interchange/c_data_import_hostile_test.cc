@@ -1,7 +1,9 @@
 // C Data imports and exports fed what an attacker or a broken producer
 // would hand over: deep nesting, impossible lengths, missing callbacks and
 // canonical extension types with lying metadata below the top level.
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "c_data_test_util.h"
@@ -48,6 +50,19 @@ TEST(CDataHostile, DeepSchemaIsRefusedWithoutRecursingPastTheCap) {
   DeepSchema ok(64);
   ASSERT_OK_AND_ASSIGN(Field field, ImportField(&ok.nodes[0]));
   EXPECT_EQ(field.type->nesting_depth(), 64);
+}
+
+// A released child's memory may be gone: its name is not read to name it
+// in the error (ASan caught the read through a freed name).
+TEST(CDataHostile, AReleasedChildIsRefusedWithoutReadingItsName) {
+  g_releases = 0;
+  DeepSchema schema(1);  // "+l" over an int8 child
+  auto name = std::make_unique<char[]>(6);
+  std::memcpy(name.get(), "price", 6);
+  schema.nodes[1].name = name.get();
+  schema.nodes[1].release = nullptr;  // released by its producer...
+  name.reset();                       // ...which freed its name
+  EXPECT_ERROR(kInvalid, "field.child 0: ArrowSchema is released", ImportField(&schema.nodes[0]));
 }
 
 TEST(CDataHostile, DeepTypesAreNotExportedOrImported) {
