@@ -6,6 +6,7 @@ writing and reading, with the error that says how to get the codecs.
 argv: the venv, and the folder holding plain.arrow, lz4.arrow and
 zstd.arrow (written by pyarrow outside); writes roundtrip.arrow there."""
 
+import os
 import pathlib
 import sys
 import tempfile
@@ -18,7 +19,12 @@ venv, work = map(pathlib.Path, sys.argv[1:3])
 where = pathlib.Path(qv.__file__).resolve()
 assert venv.resolve() in where.parents, f"quiver imported from {where}, not the venv"
 assert qv.ipc.codecs() == [], qv.ipc.codecs()
-assert qv.build_info() == {"version": qv.__version__, "codecs": []}, qv.build_info()
+info = qv.build_info()
+assert set(info) == {"version", "codecs", "cli"}, info
+assert info["version"] == qv.__version__ and info["codecs"] == [], info
+# The command is built where CLI11 is found (it is not hidden here); either
+# way build_info says which.
+assert info["cli"] is None or os.access(info["cli"], os.X_OK), info
 
 # Uncompressed IPC both ways: a record batch file and the Tensor message.
 batch = qv.ipc.open_file(str(work / "plain.arrow")).get_batch(0)
