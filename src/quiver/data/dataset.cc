@@ -180,13 +180,21 @@ Status Dataset::AddFile(const std::string& path) {
       return Status(batch.status().code(), "file " + path + ", record batch " + std::to_string(i) +
                                                ": " + batch.status().message());
     }
-    if ((*batch)->num_rows() == 0) continue;
-    batches_.push_back(std::move(*batch));
-    batch_file_.push_back(file);
-    batch_in_file_.push_back(i);
-    starts_.push_back(starts_.back() + batches_.back()->num_rows());
-    slots_.push_back(std::make_unique<Slot>());
+    const int64_t rows = (*batch)->num_rows();
+    QUIVER_RETURN_NOT_OK(AddRecordBatch(std::move(*batch), file, i, rows));
   }
+  return Status::OK();
+}
+
+Status Dataset::AddRecordBatch(RecordBatchPtr batch, int file, int index, int64_t rows) {
+  if (rows == 0) return Status::OK();  // no row to locate in it
+  QUIVER_ASSIGN_OR_RETURN(int64_t end,
+                          internal::AddChecked(starts_.back(), rows, "rows in the files"));
+  batches_.push_back(std::move(batch));
+  batch_file_.push_back(file);
+  batch_in_file_.push_back(index);
+  starts_.push_back(end);
+  slots_.push_back(std::make_unique<Slot>());
   return Status::OK();
 }
 
@@ -199,14 +207,7 @@ Status Dataset::AddUnmappedFile(const std::string& path, ipc::FileReader& reader
       return Status(layout.status().code(), "file " + path + ", record batch " + std::to_string(i) +
                                                 ": " + layout.status().message());
     }
-    if (layout->num_rows == 0) continue;
-    QUIVER_ASSIGN_OR_RETURN(
-        int64_t end, internal::AddChecked(starts_.back(), layout->num_rows, "rows in the files"));
-    batches_.push_back(nullptr);
-    batch_file_.push_back(file);
-    batch_in_file_.push_back(i);
-    starts_.push_back(end);
-    slots_.push_back(std::make_unique<Slot>());
+    QUIVER_RETURN_NOT_OK(AddRecordBatch(nullptr, file, i, layout->num_rows));
   }
   return Status::OK();
 }

@@ -108,6 +108,9 @@ class Dataset {
   Dataset() = default;
   Status AddFile(const std::string& path);
   Status AddUnmappedFile(const std::string& path, ipc::FileReader& reader);
+  // Record batch `index` of file `file`, of `rows` rows (`batch` null when
+  // not memory-mapped: read on Load); one of no rows is left out.
+  Status AddRecordBatch(RecordBatchPtr batch, int file, int index, int64_t rows);
   Status SelectColumns(const std::vector<std::string>& names);
   Result<RecordBatchPtr> ReadUnmapped(int k);
   // Counts record batch k's bytes in the cache and drops the oldest
