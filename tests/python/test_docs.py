@@ -121,20 +121,26 @@ def script_for(doc):
     return "\n".join(lines) + "\n", skipped
 
 
-@pytest.mark.parametrize("doc", [d for d in DOCS if blocks(d, "python")], ids=doc_id)
-def test_python_blocks_run(doc, tmp_path):
-    script, skipped = script_for(doc)
-    path = tmp_path / f"doc_script_{doc.stem}.py"  # not a module name the doc imports
+def run_script(doc, script, folder):
+    """Runs `script` (a doc's blocks) in `folder`, without the caller's
+    PYTHONPATH, as a file named so that no doc imports it as a module."""
+    path = folder / f"doc_script_{doc.stem}.py"
     path.write_text(script)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(path)],
-        cwd=tmp_path,
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,
         env=env,
     )
+
+
+@pytest.mark.parametrize("doc", [d for d in DOCS if blocks(d, "python")], ids=doc_id)
+def test_python_blocks_run(doc, tmp_path):
+    script, skipped = script_for(doc)
+    run = run_script(doc, script, tmp_path)
     assert run.returncode == 0, (
         f"{doc_id(doc)}'s python blocks fail (line numbers are the markdown's):\n"
         f"{run.stderr[-4000:]}"
@@ -238,17 +244,7 @@ def test_first_contact_docs_run_on_the_minimal_install(doc, tmp_path):
     # The prelude takes line 1 (blank in every script), one statement long,
     # so the markdown's line numbers hold.
     script = "exec(" + repr(MINIMAL_INSTALL) + ")\n" + "\n".join(lines[1:]) + "\n"
-    path = tmp_path / f"doc_script_{doc.stem}.py"
-    path.write_text(script)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run(
-        [sys.executable, str(path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    run = run_script(doc, script, tmp_path)
     assert run.returncode == 0, (
         f"{doc_id(doc)}'s unmarked python blocks fail on a NumPy + pyarrow install without "
         f"codecs (line numbers are the markdown's):\n{run.stderr[-4000:]}"
