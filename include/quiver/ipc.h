@@ -25,6 +25,7 @@
 
 #include "quiver/array.h"
 #include "quiver/buffer.h"
+#include "quiver/io.h"
 #include "quiver/record_batch.h"
 #include "quiver/sparse_tensor.h"
 #include "quiver/status.h"
@@ -35,149 +36,20 @@ namespace quiver::ipc {
 
 // --- I/O ---------------------------------------------------------------------
 
-// Random-access bytes a reader reads from.
-class InputSource {
- public:
-  virtual ~InputSource() = default;
-  virtual int64_t size() const = 0;
-  // Bytes [offset, offset + length), zero-copy where the source is memory
-  // (a view that keeps the memory alive); IOError past the end.
-  virtual Result<BufferPtr> ReadAt(int64_t offset, int64_t length) = 0;
-  // Whether ReadAt returns views of memory the source already holds.
-  virtual bool zero_copy() const = 0;
-  // What errors call the source: "'data.arrow'" (quoted) for a file opened
-  // by path, "descriptor 3", or empty ("the input") for memory.
-  virtual std::string name() const { return {}; }
-};
-
-// The bytes of `buffer` (zero-copy).
-std::shared_ptr<InputSource> BufferSource(BufferPtr buffer);
-// A file: memory-mapped when `memory_map` (arrays then point into the
-// mapping, which lives as long as any of them), read with pread otherwise.
-//
-// A mapping shows the file as it is now, not as it was when opened: every
-// read through the source first checks that the file has not shrunk
-// (IOError naming the file, the size it had and the size it has), but an
-// array already read keeps pointing into the mapping, and touching its
-// pages after another process truncated the file raises SIGBUS, which no
-// library can turn into an error. Open files that others may truncate
-// with `memory_map = false`: their arrays live in memory of their own.
-//
-// A directory is an IOError ("'path' is a directory").
-Result<std::shared_ptr<InputSource>> OpenFileSource(const std::string& path,
-                                                    bool memory_map = true);
-// An open file descriptor (not owned; it must stay open while reading).
-Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd);
-
-// Bytes read front to back: a pipe, a socket, a file object. A stream
-// reader over one reads message by message, so a batch is returned as soon
-// as its bytes have arrived, and it holds no more than one message.
-class InputStream {
- public:
-  virtual ~InputStream() = default;
-  // The next `length` bytes, blocking until they arrive; fewer only where
-  // the stream ends first (an empty buffer at its end). Memory grows with
-  // the bytes that really arrive, not with `length`.
-  virtual Result<BufferPtr> Read(int64_t length) = 0;
-  // Bytes read so far.
-  virtual int64_t position() const = 0;
-  // Bytes left before the end, or -1 where that is not known ahead (pipes).
-  virtual int64_t remaining() const { return -1; }
-  // Whether Read returns views of memory that someone else may change.
-  virtual bool zero_copy() const { return false; }
-  // What errors call the stream, as InputSource::name().
-  virtual std::string name() const { return {}; }
-};
-
-// Base for streams over a read(2)-like call: Read gathers ReadSome's
-// pieces, growing its buffer as they arrive.
-class ReadSomeStream : public InputStream {
- public:
-  Result<BufferPtr> Read(int64_t length) final;
-  int64_t position() const final { return position_; }
-
- protected:
-  // Up to `capacity` bytes into `out`, blocking until at least one byte is
-  // there; 0 at the end of the stream.
-  virtual Result<int64_t> ReadSome(uint8_t* out, int64_t capacity) = 0;
-
- private:
-  int64_t position_ = 0;
-};
-
-// `source` from byte `offset` on, as a stream (zero-copy where the source is).
-std::shared_ptr<InputStream> SourceStream(std::shared_ptr<InputSource> source, int64_t offset = 0);
-// An open file descriptor read with read(2): pipes, sockets, terminals,
-// files (not owned; it must stay open while reading).
-std::shared_ptr<InputStream> FileDescriptorStream(int fd);
-// The file at `path` as a stream: a regular file memory-mapped (zero-copy,
-// as OpenFileSource), anything else (a FIFO, /dev/stdin, a socket) read
-// with read(2) as its bytes arrive. Opening a FIFO waits for its writer.
-// A directory is an IOError.
-Result<std::shared_ptr<InputStream>> OpenFileStream(const std::string& path);
-
-// Where writers write.
-class OutputSink {
- public:
-  virtual ~OutputSink() = default;
-  virtual Status Write(const void* data, int64_t size) = 0;
-  // A hint that `bytes` more bytes are about to be written. File sinks
-  // preallocate the space (large messages only), which makes the buffered
-  // writes that follow cheaper; BufferSink grows (by doubling) before the
-  // bytes arrive. Never fails: Write reports any error.
-  virtual void Reserve(int64_t bytes) { (void)bytes; }
-  // Bytes written so far.
-  virtual int64_t position() const = 0;
-  // Hands what the sink gathered to where it goes (stream writers call it
-  // after each message, so a reader at the other end of a pipe sees it).
-  virtual Status Flush() { return Status::OK(); }
-  virtual Status Close() = 0;
-  // The hidden temporary file a sink opened by path (OpenFileSink) writes
-  // until Close renames it over the path, and until then only; empty for
-  // every other sink. A program killed by a signal leaves it behind unless
-  // its handler removes it (the `quiver` tool's does).
-  virtual std::string temporary_path() const { return {}; }
-};
-
-// A new file at `path`, written under a temporary name in the same
-// directory and renamed over `path` by a successful Close(): a failure, or
-// a process killed mid-write, never leaves a partial file under `path` (the
-// file there before, if any, stays whole). Destroyed without Close(), the
-// temporary file is removed. A process killed mid-write can leave the
-// hidden temporary file (".NAME.quiver-PID-N.tmp") behind. A file that is
-// replaced passes its mode (and, for root, its owner) to the new one; a
-// symlink stays and the regular file it points at is replaced; other
-// names of a hard-linked file keep the old contents. FIFOs, devices,
-// sockets and dangling symlinks are written in place, as a plain open
-// would (no rename); a directory is an IOError.
-//
-// File sinks stop at their first failed write (disk full, a closed pipe):
-// that call and every later one returns IOError naming the sink and the
-// byte offset, so nothing is written after a gap; a failed Close is
-// repeated by every later Close.
-Result<std::shared_ptr<OutputSink>> OpenFileSink(const std::string& path);
-// An open file descriptor (not owned, not closed).
-std::shared_ptr<OutputSink> FileDescriptorSink(int fd);
-
-// A sink that collects the bytes in memory.
-class BufferSink : public OutputSink {
- public:
-  Status Write(const void* data, int64_t size) override;
-  void Reserve(int64_t bytes) override;
-  int64_t position() const override { return size_; }
-  // Bytes the sink holds before it has to grow (and copy) again.
-  int64_t capacity() const { return buffer_ ? buffer_->size() : 0; }
-  Status Close() override { return Status::OK(); }
-  // The bytes written so far, as one buffer (the sink starts over).
-  Result<BufferPtr> Finish();
-
- private:
-  Status Grow(int64_t capacity);
-  int64_t GrownCapacity(int64_t needed) const;
-
-  BufferPtr buffer_;
-  int64_t size_ = 0;
-};
+// The byte sources and sinks live in quiver/io.h; the IPC names stay valid.
+using io::BufferSink;
+using io::BufferSource;
+using io::FileDescriptorSink;
+using io::FileDescriptorSource;
+using io::FileDescriptorStream;
+using io::InputSource;
+using io::InputStream;
+using io::OpenFileSink;
+using io::OpenFileSource;
+using io::OpenFileStream;
+using io::OutputSink;
+using io::ReadSomeStream;
+using io::SourceStream;
 
 // --- Options -----------------------------------------------------------------
 

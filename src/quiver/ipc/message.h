@@ -48,9 +48,7 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream);
 // The same for the message starting at `offset` of `source`.
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
 
-// `source` from `offset` on as a stream, borrowing the source (it must
-// outlive the stream).
-std::unique_ptr<InputStream> StreamOver(InputSource& source, int64_t offset);
+using io::StreamOver;
 
 // The one message at `offset` of `source` that a Read<name> call reads,
 // which must carry a `kind` header: Invalid otherwise, naming what is

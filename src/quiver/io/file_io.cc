@@ -1,4 +1,4 @@
-// IPC byte sources (memory, memory-mapped files, file descriptors) and
+// Byte sources (memory, memory-mapped files, file descriptors) and
 // sinks (files, file descriptors, memory).
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -14,10 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "quiver/ipc.h"
-#include "quiver/ipc/message.h"
+#include "quiver/io.h"
 
-namespace quiver::ipc {
+namespace quiver::io {
 
 namespace {
 
@@ -94,7 +93,13 @@ class DescriptorSource : public InputSource {
       }
       done += got;
     }
+    reads_.fetch_add(1, std::memory_order_relaxed);
+    bytes_read_.fetch_add(length, std::memory_order_relaxed);
     return out;
+  }
+  IoStats stats() const override {
+    return IoStats{reads_.load(std::memory_order_relaxed),
+                   bytes_read_.load(std::memory_order_relaxed), 0};
   }
 
  private:
@@ -102,6 +107,8 @@ class DescriptorSource : public InputSource {
   int64_t size_;
   bool owned_;
   std::string name_;
+  std::atomic<int64_t> reads_{0};
+  std::atomic<int64_t> bytes_read_{0};
 };
 
 // A read-only private mapping of a file that stays open: each read checks
@@ -316,6 +323,16 @@ class DescriptorSink : public OutputSink {
 };
 
 }  // namespace
+
+Result<std::vector<BufferPtr>> InputSource::ReadRanges(const std::vector<ByteRange>& ranges) {
+  std::vector<BufferPtr> out;
+  out.reserve(ranges.size());
+  for (const ByteRange& range : ranges) {
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, ReadAt(range.offset, range.length));
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
 
 std::shared_ptr<InputSource> BufferSource(BufferPtr buffer) {
   return std::make_shared<MemorySource>(std::move(buffer));
@@ -543,4 +560,4 @@ Result<BufferPtr> BufferSink::Finish() {
   return out;
 }
 
-}  // namespace quiver::ipc
+}  // namespace quiver::io
