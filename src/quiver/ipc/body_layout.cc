@@ -181,11 +181,11 @@ Result<BodyBufferSpan> SpanOf(const Message& message, const BatchLayout& layout,
 
 // The 8-byte prefix of a compressed buffer: the decompressed size, or -1
 // for bytes stored raw after it.
-Result<int64_t> LengthPrefix(const Message& message, const BodyBufferSpan& span,
-                             const std::string& where, const ReadOptions& options) {
-  if (span.length < 8) return Status::Invalid(where, " is compressed but has no length prefix");
+Result<int64_t> LengthPrefix(const uint8_t* stored, int64_t length, const std::string& where,
+                             const ReadOptions& options) {
+  if (length < 8) return Status::Invalid(where, " is compressed but has no length prefix");
   int64_t claimed;
-  std::memcpy(&claimed, message.body->data() + span.offset, 8);
+  std::memcpy(&claimed, stored, 8);
   if (claimed != -1 && (claimed < 0 || claimed > options.max_decompressed_buffer)) {
     return Status::Invalid(where, " claims ", std::to_string(claimed),
                            " decompressed bytes; the limit is ",
@@ -204,7 +204,8 @@ Result<BatchLayout> DescribeBuffers(const Message& message, const fb::RecordBatc
   BatchLayout out;
   out.num_rows = batch.length();
   QUIVER_ASSIGN_OR_RETURN(out.compression, BodyCodec(message, batch));
-  out.body_length = message.body->size();
+  // A message read head only (ReadMessageHead) has no body yet.
+  out.body_length = message.body ? message.body->size() : message.header->body_length();
   const auto* specs = batch.buffers();
   const int64_t count = specs ? specs->size() : 0;
   out.buffers.reserve(static_cast<size_t>(count));
@@ -245,15 +246,20 @@ Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layo
   std::string where;
   QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, index, &where));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(message.body, span.offset, span.length));
-  if (layout.compression == Compression::kNone || span.length == 0) {
+  return DecodeStoredBuffer(std::move(raw), layout.compression, where, options);
+}
+
+Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
+                                     const std::string& where, const ReadOptions& options) {
+  const int64_t length = stored->size();
+  if (compression == Compression::kNone || length == 0) return AlignedTo8(std::move(stored));
+  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed,
+                          LengthPrefix(stored->data(), length, where, options));
+  if (claimed == -1) {  // stored uncompressed after the prefix
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(stored, 8, length - 8));
     return AlignedTo8(std::move(raw));
   }
-  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed, LengthPrefix(message, span, where, options));
-  if (claimed == -1) {  // stored uncompressed after the prefix
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr stored, Buffer::Slice(raw, 8, span.length - 8));
-    return AlignedTo8(std::move(stored));
-  }
-  auto decompressed = Decompress(layout.compression, raw->data() + 8, span.length - 8, claimed);
+  auto decompressed = Decompress(compression, stored->data() + 8, length - 8, claimed);
   if (!decompressed.ok()) return decompressed.status().WithContext(where);
   return decompressed;
 }
@@ -266,7 +272,8 @@ Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLay
   if (layout.compression == Compression::kNone || span.length == 0) return out;
   // A codec this build lacks is reported as reading the buffer would.
   QUIVER_RETURN_NOT_OK(CheckCodec(layout.compression));
-  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed, LengthPrefix(message, span, where, options));
+  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed, LengthPrefix(message.body->data() + span.offset,
+                                                              span.length, where, options));
   out.decoded = claimed == -1 ? span.length - 8 : claimed;
   out.compressed = claimed != -1;
   return out;

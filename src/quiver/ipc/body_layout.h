@@ -4,6 +4,7 @@
 // buffer and variadic counts live in one walk.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "quiver/ipc.h"
@@ -35,6 +36,11 @@ Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& 
 // otherwise. IndexError for an index out of range.
 Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layout, int64_t index,
                                  const ReadOptions& options);
+
+// One body buffer from its stored bytes alone (a span of a body read in
+// pieces): as LoadBodyBuffer, with errors naming `where`.
+Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
+                                     const std::string& where, const ReadOptions& options);
 
 // The sizes of that buffer, reading at most its 8-byte prefix.
 Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,

@@ -323,6 +323,22 @@ Status DecodeDictionaryBatch(const Message& message, DictionaryMemo* memo,
   return Status::OK();
 }
 
+void CollectBuffers(const FieldNodeLayout& node, std::vector<int64_t>* out) {
+  out->insert(out->end(), node.buffers.begin(), node.buffers.end());
+  for (const FieldNodeLayout& child : node.children) CollectBuffers(child, out);
+}
+
+Result<ArrayDataPtr> DecodeColumn(const Message& message, const BatchLayout& layout, int column,
+                                  const std::vector<BufferPtr>& buffers, const DictionaryMemo& memo,
+                                  bool swap_byte_order) {
+  const FieldNodeLayout& node = layout.columns[static_cast<size_t>(column)];
+  ArrayLoader loader(message, buffers, &memo);
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr data, loader.Load(node, "column " + std::to_string(column) +
+                                                                   " (" + node.field.name + ")"));
+  if (swap_byte_order) return SwapByteOrder(data);
+  return data;
+}
+
 Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr& schema,
                                          const DictionaryMemo& memo, const ReadOptions& options,
                                          bool swap_byte_order) {

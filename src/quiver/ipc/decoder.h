@@ -53,4 +53,17 @@ Result<RecordBatchPtr> DecodeRecordBatch(const Message& message, const SchemaPtr
                                          const DictionaryMemo& memo, const ReadOptions& options,
                                          bool swap_byte_order = false);
 
+// The indexes into BatchLayout::buffers that `node` and its children use,
+// appended to `out` in pre-order.
+void CollectBuffers(const FieldNodeLayout& node, std::vector<int64_t>* out);
+
+// Column `column` of the record batch `message` carries, `layout` being
+// its DescribeBody: built on `buffers`, the decoded body buffers by index
+// (DecodeStoredBuffer), of which only those CollectBuffers lists for the
+// column are read, so a body can be read column by column. Unvalidated;
+// in native order when `swap_byte_order` says the body is not.
+Result<ArrayDataPtr> DecodeColumn(const Message& message, const BatchLayout& layout, int column,
+                                  const std::vector<BufferPtr>& buffers, const DictionaryMemo& memo,
+                                  bool swap_byte_order = false);
+
 }  // namespace quiver::ipc

@@ -105,12 +105,6 @@ Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
 
 }  // namespace
 
-namespace {
-
-// The prefix and verified metadata of the message at the stream's
-// position, its body left unread (message.body null, message.size the
-// prefix and metadata); nullopt at an end-of-stream marker or where the
-// stream ends before a new message.
 Result<std::optional<Message>> ReadMessageHead(InputStream& stream) {
   const int64_t offset = stream.position();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr head, stream.Read(4));
@@ -142,19 +136,23 @@ Result<std::optional<Message>> ReadMessageHead(InputStream& stream) {
   message.header = flatbuffers::GetRoot<fb::Message>(message.metadata->data());
   QUIVER_RETURN_NOT_OK(CheckHeaderPresent(*message.header, offset));
   message.size = prefix + length;
+  if (message.header->body_length() < 0) {
+    return Status::Invalid("message ", At(offset), " claims a body of ",
+                           message.header->body_length(), " bytes");
+  }
   return std::optional<Message>(std::move(message));
 }
 
-}  // namespace
+Result<std::optional<Message>> ReadMessageHead(InputSource& source, int64_t offset) {
+  auto stream = StreamOver(source, offset);
+  return ReadMessageHead(*stream);
+}
 
 Result<std::optional<Message>> ReadMessage(InputStream& stream) {
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(stream));
   if (!message) return message;
   const int64_t offset = message->offset;
-  const int64_t body_length = message->header->body_length();
-  if (body_length < 0) {
-    return Status::Invalid("message ", At(offset), " claims a body of ", body_length, " bytes");
-  }
+  const int64_t body_length = message->header->body_length();  // checked non-negative
   QUIVER_ASSIGN_OR_RETURN(
       message->body,
       ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));

@@ -48,6 +48,13 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream);
 // The same for the message starting at `offset` of `source`.
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
 
+// The prefix and verified metadata of the next message, its body left
+// unread: message.body is null and message.size counts the prefix and the
+// metadata (the body's length is message.header->body_length(), checked
+// non-negative). nullopt where ReadMessage's is.
+Result<std::optional<Message>> ReadMessageHead(InputStream& stream);
+Result<std::optional<Message>> ReadMessageHead(InputSource& source, int64_t offset);
+
 using io::StreamOver;
 
 // The one message at `offset` of `source` that a Read<name> call reads,

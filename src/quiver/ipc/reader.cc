@@ -14,12 +14,9 @@
 #include "quiver/ipc/decoder.h"
 #include "quiver/ipc/file_kind.h"
 #include "quiver/ipc/message.h"
+#include "quiver/ipc/reader.h"
 
 namespace quiver::ipc {
-
-namespace {
-
-constexpr char kMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
 
 Result<SchemaPtr> SchemaFromMessage(const Message& message) {
   const fb::Schema* schema = message.header->header_as_Schema();
@@ -36,8 +33,6 @@ Endianness EndiannessOf(const fb::Schema* schema) {
   return schema->endianness() == fb::Endianness::Big ? Endianness::kBig : Endianness::kLittle;
 }
 
-// Whether data of `endianness` must be swapped to be read here; Invalid
-// when it is not native and the caller asked to keep it as it is.
 Result<bool> SwapFor(Endianness endianness, const ReadOptions& options, const std::string& where) {
   const Endianness native =
       std::endian::native == std::endian::big ? Endianness::kBig : Endianness::kLittle;
@@ -50,6 +45,8 @@ Result<bool> SwapFor(Endianness endianness, const ReadOptions& options, const st
   }
   return true;
 }
+
+namespace {
 
 Status RefuseUnsupported(const Message& message) {
   switch (message.header->header_type()) {
@@ -412,26 +409,14 @@ Result<std::vector<fb::Block>> CheckedBlocks(const flatbuffers::Vector<const fb:
 
 }  // namespace
 
-FileReader::FileReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-FileReader::~FileReader() = default;
-
-Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource> source,
-                                                     ReadOptions options) {
-  if (!source) return Status::Invalid("IPC file reader has no source");
-  const int64_t size = source->size();
-  {
-    // Another kind of file is named before the IPC checks below.
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, std::min(size, kSniffBytes)));
-    const std::span<const uint8_t> bytes(head->data(), static_cast<size_t>(head->size()));
-    QUIVER_RETURN_NOT_OK(CheckFileKind(SniffFileKind(bytes, size <= kSniffBytes),
-                                       FileKind::kIpcFile, source->name(), bytes));
-  }
+Result<FileFooter> ReadFileFooter(InputSource& source, const ReadOptions& options) {
+  const int64_t size = source.size();
   // magic (6) + padding (2) at the start; footer, int32 length, magic at the end.
   if (size < 8 + 4 + 6) {
     return Status::Invalid("a ", size, "-byte file is too short for the Arrow IPC file format");
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, 6));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr tail, source->ReadAt(size - 10, 10));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source.ReadAt(0, 6));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr tail, source.ReadAt(size - 10, 10));
   if (std::memcmp(head->data(), kMagic, 6) != 0) {
     return Status::Invalid("not an Arrow IPC file: bad magic at byte 0");
   }
@@ -446,32 +431,59 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource
     return Status::Invalid("the footer length ", footer_length, " at byte ", size - 10,
                            " does not fit a ", size, "-byte file");
   }
+  FileFooter out;
+  // The footer is verified once and read on every call after: it lives in
+  // memory of the reader's own, whatever happens to the source's bytes.
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, source.ReadAt(footer_start, footer_length));
+  QUIVER_ASSIGN_OR_RETURN(out.bytes, Buffer::AllocateUninitialized(footer_length));
+  std::memcpy(out.bytes->mutable_data(), raw->data(), static_cast<size_t>(footer_length));
+  QUIVER_RETURN_NOT_OK(
+      VerifyFlatbuffer<fb::Footer>(out.bytes->data(), footer_length, "file footer", footer_start));
+  out.footer = flatbuffers::GetRoot<fb::Footer>(out.bytes->data());
+  auto schema = ReadSchema(out.footer->schema());
+  if (!schema.ok()) return schema.status().WithContext("file footer");
+  out.schema = *schema;
+  QUIVER_ASSIGN_OR_RETURN(out.canonical, internal::CanonicalSchema(out.schema));
+  out.endianness = EndiannessOf(out.footer->schema());
+  const Result<bool> swap = SwapFor(out.endianness, options, "");
+  // When swapping is refused, every batch read says why.
+  out.swap = swap.ok() && *swap;
+  out.dictionaries.file_format = true;  // replacements refused, deltas applied in order
+  QUIVER_RETURN_NOT_OK(InitDictionaryMemo(out.footer->schema(), *out.schema, &out.dictionaries));
+  QUIVER_ASSIGN_OR_RETURN(
+      out.batch_blocks, CheckedBlocks(out.footer->record_batches(), footer_start, "record batch"));
+  QUIVER_ASSIGN_OR_RETURN(out.dictionary_blocks,
+                          CheckedBlocks(out.footer->dictionaries(), footer_start, "dictionary"));
+  return out;
+}
+
+FileReader::FileReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+FileReader::~FileReader() = default;
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<InputSource> source,
+                                                     ReadOptions options) {
+  if (!source) return Status::Invalid("IPC file reader has no source");
+  const int64_t size = source->size();
+  {
+    // Another kind of file is named before the IPC checks below.
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source->ReadAt(0, std::min(size, kSniffBytes)));
+    const std::span<const uint8_t> bytes(head->data(), static_cast<size_t>(head->size()));
+    QUIVER_RETURN_NOT_OK(CheckFileKind(SniffFileKind(bytes, size <= kSniffBytes),
+                                       FileKind::kIpcFile, source->name(), bytes));
+  }
+  QUIVER_ASSIGN_OR_RETURN(FileFooter footer, ReadFileFooter(*source, options));
   auto impl = std::make_unique<Impl>();
   impl->source = std::move(source);
   impl->options = options;
-  // The footer is verified once and read on every call after: it lives in
-  // memory of the reader's own, whatever happens to the source's bytes.
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, impl->source->ReadAt(footer_start, footer_length));
-  QUIVER_ASSIGN_OR_RETURN(impl->footer_bytes, Buffer::AllocateUninitialized(footer_length));
-  std::memcpy(impl->footer_bytes->mutable_data(), raw->data(), static_cast<size_t>(footer_length));
-  QUIVER_RETURN_NOT_OK(VerifyFlatbuffer<fb::Footer>(impl->footer_bytes->data(), footer_length,
-                                                    "file footer", footer_start));
-  impl->footer = flatbuffers::GetRoot<fb::Footer>(impl->footer_bytes->data());
-  auto schema = ReadSchema(impl->footer->schema());
-  if (!schema.ok()) return schema.status().WithContext("file footer");
-  impl->schema = *schema;
-  QUIVER_ASSIGN_OR_RETURN(impl->canonical, internal::CanonicalSchema(impl->schema));
-  impl->endianness = EndiannessOf(impl->footer->schema());
-  const Result<bool> swap = SwapFor(impl->endianness, options, "");
-  // When swapping is refused, every batch read says why.
-  impl->swap = swap.ok() && *swap;
-  impl->dictionaries.file_format = true;  // replacements refused, deltas applied in order
-  QUIVER_RETURN_NOT_OK(
-      InitDictionaryMemo(impl->footer->schema(), *impl->schema, &impl->dictionaries));
-  QUIVER_ASSIGN_OR_RETURN(impl->batch_blocks, CheckedBlocks(impl->footer->record_batches(),
-                                                            footer_start, "record batch"));
-  QUIVER_ASSIGN_OR_RETURN(impl->dictionary_blocks,
-                          CheckedBlocks(impl->footer->dictionaries(), footer_start, "dictionary"));
+  impl->footer_bytes = std::move(footer.bytes);
+  impl->footer = footer.footer;
+  impl->schema = std::move(footer.schema);
+  impl->canonical = std::move(footer.canonical);
+  impl->endianness = footer.endianness;
+  impl->swap = footer.swap;
+  impl->dictionaries = std::move(footer.dictionaries);
+  impl->batch_blocks = std::move(footer.batch_blocks);
+  impl->dictionary_blocks = std::move(footer.dictionary_blocks);
   return std::unique_ptr<FileReader>(new FileReader(std::move(impl)));
 }
 

@@ -1,0 +1,274 @@
+// Random access over many IPC files and streams (quiver/dataset.h).
+#include "quiver/dataset.h"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "quiver/chunked_array.h"
+#include "quiver/dataset/column_cache.h"
+#include "quiver/dataset/fragment.h"
+#include "quiver/dataset/schema_match.h"
+#include "quiver/internal/threads.h"
+#include "quiver/selection.h"
+
+namespace quiver::dataset {
+
+namespace {
+
+// What a column that is a view of a mapped file costs the cache: its
+// ArrayData, not its bytes (the kernel pages those in and out).
+constexpr int64_t kViewCost = 256;
+
+}  // namespace
+
+struct Dataset::Impl {
+  DatasetOptions options;
+  std::vector<std::string> locations;
+  std::vector<std::unique_ptr<Fragment>> fragments;
+  SchemaPtr schema;          // projected
+  std::vector<int> columns;  // schema indices of the projection
+  // Per record batch over all fragments: its fragment, its index there.
+  std::vector<int> batch_fragment;
+  std::vector<int> batch_local;
+  std::vector<int64_t> starts{0};
+  std::unique_ptr<ColumnCache> cache;
+  std::atomic<int64_t> bytes_decoded{0};
+  uint64_t fork_generation = internal::ForkGeneration();
+
+  Status SelectColumns(const Schema& full) {
+    std::vector<Field> fields;
+    if (options.columns.empty()) {
+      for (size_t i = 0; i < full.fields.size(); ++i) columns.push_back(static_cast<int>(i));
+    }
+    for (const std::string& name : options.columns) {
+      const auto found = std::find_if(full.fields.begin(), full.fields.end(),
+                                      [&](const Field& field) { return field.name == name; });
+      const int index = static_cast<int>(found - full.fields.begin());
+      if (found == full.fields.end()) {
+        std::string names;
+        for (const Field& field : full.fields) names += (names.empty() ? "" : ", ") + field.name;
+        return Status::Invalid("no column named '", name, "' (the columns: ", names, ")");
+      }
+      columns.push_back(index);
+    }
+    for (int index : columns) fields.push_back(full.fields[static_cast<size_t>(index)]);
+    schema = std::make_shared<Schema>(Schema{std::move(fields), full.metadata});
+    return Status::OK();
+  }
+
+  Status AddFragment(std::unique_ptr<Fragment> fragment) {
+    if (!fragments.empty()) {
+      QUIVER_RETURN_NOT_OK(CompareSchemas(*fragments[0]->schema(), *fragment->schema(),
+                                          fragments[0]->location(), fragment->location()));
+    }
+    const int index = static_cast<int>(fragments.size());
+    for (int k = 0; k < fragment->num_batches(); ++k) {
+      const int64_t rows = fragment->batch_rows(k);
+      if (rows > std::numeric_limits<int64_t>::max() - starts.back()) {
+        return Status::Invalid("the dataset holds more than 2^63 rows");
+      }
+      if (rows == 0) continue;  // nothing to locate there
+      batch_fragment.push_back(index);
+      batch_local.push_back(k);
+      starts.push_back(starts.back() + rows);
+    }
+    fragments.push_back(std::move(fragment));
+    return Status::OK();
+  }
+
+  // A child forked from a process that used the dataset: a lock another
+  // thread of the parent held stays held forever, so the cache (and its
+  // lock) is left behind and replaced.
+  void CheckFork() {
+    if (fork_generation == internal::ForkGeneration()) return;
+    fork_generation = internal::ForkGeneration();
+    (void)cache.release();  // never destroyed: its mutex may be held
+    cache = std::make_unique<ColumnCache>(options.cache_bytes);
+  }
+
+  // The projected columns of record batch k, from the cache or decoded.
+  Result<std::vector<ArrayDataPtr>> Columns(int64_t k) {
+    std::vector<ArrayDataPtr> out(columns.size());
+    std::vector<int> missing;  // schema indices
+    std::vector<size_t> slots;
+    for (size_t j = 0; j < columns.size(); ++j) {
+      std::optional<ArrayDataPtr> found = cache->Find({k, static_cast<int64_t>(j)});
+      if (found) {
+        out[j] = std::move(*found);
+      } else {
+        missing.push_back(columns[j]);
+        slots.push_back(j);
+      }
+    }
+    if (missing.empty()) return out;
+    Fragment& fragment = *fragments[static_cast<size_t>(batch_fragment[static_cast<size_t>(k)])];
+    bool views = false;
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
+                            fragment.ReadColumns(batch_local[static_cast<size_t>(k)], missing,
+                                                 options.validation, options.threads, &views));
+    int64_t decoded_bytes = 0;
+    for (size_t i = 0; i < decoded.size(); ++i) {
+      const int64_t bytes = ArrayBytes(*decoded[i]);
+      decoded_bytes += bytes;
+      cache->Insert({k, static_cast<int64_t>(slots[i])}, decoded[i], views ? kViewCost : bytes);
+      out[slots[i]] = std::move(decoded[i]);
+    }
+    bytes_decoded.fetch_add(decoded_bytes, std::memory_order_relaxed);
+    return out;
+  }
+
+  int64_t BatchOf(int64_t row) const {
+    return std::upper_bound(starts.begin(), starts.end(), row) - starts.begin() - 1;
+  }
+
+  Status CheckIndex(int64_t index, size_t position) const {
+    if (index < 0 || index >= starts.back()) {
+      return Status::IndexError("index ", index, " at position ", position,
+                                " is out of range for a dataset of ", starts.back(), " rows");
+    }
+    return Status::OK();
+  }
+};
+
+Dataset::Dataset(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Dataset::~Dataset() = default;
+
+Result<std::shared_ptr<Dataset>> Dataset::Open(const std::vector<std::string>& sources,
+                                               const DatasetOptions& options) {
+  if (options.cache_bytes < 0) {
+    return Status::Invalid("cache_bytes must be >= 0, not ", options.cache_bytes);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  io::SourceOptions source_options;
+  source_options.memory_map = options.memory_map;
+  source_options.remote = options.remote;
+  QUIVER_ASSIGN_OR_RETURN(impl->locations,
+                          io::ExpandLocations(sources, IpcExtensions(), source_options));
+  ipc::ReadOptions read_options;
+  read_options.validation = options.validation;
+  read_options.threads = options.threads;
+  for (const std::string& location : impl->locations) {
+    QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<io::InputSource> source,
+                            io::OpenSource(location, source_options));
+    QUIVER_ASSIGN_OR_RETURN(std::unique_ptr<Fragment> fragment,
+                            Fragment::Open(location, std::move(source), read_options));
+    QUIVER_RETURN_NOT_OK(impl->AddFragment(std::move(fragment)));
+  }
+  QUIVER_RETURN_NOT_OK(impl->SelectColumns(*impl->fragments[0]->schema()));
+  impl->cache = std::make_unique<ColumnCache>(options.cache_bytes);
+  return std::shared_ptr<Dataset>(new Dataset(std::move(impl)));
+}
+
+const SchemaPtr& Dataset::schema() const { return impl_->schema; }
+int64_t Dataset::num_rows() const { return impl_->starts.back(); }
+int Dataset::num_record_batches() const { return static_cast<int>(impl_->batch_local.size()); }
+const std::vector<std::string>& Dataset::locations() const { return impl_->locations; }
+
+Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
+  impl_->CheckFork();
+  if (indices.empty()) return Slice(0, 0);
+  // The record batches touched, in order, and each index's row among
+  // their rows taken end to end.
+  std::vector<int64_t> batches;
+  batches.reserve(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    QUIVER_RETURN_NOT_OK(impl_->CheckIndex(indices[i], i));
+    batches.push_back(impl_->BatchOf(indices[i]));
+  }
+  std::vector<int64_t> touched = batches;
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<int64_t> chunk_start(touched.size() + 1, 0);
+  for (size_t t = 0; t < touched.size(); ++t) {
+    const int64_t k = touched[t];
+    chunk_start[t + 1] = chunk_start[t] + impl_->starts[k + 1] - impl_->starts[k];
+  }
+  std::vector<int64_t> local(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const size_t t = std::lower_bound(touched.begin(), touched.end(), batches[i]) - touched.begin();
+    local[i] = chunk_start[t] + indices[i] - impl_->starts[batches[i]];
+  }
+  // Their columns, the batches read at once (remote sources in parallel).
+  std::vector<std::vector<ArrayDataPtr>> loaded(touched.size());
+  const bool remote = io::IsRemoteLocation(impl_->locations[0]);
+  const int threads = remote ? static_cast<int>(std::min<size_t>(touched.size(), 16))
+                             : (touched.size() > 1 ? impl_->options.threads : 1);
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      static_cast<int64_t>(touched.size()), threads, [&](int64_t t) -> Status {
+        QUIVER_ASSIGN_OR_RETURN(loaded[static_cast<size_t>(t)],
+                                impl_->Columns(touched[static_cast<size_t>(t)]));
+        return Status::OK();
+      }));
+  std::vector<ChunkedArrayPtr> out;
+  for (size_t j = 0; j < impl_->columns.size(); ++j) {
+    std::vector<ArrayDataPtr> chunks;
+    for (const auto& batch : loaded) chunks.push_back(batch[j]);
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(chunks, local));
+    QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr column,
+                            ChunkedArray::Make(impl_->schema->fields[j].type, {std::move(taken)}));
+    out.push_back(std::move(column));
+  }
+  return Table::Make(impl_->schema, std::move(out), static_cast<int64_t>(indices.size()));
+}
+
+Result<TablePtr> Dataset::Slice(int64_t offset, int64_t length) {
+  impl_->CheckFork();
+  const int64_t rows = num_rows();
+  if (offset < 0 || length < 0 || offset > rows || length > rows - offset) {
+    return Status::IndexError("rows [", offset, ", ", offset, " + ", length,
+                              ") lie outside a dataset of ", rows, " rows");
+  }
+  std::vector<std::vector<ArrayDataPtr>> chunks(impl_->columns.size());
+  for (int64_t row = offset; row < offset + length;) {
+    const int64_t k = impl_->BatchOf(row);
+    const int64_t begin = row - impl_->starts[k];
+    const int64_t take = std::min(impl_->starts[k + 1], offset + length) - row;
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns, impl_->Columns(k));
+    for (size_t j = 0; j < columns.size(); ++j) {
+      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece, quiver::Slice(columns[j], begin, take));
+      chunks[j].push_back(std::move(piece));
+    }
+    row += take;
+  }
+  std::vector<ChunkedArrayPtr> out;
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    QUIVER_ASSIGN_OR_RETURN(
+        ChunkedArrayPtr column,
+        ChunkedArray::Make(impl_->schema->fields[j].type, std::move(chunks[j])));
+    out.push_back(std::move(column));
+  }
+  return Table::Make(impl_->schema, std::move(out), length);
+}
+
+Result<RecordBatchPtr> Dataset::ReadRecordBatch(int k) {
+  impl_->CheckFork();
+  if (k < 0 || k >= num_record_batches()) {
+    return Status::IndexError("record batch ", k, " is out of range for ", num_record_batches(),
+                              " record batches");
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns, impl_->Columns(k));
+  return RecordBatch::Make(impl_->schema, impl_->starts[k + 1] - impl_->starts[k],
+                           std::move(columns), ValidationLevel::kMinimal);
+}
+
+CacheStats Dataset::cache_stats() const {
+  const ColumnCacheCounts counts = impl_->cache->counts();
+  CacheStats out;
+  out.hits = counts.hits;
+  out.misses = counts.misses;
+  out.evictions = counts.evictions;
+  out.bytes_cached = counts.bytes;
+  out.bytes_decoded = impl_->bytes_decoded.load(std::memory_order_relaxed);
+  for (const auto& fragment : impl_->fragments) {
+    const io::IoStats io = fragment->source().stats();
+    out.bytes_fetched += io.bytes_fetched;
+    out.requests += io.requests;
+  }
+  return out;
+}
+
+}  // namespace quiver::dataset

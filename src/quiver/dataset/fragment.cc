@@ -1,0 +1,258 @@
+// One IPC file or stream indexed for random access (fragment.h).
+#include "quiver/dataset/fragment.h"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/extension/canonical_storage.h"
+#include "quiver/internal/threads.h"
+#include "quiver/ipc/body_layout.h"
+#include "quiver/ipc/file_kind.h"
+#include "quiver/ipc/reader.h"
+
+namespace quiver::dataset {
+
+namespace {
+
+// Whether the source ends with the IPC file magic (its last 6 bytes).
+Result<bool> EndsWithFileMagic(io::InputSource& source) {
+  const int64_t size = source.size();
+  if (size < 8 + 4 + 6) return false;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr tail, source.ReadAt(size - 6, 6));
+  return std::memcmp(tail->data(), ipc::kMagic, 6) == 0;
+}
+
+// The kind of what the source holds, from its first bytes: an IPC file or
+// stream, or an error naming what else it is.
+Result<ipc::FileKind> KindOf(io::InputSource& source, const std::string& location) {
+  QUIVER_ASSIGN_OR_RETURN(const bool file_magic, EndsWithFileMagic(source));
+  if (file_magic) return ipc::FileKind::kIpcFile;
+  const int64_t size = source.size();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source.ReadAt(0, std::min(size, ipc::kSniffBytes)));
+  const std::span<const uint8_t> bytes(head->data(), static_cast<size_t>(head->size()));
+  const ipc::FileKind kind = ipc::SniffFileKind(bytes, size <= ipc::kSniffBytes);
+  if (kind == ipc::FileKind::kIpcFile) return kind;  // damaged at its end: the footer says how
+  QUIVER_RETURN_NOT_OK(ipc::CheckFileKind(kind, ipc::FileKind::kIpcStream, location, bytes,
+                                          "an Arrow IPC file or stream"));
+  return ipc::FileKind::kIpcStream;
+}
+
+// The record batch a header-only message carries; Invalid otherwise.
+Result<const ipc::fb::RecordBatch*> RecordBatchOf(const ipc::Message& message) {
+  const ipc::fb::RecordBatch* batch = message.header->header_as_RecordBatch();
+  if (batch == nullptr) return Status::Invalid(message.Where(), " is not a record batch");
+  return batch;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Fragment>> Fragment::Open(const std::string& location,
+                                                 std::shared_ptr<io::InputSource> source,
+                                                 const ipc::ReadOptions& options) {
+  std::unique_ptr<Fragment> fragment(new Fragment());
+  fragment->location_ = location;
+  fragment->source_ = std::move(source);
+  fragment->options_ = options;
+  QUIVER_ASSIGN_OR_RETURN(const ipc::FileKind kind, KindOf(*fragment->source_, location));
+  Status st = kind == ipc::FileKind::kIpcFile ? fragment->IndexFile() : fragment->IndexStream();
+  if (!st.ok()) return st.WithContext(location);
+  fragment->heads_.resize(fragment->batches_.size());
+  return fragment;
+}
+
+Status Fragment::IndexFile() {
+  QUIVER_ASSIGN_OR_RETURN(ipc::FileFooter footer, ipc::ReadFileFooter(*source_, options_));
+  schema_ = footer.schema;
+  canonical_ = footer.canonical;
+  swap_ = footer.swap;
+  dictionary_blocks_ = footer.dictionary_blocks;
+  file_dictionaries_ = std::make_shared<ipc::DictionaryMemo>(std::move(footer.dictionaries));
+  // Every record batch's header, fetched at once (one request for
+  // neighbouring small batches on a remote source), for its row count.
+  std::vector<io::ByteRange> ranges;
+  for (const ipc::fb::Block& block : footer.batch_blocks) {
+    ranges.push_back({block.offset(), block.metadata_length()});
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> heads, source_->ReadRanges(ranges));
+  for (size_t i = 0; i < heads.size(); ++i) {
+    const ipc::fb::Block& block = footer.batch_blocks[i];
+    auto head_source = io::BufferSource(heads[i]);
+    QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
+                            ipc::ReadMessageHead(*head_source, 0));
+    const std::string where = "record batch " + std::to_string(i);
+    if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
+    if (message->size != block.metadata_length() ||
+        message->header->body_length() != block.body_length()) {
+      return Status::Invalid(where, ": the footer says ", block.metadata_length(),
+                             " bytes of metadata and a ", block.body_length(),
+                             "-byte body, the message at byte ", block.offset(), " has ",
+                             message->size, " and ", message->header->body_length());
+    }
+    message->offset = block.offset();
+    QUIVER_ASSIGN_OR_RETURN(const ipc::fb::RecordBatch* batch, RecordBatchOf(*message));
+    if (batch->length() < 0) return Status::Invalid(where, ": negative row count");
+    batches_.push_back(BatchEntry{block.offset(), block.metadata_length(), block.body_length(),
+                                  batch->length(), file_dictionaries_});
+  }
+  return Status::OK();
+}
+
+Status Fragment::IndexStream() {
+  auto stream = io::StreamOver(*source_, 0);
+  QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> first, ipc::ReadMessage(*stream));
+  if (!first) return Status::Invalid("an empty stream (no schema message)");
+  QUIVER_ASSIGN_OR_RETURN(schema_, ipc::SchemaFromMessage(*first));
+  QUIVER_ASSIGN_OR_RETURN(canonical_, internal::CanonicalSchema(schema_));
+  const ipc::fb::Schema* fb_schema = first->header->header_as_Schema();
+  const Result<bool> swap = ipc::SwapFor(ipc::EndiannessOf(fb_schema), options_, "");
+  swap_ = swap.ok() && *swap;
+  auto memo = std::make_shared<ipc::DictionaryMemo>();
+  QUIVER_RETURN_NOT_OK(ipc::InitDictionaryMemo(fb_schema, *schema_, memo.get()));
+  std::shared_ptr<const ipc::DictionaryMemo> current = memo;
+  int64_t offset = first->size;
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
+                            ipc::ReadMessageHead(*source_, offset));
+    if (!message) break;
+    const int64_t body = message->header->body_length();
+    if (body > source_->size() - offset - message->size) {
+      return Status::Invalid(message->Where(), " claims a body of ", body,
+                             " bytes; the stream ends ", source_->size() - offset - message->size,
+                             " bytes after its metadata");
+    }
+    switch (message->header->header_type()) {
+      case ipc::fb::MessageHeader::RecordBatch: {
+        QUIVER_ASSIGN_OR_RETURN(const ipc::fb::RecordBatch* batch, RecordBatchOf(*message));
+        if (batch->length() < 0) return Status::Invalid(message->Where(), ": negative row count");
+        batches_.push_back(BatchEntry{offset, message->size, body, batch->length(), current});
+        break;
+      }
+      case ipc::fb::MessageHeader::DictionaryBatch: {
+        // Decoded now: the record batches after it use it (a replacement
+        // makes a new memo; those before keep theirs).
+        QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> whole,
+                                ipc::ReadMessage(*source_, offset));
+        auto next = std::make_shared<ipc::DictionaryMemo>(*current);
+        QUIVER_RETURN_NOT_OK(ipc::DecodeDictionaryBatch(*whole, next.get(), options_, swap_));
+        current = std::move(next);
+        break;
+      }
+      default:
+        return Status::Invalid(message->Where(), ": unexpected ",
+                               ipc::fb::EnumNameMessageHeader(message->header->header_type()),
+                               " message in a record batch stream");
+    }
+    offset += message->size + body;
+  }
+  return Status::OK();
+}
+
+std::string Fragment::Where(int k) const {
+  return location_ + ": record batch " + std::to_string(k);
+}
+
+Status Fragment::ReadFileDictionaries() {
+  for (size_t i = 0; i < dictionary_blocks_.size(); ++i) {
+    const ipc::fb::Block& block = dictionary_blocks_[i];
+    QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
+                            ipc::ReadMessage(*source_, block.offset()));
+    const std::string where = location_ + ": dictionary block " + std::to_string(i);
+    if (!message || message->header->header_type() != ipc::fb::MessageHeader::DictionaryBatch) {
+      return Status::Invalid(where, ": no dictionary batch at byte ", block.offset());
+    }
+    Status st = ipc::DecodeDictionaryBatch(*message, file_dictionaries_.get(), options_, swap_);
+    if (!st.ok()) return st.WithContext(where);
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
+  {
+    std::lock_guard<std::mutex> lock(heads_mutex_);
+    if (heads_[static_cast<size_t>(k)]) return heads_[static_cast<size_t>(k)];
+  }
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source_->ReadAt(entry.offset, entry.metadata_length));
+  auto head_source = io::BufferSource(std::move(bytes));
+  QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
+                          ipc::ReadMessageHead(*head_source, 0));
+  // The index saw this header; bytes that differ now changed under us.
+  if (!message || message->size != entry.metadata_length ||
+      message->header->body_length() != entry.body_length ||
+      message->header->header_type() != ipc::fb::MessageHeader::RecordBatch ||
+      message->header->header_as_RecordBatch()->length() != entry.rows) {
+    return Status::IOError(Where(k), ": its message header changed since the dataset opened");
+  }
+  message->offset = entry.offset;
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const Head> head, ParseHead(k, *message));
+  std::lock_guard<std::mutex> lock(heads_mutex_);
+  heads_[static_cast<size_t>(k)] = head;
+  return head;
+}
+
+Result<std::shared_ptr<const Fragment::Head>> Fragment::ParseHead(int k,
+                                                                  const ipc::Message& message) {
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  auto head = std::make_shared<Head>();
+  head->message = message;
+  auto layout = ipc::DescribeBody(message, *message.header->header_as_RecordBatch(), *schema_,
+                                  &entry.dictionaries->ids);
+  if (!layout.ok()) return layout.status().WithContext(Where(k));
+  head->layout = std::move(*layout);
+  return std::shared_ptr<const Head>(std::move(head));
+}
+
+Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector<int>& columns,
+                                                        ValidationLevel level, int threads,
+                                                        bool* views) {
+  QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  const ipc::BatchLayout& layout = head->layout;
+  // The buffers the columns use, and their bytes in the source.
+  std::vector<int64_t> wanted;
+  for (int column : columns) {
+    ipc::CollectBuffers(layout.columns[static_cast<size_t>(column)], &wanted);
+  }
+  std::vector<io::ByteRange> ranges;
+  for (int64_t b : wanted) {
+    const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(b)];
+    ranges.push_back({entry.offset + entry.metadata_length + span.offset, span.length});
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, source_->ReadRanges(ranges));
+  std::vector<BufferPtr> buffers(layout.buffers.size());
+  const std::string where = Where(k) + ": buffer ";
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      static_cast<int64_t>(wanted.size()),
+      layout.compression == ipc::Compression::kNone ? 1 : threads, [&](int64_t i) -> Status {
+        const size_t b = static_cast<size_t>(wanted[static_cast<size_t>(i)]);
+        QUIVER_ASSIGN_OR_RETURN(
+            buffers[b], ipc::DecodeStoredBuffer(stored[static_cast<size_t>(i)], layout.compression,
+                                                where + std::to_string(b), options_));
+        return Status::OK();
+      }));
+  bool has_dictionaries = !entry.dictionaries->ids.empty();
+  if (has_dictionaries && !dictionary_blocks_.empty()) {
+    std::call_once(dictionaries_once_, [&] { dictionaries_status_ = ReadFileDictionaries(); });
+    QUIVER_RETURN_NOT_OK(dictionaries_status_);
+  }
+  std::vector<ArrayDataPtr> out;
+  for (int column : columns) {
+    auto decoded =
+        ipc::DecodeColumn(head->message, layout, column, buffers, *entry.dictionaries, swap_);
+    if (!decoded.ok()) return decoded.status().WithContext(Where(k));
+    const std::string name =
+        "column " + std::to_string(column) + " (" + schema_->fields[column].name + ")";
+    Status st = Validate(**decoded, level);
+    if (!st.ok()) return st.WithContext(Where(k) + ": " + name);
+    auto canonical = internal::CanonicalArray(*decoded);
+    if (!canonical.ok()) return canonical.status().WithContext(Where(k) + ": " + name);
+    out.push_back(std::move(*canonical));
+  }
+  *views = source_->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
+  return out;
+}
+
+}  // namespace quiver::dataset

@@ -1,0 +1,87 @@
+// Internal: one IPC file or stream of a dataset, indexed for random
+// access: where each record batch's message lies and how many rows it
+// holds, read from the file's footer or from the stream's message headers
+// alone; and the columns of one record batch read on their own, only the
+// bytes of their buffers fetched.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "File_generated.h"
+#include "quiver/io.h"
+#include "quiver/ipc.h"
+#include "quiver/ipc/decoder.h"
+#include "quiver/ipc/message.h"
+
+namespace quiver::dataset {
+
+// A record batch message: where it starts, its prefix-and-metadata and
+// body lengths, its rows, and the dictionaries in force where it stands.
+struct BatchEntry {
+  int64_t offset = 0;
+  int64_t metadata_length = 0;
+  int64_t body_length = 0;
+  int64_t rows = 0;
+  std::shared_ptr<const ipc::DictionaryMemo> dictionaries;
+};
+
+class Fragment {
+ public:
+  // Indexes `source` (named `location` in errors): an IPC file by its
+  // footer and its record batches' headers, an IPC stream by walking its
+  // message headers (bodies are skipped; dictionary batches are decoded).
+  static Result<std::unique_ptr<Fragment>> Open(const std::string& location,
+                                                std::shared_ptr<io::InputSource> source,
+                                                const ipc::ReadOptions& options);
+
+  const std::string& location() const { return location_; }
+  // The schema handed out (canonical storage).
+  const SchemaPtr& schema() const { return canonical_; }
+  int num_batches() const { return static_cast<int>(batches_.size()); }
+  int64_t batch_rows(int k) const { return batches_[static_cast<size_t>(k)].rows; }
+  const io::InputSource& source() const { return *source_; }
+
+  // Columns `columns` (schema indices) of record batch k, decoded,
+  // validated at `level` and in canonical storage, in the order asked.
+  // Reads only those columns' buffers. `*views` says whether the columns
+  // are views of memory the source holds (a mapped file, uncompressed, in
+  // native order), which costs nothing to keep. Errors name the location,
+  // the record batch and the column.
+  Result<std::vector<ArrayDataPtr>> ReadColumns(int k, const std::vector<int>& columns,
+                                                ValidationLevel level, int threads, bool* views);
+
+ private:
+  Fragment() = default;
+  Status IndexFile();
+  Status IndexStream();
+  // Header (message without its body) and layout of record batch k.
+  struct Head {
+    ipc::Message message;
+    ipc::BatchLayout layout;
+  };
+  Result<std::shared_ptr<const Head>> HeadOf(int k);
+  Result<std::shared_ptr<const Head>> ParseHead(int k, const ipc::Message& message);
+  Status ReadFileDictionaries();
+  std::string Where(int k) const;
+
+  std::string location_;
+  std::shared_ptr<io::InputSource> source_;
+  ipc::ReadOptions options_;
+  SchemaPtr schema_;     // as stored
+  SchemaPtr canonical_;  // as handed out
+  bool swap_ = false;
+  std::vector<BatchEntry> batches_;
+  // File format: the dictionary blocks, decoded on first need.
+  std::vector<ipc::fb::Block> dictionary_blocks_;
+  std::once_flag dictionaries_once_;
+  Status dictionaries_status_;
+  std::shared_ptr<ipc::DictionaryMemo> file_dictionaries_;
+  std::mutex heads_mutex_;
+  std::vector<std::shared_ptr<const Head>> heads_;
+};
+
+}  // namespace quiver::dataset

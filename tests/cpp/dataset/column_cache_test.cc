@@ -1,0 +1,56 @@
+// The decoded-column cache: hits and misses counted, least recently used
+// dropped first, never above its bytes, an entry larger than the budget
+// not kept.
+#include "quiver/dataset/column_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace quiver::dataset {
+namespace {
+
+std::shared_ptr<ArrayData> Column(int64_t bytes) {
+  auto data = std::make_shared<ArrayData>();
+  data->type = uint8();
+  data->length = bytes;
+  data->buffers = {nullptr, *Buffer::Allocate(bytes)};
+  return data;
+}
+
+TEST(ColumnCache, KeepsTheRecentlyUsedWithinItsBytes) {
+  ColumnCache cache(300);
+  cache.Insert({0, 0}, Column(100), 100);
+  cache.Insert({1, 0}, Column(100), 100);
+  cache.Insert({2, 0}, Column(100), 100);
+  ASSERT_TRUE(cache.Find({0, 0}).has_value());  // now the most recent
+  cache.Insert({3, 0}, Column(100), 100);       // drops {1, 0}
+  EXPECT_FALSE(cache.Find({1, 0}).has_value());
+  EXPECT_TRUE(cache.Find({0, 0}).has_value());
+  EXPECT_TRUE(cache.Find({3, 0}).has_value());
+  const ColumnCacheCounts counts = cache.counts();
+  EXPECT_EQ(counts.hits, 3);
+  EXPECT_EQ(counts.misses, 1);
+  EXPECT_EQ(counts.evictions, 1);
+  EXPECT_EQ(counts.bytes, 300);
+}
+
+TEST(ColumnCache, AnEntryLargerThanTheBudgetIsNotKept) {
+  ColumnCache cache(50);
+  cache.Insert({0, 0}, Column(100), 100);
+  EXPECT_FALSE(cache.Find({0, 0}).has_value());
+  EXPECT_EQ(cache.counts().bytes, 0);
+  ColumnCache none(0);
+  none.Insert({0, 0}, Column(1), 1);
+  EXPECT_FALSE(none.Find({0, 0}).has_value());
+}
+
+TEST(ColumnCache, ArrayBytesCountsChildrenAndDictionaries) {
+  std::shared_ptr<ArrayData> parent = Column(10);
+  parent->children = {Column(20)};
+  parent->dictionary = Column(5);
+  EXPECT_EQ(ArrayBytes(*parent), 35);
+}
+
+}  // namespace
+}  // namespace quiver::dataset

@@ -1,0 +1,207 @@
+// The random-access dataset: files and streams alike, compressed or not,
+// mapped or read with pread; takes in any order with repeats equal to the
+// same take from the whole table; slices across record batches and
+// sources; projections; the cache's counts and its byte bound; and the
+// errors a user meets (indices out of range, unknown columns, sources of
+// another schema, what is not IPC).
+#include "quiver/dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "data_test_util.h"
+#include "quiver/build_info.h"
+
+namespace quiver::dataset {
+namespace {
+
+using test::DataBatch;
+using test::TempDir;
+
+// Rows [first, first + n) in record batches of `per_batch` rows, written
+// as a file or a stream, compressed with `compression`.
+Status WriteData(const std::string& path, int64_t first, int64_t n, int64_t per_batch, bool stream,
+                 ipc::Compression compression = ipc::Compression::kNone) {
+  QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenFileSink(path));
+  ipc::WriteOptions options;
+  options.compression = compression;
+  std::vector<RecordBatchPtr> batches;
+  for (int64_t at = first; at < first + n; at += per_batch) {
+    batches.push_back(DataBatch(at, std::min(per_batch, first + n - at)));
+  }
+  if (stream) {
+    QUIVER_ASSIGN_OR_RETURN(auto writer,
+                            ipc::StreamWriter::Open(sink, batches[0]->schema(), options));
+    for (const RecordBatchPtr& batch : batches) QUIVER_RETURN_NOT_OK(writer->Write(*batch));
+    QUIVER_RETURN_NOT_OK(writer->Close());
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(auto writer,
+                            ipc::FileWriter::Open(sink, batches[0]->schema(), options));
+    for (const RecordBatchPtr& batch : batches) QUIVER_RETURN_NOT_OK(writer->Write(*batch));
+    QUIVER_RETURN_NOT_OK(writer->Close());
+  }
+  return sink->Close();
+}
+
+// The rows [0, n) as one table, built directly.
+TablePtr Expected(int64_t n) {
+  RecordBatchPtr batch = DataBatch(0, n);
+  return *Table::FromRecordBatches(batch->schema(), std::span<const RecordBatchPtr>(&batch, 1));
+}
+
+struct Case {
+  bool stream;
+  ipc::Compression compression;
+  bool memory_map;
+};
+
+class RandomAccessDatasetCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RandomAccessDatasetCases, TakeAndSliceEqualTheWholeTable) {
+  const Case c = GetParam();
+  if (!ipc::HasCodec(c.compression)) GTEST_SKIP() << "this build lacks the codec";
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 23, 5, c.stream, c.compression));
+  ASSERT_OK(WriteData(dir / "b.arrows", 23, 17, 8, c.stream, c.compression));
+  DatasetOptions options;
+  options.memory_map = c.memory_map;
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir.path()}, options));
+  EXPECT_EQ(dataset->num_rows(), 40);
+  EXPECT_EQ(dataset->num_record_batches(), 5 + 3);
+  const TablePtr whole = Expected(40);
+  std::vector<int64_t> indices = {39, 0, 7, 7, 22, 23, 5, 39, 30};
+  ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(indices));
+  ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(indices));
+  EXPECT_TRUE(taken->Equals(*expected));
+  ASSERT_OK_AND_ASSIGN(TablePtr sliced, dataset->Slice(3, 30));
+  ASSERT_OK_AND_ASSIGN(expected, whole->Slice(3, 30));
+  EXPECT_TRUE(sliced->Equals(*expected));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, dataset->ReadRecordBatch(5));
+  EXPECT_TRUE(batch->Equals(*DataBatch(23, 8)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sources, RandomAccessDatasetCases,
+                         ::testing::Values(Case{false, ipc::Compression::kNone, true},
+                                           Case{true, ipc::Compression::kNone, true},
+                                           Case{false, ipc::Compression::kNone, false},
+                                           Case{true, ipc::Compression::kNone, false},
+                                           Case{false, ipc::Compression::kZstd, true},
+                                           Case{true, ipc::Compression::kZstd, false},
+                                           Case{false, ipc::Compression::kLz4Frame, false},
+                                           Case{true, ipc::Compression::kLz4Frame, true}));
+
+TEST(RandomAccessDataset, RandomTakesMatchOverManyBatches) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 300, 7, false, ipc::Compression::kNone));
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}));
+  const TablePtr whole = Expected(300);
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<int64_t> indices(1 + rng() % 64);
+    for (int64_t& i : indices) i = rng() % 300;
+    ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(indices));
+    ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(indices));
+    ASSERT_TRUE(taken->Equals(*expected)) << "round " << round;
+  }
+}
+
+TEST(RandomAccessDataset, ProjectionReadsOnlyTheColumnsAskedInTheirOrder) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 20, 5, false));
+  DatasetOptions options;
+  options.columns = {"img", "id"};
+  options.memory_map = false;
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}, options));
+  ASSERT_EQ(dataset->schema()->fields.size(), 2u);
+  EXPECT_EQ(dataset->schema()->fields[0].name, "img");
+  const int64_t before = dataset->cache_stats().bytes_fetched;
+  ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(std::vector<int64_t>{3, 1}));
+  const TablePtr whole = Expected(20);
+  ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(std::vector<int64_t>{3, 1}));
+  ASSERT_OK_AND_ASSIGN(expected, expected->SelectColumns(std::vector<int>{2, 0}));
+  EXPECT_TRUE(taken->Equals(*expected));
+  // The emb column (2 floats a row) was never read: the bytes fetched are
+  // those of id and img alone.
+  DatasetOptions all;
+  all.memory_map = false;
+  ASSERT_OK_AND_ASSIGN(auto full, Dataset::Open({dir / "a.arrow"}, all));
+  const int64_t full_before = full->cache_stats().bytes_fetched;
+  ASSERT_OK(full->Take(std::vector<int64_t>{3, 1}).status());
+  EXPECT_LT(dataset->cache_stats().bytes_fetched - before,
+            full->cache_stats().bytes_fetched - full_before);
+}
+
+TEST(RandomAccessDataset, CacheCountsHitsAndStaysWithinItsBytes) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 200, 10, false, ipc::Compression::kNone));
+  DatasetOptions options;
+  options.memory_map = false;
+  options.cache_bytes = 2000;
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}, options));
+  ASSERT_OK(dataset->Take(std::vector<int64_t>{0}).status());
+  CacheStats stats = dataset->cache_stats();
+  EXPECT_EQ(stats.misses, 3);  // three columns of record batch 0
+  EXPECT_EQ(stats.hits, 0);
+  ASSERT_OK(dataset->Take(std::vector<int64_t>{1}).status());
+  stats = dataset->cache_stats();
+  EXPECT_EQ(stats.hits, 3);
+  for (int64_t row = 0; row < 200; row += 10) {
+    ASSERT_OK(dataset->Take(std::vector<int64_t>{row}).status());
+  }
+  stats = dataset->cache_stats();
+  EXPECT_LE(stats.bytes_cached, 2000);
+  EXPECT_GT(stats.evictions, 0);
+  EXPECT_GT(stats.bytes_decoded, 0);
+  EXPECT_GT(stats.requests, 0);
+}
+
+TEST(RandomAccessDataset, ErrorsNameWhatIsWrong) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 10, 5, false));
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}));
+  EXPECT_ERROR(kIndexError, "index 10 at position 1 is out of range for a dataset of 10 rows",
+               dataset->Take(std::vector<int64_t>{0, 10}));
+  EXPECT_ERROR(kIndexError, "index -1 at position 0", dataset->Take(std::vector<int64_t>{-1}));
+  EXPECT_ERROR(kIndexError, "outside a dataset of 10 rows", dataset->Slice(5, 6));
+  EXPECT_ERROR(kIndexError, "record batch 2 is out of range", dataset->ReadRecordBatch(2));
+  DatasetOptions options;
+  options.columns = {"nope"};
+  EXPECT_ERROR(kInvalid, "no column named 'nope' (the columns: id, emb, img)",
+               Dataset::Open({dir / "a.arrow"}, options));
+  std::ofstream(dir / "notes.arrow") << "id,emb\n1,2\n";
+  EXPECT_ERROR(kInvalid, "notes.arrow", Dataset::Open({dir / "notes.arrow"}));
+  // Another schema.
+  auto other = std::make_shared<Schema>();
+  other->fields = {Field{"id", int64()}};
+  ASSERT_OK_AND_ASSIGN(auto sink, ipc::OpenFileSink(dir / "c.arrow"));
+  ASSERT_OK_AND_ASSIGN(auto writer, ipc::FileWriter::Open(sink, other));
+  ASSERT_OK(writer->Close());
+  ASSERT_OK(sink->Close());
+  EXPECT_ERROR(kInvalid, "every file must have the same schema",
+               Dataset::Open({dir / "a.arrow", dir / "c.arrow"}));
+  DatasetOptions negative;
+  negative.cache_bytes = -1;
+  EXPECT_ERROR(kInvalid, "cache_bytes", Dataset::Open({dir / "a.arrow"}, negative));
+}
+
+TEST(RandomAccessDataset, TruncatedStreamIsAnErrorNamingIt) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrows", 0, 10, 5, true));
+  std::filesystem::resize_file(dir / "a.arrows",
+                               std::filesystem::file_size(dir / "a.arrows") - 100);
+  EXPECT_ERROR(kInvalid, "a.arrows", Dataset::Open({dir / "a.arrows"}));
+}
+
+TEST(RandomAccessDataset, EmptyTakeAndSliceHaveTheSchema) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 10, 5, false));
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}));
+  ASSERT_OK_AND_ASSIGN(TablePtr none, dataset->Take(std::vector<int64_t>{}));
+  EXPECT_EQ(none->num_rows(), 0);
+  EXPECT_EQ(none->schema()->fields.size(), 3u);
+}
+
+}  // namespace
+}  // namespace quiver::dataset
