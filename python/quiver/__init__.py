@@ -30,6 +30,8 @@ from ._quiver import (
     chunked_array,
     concat,
     concat_tables,
+    dataset,
+    Dataset,
     record_batch,
     table,
     from_dlpack,
@@ -43,6 +45,8 @@ from ._shapes import check_shapes
 from . import ipc
 
 __all__ = [
+    "Dataset",
+    "dataset",
     "Array",
     "DataType",
     "FixedShapeTensorArray",

@@ -32,6 +32,8 @@ void BindTable(nanobind::module_& m);
 // quiver._quiver.ipc: readers, writers, Tensor and SparseTensor messages,
 // record batch layouts (py_ipc.cc, py_ipc_layout.cc).
 void BindIpc(nanobind::module_& m);
+// qv.dataset() and Dataset: random access to rows anywhere (py_dataset.cc).
+void BindDataset(nanobind::module_& m);
 // quiver._quiver.data: the BatchReader (py_data.cc).
 void BindData(nanobind::module_& m);
 // Pickling of every object, protocol 5 out of band (py_pickle.cc).

@@ -1,0 +1,159 @@
+// qv.dataset(): random access to the rows of IPC files and streams, local
+// or remote (quiver/dataset.h).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "py_bindings.h"
+#include "py_errors.h"
+#include "py_index.h"
+#include "py_objects.h"
+#include "quiver/dataset.h"
+
+namespace quiver::python {
+
+namespace {
+
+struct PyDataset {
+  // Shared, so that close() in one thread leaves a call running in another
+  // its dataset until that call returns.
+  std::shared_ptr<dataset::Dataset> dataset;
+
+  std::shared_ptr<dataset::Dataset> Get() const {
+    if (!dataset) Raise(Status::Invalid("the Dataset is closed"));
+    return dataset;
+  }
+};
+
+// A path or URL, or a list of them: os.PathLike objects count as paths.
+std::vector<std::string> Sources(nb::handle source) {
+  nb::object os = nb::module_::import_("os");
+  auto one = [&](nb::handle item) -> std::string {
+    if (nb::isinstance<nb::str>(item)) return nb::cast<std::string>(item);
+    if (nb::hasattr(item, "__fspath__")) return nb::cast<std::string>(os.attr("fspath")(item));
+    Raise(Status::TypeError("a dataset source is a path or a URL (str or os.PathLike), got ",
+                            nb::type_name(item.type()).c_str()));
+  };
+  if (nb::isinstance<nb::list>(source) || nb::isinstance<nb::tuple>(source)) {
+    std::vector<std::string> out;
+    for (nb::handle item : source) out.push_back(one(item));
+    return out;
+  }
+  return {one(source)};
+}
+
+PyDataset Open(nb::handle source, std::optional<std::vector<std::string>> columns, bool memory_map,
+               std::optional<int64_t> cache_bytes) {
+  dataset::DatasetOptions options;
+  if (columns) options.columns = *columns;
+  options.memory_map = memory_map;
+  if (cache_bytes) {
+    if (*cache_bytes < 0) Raise(Status::Invalid("cache_bytes must be >= 0, got ", *cache_bytes));
+    options.cache_bytes = *cache_bytes;
+  }
+  const std::vector<std::string> sources = Sources(source);
+  return PyDataset{Unwrap(WithoutGil([&] { return dataset::Dataset::Open(sources, options); }))};
+}
+
+PyTable Take(const PyDataset& self, nb::handle indices) {
+  std::shared_ptr<dataset::Dataset> dataset = self.Get();
+  auto index = IndexArray(indices, dataset->num_rows());
+  std::span<const int64_t> span(index.data(), index.shape(0));
+  return PyTable{Unwrap(WithoutGil([&] { return dataset->Take(span); }))};
+}
+
+PyTable GetItem(const PyDataset& self, nb::handle key) {
+  std::shared_ptr<dataset::Dataset> dataset = self.Get();
+  const int64_t rows = dataset->num_rows();
+  if (nb::isinstance<nb::slice>(key)) {
+    nb::slice slice = nb::borrow<nb::slice>(key);
+    std::vector<int64_t> picked;
+    if (SliceRows(slice, rows, &picked)) {
+      return PyTable{Unwrap(WithoutGil([&] { return dataset->Take(picked); }))};
+    }
+    auto [start, count] = ResolveSlice(slice, rows);
+    return PyTable{Unwrap(WithoutGil([&] { return dataset->Slice(start, count); }))};
+  }
+  if (PyIndex_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
+    const int64_t row = ResolveIndex(key, rows);
+    return PyTable{Unwrap(WithoutGil([&] { return dataset->Slice(row, 1); }))};
+  }
+  return Take(self, key);
+}
+
+nb::dict Stats(const PyDataset& self) {
+  const dataset::CacheStats stats = self.Get()->cache_stats();
+  nb::dict out;
+  out["hits"] = stats.hits;
+  out["misses"] = stats.misses;
+  out["evictions"] = stats.evictions;
+  out["bytes_decoded"] = stats.bytes_decoded;
+  out["bytes_cached"] = stats.bytes_cached;
+  out["bytes_fetched"] = stats.bytes_fetched;
+  out["requests"] = stats.requests;
+  return out;
+}
+
+}  // namespace
+
+void BindDataset(nb::module_& m) {
+  nb::class_<PyDataset>(m, "Dataset",
+                        "Rows of IPC files and streams, local or remote, read in any order "
+                        "(see quiver.dataset()).")
+      .def_prop_ro("schema", [](const PyDataset& d) { return PySchema{d.Get()->schema()}; })
+      .def_prop_ro("num_rows", [](const PyDataset& d) { return d.Get()->num_rows(); })
+      .def_prop_ro("num_record_batches",
+                   [](const PyDataset& d) { return d.Get()->num_record_batches(); })
+      .def_prop_ro(
+          "sources", [](const PyDataset& d) { return d.Get()->locations(); },
+          "The files and objects read, in order.")
+      .def("__len__", [](const PyDataset& d) { return d.Get()->num_rows(); })
+      .def("take", &Take, nb::arg("indices"),
+           "The rows `indices` picks (ints in [0, num_rows), any order, repeats allowed) as a "
+           "Table in that order (a copy).")
+      .def("__getitem__", &GetItem, nb::arg("key"),
+           "Row i (negative counts from the end) as a one-row Table, rows [a:b] (zero-copy "
+           "views of the decoded batches), or the rows a list or array of ints picks.")
+      .def("__getitems__", &Take, nb::arg("indices"),
+           "The rows of a list of indices as one Table (PyTorch's batched map-style protocol).")
+      .def(
+          "to_batches",
+          [](const PyDataset& d) {
+            std::shared_ptr<dataset::Dataset> dataset = d.Get();
+            nb::list out;
+            for (int k = 0; k < dataset->num_record_batches(); ++k) {
+              out.append(
+                  PyRecordBatch{Unwrap(WithoutGil([&] { return dataset->ReadRecordBatch(k); }))});
+            }
+            return out;
+          },
+          "Every record batch in order (projected columns only).")
+      .def("cache_stats", &Stats,
+           "hits, misses, evictions, bytes_decoded, bytes_cached, bytes_fetched and requests "
+           "since the dataset opened.")
+      .def(
+          "close", [](PyDataset& d) { d.dataset.reset(); },
+          "Releases the sources and the cache; later calls raise ValueError.")
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](PyDataset& d, nb::args) { d.dataset.reset(); })
+      .def("__repr__", [](const PyDataset& d) {
+        if (!d.dataset) return std::string("quiver.Dataset (closed)");
+        return "quiver.Dataset num_rows=" + std::to_string(d.dataset->num_rows()) +
+               " sources=" + std::to_string(d.dataset->locations().size()) +
+               " columns=" + std::to_string(d.dataset->schema()->fields.size());
+      });
+  m.def("dataset", &Open, nb::arg("source"), nb::kw_only(), nb::arg("columns").none() = nb::none(),
+        nb::arg("memory_map") = true, nb::arg("cache_bytes").none() = nb::none(),
+        "Opens IPC files and streams for random access to their rows: `source` is a path, a "
+        "directory, a glob pattern, an http(s):// or s3:// URL, or a list of them "
+        "(docs/dataset.md).");
+}
+
+}  // namespace quiver::python

@@ -1,0 +1,183 @@
+"""quiver.dataset(): random access to the rows of IPC files and streams,
+compressed or not, mapped or read with pread; files written by pyarrow and
+by quiver; takes in any order with repeats equal to pyarrow's take of the
+whole table; slices, __getitem__ and PyTorch's __getitems__; projections;
+the cache's counts; close() and with; and the errors of bad input."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import quiver as qv
+
+
+def image(r):
+    shape = (1 + r % 3, 2 + r % 4)
+    return ((np.arange(shape[0] * shape[1]) + r) % 251).astype(np.uint8).reshape(shape)
+
+
+def batch_of(rows):
+    emb = np.array([[r, -r] for r in rows], dtype=np.float32).reshape(-1, 2)
+    return pa.record_batch(
+        {
+            "id": pa.array(list(rows), pa.int64()),
+            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
+            "img": pa.array(qv.VariableShapeTensorArray.from_numpy([image(r) for r in rows])),
+        }
+    )
+
+
+def write(path, first, n, per_batch, stream=False, compression=None):
+    """Rows first .. first + n - 1 in record batches of per_batch, written
+    by pyarrow as an IPC file or stream."""
+    batches = [
+        batch_of(range(s, min(first + n, s + per_batch)))
+        for s in range(first, first + n, per_batch)
+    ]
+    options = pa.ipc.IpcWriteOptions(compression=compression)
+    opener = pa.ipc.new_stream if stream else pa.ipc.new_file
+    with pa.OSFile(str(path), "wb") as sink, opener(sink, batches[0].schema, options=options) as w:
+        for b in batches:
+            w.write_batch(b)
+    return path
+
+
+def whole(n):
+    return pa.Table.from_batches([batch_of(range(n))])
+
+
+def as_arrow(table):
+    return pa.table(table)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("compression", [None, "lz4", "zstd"])
+@pytest.mark.parametrize("memory_map", [True, False])
+def test_take_equals_pyarrow_take(tmp_path, stream, compression, memory_map):
+    write(tmp_path / "a.arrow", 0, 23, 5, stream, compression)
+    write(tmp_path / "b.arrows", 23, 17, 8, stream, compression)
+    ds = qv.dataset(tmp_path, memory_map=memory_map)
+    assert len(ds) == ds.num_rows == 40
+    assert ds.num_record_batches == 5 + 3
+    indices = [39, 0, 7, 7, 22, 23, 5, 39, 30]
+    assert as_arrow(ds.take(indices)).equals(whole(40).take(indices))
+    assert as_arrow(ds.take(np.array(indices, dtype=np.int32))).equals(whole(40).take(indices))
+    assert as_arrow(ds[3:33]).equals(whole(40).slice(3, 30))
+    assert as_arrow(ds[::7]).equals(whole(40).take(list(range(0, 40, 7))))
+    assert as_arrow(ds[-1]).equals(whole(40).slice(39, 1))
+    assert as_arrow(ds.__getitems__([1, 2])).equals(whole(40).take([1, 2]))
+    batches = ds.to_batches()
+    assert [b.num_rows for b in batches] == [5, 5, 5, 5, 3, 8, 8, 1]
+
+
+def test_random_takes_over_many_batches(tmp_path):
+    write(tmp_path / "a.arrow", 0, 300, 7)
+    ds = qv.dataset(str(tmp_path / "a.arrow"))
+    expected = whole(300)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        idx = rng.integers(0, 300, size=int(rng.integers(1, 64)))
+        assert as_arrow(ds.take(idx)).equals(expected.take(idx))
+
+
+def test_files_written_by_quiver_and_a_list_of_sources(tmp_path):
+    qv.ipc.write_file(qv.table(whole(10)), str(tmp_path / "q.arrow"), compression="zstd")
+    write(tmp_path / "p.arrows", 10, 6, 4, stream=True)
+    ds = qv.dataset([tmp_path / "q.arrow", str(tmp_path / "p.arrows")])
+    assert ds.sources == [str(tmp_path / "q.arrow"), str(tmp_path / "p.arrows")]
+    assert as_arrow(ds.take([15, 0, 9, 10])).equals(whole(16).take([15, 0, 9, 10]))
+
+
+def test_glob_pattern(tmp_path):
+    write(tmp_path / "part-1.arrow", 0, 4, 4)
+    write(tmp_path / "part-2.arrow", 4, 4, 4)
+    write(tmp_path / "other.arrow", 100, 4, 4)
+    ds = qv.dataset(str(tmp_path / "part-*.arrow"))
+    assert as_arrow(ds[:]).equals(whole(8))
+
+
+def test_projection_reads_only_those_columns(tmp_path):
+    write(tmp_path / "a.arrow", 0, 50, 10)
+    ds = qv.dataset(tmp_path / "a.arrow", columns=["img", "id"], memory_map=False)
+    assert ds.schema.names == ["img", "id"]
+    taken = as_arrow(ds.take([3, 1]))
+    assert taken.equals(whole(50).take([3, 1]).select(["img", "id"]))
+    full = qv.dataset(tmp_path / "a.arrow", memory_map=False)
+    before = full.cache_stats()["bytes_fetched"]
+    full.take([3, 1])
+    fetched_full = full.cache_stats()["bytes_fetched"] - before
+    ds2 = qv.dataset(tmp_path / "a.arrow", columns=["id"], memory_map=False)
+    before = ds2.cache_stats()["bytes_fetched"]
+    ds2.take([3, 1])
+    assert ds2.cache_stats()["bytes_fetched"] - before < fetched_full
+
+
+def test_cache_stats_and_its_bound(tmp_path):
+    write(tmp_path / "a.arrow", 0, 200, 10, compression="zstd")
+    ds = qv.dataset(tmp_path / "a.arrow", cache_bytes=3000)
+    ds.take([0])
+    stats = ds.cache_stats()
+    assert stats["misses"] == 3 and stats["hits"] == 0
+    ds.take([1])
+    assert ds.cache_stats()["hits"] == 3
+    for row in range(0, 200, 10):
+        ds.take([row])
+    stats = ds.cache_stats()
+    assert stats["bytes_cached"] <= 3000
+    assert stats["evictions"] > 0
+    assert stats["bytes_decoded"] > 0
+    assert set(stats) == {
+        "hits",
+        "misses",
+        "evictions",
+        "bytes_decoded",
+        "bytes_cached",
+        "bytes_fetched",
+        "requests",
+    }
+
+
+def test_close_and_with(tmp_path):
+    write(tmp_path / "a.arrow", 0, 10, 5)
+    with qv.dataset(tmp_path / "a.arrow") as ds:
+        assert len(ds) == 10
+    with pytest.raises(ValueError, match="closed"):
+        len(ds)
+    ds = qv.dataset(tmp_path / "a.arrow")
+    ds.close()
+    with pytest.raises(ValueError, match="closed"):
+        ds.take([0])
+    assert "closed" in repr(ds)
+
+
+def test_errors_name_what_is_wrong(tmp_path):
+    write(tmp_path / "a.arrow", 0, 10, 5)
+    ds = qv.dataset(tmp_path / "a.arrow")
+    with pytest.raises(IndexError, match="index 10 at position 1 is out of range"):
+        ds.take([0, 10])
+    with pytest.raises(IndexError):
+        ds[10]
+    with pytest.raises(TypeError, match="integers"):
+        ds.take([0.5])
+    with pytest.raises(ValueError, match="no column named 'nope'"):
+        qv.dataset(tmp_path / "a.arrow", columns=["nope"])
+    with pytest.raises(ValueError, match="cache_bytes"):
+        qv.dataset(tmp_path / "a.arrow", cache_bytes=-1)
+    with pytest.raises(OSError, match="no such file"):
+        qv.dataset(tmp_path / "missing.arrow")
+    with pytest.raises(TypeError, match="path or a URL"):
+        qv.dataset(3)
+    (tmp_path / "notes.arrow").write_text("id,emb\n1,2\n")
+    with pytest.raises(ValueError, match="notes.arrow"):
+        qv.dataset(tmp_path / "notes.arrow")
+    with pytest.raises(ValueError, match="empty"):
+        qv.dataset([])
+
+
+def test_truncated_file_read_without_mapping_is_an_error_not_a_crash(tmp_path):
+    path = write(tmp_path / "a.arrows", 0, 200, 50, stream=True)
+    ds = qv.dataset(path, memory_map=False)
+    with open(path, "r+b") as f:
+        f.truncate(2000)
+    with pytest.raises(OSError):
+        ds.take([199])
