@@ -320,6 +320,17 @@ def npy_reader():
     return seeds
 
 
+def dataset_index():
+    # byte 0: bit 0 maps the source, bit 1 projects every other column; the
+    # rest: an IPC file or stream.
+    for mode in (0, 1, 2, 3):
+        for name, data in ipc_stream():
+            yield f"stream-{mode}-{name}", bytes([mode]) + data
+    for name, data in ipc_file():
+        yield f"file-1-{name}", bytes([1]) + data
+        yield f"file-2-{name}", bytes([2]) + data
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -331,6 +342,7 @@ TARGETS = {
     "ipc_tensor_fuzz": ipc_tensor,
     "ipc_sparse_tensor_fuzz": ipc_sparse_tensor,
     "npy_reader_fuzz": npy_reader,
+    "dataset_index_fuzz": dataset_index,
 }
 
 if __name__ == "__main__":

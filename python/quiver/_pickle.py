@@ -64,3 +64,7 @@ def register_function_pickling():
 
     for function in (_quiver.table, _quiver.Table.select):
         copyreg.pickle(type(function), _reduce_function)
+
+
+def _unpickle_dataset(sources, columns, memory_map, cache_bytes):
+    return _quiver.dataset(sources, columns=columns, memory_map=memory_map, cache_bytes=cache_bytes)

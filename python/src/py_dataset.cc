@@ -25,6 +25,12 @@ struct PyDataset {
   // Shared, so that close() in one thread leaves a call running in another
   // its dataset until that call returns.
   std::shared_ptr<dataset::Dataset> dataset;
+  // What it was opened with: a pickle reopens it (spawned DataLoader
+  // workers, Ray and Dask tasks).
+  std::vector<std::string> sources;
+  std::optional<std::vector<std::string>> columns;
+  bool memory_map = true;
+  std::optional<int64_t> cache_bytes;
 
   std::shared_ptr<dataset::Dataset> Get() const {
     if (!dataset) Raise(Status::Invalid("the Dataset is closed"));
@@ -59,7 +65,8 @@ PyDataset Open(nb::handle source, std::optional<std::vector<std::string>> column
     options.cache_bytes = *cache_bytes;
   }
   const std::vector<std::string> sources = Sources(source);
-  return PyDataset{Unwrap(WithoutGil([&] { return dataset::Dataset::Open(sources, options); }))};
+  return PyDataset{Unwrap(WithoutGil([&] { return dataset::Dataset::Open(sources, options); })),
+                   sources, columns, memory_map, cache_bytes};
 }
 
 PyTable Take(const PyDataset& self, nb::handle indices) {
@@ -141,6 +148,15 @@ void BindDataset(nb::module_& m) {
       .def(
           "close", [](PyDataset& d) { d.dataset.reset(); },
           "Releases the sources and the cache; later calls raise ValueError.")
+      .def(
+          "__reduce__",
+          [](const PyDataset& d) {
+            d.Get();
+            nb::object reopen = nb::module_::import_("quiver._pickle").attr("_unpickle_dataset");
+            return nb::make_tuple(
+                reopen, nb::make_tuple(d.sources, d.columns, d.memory_map, d.cache_bytes));
+          },
+          "Pickles as the sources and options: unpickling opens the sources again.")
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__exit__", [](PyDataset& d, nb::args) { d.dataset.reset(); })
       .def("__repr__", [](const PyDataset& d) {

@@ -181,3 +181,78 @@ def test_truncated_file_read_without_mapping_is_an_error_not_a_crash(tmp_path):
         f.truncate(2000)
     with pytest.raises(OSError):
         ds.take([199])
+
+
+def test_pickle_reopens_the_sources(tmp_path):
+    import pickle
+
+    write(tmp_path / "a.arrow", 0, 10, 5)
+    ds = qv.dataset(tmp_path, columns=["id"], cache_bytes=1000)
+    again = pickle.loads(pickle.dumps(ds))
+    assert again.schema.names == ["id"]
+    assert as_arrow(again.take([9, 0])).equals(as_arrow(ds.take([9, 0])))
+    ds.close()
+    with pytest.raises(ValueError, match="closed"):
+        pickle.dumps(ds)
+
+
+def test_fork_after_use_reads_in_the_child(tmp_path):
+    """A child forked while the parent's dataset was in use (and possibly
+    mid-read on another thread) reads its rows; nothing hangs."""
+    import os
+    import threading
+
+    write(tmp_path / "a.arrow", 0, 400, 10, compression="zstd")
+    ds = qv.dataset(tmp_path / "a.arrow", cache_bytes=20_000)
+    ds.take([1, 2, 3])
+    stop = threading.Event()
+
+    def churn():
+        rng = np.random.default_rng(0)
+        while not stop.is_set():
+            ds.take(rng.integers(0, 400, size=16))
+
+    thread = threading.Thread(target=churn)
+    thread.start()
+    try:
+        read, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child
+            try:
+                ok = as_arrow(ds.take([399, 0, 200])).equals(whole(400).take([399, 0, 200]))
+                os.write(write_end, b"ok" if ok else b"bad")
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        import select
+
+        ready, _, _ = select.select([read], [], [], 60)
+        assert ready, "the forked child did not answer within 60 s"
+        assert os.read(read, 16) == b"ok"
+        os.waitpid(pid, 0)
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_torch_dataloader_workers_fork_and_spawn(tmp_path):
+    torch = pytest.importorskip("torch")
+    write(tmp_path / "a.arrow", 0, 64, 8)
+    ds = qv.dataset(tmp_path / "a.arrow", columns=["id"])
+    ds.take([0])  # used in the parent first
+    for context in ("fork", "spawn"):
+        loader = torch.utils.data.DataLoader(
+            ds,
+            batch_size=8,
+            shuffle=True,
+            num_workers=2,
+            collate_fn=_identity,
+            multiprocessing_context=context,
+            timeout=120,
+        )
+        seen = sorted(int(i) for table in loader for i in as_arrow(table)["id"].to_pylist())
+        assert seen == list(range(64)), context
+
+
+def _identity(table):
+    return table
