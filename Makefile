@@ -127,6 +127,7 @@ bench: setup-bench wheel
 	$(PYTHON) bench/python/bench_ipc.py
 	$(PYTHON) bench/python/bench_ipc_big_endian.py
 	$(PYTHON) bench/python/bench_ipc_types.py
+	$(PYTHON) bench/python/bench_batch_cutting.py
 	$(PYTHON) bench/python/bench_tables.py
 	$(PYTHON) bench/python/bench_python_practice.py
 	$(PYTHON) bench/python/bench_enforce_shape.py

@@ -64,6 +64,20 @@ struct WriteOptions {
   int compression_level = kDefaultLevel;
   // Threads compressing a batch's buffers (0: one per core).
   int threads = 0;
+  // Writers cut each batch they are given into consecutive zero-copy
+  // slices, each written as a record batch of at most max_batch_rows rows
+  // and at most max_batch_bytes bytes of uncompressed body (its buffers as
+  // the encoder writes them, each padded to 64 bytes; compression does not
+  // change where the cuts fall). 0: no limit; negative values are refused
+  // when the writer opens. A record batch is what a reader decodes (and
+  // decompresses) at once, so smaller batches make reading one row of a
+  // file cheaper, bigger ones compress better (docs/ipc.md, "Batch size").
+  // The byte limit is met by the average row first, then by halving a
+  // slice while it is over, down to one row: a single row larger than
+  // max_batch_bytes is written alone, over the limit. A batch of no rows
+  // is written as one batch of no rows.
+  int64_t max_batch_rows = 0;
+  int64_t max_batch_bytes = 0;
 };
 
 struct ReadOptions {
@@ -268,7 +282,10 @@ class FileWriter {
                                                   SchemaPtr schema, WriteOptions options = {});
   ~FileWriter();
   Status Write(const RecordBatch& batch);
-  // Writes the footer and the trailing magic (the sink stays open).
+  // Writes the footer and the trailing magic (the sink stays open). The
+  // footer's custom_metadata lists the row count of every record batch
+  // written, under "quiver:record_batch_rows" (see
+  // FileReader::FooterRecordBatchRows).
   Status Close();
 
  private:
@@ -293,6 +310,18 @@ class FileReader {
   // native order: see ReadOptions::swap_endian).
   Endianness endianness() const;
   int num_record_batches() const;
+  // The row count of every record batch, in file order, as a quiver
+  // writer lists them in the footer ("quiver:record_batch_rows" in its
+  // custom_metadata): a reader can find the batch holding row r without
+  // reading each batch's header. nullopt where the footer has no such list
+  // (files from other writers) or a malformed one: not exactly one entry
+  // under that key, or not one non-negative decimal count per record
+  // batch (no signs, blanks or leading zeros; each and their sum within
+  // int64). Then the counts are in the batches' headers (RecordBatchLayout
+  // reads one without its body). The footer is input like any other: a
+  // reader that plans with these counts still checks each batch's own row
+  // count when it reads the batch.
+  std::optional<std::vector<int64_t>> FooterRecordBatchRows() const;
   // Batch i, read and validated on demand.
   Result<RecordBatchPtr> ReadRecordBatch(int i);
   // Every batch, in order, each read as ReadRecordBatch reads it, on up to

@@ -53,36 +53,75 @@ def _check_order(function, data, sink):
         )
 
 
-def _write(new_writer, function, data, sink, compression, compression_level):
+def _write(new_writer, function, data, sink, **options):
     from . import RecordBatch, table
 
     _check_order(function, data, sink)
     # A RecordBatch is written as one batch, even of zero rows; anything
     # else as a table, cut into batches as pyarrow's write_table cuts it (a
-    # table of no rows gives no batches).
+    # table of no rows gives no batches). max_batch_rows/max_batch_bytes
+    # cut further.
     if not isinstance(data, RecordBatch):
         data = table(data)
-    with new_writer(
-        sink, data.schema, compression=compression, compression_level=compression_level
-    ) as writer:
+    with new_writer(sink, data.schema, **options) as writer:
         writer.write(data)
 
 
-def write_file(data, sink, compression=None, compression_level=None):
+def write_file(
+    data,
+    sink,
+    compression=None,
+    compression_level=None,
+    max_batch_rows=None,
+    max_batch_bytes=None,
+):
     """Writes ``data`` (a quiver Table or RecordBatch, or anything with
     ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file to
     ``sink`` (a path, put in place only once complete, or a writable
     binary file object). The data comes first, as in ``write_tensor``. A
     table is cut into batches as pyarrow's ``write_table`` cuts it (a table
     of no rows gives a file of no batches); a RecordBatch is written as one
-    batch, even of zero rows."""
-    _write(new_file, "write_file", data, sink, compression, compression_level)
+    batch, even of zero rows.
+
+    ``max_batch_rows`` and ``max_batch_bytes`` (None: no limit) cut every
+    batch further, into record batches of at most that many rows and bytes
+    of uncompressed body; a single row larger than ``max_batch_bytes`` is
+    written alone. A record batch is what a reader decompresses at once:
+    smaller ones make reading one row cheaper, larger ones compress better
+    (docs/ipc.md, "Batch size")."""
+    _write(
+        new_file,
+        "write_file",
+        data,
+        sink,
+        compression=compression,
+        compression_level=compression_level,
+        max_batch_rows=max_batch_rows,
+        max_batch_bytes=max_batch_bytes,
+    )
 
 
-def write_stream(data, sink, compression=None, compression_level=None):
+def write_stream(
+    data,
+    sink,
+    compression=None,
+    compression_level=None,
+    max_batch_rows=None,
+    max_batch_bytes=None,
+):
     """Writes ``data`` as one IPC stream to ``sink`` (a path or a writable
-    binary file object): ``write_file``'s counterpart for streams."""
-    _write(new_stream, "write_stream", data, sink, compression, compression_level)
+    binary file object): ``write_file``'s counterpart for streams, batches
+    cut alike."""
+    _write(
+        new_stream,
+        "write_stream",
+        data,
+        sink,
+        compression=compression,
+        compression_level=compression_level,
+        max_batch_rows=max_batch_rows,
+        max_batch_bytes=max_batch_bytes,
+    )
 
 
 __all__ = [

@@ -20,6 +20,8 @@ class RecordBatchFileReader:
     def endianness(self) -> str: ...
     @property
     def num_record_batches(self) -> int: ...
+    @property
+    def footer_record_batch_rows(self) -> Optional[list[int]]: ...
     def get_batch(self, i: int) -> RecordBatch: ...
     def __len__(self) -> int: ...
     def __getitem__(self, i: int) -> RecordBatch: ...
@@ -78,24 +80,32 @@ def new_file(
     schema: Any,
     compression: Optional[str] = None,
     compression_level: Optional[int] = None,
+    max_batch_rows: Optional[int] = None,
+    max_batch_bytes: Optional[int] = None,
 ) -> RecordBatchFileWriter: ...
 def new_stream(
     sink: Sink,
     schema: Any,
     compression: Optional[str] = None,
     compression_level: Optional[int] = None,
+    max_batch_rows: Optional[int] = None,
+    max_batch_bytes: Optional[int] = None,
 ) -> RecordBatchStreamWriter: ...
 def write_file(
     data: Any,
     sink: Sink,
     compression: Optional[str] = None,
     compression_level: Optional[int] = None,
+    max_batch_rows: Optional[int] = None,
+    max_batch_bytes: Optional[int] = None,
 ) -> None: ...
 def write_stream(
     data: Any,
     sink: Sink,
     compression: Optional[str] = None,
     compression_level: Optional[int] = None,
+    max_batch_rows: Optional[int] = None,
+    max_batch_bytes: Optional[int] = None,
 ) -> None: ...
 def write_tensor(tensor: Tensor, sink: Sink) -> None: ...
 def read_tensor(source: Source, memory_map: bool = True) -> Tensor: ...

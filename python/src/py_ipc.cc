@@ -3,6 +3,7 @@
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <mutex>
 
 #include "py_bindings.h"
@@ -239,11 +240,31 @@ std::shared_ptr<ipc::OutputSink> SinkFromPython(nb::handle sink) {
                           nb::type_name(sink.type()).c_str()));
 }
 
+// max_batch_rows= / max_batch_bytes=: None (no limit) or an int of 1 or
+// more. 0 is refused although the C++ option reads it as no limit: a
+// caller writing 0 more likely meant a tiny limit than none.
+int64_t BatchLimitFrom(nb::handle value, const char* name) {
+  if (value.is_none()) return 0;
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+    Raise(Status::TypeError(name, " must be an int or None, got ", Py_TYPE(value.ptr())->tp_name));
+  }
+  int overflow = 0;
+  const long long limit = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (limit == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0 || limit < 1) {
+    Raise(Status::Invalid(name, " must be in [1, 2^63 - 1] (None: no limit), got ", Str(value)));
+  }
+  return limit;
+}
+
 // compression= takes the codec's name in any case ("zstd", "ZSTD",
 // "lz4", "lz4_frame"); compression_level= any Python int, checked against
 // the codec's range when the writer opens.
-ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::handle level) {
+ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::handle level,
+                                   nb::handle max_batch_rows, nb::handle max_batch_bytes) {
   ipc::WriteOptions options;
+  options.max_batch_rows = BatchLimitFrom(max_batch_rows, "max_batch_rows");
+  options.max_batch_bytes = BatchLimitFrom(max_batch_bytes, "max_batch_bytes");
   if (compression) {
     std::string name = *compression;
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -442,9 +463,11 @@ using PyFileWriter = PyWriter<ipc::FileWriter>;
 
 template <typename Writer>
 PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema,
-                            std::optional<std::string> compression, nb::handle level) {
+                            std::optional<std::string> compression, nb::handle level,
+                            nb::handle max_batch_rows, nb::handle max_batch_bytes) {
   PyWriter<Writer> out;
-  const ipc::WriteOptions options = WriteOptionsFrom(compression, level);
+  const ipc::WriteOptions options =
+      WriteOptionsFrom(compression, level, max_batch_rows, max_batch_bytes);
   out.sink = SinkFromPython(sink);
   out.owns_sink = IsPath(sink);
   out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), options));
@@ -544,6 +567,13 @@ void BindIpc(nb::module_& parent) {
               "The byte order the file's schema declares: 'little' or 'big'.")
           .def_prop_ro("num_record_batches",
                        [](const PyFileReader& r) { return r.Open()->num_record_batches(); })
+          .def_prop_ro(
+              "footer_record_batch_rows",
+              [](const PyFileReader& r) { return r.Open()->FooterRecordBatchRows(); },
+              "The row count of every record batch as a quiver writer lists them in the "
+              "footer (read without the batches' headers), or None where the footer lists "
+              "none (other writers) or a malformed list. A hint from the file's bytes: each "
+              "batch read still has its header's rows.")
           .def("__len__", [](const PyFileReader& r) { return r.Open()->num_record_batches(); })
           .def(
               "__getitem__",
@@ -701,14 +731,20 @@ void BindIpc(nb::module_& parent) {
       "a "
       "socket file), read message by message: each batch is returned as soon as its bytes "
       "arrived.");
-  m.def("new_file", &OpenWriter<ipc::FileWriter>, nb::arg("sink"), nb::arg("schema"),
-        nb::arg("compression").none() = nb::none(),
-        nb::arg("compression_level").none() = nb::none(),
-        "A writer of an IPC file to a path or a writable file object.");
-  m.def("new_stream", &OpenWriter<ipc::StreamWriter>, nb::arg("sink"), nb::arg("schema"),
-        nb::arg("compression").none() = nb::none(),
-        nb::arg("compression_level").none() = nb::none(),
-        "A writer of an IPC stream to a path or a writable file object.");
+  m.def(
+      "new_file", &OpenWriter<ipc::FileWriter>, nb::arg("sink"), nb::arg("schema"),
+      nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
+      nb::arg("max_batch_rows").none() = nb::none(), nb::arg("max_batch_bytes").none() = nb::none(),
+      "A writer of an IPC file to a path or a writable file object. Each batch written is "
+      "cut into record batches of at most max_batch_rows rows and max_batch_bytes bytes of "
+      "uncompressed body (None: no limit; a single row over max_batch_bytes is written "
+      "alone). The footer lists every record batch's rows.");
+  m.def(
+      "new_stream", &OpenWriter<ipc::StreamWriter>, nb::arg("sink"), nb::arg("schema"),
+      nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
+      nb::arg("max_batch_rows").none() = nb::none(), nb::arg("max_batch_bytes").none() = nb::none(),
+      "A writer of an IPC stream to a path or a writable file object; max_batch_rows and "
+      "max_batch_bytes cut batches as new_file's do.");
   m.def(
       "write_tensor",
       [](const PyTensor& tensor, nb::handle sink) {

@@ -21,10 +21,10 @@ class _Refuse:
 sys.meta_path.insert(0, _Refuse())
 import quiver.ipc
 def _codecless(original):
-    def writer(sink, schema, compression=None, compression_level=None):
+    def writer(sink, schema, compression=None, compression_level=None, **options):
         if compression is not None:
             raise NotImplementedError(f"this build of quiver has no {compression} codec")
-        return original(sink, schema)
+        return original(sink, schema, **options)  # max_batch_rows=, max_batch_bytes=
     return writer
 quiver.ipc.new_file = _codecless(quiver.ipc.new_file)
 quiver.ipc.new_stream = _codecless(quiver.ipc.new_stream)

@@ -119,20 +119,44 @@ Result<WrittenBlock> WriteMessage(OutputSink& sink, flatbuffers::FlatBufferBuild
 
 namespace {
 
+// The body of `columns` as the encoder plans it: every level compacted to
+// the rows it covers, nodes and raw buffers in message order. Writing a
+// message and measuring one (RecordBatchBodySize) both start here, so a
+// measured size is the size written.
+Result<EncodedBody> PlanBody(const std::vector<ArrayDataPtr>& columns) {
+  EncodedBody body;
+  for (const ArrayDataPtr& column : columns) QUIVER_RETURN_NOT_OK(Append(*column, &body));
+  return body;
+}
+
+// Where buffers of `sizes` bytes go in a body: back to back from 0, each
+// padded to kBodyAlignment. Returns the body's length.
+template <typename Sizes>
+int64_t PlaceBuffers(const Sizes& sizes, std::vector<fb::Buffer>* specs) {
+  int64_t position = 0;
+  for (const auto& buffer : sizes) {
+    const int64_t size = buffer.size();
+    if (specs) specs->emplace_back(position, size);
+    position += size + PaddingFor(size, kBodyAlignment);
+  }
+  return position;
+}
+
+// A raw buffer's size as PlaceBuffers reads it (nullptr: empty).
+struct RawSize {
+  BufferPtr bytes;
+  int64_t size() const { return bytes ? bytes->size() : 0; }
+};
+
 // A RecordBatch or DictionaryBatch message over `columns` (`length` rows).
 Result<WrittenBlock> WriteBodyMessage(OutputSink& sink, int64_t length,
                                       const std::vector<ArrayDataPtr>& columns,
                                       const WriteOptions& options,
                                       std::optional<std::pair<int64_t, bool>> dictionary) {
-  EncodedBody body;
-  for (const ArrayDataPtr& column : columns) QUIVER_RETURN_NOT_OK(Append(*column, &body));
+  QUIVER_ASSIGN_OR_RETURN(EncodedBody body, PlanBody(columns));
   QUIVER_ASSIGN_OR_RETURN(std::vector<WireBuffer> wire, Compress(body.buffers, options));
   std::vector<fb::Buffer> specs;
-  int64_t position = 0;
-  for (const WireBuffer& buffer : wire) {
-    specs.emplace_back(position, buffer.size());
-    position += buffer.size() + PaddingFor(buffer.size(), kBodyAlignment);
-  }
+  const int64_t position = PlaceBuffers(wire, &specs);
   flatbuffers::FlatBufferBuilder builder(1024);
   flatbuffers::Offset<fb::BodyCompression> compression = 0;
   if (options.compression != Compression::kNone) {
@@ -162,6 +186,14 @@ Result<WrittenBlock> WriteBodyMessage(OutputSink& sink, int64_t length,
 Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch& batch,
                                              const WriteOptions& options) {
   return WriteBodyMessage(sink, batch.num_rows(), batch.columns(), options, std::nullopt);
+}
+
+Result<BodySize> RecordBatchBodySize(const RecordBatch& batch) {
+  QUIVER_ASSIGN_OR_RETURN(EncodedBody body, PlanBody(batch.columns()));
+  std::vector<RawSize> sizes;
+  sizes.reserve(body.buffers.size());
+  for (const BufferPtr& buffer : body.buffers) sizes.push_back(RawSize{buffer});
+  return BodySize{PlaceBuffers(sizes, nullptr), static_cast<int64_t>(sizes.size())};
 }
 
 Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id,

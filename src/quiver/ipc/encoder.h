@@ -22,6 +22,16 @@ struct WrittenBlock {
 Result<WrittenBlock> WriteRecordBatchMessage(OutputSink& sink, const RecordBatch& batch,
                                              const WriteOptions& options);
 
+// The body WriteRecordBatchMessage would write for `batch` uncompressed,
+// measured without writing it: the same compaction plans it (sliced
+// arrays count only the rows they cover), so `bytes` is the body_length
+// of the message it writes without compression.
+struct BodySize {
+  int64_t bytes = 0;    // every buffer, each padded to kBodyAlignment
+  int64_t buffers = 0;  // body buffers, empty ones included
+};
+Result<BodySize> RecordBatchBodySize(const RecordBatch& batch);
+
 // Writes the values of dictionary `id` as a DictionaryBatch message (a
 // replacement, or a delta to append).
 Result<WrittenBlock> WriteDictionaryMessage(OutputSink& sink, int64_t id,

@@ -13,6 +13,7 @@
 #include "quiver/ipc.h"
 #include "quiver/ipc/decoder.h"
 #include "quiver/ipc/file_kind.h"
+#include "quiver/ipc/footer_rows.h"
 #include "quiver/ipc/message.h"
 #include "quiver/ipc/reader.h"
 
@@ -492,6 +493,11 @@ const SchemaPtr& FileReader::schema() const { return impl_->canonical; }
 Endianness FileReader::endianness() const { return impl_->endianness; }
 
 int FileReader::num_record_batches() const { return static_cast<int>(impl_->batch_blocks.size()); }
+
+std::optional<std::vector<int64_t>> FileReader::FooterRecordBatchRows() const {
+  return RecordBatchRowsOf(ReadKeyValues(impl_->footer->custom_metadata()),
+                           static_cast<int64_t>(impl_->batch_blocks.size()));
+}
 
 Compression StreamReader::last_compression() const { return impl_->last_compression; }
 

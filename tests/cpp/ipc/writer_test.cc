@@ -1,7 +1,8 @@
 // IPC stream and file writers: a batch of every kind of column round trips
 // with its values, types and metadata; a missing sink or schema, batches
 // off the schema, closed writers and a second dictionary in a file are
-// errors naming what is wrong.
+// errors naming what is wrong. Batches are cut by max_batch_rows and
+// max_batch_bytes, and a file's footer lists the rows of its batches.
 #include "quiver/ipc.h"
 
 #include <unistd.h>
@@ -12,8 +13,10 @@
 #include "ipc_test_util.h"
 #include "no_threads.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/ipc/footer_rows.h"
 #include "quiver/variable_shape_tensor.h"
 #include "sample_arrays.h"
+#include "variable_shape_test_util.h"
 
 namespace quiver::ipc {
 
@@ -206,6 +209,299 @@ TEST(IpcWriter, ZeroRowBatchesAreWritten) {
       EXPECT_TRUE(read->Equals(*batches[static_cast<size_t>(i)]));
     }
   }
+}
+
+// --- Cutting batches (WriteOptions::max_batch_rows / max_batch_bytes) -------
+
+namespace {
+
+using Rows = std::vector<int64_t>;
+
+// A file as a reader sees it: its batches, their body lengths (from the
+// headers) and the row counts its footer lists.
+struct ReadBack {
+  std::vector<RecordBatchPtr> batches;
+  Rows rows;
+  Rows bodies;
+  std::optional<Rows> footer;
+};
+
+ReadBack ReadFileBack(const BufferPtr& bytes) {
+  ReadBack out;
+  auto reader = FileReader::Open(BufferSource(bytes));
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return out;
+  out.footer = (*reader)->FooterRecordBatchRows();
+  for (int i = 0; i < (*reader)->num_record_batches(); ++i) {
+    auto batch = (*reader)->ReadRecordBatch(i);
+    auto layout = (*reader)->RecordBatchLayout(i);
+    EXPECT_TRUE(batch.ok() && layout.ok()) << batch.status().ToString();
+    if (!batch.ok() || !layout.ok()) return out;
+    out.rows.push_back((*batch)->num_rows());
+    out.bodies.push_back(layout->body_length);
+    out.batches.push_back(*batch);
+  }
+  return out;
+}
+
+std::vector<RecordBatchPtr> ReadStreamBack(const BufferPtr& bytes) {
+  std::vector<RecordBatchPtr> out;
+  auto reader = StreamReader::Open(BufferSource(bytes));
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return out;
+  while (true) {
+    auto batch = (*reader)->Next();
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok() || !*batch) return out;
+    out.push_back(*batch);
+  }
+}
+
+// `pieces` are `input`, cut in order: each equals the slice it covers.
+void ExpectPiecesOf(const RecordBatch& input, const std::vector<RecordBatchPtr>& pieces) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    SCOPED_TRACE("piece " + std::to_string(i));
+    ASSERT_LE(offset + pieces[i]->num_rows(), input.num_rows());
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr expected, input.Slice(offset, pieces[i]->num_rows()));
+    EXPECT_TRUE(pieces[i]->Equals(*expected));
+    offset += pieces[i]->num_rows();
+  }
+  EXPECT_EQ(offset, input.num_rows());
+}
+
+WriteOptions Limits(int64_t rows, int64_t bytes, Compression codec = Compression::kNone) {
+  WriteOptions options;
+  options.max_batch_rows = rows;
+  options.max_batch_bytes = bytes;
+  options.compression = codec;
+  return options;
+}
+
+// Ragged float32 rows of 1-D shapes `sizes` (values 0, 1, 2, ... across rows).
+RecordBatchPtr RaggedBatch(const std::vector<int32_t>& sizes) {
+  std::vector<int32_t> offsets = {0};
+  for (int32_t size : sizes) offsets.push_back(offsets.back() + size);
+  std::vector<float> values(static_cast<size_t>(offsets.back()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  ArrayDataPtr column = test::RawStorage(offsets, values, sizes, 1);
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"t", column->type}, Field{"id", int32()}};
+  std::vector<int32_t> ids(sizes.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+  return *RecordBatch::Make(schema, static_cast<int64_t>(sizes.size()),
+                            {column, Primitive<int32_t>(int32(), ids)});
+}
+
+}  // namespace
+
+TEST(IpcWriterCutting, ByRowsInFilesAndStreams) {
+  RecordBatchPtr batch = SampleBatch(10);
+  const WriteOptions options = Limits(4, 0);
+  ReadBack file = ReadFileBack(test::WriteFile({batch, batch}, options));
+  EXPECT_EQ(file.rows, (Rows{4, 4, 2, 4, 4, 2}));
+  EXPECT_EQ(file.footer, file.rows);
+  std::vector<RecordBatchPtr> first(file.batches.begin(), file.batches.begin() + 3);
+  std::vector<RecordBatchPtr> second(file.batches.begin() + 3, file.batches.end());
+  ExpectPiecesOf(*batch, first);
+  ExpectPiecesOf(*batch, second);
+  std::vector<RecordBatchPtr> stream = ReadStreamBack(WriteStream({batch}, options));
+  ASSERT_EQ(stream.size(), 3u);
+  ExpectPiecesOf(*batch, stream);
+  // A limit at or above the batch's rows leaves it whole.
+  EXPECT_EQ(ReadFileBack(test::WriteFile({batch}, Limits(10, 0))).rows, Rows{10});
+  EXPECT_EQ(ReadFileBack(test::WriteFile({batch}, Limits(1, 0))).rows, Rows(10, 1));
+}
+
+TEST(IpcWriterCutting, ByBytesEveryBodyWithinTheLimit) {
+  RecordBatchPtr batch = SampleBatch(200);
+  ASSERT_OK_AND_ASSIGN(BodySize whole, RecordBatchBodySize(*batch));
+  for (int64_t limit : {whole.bytes / 2, whole.bytes / 7, int64_t{1500}, int64_t{700}}) {
+    SCOPED_TRACE("limit " + std::to_string(limit));
+    ReadBack file = ReadFileBack(test::WriteFile({batch}, Limits(0, limit)));
+    EXPECT_GT(file.batches.size(), 1u);
+    for (int64_t body : file.bodies) EXPECT_LE(body, limit);
+    ExpectPiecesOf(*batch, file.batches);
+    EXPECT_EQ(file.footer, file.rows);
+    // The measure is what the encoder writes: each body's length exactly.
+    for (size_t i = 0; i < file.batches.size(); ++i) {
+      ASSERT_OK_AND_ASSIGN(BodySize measured, RecordBatchBodySize(*file.batches[i]));
+      EXPECT_EQ(measured.bytes, file.bodies[i]);
+    }
+    ExpectPiecesOf(*batch, ReadStreamBack(WriteStream({batch}, Limits(0, limit))));
+  }
+  // Both limits: the tighter one cuts.
+  ReadBack both = ReadFileBack(test::WriteFile({batch}, Limits(3, whole.bytes / 2)));
+  for (int64_t rows : both.rows) EXPECT_LE(rows, 3);
+  EXPECT_EQ(both.rows.size(), 67u);
+  // A limit the batch fits leaves it whole.
+  EXPECT_EQ(ReadFileBack(test::WriteFile({batch}, Limits(0, whole.bytes))).rows, Rows{200});
+}
+
+// Rows of very different sizes: the average row puts too many large rows
+// in some pieces; those are halved until they fit.
+TEST(IpcWriterCutting, RaggedTensorRowsAreHalvedUntilTheyFit) {
+  std::vector<int32_t> sizes;
+  // Large rows side by side, where pieces by the average row (about 16
+  // rows) hold several of them.
+  for (int i = 0; i < 64; ++i)
+    sizes.push_back(i == 3 || i == 4 || i == 5 || i == 40 ? 2000 : (i % 5) + 1);
+  RecordBatchPtr batch = RaggedBatch(sizes);
+  const int64_t limit = 9000;  // one large row (8000 bytes of values) and some small ones
+  for (Compression codec : {Compression::kNone, Compression::kZstd}) {
+    ReadBack file = ReadFileBack(test::WriteFile({batch}, Limits(0, limit, codec)));
+    ExpectPiecesOf(*batch, file.batches);
+    for (const RecordBatchPtr& piece : file.batches) {  // measured uncompressed
+      ASSERT_OK_AND_ASSIGN(BodySize size, RecordBatchBodySize(*piece));
+      EXPECT_LE(size.bytes, limit);
+    }
+    int64_t with_large = 0;
+    int64_t offset = 0;
+    for (int64_t rows : file.rows) {  // no two large rows share a piece
+      int64_t large = 0;
+      for (int64_t r = offset; r < offset + rows; ++r) large += sizes[static_cast<size_t>(r)] > 100;
+      EXPECT_LE(large, 1);
+      with_large += large;
+      offset += rows;
+    }
+    EXPECT_EQ(with_large, 4);
+    EXPECT_EQ(file.footer, file.rows);
+  }
+}
+
+// A row larger than max_batch_bytes is written alone, over the limit;
+// the rows around it are cut as usual.
+TEST(IpcWriterCutting, AnOversizedRowIsWrittenAlone) {
+  std::vector<int32_t> sizes(100, 2);
+  sizes[37] = 4096;  // 16 KiB of values; by the average row, pieces of about 9 rows
+  RecordBatchPtr batch = RaggedBatch(sizes);
+  const int64_t limit = 2048;
+  ReadBack file = ReadFileBack(test::WriteFile({batch}, Limits(0, limit)));
+  ExpectPiecesOf(*batch, file.batches);
+  int64_t offset = 0;
+  for (size_t i = 0; i < file.rows.size(); ++i) {
+    const bool holds_it = offset <= 37 && 37 < offset + file.rows[i];
+    if (holds_it) {
+      EXPECT_EQ(file.rows[i], 1);
+      EXPECT_GT(file.bodies[i], limit);
+    } else {
+      EXPECT_LE(file.bodies[i], limit);
+    }
+    offset += file.rows[i];
+  }
+  // A limit below any row's size writes one row per batch.
+  EXPECT_EQ(ReadFileBack(test::WriteFile({batch}, Limits(0, 1))).rows, Rows(100, 1));
+}
+
+// Compression does not move the cuts (they are made on the uncompressed
+// body), and what is read back is what was written.
+TEST(IpcWriterCutting, CompressedFilesAreCutAsUncompressedOnes) {
+  RecordBatchPtr batch = SampleBatch(300);
+  const WriteOptions plain = Limits(50, 2000);
+  const ReadBack expected = ReadFileBack(test::WriteFile({batch}, plain));
+  ASSERT_GT(expected.rows.size(), 6u);
+  for (Compression codec : {Compression::kLz4Frame, Compression::kZstd}) {
+    SCOPED_TRACE(static_cast<int>(codec));
+    const WriteOptions options = Limits(50, 2000, codec);
+    BufferPtr bytes = test::WriteFile({batch}, options);
+    ReadBack file = ReadFileBack(bytes);
+    EXPECT_EQ(file.rows, expected.rows);
+    EXPECT_EQ(file.footer, file.rows);
+    ExpectPiecesOf(*batch, file.batches);
+    ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(bytes)));
+    for (int i = 0; i < reader->num_record_batches(); ++i) {
+      ASSERT_OK_AND_ASSIGN(Compression written, reader->RecordBatchCompression(i));
+      EXPECT_EQ(written, codec);
+    }
+    ExpectPiecesOf(*batch, ReadStreamBack(WriteStream({batch}, options)));
+  }
+}
+
+TEST(IpcWriterCutting, NegativeLimitsAreRefusedWhenTheWriterOpens) {
+  auto sink = std::make_shared<BufferSink>();
+  EXPECT_ERROR(kInvalid, "WriteOptions::max_batch_rows is -1; it must be 0 (no limit) or more",
+               FileWriter::Open(sink, test::Int32Schema(), Limits(-1, 0)));
+  EXPECT_ERROR(kInvalid, "WriteOptions::max_batch_bytes is -5; it must be 0 (no limit) or more",
+               StreamWriter::Open(sink, test::Int32Schema(), Limits(0, -5)));
+  EXPECT_EQ(sink->position(), 8);  // the file's magic only: no schema message
+}
+
+// A zero-row batch stays one zero-row batch under either limit.
+TEST(IpcWriterCutting, AZeroRowBatchIsStillWrittenOnce) {
+  RecordBatchPtr batch = SampleBatch(0);
+  ReadBack file = ReadFileBack(test::WriteFile({batch, SampleBatch(3)}, Limits(2, 64)));
+  EXPECT_EQ(file.rows, (Rows{0, 1, 1, 1}));
+  EXPECT_EQ(file.footer, file.rows);
+  ASSERT_EQ(ReadStreamBack(WriteStream({batch}, Limits(1, 1))).size(), 1u);
+}
+
+// A dictionary-encoded column cut into pieces: the dictionary is written
+// once, before the first piece.
+TEST(IpcWriterCutting, DictionariesAreWrittenOnce) {
+  ASSERT_OK_AND_ASSIGN(TypePtr dict_type, dictionary(int8(), utf8()));
+  auto data = std::make_shared<ArrayData>(*Primitive<int8_t>(dict_type, {0, 1, 1, 0, 1}));
+  data->dictionary = Utf8({"a", "b"});
+  RecordBatchPtr batch = *RecordBatch::Make(OneColumn(dict_type), 5, {data});
+  BufferPtr bytes = WriteStream({batch, batch}, Limits(2, 0));
+  auto source = BufferSource(bytes);
+  std::unique_ptr<InputStream> stream = StreamOver(*source, 0);
+  int dictionaries = 0, batches = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(std::optional<Message> message, ReadMessage(*stream));
+    if (!message) break;
+    dictionaries += message->header->header_type() == fb::MessageHeader::DictionaryBatch;
+    batches += message->header->header_type() == fb::MessageHeader::RecordBatch;
+  }
+  EXPECT_EQ(dictionaries, 1);
+  EXPECT_EQ(batches, 6);
+  ExpectPiecesOf(*batch, ReadFileBack(test::WriteFile({batch}, Limits(2, 0))).batches);
+}
+
+// --- Row counts in the file footer ---------------------------------------------
+
+TEST(IpcFileFooter, ListsTheRowsOfEveryBatch) {
+  EXPECT_EQ(
+      ReadFileBack(test::WriteFile({SampleBatch(3), SampleBatch(0), SampleBatch(1024)})).footer,
+      (Rows{3, 0, 1024}));
+  // A file of no batches lists none.
+  auto sink = std::make_shared<BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(sink, test::Int32Schema()));
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(*sink->Finish())));
+  EXPECT_EQ(reader->FooterRecordBatchRows(), Rows{});
+}
+
+namespace {
+
+// `bytes` with the first `from` replaced by `to` (of the same length).
+BufferPtr Patched(const BufferPtr& bytes, const std::string& from, const std::string& to) {
+  std::string text(reinterpret_cast<const char*>(bytes->data()),
+                   static_cast<size_t>(bytes->size()));
+  const size_t at = text.rfind(from);  // the footer is at the end
+  EXPECT_NE(at, std::string::npos);
+  text.replace(at, from.size(), to);
+  return test::BufferOf(std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+}  // namespace
+
+// The footer's list is a hint: a malformed one is none (the file reads as
+// before), and a well-formed wrong one is not checked against the headers
+// (readers check each batch's rows as they read it).
+TEST(IpcFileFooter, AMalformedListIsNoneAndTheFileStillReads) {
+  BufferPtr bytes = test::WriteFile({SampleBatch(3), SampleBatch(2)});
+  ASSERT_EQ(ReadFileBack(bytes).footer, (Rows{3, 2}));
+  const std::string key(kRecordBatchRowsKey);
+  for (const std::string& to : {std::string("3,x"), std::string("3;2"), std::string("-32")}) {
+    ReadBack file = ReadFileBack(Patched(bytes, "3,2", to));
+    EXPECT_EQ(file.footer, std::nullopt) << to;
+    EXPECT_EQ(file.rows, (Rows{3, 2}));
+  }
+  ReadBack other_key = ReadFileBack(Patched(bytes, key, std::string(key.size(), 'q')));
+  EXPECT_EQ(other_key.footer, std::nullopt);
+  ReadBack wrong = ReadFileBack(Patched(bytes, "3,2", "3,9"));
+  EXPECT_EQ(wrong.footer, (Rows{3, 9}));
+  EXPECT_EQ(wrong.rows, (Rows{3, 2}));  // the headers say what the batches hold
 }
 
 }  // namespace quiver::ipc
