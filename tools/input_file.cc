@@ -177,6 +177,10 @@ Result<Input> OpenPipe(Input input, int fd, bool owned, std::string name,
 Result<Input> OpenInput(const std::string& path, const ipc::ReadOptions& options) {
   Input input;
   input.path = path;
+  if (io::IsRemoteLocation(path)) {  // http(s):// and s3:// (docs/remote.md)
+    QUIVER_ASSIGN_OR_RETURN(input.source, io::OpenSource(path));
+    return OpenSource(std::move(input), options);
+  }
   if (path == kStandardInput) {
     struct stat info;
     if (fstat(STDIN_FILENO, &info) != 0) {

@@ -8,12 +8,15 @@
 // "-" is standard input; pipes, FIFOs, terminals and sockets are read front
 // to back as their bytes arrive (an IPC stream batch by batch; an IPC file
 // or a Tensor message, which cannot be read in order, is gathered whole).
+// http://, https:// and s3:// URLs are read with range requests
+// (io::OpenSource), fetching the parts a command needs.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "quiver/io.h"
 #include "quiver/ipc.h"
 #include "quiver/record_batch.h"
 #include "quiver/sparse_tensor.h"

@@ -89,8 +89,9 @@ struct Dataset::Impl {
     cache = std::make_unique<ColumnCache>(options.cache_bytes);
   }
 
-  // The projected columns of record batch k, from the cache or decoded.
-  Result<std::vector<ArrayDataPtr>> Columns(int64_t k) {
+  // The projected columns of record batch k, from the cache or decoded
+  // (a compressed body's buffers on up to `decode_threads` threads).
+  Result<std::vector<ArrayDataPtr>> Columns(int64_t k, int decode_threads) {
     std::vector<ArrayDataPtr> out(columns.size());
     std::vector<int> missing;  // schema indices
     std::vector<size_t> slots;
@@ -108,7 +109,7 @@ struct Dataset::Impl {
     bool views = false;
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
                             fragment.ReadColumns(batch_local[static_cast<size_t>(k)], missing,
-                                                 options.validation, options.threads, &views));
+                                                 options.validation, decode_threads, &views));
     int64_t decoded_bytes = 0;
     for (size_t i = 0; i < decoded.size(); ++i) {
       const int64_t bytes = ArrayBytes(*decoded[i]);
@@ -118,6 +119,22 @@ struct Dataset::Impl {
     }
     bytes_decoded.fetch_add(decoded_bytes, std::memory_order_relaxed);
     return out;
+  }
+
+  // Threads loading `batches` at once: remote sources wait on the
+  // network, so up to 16; local compressed data decodes on every core; a
+  // mapped file's uncompressed batch is views built in microseconds, less
+  // than starting a thread costs, so it stays on the calling thread.
+  int LoadThreads(const std::vector<int64_t>& batches) const {
+    if (batches.size() < 2) return 1;
+    bool remote = false, compressed = false;
+    for (int64_t k : batches) {
+      const Fragment& fragment = *fragments[static_cast<size_t>(batch_fragment[k])];
+      remote = remote || io::IsRemoteLocation(fragment.location());
+      compressed = compressed || fragment.compressed();
+    }
+    if (remote) return static_cast<int>(std::min<size_t>(batches.size(), 16));
+    return compressed ? options.threads : 1;
   }
 
   int64_t BatchOf(int64_t row) const {
@@ -194,13 +211,12 @@ Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
   }
   // Their columns, the batches read at once (remote sources in parallel).
   std::vector<std::vector<ArrayDataPtr>> loaded(touched.size());
-  const bool remote = io::IsRemoteLocation(impl_->locations[0]);
-  const int threads = remote ? static_cast<int>(std::min<size_t>(touched.size(), 16))
-                             : (touched.size() > 1 ? impl_->options.threads : 1);
+  const int threads = impl_->LoadThreads(touched);
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(touched.size()), threads, [&](int64_t t) -> Status {
         QUIVER_ASSIGN_OR_RETURN(loaded[static_cast<size_t>(t)],
-                                impl_->Columns(touched[static_cast<size_t>(t)]));
+                                impl_->Columns(touched[static_cast<size_t>(t)],
+                                               threads > 1 ? 1 : impl_->options.threads));
         return Status::OK();
       }));
   std::vector<ChunkedArrayPtr> out;
@@ -227,7 +243,8 @@ Result<TablePtr> Dataset::Slice(int64_t offset, int64_t length) {
     const int64_t k = impl_->BatchOf(row);
     const int64_t begin = row - impl_->starts[k];
     const int64_t take = std::min(impl_->starts[k + 1], offset + length) - row;
-    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns, impl_->Columns(k));
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
+                            impl_->Columns(k, impl_->options.threads));
     for (size_t j = 0; j < columns.size(); ++j) {
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece, quiver::Slice(columns[j], begin, take));
       chunks[j].push_back(std::move(piece));
@@ -250,7 +267,8 @@ Result<RecordBatchPtr> Dataset::ReadRecordBatch(int k) {
     return Status::IndexError("record batch ", k, " is out of range for ", num_record_batches(),
                               " record batches");
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns, impl_->Columns(k));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
+                          impl_->Columns(k, impl_->options.threads));
   return RecordBatch::Make(impl_->schema, impl_->starts[k + 1] - impl_->starts[k],
                            std::move(columns), ValidationLevel::kMinimal);
 }
@@ -264,7 +282,7 @@ CacheStats Dataset::cache_stats() const {
   out.bytes_cached = counts.bytes;
   out.bytes_decoded = impl_->bytes_decoded.load(std::memory_order_relaxed);
   for (const auto& fragment : impl_->fragments) {
-    const io::IoStats io = fragment->source().stats();
+    const io::IoStats io = fragment->stats();
     out.bytes_fetched += io.bytes_fetched;
     out.requests += io.requests;
   }

@@ -11,6 +11,8 @@
 #include "quiver/internal/threads.h"
 #include "quiver/ipc/body_layout.h"
 #include "quiver/ipc/file_kind.h"
+#include "quiver/ipc/footer_rows.h"
+#include "quiver/ipc/metadata.h"
 #include "quiver/ipc/reader.h"
 
 namespace quiver::dataset {
@@ -60,6 +62,7 @@ Result<std::unique_ptr<Fragment>> Fragment::Open(const std::string& location,
   Status st = kind == ipc::FileKind::kIpcFile ? fragment->IndexFile() : fragment->IndexStream();
   if (!st.ok()) return st.WithContext(location);
   fragment->heads_.resize(fragment->batches_.size());
+  fragment->messages_.resize(fragment->batches_.size());
   return fragment;
 }
 
@@ -70,8 +73,22 @@ Status Fragment::IndexFile() {
   swap_ = footer.swap;
   dictionary_blocks_ = footer.dictionary_blocks;
   file_dictionaries_ = std::make_shared<ipc::DictionaryMemo>(std::move(footer.dictionaries));
-  // Every record batch's header, fetched at once (one request for
-  // neighbouring small batches on a remote source), for its row count.
+  const int64_t count = static_cast<int64_t>(footer.batch_blocks.size());
+  // quiver's writers list the row counts in the footer: no header is read
+  // now (each is read, and its count checked, on first use).
+  const std::optional<std::vector<int64_t>> rows =
+      ipc::RecordBatchRowsOf(ipc::ReadKeyValues(footer.footer->custom_metadata()), count);
+  if (rows) {
+    for (int64_t i = 0; i < count; ++i) {
+      const ipc::fb::Block& block = footer.batch_blocks[static_cast<size_t>(i)];
+      batches_.push_back(BatchEntry{block.offset(), block.metadata_length(), block.body_length(),
+                                    (*rows)[static_cast<size_t>(i)], file_dictionaries_});
+    }
+    messages_.resize(batches_.size());
+    return Status::OK();
+  }
+  // Otherwise every record batch's header, fetched at once (one request
+  // for neighbouring small batches on a remote source), for its row count.
   std::vector<io::ByteRange> ranges;
   for (const ipc::fb::Block& block : footer.batch_blocks) {
     ranges.push_back({block.offset(), block.metadata_length()});
@@ -79,10 +96,10 @@ Status Fragment::IndexFile() {
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> heads, source_->ReadRanges(ranges));
   for (size_t i = 0; i < heads.size(); ++i) {
     const ipc::fb::Block& block = footer.batch_blocks[i];
+    const std::string where = "record batch " + std::to_string(i);
     auto head_source = io::BufferSource(heads[i]);
     QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
                             ipc::ReadMessageHead(*head_source, 0));
-    const std::string where = "record batch " + std::to_string(i);
     if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
     if (message->size != block.metadata_length() ||
         message->header->body_length() != block.body_length()) {
@@ -96,6 +113,7 @@ Status Fragment::IndexFile() {
     if (batch->length() < 0) return Status::Invalid(where, ": negative row count");
     batches_.push_back(BatchEntry{block.offset(), block.metadata_length(), block.body_length(),
                                   batch->length(), file_dictionaries_});
+    messages_.push_back(std::make_shared<const ipc::Message>(std::move(*message)));
   }
   return Status::OK();
 }
@@ -123,11 +141,13 @@ Status Fragment::IndexStream() {
                              " bytes; the stream ends ", source_->size() - offset - message->size,
                              " bytes after its metadata");
     }
+    const int64_t next = offset + message->size + body;
     switch (message->header->header_type()) {
       case ipc::fb::MessageHeader::RecordBatch: {
         QUIVER_ASSIGN_OR_RETURN(const ipc::fb::RecordBatch* batch, RecordBatchOf(*message));
         if (batch->length() < 0) return Status::Invalid(message->Where(), ": negative row count");
         batches_.push_back(BatchEntry{offset, message->size, body, batch->length(), current});
+        messages_.push_back(std::make_shared<const ipc::Message>(std::move(*message)));
         break;
       }
       case ipc::fb::MessageHeader::DictionaryBatch: {
@@ -145,7 +165,7 @@ Status Fragment::IndexStream() {
                                ipc::fb::EnumNameMessageHeader(message->header->header_type()),
                                " message in a record batch stream");
     }
-    offset += message->size + body;
+    offset = next;
   }
   return Status::OK();
 }
@@ -169,40 +189,87 @@ Status Fragment::ReadFileDictionaries() {
   return Status::OK();
 }
 
-Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
-  {
-    std::lock_guard<std::mutex> lock(heads_mutex_);
-    if (heads_[static_cast<size_t>(k)]) return heads_[static_cast<size_t>(k)];
-  }
+Result<ipc::Message> Fragment::ReadHead(int k) {
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source_->ReadAt(entry.offset, entry.metadata_length));
   auto head_source = io::BufferSource(std::move(bytes));
   QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
                           ipc::ReadMessageHead(*head_source, 0));
-  // The index saw this header; bytes that differ now changed under us.
   if (!message || message->size != entry.metadata_length ||
       message->header->body_length() != entry.body_length ||
-      message->header->header_type() != ipc::fb::MessageHeader::RecordBatch ||
-      message->header->header_as_RecordBatch()->length() != entry.rows) {
-    return Status::IOError(Where(k), ": its message header changed since the dataset opened");
+      message->header->header_type() != ipc::fb::MessageHeader::RecordBatch) {
+    return Status::Invalid("the footer says a record batch message of ", entry.metadata_length,
+                           " bytes of metadata and a ", entry.body_length,
+                           "-byte body starts at byte ", entry.offset, "; none does");
+  }
+  // The footer's row counts are a hint: the header has the last word.
+  const int64_t rows = message->header->header_as_RecordBatch()->length();
+  if (rows != entry.rows) {
+    return Status::Invalid("its header says ", rows, " rows, the file's footer ", entry.rows);
   }
   message->offset = entry.offset;
-  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const Head> head, ParseHead(k, *message));
-  std::lock_guard<std::mutex> lock(heads_mutex_);
-  heads_[static_cast<size_t>(k)] = head;
-  return head;
+  return std::move(*message);
 }
 
-Result<std::shared_ptr<const Fragment::Head>> Fragment::ParseHead(int k,
-                                                                  const ipc::Message& message) {
-  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
+  std::shared_ptr<const ipc::Message> known;
+  {
+    std::lock_guard<std::mutex> lock(heads_mutex_);
+    if (heads_[static_cast<size_t>(k)]) return heads_[static_cast<size_t>(k)];
+    known = messages_[static_cast<size_t>(k)];
+  }
   auto head = std::make_shared<Head>();
-  head->message = message;
-  auto layout = ipc::DescribeBody(message, *message.header->header_as_RecordBatch(), *schema_,
-                                  &entry.dictionaries->ids);
+  if (known) {
+    head->message = *known;
+  } else {
+    auto read = ReadHead(k);
+    if (!read.ok()) return read.status().WithContext(Where(k));
+    head->message = std::move(*read);
+  }
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  auto layout = ipc::DescribeBody(head->message, *head->message.header->header_as_RecordBatch(),
+                                  *schema_, &entry.dictionaries->ids);
   if (!layout.ok()) return layout.status().WithContext(Where(k));
   head->layout = std::move(*layout);
+  if (head->layout.compression != ipc::Compression::kNone) {
+    compressed_.store(true, std::memory_order_relaxed);
+  }
+  std::lock_guard<std::mutex> lock(heads_mutex_);
+  heads_[static_cast<size_t>(k)] = head;
+  messages_[static_cast<size_t>(k)] = nullptr;  // the head holds it now
   return std::shared_ptr<const Head>(std::move(head));
+}
+
+Result<io::InputSource*> Fragment::BodySource(ipc::Compression compression) {
+  const bool mapped = source_->zero_copy() && !io::IsRemoteLocation(location_);
+  if (compression == ipc::Compression::kNone || !mapped) return source_.get();
+  std::call_once(unmapped_once_, [&] {
+    io::SourceOptions options;
+    options.memory_map = false;
+    auto opened = io::OpenSource(location_, options);
+    unmapped_status_ = opened.status();
+    if (opened.ok()) {
+      unmapped_ = std::move(*opened);
+      unmapped_ready_.store(true, std::memory_order_release);
+    }
+  });
+  QUIVER_RETURN_NOT_OK(unmapped_status_);
+  if (unmapped_->size() != source_->size()) {
+    return Status::IOError(location_, " has ", unmapped_->size(), " bytes now, ", source_->size(),
+                           " when the dataset opened it");
+  }
+  return unmapped_.get();
+}
+
+io::IoStats Fragment::stats() const {
+  io::IoStats out = source_->stats();
+  if (unmapped_ready_.load(std::memory_order_acquire)) {
+    const io::IoStats more = unmapped_->stats();
+    out.requests += more.requests;
+    out.bytes_fetched += more.bytes_fetched;
+    out.retries += more.retries;
+  }
+  return out;
 }
 
 Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector<int>& columns,
@@ -221,7 +288,8 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
     const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(b)];
     ranges.push_back({entry.offset + entry.metadata_length + span.offset, span.length});
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, source_->ReadRanges(ranges));
+  QUIVER_ASSIGN_OR_RETURN(io::InputSource * body_source, BodySource(layout.compression));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, body_source->ReadRanges(ranges));
   std::vector<BufferPtr> buffers(layout.buffers.size());
   const std::string where = Where(k) + ": buffer ";
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
@@ -251,7 +319,7 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
     if (!canonical.ok()) return canonical.status().WithContext(Where(k) + ": " + name);
     out.push_back(std::move(*canonical));
   }
-  *views = source_->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
+  *views = body_source->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
   return out;
 }
 

@@ -5,6 +5,7 @@
 // bytes of their buffers fetched.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -43,7 +44,11 @@ class Fragment {
   const SchemaPtr& schema() const { return canonical_; }
   int num_batches() const { return static_cast<int>(batches_.size()); }
   int64_t batch_rows(int k) const { return batches_[static_cast<size_t>(k)].rows; }
-  const io::InputSource& source() const { return *source_; }
+  // What the sources have read (a mapped file's compressed bodies are
+  // read with pread: see ReadColumns).
+  io::IoStats stats() const;
+  // Whether a record batch read so far was compressed.
+  bool compressed() const { return compressed_.load(std::memory_order_relaxed); }
 
   // Columns `columns` (schema indices) of record batch k, decoded,
   // validated at `level` and in canonical storage, in the order asked.
@@ -64,8 +69,13 @@ class Fragment {
     ipc::BatchLayout layout;
   };
   Result<std::shared_ptr<const Head>> HeadOf(int k);
-  Result<std::shared_ptr<const Head>> ParseHead(int k, const ipc::Message& message);
+  Result<ipc::Message> ReadHead(int k);
   Status ReadFileDictionaries();
+  // Where the bytes of a body of `compression` are read: the source, or
+  // for a compressed body in a mapped file the same file read with pread
+  // (decoding copies the bytes anyway, and mapped pages would stay in the
+  // process's memory beside the decoded copy).
+  Result<io::InputSource*> BodySource(ipc::Compression compression);
   std::string Where(int k) const;
 
   std::string location_;
@@ -81,7 +91,15 @@ class Fragment {
   Status dictionaries_status_;
   std::shared_ptr<ipc::DictionaryMemo> file_dictionaries_;
   std::mutex heads_mutex_;
+  // Per record batch: its header when the index read it (null: read on
+  // first use), and its parsed head once used.
+  std::vector<std::shared_ptr<const ipc::Message>> messages_;
   std::vector<std::shared_ptr<const Head>> heads_;
+  std::atomic<bool> compressed_{false};
+  std::once_flag unmapped_once_;
+  Status unmapped_status_;
+  std::shared_ptr<io::InputSource> unmapped_;
+  std::atomic<bool> unmapped_ready_{false};  // unmapped_ is set (stats() reads it)
 };
 
 }  // namespace quiver::dataset

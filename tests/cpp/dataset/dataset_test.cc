@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <random>
+#include <string>
 
 #include "data_test_util.h"
 #include "quiver/build_info.h"
@@ -201,6 +202,49 @@ TEST(RandomAccessDataset, EmptyTakeAndSliceHaveTheSchema) {
   ASSERT_OK_AND_ASSIGN(TablePtr none, dataset->Take(std::vector<int64_t>{}));
   EXPECT_EQ(none->num_rows(), 0);
   EXPECT_EQ(none->schema()->fields.size(), 3u);
+}
+
+}  // namespace
+}  // namespace quiver::dataset
+
+namespace quiver::dataset {
+namespace {
+
+TEST(RandomAccessDataset, QuiverFilesOpenFromTheFooterAloneAndItsRowsAreChecked) {
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 40, 5, false));  // quiver's footer lists the rows
+  DatasetOptions options;
+  options.memory_map = false;
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}, options));
+  // Opening read the two magics, the footer and the first bytes: no
+  // record batch header.
+  const CacheStats opened = dataset->cache_stats();
+  EXPECT_LE(opened.requests, 5);
+  EXPECT_EQ(dataset->num_rows(), 40);
+  ASSERT_OK(dataset->Take(std::vector<int64_t>{39}).status());
+  // A footer whose counts disagree with a header: the header wins, and
+  // the batch says so.
+  ASSERT_OK_AND_ASSIGN(auto source, io::OpenFileSource(dir / "a.arrow"));
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, source->ReadAt(0, source->size()));
+  std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  const size_t at = text.find("5,5,5,5,5,5,5,5");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 15, "5,5,5,5,5,5,5,4");
+  std::ofstream(dir / "b.arrow", std::ios::binary) << text;
+  ASSERT_OK_AND_ASSIGN(auto lied, Dataset::Open({dir / "b.arrow"}));
+  EXPECT_EQ(lied->num_rows(), 39);
+  EXPECT_ERROR(kInvalid, "its header says 5 rows, the file's footer 4",
+               lied->Take(std::vector<int64_t>{36}));
+}
+
+TEST(RandomAccessDataset, CompressedBodiesOfAMappedFileAreReadWithPread) {
+  if (!ipc::HasCodec(ipc::Compression::kZstd)) GTEST_SKIP() << "no ZSTD";
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 40, 5, false, ipc::Compression::kZstd));
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}));  // mapped
+  const int64_t before = dataset->cache_stats().bytes_fetched;
+  ASSERT_OK(dataset->Take(std::vector<int64_t>{0, 39}).status());
+  EXPECT_GT(dataset->cache_stats().bytes_fetched, before);
 }
 
 }  // namespace
