@@ -16,7 +16,8 @@ std::vector<BufferPtr> Fetch(const CoalescedRanges& plan) {
   std::vector<BufferPtr> out;
   for (const ByteRange& r : plan.merged) {
     BufferPtr b = *Buffer::Allocate(r.length);
-    for (int64_t i = 0; i < r.length; ++i) b->mutable_data()[i] = static_cast<uint8_t>((r.offset + i) % 251);
+    for (int64_t i = 0; i < r.length; ++i)
+      b->mutable_data()[i] = static_cast<uint8_t>((r.offset + i) % 251);
     out.push_back(b);
   }
   return out;
