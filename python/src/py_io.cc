@@ -6,6 +6,7 @@
 // part of the API and may change.
 #include <nanobind/nanobind.h>
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 

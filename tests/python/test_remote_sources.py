@@ -227,7 +227,10 @@ def s3(tmp_path_factory):
     blob, names = write_samples(root)
     with servers.MotoS3() as server:
         server.put("blob.bin", blob)
-        server.put("odd keys/a b+c=d&e.bin", blob[:1000])
+        # moto's signature check gets keys with '+', '=' or '&' wrong (boto3's
+        # own signed GETs of them fail there too): their encoding is checked
+        # in tests/cpp/io/s3_location_test.cc instead.
+        server.put("odd keys/a b~c_d-e.bin", blob[:1000])
         for name in names.values():
             server.put(name, (root / name).read_bytes())
         server.put("data/notes.txt", b"not arrow")
@@ -243,7 +246,7 @@ def test_s3_signed_reads(s3):
         info = _quiver._io_read(f"s3://{s3.bucket}/blob.bin", [(100, 50_000), (200_000, 10)])
         assert info["chunks"] == [s3.blob[100:50_100], s3.blob[200_000:200_010]]
         assert info["size"] == len(s3.blob)
-        info = _quiver._io_read(f"s3://{s3.bucket}/odd keys/a b+c=d&e.bin", [(0, 1000)])
+        info = _quiver._io_read(f"s3://{s3.bucket}/odd keys/a b~c_d-e.bin", [(0, 1000)])
         assert info["chunks"] == [s3.blob[:1000]]
 
 
@@ -257,11 +260,25 @@ def test_ipc_over_s3_equals_the_local_read(s3, codec, kind):
 
 
 def test_s3_prefix_lists_the_matching_keys(s3):
+    arrow = sorted(f"s3://{s3.bucket}/{n}" for n in s3.names.values() if n.endswith(".arrow"))
     with environment(s3.environment()):
-        found = _quiver._io_expand([f"s3://{s3.bucket}/data/"], [".arrow"])
-        assert found == sorted(f"s3://{s3.bucket}/{n}" for n in s3.names.values() if n.endswith(".arrow"))
-        with pytest.raises(ValueError, match=f"s3://{s3.bucket}/nothing/ holds no .parquet objects"):
-            _quiver._io_expand([f"s3://{s3.bucket}/nothing/"], [".parquet"])
+        # The bucket's root: every key, signed and checked.
+        assert _quiver._io_expand([f"s3://{s3.bucket}/"], [".arrow"]) == arrow
+        assert _quiver._io_expand([f"s3://{s3.bucket}/"], [".txt"]) == [
+            f"s3://{s3.bucket}/data/notes.txt"
+        ]
+        with pytest.raises(ValueError, match=f"s3://{s3.bucket}/ holds no .parquet objects"):
+            _quiver._io_expand([f"s3://{s3.bucket}/"], [".parquet"])
+        # moto's signature check gets a '/' in the prefix parameter wrong
+        # (boto3's own signed ListObjectsV2 of "data/" fails there too): a
+        # prefix with one is listed with the check switched off.
+        s3.relax_signatures()
+        try:
+            assert _quiver._io_expand([f"s3://{s3.bucket}/data/"], [".arrow"]) == arrow
+            with pytest.raises(ValueError, match=f"s3://{s3.bucket}/nothing/ holds no"):
+                _quiver._io_expand([f"s3://{s3.bucket}/nothing/"], [".arrow"])
+        finally:
+            s3.enforce_signatures()
 
 
 def test_s3_wrong_secret_is_a_clean_error(s3):
@@ -272,8 +289,8 @@ def test_s3_wrong_secret_is_a_clean_error(s3):
     with environment(s3.environment(secret=secret)):
         with pytest.raises(OSError) as error:
             _quiver._io_read(f"s3://{s3.bucket}/blob.bin", [])
-        with pytest.raises(OSError, match="SignatureDoesNotMatch"):
-            _quiver._io_expand([f"s3://{s3.bucket}/data/"], [".arrow"])
+        with pytest.raises(OSError, match=r"HTTP 403 Forbidden \(SignatureDoesNotMatch\)"):
+            _quiver._io_expand([f"s3://{s3.bucket}/"], [".arrow"])
     message = str(error.value)
     assert message == f"s3://{s3.bucket}/blob.bin: HTTP 403 Forbidden (SignatureDoesNotMatch)"
     assert secret not in message and s3.secret_key not in message

@@ -150,8 +150,10 @@ std::string_view StandardReason(int status) {
 }
 
 std::string StatusText(const ResponseHead& head) {
-  std::string reason =
-      head.reason.empty() ? std::string(StandardReason(head.status)) : head.reason.substr(0, 100);
+  // The standard phrase where there is one: servers spell it as they like
+  // ("NOT FOUND"), and messages should read the same whatever answered.
+  std::string reason(StandardReason(head.status));
+  if (reason.empty()) reason = head.reason.substr(0, 100);
   std::string out = "HTTP " + std::to_string(head.status);
   return reason.empty() ? out : out + " " + reason;
 }

@@ -52,6 +52,7 @@ TEST(HttpResponseTest, HeadKeepsTheLastResponse) {
   EXPECT_EQ(head.content_length, 10);
   EXPECT_EQ(StatusText(Head({"HTTP/2 404\r\n"})), "HTTP 404 Not Found");
   EXPECT_EQ(StatusText(Head({"HTTP/1.1 599 Odd\r\n"})), "HTTP 599 Odd");
+  EXPECT_EQ(StatusText(Head({"HTTP/1.1 403 FORBIDDEN\r\n"})), "HTTP 403 Forbidden");
   EXPECT_EQ(Head({"HTTP/1.1 20x OK"}).status, 0);
   EXPECT_EQ(Head({"HTTP/1.1 206", "Content-Length: -5"}).content_length, -1);
 }
