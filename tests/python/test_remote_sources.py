@@ -143,7 +143,9 @@ def test_reads_and_read_ahead(nginx):
 def test_read_ranges_coalesce_and_come_back_in_order(nginx):
     url = f"{nginx.url}/blob.bin"
     rng = np.random.default_rng(1)
-    ranges = [(int(o), int(n)) for o, n in zip(rng.integers(0, 200_000, 40), rng.integers(0, 5000, 40))]
+    ranges = [
+        (int(o), int(n)) for o, n in zip(rng.integers(0, 200_000, 40), rng.integers(0, 5000, 40))
+    ]
     options = {"coalesce_gap": 1000, "parallel_requests": 4}
     info = _quiver._io_read(url, ranges, options)
     assert info["chunks"] == [nginx.blob[o : o + n] for o, n in ranges]
@@ -298,5 +300,7 @@ def test_s3_wrong_secret_is_a_clean_error(s3):
 
 def test_s3_missing_key_names_the_code(s3):
     with environment(s3.environment()):
-        with pytest.raises(OSError, match=re.escape(f"s3://{s3.bucket}/nope.arrow: HTTP 404 Not Found (NoSuchKey)")):
+        with pytest.raises(
+            OSError, match=re.escape(f"s3://{s3.bucket}/nope.arrow: HTTP 404 Not Found (NoSuchKey)")
+        ):
             qv.ipc.open_file(f"s3://{s3.bucket}/nope.arrow")
