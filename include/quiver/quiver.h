@@ -13,6 +13,7 @@
 #include "quiver/dlpack.h"
 #include "quiver/dlpack_columns.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/io.h"
 #include "quiver/ipc.h"
 #include "quiver/pad_value.h"
 #include "quiver/record_batch.h"
