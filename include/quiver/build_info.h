@@ -20,6 +20,11 @@ namespace quiver {
 // CMakeLists.txt, the one place it is set).
 const char* Version();
 
+// The version of the libcurl the remote sources (http://, https://, s3://:
+// quiver/io.h) run on, "7.88.1", or empty in a build without libcurl
+// (which reads local data only; io::RemoteAvailable() is then false).
+std::string CurlVersion();
+
 namespace ipc {
 
 // Whether this build can compress and decompress with `codec`.

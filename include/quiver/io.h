@@ -217,7 +217,7 @@ bool RemoteAvailable();
 
 // A local path (or file:// URL), an http:// or https:// URL (read with
 // range requests) or s3://bucket/key (signed with AWS Signature V4 from
-// the environment: docs/dataset.md). Remote objects: IOError naming the
+// the environment: docs/remote.md). Remote objects: IOError naming the
 // URL and the HTTP status for 403, 404 and malformed responses (never a
 // credential); NotImplemented, saying how to get it, in a build without
 // libcurl.

@@ -19,6 +19,7 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindTable(m);
   quiver::python::BindIpc(m);
   quiver::python::BindDataset(m);
+  quiver::python::BindIo(m);
   quiver::python::BindData(m);
   quiver::python::BindPickle(m);
   quiver::python::BindShapePattern(m);

@@ -34,6 +34,9 @@ void BindTable(nanobind::module_& m);
 void BindIpc(nanobind::module_& m);
 // qv.dataset() and Dataset: random access to rows anywhere (py_dataset.cc).
 void BindDataset(nanobind::module_& m);
+// _io_read and _io_expand: the byte sources, local and remote, reached
+// directly; internal, for the tests (py_io.cc).
+void BindIo(nanobind::module_& m);
 // quiver._quiver.data: the BatchReader (py_data.cc).
 void BindData(nanobind::module_& m);
 // Pickling of every object, protocol 5 out of band (py_pickle.cc).

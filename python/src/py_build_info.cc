@@ -16,6 +16,8 @@ void BindBuildInfo(nb::module_& m) {
         nb::dict info;
         info["version"] = Version();
         info["codecs"] = ipc::AvailableCodecs();
+        const std::string curl = CurlVersion();
+        info["curl"] = curl.empty() ? nb::none() : nb::object(nb::str(curl.c_str()));
         // The tool is a separate executable next to the package (the
         // console script's helper knows where); the library cannot know
         // whether the build that installed it had CLI11.
@@ -23,7 +25,10 @@ void BindBuildInfo(nb::module_& m) {
         return info;
       },
       "What this installation of quiver has: {'version': '0.1.0', 'codecs': ['lz4', 'zstd'], "
-      "'cli': '/.../quiver/bin/quiver'}. 'codecs' lists the IPC compression codecs compiled "
+      "'curl': '7.88.1', 'cli': '/.../quiver/bin/quiver'}. 'curl' is the version of the "
+      "libcurl that reads http://, https:// and s3:// data, or None in a source build without "
+      "libcurl's development files (which reads local data only). 'codecs' lists the IPC "
+      "compression codecs compiled "
       "in, by their compression= names; a source build without the ZSTD or LZ4 development "
       "files leaves that codec out. 'cli' is the path of the `quiver` command-line tool the "
       "package carries (run by the `quiver` script and `python -m quiver`), or None where a "

@@ -49,7 +49,19 @@ Status TextReadError(nb::handle got) {
 // Bytes from a path (memory-mapped or read), a bytes-like object (shared,
 // zero-copy: the object stays alive as long as any array read from it), or
 // a file-like object (read whole: a file reader needs random access).
+// A str naming an http://, https:// or s3:// object (read with range
+// requests: quiver/io.h).
+bool IsRemote(nb::handle source) {
+  return nb::isinstance<nb::str>(source) && io::IsRemoteLocation(nb::cast<std::string>(source));
+}
+
+std::shared_ptr<ipc::InputSource> RemoteSource(nb::handle source) {
+  const std::string url = nb::cast<std::string>(source);
+  return Unwrap(WithoutGil([&] { return io::OpenSource(url); }));
+}
+
 std::shared_ptr<ipc::InputSource> SourceFromPython(nb::handle source, bool memory_map) {
+  if (IsRemote(source)) return RemoteSource(source);
   if (IsPath(source)) return Unwrap(ipc::OpenFileSource(PathOf(source), memory_map));
   nb::object holder = nb::borrow(source);
   if (!PyObject_CheckBuffer(source.ptr()) && nb::hasattr(source, "read")) {
@@ -149,6 +161,7 @@ class PythonStream : public ipc::ReadSomeStream {
 // What open_stream reads: paths and bytes-like objects as sources (zero-
 // copy), file objects message by message.
 std::shared_ptr<ipc::InputStream> StreamFromPython(nb::handle source) {
+  if (IsRemote(source)) return ipc::SourceStream(RemoteSource(source));
   if (IsPath(source)) {  // FIFOs and /dev/stdin too, message by message
     const std::string path = PathOf(source);
     return Unwrap(WithoutGil([&] { return ipc::OpenFileStream(path); }));
@@ -711,7 +724,8 @@ void BindIpc(nb::module_& parent) {
       },
       nb::arg("source"), nb::arg("memory_map") = true, nb::arg("swap_endian") = true,
       nb::arg("max_decompressed_buffer").none() = nb::none(),
-      "Opens an IPC file (a path, memory-mapped by default; or bytes): reads only the footer. "
+      "Opens an IPC file (a path, memory-mapped by default; an http://, https:// or s3:// URL, "
+      "read with range requests; or bytes): reads only the footer. "
       "Big-endian files are swapped to native order as batches are read (swap_endian=False "
       "keeps them: their batches are then refused). max_decompressed_buffer (bytes, default "
       "16 GiB) is the most one compressed buffer may claim: larger claims are refused before "
@@ -727,7 +741,8 @@ void BindIpc(nb::module_& parent) {
       },
       nb::arg("source"), nb::arg("swap_endian") = true,
       nb::arg("max_decompressed_buffer").none() = nb::none(),
-      "Opens an IPC stream: a path or bytes (zero-copy), or a readable binary file object (a pipe, "
+      "Opens an IPC stream: a path or bytes (zero-copy), an http://, https:// or s3:// URL, or a "
+      "readable binary file object (a pipe, "
       "a "
       "socket file), read message by message: each batch is returned as soon as its bytes "
       "arrived.");

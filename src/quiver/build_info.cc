@@ -1,11 +1,26 @@
 #include "quiver/build_info.h"
 
 // QUIVER_VERSION_STRING, QUIVER_HAVE_LZ4 and QUIVER_HAVE_ZSTD come from
-// CMakeLists.txt (set on this file and on ipc/codec.cc only).
+// CMakeLists.txt (set on this file and on ipc/codec.cc only), and
+// QUIVER_HAVE_CURL (on this file and the io/ files that use libcurl).
+
+#ifdef QUIVER_HAVE_CURL
+#include <curl/curl.h>
+#endif
 
 namespace quiver {
 
 const char* Version() { return QUIVER_VERSION_STRING; }
+
+std::string CurlVersion() {
+#ifdef QUIVER_HAVE_CURL
+  // The library loaded at run time, which may be newer than the headers.
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  return info != nullptr && info->version != nullptr ? info->version : "";
+#else
+  return {};
+#endif
+}
 
 namespace ipc {
 

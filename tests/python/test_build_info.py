@@ -23,6 +23,21 @@ def test_build_info_names_the_version_and_codecs():
     assert info["codecs"] == sorted(info["codecs"])
 
 
+def test_curl_is_the_remote_sources_library_or_none():
+    """build_info()['curl'] is libcurl's version where the build reads
+    http://, https:// and s3:// data, else None, and then opening a URL
+    says how to get it."""
+    curl = qv.build_info()["curl"]
+    url = "http://127.0.0.1:1/x.arrow"  # nothing listens on port 1
+    if curl is None:
+        with pytest.raises(NotImplementedError, match="libcurl"):
+            qv.ipc.open_file(url)
+    else:
+        assert curl.count(".") >= 1
+        with pytest.raises(OSError, match=r"http://127\.0\.0\.1:1/x\.arrow: "):
+            qv.ipc.open_file(url)
+
+
 @pytest.mark.parametrize("codec", ALL_CODECS)
 def test_each_codec_works_or_says_how_to_get_it(tmp_path, codec):
     tensor_col = qv.FixedShapeTensorArray.from_numpy(np.zeros((100, 8, 8), np.float32))

@@ -25,6 +25,14 @@ const CodecCase kCodecs[] = {{Compression::kLz4Frame, "lz4", "liblz4-dev"},
 
 TEST(BuildInfo, VersionIsTheProjectVersion) { EXPECT_STREQ(Version(), QUIVER_TEST_VERSION); }
 
+// A build has libcurl exactly when it reads remote data.
+TEST(BuildInfo, CurlVersionMatchesRemoteAvailable) {
+  EXPECT_EQ(!CurlVersion().empty(), io::RemoteAvailable());
+  if (io::RemoteAvailable()) {
+    EXPECT_NE(CurlVersion().find('.'), std::string::npos);
+  }
+}
+
 TEST(BuildInfo, AvailableCodecsMatchHasCodec) {
   EXPECT_TRUE(HasCodec(Compression::kNone));
   std::vector<std::string> expected;
