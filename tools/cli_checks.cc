@@ -16,7 +16,8 @@ namespace quiver::tools {
 CLI::Validator ExistingInput(bool folders) {
   return CLI::Validator(
       [folders](std::string& path) -> std::string {
-        if (path == kStandardInput) return {};
+        // URLs are read when the command runs: their errors name the status.
+        if (path == kStandardInput || io::IsRemoteLocation(path)) return {};
         struct stat info;
         if (stat(path.c_str(), &info) != 0) {
           return "cannot read '" + path + "': " + std::strerror(errno);
@@ -24,7 +25,7 @@ CLI::Validator ExistingInput(bool folders) {
         if (!folders && S_ISDIR(info.st_mode)) return "'" + path + "' is a folder, not a file";
         return {};
       },
-      folders ? "PATH or - (standard input)" : "FILE or - (standard input)");
+      folders ? "PATH, URL or - (standard input)" : "FILE, URL or - (standard input)");
 }
 
 CLI::Validator AtLeast(int64_t min) {

@@ -66,5 +66,7 @@ def register_function_pickling():
         copyreg.pickle(type(function), _reduce_function)
 
 
-def _unpickle_dataset(sources, columns, memory_map, cache_bytes):
-    return _quiver.dataset(sources, columns=columns, memory_map=memory_map, cache_bytes=cache_bytes)
+def _unpickle_dataset(sources, columns, memory_map, cache_bytes, remote=None):
+    return _quiver.dataset(
+        sources, columns=columns, memory_map=memory_map, cache_bytes=cache_bytes, remote=remote
+    )

@@ -699,4 +699,5 @@ def dataset(
     columns: Sequence[str] | None = None,
     memory_map: bool = True,
     cache_bytes: int | None = None,
+    remote: dict[str, Any] | None = None,
 ) -> Dataset: ...

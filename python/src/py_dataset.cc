@@ -14,6 +14,7 @@
 #include "py_bindings.h"
 #include "py_errors.h"
 #include "py_index.h"
+#include "py_io.h"
 #include "py_objects.h"
 #include "quiver/dataset.h"
 
@@ -31,6 +32,7 @@ struct PyDataset {
   std::optional<std::vector<std::string>> columns;
   bool memory_map = true;
   std::optional<int64_t> cache_bytes;
+  nb::object remote;
 
   std::shared_ptr<dataset::Dataset> Get() const {
     if (!dataset) Raise(Status::Invalid("the Dataset is closed"));
@@ -56,8 +58,16 @@ std::vector<std::string> Sources(nb::handle source) {
 }
 
 PyDataset Open(nb::handle source, std::optional<std::vector<std::string>> columns, bool memory_map,
-               std::optional<int64_t> cache_bytes) {
+               std::optional<int64_t> cache_bytes, nb::object remote) {
   dataset::DatasetOptions options;
+  if (!remote.is_none() && !nb::isinstance<nb::dict>(remote)) {
+    Raise(Status::TypeError("remote= takes a dict of remote source options, got ",
+                            nb::type_name(remote.type()).c_str()));
+  }
+  if (!remote.is_none() && nb::cast<nb::dict>(remote).contains("memory_map")) {
+    Raise(Status::Invalid("remote= does not take memory_map (a keyword of its own)"));
+  }
+  options.remote = SourceOptionsFrom(remote).remote;
   if (columns) options.columns = *columns;
   options.memory_map = memory_map;
   if (cache_bytes) {
@@ -66,7 +76,11 @@ PyDataset Open(nb::handle source, std::optional<std::vector<std::string>> column
   }
   const std::vector<std::string> sources = Sources(source);
   return PyDataset{Unwrap(WithoutGil([&] { return dataset::Dataset::Open(sources, options); })),
-                   sources, columns, memory_map, cache_bytes};
+                   sources,
+                   columns,
+                   memory_map,
+                   cache_bytes,
+                   remote};
 }
 
 PyTable Take(const PyDataset& self, nb::handle indices) {
@@ -167,9 +181,12 @@ void BindDataset(nb::module_& m) {
       });
   m.def("dataset", &Open, nb::arg("source"), nb::kw_only(), nb::arg("columns").none() = nb::none(),
         nb::arg("memory_map") = true, nb::arg("cache_bytes").none() = nb::none(),
+        nb::arg("remote").none() = nb::none(),
         "Opens IPC files and streams for random access to their rows: `source` is a path, a "
         "directory, a glob pattern, an http(s):// or s3:// URL, or a list of them "
-        "(docs/dataset.md).");
+        "(docs/dataset.md). `remote`: a dict of remote source options (timeout_seconds, "
+        "max_retries, retry_delay_seconds, parallel_requests, coalesce_gap, readahead_bytes, "
+        "tail_bytes; docs/remote.md).");
 }
 
 }  // namespace quiver::python

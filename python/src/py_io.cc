@@ -12,13 +12,11 @@
 
 #include "py_bindings.h"
 #include "py_errors.h"
+#include "py_io.h"
 #include "quiver/io.h"
 
 namespace quiver::python {
 
-namespace {
-
-// SourceOptions from a dict of RemoteOptions field names (and memory_map).
 io::SourceOptions SourceOptionsFrom(nb::handle options) {
   io::SourceOptions out;
   if (options.is_none()) return out;
@@ -46,6 +44,8 @@ io::SourceOptions SourceOptionsFrom(nb::handle options) {
   }
   return out;
 }
+
+namespace {
 
 nb::bytes BytesOf(const BufferPtr& buffer) {
   return nb::bytes(reinterpret_cast<const char*>(buffer->data()),

@@ -1,0 +1,188 @@
+"""quiver.dataset() over real servers on 127.0.0.1 (tests/python/
+remote_servers.py): nginx serving IPC files and streams with range
+requests, moto's S3 server with signature checking switched on (an
+s3://bucket/prefix/ listed with ListObjectsV2), and a fault-injecting proxy
+in front of nginx. Every read equals the same read of the local files;
+projections fetch fewer bytes; a quiver file's first row takes at most
+three requests; faults are retried to the right rows. The `quiver`
+command reads URLs too."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import quiver as qv
+
+import remote_servers as servers
+from test_remote_sources import CODECS, FAST, bounded, environment, write_samples
+
+pytestmark = pytest.mark.skipif(
+    qv.build_info()["curl"] is None, reason="this build of quiver has no libcurl"
+)
+
+
+@pytest.fixture(scope="module")
+def nginx(tmp_path_factory):
+    missing = servers.nginx_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("www")
+    _, names = write_samples(root)
+    with servers.Nginx(root, tmp_path_factory.mktemp("nginx")) as server:
+        server.names = names
+        server.root = root
+        yield server
+
+
+def as_arrow(table):
+    return pa.table(table)
+
+
+INDICES = [39, 0, 7, 7, 22, 23, 5, 39, 30, 12]
+
+
+def test_dataset_over_http_equals_the_local_dataset(nginx):
+    names = list(nginx.names.values())
+    remote = qv.dataset([f"{nginx.url}/{n}" for n in names])
+    local = qv.dataset([nginx.root / n for n in names])
+    assert len(remote) == len(local) == 40 * len(names)
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        idx = rng.integers(0, len(local), size=48)
+        assert as_arrow(remote.take(idx)).equals(as_arrow(local.take(idx)))
+    assert as_arrow(remote[35:90]).equals(as_arrow(local[35:90]))
+    assert [b.num_rows for b in remote.to_batches()] == [b.num_rows for b in local.to_batches()]
+    assert remote.cache_stats()["requests"] > 0
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("kind", ["file", "stream"])
+def test_each_source_kind_and_codec(nginx, codec, kind):
+    name = nginx.names[(codec, kind)]
+    remote = qv.dataset(f"{nginx.url}/{name}", columns=["ragged", "id"])
+    local = qv.dataset(nginx.root / name, columns=["ragged", "id"])
+    assert as_arrow(remote.take(INDICES)).equals(as_arrow(local.take(INDICES)))
+
+
+def test_projection_fetches_fewer_bytes(nginx):
+    name = nginx.names[(None, "file")]
+    url = f"{nginx.url}/{name}"
+    options = {"readahead_bytes": 0, "coalesce_gap": 0, "tail_bytes": 1024}
+    narrow = qv.dataset(url, columns=["id"], remote=options)
+    wide = qv.dataset(url, remote=options)
+    narrow.take(INDICES)
+    wide.take(INDICES)
+    assert narrow.cache_stats()["bytes_fetched"] < wide.cache_stats()["bytes_fetched"]
+
+
+def test_first_row_of_a_quiver_file_in_three_requests(nginx):
+    name = nginx.names[(None, "file")]
+    ds = qv.dataset(f"{nginx.url}/{name}")
+    ds.take([0])
+    assert ds.cache_stats()["requests"] <= 3
+
+
+def test_fault_on_a_row_read_is_retried(nginx):
+    name = nginx.names[("zstd" if "zstd" in CODECS else None, "file")]
+    local = qv.dataset(nginx.root / name)
+    for mode in ("drop", "503", "truncate", "wrong_range"):
+        with servers.FaultProxy(nginx.port, mode, faults=1, after=2, delay=3) as proxy:
+            ds = bounded(20, qv.dataset, f"{proxy.url}/{name}", remote=FAST)
+            taken = bounded(20, ds.take, INDICES)
+            assert as_arrow(taken).equals(as_arrow(local.take(INDICES))), mode
+
+
+def test_lasting_fault_is_a_clean_error(nginx):
+    name = nginx.names[(None, "stream")]
+    with servers.FaultProxy(nginx.port, "503", faults=1000, after=0) as proxy:
+        with pytest.raises(OSError, match=f"{proxy.url}/{name}"):
+            bounded(30, qv.dataset, f"{proxy.url}/{name}", remote=dict(FAST, max_retries=1))
+
+
+def test_bad_remote_options_are_refused(nginx):
+    url = f"{nginx.url}/{nginx.names[(None, 'file')]}"
+    with pytest.raises(ValueError, match="unknown source option 'timeout'"):
+        qv.dataset(url, remote={"timeout": 3})
+    with pytest.raises(ValueError, match="memory_map"):
+        qv.dataset(url, remote={"memory_map": False})
+    with pytest.raises(TypeError, match="dict"):
+        qv.dataset(url, remote=3)
+
+
+def test_missing_object_names_the_url(nginx):
+    url = f"{nginx.url}/data/missing.arrow"
+    with pytest.raises(OSError, match="HTTP 404"):
+        qv.dataset(url)
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    missing = servers.moto_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("s3")
+    _, names = write_samples(root)
+    with servers.MotoS3() as server:
+        for name in names.values():
+            server.put(name, (root / name).read_bytes())
+        server.put("data/notes.txt", b"not arrow")
+        server.names = names
+        server.root = root
+        yield server
+
+
+def test_dataset_over_an_s3_prefix(s3):
+    local_names = sorted(n for n in s3.names.values())
+    local = qv.dataset([s3.root / n for n in local_names])
+    with environment(s3.environment()):
+        remote = qv.dataset(f"s3://{s3.bucket}/data/")
+        assert remote.sources == [f"s3://{s3.bucket}/{n}" for n in local_names]
+        assert as_arrow(remote.take(INDICES)).equals(as_arrow(local.take(INDICES)))
+
+
+def test_dataset_over_s3_checks_signatures(s3):
+    name = s3.names[(None, "file")]
+    s3.enforce_signatures()
+    try:
+        with environment(s3.environment()):
+            ds = qv.dataset(f"s3://{s3.bucket}/{name}")
+            assert as_arrow(ds.take([3])).equals(as_arrow(qv.dataset(s3.root / name).take([3])))
+        with environment(s3.environment(secret="wrong-secret-0123456789")):
+            with pytest.raises(OSError, match="SignatureDoesNotMatch"):
+                qv.dataset(f"s3://{s3.bucket}/{name}")
+    finally:
+        s3.relax_signatures()
+
+
+def _cli():
+    bundled = pathlib.Path(qv.__file__).parent / "bin" / "quiver"
+    return (
+        os.environ.get("QUIVER_CLI")
+        or (str(bundled) if bundled.exists() else None)
+        or (shutil.which("quiver"))
+    )
+
+
+@pytest.mark.skipif(_cli() is None, reason="no quiver executable (built without CLI11)")
+def test_cli_reads_urls(nginx):
+    for kind in ("file", "stream"):
+        url = f"{nginx.url}/{nginx.names[(None, kind)]}"
+        for command in ("inspect", "head", "validate"):
+            run = subprocess.run(
+                [_cli(), command, url], capture_output=True, text=True, timeout=120
+            )
+            assert run.returncode == 0, (command, run.stderr)
+            assert run.stdout
+    run = subprocess.run(
+        [_cli(), "inspect", f"{nginx.url}/data/missing.arrow"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode != 0
+    assert "HTTP 404" in run.stderr
