@@ -87,6 +87,7 @@ struct Dataset::Impl {
     fork_generation = internal::ForkGeneration();
     (void)cache.release();  // never destroyed: its mutex may be held
     cache = std::make_unique<ColumnCache>(options.cache_bytes);
+    for (const auto& fragment : fragments) fragment->AfterFork();
   }
 
   // The projected columns of record batch k, from the cache or decoded
@@ -274,6 +275,7 @@ Result<RecordBatchPtr> Dataset::ReadRecordBatch(int k) {
 }
 
 CacheStats Dataset::cache_stats() const {
+  impl_->CheckFork();
   const ColumnCacheCounts counts = impl_->cache->counts();
   CacheStats out;
   out.hits = counts.hits;

@@ -174,6 +174,20 @@ std::string Fragment::Where(int k) const {
   return location_ + ": record batch " + std::to_string(k);
 }
 
+void Fragment::AfterFork() {
+  (void)mutex_.release();  // never destroyed: it may be held
+  mutex_ = std::make_unique<std::mutex>();
+}
+
+Status Fragment::EnsureDictionaries() {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  if (!dictionaries_read_) {
+    dictionaries_status_ = ReadFileDictionaries();
+    dictionaries_read_ = true;
+  }
+  return dictionaries_status_;
+}
+
 Status Fragment::ReadFileDictionaries() {
   for (size_t i = 0; i < dictionary_blocks_.size(); ++i) {
     const ipc::fb::Block& block = dictionary_blocks_[i];
@@ -214,7 +228,7 @@ Result<ipc::Message> Fragment::ReadHead(int k) {
 Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
   std::shared_ptr<const ipc::Message> known;
   {
-    std::lock_guard<std::mutex> lock(heads_mutex_);
+    std::lock_guard<std::mutex> lock(*mutex_);
     if (heads_[static_cast<size_t>(k)]) return heads_[static_cast<size_t>(k)];
     known = messages_[static_cast<size_t>(k)];
   }
@@ -234,7 +248,7 @@ Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
   if (head->layout.compression != ipc::Compression::kNone) {
     compressed_.store(true, std::memory_order_relaxed);
   }
-  std::lock_guard<std::mutex> lock(heads_mutex_);
+  std::lock_guard<std::mutex> lock(*mutex_);
   heads_[static_cast<size_t>(k)] = head;
   messages_[static_cast<size_t>(k)] = nullptr;  // the head holds it now
   return std::shared_ptr<const Head>(std::move(head));
@@ -243,17 +257,21 @@ Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
 Result<io::InputSource*> Fragment::BodySource(ipc::Compression compression) {
   const bool mapped = source_->zero_copy() && !io::IsRemoteLocation(location_);
   if (compression == ipc::Compression::kNone || !mapped) return source_.get();
-  std::call_once(unmapped_once_, [&] {
-    io::SourceOptions options;
-    options.memory_map = false;
-    auto opened = io::OpenSource(location_, options);
-    unmapped_status_ = opened.status();
-    if (opened.ok()) {
-      unmapped_ = std::move(*opened);
-      unmapped_ready_.store(true, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(*mutex_);
+    if (!unmapped_opened_) {
+      io::SourceOptions options;
+      options.memory_map = false;
+      auto opened = io::OpenSource(location_, options);
+      unmapped_status_ = opened.status();
+      if (opened.ok()) {
+        unmapped_ = std::move(*opened);
+        unmapped_ready_.store(true, std::memory_order_release);
+      }
+      unmapped_opened_ = true;
     }
-  });
-  QUIVER_RETURN_NOT_OK(unmapped_status_);
+    QUIVER_RETURN_NOT_OK(unmapped_status_);
+  }
   if (unmapped_->size() != source_->size()) {
     return Status::IOError(location_, " has ", unmapped_->size(), " bytes now, ", source_->size(),
                            " when the dataset opened it");
@@ -303,8 +321,7 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
       }));
   bool has_dictionaries = !entry.dictionaries->ids.empty();
   if (has_dictionaries && !dictionary_blocks_.empty()) {
-    std::call_once(dictionaries_once_, [&] { dictionaries_status_ = ReadFileDictionaries(); });
-    QUIVER_RETURN_NOT_OK(dictionaries_status_);
+    QUIVER_RETURN_NOT_OK(EnsureDictionaries());
   }
   std::vector<ArrayDataPtr> out;
   for (int column : columns) {

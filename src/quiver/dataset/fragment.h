@@ -40,6 +40,10 @@ class Fragment {
                                                 const ipc::ReadOptions& options);
 
   const std::string& location() const { return location_; }
+  // To be called first in a process forked since the last call: a lock
+  // another thread of the parent held at the fork stays held in the child,
+  // so the fragment's lock is left behind and replaced.
+  void AfterFork();
   // The schema handed out (canonical storage).
   const SchemaPtr& schema() const { return canonical_; }
   int num_batches() const { return static_cast<int>(batches_.size()); }
@@ -71,6 +75,9 @@ class Fragment {
   Result<std::shared_ptr<const Head>> HeadOf(int k);
   Result<ipc::Message> ReadHead(int k);
   Status ReadFileDictionaries();
+  // The file's dictionaries, read once (under the mutex) before the first
+  // record batch that needs them.
+  Status EnsureDictionaries();
   // Where the bytes of a body of `compression` are read: the source, or
   // for a compressed body in a mapped file the same file read with pread
   // (decoding copies the bytes anyway, and mapped pages would stay in the
@@ -87,16 +94,18 @@ class Fragment {
   std::vector<BatchEntry> batches_;
   // File format: the dictionary blocks, decoded on first need.
   std::vector<ipc::fb::Block> dictionary_blocks_;
-  std::once_flag dictionaries_once_;
+  bool dictionaries_read_ = false;  // under *mutex_
   Status dictionaries_status_;
   std::shared_ptr<ipc::DictionaryMemo> file_dictionaries_;
-  std::mutex heads_mutex_;
+  // Guards heads_, messages_ and the once-only reads below; replaced in a
+  // forked child (AfterFork).
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
   // Per record batch: its header when the index read it (null: read on
   // first use), and its parsed head once used.
   std::vector<std::shared_ptr<const ipc::Message>> messages_;
   std::vector<std::shared_ptr<const Head>> heads_;
   std::atomic<bool> compressed_{false};
-  std::once_flag unmapped_once_;
+  bool unmapped_opened_ = false;  // under *mutex_
   Status unmapped_status_;
   std::shared_ptr<io::InputSource> unmapped_;
   std::atomic<bool> unmapped_ready_{false};  // unmapped_ is set (stats() reads it)
