@@ -36,8 +36,8 @@ has read its files once, so the page cache is warm):
 5. Remote, where this build of quiver reads http(s):// (else one line says
    it is skipped): nginx serves the files from a network namespace the
    script creates, 10 ms of netem delay on each end of a veth pair (20 ms
-   round trips; loopback without added latency, said so, where that
-   fails). Requests and time to open the largest file and read its first
+   round trips; where the kernel has no netem, nginx on loopback behind a
+   relay that holds every chunk 10 ms each way, said so). Requests and time to open the largest file and read its first
    row; rows/s of shuffled 64-row takes, remote against local on the same
    files and indices; bytes fetched against bytes needed (the rows' bytes
    of an uncompressed file, the record batches' compressed bodies of a
@@ -58,18 +58,21 @@ directory, removed at the end; --big adds about 48 GiB.
 """
 
 import argparse
+import contextlib
 import datetime
 import gc
 import http.client
 import json
 import os
 import platform
+import queue
 import resource
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -478,6 +481,71 @@ def free_port():
         return s.getsockname()[1]
 
 
+class LatencyRelay:
+    """A TCP relay on 127.0.0.1 that holds every chunk of bytes, in either
+    direction, for `delay_ms` before passing it on: round trips grow by
+    twice the delay while bandwidth and pipelining stay as they are. Used
+    where the kernel has no netem (the delay a namespace would add)."""
+
+    def __init__(self, upstream_host, upstream_port, delay_ms):
+        self.upstream = (upstream_host, upstream_port)
+        self.delay = delay_ms / 1000
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            for sock in (client, server):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._pump(client, server)
+            self._pump(server, client)
+
+    def _pump(self, source, sink):
+        held = queue.Queue()
+
+        def read():
+            while True:
+                try:
+                    data = source.recv(1 << 20)
+                except OSError:
+                    data = b""
+                held.put((time.monotonic() + self.delay, data))
+                if not data:
+                    return
+
+        def write():
+            while True:
+                due, data = held.get()
+                wait = due - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                if not data:
+                    with contextlib.suppress(OSError):
+                        sink.shutdown(socket.SHUT_WR)
+                    return
+                try:
+                    sink.sendall(data)
+                except OSError:
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+        threading.Thread(target=write, daemon=True).start()
+
+    def close(self):
+        self.closed = True
+        self.listener.close()
+
+
 class Server:
     """nginx serving `root`, in a network namespace with 10 ms of netem
     delay on each end of a veth pair (20 ms round trips); on loopback with
@@ -493,6 +561,7 @@ class Server:
         self.process = None
         self.netns = False
         self.note = ""
+        self.relay = None
 
     def _ip(self, *args, ns=False):
         prefix = ["ip", "netns", "exec", self.ns] if ns else []
@@ -528,8 +597,8 @@ class Server:
             self._teardown_netns()
             self.host = "127.0.0.1"
             self.note = (
-                "loopback, NO added latency (the namespace with netem delay could not be "
-                f"set up: {why[0] if why else e})"
+                f"loopback through a relay holding every chunk {self.delay_ms} ms each way "
+                f"(no netem here: {why[0] if why else e})"
             )
         self.port = free_port()
         conf = os.path.join(self.tmp, "nginx.conf")
@@ -578,14 +647,20 @@ http {{
                     self.__exit__(None, None, None)
                     raise RuntimeError(f"nginx did not start: {err.strip()}")
                 time.sleep(0.1)
+        if not self.netns:
+            self.relay = LatencyRelay(self.host, self.port, self.delay_ms)
         return self
 
     def url(self, name):
+        if self.relay is not None:
+            return f"http://127.0.0.1:{self.relay.port}/{name}"
         return f"http://{self.host}:{self.port}/{name}"
 
     def rtt_ms(self, tries=5):
         """The least time of a HEAD request on a kept-alive connection."""
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=5)
+        port = self.relay.port if self.relay is not None else self.port
+        host = "127.0.0.1" if self.relay is not None else self.host
+        conn = http.client.HTTPConnection(host, port, timeout=5)
         best = float("inf")
         try:
             for _ in range(tries):
@@ -607,6 +682,8 @@ http {{
                     self.process.kill()
                     self.process.wait()
         finally:
+            if self.relay is not None:
+                self.relay.close()
             self._teardown_netns()
             shutil.rmtree(self.tmp, ignore_errors=True)
 
