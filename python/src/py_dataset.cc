@@ -167,8 +167,8 @@ void BindDataset(nb::module_& m) {
           [](const PyDataset& d) {
             d.Get();
             nb::object reopen = nb::module_::import_("quiver._pickle").attr("_unpickle_dataset");
-            return nb::make_tuple(
-                reopen, nb::make_tuple(d.sources, d.columns, d.memory_map, d.cache_bytes));
+            return nb::make_tuple(reopen, nb::make_tuple(d.sources, d.columns, d.memory_map,
+                                                         d.cache_bytes, d.remote));
           },
           "Pickles as the sources and options: unpickling opens the sources again.")
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })

@@ -1,6 +1,7 @@
 #include "py_numpy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -101,17 +102,37 @@ const Py_buffer* BorrowedBuffers::Borrow(PyObject* obj, TypePtr* type) {
   return &views_.back();
 }
 
+namespace {
+
+// A Python object looked up once and kept for the life of the process.
+// Not a C++ function-local static: an import lets go of the GIL, another
+// thread then waits on the static's initialisation lock while holding the
+// GIL, and neither moves. Here two threads may both look it up (the import
+// system serialises the import itself); the first to finish is kept.
+template <typename Lookup>
+PyObject* KeptOnce(std::atomic<PyObject*>& slot, Lookup&& lookup) {
+  PyObject* kept = slot.load(std::memory_order_acquire);
+  if (kept != nullptr) return kept;
+  nb::object found = lookup();
+  PyObject* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, found.ptr(), std::memory_order_acq_rel)) {
+    return found.release().ptr();
+  }
+  return expected;
+}
+
+}  // namespace
+
 nb::object Numpy() {
   // Imported once: an import per call is a few hundred nanoseconds of
   // dictionary lookups on paths that view an array.
-  static PyObject* module = nb::module_::import_("numpy").release().ptr();
-  return nb::borrow(module);
+  static std::atomic<PyObject*> module{nullptr};
+  return nb::borrow(KeptOnce(module, [] { return nb::module_::import_("numpy"); }));
 }
 
 PyTypeObject* NumpyArrayType() {
-  static PyTypeObject* type = reinterpret_cast<PyTypeObject*>(
-      Numpy().attr("ndarray").ptr());  // (the module keeps it alive)
-  return type;
+  static std::atomic<PyObject*> type{nullptr};
+  return reinterpret_cast<PyTypeObject*>(KeptOnce(type, [] { return Numpy().attr("ndarray"); }));
 }
 
 nb::tuple ToTuple(const std::vector<int64_t>& values) {
@@ -124,10 +145,8 @@ namespace {
 
 // numpy.ma.MaskedArray, looked up once (kept for the life of the process).
 nb::handle MaskedArrayType() {
-  static PyObject* type = [] {
-    return nb::object(nb::module_::import_("numpy.ma").attr("MaskedArray")).release().ptr();
-  }();
-  return type;
+  static std::atomic<PyObject*> type{nullptr};
+  return KeptOnce(type, [] { return nb::module_::import_("numpy.ma").attr("MaskedArray"); });
 }
 
 // Why a NumPy dtype cannot hold tensor values, or "" when it can.

@@ -256,3 +256,28 @@ def test_torch_dataloader_workers_fork_and_spawn(tmp_path):
 
 def _identity(table):
     return table
+
+
+def test_a_column_asked_for_twice_is_refused(tmp_path):
+    write(tmp_path / "a.arrow", 0, 4, 4)
+    with pytest.raises(ValueError, match="column 'id' is asked for twice"):
+        qv.dataset(tmp_path / "a.arrow", columns=["id", "id"])
+
+
+def test_concurrent_first_takes_do_not_deadlock(tmp_path):
+    """Several threads whose first call imports NumPy at once (each call
+    lets go of the GIL) all finish."""
+    import subprocess
+    import sys
+
+    write(tmp_path / "a.arrow", 0, 40, 5)
+    script = f"""
+import threading, quiver as qv
+ds = qv.dataset({str(tmp_path / "a.arrow")!r})
+threads = [threading.Thread(target=ds.take, args=([1, 2, 3],)) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("done")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "done", run.stderr

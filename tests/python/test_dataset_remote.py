@@ -186,3 +186,34 @@ def test_cli_reads_urls(nginx):
     )
     assert run.returncode != 0
     assert "HTTP 404" in run.stderr
+
+
+def test_pickle_keeps_the_remote_options(nginx):
+    import pickle
+
+    url = f"{nginx.url}/{nginx.names[(None, 'file')]}"
+    ds = qv.dataset(url, remote={"max_retries": 1, "timeout_seconds": 2})
+    again = pickle.loads(pickle.dumps(ds))
+    assert as_arrow(again.take([1])).equals(as_arrow(ds.take([1])))
+    _, args = ds.__reduce__()
+    assert args[-1] == {"max_retries": 1, "timeout_seconds": 2}
+
+
+def test_errors_show_no_credentials(nginx):
+    url = f"http://user:s3cretPW@127.0.0.1:{nginx.port}/data/missing.arrow?X-Amz-Signature=abc"
+    with pytest.raises(OSError) as error:
+        qv.dataset(url)
+    assert "s3cretPW" not in str(error.value) and "abc" not in str(error.value)
+    assert "HTTP 404" in str(error.value)
+
+
+def test_remote_options_out_of_range_are_refused(nginx):
+    url = f"{nginx.url}/{nginx.names[(None, 'file')]}"
+    for options, name in [
+        ({"timeout_seconds": float("inf")}, "timeout_seconds"),
+        ({"timeout_seconds": float("nan")}, "timeout_seconds"),
+        ({"parallel_requests": 0}, "parallel_requests"),
+        ({"max_retries": -1}, "max_retries"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            qv.dataset(url, remote=options)

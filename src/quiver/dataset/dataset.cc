@@ -44,6 +44,9 @@ struct Dataset::Impl {
       for (size_t i = 0; i < full.fields.size(); ++i) columns.push_back(static_cast<int>(i));
     }
     for (const std::string& name : options.columns) {
+      if (std::count(options.columns.begin(), options.columns.end(), name) > 1) {
+        return Status::Invalid("column '", name, "' is asked for twice");
+      }
       const auto found = std::find_if(full.fields.begin(), full.fields.end(),
                                       [&](const Field& field) { return field.name == name; });
       const int index = static_cast<int>(found - full.fields.begin());

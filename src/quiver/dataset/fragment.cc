@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/dataset/column_cache.h"
 #include "quiver/extension/canonical_storage.h"
 #include "quiver/internal/threads.h"
 #include "quiver/ipc/body_layout.h"
@@ -40,6 +41,16 @@ Result<ipc::FileKind> KindOf(io::InputSource& source, const std::string& locatio
   QUIVER_RETURN_NOT_OK(ipc::CheckFileKind(kind, ipc::FileKind::kIpcStream, location, bytes,
                                           "an Arrow IPC file or stream"));
   return ipc::FileKind::kIpcStream;
+}
+
+// Bytes of dictionary values the memos of a stream's index may hold, over
+// all its dictionary batches: beyond, indexing stops with an error.
+constexpr int64_t kMaxRetainedDictionaryBytes = int64_t{1} << 30;
+
+int64_t DictionaryBytes(const ipc::DictionaryMemo& memo) {
+  int64_t total = 0;
+  for (const auto& [id, values] : memo.values) total += values ? ArrayBytes(*values) : 0;
+  return total;
 }
 
 // The record batch a header-only message carries; Invalid otherwise.
@@ -85,6 +96,13 @@ Status Fragment::IndexFile() {
                                     (*rows)[static_cast<size_t>(i)], file_dictionaries_});
     }
     messages_.resize(batches_.size());
+    // A batch the footer says is empty is never read, so its header is
+    // checked now: a wrong hint of 0 would hide rows silently.
+    for (int64_t i = 0; i < count; ++i) {
+      if ((*rows)[static_cast<size_t>(i)] != 0) continue;
+      auto head = ReadHead(static_cast<int>(i));
+      if (!head.ok()) return head.status().WithContext("record batch " + std::to_string(i));
+    }
     return Status::OK();
   }
   // Otherwise every record batch's header, fetched at once (one request
@@ -130,6 +148,7 @@ Status Fragment::IndexStream() {
   auto memo = std::make_shared<ipc::DictionaryMemo>();
   QUIVER_RETURN_NOT_OK(ipc::InitDictionaryMemo(fb_schema, *schema_, memo.get()));
   std::shared_ptr<const ipc::DictionaryMemo> current = memo;
+  int64_t retained = 0;  // dictionary bytes the memos made so far hold
   int64_t offset = first->size;
   while (true) {
     QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
@@ -147,7 +166,10 @@ Status Fragment::IndexStream() {
         QUIVER_ASSIGN_OR_RETURN(const ipc::fb::RecordBatch* batch, RecordBatchOf(*message));
         if (batch->length() < 0) return Status::Invalid(message->Where(), ": negative row count");
         batches_.push_back(BatchEntry{offset, message->size, body, batch->length(), current});
-        messages_.push_back(std::make_shared<const ipc::Message>(std::move(*message)));
+        // An empty batch is never read: its header is not kept.
+        messages_.push_back(batch->length() == 0
+                                ? nullptr
+                                : std::make_shared<const ipc::Message>(std::move(*message)));
         break;
       }
       case ipc::fb::MessageHeader::DictionaryBatch: {
@@ -157,6 +179,15 @@ Status Fragment::IndexStream() {
                                 ipc::ReadMessage(*source_, offset));
         auto next = std::make_shared<ipc::DictionaryMemo>(*current);
         QUIVER_RETURN_NOT_OK(ipc::DecodeDictionaryBatch(*whole, next.get(), options_, swap_));
+        // Each record batch keeps the dictionaries of its place in the
+        // stream: a stream of many deltas keeps every intermediate one.
+        retained += DictionaryBytes(*next);
+        if (retained > kMaxRetainedDictionaryBytes) {
+          return Status::Invalid(whole->Where(), ": the stream's dictionaries, as its record ",
+                                 "batches see them one after another, hold more than ",
+                                 kMaxRetainedDictionaryBytes,
+                                 " bytes (too many dictionary batches or deltas to index)");
+        }
         current = std::move(next);
         break;
       }

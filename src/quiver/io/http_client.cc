@@ -211,9 +211,10 @@ HttpClient::Attempt HttpClient::Perform(const Request& request) {
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  // A transfer that moves nothing for timeout_seconds (whole seconds, at
-  // least one: libcurl's granularity) is cut off.
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  // A transfer slower than 1 KiB/s for timeout_seconds (whole seconds, at
+  // least one: libcurl's granularity) is cut off: a server that stalls,
+  // and one that drips a few bytes a second to keep the request alive.
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
                    std::max(1L, static_cast<long>(std::ceil(options_.timeout_seconds))));
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);

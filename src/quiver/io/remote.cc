@@ -6,12 +6,17 @@
 // merged ones in parallel.
 #include "quiver/io/remote.h"
 
+#include <cmath>
+#include <string>
+
 #ifdef QUIVER_HAVE_CURL
 
 #include <algorithm>
 #include <cstdlib>
 #include <list>
 #include <mutex>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "quiver/io/fork_local.h"
@@ -209,8 +214,9 @@ bool RemoteBuilt() { return true; }
 
 Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
                                                       const RemoteOptions& options) {
+  QUIVER_RETURN_NOT_OK(CheckOptions(options));
   QUIVER_ASSIGN_OR_RETURN(Target target, TargetOf(url));
-  auto source = std::make_shared<RemoteSource>(url, std::move(target), options);
+  auto source = std::make_shared<RemoteSource>(RedactedUrl(url), std::move(target), options);
   QUIVER_RETURN_NOT_OK(source->Open());
   return std::shared_ptr<InputSource>(std::move(source));
 }
@@ -218,11 +224,13 @@ Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
 Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
                                                   const std::vector<std::string>& extensions,
                                                   const RemoteOptions& options) {
+  QUIVER_RETURN_NOT_OK(CheckOptions(options));
   QUIVER_ASSIGN_OR_RETURN(S3Settings settings, SettingsFromEnvironment());
   QUIVER_ASSIGN_OR_RETURN(S3Object prefix, ParseS3Url(url));
   HttpClient client(url, options, AuthFor(settings));
   std::vector<std::string> found;
   std::string token;
+  std::set<std::string> seen;  // tokens already followed
   while (true) {
     QUIVER_ASSIGN_OR_RETURN(
         ListPage page,
@@ -232,7 +240,7 @@ Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
     }
     if (!page.truncated) break;
     // A token that does not move on would loop forever.
-    if (page.next_token.empty() || page.next_token == token) {
+    if (page.next_token.empty() || !seen.insert(page.next_token).second) {
       return Status::IOError(url, ": the listing is truncated but gives no new continuation token");
     }
     token = std::move(page.next_token);
@@ -266,3 +274,42 @@ Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
 }  // namespace quiver::io::internal
 
 #endif  // QUIVER_HAVE_CURL
+
+// What follows holds with or without libcurl.
+namespace quiver::io::internal {
+
+std::string RedactedUrl(const std::string& url) {
+  std::string out = url;
+  const size_t scheme = out.find("://");
+  const size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  const size_t path = out.find_first_of("/?#", start);
+  const size_t at = out.rfind('@', path == std::string::npos ? out.size() : path);
+  if (at != std::string::npos && at >= start) out.replace(start, at + 1 - start, "...@");
+  const size_t query = out.find('?');
+  if (query != std::string::npos) out.replace(query, std::string::npos, "?...");
+  return out;
+}
+
+Status CheckOptions(const RemoteOptions& options) {
+  const auto finite_positive = [](double v) { return std::isfinite(v) && v > 0; };
+  if (!finite_positive(options.timeout_seconds)) {
+    return Status::Invalid("timeout_seconds must be a finite number above 0, not ",
+                           options.timeout_seconds);
+  }
+  if (!std::isfinite(options.retry_delay_seconds) || options.retry_delay_seconds < 0) {
+    return Status::Invalid("retry_delay_seconds must be a finite number >= 0, not ",
+                           options.retry_delay_seconds);
+  }
+  if (options.max_retries < 0) {
+    return Status::Invalid("max_retries must be >= 0, not ", options.max_retries);
+  }
+  if (options.parallel_requests < 1) {
+    return Status::Invalid("parallel_requests must be >= 1, not ", options.parallel_requests);
+  }
+  if (options.coalesce_gap < 0 || options.readahead_bytes < 0 || options.tail_bytes < 0) {
+    return Status::Invalid("coalesce_gap, readahead_bytes and tail_bytes must be >= 0");
+  }
+  return Status::OK();
+}
+
+}  // namespace quiver::io::internal

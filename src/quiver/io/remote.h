@@ -11,6 +11,14 @@
 
 namespace quiver::io::internal {
 
+// `url` as errors show it: without a user and password ("user:pw@") and
+// without its query (a presigned URL's signature and credential).
+std::string RedactedUrl(const std::string& url);
+
+// Invalid naming the first option out of range (a timeout that is not a
+// finite positive number, negative counts or sizes).
+Status CheckOptions(const RemoteOptions& options);
+
 // Whether the build has libcurl.
 bool RemoteBuilt();
 

@@ -5,8 +5,12 @@
 // proxy) run from the Python suite (tests/python/test_remote_sources.py).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "loopback_server.h"
 #include "quiver/io.h"
+#include "quiver/io/remote.h"
 #include "test_util.h"
 
 namespace quiver::io {
@@ -115,3 +119,36 @@ TEST(RemoteTest, S3PrefixNamesAreNotObjects) {
 
 }  // namespace
 }  // namespace quiver::io
+
+namespace quiver::io::internal {
+namespace {
+
+TEST(RemoteUrlTest, ErrorsShowNoCredentials) {
+  EXPECT_EQ(RedactedUrl("http://user:s3cret@host:80/a/b.arrow"), "http://...@host:80/a/b.arrow");
+  EXPECT_EQ(RedactedUrl("https://host/b.arrow?X-Amz-Signature=abc&X-Amz-Credential=k"),
+            "https://host/b.arrow?...");
+  EXPECT_EQ(RedactedUrl("https://host/a@b.arrow"), "https://host/a@b.arrow");
+  EXPECT_EQ(RedactedUrl("s3://bucket/key.arrow"), "s3://bucket/key.arrow");
+}
+
+TEST(RemoteUrlTest, OptionsOutOfRangeAreRefused) {
+  RemoteOptions options;
+  EXPECT_TRUE(CheckOptions(options).ok());
+  options.timeout_seconds = std::numeric_limits<double>::infinity();
+  EXPECT_ERROR(kInvalid, "timeout_seconds must be a finite number above 0", CheckOptions(options));
+  options = {};
+  options.timeout_seconds = std::nan("");
+  EXPECT_ERROR(kInvalid, "timeout_seconds", CheckOptions(options));
+  options = {};
+  options.parallel_requests = 0;
+  EXPECT_ERROR(kInvalid, "parallel_requests must be >= 1", CheckOptions(options));
+  options = {};
+  options.tail_bytes = -1;
+  EXPECT_ERROR(kInvalid, "tail_bytes", CheckOptions(options));
+  options = {};
+  options.max_retries = -1;
+  EXPECT_ERROR(kInvalid, "max_retries", CheckOptions(options));
+}
+
+}  // namespace
+}  // namespace quiver::io::internal
