@@ -39,8 +39,9 @@ has read its files once, so the page cache is warm):
    round trips; where the kernel has no netem, nginx on loopback behind a
    relay that holds every chunk 10 ms each way, said so). Requests and
    time to open the largest file and read its first row; rows/s of
-   shuffled 64-row takes, remote against local on the same files and indices; bytes fetched against bytes needed (the rows' bytes
-   of an uncompressed file, the record batches' compressed bodies of a
+   shuffled 64-row takes, remote against local on the same files and
+   indices; bytes fetched against bytes needed (the rows' bytes of an
+   uncompressed file, the record batches' compressed bodies of a
    compressed one).
 
 The issue's targets are printed with each figure and whether it is met.
