@@ -53,6 +53,9 @@ int64_t DictionaryBytes(const ipc::DictionaryMemo& memo) {
   return total;
 }
 
+// BatchEntry::rows of a file's record batch before its header is read.
+constexpr int64_t kRowsUnknown = -1;
+
 // The record batch a header-only message carries; Invalid otherwise.
 Result<const ipc::fb::RecordBatch*> RecordBatchOf(const ipc::Message& message) {
   const ipc::fb::RecordBatch* batch = message.header->header_as_RecordBatch();
@@ -110,27 +113,14 @@ Status Fragment::IndexFile() {
   std::vector<io::ByteRange> ranges;
   for (const ipc::fb::Block& block : footer.batch_blocks) {
     ranges.push_back({block.offset(), block.metadata_length()});
+    batches_.push_back(BatchEntry{block.offset(), block.metadata_length(), block.body_length(),
+                                  kRowsUnknown, file_dictionaries_});
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> heads, source_->ReadRanges(ranges));
   for (size_t i = 0; i < heads.size(); ++i) {
-    const ipc::fb::Block& block = footer.batch_blocks[i];
-    const std::string where = "record batch " + std::to_string(i);
-    auto head_source = io::BufferSource(heads[i]);
-    QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
-                            ipc::ReadMessageHead(*head_source, 0));
-    if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
-    if (message->size != block.metadata_length() ||
-        message->header->body_length() != block.body_length()) {
-      return Status::Invalid(where, ": the footer says ", block.metadata_length(),
-                             " bytes of metadata and a ", block.body_length(),
-                             "-byte body, the message at byte ", block.offset(), " has ",
-                             message->size, " and ", message->header->body_length());
-    }
-    message->offset = block.offset();
-    QUIVER_ASSIGN_OR_RETURN(const ipc::fb::RecordBatch* batch, RecordBatchOf(*message));
-    if (batch->length() < 0) return Status::Invalid(where, ": negative row count");
-    batches_.push_back(BatchEntry{block.offset(), block.metadata_length(), block.body_length(),
-                                  batch->length(), file_dictionaries_});
+    auto message = CheckedHead(static_cast<int>(i), heads[i]);
+    if (!message.ok()) return message.status().WithContext("record batch " + std::to_string(i));
+    batches_[i].rows = message->header->header_as_RecordBatch()->length();
     messages_.push_back(std::make_shared<const ipc::Message>(std::move(*message)));
   }
   return Status::OK();
@@ -237,6 +227,11 @@ Status Fragment::ReadFileDictionaries() {
 Result<ipc::Message> Fragment::ReadHead(int k) {
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source_->ReadAt(entry.offset, entry.metadata_length));
+  return CheckedHead(k, std::move(bytes));
+}
+
+Result<ipc::Message> Fragment::CheckedHead(int k, BufferPtr bytes) const {
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   auto head_source = io::BufferSource(std::move(bytes));
   QUIVER_ASSIGN_OR_RETURN(std::optional<ipc::Message> message,
                           ipc::ReadMessageHead(*head_source, 0));
@@ -247,9 +242,10 @@ Result<ipc::Message> Fragment::ReadHead(int k) {
                            " bytes of metadata and a ", entry.body_length,
                            "-byte body starts at byte ", entry.offset, "; none does");
   }
-  // The footer's row counts are a hint: the header has the last word.
   const int64_t rows = message->header->header_as_RecordBatch()->length();
-  if (rows != entry.rows) {
+  if (rows < 0) return Status::Invalid("its header says ", rows, " rows");
+  // The footer's row counts are a hint: the header has the last word.
+  if (entry.rows != kRowsUnknown && rows != entry.rows) {
     return Status::Invalid("its header says ", rows, " rows, the file's footer ", entry.rows);
   }
   message->offset = entry.offset;

@@ -73,7 +73,10 @@ class Fragment {
     ipc::BatchLayout layout;
   };
   Result<std::shared_ptr<const Head>> HeadOf(int k);
+  // Record batch k's header, read alone, and checked against the footer:
+  // its lengths, its kind, its row count where the footer gave one.
   Result<ipc::Message> ReadHead(int k);
+  Result<ipc::Message> CheckedHead(int k, BufferPtr bytes) const;
   Status ReadFileDictionaries();
   // The file's dictionaries, read once (under the mutex) before the first
   // record batch that needs them.
