@@ -75,6 +75,7 @@ class Dataset {
   // The projected columns' schema.
   const SchemaPtr& schema() const;
   int64_t num_rows() const;
+  // Record batches over all sources, those of no rows left out.
   int num_record_batches() const;
   // The objects read, in order.
   const std::vector<std::string>& locations() const;
@@ -86,7 +87,8 @@ class Dataset {
   // Rows [offset, offset + length): zero-copy views of the decoded record
   // batches. IndexError for a range outside the dataset.
   Result<TablePtr> Slice(int64_t offset, int64_t length);
-  // Record batch k over all sources, in order (projected columns only).
+  // Record batch k over all sources, in order (projected columns only;
+  // record batches of no rows are left out, as num_record_batches()).
   Result<RecordBatchPtr> ReadRecordBatch(int k);
 
   CacheStats cache_stats() const;
