@@ -147,6 +147,9 @@ class MotoS3:
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self.server.start()
         wait_for_port(self.port)
+        # moto keeps its users and buckets per process, not per server: a
+        # second server in the same test run starts from the first's state.
+        self._post("/moto-api/reset", b"")
         self._post("/moto-api/reset-auth", b"1000000")  # free until the setup is done
         iam = self.client("iam")
         iam.create_user(UserName="reader")
