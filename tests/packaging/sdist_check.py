@@ -20,11 +20,12 @@ where = pathlib.Path(qv.__file__).resolve()
 assert venv.resolve() in where.parents, f"quiver imported from {where}, not the venv"
 assert qv.ipc.codecs() == [], qv.ipc.codecs()
 info = qv.build_info()
-assert set(info) == {"version", "codecs", "cli"}, info
+assert set(info) == {"version", "codecs", "cli", "curl"}, info
 assert info["version"] == qv.__version__ and info["codecs"] == [], info
-# The command is built where CLI11 is found (it is not hidden here); either
-# way build_info says which.
+# The command is built where CLI11 is found, remote sources where libcurl is
+# (neither is hidden here); either way build_info says which.
 assert info["cli"] is None or os.access(info["cli"], os.X_OK), info
+assert info["curl"] is None or isinstance(info["curl"], str), info
 
 # Uncompressed IPC both ways: a record batch file and the Tensor message.
 batch = qv.ipc.open_file(str(work / "plain.arrow")).get_batch(0)
