@@ -38,31 +38,47 @@ struct ArrayOwner {
   ArrowArray array;
 };
 
-Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path, int depth) {
+// Where a schema node sits ("field.child 0 (price).dictionary"), for
+// errors. The text is built only when an error names it: importing a wide
+// schema builds no strings.
+struct NodePath {
+  const NodePath* parent = nullptr;
+  const char* step = "field";
+  int64_t child = -1;                  // the child index, for a "child" step
+  const ArrowSchema* named = nullptr;  // the child whose name is shown
+
+  std::string Text() const {
+    std::string out = parent ? parent->Text() + "." + step : step;
+    if (child >= 0) out += " " + std::to_string(child);
+    // A named child is named ("field.child 0 (price)"), as the IPC reader
+    // names its columns. A released child's name is not read: its memory
+    // may be gone.
+    if (named != nullptr && named->release != nullptr && named->name != nullptr &&
+        named->name[0] != '\0') {
+      out += std::string(" (") + named->name + ")";
+    }
+    return out;
+  }
+};
+
+Result<Field> ImportFieldNode(const ArrowSchema& schema, const NodePath& path, int depth) {
   if (depth > kMaxNestingDepth) {
-    return Status::Invalid(path, ": ArrowSchema nests more than ", kMaxNestingDepth,
+    return Status::Invalid(path.Text(), ": ArrowSchema nests more than ", kMaxNestingDepth,
                            " levels deep");
   }
-  if (schema.release == nullptr) return Status::Invalid(path, ": ArrowSchema is released");
-  if (schema.format == nullptr) return Status::Invalid(path, ": ArrowSchema has no format");
+  if (schema.release == nullptr) return Status::Invalid(path.Text(), ": ArrowSchema is released");
+  if (schema.format == nullptr) return Status::Invalid(path.Text(), ": ArrowSchema has no format");
   if (schema.n_children < 0 || (schema.n_children > 0 && schema.children == nullptr)) {
-    return Status::Invalid(path, ": ArrowSchema has ", schema.n_children,
+    return Status::Invalid(path.Text(), ": ArrowSchema has ", schema.n_children,
                            " children but no children array");
   }
   std::vector<Field> children;
   for (int64_t i = 0; i < schema.n_children; ++i) {
     if (schema.children[i] == nullptr) {
-      return Status::Invalid(path, ": child ", i, " is NULL");
+      return Status::Invalid(path.Text(), ": child ", i, " is NULL");
     }
-    // A named child is named in errors ("field.child 0 (price): ..."), as
-    // the IPC reader names its columns, so a bad type points at its column.
-    // A released child's name is not read: its memory may be gone.
     const ArrowSchema& child_schema = *schema.children[i];
-    std::string where = path + ".child " + std::to_string(i);
-    if (child_schema.release != nullptr && child_schema.name != nullptr &&
-        child_schema.name[0] != '\0') {
-      where += std::string(" (") + child_schema.name + ")";
-    }
+    const NodePath where{&path, "child", i, &child_schema};
     QUIVER_ASSIGN_OR_RETURN(Field child, ImportFieldNode(child_schema, where, depth + 1));
     children.push_back(std::move(child));
   }
@@ -70,27 +86,28 @@ Result<Field> ImportFieldNode(const ArrowSchema& schema, const std::string& path
   field.name = schema.name ? schema.name : "";
   field.nullable = (schema.flags & ARROW_FLAG_NULLABLE) != 0;
   auto type = TypeFromFormat(schema.format, std::move(children));
-  if (!type.ok()) return type.status().WithContext(path);
+  if (!type.ok()) return type.status().WithContext(path.Text());
   field.type = *type;
   if (field.type->id() == TypeId::kMap && (schema.flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0) {
     auto sorted = map_(field.type->children()[0], true);
-    if (!sorted.ok()) return sorted.status().WithContext(path);
+    if (!sorted.ok()) return sorted.status().WithContext(path.Text());
     field.type = *sorted;
   }
   if (schema.dictionary != nullptr) {
     // The format names the indices; the dictionary schema the values (its
     // name, nullability and plain metadata carry nothing for quiver).
-    QUIVER_ASSIGN_OR_RETURN(Field values,
-                            ImportFieldNode(*schema.dictionary, path + ".dictionary", depth + 1));
+    QUIVER_ASSIGN_OR_RETURN(
+        Field values,
+        ImportFieldNode(*schema.dictionary, NodePath{&path, "dictionary"}, depth + 1));
     auto encoded =
         dictionary(field.type, values.type, (schema.flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
-    if (!encoded.ok()) return encoded.status().WithContext(path);
+    if (!encoded.ok()) return encoded.status().WithContext(path.Text());
     field.type = *encoded;
   }
   auto metadata = interchange::DecodeMetadata(schema.metadata);
-  if (!metadata.ok()) return metadata.status().WithContext(path);
+  if (!metadata.ok()) return metadata.status().WithContext(path.Text());
   Status st = internal::LiftExtensionKeys(std::move(*metadata), &field);
-  if (!st.ok()) return st.WithContext(path);
+  if (!st.ok()) return st.WithContext(path.Text());
   return field;
 }
 
@@ -225,7 +242,7 @@ Result<Field> ImportField(ArrowSchema* schema) {
   if (schema == nullptr) return Status::Invalid("ArrowSchema pointer is NULL");
   if (schema->release == nullptr) return Status::Invalid("ArrowSchema is already released");
   SchemaGuard guard(schema);
-  return ImportFieldNode(guard.get(), "field", 0);
+  return ImportFieldNode(guard.get(), NodePath{}, 0);
 }
 
 Result<TypePtr> ImportType(ArrowSchema* schema) {

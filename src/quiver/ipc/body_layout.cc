@@ -4,6 +4,7 @@
 // description, so the walk and its count checks exist once.
 #include "quiver/ipc/body_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -179,6 +180,24 @@ Result<BodyBufferSpan> SpanOf(const Message& message, const BatchLayout& layout,
   return layout.buffers[static_cast<size_t>(index)];
 }
 
+// `length` bytes from `offset` of `message`'s body: a slice of the body
+// it carries, or read from `body_source` after its head.
+Result<BufferPtr> BodyBytes(const Message& message, InputSource* body_source, int64_t offset,
+                            int64_t length) {
+  if (message.body) return Buffer::Slice(message.body, offset, length);
+  if (body_source == nullptr) {
+    return Status::Invalid(message.Where(), ": the body was not read and no source was given");
+  }
+  // message.size counts the prefix and the metadata of a head-only read.
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes,
+                          body_source->ReadAt(message.offset + message.size + offset, length));
+  if (bytes->size() != length) {
+    return Status::Invalid(message.Where(), ": the source ends inside the body (", bytes->size(),
+                           " of ", length, " bytes at body offset ", offset, ")");
+  }
+  return bytes;
+}
+
 // The 8-byte prefix of a compressed buffer: the decompressed size, or -1
 // for bytes stored raw after it.
 Result<int64_t> LengthPrefix(const uint8_t* stored, int64_t length, const std::string& where,
@@ -242,10 +261,10 @@ Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& 
 }
 
 Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layout, int64_t index,
-                                 const ReadOptions& options) {
+                                 const ReadOptions& options, InputSource* body_source) {
   std::string where;
   QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, index, &where));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, Buffer::Slice(message.body, span.offset, span.length));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr raw, BodyBytes(message, body_source, span.offset, span.length));
   return DecodeStoredBuffer(std::move(raw), layout.compression, where, options);
 }
 
@@ -265,15 +284,18 @@ Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
 }
 
 Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,
-                                          int64_t index, const ReadOptions& options) {
+                                          int64_t index, const ReadOptions& options,
+                                          InputSource* body_source) {
   std::string where;
   QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, index, &where));
   BodyBufferSize out{span.length, span.length, false};
   if (layout.compression == Compression::kNone || span.length == 0) return out;
   // A codec this build lacks is reported as reading the buffer would.
   QUIVER_RETURN_NOT_OK(CheckCodec(layout.compression));
-  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed, LengthPrefix(message.body->data() + span.offset,
-                                                              span.length, where, options));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr prefix, BodyBytes(message, body_source, span.offset,
+                                                      std::min<int64_t>(span.length, 8)));
+  QUIVER_ASSIGN_OR_RETURN(const int64_t claimed,
+                          LengthPrefix(prefix->data(), span.length, where, options));
   out.decoded = claimed == -1 ? span.length - 8 : claimed;
   out.compressed = claimed != -1;
   return out;

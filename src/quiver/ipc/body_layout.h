@@ -33,17 +33,21 @@ Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& 
 // Buffer `index` of `layout` (from DescribeBuffers or DescribeBody of
 // `message`): a view of the body (8-byte aligned, copied only where it is
 // not) when stored raw, decompressed within options.max_decompressed_buffer
-// otherwise. IndexError for an index out of range.
+// otherwise. IndexError for an index out of range. A message read head
+// only (ReadMessageHead) has its buffer's span read from `body_source`,
+// the source it was read from; a message with its body needs none.
 Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layout, int64_t index,
-                                 const ReadOptions& options);
+                                 const ReadOptions& options, InputSource* body_source = nullptr);
 
 // One body buffer from its stored bytes alone (a span of a body read in
 // pieces): as LoadBodyBuffer, with errors naming `where`.
 Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
                                      const std::string& where, const ReadOptions& options);
 
-// The sizes of that buffer, reading at most its 8-byte prefix.
+// The sizes of that buffer, reading at most its 8-byte prefix (from
+// `body_source` for a message read head only, as LoadBodyBuffer).
 Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,
-                                          int64_t index, const ReadOptions& options);
+                                          int64_t index, const ReadOptions& options,
+                                          InputSource* body_source = nullptr);
 
 }  // namespace quiver::ipc

@@ -325,6 +325,13 @@ struct FileReader::Impl {
     return ReadBlock(batch_blocks[static_cast<size_t>(batch)], fb::MessageHeader::RecordBatch,
                      "record batch " + std::to_string(batch));
   }
+  // Its header alone: what the layout, the codec and single buffers need
+  // (inspecting a large file reads no body it does not look at).
+  Result<Message> BatchHead(int batch) {
+    QUIVER_RETURN_NOT_OK(CheckBatchIndex(batch));
+    return ReadBlockHead(batch_blocks[static_cast<size_t>(batch)], fb::MessageHeader::RecordBatch,
+                         "record batch " + std::to_string(batch));
+  }
 
   // The message of record batch `batch` and its buffer spans (cached).
   Result<BatchBody> BodyOf(int batch) {
@@ -334,7 +341,7 @@ struct FileReader::Impl {
       if (last_batch == batch) return BatchBody{last_message, last_buffers};
     }
     const std::string where = "record batch " + std::to_string(batch);
-    QUIVER_ASSIGN_OR_RETURN(Message message, BatchMessage(batch));
+    QUIVER_ASSIGN_OR_RETURN(Message message, BatchHead(batch));
     auto shared = std::make_shared<const Message>(std::move(message));
     auto buffers = DescribeBuffers(*shared, *shared->header->header_as_RecordBatch());
     if (!buffers.ok()) return buffers.status().WithContext(where);
@@ -350,19 +357,35 @@ struct FileReader::Impl {
   // the block's sizes.
   Result<Message> ReadBlock(const fb::Block& block, fb::MessageHeader kind,
                             const std::string& where) {
-    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessage(*source, block.offset()));
+    QUIVER_ASSIGN_OR_RETURN(Message message, ReadBlockHead(block, kind, where));
+    // CheckedBlocks put the body before the footer, inside the source.
+    QUIVER_ASSIGN_OR_RETURN(message.body,
+                            source->ReadAt(message.offset + message.size, block.body_length()));
+    if (message.body->size() != block.body_length()) {
+      return Status::Invalid(where, ": the source ends inside the ", block.body_length(),
+                             "-byte body of the message at byte ", block.offset());
+    }
+    message.size += block.body_length();
+    return message;
+  }
+
+  // Its prefix and metadata alone (message.body stays null).
+  Result<Message> ReadBlockHead(const fb::Block& block, fb::MessageHeader kind,
+                                const std::string& where) {
+    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message,
+                            ReadMessageHead(*source, block.offset()));
     if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
     if (message->header->header_type() != kind) {
       return Status::Invalid(where, ": the footer points at a ",
                              std::string(fb::EnumNameMessageHeader(message->header->header_type())),
                              " message, not a ", fb::EnumNameMessageHeader(kind));
     }
-    if (message->body->size() != block.body_length() ||
-        message->size - message->body->size() != block.metadata_length()) {
+    if (message->header->body_length() != block.body_length() ||
+        message->size != block.metadata_length()) {
       return Status::Invalid(where, ": the footer says ", block.metadata_length(),
                              " bytes of metadata and a ", block.body_length(),
                              "-byte body, the message at byte ", block.offset(), " has ",
-                             message->size - message->body->size(), " and ", message->body->size());
+                             message->size, " and ", message->header->body_length());
     }
     return std::move(*message);
   }
@@ -514,13 +537,13 @@ Result<std::vector<RecordBatchPtr>> FileReader::ReadAllRecordBatches(
 }
 
 Result<Compression> FileReader::RecordBatchCompression(int i) {
-  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));
+  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchHead(i));
   return BodyCodec(message, *message.header->header_as_RecordBatch());
 }
 
 Result<BatchLayout> FileReader::RecordBatchLayout(int i) {
   const std::string where = "record batch " + std::to_string(i);
-  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchMessage(i));
+  QUIVER_ASSIGN_OR_RETURN(Message message, impl_->BatchHead(i));
   auto layout = DescribeBody(message, *message.header->header_as_RecordBatch(), *impl_->schema,
                              &impl_->dictionaries.ids);
   if (!layout.ok()) return layout.status().WithContext(where);
@@ -529,14 +552,16 @@ Result<BatchLayout> FileReader::RecordBatchLayout(int i) {
 
 Result<BufferPtr> FileReader::ReadBodyBuffer(int batch, int64_t buffer) {
   QUIVER_ASSIGN_OR_RETURN(const Impl::BatchBody body, impl_->BodyOf(batch));
-  auto out = LoadBodyBuffer(*body.message, *body.layout, buffer, impl_->options);
+  auto out =
+      LoadBodyBuffer(*body.message, *body.layout, buffer, impl_->options, impl_->source.get());
   if (!out.ok()) return out.status().WithContext("record batch " + std::to_string(batch));
   return out;
 }
 
 Result<BodyBufferSize> FileReader::ReadBodyBufferSize(int batch, int64_t buffer) {
   QUIVER_ASSIGN_OR_RETURN(const Impl::BatchBody body, impl_->BodyOf(batch));
-  auto out = LoadBodyBufferSize(*body.message, *body.layout, buffer, impl_->options);
+  auto out =
+      LoadBodyBufferSize(*body.message, *body.layout, buffer, impl_->options, impl_->source.get());
   if (!out.ok()) return out.status().WithContext("record batch " + std::to_string(batch));
   return out;
 }

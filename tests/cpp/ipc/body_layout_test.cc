@@ -233,6 +233,60 @@ TEST_P(BodyLayoutCodec, BuffersAreDecompressedAloneAndCorruptNeighboursStayUntou
 INSTANTIATE_TEST_SUITE_P(Codecs, BodyLayoutCodec,
                          ::testing::Values(Compression::kLz4Frame, Compression::kZstd));
 
+// A source that counts the bytes asked of it.
+class CountingSource : public InputSource {
+ public:
+  explicit CountingSource(BufferPtr bytes) : inner_(BufferSource(std::move(bytes))) {}
+  int64_t size() const override { return inner_->size(); }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    read_ += length;
+    return inner_->ReadAt(offset, length);
+  }
+  bool zero_copy() const override { return inner_->zero_copy(); }
+  int64_t read() const { return read_; }
+
+ private:
+  std::shared_ptr<InputSource> inner_;
+  int64_t read_ = 0;
+};
+
+// Inspecting a file needs the batches' headers and the buffers it looks at,
+// never a whole body: a 5 MiB batch's layout and sizes read a few KiB, and
+// one buffer reads that buffer.
+void ExpectNoWholeBodyRead(Compression codec) {
+  SCOPED_TRACE(static_cast<int>(codec));
+  std::vector<uint8_t> noise(1 << 20);
+  for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
+  ArrayDataPtr values = Primitive<uint8_t>(uint8(), noise);
+  auto schema = std::make_shared<Schema>(Schema{{Field{"x", uint8()}, Field{"y", int32()}}});
+  ArrayDataPtr small = Primitive<int32_t>(int32(), std::vector<int32_t>(noise.size(), 7));
+  WriteOptions options;
+  options.compression = codec;
+  BufferPtr bytes = test::WriteFile(
+      {*RecordBatch::Make(schema, static_cast<int64_t>(noise.size()), {values, small})}, options);
+  auto source = std::make_shared<CountingSource>(bytes);
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(source));
+  const int64_t at_open = source->read();
+  ASSERT_OK_AND_ASSIGN(BatchLayout layout, reader->RecordBatchLayout(0));
+  ASSERT_OK(reader->RecordBatchCompression(0).status());
+  for (int64_t k = 0; k < static_cast<int64_t>(layout.buffers.size()); ++k) {
+    ASSERT_OK(reader->ReadBodyBufferSize(0, k).status());
+  }
+  EXPECT_LT(source->read() - at_open, 64 * 1024) << "of a " << layout.body_length << "-byte body";
+  const int64_t before = source->read();
+  const int64_t x_values = layout.columns[0].buffers[1];
+  ASSERT_OK_AND_ASSIGN(BufferPtr got, reader->ReadBodyBuffer(0, x_values));
+  ASSERT_EQ(got->size(), static_cast<int64_t>(noise.size()));
+  EXPECT_EQ(std::memcmp(got->data(), noise.data(), noise.size()), 0);
+  EXPECT_EQ(source->read() - before, layout.buffers[static_cast<size_t>(x_values)].length);
+}
+
+TEST(BodyLayout, LayoutsAndSingleBuffersReadNoWholeBody) {
+  for (Compression codec : {Compression::kNone, Compression::kLz4Frame, Compression::kZstd}) {
+    if (HasCodec(codec)) ExpectNoWholeBodyRead(codec);
+  }
+}
+
 TEST(BodyLayout, BadIndexes) {
   BufferPtr bytes = test::WriteFile({test::SampleBatch(3)});
   ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(BufferSource(bytes)));
