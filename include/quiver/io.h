@@ -194,8 +194,10 @@ struct RemoteOptions {
   double retry_delay_seconds = 0.05;
   // Requests in flight at once for one ReadRanges call.
   int parallel_requests = 8;
-  // Ranges less than this many bytes apart are fetched by one request.
-  int64_t coalesce_gap = int64_t{64} << 10;
+  // Ranges less than this many bytes apart are fetched by one request
+  // (the gap's bytes with them: a take of rows scattered over a record
+  // batch fetches little more than the rows).
+  int64_t coalesce_gap = int64_t{8} << 10;
   // Reads smaller than this are widened to it (the extra bytes are kept
   // for the reads that follow: message headers one after another).
   int64_t readahead_bytes = int64_t{64} << 10;

@@ -87,6 +87,59 @@ def test_first_row_of_a_quiver_file_in_three_requests(nginx):
     assert ds.cache_stats()["requests"] <= 3
 
 
+def _image_rows(n, first=0):
+    images = (np.arange(first, first + n, dtype=np.uint64)[:, None] * 7 + np.arange(12288)) % 251
+    return pa.table(
+        {
+            "image": qv.FixedShapeTensorArray.from_numpy(
+                images.astype(np.uint8).reshape(n, 3, 64, 64)
+            ),
+            "label": pa.array(np.arange(first, first + n, dtype=np.int64)),
+        }
+    )
+
+
+def test_few_rows_of_fixed_width_columns_fetch_about_their_bytes(nginx):
+    """A take of a few rows of fixed-width columns fetches those rows (and
+    the record batches' headers), not whole buffers: bytes fetched stay
+    within 1.5x the rows' bytes, and the rows equal the local ones."""
+    path = nginx.root / "data" / "images.arrow"
+    qv.ipc.write_file(_image_rows(2000), str(path), max_batch_bytes=1 << 20)
+    remote = qv.dataset(f"{nginx.url}/data/images.arrow")
+    local = qv.dataset(path)
+    row_bytes = 3 * 64 * 64 + 8
+    rng = np.random.default_rng(3)
+    for size in (1, 8, 64):
+        idx = rng.choice(len(local), size=size, replace=False)
+        before = remote.cache_stats()["bytes_fetched"]
+        assert as_arrow(remote.take(idx)).equals(as_arrow(local.take(idx)))
+        fetched = remote.cache_stats()["bytes_fetched"] - before
+        assert fetched <= 1.5 * size * row_bytes, (size, fetched)
+
+
+def _open_descriptors():
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_many_remote_objects_share_a_bounded_set_of_connections(nginx):
+    """Hundreds of remote objects in one dataset keep a bounded number of
+    connections open (one cache per process), not a few per object."""
+    folder = nginx.root / "many"
+    folder.mkdir(exist_ok=True)
+    count = 300
+    for i in range(count):
+        table = pa.table({"x": pa.array([i, i + 1], pa.int64())})
+        qv.ipc.write_file(table, str(folder / f"{i:04}.arrow"))
+    before = _open_descriptors()
+    ds = qv.dataset([f"{nginx.url}/many/{i:04}.arrow" for i in range(count)])
+    assert len(ds) == 2 * count
+    taken = ds.take(np.arange(0, 2 * count, 2))
+    assert as_arrow(taken).column("x").to_pylist() == list(range(count))
+    assert _open_descriptors() - before < 64
+    ds.close()
+
+
 def test_fault_on_a_row_read_is_retried(nginx):
     name = nginx.names[("zstd" if "zstd" in CODECS else None, "file")]
     local = qv.dataset(nginx.root / name)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,12 @@ struct Dataset::Impl {
   }
 
   // The projected columns of record batch k, from the cache or decoded
-  // (a compressed body's buffers on up to `decode_threads` threads).
-  Result<std::vector<ArrayDataPtr>> Columns(int64_t k, int decode_threads) {
+  // (a compressed body's buffers on up to `decode_threads` threads). For a
+  // take of `rows` (ascending local rows; empty: all) from a source that
+  // copies what it reads (remote, pread), only those rows' bytes where
+  // Fragment::ReadRows can: the columns are then not cached.
+  Result<std::vector<ArrayDataPtr>> Columns(int64_t k, int decode_threads,
+                                            std::span<const int64_t> rows = {}) {
     std::vector<ArrayDataPtr> out(columns.size());
     std::vector<int> missing;  // schema indices
     std::vector<size_t> slots;
@@ -110,10 +115,16 @@ struct Dataset::Impl {
     }
     if (missing.empty()) return out;
     Fragment& fragment = *fragments[static_cast<size_t>(batch_fragment[static_cast<size_t>(k)])];
+    const int local = batch_local[static_cast<size_t>(k)];
+    if (!rows.empty() && missing.size() == columns.size() && !fragment.maps_source()) {
+      QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<ArrayDataPtr>> partial,
+                              fragment.ReadRows(local, columns, rows, options.validation));
+      if (partial) return std::move(*partial);
+    }
     bool views = false;
-    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
-                            fragment.ReadColumns(batch_local[static_cast<size_t>(k)], missing,
-                                                 options.validation, decode_threads, &views));
+    QUIVER_ASSIGN_OR_RETURN(
+        std::vector<ArrayDataPtr> decoded,
+        fragment.ReadColumns(local, missing, options.validation, decode_threads, &views));
     int64_t decoded_bytes = 0;
     for (size_t i = 0; i < decoded.size(); ++i) {
       const int64_t bytes = ArrayBytes(*decoded[i]);
@@ -209,18 +220,25 @@ Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
     chunk_start[t + 1] = chunk_start[t] + impl_->starts[k + 1] - impl_->starts[k];
   }
   std::vector<int64_t> local(indices.size());
+  std::vector<std::vector<int64_t>> rows(touched.size());  // per touched batch, its own rows
   for (size_t i = 0; i < indices.size(); ++i) {
     const size_t t = std::lower_bound(touched.begin(), touched.end(), batches[i]) - touched.begin();
     local[i] = chunk_start[t] + indices[i] - impl_->starts[batches[i]];
+    rows[t].push_back(indices[i] - impl_->starts[batches[i]]);
+  }
+  for (std::vector<int64_t>& own : rows) {
+    std::sort(own.begin(), own.end());
+    own.erase(std::unique(own.begin(), own.end()), own.end());
   }
   // Their columns, the batches read at once (remote sources in parallel).
   std::vector<std::vector<ArrayDataPtr>> loaded(touched.size());
   const int threads = impl_->LoadThreads(touched);
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(touched.size()), threads, [&](int64_t t) -> Status {
-        QUIVER_ASSIGN_OR_RETURN(loaded[static_cast<size_t>(t)],
-                                impl_->Columns(touched[static_cast<size_t>(t)],
-                                               threads > 1 ? 1 : impl_->options.threads));
+        const auto at = static_cast<size_t>(t);
+        QUIVER_ASSIGN_OR_RETURN(
+            loaded[at],
+            impl_->Columns(touched[at], threads > 1 ? 1 : impl_->options.threads, rows[at]));
         return Status::OK();
       }));
   std::vector<ChunkedArrayPtr> out;

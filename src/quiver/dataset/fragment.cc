@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quiver/dataset/column_cache.h"
+#include "quiver/dataset/row_ranges.h"
 #include "quiver/extension/canonical_storage.h"
 #include "quiver/internal/threads.h"
 #include "quiver/ipc/body_layout.h"
@@ -226,8 +227,11 @@ Status Fragment::ReadFileDictionaries() {
 
 Result<ipc::Message> Fragment::ReadHead(int k) {
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source_->ReadAt(entry.offset, entry.metadata_length));
-  return CheckedHead(k, std::move(bytes));
+  // ReadRanges reads the header's bytes exactly: a remote source's ReadAt
+  // would widen a small read into a read-ahead block of the body's bytes.
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> bytes,
+                          source_->ReadRanges({{entry.offset, entry.metadata_length}}));
+  return CheckedHead(k, std::move(bytes[0]));
 }
 
 Result<ipc::Message> Fragment::CheckedHead(int k, BufferPtr bytes) const {
@@ -346,14 +350,73 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
                                                 where + std::to_string(b), options_));
         return Status::OK();
       }));
-  bool has_dictionaries = !entry.dictionaries->ids.empty();
-  if (has_dictionaries && !dictionary_blocks_.empty()) {
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
+                          DecodeColumns(k, *head, columns, buffers, level));
+  *views = body_source->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
+  return out;
+}
+
+Result<std::optional<std::vector<ArrayDataPtr>>> Fragment::ReadRows(int k,
+                                                                    const std::vector<int>& columns,
+                                                                    std::span<const int64_t> rows,
+                                                                    ValidationLevel level) {
+  using Columns = std::optional<std::vector<ArrayDataPtr>>;
+  QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  const ipc::BatchLayout& layout = head->layout;
+  if (layout.compression != ipc::Compression::kNone) return Columns();
+  std::vector<BufferPiece> pieces;
+  std::vector<int64_t> wanted;
+  for (int column : columns) {
+    const ipc::FieldNodeLayout& node = layout.columns[static_cast<size_t>(column)];
+    if (!RowPieces(layout, node, rows, &pieces)) return Columns();
+    ipc::CollectBuffers(node, &wanted);
+  }
+  int64_t needed = 0, whole = 0;
+  for (const BufferPiece& piece : pieces) needed += piece.length;
+  for (int64_t b : wanted) whole += layout.buffers[static_cast<size_t>(b)].length;
+  if (needed > whole / 2) return Columns();
+  std::vector<io::ByteRange> ranges;
+  const int64_t body = entry.offset + entry.metadata_length;
+  for (const BufferPiece& piece : pieces) {
+    const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(piece.buffer)];
+    ranges.push_back({body + span.offset + piece.offset, piece.length});
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, source_->ReadRanges(ranges));
+  // Each buffer the columns use, its length as stored, holding the pieces
+  // read (zeros elsewhere: a large one is mapped lazily, so the rows not
+  // read cost no memory).
+  std::vector<BufferPtr> buffers(layout.buffers.size());
+  for (int64_t b : wanted) {
+    QUIVER_ASSIGN_OR_RETURN(buffers[static_cast<size_t>(b)],
+                            Buffer::Allocate(layout.buffers[static_cast<size_t>(b)].length));
+  }
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const BufferPiece& piece = pieces[i];
+    if (stored[i]->size() != piece.length) {
+      return Status::IOError(Where(k), ": read ", stored[i]->size(), " of ", piece.length,
+                             " bytes of buffer ", piece.buffer);
+    }
+    std::memcpy(buffers[static_cast<size_t>(piece.buffer)]->mutable_data() + piece.offset,
+                stored[i]->data(), static_cast<size_t>(piece.length));
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
+                          DecodeColumns(k, *head, columns, buffers, level));
+  return Columns(std::move(out));
+}
+
+Result<std::vector<ArrayDataPtr>> Fragment::DecodeColumns(int k, const Head& head,
+                                                          const std::vector<int>& columns,
+                                                          const std::vector<BufferPtr>& buffers,
+                                                          ValidationLevel level) {
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  if (!entry.dictionaries->ids.empty() && !dictionary_blocks_.empty()) {
     QUIVER_RETURN_NOT_OK(EnsureDictionaries());
   }
   std::vector<ArrayDataPtr> out;
   for (int column : columns) {
     auto decoded =
-        ipc::DecodeColumn(head->message, layout, column, buffers, *entry.dictionaries, swap_);
+        ipc::DecodeColumn(head.message, head.layout, column, buffers, *entry.dictionaries, swap_);
     if (!decoded.ok()) return decoded.status().WithContext(Where(k));
     const std::string name =
         "column " + std::to_string(column) + " (" + schema_->fields[column].name + ")";
@@ -363,7 +426,6 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
     if (!canonical.ok()) return canonical.status().WithContext(Where(k) + ": " + name);
     out.push_back(std::move(*canonical));
   }
-  *views = body_source->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
   return out;
 }
 

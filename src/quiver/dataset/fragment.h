@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,9 @@ class Fragment {
   // What the sources have read (a mapped file's compressed bodies are
   // read with pread: see ReadColumns).
   io::IoStats stats() const;
+  // Whether reads are views of memory the source holds (a mapped file or
+  // a buffer) rather than copies (remote, pread).
+  bool maps_source() const { return source_->zero_copy(); }
   // Whether a record batch read so far was compressed.
   bool compressed() const { return compressed_.load(std::memory_order_relaxed); }
 
@@ -62,6 +67,17 @@ class Fragment {
   // the record batch and the column.
   Result<std::vector<ArrayDataPtr>> ReadColumns(int k, const std::vector<int>& columns,
                                                 ValidationLevel level, int threads, bool* views);
+
+  // The same columns with only rows `rows` (ascending, distinct local
+  // indices) read: each column has the batch's length, but the bytes of
+  // other rows are zeros, never fetched. For a take of a few rows from a
+  // source that copies what it reads (remote, pread); the result must not
+  // be cached. nullopt where it does not pay or is not possible: the batch
+  // is compressed, a column has offsets, views or a dictionary
+  // (RowPieces), or the rows need more than half the columns' bytes.
+  Result<std::optional<std::vector<ArrayDataPtr>>> ReadRows(int k, const std::vector<int>& columns,
+                                                            std::span<const int64_t> rows,
+                                                            ValidationLevel level);
 
  private:
   Fragment() = default;
@@ -86,6 +102,12 @@ class Fragment {
   // (decoding copies the bytes anyway, and mapped pages would stay in the
   // process's memory beside the decoded copy).
   Result<io::InputSource*> BodySource(ipc::Compression compression);
+  // Columns `columns` of record batch k built on its decoded body buffers
+  // (by index; those the columns use), validated and canonical.
+  Result<std::vector<ArrayDataPtr>> DecodeColumns(int k, const Head& head,
+                                                  const std::vector<int>& columns,
+                                                  const std::vector<BufferPtr>& buffers,
+                                                  ValidationLevel level);
   std::string Where(int k) const;
 
   std::string location_;

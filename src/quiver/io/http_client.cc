@@ -106,7 +106,10 @@ Result<BufferPtr> BufferOf(const std::string& text) {
 
 }  // namespace
 
-// This process's easy handles and the connection cache they share.
+// This process's easy handles and the connection cache they share, one set
+// for every client: a dataset of many remote objects keeps at most
+// kMaxCachedConnections connections open, not a few per object (hundreds of
+// objects would otherwise run out of file descriptors).
 struct HttpClient::Handles {
   Handles() {
     GlobalInit();
@@ -151,8 +154,23 @@ HttpClient::HttpClient(std::string name, RemoteOptions options, HttpAuth auth)
 
 HttpClient::~HttpClient() = default;
 
+namespace {
+
+// Idle connections kept for reuse, over all remote objects of the process.
+constexpr long kMaxCachedConnections = 32;
+
+}  // namespace
+
+// Made once and never destroyed: clients may still be in use while static
+// objects are destroyed at exit, and curl_share_cleanup fails while a
+// handle uses the share.
+ForkLocal<HttpClient::Handles>& HttpClient::ProcessHandles() {
+  static auto* handles = new ForkLocal<Handles>();
+  return *handles;
+}
+
 void* HttpClient::Acquire(Handles** handles) {
-  Handles& current = handles_.Get();
+  Handles& current = ProcessHandles().Get();
   *handles = &current;
   {
     std::lock_guard<std::mutex> lock(current.mutex);
@@ -167,7 +185,7 @@ void* HttpClient::Acquire(Handles** handles) {
 
 void HttpClient::Release(Handles* handles, void* easy) {
   // A handle from before a fork stays with the parent's pool: leaked.
-  if (!handles_.Current(*handles)) return;
+  if (!ProcessHandles().Current(*handles)) return;
   std::lock_guard<std::mutex> lock(handles->mutex);
   handles->idle.push_back(static_cast<CURL*>(easy));
 }
@@ -204,6 +222,7 @@ HttpClient::Attempt HttpClient::Perform(const Request& request) {
   const auto timeout_ms = static_cast<long>(std::max(options_.timeout_seconds, 0.001) * 1000);
   curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(easy, CURLOPT_SHARE, handles->share);
+  curl_easy_setopt(easy, CURLOPT_MAXCONNECTS, kMaxCachedConnections);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);

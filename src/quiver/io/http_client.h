@@ -62,6 +62,7 @@ class HttpClient {
 
  private:
   struct Handles;
+  static ForkLocal<Handles>& ProcessHandles();
   struct Attempt;
   Attempt Perform(const Request& request);
   void* Acquire(Handles** handles);
@@ -73,7 +74,6 @@ class HttpClient {
   HttpAuth auth_;
   struct HeaderList;
   std::unique_ptr<HeaderList> header_list_;
-  ForkLocal<Handles> handles_;
   std::atomic<int64_t> requests_{0};
   std::atomic<int64_t> bytes_fetched_{0};
   std::atomic<int64_t> retries_{0};

@@ -249,3 +249,87 @@ TEST(RandomAccessDataset, CompressedBodiesOfAMappedFileAreReadWithPread) {
 
 }  // namespace
 }  // namespace quiver::dataset
+
+namespace quiver::dataset {
+namespace {
+
+// Rows [first, first + n) of fixed-width columns: id (int64, every fifth
+// null), emb (fixed_shape_tensor float32 [2]) and tile (fixed_size_list
+// <uint8>[4096]): 4 KiB a row.
+RecordBatchPtr FixedBatch(int64_t first, int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<bool> valid;
+  std::vector<float> emb;
+  std::vector<uint8_t> tiles;
+  for (int64_t r = first; r < first + n; ++r) {
+    ids.push_back(r);
+    valid.push_back(r % 5 != 4);
+    emb.insert(emb.end(), {static_cast<float>(r), static_cast<float>(-r)});
+    for (int i = 0; i < 4096; ++i) tiles.push_back(static_cast<uint8_t>(r + i));
+  }
+  FixedShapeTensorArray fixed =
+      *FixedShapeTensorArray::FromTensor(*Tensor::Make(float32(), test::BufferOf(emb), {n, 2}));
+  auto tile = std::make_shared<ArrayData>();
+  tile->type = *fixed_size_list(Field{"item", uint8()}, 4096);
+  tile->length = n;
+  tile->buffers = {nullptr};
+  tile->children = {test::Primitive<uint8_t>(uint8(), tiles)};
+  auto schema = std::make_shared<Schema>(Schema{
+      {Field{"id", int64()}, Field{"emb", fixed.type().data_type()}, Field{"tile", tile->type}}});
+  return *RecordBatch::Make(schema, n,
+                            {test::Primitive<int64_t>(int64(), ids, valid), fixed.data(), tile});
+}
+
+// A take of a few rows from a source that copies what it reads fetches
+// those rows' bytes, not whole buffers, and gives the same table; a take
+// of most of a batch reads its buffers whole (and caches them).
+TEST(RandomAccessDataset, FewRowsOfFixedWidthColumnsFetchOnlyTheirBytes) {
+  TempDir dir;
+  std::vector<RecordBatchPtr> batches;
+  for (int64_t at = 0; at < 600; at += 200) batches.push_back(FixedBatch(at, 200));
+  ASSERT_OK(test::WriteBatches(dir / "a.arrow", batches));
+  const RecordBatchPtr all = FixedBatch(0, 600);
+  ASSERT_OK_AND_ASSIGN(
+      TablePtr whole,
+      Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1)));
+  DatasetOptions options;
+  options.memory_map = false;
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}, options));
+  const std::vector<int64_t> few = {599, 4, 3, 4, 250};
+  int64_t before = dataset->cache_stats().bytes_fetched;
+  ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(few));
+  ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(few));
+  EXPECT_TRUE(taken->Equals(*expected));
+  // Four distinct rows of 4 KiB, their ids and embeddings, three headers
+  // and the id column's validity bitmaps: well under 20 KiB, where whole
+  // buffers would be three batches of 800 KiB.
+  EXPECT_LT(dataset->cache_stats().bytes_fetched - before, 20 * 1024);
+  EXPECT_EQ(dataset->cache_stats().bytes_cached, 0);  // rows read alone are not kept
+
+  std::vector<int64_t> most;
+  for (int64_t r = 200; r < 380; ++r) most.push_back(r);
+  before = dataset->cache_stats().bytes_fetched;
+  ASSERT_OK_AND_ASSIGN(taken, dataset->Take(most));
+  ASSERT_OK_AND_ASSIGN(expected, whole->Take(most));
+  EXPECT_TRUE(taken->Equals(*expected));
+  EXPECT_GT(dataset->cache_stats().bytes_cached, 200 * 4096);
+  // Now cached: a take of a few of those rows reads nothing.
+  before = dataset->cache_stats().bytes_fetched;
+  ASSERT_OK_AND_ASSIGN(taken, dataset->Take(std::vector<int64_t>{201, 399}));
+  ASSERT_OK_AND_ASSIGN(expected, whole->Take(std::vector<int64_t>{201, 399}));
+  EXPECT_TRUE(taken->Equals(*expected));
+  EXPECT_EQ(dataset->cache_stats().bytes_fetched, before);
+
+  // Random takes of every size agree with the whole table.
+  std::mt19937 rng(11);
+  for (int round = 0; round < 30; ++round) {
+    std::vector<int64_t> indices(1 + rng() % 40);
+    for (int64_t& i : indices) i = rng() % 600;
+    ASSERT_OK_AND_ASSIGN(taken, dataset->Take(indices));
+    ASSERT_OK_AND_ASSIGN(expected, whole->Take(indices));
+    ASSERT_TRUE(taken->Equals(*expected)) << "round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace quiver::dataset

@@ -41,11 +41,17 @@ class LoopbackServer {
     listen(listener_, 64);
     thread_ = std::thread([this] { Accept(); });
   }
+  // Closes its connections too: the clients' connection cache (one per
+  // process) keeps idle ones open, as a real server would see them.
   ~LoopbackServer() {
     stop_ = true;
     shutdown(listener_, SHUT_RDWR);
     close(listener_);
     thread_.join();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (int fd : open_) shutdown(fd, SHUT_RDWR);
+    }
     for (std::thread& t : connections_) t.join();
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/object"; }
@@ -57,8 +63,15 @@ class LoopbackServer {
       const int fd = accept(listener_, nullptr, nullptr);
       if (fd < 0) return;
       std::lock_guard<std::mutex> lock(mutex_);
+      open_.push_back(fd);
       connections_.emplace_back([this, fd] { Serve(fd); });
     }
+  }
+  // Closes `fd` once the destructor can no longer shut it down.
+  void Close(int fd) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_.erase(std::find(open_.begin(), open_.end(), fd));
+    close(fd);
   }
   void Serve(int fd) {
     std::string pending;
@@ -68,7 +81,7 @@ class LoopbackServer {
       while ((end = pending.find("\r\n\r\n")) == std::string::npos) {
         const ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n <= 0) {
-          close(fd);
+          Close(fd);
           return;
         }
         pending.append(chunk, static_cast<size_t>(n));
@@ -76,9 +89,10 @@ class LoopbackServer {
       const std::string request = pending.substr(0, end + 4);
       pending.erase(0, end + 4);
       const std::string answer = handler_(request, count_++);
-      if (answer.empty() || write(fd, answer.data(), answer.size()) < 0) break;
+      // send, not write: a client gone (or a shut-down socket) is no SIGPIPE.
+      if (answer.empty() || send(fd, answer.data(), answer.size(), MSG_NOSIGNAL) < 0) break;
     }
-    close(fd);
+    Close(fd);
   }
 
   Handler handler_;
@@ -89,6 +103,7 @@ class LoopbackServer {
   std::mutex mutex_;
   std::thread thread_;
   std::vector<std::thread> connections_;
+  std::vector<int> open_;  // accepted and not yet closed (under mutex_)
 };
 
 // A 206 for the "Range: bytes=A-B" (or "bytes=-N") of `request` from an
