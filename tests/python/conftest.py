@@ -50,3 +50,23 @@ def sample(dtype, shape, seed=0):
 @pytest.fixture
 def producer():
     return CapsuleProducer
+
+
+@pytest.fixture(scope="module")
+def nginx(tmp_path_factory):
+    """nginx on 127.0.0.1 serving the remote samples (remote_samples.py) with
+    range requests: .url, .port, .root (the served folder, where a test may
+    add files), .names ({(codec, kind): name}) and .blob (blob.bin's bytes)."""
+    import remote_servers as servers
+    from remote_samples import write_samples
+
+    missing = servers.nginx_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("www")
+    blob, names = write_samples(root)
+    with servers.Nginx(root, tmp_path_factory.mktemp("nginx")) as server:
+        server.blob = blob
+        server.names = names
+        server.root = root
+        yield server

@@ -19,24 +19,11 @@ import pytest
 import quiver as qv
 
 import remote_servers as servers
-from test_remote_sources import CODECS, FAST, bounded, environment, write_samples
+from remote_samples import CODECS, FAST, bounded, environment, write_samples
 
 pytestmark = pytest.mark.skipif(
     qv.build_info()["curl"] is None, reason="this build of quiver has no libcurl"
 )
-
-
-@pytest.fixture(scope="module")
-def nginx(tmp_path_factory):
-    missing = servers.nginx_missing()
-    if missing:
-        pytest.skip(missing)
-    root = tmp_path_factory.mktemp("www")
-    _, names = write_samples(root)
-    with servers.Nginx(root, tmp_path_factory.mktemp("nginx")) as server:
-        server.names = names
-        server.root = root
-        yield server
 
 
 def as_arrow(table):

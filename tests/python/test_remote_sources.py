@@ -7,10 +7,7 @@ quiver._quiver._io_read / _io_expand helpers, which report the requests,
 bytes and retries a source used. Every read that meets a fault either ends
 with the right bytes or fails with a clean error within a bounded time."""
 
-import contextlib
-import os
 import re
-import threading
 import time
 
 import numpy as np
@@ -21,78 +18,11 @@ import quiver as qv
 from quiver import _quiver
 
 import remote_servers as servers
+from remote_samples import CODECS, FAST, bounded, environment, write_samples
 
 pytestmark = pytest.mark.skipif(
     qv.build_info()["curl"] is None, reason="this build of quiver has no libcurl"
 )
-
-CODECS = [None] + qv.ipc.codecs()
-FAST = {"timeout_seconds": 1, "max_retries": 3, "retry_delay_seconds": 0.01}
-
-
-def bounded(seconds, fn, *args, **kwargs):
-    """fn(*args) on a thread, which must end within `seconds` (nothing may
-    hang); its result, or its exception raised here."""
-    out = {}
-
-    def run():
-        try:
-            out["value"] = fn(*args, **kwargs)
-        except BaseException as e:  # noqa: BLE001 - handed to the test
-            out["error"] = e
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"{fn.__name__} still running after {seconds} s"
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
-
-
-@contextlib.contextmanager
-def environment(variables):
-    saved = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def sample_table(rows=40):
-    images = np.arange(rows * 4 * 3, dtype=np.float32).reshape(rows, 4, 3)
-    ragged = [np.full((2, i % 7 + 1), i, np.int16) for i in range(rows)]
-    return pa.table(
-        {
-            "id": pa.array(range(rows), pa.int64()),
-            "image": pa.array(qv.FixedShapeTensorArray.from_numpy(images)),
-            "ragged": pa.array(qv.VariableShapeTensorArray.from_numpy(ragged)),
-            "label": pa.array([f"row {i}" * (i % 5) for i in range(rows)]),
-        }
-    )
-
-
-def write_samples(root):
-    """blob.bin (300 kB of random bytes) and an IPC file and stream per codec
-    under `root`; their names."""
-    blob = np.random.default_rng(0).bytes(300_000)
-    (root / "blob.bin").write_bytes(blob)
-    table = sample_table()
-    names = {}
-    for codec in CODECS:
-        tag = codec or "plain"
-        batches = table.to_batches(max_chunksize=7)
-        for kind, write in [("file", qv.ipc.write_file), ("stream", qv.ipc.write_stream)]:
-            name = f"data/{tag}.{'arrow' if kind == 'file' else 'arrows'}"
-            (root / "data").mkdir(exist_ok=True)
-            write(pa.Table.from_batches(batches), str(root / name), compression=codec)
-            names[(codec, kind)] = name
-    return blob, names
 
 
 def read_ipc(location, kind):
@@ -101,20 +31,6 @@ def read_ipc(location, kind):
 
 
 # --- nginx --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def nginx(tmp_path_factory):
-    missing = servers.nginx_missing()
-    if missing:
-        pytest.skip(missing)
-    root = tmp_path_factory.mktemp("www")
-    blob, names = write_samples(root)
-    with servers.Nginx(root, tmp_path_factory.mktemp("nginx")) as server:
-        server.blob = blob
-        server.names = names
-        server.root = root
-        yield server
 
 
 def test_open_sends_one_request_for_the_tail(nginx):
