@@ -2,7 +2,8 @@
 // opened as a dataset source (an IPC file by its footer and batch headers,
 // an IPC stream by walking its message headers), must give an index or an
 // error, never a crash; every row a take, a slice or a record batch then
-// returns must be usable to its last byte. Byte 0 picks how: bit 0 maps
+// returns must be usable to its last byte (a take of a few rows first,
+// which a pread source reads row by row). Byte 0 picks how: bit 0 maps
 // the source or reads it with pread, bit 1 projects every other column.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -41,6 +42,12 @@ void UseTable(const Table& table) {
 
 void Exercise(dataset::Dataset& dataset) {
   const int64_t rows = std::min<int64_t>(dataset.num_rows(), 256);
+  if (rows > 0) {
+    // A few rows first, before anything is cached: read alone (their bytes
+    // only) from a pread source where the columns allow.
+    const std::vector<int64_t> few = {rows - 1, rows / 2, 0};
+    if (auto taken = dataset.Take(few); taken.ok()) UseTable(**taken);
+  }
   std::vector<int64_t> reversed;
   for (int64_t i = rows; i-- > 0;) reversed.push_back(i);
   if (auto taken = dataset.Take(reversed); taken.ok()) UseTable(**taken);

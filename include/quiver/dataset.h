@@ -82,7 +82,9 @@ class Dataset {
 
   // The rows at `indices` (0 <= i < num_rows(), any order, repeats
   // allowed), in the order asked: a copy. IndexError naming the position
-  // of the first index out of range.
+  // of the first index out of range. From a remote or pread source, a few
+  // rows of an uncompressed batch whose columns are all fixed-width are
+  // fetched alone (their bytes, not whole buffers) and not cached.
   Result<TablePtr> Take(std::span<const int64_t> indices);
   // Rows [offset, offset + length): zero-copy views of the decoded record
   // batches. IndexError for a range outside the dataset.
