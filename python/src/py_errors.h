@@ -73,25 +73,26 @@ inline Status NameArgument(Status status, bool refused, const char* advice) {
   if (status.ok() || !refused || status.code() != StatusCode::kInvalid) return status;
   return Status(status.code(), status.message() + " (" + advice + ")");
 }
-template <typename T>
-Result<T> NameArgument(Result<T> result, bool refused, const char* advice) {
-  if (result.ok()) return result;
-  return NameArgument(result.status(), refused, advice);
-}
 inline constexpr const char* kPassCopy = "pass copy=None or copy=True";
 inline constexpr const char* kPassAllowNulls = "pass allow_nulls=True";
 
-// An error from a call made with the copy mode a Python `copy` chose.
+// Unwrap for a call made with the copy mode a Python `copy` chose: its
+// error names the argument. The value is moved out once (these calls
+// return tensors on hot paths such as to_numpy).
 template <typename T>
-Result<T> NamingCopy(Result<T> result, CopyMode copy) {
-  return NameArgument(std::move(result), copy == CopyMode::kNever, kPassCopy);
+T UnwrapCopy(Result<T>&& result, CopyMode copy) {
+  if (!result.ok()) Raise(NameArgument(result.status(), copy == CopyMode::kNever, kPassCopy));
+  return std::move(*result);
 }
-// An error from a call over rows, `null_rows` of them null, made with the
+// The same for a call over rows, `null_rows` of them null, made with the
 // null policy a Python `allow_nulls` chose.
 template <typename T>
-Result<T> NamingAllowNulls(Result<T> result, NullPolicy nulls, int64_t null_rows) {
-  return NameArgument(std::move(result), nulls == NullPolicy::kError && null_rows > 0,
-                      kPassAllowNulls);
+T UnwrapAllowNulls(Result<T>&& result, NullPolicy nulls, int64_t null_rows) {
+  if (!result.ok()) {
+    Raise(NameArgument(result.status(), nulls == NullPolicy::kError && null_rows > 0,
+                       kPassAllowNulls));
+  }
+  return std::move(*result);
 }
 
 // copy=None copies only when needed, False never, True always.

@@ -26,7 +26,7 @@ nb::object RowView(const PyFixedShapeTensorArray& a, int64_t i, bool allow_nulls
   const int64_t row = ResolveIndex(i, a.array.length());
   const NullPolicy nulls = NullPolicyFrom(allow_nulls);
   return TensorToNumpy(
-      Unwrap(NamingAllowNulls(a.array.RowTensor(row, nulls), nulls, a.array.IsValid(row) ? 0 : 1)));
+      UnwrapAllowNulls(a.array.RowTensor(row, nulls), nulls, a.array.IsValid(row) ? 0 : 1));
 }
 
 nb::object RowOrNone(const FixedShapeTensorArray& a, int64_t i) {
@@ -82,7 +82,7 @@ PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray,
     built = FixedShapeTensorArray::FromTensor(tensor, mode);
     if (built.ok() && !null_rows.empty()) built = built->WithNullRows(null_rows);
   }
-  return PyFixedShapeTensorArray{Unwrap(NamingCopy(std::move(built), mode))};
+  return PyFixedShapeTensorArray{UnwrapCopy(std::move(built), mode)};
 }
 
 // NumPy indexing of the (N, *logical shape) view: what col[i, ...],
@@ -145,8 +145,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           "to_numpy",
           [](const A& a, bool allow_nulls, nb::handle out) -> nb::object {
             const NullPolicy nulls = NullPolicyFrom(allow_nulls);
-            Tensor tensor =
-                Unwrap(NamingAllowNulls(a.array.ToTensor(nulls), nulls, a.array.null_count()));
+            Tensor tensor = UnwrapAllowNulls(a.array.ToTensor(nulls), nulls, a.array.null_count());
             if (out.is_none()) return TensorToNumpy(tensor);
             CopyInto(tensor, out);
             return nb::borrow(out);
@@ -169,8 +168,7 @@ void BindFixedShapeTensorArray(nb::module_& m) {
           "to_tensor",
           [](const A& a, bool allow_nulls) {
             const NullPolicy nulls = NullPolicyFrom(allow_nulls);
-            return PyTensor{
-                Unwrap(NamingAllowNulls(a.array.ToTensor(nulls), nulls, a.array.null_count()))};
+            return PyTensor{UnwrapAllowNulls(a.array.ToTensor(nulls), nulls, a.array.null_count())};
           },
           nb::arg("allow_nulls") = false, "The whole column as one quiver Tensor, zero-copy.")
       .def("__len__", [](const A& a) { return a.array.length(); })

@@ -398,8 +398,8 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           [](const A& a, int64_t i, bool allow_nulls) {
             const int64_t row = ResolveIndex(i, a.array.length());
             const NullPolicy nulls = NullPolicyFrom(allow_nulls);
-            return PyTensor{Unwrap(NamingAllowNulls(a.array.RowTensor(row, nulls), nulls,
-                                                    a.array.IsValid(row) ? 0 : 1))};
+            return PyTensor{UnwrapAllowNulls(a.array.RowTensor(row, nulls), nulls,
+                                             a.array.IsValid(row) ? 0 : 1)};
           },
           nb::arg("i"), nb::arg("allow_nulls") = false,
           "Row i as a quiver.Tensor (zero-copy), e.g. for DLPack: "
@@ -419,8 +419,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                 nb::gil_scoped_release no_gil;
                 padded = a.array.ToPadded(pad, nulls);
               }
-              auto result =
-                  Unwrap(NamingAllowNulls(std::move(padded), nulls, a.array.null_count()));
+              auto result = UnwrapAllowNulls(std::move(padded), nulls, a.array.null_count());
               return nb::make_tuple(TensorToNumpy(result.values), TensorToNumpy(result.shapes));
             }
             if (nb::hasattr(out, "flags") && !nb::cast<bool>(out.attr("flags").attr("writeable"))) {
@@ -444,9 +443,9 @@ void BindVariableShapeTensorArray(nb::module_& m) {
               nb::gil_scoped_release no_gil;
               shapes = a.array.ToPaddedInto(dst, shape, pad, nulls);
             }
-            return nb::make_tuple(nb::borrow(out),
-                                  TensorToNumpy(Unwrap(NamingAllowNulls(std::move(shapes), nulls,
-                                                                        a.array.null_count()))));
+            return nb::make_tuple(
+                nb::borrow(out),
+                TensorToNumpy(UnwrapAllowNulls(std::move(shapes), nulls, a.array.null_count())));
           },
           nb::arg("pad_value") = 0, nb::arg("allow_nulls") = false, nb::kw_only(),
           nb::arg("out") = nb::none(),
@@ -461,8 +460,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
           "to_jagged",
           [](const A& a, bool allow_nulls) {
             const NullPolicy nulls = NullPolicyFrom(allow_nulls);
-            auto jagged =
-                Unwrap(NamingAllowNulls(a.array.ToJagged(nulls), nulls, a.array.null_count()));
+            auto jagged = UnwrapAllowNulls(a.array.ToJagged(nulls), nulls, a.array.null_count());
             return nb::make_tuple(TensorToNumpy(jagged.values), TensorToNumpy(jagged.offsets),
                                   TensorToNumpy(jagged.shapes));
           },
@@ -481,7 +479,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
               nb::gil_scoped_release no_gil;
               fixed = a.array.ToFixed(mode);
             }
-            return PyFixedShapeTensorArray{Unwrap(NamingCopy(std::move(fixed), mode))};
+            return PyFixedShapeTensorArray{UnwrapCopy(std::move(fixed), mode)};
           },
           nb::arg("copy") = nb::none(),
           "A FixedShapeTensorArray when every row has the same shape (ValueError otherwise). "
