@@ -87,7 +87,8 @@ class Dataset {
   // fetched alone (their bytes, not whole buffers) and not cached.
   Result<TablePtr> Take(std::span<const int64_t> indices);
   // Rows [offset, offset + length): zero-copy views of the decoded record
-  // batches. IndexError for a range outside the dataset.
+  // batches (of a few rows' bytes, read alone, where Take would read them
+  // so). IndexError for a range outside the dataset.
   Result<TablePtr> Slice(int64_t offset, int64_t length);
   // Record batch k over all sources, in order (projected columns only;
   // record batches of no rows are left out, as num_record_batches()).

@@ -265,8 +265,14 @@ Result<TablePtr> Dataset::Slice(int64_t offset, int64_t length) {
     const int64_t k = impl_->BatchOf(row);
     const int64_t begin = row - impl_->starts[k];
     const int64_t take = std::min(impl_->starts[k + 1], offset + length) - row;
+    // A few rows of a batch (ds[i] is a one-row slice): those rows alone
+    // where Columns can read them so; the views below cover only them.
+    std::vector<int64_t> few;
+    if (2 * take <= impl_->starts[k + 1] - impl_->starts[k]) {
+      for (int64_t r = begin; r < begin + take; ++r) few.push_back(r);
+    }
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
-                            impl_->Columns(k, impl_->options.threads));
+                            impl_->Columns(k, impl_->options.threads, few));
     for (size_t j = 0; j < columns.size(); ++j) {
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece, quiver::Slice(columns[j], begin, take));
       chunks[j].push_back(std::move(piece));

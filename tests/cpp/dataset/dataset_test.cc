@@ -306,6 +306,13 @@ TEST(RandomAccessDataset, FewRowsOfFixedWidthColumnsFetchOnlyTheirBytes) {
   EXPECT_LT(dataset->cache_stats().bytes_fetched - before, 20 * 1024);
   EXPECT_EQ(dataset->cache_stats().bytes_cached, 0);  // rows read alone are not kept
 
+  // A one-row slice (ds[i]) reads that row alone too.
+  before = dataset->cache_stats().bytes_fetched;
+  ASSERT_OK_AND_ASSIGN(TablePtr one, dataset->Slice(420, 1));
+  ASSERT_OK_AND_ASSIGN(expected, whole->Slice(420, 1));
+  EXPECT_TRUE(one->Equals(*expected));
+  EXPECT_LT(dataset->cache_stats().bytes_fetched - before, 8 * 1024);
+
   std::vector<int64_t> most;
   for (int64_t r = 200; r < 380; ++r) most.push_back(r);
   before = dataset->cache_stats().bytes_fetched;
