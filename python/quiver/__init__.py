@@ -40,7 +40,9 @@ from ._quiver import (
     variable_shape_tensor,
 )
 from ._quiver import Bindings, ShapePattern, enforce_shape
+from ._quiver import _set_curl_module
 from ._shapes import check_shapes
+from ._curl import curl_module as _curl_module
 
 from . import ipc
 
@@ -89,6 +91,10 @@ from . import _pickle, _pyarrow_pickle
 
 _pyarrow_pickle.install()
 _pickle.register_function_pickling()
+# libcurl is opened on the first remote read, from the module beside this
+# file that links it (the binary wheel's own copy); see docs/remote.md.
+if _curl_module() is not None:
+    _set_curl_module(_curl_module())
 # Inside a Ray Data worker: quiver.ray's message for a quiver Table returned
 # from map_batches (Ray Data is already imported there; importing quiver
 # alone never imports Ray).

@@ -101,6 +101,10 @@ void BindIo(nb::module_& m) {
       },
       nb::arg("locations"), nb::arg("extensions"), nb::arg("options").none() = nb::none(),
       "Internal, for the tests: io::ExpandLocations (directories, globs, s3:// prefixes).");
+  m.def(
+      "_set_curl_module", [](const std::string& path) { io::SetCurlModule(path); }, nb::arg("path"),
+      "Internal: the module linking libcurl that the first remote read opens (the package "
+      "names its own at import).");
 }
 
 }  // namespace quiver::python

@@ -5,7 +5,7 @@
 // QUIVER_HAVE_CURL (on this file and the io/ files that use libcurl).
 
 #ifdef QUIVER_HAVE_CURL
-#include <curl/curl.h>
+#include "quiver/io/curl_library.h"
 #endif
 
 namespace quiver {
@@ -14,8 +14,11 @@ const char* Version() { return QUIVER_VERSION_STRING; }
 
 std::string CurlVersion() {
 #ifdef QUIVER_HAVE_CURL
-  // The library loaded at run time, which may be newer than the headers.
-  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  // The library opened at run time (this opens it), which may be newer
+  // than the headers; "" where it cannot be opened.
+  auto curl = io::internal::Curl();
+  if (!curl.ok()) return {};
+  const curl_version_info_data* info = (*curl)->version_info(CURLVERSION_NOW);
   return info != nullptr && info->version != nullptr ? info->version : "";
 #else
   return {};

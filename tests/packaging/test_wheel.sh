@@ -43,10 +43,10 @@ echo "test-wheel: quiver --help and quiver demo run from the installed wheel"
 "$WORK/minimal/bin/python" -m quiver --help | grep -q "quiver inspect" \
   || { echo "test-wheel: python -m quiver --help failed" >&2; exit 1; }
 
-# The codecs with the system's libzstd and liblz4 hidden (empty files bound
-# over them in a private mount namespace): the extension must load only the
-# copies inside the wheel.
-mapfile -t libs < <(for lib in /usr/lib/*/libzstd.so.1 /usr/lib/*/liblz4.so.1; do
+# The codecs and libcurl with the system's libzstd, liblz4 and libcurl hidden
+# (empty files bound over them in a private mount namespace): the extension
+# must load only the copies inside the wheel.
+mapfile -t libs < <(for lib in /usr/lib/*/libzstd.so.1 /usr/lib/*/liblz4.so.1 /usr/lib/*/libcurl.so.4; do
   [ -e "$lib" ] && readlink -f "$lib"; done | sort -u)
 : > "$WORK/empty"
 QUIVER_SYSTEM_CODECS_HIDDEN=1 unshare -m --propagation private bash -euo pipefail -c '

@@ -7,6 +7,7 @@ import ctypes
 import os
 import pathlib
 import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +29,7 @@ def test_the_wheel_has_both_codecs():
     os.environ.get("QUIVER_SYSTEM_CODECS_HIDDEN") != "1",
     reason="run by test_wheel.sh with the system libraries hidden",
 )
-@pytest.mark.parametrize("library", ["libzstd.so.1", "liblz4.so.1"])
+@pytest.mark.parametrize("library", ["libzstd.so.1", "liblz4.so.1", "libcurl.so.4"])
 def test_the_system_libraries_are_hidden(library):
     with pytest.raises(OSError):
         ctypes.CDLL(library)
@@ -78,3 +79,29 @@ def test_pyarrow_writes_what_quiver_reads(tmp_path, codec):
     batch = reader.get_batch(0)
     assert np.array_equal(batch.column("image").to_numpy(), images)
     assert pa.table(reader).equals(table)
+
+
+def test_libcurl_comes_from_the_wheel_and_only_on_first_use():
+    """The extension links no libcurl; the wheel's libquiver_curl.so brings
+    the wheel's own copy when a remote read (or build_info) first needs it,
+    with the system's hidden too."""
+    extension = pathlib.Path(core.__file__)
+    site = extension.parent.parent
+    out = subprocess.run(["ldd", str(extension)], capture_output=True, text=True, check=True).stdout
+    assert "curl" not in out, out
+    module = extension.parent / "libquiver_curl.so"
+    out = subprocess.run(["ldd", str(module)], capture_output=True, text=True, check=True).stdout
+    assert "not found" not in out, out
+    curl_lines = [line for line in out.splitlines() if "libcurl" in line]
+    assert len(curl_lines) == 1, out
+    path = pathlib.Path(curl_lines[0].split("=>")[1].split("(")[0].strip())
+    assert site in path.parents, f"{curl_lines[0].strip()}: outside the wheel's files"
+    code = (
+        "import quiver as qv\n"
+        "maps = lambda: any('libcurl' in l for l in open('/proc/self/maps'))\n"
+        "print(maps(), qv.build_info()['curl'] is not None, maps())\n"
+    )
+    got = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert got == ["False", "True", "True"]

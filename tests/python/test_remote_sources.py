@@ -7,7 +7,10 @@ quiver._quiver._io_read / _io_expand helpers, which report the requests,
 bytes and retries a source used. Every read that meets a fault either ends
 with the right bytes or fails with a clean error within a bounded time."""
 
+import os
 import re
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -31,6 +34,26 @@ def read_ipc(location, kind):
 
 
 # --- nginx --------------------------------------------------------------------
+
+
+LOADED_CURL = "print(any('libcurl' in line for line in open('/proc/self/maps')))"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc/self/maps")
+def test_libcurl_is_loaded_by_the_first_remote_read_not_by_import(nginx):
+    """import quiver maps no libcurl (nor the libraries it brings); the first
+    remote read opens it, and then reads as before."""
+    code = f"""
+import quiver as qv
+{LOADED_CURL}
+ds = qv.dataset("{nginx.url}/{nginx.names[(None, "file")]}")
+print(len(ds))
+{LOADED_CURL}
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "40", "True"]
 
 
 def test_open_sends_one_request_for_the_tail(nginx):

@@ -6,8 +6,6 @@
 
 #ifdef QUIVER_HAVE_CURL
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "quiver/io/curl_library.h"
 #include "quiver/io/s3_listing.h"
 
 namespace quiver::io::internal {
@@ -25,10 +24,9 @@ namespace {
 // Error bodies (S3's XML) are kept up to this size, for their <Code>.
 constexpr int64_t kMaxErrorBody = int64_t{64} << 10;
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+// libcurl where it is known to be loaded: by HttpClient::Perform, which
+// returns Curl()'s error before anything here runs.
+const CurlLibrary& Loaded() { return **Curl(); }
 
 // Failures of the transport worth another try: the server went away,
 // stalled or cut the body short.
@@ -112,18 +110,19 @@ Result<BufferPtr> BufferOf(const std::string& text) {
 // objects would otherwise run out of file descriptors).
 struct HttpClient::Handles {
   Handles() {
-    GlobalInit();
-    share = curl_share_init();
-    curl_share_setopt(share, CURLSHOPT_LOCKFUNC, &Lock);
-    curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, &Unlock);
-    curl_share_setopt(share, CURLSHOPT_USERDATA, &locks);
-    curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-    curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    const CurlLibrary& curl = Loaded();
+    share = curl.share_init();
+    curl.share_setopt(share, CURLSHOPT_LOCKFUNC, &Lock);
+    curl.share_setopt(share, CURLSHOPT_UNLOCKFUNC, &Unlock);
+    curl.share_setopt(share, CURLSHOPT_USERDATA, &locks);
+    curl.share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl.share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl.share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
   }
   ~Handles() {
-    for (CURL* easy : idle) curl_easy_cleanup(easy);
-    curl_share_cleanup(share);
+    const CurlLibrary& curl = Loaded();
+    for (CURL* easy : idle) curl.easy_cleanup(easy);
+    curl.share_cleanup(share);
   }
   ShareLocks locks;
   CURLSH* share = nullptr;
@@ -133,7 +132,9 @@ struct HttpClient::Handles {
 
 struct HttpClient::HeaderList {
   curl_slist* list = nullptr;
-  ~HeaderList() { curl_slist_free_all(list); }
+  ~HeaderList() {
+    if (list != nullptr) Loaded().slist_free_all(list);
+  }
 };
 
 struct HttpClient::Attempt {
@@ -146,9 +147,12 @@ HttpClient::HttpClient(std::string name, RemoteOptions options, HttpAuth auth)
       options_(options),
       auth_(std::move(auth)),
       header_list_(std::make_unique<HeaderList>()) {
-  GlobalInit();
+  // Without libcurl the client is made all the same; each request then
+  // fails with Curl()'s error, saying how to get it.
+  auto curl = Curl();
+  if (!curl.ok()) return;
   for (const std::string& header : auth_.headers) {
-    header_list_->list = curl_slist_append(header_list_->list, header.c_str());
+    header_list_->list = (*curl)->slist_append(header_list_->list, header.c_str());
   }
 }
 
@@ -180,7 +184,7 @@ void* HttpClient::Acquire(Handles** handles) {
       return easy;
     }
   }
-  return curl_easy_init();
+  return Loaded().easy_init();
 }
 
 void HttpClient::Release(Handles* handles, void* easy) {
@@ -197,9 +201,15 @@ void HttpClient::Backoff(int attempt) const {
 }
 
 HttpClient::Attempt HttpClient::Perform(const Request& request) {
+  Attempt attempt;
+  auto loaded = Curl();
+  if (!loaded.ok()) {
+    attempt.verdict = {loaded.status(), false};
+    return attempt;
+  }
+  const CurlLibrary& curl = **loaded;
   Handles* handles = nullptr;
   CURL* easy = static_cast<CURL*>(Acquire(&handles));
-  Attempt attempt;
   if (easy == nullptr) {
     attempt.verdict = {Status::OutOfMemory("curl_easy_init failed"), false};
     return attempt;
@@ -218,49 +228,49 @@ HttpClient::Attempt HttpClient::Perform(const Request& request) {
     body.buffer = *buffer;
   }
   char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_reset(easy);
+  curl.easy_reset(easy);
   const auto timeout_ms = static_cast<long>(std::max(options_.timeout_seconds, 0.001) * 1000);
-  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(easy, CURLOPT_SHARE, handles->share);
-  curl_easy_setopt(easy, CURLOPT_MAXCONNECTS, kMaxCachedConnections);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &body);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl.easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  curl.easy_setopt(easy, CURLOPT_SHARE, handles->share);
+  curl.easy_setopt(easy, CURLOPT_MAXCONNECTS, kMaxCachedConnections);
+  curl.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl.easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
+  curl.easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
+  curl.easy_setopt(easy, CURLOPT_HEADERDATA, &body);
+  curl.easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl.easy_setopt(easy, CURLOPT_WRITEDATA, &body);
+  curl.easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
   // A transfer slower than 1 KiB/s for timeout_seconds (whole seconds, at
   // least one: libcurl's granularity) is cut off: a server that stalls,
   // and one that drips a few bytes a second to keep the request alive.
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
+  curl.easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  curl.easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
                    std::max(1L, static_cast<long>(std::ceil(options_.timeout_seconds))));
-  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L << 10);
-  curl_easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L);  // S3 keys may hold "..": sent as they are
-  curl_easy_setopt(easy, CURLOPT_USERAGENT, "quiver");
+  curl.easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl.easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L << 10);
+  curl.easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L);  // S3 keys may hold "..": sent as they are
+  curl.easy_setopt(easy, CURLOPT_USERAGENT, "quiver");
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #else
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
-  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+  curl.easy_setopt(easy, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+  curl.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
 #endif
-  if (!request.range.empty()) curl_easy_setopt(easy, CURLOPT_RANGE, request.range.c_str());
-  if (header_list_->list != nullptr) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, header_list_->list);
+  if (!request.range.empty()) curl.easy_setopt(easy, CURLOPT_RANGE, request.range.c_str());
+  if (header_list_->list != nullptr) curl.easy_setopt(easy, CURLOPT_HTTPHEADER, header_list_->list);
   if (auth_.aws_sigv4.empty()) {
     // Plain HTTP(S) objects may redirect (a CDN); signed S3 requests do not.
-    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 5L);
+    curl.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    curl.easy_setopt(easy, CURLOPT_MAXREDIRS, 5L);
   } else {
-    curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, auth_.aws_sigv4.c_str());
-    curl_easy_setopt(easy, CURLOPT_USERPWD, auth_.user_password.c_str());
+    curl.easy_setopt(easy, CURLOPT_AWS_SIGV4, auth_.aws_sigv4.c_str());
+    curl.easy_setopt(easy, CURLOPT_USERPWD, auth_.user_password.c_str());
   }
-  const CURLcode code = curl_easy_perform(easy);
+  const CURLcode code = curl.easy_perform(easy);
   // The error buffer lives on this stack frame: detach it before the
   // handle goes back to the pool.
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
+  curl.easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
   Release(handles, easy);
 
   requests_.fetch_add(1, std::memory_order_relaxed);
@@ -275,7 +285,7 @@ HttpClient::Attempt HttpClient::Perform(const Request& request) {
   }
   if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && body.too_long && got_response)) {
     attempt.verdict = {
-        Status::IOError(curl_easy_strerror(code), error[0] != 0 ? std::string(": ") + error : ""),
+        Status::IOError(curl.easy_strerror(code), error[0] != 0 ? std::string(": ") + error : ""),
         Retryable(code)};
     return attempt;
   }

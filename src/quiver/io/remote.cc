@@ -19,6 +19,7 @@
 #include <string>
 #include <utility>
 
+#include "quiver/io/curl_library.h"
 #include "quiver/io/fork_local.h"
 #include "quiver/io/http_client.h"
 #include "quiver/io/range_coalescer.h"
@@ -215,6 +216,8 @@ bool RemoteBuilt() { return true; }
 Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
                                                       const RemoteOptions& options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
+  auto curl = Curl();
+  if (!curl.ok()) return curl.status().WithContext(RedactedUrl(url));
   QUIVER_ASSIGN_OR_RETURN(Target target, TargetOf(url));
   auto source = std::make_shared<RemoteSource>(RedactedUrl(url), std::move(target), options);
   QUIVER_RETURN_NOT_OK(source->Open());
@@ -225,6 +228,8 @@ Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
                                                   const std::vector<std::string>& extensions,
                                                   const RemoteOptions& options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
+  auto curl = Curl();
+  if (!curl.ok()) return curl.status().WithContext(RedactedUrl(url));
   QUIVER_ASSIGN_OR_RETURN(S3Settings settings, SettingsFromEnvironment());
   QUIVER_ASSIGN_OR_RETURN(S3Object prefix, ParseS3Url(url));
   HttpClient client(url, options, AuthFor(settings));
