@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ._curl import curl_module
-
 # The tool's exit code for usage errors and missing files. A missing tool
 # exits with it too: it is not the "bad file or failed work" of exit code 1,
 # which a script such as `quiver validate x.arrow || mark_corrupt x.arrow`
@@ -51,11 +49,6 @@ def main() -> None:
         sys.stderr.write(missing_message(exe))
         sys.exit(USAGE_ERROR)
     args = [str(exe), *sys.argv[1:]]
-    # The tool opens libcurl on its first URL: the package's module that
-    # links it (the wheel's copy), unless the caller chose one.
-    module = curl_module()
-    if module is not None:
-        os.environ.setdefault("QUIVER_CURL_MODULE", module)
     if os.name == "nt":
         sys.exit(subprocess.call(args))
     sys.stdout.flush()

@@ -34,9 +34,10 @@ struct CurlLibrary {
 // later calls return the same. Where it comes from, first found:
 //  1. the module SetCurlModule named (the Python package names the small
 //     module of its wheel that links libcurl, so the wheel's own copy);
-//  2. the module the QUIVER_CURL_MODULE environment variable names (the
-//     `quiver` launcher of the wheel passes the same one);
-//  3. the system's libcurl.so.4.
+//  2. the module the QUIVER_CURL_MODULE environment variable names;
+//  3. ../libquiver_curl.so from the running program's folder (the wheel's
+//     `quiver` command is quiver/bin/quiver, the module quiver/...so);
+//  4. the system's libcurl.so.4.
 // An error saying what was tried and how to install libcurl otherwise.
 Result<const CurlLibrary*> Curl();
 
