@@ -22,7 +22,9 @@ const char* Version();
 
 // The version of the libcurl the remote sources (http://, https://, s3://:
 // quiver/io.h) run on, "7.88.1", or empty in a build without libcurl
-// (which reads local data only; io::RemoteAvailable() is then false).
+// (which reads local data only; io::RemoteAvailable() is then false) or
+// where it cannot be loaded. libcurl is opened on first use
+// (io::SetCurlModule): this call opens it.
 std::string CurlVersion();
 
 namespace ipc {

@@ -3,14 +3,15 @@
 
 #include "quiver/io/curl_library.h"
 
-#include "quiver/io.h"
-
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
 #include <vector>
+
+#include "quiver/build_info.h"
+#include "quiver/io.h"
 
 namespace quiver::io::internal {
 
@@ -131,8 +132,22 @@ void SetCurlModule(std::string path) { internal::SetCurlModule(std::move(path));
 
 }  // namespace quiver::io
 
+namespace quiver {
+
+// build_info.h: the library opened at run time (this opens it), which may
+// be newer than the headers; "" where it cannot be opened.
+std::string CurlVersion() {
+  auto curl = io::internal::Curl();
+  if (!curl.ok()) return {};
+  const curl_version_info_data* info = (*curl)->version_info(CURLVERSION_NOW);
+  return info != nullptr && info->version != nullptr ? info->version : "";
+}
+
+}  // namespace quiver
+
 #else  // no libcurl headers: no remote reads to open it for
 
+#include "quiver/build_info.h"
 #include "quiver/io.h"
 
 namespace quiver::io {
@@ -140,5 +155,11 @@ namespace quiver::io {
 void SetCurlModule(std::string) {}
 
 }  // namespace quiver::io
+
+namespace quiver {
+
+std::string CurlVersion() { return {}; }
+
+}  // namespace quiver
 
 #endif  // QUIVER_HAVE_CURL
