@@ -94,11 +94,21 @@ struct Dataset::Impl {
     for (const auto& fragment : fragments) fragment->AfterFork();
   }
 
+  Fragment& FragmentOf(int64_t k) const {
+    return *fragments[static_cast<size_t>(batch_fragment[static_cast<size_t>(k)])];
+  }
+
+  // Whether a request for a few rows of record batch k should name them
+  // (Columns' `rows`): its source copies what it reads (remote, pread), so
+  // reading those rows alone saves bytes. A mapped file's rows are views
+  // already: the list would be work for nothing.
+  bool NamesRows(int64_t k) const { return !FragmentOf(k).maps_source(); }
+
   // The projected columns of record batch k, from the cache or decoded
   // (a compressed body's buffers on up to `decode_threads` threads). For a
-  // take of `rows` (ascending local rows; empty: all) from a source that
-  // copies what it reads (remote, pread), only those rows' bytes where
-  // Fragment::ReadRows can: the columns are then not cached.
+  // request of `rows` (ascending local rows; empty: all; see NamesRows),
+  // only those rows' bytes where Fragment::ReadRows can: the columns are
+  // then not cached.
   Result<std::vector<ArrayDataPtr>> Columns(int64_t k, int decode_threads,
                                             std::span<const int64_t> rows = {}) {
     std::vector<ArrayDataPtr> out(columns.size());
@@ -114,9 +124,9 @@ struct Dataset::Impl {
       }
     }
     if (missing.empty()) return out;
-    Fragment& fragment = *fragments[static_cast<size_t>(batch_fragment[static_cast<size_t>(k)])];
+    Fragment& fragment = FragmentOf(k);
     const int local = batch_local[static_cast<size_t>(k)];
-    if (!rows.empty() && missing.size() == columns.size() && !fragment.maps_source()) {
+    if (!rows.empty() && missing.size() == columns.size()) {
       QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<ArrayDataPtr>> partial,
                               fragment.ReadRows(local, columns, rows, options.validation));
       if (partial) return std::move(*partial);
@@ -144,7 +154,7 @@ struct Dataset::Impl {
     if (batches.size() < 2) return 1;
     bool remote = false, compressed = false;
     for (int64_t k : batches) {
-      const Fragment& fragment = *fragments[static_cast<size_t>(batch_fragment[k])];
+      const Fragment& fragment = FragmentOf(k);
       remote = remote || io::IsRemoteLocation(fragment.location());
       compressed = compressed || fragment.compressed();
     }
@@ -220,11 +230,12 @@ Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
     chunk_start[t + 1] = chunk_start[t] + impl_->starts[k + 1] - impl_->starts[k];
   }
   std::vector<int64_t> local(indices.size());
-  std::vector<std::vector<int64_t>> rows(touched.size());  // per touched batch, its own rows
+  std::vector<std::vector<int64_t>> rows(
+      touched.size());  // per touched batch: its rows (NamesRows)
   for (size_t i = 0; i < indices.size(); ++i) {
     const size_t t = std::lower_bound(touched.begin(), touched.end(), batches[i]) - touched.begin();
     local[i] = chunk_start[t] + indices[i] - impl_->starts[batches[i]];
-    rows[t].push_back(indices[i] - impl_->starts[batches[i]]);
+    if (impl_->NamesRows(batches[i])) rows[t].push_back(indices[i] - impl_->starts[batches[i]]);
   }
   for (std::vector<int64_t>& own : rows) {
     std::sort(own.begin(), own.end());
@@ -268,7 +279,7 @@ Result<TablePtr> Dataset::Slice(int64_t offset, int64_t length) {
     // A few rows of a batch (ds[i] is a one-row slice): those rows alone
     // where Columns can read them so; the views below cover only them.
     std::vector<int64_t> few;
-    if (2 * take <= impl_->starts[k + 1] - impl_->starts[k]) {
+    if (2 * take <= impl_->starts[k + 1] - impl_->starts[k] && impl_->NamesRows(k)) {
       for (int64_t r = begin; r < begin + take; ++r) few.push_back(r);
     }
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,

@@ -209,6 +209,12 @@ Result<ListPage> ListPageOf(HttpClient& client, const std::string& url,
   return page;
 }
 
+// libcurl opened (on the first remote read), or why not, naming `url`.
+Status CurlFor(const std::string& url) {
+  auto curl = Curl();
+  return curl.ok() ? Status::OK() : curl.status().WithContext(RedactedUrl(url));
+}
+
 }  // namespace
 
 bool RemoteBuilt() { return true; }
@@ -216,8 +222,7 @@ bool RemoteBuilt() { return true; }
 Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
                                                       const RemoteOptions& options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
-  auto curl = Curl();
-  if (!curl.ok()) return curl.status().WithContext(RedactedUrl(url));
+  QUIVER_RETURN_NOT_OK(CurlFor(url));
   QUIVER_ASSIGN_OR_RETURN(Target target, TargetOf(url));
   auto source = std::make_shared<RemoteSource>(RedactedUrl(url), std::move(target), options);
   QUIVER_RETURN_NOT_OK(source->Open());
@@ -228,8 +233,7 @@ Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
                                                   const std::vector<std::string>& extensions,
                                                   const RemoteOptions& options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
-  auto curl = Curl();
-  if (!curl.ok()) return curl.status().WithContext(RedactedUrl(url));
+  QUIVER_RETURN_NOT_OK(CurlFor(url));
   QUIVER_ASSIGN_OR_RETURN(S3Settings settings, SettingsFromEnvironment());
   QUIVER_ASSIGN_OR_RETURN(S3Object prefix, ParseS3Url(url));
   HttpClient client(url, options, AuthFor(settings));
