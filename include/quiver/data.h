@@ -1,10 +1,15 @@
-// The training input pipeline: batches of rows read from Arrow IPC files
-// (one file, several, or a directory of them), in a seeded per-epoch order,
-// gathered straight into batch buffers (docs/loader.md).
+// The training input pipeline: batches of rows read from whatever
+// quiver::dataset::Dataset opens (IPC files and streams, directories,
+// globs, http(s):// and s3:// objects, compressed or not), in a seeded
+// per-epoch order, gathered straight into batch buffers (docs/loader.md).
 //
-// Files are memory-mapped (or read with pread) and must share one schema. Each epoch the reader
-// orders the rows of every file (in order, a seeded permutation of all of
-// them, or record batches shuffled then rows shuffled within windows),
+// The sources must share one schema. Local files are memory-mapped (or
+// read with pread); compressed, remote and pread-read record batches are
+// decoded into the dataset's cache, bounded by cache_bytes. Each epoch the
+// reader orders the rows of every source (in order, a seeded permutation
+// of all of them, or record batches shuffled then rows shuffled within
+// windows), computing each batch's rows when it is read (the plan holds
+// O(record batches), not O(rows)),
 // keeps the rows of its shard, optionally groups rows of similar size
 // within windows of batches (bucketing), cuts the order into batches and
 // copies each batch's rows into buffers of their own:
@@ -47,11 +52,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "quiver/array.h"
 #include "quiver/buffer.h"
+#include "quiver/dataset.h"
 #include "quiver/record_batch.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
@@ -77,9 +84,11 @@ struct BatchReaderOptions {
   // Rows per batch, > 0.
   int64_t batch_size = 0;
   Shuffle shuffle = Shuffle::kNone;
-  // The permutation of epoch e depends on (seed, e) only: the same pair
-  // gives the same order on every platform (SplitMix64, Fisher-Yates with
-  // unbiased bounded draws; see docs/loader.md).
+  // The order of epoch e depends on (seed, e) and the record batches'
+  // row counts only: the same gives the same order on every platform,
+  // whatever the thread count (a Feistel permutation with cycle-walking
+  // for the global shuffle; SplitMix64 and Fisher-Yates for the window
+  // shuffle's record batch order; see docs/loader.md).
   uint64_t seed = 0;
   // kWindow only: rows per shuffle window, > 0 (0: 64 batches).
   int64_t window_rows = 0;
@@ -108,12 +117,16 @@ struct BatchReaderOptions {
   int threads = 0;
   // How far each record batch is checked the first time it is read.
   ValidationLevel validation = ValidationLevel::kFull;
-  // true: the files are memory-mapped (zero-copy; a file truncated while
-  // the reader is open kills the process with SIGBUS when a batch touches
-  // the lost pages). false: each record batch is read with pread into
-  // memory of its own when a batch first needs it, and up to 256 MiB of
-  // them are kept; a truncated or rewritten file is an IOError naming it.
+  // true: local files are memory-mapped (zero-copy; a file truncated
+  // while the reader is open kills the process with SIGBUS when a batch
+  // touches the lost pages). false: they are read with pread into memory
+  // of their own, so a truncated or rewritten file is an IOError naming
+  // it. Remote sources are always read into memory of their own.
   bool memory_map = true;
+  // Bytes of decoded record batch columns kept between batches (the
+  // dataset's cache, quiver/dataset.h): a compressed, remote or
+  // pread-read record batch is decoded once while it stays cached.
+  int64_t cache_bytes = int64_t{256} << 20;
   // The most bytes one batch's arrays may take, > 0: a batch that would
   // need more (padding a few very differently shaped rows to their common
   // largest shape) fails with Invalid naming the rows and their shapes
@@ -158,18 +171,19 @@ struct Batch {
 
 class BatchReader {
  public:
-  // `sources`: IPC files, or one directory whose *.arrow, *.feather and
-  // *.ipc files (sorted by name) are read. Reads each file's footer and
-  // record batch headers; the record batches themselves are validated on
-  // first use.
+  // `sources`: what dataset::Dataset::Open reads (files, directories,
+  // globs, IPC streams, http(s):// and s3:// locations). Indexes them
+  // (footers, or a stream's message headers); the record batches
+  // themselves are read and validated on first use.
   static Result<std::unique_ptr<BatchReader>> Open(std::vector<std::string> sources,
                                                    BatchReaderOptions options);
   ~BatchReader();
   BatchReader(const BatchReader&) = delete;
   BatchReader& operator=(const BatchReader&) = delete;
 
-  // The files read, in row order.
+  // The objects read, in row order.
   const std::vector<std::string>& files() const;
+  // The columns read, in the order asked for.
   const SchemaPtr& schema() const;
   // Rows in all files.
   int64_t num_rows() const;
@@ -179,18 +193,31 @@ class BatchReader {
   // The names of the arrays each batch holds, in order.
   std::vector<std::string> output_names() const;
 
-  // Starts epoch `epoch` (>= 0) from its first batch; batches prepared
-  // ahead for the previous one are dropped. Readers start at epoch 0.
-  Status SetEpoch(int64_t epoch);
+  // Starts epoch `epoch` (>= 0) at batch `position` (0 <= position <=
+  // num_batches(): the batches Next() has already given out, as a saved
+  // state says); batches prepared ahead for the previous one are dropped,
+  // and its plan released before the new one is made. Readers start at
+  // epoch 0, position 0.
+  Status SetEpoch(int64_t epoch, int64_t position = 0);
   int64_t epoch() const;
+  // Batches Next() has given out in this epoch.
+  int64_t position() const;
   // The next batch of the epoch, or nullopt after the last one (until
   // SetEpoch). After an error every later call returns it again.
   Result<std::optional<Batch>> Next();
   // Batch i of the current epoch, read now on the calling thread (no
   // prefetch).
   Result<Batch> ReadBatch(int64_t i);
-  // The shard's rows in epoch order, batch after batch.
+  // The shard's rows in epoch order, batch after batch (computed: O(rows)).
   Result<std::vector<int64_t>> EpochRows();
+  // A batch of the given global rows (any order, repeats allowed), read
+  // now on the calling thread: map-style access with the same arrays as
+  // Next(). IndexError naming the position of a row out of range.
+  Result<Batch> ReadRows(std::span<const int64_t> rows);
+  // What the dataset's cache did and what the sources read so far.
+  dataset::CacheStats stats() const;
+  // Bytes the current epoch's plan holds.
+  int64_t plan_bytes() const;
   // Padding elements / padded elements over the batches Next() returned
   // since the epoch started (0 with nothing padded).
   double padding_ratio() const;

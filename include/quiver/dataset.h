@@ -79,6 +79,15 @@ class Dataset {
   int num_record_batches() const;
   // The objects read, in order.
   const std::vector<std::string>& locations() const;
+  // The global row number of record batch k's first row, for 0 <= k <=
+  // num_record_batches() (k == num_record_batches(): num_rows()).
+  int64_t record_batch_start(int k) const;
+  // "LOCATION: record batch J" (J counted within its source) for error
+  // messages; precondition 0 <= k < num_record_batches().
+  std::string DescribeRecordBatch(int k) const;
+  // Whether record batch k's columns, once read, are views of a mapped
+  // file (uncompressed, native byte order), which cost no memory to keep.
+  bool IsMappedView(int k) const;
 
   // The rows at `indices` (0 <= i < num_rows(), any order, repeats
   // allowed), in the order asked: a copy. IndexError naming the position

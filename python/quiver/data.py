@@ -1,12 +1,14 @@
-"""The training input pipeline: shuffled batches of Arrow IPC files,
+"""The training input pipeline: shuffled batches of Arrow IPC data,
 gathered straight into NumPy arrays (docs/loader.md).
 
-``BatchReader`` reads one IPC file, a list of them or a directory
-(memory-mapped, one schema), orders the rows per epoch (in file order, a
-seeded permutation of every row, or a window shuffle), keeps this shard's
-rows, and yields one dict of NumPy arrays per batch. The copying is done
-in C++ with the GIL released, ``prefetch`` batches ahead on a background
-thread.
+``BatchReader`` reads whatever ``quiver.dataset`` opens (IPC files and
+streams, directories, globs, ``http(s)://`` and ``s3://`` objects,
+compressed or not; one schema), orders the rows per epoch (in file order,
+a seeded permutation of every row, or a window shuffle), keeps this
+shard's rows, and yields one dict of NumPy arrays per batch. The copying
+is done in C++ with the GIL released, ``prefetch`` batches ahead on a
+background thread. ``MapDataset`` gives the same batch dicts for any rows
+asked for (``__getitems__``), for samplers of PyTorch's ``DataLoader``.
 """
 
 import ctypes
@@ -19,7 +21,7 @@ from ._quiver.data import _BatchReader
 
 # TorchIterableDataset is there too when torch is installed (it subclasses
 # torch.utils.data.IterableDataset), made on first access.
-__all__ = ["BatchReader", "to_torch", "to_jax"]
+__all__ = ["BatchReader", "MapDataset", "to_torch", "to_jax"]
 
 _RAGGED = ("padded", "jagged", "list")
 
@@ -45,6 +47,7 @@ def _bad_source(source):
 
 
 _INT32_MAX = 2**31 - 1
+_DEFAULT_CACHE_BYTES = 256 << 20
 _INT64_MAX = 2**63 - 1
 
 
@@ -168,10 +171,12 @@ def _cuda_host_allocator():
 class BatchReader:
     """Batches of the rows of Arrow IPC files, one dict of arrays per batch.
 
-    ``source``: an IPC file, a list of files, or a directory (its
-    ``*.arrow``, ``*.feather`` and ``*.ipc`` files in name order). Every
-    file must have the same schema. ``columns`` picks and orders the
-    columns (``None``: all); numeric, bool, ``fixed_shape_tensor`` and
+    ``source``: what ``quiver.dataset`` opens, or a list of them: IPC
+    files and streams, directories (their ``*.arrow``, ``*.arrows``,
+    ``*.feather`` and ``*.ipc`` files in name order), glob patterns,
+    ``http(s)://`` URLs and ``s3://`` objects or prefixes. Every source
+    must have the same schema. ``columns`` picks and orders the columns
+    (``None``: all); numeric, bool, ``fixed_shape_tensor`` and
     ``variable_shape_tensor`` columns can be read.
 
     Each batch maps names to NumPy arrays: scalar columns ``(B,)``,
@@ -203,14 +208,21 @@ class BatchReader:
     buffers page-locked through the CUDA runtime, or warns and uses
     ordinary memory when there is none.
 
-    ``memory_map=True`` maps the files (zero-copy; a file truncated while
-    the reader is open then kills the process with SIGBUS); ``False``
-    reads each record batch with ``pread`` into memory of its own when a
-    batch first needs it (up to 256 MiB of them kept), so a truncated or
-    rewritten file raises ``OSError`` instead. ``max_batch_bytes`` (4 GiB)
+    ``memory_map=True`` maps local files (zero-copy; a file truncated
+    while the reader is open then kills the process with SIGBUS);
+    ``False`` reads each record batch with ``pread`` into memory of its
+    own when a batch first needs it, so a truncated or rewritten file
+    raises ``OSError`` instead. Compressed, remote and ``pread`` record
+    batches are decoded once into the dataset's cache, which keeps up to
+    ``cache_bytes`` (256 MiB) of them; ``stats()`` says what it did. ``max_batch_bytes`` (4 GiB)
     caps the bytes of one batch's arrays: a batch that would need more
     (padding rows of very different shapes) raises ``ValueError`` naming
     the rows and their shapes.
+
+    ``state_dict()`` and ``load_state_dict()`` save and restore where an
+    epoch is (the epoch, the batches given out, the seed and the shard): a
+    reader restored mid-epoch yields exactly the batches the saved one had
+    not given out yet.
 
     The reader works in processes forked after it was used (DataLoader
     workers), pickles (its arguments and epoch: the files are opened again
@@ -238,6 +250,7 @@ class BatchReader:
         bucket_window=None,
         memory_map=True,
         max_batch_bytes=4 << 30,
+        cache_bytes=None,
     ):
         self._arguments = dict(
             source=source,
@@ -257,7 +270,9 @@ class BatchReader:
             bucket_window=bucket_window,
             memory_map=memory_map,
             max_batch_bytes=max_batch_bytes,
+            cache_bytes=cache_bytes,
         )
+        self._resume = False
         sources = _sources(source)
         if columns is not None:
             if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
@@ -277,6 +292,9 @@ class BatchReader:
             raise ValueError("bucket_by needs bucket_window= (batches per window)")
         bucket_window = 0 if bucket_window is None else _positive(bucket_window, "bucket_window")
         max_batch_bytes = _positive(max_batch_bytes, "max_batch_bytes")
+        cache_bytes = (
+            _DEFAULT_CACHE_BYTES if cache_bytes is None else _int(cache_bytes, "cache_bytes", 0)
+        )
         pinned = None
         if pin_memory:
             pinned = _cuda_host_allocator()
@@ -307,6 +325,7 @@ class BatchReader:
             pinned,
             bool(memory_map),
             max_batch_bytes,
+            cache_bytes,
         )
 
     def close(self):
@@ -334,7 +353,9 @@ class BatchReader:
         """The batches of the current epoch, from its first one (iterating
         again starts the epoch over; call ``set_epoch`` for the next)."""
         reader = self._reader
-        reader.set_epoch(reader.epoch)
+        if not self._resume:
+            reader.set_epoch(reader.epoch)
+        self._resume = False
         while True:
             batch = reader.next()
             if batch is None:
@@ -348,6 +369,64 @@ class BatchReader:
     def set_epoch(self, epoch):
         """Makes ``epoch`` (>= 0) the one the next iteration reads."""
         self._reader.set_epoch(_int(epoch, "epoch", 0))
+        self._resume = False
+
+    @property
+    def position(self):
+        """Batches of the current epoch given out so far."""
+        return self._reader.position
+
+    def state_dict(self):
+        """Where the reader is: a dict of plain ints (``epoch``,
+        ``position``: batches given out, ``seed``, ``shard``, and the
+        ``num_rows``, ``batch_size``, ``shuffle`` and ``drop_last`` the
+        order depends on), for ``load_state_dict`` here or in a new
+        process."""
+        rank, world_size = _shard(self._arguments["shard"])
+        return {
+            "epoch": self.epoch,
+            "position": self.position,
+            "seed": _int(self._arguments["seed"], "seed"),
+            "shard": (rank, world_size),
+            "num_rows": self.num_rows,
+            "batch_size": self._arguments["batch_size"],
+            "shuffle": _shuffle(self._arguments["shuffle"]),
+            "drop_last": bool(self._arguments["drop_last"]),
+        }
+
+    def load_state_dict(self, state):
+        """Continues from a ``state_dict()``: the next iteration yields the
+        batches of its epoch from its position on. ValueError naming the
+        key when the state belongs to another order (other seed, shard,
+        rows, batch size, shuffle or drop_last)."""
+        if not isinstance(state, dict):
+            raise TypeError(f"state must be a dict from state_dict(), got {type(state).__name__}")
+        mine = self.state_dict()
+        for key in ("seed", "num_rows", "batch_size", "shuffle", "drop_last", "shard"):
+            if key not in state:
+                raise ValueError(f"state has no {key!r} (not from BatchReader.state_dict())")
+            theirs = tuple(state[key]) if key == "shard" else state[key]
+            if theirs != mine[key]:
+                raise ValueError(
+                    f"state is for {key}={theirs!r}, this reader has {key}={mine[key]!r}: "
+                    "the batches would differ"
+                )
+        epoch = _int(state.get("epoch"), "state epoch", 0)
+        position = _int(state.get("position"), "state position", 0, len(self))
+        self._reader.set_epoch(epoch, position)
+        self._resume = True
+
+    def stats(self):
+        """What the dataset's cache did and the sources read since the
+        reader opened: hits, misses, evictions, bytes_decoded,
+        bytes_cached, bytes_fetched, requests."""
+        return self._reader.stats()
+
+    @property
+    def plan_bytes(self):
+        """Bytes the current epoch's plan holds (O(record batches), or
+        8 bytes a row with bucket_by)."""
+        return self._reader.plan_bytes
 
     @property
     def epoch(self):
@@ -408,6 +487,111 @@ class BatchReader:
         )
 
 
+class MapDataset:
+    """Map-style access to the rows of a dataset: ``ds[indices]`` and
+    ``ds.__getitems__(indices)`` return the batch dict a ``BatchReader``
+    with the same options makes for those rows (padded or jagged ragged
+    arrays, shapes, offsets), in the order asked, repeats allowed.
+
+    ``source``, ``columns``, ``ragged``, ``pad_value``, ``num_threads``,
+    ``memory_map``, ``max_batch_bytes`` and ``cache_bytes`` are as for
+    ``BatchReader``. ``len(ds)`` is the number of rows; ``ds[i]`` (an int)
+    is a batch of that one row. With PyTorch, a sampler that yields lists
+    of indices needs no collate function::
+
+        sampler = BatchSampler(DistributedSampler(ds), batch_size=64, drop_last=False)
+        loader = DataLoader(ds, batch_size=None, sampler=sampler, num_workers=4)
+
+    (``DataLoader`` turns the arrays into tensors). The dataset works in
+    forked and spawned workers (it pickles as its arguments)."""
+
+    def __init__(
+        self,
+        source,
+        *,
+        columns=None,
+        ragged="padded",
+        pad_value=0,
+        num_threads=None,
+        memory_map=True,
+        max_batch_bytes=4 << 30,
+        cache_bytes=None,
+    ):
+        self._arguments = dict(
+            source=source,
+            columns=columns,
+            ragged=ragged,
+            pad_value=pad_value,
+            num_threads=num_threads,
+            memory_map=memory_map,
+            max_batch_bytes=max_batch_bytes,
+            cache_bytes=cache_bytes,
+        )
+        self._reader = BatchReader(
+            source,
+            batch_size=1,
+            prefetch=0,
+            **{k: v for k, v in self._arguments.items() if k != "source"},
+        )
+
+    def __len__(self):
+        return self._reader.num_rows
+
+    def __getitems__(self, indices):
+        """The batch of rows ``indices`` (a list or an integer array)."""
+        return self._reader._reader.read_rows(indices)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return self.__getitems__(list(range(*key.indices(len(self)))))
+        # An int or a NumPy integer (an array has __index__ too, ndim > 0).
+        if hasattr(key, "__index__") and getattr(key, "ndim", 0) == 0 and not isinstance(key, bool):
+            index = key.__index__()
+            rows = len(self)
+            if not -rows <= index < rows:
+                raise IndexError(f"row {index} is out of range for a dataset of {rows} rows")
+            return self.__getitems__([index % rows])
+        return self.__getitems__(key)
+
+    @property
+    def schema(self):
+        return self._reader.schema
+
+    @property
+    def files(self):
+        return self._reader.files
+
+    @property
+    def output_names(self):
+        return self._reader.output_names
+
+    def stats(self):
+        """The dataset cache's statistics (as ``BatchReader.stats``)."""
+        return self._reader.stats()
+
+    def close(self):
+        self._reader.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __reduce__(self):
+        return _unpickle_map_dataset, (self._arguments,)
+
+    def __repr__(self):
+        if self._reader.closed:
+            return "<quiver.data.MapDataset (closed)>"
+        return f"<quiver.data.MapDataset {len(self.files)} source(s), {len(self)} rows>"
+
+
+def _unpickle_map_dataset(arguments):
+    arguments = dict(arguments)
+    return MapDataset(arguments.pop("source"), **arguments)
+
+
 def _unpickle_batch_reader(arguments, epoch):
     reader = BatchReader(**arguments)
     reader.set_epoch(epoch)
@@ -456,6 +640,8 @@ def _torch_iterable_dataset():
             # (persistent_workers=True) see set_epoch too: they hold a copy
             # of this object made when they started.
             self._epoch = multiprocessing.RawValue(ctypes.c_int64, 0)
+            self._reader = None  # the reader of the running iteration (per process)
+            self._pending = None  # a state to resume from (load_state_dict)
             # Fails early on bad options, and gives len().
             self._length = len(BatchReader(source, **{**options, "prefetch": 0}))
 
@@ -477,6 +663,7 @@ def _torch_iterable_dataset():
             # other pickling (a copy sent elsewhere) takes the epoch's number.
             if multiprocessing.context.get_spawning_popen() is None:
                 state["_epoch"] = self._epoch.value
+            state["_reader"] = None  # each process opens its own
             return state
 
         def __setstate__(self, state):
@@ -496,7 +683,25 @@ def _torch_iterable_dataset():
                 world_size *= info.num_workers
             reader = BatchReader(self.source, shard=(rank, world_size), **options)
             reader.set_epoch(self.epoch)
+            if self._pending is not None:
+                reader.load_state_dict(self._pending)
+                self._pending = None
+            self._reader = reader
             return reader.to_torch()
+
+        def state_dict(self):
+            """Where this process's iteration is (``BatchReader.state_dict``;
+            in a DataLoader worker, that worker's shard): torchdata's
+            ``StatefulDataLoader`` saves one per worker."""
+            if self._reader is None or self._reader.closed:
+                return {"epoch": self.epoch, "position": 0}
+            return self._reader.state_dict()
+
+        def load_state_dict(self, state):
+            """The next iteration continues from ``state`` (its epoch, and
+            its position when it came from a running iteration)."""
+            self.set_epoch(state["epoch"])
+            self._pending = dict(state) if "seed" in state else None
 
     # Pickle finds the class by this name (module __getattr__ below), so
     # spawned and forkserver DataLoader workers can receive the dataset.

@@ -14,12 +14,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "py_bindings.h"
 #include "py_errors.h"
 #include "py_numpy.h"
+#include "py_objects.h"
 #include "py_record_batch.h"
 #include "quiver/data.h"
 
@@ -172,7 +174,8 @@ std::unique_ptr<data::BatchReader> OpenReader(
     int64_t batch_size, const std::string& shuffle, uint64_t seed, int64_t window_rows,
     bool drop_last, int rank, int world_size, const std::string& ragged, nb::handle pad_value,
     const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-    std::optional<std::vector<uintptr_t>> pinned, bool memory_map, int64_t max_batch_bytes) {
+    std::optional<std::vector<uintptr_t>> pinned, bool memory_map, int64_t max_batch_bytes,
+    int64_t cache_bytes) {
   data::BatchReaderOptions options;
   if (columns) {
     if (columns->empty()) Raise(Status::Invalid("columns=[] selects nothing; None reads all"));
@@ -193,6 +196,7 @@ std::unique_ptr<data::BatchReader> OpenReader(
   options.threads = threads;
   options.memory_map = memory_map;
   options.max_batch_bytes = max_batch_bytes;
+  options.cache_bytes = cache_bytes;
   if (pinned) {
     // (cudaHostAlloc, cudaFreeHost[, cudaDeviceSynchronize])
     if (pinned->size() != 2 && pinned->size() != 3) {
@@ -216,18 +220,19 @@ void BindData(nb::module_& parent) {
              const std::string& shuffle, uint64_t seed, int64_t window_rows, bool drop_last,
              int rank, int world_size, const std::string& ragged, nb::handle pad_value,
              const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-             std::optional<std::vector<uintptr_t>> pinned, bool memory_map,
-             int64_t max_batch_bytes) {
-            new (self) PyBatchReader{
-                OpenReader(std::move(sources), std::move(columns), batch_size, shuffle, seed,
-                           window_rows, drop_last, rank, world_size, ragged, pad_value, bucket_by,
-                           bucket_window, prefetch, threads, pinned, memory_map, max_batch_bytes)};
+             std::optional<std::vector<uintptr_t>> pinned, bool memory_map, int64_t max_batch_bytes,
+             int64_t cache_bytes) {
+            new (self) PyBatchReader{OpenReader(
+                std::move(sources), std::move(columns), batch_size, shuffle, seed, window_rows,
+                drop_last, rank, world_size, ragged, pad_value, bucket_by, bucket_window, prefetch,
+                threads, pinned, memory_map, max_batch_bytes, cache_bytes)};
           },
           nb::arg("sources"), nb::arg("columns").none(), nb::arg("batch_size"), nb::arg("shuffle"),
           nb::arg("seed"), nb::arg("window_rows"), nb::arg("drop_last"), nb::arg("rank"),
           nb::arg("world_size"), nb::arg("ragged"), nb::arg("pad_value"), nb::arg("bucket_by"),
           nb::arg("bucket_window"), nb::arg("prefetch"), nb::arg("threads"),
-          nb::arg("pinned").none(), nb::arg("memory_map"), nb::arg("max_batch_bytes"))
+          nb::arg("pinned").none(), nb::arg("memory_map"), nb::arg("max_batch_bytes"),
+          nb::arg("cache_bytes"))
       .def("close",
            [](PyBatchReader& r) {
              if (!r.reader) return;
@@ -258,11 +263,35 @@ void BindData(nb::module_& parent) {
           },
           nb::arg("i"))
       .def(
-          "set_epoch",
-          [](PyBatchReader& r, int64_t epoch) {
-            Check(r.Locked([&](data::BatchReader& reader) { return reader.SetEpoch(epoch); }));
+          "read_rows",
+          [](PyBatchReader& r, nb::handle rows) {
+            auto index = IndexArray(rows, r.Get().num_rows());
+            std::span<const int64_t> span(index.data(), index.shape(0));
+            return BatchToDict(
+                Unwrap(r.Locked([&](data::BatchReader& reader) { return reader.ReadRows(span); })));
           },
-          nb::arg("epoch"))
+          nb::arg("rows"))
+      .def(
+          "set_epoch",
+          [](PyBatchReader& r, int64_t epoch, int64_t position) {
+            Check(r.Locked(
+                [&](data::BatchReader& reader) { return reader.SetEpoch(epoch, position); }));
+          },
+          nb::arg("epoch"), nb::arg("position") = 0)
+      .def_prop_ro("position",
+                   [](PyBatchReader& r) {
+                     return r.Locked([&](data::BatchReader& reader) { return reader.position(); });
+                   })
+      .def("stats",
+           [](PyBatchReader& r) {
+             return CacheStatsToDict(
+                 r.Locked([&](data::BatchReader& reader) { return reader.stats(); }));
+           })
+      .def_prop_ro(
+          "plan_bytes",
+          [](PyBatchReader& r) {
+            return r.Locked([&](data::BatchReader& reader) { return reader.plan_bytes(); });
+          })
       .def("epoch_rows",
            [](PyBatchReader& r) {
              std::vector<int64_t> rows =

@@ -109,8 +109,11 @@ PyTable GetItem(const PyDataset& self, nb::handle key) {
   return Take(self, key);
 }
 
-nb::dict Stats(const PyDataset& self) {
-  const dataset::CacheStats stats = self.Get()->cache_stats();
+nb::dict Stats(const PyDataset& self) { return CacheStatsToDict(self.Get()->cache_stats()); }
+
+}  // namespace
+
+nb::dict CacheStatsToDict(const dataset::CacheStats& stats) {
   nb::dict out;
   out["hits"] = stats.hits;
   out["misses"] = stats.misses;
@@ -121,8 +124,6 @@ nb::dict Stats(const PyDataset& self) {
   out["requests"] = stats.requests;
   return out;
 }
-
-}  // namespace
 
 void BindDataset(nb::module_& m) {
   nb::class_<PyDataset>(m, "Dataset",

@@ -11,6 +11,7 @@
 #include "py_deferred_validation.h"
 #include "quiver/array.h"
 #include "quiver/chunked_array.h"
+#include "quiver/dataset.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "quiver/record_batch.h"
 #include "quiver/sparse_tensor.h"
@@ -158,6 +159,9 @@ std::vector<uint8_t> NullRowsFromMask(nb::handle mask, int64_t rows, const char*
 // (__arrow_c_array__ / __arrow_c_stream__), a numpy.ma masked array; a null
 // (a masked entry, a None) selects nothing, as in pyarrow.
 nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indices, int64_t rows);
+// A dataset's cache statistics as a dict (hits, misses, evictions,
+// bytes_decoded, bytes_cached, bytes_fetched, requests).
+nb::dict CacheStatsToDict(const dataset::CacheStats& stats);
 std::vector<uint8_t> MaskArray(nb::handle mask);
 // Copies `tensor` into the caller's array `out` (dtype, shape, C order and
 // writability checked), without the GIL.

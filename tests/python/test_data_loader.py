@@ -428,7 +428,7 @@ def test_bad_input(dataset, tmp_path):
         qd.BatchReader(dataset, batch_size=-2)
     with pytest.raises(TypeError, match="batch_size must be an int"):
         qd.BatchReader(dataset, batch_size=2.5)
-    with pytest.raises(ValueError, match="unknown column 'label'"):
+    with pytest.raises(ValueError, match="no column named 'label'"):
         qd.BatchReader(dataset, batch_size=2, columns=["id", "label"])
     with pytest.raises(ValueError, match="ragged must be 'padded', 'jagged' or 'list'"):
         qd.BatchReader(dataset, batch_size=2, ragged="nested")
@@ -447,7 +447,7 @@ def test_bad_input(dataset, tmp_path):
     with pytest.raises(TypeError, match="source must be a path"):
         qd.BatchReader(42, batch_size=2)
     (tmp_path / "notes.arrow").write_text("not an Arrow file at all, just text")
-    with pytest.raises(ValueError, match="notes.arrow is not a readable Arrow IPC file"):
+    with pytest.raises(ValueError, match="notes.arrow is a text file .*not an Arrow IPC file"):
         qd.BatchReader(tmp_path / "notes.arrow", batch_size=2)
 
 
@@ -498,7 +498,7 @@ def test_a_corrupt_record_batch_fails_the_batch_that_touches_it(tmp_path):
     np.testing.assert_array_equal(next(batches)["img"][0], rows[0])
     with pytest.raises(
         ValueError,
-        match=r"c.arrow, record batch 1, column 'img': row 0: "
+        match=r"c.arrow: record batch 1: column 0 \(img\): row 0: "
         r"data length 77 != product of shape \[1073741824, 11\]",
     ):
         next(batches)

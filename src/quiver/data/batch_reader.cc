@@ -7,8 +7,8 @@
 #include <set>
 
 #include "quiver/data.h"
+#include "quiver/data/batch_source.h"
 #include "quiver/data/buffer_pool.h"
-#include "quiver/data/dataset.h"
 #include "quiver/data/epoch_plan.h"
 #include "quiver/data/gather.h"
 #include "quiver/internal/threads.h"
@@ -23,7 +23,7 @@ Status InBatch(int64_t index, const Status& status) {
 }
 
 // Element counts per global row of a ragged column (0 for null rows).
-Result<std::vector<int64_t>> RowSizes(Dataset& dataset, int position) {
+Result<std::vector<int64_t>> RowSizes(BatchSource& dataset, int position) {
   std::vector<int64_t> sizes(static_cast<size_t>(dataset.num_rows()), 0);
   for (int k = 0; k < dataset.num_record_batches(); ++k) {
     QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> loaded, dataset.Load(k));
@@ -68,7 +68,7 @@ struct Prefetch {
 
 struct BatchReader::Impl {
   BatchReaderOptions options;
-  std::unique_ptr<Dataset> dataset;
+  std::unique_ptr<BatchSource> dataset;
   std::vector<ColumnPlan> plans;
   std::vector<std::string> names;
   std::vector<int64_t> record_batch_rows;
@@ -88,11 +88,16 @@ struct BatchReader::Impl {
     return std::make_unique<BufferPool>((options.prefetch + 2) * static_cast<int64_t>(names.size()),
                                         options.allocate, options.before_reuse);
   }
-  Result<Batch> Gather(const EpochPlan& epoch_plan, int64_t index);
-  // Gather with a failed allocation of its bookkeeping as an error.
+  // Batch `index` of the rows `rows`.
+  Result<Batch> Gather(int64_t index, std::span<const int64_t> rows);
+  // Batch `index` of the plan, with a failed allocation of its
+  // bookkeeping as an error.
   Result<Batch> SafeGather(const EpochPlan& epoch_plan, int64_t index) {
-    return internal::WithoutThrowing("batch " + std::to_string(index),
-                                     [&] { return Gather(epoch_plan, index); });
+    return internal::WithoutThrowing("batch " + std::to_string(index), [&]() -> Result<Batch> {
+      std::vector<int64_t> rows;
+      epoch_plan.BatchRows(index, &rows);
+      return Gather(index, rows);
+    });
   }
   void Produce(Prefetch& shared, std::shared_ptr<const EpochPlan> epoch_plan);
   void StopWorker();
@@ -100,8 +105,7 @@ struct BatchReader::Impl {
   void AfterFork();
 };
 
-Result<Batch> BatchReader::Impl::Gather(const EpochPlan& epoch_plan, int64_t index) {
-  std::span<const int64_t> rows = epoch_plan.batch(index);
+Result<Batch> BatchReader::Impl::Gather(int64_t index, std::span<const int64_t> rows) {
   std::vector<RowRef> refs(rows.size());
   // The record batches the rows live in, held while they are copied (a
   // dataset that is not memory-mapped may drop them from its cache).
@@ -212,16 +216,23 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
                                                        BatchReaderOptions options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
   auto impl = std::make_unique<Impl>();
-  QUIVER_ASSIGN_OR_RETURN(impl->dataset, Dataset::Open(sources, options.columns, options.validation,
-                                                       options.memory_map));
-  const Dataset& dataset = *impl->dataset;
+  if (options.cache_bytes < 0) {
+    return Status::Invalid("cache_bytes must be >= 0, got ", options.cache_bytes);
+  }
+  dataset::DatasetOptions source_options;
+  source_options.columns = options.columns;
+  source_options.memory_map = options.memory_map;
+  source_options.cache_bytes = options.cache_bytes;
+  source_options.validation = options.validation;
+  source_options.threads = options.threads;
+  QUIVER_ASSIGN_OR_RETURN(impl->dataset, BatchSource::Open(sources, source_options));
+  const BatchSource& dataset = *impl->dataset;
   std::set<std::string> seen;
   int bucket_position = -1;
-  for (size_t c = 0; c < dataset.columns().size(); ++c) {
-    const int index = dataset.columns()[c];
-    const Field& field = dataset.schema()->fields[index];
+  for (size_t c = 0; c < dataset.schema()->fields.size(); ++c) {
+    const Field& field = dataset.schema()->fields[c];
     QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan,
-                            PlanColumn(field, static_cast<int>(c), index, options));
+                            PlanColumn(field, static_cast<int>(c), static_cast<int>(c), options));
     for (const std::string& name : OutputNames(plan, options.ragged)) {
       if (!seen.insert(name).second) {
         return Status::Invalid("two batch arrays would be named '", name,
@@ -255,10 +266,13 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
   return reader;
 }
 
-const std::vector<std::string>& BatchReader::files() const { return impl_->dataset->files(); }
+const std::vector<std::string>& BatchReader::files() const { return impl_->dataset->locations(); }
 const SchemaPtr& BatchReader::schema() const { return impl_->dataset->schema(); }
 int64_t BatchReader::num_rows() const { return impl_->dataset->num_rows(); }
 int64_t BatchReader::epoch() const { return impl_->epoch; }
+int64_t BatchReader::position() const { return impl_->next_index; }
+dataset::CacheStats BatchReader::stats() const { return impl_->dataset->stats(); }
+int64_t BatchReader::plan_bytes() const { return impl_->plan->memory_bytes(); }
 std::vector<std::string> BatchReader::output_names() const { return impl_->names; }
 
 int64_t BatchReader::shard_rows() const {
@@ -270,15 +284,21 @@ int64_t BatchReader::num_batches() const {
   return BatchCount(shard_rows(), impl_->options.batch_size, impl_->options.drop_last);
 }
 
-Status BatchReader::SetEpoch(int64_t epoch) {
+Status BatchReader::SetEpoch(int64_t epoch, int64_t position) {
   if (epoch < 0) return Status::Invalid("epoch must be >= 0, got ", epoch);
+  if (position < 0 || position > num_batches()) {
+    return Status::IndexError("position ", position, " is outside the epoch's ", num_batches(),
+                              " batches");
+  }
   Impl& impl = *impl_;
   impl.AfterFork();
   impl.StopWorker();
   impl.epoch = epoch;
-  impl.plan = std::make_shared<const EpochPlan>(
-      PlanEpoch(impl.record_batch_rows, impl.options, epoch, impl.sizes));
-  impl.next_index = 0;
+  impl.plan.reset();  // released before the next one is made
+  impl.plan =
+      std::make_shared<const EpochPlan>(impl.record_batch_rows, impl.options, epoch, impl.sizes);
+  impl.next_index = position;
+  impl.prefetch->produce_next = impl.prefetch->consumed = position;
   impl.padded_elements = 0;
   impl.padding_elements = 0;
   impl.failed = Status::OK();
@@ -319,7 +339,20 @@ Result<Batch> BatchReader::ReadBatch(int64_t i) {
 
 Result<std::vector<int64_t>> BatchReader::EpochRows() {
   impl_->AfterFork();
-  return impl_->plan->rows;
+  return internal::WithoutThrowing(
+      "the epoch's rows", [&]() -> Result<std::vector<int64_t>> { return impl_->plan->AllRows(); });
+}
+
+Result<Batch> BatchReader::ReadRows(std::span<const int64_t> rows) {
+  impl_->AfterFork();
+  const int64_t total = num_rows();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= total) {
+      return Status::IndexError("row ", rows[i], " at position ", i,
+                                " is out of range for a dataset of ", total, " rows");
+    }
+  }
+  return internal::WithoutThrowing("rows", [&] { return impl_->Gather(0, rows); });
 }
 
 double BatchReader::padding_ratio() const {

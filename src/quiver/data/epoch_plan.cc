@@ -4,82 +4,14 @@
 #include <cstdint>
 #include <numeric>
 
+#include "quiver/data/row_permutation.h"
+
 namespace quiver::data {
 
 namespace {
 
 // The window of a window shuffle when the options leave it at 0.
 constexpr int64_t kDefaultWindowBatches = 64;
-
-// Every row, file by file, in the epoch's order (before sharding).
-std::vector<int64_t> EpochOrder(std::span<const int64_t> record_batch_rows,
-                                const BatchReaderOptions& options, SplitMix64& rng) {
-  const int64_t total =
-      std::accumulate(record_batch_rows.begin(), record_batch_rows.end(), int64_t{0});
-  std::vector<int64_t> rows(static_cast<size_t>(total));
-  if (options.shuffle != Shuffle::kWindow) {
-    std::iota(rows.begin(), rows.end(), int64_t{0});
-    if (options.shuffle == Shuffle::kGlobal) ShuffleInPlace(rows, rng);
-    return rows;
-  }
-  // Record batches in a shuffled order, then rows shuffled per window.
-  std::vector<int64_t> starts(record_batch_rows.size() + 1, 0);
-  std::partial_sum(record_batch_rows.begin(), record_batch_rows.end(), starts.begin() + 1);
-  std::vector<int64_t> order(record_batch_rows.size());
-  std::iota(order.begin(), order.end(), int64_t{0});
-  ShuffleInPlace(order, rng);
-  size_t at = 0;
-  for (int64_t k : order) {
-    for (int64_t r = starts[k]; r < starts[k + 1]; ++r) rows[at++] = r;
-  }
-  const int64_t window =
-      options.window_rows > 0
-          ? options.window_rows
-          : std::min(options.batch_size, INT64_MAX / kDefaultWindowBatches) * kDefaultWindowBatches;
-  for (int64_t begin = 0; begin < total; begin += window) {
-    const int64_t length = std::min(window, total - begin);
-    ShuffleInPlace(
-        std::span<int64_t>(rows).subspan(static_cast<size_t>(begin), static_cast<size_t>(length)),
-        rng);
-  }
-  return rows;
-}
-
-// Cuts `rows` into batches; with bucketing, per window of bucket_window
-// batches the rows are sorted by size first and (when shuffling) the
-// window's batches shuffled.
-void CutBatches(const BatchReaderOptions& options, std::span<const int64_t> sizes, SplitMix64& rng,
-                EpochPlan* plan) {
-  const int64_t n = static_cast<int64_t>(plan->rows.size());
-  const int64_t b = options.batch_size;
-  plan->batch_starts.clear();
-  if (sizes.empty()) {
-    for (int64_t begin = 0; begin < n; begin += std::min(b, n - begin)) {
-      plan->batch_starts.push_back(begin);
-    }
-    plan->batch_starts.push_back(n);
-    return;
-  }
-  std::vector<int64_t> out;
-  out.reserve(plan->rows.size());
-  plan->batch_starts.push_back(0);
-  const int64_t window = options.bucket_window > n / b ? n : options.bucket_window * b;
-  for (int64_t begin = 0; begin < n; begin += window) {
-    const int64_t end = std::min(n, begin + window);
-    std::vector<int64_t> rows(plan->rows.begin() + begin, plan->rows.begin() + end);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [&](int64_t x, int64_t y) { return sizes[x] < sizes[y]; });
-    std::vector<int64_t> batch_begins;
-    for (int64_t at = 0; at < end - begin; at += b) batch_begins.push_back(at);
-    if (options.shuffle != Shuffle::kNone) ShuffleInPlace(batch_begins, rng);
-    for (int64_t at : batch_begins) {
-      const int64_t stop = std::min(at + b, end - begin);
-      out.insert(out.end(), rows.begin() + at, rows.begin() + stop);
-      plan->batch_starts.push_back(static_cast<int64_t>(out.size()));
-    }
-  }
-  plan->rows = std::move(out);
-}
 
 }  // namespace
 
@@ -125,21 +57,135 @@ int64_t BatchCount(int64_t rows, int64_t batch_size, bool drop_last) {
   return rows / batch_size + (!drop_last && rows % batch_size != 0 ? 1 : 0);
 }
 
-EpochPlan PlanEpoch(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options,
-                    int64_t epoch, std::span<const int64_t> sizes) {
-  SplitMix64 rng(EpochSeed(options.seed, epoch));
-  std::vector<int64_t> order = EpochOrder(record_batch_rows, options, rng);
-  const int64_t total = static_cast<int64_t>(order.size());
-  const int64_t shard = ShardRows(total, options.rank, options.world_size, options.drop_last);
-  const int64_t kept =
-      options.drop_last ? BatchCount(shard, options.batch_size, true) * options.batch_size : shard;
-  EpochPlan plan;
-  plan.rows.resize(static_cast<size_t>(kept));
-  for (int64_t i = 0; i < kept; ++i) {
-    plan.rows[i] = order[static_cast<size_t>(options.rank + i * options.world_size)];
+uint64_t WindowKey(uint64_t epoch_seed, int64_t window) {
+  SplitMix64 mix(epoch_seed ^ (static_cast<uint64_t>(window) * 0xd1342543de82ef95ULL));
+  return mix.Next();
+}
+
+EpochPlan::EpochPlan(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options,
+                     int64_t epoch, std::span<const int64_t> sizes)
+    : shuffle_(options.shuffle),
+      batch_size_(options.batch_size),
+      rank_(options.rank),
+      world_size_(options.world_size),
+      epoch_seed_(EpochSeed(options.seed, epoch)) {
+  total_ = std::accumulate(record_batch_rows.begin(), record_batch_rows.end(), int64_t{0});
+  const int64_t shard = ShardRows(total_, options.rank, options.world_size, options.drop_last);
+  kept_ = options.drop_last ? BatchCount(shard, batch_size_, true) * batch_size_ : shard;
+  num_batches_ = BatchCount(kept_, batch_size_, false);
+  SplitMix64 rng(epoch_seed_);
+  if (shuffle_ == Shuffle::kWindow) {
+    window_ = options.window_rows > 0 ? options.window_rows
+                                      : std::min(batch_size_, INT64_MAX / kDefaultWindowBatches) *
+                                            kDefaultWindowBatches;
+    PlanWindows(record_batch_rows, rng);
   }
-  CutBatches(options, sizes, rng, &plan);
-  return plan;
+  if (!sizes.empty()) {
+    Bucket(sizes, options.bucket_window, rng);
+    num_batches_ = static_cast<int64_t>(bucketed_starts_.size()) - 1;
+  }
+}
+
+void EpochPlan::PlanWindows(std::span<const int64_t> record_batch_rows, SplitMix64& rng) {
+  std::vector<int64_t> first(record_batch_rows.size() + 1, 0);
+  std::partial_sum(record_batch_rows.begin(), record_batch_rows.end(), first.begin() + 1);
+  std::vector<int64_t> order(record_batch_rows.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  ShuffleInPlace(order, rng);
+  window_batch_first_.resize(order.size());
+  window_batch_at_.assign(order.size() + 1, 0);
+  for (size_t t = 0; t < order.size(); ++t) {
+    const auto k = static_cast<size_t>(order[t]);
+    window_batch_first_[t] = first[k];
+    window_batch_at_[t + 1] = window_batch_at_[t] + record_batch_rows[k];
+  }
+}
+
+int64_t EpochPlan::RowAt(int64_t j) const {
+  switch (shuffle_) {
+    case Shuffle::kNone: return j;
+    case Shuffle::kGlobal:
+      return static_cast<int64_t>(
+          RowPermutation(static_cast<uint64_t>(total_), epoch_seed_)(static_cast<uint64_t>(j)));
+    case Shuffle::kWindow: break;
+  }
+  const int64_t window = j / window_;
+  const int64_t begin = window * window_;
+  const int64_t length = std::min(window_, total_ - begin);
+  const int64_t at = begin + static_cast<int64_t>(RowPermutation(
+                                 static_cast<uint64_t>(length),
+                                 WindowKey(epoch_seed_, window))(static_cast<uint64_t>(j - begin)));
+  // The record batch (in the epoch's order) holding position `at`.
+  const size_t t =
+      static_cast<size_t>(std::upper_bound(window_batch_at_.begin(), window_batch_at_.end(), at) -
+                          window_batch_at_.begin() - 1);
+  return window_batch_first_[t] + (at - window_batch_at_[t]);
+}
+
+void EpochPlan::BatchRows(int64_t i, std::vector<int64_t>* rows) const {
+  rows->clear();
+  if (!bucketed_starts_.empty()) {
+    rows->assign(bucketed_rows_.begin() + bucketed_starts_[static_cast<size_t>(i)],
+                 bucketed_rows_.begin() + bucketed_starts_[static_cast<size_t>(i) + 1]);
+    return;
+  }
+  const int64_t begin = i * batch_size_;
+  const int64_t end = std::min(kept_, begin + batch_size_);
+  rows->reserve(static_cast<size_t>(end - begin));
+  if (shuffle_ == Shuffle::kGlobal) {
+    // One permutation for the batch (its round keys computed once).
+    const RowPermutation permutation(static_cast<uint64_t>(total_), epoch_seed_);
+    for (int64_t p = begin; p < end; ++p) {
+      rows->push_back(
+          static_cast<int64_t>(permutation(static_cast<uint64_t>(rank_ + p * world_size_))));
+    }
+    return;
+  }
+  for (int64_t p = begin; p < end; ++p) rows->push_back(RowAt(rank_ + p * world_size_));
+}
+
+std::vector<int64_t> EpochPlan::AllRows() const {
+  std::vector<int64_t> all, rows;
+  all.reserve(static_cast<size_t>(kept_));
+  for (int64_t i = 0; i < num_batches_; ++i) {
+    BatchRows(i, &rows);
+    all.insert(all.end(), rows.begin(), rows.end());
+  }
+  return all;
+}
+
+int64_t EpochPlan::memory_bytes() const {
+  const size_t words = window_batch_first_.capacity() + window_batch_at_.capacity() +
+                       bucketed_rows_.capacity() + bucketed_starts_.capacity();
+  return static_cast<int64_t>(sizeof(*this) + words * sizeof(int64_t));
+}
+
+// Bucketing sorts the rows of each window of bucket_window batches by
+// size, so it needs them all: the shard's rows are kept, cut into batches,
+// and (when shuffling) each window's batches shuffled.
+void EpochPlan::Bucket(std::span<const int64_t> sizes, int64_t bucket_window, SplitMix64& rng) {
+  std::vector<int64_t> order(static_cast<size_t>(kept_));
+  for (int64_t p = 0; p < kept_; ++p)
+    order[static_cast<size_t>(p)] = RowAt(rank_ + p * world_size_);
+  const int64_t n = kept_;
+  const int64_t b = batch_size_;
+  bucketed_rows_.reserve(order.size());
+  bucketed_starts_.push_back(0);
+  const int64_t window = bucket_window > n / b ? n : bucket_window * b;
+  for (int64_t begin = 0; begin < n; begin += window) {
+    const int64_t end = std::min(n, begin + window);
+    std::vector<int64_t> rows(order.begin() + begin, order.begin() + end);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](int64_t x, int64_t y) { return sizes[x] < sizes[y]; });
+    std::vector<int64_t> batch_begins;
+    for (int64_t at = 0; at < end - begin; at += b) batch_begins.push_back(at);
+    if (shuffle_ != Shuffle::kNone) ShuffleInPlace(batch_begins, rng);
+    for (int64_t at : batch_begins) {
+      const int64_t stop = std::min(at + b, end - begin);
+      bucketed_rows_.insert(bucketed_rows_.end(), rows.begin() + at, rows.begin() + stop);
+      bucketed_starts_.push_back(static_cast<int64_t>(bucketed_rows_.size()));
+    }
+  }
 }
 
 Status CheckOptions(const BatchReaderOptions& options) {

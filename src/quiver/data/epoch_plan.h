@@ -42,24 +42,65 @@ int64_t ShardRows(int64_t total, int rank, int world_size, bool drop_last);
 // drop_last).
 int64_t BatchCount(int64_t rows, int64_t batch_size, bool drop_last);
 
-struct EpochPlan {
-  std::vector<int64_t> rows;          // global rows, batch after batch
-  std::vector<int64_t> batch_starts;  // num_batches() + 1 offsets into rows
-  int64_t num_batches() const { return static_cast<int64_t>(batch_starts.size()) - 1; }
-  std::span<const int64_t> batch(int64_t i) const {
-    return std::span<const int64_t>(rows).subspan(
-        static_cast<size_t>(batch_starts[i]),
-        static_cast<size_t>(batch_starts[i + 1] - batch_starts[i]));
-  }
+// Which rows go into which batch in one epoch of one shard. The rows of
+// a batch are computed when it is read, not stored: the plan holds
+// O(record batches) (the window shuffle's record batch order), not O(rows),
+// whatever the dataset's size. Only bucketing (bucket_by) sorts rows by
+// size and so keeps the epoch's rows, 8 bytes a row of the shard.
+//
+// The epoch's order before sharding, position j of [0, total):
+//   kNone    row j;
+//   kGlobal  RowPermutation(total, EpochSeed(seed, epoch))(j);
+//   kWindow  the record batches in a Fisher-Yates order drawn from
+//            SplitMix64(EpochSeed(seed, epoch)), their rows end to end,
+//            and within window w (window_rows rows from w * window_rows)
+//            offset o read from offset RowPermutation(length of w,
+//            WindowKey(epoch seed, w))(o).
+// Shard rank r of world_size s reads positions r, r + s, r + 2s, ... and
+// cuts them into batches of batch_size.
+class EpochPlan {
+ public:
+  // The plan of `epoch` for a dataset whose record batches hold
+  // `record_batch_rows` rows each (in order). `sizes` (one per global row)
+  // are the element counts to bucket by; empty when not bucketing. The
+  // options must have been checked (CheckOptions).
+  EpochPlan(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options,
+            int64_t epoch, std::span<const int64_t> sizes);
+
+  int64_t num_batches() const { return num_batches_; }
+  // The rows of batch i (0 <= i < num_batches()) into *rows (replaced).
+  void BatchRows(int64_t i, std::vector<int64_t>* rows) const;
+  // Every batch's rows, batch after batch (O(shard rows): for inspection).
+  std::vector<int64_t> AllRows() const;
+  // Bytes the plan keeps.
+  int64_t memory_bytes() const;
+
+ private:
+  // The row at position j of the epoch's order, before sharding.
+  int64_t RowAt(int64_t j) const;
+  void PlanWindows(std::span<const int64_t> record_batch_rows, SplitMix64& rng);
+  void Bucket(std::span<const int64_t> sizes, int64_t bucket_window, SplitMix64& rng);
+
+  Shuffle shuffle_ = Shuffle::kNone;
+  int64_t total_ = 0;  // rows of the dataset
+  int64_t kept_ = 0;   // rows of this shard in the epoch
+  int64_t batch_size_ = 1;
+  int64_t rank_ = 0;
+  int64_t world_size_ = 1;
+  int64_t num_batches_ = 0;
+  uint64_t epoch_seed_ = 0;
+  // kWindow: record batches in the epoch's order, the first global row of
+  // each (in that order) and where each starts in the order.
+  std::vector<int64_t> window_batch_first_;
+  std::vector<int64_t> window_batch_at_;
+  int64_t window_ = 0;
+  // Bucketing: the shard's rows batch after batch, and batch offsets.
+  std::vector<int64_t> bucketed_rows_;
+  std::vector<int64_t> bucketed_starts_;
 };
 
-// The plan of `epoch` for a dataset whose record batches hold
-// `record_batch_rows` rows each (in order), under options.shuffle, seed,
-// window_rows, rank, world_size, batch_size, drop_last and bucket_window.
-// `sizes` (one per global row) are the element counts to bucket by; empty
-// when not bucketing. The options must have been checked (CheckOptions).
-EpochPlan PlanEpoch(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options,
-                    int64_t epoch, std::span<const int64_t> sizes);
+// The key of window w's permutation in a window shuffle.
+uint64_t WindowKey(uint64_t epoch_seed, int64_t window);
 
 // Invalid naming the option for batch_size <= 0, a rank outside
 // [0, world_size), window_rows < 0, bucket_window <= 0 with bucket_by set,

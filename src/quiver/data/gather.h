@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "quiver/data.h"
+#include "quiver/data/batch_source.h"
 #include "quiver/data/buffer_pool.h"
-#include "quiver/data/dataset.h"
 #include "quiver/status.h"
 #include "quiver/tensor.h"
 #include "quiver/type.h"
@@ -57,7 +57,7 @@ std::vector<std::string> OutputNames(const ColumnPlan& plan, RaggedLayout ragged
 // One row of a batch: its record batch and the row within it.
 struct RowRef {
   const LoadedBatch* batch = nullptr;
-  int record_batch = 0;  // over all files (Dataset numbering)
+  int record_batch = 0;  // over all sources (BatchSource numbering)
   int64_t row = 0;
 };
 

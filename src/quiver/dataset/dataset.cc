@@ -210,6 +210,15 @@ int64_t Dataset::num_rows() const { return impl_->starts.back(); }
 int Dataset::num_record_batches() const { return static_cast<int>(impl_->batch_local.size()); }
 const std::vector<std::string>& Dataset::locations() const { return impl_->locations; }
 
+int64_t Dataset::record_batch_start(int k) const { return impl_->starts[static_cast<size_t>(k)]; }
+
+bool Dataset::IsMappedView(int k) const { return impl_->FragmentOf(k).reads_views(); }
+
+std::string Dataset::DescribeRecordBatch(int k) const {
+  return impl_->FragmentOf(k).location() + ": record batch " +
+         std::to_string(impl_->batch_local[static_cast<size_t>(k)]);
+}
+
 Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
   impl_->CheckFork();
   if (indices.empty()) return Slice(0, 0);

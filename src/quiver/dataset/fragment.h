@@ -58,6 +58,9 @@ class Fragment {
   bool maps_source() const { return source_->zero_copy(); }
   // Whether a record batch read so far was compressed.
   bool compressed() const { return compressed_.load(std::memory_order_relaxed); }
+  // Whether the columns read so far were views of the source's memory (a
+  // mapped file, uncompressed, in native byte order): free to keep.
+  bool reads_views() const { return maps_source() && !swap_ && !compressed(); }
 
   // Columns `columns` (schema indices) of record batch k, decoded,
   // validated at `level` and in canonical storage, in the order asked.

@@ -246,7 +246,7 @@ TEST_F(BatchReaderTest, BadOptionsAndColumns) {
   EXPECT_ERROR(kInvalid, "batch_size must be > 0", BatchReader::Open({dir_.path()}, options));
   options = Options(2);
   options.columns = {"id", "label"};
-  EXPECT_ERROR(kInvalid, "unknown column 'label'", BatchReader::Open({dir_.path()}, options));
+  EXPECT_ERROR(kInvalid, "no column named 'label'", BatchReader::Open({dir_.path()}, options));
   options.columns = {};
   options.bucket_by = "id";
   options.bucket_window = 2;
@@ -289,8 +289,7 @@ TEST_F(BatchReaderTest, ACorruptRecordBatchFailsTheBatchThatTouchesIt) {
     ASSERT_OK_AND_ASSIGN(auto reader, BatchReader::Open({dir / "c.arrow"}, options));
     ASSERT_OK_AND_ASSIGN(auto first, reader->Next());
     EXPECT_TRUE(first.has_value());
-    EXPECT_ERROR(kInvalid, "batch 1: file " + (dir / "c.arrow") + ", record batch 1",
-                 reader->Next());
+    EXPECT_ERROR(kInvalid, "batch 1: " + (dir / "c.arrow") + ": record batch 1", reader->Next());
     EXPECT_ERROR(kInvalid, "batch 1:", reader->Next());  // the error stays
     ASSERT_OK(reader->SetEpoch(0));
     ASSERT_OK_AND_ASSIGN(first, reader->Next());  // a new epoch starts over
@@ -440,7 +439,7 @@ TEST_F(BatchReaderTest, MaxBatchBytesRefusesAnOversizedPaddedBatch) {
   Result<Batch> batch = reader->ReadBatch(0);
   EXPECT_ERROR(kInvalid, "column 'img': padding 2 rows to their largest extents [2, 2000, 2000]",
                batch);
-  EXPECT_ERROR(kInvalid, "row 0 has shape [1, 2000]; file " + (dir / "p.arrow"), batch);
+  EXPECT_ERROR(kInvalid, "row 0 has shape [1, 2000]; " + (dir / "p.arrow"), batch);
   EXPECT_ERROR(kInvalid, "row 1 has shape [2000, 1]", batch);
   EXPECT_ERROR(kInvalid, "ragged='jagged'", batch);
   // Jagged rows take what they hold.

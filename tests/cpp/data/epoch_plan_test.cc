@@ -28,6 +28,12 @@ std::vector<int64_t> Sorted(std::vector<int64_t> rows) {
   return rows;
 }
 
+std::vector<int64_t> Rows(const EpochPlan& plan, int64_t batch) {
+  std::vector<int64_t> rows;
+  plan.BatchRows(batch, &rows);
+  return rows;
+}
+
 std::vector<int64_t> Iota(int64_t n) {
   std::vector<int64_t> rows(static_cast<size_t>(n));
   std::iota(rows.begin(), rows.end(), int64_t{0});
@@ -99,17 +105,18 @@ TEST(EpochPlan, EveryRowOncePerEpochUnderEveryOption) {
           options.drop_last = drop_last;
           options.rank = rank;
           options.world_size = world;
-          EpochPlan plan = PlanEpoch(record_batches, options, 2, {});
+          EpochPlan plan(record_batches, options, 2, {});
           const int64_t shard = ShardRows(26, rank, world, drop_last);
           EXPECT_EQ(plan.num_batches(), BatchCount(shard, 4, drop_last));
           batch_counts.insert(plan.num_batches());
           for (int64_t b = 0; b < plan.num_batches(); ++b) {
-            const int64_t size = static_cast<int64_t>(plan.batch(b).size());
+            const int64_t size = static_cast<int64_t>(Rows(plan, b).size());
             if (drop_last || b + 1 < plan.num_batches()) {
               EXPECT_EQ(size, 4);
             }
           }
-          all.insert(all.end(), plan.rows.begin(), plan.rows.end());
+          const std::vector<int64_t> rows = plan.AllRows();
+          all.insert(all.end(), rows.begin(), rows.end());
         }
         std::vector<int64_t> sorted = Sorted(all);
         // No row twice; without drop_last every row.
@@ -126,19 +133,20 @@ TEST(EpochPlan, EveryRowOncePerEpochUnderEveryOption) {
 }
 
 TEST(EpochPlan, UnshuffledIsInFileOrder) {
-  EpochPlan plan = PlanEpoch(std::vector<int64_t>{3, 4}, Options(3), 0, {});
-  EXPECT_EQ(plan.rows, Iota(7));
-  EXPECT_EQ(plan.batch_starts, (std::vector<int64_t>{0, 3, 6, 7}));
+  EpochPlan plan(std::vector<int64_t>{3, 4}, Options(3), 0, {});
+  EXPECT_EQ(plan.AllRows(), Iota(7));
+  EXPECT_EQ(plan.num_batches(), 3);
+  EXPECT_EQ(Rows(plan, 2), (std::vector<int64_t>{6}));
 }
 
 TEST(EpochPlan, SameSeedAndEpochSameOrderOthersDiffer) {
   const std::vector<int64_t> rb = {50, 50};
   const BatchReaderOptions options = Options(8, Shuffle::kGlobal);
-  EXPECT_EQ(PlanEpoch(rb, options, 1, {}).rows, PlanEpoch(rb, options, 1, {}).rows);
-  EXPECT_NE(PlanEpoch(rb, options, 1, {}).rows, PlanEpoch(rb, options, 2, {}).rows);
+  EXPECT_EQ(EpochPlan(rb, options, 1, {}).AllRows(), EpochPlan(rb, options, 1, {}).AllRows());
+  EXPECT_NE(EpochPlan(rb, options, 1, {}).AllRows(), EpochPlan(rb, options, 2, {}).AllRows());
   BatchReaderOptions other = options;
   other.seed = 8;
-  EXPECT_NE(PlanEpoch(rb, options, 1, {}).rows, PlanEpoch(rb, other, 1, {}).rows);
+  EXPECT_NE(EpochPlan(rb, options, 1, {}).AllRows(), EpochPlan(rb, other, 1, {}).AllRows());
 }
 
 TEST(EpochPlan, WindowShuffleKeepsRecordBatchesTogetherPerWindow) {
@@ -147,16 +155,17 @@ TEST(EpochPlan, WindowShuffleKeepsRecordBatchesTogetherPerWindow) {
   const std::vector<int64_t> rb(8, 10);
   BatchReaderOptions options = Options(5, Shuffle::kWindow);
   options.window_rows = 10;
-  EpochPlan plan = PlanEpoch(rb, options, 0, {});
+  EpochPlan plan(rb, options, 0, {});
+  const std::vector<int64_t> rows = plan.AllRows();
   std::vector<int64_t> first_rows;
   for (int64_t w = 0; w < 8; ++w) {
     std::set<int64_t> record_batches;
-    for (int64_t i = 0; i < 10; ++i) record_batches.insert(plan.rows[w * 10 + i] / 10);
+    for (int64_t i = 0; i < 10; ++i) record_batches.insert(rows[w * 10 + i] / 10);
     EXPECT_EQ(record_batches.size(), 1u);
     first_rows.push_back(*record_batches.begin());
   }
   EXPECT_NE(first_rows, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_FALSE(std::is_sorted(plan.rows.begin(), plan.rows.begin() + 10));  // rows shuffled too
+  EXPECT_FALSE(std::is_sorted(rows.begin(), rows.begin() + 10));  // rows shuffled too
 }
 
 TEST(EpochPlan, BucketingGroupsSizesWithinWindows) {
@@ -166,21 +175,21 @@ TEST(EpochPlan, BucketingGroupsSizesWithinWindows) {
   BatchReaderOptions options = Options(4);
   options.bucket_by = "img";
   options.bucket_window = 2;
-  EpochPlan plan = PlanEpoch(std::vector<int64_t>{16}, options, 0, sizes);
+  EpochPlan plan(std::vector<int64_t>{16}, options, 0, sizes);
   ASSERT_EQ(plan.num_batches(), 4);
   for (int64_t b = 0; b < 4; ++b) {
     std::set<int64_t> batch_sizes;
-    for (int64_t row : plan.batch(b)) batch_sizes.insert(sizes[row]);
+    for (int64_t row : Rows(plan, b)) batch_sizes.insert(sizes[row]);
     EXPECT_EQ(batch_sizes.size(), 1u) << "batch " << b;
   }
-  EXPECT_EQ(Sorted(plan.rows), Iota(16));
+  EXPECT_EQ(Sorted(plan.AllRows()), Iota(16));
   // Shuffled, the windows' batches come in a seeded order, rows still grouped.
   options.shuffle = Shuffle::kGlobal;
-  EpochPlan shuffled = PlanEpoch(std::vector<int64_t>{16}, options, 0, sizes);
-  EXPECT_EQ(Sorted(shuffled.rows), Iota(16));
+  EpochPlan shuffled(std::vector<int64_t>{16}, options, 0, sizes);
+  EXPECT_EQ(Sorted(shuffled.AllRows()), Iota(16));
   for (int64_t b = 0; b < 4; ++b) {
     std::set<int64_t> batch_sizes;
-    for (int64_t row : shuffled.batch(b)) batch_sizes.insert(sizes[row]);
+    for (int64_t row : Rows(shuffled, b)) batch_sizes.insert(sizes[row]);
     EXPECT_EQ(batch_sizes.size(), 1u);
   }
 }

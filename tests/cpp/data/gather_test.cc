@@ -15,7 +15,7 @@ namespace {
 using test::TempDir;
 
 // Rows `rows` of `dataset` as gather input.
-std::vector<RowRef> Refs(Dataset& dataset, const std::vector<int64_t>& rows) {
+std::vector<RowRef> Refs(BatchSource& dataset, const std::vector<int64_t>& rows) {
   std::vector<RowRef> refs;
   for (int64_t row : rows) {
     RowLocation at = dataset.Locate(row);
@@ -63,7 +63,7 @@ TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
 TEST(Gather, ScalarAndFixedColumnsFromSeveralRecordBatches) {
   TempDir dir;
   ASSERT_OK(test::WriteRows(dir / "a.arrow", 0, 10, 3));
-  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}, {}, ValidationLevel::kFull));
+  ASSERT_OK_AND_ASSIGN(auto dataset, BatchSource::Open({dir / "a.arrow"}, {}));
   BufferPool pool(8, nullptr);
   const std::vector<int64_t> rows = {9, 0, 4, 5};
   std::vector<RowRef> refs = Refs(*dataset, rows);
@@ -110,7 +110,7 @@ TEST(Gather, NullRowsBoolsAndPermutedCells) {
           schema, 3,
           {test::Primitive<int32_t>(int32(), {7, 8, 9}, {true, false, true}), flags, fixed}));
   ASSERT_OK(test::WriteBatches(dir / "n.arrow", {rb}));
-  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "n.arrow"}, {}, ValidationLevel::kFull));
+  ASSERT_OK_AND_ASSIGN(auto dataset, BatchSource::Open({dir / "n.arrow"}, {}));
   BufferPool pool(8, nullptr);
   std::vector<RowRef> refs = Refs(*dataset, {1, 2, 0});
   Batch batch;

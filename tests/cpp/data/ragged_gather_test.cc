@@ -17,8 +17,7 @@ class RaggedGather : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK(test::WriteRows(dir_ / "a.arrow", 0, 12, 5, /*nulls=*/true));
-    ASSERT_OK_AND_ASSIGN(dataset_,
-                         Dataset::Open({dir_ / "a.arrow"}, {"img"}, ValidationLevel::kFull));
+    ASSERT_OK_AND_ASSIGN(dataset_, BatchSource::Open({dir_ / "a.arrow"}, {.columns = {"img"}}));
   }
 
   Result<Batch> Gather(const std::vector<int64_t>& rows, RaggedLayout layout, PadValue pad = 0) {
@@ -33,7 +32,7 @@ class RaggedGather : public ::testing::Test {
     options.ragged = layout;
     options.pad_value = pad;
     QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan,
-                            PlanColumn(dataset_->schema()->fields[2], 0, 2, options));
+                            PlanColumn(dataset_->schema()->fields[0], 0, 0, options));
     GatherContext context;
     context.pool = &pool_;
     context.threads = 2;
@@ -45,7 +44,7 @@ class RaggedGather : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::unique_ptr<Dataset> dataset_;
+  std::unique_ptr<BatchSource> dataset_;
   BufferPool pool_{8, nullptr};
 };
 

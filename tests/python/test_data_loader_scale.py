@@ -1,0 +1,249 @@
+"""quiver.data at scale (issue: the loader at any scale): every source
+quiver.dataset reads (streams, compressed files, globs, HTTP), the dataset
+cache's statistics, an epoch plan that holds O(record batches), resumable
+epochs (state_dict / load_state_dict), and the map-style MapDataset with
+PyTorch samplers."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import quiver as qv
+import quiver.data as qd
+
+ROWS = 300
+
+
+def image(r):
+    return np.full((1 + r % 3, 2 + r % 4), r % 251, dtype=np.uint8)
+
+
+def table(rows=ROWS):
+    return qv.table(
+        {
+            "id": np.arange(rows, dtype=np.int64),
+            "emb": qv.FixedShapeTensorArray.from_numpy(
+                np.arange(rows * 2, dtype=np.float32).reshape(rows, 2)
+            ),
+            "img": qv.VariableShapeTensorArray.from_numpy([image(r) for r in range(rows)]),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The same rows as a plain file, a stream, LZ4 and ZSTD files (record
+    batches of 16 rows), and a folder of three plain parts."""
+    root = tmp_path_factory.mktemp("scale")
+    t = table()
+    out = {}
+    qv.ipc.write_file(t, str(root / "plain.arrow"), max_batch_rows=16)
+    out["plain"] = root / "plain.arrow"
+    qv.ipc.write_stream(t, str(root / "rows.arrows"), max_batch_rows=16)
+    out["stream"] = root / "rows.arrows"
+    for codec in ("lz4", "zstd"):
+        qv.ipc.write_file(t, str(root / f"{codec}.arrow"), compression=codec, max_batch_rows=16)
+        out[codec] = root / f"{codec}.arrow"
+    parts = root / "parts"
+    parts.mkdir()
+    for i, (start, stop) in enumerate([(0, 100), (100, 250), (250, ROWS)]):
+        qv.ipc.write_file(t.slice(start, stop - start), str(parts / f"p{i}.arrow"))
+    out["parts"] = parts
+    return out
+
+
+def batches(reader):
+    return [{k: v.copy() for k, v in b.items()} for b in reader]
+
+
+def assert_same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.keys() == y.keys()
+        for k in x:
+            np.testing.assert_array_equal(x[k], y[k], err_msg=k)
+
+
+@pytest.mark.parametrize("kind", ["stream", "lz4", "zstd", "glob", "parts"])
+@pytest.mark.parametrize("shuffle", [False, "global", "window"])
+def test_every_source_reads_the_same_batches(files, kind, shuffle):
+    options = dict(batch_size=32, shuffle=shuffle, seed=3, window_rows=48)
+    # The window shuffle's order follows the record batches: the parts'
+    # differ from the single file's.
+    reference = (
+        files["parts"] if shuffle == "window" and kind in ("glob", "parts") else files["plain"]
+    )
+    expected = batches(qd.BatchReader(reference, **options))
+    source = {
+        "glob": str(files["parts"] / "p*.arrow"),
+        "parts": files["parts"],
+    }.get(kind, files.get(kind))
+    got = batches(qd.BatchReader(source, **options))
+    assert_same(got, expected)
+
+
+def test_compressed_sources_decode_into_the_bounded_cache(files):
+    reader = qd.BatchReader(
+        files["lz4"], batch_size=32, shuffle="window", window_rows=32, cache_bytes=64 << 10
+    )
+    batches(reader)
+    stats = reader.stats()
+    assert set(stats) == {
+        "hits",
+        "misses",
+        "evictions",
+        "bytes_decoded",
+        "bytes_cached",
+        "bytes_fetched",
+        "requests",
+    }
+    assert stats["misses"] > 0 and stats["bytes_decoded"] > 0
+    assert stats["bytes_cached"] <= 64 << 10
+    # A cache of nothing still reads every row.
+    none = qd.BatchReader(files["zstd"], batch_size=32, cache_bytes=0)
+    assert sum(len(b["id"]) for b in none) == ROWS
+    with pytest.raises(ValueError, match="cache_bytes must be >= 0"):
+        qd.BatchReader(files["zstd"], batch_size=32, cache_bytes=-1)
+
+
+def test_remote_sources_read_the_same_batches(nginx):
+    url = nginx.url + "/" + nginx.names[("zstd", "stream")]
+    local = nginx.root / nginx.names[(None, "file")]
+    options = dict(batch_size=8, shuffle="global", seed=1, columns=["id", "image", "ragged"])
+    assert_same(batches(qd.BatchReader(url, **options)), batches(qd.BatchReader(local, **options)))
+    reader = qd.BatchReader(url, **options)
+    batches(reader)
+    assert reader.stats()["bytes_fetched"] > 0
+
+
+def test_the_plan_holds_record_batches_not_rows(tmp_path):
+    rows = 2_000_000
+    qv.ipc.write_file(
+        qv.table({"x": np.arange(rows, dtype=np.int32)}),
+        str(tmp_path / "x.arrow"),
+        max_batch_rows=1 << 16,
+    )
+    reader = qd.BatchReader(tmp_path / "x.arrow", batch_size=1000, shuffle="global", seed=5)
+    assert reader.plan_bytes < 1024  # nothing per row
+    first = next(iter(reader))["x"]
+    assert len(first) == 1000 and len(set(first.tolist())) == 1000
+    window = qd.BatchReader(tmp_path / "x.arrow", batch_size=1000, shuffle="window")
+    assert window.plan_bytes < 2048  # 31 record batches
+    # Every row once per epoch, whatever the shuffle.
+    for r in (reader, window):
+        order = r.epoch_rows()
+        assert np.array_equal(np.sort(order), np.arange(rows))
+
+
+def test_the_order_is_the_same_for_every_thread_count_and_prefetch(files):
+    options = dict(batch_size=20, shuffle="global", seed=9)
+    first = batches(qd.BatchReader(files["plain"], num_threads=1, prefetch=0, **options))
+    for threads, prefetch in [(2, 2), (4, 1)]:
+        got = batches(
+            qd.BatchReader(files["plain"], num_threads=threads, prefetch=prefetch, **options)
+        )
+        assert_same(got, first)
+    reader = qd.BatchReader(files["plain"], **options)
+    reader.set_epoch(1)
+    other = batches(reader)
+    assert [b["id"].tolist() for b in other] != [b["id"].tolist() for b in first]
+
+
+@pytest.mark.parametrize("shuffle", [False, "global", "window"])
+def test_a_restored_reader_yields_exactly_the_batches_not_yet_given(files, shuffle):
+    options = dict(batch_size=16, shuffle=shuffle, seed=4, shard=(1, 2), prefetch=2)
+    reader = qd.BatchReader(files["lz4"], **options)
+    reader.set_epoch(3)
+    whole = batches(reader)
+    it = iter(reader)
+    for _ in range(4):
+        next(it)
+    state = reader.state_dict()
+    assert state["epoch"] == 3 and state["position"] == 4
+    state = pickle.loads(pickle.dumps(state))
+    restored = qd.BatchReader(files["lz4"], **options)
+    restored.load_state_dict(state)
+    assert_same(batches(restored), whole[4:])
+    # The next iteration starts the epoch over.
+    assert_same(batches(restored), whole)
+    # A state at the end of an epoch yields nothing more.
+    done = dict(state, position=len(reader))
+    restored.load_state_dict(done)
+    assert batches(restored) == []
+
+
+def test_a_state_for_another_order_is_refused(files):
+    reader = qd.BatchReader(files["plain"], batch_size=16, shuffle=True, seed=4)
+    state = reader.state_dict()
+    for key, value in [
+        ("seed", 5),
+        ("batch_size", 8),
+        ("shard", (0, 2)),
+        ("num_rows", 7),
+        ("shuffle", "window"),
+    ]:
+        with pytest.raises(ValueError, match=f"state is for {key}="):
+            reader.load_state_dict(dict(state, **{key: value}))
+    with pytest.raises(ValueError, match="position must be <= "):
+        reader.load_state_dict(dict(state, position=len(reader) + 1))
+    with pytest.raises(ValueError, match="has no 'seed'"):
+        reader.load_state_dict({"epoch": 0, "position": 0})
+    with pytest.raises(TypeError, match="state must be a dict"):
+        reader.load_state_dict([1, 2])
+
+
+def test_map_dataset_gives_the_reader_batch_of_any_rows(files):
+    ds = qd.MapDataset(files["zstd"], ragged="padded", pad_value=7)
+    assert len(ds) == ROWS
+    rows = [5, 299, 5, 0, 123]
+    got = ds.__getitems__(rows)
+    assert got["id"].tolist() == rows
+    reader = qd.BatchReader(files["plain"], batch_size=ROWS, pad_value=7)
+    everything = next(iter(reader))
+    np.testing.assert_array_equal(got["emb"], everything["emb"][rows])
+    shapes = everything["img_shape"][rows]
+    np.testing.assert_array_equal(got["img_shape"], shapes)
+    for i, r in enumerate(rows):
+        h, w = shapes[i]
+        np.testing.assert_array_equal(got["img"][i, :h, :w], image(r))
+        assert (got["img"][i, h:, :] == 7).all() and (got["img"][i, :, w:] == 7).all()
+    assert ds[3]["id"].tolist() == [3]
+    assert ds[-1]["id"].tolist() == [ROWS - 1]
+    assert ds[2:5]["id"].tolist() == [2, 3, 4]
+    assert ds[np.array([9, 8])]["id"].tolist() == [9, 8]
+    jagged = qd.MapDataset(files["stream"], ragged="jagged", columns=["img"])
+    out = jagged[[4, 1]]
+    assert out["img_offsets"].tolist() == [0, image(4).size, image(4).size + image(1).size]
+    with pytest.raises(IndexError, match="out of range"):
+        ds[ROWS]
+    with pytest.raises(IndexError, match="out of range"):
+        ds.__getitems__([0, ROWS + 3])
+    clone = pickle.loads(pickle.dumps(ds))
+    assert clone[[7]]["id"].tolist() == [7]
+
+
+def test_map_dataset_in_a_dataloader_with_a_batch_sampler(files):
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
+
+    ds = qd.MapDataset(files["lz4"], columns=["id", "img"])
+    seen = []
+    for rank in range(2):
+        sampler = BatchSampler(
+            DistributedSampler(ds, num_replicas=2, rank=rank, shuffle=True, seed=1),
+            batch_size=32,
+            drop_last=False,
+        )
+        for workers in (0, 2):
+            loader = DataLoader(ds, batch_size=None, sampler=sampler, num_workers=workers)
+            ids = []
+            for batch in loader:
+                assert isinstance(batch["img"], torch.Tensor)
+                assert batch["img"].shape[0] == batch["id"].shape[0]
+                ids += batch["id"].tolist()
+            if workers == 0:
+                seen += ids
+            else:
+                assert sorted(ids) == sorted(seen[-len(ids) :])
+    assert sorted(seen) == list(range(ROWS))
