@@ -24,6 +24,9 @@ contender touches count in its RSS).
   python bench/python/bench_loader.py               # 256 MiB
   python bench/python/bench_loader.py --mib 2048    # the 2 GiB dataset
   python bench/python/bench_loader.py --only quiver  # quiver alone
+  python bench/python/bench_loader.py --plan-rows 1000000000
+      # the epoch plan alone: a file of 10^9 int8 rows (1 GB), the memory
+      # and time a globally shuffled reader needs to its first batch
 """
 
 import argparse
@@ -271,6 +274,56 @@ def run_one(name, path, threads, repeat):
     print(json.dumps(dict(total=total, seconds=seconds, padding=padding, rss=peak_rss_mib())))
 
 
+def plan_cost(path):
+    """RSS growth and seconds from opening a globally shuffled reader of
+    `path` to its first batch (in a process of its own)."""
+    before = rss_mib()
+    start = time.perf_counter()
+    reader = qd.BatchReader(path, batch_size=1024, shuffle=True, seed=1, prefetch=0)
+    first = next(iter(reader))
+    seconds = time.perf_counter() - start
+    assert len(first["x"]) == 1024
+    print(
+        json.dumps(
+            dict(
+                rows=reader.num_rows,
+                seconds=seconds,
+                rss_growth_mib=rss_mib() - before,
+                plan_bytes=reader.plan_bytes,
+            )
+        )
+    )
+
+
+def rss_mib():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_plan(rows):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rows.arrow")
+        chunk = 1 << 24
+        schema = qv.table({"x": np.zeros(0, np.int8)}).schema
+        with qv.ipc.new_file(path, schema, max_batch_rows=1 << 20) as writer:
+            for start in range(0, rows, chunk):
+                n = min(chunk, rows - start)
+                values = (np.arange(start, start + n) % 127).astype(np.int8)
+                writer.write_table(qv.table({"x": values}))
+        command = [sys.executable, __file__, "--contender", "plan", "--path", path]
+        out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=1800)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(
+            f"plan: {r['rows']:,} int8 rows, shuffle=True, batch 1024: first batch after "
+            f"{r['seconds'] * 1000:.1f} ms, RSS +{r['rss_growth_mib']:.1f} MiB (mapped pages "
+            f"of the rows read included), plan {r['plan_bytes']} bytes; a table of rows would "
+            f"take {r['rows'] * 8 / 2**20:,.0f} MiB"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -286,11 +339,21 @@ def main():
         default="quiver,numpy,ray,datasets",
         help="contenders to run, of quiver,numpy,ray,datasets (default all)",
     )
+    parser.add_argument(
+        "--plan-rows",
+        type=int,
+        default=0,
+        help="measure only the epoch plan over a file of this many int8 rows",
+    )
     parser.add_argument("--contender", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.contender == "plan":
+        return plan_cost(args.path)
     if args.contender:
         return run_one(args.contender, args.path, args.threads, args.repeat)
+    if args.plan_rows:
+        return run_plan(args.plan_rows)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "images.arrow")
         rows, data_bytes = write_dataset(path, args.mib << 20)

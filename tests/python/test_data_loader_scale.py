@@ -247,3 +247,23 @@ def test_map_dataset_in_a_dataloader_with_a_batch_sampler(files):
             else:
                 assert sorted(ids) == sorted(seen[-len(ids) :])
     assert sorted(seen) == list(range(ROWS))
+
+
+def test_plain_fixed_size_list_columns_read_as_b_by_k(tmp_path):
+    import pyarrow as pa
+
+    values = np.arange(40 * 3, dtype=np.float32)
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(values), 3)
+    codes = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(40 * 2, dtype=np.int16)), 2)
+    t = pa.table({"emb": emb, "codes": codes, "id": pa.array(range(40), pa.int64())})
+    with pa.ipc.new_file(str(tmp_path / "e.arrow"), t.schema) as writer:
+        writer.write_table(t, max_chunksize=7)
+    reader = qd.BatchReader(tmp_path / "e.arrow", batch_size=16, shuffle=True, seed=2)
+    for batch in reader:
+        ids = batch["id"]
+        assert batch["emb"].shape == (len(ids), 3) and batch["emb"].dtype == np.float32
+        np.testing.assert_array_equal(batch["emb"], values.reshape(40, 3)[ids])
+        assert batch["codes"].shape == (len(ids), 2) and batch["codes"].dtype == np.int16
+        np.testing.assert_array_equal(batch["codes"][:, 0], ids * 2)
+    rows = qd.MapDataset(tmp_path / "e.arrow")[[39, 0]]
+    np.testing.assert_array_equal(rows["emb"], values.reshape(40, 3)[[39, 0]])

@@ -70,11 +70,16 @@ Result<std::shared_ptr<const LoadedBatch>> BatchSource::Load(int k) {
 }
 
 void BatchSource::AfterFork() {
-  // A lock a thread of the parent held stays held: left behind (a few
-  // bytes), with the views it guarded.
+  // A lock a thread of the parent held at the fork stays held: left behind
+  // (a few bytes) with the views it guarded, which may be half written. A
+  // free lock guards nothing in flight: kept.
+  if (views_mutex_->try_lock()) {
+    views_mutex_->unlock();
+    return;
+  }
   (void)views_mutex_.release();
   views_mutex_ = std::make_unique<std::mutex>();
-  (void)views_.release();  // a slot may have been half written
+  (void)views_.release();
   views_ = std::make_unique<std::vector<KeptView>>(kKeptViews);
 }
 

@@ -23,8 +23,9 @@ bool IsExtension(const DataType& type, const char* name) {
 
 Status Unsupported(const Field& field) {
   return Status::TypeError("column '", field.name, "' has type ", field.type->ToString(),
-                           ": the reader reads numeric, bool, fixed_shape_tensor and "
-                           "variable_shape_tensor columns (leave it out with columns=)");
+                           ": the reader reads numeric, bool, fixed_size_list<numeric>, "
+                           "fixed_shape_tensor and variable_shape_tensor columns (leave it out "
+                           "with columns=)");
 }
 
 }  // namespace
@@ -92,8 +93,9 @@ void CopyCells(const ColumnPlan& plan, std::span<const RowRef> rows, uint8_t* ou
   }
   for (int64_t i = first; i < last; ++i) {
     uint8_t* dst = out + i * cell_bytes;
-    const FixedShapeTensorArray& array = *rows[i].batch->fixed[plan.position];
-    const ArrayData& storage = *array.data();
+    // A fixed_shape_tensor column or a plain fixed_size_list: the same
+    // storage (a fixed-size list of values).
+    const ArrayData& storage = *rows[i].batch->batch->column(plan.position);
     const int64_t row = rows[i].row;
     const ArrayData& values = *storage.children[0];
     if (cell_bytes == 0) continue;
@@ -174,6 +176,21 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index
     plan.permutation = fixed.permutation();
     plan.logical_cell = internal::ToLogical(plan.physical_cell, plan.permutation);
     plan.cell_elements = fixed.list_size();
+    return plan;
+  }
+  if (type.id() == TypeId::kFixedSizeList && type.children()[0].type->is_tensor_value()) {
+    // A plain fixed_size_list<numeric, k> (an embedding column): (B, k).
+    plan.kind = ColumnKind::kFixed;
+    plan.value_type = type.children()[0].type;
+    plan.width = plan.value_type->byte_width();
+    if (plan.width == 0) {
+      return Status::NotImplemented("column '", field.name,
+                                    "' holds bit-packed bool lists, which the reader cannot "
+                                    "batch (store them as uint8)");
+    }
+    plan.physical_cell = {type.fixed_size()};
+    plan.logical_cell = plan.physical_cell;
+    plan.cell_elements = type.fixed_size();
     return plan;
   }
   if (type.id() == TypeId::kBool) {

@@ -51,6 +51,14 @@ TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
   EXPECT_EQ(OutputNames(plan, RaggedLayout::kJagged),
             (std::vector<std::string>{"img", "img_offsets", "img_shape"}));
   EXPECT_EQ(OutputNames(plan, RaggedLayout::kList), (std::vector<std::string>{"img"}));
+  // A plain fixed_size_list<float32, 3> reads as (B, 3).
+  ASSERT_OK_AND_ASSIGN(TypePtr embedding, fixed_size_list(Field{"item", float32()}, 3));
+  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"emb", embedding}, 0, 0, options));
+  EXPECT_EQ(plan.kind, ColumnKind::kFixed);
+  EXPECT_EQ(plan.logical_cell, (std::vector<int64_t>{3}));
+  ASSERT_OK_AND_ASSIGN(TypePtr bits, fixed_size_list(Field{"item", boolean()}, 3));
+  EXPECT_ERROR(kTypeError, "column 'flags' has type",
+               PlanColumn(Field{"flags", bits}, 0, 0, options));
   EXPECT_ERROR(kTypeError, "column 'name' has type utf8: the reader reads numeric",
                PlanColumn(Field{"name", utf8()}, 0, 0, options));
   options.pad_value = 300;
