@@ -15,7 +15,14 @@
 // copies each batch's rows into buffers of their own:
 //
 // - numeric and bool columns: one 1-D tensor of batch_size values (bool as
-//   bool8: one byte per value);
+//   bool8: one byte per value); dictionary columns: their indices (the
+//   dictionary once: Dictionary());
+// - fixed_size_list<numeric, k>: (B, k);
+// - list<numeric> and large_list<numeric>: ragged 1-D rows, as
+//   variable_shape_tensor columns of ndim 1 (below);
+// - utf8 and binary (and large): the rows' bytes back to back with int64
+//   offsets (BatchArray::strings);
+// - struct columns: one column per field, named "parent.child";
 // - arrow.fixed_shape_tensor columns: (B, *shape) in logical axis order;
 // - arrow.variable_shape_tensor columns, by RaggedLayout:
 //   kPadded  "name" (B, *max_shape_in_batch) filled with pad_value, and
@@ -104,6 +111,10 @@ struct BatchReaderOptions {
   // Padding for kPadded; must be exactly representable in every padded
   // column's value type.
   PadValue pad_value = 0;
+  // Columns (as named in the batch's schema, "parent.child" for a
+  // struct's field) that also get a "NAME_valid" bool8 (B,) array: 1 for
+  // the rows that are not null (null rows read as zeros, padding, empty).
+  std::vector<std::string> valid_masks;
   // A variable_shape_tensor column to bucket by (empty: none): the shard's
   // order is cut into windows of bucket_window batches, the rows of each
   // window sorted by element count (stable) before they are cut into
@@ -147,11 +158,18 @@ struct BatchReaderOptions {
 // One output array of a batch.
 struct BatchArray {
   std::string name;
-  // The array (unset for kList columns).
+  // The array (unset for kList columns; the rows' bytes for strings).
   Tensor tensor;
   // kList columns only: one view per row, nullopt for null rows.
   std::vector<std::optional<Tensor>> rows;
   bool is_list = false;
+  // String and binary columns: `tensor` holds the rows' bytes back to
+  // back (uint8), `offsets` (B + 1, int64, from 0) where each row starts,
+  // and `valid` a 1 per non-null row (null rows are empty).
+  enum class Strings { kNone, kUtf8, kBinary };
+  Strings strings = Strings::kNone;
+  Tensor offsets;
+  std::vector<uint8_t> valid;
 };
 
 struct Batch {
@@ -192,6 +210,11 @@ class BatchReader {
   int64_t num_batches() const;
   // The names of the arrays each batch holds, in order.
   std::vector<std::string> output_names() const;
+  // The dictionary of dictionary column `name` (its batches hold indices
+  // into it): the first record batch's. Every record batch must use an
+  // equal one; a batch with rows of another fails naming it. Invalid for
+  // a column that is not dictionary-encoded.
+  Result<ArrayDataPtr> Dictionary(const std::string& name);
 
   // Starts epoch `epoch` (>= 0) at batch `position` (0 <= position <=
   // num_batches(): the batches Next() has already given out, as a saved

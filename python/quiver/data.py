@@ -17,13 +17,12 @@ import multiprocessing
 import os
 import warnings
 
+from ._quiver.data import BatchReaderOptions as _BatchReaderOptions
 from ._quiver.data import _BatchReader
 
 # TorchIterableDataset is there too when torch is installed (it subclasses
 # torch.utils.data.IterableDataset), made on first access.
 __all__ = ["BatchReader", "MapDataset", "to_torch", "to_jax"]
-
-_RAGGED = ("padded", "jagged", "list")
 
 
 def _sources(source):
@@ -46,15 +45,12 @@ def _bad_source(source):
     )
 
 
-_INT32_MAX = 2**31 - 1
-_DEFAULT_CACHE_BYTES = 256 << 20
 _INT64_MAX = 2**63 - 1
 
 
 def _int(value, name, low=None, high=_INT64_MAX):
-    """``value`` as an int; ValueError naming ``name`` outside [low, high]
-    (the C++ side takes int64 or int32, so larger numbers are refused here,
-    with the argument's name, rather than by the binding)."""
+    """``value`` as an int (a method's argument: an epoch, a batch number);
+    ValueError naming ``name`` outside [low, high]."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     value = value.__index__()
@@ -65,37 +61,34 @@ def _int(value, name, low=None, high=_INT64_MAX):
     return value
 
 
-def _positive(value, name, high=_INT64_MAX):
-    value = _int(value, name, None, high)
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value}")
-    return value
-
-
-def _shuffle(shuffle):
-    if shuffle is None or shuffle is False:
-        return "none"
-    if shuffle is True:
-        return "global"
-    if shuffle in ("global", "window"):
-        return shuffle
-    raise ValueError(f"shuffle must be False, True, 'global' or 'window', got {shuffle!r}")
-
-
 def _shard(shard):
+    """(rank, world_size) of shard= (None: (0, 1)); the C++ options check
+    the numbers."""
     if shard is None:
         return 0, 1
     try:
         rank, world_size = shard
     except (TypeError, ValueError):
         raise TypeError(f"shard must be (rank, world_size), got {shard!r}") from None
-    rank = _int(rank, "shard rank", None, _INT32_MAX)
-    world_size = _int(world_size, "shard world_size", None, _INT32_MAX)
-    if world_size <= 0:
-        raise ValueError(f"shard world_size must be > 0, got {world_size}")
-    if not 0 <= rank < world_size:
-        raise ValueError(f"shard rank must be in [0, {world_size}), got {rank}")
     return rank, world_size
+
+
+# The Python arguments that are not BatchReaderOptions fields of the same
+# name: they are converted below.
+_RENAMED = {"num_threads": "threads"}
+_NOT_OPTIONS = ("source", "shard", "pin_memory")
+
+
+def _options(arguments):
+    """The C++ BatchReaderOptions of a BatchReader's arguments: each field
+    converts and range-checks its value as it is set, and BatchReader::Open
+    checks how they fit together, so nothing is checked twice."""
+    options = _BatchReaderOptions()
+    for name, value in arguments.items():
+        if name not in _NOT_OPTIONS:
+            setattr(options, _RENAMED.get(name, name), value)
+    options.rank, options.world_size = _shard(arguments["shard"])
+    return options
 
 
 _CUDA_RUNTIME_NAMES = (
@@ -176,11 +169,19 @@ class BatchReader:
     ``*.feather`` and ``*.ipc`` files in name order), glob patterns,
     ``http(s)://`` URLs and ``s3://`` objects or prefixes. Every source
     must have the same schema. ``columns`` picks and orders the columns
-    (``None``: all); numeric, bool, ``fixed_shape_tensor`` and
-    ``variable_shape_tensor`` columns can be read.
+    (``None``: all; a struct's fields are named ``"parent.child"``).
 
-    Each batch maps names to NumPy arrays: scalar columns ``(B,)``,
-    fixed-shape columns ``(B, *shape)``, and ragged columns by ``ragged``:
+    Each batch maps names to NumPy arrays, by column type: numeric and
+    bool ``(B,)``; dictionary columns their indices ``(B,)`` (the
+    dictionary once: ``dictionary(name)``); ``fixed_size_list<numeric, k>``
+    ``(B, k)``; ``fixed_shape_tensor`` ``(B, *shape)``; strings and binary
+    a list of ``str`` or ``bytes`` (``None`` for null rows); struct columns
+    one entry per field (``"parent.child"``); ``list<numeric>`` and
+    ``variable_shape_tensor`` columns are ragged (below, a list column's
+    rows being 1-D). ``valid_masks=["x"]`` adds ``"x_valid"``, a bool
+    ``(B,)`` array that is False for null rows of ``x``.
+
+    Ragged columns by ``ragged``:
     ``"padded"`` gives ``name`` ``(B, *max_shape_in_batch)`` filled with
     ``pad_value`` and ``name + "_shape"`` ``(B, ndim)`` int32 (null rows:
     all padding, shape zeros); ``"jagged"`` gives the rows' values back to
@@ -251,50 +252,12 @@ class BatchReader:
         memory_map=True,
         max_batch_bytes=4 << 30,
         cache_bytes=None,
+        valid_masks=None,
     ):
-        self._arguments = dict(
-            source=source,
-            columns=columns,
-            batch_size=batch_size,
-            shuffle=shuffle,
-            seed=seed,
-            drop_last=drop_last,
-            shard=shard,
-            ragged=ragged,
-            pad_value=pad_value,
-            prefetch=prefetch,
-            num_threads=num_threads,
-            pin_memory=pin_memory,
-            window_rows=window_rows,
-            bucket_by=bucket_by,
-            bucket_window=bucket_window,
-            memory_map=memory_map,
-            max_batch_bytes=max_batch_bytes,
-            cache_bytes=cache_bytes,
-        )
+        self._arguments = {k: v for k, v in locals().items() if k != "self"}
         self._resume = False
         sources = _sources(source)
-        if columns is not None:
-            if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
-                raise TypeError("columns must be a list of column names")
-            columns = list(columns)
-        batch_size = _positive(batch_size, "batch_size")
-        seed = _int(seed, "seed", 0, 2**64 - 1)
-        rank, world_size = _shard(shard)
-        if ragged not in _RAGGED:
-            raise ValueError(f"ragged must be 'padded', 'jagged' or 'list', got {ragged!r}")
-        prefetch = _int(prefetch, "prefetch", 0, _INT32_MAX)
-        threads = 0 if num_threads is None else _positive(num_threads, "num_threads", _INT32_MAX)
-        window = 0 if window_rows is None else _positive(window_rows, "window_rows")
-        if bucket_by is not None and not isinstance(bucket_by, str):
-            raise TypeError("bucket_by must be a column name")
-        if bucket_by is not None and bucket_window is None:
-            raise ValueError("bucket_by needs bucket_window= (batches per window)")
-        bucket_window = 0 if bucket_window is None else _positive(bucket_window, "bucket_window")
-        max_batch_bytes = _positive(max_batch_bytes, "max_batch_bytes")
-        cache_bytes = (
-            _DEFAULT_CACHE_BYTES if cache_bytes is None else _int(cache_bytes, "cache_bytes", 0)
-        )
+        self._options = _options(self._arguments)
         pinned = None
         if pin_memory:
             pinned = _cuda_host_allocator()
@@ -305,28 +268,10 @@ class BatchReader:
                     RuntimeWarning,
                     stacklevel=2,
                 )
+            else:
+                self._options.set_pinned(list(pinned))
         self.pin_memory = pinned is not None
-        self._reader = _BatchReader(
-            sources,
-            columns,
-            batch_size,
-            _shuffle(shuffle),
-            seed,
-            window,
-            bool(drop_last),
-            rank,
-            world_size,
-            ragged,
-            pad_value,
-            bucket_by or "",
-            bucket_window,
-            prefetch,
-            threads,
-            pinned,
-            bool(memory_map),
-            max_batch_bytes,
-            cache_bytes,
-        )
+        self._reader = _BatchReader(sources, self._options)
 
     def close(self):
         """Stops the prefetch thread and releases the files (idempotent);
@@ -382,16 +327,16 @@ class BatchReader:
         ``num_rows``, ``batch_size``, ``shuffle`` and ``drop_last`` the
         order depends on), for ``load_state_dict`` here or in a new
         process."""
-        rank, world_size = _shard(self._arguments["shard"])
+        options = self._options
         return {
             "epoch": self.epoch,
             "position": self.position,
-            "seed": _int(self._arguments["seed"], "seed"),
-            "shard": (rank, world_size),
+            "seed": options.seed,
+            "shard": (options.rank, options.world_size),
             "num_rows": self.num_rows,
-            "batch_size": self._arguments["batch_size"],
-            "shuffle": _shuffle(self._arguments["shuffle"]),
-            "drop_last": bool(self._arguments["drop_last"]),
+            "batch_size": options.batch_size,
+            "shuffle": options.shuffle.name.rstrip("_"),
+            "drop_last": options.drop_last,
         }
 
     def load_state_dict(self, state):
@@ -415,6 +360,12 @@ class BatchReader:
         position = _int(state.get("position"), "state position", 0, len(self))
         self._reader.set_epoch(epoch, position)
         self._resume = True
+
+    def dictionary(self, name):
+        """The dictionary of dictionary column ``name`` (a ``quiver.Array``):
+        its batches hold indices into it. Every record batch must use an
+        equal one (a batch with rows of another raises ValueError)."""
+        return self._reader.dictionary(name)
 
     def stats(self):
         """What the dataset's cache did and the sources read since the
@@ -494,8 +445,8 @@ class MapDataset:
     arrays, shapes, offsets), in the order asked, repeats allowed.
 
     ``source``, ``columns``, ``ragged``, ``pad_value``, ``num_threads``,
-    ``memory_map``, ``max_batch_bytes`` and ``cache_bytes`` are as for
-    ``BatchReader``. ``len(ds)`` is the number of rows; ``ds[i]`` (an int)
+    ``memory_map``, ``max_batch_bytes``, ``cache_bytes`` and
+    ``valid_masks`` are as for ``BatchReader``. ``len(ds)`` is the number of rows; ``ds[i]`` (an int)
     is a batch of that one row. With PyTorch, a sampler that yields lists
     of indices needs no collate function::
 
@@ -516,6 +467,7 @@ class MapDataset:
         memory_map=True,
         max_batch_bytes=4 << 30,
         cache_bytes=None,
+        valid_masks=None,
     ):
         self._arguments = dict(
             source=source,
@@ -527,12 +479,8 @@ class MapDataset:
             max_batch_bytes=max_batch_bytes,
             cache_bytes=cache_bytes,
         )
-        self._reader = BatchReader(
-            source,
-            batch_size=1,
-            prefetch=0,
-            **{k: v for k, v in self._arguments.items() if k != "source"},
-        )
+        options = {k: v for k, v in self._arguments.items() if k != "source"}
+        self._reader = BatchReader(source, batch_size=1, prefetch=0, **options)
 
     def __len__(self):
         return self._reader.num_rows

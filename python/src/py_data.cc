@@ -11,11 +11,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "py_bindings.h"
@@ -73,18 +76,71 @@ struct PyBatchReader {
 using HostAlloc = int (*)(void**, size_t, unsigned);
 using HostFree = int (*)(void*);
 
-data::Shuffle ShuffleFrom(const std::string& name) {
-  if (name == "none") return data::Shuffle::kNone;
-  if (name == "global") return data::Shuffle::kGlobal;
-  if (name == "window") return data::Shuffle::kWindow;
-  Raise(Status::Invalid("shuffle must be False, True, 'global' or 'window', got '" + name + "'"));
+// shuffle=: False / None, True, "global", "window", or a Shuffle value.
+data::Shuffle ShuffleFrom(nb::handle value) {
+  if (value.is_none() || value.ptr() == Py_False) return data::Shuffle::kNone;
+  if (value.ptr() == Py_True) return data::Shuffle::kGlobal;
+  if (nb::isinstance<data::Shuffle>(value)) return nb::cast<data::Shuffle>(value);
+  if (nb::isinstance<nb::str>(value)) {
+    const std::string name = nb::cast<std::string>(value);
+    if (name == "global") return data::Shuffle::kGlobal;
+    if (name == "window") return data::Shuffle::kWindow;
+    if (name == "none") return data::Shuffle::kNone;
+  }
+  Raise(Status::Invalid("shuffle must be False, True, 'global' or 'window', got ",
+                        nb::cast<std::string>(nb::repr(value))));
 }
 
-data::RaggedLayout RaggedFrom(const std::string& name) {
-  if (name == "padded") return data::RaggedLayout::kPadded;
-  if (name == "jagged") return data::RaggedLayout::kJagged;
-  if (name == "list") return data::RaggedLayout::kList;
-  Raise(Status::Invalid("ragged must be 'padded', 'jagged' or 'list', got '" + name + "'"));
+data::RaggedLayout RaggedFrom(nb::handle value) {
+  if (nb::isinstance<data::RaggedLayout>(value)) return nb::cast<data::RaggedLayout>(value);
+  if (nb::isinstance<nb::str>(value)) {
+    const std::string name = nb::cast<std::string>(value);
+    if (name == "padded") return data::RaggedLayout::kPadded;
+    if (name == "jagged") return data::RaggedLayout::kJagged;
+    if (name == "list") return data::RaggedLayout::kList;
+  }
+  Raise(Status::Invalid("ragged must be 'padded', 'jagged' or 'list', got ",
+                        nb::cast<std::string>(nb::repr(value))));
+}
+
+// An integer option: TypeError for anything but an int (bool included),
+// ValueError naming the option past what T holds; None gives `none`.
+template <typename T>
+T IntFrom(nb::handle value, const char* name, T none = 0) {
+  if (value.is_none()) return none;
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+    Raise(Status::TypeError(name, " must be an int, got ", nb::type_name(value.type()).c_str()));
+  }
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  const nb::int_ number = nb::borrow<nb::int_>(index);
+  if (number < nb::int_(std::numeric_limits<T>::min())) {
+    Raise(Status::Invalid(name, " must be >= ", std::numeric_limits<T>::min(), ", got ",
+                          Str(number)));
+  }
+  if (number > nb::int_(std::numeric_limits<T>::max())) {
+    Raise(Status::Invalid(name, " must be <= ", std::numeric_limits<T>::max(), ", got ",
+                          Str(number)));
+  }
+  return nb::cast<T>(number);
+}
+
+// columns= and valid_masks=: None (all / none) or a list of names.
+std::vector<std::string> NamesFrom(nb::handle value, const char* name, bool empty_ok) {
+  if (value.is_none()) return {};
+  if (nb::isinstance<nb::str>(value) || !nb::hasattr(value, "__iter__")) {
+    Raise(Status::TypeError(name, " must be a list of column names"));
+  }
+  std::vector<std::string> names;
+  for (nb::handle item : value) {
+    if (!nb::isinstance<nb::str>(item))
+      Raise(Status::TypeError(name, " must be a list of column names"));
+    names.push_back(nb::cast<std::string>(item));
+  }
+  if (names.empty() && !empty_ok) {
+    Raise(Status::Invalid(name, "=[] selects nothing; None reads all"));
+  }
+  return names;
 }
 
 PadValue PadValueFrom(nb::handle given) {
@@ -151,9 +207,35 @@ std::function<Status()> DeviceSync(uintptr_t address) {
   };
 }
 
+// A string or binary column's rows: a list of str (utf8) or bytes, None
+// for null rows.
+nb::list StringRows(const data::BatchArray& array) {
+  const auto* bytes = reinterpret_cast<const char*>(array.tensor.raw_data());
+  const auto* offsets = reinterpret_cast<const int64_t*>(array.offsets.raw_data());
+  nb::list rows;
+  for (size_t i = 0; i < array.valid.size(); ++i) {
+    if (!array.valid[i]) {
+      rows.append(nb::none());
+      continue;
+    }
+    const char* start = bytes + offsets[i];
+    const auto size = static_cast<Py_ssize_t>(offsets[i + 1] - offsets[i]);
+    PyObject* row = array.strings == data::BatchArray::Strings::kUtf8
+                        ? PyUnicode_DecodeUTF8(start, size, "strict")
+                        : PyBytes_FromStringAndSize(start, size);
+    if (row == nullptr) throw nb::python_error();
+    rows.append(nb::steal(row));
+  }
+  return rows;
+}
+
 nb::dict BatchToDict(data::Batch batch) {
   nb::dict out;
   for (data::BatchArray& array : batch.arrays) {
+    if (array.strings != data::BatchArray::Strings::kNone) {
+      out[array.name.c_str()] = StringRows(array);
+      continue;
+    }
     if (!array.is_list) {
       // Writable, and keeping the buffer alive: the reader writes that
       // buffer again only once this array is gone.
@@ -169,70 +251,117 @@ nb::dict BatchToDict(data::Batch batch) {
   return out;
 }
 
-std::unique_ptr<data::BatchReader> OpenReader(
-    std::vector<std::string> sources, std::optional<std::vector<std::string>> columns,
-    int64_t batch_size, const std::string& shuffle, uint64_t seed, int64_t window_rows,
-    bool drop_last, int rank, int world_size, const std::string& ragged, nb::handle pad_value,
-    const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-    std::optional<std::vector<uintptr_t>> pinned, bool memory_map, int64_t max_batch_bytes,
-    int64_t cache_bytes) {
-  data::BatchReaderOptions options;
-  if (columns) {
-    if (columns->empty()) Raise(Status::Invalid("columns=[] selects nothing; None reads all"));
-    options.columns = std::move(*columns);
-  }
-  options.batch_size = batch_size;
-  options.shuffle = ShuffleFrom(shuffle);
-  options.seed = seed;
-  options.window_rows = window_rows;
-  options.drop_last = drop_last;
-  options.rank = rank;
-  options.world_size = world_size;
-  options.ragged = RaggedFrom(ragged);
-  options.pad_value = PadValueFrom(pad_value);
-  options.bucket_by = bucket_by;
-  options.bucket_window = bucket_window;
-  options.prefetch = prefetch;
-  options.threads = threads;
-  options.memory_map = memory_map;
-  options.max_batch_bytes = max_batch_bytes;
-  options.cache_bytes = cache_bytes;
-  if (pinned) {
-    // (cudaHostAlloc, cudaFreeHost[, cudaDeviceSynchronize])
-    if (pinned->size() != 2 && pinned->size() != 3) {
-      Raise(Status::Invalid("pinned takes 2 or 3 function addresses, got ", pinned->size()));
-    }
-    options.allocate = PinnedAllocator((*pinned)[0], (*pinned)[1]);
-    if (pinned->size() == 3) options.before_reuse = DeviceSync((*pinned)[2]);
-  }
-  return Unwrap(WithoutGil([&] { return data::BatchReader::Open(sources, std::move(options)); }));
+// The options of BatchReader (quiver/data.h), one property per field,
+// each converted and range-checked here; BatchReader::Open checks how they
+// fit together (CheckOptions). Python names the arguments: threads is
+// num_threads, rank and world_size come from shard=.
+void BindOptions(nb::module_& m) {
+  using Options = data::BatchReaderOptions;
+  nb::enum_<data::Shuffle>(m, "Shuffle")
+      .value("none", data::Shuffle::kNone)
+      .value("global_", data::Shuffle::kGlobal)
+      .value("window", data::Shuffle::kWindow);
+  nb::enum_<data::RaggedLayout>(m, "RaggedLayout")
+      .value("padded", data::RaggedLayout::kPadded)
+      .value("jagged", data::RaggedLayout::kJagged)
+      .value("list", data::RaggedLayout::kList);
+  auto int_option = [](auto member, const char* name) {
+    using T = std::remove_reference_t<decltype(std::declval<Options&>().*member)>;
+    return std::make_pair(
+        [member](const Options& o) { return o.*member; },
+        [member, name](Options& o, nb::handle value) { o.*member = IntFrom<T>(value, name); });
+  };
+  nb::class_<Options> options(m, "BatchReaderOptions",
+                              "The options of a BatchReader, checked as they are set.");
+  options.def(nb::init<>());
+  auto bind_int = [&](const char* property, auto member, const char* name) {
+    auto [get, set] = int_option(member, name);
+    options.def_prop_rw(property, get, set, nb::arg("value").none());
+  };
+  bind_int("batch_size", &Options::batch_size, "batch_size");
+  bind_int("seed", &Options::seed, "seed");
+  bind_int("window_rows", &Options::window_rows, "window_rows");
+  bind_int("rank", &Options::rank, "shard rank");
+  bind_int("world_size", &Options::world_size, "shard world_size");
+  bind_int("bucket_window", &Options::bucket_window, "bucket_window");
+  bind_int("prefetch", &Options::prefetch, "prefetch");
+  bind_int("threads", &Options::threads, "num_threads");
+  bind_int("max_batch_bytes", &Options::max_batch_bytes, "max_batch_bytes");
+  options
+      .def_prop_rw(
+          "cache_bytes", [](const Options& o) { return o.cache_bytes; },
+          [](Options& o, nb::handle value) {
+            o.cache_bytes = IntFrom<int64_t>(value, "cache_bytes", dataset::kDefaultCacheBytes);
+          },
+          nb::arg("value").none())
+      .def_rw("drop_last", &Options::drop_last)
+      .def_rw("memory_map", &Options::memory_map)
+      .def_prop_rw(
+          "columns", [](const Options& o) { return o.columns; },
+          [](Options& o, nb::handle value) { o.columns = NamesFrom(value, "columns", false); },
+          nb::arg("value").none())
+      .def_prop_rw(
+          "valid_masks", [](const Options& o) { return o.valid_masks; },
+          [](Options& o, nb::handle value) {
+            o.valid_masks = NamesFrom(value, "valid_masks", true);
+          },
+          nb::arg("value").none())
+      .def_prop_rw(
+          "bucket_by", [](const Options& o) { return o.bucket_by; },
+          [](Options& o, nb::handle value) {
+            if (!value.is_none() && !nb::isinstance<nb::str>(value)) {
+              Raise(Status::TypeError("bucket_by must be a column name"));
+            }
+            o.bucket_by = value.is_none() ? "" : nb::cast<std::string>(value);
+          },
+          nb::arg("value").none())
+      .def_prop_rw(
+          "shuffle", [](const Options& o) { return o.shuffle; },
+          [](Options& o, nb::handle value) { o.shuffle = ShuffleFrom(value); },
+          nb::arg("value").none())
+      .def_prop_rw(
+          "ragged", [](const Options& o) { return o.ragged; },
+          [](Options& o, nb::handle value) { o.ragged = RaggedFrom(value); })
+      .def_prop_rw(
+          "pad_value",
+          [](const Options& o) -> nb::object {
+            switch (o.pad_value.kind()) {
+              case PadValue::Kind::kInt64: return nb::cast(o.pad_value.int64_value());
+              case PadValue::Kind::kUInt64: return nb::cast(o.pad_value.uint64_value());
+              case PadValue::Kind::kDouble: break;
+            }
+            return nb::cast(o.pad_value.double_value());
+          },
+          [](Options& o, nb::handle value) { o.pad_value = PadValueFrom(value); })
+      .def(
+          "set_pinned",
+          [](Options& o, std::vector<uintptr_t> pinned) {
+            // (cudaHostAlloc, cudaFreeHost[, cudaDeviceSynchronize])
+            if (pinned.size() != 2 && pinned.size() != 3) {
+              Raise(Status::Invalid("pinned takes 2 or 3 function addresses, got ", pinned.size()));
+            }
+            o.allocate = PinnedAllocator(pinned[0], pinned[1]);
+            if (pinned.size() == 3) o.before_reuse = DeviceSync(pinned[2]);
+          },
+          nb::arg("addresses"),
+          "Batch buffers from cudaHostAlloc / cudaFreeHost (and cudaDeviceSynchronize before "
+          "a buffer is written again).");
 }
 
 }  // namespace
 
 void BindData(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("data", "The training input pipeline (quiver.data).");
+  BindOptions(m);
   nb::class_<PyBatchReader>(m, "_BatchReader")
       .def(
           "__init__",
           [](PyBatchReader* self, std::vector<std::string> sources,
-             std::optional<std::vector<std::string>> columns, int64_t batch_size,
-             const std::string& shuffle, uint64_t seed, int64_t window_rows, bool drop_last,
-             int rank, int world_size, const std::string& ragged, nb::handle pad_value,
-             const std::string& bucket_by, int64_t bucket_window, int prefetch, int threads,
-             std::optional<std::vector<uintptr_t>> pinned, bool memory_map, int64_t max_batch_bytes,
-             int64_t cache_bytes) {
-            new (self) PyBatchReader{OpenReader(
-                std::move(sources), std::move(columns), batch_size, shuffle, seed, window_rows,
-                drop_last, rank, world_size, ragged, pad_value, bucket_by, bucket_window, prefetch,
-                threads, pinned, memory_map, max_batch_bytes, cache_bytes)};
+             const data::BatchReaderOptions& options) {
+            new (self) PyBatchReader{Unwrap(
+                WithoutGil([&] { return data::BatchReader::Open(std::move(sources), options); }))};
           },
-          nb::arg("sources"), nb::arg("columns").none(), nb::arg("batch_size"), nb::arg("shuffle"),
-          nb::arg("seed"), nb::arg("window_rows"), nb::arg("drop_last"), nb::arg("rank"),
-          nb::arg("world_size"), nb::arg("ragged"), nb::arg("pad_value"), nb::arg("bucket_by"),
-          nb::arg("bucket_window"), nb::arg("prefetch"), nb::arg("threads"),
-          nb::arg("pinned").none(), nb::arg("memory_map"), nb::arg("max_batch_bytes"),
-          nb::arg("cache_bytes"))
+          nb::arg("sources"), nb::arg("options"))
       .def("close",
            [](PyBatchReader& r) {
              if (!r.reader) return;
@@ -309,6 +438,13 @@ void BindData(nb::module_& parent) {
       .def_prop_ro("files", [](const PyBatchReader& r) { return r.Get().files(); })
       .def_prop_ro("output_names", [](const PyBatchReader& r) { return r.Get().output_names(); })
       .def_prop_ro("schema", [](const PyBatchReader& r) { return PySchema{r.Get().schema()}; })
+      .def(
+          "dictionary",
+          [](PyBatchReader& r, const std::string& name) {
+            return PyArray{Unwrap(
+                r.Locked([&](data::BatchReader& reader) { return reader.Dictionary(name); }))};
+          },
+          nb::arg("name"))
       .def_prop_ro("padding_ratio", [](PyBatchReader& r) {
         return r.Locked([&](data::BatchReader& reader) { return reader.padding_ratio(); });
       });

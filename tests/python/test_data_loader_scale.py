@@ -267,3 +267,172 @@ def test_plain_fixed_size_list_columns_read_as_b_by_k(tmp_path):
         np.testing.assert_array_equal(batch["codes"][:, 0], ids * 2)
     rows = qd.MapDataset(tmp_path / "e.arrow")[[39, 0]]
     np.testing.assert_array_equal(rows["emb"], values.reshape(40, 3)[[39, 0]])
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory):
+    """40 rows of every column kind the loader reads beyond tensors, in
+    record batches of 7 rows (two files: the second with its own
+    dictionary object, equal values)."""
+    import pyarrow as pa
+
+    root = tmp_path_factory.mktemp("kinds")
+    n = 40
+    ids = np.arange(n)
+    words = [None if i % 5 == 3 else "w" * (i % 4) + f"é{i}" for i in ids]
+    blobs = [None if i % 6 == 1 else bytes([i % 256]) * (i % 3) for i in ids]
+    lists = [None if i % 7 == 2 else list(range(i % 5)) for i in ids]
+    values = pa.array(np.where(ids % 4 == 0, np.nan, ids * 1.5), pa.float64(), mask=ids % 4 == 0)
+    point = pa.StructArray.from_arrays(
+        [pa.array(ids.astype(np.int32)), pa.array(ids * 2.0, pa.float32())],
+        names=["x", "y"],
+        mask=pa.array(ids % 9 == 4),
+    )
+    table = pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "word": pa.array(words, pa.string()),
+            "blob": pa.array(blobs, pa.large_binary()),
+            "seq": pa.array(lists, pa.list_(pa.int16())),
+            "lseq": pa.array(lists, pa.large_list(pa.float32())),
+            "label": pa.array([["cat", "dog", "eel"][i % 3] for i in ids]).dictionary_encode(),
+            "score": values,
+            "point": point,
+        }
+    )
+    for name, part in [("a.arrow", table.slice(0, 21)), ("b.arrow", table.slice(21))]:
+        with pa.ipc.new_file(str(root / name), part.schema) as writer:
+            writer.write_table(part, max_chunksize=7)
+    return root, dict(words=words, blobs=blobs, lists=lists)
+
+
+def test_strings_and_binary_come_as_python_lists(kinds):
+    root, expected = kinds
+    reader = qd.BatchReader(root, batch_size=16, shuffle=True, columns=["id", "word", "blob"])
+    for batch in reader:
+        ids = batch["id"].tolist()
+        assert batch["word"] == [expected["words"][i] for i in ids]
+        assert batch["blob"] == [expected["blobs"][i] for i in ids]
+        assert all(isinstance(w, str) for w in batch["word"] if w is not None)
+        assert all(isinstance(b, bytes) for b in batch["blob"] if b is not None)
+
+
+@pytest.mark.parametrize("ragged", ["padded", "jagged", "list"])
+def test_list_columns_read_as_ragged_one_dimensional_rows(kinds, ragged):
+    root, expected = kinds
+    reader = qd.BatchReader(
+        root,
+        batch_size=9,
+        shuffle="global",
+        seed=2,
+        ragged=ragged,
+        pad_value=-1,
+        columns=["id", "seq", "lseq"],
+    )
+    for batch in reader:
+        ids = batch["id"].tolist()
+        for name, dtype in (("seq", np.int16), ("lseq", np.float32)):
+            rows = [expected["lists"][i] or [] for i in ids]
+            if ragged == "padded":
+                width = max(len(r) for r in rows)
+                assert batch[name].shape == (len(ids), width) and batch[name].dtype == dtype
+                assert batch[name + "_shape"][:, 0].tolist() == [len(r) for r in rows]
+                for out, r in zip(batch[name], rows):
+                    assert out[: len(r)].tolist() == r and (out[len(r) :] == -1).all()
+            elif ragged == "jagged":
+                assert batch[name].tolist() == [v for r in rows for v in r]
+                assert (
+                    batch[name + "_offsets"].tolist()
+                    == np.cumsum([0] + [len(r) for r in rows]).tolist()
+                )
+            else:
+                for out, i in zip(batch[name], ids):
+                    if expected["lists"][i] is None:
+                        assert out is None
+                    else:
+                        assert out.tolist() == expected["lists"][i] and out.dtype == dtype
+
+
+def test_dictionary_columns_give_indices_and_the_dictionary_once(kinds, tmp_path):
+    import pyarrow as pa
+
+    root, _ = kinds
+    reader = qd.BatchReader(root, batch_size=40, columns=["id", "label"])
+    batch = next(iter(reader))
+    dictionary = pa.array(reader.dictionary("label")).to_pylist()
+    assert [dictionary[k] for k in batch["label"]] == [
+        ["cat", "dog", "eel"][i % 3] for i in range(40)
+    ]
+    with pytest.raises(ValueError, match="column 'id' is not dictionary-encoded"):
+        reader.dictionary("id")
+    # A file whose dictionary differs: its rows fail the batch, named.
+    other = pa.table({"label": pa.array(["zebra", "cat"]).dictionary_encode()})
+    with pa.ipc.new_file(str(tmp_path / "z.arrow"), other.schema) as writer:
+        writer.write_table(other)
+    first = pa.table({"label": pa.array(["cat", "dog"]).dictionary_encode()})
+    with pa.ipc.new_file(str(tmp_path / "a.arrow"), first.schema) as writer:
+        writer.write_table(first)
+    mixed = qd.BatchReader(tmp_path, batch_size=4)
+    with pytest.raises(
+        ValueError, match=r"z.arrow: record batch 0, column 'label' has another dictionary"
+    ):
+        next(iter(mixed))
+
+
+def test_struct_columns_flatten_and_masks_mark_null_rows(kinds):
+    root, _ = kinds
+    reader = qd.BatchReader(
+        root,
+        batch_size=40,
+        columns=["id", "score", "point"],
+        valid_masks=["score", "point.x"],
+    )
+    assert reader.output_names == [
+        "id",
+        "score",
+        "score_valid",
+        "point.x",
+        "point.x_valid",
+        "point.y",
+    ]
+    assert reader.schema.names == ["id", "score", "point.x", "point.y"]
+    batch = next(iter(reader))
+    ids = np.arange(40)
+    assert batch["score_valid"].dtype == np.bool_
+    assert batch["score_valid"].tolist() == (ids % 4 != 0).tolist()
+    np.testing.assert_array_equal(batch["score"], np.where(ids % 4 == 0, 0, ids * 1.5))
+    # A null struct row is null in every field, and reads as zero.
+    assert batch["point.x_valid"].tolist() == (ids % 9 != 4).tolist()
+    np.testing.assert_array_equal(batch["point.x"], np.where(ids % 9 == 4, 0, ids))
+    np.testing.assert_array_equal(batch["point.y"], np.where(ids % 9 == 4, 0, ids * 2.0))
+    assert qd.MapDataset(root, columns=["point"])[[13, 5]]["point.x"].tolist() == [0, 5]
+    with pytest.raises(
+        ValueError, match="valid_masks names 'nope', which is not among the columns read"
+    ):
+        qd.BatchReader(root, batch_size=4, valid_masks=["nope"])
+
+
+def test_every_column_kind_opens_without_leaving_any_out(kinds):
+    root, _ = kinds
+    reader = qd.BatchReader(root, batch_size=13, shuffle=True)
+    assert sum(len(b["id"]) for b in reader) == 40
+
+
+def test_options_are_checked_once_with_the_argument_named(files):
+    with pytest.raises(TypeError, match="columns must be a list of column names"):
+        qd.BatchReader(files["plain"], batch_size=2, columns="id")
+    with pytest.raises(TypeError, match="valid_masks must be a list of column names"):
+        qd.BatchReader(files["plain"], batch_size=2, valid_masks=3)
+    with pytest.raises(TypeError, match="cache_bytes must be an int, got str"):
+        qd.BatchReader(files["plain"], batch_size=2, cache_bytes="1G")
+    with pytest.raises(ValueError, match="bucket_window must be > 0"):
+        qd.BatchReader(files["plain"], batch_size=2, bucket_by="img")
+    options = qd._BatchReaderOptions()
+    options.shuffle = "window"
+    options.ragged = "jagged"
+    options.pad_value = 2**64 - 1
+    assert (options.shuffle.name, options.ragged.name, options.pad_value) == (
+        "window",
+        "jagged",
+        2**64 - 1,
+    )

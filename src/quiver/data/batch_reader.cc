@@ -9,6 +9,7 @@
 #include "quiver/data.h"
 #include "quiver/data/batch_source.h"
 #include "quiver/data/buffer_pool.h"
+#include "quiver/data/dictionary_check.h"
 #include "quiver/data/epoch_plan.h"
 #include "quiver/data/gather.h"
 #include "quiver/internal/threads.h"
@@ -74,6 +75,7 @@ struct BatchReader::Impl {
   std::vector<int64_t> record_batch_rows;
   std::vector<int64_t> sizes;  // per global row, when bucketing
   std::unique_ptr<BufferPool> pool;
+  DictionaryCheck dictionaries;
   uint64_t fork_generation = internal::ForkGeneration();
 
   int64_t epoch = 0;
@@ -103,6 +105,16 @@ struct BatchReader::Impl {
   void StopWorker();
   Result<Batch> TakeReady();
   void AfterFork();
+  // That record batch k's dictionary columns use the reference dictionaries.
+  Status CheckDictionaries(const LoadedBatch& loaded, int k) {
+    for (const ColumnPlan& column : plans) {
+      if (!column.dictionary) continue;
+      QUIVER_RETURN_NOT_OK(
+          dictionaries.Check(column.position, loaded.batch->column(column.position)->dictionary,
+                             dataset->Describe(k) + ", column '" + column.name + "'"));
+    }
+    return Status::OK();
+  }
 };
 
 Result<Batch> BatchReader::Impl::Gather(int64_t index, std::span<const int64_t> rows) {
@@ -118,6 +130,8 @@ Result<Batch> BatchReader::Impl::Gather(int64_t index, std::span<const int64_t> 
       if (!load.ok()) return InBatch(index, load.status());
       held.push_back(std::move(*load));
       last = at.record_batch;
+      Status same = CheckDictionaries(*held.back(), at.record_batch);
+      if (!same.ok()) return InBatch(index, same);
     }
     refs[i] = {held.back().get(), at.record_batch, at.row};
   }
@@ -202,6 +216,7 @@ void BatchReader::Impl::AfterFork() {
   prefetch = std::make_unique<Prefetch>();
   prefetch->produce_next = prefetch->consumed = next_index;
   dataset->AfterFork();
+  dictionaries.AfterFork();
 }
 
 BatchReader::BatchReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -233,6 +248,8 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
     const Field& field = dataset.schema()->fields[c];
     QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan,
                             PlanColumn(field, static_cast<int>(c), static_cast<int>(c), options));
+    plan.valid_mask = std::find(options.valid_masks.begin(), options.valid_masks.end(),
+                                field.name) != options.valid_masks.end();
     for (const std::string& name : OutputNames(plan, options.ragged)) {
       if (!seen.insert(name).second) {
         return Status::Invalid("two batch arrays would be named '", name,
@@ -250,11 +267,24 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
     }
     impl->plans.push_back(std::move(plan));
   }
+  for (const std::string& name : options.valid_masks) {
+    if (!std::any_of(impl->plans.begin(), impl->plans.end(),
+                     [&](const ColumnPlan& p) { return p.name == name; })) {
+      return Status::Invalid("valid_masks names '", name, "', which is not among the columns read");
+    }
+  }
   if (!options.bucket_by.empty() && bucket_position < 0) {
     return Status::Invalid("bucket_by='", options.bucket_by, "' is not among the columns read");
   }
   for (int k = 0; k < dataset.num_record_batches(); ++k) {
     impl->record_batch_rows.push_back(dataset.record_batch_rows(k));
+  }
+  for (const ColumnPlan& plan : impl->plans) {
+    if (!plan.dictionary || impl->dataset->num_record_batches() == 0) continue;
+    // The first record batch's dictionary is the one every batch's
+    // indices refer to.
+    QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> first, impl->dataset->Load(0));
+    impl->dictionaries.SetReference(plan.position, first->batch->column(plan.position)->dictionary);
   }
   if (bucket_position >= 0) {
     QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
@@ -274,6 +304,18 @@ int64_t BatchReader::position() const { return impl_->next_index; }
 dataset::CacheStats BatchReader::stats() const { return impl_->dataset->stats(); }
 int64_t BatchReader::plan_bytes() const { return impl_->plan->memory_bytes(); }
 std::vector<std::string> BatchReader::output_names() const { return impl_->names; }
+
+Result<ArrayDataPtr> BatchReader::Dictionary(const std::string& name) {
+  impl_->AfterFork();
+  for (const ColumnPlan& plan : impl_->plans) {
+    if (plan.name != name) continue;
+    if (!plan.dictionary) return Status::Invalid("column '", name, "' is not dictionary-encoded");
+    ArrayDataPtr dictionary = impl_->dictionaries.Reference(plan.position);
+    if (!dictionary) return Status::Invalid("column '", name, "': the dataset has no rows");
+    return dictionary;
+  }
+  return Status::Invalid("no column named '", name, "' among the columns read");
+}
 
 int64_t BatchReader::shard_rows() const {
   const BatchReaderOptions& o = impl_->options;

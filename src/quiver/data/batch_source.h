@@ -1,7 +1,8 @@
 // Internal: the rows a BatchReader reads, as record batches of a
 // dataset::Dataset (any source it opens: files, streams, directories,
-// globs, HTTP, S3, compressed or not), each loaded with its tensor columns
-// wrapped once for the gather.
+// globs, HTTP, S3, compressed or not), each loaded with its struct columns
+// flattened into "parent.child" columns and its tensor columns wrapped once
+// for the gather.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +44,10 @@ class BatchSource {
                                                    const dataset::DatasetOptions& options);
 
   const std::vector<std::string>& locations() const { return dataset_->locations(); }
-  // The projected columns, in the order asked for.
-  const SchemaPtr& schema() const { return dataset_->schema(); }
+  // The projected columns, in the order asked for, struct columns replaced
+  // by their fields ("parent.child", nested structs "a.b.c"), each nullable
+  // where the struct or the field is.
+  const SchemaPtr& schema() const { return schema_; }
   int64_t num_rows() const { return dataset_->num_rows(); }
   int num_record_batches() const { return dataset_->num_record_batches(); }
   int64_t record_batch_rows(int k) const {
@@ -79,9 +82,17 @@ class BatchSource {
   };
 
   BatchSource() = default;
+  // The flat columns of the dataset's schema (schema_, paths_).
+  Status Flatten();
+  Result<RecordBatchPtr> FlatBatch(int k, const RecordBatchPtr& batch) const;
   Result<std::shared_ptr<const LoadedBatch>> Wrap(int k, RecordBatchPtr batch) const;
 
   std::shared_ptr<dataset::Dataset> dataset_;
+  SchemaPtr schema_;
+  // Per flat column: its top-level column, then the field index at each
+  // struct level (just the column for one that is not a struct's field).
+  std::vector<std::vector<int>> paths_;
+  bool flattened_ = false;  // some column is a struct's field
   std::vector<int64_t> starts_;
   std::unique_ptr<std::mutex> views_mutex_ = std::make_unique<std::mutex>();
   std::unique_ptr<std::vector<KeptView>> views_ =

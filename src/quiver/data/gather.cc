@@ -21,11 +21,29 @@ bool IsExtension(const DataType& type, const char* name) {
   return type.id() == TypeId::kExtension && type.extension_name() == name;
 }
 
+// The checks and the pad pattern every ragged column needs.
+Result<ColumnPlan> FinishRagged(const Field& field, const BatchReaderOptions& options,
+                                ColumnPlan* plan) {
+  if (plan->width == 0) {
+    return Status::NotImplemented("column '", field.name,
+                                  "' holds bit-packed bools, which the reader cannot "
+                                  "batch (store them as bool8 or uint8)");
+  }
+  if (options.ragged == RaggedLayout::kPadded) {
+    Result<uint64_t> pad = internal::PadPattern(options.pad_value, *plan->value_type);
+    if (!pad.ok()) {
+      return Status::Invalid("column '", field.name, "': ", pad.status().message());
+    }
+    plan->pad_pattern = *pad;
+  }
+  return std::move(*plan);
+}
+
 Status Unsupported(const Field& field) {
   return Status::TypeError("column '", field.name, "' has type ", field.type->ToString(),
-                           ": the reader reads numeric, bool, fixed_size_list<numeric>, "
-                           "fixed_shape_tensor and variable_shape_tensor columns (leave it out "
-                           "with columns=)");
+                           ": the reader reads numeric, bool, string, binary, "
+                           "fixed_size_list<numeric>, list<numeric>, fixed_shape_tensor and "
+                           "variable_shape_tensor columns (leave it out with columns=)");
 }
 
 }  // namespace
@@ -147,19 +165,8 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index
     plan.value_type = ragged.value_type();
     plan.width = plan.value_type->byte_width();
     plan.ndim = ragged.ndim();
-    if (plan.width == 0) {
-      return Status::NotImplemented("column '", field.name,
-                                    "' holds bit-packed bool tensors, which the reader cannot "
-                                    "batch (store them as bool8)");
-    }
-    if (options.ragged == RaggedLayout::kPadded) {
-      Result<uint64_t> pad = internal::PadPattern(options.pad_value, *plan.value_type);
-      if (!pad.ok()) {
-        return Status::Invalid("column '", field.name, "': ", pad.status().message());
-      }
-      plan.pad_pattern = *pad;
-    }
-    return plan;
+    plan.permutation = ragged.permutation();
+    return FinishRagged(field, options, &plan);
   }
   if (IsExtension(type, FixedShapeTensorType::kExtensionName)) {
     QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType fixed,
@@ -193,6 +200,35 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index
     plan.cell_elements = type.fixed_size();
     return plan;
   }
+  if ((type.id() == TypeId::kList || type.id() == TypeId::kLargeList) &&
+      type.children()[0].type->is_tensor_value()) {
+    // A plain list<numeric>: a ragged column of 1-D rows.
+    plan.kind = ColumnKind::kRagged;
+    plan.list = true;
+    plan.large = type.id() == TypeId::kLargeList;
+    plan.value_type = type.children()[0].type;
+    plan.width = plan.value_type->byte_width();
+    plan.ndim = 1;
+    return FinishRagged(field, options, &plan);
+  }
+  if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kBinary ||
+      type.id() == TypeId::kLargeUtf8 || type.id() == TypeId::kLargeBinary) {
+    plan.kind = ColumnKind::kStrings;
+    plan.utf8 = type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8;
+    plan.large = type.id() == TypeId::kLargeUtf8 || type.id() == TypeId::kLargeBinary;
+    plan.value_type = uint8();
+    plan.width = 1;
+    return plan;
+  }
+  if (type.id() == TypeId::kDictionary) {
+    // The indices, as stored (the dictionary is given once: see
+    // BatchReader::Dictionary).
+    plan.kind = ColumnKind::kValues;
+    plan.dictionary = true;
+    plan.value_type = type.index_type();
+    plan.width = plan.value_type->byte_width();
+    return plan;
+  }
   if (type.id() == TypeId::kBool) {
     plan.kind = ColumnKind::kBits;
     plan.value_type = bool8();
@@ -208,21 +244,125 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index
   return Unsupported(field);
 }
 
-std::vector<std::string> OutputNames(const ColumnPlan& plan, RaggedLayout ragged) {
-  if (plan.kind != ColumnKind::kRagged || ragged == RaggedLayout::kList) return {plan.name};
-  if (ragged == RaggedLayout::kPadded) return {plan.name, plan.name + "_shape"};
-  return {plan.name, plan.name + "_offsets", plan.name + "_shape"};
+Result<std::pair<int64_t, int64_t>> ListRowRange(const ArrayData& column, int64_t row, bool large,
+                                                 int64_t values_length) {
+  const int64_t at = column.offset + row;
+  const int64_t width = large ? 8 : 4;
+  const BufferPtr& offsets = column.buffers[1];
+  if (!offsets || offsets->size() < (at + 2) * width) {
+    return Status::Invalid("row ", row, ": the offsets buffer is too short");
+  }
+  int64_t begin = 0, end = 0;
+  if (large) {
+    std::memcpy(&begin, offsets->data() + at * 8, 8);
+    std::memcpy(&end, offsets->data() + (at + 1) * 8, 8);
+  } else {
+    int32_t b = 0, e = 0;
+    std::memcpy(&b, offsets->data() + at * 4, 4);
+    std::memcpy(&e, offsets->data() + (at + 1) * 4, 4);
+    begin = b;
+    end = e;
+  }
+  if (begin < 0 || end < begin || end > values_length) {
+    return Status::Invalid("row ", row, ": offsets [", begin, ", ", end,
+                           ") lie outside the column's ", values_length, " values");
+  }
+  return std::make_pair(begin, end);
 }
 
-Status GatherColumn(const ColumnPlan& plan, std::span<const RowRef> rows,
+namespace {
+
+// utf8 / binary rows: their bytes back to back ("name", uint8) and int64
+// offsets from 0 ("name_offsets", B + 1); null rows are empty and marked
+// in `rows_valid` (the Python layer gives None for them).
+Status GatherStrings(const ColumnPlan& plan, std::span<const RowRef> rows,
+                     const GatherContext& context, Batch* batch) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  std::vector<std::pair<const uint8_t*, int64_t>> pieces(rows.size(), {nullptr, 0});
+  std::vector<uint8_t> valid(rows.size(), 0);
+  QUIVER_ASSIGN_OR_RETURN(Tensor offsets, MakeOutput(context, {n + 1}, int64()));
+  int64_t* offset_out = reinterpret_cast<int64_t*>(offsets.buffer()->mutable_data());
+  offset_out[0] = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const ArrayData& column = *rows[i].batch->batch->column(plan.position);
+    const int64_t row = rows[i].row;
+    int64_t size = 0;
+    if (column.IsValid(row)) {
+      const BufferPtr& data = column.buffers[2];
+      const int64_t data_size = data ? data->size() : 0;
+      Result<std::pair<int64_t, int64_t>> range = ListRowRange(column, row, plan.large, data_size);
+      if (!range.ok()) {
+        return Status(range.status().code(), context.describe(rows[i]) + ", column '" + plan.name +
+                                                 "': " + range.status().message());
+      }
+      size = range->second - range->first;
+      if (size > 0) pieces[static_cast<size_t>(i)] = {data->data() + range->first, size};
+      valid[static_cast<size_t>(i)] = 1;
+    }
+    QUIVER_ASSIGN_OR_RETURN(offset_out[i + 1],
+                            internal::AddChecked(offset_out[i], size, "string batch"));
+  }
+  QUIVER_ASSIGN_OR_RETURN(Tensor values, MakeOutput(context, {offset_out[n]}, uint8()));
+  uint8_t* dst = values.buffer()->mutable_data();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& [src, size] = pieces[static_cast<size_t>(i)];
+    if (size > 0) std::memcpy(dst + offset_out[i], src, static_cast<size_t>(size));
+  }
+  BatchArray array{plan.name, std::move(values), {}, false};
+  array.strings = plan.utf8 ? BatchArray::Strings::kUtf8 : BatchArray::Strings::kBinary;
+  array.offsets = std::move(offsets);
+  array.valid = std::move(valid);
+  batch->arrays.push_back(std::move(array));
+  return Status::OK();
+}
+
+}  // namespace
+
+std::vector<std::string> OutputNames(const ColumnPlan& plan, RaggedLayout ragged) {
+  std::vector<std::string> names = {plan.name};
+  if (plan.kind == ColumnKind::kRagged && ragged == RaggedLayout::kPadded) {
+    names.push_back(plan.name + "_shape");
+  } else if (plan.kind == ColumnKind::kRagged && ragged == RaggedLayout::kJagged) {
+    names.push_back(plan.name + "_offsets");
+    names.push_back(plan.name + "_shape");
+  }
+  if (plan.valid_mask) names.push_back(plan.name + "_valid");
+  return names;
+}
+
+namespace {
+
+// "NAME_valid": 1 for the rows that are not null.
+Status GatherValidMask(const ColumnPlan& plan, std::span<const RowRef> rows,
+                       const GatherContext& context, Batch* batch) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  QUIVER_ASSIGN_OR_RETURN(Tensor out, MakeOutput(context, {n}, bool8()));
+  uint8_t* dst = out.buffer()->mutable_data();
+  for (int64_t i = 0; i < n; ++i) {
+    dst[i] = rows[i].batch->batch->column(plan.position)->IsValid(rows[i].row) ? 1 : 0;
+  }
+  batch->arrays.push_back({plan.name + "_valid", std::move(out), {}, false});
+  return Status::OK();
+}
+
+Status GatherArrays(const ColumnPlan& plan, std::span<const RowRef> rows,
                     const GatherContext& context, Batch* batch) {
   switch (plan.kind) {
     case ColumnKind::kValues:
     case ColumnKind::kBits: return GatherValues(plan, rows, context, batch);
     case ColumnKind::kFixed: return GatherFixed(plan, rows, context, batch);
+    case ColumnKind::kStrings: return GatherStrings(plan, rows, context, batch);
     case ColumnKind::kRagged: break;
   }
   return GatherRagged(plan, rows, context, batch);
+}
+
+}  // namespace
+
+Status GatherColumn(const ColumnPlan& plan, std::span<const RowRef> rows,
+                    const GatherContext& context, Batch* batch) {
+  QUIVER_RETURN_NOT_OK(GatherArrays(plan, rows, context, batch));
+  return plan.valid_mask ? GatherValidMask(plan, rows, context, batch) : Status::OK();
 }
 
 }  // namespace quiver::data

@@ -20,10 +20,11 @@
 namespace quiver::data {
 
 enum class ColumnKind {
-  kValues,  // fixed-width numeric or bool8 values
-  kBits,    // bit-packed bool, unpacked to bool8
-  kFixed,   // arrow.fixed_shape_tensor
-  kRagged,  // arrow.variable_shape_tensor
+  kValues,   // fixed-width numeric or bool8 values
+  kBits,     // bit-packed bool, unpacked to bool8
+  kFixed,    // arrow.fixed_shape_tensor, or fixed_size_list<numeric>
+  kRagged,   // arrow.variable_shape_tensor, or list / large_list<numeric> (ndim 1)
+  kStrings,  // utf8, binary and their large forms: bytes and offsets
 };
 
 // How one selected column is read, decided once from its field.
@@ -41,8 +42,19 @@ struct ColumnPlan {
   std::vector<int64_t> logical_cell;
   int64_t cell_elements = 0;
   // kRagged: axes per row, and pad_value's bits (internal::PadPattern).
+  // `list`: a plain list / large_list column (rows are 1-D slices of its
+  // values), `large` for int64 offsets (also for kStrings).
   int ndim = 0;
   uint64_t pad_pattern = 0;
+  bool list = false;
+  bool large = false;
+  // kStrings: utf8 (text) rather than binary.
+  bool utf8 = false;
+  // kValues over a dictionary column's indices (value_type the index type).
+  bool dictionary = false;
+  // A "NAME_valid" bool8 (B,) array follows the column's arrays
+  // (BatchReaderOptions::valid_masks).
+  bool valid_mask = false;
 };
 
 // The plan for `field`, or TypeError naming the column for types the
@@ -83,6 +95,13 @@ Status GatherColumn(const ColumnPlan& plan, std::span<const RowRef> rows,
 // The ragged half of GatherColumn (ragged_gather.cc).
 Status GatherRagged(const ColumnPlan& plan, std::span<const RowRef> rows,
                     const GatherContext& context, Batch* batch);
+
+// Row `row` of a list-like column (list, large_list, utf8, binary and the
+// large forms): its [begin, end) among the values (elements, or bytes),
+// checked against the offsets buffer's and the values' bounds whatever
+// level the column was validated at. Invalid naming the row otherwise.
+Result<std::pair<int64_t, int64_t>> ListRowRange(const ArrayData& column, int64_t row, bool large,
+                                                 int64_t values_length);
 
 // A tensor of `shape` and `type` over a buffer from the context's pool
 // (contents undefined: the caller writes every byte), counted against

@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "quiver/data/gather.h"
+#include "quiver/extension/variable_shape_storage.h"
+#include "quiver/internal/builders.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/padding.h"
 #include "quiver/internal/threads.h"
@@ -17,6 +19,22 @@ namespace quiver::data {
 
 namespace {
 
+// A row of a plain list<numeric> column as a 1-D view of its values
+// (nullopt for a null row), its offsets checked against the values.
+Result<std::optional<Tensor>> ListRowView(const ColumnPlan& plan, const RowRef& ref) {
+  const ArrayData& column = *ref.batch->batch->column(plan.position);
+  if (!column.IsValid(ref.row)) return std::optional<Tensor>();
+  const ArrayData& values = *column.children[0];
+  QUIVER_ASSIGN_OR_RETURN(auto range, ListRowRange(column, ref.row, plan.large, values.length));
+  QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values, range.first, range.second));
+  const BufferPtr& data = values.buffers[1];
+  QUIVER_ASSIGN_OR_RETURN(
+      Tensor view,
+      Tensor::Make(plan.value_type, internal::BufferOrEmpty(data), {range.second - range.first}, {},
+                   {}, data ? (values.offset + range.first) * plan.width : 0));
+  return std::optional<Tensor>(std::move(view));
+}
+
 // Every row's logical view (nullopt for null rows), checked against its
 // storage by RowTensor; errors name the file, record batch and row.
 Result<std::vector<std::optional<Tensor>>> RowViews(const ColumnPlan& plan,
@@ -24,6 +42,15 @@ Result<std::vector<std::optional<Tensor>>> RowViews(const ColumnPlan& plan,
                                                     const GatherContext& context) {
   std::vector<std::optional<Tensor>> views(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
+    if (plan.list) {
+      Result<std::optional<Tensor>> view = ListRowView(plan, rows[i]);
+      if (!view.ok()) {
+        return Status(view.status().code(), context.describe(rows[i]) + ", column '" + plan.name +
+                                                "': " + view.status().message());
+      }
+      views[i] = std::move(*view);
+      continue;
+    }
     const VariableShapeTensorArray& array = *rows[i].batch->ragged[plan.position];
     if (!array.IsValid(rows[i].row)) continue;
     Result<Tensor> view = array.RowTensor(rows[i].row);
@@ -129,9 +156,7 @@ Status GatherJagged(const ColumnPlan& plan, std::span<const RowRef> rows,
   QUIVER_ASSIGN_OR_RETURN(Tensor offsets, MakeOutput(context, {n + 1}, int64()));
   int32_t* shape_out = reinterpret_cast<int32_t*>(shapes.buffer()->mutable_data());
   int64_t* offset_out = reinterpret_cast<int64_t*>(offsets.buffer()->mutable_data());
-  const std::vector<int64_t>& permutation =
-      rows.empty() ? std::vector<int64_t>{}
-                   : rows[0].batch->ragged[plan.position]->type().permutation();
+  const std::vector<int64_t>& permutation = plan.permutation;
   offset_out[0] = 0;
   for (int64_t i = 0; i < n; ++i) {
     for (int k = 0; k < ndim; ++k) {
