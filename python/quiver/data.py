@@ -446,9 +446,9 @@ class MapDataset:
 
     ``source``, ``columns``, ``ragged``, ``pad_value``, ``num_threads``,
     ``memory_map``, ``max_batch_bytes``, ``cache_bytes`` and
-    ``valid_masks`` are as for ``BatchReader``. ``len(ds)`` is the number of rows; ``ds[i]`` (an int)
-    is a batch of that one row. With PyTorch, a sampler that yields lists
-    of indices needs no collate function::
+    ``valid_masks`` are as for ``BatchReader``. ``len(ds)`` is the number
+    of rows; ``ds[i]`` (an int) is a batch of that one row. With PyTorch,
+    a sampler that yields lists of indices needs no collate function::
 
         sampler = BatchSampler(DistributedSampler(ds), batch_size=64, drop_last=False)
         loader = DataLoader(ds, batch_size=None, sampler=sampler, num_workers=4)
