@@ -180,3 +180,57 @@ def test_set_epoch_refuses_what_the_shared_int64_cannot_hold(dataset):
         ds.set_epoch(1.5)
     ds.set_epoch(2**63 - 1)
     assert ds.epoch == 2**63 - 1
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("persistent", [False, True])
+def test_map_dataset_with_a_sampler_in_forked_and_spawned_workers(dataset, context, persistent):
+    from torch.utils.data import BatchSampler, RandomSampler
+
+    ds = qd.MapDataset(dataset, columns=["id", "img"], pad_value=7)
+    ds[[0]]  # used in the parent before the workers start
+    generator = torch.Generator().manual_seed(0)
+    sampler = BatchSampler(RandomSampler(ds, generator=generator), batch_size=6, drop_last=False)
+    loader = torch.utils.data.DataLoader(
+        ds,
+        batch_size=None,
+        sampler=sampler,
+        num_workers=2,
+        multiprocessing_context=context,
+        persistent_workers=persistent,
+    )
+    for _ in range(2):  # two epochs: persistent workers serve both
+        ids = []
+        for batch in loader:
+            assert isinstance(batch["img"], torch.Tensor)
+            for k, r in enumerate(batch["id"].tolist()):
+                if r % 6 != 5:
+                    h, w = image(r).shape
+                    np.testing.assert_array_equal(batch["img"][k, :h, :w].numpy(), image(r))
+            ids += batch["id"].tolist()
+        assert sorted(ids) == list(range(ROWS))
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_stateful_dataloader_resumes_mid_epoch(dataset, workers):
+    stateful = pytest.importorskip(
+        "torchdata.stateful_dataloader", reason="torchdata is not installed"
+    )
+
+    def loader():
+        ds = qd.TorchIterableDataset(dataset, batch_size=3, shuffle=True, seed=11)
+        return stateful.StatefulDataLoader(ds, batch_size=None, num_workers=workers)
+
+    first = loader()
+    whole = epoch_ids(first)
+    assert sorted(whole) == list(range(ROWS))
+    first = loader()
+    it = iter(first)
+    before = [i for _ in range(4) for i in next(it)["id"].tolist()]
+    state = first.state_dict()
+    del it
+    resumed = loader()
+    resumed.load_state_dict(state)
+    after = epoch_ids(resumed)
+    assert sorted(before + after) == list(range(ROWS)), "every row once across the restart"
+    assert before + after == whole or workers > 0  # one worker: the same order exactly
