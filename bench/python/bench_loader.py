@@ -277,7 +277,7 @@ def run_one(name, path, threads, repeat):
 def plan_cost(path):
     """RSS growth and seconds from opening a globally shuffled reader of
     `path` to its first batch (in a process of its own)."""
-    before = rss_mib()
+    before = rss_mib("RssAnon"), rss_mib("RssFile")
     start = time.perf_counter()
     reader = qd.BatchReader(path, batch_size=1024, shuffle=True, seed=1, prefetch=0)
     first = next(iter(reader))
@@ -288,17 +288,20 @@ def plan_cost(path):
             dict(
                 rows=reader.num_rows,
                 seconds=seconds,
-                rss_growth_mib=rss_mib() - before,
+                anon_growth_mib=rss_mib("RssAnon") - before[0],
+                file_growth_mib=rss_mib("RssFile") - before[1],
                 plan_bytes=reader.plan_bytes,
             )
         )
     )
 
 
-def rss_mib():
+def rss_mib(field):
+    """A /proc/self/status figure in MiB: RssAnon (memory the process
+    allocated) or RssFile (file pages it maps: the rows it read)."""
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -318,9 +321,10 @@ def run_plan(rows):
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(
             f"plan: {r['rows']:,} int8 rows, shuffle=True, batch 1024: first batch after "
-            f"{r['seconds'] * 1000:.1f} ms, RSS +{r['rss_growth_mib']:.1f} MiB (mapped pages "
-            f"of the rows read included), plan {r['plan_bytes']} bytes; a table of rows would "
-            f"take {r['rows'] * 8 / 2**20:,.0f} MiB"
+            f"{r['seconds'] * 1000:.1f} ms, allocated memory (RssAnon) +"
+            f"{r['anon_growth_mib']:.1f} MiB, mapped file pages (RssFile) +"
+            f"{r['file_growth_mib']:.1f} MiB, plan {r['plan_bytes']} bytes; a table of rows "
+            f"would take {r['rows'] * 8 / 2**20:,.0f} MiB"
         )
 
 
