@@ -15,6 +15,17 @@ output (every array of every batch, in bytes) per second of the epoch.
   collate) and Hugging Face datasets (`with_format("numpy")`, padding in a
   collate), when installed; skipped with the reason otherwise.
 
+--scale measures the loader beyond the page cache, on images of 8 x 8
+flat blocks (so that they compress) rewritten by quiver in record batches
+of at most 1 MiB: an LZ4 file read
+with a cache of a quarter of its decoded size, in order and with the
+window shuffle (whose windows of 64 batches touch few record batches),
+against the uncompressed file in order; and the uncompressed file served
+by nginx behind 20 ms round trips (bench_dataset.py's server: a network
+namespace with netem where the kernel has it, else a relay that delays
+every chunk), in order, against the local read. Each figure is one epoch
+in a process of its own, with its peak RSS.
+
 Also printed: the machine's memcpy bandwidth (one large NumPy copy), and
 each contender's best of --repeat epochs (3) and its peak RSS: every
 contender runs in a process of its own, after a first pass has put the file
@@ -24,6 +35,7 @@ contender touches count in its RSS).
   python bench/python/bench_loader.py               # 256 MiB
   python bench/python/bench_loader.py --mib 2048    # the 2 GiB dataset
   python bench/python/bench_loader.py --only quiver  # quiver alone
+  python bench/python/bench_loader.py --scale      # compressed and remote (below)
   python bench/python/bench_loader.py --plan-rows 1000000000
       # the epoch plan alone: a file of 10^9 int8 rows (1 GB), the memory
       # and time a globally shuffled reader needs to its first batch
@@ -49,7 +61,14 @@ BATCH = 64
 RECORD_BATCH = 256
 
 
-def write_dataset(path, target_bytes, seed=0):
+def compressible_image(rng, h, w):
+    """A 3 x h x w uint8 image of 8 x 8 flat blocks (compresses as photos
+    roughly do, where random bytes would not compress at all)."""
+    blocks = rng.integers(0, 256, size=(3, -(-h // 8), -(-w // 8)), dtype=np.uint8)
+    return np.ascontiguousarray(blocks.repeat(8, axis=1).repeat(8, axis=2)[:, :h, :w])
+
+
+def write_dataset(path, target_bytes, seed=0, compressible=False):
     rng = np.random.default_rng(seed)
     written = rows = 0
     schema = None
@@ -57,7 +76,10 @@ def write_dataset(path, target_bytes, seed=0):
         writer = None
         while written < target_bytes:
             sizes = rng.integers(64, 257, size=(RECORD_BATCH, 2))
-            images = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8) for h, w in sizes]
+            if compressible:
+                images = [compressible_image(rng, h, w) for h, w in sizes]
+            else:
+                images = [rng.integers(0, 256, size=(3, h, w), dtype=np.uint8) for h, w in sizes]
             emb = rng.standard_normal((RECORD_BATCH, EMBED), dtype=np.float32)
             batch = pa.record_batch(
                 {
@@ -230,6 +252,115 @@ def _timed(fn):
     return time.perf_counter() - start
 
 
+SCALE_CONTENDERS = {
+    "uncompressed, in order": ("plain", dict()),
+    "LZ4, cache 1/4, in order": ("lz4", dict(quarter=True)),
+    "LZ4, cache 1/4, window shuffle": ("lz4", dict(quarter=True, shuffle="window")),
+    "LZ4, cache 1/4, global shuffle": ("lz4", dict(quarter=True, shuffle=True)),
+    "remote (20 ms RTT), in order": ("remote", dict()),
+}
+
+
+def run_scale_one(name, path, decoded_bytes):
+    kind, options = SCALE_CONTENDERS[name]
+    options = dict(options)
+    if options.pop("quarter", False):
+        options["cache_bytes"] = decoded_bytes // 4
+    baseline = rss_mib("VmRSS")  # the interpreter and its imports
+    reader = qd.BatchReader(path, batch_size=BATCH, **options)
+    start = time.perf_counter()
+    total = sum(batch_bytes(batch) for batch in reader)
+    seconds = time.perf_counter() - start
+    stats = reader.stats()
+    rss = peak_rss_mib()
+    print(
+        json.dumps(
+            dict(
+                total=total,
+                seconds=seconds,
+                rss=rss,
+                above=rss - baseline,
+                cache=options.get("cache_bytes", 256 << 20),
+                stats=stats,
+            )
+        )
+    )
+
+
+def run_scale(args):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_dataset
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "images.arrow")
+        rows, data_bytes = write_dataset(source, args.mib << 20, compressible=True)
+        table = qv.table(pa.ipc.open_file(pa.memory_map(source)).read_all())
+        paths = {}
+        for kind, codec in (("plain", None), ("lz4", "lz4")):
+            paths[kind] = os.path.join(tmp, f"{kind}.arrow")
+            qv.ipc.write_file(table, paths[kind], compression=codec, max_batch_bytes=1 << 20)
+        del table
+        decoded = os.path.getsize(paths["plain"])
+        print(
+            f"dataset: {rows} rows, {decoded / 2**20:.0f} MiB uncompressed, LZ4 "
+            f"{os.path.getsize(paths['lz4']) / decoded:.0%} of that, record batches of <= 1 MiB, "
+            f"batches of {BATCH}, {os.cpu_count()} cores"
+        )
+        print(
+            f"{'contender':<34} {'GB/s':>7} {'seconds':>8} {'peak RSS MiB':>13} "
+            f"{'above start':>12} {'cache MiB':>10}  cache"
+        )
+        results = {}
+        server = None
+        if bench_dataset.remote_built():
+            server = bench_dataset.Server(tmp).__enter__()
+            print(f"remote: {server.note}, HTTP round trip {server.rtt_ms():.1f} ms")
+        try:
+            for name, (kind, _) in SCALE_CONTENDERS.items():
+                if kind == "remote" and server is None:
+                    print(f"{name:<34} skipped (this build reads no http://)")
+                    continue
+                where = server.url("plain.arrow") if kind == "remote" else paths[kind]
+                command = [
+                    sys.executable,
+                    __file__,
+                    "--contender",
+                    "scale:" + name,
+                    "--path",
+                    where,
+                    "--decoded",
+                    str(decoded),
+                ]
+                out = subprocess.run(
+                    command, capture_output=True, text=True, check=True, timeout=3600
+                )
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                results[name] = r
+                cache = r["stats"]
+                print(
+                    f"{name:<34} {r['total'] / r['seconds'] / 1e9:>7.2f} {r['seconds']:>8.2f} "
+                    f"{r['rss']:>13.0f} {r['above']:>12.0f} {r['cache'] / 2**20:>10.0f}  "
+                    f"misses {cache['misses']}, hits {cache['hits']}, "
+                    f"decoded {cache['bytes_decoded'] / 2**20:.0f} MiB",
+                    flush=True,
+                )
+        finally:
+            if server is not None:
+                server.__exit__(None, None, None)
+
+    def ratio(a, b):
+        if a in results and b in results:
+            return results[b]["seconds"] / results[a]["seconds"]
+        return float("nan")
+
+    window = ratio("LZ4, cache 1/4, window shuffle", "LZ4, cache 1/4, in order")
+    lz4 = ratio("LZ4, cache 1/4, in order", "uncompressed, in order")
+    remote = ratio("remote (20 ms RTT), in order", "uncompressed, in order")
+    print(f"LZ4 window shuffle / LZ4 in order: {window:.2f} (target >= 0.5)")
+    print(f"LZ4 in order / uncompressed in order: {lz4:.2f} (target >= 0.7)")
+    print(f"remote in order / local in order: {remote:.2f} (target >= 0.5)")
+
+
 def has_module(name):
     try:
         __import__(name)
@@ -349,9 +480,17 @@ def main():
         default=0,
         help="measure only the epoch plan over a file of this many int8 rows",
     )
+    parser.add_argument(
+        "--scale", action="store_true", help="compressed and remote datasets (see above)"
+    )
     parser.add_argument("--contender", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
+    parser.add_argument("--decoded", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.contender and args.contender.startswith("scale:"):
+        return run_scale_one(args.contender[len("scale:") :], args.path, args.decoded)
+    if args.scale:
+        return run_scale(args)
     if args.contender == "plan":
         return plan_cost(args.path)
     if args.contender:

@@ -97,7 +97,10 @@ struct BatchReaderOptions {
   // for the global shuffle; SplitMix64 and Fisher-Yates for the window
   // shuffle's record batch order; see docs/loader.md).
   uint64_t seed = 0;
-  // kWindow only: rows per shuffle window, > 0 (0: 64 batches).
+  // kWindow only: rows per shuffle window, > 0. 0: as many rows as half
+  // of cache_bytes holds (by the decoded size of the first record batch's
+  // rows) where record batches are decoded (compressed, remote, pread), so
+  // that each is decoded once per window; 64 batches for mapped files.
   int64_t window_rows = 0;
   // Leave out the last, short batch; with world_size > 1 every shard then
   // has the same number of rows (total / world_size) and batches.

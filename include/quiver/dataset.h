@@ -103,6 +103,15 @@ class Dataset {
   // record batches of no rows are left out, as num_record_batches()).
   Result<RecordBatchPtr> ReadRecordBatch(int k);
 
+  // Reads and decodes into the cache the projected columns of record
+  // batches `record_batches` that it does not hold, at once (remote
+  // sources in parallel, compressed ones on every core), so that reads of
+  // their rows that follow find them: a loader warms the record batches of
+  // its next batches this way. A mapped file's uncompressed batches are
+  // views and are left alone. The first error is returned (a later read
+  // of that batch meets it again).
+  Status Warm(std::span<const int64_t> record_batches);
+
   CacheStats cache_stats() const;
 
  private:

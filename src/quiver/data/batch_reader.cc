@@ -12,6 +12,7 @@
 #include "quiver/data/dictionary_check.h"
 #include "quiver/data/epoch_plan.h"
 #include "quiver/data/gather.h"
+#include "quiver/data/read_ahead.h"
 #include "quiver/internal/threads.h"
 #include "quiver/internal/without_throwing.h"
 
@@ -42,6 +43,27 @@ Result<std::vector<int64_t>> RowSizes(BatchSource& dataset, int position) {
     }
   }
   return sizes;
+}
+
+// The window of a window shuffle left at 0 over record batches that must
+// be decoded (compressed, remote, pread): as many rows as half the cache
+// holds, by the decoded bytes per row of the first record batch (read
+// here), so that each record batch is decoded once per window. 0 (the
+// plan's default of 64 batches) for mapped files, whose views cost the
+// cache nothing. A function of the data, not of timing: the same for
+// every rank and run.
+Result<int64_t> CacheWindowRows(BatchSource& source, const BatchReaderOptions& options) {
+  if (options.shuffle != Shuffle::kWindow || options.window_rows != 0 ||
+      source.num_record_batches() == 0) {
+    return options.window_rows;
+  }
+  const int64_t before = source.stats().bytes_decoded;
+  QUIVER_RETURN_NOT_OK(source.Load(0).status());
+  if (source.IsMappedView(0)) return int64_t{0};
+  const int64_t bytes = source.stats().bytes_decoded - before;
+  if (bytes <= 0) return int64_t{0};
+  const int64_t per_row = std::max<int64_t>(1, bytes / source.record_batch_rows(0));
+  return std::max<int64_t>(1, options.cache_bytes / 2 / per_row);
 }
 
 }  // namespace
@@ -76,6 +98,9 @@ struct BatchReader::Impl {
   std::vector<int64_t> sizes;  // per global row, when bucketing
   std::unique_ptr<BufferPool> pool;
   DictionaryCheck dictionaries;
+  // Warms the record batches of the batches Next() reads next (the
+  // prefetch thread's, or the caller's without prefetch).
+  std::unique_ptr<ReadAhead> read_ahead;
   uint64_t fork_generation = internal::ForkGeneration();
 
   int64_t epoch = 0;
@@ -169,6 +194,7 @@ void BatchReader::Impl::Produce(Prefetch& shared, std::shared_ptr<const EpochPla
       if (shared.stop) return;
       index = shared.produce_next++;
     }
+    read_ahead->Before(*epoch_plan, index);
     Result<Batch> batch = SafeGather(*epoch_plan, index);
     std::lock_guard<std::mutex> lock(shared.mutex);
     // After a failure nothing more is produced: the consumer sees the error
@@ -217,6 +243,8 @@ void BatchReader::Impl::AfterFork() {
   prefetch->produce_next = prefetch->consumed = next_index;
   dataset->AfterFork();
   dictionaries.AfterFork();
+  // The dataset's cache may have been left behind with what was warmed.
+  read_ahead->Restart(next_index);
 }
 
 BatchReader::BatchReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -289,6 +317,8 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
   if (bucket_position >= 0) {
     QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
   }
+  QUIVER_ASSIGN_OR_RETURN(options.window_rows, CacheWindowRows(*impl->dataset, options));
+  impl->read_ahead = std::make_unique<ReadAhead>(impl->dataset.get(), options.cache_bytes);
   impl->options = std::move(options);
   impl->pool = impl->MakePool();
   std::unique_ptr<BatchReader> reader(new BatchReader(std::move(impl)));
@@ -341,6 +371,7 @@ Status BatchReader::SetEpoch(int64_t epoch, int64_t position) {
       std::make_shared<const EpochPlan>(impl.record_batch_rows, impl.options, epoch, impl.sizes);
   impl.next_index = position;
   impl.prefetch->produce_next = impl.prefetch->consumed = position;
+  impl.read_ahead->Restart(position);
   impl.padded_elements = 0;
   impl.padding_elements = 0;
   impl.failed = Status::OK();
@@ -359,6 +390,7 @@ Result<std::optional<Batch>> BatchReader::Next() {
     // A refused thread leaves the reading to this one.
     if (worker.ok()) shared.worker = std::move(*worker);
   }
+  if (!shared.worker) impl.read_ahead->Before(*impl.plan, impl.next_index);
   Result<Batch> batch =
       shared.worker ? impl.TakeReady() : impl.SafeGather(*impl.plan, impl.next_index++);
   if (!batch.ok()) {

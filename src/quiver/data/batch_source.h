@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,12 @@ class BatchSource {
   void AfterFork();
 
   dataset::CacheStats stats() const { return dataset_->cache_stats(); }
+  // Whether record batch k reads as views of a mapped file (nothing to
+  // decode, nothing to warm).
+  bool IsMappedView(int k) const { return dataset_->IsMappedView(k); }
+  // Reads the record batches into the dataset's cache at once
+  // (dataset::Dataset::Warm).
+  Status Warm(std::span<const int64_t> record_batches) { return dataset_->Warm(record_batches); }
 
  private:
   // Loaded batches that are views of a mapped file, which cost nothing to

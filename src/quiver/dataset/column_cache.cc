@@ -15,6 +15,11 @@ std::optional<ArrayDataPtr> ColumnCache::Find(const ColumnKey& key) {
   return found->second->data;
 }
 
+bool ColumnCache::Contains(const ColumnKey& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return index_.count(key) > 0;
+}
+
 void ColumnCache::Insert(const ColumnKey& key, ArrayDataPtr data, int64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (bytes > capacity_) return;

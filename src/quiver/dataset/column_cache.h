@@ -41,6 +41,8 @@ class ColumnCache {
 
   // The column, counted as a hit, or nullopt, counted as a miss.
   std::optional<ArrayDataPtr> Find(const ColumnKey& key);
+  // Whether the column is held, counted as neither (nor made recent).
+  bool Contains(const ColumnKey& key) const;
   // Keeps `data`, which costs `bytes`, dropping the least recently used
   // entries beyond the budget.
   void Insert(const ColumnKey& key, ArrayDataPtr data, int64_t bytes);

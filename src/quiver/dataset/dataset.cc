@@ -321,6 +321,31 @@ Result<RecordBatchPtr> Dataset::ReadRecordBatch(int k) {
                            std::move(columns), ValidationLevel::kMinimal);
 }
 
+Status Dataset::Warm(std::span<const int64_t> record_batches) {
+  impl_->CheckFork();
+  if (impl_->columns.empty()) return Status::OK();
+  std::vector<int64_t> missing;
+  for (int64_t k : record_batches) {
+    if (k < 0 || k >= num_record_batches()) {
+      return Status::IndexError("record batch ", k, " is out of range for ", num_record_batches(),
+                                " record batches");
+    }
+    if (impl_->FragmentOf(k).reads_views()) continue;  // nothing to decode
+    // Columns of a batch are decoded and kept together: the first stands
+    // for them all.
+    if (!impl_->cache->Contains({k, 0})) missing.push_back(k);
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  const int threads = impl_->LoadThreads(missing);
+  return internal::ParallelTasks(
+      static_cast<int64_t>(missing.size()), threads, [&](int64_t t) -> Status {
+        return impl_
+            ->Columns(missing[static_cast<size_t>(t)], threads > 1 ? 1 : impl_->options.threads)
+            .status();
+      });
+}
+
 CacheStats Dataset::cache_stats() const {
   impl_->CheckFork();
   const ColumnCacheCounts counts = impl_->cache->counts();

@@ -279,6 +279,7 @@ Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
   if (head->layout.compression != ipc::Compression::kNone) {
     compressed_.store(true, std::memory_order_relaxed);
   }
+  head_seen_.store(true, std::memory_order_release);
   std::lock_guard<std::mutex> lock(*mutex_);
   heads_[static_cast<size_t>(k)] = head;
   messages_[static_cast<size_t>(k)] = nullptr;  // the head holds it now

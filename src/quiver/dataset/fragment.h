@@ -58,9 +58,12 @@ class Fragment {
   bool maps_source() const { return source_->zero_copy(); }
   // Whether a record batch read so far was compressed.
   bool compressed() const { return compressed_.load(std::memory_order_relaxed); }
-  // Whether the columns read so far were views of the source's memory (a
-  // mapped file, uncompressed, in native byte order): free to keep.
-  bool reads_views() const { return maps_source() && !swap_ && !compressed(); }
+  // Whether reads are views of the source's memory (a mapped file,
+  // uncompressed as far as the record batches read so far tell, in native
+  // byte order): free to keep. False until a record batch has been read.
+  bool reads_views() const {
+    return maps_source() && !swap_ && head_seen_.load(std::memory_order_acquire) && !compressed();
+  }
 
   // Columns `columns` (schema indices) of record batch k, decoded,
   // validated at `level` and in canonical storage, in the order asked.
@@ -133,7 +136,8 @@ class Fragment {
   std::vector<std::shared_ptr<const ipc::Message>> messages_;
   std::vector<std::shared_ptr<const Head>> heads_;
   std::atomic<bool> compressed_{false};
-  bool unmapped_opened_ = false;  // under *mutex_
+  std::atomic<bool> head_seen_{false};  // a record batch's header was read
+  bool unmapped_opened_ = false;        // under *mutex_
   Status unmapped_status_;
   std::shared_ptr<io::InputSource> unmapped_;
   std::atomic<bool> unmapped_ready_{false};  // unmapped_ is set (stats() reads it)

@@ -247,6 +247,28 @@ TEST(RandomAccessDataset, CompressedBodiesOfAMappedFileAreReadWithPread) {
   EXPECT_GT(dataset->cache_stats().bytes_fetched, before);
 }
 
+// Warm decodes the record batches asked for into the cache at once, each
+// once: the reads that follow hit; a record batch out of range is an
+// IndexError.
+TEST(RandomAccessDataset, WarmFillsTheCacheForTheReadsThatFollow) {
+  if (!ipc::HasCodec(ipc::Compression::kZstd)) GTEST_SKIP() << "no ZSTD";
+  TempDir dir;
+  ASSERT_OK(WriteData(dir / "a.arrow", 0, 40, 5, false, ipc::Compression::kZstd));
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "a.arrow"}));
+  ASSERT_OK(dataset->Warm(std::vector<int64_t>{0, 3, 3, 5}));
+  const CacheStats warmed = dataset->cache_stats();
+  const int64_t columns = static_cast<int64_t>(dataset->schema()->fields.size());
+  EXPECT_EQ(warmed.misses, 3 * columns);
+  EXPECT_EQ(warmed.hits, 0);
+  ASSERT_OK(dataset->Warm(std::vector<int64_t>{0, 3}));  // held: nothing read
+  EXPECT_EQ(dataset->cache_stats().misses, warmed.misses);
+  ASSERT_OK(dataset->Take(std::vector<int64_t>{0, 16, 27}).status());
+  EXPECT_EQ(dataset->cache_stats().misses, warmed.misses);
+  EXPECT_EQ(dataset->cache_stats().hits, 3 * columns);
+  EXPECT_ERROR(kIndexError, "record batch 8 is out of range for 8 record batches",
+               dataset->Warm(std::vector<int64_t>{8}));
+}
+
 }  // namespace
 }  // namespace quiver::dataset
 
