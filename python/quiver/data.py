@@ -197,8 +197,11 @@ class BatchReader:
     ``shuffle``: ``False`` (file order), ``True`` or ``"global"`` (a seeded
     permutation of every row of every file, new for each epoch), or
     ``"window"`` (record batches in a permuted order, then rows permuted
-    within windows of ``window_rows`` rows). The order depends only on
-    ``seed`` and the epoch (``set_epoch``). ``shard=(rank, world_size)``
+    within windows of ``window_rows`` rows; by default as many as half the
+    cache holds where record batches are decoded, else 64 batches). The
+    order depends only on ``seed``, the epoch (``set_epoch``) and the
+    record batches' row counts; the plan holds O(record batches), not
+    O(rows). ``shard=(rank, world_size)``
     keeps rows ``rank, rank + world_size, ...`` of the epoch; with
     ``drop_last=True`` every shard has the same number of batches.
     ``bucket_by="img", bucket_window=K`` sorts the rows of each window of K
