@@ -111,6 +111,10 @@ class Dataset {
   // views and are left alone. The first error is returned (a later read
   // of that batch meets it again).
   Status Warm(std::span<const int64_t> record_batches);
+  // How many record batches one Warm should read so that what it reads
+  // fits a quarter of the cache: by the decoded bytes per record batch seen
+  // so far (4 before any), between 1 and 64.
+  int64_t WarmBudget() const;
 
   CacheStats cache_stats() const;
 

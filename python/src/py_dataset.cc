@@ -109,6 +109,32 @@ PyTable GetItem(const PyDataset& self, nb::handle key) {
   return Take(self, key);
 }
 
+// to_batches(): record batch after record batch, each group of them
+// (Dataset::WarmBudget) warmed at once when the first of it is reached, so
+// remote record batches come over parallel connections and compressed
+// ones decode on every core.
+struct PyBatchIterator {
+  std::shared_ptr<dataset::Dataset> dataset;
+  int next = 0;
+  int warm_until = 0;
+
+  PyRecordBatch Next() {
+    const int count = dataset->num_record_batches();
+    if (next >= count) throw nb::stop_iteration();
+    return PyRecordBatch{Unwrap(WithoutGil([&]() -> Result<RecordBatchPtr> {
+      if (next >= warm_until) {
+        const int64_t end = std::min<int64_t>(count, next + dataset->WarmBudget());
+        std::vector<int64_t> group;
+        for (int64_t k = next; k < end; ++k) group.push_back(k);
+        // A failure is met again, naming the batch, when it is read.
+        (void)dataset->Warm(group);
+        warm_until = static_cast<int>(end);
+      }
+      return dataset->ReadRecordBatch(next++);
+    }))};
+  }
+};
+
 nb::dict Stats(const PyDataset& self) { return CacheStatsToDict(self.Get()->cache_stats()); }
 
 }  // namespace
@@ -126,6 +152,9 @@ nb::dict CacheStatsToDict(const dataset::CacheStats& stats) {
 }
 
 void BindDataset(nb::module_& m) {
+  nb::class_<PyBatchIterator>(m, "_RecordBatchIterator")
+      .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__next__", &PyBatchIterator::Next);
   nb::class_<PyDataset>(m, "Dataset",
                         "Rows of IPC files and streams, local or remote, read in any order "
                         "(see quiver.dataset()).")
@@ -146,17 +175,9 @@ void BindDataset(nb::module_& m) {
       .def("__getitems__", &Take, nb::arg("indices"),
            "The rows of a list of indices as one Table (PyTorch's batched map-style protocol).")
       .def(
-          "to_batches",
-          [](const PyDataset& d) {
-            std::shared_ptr<dataset::Dataset> dataset = d.Get();
-            nb::list out;
-            for (int k = 0; k < dataset->num_record_batches(); ++k) {
-              out.append(
-                  PyRecordBatch{Unwrap(WithoutGil([&] { return dataset->ReadRecordBatch(k); }))});
-            }
-            return out;
-          },
-          "Every record batch in order (projected columns only).")
+          "to_batches", [](const PyDataset& d) { return PyBatchIterator{d.Get()}; },
+          "An iterator over every record batch in order (projected columns only); record "
+          "batches that must be fetched or decoded are read a group ahead, in parallel.")
       .def("cache_stats", &Stats,
            "hits, misses, evictions, bytes_decoded, bytes_cached, bytes_fetched and requests "
            "since the dataset opened.")

@@ -194,7 +194,7 @@ void BatchReader::Impl::Produce(Prefetch& shared, std::shared_ptr<const EpochPla
       if (shared.stop) return;
       index = shared.produce_next++;
     }
-    read_ahead->Before(*epoch_plan, index);
+    read_ahead->Before(epoch_plan, index);
     Result<Batch> batch = SafeGather(*epoch_plan, index);
     std::lock_guard<std::mutex> lock(shared.mutex);
     // After a failure nothing more is produced: the consumer sees the error
@@ -244,7 +244,7 @@ void BatchReader::Impl::AfterFork() {
   dataset->AfterFork();
   dictionaries.AfterFork();
   // The dataset's cache may have been left behind with what was warmed.
-  read_ahead->Restart(next_index);
+  read_ahead->AfterFork(next_index);
 }
 
 BatchReader::BatchReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -318,7 +318,7 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
     QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
   }
   QUIVER_ASSIGN_OR_RETURN(options.window_rows, CacheWindowRows(*impl->dataset, options));
-  impl->read_ahead = std::make_unique<ReadAhead>(impl->dataset.get(), options.cache_bytes);
+  impl->read_ahead = std::make_unique<ReadAhead>(impl->dataset.get());
   impl->options = std::move(options);
   impl->pool = impl->MakePool();
   std::unique_ptr<BatchReader> reader(new BatchReader(std::move(impl)));
@@ -390,7 +390,7 @@ Result<std::optional<Batch>> BatchReader::Next() {
     // A refused thread leaves the reading to this one.
     if (worker.ok()) shared.worker = std::move(*worker);
   }
-  if (!shared.worker) impl.read_ahead->Before(*impl.plan, impl.next_index);
+  if (!shared.worker) impl.read_ahead->Before(impl.plan, impl.next_index);
   Result<Batch> batch =
       shared.worker ? impl.TakeReady() : impl.SafeGather(*impl.plan, impl.next_index++);
   if (!batch.ok()) {

@@ -77,6 +77,7 @@ class BatchSource {
   // Reads the record batches into the dataset's cache at once
   // (dataset::Dataset::Warm).
   Status Warm(std::span<const int64_t> record_batches) { return dataset_->Warm(record_batches); }
+  int64_t WarmBudget() const { return dataset_->WarmBudget(); }
 
  private:
   // Loaded batches that are views of a mapped file, which cost nothing to

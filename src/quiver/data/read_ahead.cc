@@ -5,33 +5,13 @@
 
 namespace quiver::data {
 
-namespace {
-
-// At most this many record batches per warm: as many as remote sources
-// fetch at once, four times over.
-constexpr int64_t kMostRecordBatches = 64;
-
-}  // namespace
-
-int64_t ReadAhead::Budget() const {
-  const dataset::CacheStats stats = source_->stats();
-  const int64_t columns =
-      std::max<int64_t>(1, static_cast<int64_t>(source_->schema()->fields.size()));
-  const int64_t decoded = stats.misses / columns;
-  if (decoded == 0 || stats.bytes_decoded == 0) return 4;  // nothing seen yet: a few
-  const int64_t per_batch = std::max<int64_t>(1, stats.bytes_decoded / decoded);
-  return std::clamp<int64_t>(cache_bytes_ / 4 / per_batch, 1, kMostRecordBatches);
-}
-
-void ReadAhead::Before(const EpochPlan& plan, int64_t i) {
-  if (i < warmed_until_) return;
-  const int64_t budget = Budget();
-  // The record batches of batches i, i + 1, ... while they fit the budget
-  // (whole batches, at least batch i's); those that read as views of a
-  // mapped file count but need no warming.
+std::vector<int64_t> ReadAhead::Group(const EpochPlan& plan, int64_t first, int64_t* end) {
+  const int64_t budget = source_->WarmBudget();
+  // Record batches that read as views of a mapped file count against the
+  // budget but need no warming.
   std::unordered_set<int64_t> seen;
   std::vector<int64_t> wanted;
-  int64_t batch = i;
+  int64_t batch = first;
   for (; batch < plan.num_batches(); ++batch) {
     plan.BatchRows(batch, &rows_);
     std::vector<int64_t> added;
@@ -39,14 +19,56 @@ void ReadAhead::Before(const EpochPlan& plan, int64_t i) {
       const int k = source_->Locate(row).record_batch;
       if (seen.insert(k).second) added.push_back(k);
     }
-    if (batch > i && static_cast<int64_t>(seen.size()) > budget) break;
+    if (batch > first && static_cast<int64_t>(seen.size()) > budget) break;
     for (int64_t k : added) {
       if (!source_->IsMappedView(static_cast<int>(k))) wanted.push_back(k);
     }
   }
-  warmed_until_ = batch;
-  // A failure is met again, with the batch named, when the batch is read.
-  if (!wanted.empty()) (void)source_->Warm(wanted);
+  *end = batch;
+  return wanted;
+}
+
+void ReadAhead::Wait() {
+  thread_.reset();  // joins (an orphaned one is left behind)
+  warm_until_ = std::max(warm_until_, warming_until_);
+}
+
+void ReadAhead::Before(const std::shared_ptr<const EpochPlan>& plan, int64_t i) {
+  if (i >= warm_until_) {
+    Wait();
+    if (i >= warm_until_) {
+      // Batch i's group, warmed here: the batch needs it now. A failure is
+      // met again, with the batch named, when the batch is read.
+      int64_t end = i;
+      const std::vector<int64_t> wanted = Group(*plan, i, &end);
+      if (!wanted.empty()) (void)source_->Warm(wanted);
+      warm_until_ = warming_until_ = end;
+    }
+  }
+  if (thread_ || warm_until_ >= plan->num_batches()) return;
+  // The next group, on a thread of its own while this one is gathered.
+  int64_t end = warm_until_;
+  std::vector<int64_t> wanted = Group(*plan, warm_until_, &end);
+  if (wanted.empty()) {
+    warm_until_ = warming_until_ = end;
+    return;
+  }
+  Result<std::unique_ptr<internal::BackgroundThread>> started = internal::BackgroundThread::Start(
+      [source = source_, wanted = std::move(wanted)] { (void)source->Warm(wanted); });
+  if (!started.ok()) return;  // no thread: the group is warmed when reached
+  thread_ = std::move(*started);
+  warming_until_ = end;
+}
+
+void ReadAhead::Restart(int64_t i) {
+  Wait();
+  warm_until_ = warming_until_ = i;
+}
+
+void ReadAhead::AfterFork(int64_t i) {
+  if (thread_ && thread_->orphaned()) (void)thread_.release();
+  thread_.reset();
+  warm_until_ = warming_until_ = i;
 }
 
 }  // namespace quiver::data

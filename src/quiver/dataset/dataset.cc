@@ -147,9 +147,9 @@ struct Dataset::Impl {
   }
 
   // Threads loading `batches` at once: remote sources wait on the
-  // network, so up to 16; local compressed data decodes on every core; a
-  // mapped file's uncompressed batch is views built in microseconds, less
-  // than starting a thread costs, so it stays on the calling thread.
+  // network, so up to 32 (the connections the process keeps); local compressed data decodes on
+  // every core; a mapped file's uncompressed batch is views built in microseconds, less than
+  // starting a thread costs, so it stays on the calling thread.
   int LoadThreads(const std::vector<int64_t>& batches) const {
     if (batches.size() < 2) return 1;
     bool remote = false, compressed = false;
@@ -158,7 +158,7 @@ struct Dataset::Impl {
       remote = remote || io::IsRemoteLocation(fragment.location());
       compressed = compressed || fragment.compressed();
     }
-    if (remote) return static_cast<int>(std::min<size_t>(batches.size(), 16));
+    if (remote) return static_cast<int>(std::min<size_t>(batches.size(), 32));
     return compressed ? options.threads : 1;
   }
 
@@ -344,6 +344,17 @@ Status Dataset::Warm(std::span<const int64_t> record_batches) {
             ->Columns(missing[static_cast<size_t>(t)], threads > 1 ? 1 : impl_->options.threads)
             .status();
       });
+}
+
+int64_t Dataset::WarmBudget() const {
+  constexpr int64_t kBeforeAny = 4;
+  constexpr int64_t kMost = 64;  // twice the connections remote reads use
+  const CacheStats stats = cache_stats();
+  const auto columns = std::max<int64_t>(1, static_cast<int64_t>(impl_->columns.size()));
+  const int64_t decoded = stats.misses / columns;
+  if (decoded == 0 || stats.bytes_decoded == 0) return kBeforeAny;
+  const int64_t per_batch = std::max<int64_t>(1, stats.bytes_decoded / decoded);
+  return std::clamp<int64_t>(impl_->options.cache_bytes / 4 / per_batch, 1, kMost);
 }
 
 CacheStats Dataset::cache_stats() const {
