@@ -341,16 +341,26 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
   QUIVER_ASSIGN_OR_RETURN(io::InputSource * body_source, BodySource(layout.compression));
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, body_source->ReadRanges(ranges));
   std::vector<BufferPtr> buffers(layout.buffers.size());
-  const std::string where = Where(k) + ": buffer ";
-  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
-      static_cast<int64_t>(wanted.size()),
-      layout.compression == ipc::Compression::kNone ? 1 : threads, [&](int64_t i) -> Status {
-        const size_t b = static_cast<size_t>(wanted[static_cast<size_t>(i)]);
-        QUIVER_ASSIGN_OR_RETURN(
-            buffers[b], ipc::DecodeStoredBuffer(stored[static_cast<size_t>(i)], layout.compression,
-                                                where + std::to_string(b), options_));
-        return Status::OK();
-      }));
+  if (layout.compression == ipc::Compression::kNone) {
+    // Views or slices: no thread pays for itself, and nothing can fail
+    // that would need the location named (a record batch's first row
+    // should not pay for the text).
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      QUIVER_ASSIGN_OR_RETURN(buffers[static_cast<size_t>(wanted[i])],
+                              ipc::DecodeStoredBuffer(stored[i], layout.compression, "", options_));
+    }
+  } else {
+    const std::string where = Where(k) + ": buffer ";
+    QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+        static_cast<int64_t>(wanted.size()), threads, [&](int64_t i) -> Status {
+          const size_t b = static_cast<size_t>(wanted[static_cast<size_t>(i)]);
+          QUIVER_ASSIGN_OR_RETURN(
+              buffers[b],
+              ipc::DecodeStoredBuffer(stored[static_cast<size_t>(i)], layout.compression,
+                                      where + std::to_string(b), options_));
+          return Status::OK();
+        }));
+  }
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
                           DecodeColumns(k, *head, columns, buffers, level));
   *views = body_source->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
