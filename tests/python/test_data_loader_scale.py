@@ -117,6 +117,57 @@ def test_remote_sources_read_the_same_batches(nginx):
     assert reader.stats()["bytes_fetched"] > 0
 
 
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    import remote_servers as servers
+    from remote_samples import write_samples
+
+    missing = servers.moto_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("s3_loader")
+    _, names = write_samples(root)
+    with servers.MotoS3() as server:
+        for name in names.values():
+            server.put(name, (root / name).read_bytes())
+        server.names = names
+        server.root = root
+        yield server
+
+
+def test_s3_prefixes_read_as_the_local_files(s3):
+    from remote_samples import environment
+
+    options = dict(batch_size=8, shuffle="window", seed=4, columns=["id", "image", "ragged"])
+    names = sorted(s3.names.values())
+    local = batches(qd.BatchReader([s3.root / n for n in names], **options))
+    with environment(s3.environment()):
+        remote = qd.BatchReader(f"s3://{s3.bucket}/data/", **options)
+        assert remote.files == [f"s3://{s3.bucket}/{n}" for n in names]
+        assert_same(batches(remote), local)
+
+
+def test_remote_reader_in_a_forked_child(nginx):
+    import multiprocessing
+
+    url = nginx.url + "/" + nginx.names[("lz4", "file")]
+    reader = qd.BatchReader(url, batch_size=8, columns=["id"], shuffle=True, seed=2)
+    expected = [b["id"].tolist() for b in reader]  # used (threads, connections) before the fork
+    # A fork-started Process inherits the reader as it is (not pickled).
+    context = multiprocessing.get_context("fork")
+    results = context.SimpleQueue()
+    child = context.Process(target=_send_ids, args=(reader, results))
+    child.start()
+    got = results.get()
+    child.join(60)
+    assert child.exitcode == 0
+    assert got == expected
+
+
+def _send_ids(reader, results):
+    results.put([b["id"].tolist() for b in reader])
+
+
 def test_the_plan_holds_record_batches_not_rows(tmp_path):
     rows = 2_000_000
     qv.ipc.write_file(
