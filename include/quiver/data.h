@@ -228,6 +228,11 @@ class BatchReader {
   int64_t epoch() const;
   // Batches Next() has given out in this epoch.
   int64_t position() const;
+  // A digest of what the order of rows depends on besides the epoch (the
+  // record batches' row counts, shuffle, seed, window, shard, batch size,
+  // drop_last, bucketing): two readers with equal keys give the same
+  // batches for the same epoch. Saved states carry it.
+  uint64_t order_key() const;
   // The next batch of the epoch, or nullopt after the last one (until
   // SetEpoch). After an error every later call returns it again.
   Result<std::optional<Batch>> Next();

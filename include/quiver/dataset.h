@@ -85,6 +85,11 @@ class Dataset {
   // "LOCATION: record batch J" (J counted within its source) for error
   // messages; precondition 0 <= k < num_record_batches().
   std::string DescribeRecordBatch(int k) const;
+  // Whether every record batch reads as views of a mapped file (every
+  // source local, mapped, in native byte order, its first record batch
+  // uncompressed): nothing would be decoded, so nothing needs warming.
+  // Reads each source's first record batch header.
+  bool ReadsOnlyViews();
   // Whether record batch k's columns, once read, are views of a mapped
   // file (uncompressed, native byte order), which cost no memory to keep.
   bool IsMappedView(int k) const;

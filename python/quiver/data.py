@@ -315,8 +315,13 @@ class BatchReader:
         return self._reader.num_batches
 
     def set_epoch(self, epoch):
-        """Makes ``epoch`` (>= 0) the one the next iteration reads."""
-        self._reader.set_epoch(_int(epoch, "epoch", 0))
+        """Makes ``epoch`` (>= 0) the one the next iteration reads. After
+        ``load_state_dict``, setting the restored epoch keeps its position
+        (the usual ``for e in range(state["epoch"], E): set_epoch(e)``)."""
+        epoch = _int(epoch, "epoch", 0)
+        if self._resume and epoch == self.epoch:
+            return
+        self._reader.set_epoch(epoch)
         self._resume = False
 
     @property
@@ -325,11 +330,12 @@ class BatchReader:
         return self._reader.position
 
     def state_dict(self):
-        """Where the reader is: a dict of plain ints (``epoch``,
-        ``position``: batches given out, ``seed``, ``shard``, and the
+        """Where the reader is: a dict of plain values (``epoch``,
+        ``position``: batches given out, ``seed``, ``shard``, the
         ``num_rows``, ``batch_size``, ``shuffle`` and ``drop_last`` the
-        order depends on), for ``load_state_dict`` here or in a new
-        process."""
+        order depends on, and ``order``, a digest of all of it with the
+        record batches and the window), for ``load_state_dict`` here or in
+        a new process."""
         options = self._options
         return {
             "epoch": self.epoch,
@@ -340,6 +346,7 @@ class BatchReader:
             "batch_size": options.batch_size,
             "shuffle": options.shuffle.name.rstrip("_"),
             "drop_last": options.drop_last,
+            "order": self._reader.order_key,
         }
 
     def load_state_dict(self, state):
@@ -359,6 +366,11 @@ class BatchReader:
                     f"state is for {key}={theirs!r}, this reader has {key}={mine[key]!r}: "
                     "the batches would differ"
                 )
+        if "order" in state and state["order"] != mine["order"]:
+            raise ValueError(
+                "state is for another order of rows: the record batches, window_rows or "
+                "bucketing differ from this reader's, so the batches would differ"
+            )
         epoch = _int(state.get("epoch"), "state epoch", 0)
         position = _int(state.get("position"), "state position", 0, len(self))
         self._reader.set_epoch(epoch, position)
@@ -472,16 +484,7 @@ class MapDataset:
         cache_bytes=None,
         valid_masks=None,
     ):
-        self._arguments = dict(
-            source=source,
-            columns=columns,
-            ragged=ragged,
-            pad_value=pad_value,
-            num_threads=num_threads,
-            memory_map=memory_map,
-            max_batch_bytes=max_batch_bytes,
-            cache_bytes=cache_bytes,
-        )
+        self._arguments = {k: v for k, v in locals().items() if k != "self"}
         options = {k: v for k, v in self._arguments.items() if k != "source"}
         self._reader = BatchReader(source, batch_size=1, prefetch=0, **options)
 

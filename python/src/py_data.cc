@@ -125,6 +125,18 @@ T IntFrom(nb::handle value, const char* name, T none = 0) {
   return nb::cast<T>(number);
 }
 
+// A flag option: its truth value, as Python's `if` reads it (1, 0, NumPy
+// bools).
+bool Truth(nb::handle value, const char* name) {
+  const int truth = PyObject_IsTrue(value.ptr());
+  if (truth < 0) {
+    PyErr_Clear();
+    Raise(Status::TypeError(name, " must be true or false, got ",
+                            nb::type_name(value.type()).c_str()));
+  }
+  return truth == 1;
+}
+
 // columns= and valid_masks=: None (all / none) or a list of names.
 std::vector<std::string> NamesFrom(nb::handle value, const char* name, bool empty_ok) {
   if (value.is_none()) return {};
@@ -294,8 +306,12 @@ void BindOptions(nb::module_& m) {
             o.cache_bytes = IntFrom<int64_t>(value, "cache_bytes", dataset::kDefaultCacheBytes);
           },
           nb::arg("value").none())
-      .def_rw("drop_last", &Options::drop_last)
-      .def_rw("memory_map", &Options::memory_map)
+      .def_prop_rw(
+          "drop_last", [](const Options& o) { return o.drop_last; },
+          [](Options& o, nb::handle value) { o.drop_last = Truth(value, "drop_last"); })
+      .def_prop_rw(
+          "memory_map", [](const Options& o) { return o.memory_map; },
+          [](Options& o, nb::handle value) { o.memory_map = Truth(value, "memory_map"); })
       .def_prop_rw(
           "columns", [](const Options& o) { return o.columns; },
           [](Options& o, nb::handle value) { o.columns = NamesFrom(value, "columns", false); },
@@ -407,6 +423,10 @@ void BindData(nb::module_& parent) {
                 [&](data::BatchReader& reader) { return reader.SetEpoch(epoch, position); }));
           },
           nb::arg("epoch"), nb::arg("position") = 0)
+      .def_prop_ro("order_key",
+                   [](PyBatchReader& r) {
+                     return r.Locked([&](data::BatchReader& reader) { return reader.order_key(); });
+                   })
       .def_prop_ro("position",
                    [](PyBatchReader& r) {
                      return r.Locked([&](data::BatchReader& reader) { return reader.position(); });

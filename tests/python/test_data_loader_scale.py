@@ -487,3 +487,80 @@ def test_options_are_checked_once_with_the_argument_named(files):
         "jagged",
         2**64 - 1,
     )
+
+
+def test_bucketing_by_a_list_column(kinds):
+    root, expected = kinds
+    reader = qd.BatchReader(
+        root, batch_size=4, shuffle=True, columns=["id", "seq"], bucket_by="seq", bucket_window=10
+    )
+    lengths = [len(expected["lists"][i] or []) for i in range(40)]
+    seen = []
+    for batch in reader:
+        assert batch["seq_shape"][:, 0].tolist() == [lengths[i] for i in batch["id"]]
+        seen += batch["id"].tolist()
+    assert sorted(seen) == list(range(40))
+    assert reader.padding_ratio < 0.5
+
+
+@pytest.mark.parametrize("memory_map", [True, False])
+def test_struct_nulls_from_mapped_and_read_files(kinds, memory_map):
+    root, _ = kinds
+    reader = qd.BatchReader(
+        root,
+        batch_size=7,
+        shuffle=True,
+        seed=5,
+        columns=["id", "point"],
+        valid_masks=["point.y"],
+        memory_map=memory_map,
+    )
+    for batch in reader:
+        ids = batch["id"]
+        assert batch["point.y_valid"].tolist() == (ids % 9 != 4).tolist()
+        np.testing.assert_array_equal(batch["point.y"], np.where(ids % 9 == 4, 0, ids * 2.0))
+
+
+def test_map_dataset_keeps_every_option(kinds):
+    root, _ = kinds
+    ds = qd.MapDataset(root, columns=["id", "score"], valid_masks=["score"])
+    assert ds[[0, 1]]["score_valid"].tolist() == [False, True]
+    clone = pickle.loads(pickle.dumps(ds))
+    assert clone[[0, 1]]["score_valid"].tolist() == [False, True]
+
+
+def test_a_state_for_another_window_or_layout_is_refused(files):
+    options = dict(batch_size=16, shuffle="window", seed=4)
+    reader = qd.BatchReader(files["plain"], window_rows=32, **options)
+    state = reader.state_dict()
+    with pytest.raises(ValueError, match="another order of rows"):
+        qd.BatchReader(files["plain"], window_rows=48, **options).load_state_dict(state)
+    with pytest.raises(ValueError, match="another order of rows"):
+        qd.BatchReader(files["parts"], window_rows=32, **options).load_state_dict(state)
+
+
+def test_set_epoch_after_a_restore_keeps_the_position(files):
+    options = dict(batch_size=16, shuffle=True, seed=4)
+    reader = qd.BatchReader(files["plain"], **options)
+    reader.set_epoch(2)
+    whole = batches(reader)
+    it = iter(reader)
+    next(it)
+    next(it)
+    state = reader.state_dict()
+    restored = qd.BatchReader(files["plain"], **options)
+    restored.load_state_dict(state)
+    rest = []
+    for epoch in range(state["epoch"], 4):
+        restored.set_epoch(epoch)
+        got = batches(restored)
+        if epoch == 2:
+            rest = got
+    assert_same(rest, whole[2:])
+
+
+def test_flag_options_take_any_truth_value(files):
+    a = qd.BatchReader(files["plain"], batch_size=7, drop_last=1, memory_map=np.False_)
+    assert len(a) == ROWS // 7
+    with pytest.raises(TypeError, match="drop_last must be true or false"):
+        qd.BatchReader(files["plain"], batch_size=7, drop_last=np.array([1, 2]))

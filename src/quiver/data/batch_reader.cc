@@ -24,21 +24,31 @@ Status InBatch(int64_t index, const Status& status) {
   return Status(status.code(), "batch " + std::to_string(index) + ": " + status.message());
 }
 
-// Element counts per global row of a ragged column (0 for null rows).
-Result<std::vector<int64_t>> RowSizes(BatchSource& dataset, int position) {
+// Element counts per global row of a ragged column (0 for null rows):
+// a variable_shape_tensor's shape products, a list's lengths.
+Result<std::vector<int64_t>> RowSizes(BatchSource& dataset, const ColumnPlan& plan) {
   std::vector<int64_t> sizes(static_cast<size_t>(dataset.num_rows()), 0);
   for (int k = 0; k < dataset.num_record_batches(); ++k) {
     QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> loaded, dataset.Load(k));
-    const VariableShapeTensorArray& array = *loaded->ragged[position];
-    QUIVER_ASSIGN_OR_RETURN(Tensor shapes, array.Shapes());
-    const int64_t ndim = array.type().ndim();
-    const int32_t* entries = reinterpret_cast<const int32_t*>(shapes.raw_data());
     const int64_t start = dataset.record_batch_start(k);
-    for (int64_t i = 0; i < array.length(); ++i) {
-      if (!array.IsValid(i)) continue;
+    const int64_t rows = dataset.record_batch_rows(k);
+    const ArrayData& column = *loaded->batch->column(plan.position);
+    std::optional<Tensor> shapes;
+    if (!plan.list) {
+      QUIVER_ASSIGN_OR_RETURN(shapes, loaded->ragged[plan.position]->Shapes());
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      if (!loaded->RowValid(plan.position, i)) continue;
       int64_t size = 1;
-      // Sizes were checked against the values, so the product fits.
-      for (int64_t a = 0; a < ndim; ++a) size *= entries[i * ndim + a];
+      if (plan.list) {
+        QUIVER_ASSIGN_OR_RETURN(auto range,
+                                ListRowRange(column, i, plan.large, column.children[0]->length));
+        size = range.second - range.first;
+      } else {
+        // Sizes were checked against the values, so the product fits.
+        const auto* entries = reinterpret_cast<const int32_t*>(shapes->raw_data());
+        for (int64_t a = 0; a < plan.ndim; ++a) size *= entries[i * plan.ndim + a];
+      }
       sizes[static_cast<size_t>(start + i)] = size;
     }
   }
@@ -57,13 +67,18 @@ Result<int64_t> CacheWindowRows(BatchSource& source, const BatchReaderOptions& o
       source.num_record_batches() == 0) {
     return options.window_rows;
   }
-  const int64_t before = source.stats().bytes_decoded;
-  QUIVER_RETURN_NOT_OK(source.Load(0).status());
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> first, source.Load(0));
   if (source.IsMappedView(0)) return int64_t{0};
-  const int64_t bytes = source.stats().bytes_decoded - before;
-  if (bytes <= 0) return int64_t{0};
-  const int64_t per_row = std::max<int64_t>(1, bytes / source.record_batch_rows(0));
-  return std::max<int64_t>(1, options.cache_bytes / 2 / per_row);
+  int64_t bytes = 0;
+  for (const ArrayDataPtr& column : first->batch->columns()) {
+    Result<int64_t> used = ReferencedBytes(*column);
+    if (used.ok()) bytes += *used;
+  }
+  const int64_t rows = source.record_batch_rows(0);
+  const int64_t per_row = std::max<int64_t>(1, bytes / rows);
+  // At least the first record batch's rows: a window smaller than a record
+  // batch would only shuffle the record batches' order.
+  return std::max<int64_t>(rows, options.cache_bytes / 2 / per_row);
 }
 
 }  // namespace
@@ -231,14 +246,16 @@ void BatchReader::Impl::AfterFork() {
   if (fork_generation == internal::ForkGeneration()) return;
   fork_generation = internal::ForkGeneration();
   if (prefetch->worker) {
-    // The prefetch thread ran in the parent: its state, the buffer pool it
-    // took buffers from and the dataset's locks may be mid-change. Left
-    // behind (the batches it had ready are lost here, not in the parent);
-    // the next batch is gathered afresh from next_index.
+    // The prefetch thread ran in the parent: its state may be mid-change.
+    // Left behind (the batches it had ready are lost here, not in the
+    // parent); the next batch is gathered afresh from next_index.
     (void)prefetch.release();
-    (void)pool.release();
-    pool = MakePool();
   }
+  // The buffer pool too: the prefetch thread, or another thread of the
+  // parent calling ReadRows, may have held its lock at the fork. Its
+  // buffers are the parent's pages, shared until written.
+  (void)pool.release();
+  pool = MakePool();
   prefetch = std::make_unique<Prefetch>();
   prefetch->produce_next = prefetch->consumed = next_index;
   dataset->AfterFork();
@@ -274,8 +291,7 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
   int bucket_position = -1;
   for (size_t c = 0; c < dataset.schema()->fields.size(); ++c) {
     const Field& field = dataset.schema()->fields[c];
-    QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan,
-                            PlanColumn(field, static_cast<int>(c), static_cast<int>(c), options));
+    QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan, PlanColumn(field, static_cast<int>(c), options));
     plan.valid_mask = std::find(options.valid_masks.begin(), options.valid_masks.end(),
                                 field.name) != options.valid_masks.end();
     for (const std::string& name : OutputNames(plan, options.ragged)) {
@@ -289,7 +305,7 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
     if (field.name == options.bucket_by) {
       if (plan.kind != ColumnKind::kRagged) {
         return Status::Invalid("bucket_by='", options.bucket_by,
-                               "' is not a variable_shape_tensor column");
+                               "' is not a variable_shape_tensor column (nor a list of numbers)");
       }
       bucket_position = static_cast<int>(c);
     }
@@ -315,7 +331,8 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
     impl->dictionaries.SetReference(plan.position, first->batch->column(plan.position)->dictionary);
   }
   if (bucket_position >= 0) {
-    QUIVER_ASSIGN_OR_RETURN(impl->sizes, RowSizes(*impl->dataset, bucket_position));
+    QUIVER_ASSIGN_OR_RETURN(
+        impl->sizes, RowSizes(*impl->dataset, impl->plans[static_cast<size_t>(bucket_position)]));
   }
   QUIVER_ASSIGN_OR_RETURN(options.window_rows, CacheWindowRows(*impl->dataset, options));
   impl->read_ahead = std::make_unique<ReadAhead>(impl->dataset.get());
@@ -331,6 +348,9 @@ const SchemaPtr& BatchReader::schema() const { return impl_->dataset->schema(); 
 int64_t BatchReader::num_rows() const { return impl_->dataset->num_rows(); }
 int64_t BatchReader::epoch() const { return impl_->epoch; }
 int64_t BatchReader::position() const { return impl_->next_index; }
+uint64_t BatchReader::order_key() const {
+  return OrderKey(impl_->record_batch_rows, impl_->options);
+}
 dataset::CacheStats BatchReader::stats() const { return impl_->dataset->stats(); }
 int64_t BatchReader::plan_bytes() const { return impl_->plan->memory_bytes(); }
 std::vector<std::string> BatchReader::output_names() const { return impl_->names; }
@@ -367,8 +387,21 @@ Status BatchReader::SetEpoch(int64_t epoch, int64_t position) {
   impl.StopWorker();
   impl.epoch = epoch;
   impl.plan.reset();  // released before the next one is made
-  impl.plan =
-      std::make_shared<const EpochPlan>(impl.record_batch_rows, impl.options, epoch, impl.sizes);
+  Result<std::shared_ptr<const EpochPlan>> plan = internal::WithoutThrowing(
+      "the epoch's plan", [&]() -> Result<std::shared_ptr<const EpochPlan>> {
+        return std::make_shared<const EpochPlan>(impl.record_batch_rows, impl.options, epoch,
+                                                 impl.sizes);
+      });
+  if (!plan.ok()) {
+    // An empty plan keeps every later call safe; Next() reports the error.
+    BatchReaderOptions none = impl.options;
+    none.bucket_by.clear();
+    impl.plan = std::make_shared<const EpochPlan>(std::vector<int64_t>{}, none, epoch,
+                                                  std::vector<int64_t>{});
+    impl.failed = plan.status();
+    return plan.status();
+  }
+  impl.plan = std::move(*plan);
   impl.next_index = position;
   impl.prefetch->produce_next = impl.prefetch->consumed = position;
   impl.read_ahead->Restart(position);

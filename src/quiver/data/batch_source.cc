@@ -1,7 +1,6 @@
 #include "quiver/data/batch_source.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace quiver::data {
 
@@ -9,7 +8,7 @@ Result<std::unique_ptr<BatchSource>> BatchSource::Open(const std::vector<std::st
                                                        const dataset::DatasetOptions& options) {
   std::unique_ptr<BatchSource> source(new BatchSource());
   QUIVER_ASSIGN_OR_RETURN(source->dataset_, dataset::Dataset::Open(sources, options));
-  QUIVER_RETURN_NOT_OK(source->Flatten());
+  QUIVER_RETURN_NOT_OK(source->FlattenSchema());
   const int count = source->dataset_->num_record_batches();
   source->starts_.reserve(static_cast<size_t>(count) + 1);
   for (int k = 0; k <= count; ++k)
@@ -30,35 +29,13 @@ constexpr int kMaxStructDepth = 64;
 
 bool IsPlainStruct(const DataType& type) { return type.id() == TypeId::kStruct; }
 
-// Field j of a struct array, cut to the struct's rows, and null wherever
-// the struct is: its validity bitmap ANDed with the struct's (a copy only
-// when the struct has nulls).
-Result<ArrayDataPtr> StructField(const ArrayDataPtr& parent, int j) {
-  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child, Slice(parent->children[static_cast<size_t>(j)],
-                                                    parent->offset, parent->length));
-  if (!parent->buffers[0] || parent->ComputeNullCount() == 0) return child;
-  // The merged bitmap is read at the child's own offset, as its other
-  // buffers are.
-  const int64_t n = child->length;
-  const int64_t bytes = (child->offset + n + 7) / 8;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bitmap, Buffer::Allocate(bytes));
-  uint8_t* bits = bitmap->mutable_data();
-  std::memset(bits, 0, static_cast<size_t>(bytes));
-  for (int64_t i = 0; i < n; ++i) {
-    if (!parent->IsValid(i) || !child->IsValid(i)) continue;
-    const int64_t at = child->offset + i;
-    bits[at >> 3] |= static_cast<uint8_t>(1 << (at & 7));
-  }
-  auto merged = std::make_shared<ArrayData>(*child);
-  if (merged->buffers.empty()) merged->buffers.resize(1);
-  merged->buffers[0] = std::move(bitmap);
-  merged->null_count = kUnknownNullCount;
-  return ArrayDataPtr(std::move(merged));
+bool HasNullRows(const ArrayData& data) {
+  return data.buffers.empty() ? false : data.buffers[0] && data.ComputeNullCount() > 0;
 }
 
 }  // namespace
 
-Status BatchSource::Flatten() {
+Status BatchSource::FlattenSchema() {
   std::vector<Field> fields;
   const Schema& schema = *dataset_->schema();
   // Depth-first over struct fields, iteratively: (field, path, name).
@@ -102,27 +79,34 @@ Status BatchSource::Flatten() {
   return Status::OK();
 }
 
-Result<RecordBatchPtr> BatchSource::FlatBatch(int k, const RecordBatchPtr& batch) const {
-  if (!flattened_) return batch;
+Status BatchSource::Flatten(int k, const RecordBatchPtr& read, LoadedBatch* loaded) const {
+  loaded->null_parents.assign(paths_.size(), {});
+  if (!flattened_) {
+    loaded->batch = read;
+    return Status::OK();
+  }
   std::vector<ArrayDataPtr> columns;
   columns.reserve(paths_.size());
-  for (const std::vector<int>& path : paths_) {
-    ArrayDataPtr column = batch->column(path[0]);
+  for (size_t c = 0; c < paths_.size(); ++c) {
+    const std::vector<int>& path = paths_[c];
+    ArrayDataPtr column = read->column(path[0]);
     for (size_t level = 1; level < path.size(); ++level) {
-      Result<ArrayDataPtr> field = StructField(column, path[level]);
-      if (!field.ok()) {
-        return Status(field.status().code(), Describe(k) + ": " + field.status().message());
-      }
+      if (HasNullRows(*column)) loaded->null_parents[c].push_back(column);
+      Result<ArrayDataPtr> field =
+          Slice(column->children[static_cast<size_t>(path[level])], column->offset, column->length);
+      if (!field.ok()) return field.status().WithContext(Describe(k));
       column = std::move(*field);
     }
     columns.push_back(std::move(column));
   }
-  return RecordBatch::Make(schema_, batch->num_rows(), std::move(columns),
-                           ValidationLevel::kMinimal);
+  QUIVER_ASSIGN_OR_RETURN(
+      loaded->batch,
+      RecordBatch::Make(schema_, read->num_rows(), std::move(columns), ValidationLevel::kMinimal));
+  return Status::OK();
 }
 
-Result<std::shared_ptr<const LoadedBatch>> BatchSource::Wrap(int k, RecordBatchPtr batch) const {
-  auto loaded = std::make_shared<LoadedBatch>();
+Status BatchSource::Wrap(int k, LoadedBatch* loaded) const {
+  const RecordBatchPtr& batch = loaded->batch;
   const size_t columns = schema()->fields.size();
   loaded->ragged.resize(columns);
   loaded->fixed.resize(columns);
@@ -149,8 +133,7 @@ Result<std::shared_ptr<const LoadedBatch>> BatchSource::Wrap(int k, RecordBatchP
                     Describe(k) + ", column '" + schema()->fields[c].name + "': " + st.message());
     }
   }
-  loaded->batch = std::move(batch);
-  return std::shared_ptr<const LoadedBatch>(std::move(loaded));
+  return Status::OK();
 }
 
 Result<std::shared_ptr<const LoadedBatch>> BatchSource::Load(int k) {
@@ -160,8 +143,10 @@ Result<std::shared_ptr<const LoadedBatch>> BatchSource::Load(int k) {
     if (slot.record_batch == k) return slot.loaded;
   }
   QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr read, dataset_->ReadRecordBatch(k));
-  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, FlatBatch(k, read));
-  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedBatch> loaded, Wrap(k, std::move(batch)));
+  auto made = std::make_shared<LoadedBatch>();
+  QUIVER_RETURN_NOT_OK(Flatten(k, read, made.get()));
+  QUIVER_RETURN_NOT_OK(Wrap(k, made.get()));
+  std::shared_ptr<const LoadedBatch> loaded = std::move(made);
   if (dataset_->IsMappedView(k)) {
     std::lock_guard<std::mutex> lock(*views_mutex_);
     slot.record_batch = k;

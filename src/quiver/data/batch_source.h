@@ -24,6 +24,18 @@ namespace quiver::data {
 // A record batch's projected columns, with the tensor ones wrapped.
 struct LoadedBatch {
   RecordBatchPtr batch;
+  // Per column: the structs it is a field of that have null rows (row r of
+  // each is row r of the batch): a row is null where any of them is.
+  std::vector<std::vector<ArrayDataPtr>> null_parents;
+  // Whether row `row` of column `position` is not null, its structs' rows
+  // included.
+  bool RowValid(int position, int64_t row) const {
+    if (!batch->column(position)->IsValid(row)) return false;
+    for (const ArrayDataPtr& parent : null_parents[static_cast<size_t>(position)]) {
+      if (!parent->IsValid(row)) return false;
+    }
+    return true;
+  }
   // Per column: the variable_shape_tensor array, or nullopt.
   std::vector<std::optional<VariableShapeTensorArray>> ragged;
   // Per column: the fixed_shape_tensor array, or nullopt.
@@ -78,6 +90,8 @@ class BatchSource {
   // (dataset::Dataset::Warm).
   Status Warm(std::span<const int64_t> record_batches) { return dataset_->Warm(record_batches); }
   int64_t WarmBudget() const { return dataset_->WarmBudget(); }
+  // Whether nothing would ever be decoded (dataset::Dataset::ReadsOnlyViews).
+  bool ReadsOnlyViews() { return dataset_->ReadsOnlyViews(); }
 
  private:
   // Loaded batches that are views of a mapped file, which cost nothing to
@@ -91,9 +105,11 @@ class BatchSource {
 
   BatchSource() = default;
   // The flat columns of the dataset's schema (schema_, paths_).
-  Status Flatten();
-  Result<RecordBatchPtr> FlatBatch(int k, const RecordBatchPtr& batch) const;
-  Result<std::shared_ptr<const LoadedBatch>> Wrap(int k, RecordBatchPtr batch) const;
+  Status FlattenSchema();
+  // The flat columns of a read record batch: struct fields sliced to the
+  // struct's rows (zero-copy), the structs with null rows remembered.
+  Status Flatten(int k, const RecordBatchPtr& read, LoadedBatch* loaded) const;
+  Status Wrap(int k, LoadedBatch* loaded) const;
 
   std::shared_ptr<dataset::Dataset> dataset_;
   SchemaPtr schema_;

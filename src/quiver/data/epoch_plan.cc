@@ -57,6 +57,29 @@ int64_t BatchCount(int64_t rows, int64_t batch_size, bool drop_last) {
   return rows / batch_size + (!drop_last && rows % batch_size != 0 ? 1 : 0);
 }
 
+uint64_t OrderKey(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  auto mix = [&](uint64_t value) {
+    for (int byte = 0; byte < 8; ++byte) {
+      hash ^= (value >> (8 * byte)) & 0xff;
+      hash *= 0x100000001b3ULL;
+    }
+  };
+  mix(record_batch_rows.size());
+  for (int64_t rows : record_batch_rows) mix(static_cast<uint64_t>(rows));
+  mix(static_cast<uint64_t>(options.shuffle));
+  mix(options.seed);
+  mix(static_cast<uint64_t>(options.window_rows));
+  mix(static_cast<uint64_t>(options.rank));
+  mix(static_cast<uint64_t>(options.world_size));
+  mix(static_cast<uint64_t>(options.batch_size));
+  mix(options.drop_last ? 1 : 0);
+  mix(options.bucket_by.size());
+  for (char c : options.bucket_by) mix(static_cast<unsigned char>(c));
+  mix(static_cast<uint64_t>(options.bucket_window));
+  return hash;
+}
+
 uint64_t WindowKey(uint64_t epoch_seed, int64_t window) {
   SplitMix64 mix(epoch_seed ^ (static_cast<uint64_t>(window) * 0xd1342543de82ef95ULL));
   return mix.Next();

@@ -99,6 +99,13 @@ class EpochPlan {
   std::vector<int64_t> bucketed_starts_;
 };
 
+// A digest of everything an epoch's order depends on besides the epoch:
+// the record batches' row counts and the options that shape the order
+// (shuffle, seed, window_rows, shard, batch_size, drop_last, bucketing).
+// FNV-1a over their values: the same on every platform. A saved loader
+// state carries it, so that it is not restored into another order.
+uint64_t OrderKey(std::span<const int64_t> record_batch_rows, const BatchReaderOptions& options);
+
 // The key of window w's permutation in a window shuffle.
 uint64_t WindowKey(uint64_t epoch_seed, int64_t window);
 

@@ -77,16 +77,17 @@ Status GatherValues(const ColumnPlan& plan, std::span<const RowRef> rows,
   uint8_t* dst = out.buffer()->mutable_data();
   const int64_t width = plan.width;
   for (int64_t i = 0; i < n; ++i) {
-    const ArrayData& column = *rows[i].batch->batch->column(plan.schema_index);
+    const ArrayData& column = *rows[i].batch->batch->column(plan.position);
     const int64_t row = rows[i].row;
+    const bool valid = rows[i].batch->RowValid(plan.position, row);
     if (plan.kind == ColumnKind::kBits) {
       bool bit = false;
-      if (column.IsValid(row) && column.buffers[1]) {
+      if (valid && column.buffers[1]) {
         const int64_t at = column.offset + row;
         bit = (column.buffers[1]->data()[at >> 3] >> (at & 7)) & 1;
       }
       dst[i] = bit ? 1 : 0;
-    } else if (!column.IsValid(row) || !column.buffers[1]) {
+    } else if (!valid || !column.buffers[1]) {
       std::memset(dst + i * width, 0, static_cast<size_t>(width));
     } else {
       std::memcpy(dst + i * width, column.buffers[1]->data() + (column.offset + row) * width,
@@ -117,7 +118,7 @@ void CopyCells(const ColumnPlan& plan, std::span<const RowRef> rows, uint8_t* ou
     const int64_t row = rows[i].row;
     const ArrayData& values = *storage.children[0];
     if (cell_bytes == 0) continue;
-    if (!storage.IsValid(row) || !values.buffers[1]) {
+    if (!rows[i].batch->RowValid(plan.position, row) || !values.buffers[1]) {
       std::memset(dst, 0, static_cast<size_t>(cell_bytes));
       continue;
     }
@@ -151,12 +152,10 @@ int64_t MinRowsPerThread(int64_t bytes_per_row) {
   return std::max<int64_t>(1, kBytesPerThread / std::max<int64_t>(bytes_per_row, 1));
 }
 
-Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index,
-                              const BatchReaderOptions& options) {
+Result<ColumnPlan> PlanColumn(const Field& field, int position, const BatchReaderOptions& options) {
   ColumnPlan plan;
   plan.name = field.name;
   plan.position = position;
-  plan.schema_index = schema_index;
   const DataType& type = *field.type;
   if (IsExtension(type, VariableShapeTensorType::kExtensionName)) {
     QUIVER_ASSIGN_OR_RETURN(VariableShapeTensorType ragged,
@@ -287,7 +286,7 @@ Status GatherStrings(const ColumnPlan& plan, std::span<const RowRef> rows,
     const ArrayData& column = *rows[i].batch->batch->column(plan.position);
     const int64_t row = rows[i].row;
     int64_t size = 0;
-    if (column.IsValid(row)) {
+    if (rows[i].batch->RowValid(plan.position, row)) {
       const BufferPtr& data = column.buffers[2];
       const int64_t data_size = data ? data->size() : 0;
       Result<std::pair<int64_t, int64_t>> range = ListRowRange(column, row, plan.large, data_size);
@@ -339,7 +338,7 @@ Status GatherValidMask(const ColumnPlan& plan, std::span<const RowRef> rows,
   QUIVER_ASSIGN_OR_RETURN(Tensor out, MakeOutput(context, {n}, bool8()));
   uint8_t* dst = out.buffer()->mutable_data();
   for (int64_t i = 0; i < n; ++i) {
-    dst[i] = rows[i].batch->batch->column(plan.position)->IsValid(rows[i].row) ? 1 : 0;
+    dst[i] = rows[i].batch->RowValid(plan.position, rows[i].row) ? 1 : 0;
   }
   batch->arrays.push_back({plan.name + "_valid", std::move(out), {}, false});
   return Status::OK();

@@ -30,8 +30,7 @@ enum class ColumnKind {
 // How one selected column is read, decided once from its field.
 struct ColumnPlan {
   std::string name;
-  int position = 0;      // among the selected columns (LoadedBatch vectors)
-  int schema_index = 0;  // in the schema (RecordBatch columns)
+  int position = 0;  // among the columns read (LoadedBatch's columns)
   ColumnKind kind = ColumnKind::kValues;
   TypePtr value_type;  // of the output elements
   int64_t width = 0;   // bytes per output element
@@ -60,8 +59,7 @@ struct ColumnPlan {
 // The plan for `field`, or TypeError naming the column for types the
 // reader does not read (strings, lists, nested ...), NotImplemented for
 // bit-packed bool tensors, Invalid for a pad_value the values cannot hold.
-Result<ColumnPlan> PlanColumn(const Field& field, int position, int schema_index,
-                              const BatchReaderOptions& options);
+Result<ColumnPlan> PlanColumn(const Field& field, int position, const BatchReaderOptions& options);
 
 // The names of the arrays a column adds to each batch.
 std::vector<std::string> OutputNames(const ColumnPlan& plan, RaggedLayout ragged);

@@ -23,7 +23,7 @@ namespace {
 // (nullopt for a null row), its offsets checked against the values.
 Result<std::optional<Tensor>> ListRowView(const ColumnPlan& plan, const RowRef& ref) {
   const ArrayData& column = *ref.batch->batch->column(plan.position);
-  if (!column.IsValid(ref.row)) return std::optional<Tensor>();
+  if (!ref.batch->RowValid(plan.position, ref.row)) return std::optional<Tensor>();
   const ArrayData& values = *column.children[0];
   QUIVER_ASSIGN_OR_RETURN(auto range, ListRowRange(column, ref.row, plan.large, values.length));
   QUIVER_RETURN_NOT_OK(internal::CheckNoNullElements(values, range.first, range.second));
@@ -52,7 +52,7 @@ Result<std::vector<std::optional<Tensor>>> RowViews(const ColumnPlan& plan,
       continue;
     }
     const VariableShapeTensorArray& array = *rows[i].batch->ragged[plan.position];
-    if (!array.IsValid(rows[i].row)) continue;
+    if (!rows[i].batch->RowValid(plan.position, rows[i].row)) continue;
     Result<Tensor> view = array.RowTensor(rows[i].row);
     if (!view.ok()) {
       return Status(view.status().code(), context.describe(rows[i]) + ", column '" + plan.name +

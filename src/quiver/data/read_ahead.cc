@@ -5,23 +5,36 @@
 
 namespace quiver::data {
 
+namespace {
+
+// At most this many batches per group: a few record batches shared by
+// many batches (small rows, large record batches) must not make a group
+// compute the rows of the whole epoch.
+constexpr int64_t kMostBatches = 64;
+
+}  // namespace
+
 std::vector<int64_t> ReadAhead::Group(const EpochPlan& plan, int64_t first, int64_t* end) {
-  const int64_t budget = source_->WarmBudget();
+  const auto budget = static_cast<size_t>(source_->WarmBudget());
   // Record batches that read as views of a mapped file count against the
-  // budget but need no warming.
+  // budget but need no warming. Batch `first` alone may need more record
+  // batches than the budget (a global shuffle): only the budget's first
+  // are warmed, the rest read as the gather reaches them.
   std::unordered_set<int64_t> seen;
   std::vector<int64_t> wanted;
   int64_t batch = first;
-  for (; batch < plan.num_batches(); ++batch) {
+  for (; batch < plan.num_batches() && batch - first < kMostBatches; ++batch) {
     plan.BatchRows(batch, &rows_);
     std::vector<int64_t> added;
     for (int64_t row : rows_) {
       const int k = source_->Locate(row).record_batch;
       if (seen.insert(k).second) added.push_back(k);
     }
-    if (batch > first && static_cast<int64_t>(seen.size()) > budget) break;
+    if (batch > first && seen.size() > budget) break;
     for (int64_t k : added) {
-      if (!source_->IsMappedView(static_cast<int>(k))) wanted.push_back(k);
+      if (!source_->IsMappedView(static_cast<int>(k)) && wanted.size() < budget) {
+        wanted.push_back(k);
+      }
     }
   }
   *end = batch;
@@ -34,6 +47,7 @@ void ReadAhead::Wait() {
 }
 
 void ReadAhead::Before(const std::shared_ptr<const EpochPlan>& plan, int64_t i) {
+  if (views_only_) return;
   if (i >= warm_until_) {
     Wait();
     if (i >= warm_until_) {
@@ -45,7 +59,7 @@ void ReadAhead::Before(const std::shared_ptr<const EpochPlan>& plan, int64_t i) 
       warm_until_ = warming_until_ = end;
     }
   }
-  if (thread_ || warm_until_ >= plan->num_batches()) return;
+  if (views_only_ || thread_ || warm_until_ >= plan->num_batches()) return;
   // The next group, on a thread of its own while this one is gathered.
   int64_t end = warm_until_;
   std::vector<int64_t> wanted = Group(*plan, warm_until_, &end);

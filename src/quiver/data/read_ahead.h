@@ -23,7 +23,10 @@ namespace quiver::data {
 
 class ReadAhead {
  public:
-  explicit ReadAhead(BatchSource* source) : source_(source) {}
+  // Over a dataset that reads only views of mapped files (nothing to
+  // decode), it does nothing.
+  explicit ReadAhead(BatchSource* source)
+      : source_(source), views_only_(source->ReadsOnlyViews()) {}
   ~ReadAhead() { Wait(); }
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
@@ -47,6 +50,7 @@ class ReadAhead {
   BatchSource* source_;
   int64_t warm_until_ = 0;     // batches before it are warm
   int64_t warming_until_ = 0;  // ... or being warmed by `thread_`
+  bool views_only_;
   std::unique_ptr<internal::BackgroundThread> thread_;
   std::vector<int64_t> rows_;
 };

@@ -212,6 +212,14 @@ const std::vector<std::string>& Dataset::locations() const { return impl_->locat
 
 int64_t Dataset::record_batch_start(int k) const { return impl_->starts[static_cast<size_t>(k)]; }
 
+bool Dataset::ReadsOnlyViews() {
+  impl_->CheckFork();
+  for (const auto& fragment : impl_->fragments) {
+    if (!fragment->MapsUncompressed()) return false;
+  }
+  return true;
+}
+
 bool Dataset::IsMappedView(int k) const { return impl_->FragmentOf(k).reads_views(); }
 
 std::string Dataset::DescribeRecordBatch(int k) const {

@@ -196,6 +196,13 @@ std::string Fragment::Where(int k) const {
   return location_ + ": record batch " + std::to_string(k);
 }
 
+bool Fragment::MapsUncompressed() {
+  if (!maps_source() || swap_) return false;
+  if (batches_.empty()) return true;
+  Result<std::shared_ptr<const Head>> head = HeadOf(0);
+  return head.ok() && (*head)->layout.compression == ipc::Compression::kNone;
+}
+
 void Fragment::AfterFork() {
   (void)mutex_.release();  // never destroyed: it may be held
   mutex_ = std::make_unique<std::mutex>();

@@ -58,6 +58,10 @@ class Fragment {
   bool maps_source() const { return source_->zero_copy(); }
   // Whether a record batch read so far was compressed.
   bool compressed() const { return compressed_.load(std::memory_order_relaxed); }
+  // Whether this fragment's record batches read as views of a mapped
+  // file: mapped, native byte order, and its first record batch
+  // uncompressed (writers use one codec per file). Reads that header.
+  bool MapsUncompressed();
   // Whether reads are views of the source's memory (a mapped file,
   // uncompressed as far as the record batches read so far tell, in native
   // byte order): free to keep. False until a record batch has been read.

@@ -36,14 +36,13 @@ GatherContext Context(BufferPool* pool, RaggedLayout ragged = RaggedLayout::kPad
 
 TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
   BatchReaderOptions options;
-  ASSERT_OK_AND_ASSIGN(ColumnPlan plan, PlanColumn(Field{"x", float64()}, 0, 0, options));
+  ASSERT_OK_AND_ASSIGN(ColumnPlan plan, PlanColumn(Field{"x", float64()}, 0, options));
   EXPECT_EQ(plan.kind, ColumnKind::kValues);
   EXPECT_EQ(plan.width, 8);
-  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"flag", boolean()}, 0, 0, options));
+  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"flag", boolean()}, 0, options));
   EXPECT_EQ(plan.kind, ColumnKind::kBits);
   EXPECT_TRUE(plan.value_type->is_bool8());
-  ASSERT_OK_AND_ASSIGN(plan,
-                       PlanColumn(Field{"img", test::ImageType().data_type()}, 0, 0, options));
+  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"img", test::ImageType().data_type()}, 0, options));
   EXPECT_EQ(plan.kind, ColumnKind::kRagged);
   EXPECT_EQ(plan.pad_pattern, 0u);
   EXPECT_EQ(OutputNames(plan, RaggedLayout::kPadded),
@@ -53,19 +52,26 @@ TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
   EXPECT_EQ(OutputNames(plan, RaggedLayout::kList), (std::vector<std::string>{"img"}));
   // A plain fixed_size_list<float32, 3> reads as (B, 3).
   ASSERT_OK_AND_ASSIGN(TypePtr embedding, fixed_size_list(Field{"item", float32()}, 3));
-  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"emb", embedding}, 0, 0, options));
+  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"emb", embedding}, 0, options));
   EXPECT_EQ(plan.kind, ColumnKind::kFixed);
   EXPECT_EQ(plan.logical_cell, (std::vector<int64_t>{3}));
   ASSERT_OK_AND_ASSIGN(TypePtr bits, fixed_size_list(Field{"item", boolean()}, 3));
-  EXPECT_ERROR(kTypeError, "column 'flags' has type",
-               PlanColumn(Field{"flags", bits}, 0, 0, options));
-  EXPECT_ERROR(kTypeError, "column 'name' has type utf8: the reader reads numeric",
-               PlanColumn(Field{"name", utf8()}, 0, 0, options));
+  EXPECT_ERROR(kTypeError, "column 'flags' has type", PlanColumn(Field{"flags", bits}, 0, options));
+  // Strings and lists of numbers are read; lists of strings are not.
+  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"name", utf8()}, 0, options));
+  EXPECT_EQ(plan.kind, ColumnKind::kStrings);
+  ASSERT_OK_AND_ASSIGN(plan, PlanColumn(Field{"seq", list(Field{"item", int16()})}, 0, options));
+  EXPECT_EQ(plan.kind, ColumnKind::kRagged);
+  EXPECT_TRUE(plan.list);
+  EXPECT_ERROR(kTypeError, "column 'tags' has type list<",
+               PlanColumn(Field{"tags", list(Field{"item", utf8()})}, 0, options));
+  EXPECT_ERROR(kTypeError, "the reader reads numeric, bool, string, binary",
+               PlanColumn(Field{"tags", list(Field{"item", utf8()})}, 0, options));
   options.pad_value = 300;
   EXPECT_ERROR(kInvalid, "column 'img': pad value 300 is not exactly representable as uint8",
-               PlanColumn(Field{"img", test::ImageType().data_type()}, 0, 0, options));
+               PlanColumn(Field{"img", test::ImageType().data_type()}, 0, options));
   options.ragged = RaggedLayout::kJagged;  // no padding, no pad value check
-  ASSERT_OK(PlanColumn(Field{"img", test::ImageType().data_type()}, 0, 0, options).status());
+  ASSERT_OK(PlanColumn(Field{"img", test::ImageType().data_type()}, 0, options).status());
 }
 
 TEST(Gather, ScalarAndFixedColumnsFromSeveralRecordBatches) {
@@ -78,7 +84,7 @@ TEST(Gather, ScalarAndFixedColumnsFromSeveralRecordBatches) {
   BatchReaderOptions options;
   Batch batch;
   for (int c : {0, 1}) {
-    ASSERT_OK_AND_ASSIGN(ColumnPlan plan, PlanColumn(dataset->schema()->fields[c], c, c, options));
+    ASSERT_OK_AND_ASSIGN(ColumnPlan plan, PlanColumn(dataset->schema()->fields[c], c, options));
     ASSERT_OK(GatherColumn(plan, refs, Context(&pool), &batch));
   }
   ASSERT_EQ(batch.arrays.size(), 2u);
@@ -124,7 +130,7 @@ TEST(Gather, NullRowsBoolsAndPermutedCells) {
   Batch batch;
   for (int c = 0; c < 3; ++c) {
     ASSERT_OK_AND_ASSIGN(ColumnPlan plan,
-                         PlanColumn(dataset->schema()->fields[c], c, c, BatchReaderOptions{}));
+                         PlanColumn(dataset->schema()->fields[c], c, BatchReaderOptions{}));
     ASSERT_OK(GatherColumn(plan, refs, Context(&pool), &batch));
   }
   const Tensor& x = batch.arrays[0].tensor;

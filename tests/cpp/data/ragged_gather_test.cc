@@ -31,8 +31,7 @@ class RaggedGather : public ::testing::Test {
     BatchReaderOptions options;
     options.ragged = layout;
     options.pad_value = pad;
-    QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan,
-                            PlanColumn(dataset_->schema()->fields[0], 0, 0, options));
+    QUIVER_ASSIGN_OR_RETURN(ColumnPlan plan, PlanColumn(dataset_->schema()->fields[0], 0, options));
     GatherContext context;
     context.pool = &pool_;
     context.threads = 2;
