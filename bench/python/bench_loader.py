@@ -15,6 +15,13 @@ output (every array of every batch, in bytes) per second of the epoch.
   collate) and Hugging Face datasets (`with_format("numpy")`, padding in a
   collate), when installed; skipped with the reason otherwise.
 
+--fixed measures fixed-shape rows (3 x 128 x 128 uint8 images and the
+embedding, written by quiver as fixed_shape_tensor columns), which Lance
+can hold too (as fixed_size_list columns; it has no ragged type): quiver
+in order and shuffled against Lance's `to_batches` in order and `take`
+of each shuffled batch's rows, both turned into (B, 3, 128, 128) and
+(B, 256) NumPy arrays.
+
 --scale measures the loader beyond the page cache, on images of 8 x 8
 flat blocks (so that they compress) rewritten by quiver in record batches
 of at most 1 MiB: an LZ4 file read
@@ -36,6 +43,7 @@ contender touches count in its RSS).
   python bench/python/bench_loader.py --mib 2048    # the 2 GiB dataset
   python bench/python/bench_loader.py --only quiver  # quiver alone
   python bench/python/bench_loader.py --scale      # compressed and remote (below)
+  python bench/python/bench_loader.py --fixed      # fixed-shape images, against Lance
   python bench/python/bench_loader.py --plan-rows 1000000000
       # the epoch plan alone: a file of 10^9 int8 rows (1 GB), the memory
       # and time a globally shuffled reader needs to its first batch
@@ -250,6 +258,124 @@ def _timed(fn):
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+FIXED_SHAPE = (3, 128, 128)
+
+
+def write_fixed(path, target_bytes, seed=0):
+    rng = np.random.default_rng(seed)
+    row_bytes = int(np.prod(FIXED_SHAPE)) + EMBED * 4
+    rows = max(BATCH, target_bytes // row_bytes)
+    images = rng.integers(0, 256, size=(rows, *FIXED_SHAPE), dtype=np.uint8)
+    emb = rng.standard_normal((rows, EMBED), dtype=np.float32)
+    table = qv.table(
+        {
+            "img": qv.FixedShapeTensorArray.from_numpy(images),
+            "emb": qv.FixedShapeTensorArray.from_numpy(emb),
+        }
+    )
+    qv.ipc.write_file(table, path, max_batch_rows=RECORD_BATCH)
+    return rows, images.nbytes + emb.nbytes
+
+
+def lance_batch(table):
+    """A Lance batch's rows as the arrays quiver gives: (B, 3, 128, 128)
+    and (B, 256)."""
+    n = table.num_rows
+    img = table.column("img").combine_chunks()
+    emb = table.column("emb").combine_chunks()
+    images = img.values.to_numpy(zero_copy_only=False).reshape(n, *FIXED_SHAPE)
+    embeddings = emb.values.to_numpy(zero_copy_only=False).reshape(n, EMBED)
+    return images.nbytes + embeddings.nbytes
+
+
+def run_lance(uri, shuffle, seed=0):
+    import lance
+
+    ds = lance.dataset(uri)
+    n = ds.count_rows()
+    start = time.perf_counter()
+    total = 0
+    if shuffle:
+        order = np.random.default_rng(seed).permutation(n)
+        for first in range(0, n, BATCH):
+            total += lance_batch(ds.take(order[first : first + BATCH]))
+    else:
+        for batch in ds.to_batches(batch_size=BATCH):
+            total += lance_batch(pa.Table.from_batches([batch]))
+    return total, time.perf_counter() - start
+
+
+FIXED_CONTENDERS = {
+    "quiver, in order": ("quiver", dict()),
+    "quiver, shuffled": ("quiver", dict(shuffle=True)),
+    "lance, in order (to_batches)": ("lance", dict(shuffle=False)),
+    "lance, shuffled (take per batch)": ("lance", dict(shuffle=True)),
+}
+
+
+def run_fixed_one(name, path, repeat):
+    kind, options = FIXED_CONTENDERS[name]
+    best = None
+    for _ in range(repeat):
+        if kind == "quiver":
+            total, seconds, _ = run_quiver(path, **options)
+        else:
+            total, seconds = run_lance(path + ".lance", **options)
+        if best is None or seconds < best[1]:
+            best = (total, seconds)
+    total, seconds = best
+    print(json.dumps(dict(total=total, seconds=seconds, rss=peak_rss_mib())))
+
+
+def run_fixed(args):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "fixed.arrow")
+        rows, data_bytes = write_fixed(path, args.mib << 20)
+        lance_ok = has_module("lance")
+        if lance_ok:
+            import lance
+
+            source = pa.ipc.open_file(pa.memory_map(path)).read_all()
+            storage = pa.table(
+                {
+                    name: (
+                        col.combine_chunks().storage
+                        if hasattr(col.type, "storage_type")
+                        else col.combine_chunks()
+                    )
+                    for name, col in zip(source.column_names, source.columns)
+                }
+            )
+            lance.write_dataset(storage, path + ".lance")
+        print(
+            f"dataset: {rows} rows of {FIXED_SHAPE} uint8 and {EMBED} float32, "
+            f"{data_bytes / 2**20:.0f} MiB, batches of {BATCH}, {os.cpu_count()} cores"
+        )
+        print(f"{'contender':<34} {'GB/s':>7} {'seconds':>8} {'peak RSS MiB':>13}")
+        run_quiver(path, prefetch=0)  # the file into the page cache
+        for name, (kind, _) in FIXED_CONTENDERS.items():
+            if kind == "lance" and not lance_ok:
+                print(f"{name:<34} skipped (lance is not installed)")
+                continue
+            command = [
+                sys.executable,
+                __file__,
+                "--contender",
+                "fixed:" + name,
+                "--path",
+                path,
+                "--repeat",
+                str(args.repeat),
+            ]
+            out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=3600)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            print(
+                f"{name:<34} {r['total'] / r['seconds'] / 1e9:>7.2f} {r['seconds']:>8.2f} "
+                f"{r['rss']:>13.0f}",
+                flush=True,
+            )
 
 
 SCALE_CONTENDERS = {
@@ -483,10 +609,17 @@ def main():
     parser.add_argument(
         "--scale", action="store_true", help="compressed and remote datasets (see above)"
     )
+    parser.add_argument(
+        "--fixed", action="store_true", help="fixed-shape rows, against Lance (see above)"
+    )
     parser.add_argument("--contender", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     parser.add_argument("--decoded", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.contender and args.contender.startswith("fixed:"):
+        return run_fixed_one(args.contender[len("fixed:") :], args.path, args.repeat)
+    if args.fixed:
+        return run_fixed(args)
     if args.contender and args.contender.startswith("scale:"):
         return run_scale_one(args.contender[len("scale:") :], args.path, args.decoded)
     if args.scale:
