@@ -12,7 +12,7 @@ docs/distributed.md has the whole road.
 
 from . import ipc as _ipc
 from ._optional import import_optional
-from .ray import ipc_files
+from .ray import ipc_files, record_batch_rows
 
 FIXED = "arrow.fixed_shape_tensor"
 VARIABLE = "arrow.variable_shape_tensor"
@@ -23,11 +23,6 @@ def _column_type(path, column):
     if column not in schema.names:
         raise KeyError(f"no column named {column!r} in '{path}' (columns: {schema.names})")
     return schema.field(column).type
-
-
-def _batch_rows(path):
-    reader = _ipc.open_file(path)
-    return [reader.get_batch(i).num_rows for i in range(reader.num_record_batches)]
 
 
 def _fixed_chunk(path, batch, column):
@@ -42,7 +37,9 @@ def _ragged_rows(path, batch, column):
 
 def from_ipc(paths, column):
     """A lazy dask collection over one tensor column of quiver IPC files (a
-    path, a folder of *.arrow / *.feather / *.ipc files, or a list): a
+    path, a folder of *.arrow / *.feather / *.ipc files, a glob pattern, or
+    a list; row counts come from the files' footers or record batch
+    headers, no value is read on the driver): a
     ``dask.array.Array`` of shape (rows, *tensor shape) for a
     fixed_shape_tensor column, a ``dask.bag.Bag`` of per-row NumPy arrays
     (None for null rows) for a variable_shape_tensor column. One chunk
@@ -69,7 +66,7 @@ def from_ipc(paths, column):
                 dtype=dtype,
             )
             for path in files
-            for i, rows in enumerate(_batch_rows(path))
+            for i, rows in enumerate(record_batch_rows(path))
         ]
         if not chunks:
             return da.empty((0,) + shape, dtype=dtype)
@@ -79,7 +76,7 @@ def from_ipc(paths, column):
         parts = [
             delayed(_ragged_rows, pure=True)(path, i, column)
             for path in files
-            for i in range(len(_batch_rows(path)))
+            for i in range(len(record_batch_rows(path)))
         ]
         return db.from_delayed(parts)
     raise TypeError(f"from_ipc() reads tensor columns; {column!r} is {column_type}")

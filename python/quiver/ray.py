@@ -12,6 +12,7 @@ extension type again, whatever Ray used in between. ``map_batches`` runs a
 function on quiver Tables. docs/distributed.md has the whole road.
 """
 
+import glob
 import math
 import os
 import sys
@@ -41,8 +42,9 @@ def _ray_data():
 
 def ipc_files(paths):
     """The files a path, a folder (its *.arrow, *.feather and *.ipc files,
-    sorted by name) or a list of them name; FileNotFoundError for a path
-    that does not exist, ValueError for a folder without IPC files."""
+    sorted by name), a glob pattern (its matches, sorted) or a list of them
+    name; FileNotFoundError for a path that does not exist or a pattern
+    that matches nothing, ValueError for a folder without IPC files."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = []
@@ -59,6 +61,11 @@ def ipc_files(paths):
             files.extend(found)
         elif os.path.exists(path):
             files.append(path)
+        elif glob.has_magic(path):
+            found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
+            if not found:
+                raise FileNotFoundError(f"no files match '{path}'")
+            files.extend(found)
         else:
             raise FileNotFoundError(f"'{path}' does not exist")
     if not files:
@@ -284,13 +291,23 @@ def _read_batches(path, first, count, columns):
     return to_ray_types(table.to_pyarrow())
 
 
+def record_batch_rows(path):
+    """The row count of every record batch of an IPC file, from its footer
+    (quiver's writers list them there) or else from each record batch's
+    header: no body is read or decoded."""
+    reader = _ipc.open_file(path)
+    rows = reader.footer_record_batch_rows
+    if rows is not None:
+        return list(rows)
+    return [reader.record_batch_layout(i)["num_rows"] for i in range(reader.num_record_batches)]
+
+
 def _plan(files, rows_per_task):
     """One task per file, or per group of record batches of a big file."""
     tasks = []
     for path in files:
-        reader = _ipc.open_file(path)
-        n = reader.num_record_batches
-        rows = [reader.get_batch(i).num_rows for i in range(n)]
+        rows = record_batch_rows(path)
+        n = len(rows)
         start = 0
         while start < n or (n == 0 and start == 0):
             count, total = 0, 0

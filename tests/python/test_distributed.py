@@ -301,3 +301,34 @@ def test_from_arrow_of_a_ragged_column_gives_arrays_through_to_ray_types(ray):
     batch = converted.take_batch(6, batch_format="numpy")
     for row, want in zip(batch["boxes"], rows):
         assert np.array_equal(row, want)
+
+
+def test_row_counts_come_from_headers_and_globs_are_expanded(tmp_path):
+    """The driver counts rows without reading bodies: a file whose bodies
+    are garbage (but headers and footer intact) still plans; globs name
+    files."""
+    from quiver.ray import ipc_files, record_batch_rows
+
+    dataset(tmp_path / "in")
+    files = ipc_files(str(tmp_path / "in" / "*.arrow"))
+    assert [os.path.basename(f) for f in files] == sorted(os.listdir(tmp_path / "in"))
+    assert [record_batch_rows(f) for f in files] == [[4, 6], [4, 6]]
+    with pytest.raises(FileNotFoundError, match="no files match"):
+        ipc_files(str(tmp_path / "in" / "*.nothing"))
+    # A pyarrow-written file (no row counts in its footer) with its record
+    # batch bodies overwritten: the counts come from the headers alone.
+    import pyarrow as pa
+
+    table = pa.table({"x": pa.array(np.arange(30, dtype=np.int64))})
+    path = tmp_path / "pa.arrow"
+    with pa.ipc.new_file(str(path), table.schema) as writer:
+        writer.write_table(table, max_chunksize=8)
+    reader = qv.ipc.open_file(str(path))
+    assert reader.footer_record_batch_rows is None
+    data = bytearray(path.read_bytes())
+    marker = np.arange(30, dtype=np.int64).tobytes()[8 * 8 : 8 * 16]
+    at = data.find(marker)
+    assert at > 0
+    data[at : at + len(marker)] = b"\xff" * len(marker)
+    path.write_bytes(bytes(data))
+    assert record_batch_rows(str(path)) == [8, 8, 8, 6]
