@@ -564,3 +564,25 @@ def test_flag_options_take_any_truth_value(files):
     assert len(a) == ROWS // 7
     with pytest.raises(TypeError, match="drop_last must be true or false"):
         qd.BatchReader(files["plain"], batch_size=7, drop_last=np.array([1, 2]))
+
+
+def test_temporal_columns_read_as_their_integer_values(tmp_path):
+    import datetime
+
+    import pyarrow as pa
+
+    stamps = [datetime.datetime(2026, 1, 1, 0, 0, i) for i in range(6)]
+    t = pa.table(
+        {
+            "at": pa.array(stamps, pa.timestamp("us")),
+            "day": pa.array([datetime.date(2026, 1, 1 + i) for i in range(6)], pa.date32()),
+            "took": pa.array([i * 1000 for i in range(6)], pa.duration("ms")),
+        }
+    )
+    with pa.ipc.new_file(str(tmp_path / "t.arrow"), t.schema) as writer:
+        writer.write_table(t)
+    batch = next(iter(qd.BatchReader(tmp_path / "t.arrow", batch_size=6)))
+    assert batch["at"].dtype == np.int64 and batch["day"].dtype == np.int32
+    assert batch["at"].tolist() == t.column("at").cast(pa.int64()).to_pylist()
+    assert batch["day"].tolist() == t.column("day").cast(pa.int32()).to_pylist()
+    assert batch["took"].tolist() == [i * 1000 for i in range(6)]

@@ -41,9 +41,10 @@ Result<ColumnPlan> FinishRagged(const Field& field, const BatchReaderOptions& op
 
 Status Unsupported(const Field& field) {
   return Status::TypeError("column '", field.name, "' has type ", field.type->ToString(),
-                           ": the reader reads numeric, bool, string, binary, "
-                           "fixed_size_list<numeric>, list<numeric>, fixed_shape_tensor and "
-                           "variable_shape_tensor columns (leave it out with columns=)");
+                           ": the reader reads numeric, bool, temporal, string, binary, "
+                           "dictionary, struct, fixed_size_list<numeric>, list<numeric>, "
+                           "fixed_shape_tensor and variable_shape_tensor columns (leave it out "
+                           "with columns=)");
 }
 
 }  // namespace
@@ -218,6 +219,22 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, const BatchReade
     plan.value_type = uint8();
     plan.width = 1;
     return plan;
+  }
+  switch (type.id()) {
+    // Temporal columns: their integer values in the column's unit.
+    case TypeId::kDate32:
+    case TypeId::kTime32:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration: {
+      const bool wide = type.byte_width() == 8;
+      plan.kind = ColumnKind::kValues;
+      plan.value_type = wide ? int64() : int32();
+      plan.width = wide ? 8 : 4;
+      return plan;
+    }
+    default: break;
   }
   if (type.id() == TypeId::kDictionary) {
     // The indices, as stored (the dictionary is given once: see

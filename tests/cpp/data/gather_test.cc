@@ -65,7 +65,7 @@ TEST(Gather, PlansReadableColumnsAndRefuseOthers) {
   EXPECT_TRUE(plan.list);
   EXPECT_ERROR(kTypeError, "column 'tags' has type list<",
                PlanColumn(Field{"tags", list(Field{"item", utf8()})}, 0, options));
-  EXPECT_ERROR(kTypeError, "the reader reads numeric, bool, string, binary",
+  EXPECT_ERROR(kTypeError, "the reader reads numeric, bool, temporal, string, binary",
                PlanColumn(Field{"tags", list(Field{"item", utf8()})}, 0, options));
   options.pad_value = 300;
   EXPECT_ERROR(kInvalid, "column 'img': pad value 300 is not exactly representable as uint8",
