@@ -23,6 +23,8 @@
 // - utf8 and binary (and large): the rows' bytes back to back with int64
 //   offsets (BatchArray::strings);
 // - struct columns: one column per field, named "parent.child";
+// - any other type: the rows as one array of the column's type
+//   (BatchArray::objects; Python turns them into objects);
 // - arrow.fixed_shape_tensor columns: (B, *shape) in logical axis order;
 // - arrow.variable_shape_tensor columns, by RaggedLayout:
 //   kPadded  "name" (B, *max_shape_in_batch) filled with pad_value, and
@@ -173,6 +175,10 @@ struct BatchArray {
   Strings strings = Strings::kNone;
   Tensor offsets;
   std::vector<uint8_t> valid;
+  // Columns of any other type (lists of strings, nested lists, maps,
+  // unions, decimals, ...): the batch's rows as one array of the column's
+  // type (a copy), `valid` saying which rows are not null.
+  ArrayDataPtr objects;
 };
 
 struct Batch {

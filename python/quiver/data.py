@@ -172,11 +172,14 @@ class BatchReader:
     (``None``: all; a struct's fields are named ``"parent.child"``).
 
     Each batch maps names to NumPy arrays, by column type: numeric and
-    bool ``(B,)``; dictionary columns their indices ``(B,)`` (the
+    bool ``(B,)``; dates, times, timestamps and durations their integer
+    values ``(B,)``; dictionary columns their indices ``(B,)`` (the
     dictionary once: ``dictionary(name)``); ``fixed_size_list<numeric, k>``
     ``(B, k)``; ``fixed_shape_tensor`` ``(B, *shape)``; strings and binary
     a list of ``str`` or ``bytes`` (``None`` for null rows); struct columns
-    one entry per field (``"parent.child"``); ``list<numeric>`` and
+    one entry per field (``"parent.child"``); any other type (lists of
+    strings, nested lists, maps, decimals, ...) a list of Python objects as
+    ``to_pylist()`` gives them; ``list<numeric>`` and
     ``variable_shape_tensor`` columns are ragged (below, a list column's
     rows being 1-D). ``valid_masks=["x"]`` adds ``"x_valid"``, a bool
     ``(B,)`` array that is False for null rows of ``x``.

@@ -244,6 +244,15 @@ nb::list StringRows(const data::BatchArray& array) {
 nb::dict BatchToDict(data::Batch batch) {
   nb::dict out;
   for (data::BatchArray& array : batch.arrays) {
+    if (array.objects) {
+      // As to_pylist() reads the type; None for rows a null struct hides.
+      nb::list rows = nb::borrow<nb::list>(ArrayToPylist(array.objects));
+      for (size_t i = 0; i < array.valid.size(); ++i) {
+        if (!array.valid[i]) rows[i] = nb::none();
+      }
+      out[array.name.c_str()] = rows;
+      continue;
+    }
     if (array.strings != data::BatchArray::Strings::kNone) {
       out[array.name.c_str()] = StringRows(array);
       continue;

@@ -586,3 +586,35 @@ def test_temporal_columns_read_as_their_integer_values(tmp_path):
     assert batch["at"].tolist() == t.column("at").cast(pa.int64()).to_pylist()
     assert batch["day"].tolist() == t.column("day").cast(pa.int32()).to_pylist()
     assert batch["took"].tolist() == [i * 1000 for i in range(6)]
+
+
+def test_any_other_column_comes_as_python_objects(tmp_path):
+    import decimal
+
+    import pyarrow as pa
+
+    n = 12
+    t = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "tags": pa.array([[f"t{i}"] * (i % 3) if i % 5 else None for i in range(n)]),
+            "pairs": pa.array([[(f"k{i}", i)] for i in range(n)], pa.map_(pa.string(), pa.int64())),
+            "price": pa.array([decimal.Decimal(f"{i}.25") for i in range(n)], pa.decimal128(6, 2)),
+            "grid": pa.array([[[i], [i, i]] for i in range(n)], pa.list_(pa.list_(pa.int8()))),
+            "meta": pa.array(
+                [{"tags": [f"m{i}"]} if i % 4 else None for i in range(n)],
+                pa.struct([("tags", pa.list_(pa.string()))]),
+            ),
+        }
+    )
+    with pa.ipc.new_file(str(tmp_path / "o.arrow"), t.schema) as writer:
+        writer.write_table(t, max_chunksize=5)
+    reader = qd.BatchReader(tmp_path / "o.arrow", batch_size=7, shuffle=True, seed=1)
+    for batch in reader:
+        ids = batch["id"].tolist()
+        for name in ("tags", "pairs", "price", "grid"):
+            assert batch[name] == [t.column(name)[i].as_py() for i in ids], name
+        # A struct's null row is None in its field too.
+        assert batch["meta.tags"] == [[f"m{i}"] if i % 4 else None for i in ids]
+    ds = qd.MapDataset(tmp_path / "o.arrow", columns=["tags"])
+    assert ds[[4, 0, 4]]["tags"] == [["t4"], None, ["t4"]]

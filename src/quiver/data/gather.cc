@@ -9,6 +9,7 @@
 #include "quiver/internal/permutation.h"
 #include "quiver/internal/strided_copy.h"
 #include "quiver/internal/threads.h"
+#include "quiver/selection.h"
 #include "quiver/variable_shape_tensor.h"
 
 namespace quiver::data {
@@ -37,14 +38,6 @@ Result<ColumnPlan> FinishRagged(const Field& field, const BatchReaderOptions& op
     plan->pad_pattern = *pad;
   }
   return std::move(*plan);
-}
-
-Status Unsupported(const Field& field) {
-  return Status::TypeError("column '", field.name, "' has type ", field.type->ToString(),
-                           ": the reader reads numeric, bool, temporal, string, binary, "
-                           "dictionary, struct, fixed_size_list<numeric>, list<numeric>, "
-                           "fixed_shape_tensor and variable_shape_tensor columns (leave it out "
-                           "with columns=)");
 }
 
 }  // namespace
@@ -257,7 +250,11 @@ Result<ColumnPlan> PlanColumn(const Field& field, int position, const BatchReade
     plan.width = type.byte_width();
     return plan;
   }
-  return Unsupported(field);
+  // Nested lists, lists of strings, maps, unions, decimals, views ...: the
+  // rows themselves, for the caller to turn into objects.
+  plan.kind = ColumnKind::kObjects;
+  plan.value_type = field.type;
+  return plan;
 }
 
 Result<std::pair<int64_t, int64_t>> ListRowRange(const ArrayData& column, int64_t row, bool large,
@@ -332,6 +329,52 @@ Status GatherStrings(const ColumnPlan& plan, std::span<const RowRef> rows,
   return Status::OK();
 }
 
+// Rows of a column without an array form of their own: taken from their
+// record batches into one array of the column's type (a copy), with each
+// row's validity (a struct's null row included) beside it.
+Status GatherObjects(const ColumnPlan& plan, std::span<const RowRef> rows,
+                     const GatherContext& context, Batch* batch) {
+  std::vector<ArrayDataPtr> chunks;
+  std::vector<const LoadedBatch*> owners;  // per chunk
+  std::vector<int64_t> starts = {0};
+  std::vector<int64_t> indices(rows.size());
+  std::vector<uint8_t> valid(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const LoadedBatch* owner = rows[i].batch;
+    size_t c = chunks.size();
+    // Rows of one record batch tend to come together: the last chunk first.
+    if (!owners.empty() && owners.back() == owner) {
+      c = owners.size() - 1;
+    } else {
+      c = static_cast<size_t>(std::find(owners.begin(), owners.end(), owner) - owners.begin());
+    }
+    if (c == owners.size()) {
+      chunks.push_back(owner->batch->column(plan.position));
+      owners.push_back(owner);
+      starts.push_back(starts.back() + chunks.back()->length);
+    }
+    indices[i] = starts[c] + rows[i].row;
+    valid[i] = owner->RowValid(plan.position, rows[i].row) ? 1 : 0;
+  }
+  ArrayDataPtr taken;
+  if (chunks.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(taken, MakeEmptyArray(plan.value_type));
+  } else {
+    Result<ArrayDataPtr> result = Take(chunks, indices);
+    if (!result.ok()) {
+      return Status(result.status().code(),
+                    "column '" + plan.name + "': " + result.status().message());
+    }
+    taken = std::move(*result);
+  }
+  (void)context;
+  BatchArray array{plan.name, Tensor(), {}, false};
+  array.objects = std::move(taken);
+  array.valid = std::move(valid);
+  batch->arrays.push_back(std::move(array));
+  return Status::OK();
+}
+
 }  // namespace
 
 std::vector<std::string> OutputNames(const ColumnPlan& plan, RaggedLayout ragged) {
@@ -368,6 +411,7 @@ Status GatherArrays(const ColumnPlan& plan, std::span<const RowRef> rows,
     case ColumnKind::kBits: return GatherValues(plan, rows, context, batch);
     case ColumnKind::kFixed: return GatherFixed(plan, rows, context, batch);
     case ColumnKind::kStrings: return GatherStrings(plan, rows, context, batch);
+    case ColumnKind::kObjects: return GatherObjects(plan, rows, context, batch);
     case ColumnKind::kRagged: break;
   }
   return GatherRagged(plan, rows, context, batch);

@@ -25,6 +25,7 @@ enum class ColumnKind {
   kFixed,    // arrow.fixed_shape_tensor, or fixed_size_list<numeric>
   kRagged,   // arrow.variable_shape_tensor, or list / large_list<numeric> (ndim 1)
   kStrings,  // utf8, binary and their large forms: bytes and offsets
+  kObjects,  // any other type: the rows taken into one array (BatchArray::objects)
 };
 
 // How one selected column is read, decided once from its field.
@@ -56,9 +57,9 @@ struct ColumnPlan {
   bool valid_mask = false;
 };
 
-// The plan for `field`, or TypeError naming the column for types the
-// reader does not read (strings, lists, nested ...), NotImplemented for
-// bit-packed bool tensors, Invalid for a pad_value the values cannot hold.
+// The plan for `field` (every type reads: those without an array form of
+// their own as kObjects), NotImplemented for bit-packed bool tensors,
+// Invalid for a pad_value the values cannot hold.
 Result<ColumnPlan> PlanColumn(const Field& field, int position, const BatchReaderOptions& options);
 
 // The names of the arrays a column adds to each batch.
