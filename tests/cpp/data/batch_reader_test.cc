@@ -463,39 +463,5 @@ TEST_F(BatchReaderTest, BatchSizeNearTheInt64Limit) {
   EXPECT_EQ(Ids(Epoch(*reader)).size(), 23u);
 }
 
-// In order over a compressed file, the reader warms the record batches of
-// the batches after the one it reads (in one parallel read), so the first
-// batch has decoded more than its own record batches, each once.
-TEST_F(BatchReaderTest, ReadAheadWarmsTheNextBatchesRecordBatches) {
-  if (!ipc::HasCodec(ipc::Compression::kZstd)) GTEST_SKIP() << "no ZSTD";
-  TempDir dir;
-  ipc::WriteOptions write;
-  write.compression = ipc::Compression::kZstd;
-  write.max_batch_rows = 4;
-  {
-    ASSERT_OK_AND_ASSIGN(auto sink, ipc::OpenFileSink(dir / "z.arrow"));
-    RecordBatchPtr rows = test::DataBatch(0, 40);
-    ASSERT_OK_AND_ASSIGN(auto writer, ipc::FileWriter::Open(sink, rows->schema(), write));
-    ASSERT_OK(writer->Write(*rows));
-    ASSERT_OK(writer->Close());
-    ASSERT_OK(sink->Close());
-  }
-  BatchReaderOptions options = Options(4);
-  options.prefetch = 0;
-  ASSERT_OK_AND_ASSIGN(auto reader, BatchReader::Open({dir / "z.arrow"}, options));
-  ASSERT_OK_AND_ASSIGN(auto first, reader->Next());
-  ASSERT_TRUE(first.has_value());
-  const int64_t decoded = reader->stats().misses / 3;  // three columns
-  EXPECT_GT(decoded, 1);
-  int64_t rows = first->num_rows;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
-    if (!batch) break;
-    rows += batch->num_rows;
-  }
-  EXPECT_EQ(rows, 40);
-  EXPECT_EQ(reader->stats().misses, 10 * 3);  // every record batch decoded once
-}
-
 }  // namespace
 }  // namespace quiver::data
