@@ -124,11 +124,35 @@ class MappedFileSource : public InputSource {
   std::string name() const override { return "'" + path_ + "'"; }
   Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
     QUIVER_RETURN_NOT_OK(CheckRange(offset, length, size()));
-    QUIVER_RETURN_NOT_OK(CheckNotShrunk(fd_, "'" + path_ + "'", size()));
+    QUIVER_RETURN_NOT_OK(CheckNotShrunk());
     return Buffer::Slice(bytes_, offset, length);
+  }
+  // Every range checked, then one size check for them all (a record
+  // batch's buffers come in one call): one fstat, not one per buffer.
+  Result<std::vector<BufferPtr>> ReadRanges(const std::vector<ByteRange>& ranges) override {
+    for (const ByteRange& range : ranges) {
+      QUIVER_RETURN_NOT_OK(CheckRange(range.offset, range.length, size()));
+    }
+    QUIVER_RETURN_NOT_OK(CheckNotShrunk());
+    std::vector<BufferPtr> out;
+    out.reserve(ranges.size());
+    for (const ByteRange& range : ranges) {
+      QUIVER_ASSIGN_OR_RETURN(BufferPtr slice, Buffer::Slice(bytes_, range.offset, range.length));
+      out.push_back(std::move(slice));
+    }
+    return out;
   }
 
  private:
+  // The name is made only for an error.
+  Status CheckNotShrunk() const {
+    struct stat info;
+    if (fstat(fd_, &info) == 0 && static_cast<int64_t>(info.st_size) >= size()) {
+      return Status::OK();
+    }
+    return quiver::io::CheckNotShrunk(fd_, "'" + path_ + "'", size());
+  }
+
   std::string path_;
   int fd_;
   std::shared_ptr<Mapping> mapping_;
