@@ -70,3 +70,25 @@ def nginx(tmp_path_factory):
         server.names = names
         server.root = root
         yield server
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    """moto's S3 server on 127.0.0.1 holding the remote samples under their
+    names (remote_samples.py) and data/notes.txt (not Arrow): .bucket,
+    .environment(), .names, .root (the local copies)."""
+    import remote_servers as servers
+    from remote_samples import write_samples
+
+    missing = servers.moto_missing()
+    if missing:
+        pytest.skip(missing)
+    root = tmp_path_factory.mktemp("s3")
+    _, names = write_samples(root)
+    with servers.MotoS3() as server:
+        for name in names.values():
+            server.put(name, (root / name).read_bytes())
+        server.put("data/notes.txt", b"not arrow")
+        server.names = names
+        server.root = root
+        yield server

@@ -117,24 +117,6 @@ def test_remote_sources_read_the_same_batches(nginx):
     assert reader.stats()["bytes_fetched"] > 0
 
 
-@pytest.fixture(scope="module")
-def s3(tmp_path_factory):
-    import remote_servers as servers
-    from remote_samples import write_samples
-
-    missing = servers.moto_missing()
-    if missing:
-        pytest.skip(missing)
-    root = tmp_path_factory.mktemp("s3_loader")
-    _, names = write_samples(root)
-    with servers.MotoS3() as server:
-        for name in names.values():
-            server.put(name, (root / name).read_bytes())
-        server.names = names
-        server.root = root
-        yield server
-
-
 def test_s3_prefixes_read_as_the_local_files(s3):
     from remote_samples import environment
 

@@ -19,7 +19,7 @@ import pytest
 import quiver as qv
 
 import remote_servers as servers
-from remote_samples import CODECS, FAST, bounded, environment, write_samples
+from remote_samples import CODECS, FAST, bounded, environment
 
 pytestmark = pytest.mark.skipif(
     qv.build_info()["curl"] is None, reason="this build of quiver has no libcurl"
@@ -158,22 +158,6 @@ def test_missing_object_names_the_url(nginx):
     url = f"{nginx.url}/data/missing.arrow"
     with pytest.raises(OSError, match="HTTP 404"):
         qv.dataset(url)
-
-
-@pytest.fixture(scope="module")
-def s3(tmp_path_factory):
-    missing = servers.moto_missing()
-    if missing:
-        pytest.skip(missing)
-    root = tmp_path_factory.mktemp("s3")
-    _, names = write_samples(root)
-    with servers.MotoS3() as server:
-        for name in names.values():
-            server.put(name, (root / name).read_bytes())
-        server.put("data/notes.txt", b"not arrow")
-        server.names = names
-        server.root = root
-        yield server
 
 
 def test_dataset_over_an_s3_prefix(s3):
