@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "quiver/internal/threads.h"
+
 namespace quiver::data {
 
 Result<std::unique_ptr<BatchSource>> BatchSource::Open(const std::vector<std::string>& sources,
@@ -30,7 +32,7 @@ constexpr int kMaxStructDepth = 64;
 bool IsPlainStruct(const DataType& type) { return type.id() == TypeId::kStruct; }
 
 bool HasNullRows(const ArrayData& data) {
-  return data.buffers.empty() ? false : data.buffers[0] && data.ComputeNullCount() > 0;
+  return !data.buffers.empty() && data.buffers[0] && data.ComputeNullCount() > 0;
 }
 
 }  // namespace
@@ -156,15 +158,8 @@ Result<std::shared_ptr<const LoadedBatch>> BatchSource::Load(int k) {
 }
 
 void BatchSource::AfterFork() {
-  // A lock a thread of the parent held at the fork stays held: left behind
-  // (a few bytes) with the views it guarded, which may be half written. A
-  // free lock guards nothing in flight: kept.
-  if (views_mutex_->try_lock()) {
-    views_mutex_->unlock();
-    return;
-  }
-  (void)views_mutex_.release();
-  views_mutex_ = std::make_unique<std::mutex>();
+  if (!internal::ReplaceIfHeldAtFork(views_mutex_)) return;
+  // The views the held lock guarded may be half written: left behind too.
   (void)views_.release();
   views_ = std::make_unique<std::vector<KeptView>>(kKeptViews);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "quiver/internal/threads.h"
 #include "quiver/record_batch.h"
 
 namespace quiver::data {
@@ -35,13 +36,6 @@ Status DictionaryCheck::Check(int position, const ArrayDataPtr& dictionary,
   return Status::OK();
 }
 
-void DictionaryCheck::AfterFork() {
-  if (mutex_->try_lock()) {
-    mutex_->unlock();
-    return;
-  }
-  (void)mutex_.release();  // held by a thread that is gone
-  mutex_ = std::make_unique<std::mutex>();
-}
+void DictionaryCheck::AfterFork() { internal::ReplaceIfHeldAtFork(mutex_); }
 
 }  // namespace quiver::data

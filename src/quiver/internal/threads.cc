@@ -56,6 +56,16 @@ void CountFork() { fork_generation.fetch_add(1, std::memory_order_relaxed); }
 
 uint64_t ForkGeneration() { return fork_generation.load(std::memory_order_relaxed); }
 
+bool ReplaceIfHeldAtFork(std::unique_ptr<std::mutex>& mutex) {
+  if (mutex->try_lock()) {
+    mutex->unlock();
+    return false;
+  }
+  (void)mutex.release();
+  mutex = std::make_unique<std::mutex>();
+  return true;
+}
+
 int ThreadCount(int requested) {
   const int cores =
       requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());

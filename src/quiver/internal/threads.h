@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 #include "quiver/status.h"
 
@@ -64,6 +65,13 @@ Status ParallelTasks(int64_t count, int threads, const std::function<Status(int6
 // them held stays held forever. Such an object then drops what it had
 // (without joining or unlocking anything) and starts afresh (docs/loader.md).
 uint64_t ForkGeneration();
+
+// In a forked child: whether `mutex` was held at the fork, by a thread
+// that does not exist here and will never release it. A held one is left
+// behind (a few bytes; never unlocked or destroyed) and replaced by a new
+// one; the caller leaves behind what it guarded too, which may be half
+// changed. A free one is kept.
+bool ReplaceIfHeldAtFork(std::unique_ptr<std::mutex>& mutex);
 
 // A thread of its own running fn() once, beside the caller (a producer
 // working ahead of its consumer); the destructor waits for fn to return,

@@ -207,5 +207,22 @@ TEST(Threads, AThreadEndedByPthreadExitEndsQuietly) {
   EXPECT_EQ(workers_done.load(), 2);
 }
 
+// A lock that was free is kept; one held (as by a thread of the parent
+// that a forked child does not have) is left behind for a new one.
+TEST(Threads, ReplaceIfHeldAtForkKeepsAFreeLockAndReplacesAHeldOne) {
+  auto mutex = std::make_unique<std::mutex>();
+  std::mutex* free_one = mutex.get();
+  EXPECT_FALSE(internal::ReplaceIfHeldAtFork(mutex));
+  EXPECT_EQ(mutex.get(), free_one);
+  mutex->lock();  // held, and never released: as after a fork
+  std::mutex* held = mutex.get();
+  EXPECT_TRUE(internal::ReplaceIfHeldAtFork(mutex));
+  EXPECT_NE(mutex.get(), held);
+  EXPECT_TRUE(mutex->try_lock());  // the new one is usable
+  mutex->unlock();
+  held->unlock();
+  delete held;  // left behind by the call; released here, where it is known free
+}
+
 }  // namespace
 }  // namespace quiver
