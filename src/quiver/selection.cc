@@ -13,6 +13,7 @@
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/layout.h"
+#include "quiver/internal/row_gather.h"
 #include "quiver/record_batch.h"
 
 namespace quiver {
@@ -22,6 +23,7 @@ namespace {
 using internal::BitmapBytes;
 using internal::BufferRole;
 using internal::ChildRole;
+using internal::CopyBits;
 using internal::Layout;
 
 // Rows [begin, begin + length) of `array`, begin relative to its offset.
@@ -40,28 +42,6 @@ const uint8_t* BufferData(const ArrayData& array, int b) {
   return array.buffers[b]->data();
 }
 
-// Bits [src_offset, src_offset + count) of `src` to bits [dst_offset, ...)
-// of `dst`, whose bits there are still 0. Whole bytes when both sides are
-// byte-aligned; bit by bit otherwise.
-void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_offset,
-              int64_t count) {
-  int64_t i = 0;
-  if (src_offset % 8 == dst_offset % 8) {
-    for (; i < count && (src_offset + i) % 8 != 0; ++i) {
-      if (internal::GetBit(src, src_offset + i)) internal::SetBit(dst, dst_offset + i);
-    }
-    const int64_t bytes = (count - i) / 8;
-    if (bytes > 0) {
-      std::memcpy(dst + (dst_offset + i) / 8, src + (src_offset + i) / 8,
-                  static_cast<size_t>(bytes));
-      i += bytes * 8;
-    }
-  }
-  for (; i < count; ++i) {
-    if (internal::GetBit(src, src_offset + i)) internal::SetBit(dst, dst_offset + i);
-  }
-}
-
 // The validity bitmap of the joined pieces, or null when no row is null.
 Result<BufferPtr> JoinValidity(std::span<const Piece> pieces, int64_t total, int64_t* nulls) {
   *nulls = 0;
@@ -77,7 +57,7 @@ Result<BufferPtr> JoinValidity(std::span<const Piece> pieces, int64_t total, int
     if (src) {
       CopyBits(src, Start(piece), bits, at, piece.length);
     } else {
-      for (int64_t i = 0; i < piece.length; ++i) internal::SetBit(bits, at + i);
+      internal::SetBits(bits, at, piece.length);
     }
     at += piece.length;
   }
@@ -98,11 +78,32 @@ Result<BufferPtr> JoinBits(std::span<const Piece> pieces, int b, int64_t total) 
   return out;
 }
 
+// Pieces up to this many are joined with one internal::CopyRanges (shared
+// between threads when large); more (a take makes a piece per row) are
+// copied in a loop that inlines the common sizes.
+constexpr size_t kFewPieces = 4096;
+
 Result<BufferPtr> JoinValues(std::span<const Piece> pieces, int b, int64_t width, int64_t total) {
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
                           internal::MultiplyChecked(total, width, "the joined values"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(bytes));
   uint8_t* dst = out->mutable_data();
+  if (pieces.size() <= kFewPieces) {
+    std::vector<internal::CopyRange> copies;
+    copies.reserve(pieces.size());
+    for (const Piece& piece : pieces) {
+      const uint8_t* src = BufferData(*piece.array, b);
+      const int64_t size = piece.length * width;
+      if (src) {
+        copies.push_back({dst, src + Start(piece) * width, size});
+      } else {
+        std::memset(dst, 0, static_cast<size_t>(size));  // an empty array may omit its values
+      }
+      dst += size;
+    }
+    internal::CopyRanges(copies);
+    return out;
+  }
   const ArrayData* array = nullptr;  // of the previous piece: most pieces share one
   const uint8_t* src = nullptr;      // its values, at its offset
   for (const Piece& piece : pieces) {
@@ -188,12 +189,15 @@ Result<BufferPtr> JoinData(std::span<const Piece> ranges, int b) {
   int64_t bytes = 0;
   for (const Piece& range : ranges) bytes += range.length;  // bounded by the offsets' limit
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(bytes));
+  std::vector<internal::CopyRange> copies;
+  copies.reserve(ranges.size());
   uint8_t* dst = out->mutable_data();
   for (const Piece& range : ranges) {
     if (range.length == 0) continue;
-    std::memcpy(dst, BufferData(*range.array, b) + range.begin, static_cast<size_t>(range.length));
+    copies.push_back({dst, BufferData(*range.array, b) + range.begin, range.length});
     dst += range.length;
   }
+  internal::CopyRanges(copies);
   return out;
 }
 
@@ -576,22 +580,36 @@ ArrayDataPtr MakeFlat(const TypePtr& type, int64_t rows, BufferPtr validity, int
   return out;
 }
 
-// The `count` rows for_each_row(f) names (f(row) for each, in order, rows
-// across the chunks, already checked to be in range) of flat chunks, or
-// null when a chunk is not flat.
-template <typename ForEachRow>
-Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks, int64_t count,
-                                ForEachRow for_each_row) {
-  std::vector<FlatRows> flat;  // empty chunks are never read: they may omit buffers
-  bool any_validity = false;
-  int64_t width = 0;
+// The flat views of `chunks`, or an empty vector when one holding rows is
+// not flat (empty chunks are never read: they may omit buffers); `width`
+// receives the bytes per row.
+std::vector<internal::FlatChunk> FlatChunksOf(std::span<const ArrayDataPtr> chunks,
+                                              int64_t* width) {
+  std::vector<internal::FlatChunk> flat;
+  *width = 0;
   for (const ArrayDataPtr& chunk : chunks) {
-    flat.push_back(chunk->length > 0 ? FlatRowsOf(*chunk) : FlatRows{});
-    if (chunk->length == 0) continue;
-    if (!flat.back().values) return ArrayDataPtr{};
-    width = flat.back().row_bytes;
-    any_validity |= BufferData(*chunk, 0) != nullptr;
+    internal::FlatChunk view{nullptr, BufferData(*chunk, 0), chunk->offset, chunk->length};
+    if (chunk->length > 0) {
+      const FlatRows rows = FlatRowsOf(*chunk);
+      if (!rows.values) return {};
+      view.values = rows.values;
+      *width = rows.row_bytes;
+    }
+    flat.push_back(view);
   }
+  return flat;
+}
+
+bool AnyValidity(std::span<const internal::FlatChunk> chunks) {
+  return std::any_of(chunks.begin(), chunks.end(),
+                     [](const internal::FlatChunk& chunk) { return chunk.validity != nullptr; });
+}
+
+// The array of `count` rows that fill(values, validity) writes, for flat
+// chunks: the validity bitmap is dropped when no row is null.
+template <typename Fill>
+Result<ArrayDataPtr> MakeGathered(const TypePtr& type, int64_t count, int64_t width,
+                                  bool any_validity, Fill fill) {
   QUIVER_ASSIGN_OR_RETURN(int64_t bytes,
                           internal::MultiplyChecked(count, width, "the gathered values"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr values, Buffer::AllocateUninitialized(bytes));
@@ -599,39 +617,47 @@ Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks, int64_t co
   if (any_validity) {
     QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(BitmapBytes(count)));
   }
-  uint8_t* dst = values->mutable_data();
   uint8_t* bits = validity ? validity->mutable_data() : nullptr;
-  ChunkLocator locator(chunks);
-  int64_t j = 0;
-  for_each_row([&](int64_t row) {
-    int64_t local = 0;
-    const size_t c = locator.Find(row, &local);
-    const uint8_t* src = flat[c].values + local * width;
-    switch (width) {  // constant sizes copy inline
-      case 4: std::memcpy(dst, src, 4); break;
-      case 8: std::memcpy(dst, src, 8); break;
-      case 16: std::memcpy(dst, src, 16); break;
-      default: std::memcpy(dst, src, static_cast<size_t>(width));
-    }
-    dst += width;
-    if (bits) {
-      const ArrayData& chunk = *chunks[c];
-      const uint8_t* valid = BufferData(chunk, 0);
-      if (!valid || internal::GetBit(valid, chunk.offset + local)) internal::SetBit(bits, j);
-    }
-    ++j;
-  });
+  fill(values->mutable_data(), bits);
   const int64_t nulls = bits ? internal::CountUnsetBits(bits, 0, count) : 0;
   if (nulls == 0) validity.reset();
-  return MakeFlat(chunks[0]->type, count, std::move(validity), nulls, std::move(values));
+  return MakeFlat(type, count, std::move(validity), nulls, std::move(values));
+}
+
+// The rows `rows` names (already checked to be in range) of flat chunks,
+// or null when a chunk is not flat.
+Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks,
+                                std::span<const int64_t> rows) {
+  int64_t width = 0;
+  const std::vector<internal::FlatChunk> flat = FlatChunksOf(chunks, &width);
+  if (flat.empty()) return ArrayDataPtr{};
+  const bool any_validity = AnyValidity(flat);
+  return MakeGathered(chunks[0]->type, static_cast<int64_t>(rows.size()), width, any_validity,
+                      [&](uint8_t* values, uint8_t* bits) {
+                        internal::GatherRows(flat, width, rows, values, bits);
+                      });
+}
+
+// The rows whose mask byte is set (`kept` of them) of flat chunks, or null
+// when a chunk is not flat.
+Result<ArrayDataPtr> FilterFlat(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask,
+                                int64_t kept) {
+  int64_t width = 0;
+  const std::vector<internal::FlatChunk> flat = FlatChunksOf(chunks, &width);
+  if (flat.empty()) return ArrayDataPtr{};
+  const bool any_validity = AnyValidity(flat);
+  return MakeGathered(chunks[0]->type, kept, width, any_validity,
+                      [&](uint8_t* values, uint8_t* bits) {
+                        internal::FilterRows(flat, width, mask, kept, values, bits);
+                      });
 }
 
 // Rows of binary / utf8 chunks (32- or 64-bit offsets), gathered as
 // GatherFlat gathers (null for other types): the offsets first, each row's
 // checked against its data buffer as it is read (once), then the bytes.
-template <typename ForEachRow>
-Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t count,
-                                  ForEachRow for_each_row) {
+Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks,
+                                  std::span<const int64_t> rows) {
+  const auto count = static_cast<int64_t>(rows.size());
   const Layout layout = internal::LayoutOf(*chunks[0]->type);
   if (layout.dictionary || layout.children != ChildRole::kNone || layout.num_buffers != 3 ||
       !layout.has_offsets() || layout.roles[2] != BufferRole::kData) {
@@ -687,16 +713,14 @@ Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t 
   ChunkLocator locator(chunks);
   int64_t j = 0, total = 0;
   write(0, 0);
-  for_each_row([&](int64_t row) {
-    if (!status.ok()) return;
+  for (const int64_t row : rows) {
     int64_t local = 0, begin = 0, end = 0;
     const ArrayData& chunk = *chunks[locator.Find(row, &local)];
-    if (!range(chunk, local, &begin, &end)) return;
+    if (!range(chunk, local, &begin, &end)) return status;
     if (end - begin > limit - total) {
-      status = Status::Invalid(
+      return Status::Invalid(
           "the joined rows hold more than 2^31 - 1 bytes, more than 32-bit offsets can "
           "address; use the large_ type");
-      return;
     }
     total += end - begin;
     sources[static_cast<size_t>(j)] = end > begin ? BufferData(chunk, 2) + begin : nullptr;
@@ -705,8 +729,7 @@ Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t 
     if (bits && (!valid || internal::GetBit(valid, chunk.offset + local))) {
       internal::SetBit(bits, j - 1);
     }
-  });
-  QUIVER_RETURN_NOT_OK(status);
+  }
   QUIVER_ASSIGN_OR_RETURN(BufferPtr data, Buffer::AllocateUninitialized(total));
   uint8_t* dst = data->mutable_data();
   for (int64_t k = 0; k < count; ++k) {  // the bytes pass 1 checked, in order
@@ -725,14 +748,12 @@ Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks, int64_t 
   return ArrayDataPtr(std::move(result));
 }
 
-// The rows for_each_row names, gathered without a piece per row when the
-// chunks are flat (GatherFlat) or binary (GatherBinary); null otherwise.
-template <typename ForEachRow>
-Result<ArrayDataPtr> Gather(std::span<const ArrayDataPtr> chunks, int64_t count,
-                            ForEachRow for_each_row) {
-  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, GatherFlat(chunks, count, for_each_row));
+// The rows `rows` names, gathered without a piece per row when the chunks
+// are flat (GatherFlat) or binary (GatherBinary); null otherwise.
+Result<ArrayDataPtr> Gather(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> rows) {
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, GatherFlat(chunks, rows));
   if (flat) return flat;
-  return GatherBinary(chunks, count, for_each_row);
+  return GatherBinary(chunks, rows);
 }
 
 Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
@@ -749,7 +770,8 @@ Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
 }  // namespace
 
 std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask) {
-  std::vector<int64_t> rows(mask.size());
+  // Sized by a count first: a sparse mask of many rows needs few entries.
+  std::vector<int64_t> rows(static_cast<size_t>(internal::CountMarked(mask)) + 1);
   size_t count = 0;
   for (size_t i = 0; i < mask.size(); ++i) {
     rows[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
@@ -811,10 +833,7 @@ Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const 
     one_run &= i == indices[0] + static_cast<int64_t>(j);
   }
   if (!one_run && !indices.empty()) {
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr gathered,
-                            Gather(chunks, static_cast<int64_t>(indices.size()), [&](auto&& row) {
-                              for (int64_t i : indices) row(i);
-                            }));
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr gathered, Gather(chunks, indices));
     if (gathered) return gathered;
   }
   std::vector<Piece> pieces;
@@ -830,7 +849,13 @@ Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<cons
     return Status::Invalid("filter mask has ", std::to_string(mask.size()), " entries for ",
                            std::to_string(rows), " rows");
   }
-  // The rows kept, as Take takes them (a gather, or one zero-copy run).
+  // Flat rows are copied by runs of the mask; others are taken as Take
+  // takes them (a gather, or one zero-copy run).
+  const int64_t kept = internal::CountMarked(mask);
+  if (kept > 0 && kept < rows) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, FilterFlat(chunks, mask, kept));
+    if (flat) return flat;
+  }
   return Take(chunks, MarkedRows(mask));
 }
 

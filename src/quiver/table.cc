@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "quiver/internal/row_gather.h"
 #include "quiver/selection.h"
 
 namespace quiver {
@@ -233,15 +234,15 @@ Result<TablePtr> Table::Filter(std::span<const uint8_t> mask) const {
   if (static_cast<int64_t>(mask.size()) != num_rows_) {
     return Status::Invalid("filter mask has ", mask.size(), " entries for ", num_rows_, " rows");
   }
-  // The rows kept, found once for every column, which takes them.
-  const std::vector<int64_t> kept = MarkedRows(mask);
+  // Each column copies its rows by runs of the mask (flat rows) or takes
+  // the marked rows.
   std::vector<ChunkedArrayPtr> columns;
   for (size_t c = 0; c < columns_.size(); ++c) {
-    Result<ChunkedArrayPtr> filtered = columns_[c]->Take(kept);
+    Result<ChunkedArrayPtr> filtered = columns_[c]->Filter(mask);
     if (!filtered.ok()) return filtered.status().WithContext(ColumnName(*schema_, c));
     columns.push_back(std::move(*filtered));
   }
-  return Make(schema_, std::move(columns), static_cast<int64_t>(kept.size()));
+  return Make(schema_, std::move(columns), internal::CountMarked(mask));
 }
 
 Result<TablePtr> Table::CombineChunks() const {

@@ -1,8 +1,39 @@
 #include "quiver/internal/bitmap.h"
 
 #include <bit>
+#include <cstring>
 
 namespace quiver::internal {
+
+void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_offset,
+              int64_t count) {
+  int64_t i = 0;
+  if (src_offset % 8 == dst_offset % 8) {
+    for (; i < count && (src_offset + i) % 8 != 0; ++i) {
+      if (GetBit(src, src_offset + i)) SetBit(dst, dst_offset + i);
+    }
+    const int64_t bytes = (count - i) / 8;
+    if (bytes > 0) {
+      std::memcpy(dst + (dst_offset + i) / 8, src + (src_offset + i) / 8,
+                  static_cast<size_t>(bytes));
+      i += bytes * 8;
+    }
+  }
+  for (; i < count; ++i) {
+    if (GetBit(src, src_offset + i)) SetBit(dst, dst_offset + i);
+  }
+}
+
+void SetBits(uint8_t* bits, int64_t offset, int64_t count) {
+  int64_t i = offset;
+  const int64_t end = offset + count;
+  for (; i < end && (i & 7) != 0; ++i) SetBit(bits, i);
+  if (end - i >= 8) {
+    std::memset(bits + (i >> 3), 0xFF, static_cast<size_t>((end - i) >> 3));
+    i += (end - i) & ~int64_t{7};
+  }
+  for (; i < end; ++i) SetBit(bits, i);
+}
 
 int64_t CountUnsetBits(const uint8_t* bits, int64_t offset, int64_t length) {
   int64_t set = 0;

@@ -15,6 +15,15 @@ inline void SetBit(uint8_t* bits, int64_t i) {
   bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
 }
 
+// Bits [src_offset, src_offset + count) of `src` to bits [dst_offset, ...)
+// of `dst`, whose bits there are still 0: whole bytes where both sides are
+// byte-aligned, bit by bit elsewhere.
+void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_offset,
+              int64_t count);
+
+// Sets bits [offset, offset + count) of `bits`.
+void SetBits(uint8_t* bits, int64_t offset, int64_t count);
+
 // Unset bits among [offset, offset + length) of `bits`.
 int64_t CountUnsetBits(const uint8_t* bits, int64_t offset, int64_t length);
 

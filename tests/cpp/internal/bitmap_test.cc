@@ -60,4 +60,23 @@ TEST(Bitmap, CopyBitmapRebasesToBitZeroAndCounts) {
   EXPECT_EQ(unset, 0);
 }
 
+TEST(Bitmap, CopyBitsAndSetBitsAtEveryAlignment) {
+  std::vector<uint8_t> src = {0xB5, 0x3C, 0xFF, 0x01, 0x80};
+  for (int64_t from = 0; from < 9; ++from) {
+    for (int64_t to = 0; to < 9; ++to) {
+      for (int64_t count : {0, 1, 7, 8, 9, 20, 31}) {
+        std::vector<uint8_t> copy(8, 0), set(8, 0);
+        CopyBits(src.data(), from, copy.data(), to, count);
+        SetBits(set.data(), to, count);
+        for (int64_t i = 0; i < 64; ++i) {
+          const bool inside = i >= to && i < to + count;
+          ASSERT_EQ(GetBit(copy.data(), i), inside && GetBit(src.data(), from + i - to))
+              << from << " " << to << " " << count << " bit " << i;
+          ASSERT_EQ(GetBit(set.data(), i), inside);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace quiver::internal

@@ -1,0 +1,304 @@
+#include "quiver/internal/row_gather.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "quiver/internal/bitmap.h"
+#include "quiver/internal/threads.h"
+
+namespace quiver::internal {
+
+namespace {
+
+// Rows whose addresses are prefetched ahead of the copy: enough misses in
+// flight to cover the memory's latency at a few nanoseconds a row.
+constexpr int64_t kAhead = 16;
+// Addresses computed per block before their rows are copied: the copy
+// loop then reads them from L1, short enough to keep many loads in flight.
+constexpr int64_t kBlock = 256;
+// Output bytes a thread should have to be worth its start (tens of
+// microseconds) and its share of the memory bandwidth.
+constexpr int64_t kBytesPerThread = int64_t{1} << 20;
+// Part boundaries fall on multiples of this many rows, so that threads
+// writing a bitmap never share a byte of it.
+constexpr int64_t kRowAlign = 64;
+
+// Copies one row of W bytes (W = 0: `width`, known only at run time).
+template <int64_t W>
+inline void CopyRow(uint8_t* dst, const uint8_t* src, int64_t width) {
+  if constexpr (W > 0) {
+    std::memcpy(dst, src, W);
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(width));
+  }
+}
+
+// Calls fn.template operator()<W>() with the row width as a constant for
+// the common widths.
+template <typename Fn>
+void WithWidth(int64_t width, Fn&& fn) {
+  switch (width) {
+    case 1: fn.template operator()<1>(); break;
+    case 2: fn.template operator()<2>(); break;
+    case 4: fn.template operator()<4>(); break;
+    case 8: fn.template operator()<8>(); break;
+    case 16: fn.template operator()<16>(); break;
+    case 32: fn.template operator()<32>(); break;
+    default: fn.template operator()<0>();
+  }
+}
+
+// Threads for an output of `rows` rows of `width` bytes.
+int WorkersFor(int64_t rows, int64_t width) {
+  const int64_t rows_per_thread =
+      std::max<int64_t>(kBytesPerThread / std::max<int64_t>(width, 1), kRowAlign);
+  return WorkerCount(rows, 0, rows_per_thread);
+}
+
+// Runs part(begin, end) over [0, n) cut into `workers` ranges whose
+// boundaries are multiples of kRowAlign.
+template <typename Part>
+void InParts(int64_t n, int workers, Part&& part) {
+  if (workers <= 1) {
+    if (n > 0) part(int64_t{0}, n);
+    return;
+  }
+  int64_t step = (n + workers - 1) / workers;
+  step = (step + kRowAlign - 1) / kRowAlign * kRowAlign;
+  RunOnThreads(workers, [&](int w) {
+    const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
+    if (begin < end) part(begin, end);
+  });
+}
+
+template <int64_t W>
+void GatherValues(std::span<const FlatChunk> chunks, const ChunkFinder& finder, int64_t width,
+                  const int64_t* rows, int64_t n, uint8_t* dst) {
+  const int64_t w = W > 0 ? W : width;
+  if (chunks.size() == 1) {  // no chunk to find: the tightest loop
+    const uint8_t* base = chunks[0].values;
+    for (int64_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) __builtin_prefetch(base + rows[j + kAhead] * w);
+      CopyRow<W>(dst + j * w, base + rows[j] * w, w);
+    }
+    return;
+  }
+  const uint8_t* from[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    for (int64_t k = 0; k < m; ++k) {
+      const int64_t row = rows[b + k];
+      const size_t c = finder.Find(row);
+      from[k] = chunks[c].values + (row - finder.start(c)) * w;
+    }
+    uint8_t* out = dst + b * w;
+    for (int64_t k = 0; k < m; ++k) {
+      if (k + kAhead < m) __builtin_prefetch(from[k + kAhead]);
+      CopyRow<W>(out + k * w, from[k], w);
+    }
+  }
+}
+
+// Validity bits of rows[0, n) into bits [first, first + n) of `bits`.
+void GatherValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder,
+                    const int64_t* rows, int64_t n, int64_t first, uint8_t* bits) {
+  for (int64_t j = 0; j < n; ++j) {
+    const size_t c = finder.Find(rows[j]);
+    const FlatChunk& chunk = chunks[c];
+    const int64_t local = rows[j] - finder.start(c);
+    if (!chunk.validity || GetBit(chunk.validity, chunk.validity_offset + local)) {
+      SetBit(bits, first + j);
+    }
+  }
+}
+
+uint64_t Load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// Whether none of the 8 bytes of `v` is 0.
+bool NoZeroByte(uint64_t v) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  return ((v - kOnes) & ~v & kHighs) == 0;
+}
+
+// Calls run(begin, end) for each maximal run of marked bytes of
+// mask[0, n), in order, skipping and crossing 8 bytes at a time.
+template <typename Run>
+void ForEachRun(const uint8_t* mask, int64_t n, Run&& run) {
+  int64_t i = 0;
+  while (i < n) {
+    while (i + 8 <= n && Load64(mask + i) == 0) i += 8;
+    while (i < n && mask[i] == 0) ++i;
+    if (i == n) return;
+    int64_t end = i + 1;
+    while (end + 8 <= n && NoZeroByte(Load64(mask + end))) end += 8;
+    while (end < n && mask[end] != 0) ++end;
+    run(i, end);
+    i = end;
+  }
+}
+
+// The marked rows of one chunk's stretch src[0, n) (mask[0, n) its mask
+// bytes) to dst, `limit` rows at most (the stretch's marked rows); returns
+// the rows written. Dense masks copy every row and advance the output by
+// the mask (no branch to mispredict), stopping before the output would
+// pass `limit`; sparse and clustered ones copy runs.
+template <int64_t W>
+int64_t FilterStretch(const uint8_t* src, const uint8_t* mask, int64_t n, int64_t limit,
+                      int64_t width, uint8_t* dst) {
+  const int64_t w = W > 0 ? W : width;
+  int64_t j = 0;
+  const bool dense = W > 0 && W <= 16 && limit > n / 8 && limit < n - n / 8;
+  if (dense) {
+    for (int64_t i = 0; i < n && j < limit; ++i) {
+      CopyRow<W>(dst + j * w, src + i * w, w);
+      j += mask[i] != 0;
+    }
+    return j;
+  }
+  ForEachRun(mask, n, [&](int64_t begin, int64_t end) {
+    std::memcpy(dst + j * w, src + begin * w, static_cast<size_t>((end - begin) * w));
+    j += end - begin;
+  });
+  return j;
+}
+
+// Marked rows among [begin, end) of the sequence into dst (at the first
+// of them), chunk by chunk.
+template <int64_t W>
+void FilterPart(std::span<const FlatChunk> chunks, const ChunkFinder& finder, int64_t width,
+                const uint8_t* mask, int64_t begin, int64_t end, uint8_t* dst) {
+  const int64_t w = W > 0 ? W : width;
+  for (size_t c = begin < end ? finder.Find(begin) : chunks.size(); c < chunks.size(); ++c) {
+    const int64_t start = finder.start(c);
+    if (start >= end) break;
+    const int64_t lo = std::max(begin, start), hi = std::min(end, start + chunks[c].length);
+    if (lo >= hi) continue;
+    const int64_t limit = CountMarked({mask + lo, static_cast<size_t>(hi - lo)});
+    if (limit == 0) continue;
+    dst += w * FilterStretch<W>(chunks[c].values + (lo - start) * w, mask + lo, hi - lo, limit,
+                                width, dst);
+  }
+}
+
+void FilterValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder,
+                    const uint8_t* mask, uint8_t* bits) {
+  int64_t j = 0;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const FlatChunk& chunk = chunks[c];
+    ForEachRun(mask + finder.start(c), chunk.length, [&](int64_t begin, int64_t end) {
+      if (chunk.validity) {
+        CopyBits(chunk.validity, chunk.validity_offset + begin, bits, j, end - begin);
+      } else {
+        SetBits(bits, j, end - begin);
+      }
+      j += end - begin;
+    });
+  }
+}
+
+}  // namespace
+
+ChunkFinder::ChunkFinder(std::span<const FlatChunk> chunks) {
+  for (const FlatChunk& chunk : chunks) {
+    length_ += chunk.length;
+    ends_.push_back(length_);
+    lengths_.push_back(chunk.length);
+  }
+  // About four buckets a chunk (at most 2^16): a bucket spans a chunk
+  // boundary or two when chunks are of similar sizes.
+  const int64_t wanted =
+      std::min<int64_t>(int64_t{4} * static_cast<int64_t>(chunks.size()), 1 << 16);
+  while (shift_ < 62 && (length_ >> shift_) > wanted) ++shift_;
+  buckets_.resize(static_cast<size_t>((length_ >> shift_) + 1));
+  uint32_t c = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    const int64_t first = static_cast<int64_t>(b) << shift_;
+    while (c + 1 < ends_.size() && first >= ends_[c]) ++c;
+    buckets_[b] = c;
+  }
+  if (ends_.empty()) buckets_.assign(1, 0);
+}
+
+void GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
+                uint8_t* values, uint8_t* validity) {
+  const auto n = static_cast<int64_t>(rows.size());
+  if (n == 0) return;
+  const ChunkFinder finder(chunks);
+  const bool any_validity = validity && std::any_of(chunks.begin(), chunks.end(),
+                                                    [](const FlatChunk& c) { return c.validity; });
+  InParts(n, WorkersFor(n, width), [&](int64_t begin, int64_t end) {
+    WithWidth(width, [&]<int64_t W>() {
+      GatherValues<W>(chunks, finder, width, rows.data() + begin, end - begin,
+                      values + begin * width);
+    });
+    if (any_validity) {
+      GatherValidity(chunks, finder, rows.data() + begin, end - begin, begin, validity);
+    } else if (validity) {
+      SetBits(validity, begin, end - begin);
+    }
+  });
+}
+
+int64_t CountMarked(std::span<const uint8_t> mask) {
+  int64_t count = 0;
+  for (const uint8_t byte : mask) count += byte != 0;  // vectorised
+  return count;
+}
+
+void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const uint8_t> mask,
+                int64_t kept, uint8_t* values, uint8_t* validity) {
+  const ChunkFinder finder(chunks);
+  const auto n = static_cast<int64_t>(mask.size());
+  const int workers = WorkersFor(kept, width);
+  // Each part's output starts after the rows the parts before it keep.
+  const int64_t step = (n + workers - 1) / std::max(workers, 1);
+  std::vector<int64_t> first(static_cast<size_t>(workers) + 1, 0);
+  for (int w = 0; w < workers; ++w) {
+    const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
+    first[static_cast<size_t>(w) + 1] =
+        first[static_cast<size_t>(w)] +
+        CountMarked(mask.subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin)));
+  }
+  RunOnThreads(workers, [&](int w) {
+    const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
+    WithWidth(width, [&]<int64_t W>() {
+      FilterPart<W>(chunks, finder, width, mask.data(), begin, end,
+                    values + first[static_cast<size_t>(w)] * width);
+    });
+  });
+  if (validity) FilterValidity(chunks, finder, mask.data(), validity);
+}
+
+void CopyRanges(std::span<const CopyRange> copies) {
+  int64_t total = 0;
+  for (const CopyRange& copy : copies) total += copy.size;
+  const int workers = WorkerCount(total, 0, 4 * kBytesPerThread);
+  if (workers <= 1) {
+    for (const CopyRange& copy : copies) {
+      if (copy.size > 0) std::memcpy(copy.dst, copy.src, static_cast<size_t>(copy.size));
+    }
+    return;
+  }
+  // Each thread copies the bytes [w * share, (w + 1) * share) of the
+  // concatenation, whichever copies they fall in.
+  const int64_t share = (total + workers - 1) / workers;
+  RunOnThreads(workers, [&](int w) {
+    const int64_t begin = w * share, end = std::min(total, begin + share);
+    int64_t at = 0;
+    for (const CopyRange& copy : copies) {
+      const int64_t lo = std::max(begin, at), hi = std::min(end, at + copy.size);
+      if (lo < hi) {
+        std::memcpy(copy.dst + (lo - at), copy.src + (lo - at), static_cast<size_t>(hi - lo));
+      }
+      at += copy.size;
+      if (at >= end) break;
+    }
+  });
+}
+
+}  // namespace quiver::internal

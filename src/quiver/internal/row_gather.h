@@ -1,0 +1,79 @@
+// Internal: the row copies behind take, filter and concatenate of rows of
+// a fixed number of bytes (numbers, fixed-size lists of them, tensor
+// cells), with the chunks of a column read as one sequence of rows.
+//
+// The copies are bound by memory latency (a random take) or bandwidth
+// (a mask, a concatenation), not by arithmetic: the kernels keep the loop
+// that touches the source as short as possible so that many loads are in
+// flight, prefetch the rows ahead, and split a large output between
+// threads, each writing its own range.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace quiver::internal {
+
+// One chunk's rows: `values` points at its row 0 (the chunk's offset
+// applied; null only when it has no rows), `validity` at its bitmap (null:
+// every row valid) whose bit `validity_offset` is row 0's.
+struct FlatChunk {
+  const uint8_t* values = nullptr;
+  const uint8_t* validity = nullptr;
+  int64_t validity_offset = 0;
+  int64_t length = 0;
+};
+
+// Which chunk holds a row of the sequence. A table of buckets of rows
+// names the chunk of each bucket's first row, and a short step forward
+// covers the chunks inside a bucket: constant time for chunks of similar
+// sizes, without the chain of dependent loads a binary search costs on
+// every row.
+class ChunkFinder {
+ public:
+  explicit ChunkFinder(std::span<const FlatChunk> chunks);
+  int64_t length() const { return length_; }
+  // Precondition: 0 <= row < length().
+  size_t Find(int64_t row) const {
+    size_t c = buckets_[static_cast<size_t>(row >> shift_)];
+    while (row >= ends_[c]) ++c;  // empty chunks are stepped over too
+    return c;
+  }
+  int64_t start(size_t c) const { return ends_[c] - lengths_[c]; }
+
+ private:
+  std::vector<int64_t> ends_;     // one past each chunk's last row
+  std::vector<int64_t> lengths_;  // each chunk's rows
+  std::vector<uint32_t> buckets_;
+  int shift_ = 0;
+  int64_t length_ = 0;
+};
+
+// The rows `rows` names (each already checked to lie in [0, length)) of
+// `chunks`, `width` bytes each, into `values` (rows.size() * width bytes);
+// when `validity` is not null, their validity bits too, into a bitmap
+// that starts all 0. Threads share a large output.
+void GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
+                uint8_t* values, uint8_t* validity);
+
+// How many bytes of `mask` are non-zero.
+int64_t CountMarked(std::span<const uint8_t> mask);
+
+// The rows whose `mask` byte is non-zero (mask has one byte per row of
+// `chunks`; `kept` is CountMarked(mask)), in order, into `values` and, when
+// not null, `validity` (all 0 beforehand), as GatherRows.
+void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const uint8_t> mask,
+                int64_t kept, uint8_t* values, uint8_t* validity);
+
+// One memcpy of a concatenation.
+struct CopyRange {
+  uint8_t* dst;
+  const uint8_t* src;
+  int64_t size;
+};
+
+// Runs every copy, large ones cut into pieces shared between threads.
+void CopyRanges(std::span<const CopyRange> copies);
+
+}  // namespace quiver::internal
