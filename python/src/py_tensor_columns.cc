@@ -220,26 +220,45 @@ std::vector<uint8_t> NumpyMaskBytes(nb::handle mask) {
 
 // Nulls select nothing, as in pyarrow's filter (null_selection_behavior=
 // "drop"): an Arrow mask's nulls, a numpy.ma mask's masked entries.
-std::vector<uint8_t> MaskArray(nb::handle mask) {
+namespace {
+
+MaskBytes Copied(std::vector<uint8_t> flags) {
+  MaskBytes out;
+  out.copy = std::move(flags);
+  out.bytes = out.copy;
+  return out;
+}
+
+}  // namespace
+
+MaskBytes MaskArray(nb::handle mask) {
   if (IsMaskedArray(mask)) {
     std::vector<uint8_t> flags = NumpyMaskBytes(mask.attr("data"));
     std::vector<uint8_t> masked =
         NumpyMaskBytes(nb::module_::import_("numpy.ma").attr("getmaskarray")(mask));
     for (size_t i = 0; i < flags.size(); ++i) flags[i] &= static_cast<uint8_t>(!masked[i]);
-    return flags;
+    return Copied(std::move(flags));
   }
   if (HasArrayProtocol(mask)) {
     ArrayDataPtr data = ImportArrayFrom(mask).second;
-    return Unwrap(FilterMask(data));
+    return Copied(Unwrap(FilterMask(data)));
   }
   if (HasStreamProtocol(mask)) {
     std::shared_ptr<ArrayReader> reader = ImportStreamFrom(mask);
     std::vector<ArrayDataPtr> chunks;
     while (ArrayDataPtr chunk = Unwrap(reader->Next())) chunks.push_back(std::move(chunk));
     if (chunks.empty()) chunks.push_back(Unwrap(MakeEmptyArray(reader->field().type)));
-    return Unwrap(FilterMask(chunks));
+    return Copied(Unwrap(FilterMask(chunks)));
   }
-  return NumpyMaskBytes(mask);
+  // A NumPy bool array is read where it lies: its bytes are 0 or 1.
+  nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> bools;
+  if (nb::try_cast(mask, bools, /*convert=*/false)) {
+    MaskBytes out;
+    out.owner = nb::borrow(mask);
+    out.bytes = {reinterpret_cast<const uint8_t*>(bools.data()), bools.shape(0)};
+    return out;
+  }
+  return Copied(NumpyMaskBytes(mask));
 }
 
 // Copies `tensor` into a caller's NumPy array: same dtype and shape,

@@ -638,17 +638,22 @@ Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks,
                       });
 }
 
-// The rows whose mask byte is set (`kept` of them) of flat chunks, or null
-// when a chunk is not flat.
+// The rows a mask marks (`runs.kept` of them) of flat chunks, copied by
+// its runs when they were found, else by the mask itself; null when a
+// chunk is not flat.
 Result<ArrayDataPtr> FilterFlat(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask,
-                                int64_t kept) {
+                                const internal::MarkedRuns& runs) {
   int64_t width = 0;
   const std::vector<internal::FlatChunk> flat = FlatChunksOf(chunks, &width);
   if (flat.empty()) return ArrayDataPtr{};
   const bool any_validity = AnyValidity(flat);
-  return MakeGathered(chunks[0]->type, kept, width, any_validity,
+  return MakeGathered(chunks[0]->type, runs.kept, width, any_validity,
                       [&](uint8_t* values, uint8_t* bits) {
-                        internal::FilterRows(flat, width, mask, kept, values, bits);
+                        if (runs.complete) {
+                          internal::CopyRuns(flat, width, runs.runs, runs.kept, values, bits);
+                        } else {
+                          internal::FilterRows(flat, width, mask, runs.kept, values, bits);
+                        }
                       });
 }
 
@@ -849,14 +854,29 @@ Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<cons
     return Status::Invalid("filter mask has ", std::to_string(mask.size()), " entries for ",
                            std::to_string(rows), " rows");
   }
-  // Flat rows are copied by runs of the mask; others are taken as Take
-  // takes them (a gather, or one zero-copy run).
-  const int64_t kept = internal::CountMarked(mask);
-  if (kept > 0 && kept < rows) {
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, FilterFlat(chunks, mask, kept));
+  // One pass finds the runs of marked rows, unless there are many short
+  // ones. Flat rows are copied by the runs or by the mask itself. Other
+  // rows: a piece per run, split at chunk boundaries (one piece is a
+  // zero-copy slice), or as Take takes them.
+  const internal::MarkedRuns runs =
+      internal::FindMarkedRuns(mask, static_cast<size_t>(rows / 64 + 16));
+  if (runs.runs.size() > 1 || !runs.complete) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, FilterFlat(chunks, mask, runs));
     if (flat) return flat;
   }
-  return Take(chunks, MarkedRows(mask));
+  if (!runs.complete) return Take(chunks, MarkedRows(mask));
+  const ChunkLocator locator(chunks);
+  std::vector<Piece> pieces;
+  for (internal::RowRun run : runs.runs) {
+    while (run.length > 0) {
+      Piece piece = locator.Row(run.begin);
+      piece.length = std::min(run.length, piece.array->length - piece.begin);
+      pieces.push_back(piece);
+      run.begin += piece.length;
+      run.length -= piece.length;
+    }
+  }
+  return Select(chunks, pieces);
 }
 
 Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> indices) {

@@ -234,15 +234,14 @@ Result<TablePtr> Table::Filter(std::span<const uint8_t> mask) const {
   if (static_cast<int64_t>(mask.size()) != num_rows_) {
     return Status::Invalid("filter mask has ", mask.size(), " entries for ", num_rows_, " rows");
   }
-  // Each column copies its rows by runs of the mask (flat rows) or takes
-  // the marked rows.
   std::vector<ChunkedArrayPtr> columns;
   for (size_t c = 0; c < columns_.size(); ++c) {
     Result<ChunkedArrayPtr> filtered = columns_[c]->Filter(mask);
     if (!filtered.ok()) return filtered.status().WithContext(ColumnName(*schema_, c));
     columns.push_back(std::move(*filtered));
   }
-  return Make(schema_, std::move(columns), internal::CountMarked(mask));
+  const int64_t rows = columns.empty() ? internal::CountMarked(mask) : columns[0]->length();
+  return Make(schema_, std::move(columns), rows);
 }
 
 Result<TablePtr> Table::CombineChunks() const {

@@ -1,9 +1,22 @@
 #include "quiver/internal/bitmap.h"
 
-#include <bit>
 #include <cstring>
 
 namespace quiver::internal {
+
+namespace {
+
+// Set bits of `v` by adding neighbours in ever wider fields. Not
+// std::popcount: built without -mpopcnt (a portable binary), that is a
+// call into the compiler's runtime per word.
+int64_t PopCount(uint64_t v) {
+  v -= (v >> 1) & 0x5555555555555555ull;
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<int64_t>((v * 0x0101010101010101ull) >> 56);
+}
+
+}  // namespace
 
 void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_offset,
               int64_t count) {
@@ -40,7 +53,12 @@ int64_t CountUnsetBits(const uint8_t* bits, int64_t offset, int64_t length) {
   int64_t i = offset;
   const int64_t end = offset + length;
   for (; i < end && (i & 7) != 0; ++i) set += GetBit(bits, i);
-  for (; i + 8 <= end; i += 8) set += std::popcount(static_cast<unsigned>(bits[i >> 3]));
+  for (; i + 64 <= end; i += 64) {
+    uint64_t word;
+    std::memcpy(&word, bits + (i >> 3), 8);
+    set += PopCount(word);
+  }
+  for (; i + 8 <= end; i += 8) set += PopCount(bits[i >> 3]);
   for (; i < end; ++i) set += GetBit(bits, i);
   return length - set;
 }

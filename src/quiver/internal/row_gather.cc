@@ -1,8 +1,11 @@
 #include "quiver/internal/row_gather.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/threads.h"
@@ -119,42 +122,58 @@ uint64_t Load64(const uint8_t* p) {
   return v;
 }
 
-// Whether none of the 8 bytes of `v` is 0.
-bool NoZeroByte(uint64_t v) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
-  return ((v - kOnes) & ~v & kHighs) == 0;
+constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7Full, kHighs = 0x8080808080808080ull;
+
+// The high bit of each byte of `v` that is not 0: the low seven bits
+// carried into it, or its own.
+uint64_t NonZeroBytes(uint64_t v) { return (((v & kLows) + kLows) | v) & kHighs; }
+
+// The first byte at or after `i` (before n) that is marked (`marked`) or
+// not: sixteen or eight bytes at a time, the byte found by counting
+// trailing zeros.
+template <bool marked>
+int64_t NextByte(const uint8_t* mask, int64_t i, int64_t n) {
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + i));
+    const auto zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)));
+    const unsigned hits = marked ? ~zeros & 0xFFFFu : zeros;
+    if (hits != 0) return i + __builtin_ctz(hits);
+  }
+#endif
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t hits =
+        marked ? NonZeroBytes(Load64(mask + i)) : ~NonZeroBytes(Load64(mask + i)) & kHighs;
+    if (hits != 0) return i + __builtin_ctzll(hits) / 8;
+  }
+  while (i < n && (mask[i] != 0) != marked) ++i;
+  return i;
 }
 
 // Calls run(begin, end) for each maximal run of marked bytes of
-// mask[0, n), in order, skipping and crossing 8 bytes at a time.
+// mask[0, n), in order, until run returns false.
 template <typename Run>
 void ForEachRun(const uint8_t* mask, int64_t n, Run&& run) {
-  int64_t i = 0;
-  while (i < n) {
-    while (i + 8 <= n && Load64(mask + i) == 0) i += 8;
-    while (i < n && mask[i] == 0) ++i;
-    if (i == n) return;
-    int64_t end = i + 1;
-    while (end + 8 <= n && NoZeroByte(Load64(mask + end))) end += 8;
-    while (end < n && mask[end] != 0) ++end;
-    run(i, end);
+  for (int64_t i = NextByte<true>(mask, 0, n); i < n; i = NextByte<true>(mask, i, n)) {
+    const int64_t end = NextByte<false>(mask, i + 1, n);
+    if (!run(i, end)) return;
     i = end;
   }
 }
 
 // The marked rows of one chunk's stretch src[0, n) (mask[0, n) its mask
-// bytes) to dst, `limit` rows at most (the stretch's marked rows); returns
-// the rows written. Dense masks copy every row and advance the output by
-// the mask (no branch to mispredict), stopping before the output would
-// pass `limit`; sparse and clustered ones copy runs.
+// bytes) to dst, at most `room` rows (what is left of the part's output);
+// returns the rows written. Dense masks copy every row and advance the
+// output by the mask (no branch to mispredict), stopping before the output
+// would pass its room; sparse and clustered ones copy runs.
 template <int64_t W>
-int64_t FilterStretch(const uint8_t* src, const uint8_t* mask, int64_t n, int64_t limit,
+int64_t FilterStretch(const uint8_t* src, const uint8_t* mask, int64_t n, bool dense, int64_t room,
                       int64_t width, uint8_t* dst) {
   const int64_t w = W > 0 ? W : width;
   int64_t j = 0;
-  const bool dense = W > 0 && W <= 16 && limit > n / 8 && limit < n - n / 8;
-  if (dense) {
-    for (int64_t i = 0; i < n && j < limit; ++i) {
+  if (W > 0 && W <= 16 && dense) {
+    for (int64_t i = 0; i < n && j < room; ++i) {
       CopyRow<W>(dst + j * w, src + i * w, w);
       j += mask[i] != 0;
     }
@@ -163,25 +182,29 @@ int64_t FilterStretch(const uint8_t* src, const uint8_t* mask, int64_t n, int64_
   ForEachRun(mask, n, [&](int64_t begin, int64_t end) {
     std::memcpy(dst + j * w, src + begin * w, static_cast<size_t>((end - begin) * w));
     j += end - begin;
+    return true;
   });
   return j;
 }
 
-// Marked rows among [begin, end) of the sequence into dst (at the first
-// of them), chunk by chunk.
+// The `kept` marked rows among [begin, end) of the sequence into dst,
+// chunk by chunk.
 template <int64_t W>
 void FilterPart(std::span<const FlatChunk> chunks, const ChunkFinder& finder, int64_t width,
-                const uint8_t* mask, int64_t begin, int64_t end, uint8_t* dst) {
+                const uint8_t* mask, int64_t begin, int64_t end, int64_t kept, uint8_t* dst) {
   const int64_t w = W > 0 ? W : width;
+  // Between an eighth and seven eighths kept, runs are short and their
+  // ends unpredictable: the branchless copy wins.
+  const int64_t rows = end - begin;
+  const bool dense = kept > rows / 8 && kept < rows - rows / 8;
+  int64_t written = 0;
   for (size_t c = begin < end ? finder.Find(begin) : chunks.size(); c < chunks.size(); ++c) {
     const int64_t start = finder.start(c);
-    if (start >= end) break;
+    if (start >= end || written == kept) break;
     const int64_t lo = std::max(begin, start), hi = std::min(end, start + chunks[c].length);
     if (lo >= hi) continue;
-    const int64_t limit = CountMarked({mask + lo, static_cast<size_t>(hi - lo)});
-    if (limit == 0) continue;
-    dst += w * FilterStretch<W>(chunks[c].values + (lo - start) * w, mask + lo, hi - lo, limit,
-                                width, dst);
+    written += FilterStretch<W>(chunks[c].values + (lo - start) * w, mask + lo, hi - lo, dense,
+                                kept - written, width, dst + written * w);
   }
 }
 
@@ -197,6 +220,7 @@ void FilterValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder
         SetBits(bits, j, end - begin);
       }
       j += end - begin;
+      return true;
     });
   }
 }
@@ -245,9 +269,38 @@ void GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<cons
 }
 
 int64_t CountMarked(std::span<const uint8_t> mask) {
-  int64_t count = 0;
-  for (const uint8_t byte : mask) count += byte != 0;  // vectorised
+  // Eight bytes at a time: the high bits of the marked bytes, shifted to
+  // the bytes' low bits, are summed by one multiply (into the top byte).
+  // No popcount: without -mpopcnt it is a call into the compiler's runtime.
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  const uint8_t* bytes = mask.data();
+  const auto n = static_cast<int64_t>(mask.size());
+  int64_t count = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    count += static_cast<int64_t>(((NonZeroBytes(Load64(bytes + i)) >> 7) * kOnes) >> 56);
+  }
+  for (; i < n; ++i) count += bytes[i] != 0;
   return count;
+}
+
+MarkedRuns FindMarkedRuns(std::span<const uint8_t> mask, size_t max_runs) {
+  MarkedRuns out;
+  const auto n = static_cast<int64_t>(mask.size());
+  ForEachRun(mask.data(), n, [&](int64_t begin, int64_t end) {
+    if (out.runs.size() == max_runs) {
+      out.complete = false;
+      return false;
+    }
+    out.runs.push_back({begin, end - begin});
+    out.kept += end - begin;
+    return true;
+  });
+  if (!out.complete) {  // too many runs: counted only
+    out.complete = false;
+    out.runs.clear();
+    out.kept = CountMarked(mask);
+  }
+  return out;
 }
 
 void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const uint8_t> mask,
@@ -258,7 +311,8 @@ void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<cons
   // Each part's output starts after the rows the parts before it keep.
   const int64_t step = (n + workers - 1) / std::max(workers, 1);
   std::vector<int64_t> first(static_cast<size_t>(workers) + 1, 0);
-  for (int w = 0; w < workers; ++w) {
+  first[1] = kept;
+  for (int w = 0; w < workers && workers > 1; ++w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
     first[static_cast<size_t>(w) + 1] =
         first[static_cast<size_t>(w)] +
@@ -267,11 +321,56 @@ void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<cons
   RunOnThreads(workers, [&](int w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
     WithWidth(width, [&]<int64_t W>() {
+      const int64_t from = first[static_cast<size_t>(w)];
       FilterPart<W>(chunks, finder, width, mask.data(), begin, end,
-                    values + first[static_cast<size_t>(w)] * width);
+                    first[static_cast<size_t>(w) + 1] - from, values + from * width);
     });
   });
   if (validity) FilterValidity(chunks, finder, mask.data(), validity);
+}
+
+void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const RowRun> runs,
+              int64_t kept, uint8_t* values, uint8_t* validity) {
+  const ChunkFinder finder(chunks);
+  // A large output is copied by CopyRanges, on threads; a small one here,
+  // a short run row by row (a call to memcpy costs more than its bytes).
+  const bool large = kept * width >= 4 * kBytesPerThread;
+  std::vector<CopyRange> copies;
+  WithWidth(width, [&]<int64_t W>() {
+    const int64_t w = W > 0 ? W : width;
+    int64_t j = 0;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (k + kAhead < runs.size()) {  // sparse runs are as random as a take's rows
+        const int64_t ahead = runs[k + kAhead].begin;
+        const size_t c = finder.Find(ahead);
+        __builtin_prefetch(chunks[c].values + (ahead - finder.start(c)) * w);
+      }
+      RowRun run = runs[k];
+      while (run.length > 0) {  // a run may cross chunk boundaries
+        const size_t c = finder.Find(run.begin);
+        const FlatChunk& chunk = chunks[c];
+        const int64_t local = run.begin - finder.start(c);
+        const int64_t rows = std::min(run.length, chunk.length - local);
+        const uint8_t* src = chunk.values + local * w;
+        if (large) {
+          copies.push_back({values + j * w, src, rows * w});
+        } else if (W > 0 && rows <= 4) {
+          for (int64_t r = 0; r < rows; ++r) CopyRow<W>(values + (j + r) * w, src + r * w, w);
+        } else {
+          std::memcpy(values + j * w, src, static_cast<size_t>(rows * w));
+        }
+        if (validity && chunk.validity) {
+          CopyBits(chunk.validity, chunk.validity_offset + local, validity, j, rows);
+        } else if (validity) {
+          SetBits(validity, j, rows);
+        }
+        j += rows;
+        run.begin += rows;
+        run.length -= rows;
+      }
+    }
+  });
+  if (large) CopyRanges(copies);
 }
 
 void CopyRanges(std::span<const CopyRange> copies) {

@@ -79,4 +79,16 @@ TEST(Bitmap, CopyBitsAndSetBitsAtEveryAlignment) {
   }
 }
 
+TEST(Bitmap, CountUnsetBitsOverWordsMatchesALoop) {
+  std::vector<uint8_t> bits(64);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint8_t>(i * 37 + (i >> 2));
+  for (int64_t offset = 0; offset < 10; ++offset) {
+    for (int64_t length : {0, 1, 63, 64, 65, 127, 128, 200, 400}) {
+      int64_t unset = 0;
+      for (int64_t i = offset; i < offset + length; ++i) unset += !GetBit(bits.data(), i);
+      ASSERT_EQ(CountUnsetBits(bits.data(), offset, length), unset) << offset << " " << length;
+    }
+  }
+}
+
 }  // namespace quiver::internal
