@@ -605,6 +605,13 @@ bool AnyValidity(std::span<const internal::FlatChunk> chunks) {
                      [](const internal::FlatChunk& chunk) { return chunk.validity != nullptr; });
 }
 
+// `index` at `position` lies outside the `rows` rows.
+Status IndexOutOfRange(int64_t index, int64_t position, int64_t rows) {
+  return Status::IndexError("index ", std::to_string(index), " at position ",
+                            std::to_string(position), " is out of range for ", std::to_string(rows),
+                            " rows");
+}
+
 // The array of `count` rows that fill(values, validity) writes, for flat
 // chunks: the validity bitmap is dropped when no row is null.
 template <typename Fill>
@@ -618,14 +625,14 @@ Result<ArrayDataPtr> MakeGathered(const TypePtr& type, int64_t count, int64_t wi
     QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(BitmapBytes(count)));
   }
   uint8_t* bits = validity ? validity->mutable_data() : nullptr;
-  fill(values->mutable_data(), bits);
+  QUIVER_RETURN_NOT_OK(fill(values->mutable_data(), bits));
   const int64_t nulls = bits ? internal::CountUnsetBits(bits, 0, count) : 0;
   if (nulls == 0) validity.reset();
   return MakeFlat(type, count, std::move(validity), nulls, std::move(values));
 }
 
-// The rows `rows` names (already checked to be in range) of flat chunks,
-// or null when a chunk is not flat.
+// The rows `rows` names of flat chunks (each checked to be in range as it
+// is read), or null when a chunk is not flat.
 Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks,
                                 std::span<const int64_t> rows) {
   int64_t width = 0;
@@ -634,7 +641,11 @@ Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks,
   const bool any_validity = AnyValidity(flat);
   return MakeGathered(chunks[0]->type, static_cast<int64_t>(rows.size()), width, any_validity,
                       [&](uint8_t* values, uint8_t* bits) {
-                        internal::GatherRows(flat, width, rows, values, bits);
+                        const int64_t bad = internal::GatherRows(flat, width, rows, values, bits);
+                        if (bad < 0) return Status::OK();
+                        int64_t length = 0;
+                        for (const internal::FlatChunk& chunk : flat) length += chunk.length;
+                        return IndexOutOfRange(rows[static_cast<size_t>(bad)], bad, length);
                       });
 }
 
@@ -654,6 +665,7 @@ Result<ArrayDataPtr> FilterFlat(std::span<const ArrayDataPtr> chunks, std::span<
                         } else {
                           internal::FilterRows(flat, width, mask, runs.kept, values, bits);
                         }
+                        return Status::OK();
                       });
 }
 
@@ -719,6 +731,7 @@ Result<ArrayDataPtr> GatherBinary(std::span<const ArrayDataPtr> chunks,
   int64_t j = 0, total = 0;
   write(0, 0);
   for (const int64_t row : rows) {
+    if (row < 0 || row >= locator.length()) return IndexOutOfRange(row, j, locator.length());
     int64_t local = 0, begin = 0, end = 0;
     const ArrayData& chunk = *chunks[locator.Find(row, &local)];
     if (!range(chunk, local, &begin, &end)) return status;
@@ -828,18 +841,19 @@ Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays) {
 Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices) {
   QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
   ChunkLocator locator(chunks);
-  bool one_run = !indices.empty();  // consecutive rows: a zero-copy slice if of one chunk
-  for (size_t j = 0; j < indices.size(); ++j) {
-    const int64_t i = indices[j];
-    if (i < 0 || i >= locator.length()) {
-      return Status::IndexError("index ", std::to_string(i), " at position ", std::to_string(j),
-                                " is out of range for ", std::to_string(locator.length()), " rows");
-    }
-    one_run &= i == indices[0] + static_cast<int64_t>(j);
-  }
-  if (!one_run && !indices.empty()) {
+  const auto count = static_cast<int64_t>(indices.size());
+  // Consecutive rows in range: a zero-copy slice if of one chunk.
+  bool one_run = count > 0 && indices[0] >= 0 && indices[0] <= locator.length() - count &&
+                 indices.back() == indices[0] + count - 1;
+  for (int64_t j = 1; one_run && j < count; ++j) one_run = indices[j] == indices[0] + j;
+  if (!one_run && count > 0) {
+    // Flat and binary rows are checked as the gather reads them.
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr gathered, Gather(chunks, indices));
     if (gathered) return gathered;
+  }
+  for (int64_t j = 0; j < count; ++j) {
+    const int64_t i = indices[static_cast<size_t>(j)];
+    if (i < 0 || i >= locator.length()) return IndexOutOfRange(i, j, locator.length());
   }
   std::vector<Piece> pieces;
   for (int64_t i : indices) AppendPiece(pieces, locator.Row(i));

@@ -215,7 +215,9 @@ Result<TablePtr> Table::Slice(int64_t offset, int64_t length) const {
 }
 
 Result<TablePtr> Table::Take(std::span<const int64_t> indices) const {
-  for (size_t j = 0; j < indices.size(); ++j) {  // checked once for every column
+  // Each column's take checks the indices as it reads them (a table
+  // without columns has only its row count to check them against).
+  for (size_t j = 0; j < indices.size() && columns_.empty(); ++j) {
     if (indices[j] < 0 || indices[j] >= num_rows_) {
       return Status::IndexError("index ", indices[j], " at position ", j, " is out of range for ",
                                 num_rows_, " rows");
@@ -224,7 +226,11 @@ Result<TablePtr> Table::Take(std::span<const int64_t> indices) const {
   std::vector<ChunkedArrayPtr> columns;
   for (size_t c = 0; c < columns_.size(); ++c) {
     Result<ChunkedArrayPtr> taken = columns_[c]->Take(indices);
-    if (!taken.ok()) return taken.status().WithContext(ColumnName(*schema_, c));
+    if (!taken.ok()) {
+      // An index out of range is the table's, not the column's.
+      if (taken.status().code() == StatusCode::kIndexError) return taken.status();
+      return taken.status().WithContext(ColumnName(*schema_, c));
+    }
     columns.push_back(std::move(*taken));
   }
   return Make(schema_, std::move(columns), static_cast<int64_t>(indices.size()));

@@ -1,6 +1,7 @@
 #include "quiver/internal/row_gather.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -75,23 +76,30 @@ void InParts(int64_t n, int workers, Part&& part) {
   });
 }
 
+// Rows rows[0, n) to dst, each checked against the sequence's length as
+// it is read (no pass of its own over the row numbers); returns the
+// position of the first out of range, or -1.
 template <int64_t W>
-void GatherValues(std::span<const FlatChunk> chunks, const ChunkFinder& finder, int64_t width,
-                  const int64_t* rows, int64_t n, uint8_t* dst) {
+int64_t GatherValues(std::span<const FlatChunk> chunks, const ChunkFinder& finder, int64_t width,
+                     const int64_t* rows, int64_t n, uint8_t* dst) {
   const int64_t w = W > 0 ? W : width;
+  const auto length = static_cast<uint64_t>(finder.length());
   if (chunks.size() == 1) {  // no chunk to find: the tightest loop
     const uint8_t* base = chunks[0].values;
     for (int64_t j = 0; j < n; ++j) {
+      // A prefetch of a wild address is harmless: it never faults.
       if (j + kAhead < n) __builtin_prefetch(base + rows[j + kAhead] * w);
+      if (static_cast<uint64_t>(rows[j]) >= length) return j;
       CopyRow<W>(dst + j * w, base + rows[j] * w, w);
     }
-    return;
+    return -1;
   }
   const uint8_t* from[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = std::min(kBlock, n - b);
     for (int64_t k = 0; k < m; ++k) {
       const int64_t row = rows[b + k];
+      if (static_cast<uint64_t>(row) >= length) return b + k;
       const size_t c = finder.Find(row);
       from[k] = chunks[c].values + (row - finder.start(c)) * w;
     }
@@ -101,6 +109,7 @@ void GatherValues(std::span<const FlatChunk> chunks, const ChunkFinder& finder, 
       CopyRow<W>(out + k * w, from[k], w);
     }
   }
+  return -1;
 }
 
 // Validity bits of rows[0, n) into bits [first, first + n) of `bits`.
@@ -248,24 +257,33 @@ ChunkFinder::ChunkFinder(std::span<const FlatChunk> chunks) {
   if (ends_.empty()) buckets_.assign(1, 0);
 }
 
-void GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
-                uint8_t* values, uint8_t* validity) {
+int64_t GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
+                   uint8_t* values, uint8_t* validity) {
   const auto n = static_cast<int64_t>(rows.size());
-  if (n == 0) return;
+  if (n == 0) return -1;
   const ChunkFinder finder(chunks);
   const bool any_validity = validity && std::any_of(chunks.begin(), chunks.end(),
                                                     [](const FlatChunk& c) { return c.validity; });
+  std::atomic<int64_t> first_bad{n};  // the lowest position out of range, of any part
   InParts(n, WorkersFor(n, width), [&](int64_t begin, int64_t end) {
+    int64_t bad = -1;
     WithWidth(width, [&]<int64_t W>() {
-      GatherValues<W>(chunks, finder, width, rows.data() + begin, end - begin,
-                      values + begin * width);
+      bad = GatherValues<W>(chunks, finder, width, rows.data() + begin, end - begin,
+                            values + begin * width);
     });
+    if (bad >= 0) {
+      int64_t seen = first_bad.load();
+      while (begin + bad < seen && !first_bad.compare_exchange_weak(seen, begin + bad)) {
+      }
+      return;
+    }
     if (any_validity) {
       GatherValidity(chunks, finder, rows.data() + begin, end - begin, begin, validity);
     } else if (validity) {
       SetBits(validity, begin, end - begin);
     }
   });
+  return first_bad.load() < n ? first_bad.load() : -1;
 }
 
 int64_t CountMarked(std::span<const uint8_t> mask) {

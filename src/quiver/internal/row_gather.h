@@ -50,12 +50,14 @@ class ChunkFinder {
   int64_t length_ = 0;
 };
 
-// The rows `rows` names (each already checked to lie in [0, length)) of
-// `chunks`, `width` bytes each, into `values` (rows.size() * width bytes);
-// when `validity` is not null, their validity bits too, into a bitmap
-// that starts all 0. Threads share a large output.
-void GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
-                uint8_t* values, uint8_t* validity);
+// The rows `rows` names of `chunks`, `width` bytes each, into `values`
+// (rows.size() * width bytes); when `validity` is not null, their
+// validity bits too, into a bitmap that starts all 0. Threads share a
+// large output. Each row is checked to lie in [0, length) as it is read:
+// returns the position of the first that does not (the output is then
+// partly written), or -1.
+int64_t GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
+                   uint8_t* values, uint8_t* validity);
 
 // How many bytes of `mask` are non-zero.
 int64_t CountMarked(std::span<const uint8_t> mask);

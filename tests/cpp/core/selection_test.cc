@@ -4,6 +4,8 @@
 // hostile offsets.
 #include "quiver/selection.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -210,6 +212,58 @@ TEST(Filter, KeepsMarkedRowsAndChecksTheMaskLength) {
   ExpectRows(kept, source, {0, 1, 3});
   EXPECT_ERROR(kInvalid, "filter mask has 3 entries for 4 rows",
                Filter(source, std::vector<uint8_t>{1, 0, 1}));
+}
+
+// Every path the selection takes (a gather, runs of a sparse or clustered
+// mask, the branchless copy of a dense one, pieces of nested rows) over
+// chunks that are sliced, empty or null-bearing, equal to a row-by-row
+// reference; then an index out of range named by its first position.
+TEST(Take, EveryPathMatchesRowByRowAcrossSlicedEmptyAndNullChunks) {
+  std::vector<int64_t> numbers(3000);
+  std::vector<bool> valid(3000);
+  std::vector<std::optional<std::vector<int32_t>>> lists;
+  for (int64_t i = 0; i < 3000; ++i) {
+    numbers[static_cast<size_t>(i)] = i * 7;
+    valid[static_cast<size_t>(i)] = i % 5 != 0;
+    if (i % 7 == 0) {
+      lists.emplace_back(std::nullopt);
+    } else {
+      lists.emplace_back(std::vector<int32_t>(static_cast<size_t>(i % 4), static_cast<int32_t>(i)));
+    }
+  }
+  const ArrayDataPtr plain = Primitive<int64_t>(int64(), numbers);
+  const ArrayDataPtr nullable = Primitive<int64_t>(int64(), numbers, valid);
+  const ArrayDataPtr ragged = IntLists(lists);
+  for (const ArrayDataPtr& whole : {plain, nullable, ragged}) {
+    // Rows 1..2999 in chunks of 0, 1, 999, 0, 1000 and 999 rows.
+    std::vector<ArrayDataPtr> chunks;
+    for (auto [begin, length] : std::vector<std::pair<int64_t, int64_t>>{
+             {1, 0}, {1, 1}, {2, 999}, {1001, 0}, {1001, 1000}, {2001, 999}}) {
+      chunks.push_back(*Slice(whole, begin, length));
+    }
+    ASSERT_OK_AND_ASSIGN(ArrayDataPtr joined, Concatenate(chunks));
+    std::vector<int64_t> random, sorted;
+    for (int64_t i = 0; i < 4000; ++i) random.push_back((i * 7919) % 2999);
+    sorted = random;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& rows : {random, sorted}) {
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, Take(chunks, rows));
+      ExpectRows(taken, joined, rows);
+    }
+    for (int every : {1, 2, 3, 50, 997}) {  // dense to sparse; 1: every row
+      std::vector<uint8_t> mask(2999);
+      for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % static_cast<size_t>(every) == 0;
+      for (size_t i = 1500; i < 1700; ++i) mask[i] = 3;  // a long run across no boundary
+      for (size_t i = 995; i < 1010; ++i) mask[i] = 1;   // one across a chunk boundary
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr kept, Filter(chunks, mask));
+      ExpectRows(kept, joined, MarkedRows(mask));
+    }
+    std::vector<int64_t> bad(5000, 1);
+    bad[4321] = 2999;
+    bad[4999] = -5;
+    EXPECT_ERROR(kIndexError, "index 2999 at position 4321 is out of range for 2999 rows",
+                 Take(chunks, bad));
+  }
 }
 
 TEST(Concatenate, ViewsShiftTheirBufferIndices) {

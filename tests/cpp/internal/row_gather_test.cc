@@ -106,7 +106,7 @@ TEST(GatherRows, EveryWidthOverChunksWithNullsMatchesALoop) {
       rows[0] = 0, rows[1] = 4999, rows[2] = 16, rows[3] = 17;  // the chunk edges
       std::vector<uint8_t> out(rows.size() * static_cast<size_t>(width));
       std::vector<uint8_t> bits(static_cast<size_t>(BitmapBytes(3001)), 0);
-      GatherRows(seq.chunks, width, rows, out.data(), bits.data());
+      ASSERT_EQ(GatherRows(seq.chunks, width, rows, out.data(), bits.data()), -1);
       SCOPED_TRACE("width " + std::to_string(width) + (nulls ? " with nulls" : ""));
       seq.Expect(rows, out, bits);
     }
@@ -122,8 +122,28 @@ TEST(GatherRows, OutputsSharedBetweenThreadsMatchALoop) {
   for (int64_t& r : rows) r = static_cast<int64_t>(rng() % 300000);
   std::vector<uint8_t> out(rows.size() * 8);
   std::vector<uint8_t> bits(static_cast<size_t>(BitmapBytes(static_cast<int64_t>(rows.size()))), 0);
-  GatherRows(seq.chunks, 8, rows, out.data(), bits.data());
+  ASSERT_EQ(GatherRows(seq.chunks, 8, rows, out.data(), bits.data()), -1);
   seq.Expect(rows, out, bits);
+}
+
+TEST(GatherRows, ReportsTheFirstRowOutOfRangeWhateverThePartThatMeetsIt) {
+  const Sequence seq(300000, 8, {1000}, false);
+  for (size_t chunks : {size_t{1}, size_t{2}}) {
+    const std::span<const FlatChunk> view(seq.chunks.data(), chunks);
+    const int64_t length = chunks == 1 ? 1000 : 300000;
+    std::vector<int64_t> rows(1000000, 7);
+    std::vector<uint8_t> out(rows.size() * 8);
+    for (int64_t bad : {length, int64_t{-1}, int64_t{1} << 62}) {
+      rows[999999] = bad;  // in the last part
+      EXPECT_EQ(GatherRows(view, 8, rows, out.data(), nullptr), 999999);
+      rows[600001] = bad;  // and in an earlier one
+      EXPECT_EQ(GatherRows(view, 8, rows, out.data(), nullptr), 600001);
+      rows[3] = bad;
+      EXPECT_EQ(GatherRows(view, 8, rows, out.data(), nullptr), 3);
+      rows[3] = rows[600001] = rows[999999] = length - 1;
+      EXPECT_EQ(GatherRows(view, 8, rows, out.data(), nullptr), -1);
+    }
+  }
 }
 
 TEST(FilterRows, SparseDenseAndClusteredMasksMatchMarkedRows) {
