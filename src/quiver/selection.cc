@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -131,6 +132,49 @@ Result<BufferPtr> JoinValues(std::span<const Piece> pieces, int b, int64_t width
   return out;
 }
 
+// Offsets src[0..length] (of type T) of a piece re-based to start at
+// `next`, into dst[0..length): one pass without a branch per row, the checks folded
+// into a flag (monotonic, and the last inside `end`); false when one
+// fails, for the caller to find the row. Re-based values wrap harmlessly
+// when the sum overflows: the caller checks the total before using them.
+template <typename T>
+bool RebaseOffsets(const uint8_t* src, int64_t length, int64_t end, int64_t next, uint8_t* dst) {
+  using Wide = std::make_unsigned_t<T>;
+  // Loads and stores through memcpy: a buffer need not be aligned.
+  auto load = [src](int64_t i) {
+    T value;
+    std::memcpy(&value, src + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    return value;
+  };
+  T previous = load(0);
+  const auto shift = static_cast<Wide>(next - static_cast<int64_t>(previous));
+  bool decreasing = false;
+  for (int64_t i = 1; i <= length; ++i) {
+    const T value = load(i);
+    decreasing |= value < previous;
+    previous = value;
+    const auto rebased = static_cast<T>(static_cast<Wide>(value) + shift);
+    std::memcpy(dst + (i - 1) * static_cast<int64_t>(sizeof(T)), &rebased, sizeof(T));
+  }
+  return !decreasing && previous <= end;
+}
+
+// The error of a piece whose offsets RebaseOffsets refused: the first row
+// whose offsets decrease or pass `end`.
+Status OffsetsError(const Piece& piece, const uint8_t* src, int64_t width, int64_t end) {
+  int64_t previous = internal::ReadOffset(src, Start(piece), width);
+  for (int64_t i = 1; i <= piece.length; ++i) {
+    const int64_t value = internal::ReadOffset(src, Start(piece) + i, width);
+    if (value < previous || value > end) {
+      return Status::Invalid("row ", std::to_string(piece.begin + i - 1), ": offsets ",
+                             std::to_string(previous), ", ", std::to_string(value),
+                             " are not an increasing range inside 0..", std::to_string(end));
+    }
+    previous = value;
+  }
+  return Status::Invalid("row ", std::to_string(piece.begin), ": offsets out of order");
+}
+
 // Offsets of the joined pieces, re-based, and for each piece the range
 // [first, last) of data bytes or child entries it covers. Every offset is
 // checked: monotonic and inside `extent(piece)` (the data buffer's size or
@@ -142,18 +186,9 @@ Result<BufferPtr> JoinOffsets(std::span<const Piece> pieces, int64_t width, int6
   uint8_t* dst = out->mutable_data();
   const int64_t limit =
       width == 4 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
-  int64_t next = 0;  // the running output offset
-  int64_t slot = 0;
-  auto write = [&](int64_t value) {
-    if (width == 8) {
-      std::memcpy(dst + slot * 8, &value, 8);
-    } else {
-      const int32_t narrow = static_cast<int32_t>(value);
-      std::memcpy(dst + slot * 4, &narrow, 4);
-    }
-    ++slot;
-  };
-  write(0);
+  std::memset(dst, 0, static_cast<size_t>(width));  // the first offset
+  int64_t next = 0;                                 // the running output offset
+  int64_t slot = 1;
   for (const Piece& piece : pieces) {
     const uint8_t* src = BufferData(*piece.array, 1);
     const int64_t start = Start(piece);
@@ -163,24 +198,25 @@ Result<BufferPtr> JoinOffsets(std::span<const Piece> pieces, int64_t width, int6
       return Status::Invalid("row ", std::to_string(piece.begin), ": offset ",
                              std::to_string(first), " lies outside 0..", std::to_string(end));
     }
-    int64_t previous = first;
-    for (int64_t i = 1; i <= piece.length; ++i) {
-      const int64_t value = internal::ReadOffset(src, start + i, width);
-      if (value < previous || value > end) {
-        return Status::Invalid("row ", std::to_string(piece.begin + i - 1), ": offsets ",
-                               std::to_string(previous), ", ", std::to_string(value),
-                               " are not an increasing range inside 0..", std::to_string(end));
-      }
-      if (value - previous > limit - next) {
-        return Status::Invalid(
-            "the joined rows hold more than 2^31 - 1 values or bytes, more "
-            "than 32-bit offsets can address; use the large_ type");
-      }
-      next += value - previous;
-      previous = value;
-      write(next);
+    if (piece.length == 0) {
+      ranges->push_back({piece.array, first, 0});
+      continue;
     }
-    ranges->push_back({piece.array, first, previous - first});
+    if (!src) return Status::Invalid("row ", std::to_string(piece.begin), ": no offsets buffer");
+    const bool sound =
+        width == 8
+            ? RebaseOffsets<int64_t>(src + start * 8, piece.length, end, next, dst + slot * 8)
+            : RebaseOffsets<int32_t>(src + start * 4, piece.length, end, next, dst + slot * 4);
+    if (!sound) return OffsetsError(piece, src, width, end);
+    const int64_t last = internal::ReadOffset(src, start + piece.length, width);
+    if (last - first > limit - next) {
+      return Status::Invalid(
+          "the joined rows hold more than 2^31 - 1 values or bytes, more "
+          "than 32-bit offsets can address; use the large_ type");
+    }
+    next += last - first;
+    slot += piece.length;
+    ranges->push_back({piece.array, first, last - first});
   }
   return out;
 }

@@ -394,7 +394,7 @@ void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const 
 void CopyRanges(std::span<const CopyRange> copies) {
   int64_t total = 0;
   for (const CopyRange& copy : copies) total += copy.size;
-  const int workers = WorkerCount(total, 0, 4 * kBytesPerThread);
+  const int workers = WorkerCount(total, 0, kBytesPerThread);
   if (workers <= 1) {
     for (const CopyRange& copy : copies) {
       if (copy.size > 0) std::memcpy(copy.dst, copy.src, static_cast<size_t>(copy.size));
