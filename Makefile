@@ -129,6 +129,7 @@ bench: setup-bench wheel
 	$(PYTHON) bench/python/bench_ipc_types.py
 	$(PYTHON) bench/python/bench_batch_cutting.py
 	$(PYTHON) bench/python/bench_tables.py
+	$(PYTHON) bench/python/bench_selection.py
 	$(PYTHON) bench/python/bench_python_practice.py
 	$(PYTHON) bench/python/bench_enforce_shape.py
 	$(PYTHON) bench/python/bench_sparse.py
@@ -138,6 +139,7 @@ bench: setup-bench wheel
 	$(PYTHON) bench/python/bench_distributed.py
 	$(PYTHON) bench/python/bench_install.py
 	$(PYTHON) bench/python/bench_cli.py
+	$(PYTHON) bench/python/bench_perf_paths.py
 
 # Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
 # preset (clang, libFuzzer, ASan + UBSan), starting from its tracked corpus

@@ -97,6 +97,30 @@ def row(name, ours, theirs, peer):
     )
 
 
+def perf_paths(mib=1024):
+    """(path, quiver s, peer, peer s, goal) rows for bench_perf_paths.py:
+    LZ4 and ZSTD write and read of one file of tensors (issue 37, item 2)."""
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ours_path, theirs_path = os.path.join(tmp, "q.arrow"), os.path.join(tmp, "p.arrow")
+        table = qv.table(make_table(mib << 20))
+        pa_table = pa.table(table)
+        for codec in ("lz4", "zstd"):
+            ours, theirs = best(
+                lambda: write_quiver(ours_path, table, codec),
+                lambda: write_pyarrow(ours_path, pa_table, codec),
+                repeat=3,
+                scratch=ours_path,
+            )
+            out.append((f"write {codec}, {mib} MiB of tensors", ours, "pyarrow", theirs, ">= 1.2x"))
+            write_pyarrow(theirs_path, pa_table, codec)
+            ours, theirs = best(
+                lambda: read_quiver(theirs_path), lambda: read_pyarrow(theirs_path), repeat=3
+            )
+            out.append((f"read {codec}, {mib} MiB, same file", ours, "pyarrow", theirs, ">= 1.2x"))
+    return out
+
+
 def main():
     max_mib = int(os.environ.get("QUIVER_BENCH_IPC_MAX_MIB", "1024"))
     sizes = [m for m in (10, 100, 1024) if m <= max_mib]

@@ -18,9 +18,6 @@ namespace {
 // Rows whose addresses are prefetched ahead of the copy: enough misses in
 // flight to cover the memory's latency at a few nanoseconds a row.
 constexpr int64_t kAhead = 16;
-// Addresses computed per block before their rows are copied: the copy
-// loop then reads them from L1, short enough to keep many loads in flight.
-constexpr int64_t kBlock = 256;
 // Output bytes a thread should have to be worth its start (tens of
 // microseconds) and its share of the memory bandwidth.
 constexpr int64_t kBytesPerThread = int64_t{1} << 20;
@@ -94,20 +91,27 @@ int64_t GatherValues(std::span<const FlatChunk> chunks, const ChunkFinder& finde
     }
     return -1;
   }
-  const uint8_t* from[kBlock];
-  for (int64_t b = 0; b < n; b += kBlock) {
-    const int64_t m = std::min(kBlock, n - b);
-    for (int64_t k = 0; k < m; ++k) {
-      const int64_t row = rows[b + k];
-      if (static_cast<uint64_t>(row) >= length) return b + k;
-      const size_t c = finder.Find(row);
-      from[k] = chunks[c].values + (row - finder.start(c)) * w;
+  // Each row's address is found kAhead rows before it is copied and
+  // prefetched then, kept in a ring until its turn.
+  const uint8_t* ring[kAhead];
+  auto address = [&](int64_t row) {
+    const size_t c = finder.Find(row);
+    return chunks[c].values + (row - finder.start(c)) * w;
+  };
+  for (int64_t k = 0; k < std::min(kAhead, n); ++k) {
+    if (static_cast<uint64_t>(rows[k]) >= length) return k;
+    ring[k] = address(rows[k]);
+    __builtin_prefetch(ring[k]);
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const uint8_t* from = ring[j % kAhead];
+    if (j + kAhead < n) {  // rows before j + kAhead were all checked
+      const int64_t row = rows[j + kAhead];
+      if (static_cast<uint64_t>(row) >= length) return j + kAhead;
+      ring[j % kAhead] = address(row);
+      __builtin_prefetch(ring[j % kAhead]);
     }
-    uint8_t* out = dst + b * w;
-    for (int64_t k = 0; k < m; ++k) {
-      if (k + kAhead < m) __builtin_prefetch(from[k + kAhead]);
-      CopyRow<W>(out + k * w, from[k], w);
-    }
+    CopyRow<W>(dst + j * w, from, w);
   }
   return -1;
 }
@@ -242,10 +246,10 @@ ChunkFinder::ChunkFinder(std::span<const FlatChunk> chunks) {
     ends_.push_back(length_);
     lengths_.push_back(chunk.length);
   }
-  // About four buckets a chunk (at most 2^16): a bucket spans a chunk
-  // boundary or two when chunks are of similar sizes.
+  // About eight buckets a chunk (at most 2^16): a bucket then holds at
+  // most one chunk boundary when chunks are of similar sizes.
   const int64_t wanted =
-      std::min<int64_t>(int64_t{4} * static_cast<int64_t>(chunks.size()), 1 << 16);
+      std::min<int64_t>(int64_t{8} * static_cast<int64_t>(chunks.size()), 1 << 16);
   while (shift_ < 62 && (length_ >> shift_) > wanted) ++shift_;
   buckets_.resize(static_cast<size_t>((length_ >> shift_) + 1));
   uint32_t c = 0;

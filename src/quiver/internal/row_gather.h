@@ -37,7 +37,8 @@ class ChunkFinder {
   // Precondition: 0 <= row < length().
   size_t Find(int64_t row) const {
     size_t c = buckets_[static_cast<size_t>(row >> shift_)];
-    while (row >= ends_[c]) ++c;  // empty chunks are stepped over too
+    c += static_cast<size_t>(row >= ends_[c]);  // the common step, without a branch
+    while (row >= ends_[c]) ++c;                // empty or small chunks stepped over
     return c;
   }
   int64_t start(size_t c) const { return ends_[c] - lengths_[c]; }
