@@ -121,11 +121,30 @@ else:  # the console script (and python -m quiver._cli) call main() itself
 def test_build_info_says_whether_the_cli_is_there(monkeypatch):
     cli = qv.build_info()["cli"]
     exe = _cli.executable()
-    assert cli == (str(exe) if exe.is_file() else None)
+    assert cli == (str(exe) if _cli.is_native(exe) else None)
     if cli is not None:
         assert os.access(cli, os.X_OK) and pathlib.Path(cli).name.startswith("quiver")
     monkeypatch.setattr(_cli, "executable", lambda: pathlib.Path("/no/such/quiver"))
     assert qv.build_info()["cli"] is None
+
+
+def test_the_cli_is_the_native_executable_in_the_scripts_folder():
+    """The installation puts the compiled tool itself on PATH (no Python
+    launcher), where its RECORD says; a script named quiver is not it."""
+    cli = qv.build_info()["cli"]
+    if cli is None:
+        pytest.skip("this build has no command-line tool (built without CLI11)")
+    with open(cli, "rb") as f:
+        assert f.read(4) in (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"MZ\x90\x00"), cli
+    assert pathlib.Path(cli).parent.name in ("bin", "Scripts"), cli
+
+
+def test_a_script_in_place_of_the_cli_is_not_taken_for_it(tmp_path):
+    script = tmp_path / "quiver"
+    script.write_text("#!/bin/sh\necho not the tool\n")
+    script.chmod(0o755)
+    assert not _cli.is_native(script)
+    assert not _cli.is_native(tmp_path / "missing")
 
 
 def test_python_m_quiver_runs_the_cli(tmp_path):
