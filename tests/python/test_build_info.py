@@ -191,3 +191,20 @@ def test_a_missing_cli_says_how_to_get_it_and_exits_2(tmp_path, module, args):
         "pip install dist/quiver_tensors-*.whl",
     ]:
         assert fix in message, f"{fix!r} not in {message!r}"
+
+
+def test_the_cli_is_found_through_the_installations_record(tmp_path):
+    """python -m quiver reads where the installer put the executable from the
+    RECORD beside the package, whatever the scheme (here a --prefix layout)."""
+    site = tmp_path / "lib" / "python3.X" / "site-packages"
+    site.mkdir(parents=True)
+    record = site / "quiver_tensors-0.1.0.dist-info" / "RECORD"
+    record.parent.mkdir()
+    record.write_text(
+        "quiver/__init__.py,sha256=abc,10\n"
+        '"../../../bin/quiver",sha256=def,4566968\n'
+        "quiver_tensors-0.1.0.dist-info/RECORD,,\n"
+    )
+    assert _cli._recorded_in(record, site) == (tmp_path / "bin" / "quiver").resolve()
+    record.write_text("quiver/__init__.py,sha256=abc,10\n")
+    assert _cli._recorded_in(record, site) is None
