@@ -123,17 +123,22 @@ endif()
 
 # --- ZSTD and LZ4: optional IPC codecs ---------------------------------------
 # The binary wheel carries both: auditwheel copies the shared libraries into
-# it (Debian's libzstd.a is not position-independent, so it cannot go into
-# the extension module).
+# it for the extension module (Debian's libzstd.a is not position-independent,
+# so it cannot go into a shared object), and the `quiver` executable links
+# the static archives (a position-independent executable can take them).
 option(QUIVER_WITH_ZSTD "Compile the ZSTD codec in when libzstd is found" ON)
 option(QUIVER_WITH_LZ4 "Compile the LZ4 codec in when liblz4 is found" ON)
 
-# Sets QUIVER_HAVE_<NAME>, QUIVER_<NAME>_INCLUDE and QUIVER_<NAME>_LINK.
+# Sets QUIVER_HAVE_<NAME>, QUIVER_<NAME>_INCLUDE and QUIVER_<NAME>_LINK, and
+# QUIVER_<NAME>_STATIC_LIBRARY to the static archive where there is one: the
+# `quiver` executable of the wheel links that (tools/CMakeLists.txt), so
+# that it needs no library of the wheel's and can lie on PATH itself.
 macro(quiver_find_codec name header library debian_package)
   set(QUIVER_HAVE_${name} OFF)
   if(QUIVER_WITH_${name})
     find_path(QUIVER_${name}_INCLUDE ${header})
     find_library(QUIVER_${name}_LIBRARY ${library})
+    find_library(QUIVER_${name}_STATIC_LIBRARY lib${library}.a)
     set(QUIVER_${name}_LINK "${QUIVER_${name}_LIBRARY}")
     if(QUIVER_${name}_INCLUDE AND QUIVER_${name}_LIBRARY)
       set(QUIVER_HAVE_${name} ON)

@@ -2,12 +2,15 @@
 // demo for tensor files (docs/cli.md).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "cli.h"
+#include "curl_module.h"
 #include "quiver/build_info.h"
+#include "quiver/io.h"
 #include "signal_cleanup.h"
 #include "text_format.h"
 
@@ -117,6 +120,17 @@ int Run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Nothing in quiver throws; CLI11 and the standard library can (bad_alloc).
   quiver::tools::InstallSignalCleanup();
+#ifdef QUIVER_PLATLIB_FROM_SCRIPTS
+  // The wheel's executable, in the scripts folder: URLs are read through
+  // the package's libquiver_curl.so, which brings the wheel's libcurl
+  // (curl_module.h). A few access(2) calls; libcurl itself is opened only
+  // when a URL is read. QUIVER_CURL_MODULE, where set, still decides.
+  if (const char* env = std::getenv("QUIVER_CURL_MODULE"); env == nullptr || env[0] == '\0') {
+    std::string module =
+        quiver::tools::FindCurlModule(quiver::tools::ProgramFolder(), QUIVER_PLATLIB_FROM_SCRIPTS);
+    if (!module.empty()) quiver::io::SetCurlModule(std::move(module));
+  }
+#endif
   try {
     return quiver::tools::Run(argc, argv);
   } catch (const std::exception& e) {

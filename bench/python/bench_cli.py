@@ -9,6 +9,13 @@
 - `quiver pack` of 10^4 .npy files against `cat` of the same files into
   /dev/null (both with the files in the page cache, best of RUNS). Target:
   pack at least half cat's speed.
+- The command's start: `quiver --version` and `quiver inspect` of the 1 GiB
+  file, wall time of the whole process (best of RUNS), run as the
+  installation's `quiver` (the compiled executable in the scripts folder,
+  what PATH finds) and as `python -m quiver` (Python, then the package and
+  NumPy imported, then the same executable: what the console script cost
+  before the wheel put the executable itself on PATH). Target: under 50 ms.
+  `perf_paths()` returns these for bench_perf_paths.py.
 
 The executable: $QUIVER_CLI, else the installed package's, else PATH.
 """
@@ -29,18 +36,18 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "cli"))
 
 
-def find_cli():
-    if os.environ.get("QUIVER_CLI"):
-        return os.environ["QUIVER_CLI"]
+def installed_cli():
+    """The installation's `quiver` (the compiled executable in the scripts
+    folder), or None."""
     try:
-        import quiver
-
-        bundled = pathlib.Path(quiver.__file__).parent / "bin" / "quiver"
-        if bundled.exists():
-            return str(bundled)
+        from quiver._cli import installed_executable
     except ImportError:
-        pass
-    return shutil.which("quiver")
+        return None
+    return installed_executable()
+
+
+def find_cli():
+    return os.environ.get("QUIVER_CLI") or installed_cli() or shutil.which("quiver")
 
 
 def timed_child(args):
@@ -81,19 +88,28 @@ def peak_rss(args):
     return int(out)
 
 
-def bench_inspect(cli, work, compression=None):
-    path = work / "big.arrow"
-    rows, cell = 4096, (256, 256)  # 4096 x 256 KiB float32 = 1 GiB
+ROWS, PER_BATCH = 4096, 256
+
+
+def write_big_file(path, compression=None):
+    """4096 rows of a fixed_shape_tensor<float32>[256, 256] column in 16
+    batches (1 GiB uncompressed), written by pyarrow."""
+    cell = (256, 256)  # 256 KiB of float32 a row
     typ = pa.fixed_shape_tensor(pa.float32(), cell)
-    per_batch = 256
-    values = np.random.default_rng(0).random(per_batch * cell[0] * cell[1], dtype=np.float32)
+    values = np.random.default_rng(0).random(PER_BATCH * cell[0] * cell[1], dtype=np.float32)
     storage = pa.FixedSizeListArray.from_arrays(pa.array(values), cell[0] * cell[1])
     batch = pa.record_batch([pa.ExtensionArray.from_storage(typ, storage)], names=["x"])
     options = pa.ipc.IpcWriteOptions(compression=compression)
     with pa.ipc.new_file(path, batch.schema, options=options) as w:
-        for _ in range(rows // per_batch):
+        for _ in range(ROWS // PER_BATCH):
             w.write_batch(batch)
-    size = path.stat().st_size
+    return path.stat().st_size
+
+
+def bench_inspect(cli, work, compression=None):
+    path = work / "big.arrow"
+    rows, per_batch = ROWS, PER_BATCH
+    size = write_big_file(path, compression)
     first, _ = timed_child([cli, "inspect", "--json", str(path)])
     rss = peak_rss([cli, "inspect", "--json", str(path)])
     rss_floor = peak_rss([cli, "--version"])
@@ -149,12 +165,86 @@ def bench_pack(cli, work):
     )
 
 
+def best_child(args, runs):
+    """Best wall seconds of `runs` runs of a child process (one more run
+    first, untimed, so that the files it maps are in the page cache)."""
+    timed_child(args)
+    return min(timed_child(args)[0] for _ in range(runs))
+
+
+def start_times(cli, big, runs=RUNS):
+    """{(command, how): best seconds} for `quiver --version` and
+    `quiver inspect --json BIG`, run as the executable `cli` and as
+    `python -m quiver`."""
+    python_m = [sys.executable, "-m", "quiver"]
+    times = {}
+    for command in (["--version"], ["inspect", "--json", str(big)]):
+        times[(command[0], "native")] = best_child([cli, *command], runs)
+        times[(command[0], "python -m")] = best_child([*python_m, *command], runs)
+    return times
+
+
+def perf_paths(runs=RUNS):
+    """The command's start, for bench/python/bench_perf_paths.py: a list of
+    (path_name, quiver_seconds, peer_name, peer_seconds, goal_text), where
+    quiver is the installation's `quiver` (the executable on PATH) and the
+    peer `python -m quiver` (the way through Python the console script took
+    before). Empty where the installation has no executable."""
+    cli = installed_cli()
+    if cli is None:
+        return []
+    with tempfile.TemporaryDirectory() as work:
+        big = pathlib.Path(work) / "big.arrow"
+        write_big_file(big)
+        times = start_times(cli, big, runs)
+    return [
+        (
+            "quiver --version (process)",
+            times[("--version", "native")],
+            "python -m quiver --version",
+            times[("--version", "python -m")],
+            "< 50 ms",
+        ),
+        (
+            "quiver inspect of a 1 GiB IPC file (process)",
+            times[("inspect", "native")],
+            "python -m quiver inspect",
+            times[("inspect", "python -m")],
+            "< 50 ms",
+        ),
+    ]
+
+
+def bench_start(work):
+    cli = installed_cli()
+    if cli is None:
+        print(
+            "start: no installed quiver executable (the package was built without CLI11); skipped"
+        )
+        return
+    big = work / "big.arrow"
+    size = write_big_file(big)
+    times = start_times(cli, big)
+    big.unlink()
+    print(f"start: {cli} against python -m quiver ({sys.executable}), best of {RUNS}")
+    for command, label in (
+        ("--version", "--version"),
+        ("inspect", f"inspect --json of a {size / 2**30:.2f} GiB file"),
+    ):
+        native, python_m = times[(command, "native")], times[(command, "python -m")]
+        print(
+            f"  quiver {label}: {native * 1e3:.1f} ms; python -m quiver {label}: "
+            f"{python_m * 1e3:.0f} ms ({python_m / native:.0f}x; target < 50 ms)"
+        )
+
+
 def main():
     cli = find_cli()
     if cli is None:
         print("bench_cli: no quiver executable (set QUIVER_CLI); skipped")
         return
     with tempfile.TemporaryDirectory() as work:
+        bench_start(pathlib.Path(work))
         bench_inspect(cli, pathlib.Path(work))
         # Compressed: inspect reads each buffer's 8-byte length prefix, never
         # decompresses the values (RSS stays at the floor).

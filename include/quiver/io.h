@@ -219,11 +219,11 @@ bool RemoteAvailable();
 // libcurl is opened on the first remote read, not linked (programs that
 // read no URL never map it): from the shared module at `path` (one that
 // links libcurl, such as the binary wheel's libquiver_curl.so) where set
-// before that read, else from the QUIVER_CURL_MODULE environment variable's
-// module, else ../libquiver_curl.so from the running program's folder (the
-// wheel's `quiver` command), else the system's libcurl.so.4. Without
-// libcurl a remote read is NotImplemented saying how to install it. No
-// effect in a build without libcurl's headers.
+// before that read (the wheel's `quiver` command names the package's, found
+// from the scripts folder), else from the QUIVER_CURL_MODULE environment
+// variable's module, else the system's libcurl.so.4. Without libcurl a
+// remote read is NotImplemented saying how to get it. No effect in a build
+// without libcurl's headers.
 void SetCurlModule(std::string path);
 
 // A local path (or file:// URL), an http:// or https:// URL (read with

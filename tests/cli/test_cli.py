@@ -3,7 +3,8 @@ pyarrow and by quiver itself, including corrupt, truncated and missing
 files and bad flags (docs/cli.md).
 
 The executable: $QUIVER_CLI (ctest sets it to the built one), else the one
-the installed package carries (quiver/bin/quiver), else `quiver` on PATH.
+the installed package put in its scripts folder (quiver._cli finds it), else
+`quiver` on PATH.
 """
 
 import fcntl
@@ -29,11 +30,11 @@ def _find_cli():
     if os.environ.get("QUIVER_CLI"):
         return os.environ["QUIVER_CLI"]
     try:
-        import quiver
+        from quiver._cli import installed_executable
 
-        bundled = pathlib.Path(quiver.__file__).parent / "bin" / "quiver"
-        if bundled.exists():
-            return str(bundled)
+        installed = installed_executable()
+        if installed is not None:
+            return installed
     except ImportError:
         pass
     return shutil.which("quiver")

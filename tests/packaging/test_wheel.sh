@@ -27,11 +27,13 @@ where = pathlib.Path(quiver.__file__).resolve()
 assert pathlib.Path(sys.argv[1]).resolve() in where.parents, f"quiver imported from {where}"
 print(f"test-wheel: quiver {quiver.__version__} from {where.parent}, codecs {quiver.ipc.codecs()}")
 PY
-# The wheel carries the `quiver` command: the console script on the venv's
-# PATH runs the bundled executable (quiver/bin/quiver).
+# The wheel carries the `quiver` command: the compiled executable itself in
+# the venv's scripts folder (no Python launcher in front of it).
+[ "$(head -c 4 "$WORK/venv/bin/quiver" | od -An -c | tr -d ' ')" = '177ELF' ] \
+  || { echo "test-wheel: $WORK/venv/bin/quiver is not an ELF executable" >&2; exit 1; }
 "$WORK/venv/bin/quiver" --help | grep -q "quiver inspect" || { echo "test-wheel: quiver --help failed" >&2; exit 1; }
 "$WORK/venv/bin/quiver" demo --rows 8 >/dev/null
-echo "test-wheel: quiver --help and quiver demo run from the installed wheel"
+echo "test-wheel: quiver (an ELF executable on the venv's PATH): --help and demo run"
 "$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" "$ROOT/tests/cli/test_cli.py"
 
 # First contact: the wheel with only its [arrow] extra (NumPy, pyarrow), in a
@@ -45,12 +47,13 @@ echo "test-wheel: quiver --help and quiver demo run from the installed wheel"
 
 # The codecs and libcurl with the system's libzstd, liblz4 and libcurl hidden
 # (empty files bound over them in a private mount namespace): the extension
-# must load only the copies inside the wheel.
+# must load only the copies inside the wheel, and the `quiver` executable
+# has the codecs in it and reads URLs through the package's libcurl module.
 mapfile -t libs < <(for lib in /usr/lib/*/libzstd.so.1 /usr/lib/*/liblz4.so.1 /usr/lib/*/libcurl.so.4; do
   [ -e "$lib" ] && readlink -f "$lib"; done | sort -u)
 : > "$WORK/empty"
 QUIVER_SYSTEM_CODECS_HIDDEN=1 unshare -m --propagation private bash -euo pipefail -c '
   empty=$1; shift; python=$1; shift; test=$1; shift
   for lib in "$@"; do mount --bind "$empty" "$lib"; echo "test-wheel: hid $lib (now $(wc -c < "$lib") bytes)"; done
-  "$python" -m pytest -q -p no:cacheprovider "$test"
+  "$python" -m pytest -q -p no:cacheprovider "$test" "${test%/*}/wheel_cli_test.py"
 ' _ "$WORK/empty" "$WORK/venv/bin/python" "$ROOT/tests/packaging/wheel_codecs_test.py" "${libs[@]}"

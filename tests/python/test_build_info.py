@@ -121,11 +121,30 @@ else:  # the console script (and python -m quiver._cli) call main() itself
 def test_build_info_says_whether_the_cli_is_there(monkeypatch):
     cli = qv.build_info()["cli"]
     exe = _cli.executable()
-    assert cli == (str(exe) if exe.is_file() else None)
+    assert cli == (str(exe) if _cli.is_native(exe) else None)
     if cli is not None:
         assert os.access(cli, os.X_OK) and pathlib.Path(cli).name.startswith("quiver")
     monkeypatch.setattr(_cli, "executable", lambda: pathlib.Path("/no/such/quiver"))
     assert qv.build_info()["cli"] is None
+
+
+def test_the_cli_is_the_native_executable_in_the_scripts_folder():
+    """The installation puts the compiled tool itself on PATH (no Python
+    launcher), where its RECORD says; a script named quiver is not it."""
+    cli = qv.build_info()["cli"]
+    if cli is None:
+        pytest.skip("this build has no command-line tool (built without CLI11)")
+    with open(cli, "rb") as f:
+        assert f.read(4) in (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"MZ\x90\x00"), cli
+    assert pathlib.Path(cli).parent.name in ("bin", "Scripts"), cli
+
+
+def test_a_script_in_place_of_the_cli_is_not_taken_for_it(tmp_path):
+    script = tmp_path / "quiver"
+    script.write_text("#!/bin/sh\necho not the tool\n")
+    script.chmod(0o755)
+    assert not _cli.is_native(script)
+    assert not _cli.is_native(tmp_path / "missing")
 
 
 def test_python_m_quiver_runs_the_cli(tmp_path):
@@ -172,3 +191,20 @@ def test_a_missing_cli_says_how_to_get_it_and_exits_2(tmp_path, module, args):
         "pip install dist/quiver_tensors-*.whl",
     ]:
         assert fix in message, f"{fix!r} not in {message!r}"
+
+
+def test_the_cli_is_found_through_the_installations_record(tmp_path):
+    """python -m quiver reads where the installer put the executable from the
+    RECORD beside the package, whatever the scheme (here a --prefix layout)."""
+    site = tmp_path / "lib" / "python3.X" / "site-packages"
+    site.mkdir(parents=True)
+    record = site / "quiver_tensors-0.1.0.dist-info" / "RECORD"
+    record.parent.mkdir()
+    record.write_text(
+        "quiver/__init__.py,sha256=abc,10\n"
+        '"../../../bin/quiver",sha256=def,4566968\n'
+        "quiver_tensors-0.1.0.dist-info/RECORD,,\n"
+    )
+    assert _cli._recorded_in(record, site) == (tmp_path / "bin" / "quiver").resolve()
+    record.write_text("quiver/__init__.py,sha256=abc,10\n")
+    assert _cli._recorded_in(record, site) is None

@@ -8,7 +8,6 @@ three requests; faults are retried to the right rows. The `quiver`
 command reads URLs too."""
 
 import os
-import pathlib
 import shutil
 import subprocess
 
@@ -184,12 +183,9 @@ def test_dataset_over_s3_checks_signatures(s3):
 
 
 def _cli():
-    bundled = pathlib.Path(qv.__file__).parent / "bin" / "quiver"
-    return (
-        os.environ.get("QUIVER_CLI")
-        or (str(bundled) if bundled.exists() else None)
-        or (shutil.which("quiver"))
-    )
+    from quiver._cli import installed_executable
+
+    return os.environ.get("QUIVER_CLI") or installed_executable() or shutil.which("quiver")
 
 
 @pytest.mark.skipif(_cli() is None, reason="no quiver executable (built without CLI11)")

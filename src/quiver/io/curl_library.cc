@@ -4,7 +4,6 @@
 #include "quiver/io/curl_library.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -25,18 +24,6 @@ std::mutex& ModuleMutex() {
 std::string& ModulePath() {
   static std::string path;
   return path;
-}
-
-// ../libquiver_curl.so from the running program's folder, where it exists.
-std::string ModuleBesideProgram() {
-  char path[4096];
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (length <= 0) return {};
-  std::string program(path, static_cast<size_t>(length));
-  const size_t slash = program.rfind('/');
-  if (slash == std::string::npos) return {};
-  const std::string module = program.substr(0, slash) + "/../libquiver_curl.so";
-  return access(module.c_str(), R_OK) == 0 ? module : std::string();
 }
 
 // Fills `out` from `handle`; the name of the first symbol missing, or "".
@@ -76,10 +63,6 @@ Result<CurlLibrary> Load() {
   if (const char* env = std::getenv("QUIVER_CURL_MODULE"); env != nullptr && env[0] != '\0') {
     candidates.push_back(env);
   }
-  // The wheel's `quiver` command lies in quiver/bin/, the module in quiver/.
-  if (const std::string beside = ModuleBesideProgram(); !beside.empty()) {
-    candidates.push_back(beside);
-  }
   candidates.push_back("libcurl.so.4");
   std::string tried;
   for (const std::string& candidate : candidates) {
@@ -106,7 +89,9 @@ Result<CurlLibrary> Load() {
   }
   return Status::NotImplemented(
       "remote sources need libcurl, which could not be loaded; install it (Debian/Ubuntu: "
-      "apt-get install libcurl4) or use the binary wheel, which carries it. Tried:",
+      "apt-get install libcurl4), use the binary wheel, which carries it, or set "
+      "QUIVER_CURL_MODULE to a module that links it (the Python package's libquiver_curl.so). "
+      "Tried:",
       tried);
 }
 
