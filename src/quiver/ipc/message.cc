@@ -105,6 +105,46 @@ Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
 
 }  // namespace
 
+namespace {
+
+// A source from `offset` on as a stream, made on the stack to read one
+// message (no allocation per message). A source that hands out views (a
+// mapped file, memory) is viewed once, from the offset to its end, and
+// each part of the message is a slice of that view: a mapped file's size
+// is checked once per message, not once per part. Other sources are read
+// part by part.
+class MessageCursor final : public InputStream {
+ public:
+  MessageCursor(InputSource& source, int64_t offset)
+      : source_(source), start_(offset), position_(offset) {}
+  Result<BufferPtr> Read(int64_t length) override {
+    const int64_t take = std::max<int64_t>(0, std::min(length, remaining()));
+    BufferPtr out;
+    if (source_.zero_copy()) {
+      if (!view_) {
+        QUIVER_ASSIGN_OR_RETURN(view_, source_.ReadAt(start_, remaining()));
+      }
+      QUIVER_ASSIGN_OR_RETURN(out, Buffer::Slice(view_, position_ - start_, take));
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(out, source_.ReadAt(position_, take));
+    }
+    position_ += take;
+    return out;
+  }
+  int64_t position() const override { return position_; }
+  int64_t remaining() const override { return std::max<int64_t>(0, source_.size() - position_); }
+  bool zero_copy() const override { return source_.zero_copy(); }
+  std::string name() const override { return source_.name(); }
+
+ private:
+  InputSource& source_;
+  int64_t start_;
+  int64_t position_;
+  BufferPtr view_;  // [start_, the source's end), once read
+};
+
+}  // namespace
+
 Result<std::optional<Message>> ReadMessageHead(InputStream& stream) {
   const int64_t offset = stream.position();
   QUIVER_ASSIGN_OR_RETURN(BufferPtr head, stream.Read(4));
@@ -144,8 +184,8 @@ Result<std::optional<Message>> ReadMessageHead(InputStream& stream) {
 }
 
 Result<std::optional<Message>> ReadMessageHead(InputSource& source, int64_t offset) {
-  auto stream = StreamOver(source, offset);
-  return ReadMessageHead(*stream);
+  MessageCursor stream(source, offset);
+  return ReadMessageHead(stream);
 }
 
 Result<std::optional<Message>> ReadMessage(InputStream& stream) {
@@ -161,13 +201,13 @@ Result<std::optional<Message>> ReadMessage(InputStream& stream) {
 }
 
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) {
-  auto stream = StreamOver(source, offset);
-  return ReadMessage(*stream);
+  MessageCursor stream(source, offset);
+  return ReadMessage(stream);
 }
 
 Result<MessageKind> PeekMessageKind(InputSource& source, int64_t offset) {
-  auto stream = StreamOver(source, offset);
-  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(*stream));
+  MessageCursor stream(source, offset);
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(stream));
   if (!message) return Status::Invalid("no message at byte ", offset);
   const fb::MessageHeader type = message->header->header_type();
   switch (type) {

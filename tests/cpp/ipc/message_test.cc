@@ -138,6 +138,42 @@ std::vector<uint8_t> EmptyHeaderMessage(fb::MessageHeader kind) {
 
 }  // namespace
 
+// Counts the reads asked of a source of views or of copies.
+class ReadCountingSource : public InputSource {
+ public:
+  ReadCountingSource(BufferPtr bytes, bool views)
+      : inner_(BufferSource(std::move(bytes))), views_(views) {}
+  int64_t size() const override { return inner_->size(); }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    ++reads_;
+    return inner_->ReadAt(offset, length);
+  }
+  bool zero_copy() const override { return views_; }
+  int reads() const { return reads_; }
+
+ private:
+  std::shared_ptr<InputSource> inner_;
+  bool views_;
+  int reads_ = 0;
+};
+
+// A source of views (a mapped file, whose every read checks the file's
+// size) is read once per message; a source of copies part by part, as the
+// parts become known (prefix, metadata, body).
+TEST(ReadMessage, ASourceOfViewsIsReadOncePerMessage) {
+  BufferPtr stream = test::WriteStream({Int32Batch(Int32Schema(), 0, 4)});
+  for (bool views : {true, false}) {
+    ReadCountingSource source(stream, views);
+    ASSERT_OK_AND_ASSIGN(std::optional<Message> schema, ReadMessage(source, 0));
+    EXPECT_EQ(source.reads(), views ? 1 : 4);  // continuation, length, metadata, body
+    ASSERT_OK_AND_ASSIGN(std::optional<Message> batch, ReadMessage(source, schema->size));
+    EXPECT_EQ(source.reads(), views ? 2 : 8);
+    EXPECT_EQ(batch->header->header_type(), fb::MessageHeader::RecordBatch);
+    EXPECT_EQ(batch->body->size(), batch->header->body_length());
+    EXPECT_EQ(*PeekMessageKind(source, schema->size), MessageKind::kRecordBatch);
+  }
+}
+
 TEST(PeekMessageKind, NamesEveryKindFromTheHeaderAlone) {
   // A stream: a schema, then a record batch after it.
   BufferPtr stream = test::WriteStream({Int32Batch(Int32Schema(), 0, 4)});
