@@ -9,6 +9,7 @@
 #endif
 
 #include "quiver/internal/bitmap.h"
+#include "quiver/internal/stream_copy.h"
 #include "quiver/internal/threads.h"
 
 namespace quiver::internal {
@@ -398,27 +399,32 @@ void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const 
 void CopyRanges(std::span<const CopyRange> copies) {
   int64_t total = 0;
   for (const CopyRange& copy : copies) total += copy.size;
-  const int workers = WorkerCount(total, 0, kBytesPerThread);
-  if (workers <= 1) {
-    for (const CopyRange& copy : copies) {
-      if (copy.size > 0) std::memcpy(copy.dst, copy.src, static_cast<size_t>(copy.size));
+  // An output of half the last-level cache or more is not read again from
+  // the cache: its stores bypass it (StreamCopy), which saves reading each
+  // destination line before writing it.
+  const bool stream = total >= kStreamCopyBytes / 4;
+  auto copy_bytes = [stream](uint8_t* dst, const uint8_t* src, int64_t size) {
+    if (size <= 0) return;
+    if (stream) {
+      StreamCopy(dst, src, static_cast<size_t>(size));
+    } else {
+      std::memcpy(dst, src, static_cast<size_t>(size));
     }
-    return;
-  }
+  };
+  const int workers = WorkerCount(total, 0, kBytesPerThread);
   // Each thread copies the bytes [w * share, (w + 1) * share) of the
   // concatenation, whichever copies they fall in.
-  const int64_t share = (total + workers - 1) / workers;
+  const int64_t share = (total + workers - 1) / std::max(workers, 1);
   RunOnThreads(workers, [&](int w) {
     const int64_t begin = w * share, end = std::min(total, begin + share);
     int64_t at = 0;
     for (const CopyRange& copy : copies) {
       const int64_t lo = std::max(begin, at), hi = std::min(end, at + copy.size);
-      if (lo < hi) {
-        std::memcpy(copy.dst + (lo - at), copy.src + (lo - at), static_cast<size_t>(hi - lo));
-      }
+      if (lo < hi) copy_bytes(copy.dst + (lo - at), copy.src + (lo - at), hi - lo);
       at += copy.size;
       if (at >= end) break;
     }
+    if (stream) StreamFence();
   });
 }
 
