@@ -84,9 +84,15 @@ int64_t GatherValues(std::span<const FlatChunk> chunks, const ChunkFinder& finde
   const auto length = static_cast<uint64_t>(finder.length());
   if (chunks.size() == 1) {  // no chunk to find: the tightest loop
     const uint8_t* base = chunks[0].values;
+    const auto at = reinterpret_cast<uintptr_t>(base);
     for (int64_t j = 0; j < n; ++j) {
-      // A prefetch of a wild address is harmless: it never faults.
-      if (j + kAhead < n) __builtin_prefetch(base + rows[j + kAhead] * w);
+      // The row ahead is not checked yet: its address is computed in
+      // unsigned arithmetic (no overflow), and a prefetch of a wild
+      // address is harmless (it never faults).
+      if (j + kAhead < n) {
+        __builtin_prefetch(reinterpret_cast<const void*>(
+            at + static_cast<uintptr_t>(rows[j + kAhead]) * static_cast<uintptr_t>(w)));
+      }
       if (static_cast<uint64_t>(rows[j]) >= length) return j;
       CopyRow<W>(dst + j * w, base + rows[j] * w, w);
     }
