@@ -369,11 +369,6 @@ void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const 
     const int64_t w = W > 0 ? W : width;
     int64_t j = 0;
     for (size_t k = 0; k < runs.size(); ++k) {
-      if (k + kAhead < runs.size()) {  // sparse runs are as random as a take's rows
-        const int64_t ahead = runs[k + kAhead].begin;
-        const size_t c = finder.Find(ahead);
-        __builtin_prefetch(chunks[c].values + (ahead - finder.start(c)) * w);
-      }
       RowRun run = runs[k];
       while (run.length > 0) {  // a run may cross chunk boundaries
         const size_t c = finder.Find(run.begin);
