@@ -511,28 +511,15 @@ Result<ArrayDataPtr> JoinPieces(const TypePtr& type, std::span<const Piece> all)
 // Rows of chunks taken as one sequence: which chunk row i lies in.
 class ChunkLocator {
  public:
-  explicit ChunkLocator(std::span<const ArrayDataPtr> chunks) : chunks_(chunks) {
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      if (chunks[c]->length == 0) continue;  // holds no row
-      starts_.push_back(length_);
-      which_.push_back(c);
-      length_ += chunks[c]->length;
-    }
-  }
-  int64_t length() const { return length_; }
+  explicit ChunkLocator(std::span<const ArrayDataPtr> chunks)
+      : chunks_(chunks), finder_(LengthsOf(chunks)) {}
+  int64_t length() const { return finder_.length(); }
   // The chunk that holds `row`, and the row's place in it (in `local`).
   // Precondition: 0 <= row < length().
   size_t Find(int64_t row, int64_t* local) const {
-    // The last chunk starting at or before `row`: a binary search without
-    // branches on the data (random rows would mispredict every step).
-    size_t low = 0;
-    for (size_t n = starts_.size(); n > 1;) {
-      const size_t half = n / 2;
-      low = starts_[low + half] <= row ? low + half : low;
-      n -= half;
-    }
-    *local = row - starts_[low];
-    return which_[low];
+    const size_t c = finder_.Find(row);
+    *local = row - finder_.start(c);
+    return c;
   }
   Piece Row(int64_t row) const {
     int64_t local = 0;
@@ -540,10 +527,15 @@ class ChunkLocator {
   }
 
  private:
+  static std::vector<int64_t> LengthsOf(std::span<const ArrayDataPtr> chunks) {
+    std::vector<int64_t> lengths;
+    lengths.reserve(chunks.size());
+    for (const ArrayDataPtr& chunk : chunks) lengths.push_back(chunk->length);
+    return lengths;
+  }
+
   std::span<const ArrayDataPtr> chunks_;
-  std::vector<int64_t> starts_;  // of the chunks that hold rows
-  std::vector<size_t> which_;    // their places in chunks_
-  int64_t length_ = 0;
+  internal::ChunkFinder finder_;
 };
 
 void AppendPiece(std::vector<Piece>& pieces, const Piece& row) {

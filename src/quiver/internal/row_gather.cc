@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -247,16 +248,28 @@ void FilterValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder
 
 }  // namespace
 
-ChunkFinder::ChunkFinder(std::span<const FlatChunk> chunks) {
-  for (const FlatChunk& chunk : chunks) {
-    length_ += chunk.length;
+namespace {
+
+std::vector<int64_t> LengthsOf(std::span<const FlatChunk> chunks) {
+  std::vector<int64_t> lengths;
+  lengths.reserve(chunks.size());
+  for (const FlatChunk& chunk : chunks) lengths.push_back(chunk.length);
+  return lengths;
+}
+
+}  // namespace
+
+ChunkFinder::ChunkFinder(std::span<const FlatChunk> chunks) : ChunkFinder(LengthsOf(chunks)) {}
+
+ChunkFinder::ChunkFinder(std::vector<int64_t> lengths) : lengths_(std::move(lengths)) {
+  for (const int64_t length : lengths_) {
+    length_ += length;
     ends_.push_back(length_);
-    lengths_.push_back(chunk.length);
   }
   // About eight buckets a chunk (at most 2^16): a bucket then holds at
   // most one chunk boundary when chunks are of similar sizes.
   const int64_t wanted =
-      std::min<int64_t>(int64_t{8} * static_cast<int64_t>(chunks.size()), 1 << 16);
+      std::min<int64_t>(int64_t{8} * static_cast<int64_t>(lengths_.size()), 1 << 16);
   while (shift_ < 62 && (length_ >> shift_) > wanted) ++shift_;
   buckets_.resize(static_cast<size_t>((length_ >> shift_) + 1));
   uint32_t c = 0;

@@ -33,6 +33,8 @@ struct FlatChunk {
 class ChunkFinder {
  public:
   explicit ChunkFinder(std::span<const FlatChunk> chunks);
+  // Chunks of these lengths.
+  explicit ChunkFinder(std::vector<int64_t> lengths);
   int64_t length() const { return length_; }
   // Precondition: 0 <= row < length().
   size_t Find(int64_t row) const {
