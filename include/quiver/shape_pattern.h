@@ -107,13 +107,17 @@ class PerRowSizes {
  public:
   PerRowSizes() = default;
   explicit PerRowSizes(std::vector<int64_t> sizes) : wide_(std::move(sizes)) {}
-  explicit PerRowSizes(std::vector<int32_t> sizes) : narrow_(std::move(sizes)), is_narrow_(true) {}
+  explicit PerRowSizes(const std::vector<int32_t>& sizes);
+  // Takes over `count` sizes at `sizes` (an enforce_shape scan writes them
+  // there, never zeroed first).
+  PerRowSizes(std::unique_ptr<int32_t[]> sizes, size_t count)
+      : narrow_(std::move(sizes)), narrow_size_(count), is_narrow_(true) {}
 
-  size_t size() const { return is_narrow_ ? narrow_.size() : wide_.size(); }
+  size_t size() const { return is_narrow_ ? narrow_size_ : wide_.size(); }
   int64_t operator[](size_t row) const { return is_narrow_ ? narrow_[row] : wide_[row]; }
   // Which storage holds the sizes: int32() when is_int32(), else int64().
   bool is_int32() const { return is_narrow_; }
-  const std::vector<int32_t>& int32() const { return narrow_; }
+  std::span<const int32_t> int32() const { return {narrow_.get(), narrow_size_}; }
   const std::vector<int64_t>& int64() const { return wide_; }
   std::vector<int64_t> ToVector() const;
 
@@ -123,7 +127,8 @@ class PerRowSizes {
 
  private:
   std::vector<int64_t> wide_;
-  std::vector<int32_t> narrow_;
+  std::unique_ptr<int32_t[]> narrow_;
+  size_t narrow_size_ = 0;
   bool is_narrow_ = false;
 };
 

@@ -140,7 +140,7 @@ nb::object PerRowArray(const std::shared_ptr<const PerRowSizes>& values) {
       nb::capsule owner(held, [](void* p) noexcept {
         delete static_cast<std::shared_ptr<const PerRowSizes>*>(p);
       });
-      auto* data = const_cast<int32_t*>(values->int32().data());
+      auto* data = const_cast<int32_t*>(values->int32().data());  // (allocated non-const)
       return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, 1, shape, owner).cast();
     }
   }

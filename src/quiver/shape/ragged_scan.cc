@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "quiver/extension/variable_shape_storage.h"
 #include "quiver/internal/bitmap.h"
@@ -142,11 +143,12 @@ Status FirstNegative(const RaggedRows& rows, std::span<const RaggedAxis> axes, i
 }
 
 // An axis that starts varying at row `end`: rows before it all had its
-// size (or are null), and room for every row is reserved at once.
+// size (or are null). Room for every row is allocated at once.
 void StartVarying(const RaggedRows& rows, int64_t end, RaggedAxis& axis) {
   axis.varies = true;
-  axis.per_row.reserve(static_cast<size_t>(rows.length));
-  axis.per_row.assign(static_cast<size_t>(end), axis.size);
+  axis.per_row = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(rows.length));
+  axis.filled = static_cast<size_t>(end);
+  std::fill_n(axis.per_row.get(), end, axis.size);
   for (int64_t r = 0; rows.bits != nullptr && r < end; ++r) {
     if (!rows.valid(r)) axis.per_row[static_cast<size_t>(r)] = -1;
   }
@@ -188,9 +190,8 @@ template <int kStride>
 void CopyVarying(const RaggedRows& rows, std::span<RaggedAxis> axes, int64_t begin, int64_t count) {
   for (RaggedAxis& axis : axes) {
     if (!axis.varies) continue;
-    const size_t old = axis.per_row.size();
-    axis.per_row.resize(old + static_cast<size_t>(count));  // within the reserved room
-    int32_t* out = axis.per_row.data() + old;
+    int32_t* out = axis.per_row.get() + axis.filled;
+    axis.filled += static_cast<size_t>(count);
     CopyEntries<kStride>(rows.row(begin) + axis.physical, rows.stride, count, out);
     for (int64_t i = 0; rows.bits != nullptr && i < count; ++i) {
       if (!rows.valid(begin + i)) out[i] = -1;
@@ -224,8 +225,9 @@ Status ScanBlocks(const RaggedRows& rows, std::span<RaggedAxis> axes) {
   }
   if (!seen) {  // no valid row: every row reads -1
     for (RaggedAxis& axis : axes) {
-      axis.varies = true;
-      axis.per_row.assign(static_cast<size_t>(rows.length), -1);
+      StartVarying(rows, 0, axis);
+      std::fill_n(axis.per_row.get(), rows.length, -1);
+      axis.filled = static_cast<size_t>(rows.length);
     }
   }
   return Status::OK();

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
-#include <vector>
 
 #include "quiver/status.h"
 #include "quiver/variable_shape_tensor.h"
@@ -14,10 +14,16 @@ namespace quiver::shape {
 
 // One logical axis of a ragged column.
 struct RaggedAxis {
-  size_t physical = 0;           // in: the axis's entry in a row of the shape buffer
-  int32_t size = -1;             // out: the size every valid row has, unless `varies`
-  bool varies = false;           // out: valid rows differ, or no row is valid
-  std::vector<int32_t> per_row;  // out when `varies`: a size per row, -1 in null rows
+  size_t physical = 0;  // in: the axis's entry in a row of the shape buffer
+  int32_t size = -1;    // out: the size every valid row has, unless `varies`
+  bool varies = false;  // out: valid rows differ, or no row is valid
+  // Out when `varies`: a size per row (`filled` of them, one per row in
+  // the end), -1 in null rows. Allocated once and never zeroed: every
+  // entry is written once.
+  std::unique_ptr<int32_t[]> per_row;
+  size_t filled = 0;
+
+  std::span<const int32_t> sizes() const { return {per_row.get(), filled}; }
 };
 
 // Reads every row of `array` once, blocks at a time, for all of `axes`

@@ -39,20 +39,27 @@ Result<ShapeMatch> MatchConstant(std::span<const int64_t> shape, const ShapePatt
 
 }  // namespace
 
+PerRowSizes::PerRowSizes(const std::vector<int32_t>& sizes)
+    : narrow_(std::make_unique_for_overwrite<int32_t[]>(sizes.size())),
+      narrow_size_(sizes.size()),
+      is_narrow_(true) {
+  std::copy(sizes.begin(), sizes.end(), narrow_.get());
+}
+
 std::vector<int64_t> PerRowSizes::ToVector() const {
   if (!is_narrow_) return wide_;
-  return {narrow_.begin(), narrow_.end()};
+  return {int32().begin(), int32().end()};
 }
 
 bool operator==(const PerRowSizes& a, const std::vector<int64_t>& b) {
   if (!a.is_narrow_) return a.wide_ == b;
-  return std::equal(a.narrow_.begin(), a.narrow_.end(), b.begin(), b.end());
+  return std::equal(a.int32().begin(), a.int32().end(), b.begin(), b.end());
 }
 
 bool operator==(const PerRowSizes& a, const PerRowSizes& b) {
   if (!b.is_narrow_) return a == b.wide_;
   if (!a.is_narrow_) return b == a.wide_;
-  return a.narrow_ == b.narrow_;
+  return std::equal(a.int32().begin(), a.int32().end(), b.int32().begin(), b.int32().end());
 }
 
 bool DimSize::Equals(const DimSize& other) const {
@@ -112,7 +119,8 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   for (size_t j = 0; j < scanned.size(); ++j) {
     DimSize& axis = axes[scanned_logical[j] + 1];
     if (scanned[j].varies) {
-      axis.per_row = std::make_shared<const PerRowSizes>(std::move(scanned[j].per_row));
+      axis.per_row =
+          std::make_shared<const PerRowSizes>(std::move(scanned[j].per_row), scanned[j].filled);
     } else {
       axis.value = scanned[j].size;
     }

@@ -39,6 +39,10 @@ Result<std::vector<RaggedAxis>> Scan(const VariableShapeTensorArray& array) {
   return axes;
 }
 
+std::vector<int32_t> Sizes(const RaggedAxis& axis) {
+  return {axis.sizes().begin(), axis.sizes().end()};
+}
+
 // `rows` rows of (3, 1 + r % 4) but for `odd_row`, whose first size is 5.
 Rows ChannelsAndWidths(int64_t rows, int64_t odd_row = -1) {
   Rows out;
@@ -53,7 +57,7 @@ TEST(RaggedScan, ConstantAndVaryingAxes) {
   EXPECT_FALSE(axes[0].varies);
   EXPECT_EQ(axes[0].size, 3);
   ASSERT_TRUE(axes[1].varies);
-  EXPECT_EQ(axes[1].per_row, (std::vector<int32_t>{1, 2, 3, 4, 1}));
+  EXPECT_EQ(Sizes(axes[1]), (std::vector<int32_t>{1, 2, 3, 4, 1}));
 }
 
 TEST(RaggedScan, AnAxisThatVariesLateKeepsTheRowsBefore) {
@@ -62,7 +66,7 @@ TEST(RaggedScan, AnAxisThatVariesLateKeepsTheRowsBefore) {
   const Rows shapes = ChannelsAndWidths(3000, 2500);
   ASSERT_OK_AND_ASSIGN(auto axes, Scan(Column(shapes)));
   ASSERT_TRUE(axes[0].varies);
-  ASSERT_EQ(axes[0].per_row.size(), 3000u);
+  ASSERT_EQ(axes[0].filled, 3000u);
   for (size_t r = 0; r < shapes.size(); ++r) EXPECT_EQ(axes[0].per_row[r], shapes[r][0]) << r;
 }
 
@@ -109,13 +113,13 @@ TEST(RaggedScan, ZeroSizesEmptyAndAllNullColumns) {
   ASSERT_OK_AND_ASSIGN(auto zeros, Scan(Column({{0, 4}, {0, 0}, {0, 2}})));
   EXPECT_FALSE(zeros[0].varies);
   EXPECT_EQ(zeros[0].size, 0);
-  EXPECT_EQ(zeros[1].per_row, (std::vector<int32_t>{4, 0, 2}));
+  EXPECT_EQ(Sizes(zeros[1]), (std::vector<int32_t>{4, 0, 2}));
   ASSERT_OK_AND_ASSIGN(auto empty, Column({{1, 2}}).Slice(1, 0));
   ASSERT_OK_AND_ASSIGN(auto none, Scan(empty));
   EXPECT_TRUE(none[0].varies);
-  EXPECT_TRUE(none[0].per_row.empty());
+  EXPECT_EQ(none[0].filled, 0u);
   ASSERT_OK_AND_ASSIGN(auto nulls, Scan(Column({{1, 2}, {3, 4}}, {false, false})));
-  EXPECT_EQ(nulls[1].per_row, (std::vector<int32_t>{-1, -1}));
+  EXPECT_EQ(Sizes(nulls[1]), (std::vector<int32_t>{-1, -1}));
 }
 
 TEST(RaggedScan, EveryRowWidth) {
