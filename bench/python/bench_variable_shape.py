@@ -3,7 +3,10 @@
 Everything is measured in one run on the same rows: N float32 tensors of
 shape 3 x [8..64] x [8..64] (N = 10^5 by default; about 1.5 GB of data).
 Ratios are peer / quiver (> 1: quiver faster) and bound / quiver (1.0 =
-as fast as one plain copy of the bytes written).
+as fast as one plain copy of the bytes written). Contenders are timed in
+turn (bench_timing.best_each), so that noise on the shared machine hits
+each alike. to_padded(out=) is measured on 256 images of 3 x [200..256]^2
+(192 MiB) against np.copyto of the same bytes into the same array.
 
   python bench/python/bench_variable_shape.py [--rows N] [--repeat R]
 """
@@ -11,12 +14,13 @@ as fast as one plain copy of the bytes written).
 import argparse
 import gc
 import sys
+import time
 
 import numpy as np
 import pyarrow as pa
 
 import quiver as qv
-from bench_timing import best_of
+from bench_timing import best_each, best_of
 
 
 def make_rows(n, seed=0):
@@ -35,6 +39,66 @@ def pyarrow_build(rows):
     data = pa.array([r.ravel() for r in rows], type=pa.list_(pa.float32()))
     shapes = pa.array([r.shape for r in rows], type=pa.list_(pa.int32(), 3))
     return pa.StructArray.from_arrays([data, shapes], names=["data", "shape"])
+
+
+def from_numpy_vs_pyarrow(rows, repeat):
+    """Best seconds of from_numpy(rows) and of pyarrow building the same
+    storage, taken in turn (pyarrow's memory pool warm, as quiver's)."""
+    return best_each(
+        lambda: qv.VariableShapeTensorArray.from_numpy(rows),
+        lambda: pyarrow_build(rows),
+        repeat=repeat,
+    )
+
+
+def first_call(fn):
+    """Seconds of one call: pyarrow's first build of a large column pays
+    for fresh memory in its pool (and varies with the machine's state)."""
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    del result
+    return seconds
+
+
+def padded_into_vs_copyto(repeat, images=256, seed=0):
+    """Best seconds of to_padded(out=) of `images` ragged 3 x [200..256]^2
+    float32 images and of np.copyto of the same bytes into the same out."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(200, 257, size=(images, 2))
+    rows = [rng.standard_normal((3, h, w), dtype=np.float32) for h, w in sizes]
+    column = qv.VariableShapeTensorArray.from_numpy(rows)
+    cell = tuple(max(r.shape[k] for r in rows) for k in range(3))
+    out = np.empty((images,) + cell, np.float32)
+    column.to_padded(out=out)  # every page of out touched before timing
+    source = np.ones_like(out)
+    return best_each(
+        lambda: column.to_padded(out=out), lambda: np.copyto(out, source), repeat=repeat
+    )
+
+
+def perf_paths(rows=10**5, repeat=5):
+    """(path, quiver s, peer, peer s, goal) for bench_perf_paths.py."""
+    padded, copyto = padded_into_vs_copyto(repeat)
+    data = make_rows(rows)
+    built, pyarrow = from_numpy_vs_pyarrow(data, 3)
+    gib = sum(r.nbytes for r in data) / 2**30
+    return [
+        (
+            "VariableShapeTensorArray.to_padded(out=) 256 ragged images (192 MiB)",
+            padded,
+            "np.copyto of the same bytes",
+            copyto,
+            "<= 1.0x",
+        ),
+        (
+            f"VariableShapeTensorArray.from_numpy(list) {rows} tensors ({gib:.2f} GiB)",
+            built,
+            "pyarrow StructArray of the same (flat lists + shapes)",
+            pyarrow,
+            ">= 8x faster (quiver / pyarrow <= 0.125x)",
+        ),
+    ]
 
 
 def numpy_pad(rows, cell):
@@ -81,14 +145,15 @@ def main():
     data_bytes = sum(r.nbytes for r in rows)
     print(f"{data_bytes / 2**30:.2f} GiB of tensor data", flush=True)
 
-    ours = best_of(lambda: qv.VariableShapeTensorArray.from_numpy(rows), repeat)
-    theirs = best_of(lambda: pyarrow_build(rows), 1)
+    cold = first_call(lambda: pyarrow_build(rows))
+    ours, theirs = from_numpy_vs_pyarrow(rows, repeat)
     bound = best_of(fresh_copy(data_bytes), repeat)
     report(
         "from_numpy(list of arrays)",
         ours,
         [
             ("pyarrow StructArray.from_arrays(pa.array(flat lists))", theirs),
+            ("pyarrow first call (cold pool)", cold),
             ("memcpy of the data bytes", bound),
         ],
     )
@@ -108,6 +173,12 @@ def main():
     # Freed before what follows is made (the timed lambdas ran already).
     v = rows = None
     gc.collect()
+    ours, copyto = padded_into_vs_copyto(max(repeat, 5))
+    report(
+        "to_padded(out=) 256 x 3 x [200..256]^2 float32 (192 MiB)",
+        ours,
+        [("np.copyto of the same bytes", copyto)],
+    )
     print("\nrow access (seconds per row; flat across sizes = O(1) per row)")
     print(f"  {'rows':>8}{'v[i] us/row':>14}{'to_numpy us/row':>18}")
     for size in (10**3, 10**4, 10**5):

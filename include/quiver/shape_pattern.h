@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "quiver/fixed_shape_tensor.h"
@@ -98,11 +99,44 @@ class ShapePattern {
   int64_t ellipsis_ = -1;
 };
 
+// Per-row sizes of one axis of a ragged column, -1 in null rows: int32 as
+// a shape buffer holds them (copied in one pass, never widened), or int64
+// where they are computed (an ellipsis's element counts). Compares and
+// reads as int64 whichever it holds.
+class PerRowSizes {
+ public:
+  PerRowSizes() = default;
+  explicit PerRowSizes(std::vector<int64_t> sizes) : wide_(std::move(sizes)) {}
+  explicit PerRowSizes(const std::vector<int32_t>& sizes);
+  // Takes over `count` sizes at `sizes` (an enforce_shape scan writes them
+  // there, never zeroed first).
+  PerRowSizes(std::unique_ptr<int32_t[]> sizes, size_t count)
+      : narrow_(std::move(sizes)), narrow_size_(count), is_narrow_(true) {}
+
+  size_t size() const { return is_narrow_ ? narrow_size_ : wide_.size(); }
+  int64_t operator[](size_t row) const { return is_narrow_ ? narrow_[row] : wide_[row]; }
+  // Which storage holds the sizes: int32() when is_int32(), else int64().
+  bool is_int32() const { return is_narrow_; }
+  std::span<const int32_t> int32() const { return {narrow_.get(), narrow_size_}; }
+  const std::vector<int64_t>& int64() const { return wide_; }
+  std::vector<int64_t> ToVector() const;
+
+  // By value, whichever storage each side has.
+  friend bool operator==(const PerRowSizes& a, const PerRowSizes& b);
+  friend bool operator==(const PerRowSizes& a, const std::vector<int64_t>& b);
+
+ private:
+  std::vector<int64_t> wide_;
+  std::unique_ptr<int32_t[]> narrow_;
+  size_t narrow_size_ = 0;
+  bool is_narrow_ = false;
+};
+
 // The size of one axis: one value, or (ragged columns) one per row with -1
 // in null rows.
 struct DimSize {
   int64_t value = 0;  // when per_row is null
-  std::shared_ptr<const std::vector<int64_t>> per_row;
+  std::shared_ptr<const PerRowSizes> per_row;
 
   bool varies() const { return per_row != nullptr; }
   int64_t at(int64_t row) const { return per_row ? (*per_row)[static_cast<size_t>(row)] : value; }

@@ -7,7 +7,9 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "py_bindings.h"
@@ -125,18 +127,36 @@ const ShapePattern& ResolvePattern(nb::handle pattern, nb::object& holder) {
   return nb::inst_ptr<PyShapePattern>(holder)->pattern;
 }
 
-// Per-row sizes as a NumPy array of T (-1 in null rows).
+// Per-row sizes as a NumPy array of T (-1 in null rows) of its own.
 template <typename T>
-nb::object PerRowArray(const std::vector<int64_t>& values) {
-  auto* copy = new std::vector<T>(values.begin(), values.end());
+nb::object PerRowArray(const std::shared_ptr<const PerRowSizes>& values) {
+  size_t shape[1] = {values->size()};
+  if constexpr (std::is_same_v<T, int32_t>) {
+    // A ragged column's sizes are int32 from end to end. Held by this
+    // result alone (no Bindings shares them), they become the array as
+    // they are: the capsule keeps them, nothing else sees or frees them.
+    if (values->is_int32() && values.use_count() == 1) {
+      auto* held = new std::shared_ptr<const PerRowSizes>(values);
+      nb::capsule owner(held, [](void* p) noexcept {
+        delete static_cast<std::shared_ptr<const PerRowSizes>*>(p);
+      });
+      auto* data = const_cast<int32_t*>(values->int32().data());  // (allocated non-const)
+      return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, 1, shape, owner).cast();
+    }
+  }
+  std::vector<T>* copy = nullptr;
+  if (values->is_int32()) {
+    copy = new std::vector<T>(values->int32().begin(), values->int32().end());
+  } else {
+    copy = new std::vector<T>(values->int64().begin(), values->int64().end());
+  }
   nb::capsule owner(copy, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  size_t shape[1] = {copy->size()};
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(copy->data(), 1, shape, owner).cast();
 }
 
 nb::object DimToPython(const DimSize& size, bool elements) {
   if (!size.varies()) return nb::steal(PyLong_FromLongLong(size.value));
-  return elements ? PerRowArray<int64_t>(*size.per_row) : PerRowArray<int32_t>(*size.per_row);
+  return elements ? PerRowArray<int64_t>(size.per_row) : PerRowArray<int32_t>(size.per_row);
 }
 
 nb::object AxesToPython(const std::vector<DimSize>& axes) {

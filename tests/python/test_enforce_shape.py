@@ -390,6 +390,85 @@ def test_ragged_all_null_rows():
     np.testing.assert_array_equal(h, [-1])
 
 
+def ragged_from_shapes(shapes, valid=None):
+    """A float32 column over (N, ndim) int32 shapes, with null rows where
+    `valid` is False (built through pyarrow, which carries the validity)."""
+    col = qv.VariableShapeTensorArray.from_jagged(
+        np.zeros(int(np.prod(shapes, axis=1).sum()), np.float32), None, shapes
+    )
+    if valid is None:
+        return col
+    storage = pa.array(col).storage
+    masked = pa.StructArray.from_arrays(
+        [storage.field("data"), storage.field("shape")],
+        names=["data", "shape"],
+        mask=pa.array(~valid),
+    )
+    return qv.array(pa.ExtensionArray.from_storage(pa.array(col).type, masked))
+
+
+def expected_sizes(shapes, valid, axis):
+    return np.where(valid, shapes[:, axis], -1).astype(np.int32)
+
+
+def test_ragged_many_rows_match_a_numpy_reference():
+    # Thousands of rows (several of the scan's blocks), null rows, a slice
+    # with an offset, rows of size 0, and an axis that varies only late.
+    rng = np.random.default_rng(7)
+    n = 5000
+    shapes = np.empty((n, 3), np.int32)
+    shapes[:, 0] = 3
+    shapes[:, 1:] = rng.integers(0, 5, size=(n, 2))
+    shapes[4321, 0] = 4  # the channel axis varies from its ninth block on
+    valid = rng.random(n) > 0.1
+    valid[4321] = True
+    col = ragged_from_shapes(shapes, valid)
+    for start, stop in [(0, n), (1, n), (1031, 4400), (0, 4000)]:
+        part, s, v = col[start:stop], shapes[start:stop], valid[start:stop]
+        n_rows, c, h, w = qv.enforce_shape(part, "n c h w")[1]
+        assert n_rows == stop - start
+        if stop > 4321 and start <= 4321:
+            np.testing.assert_array_equal(c, expected_sizes(s, v, 0))
+        else:
+            assert c == 3 and type(c) is int
+        np.testing.assert_array_equal(h, expected_sizes(s, v, 1))
+        np.testing.assert_array_equal(w, expected_sizes(s, v, 2))
+        assert h.dtype == np.int32 and h.flags.writeable and h.flags.c_contiguous
+    # A literal size names the first offending row, in a later block.
+    with pytest.raises(ValueError, match=re.escape("row 4321: axis 1 (3): expected 3, got 4")):
+        qv.enforce_shape(col, "n 3 h w")
+    assert qv.enforce_shape(col[:4000], "n 3 h w")[1][1] == 3
+
+
+def test_ragged_symbol_mismatch_across_columns_names_the_row():
+    rng = np.random.default_rng(3)
+    shapes = rng.integers(1, 9, size=(3000, 2)).astype(np.int32)
+    b = qv.Bindings()
+    _, [_, h, _] = qv.enforce_shape(ragged_from_shapes(shapes), "n h w", bindings=b)
+    h[:] = 0  # the returned sizes are the caller's: the binding keeps its own
+    np.testing.assert_array_equal(b["h"], shapes[:, 0])
+    other = shapes.copy()
+    other[2047, 0] += 1
+    with pytest.raises(ValueError, match=re.escape("row 2047: axis 1 ('h'): expected ")):
+        qv.enforce_shape(ragged_from_shapes(other), "n h w", bindings=b)
+    qv.enforce_shape(ragged_from_shapes(shapes), "n h w", bindings=b)
+    # A square-rows check compares two varying axes of one column row by row.
+    square = np.repeat(shapes[:, :1], 2, axis=1)
+    qv.enforce_shape(ragged_from_shapes(square), "n k k")
+    square[2999, 1] += 1
+    with pytest.raises(ValueError, match=re.escape("row 2999: axis 2 ('k')")):
+        qv.enforce_shape(ragged_from_shapes(square), "n k k")
+
+
+def test_ragged_results_do_not_share_memory():
+    col = ragged_from_shapes(np.array([[1, 2], [3, 4], [5, 6]], np.int32))
+    first = qv.enforce_shape(col, "n h w")[1]
+    second = qv.enforce_shape(col, "n h w")[1]
+    first[1][:] = 0
+    np.testing.assert_array_equal(second[1], [1, 3, 5])
+    np.testing.assert_array_equal(np.asarray(col.shapes())[:, 0], [1, 3, 5])
+
+
 # --- The decorator ------------------------------------------------------------
 
 

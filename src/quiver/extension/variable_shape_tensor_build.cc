@@ -90,6 +90,8 @@ void CopyRow(const VariableShapeTensorType& type, const VariableShapeTensorArray
 // Below this many bytes one thread copies every row: a second one costs
 // more than it saves.
 constexpr int64_t kParallelBytes = int64_t{8} << 20;
+// Rows go to the threads in pieces of about this many bytes.
+constexpr int64_t kPieceBytes = int64_t{2} << 20;
 
 }  // namespace
 
@@ -168,10 +170,19 @@ Result<VariableShapeTensorArray> VariableShapeTensorArray::FromRowViews(
   if (total * width < kParallelBytes || n < 2) {
     copy_rows(0, n);
   } else {
-    // Split where half of the bytes are (the rows may differ in size).
-    const int32_t* middle = std::lower_bound(offsets, offsets + n, static_cast<int32_t>(total / 2));
-    const int64_t half = std::max<int64_t>(1, middle - offsets);
-    internal::RunOnThreads(2, [&](int w) { w == 0 ? copy_rows(0, half) : copy_rows(half, n); });
+    // Pieces of about kPieceBytes, each to whichever thread is free: a
+    // thread slowed by other work on its core (a shared machine) takes
+    // fewer, where a fixed half each made the copy wait for it.
+    const int64_t pieces = std::min(n, total * width / kPieceBytes);
+    auto piece_start = [&](int64_t p) -> int64_t {
+      if (p == pieces) return n;
+      // The row where the piece's share of the elements begins (rows may
+      // differ in size).
+      const auto at = static_cast<int32_t>(total * p / pieces);
+      return std::lower_bound(offsets, offsets + n, at) - offsets;
+    };
+    internal::RunQueueAll(pieces, 2,
+                          [&](int64_t p) { copy_rows(piece_start(p), piece_start(p + 1)); });
   }
   parts.values = internal::MakeFlatArray(type.value_type(), total, std::move(values));
   return internal::Assemble(type, std::move(parts), ValidationLevel::kNone);

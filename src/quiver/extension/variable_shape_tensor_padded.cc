@@ -1,5 +1,6 @@
 // VariableShapeTensorArray::ToPadded: every row copied into one dense
 // batch, writing each output byte once (data or padding, never both).
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -107,19 +108,21 @@ void FillRows(const VariableShapeTensorArray& array, const PaddedPlan& plan, boo
   }
 }
 
-// Pass 2 over every row, on two threads when the batch is large.
+// Rows go to the threads in pieces of about this many output bytes.
+constexpr int64_t kPieceBytes = int64_t{2} << 20;
+
+// Pass 2 over every row, on two threads when the batch is large. Rows are
+// handed out in pieces, each to whichever thread is free: on a core shared
+// with other work a thread falls behind, and a fixed half per thread made
+// the whole copy wait for it (slower than one thread alone).
 void Fill(const VariableShapeTensorArray& array, const PaddedPlan& plan, bool write_zeros,
           uint8_t* out) {
   const int64_t n = array.length();
   if (plan.out_bytes < kParallelBytes || n < 2)
     return FillRows(array, plan, write_zeros, out, 0, n);
-  const int64_t half = n / 2;
-  internal::RunOnThreads(2, [&](int w) {
-    if (w == 0) {
-      FillRows(array, plan, write_zeros, out, 0, half);
-    } else {
-      FillRows(array, plan, write_zeros, out, half, n);
-    }
+  const int64_t pieces = std::min(n, plan.out_bytes / kPieceBytes);
+  internal::RunQueueAll(pieces, 2, [&](int64_t p) {
+    FillRows(array, plan, write_zeros, out, n * p / pieces, n * (p + 1) / pieces);
   });
 }
 

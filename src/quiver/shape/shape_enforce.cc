@@ -1,10 +1,12 @@
 // EnforceShape for shapes, tensors and tensor columns; DimSize and
 // ShapeBindings.
+#include <algorithm>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
-#include "quiver/extension/variable_shape_storage.h"
-#include "quiver/internal/bitmap.h"
+#include "quiver/shape/ragged_scan.h"
 #include "quiver/shape/shape_match.h"
 #include "quiver/shape_pattern.h"
 
@@ -36,6 +38,29 @@ Result<ShapeMatch> MatchConstant(std::span<const int64_t> shape, const ShapePatt
 }
 
 }  // namespace
+
+PerRowSizes::PerRowSizes(const std::vector<int32_t>& sizes)
+    : narrow_(std::make_unique_for_overwrite<int32_t[]>(sizes.size())),
+      narrow_size_(sizes.size()),
+      is_narrow_(true) {
+  std::copy(sizes.begin(), sizes.end(), narrow_.get());
+}
+
+std::vector<int64_t> PerRowSizes::ToVector() const {
+  if (!is_narrow_) return wide_;
+  return {int32().begin(), int32().end()};
+}
+
+bool operator==(const PerRowSizes& a, const std::vector<int64_t>& b) {
+  if (!a.is_narrow_) return a.wide_ == b;
+  return std::equal(a.int32().begin(), a.int32().end(), b.begin(), b.end());
+}
+
+bool operator==(const PerRowSizes& a, const PerRowSizes& b) {
+  if (!b.is_narrow_) return a == b.wide_;
+  if (!a.is_narrow_) return b == a.wide_;
+  return std::equal(a.int32().begin(), a.int32().end(), b.int32().begin(), b.int32().end());
+}
 
 bool DimSize::Equals(const DimSize& other) const {
   if (varies() != other.varies()) return false;
@@ -74,77 +99,30 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   const VariableShapeTensorType& type = array.type();
   const int ndim = type.ndim();
   const int64_t rows = array.length();
-  const bool has_nulls = array.null_count() > 0;
   const UniformShape& recorded = type.uniform_shape();
 
   // Axis 0 counts rows; logical axis k is observed axis k + 1.
   std::vector<DimSize> axes(static_cast<size_t>(ndim) + 1);
   axes[0].value = rows;
-  const size_t stride = static_cast<size_t>(ndim);
-  const int32_t* shapes =
-      rows > 0 ? internal::VariableShapeStorage(array).PhysicalShape(0).data() : nullptr;
-  // Row validity read straight from the bitmap (nullptr: every row valid).
-  const ArrayData& storage = *array.data();
-  const uint8_t* bits = has_nulls ? storage.buffers[0]->data() : nullptr;
-  const int64_t bit_offset = storage.offset;
-  auto valid = [bits, bit_offset](int64_t r) {
-    return bits == nullptr || internal::GetBit(bits, bit_offset + r);
-  };
-  std::vector<int> physical(stride);
-  std::vector<size_t> varying;  // logical axes that need per-row sizes
-  for (size_t k = 0; k < stride; ++k) {
-    physical[k] = type.physical_axis(static_cast<int>(k));
-    const auto p = static_cast<size_t>(physical[k]);
+  std::vector<shape::RaggedAxis> scanned;  // the logical axes without a recorded size
+  std::vector<size_t> scanned_logical;
+  for (int k = 0; k < ndim; ++k) {
+    const auto p = static_cast<size_t>(type.physical_axis(k));
     if (!recorded.empty() && recorded[p]) {
-      axes[k + 1].value = *recorded[p];
-      continue;
-    }
-    // Constant unless two non-null rows differ; the scan stops at the first
-    // difference, so only constant axes cost a full pass.
-    int64_t first = -1;
-    bool differs = false;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (!valid(r)) continue;
-      const int64_t v = shapes[static_cast<size_t>(r) * stride + p];
-      // Validation refused negative sizes; storage shared with a caller may
-      // have changed since, and a negative size is never reported as one.
-      if (v < 0) {
-        return internal::RowError(r, "shape has a negative size on axis " + std::to_string(p));
-      }
-      if (first < 0) {
-        first = v;
-      } else if (v != first) {
-        differs = true;
-        break;
-      }
-    }
-    if (first >= 0 && !differs) {
-      axes[k + 1].value = first;
+      axes[static_cast<size_t>(k) + 1].value = *recorded[p];
     } else {
-      varying.push_back(k);  // varies, or no non-null row to tell
+      scanned.push_back({p});
+      scanned_logical.push_back(static_cast<size_t>(k));
     }
   }
-  // One pass fills the per-row sizes of every varying axis (-1 in null rows).
-  std::vector<int64_t*> outs;
-  for (size_t k : varying) {
-    auto per_row = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(rows));
-    outs.push_back(per_row->data());
-    axes[k + 1].per_row = std::move(per_row);
-  }
-  for (size_t j = 0; j < varying.size(); ++j) {
-    const size_t p = static_cast<size_t>(physical[varying[j]]);
-    int64_t* out = outs[j];
-    for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
-      out[r] = shapes[r * stride + p];
-      if (out[r] < 0 && valid(static_cast<int64_t>(r))) {
-        return internal::RowError(static_cast<int64_t>(r),
-                                  "shape has a negative size on axis " + std::to_string(p));
-      }
-    }
-    if (has_nulls) {
-      for (int64_t r = 0; r < rows; ++r) {
-        if (!valid(r)) out[r] = -1;
-      }
+  QUIVER_RETURN_NOT_OK(shape::ScanRaggedAxes(array, scanned));
+  for (size_t j = 0; j < scanned.size(); ++j) {
+    DimSize& axis = axes[scanned_logical[j] + 1];
+    if (scanned[j].varies) {
+      axis.per_row =
+          std::make_shared<const PerRowSizes>(std::move(scanned[j].per_row), scanned[j].filled);
+    } else {
+      axis.value = scanned[j].size;
     }
   }
 
@@ -152,11 +130,12 @@ Result<ShapeMatch> EnforceShape(const VariableShapeTensorArray& array, const Sha
   QUIVER_ASSIGN_OR_RETURN(ShapeMatch match,
                           shape::MatchShape({axes, rows}, pattern, options, &proved));
   match.uniform_shape.assign(static_cast<size_t>(ndim), std::nullopt);
-  for (size_t k = 0; k < stride; ++k) {
-    std::optional<int64_t> size = axes[k + 1].varies() ? proved[k + 1] : axes[k + 1].value;
+  for (int k = 0; k < ndim; ++k) {
+    const DimSize& axis = axes[static_cast<size_t>(k) + 1];
+    std::optional<int64_t> size = axis.varies() ? proved[static_cast<size_t>(k) + 1] : axis.value;
     // uniform_shape holds int32 sizes; a larger proved size has no row anyway.
     if (size && *size > std::numeric_limits<int32_t>::max()) size.reset();
-    match.uniform_shape[static_cast<size_t>(physical[k])] = size;
+    match.uniform_shape[static_cast<size_t>(type.physical_axis(k))] = size;
   }
   return match;
 }

@@ -261,10 +261,10 @@ class Matcher {
     // Per row; a null row (-1 in a varying axis) gives -1.
     const bool covers_rows = observed_.rows >= 0 && begin == 0;
     const auto rows = static_cast<size_t>(observed_.rows);
-    auto per_row = std::make_shared<std::vector<int64_t>>(rows, 1);
+    std::vector<int64_t> per_row(rows, 1);
     for (size_t k = covers_rows ? 1 : 0; k < axes.size(); ++k) {
       for (size_t r = 0; r < rows; ++r) {
-        int64_t& p = (*per_row)[r];
+        int64_t& p = per_row[r];
         const int64_t v = axes[k].at(static_cast<int64_t>(r));
         if (p == -1 || v == -1) {
           p = -1;
@@ -278,12 +278,12 @@ class Matcher {
         p = *next;
       }
     }
-    if (!covers_rows) return DimSize{0, std::move(per_row)};
+    if (!covers_rows) return DimSize{0, std::make_shared<const PerRowSizes>(std::move(per_row))};
     // The ellipsis spans the rows too: count the elements of every row.
     int64_t total = 0;
     for (size_t r = 0; r < rows; ++r) {
-      if ((*per_row)[r] < 0) continue;
-      auto next = internal::AddChecked(total, (*per_row)[r], what);
+      if (per_row[r] < 0) continue;
+      auto next = internal::AddChecked(total, per_row[r], what);
       if (!next.ok()) return Status::Invalid(Prefix(-1), next.status().message(), "; ", Shapes(-1));
       total = *next;
     }

@@ -143,6 +143,42 @@ TEST(VariableShapeTensorArray, LargeBatchesPadOnTwoThreadsWithTheSameResult) {
   }
 }
 
+TEST(VariableShapeTensorArray, LargeColumnsWithNullAndEmptyRowsCopyInPieces) {
+  // About 12 MiB of rows of uneven sizes, with null and empty rows: the
+  // build and the padding hand rows to the threads in 2 MiB pieces, and
+  // every row lands where it belongs whichever thread took its piece.
+  std::vector<std::optional<Tensor>> rows;
+  for (int i = 0; i < 300; ++i) {
+    if (i % 37 == 5) {
+      rows.emplace_back();
+    } else {
+      rows.push_back(Iota({i % 11 == 0 ? 0 : 1 + i % 5, 2000 + 7 * i}, static_cast<float>(i)));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
+  for (int64_t i = 0; i < 300; ++i) {
+    if (!rows[i]) {
+      EXPECT_FALSE(array.IsValid(i)) << i;
+      continue;
+    }
+    ASSERT_OK_AND_ASSIGN(Tensor row, array.RowTensor(i));
+    EXPECT_TRUE(row.Equals(*rows[i])) << i;
+  }
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(-1, NullPolicy::kAllow));
+  EXPECT_EQ(padded.values.shape(), (std::vector<int64_t>{300, 5, 2000 + 7 * 299}));
+  const std::vector<int64_t> in_corner = {4, 2000 + 7 * 299 - 1};
+  for (int64_t i : {0, 1, 5, 42, 150, 298, 299}) {
+    const int64_t h = rows[i] ? rows[i]->shape()[0] : 0, w = rows[i] ? rows[i]->shape()[1] : 0;
+    if (h > 0) {
+      std::vector<int64_t> last = {i, h - 1, w - 1}, in_row = {h - 1, w - 1};
+      EXPECT_EQ(*padded.values.Value<float>(last), *rows[i]->Value<float>(in_row)) << i;
+    }
+    std::vector<int64_t> corner = {i, 4, 2000 + 7 * 299 - 1};  // padding unless the row fills it
+    const float expected = h == 5 && w == 2000 + 7 * 299 ? *rows[i]->Value<float>(in_corner) : -1;
+    EXPECT_EQ(*padded.values.Value<float>(corner), expected) << i;
+  }
+}
+
 TEST(VariableShapeTensorArray, PaddedWithPermutation) {
   VariableShapeTensorArray array = ThreeRows({1, 0});
   ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));

@@ -142,9 +142,9 @@ TEST(EnforceShape, DimSizeEqualityAndText) {
   DimSize also_eight;
   also_eight.value = 8;
   DimSize rows;
-  rows.per_row = std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{1, 2, 3});
+  rows.per_row = std::make_shared<const PerRowSizes>(std::vector<int64_t>{1, 2, 3});
   DimSize same_rows;
-  same_rows.per_row = std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{1, 2, 3});
+  same_rows.per_row = std::make_shared<const PerRowSizes>(std::vector<int64_t>{1, 2, 3});
   EXPECT_TRUE(eight.Equals(also_eight));
   EXPECT_FALSE(eight.Equals(rows));
   EXPECT_TRUE(rows.Equals(same_rows));
@@ -152,6 +152,21 @@ TEST(EnforceShape, DimSizeEqualityAndText) {
   EXPECT_EQ(eight.at(2), 8);
   EXPECT_EQ(eight.ToString(), "8");
   EXPECT_EQ(rows.ToString(), "per-row sizes (3 rows)");
+}
+
+TEST(EnforceShape, PerRowSizesCompareByValue) {
+  const PerRowSizes narrow(std::vector<int32_t>{4, -1, 2});
+  const PerRowSizes wide(std::vector<int64_t>{4, -1, 2});
+  EXPECT_TRUE(narrow.is_int32());
+  EXPECT_FALSE(wide.is_int32());
+  EXPECT_TRUE(narrow == wide);
+  EXPECT_TRUE(wide == narrow);
+  EXPECT_FALSE(narrow == PerRowSizes(std::vector<int32_t>{4, -1}));
+  EXPECT_FALSE(narrow == PerRowSizes(std::vector<int64_t>{4, -1, 3}));
+  EXPECT_EQ(narrow.size(), 3u);
+  EXPECT_EQ(narrow[1], -1);
+  EXPECT_EQ(narrow.ToVector(), (Shape{4, -1, 2}));
+  EXPECT_EQ(wide.ToVector(), (Shape{4, -1, 2}));
 }
 
 TEST(EnforceShape, BindingsAreFoundByName) {

@@ -162,7 +162,7 @@ TEST(EnforceShape, ErrorMessagesForEachEntryKind) {
 TEST(ShapeMatch, MatchShapeReportsWhatItProved) {
   std::vector<DimSize> axes(2);
   axes[0].value = 4;
-  axes[1].per_row = std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{3, 3, 3, 3});
+  axes[1].per_row = std::make_shared<const PerRowSizes>(std::vector<int64_t>{3, 3, 3, 3});
   std::vector<std::optional<int64_t>> proved;
   ASSERT_OK_AND_ASSIGN(ShapeMatch match, shape::MatchShape({axes, 4}, P("n 3"), {}, &proved));
   EXPECT_EQ(match.dims[0].value, 4);
@@ -175,7 +175,7 @@ TEST(ShapeMatch, MatchShapeReportsWhatItProved) {
 TEST(ShapeMatch, FormatShapeTuple) {
   std::vector<DimSize> axes(3);
   axes[0].value = 8;
-  axes[1].per_row = std::make_shared<const std::vector<int64_t>>(std::vector<int64_t>{5, 6});
+  axes[1].per_row = std::make_shared<const PerRowSizes>(std::vector<int64_t>{5, 6});
   axes[2].value = 3;
   EXPECT_EQ(shape::FormatShapeTuple(axes), "(8, None, 3)");
   EXPECT_EQ(shape::FormatShapeTuple(axes, 1), "(8, 6, 3)");
