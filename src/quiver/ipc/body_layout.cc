@@ -5,11 +5,14 @@
 #include "quiver/ipc/body_layout.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "quiver/internal/layout.h"
+#include "quiver/internal/threads.h"
 #include "quiver/ipc/codec.h"
 
 namespace quiver::ipc {
@@ -281,6 +284,108 @@ Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
   auto decompressed = Decompress(compression, stored->data() + 8, length - 8, claimed);
   if (!decompressed.ok()) return decompressed.status().WithContext(where);
   return decompressed;
+}
+
+Result<std::vector<BufferPtr>> DecodeStoredBuffers(const std::vector<BufferPtr>& stored,
+                                                   Compression compression,
+                                                   const std::function<std::string(int64_t)>& where,
+                                                   const ReadOptions& options, int threads) {
+  const size_t count = stored.size();
+  std::vector<BufferPtr> out(count);
+  if (compression == Compression::kNone) {  // views: nothing to share out
+    for (size_t i = 0; i < count; ++i) {
+      QUIVER_ASSIGN_OR_RETURN(out[i], DecodeStoredBuffer(stored[i], compression, "", options));
+    }
+    return out;
+  }
+  std::vector<Status> failures(count);
+  // A task is a whole buffer (piece -1) or one piece of a split one.
+  struct Task {
+    size_t buffer;
+    int64_t piece;
+    int64_t bytes;  // output bytes: the largest go first
+  };
+  std::vector<Task> tasks;
+  std::vector<std::vector<DecompressPiece>> pieces(count);
+  const bool split = internal::ThreadCount(threads) > 1;
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t length = stored[i] ? stored[i]->size() : 0;
+    int64_t claimed = -1;
+    if (split && length > 8) std::memcpy(&claimed, stored[i]->data(), 8);
+    // Sizes the limit refuses are left to the whole path, which says so.
+    if (claimed > 0 && claimed <= options.max_decompressed_buffer) {
+      pieces[i] =
+          SplitCompressed(compression, stored[i]->data() + 8, length - 8, claimed, kPartBytes);
+    }
+    if (!pieces[i].empty()) {
+      auto allocated = Buffer::AllocateUninitialized(claimed);
+      if (allocated.ok()) {
+        out[i] = std::move(*allocated);
+        for (size_t k = 0; k < pieces[i].size(); ++k) {
+          tasks.push_back({i, static_cast<int64_t>(k), pieces[i][k].dst_length});
+        }
+        continue;
+      }
+      pieces[i].clear();
+    }
+    tasks.push_back({i, -1, claimed > 0 ? claimed : length});
+  }
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const Task& a, const Task& b) { return a.bytes > b.bytes; });
+  // Written by several threads at once: one flag per buffer, set, never cleared.
+  std::unique_ptr<std::atomic<bool>[]> piece_failed(new std::atomic<bool>[count]);
+  for (size_t i = 0; i < count; ++i) piece_failed[i] = false;
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      static_cast<int64_t>(tasks.size()), threads, [&](int64_t t) -> Status {
+        const Task& task = tasks[static_cast<size_t>(t)];
+        const size_t i = task.buffer;
+        if (task.piece >= 0) {
+          const Status st = DecompressPieceInto(compression, stored[i]->data() + 8,
+                                                pieces[i][static_cast<size_t>(task.piece)],
+                                                out[i]->mutable_data());
+          if (!st.ok()) piece_failed[i] = true;
+          return Status::OK();
+        }
+        auto decoded =
+            DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
+        if (decoded.ok()) {
+          out[i] = std::move(*decoded);
+        } else {
+          failures[i] = decoded.status();
+        }
+        return Status::OK();
+      }));
+  for (size_t i = 0; i < count; ++i) {
+    // A piece that failed: the whole buffer again, in one go, which
+    // decodes what liblz4 or libzstd accept and names what they refuse.
+    if (piece_failed[i]) {
+      auto decoded =
+          DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
+      if (decoded.ok()) {
+        out[i] = std::move(*decoded);
+      } else {
+        failures[i] = decoded.status();
+      }
+    }
+    if (!failures[i].ok()) return failures[i];
+  }
+  return out;
+}
+
+Result<std::vector<BufferPtr>> LoadBodyBuffers(const Message& message, const BatchLayout& layout,
+                                               const ReadOptions& options, int threads) {
+  const int64_t count = static_cast<int64_t>(layout.buffers.size());
+  std::vector<BufferPtr> stored(static_cast<size_t>(count));
+  std::string where;
+  for (int64_t i = 0; i < count; ++i) {
+    QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, i, &where));
+    QUIVER_ASSIGN_OR_RETURN(stored[static_cast<size_t>(i)],
+                            BodyBytes(message, nullptr, span.offset, span.length));
+  }
+  return DecodeStoredBuffers(
+      stored, layout.compression,
+      [&](int64_t i) { return message.Where() + ": buffer " + std::to_string(i); }, options,
+      threads);
 }
 
 Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,
