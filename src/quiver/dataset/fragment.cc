@@ -358,15 +358,15 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
     }
   } else {
     const std::string where = Where(k) + ": buffer ";
-    QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
-        static_cast<int64_t>(wanted.size()), threads, [&](int64_t i) -> Status {
-          const size_t b = static_cast<size_t>(wanted[static_cast<size_t>(i)]);
-          QUIVER_ASSIGN_OR_RETURN(
-              buffers[b],
-              ipc::DecodeStoredBuffer(stored[static_cast<size_t>(i)], layout.compression,
-                                      where + std::to_string(b), options_));
-          return Status::OK();
-        }));
+    QUIVER_ASSIGN_OR_RETURN(
+        std::vector<BufferPtr> decoded,
+        ipc::DecodeStoredBuffers(
+            stored, layout.compression,
+            [&](int64_t i) { return where + std::to_string(wanted[static_cast<size_t>(i)]); },
+            options_, threads));
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      buffers[static_cast<size_t>(wanted[i])] = std::move(decoded[i]);
+    }
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
                           DecodeColumns(k, *head, columns, buffers, level));

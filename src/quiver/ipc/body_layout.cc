@@ -5,11 +5,19 @@
 #include "quiver/ipc/body_layout.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "quiver/internal/layout.h"
+#include "quiver/internal/threads.h"
 #include "quiver/ipc/codec.h"
 
 namespace quiver::ipc {
@@ -281,6 +289,175 @@ Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
   auto decompressed = Decompress(compression, stored->data() + 8, length - 8, claimed);
   if (!decompressed.ok()) return decompressed.status().WithContext(where);
   return decompressed;
+}
+
+namespace {
+
+// A whole buffer of this size or more, decompressed on one thread (a
+// single frame), has its output's pages mapped by the other threads
+// meanwhile, kPrefaultStep at a time from its end.
+constexpr int64_t kPrefaultBytes = int64_t{32} << 20;
+constexpr int64_t kPrefaultStep = int64_t{16} << 20;
+
+// Maps the pages of [data, data + size) writable (MADV_POPULATE_WRITE,
+// Linux 5.14), so that the thread decompressing into them does not stop
+// at a page fault per page of fresh memory. The contents do not change
+// (pages already there are left as they are), so it may run while another
+// thread writes the same pages; a kernel without it does nothing.
+void Prefault(uint8_t* data, int64_t size) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(data) + static_cast<uintptr_t>(size)) & ~(page - 1);
+  if (begin < end) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)data, (void)size;
+#endif
+}
+
+}  // namespace
+
+Result<std::vector<BufferPtr>> DecodeStoredBuffers(const std::vector<BufferPtr>& stored,
+                                                   Compression compression,
+                                                   const std::function<std::string(int64_t)>& where,
+                                                   const ReadOptions& options, int threads) {
+  const size_t count = stored.size();
+  std::vector<BufferPtr> out(count);
+  if (compression == Compression::kNone) {  // views: nothing to share out
+    for (size_t i = 0; i < count; ++i) {
+      QUIVER_ASSIGN_OR_RETURN(out[i], DecodeStoredBuffer(stored[i], compression, "", options));
+    }
+    return out;
+  }
+  enum class Kind {
+    kStored,    // DecodeStoredBuffer, whatever the buffer holds
+    kWhole,     // one frame, into out[buffer]
+    kPiece,     // piece `index` of a split buffer, into out[buffer]
+    kPrefault,  // step `index` (from the end) of out[buffer]'s pages
+  };
+  struct Task {
+    Kind kind;
+    size_t buffer;
+    int64_t index;
+    int64_t bytes;  // output bytes: the largest go first
+  };
+  std::vector<Task> tasks;
+  std::vector<std::vector<DecompressPiece>> pieces(count);
+  const bool shared = internal::ThreadCount(threads) > 1;
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t length = stored[i] ? stored[i]->size() : 0;
+    int64_t claimed = -1;
+    if (shared && length > 8) std::memcpy(&claimed, stored[i]->data(), 8);
+    // Sizes the limit refuses are left to DecodeStoredBuffer, which says so.
+    const bool large = claimed > 0 && claimed <= options.max_decompressed_buffer &&
+                       (claimed >= kPrefaultBytes || claimed >= 2 * kPartBytes);
+    if (large) {
+      pieces[i] =
+          SplitCompressed(compression, stored[i]->data() + 8, length - 8, claimed, kPartBytes);
+      if (!pieces[i].empty() || claimed >= kPrefaultBytes) {
+        auto allocated = Buffer::AllocateUninitialized(claimed);
+        if (allocated.ok()) out[i] = std::move(*allocated);
+      }
+    }
+    if (!out[i]) {
+      tasks.push_back({Kind::kStored, i, 0, claimed > 0 ? claimed : length});
+    } else if (!pieces[i].empty()) {
+      for (size_t k = 0; k < pieces[i].size(); ++k) {
+        tasks.push_back({Kind::kPiece, i, static_cast<int64_t>(k), pieces[i][k].dst_length});
+      }
+    } else {
+      tasks.push_back({Kind::kWhole, i, 0, claimed});
+    }
+  }
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const Task& a, const Task& b) { return a.bytes > b.bytes; });
+  // The pages of a whole frame's output are mapped by the threads that are
+  // free right after it started, from the end back towards the decoder.
+  for (size_t t = tasks.size(); t-- > 0;) {
+    if (tasks[t].kind != Kind::kWhole) continue;
+    const size_t i = tasks[t].buffer;
+    const int64_t steps = (out[i]->size() + kPrefaultStep - 1) / kPrefaultStep;
+    std::vector<Task> prefault;
+    for (int64_t k = 0; k < steps; ++k) prefault.push_back({Kind::kPrefault, i, k, 0});
+    tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(t) + 1, prefault.begin(),
+                 prefault.end());
+  }
+  // Written by several threads at once: one flag per buffer, set, never cleared.
+  std::unique_ptr<std::atomic<bool>[]> failed(new std::atomic<bool>[count]);
+  for (size_t i = 0; i < count; ++i) failed[i] = false;
+  std::vector<Status> failures(count);
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      static_cast<int64_t>(tasks.size()), threads, [&](int64_t t) -> Status {
+        const Task& task = tasks[static_cast<size_t>(t)];
+        const size_t i = task.buffer;
+        switch (task.kind) {
+          case Kind::kStored: {
+            auto decoded =
+                DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
+            if (decoded.ok()) {
+              out[i] = std::move(*decoded);
+            } else {
+              failures[i] = decoded.status();
+            }
+            break;
+          }
+          case Kind::kWhole:
+            if (!DecompressInto(compression, stored[i]->data() + 8, stored[i]->size() - 8,
+                                out[i]->size(), out[i]->mutable_data())
+                     .ok()) {
+              failed[i] = true;
+            }
+            break;
+          case Kind::kPiece:
+            if (!DecompressPieceInto(compression, stored[i]->data() + 8,
+                                     pieces[i][static_cast<size_t>(task.index)],
+                                     out[i]->mutable_data())
+                     .ok()) {
+              failed[i] = true;
+            }
+            break;
+          case Kind::kPrefault: {
+            const int64_t end = out[i]->size() - task.index * kPrefaultStep;
+            const int64_t begin = std::max<int64_t>(0, end - kPrefaultStep);
+            Prefault(out[i]->mutable_data() + begin, end - begin);
+            break;
+          }
+        }
+        return Status::OK();
+      }));
+  for (size_t i = 0; i < count; ++i) {
+    // A frame or piece that failed: the buffer again through
+    // DecodeStoredBuffer, which decodes what liblz4 or libzstd accept and
+    // names what they refuse, as a read of that buffer alone would.
+    if (failed[i]) {
+      auto decoded =
+          DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
+      if (decoded.ok()) {
+        out[i] = std::move(*decoded);
+      } else {
+        failures[i] = decoded.status();
+      }
+    }
+    if (!failures[i].ok()) return failures[i];
+  }
+  return out;
+}
+
+Result<std::vector<BufferPtr>> LoadBodyBuffers(const Message& message, const BatchLayout& layout,
+                                               const ReadOptions& options, int threads) {
+  const int64_t count = static_cast<int64_t>(layout.buffers.size());
+  std::vector<BufferPtr> stored(static_cast<size_t>(count));
+  std::string where;
+  for (int64_t i = 0; i < count; ++i) {
+    QUIVER_ASSIGN_OR_RETURN(const BodyBufferSpan span, SpanOf(message, layout, i, &where));
+    QUIVER_ASSIGN_OR_RETURN(stored[static_cast<size_t>(i)],
+                            BodyBytes(message, nullptr, span.offset, span.length));
+  }
+  return DecodeStoredBuffers(
+      stored, layout.compression,
+      [&](int64_t i) { return message.Where() + ": buffer " + std::to_string(i); }, options,
+      threads);
 }
 
 Result<BodyBufferSize> LoadBodyBufferSize(const Message& message, const BatchLayout& layout,

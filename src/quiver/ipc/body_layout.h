@@ -4,6 +4,7 @@
 // buffer and variadic counts live in one walk.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,23 @@ Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layo
 // pieces): as LoadBodyBuffer, with errors naming `where`.
 Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
                                      const std::string& where, const ReadOptions& options);
+
+// DecodeStoredBuffer of each of `stored` on up to `threads` threads (0:
+// one per core). A large compressed buffer that splits into independent
+// pieces (codec.h, SplitCompressed: the buffers quiver compresses in
+// parts) is decompressed by every thread at once, piece by piece, straight
+// into its output; the others take one thread each, the largest first.
+// Errors are the lowest failing buffer's, named `where(i)`, as
+// DecodeStoredBuffer names them.
+Result<std::vector<BufferPtr>> DecodeStoredBuffers(const std::vector<BufferPtr>& stored,
+                                                   Compression compression,
+                                                   const std::function<std::string(int64_t)>& where,
+                                                   const ReadOptions& options, int threads);
+
+// Every buffer of `layout` (from a message with its body) as
+// LoadBodyBuffer loads it, through DecodeStoredBuffers.
+Result<std::vector<BufferPtr>> LoadBodyBuffers(const Message& message, const BatchLayout& layout,
+                                               const ReadOptions& options, int threads);
 
 // The sizes of that buffer, reading at most its 8-byte prefix (from
 // `body_source` for a message read head only, as LoadBodyBuffer).

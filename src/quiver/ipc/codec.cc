@@ -45,12 +45,28 @@ Result<BufferPtr> CompressLz4(int level, const uint8_t* data, int64_t size) {
   return Buffer::Slice(out, 0, static_cast<int64_t>(written));
 }
 
-Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expected) {
-  LZ4F_dctx* context = nullptr;
-  if (LZ4F_isError(LZ4F_createDecompressionContext(&context, LZ4F_VERSION))) {
-    return Status::OutOfMemory("cannot create an LZ4 decompression context");
+// The calling thread's decompression context, made once per thread (a
+// context allocates its block buffers on first use; reusing it saves that
+// for every buffer). Reset before each frame.
+LZ4F_dctx* ThreadLz4Context() {
+  struct Owned {
+    LZ4F_dctx* context = nullptr;
+    ~Owned() {
+      if (context) LZ4F_freeDecompressionContext(context);
+    }
+  };
+  thread_local Owned owned;
+  if (owned.context == nullptr &&
+      LZ4F_isError(LZ4F_createDecompressionContext(&owned.context, LZ4F_VERSION))) {
+    owned.context = nullptr;
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(expected));
+  if (owned.context) LZ4F_resetDecompressionContext(owned.context);
+  return owned.context;
+}
+
+Status DecompressLz4(const uint8_t* data, int64_t size, int64_t expected, uint8_t* out) {
+  LZ4F_dctx* context = ThreadLz4Context();
+  if (context == nullptr) return Status::OutOfMemory("cannot create an LZ4 decompression context");
   size_t in_pos = 0, out_pos = 0;
   size_t hint = 1;
   // A frame may hold several blocks: feed until the frame ends (hint 0),
@@ -58,58 +74,52 @@ Result<BufferPtr> DecompressLz4(const uint8_t* data, int64_t size, int64_t expec
   while (hint != 0 && in_pos < static_cast<size_t>(size)) {
     size_t in_size = static_cast<size_t>(size) - in_pos;
     size_t out_size = static_cast<size_t>(expected) - out_pos;
-    hint = LZ4F_decompress(context, out->mutable_data() + out_pos, &out_size, data + in_pos,
-                           &in_size, nullptr);
+    hint = LZ4F_decompress(context, out + out_pos, &out_size, data + in_pos, &in_size, nullptr);
     if (LZ4F_isError(hint)) {
-      LZ4F_freeDecompressionContext(context);
       return Status::Invalid("corrupt LZ4 frame: ", LZ4F_getErrorName(hint));
     }
     in_pos += in_size;
     out_pos += out_size;
     if (in_size == 0 && out_size == 0) break;  // no progress: output full
   }
-  LZ4F_freeDecompressionContext(context);
   if (hint != 0 || out_pos != static_cast<size_t>(expected)) {
     return Status::Invalid("LZ4 frame decompresses to ", out_pos, (hint != 0 ? "+" : ""),
                            " bytes, the buffer claims ", expected);
   }
-  return out;
+  return Status::OK();
 }
 #endif  // QUIVER_HAVE_LZ4
 
 #ifdef QUIVER_HAVE_ZSTD
-// One frame, compressed by `workers` threads inside libzstd when it was
-// built with them (otherwise the setting is refused and one thread does
-// it): a single large buffer then uses every core.
-size_t ZstdFrame(uint8_t* out, size_t bound, const uint8_t* data, size_t size, int level,
-                 int workers) {
-  if (workers <= 1) return ZSTD_compress(out, bound, data, size, level);
-  ZSTD_CCtx* context = ZSTD_createCCtx();
-  if (context == nullptr) return ZSTD_compress(out, bound, data, size, level);
-  ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(context, ZSTD_c_nbWorkers, workers);
-  const size_t written = ZSTD_compress2(context, out, bound, data, size);
-  ZSTD_freeCCtx(context);
-  return written;
-}
-
-Result<BufferPtr> CompressZstd(int level, const uint8_t* data, int64_t size, int workers) {
+Result<BufferPtr> CompressZstd(int level, const uint8_t* data, int64_t size) {
   const size_t bound = ZSTD_compressBound(static_cast<size_t>(size));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out,
                           Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
   const int zstd_level = level == WriteOptions::kDefaultLevel ? ZSTD_CLEVEL_DEFAULT : level;
   const size_t written =
-      ZstdFrame(out->mutable_data(), bound, data, static_cast<size_t>(size), zstd_level, workers);
+      ZSTD_compress(out->mutable_data(), bound, data, static_cast<size_t>(size), zstd_level);
   if (ZSTD_isError(written)) {
     return Status::IOError("ZSTD compression failed: ", ZSTD_getErrorName(written));
   }
   return Buffer::Slice(out, 0, static_cast<int64_t>(written));
 }
 
-Result<BufferPtr> DecompressZstd(const uint8_t* data, int64_t size, int64_t expected) {
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(expected));
-  const size_t got = ZSTD_decompress(out->mutable_data(), static_cast<size_t>(expected), data,
-                                     static_cast<size_t>(size));
+// The calling thread's decompression context, made once per thread.
+ZSTD_DCtx* ThreadZstdContext() {
+  struct Owned {
+    ZSTD_DCtx* context = ZSTD_createDCtx();
+    ~Owned() { ZSTD_freeDCtx(context); }
+  };
+  thread_local Owned owned;
+  return owned.context;
+}
+
+Status DecompressZstd(const uint8_t* data, int64_t size, int64_t expected, uint8_t* out) {
+  ZSTD_DCtx* context = ThreadZstdContext();
+  const size_t got = context ? ZSTD_decompressDCtx(context, out, static_cast<size_t>(expected),
+                                                   data, static_cast<size_t>(size))
+                             : ZSTD_decompress(out, static_cast<size_t>(expected), data,
+                                               static_cast<size_t>(size));
   if (ZSTD_isError(got)) {
     return Status::Invalid("corrupt ZSTD frame: ", ZSTD_getErrorName(got));
   }
@@ -117,7 +127,7 @@ Result<BufferPtr> DecompressZstd(const uint8_t* data, int64_t size, int64_t expe
     return Status::Invalid("ZSTD frame decompresses to ", got, " bytes, the buffer claims ",
                            expected);
   }
-  return out;
+  return Status::OK();
 }
 #endif  // QUIVER_HAVE_ZSTD
 
@@ -169,36 +179,44 @@ Status CheckLevel(Compression codec, int64_t level) {
   return Status::OK();
 }
 
-Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size,
-                           int workers) {
+Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size) {
   QUIVER_RETURN_NOT_OK(CheckCodec(codec));
   switch (codec) {
 #ifdef QUIVER_HAVE_LZ4
     case Compression::kLz4Frame: return CompressLz4(level, data, size);
 #endif
 #ifdef QUIVER_HAVE_ZSTD
-    case Compression::kZstd: return CompressZstd(level, data, size, workers);
+    case Compression::kZstd: return CompressZstd(level, data, size);
 #endif
     default: break;
   }
-  (void)level, (void)data, (void)size, (void)workers;
+  (void)level, (void)data, (void)size;
   return Status::Invalid("no codec to compress with");
+}
+
+Status DecompressInto(Compression codec, const uint8_t* data, int64_t size, int64_t expected,
+                      uint8_t* out) {
+  QUIVER_RETURN_NOT_OK(CheckCodec(codec));
+  switch (codec) {
+#ifdef QUIVER_HAVE_LZ4
+    case Compression::kLz4Frame: return DecompressLz4(data, size, expected, out);
+#endif
+#ifdef QUIVER_HAVE_ZSTD
+    case Compression::kZstd: return DecompressZstd(data, size, expected, out);
+#endif
+    default: break;
+  }
+  (void)data, (void)size, (void)expected, (void)out;
+  return Status::Invalid("no codec to decompress with");
 }
 
 Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size,
                              int64_t expected) {
   QUIVER_RETURN_NOT_OK(CheckCodec(codec));
-  switch (codec) {
-#ifdef QUIVER_HAVE_LZ4
-    case Compression::kLz4Frame: return DecompressLz4(data, size, expected);
-#endif
-#ifdef QUIVER_HAVE_ZSTD
-    case Compression::kZstd: return DecompressZstd(data, size, expected);
-#endif
-    default: break;
-  }
-  (void)data, (void)size, (void)expected;
-  return Status::Invalid("no codec to decompress with");
+  if (codec == Compression::kNone) return Status::Invalid("no codec to decompress with");
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(expected));
+  QUIVER_RETURN_NOT_OK(DecompressInto(codec, data, size, expected, out->mutable_data()));
+  return out;
 }
 
 }  // namespace quiver::ipc

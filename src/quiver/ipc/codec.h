@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "quiver/buffer.h"
 #include "quiver/ipc.h"
@@ -9,16 +10,78 @@
 
 namespace quiver::ipc {
 
-// The compressed bytes of [data, data + size) (no length prefix). ZSTD
-// spreads one buffer over `workers` threads when more than one is given
-// (one standard frame either way); LZ4 frames always use one.
-Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size,
-                           int workers = 1);
+// The compressed bytes of [data, data + size) (no length prefix): one
+// frame, on the calling thread (large buffers: PartCompressor below).
+Result<BufferPtr> Compress(Compression codec, int level, const uint8_t* data, int64_t size);
 
 // Exactly `expected` decompressed bytes of [data, data + size); Invalid when
 // the input is corrupt or decompresses to another size.
 Result<BufferPtr> Decompress(Compression codec, const uint8_t* data, int64_t size,
                              int64_t expected);
+
+// Decompress into caller memory: `expected` bytes at `out`.
+Status DecompressInto(Compression codec, const uint8_t* data, int64_t size, int64_t expected,
+                      uint8_t* out);
+
+// --- Large buffers in parts that threads share (codec_parts.cc) ---------
+//
+// A buffer of kPartBytes or more is compressed in parts of kPartBytes (the
+// last one shorter), each on its own, so that threads can share one
+// buffer: one LZ4 frame whose blocks are independent (1 MiB blocks), or
+// one ZSTD frame per part, the frames one after another. Both are what any
+// reader of the codec reads (an LZ4 frame; a ZSTD stream of frames).
+// Reading splits such a buffer at the same places (SplitCompressed).
+constexpr int64_t kPartBytes = int64_t{4} << 20;
+
+// Whether a buffer of `size` bytes is compressed in parts.
+inline bool CompressesInParts(int64_t size) { return size >= 2 * kPartBytes; }
+
+// The pieces of one buffer compressed in parts: Head(), then Part(k) for k
+// in [0, parts()), then Tail(), concatenated, are the compressed buffer.
+// Part() may run on several threads at once (each thread keeps its own
+// codec context).
+class PartCompressor {
+ public:
+  static Result<PartCompressor> Make(Compression codec, int level, const uint8_t* data,
+                                     int64_t size);
+  int64_t parts() const { return (size_ + kPartBytes - 1) / kPartBytes; }
+  const BufferPtr& Head() const { return head_; }  // nullptr: none
+  const BufferPtr& Tail() const { return tail_; }  // nullptr: none
+  Result<BufferPtr> Part(int64_t k) const;
+
+ private:
+  Compression codec_ = Compression::kNone;
+  int level_ = 0;
+  const uint8_t* data_ = nullptr;
+  int64_t size_ = 0;
+  BufferPtr head_, tail_;
+};
+
+// A run of compressed bytes that decompresses on its own to a run of the
+// output: [src_offset, +src_length) of the compressed bytes, written to
+// [dst_offset, +dst_length) of the output.
+struct DecompressPiece {
+  int64_t src_offset = 0, src_length = 0;
+  int64_t dst_offset = 0, dst_length = 0;
+  int64_t block = 0;  // LZ4: the frame's block size, which every block but the last fills
+};
+
+// Cuts [data, data + size), which claims `expected` decompressed bytes,
+// into pieces of at least `min_piece` output bytes that decompress
+// independently: at ZSTD frame boundaries, or at block boundaries of an LZ4
+// frame of independent blocks without checksums. Empty when the buffer
+// cannot be cut (one frame, linked LZ4 blocks, sizes that do not add up
+// to `expected`, anything unusual): the caller then decompresses it whole
+// (Decompress), which also names whatever is wrong with it.
+std::vector<DecompressPiece> SplitCompressed(Compression codec, const uint8_t* data, int64_t size,
+                                             int64_t expected, int64_t min_piece);
+
+// Decompresses one piece of SplitCompressed into out + piece.dst_offset
+// (`out` holds the whole output). Invalid when it does not decompress to
+// exactly piece.dst_length bytes; the caller then decompresses the buffer
+// whole for the error to report.
+Status DecompressPieceInto(Compression codec, const uint8_t* data, const DecompressPiece& piece,
+                           uint8_t* out);
 
 // OK when this build has `codec` (kNone included); otherwise NotImplemented
 // with a message that says how to get a quiver with that codec.

@@ -25,16 +25,8 @@ using internal::BufferRole;
 // The body's buffers, decompressed where the message says so (in parallel).
 Result<std::vector<BufferPtr>> LoadBuffers(const Message& message, const BatchLayout& layout,
                                            const ReadOptions& options) {
-  const int64_t count = static_cast<int64_t>(layout.buffers.size());
-  std::vector<BufferPtr> out(static_cast<size_t>(count));
-  auto load = [&](int64_t i) -> Status {
-    QUIVER_ASSIGN_OR_RETURN(out[static_cast<size_t>(i)],
-                            LoadBodyBuffer(message, layout, i, options));
-    return Status::OK();
-  };
-  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
-      count, layout.compression == Compression::kNone ? 1 : options.threads, load));
-  return out;
+  return LoadBodyBuffers(message, layout, options,
+                         layout.compression == Compression::kNone ? 1 : options.threads);
 }
 
 // Arrays from a described body and its loaded buffers.

@@ -42,60 +42,87 @@ Status Append(const ArrayData& data, EncodedBody* body) {
   return Status::OK();
 }
 
-// One body buffer as it goes on the wire: the bytes, and for compressed
-// bodies the int64 prefix (uncompressed length, or -1 for stored as is).
+// One body buffer as it goes on the wire: its bytes (one part, or the
+// pieces of a buffer compressed in parts, written one after another), and
+// for compressed bodies the int64 prefix (uncompressed length, or -1 for
+// stored as is).
 struct WireBuffer {
-  BufferPtr bytes;
+  std::vector<BufferPtr> parts;
   bool has_prefix = false;
   int64_t prefix = 0;
-  int64_t size() const { return (bytes ? bytes->size() : 0) + (has_prefix ? 8 : 0); }
+  int64_t size() const {
+    int64_t bytes = has_prefix ? 8 : 0;
+    for (const BufferPtr& part : parts) bytes += part ? part->size() : 0;
+    return bytes;
+  }
 };
 
-// One buffer on the wire: compressed (with `workers` threads inside the
-// codec), or stored as it is when that is not smaller.
-Status CompressOne(const BufferPtr& raw, const WriteOptions& options, int workers,
-                   WireBuffer* wire) {
-  if (!raw || raw->size() == 0) return Status::OK();  // empty buffers stay empty
+// `packed` (the compressed parts of `raw`) on the wire, or `raw` as it is
+// when compressing did not make it smaller.
+void Choose(const BufferPtr& raw, std::vector<BufferPtr> packed, WireBuffer* wire) {
   wire->has_prefix = true;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr packed,
-                          ipc::Compress(options.compression, options.compression_level, raw->data(),
-                                        raw->size(), workers));
-  if (packed->size() < raw->size()) {
-    wire->bytes = std::move(packed);
+  wire->parts = std::move(packed);
+  if (wire->size() - 8 < raw->size()) {
     wire->prefix = raw->size();
   } else {  // not worth it: stored uncompressed
-    wire->bytes = raw;
+    wire->parts = {raw};
     wire->prefix = -1;
   }
-  return Status::OK();
 }
 
-// ZSTD buffers of this size and more are compressed one at a time with
-// every thread working on each (inside libzstd); the smaller ones, and all
-// LZ4 buffers, go one buffer per thread. A batch's time is otherwise set
-// by its largest buffer, compressed on one core while the other idles.
-constexpr int64_t kSplitBuffer = int64_t{2} << 20;
-
+// The buffers compressed on options.threads threads. A large buffer is
+// compressed in parts (codec.h, PartCompressor) that the threads share
+// with the other buffers' work, so that the batch's largest buffer does
+// not set its time on one core.
 Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
                                          const WriteOptions& options) {
   std::vector<WireBuffer> out(buffers.size());
   if (options.compression == Compression::kNone) {
-    for (size_t i = 0; i < buffers.size(); ++i) out[i].bytes = buffers[i];
+    for (size_t i = 0; i < buffers.size(); ++i) out[i].parts = {buffers[i]};
     return out;
   }
-  const int workers = internal::ThreadCount(options.threads);
-  auto large = [&](size_t i) {
-    return options.compression == Compression::kZstd && workers > 1 && buffers[i] &&
-           buffers[i]->size() >= kSplitBuffer;
+  struct Task {
+    size_t buffer;
+    int64_t part;  // -1: the whole buffer
   };
+  std::vector<Task> tasks;
+  std::vector<std::optional<PartCompressor>> splits(buffers.size());
+  std::vector<std::vector<BufferPtr>> packed(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (large(i)) QUIVER_RETURN_NOT_OK(CompressOne(buffers[i], options, workers, &out[i]));
+    if (!buffers[i] || buffers[i]->size() == 0) continue;  // empty buffers stay empty
+    if (!CompressesInParts(buffers[i]->size())) {
+      tasks.push_back({i, -1});
+      packed[i].resize(1);
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(splits[i],
+                            PartCompressor::Make(options.compression, options.compression_level,
+                                                 buffers[i]->data(), buffers[i]->size()));
+    packed[i].resize(static_cast<size_t>(splits[i]->parts()));
+    for (int64_t k = 0; k < splits[i]->parts(); ++k) tasks.push_back({i, k});
   }
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
-      static_cast<int64_t>(buffers.size()), options.threads, [&](int64_t i) {
-        const size_t k = static_cast<size_t>(i);
-        return large(k) ? Status::OK() : CompressOne(buffers[k], options, 1, &out[k]);
+      static_cast<int64_t>(tasks.size()), options.threads, [&](int64_t t) -> Status {
+        const Task& task = tasks[static_cast<size_t>(t)];
+        const BufferPtr& raw = buffers[task.buffer];
+        if (task.part < 0) {
+          QUIVER_ASSIGN_OR_RETURN(packed[task.buffer][0],
+                                  ipc::Compress(options.compression, options.compression_level,
+                                                raw->data(), raw->size()));
+        } else {
+          QUIVER_ASSIGN_OR_RETURN(packed[task.buffer][static_cast<size_t>(task.part)],
+                                  splits[task.buffer]->Part(task.part));
+        }
+        return Status::OK();
       }));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (packed[i].empty()) continue;
+    if (splits[i]) {
+      packed[i].insert(packed[i].begin(), splits[i]->Head());
+      packed[i].push_back(splits[i]->Tail());
+    }
+    Choose(buffers[i], std::move(packed[i]), &out[i]);
+  }
   return out;
 }
 
@@ -107,8 +134,8 @@ Result<WrittenBlock> WriteMessage(OutputSink& sink, flatbuffers::FlatBufferBuild
   block.body_length = body_length;
   for (const WireBuffer& buffer : body) {
     if (buffer.has_prefix) QUIVER_RETURN_NOT_OK(sink.Write(&buffer.prefix, 8));
-    if (buffer.bytes && buffer.bytes->size() > 0) {
-      QUIVER_RETURN_NOT_OK(sink.Write(buffer.bytes->data(), buffer.bytes->size()));
+    for (const BufferPtr& part : buffer.parts) {
+      if (part && part->size() > 0) QUIVER_RETURN_NOT_OK(sink.Write(part->data(), part->size()));
     }
     QUIVER_RETURN_NOT_OK(WritePadding(sink, PaddingFor(buffer.size(), kBodyAlignment)));
   }

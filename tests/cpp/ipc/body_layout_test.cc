@@ -12,6 +12,7 @@
 
 #include "ipc_test_util.h"
 #include "quiver/build_info.h"
+#include "quiver/ipc/codec.h"
 #include "sample_arrays.h"
 
 namespace quiver::ipc {
@@ -377,4 +378,81 @@ TEST(BodyLayout, PreV5UnionsSkipTheirValidityBuffer) {
 }
 
 }  // namespace
+}  // namespace quiver::ipc
+
+namespace quiver::ipc {
+
+namespace {
+
+// A stored compressed buffer: the int64 uncompressed length, then `packed`.
+BufferPtr Stored(int64_t claimed, const std::vector<uint8_t>& packed) {
+  std::vector<uint8_t> bytes(8 + packed.size());
+  std::memcpy(bytes.data(), &claimed, 8);
+  std::memcpy(bytes.data() + 8, packed.data(), packed.size());
+  return test::BufferOf(bytes);
+}
+
+}  // namespace
+
+// Buffers compressed in parts (shared piece by piece), one large frame
+// (prefaulted beside its decoder), small and raw ones, decoded together:
+// the same bytes as one at a time; a corrupt piece gets the error the
+// buffer read alone gets, and the lowest failing buffer's is returned.
+TEST(BodyLayout, StoredBuffersDecodedTogetherMatchOneAtATime) {
+  for (Compression codec : {Compression::kLz4Frame, Compression::kZstd}) {
+    if (!HasCodec(codec)) continue;
+    SCOPED_TRACE(CodecName(codec));
+    std::vector<uint8_t> data(size_t{40} << 20);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 / 1000 % 251);
+    const auto size = static_cast<int64_t>(data.size());
+    ASSERT_OK_AND_ASSIGN(PartCompressor parts, PartCompressor::Make(codec, 1, data.data(), size));
+    std::vector<uint8_t> in_parts;
+    auto append = [&](const BufferPtr& piece) {
+      if (piece) in_parts.insert(in_parts.end(), piece->data(), piece->data() + piece->size());
+    };
+    append(parts.Head());
+    for (int64_t k = 0; k < parts.parts(); ++k) {
+      ASSERT_OK_AND_ASSIGN(BufferPtr part, parts.Part(k));
+      append(part);
+    }
+    append(parts.Tail());
+    ASSERT_OK_AND_ASSIGN(BufferPtr one_frame, Compress(codec, 1, data.data(), size));
+    const std::vector<uint8_t> frame(one_frame->data(), one_frame->data() + one_frame->size());
+    const std::vector<uint8_t> small(data.begin(), data.begin() + 1000);
+    ASSERT_OK_AND_ASSIGN(BufferPtr small_packed, Compress(codec, 1, small.data(), 1000));
+    const std::vector<BufferPtr> stored = {
+        Stored(size, in_parts), Stored(size, frame),
+        Stored(1000, std::vector<uint8_t>(small_packed->data(),
+                                          small_packed->data() + small_packed->size())),
+        Stored(-1, small), test::BufferOf(std::vector<uint8_t>{})};
+    const auto where = [](int64_t i) { return "buffer " + std::to_string(i); };
+    for (int threads : {1, 2, 4}) {
+      ASSERT_OK_AND_ASSIGN(std::vector<BufferPtr> out,
+                           DecodeStoredBuffers(stored, codec, where, ReadOptions{}, threads));
+      ASSERT_EQ(out.size(), stored.size());
+      for (size_t i = 0; i < 2; ++i) {
+        ASSERT_EQ(out[i]->size(), size);
+        EXPECT_EQ(std::memcmp(out[i]->data(), data.data(), data.size()), 0) << i;
+      }
+      EXPECT_EQ(std::vector<uint8_t>(out[2]->data(), out[2]->data() + 1000), small);
+      EXPECT_EQ(std::vector<uint8_t>(out[3]->data(), out[3]->data() + 1000), small);
+      EXPECT_EQ(out[4]->size(), 0);
+    }
+    // Corrupt bytes in the middle of the parts, and a claim one byte short
+    // of the frame's: each fails as the buffer read alone fails.
+    std::vector<uint8_t> bad = in_parts;
+    for (size_t at = bad.size() / 2; at < bad.size() / 2 + 64; ++at) bad[at] ^= 0xA5;
+    const std::vector<BufferPtr> hostile = {stored[2], Stored(size, bad), Stored(size - 1, frame)};
+    for (size_t i = 1; i < hostile.size(); ++i) {
+      const Status alone = test::StatusOf(DecodeStoredBuffer(hostile[i], codec, where(i), {}));
+      ASSERT_FALSE(alone.ok()) << i;
+      const std::vector<BufferPtr> from_here(hostile.begin() + static_cast<std::ptrdiff_t>(i),
+                                             hostile.end());
+      const Status together = test::StatusOf(DecodeStoredBuffers(
+          from_here, codec, [&](int64_t k) { return where(k + static_cast<int64_t>(i)); }, {}, 2));
+      EXPECT_EQ(together.message(), alone.message()) << i;
+    }
+  }
+}
+
 }  // namespace quiver::ipc

@@ -1,0 +1,356 @@
+// Large buffers compressed and decompressed in parts that threads share
+// (codec.h). LZ4: one frame of independent 1 MiB blocks (LZ4 Frame Format
+// 1.6: a block is a 4-byte little-endian size, its high bit set when the
+// block is stored raw, then its bytes; a zero size ends the frame). ZSTD:
+// one frame per part, the frames one after another (RFC 8878: a stream of
+// frames decompresses to the concatenation of theirs).
+#include "quiver/ipc/codec.h"
+
+#ifdef QUIVER_HAVE_LZ4
+#include <lz4.h>
+#include <lz4frame.h>
+#include <lz4hc.h>
+#endif
+#ifdef QUIVER_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace quiver::ipc {
+
+namespace {
+
+#ifdef QUIVER_HAVE_LZ4
+constexpr int64_t kLz4Block = int64_t{1} << 20;  // LZ4F_max1MB
+constexpr uint32_t kLz4Raw = 0x80000000u;        // a block's size: stored raw
+
+void PutLe32(uint8_t* at, uint32_t value) {
+  for (int i = 0; i < 4; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
+}
+
+uint32_t GetLe32(const uint8_t* at) {
+  return uint32_t{at[0]} | uint32_t{at[1]} << 8 | uint32_t{at[2]} << 16 | uint32_t{at[3]} << 24;
+}
+
+// LZ4 frame levels below 3 are LZ4's fast mode, 3 and up its HC levels.
+int Lz4Level(int level) { return level == WriteOptions::kDefaultLevel ? 0 : level; }
+
+// The calling thread's compression state for `level` (fast or HC), made
+// once per thread and reset by each call that uses it.
+void* ThreadLz4State(bool hc) {
+  thread_local std::unique_ptr<uint8_t[]> fast, high;
+  std::unique_ptr<uint8_t[]>& state = hc ? high : fast;
+  if (!state) {
+    const int bytes = hc ? LZ4_sizeofStateHC() : LZ4_sizeofState();
+    state.reset(new (std::nothrow) uint8_t[static_cast<size_t>(bytes) + 8]);
+  }
+  // 8-byte alignment, as both states require.
+  if (!state) return nullptr;
+  auto address = reinterpret_cast<uintptr_t>(state.get());
+  return reinterpret_cast<void*>((address + 7) & ~uintptr_t{7});
+}
+
+// The frame header of a `size`-byte buffer in independent 1 MiB blocks,
+// written by liblz4 itself (so its header checksum is liblz4's).
+Result<BufferPtr> Lz4Head(int level, int64_t size) {
+  LZ4F_cctx* context = nullptr;
+  if (LZ4F_isError(LZ4F_createCompressionContext(&context, LZ4F_VERSION))) {
+    return Status::OutOfMemory("cannot create an LZ4 compression context");
+  }
+  LZ4F_preferences_t preferences{};
+  preferences.compressionLevel = Lz4Level(level);
+  preferences.autoFlush = 1;
+  preferences.frameInfo.blockSizeID = LZ4F_max1MB;
+  preferences.frameInfo.blockMode = LZ4F_blockIndependent;
+  preferences.frameInfo.contentSize = static_cast<unsigned long long>(size);
+  uint8_t header[LZ4F_HEADER_SIZE_MAX];
+  const size_t written = LZ4F_compressBegin(context, header, sizeof(header), &preferences);
+  LZ4F_freeCompressionContext(context);
+  if (LZ4F_isError(written)) {
+    return Status::IOError("LZ4 compression failed: ", LZ4F_getErrorName(written));
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out,
+                          Buffer::AllocateUninitialized(static_cast<int64_t>(written)));
+  std::memcpy(out->mutable_data(), header, written);
+  return out;
+}
+
+// The blocks of [data, data + size), a whole number of 1 MiB blocks but
+// for the frame's last part: each compressed when that is smaller, raw
+// otherwise (as liblz4's frame writer decides).
+Result<BufferPtr> Lz4Blocks(int level, const uint8_t* data, int64_t size) {
+  const int64_t blocks = (size + kLz4Block - 1) / kLz4Block;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(size + 4 * blocks));
+  const bool hc = Lz4Level(level) >= 3;
+  void* state = ThreadLz4State(hc);
+  if (state == nullptr) return Status::OutOfMemory("cannot create an LZ4 compression state");
+  uint8_t* at = out->mutable_data();
+  for (int64_t from = 0; from < size; from += kLz4Block) {
+    const int n = static_cast<int>(std::min(kLz4Block, size - from));
+    const auto* source = reinterpret_cast<const char*>(data + from);
+    auto* target = reinterpret_cast<char*>(at + 4);
+    // Room for one byte less than the block: a block that does not shrink
+    // fails (0) and is stored raw.
+    const int packed =
+        n <= 1 ? 0
+        : hc   ? LZ4_compress_HC_extStateHC(state, source, target, n, n - 1, Lz4Level(level))
+               : LZ4_compress_fast_extState(state, source, target, n, n - 1,
+                                          Lz4Level(level) < 0 ? -Lz4Level(level) : 1);
+    if (packed > 0) {
+      PutLe32(at, static_cast<uint32_t>(packed));
+      at += 4 + packed;
+    } else {
+      PutLe32(at, static_cast<uint32_t>(n) | kLz4Raw);
+      std::memcpy(at + 4, source, static_cast<size_t>(n));
+      at += 4 + n;
+    }
+  }
+  return Buffer::Slice(out, 0, at - out->data());
+}
+
+// An LZ4 frame cut at block boundaries, or nothing (see SplitCompressed).
+std::vector<DecompressPiece> SplitLz4(const uint8_t* data, int64_t size, int64_t expected,
+                                      int64_t min_piece) {
+  struct Context {
+    LZ4F_dctx* context = nullptr;
+    ~Context() {
+      if (context) LZ4F_freeDecompressionContext(context);
+    }
+  } owned;
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&owned.context, LZ4F_VERSION))) return {};
+  // liblz4 reads (and checks) the header, so only frames it accepts split.
+  LZ4F_frameInfo_t info{};
+  size_t consumed = static_cast<size_t>(size);
+  if (LZ4F_isError(LZ4F_getFrameInfo(owned.context, &info, data, &consumed))) return {};
+  int64_t block = 0;
+  switch (info.blockSizeID) {
+    case LZ4F_max64KB: block = int64_t{64} << 10; break;
+    case LZ4F_max256KB: block = int64_t{256} << 10; break;
+    case LZ4F_max1MB: block = int64_t{1} << 20; break;
+    case LZ4F_max4MB: block = int64_t{4} << 20; break;
+    default: return {};
+  }
+  if (info.blockMode != LZ4F_blockIndependent || info.blockChecksumFlag != LZ4F_noBlockChecksum ||
+      info.contentChecksumFlag != LZ4F_noContentChecksum || info.dictID != 0 ||
+      (info.contentSize != 0 && info.contentSize != static_cast<unsigned long long>(expected))) {
+    return {};
+  }
+  // Every block but the last holds a full block of output: the output
+  // offset of each follows from its index, and the blocks must number
+  // exactly what `expected` needs.
+  std::vector<DecompressPiece> out;
+  DecompressPiece piece{static_cast<int64_t>(consumed), 0, 0, 0, block};
+  int64_t at = static_cast<int64_t>(consumed), produced = 0;
+  while (true) {
+    if (size - at < 4) return {};
+    const uint32_t word = GetLe32(data + at);
+    if (word == 0) break;  // end mark
+    const int64_t stored = word & ~kLz4Raw;
+    const int64_t holds = std::min(block, expected - produced);
+    if (holds <= 0 || stored > size - at - 4 || stored > block ||
+        ((word & kLz4Raw) && stored != holds)) {
+      return {};
+    }
+    at += 4 + stored;
+    produced += holds;
+    piece.src_length = at - piece.src_offset;
+    piece.dst_length = produced - piece.dst_offset;
+    if (piece.dst_length >= min_piece) {
+      out.push_back(piece);
+      piece = DecompressPiece{at, 0, produced, 0, block};
+    }
+  }
+  if (produced != expected) return {};
+  if (piece.dst_length > 0) out.push_back(piece);
+  if (out.size() < 2) return {};
+  return out;
+}
+
+Status DecompressLz4Piece(const uint8_t* data, const DecompressPiece& piece, uint8_t* out) {
+  const uint8_t* in = data + piece.src_offset;
+  const uint8_t* end = in + piece.src_length;
+  uint8_t* target = out + piece.dst_offset;
+  int64_t left = piece.dst_length;
+  // The block sizes were checked by SplitLz4 on the same bytes; they are
+  // checked again here, in case the bytes (caller memory, a mapped file)
+  // changed since.
+  while (in < end) {
+    if (end - in < 4) return Status::Invalid("LZ4 block header cut short");
+    const uint32_t word = GetLe32(in);
+    const int64_t stored = word & ~kLz4Raw;
+    // Each block fills its share of the output exactly, as SplitLz4 placed it.
+    const int64_t holds = std::min(piece.block, left);
+    if (word == 0 || stored > end - in - 4 || holds <= 0) {
+      return Status::Invalid("LZ4 blocks changed while read");
+    }
+    if (word & kLz4Raw) {
+      if (stored != holds) return Status::Invalid("LZ4 raw block of another size");
+      std::memcpy(target, in + 4, static_cast<size_t>(holds));
+    } else {
+      const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in + 4),
+                                          reinterpret_cast<char*>(target), static_cast<int>(stored),
+                                          static_cast<int>(holds));
+      if (got != holds) return Status::Invalid("corrupt LZ4 block");
+    }
+    in += 4 + stored;
+    target += holds;
+    left -= holds;
+  }
+  if (left != 0) return Status::Invalid("LZ4 blocks decompress to another size");
+  return Status::OK();
+}
+#endif  // QUIVER_HAVE_LZ4
+
+#ifdef QUIVER_HAVE_ZSTD
+struct ZstdContexts {
+  ZSTD_CCtx* compress = nullptr;
+  ZSTD_DCtx* decompress = nullptr;
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(compress);
+    ZSTD_freeDCtx(decompress);
+  }
+};
+
+// The calling thread's ZSTD contexts, made on first use.
+ZstdContexts& ThreadZstd() {
+  thread_local ZstdContexts contexts;
+  return contexts;
+}
+
+Result<BufferPtr> ZstdPart(int level, const uint8_t* data, int64_t size) {
+  ZstdContexts& contexts = ThreadZstd();
+  if (contexts.compress == nullptr) contexts.compress = ZSTD_createCCtx();
+  if (contexts.compress == nullptr) {
+    return Status::OutOfMemory("cannot create a ZSTD compression context");
+  }
+  const size_t bound = ZSTD_compressBound(static_cast<size_t>(size));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr out,
+                          Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
+  const int zstd_level = level == WriteOptions::kDefaultLevel ? ZSTD_CLEVEL_DEFAULT : level;
+  // One-shot compression writes the content size into the frame header,
+  // which is what lets a reader split the frames again.
+  const size_t written = ZSTD_compressCCtx(contexts.compress, out->mutable_data(), bound, data,
+                                           static_cast<size_t>(size), zstd_level);
+  if (ZSTD_isError(written)) {
+    return Status::IOError("ZSTD compression failed: ", ZSTD_getErrorName(written));
+  }
+  return Buffer::Slice(out, 0, static_cast<int64_t>(written));
+}
+
+// ZSTD frames grouped into pieces, or nothing (see SplitCompressed).
+std::vector<DecompressPiece> SplitZstd(const uint8_t* data, int64_t size, int64_t expected,
+                                       int64_t min_piece) {
+  std::vector<DecompressPiece> out;
+  DecompressPiece piece;
+  int64_t at = 0, produced = 0;
+  while (at < size) {
+    const size_t frame = ZSTD_findFrameCompressedSize(data + at, static_cast<size_t>(size - at));
+    if (ZSTD_isError(frame) || frame == 0) return {};
+    const unsigned long long holds =
+        ZSTD_getFrameContentSize(data + at, static_cast<size_t>(size - at));
+    if (holds == ZSTD_CONTENTSIZE_UNKNOWN || holds == ZSTD_CONTENTSIZE_ERROR ||
+        holds > static_cast<unsigned long long>(expected - produced)) {
+      return {};
+    }
+    at += static_cast<int64_t>(frame);
+    produced += static_cast<int64_t>(holds);
+    piece.src_length = at - piece.src_offset;
+    piece.dst_length = produced - piece.dst_offset;
+    if (piece.dst_length >= min_piece) {
+      out.push_back(piece);
+      piece = DecompressPiece{at, 0, produced, 0};
+    }
+  }
+  if (produced != expected) return {};
+  if (piece.src_length > 0) out.push_back(piece);
+  if (out.size() < 2) return {};
+  return out;
+}
+
+Status DecompressZstdPiece(const uint8_t* data, const DecompressPiece& piece, uint8_t* out) {
+  ZstdContexts& contexts = ThreadZstd();
+  if (contexts.decompress == nullptr) contexts.decompress = ZSTD_createDCtx();
+  if (contexts.decompress == nullptr) {
+    return Status::OutOfMemory("cannot create a ZSTD decompression context");
+  }
+  const size_t got = ZSTD_decompressDCtx(
+      contexts.decompress, out + piece.dst_offset, static_cast<size_t>(piece.dst_length),
+      data + piece.src_offset, static_cast<size_t>(piece.src_length));
+  if (ZSTD_isError(got) || got != static_cast<size_t>(piece.dst_length)) {
+    return Status::Invalid("ZSTD frames decompress to another size");
+  }
+  return Status::OK();
+}
+#endif  // QUIVER_HAVE_ZSTD
+
+}  // namespace
+
+Result<PartCompressor> PartCompressor::Make(Compression codec, int level, const uint8_t* data,
+                                            int64_t size) {
+  QUIVER_RETURN_NOT_OK(CheckCodec(codec));
+  if (codec == Compression::kNone) return Status::Invalid("no codec to compress with");
+  PartCompressor out;
+  out.codec_ = codec;
+  out.level_ = level;
+  out.data_ = data;
+  out.size_ = size;
+#ifdef QUIVER_HAVE_LZ4
+  if (codec == Compression::kLz4Frame) {
+    QUIVER_ASSIGN_OR_RETURN(out.head_, Lz4Head(level, size));
+    QUIVER_ASSIGN_OR_RETURN(out.tail_, Buffer::Allocate(4));  // the end mark: 0
+  }
+#endif
+  return out;
+}
+
+Result<BufferPtr> PartCompressor::Part(int64_t k) const {
+  const int64_t from = k * kPartBytes;
+  const int64_t n = std::min(kPartBytes, size_ - from);
+  switch (codec_) {
+#ifdef QUIVER_HAVE_LZ4
+    case Compression::kLz4Frame: return Lz4Blocks(level_, data_ + from, n);
+#endif
+#ifdef QUIVER_HAVE_ZSTD
+    case Compression::kZstd: return ZstdPart(level_, data_ + from, n);
+#endif
+    default: break;
+  }
+  (void)from, (void)n;
+  return Status::Invalid("no codec to compress with");
+}
+
+std::vector<DecompressPiece> SplitCompressed(Compression codec, const uint8_t* data, int64_t size,
+                                             int64_t expected, int64_t min_piece) {
+  if (expected < 2 * min_piece || !CheckCodec(codec).ok()) return {};
+  switch (codec) {
+#ifdef QUIVER_HAVE_LZ4
+    case Compression::kLz4Frame: return SplitLz4(data, size, expected, min_piece);
+#endif
+#ifdef QUIVER_HAVE_ZSTD
+    case Compression::kZstd: return SplitZstd(data, size, expected, min_piece);
+#endif
+    default: break;
+  }
+  (void)data, (void)size;
+  return {};
+}
+
+Status DecompressPieceInto(Compression codec, const uint8_t* data, const DecompressPiece& piece,
+                           uint8_t* out) {
+  switch (codec) {
+#ifdef QUIVER_HAVE_LZ4
+    case Compression::kLz4Frame: return DecompressLz4Piece(data, piece, out);
+#endif
+#ifdef QUIVER_HAVE_ZSTD
+    case Compression::kZstd: return DecompressZstdPiece(data, piece, out);
+#endif
+    default: break;
+  }
+  (void)data, (void)piece, (void)out;
+  return Status::Invalid("no codec to decompress with");
+}
+
+}  // namespace quiver::ipc
