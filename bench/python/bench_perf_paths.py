@@ -23,7 +23,7 @@ SUBJECTS = [
     ("bench_selection", {"scale": 1.0}, {"scale": 0.1}),
     ("bench_ipc", {"mib": 1024}, {"mib": 64}),
     ("bench_enforce_shape", {}, {}),
-    ("bench_variable_shape", {}, {}),
+    ("bench_variable_shape", {}, {"rows": 10**4, "repeat": 2}),
     ("bench_cli", {}, {}),
 ]
 
