@@ -5,6 +5,10 @@ of ragged rows), over numbers with nulls, fixed-shape and variable-shape
 tensor columns, sliced and empty chunks, and outputs large enough to be
 shared between threads."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -89,3 +93,79 @@ def test_take_names_the_first_index_out_of_range():
 
 def test_combine_chunks_equals_pyarrow():
     assert pa.table(OURS.combine_chunks()).equals(TABLE.combine_chunks())
+
+
+def _run(body, timeout=120):
+    """Runs `body` in a fresh interpreter (a crash there fails this test
+    instead of the whole session); returns its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(body)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_a_mask_whose_memory_only_the_import_holds_outlives_the_filter():
+    # An object exporting its bools through __dlpack__ (or a buffer) may
+    # hand out memory that only the exported capsule keeps alive: the mask
+    # read in place must hold that export, not just the object, for the
+    # whole filter (which runs without the GIL).
+    out = _run(
+        """
+        import numpy as np, pyarrow as pa, quiver as qv
+        N = 20_000_000
+        class FreshMask:
+            def __dlpack__(self, *args, **kwargs):
+                mask = np.zeros(N, bool)
+                mask[::3] = True
+                return mask.__dlpack__(*args, **kwargs)
+            def __dlpack_device__(self):
+                return (1, 0)
+        half = pa.array(np.arange(N // 2, dtype=np.int64))
+        column = qv.chunked_array(pa.chunked_array([half, half]))
+        kept = pa.chunked_array(column.filter(FreshMask())).to_numpy()
+        print(len(kept), int(kept[1]), int(kept[-1]))
+        """
+    )
+    assert out.split() == [str((20_000_000 + 2) // 3), "3", str(9_999_998)]
+
+
+@pytest.mark.parametrize("column", ["int64 with nulls", "utf8"])
+def test_a_mask_changed_by_another_thread_never_corrupts_memory(column):
+    # The filter reads a NumPy mask in place without the GIL: another
+    # thread may change it meanwhile. The result is then unspecified, but
+    # counting the marks and copying them must not disagree into writes
+    # past the output (MarkedRows, FilterRows' parts and validity).
+    out = _run(
+        f"""
+        import threading, time
+        import numpy as np, pyarrow as pa, quiver as qv
+        N = 4_000_000
+        if {column!r} == "utf8":
+            whole = pa.array(np.arange(N).astype(str))
+        else:
+            whole = pa.array(np.arange(N, dtype=np.int64), mask=np.arange(N) % 5 == 0)
+        column = qv.chunked_array(pa.chunked_array([whole.slice(0, N // 2), whole.slice(N // 2)]))
+        mask = np.zeros(N, bool)
+        mask[::2] = True  # alternating: too many runs, filtered by the mask itself
+        stop = False
+        def flip():
+            while not stop:
+                mask[1::2] = True
+                mask[1::2] = False
+        thread = threading.Thread(target=flip)
+        thread.start()
+        start = time.time()
+        try:
+            while time.time() - start < 3:
+                column.filter(mask)
+        finally:
+            stop = True
+            thread.join()
+        print("survived")
+        """
+    )
+    assert out.strip() == "survived"
