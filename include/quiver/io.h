@@ -39,7 +39,11 @@ class InputSource {
   // Bytes [offset, offset + length), zero-copy where the source is memory
   // (a view that keeps the memory alive); IOError past the end.
   virtual Result<BufferPtr> ReadAt(int64_t offset, int64_t length) = 0;
-  // Whether ReadAt returns views of memory the source already holds.
+  // Whether ReadAt returns views of memory the source already holds. Such
+  // a read costs nothing whatever its length, and readers rely on that:
+  // the message reader views a message's start to the source's end once
+  // and slices the message's parts from it. A source that copies what it
+  // reads says false.
   virtual bool zero_copy() const = 0;
   // What errors call the source: "'data.arrow'" (quoted) for a file opened
   // by path, "descriptor 3", or empty ("the input") for memory.

@@ -134,7 +134,7 @@ nb::object TakeOrFilter(const ChunkedArray& c, nb::handle selector, bool take) {
     nb::gil_scoped_release no_gil;
     result = c.Take(span);
   } else {
-    const MaskBytes flags = MaskArray(selector);
+    const std::vector<uint8_t> flags = MaskArray(selector);
     nb::gil_scoped_release no_gil;
     result = c.Filter(flags);
   }

@@ -5,7 +5,6 @@
 #include <nanobind/ndarray.h>
 
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -163,15 +162,7 @@ nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indi
 // A dataset's cache statistics as a dict (hits, misses, evictions,
 // bytes_decoded, bytes_cached, bytes_fetched, requests).
 nb::dict CacheStatsToDict(const dataset::CacheStats& stats);
-// A filter mask's bytes: a view of a NumPy bool array's own memory when it
-// is one (C-contiguous; kept alive by `owner`), a copy otherwise.
-struct MaskBytes {
-  nb::object owner;
-  std::vector<uint8_t> copy;
-  std::span<const uint8_t> bytes;
-  operator std::span<const uint8_t>() const { return bytes; }  // NOLINT: used as the span
-};
-MaskBytes MaskArray(nb::handle mask);
+std::vector<uint8_t> MaskArray(nb::handle mask);
 // Copies `tensor` into the caller's array `out` (dtype, shape, C order and
 // writability checked), without the GIL.
 void CopyInto(const Tensor& tensor, nb::handle out);

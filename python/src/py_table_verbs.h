@@ -183,7 +183,7 @@ void AddTableVerbs(nb::class_<Py>& cls) {
           "filter",
           [](const Py& py, nb::handle mask) {
             TablePtr table = AsTable(py);
-            const MaskBytes flags = MaskArray(mask);
+            const std::vector<uint8_t> flags = MaskArray(mask);
             return Rewrap(py, Unwrap(WithoutGil([&] { return table->Filter(flags); })));
           },
           nb::arg("mask"),

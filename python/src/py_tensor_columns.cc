@@ -220,45 +220,34 @@ std::vector<uint8_t> NumpyMaskBytes(nb::handle mask) {
 
 // Nulls select nothing, as in pyarrow's filter (null_selection_behavior=
 // "drop"): an Arrow mask's nulls, a numpy.ma mask's masked entries.
-namespace {
-
-MaskBytes Copied(std::vector<uint8_t> flags) {
-  MaskBytes out;
-  out.copy = std::move(flags);
-  out.bytes = out.copy;
-  return out;
-}
-
-}  // namespace
-
-MaskBytes MaskArray(nb::handle mask) {
+std::vector<uint8_t> MaskArray(nb::handle mask) {
   if (IsMaskedArray(mask)) {
     std::vector<uint8_t> flags = NumpyMaskBytes(mask.attr("data"));
     std::vector<uint8_t> masked =
         NumpyMaskBytes(nb::module_::import_("numpy.ma").attr("getmaskarray")(mask));
     for (size_t i = 0; i < flags.size(); ++i) flags[i] &= static_cast<uint8_t>(!masked[i]);
-    return Copied(std::move(flags));
+    return flags;
   }
   if (HasArrayProtocol(mask)) {
     ArrayDataPtr data = ImportArrayFrom(mask).second;
-    return Copied(Unwrap(FilterMask(data)));
+    return Unwrap(FilterMask(data));
   }
   if (HasStreamProtocol(mask)) {
     std::shared_ptr<ArrayReader> reader = ImportStreamFrom(mask);
     std::vector<ArrayDataPtr> chunks;
     while (ArrayDataPtr chunk = Unwrap(reader->Next())) chunks.push_back(std::move(chunk));
     if (chunks.empty()) chunks.push_back(Unwrap(MakeEmptyArray(reader->field().type)));
-    return Copied(Unwrap(FilterMask(chunks)));
+    return Unwrap(FilterMask(chunks));
   }
-  // A NumPy bool array is read where it lies: its bytes are 0 or 1.
+  // A NumPy bool array is copied at once, with the GIL held: the filter
+  // then reads a snapshot of its own (without the GIL, in several passes),
+  // whatever another thread does to the array meanwhile.
   nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> bools;
   if (nb::try_cast(mask, bools, /*convert=*/false)) {
-    MaskBytes out;
-    out.owner = nb::borrow(mask);
-    out.bytes = {reinterpret_cast<const uint8_t*>(bools.data()), bools.shape(0)};
-    return out;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(bools.data());
+    return std::vector<uint8_t>(bytes, bytes + bools.shape(0));
   }
-  return Copied(NumpyMaskBytes(mask));
+  return NumpyMaskBytes(mask);
 }
 
 // Copies `tensor` into a caller's NumPy array: same dtype and shape,

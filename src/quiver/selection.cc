@@ -817,9 +817,11 @@ Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
 
 std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask) {
   // Sized by a count first: a sparse mask of many rows needs few entries.
-  std::vector<int64_t> rows(static_cast<size_t>(internal::CountMarked(mask)) + 1);
+  // The fill stops at that count, should the mask change meanwhile.
+  const auto kept = static_cast<size_t>(internal::CountMarked(mask));
+  std::vector<int64_t> rows(kept + 1);
   size_t count = 0;
-  for (size_t i = 0; i < mask.size(); ++i) {
+  for (size_t i = 0; i < mask.size() && count < kept; ++i) {
     rows[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
     count += mask[i] != 0;
   }

@@ -201,9 +201,10 @@ int64_t FilterStretch(const uint8_t* src, const uint8_t* mask, int64_t n, bool d
     return j;
   }
   ForEachRun(mask, n, [&](int64_t begin, int64_t end) {
-    std::memcpy(dst + j * w, src + begin * w, static_cast<size_t>((end - begin) * w));
-    j += end - begin;
-    return true;
+    const int64_t rows = std::min(end - begin, room - j);  // a mask changed meanwhile
+    std::memcpy(dst + j * w, src + begin * w, static_cast<size_t>(rows * w));
+    j += rows;
+    return j < room;
   });
   return j;
 }
@@ -229,19 +230,21 @@ void FilterPart(std::span<const FlatChunk> chunks, const ChunkFinder& finder, in
   }
 }
 
+// Validity bits of the marked rows, `kept` at most.
 void FilterValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder,
-                    const uint8_t* mask, uint8_t* bits) {
+                    const uint8_t* mask, int64_t kept, uint8_t* bits) {
   int64_t j = 0;
-  for (size_t c = 0; c < chunks.size(); ++c) {
+  for (size_t c = 0; c < chunks.size() && j < kept; ++c) {
     const FlatChunk& chunk = chunks[c];
     ForEachRun(mask + finder.start(c), chunk.length, [&](int64_t begin, int64_t end) {
+      const int64_t rows = std::min(end - begin, kept - j);  // a mask changed meanwhile
       if (chunk.validity) {
-        CopyBits(chunk.validity, chunk.validity_offset + begin, bits, j, end - begin);
+        CopyBits(chunk.validity, chunk.validity_offset + begin, bits, j, rows);
       } else {
-        SetBits(bits, j, end - begin);
+        SetBits(bits, j, rows);
       }
-      j += end - begin;
-      return true;
+      j += rows;
+      return j < kept;
     });
   }
 }
@@ -356,9 +359,11 @@ void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<cons
   first[1] = kept;
   for (int w = 0; w < workers && workers > 1; ++w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
+    // At most `kept` in all, even if the mask changed since it was counted.
     first[static_cast<size_t>(w) + 1] =
-        first[static_cast<size_t>(w)] +
-        CountMarked(mask.subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin)));
+        std::min(kept, first[static_cast<size_t>(w)] +
+                           CountMarked(mask.subspan(static_cast<size_t>(begin),
+                                                    static_cast<size_t>(end - begin))));
   }
   RunOnThreads(workers, [&](int w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
@@ -368,7 +373,7 @@ void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<cons
                     first[static_cast<size_t>(w) + 1] - from, values + from * width);
     });
   });
-  if (validity) FilterValidity(chunks, finder, mask.data(), validity);
+  if (validity) FilterValidity(chunks, finder, mask.data(), kept, validity);
 }
 
 void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const RowRun> runs,

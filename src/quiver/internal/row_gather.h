@@ -84,7 +84,9 @@ MarkedRuns FindMarkedRuns(std::span<const uint8_t> mask, size_t max_runs);
 
 // The rows whose `mask` byte is non-zero (mask has one byte per row of
 // `chunks`; `kept` is CountMarked(mask)), in order, into `values` and, when
-// not null, `validity` (all 0 beforehand), as GatherRows.
+// not null, `validity` (all 0 beforehand), as GatherRows. The mask is read
+// more than once: one that changes meanwhile (another thread's) gives
+// rows unspecified, but never more than `kept`.
 void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const uint8_t> mask,
                 int64_t kept, uint8_t* values, uint8_t* validity);
 
