@@ -18,6 +18,7 @@
 #include "quiver/ipc.h"
 #include "quiver/pad_value.h"
 #include "quiver/record_batch.h"
+#include "quiver/safetensors.h"
 #include "quiver/selection.h"
 #include "quiver/shape_pattern.h"
 #include "quiver/sparse_tensor.h"

@@ -1,0 +1,346 @@
+// safetensors: header parsing and checks, tensor views, the writer. The
+// rules follow the reference implementation (huggingface/safetensors):
+// docs/safetensors.md lists them.
+#include "quiver/safetensors.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "quiver/internal/checked_math.h"
+#include "quiver/internal/utf8.h"
+#include "quiver/internal/without_throwing.h"
+
+namespace quiver {
+
+namespace {
+
+using nlohmann::json;
+
+struct DtypeInfo {
+  const char* name;
+  int width;  // bytes
+  TypePtr (*type)();
+};
+
+// In the reference's enum order, which its writer sorts by (descending).
+constexpr std::array<DtypeInfo, 15> kDtypes = {{
+    {"BOOL", 1, &bool8},
+    {"U8", 1, &uint8},
+    {"I8", 1, &int8},
+    {"F8_E5M2", 1, &uint8},
+    {"F8_E4M3", 1, &uint8},
+    {"I16", 2, &int16},
+    {"U16", 2, &uint16},
+    {"F16", 2, &float16},
+    {"BF16", 2, &uint16},
+    {"I32", 4, &int32},
+    {"U32", 4, &uint32},
+    {"F32", 4, &float32},
+    {"F64", 8, &float64},
+    {"I64", 8, &int64},
+    {"U64", 8, &uint64},
+}};
+
+int DtypeIndex(std::string_view name) {
+  for (size_t i = 0; i < kDtypes.size(); ++i) {
+    if (name == kDtypes[i].name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The dtype a quiver type is written as, or -1.
+int DtypeOfType(const DataType& type) {
+  if (type.Equals(*bool8())) return 0;
+  for (size_t i = 0; i < kDtypes.size(); ++i) {
+    const char* n = kDtypes[i].name;
+    if (std::string_view(n) == "BF16" || std::string_view(n).starts_with("F8_") || i == 0) continue;
+    if (type.Equals(*kDtypes[i].type())) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string Quoted(const std::string& file_name) {
+  return file_name.empty() ? std::string("the input") : file_name;
+}
+
+// A non-negative int64 JSON number.
+bool IsCount(const json& value) {
+  return value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0);
+}
+
+}  // namespace
+
+Result<SafetensorsFile> SafetensorsFile::Open(const std::string& path) {
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<io::InputSource> source, io::OpenFileSource(path));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source->ReadAt(0, source->size()));
+  return FromBuffer(std::move(bytes), "'" + path + "'");
+}
+
+Result<SafetensorsFile> SafetensorsFile::FromBuffer(BufferPtr bytes, const std::string& name) {
+  return internal::WithoutThrowing("safetensors header", [&]() -> Result<SafetensorsFile> {
+    const std::string where = Quoted(name);
+    const int64_t size = bytes->size();
+    if (size < 8) {
+      return Status::Invalid(where, ": ", size,
+                             " bytes is too short for a safetensors file (8-byte header length)");
+    }
+    uint64_t header_length = 0;
+    for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | bytes->data()[i];
+    if (header_length > static_cast<uint64_t>(kSafetensorsMaxHeaderBytes)) {
+      return Status::Invalid(where, ": header length ", header_length,
+                             " bytes is above the 100000000-byte limit");
+    }
+    if (static_cast<int64_t>(header_length) > size - 8) {
+      return Status::Invalid(where, ": header length ", header_length,
+                             " bytes runs past the end of the file (", size, " bytes)");
+    }
+    const uint8_t* text = bytes->data() + 8;
+    const auto text_size = static_cast<int64_t>(header_length);
+    if (!internal::IsValidUtf8(text, text_size)) {
+      return Status::Invalid(where, ": header is not valid UTF-8");
+    }
+    // nlohmann keeps the last of two equal keys; the callback sees each.
+    std::set<std::string> seen;
+    std::string duplicate;
+    auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+      if (depth == 1 && event == json::parse_event_t::key && duplicate.empty()) {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (!seen.insert(key).second) duplicate = key;
+      }
+      return true;
+    };
+    json header = json::parse(text, text + text_size, callback, /*allow_exceptions=*/false);
+    if (header.is_discarded()) return Status::Invalid(where, ": header is not valid JSON");
+    if (!header.is_object()) return Status::Invalid(where, ": header is not a JSON object");
+    if (!duplicate.empty()) {
+      return Status::Invalid(where, ": tensor '", duplicate, "' appears twice in the header");
+    }
+
+    SafetensorsFile file;
+    file.bytes_ = std::move(bytes);
+    file.file_name_ = where;
+    file.data_offset_ = 8 + text_size;
+    const int64_t data_size = size - file.data_offset_;
+    for (auto& [key, value] : header.items()) {
+      if (key == "__metadata__") {
+        if (value.is_null()) continue;
+        if (!value.is_object()) return Status::Invalid(where, ": __metadata__ is not an object");
+        for (auto& [mkey, mvalue] : value.items()) {
+          if (!mvalue.is_string()) {
+            return Status::Invalid(where, ": __metadata__ value of '", mkey, "' is not a string");
+          }
+          file.metadata_[mkey] = mvalue.get<std::string>();
+        }
+        continue;
+      }
+      const std::string at = where + ", tensor '" + key + "'";
+      if (!value.is_object()) return Status::Invalid(at, ": entry is not an object");
+      auto dtype = value.find("dtype");
+      auto shape = value.find("shape");
+      auto offsets = value.find("data_offsets");
+      if (dtype == value.end() || !dtype->is_string()) {
+        return Status::Invalid(at, ": missing or non-string \"dtype\"");
+      }
+      const int index = DtypeIndex(dtype->get_ref<const std::string&>());
+      if (index < 0) {
+        return Status::Invalid(at, ": unknown dtype '", dtype->get<std::string>(), "'");
+      }
+      if (shape == value.end() || !shape->is_array() ||
+          !std::all_of(shape->begin(), shape->end(), IsCount)) {
+        return Status::Invalid(at, ": \"shape\" is not a list of non-negative integers");
+      }
+      if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2 ||
+          !IsCount((*offsets)[0]) || !IsCount((*offsets)[1])) {
+        return Status::Invalid(at, ": \"data_offsets\" is not [begin, end]");
+      }
+      SafetensorsEntry entry;
+      entry.name = key;
+      entry.dtype = kDtypes[index].name;
+      std::vector<int64_t> dims;
+      for (const json& d : *shape) {
+        if (!d.is_number_integer() || d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+          return Status::Invalid(at, ": shape entry out of range");
+        }
+        dims.push_back(d.get<int64_t>());
+      }
+      const uint64_t begin = (*offsets)[0].get<uint64_t>();
+      const uint64_t end = (*offsets)[1].get<uint64_t>();
+      if (begin > end || end > static_cast<uint64_t>(data_size)) {
+        return Status::Invalid(at, ": data_offsets [", begin, ", ", end,
+                               "] lie outside the data section (", data_size, " bytes)");
+      }
+      QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::ShapeProduct(dims, at));
+      QUIVER_ASSIGN_OR_RETURN(int64_t nbytes,
+                              internal::MultiplyChecked(count, kDtypes[index].width, at));
+      if (nbytes != static_cast<int64_t>(end - begin)) {
+        return Status::Invalid(at, ": shape ", internal::FormatShape(dims), " of ", entry.dtype,
+                               " needs ", nbytes, " bytes, data_offsets [", begin, ", ", end,
+                               "] hold ", end - begin);
+      }
+      entry.shape = Dims(dims);
+      entry.begin = static_cast<int64_t>(begin);
+      entry.end = static_cast<int64_t>(end);
+      file.entries_.push_back(std::move(entry));
+    }
+    std::sort(file.entries_.begin(), file.entries_.end(),
+              [](const SafetensorsEntry& a, const SafetensorsEntry& b) {
+                return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+              });
+    int64_t next = 0;
+    for (const SafetensorsEntry& entry : file.entries_) {
+      if (entry.begin != next) {
+        return Status::Invalid(where, ", tensor '", entry.name, "': data_offsets [", entry.begin,
+                               ", ", entry.end, "] ",
+                               entry.begin < next ? "overlap" : "leave a gap",
+                               " (the previous tensor ends at ", next, ")");
+      }
+      next = entry.end;
+    }
+    if (next != data_size) {
+      return Status::Invalid(where, ": the tensors end at byte ", next,
+                             " of the data section, which holds ", data_size, " bytes");
+    }
+    for (size_t i = 0; i < file.entries_.size(); ++i) file.by_name_[file.entries_[i].name] = i;
+    return file;
+  });
+}
+
+std::vector<std::string> SafetensorsFile::names() const {
+  std::vector<std::string> out;
+  out.reserve(entries_.size());
+  for (const SafetensorsEntry& entry : entries_) out.push_back(entry.name);
+  return out;
+}
+
+const SafetensorsEntry* SafetensorsFile::Find(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &entries_[it->second];
+}
+
+Result<Tensor> SafetensorsFile::GetTensor(const std::string& name) const {
+  const SafetensorsEntry* entry = Find(name);
+  if (entry == nullptr) return Status::IndexError(file_name_, ": no tensor named '", name, "'");
+  const DtypeInfo& info = kDtypes[DtypeIndex(entry->dtype)];
+  // A zero-size tensor may sit at the very end: slice an empty view there.
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr data, Buffer::Slice(bytes_, data_offset_ + entry->begin,
+                                                        entry->end - entry->begin));
+  return Tensor::Make(info.type(), std::move(data), entry->shape);
+}
+
+Status WriteSafetensors(const std::vector<SafetensorsInput>& tensors,
+                        const std::map<std::string, std::string>& metadata, io::OutputSink* sink) {
+  return internal::WithoutThrowing("safetensors writer", [&]() -> Status {
+    struct Item {
+      const SafetensorsInput* input;
+      int dtype;
+      int64_t nbytes;
+    };
+    std::vector<Item> items;
+    std::set<std::string> names;
+    for (const SafetensorsInput& input : tensors) {
+      const std::string at = "tensor '" + input.name + "'";
+      const auto& name = input.name;
+      if (name.empty() || name == "__metadata__") {
+        return Status::Invalid("safetensors tensor name '", name, "' is reserved or empty");
+      }
+      if (!internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(name.data()),
+                                 static_cast<int64_t>(name.size()))) {
+        return Status::Invalid("tensor name '", internal::EscapeInvalidUtf8(name),
+                               "' is not valid UTF-8");
+      }
+      if (!names.insert(name).second) return Status::Invalid(at, " is given twice");
+      if (input.tensor.type() == nullptr) return Status::Invalid(at, ": no tensor");
+      QUIVER_RETURN_NOT_OK(input.tensor.CheckOnHost());
+      int dtype = -1;
+      if (input.dtype.empty()) {
+        dtype = DtypeOfType(*input.tensor.type());
+        if (dtype < 0) {
+          return Status::Invalid(at, ": ", input.tensor.type()->ToString(),
+                                 " has no safetensors dtype");
+        }
+      } else {
+        dtype = DtypeIndex(input.dtype);
+        if (dtype < 0) return Status::Invalid(at, ": unknown dtype '", input.dtype, "'");
+        if (kDtypes[dtype].width != input.tensor.type()->byte_width()) {
+          return Status::Invalid(at, ": dtype ", input.dtype, " is ", kDtypes[dtype].width,
+                                 " bytes wide, ", input.tensor.type()->ToString(), " is ",
+                                 input.tensor.type()->byte_width());
+        }
+      }
+      QUIVER_ASSIGN_OR_RETURN(
+          int64_t nbytes, internal::MultiplyChecked(input.tensor.size(), kDtypes[dtype].width, at));
+      items.push_back({&input, dtype, nbytes});
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      if (a.dtype != b.dtype) return a.dtype > b.dtype;
+      return a.input->name < b.input->name;
+    });
+    nlohmann::ordered_json header = nlohmann::ordered_json::object();
+    if (!metadata.empty()) {
+      nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+      for (const auto& [key, value] : metadata) {
+        for (const std::string* text : {&key, &value}) {
+          if (!internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(text->data()),
+                                     static_cast<int64_t>(text->size()))) {
+            return Status::Invalid("metadata '", internal::EscapeInvalidUtf8(key),
+                                   "' is not valid UTF-8");
+          }
+        }
+        meta[key] = value;
+      }
+      header["__metadata__"] = std::move(meta);
+    }
+    int64_t offset = 0;
+    for (const Item& item : items) {
+      nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+      entry["dtype"] = kDtypes[item.dtype].name;
+      entry["shape"] = std::vector<int64_t>(item.input->tensor.shape().begin(),
+                                            item.input->tensor.shape().end());
+      QUIVER_ASSIGN_OR_RETURN(int64_t end, internal::AddChecked(offset, item.nbytes, "offset"));
+      entry["data_offsets"] = {offset, end};
+      header[item.input->name] = std::move(entry);
+      offset = end;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    if (static_cast<int64_t>(text.size()) > kSafetensorsMaxHeaderBytes) {
+      return Status::Invalid("safetensors header of ", text.size(),
+                             " bytes is above the 100000000-byte limit");
+    }
+    uint8_t length[8];
+    uint64_t n = text.size();
+    for (uint8_t& byte : length) {
+      byte = static_cast<uint8_t>(n & 0xff);
+      n >>= 8;
+    }
+    sink->Reserve(8 + static_cast<int64_t>(text.size()) + offset);
+    QUIVER_RETURN_NOT_OK(sink->Write(length, 8));
+    QUIVER_RETURN_NOT_OK(sink->Write(text.data(), static_cast<int64_t>(text.size())));
+    for (const Item& item : items) {
+      const Tensor& tensor = item.input->tensor;
+      if (tensor.IsContiguous()) {
+        if (item.nbytes > 0) QUIVER_RETURN_NOT_OK(sink->Write(tensor.raw_data(), item.nbytes));
+      } else {
+        QUIVER_ASSIGN_OR_RETURN(Tensor dense, tensor.ToContiguous());
+        QUIVER_RETURN_NOT_OK(sink->Write(dense.raw_data(), item.nbytes));
+      }
+    }
+    return Status::OK();
+  });
+}
+
+Status WriteSafetensorsFile(const std::vector<SafetensorsInput>& tensors,
+                            const std::map<std::string, std::string>& metadata,
+                            const std::string& path) {
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<io::OutputSink> sink, io::OpenFileSink(path));
+  QUIVER_RETURN_NOT_OK(WriteSafetensors(tensors, metadata, sink.get()));
+  return sink->Close();
+}
+
+}  // namespace quiver
