@@ -45,6 +45,7 @@ from ._shapes import check_shapes
 from ._curl import curl_module as _curl_module
 
 from . import ipc
+from . import safetensors
 
 __all__ = [
     "Dataset",
@@ -73,6 +74,7 @@ __all__ = [
     "concat",
     "concat_tables",
     "ipc",
+    "safetensors",
     "record_batch",
     "table",
     "from_dlpack",

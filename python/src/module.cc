@@ -23,5 +23,6 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindData(m);
   quiver::python::BindPickle(m);
   quiver::python::BindShapePattern(m);
+  quiver::python::BindSafetensors(m);
   quiver::python::BindBuildInfo(m);
 }

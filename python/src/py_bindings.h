@@ -43,6 +43,9 @@ void BindData(nanobind::module_& m);
 void BindPickle(nanobind::module_& m);
 // ShapePattern and enforce_shape (py_shape_pattern.cc).
 void BindShapePattern(nanobind::module_& m);
+// _safetensors_open and _safetensors_save, which quiver.safetensors wraps
+// (py_safetensors.cc).
+void BindSafetensors(nanobind::module_& m);
 // build_info() (py_build_info.cc).
 void BindBuildInfo(nanobind::module_& m);
 

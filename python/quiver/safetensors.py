@@ -1,0 +1,132 @@
+"""safetensors files (Hugging Face's weights format): read memory-mapped and
+zero-copy, written atomically in the reference writer's layout. Names follow
+the ``safetensors`` package (``load``, ``save``, ``safe_open``-like
+``open``); docs/safetensors.md says what is checked and how dtypes map."""
+
+import os
+
+from . import _quiver
+
+__all__ = ["SafetensorsFile", "load", "open", "save"]
+
+# Element types NumPy (and quiver) have no type for: written from their raw
+# bits (torch and ml_dtypes arrays are viewed as integers of the same width).
+_BITS = {
+    "bfloat16": ("BF16", "int16"),
+    "float8_e4m3fn": ("F8_E4M3", "int8"),
+    "float8_e5m2": ("F8_E5M2", "int8"),
+}
+
+
+class SafetensorsFile:
+    """An opened safetensors file (``safetensors.safe_open`` for NumPy):
+    the header is checked when it opens; each tensor is a read-only view of
+    the memory-mapped file, made when asked for. BF16 tensors come back as
+    their uint16 bits, F8_E4M3 and F8_E5M2 as uint8 (``dtype(name)`` says
+    which they are)."""
+
+    def __init__(self, path):
+        self._path = os.fspath(path)
+        self._file = _quiver._safetensors_open(self._path)
+
+    def keys(self):
+        """Tensor names, in the order of their data in the file."""
+        return self._file.keys()
+
+    def metadata(self):
+        """The ``__metadata__`` map ({} when the file has none)."""
+        return self._file.metadata()
+
+    def _entry(self, name):
+        entry = self._file.entry(name)
+        if entry is None:
+            raise KeyError(f"{self._path!r} has no tensor named {name!r}")
+        return entry
+
+    def dtype(self, name):
+        """The tensor's safetensors dtype: 'F32', 'BF16', ..."""
+        return self._entry(name)[0]
+
+    def shape(self, name):
+        """The tensor's shape, read from the header alone."""
+        return self._entry(name)[1]
+
+    def get_tensor(self, name):
+        """The tensor as a read-only NumPy array over the file (zero-copy)."""
+        self._entry(name)
+        return self._file.numpy(name)
+
+    def get_qv_tensor(self, name):
+        """The tensor as a ``qv.Tensor`` over the file (zero-copy)."""
+        self._entry(name)
+        return self._file.tensor(name)
+
+    def __contains__(self, name):
+        return self._file.entry(name) is not None
+
+    def __len__(self):
+        return len(self._file.keys())
+
+    def __iter__(self):
+        return iter(self._file.keys())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return f"<quiver.safetensors.SafetensorsFile {self._path!r}, {len(self)} tensors>"
+
+
+def open(path):
+    """Opens a safetensors file, memory-mapped. ValueError naming the file
+    (and tensor) when it breaks a rule of the format; OSError when it cannot
+    be read."""
+    return SafetensorsFile(path)
+
+
+def load(path):
+    """Every tensor of a safetensors file: {name: read-only NumPy array},
+    zero-copy views of the memory-mapped file (as
+    ``safetensors.numpy.load_file``, which copies)."""
+    f = SafetensorsFile(path)
+    return {name: f.get_tensor(name) for name in f.keys()}
+
+
+def _as_tensor(name, value):
+    if not isinstance(name, str):
+        raise TypeError(f"tensor names are str, got {type(name).__name__}")
+    dtype = ""
+    kind = str(getattr(value, "dtype", "")).removeprefix("torch.")
+    if kind in _BITS:
+        dtype, bits = _BITS[kind]
+        if type(value).__module__.startswith("torch"):
+            import torch
+
+            value = value.detach().cpu().view(getattr(torch, bits))
+        else:
+            value = value.view(bits)
+    elif type(value).__module__.startswith("torch"):
+        value = value.detach().cpu()
+    if not isinstance(value, _quiver.Tensor):
+        value = _quiver.Tensor.from_numpy(value)
+    return (name, value, dtype)
+
+
+def save(tensors, path, metadata=None):
+    """Writes ``tensors`` ({name: NumPy array, ``qv.Tensor``, or anything
+    with ``__dlpack__`` such as a torch tensor}) and ``metadata`` ({str:
+    str}) to ``path`` as a safetensors file: under a temporary name renamed
+    over ``path`` once complete, tensors ordered as the reference writer
+    orders them (widest dtype first, then by name). torch and ml_dtypes
+    bfloat16 / float8 arrays are written as BF16 / F8_E4M3 / F8_E5M2."""
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+    ):
+        raise TypeError("metadata= is a dict of str to str")
+    items = [_as_tensor(name, value) for name, value in tensors.items()]
+    _quiver._safetensors_save(items, os.fspath(path), metadata)
