@@ -1,14 +1,17 @@
 // `quiver convert IN OUT`: IPC stream <-> file (OUT's extension: .arrows
 // or .stream writes a stream), body compression, fixed <-> variable
 // tensor columns; Tensor and SparseTensor messages between dense and the
-// sparse formats.
+// sparse formats; safetensors files to a one-row batch of tensor columns
+// and back.
 #include <iostream>
+#include <map>
 
 #include "batch_writer.h"
 #include "cli.h"
 #include "input_file.h"
 #include "progress.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/safetensors.h"
 #include "quiver/variable_shape_tensor.h"
 #include "signal_cleanup.h"
 #include "text_format.h"
@@ -176,8 +179,103 @@ Status ConvertTensor(Input& input, const ConvertArgs& args) {
   return WriteMessage(args.output, nullptr, &sparse, args.common.quiet);
 }
 
+// The field metadata key that keeps a tensor's safetensors dtype (BF16 and
+// F8_* columns hold their bits as uint16 / uint8).
+constexpr const char* kSafetensorsDtypeKey = "safetensors.dtype";
+
+bool IsSafetensorsPath(const std::string& path) {
+  return path.ends_with(".safetensors") || path.ends_with(".SAFETENSORS");
+}
+
+// A safetensors file as one row: a fixed_shape_tensor column per tensor
+// (zero-copy over the mapped file), its metadata in the schema's.
+Status SafetensorsToArrow(const ConvertArgs& args) {
+  if (args.tensor != "keep" || !args.sparse.empty() || args.dense) {
+    return Status::Invalid("--tensor, --sparse and --dense do not apply to safetensors files");
+  }
+  QUIVER_ASSIGN_OR_RETURN(SafetensorsFile file, SafetensorsFile::Open(args.input));
+  auto schema = std::make_shared<Schema>();
+  for (const auto& [key, value] : file.metadata()) schema->metadata.emplace_back(key, value);
+  std::vector<ArrayDataPtr> columns;
+  for (const SafetensorsEntry& entry : file.entries()) {
+    QUIVER_ASSIGN_OR_RETURN(Tensor tensor, file.GetTensor(entry.name));
+    QUIVER_ASSIGN_OR_RETURN(Tensor row, tensor.View({TensorIndex::NewAxis()}));
+    auto array = FixedShapeTensorArray::FromTensor(row, CopyMode::kIfNeeded);
+    if (!array.ok()) return array.status().WithContext("tensor '" + entry.name + "'");
+    schema->fields.push_back(
+        Field{entry.name, array->data()->type, true, {{kSafetensorsDtypeKey, entry.dtype}}});
+    columns.push_back(array->data());
+  }
+  QUIVER_ASSIGN_OR_RETURN(ipc::Compression compression, ParseCompression(args.compression));
+  ipc::WriteOptions options;
+  options.compression = compression;
+  QUIVER_ASSIGN_OR_RETURN(auto batch, RecordBatch::Make(schema, 1, std::move(columns)));
+  QUIVER_ASSIGN_OR_RETURN(
+      auto writer, BatchWriter::Open(args.output, schema, options, IsStreamPath(args.output)));
+  QUIVER_RETURN_NOT_OK(writer->Write(*batch));
+  QUIVER_RETURN_NOT_OK(writer->Close());
+  if (!args.common.quiet) {
+    std::cout << args.output << ": "
+              << (IsStreamPath(args.output) ? "Arrow IPC stream" : "Arrow IPC file") << ", 1 row, "
+              << schema->fields.size() << " tensor columns, " << FormatBytes(writer->position())
+              << "\n";
+  }
+  return Status::OK();
+}
+
+// One row of fixed_shape_tensor columns (the form above) as a safetensors
+// file: a tensor per column, the schema's metadata as __metadata__.
+Status ArrowToSafetensors(Input& input, const ConvertArgs& args) {
+  if (args.tensor != "keep" || args.compression != "none" || !args.sparse.empty() || args.dense) {
+    return Status::Invalid("--tensor, --compression, --sparse and --dense do not apply to ",
+                           "safetensors files");
+  }
+  if (input.kind != InputKind::kIpcFile && input.kind != InputKind::kIpcStream) {
+    return Status::Invalid(args.input, " is a ", InputKindName(input.kind),
+                           "; a safetensors file is written from one row of tensor columns");
+  }
+  RecordBatchPtr row;
+  int64_t rows = 0;
+  QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int, const RecordBatchPtr& batch) -> Status {
+    rows += batch->num_rows();
+    if (batch->num_rows() > 0) row = batch;
+    return Status::OK();
+  }));
+  if (rows != 1) {
+    return Status::Invalid(args.input, " holds ", rows,
+                           " rows; a safetensors file is written from exactly one");
+  }
+  const Schema& schema = *row->schema();
+  std::vector<SafetensorsInput> tensors;
+  for (int i = 0; i < row->num_columns(); ++i) {
+    const Field& field = schema.fields[static_cast<size_t>(i)];
+    if (!IsExtension(field, FixedShapeTensorType::kExtensionName)) {
+      return Status::Invalid("column '", field.name, "' is ", field.type->ToString(),
+                             ", not a fixed_shape_tensor");
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto array, FixedShapeTensorArray::Make(row->column(i)));
+    auto tensor = array.RowTensor(0);
+    if (!tensor.ok()) return tensor.status().WithContext("column '" + field.name + "'");
+    std::string dtype;
+    for (const auto& [key, value] : field.metadata) {
+      if (key == kSafetensorsDtypeKey) dtype = value;
+    }
+    // A dtype recorded for another element type (the column was rewritten) is dropped.
+    if (!dtype.empty() && dtype.rfind("F8_", 0) != 0 && dtype != "BF16") dtype.clear();
+    tensors.push_back({field.name, std::move(*tensor), dtype});
+  }
+  std::map<std::string, std::string> metadata(schema.metadata.begin(), schema.metadata.end());
+  QUIVER_RETURN_NOT_OK(WriteSafetensorsFile(tensors, metadata, args.output));
+  if (!args.common.quiet) {
+    std::cout << args.output << ": safetensors, " << tensors.size() << " tensors\n";
+  }
+  return Status::OK();
+}
+
 Status Convert(const ConvertArgs& args) {
+  if (IsSafetensorsPath(args.input)) return SafetensorsToArrow(args);
   QUIVER_ASSIGN_OR_RETURN(Input input, OpenInput(args.input, {}));
+  if (IsSafetensorsPath(args.output)) return ArrowToSafetensors(input, args);
   if (input.kind == InputKind::kTensor || input.kind == InputKind::kSparseTensor) {
     return ConvertTensor(input, args);
   }
@@ -196,12 +294,21 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       "convert",
       "Rewrite a file: stream <-> file, compression, tensor column kinds, sparse formats");
   command
-      ->add_option("IN", args->input, "An Arrow IPC file or stream, Tensor or SparseTensor message")
+      ->add_option("IN", args->input,
+                   "An Arrow IPC file or stream, Tensor or SparseTensor message, or a "
+                   ".safetensors file")
       ->required()
       ->check(ExistingInput());
-  command->add_option("OUT", args->output, "The file to write (.arrows or .stream: an IPC stream)")
+  command
+      ->add_option("OUT", args->output,
+                   "The file to write (.arrows or .stream: an IPC stream; .safetensors: "
+                   "one row of tensor columns as a safetensors file)")
       ->required()
-      ->check(IpcOutputName());
+      ->check(CLI::Validator(
+          [](std::string& path) -> std::string {
+            return IsSafetensorsPath(path) ? std::string() : IpcOutputName()(path);
+          },
+          ""));
   command
       ->add_option("--compression", args->compression,
                    "Body compression of the output (default: none)")
@@ -223,7 +330,9 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       "  quiver convert data.arrows data.arrow --compression zstd\n"
       "  quiver convert images.arrow images_fixed.arrow --tensor fixed\n"
       "  quiver convert matrix.arrow matrix_csc.arrow --sparse csc\n"
-      "  quiver convert matrix.arrow dense.arrow --dense\n");
+      "  quiver convert matrix.arrow dense.arrow --dense\n"
+      "  quiver convert model.safetensors model.arrow\n"
+      "  quiver convert model.arrow model.safetensors\n");
   command->callback([args, exit_code] {
     Status status = Convert(*args);
     if (!status.ok()) PrintError("convert", status);

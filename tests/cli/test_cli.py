@@ -1372,7 +1372,6 @@ def test_unknown_commands_are_named_and_version_works_anywhere(files):
         "out.csv",
         "out.json",
         "out.pt",
-        "out.safetensors",
         "out.h5",
         "OUT.PARQUET",
     ],
@@ -1387,6 +1386,42 @@ def test_foreign_output_extensions_are_refused(files, tmp_path, name):
         assert r.returncode == 2, (args, r.stderr)
         assert name in r.stderr and ".arrow" in r.stderr and ".feather" in r.stderr, r.stderr
         assert not (tmp_path / name).exists()
+
+
+def test_pack_refuses_a_safetensors_output(tmp_path):
+    np.save(tmp_path / "a.npy", np.zeros(3, np.float32))
+    r = run("pack", tmp_path / "a.npy", "-o", tmp_path / "out.safetensors")
+    assert r.returncode == 2 and "out.safetensors" in r.stderr, r.stderr
+
+
+def test_convert_safetensors_to_arrow_and_back(tmp_path):
+    qv = pytest.importorskip("quiver")
+    tensors = {
+        "w": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "scalar": np.array(7, np.int64),
+        "empty": np.zeros((0, 4), np.uint8),
+        "flags": np.array([True, False]),
+    }
+    qv.safetensors.save(tensors, tmp_path / "m.safetensors", metadata={"format": "pt"})
+    out = ok("convert", tmp_path / "m.safetensors", tmp_path / "m.arrow")
+    assert "1 row, 4 tensor columns" in out
+    table = pa.ipc.open_file(tmp_path / "m.arrow").read_all()
+    assert table.num_rows == 1 and table.schema.metadata == {b"format": b"pt"}
+    assert table.schema.field("w").metadata == {b"safetensors.dtype": b"F32"}
+    assert table.column("w").type.extension_name == "arrow.fixed_shape_tensor"
+    np.testing.assert_array_equal(table.column("w").chunk(0).to_numpy_ndarray()[0], tensors["w"])
+    ok("convert", tmp_path / "m.arrow", tmp_path / "back.safetensors", "-q")
+    assert (tmp_path / "back.safetensors").read_bytes() == (tmp_path / "m.safetensors").read_bytes()
+
+
+def test_convert_to_safetensors_needs_one_row_of_tensor_columns(files, tmp_path):
+    r = run("convert", files / "fixed.arrow", tmp_path / "out.safetensors")
+    assert r.returncode == 1 and "rows; a safetensors file is written from exactly one" in r.stderr
+    assert not (tmp_path / "out.safetensors").exists()
+    (tmp_path / "bad.safetensors").write_bytes(b"\x10" + b"\0" * 7 + b"{not json}      ")
+    r = run("convert", tmp_path / "bad.safetensors", tmp_path / "out.arrow")
+    assert r.returncode == 1 and "bad.safetensors" in r.stderr and "not valid JSON" in r.stderr
+    assert not (tmp_path / "out.arrow").exists()
 
 
 @pytest.mark.parametrize("name", ["out.feather", "out.arrows", "out.ipc", "out", "out.bin"])
