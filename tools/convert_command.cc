@@ -3,6 +3,7 @@
 // tensor columns; Tensor and SparseTensor messages between dense and the
 // sparse formats; safetensors files to a one-row batch of tensor columns
 // and back.
+#include <cctype>
 #include <iostream>
 #include <map>
 
@@ -183,8 +184,9 @@ Status ConvertTensor(Input& input, const ConvertArgs& args) {
 // F8_* columns hold their bits as uint16 / uint8).
 constexpr const char* kSafetensorsDtypeKey = "safetensors.dtype";
 
-bool IsSafetensorsPath(const std::string& path) {
-  return path.ends_with(".safetensors") || path.ends_with(".SAFETENSORS");
+bool IsSafetensorsPath(std::string path) {
+  for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return path.ends_with(".safetensors");
 }
 
 // A safetensors file as one row: a fixed_shape_tensor column per tensor
