@@ -192,3 +192,15 @@ def test_files_quiver_writes_read_equal_by_the_safetensors_package(tmp_path):
     ref = tmp_path / "ref.safetensors"
     st.save_file(tensors, str(ref), metadata={"k": "v"})
     assert path.read_bytes() == ref.read_bytes()
+
+
+def test_ml_dtypes_bfloat16_is_written_as_bf16(tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="needs ml_dtypes")
+    path = tmp_path / "bf.safetensors"
+    values = np.array([1.5, -2.0, 3.0], dtype=ml_dtypes.bfloat16)
+    qv.safetensors.save({"a": values, "f8": values.astype(ml_dtypes.float8_e4m3fn)}, path)
+    f = qv.safetensors.open(path)
+    assert f.dtype("a") == "BF16" and f.dtype("f8") == "F8_E4M3"
+    np.testing.assert_array_equal(f.get_tensor("a").view(ml_dtypes.bfloat16), values)
+    st = pytest.importorskip("safetensors.torch", reason="needs safetensors and torch")
+    assert st.load_file(str(path))["a"].tolist() == [1.5, -2.0, 3.0]
