@@ -378,6 +378,36 @@ def s3_listing():
     )
 
 
+def safetensors():
+    """safetensors files as the reference writes them: every dtype, a 0-d,
+    an empty and a multi-axis tensor, metadata, and a file with none."""
+
+    def st(tensors, metadata=None):
+        header, data = {}, b""
+        if metadata is not None:
+            header["__metadata__"] = metadata
+        for name, dtype, shape, raw in tensors:
+            header[name] = {
+                "dtype": dtype,
+                "shape": shape,
+                "data_offsets": [len(data), len(data) + len(raw)],
+            }
+            data += raw
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * (-len(text) % 8)
+        return struct.pack("<Q", len(text)) + text + data
+
+    widths = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2}
+    widths.update({"F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "F64": 8, "I64": 8, "U64": 8})
+    every = [(f"t{d}", d, [2], bytes(range(2 * w))) for d, w in widths.items()]
+    return [
+        ("every_dtype", st(every, {"format": "pt"})),
+        ("f32_2x3", st([("w", "F32", [2, 3], struct.pack("<6f", *range(6)))])),
+        ("scalar_and_empty", st([("s", "I64", [], b"\0" * 8), ("e", "U8", [0, 4], b"")])),
+        ("no_tensors", st([], {})),
+    ]
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -391,6 +421,7 @@ TARGETS = {
     "npy_reader_fuzz": npy_reader,
     "dataset_index_fuzz": dataset_index,
     "http_response_fuzz": http_response,
+    "safetensors_fuzz": safetensors,
     "s3_listing_fuzz": s3_listing,
 }
 
