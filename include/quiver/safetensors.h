@@ -48,7 +48,7 @@ class SafetensorsFile {
   // Maps the file at `path`. IOError when it cannot be opened; Invalid,
   // naming the file (and the tensor), when it breaks a rule of the format:
   // shorter than 8 bytes, a header length above 100 MB or past the end of
-  // the file, a header that is not UTF-8 JSON object, an unknown dtype, a
+  // the file, a header that is not a UTF-8 JSON object, an unknown dtype, a
   // negative shape, offsets that do not match shape x width, that overlap,
   // leave a gap or do not end where the file does, a name twice.
   static Result<SafetensorsFile> Open(const std::string& path);

@@ -128,5 +128,7 @@ def save(tensors, path, metadata=None):
         isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
     ):
         raise TypeError("metadata= is a dict of str to str")
+    if not isinstance(tensors, dict):
+        raise TypeError(f"tensors is a dict of names to arrays, got {type(tensors).__name__}")
     items = [_as_tensor(name, value) for name, value in tensors.items()]
     _quiver._safetensors_save(items, os.fspath(path), metadata)

@@ -92,6 +92,8 @@ def test_save_refuses_bad_arguments(tmp_path):
         qv.safetensors.save({"__metadata__": np.zeros(1)}, tmp_path / "x")
     with pytest.raises(TypeError):
         qv.safetensors.save({"a": np.array(["s"])}, tmp_path / "x")
+    with pytest.raises(TypeError, match="dict of names"):
+        qv.safetensors.save([("a", np.zeros(1))], tmp_path / "x")
     assert not os.listdir(tmp_path)  # nothing left behind
 
 

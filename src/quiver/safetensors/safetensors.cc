@@ -324,8 +324,9 @@ Status WriteSafetensors(const std::vector<SafetensorsInput>& tensors,
     QUIVER_RETURN_NOT_OK(sink->Write(text.data(), static_cast<int64_t>(text.size())));
     for (const Item& item : items) {
       const Tensor& tensor = item.input->tensor;
+      if (item.nbytes == 0) continue;
       if (tensor.IsContiguous()) {
-        if (item.nbytes > 0) QUIVER_RETURN_NOT_OK(sink->Write(tensor.raw_data(), item.nbytes));
+        QUIVER_RETURN_NOT_OK(sink->Write(tensor.raw_data(), item.nbytes));
       } else {
         QUIVER_ASSIGN_OR_RETURN(Tensor dense, tensor.ToContiguous());
         QUIVER_RETURN_NOT_OK(sink->Write(dense.raw_data(), item.nbytes));
