@@ -92,7 +92,7 @@ struct SafetensorsInput {
 // written row-major) and `metadata`, in the reference writer's layout:
 // tensors ordered by dtype from the widest (U64, I64, F64, F32, ...) to
 // BOOL, then by name; the header padded with spaces to a multiple of 8.
-// Invalid for an empty or duplicate name, "__metadata__" as a name, a type
+// Invalid for a duplicate name, "__metadata__" as a name, a type
 // with no safetensors dtype, a dtype of another width, text that is not
 // UTF-8; NotImplemented for a tensor in device memory.
 Status WriteSafetensors(const std::vector<SafetensorsInput>& tensors,

@@ -246,8 +246,9 @@ Status WriteSafetensors(const std::vector<SafetensorsInput>& tensors,
     for (const SafetensorsInput& input : tensors) {
       const std::string at = "tensor '" + input.name + "'";
       const auto& name = input.name;
-      if (name.empty() || name == "__metadata__") {
-        return Status::Invalid("safetensors tensor name '", name, "' is reserved or empty");
+      // (An empty name is allowed, as the reference reads and writes it.)
+      if (name == "__metadata__") {
+        return Status::Invalid("safetensors tensor name '", name, "' is reserved");
       }
       if (!internal::IsValidUtf8(reinterpret_cast<const uint8_t*>(name.data()),
                                  static_cast<int64_t>(name.size()))) {

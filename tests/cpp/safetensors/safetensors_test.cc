@@ -75,6 +75,10 @@ TEST(SafetensorsTest, WriterRefusesWhatTheFormatCannotHold) {
   Tensor c = IotaOf<uint8_t>(uint8(), {3});
   EXPECT_ERROR(kInvalid, "given twice", Write({{"x", c, ""}, {"x", c, ""}}));
   EXPECT_ERROR(kInvalid, "reserved", Write({{"__metadata__", c, ""}}));
+  // An empty name is a name (the reference reads and writes it).
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, Write({{"", c, ""}}));
+  ASSERT_OK_AND_ASSIGN(SafetensorsFile file, SafetensorsFile::FromBuffer(bytes));
+  EXPECT_EQ(file.names(), std::vector<std::string>{""});
   EXPECT_ERROR(kInvalid, "4 bytes wide, uint8 is 1", Write({{"x", c, "F32"}}));
   EXPECT_ERROR(kInvalid, "unknown dtype 'Q8'", Write({{"x", c, "Q8"}}));
   EXPECT_ERROR(kInvalid, "not valid UTF-8", Write({{"x", c, ""}}, {{"k", "\xff"}}));
