@@ -387,21 +387,23 @@ Result<std::vector<BufferPtr>> DecodeStoredBuffers(const std::vector<BufferPtr>&
   std::unique_ptr<std::atomic<bool>[]> failed(new std::atomic<bool>[count]);
   for (size_t i = 0; i < count; ++i) failed[i] = false;
   std::vector<Status> failures(count);
+  // Buffer i decoded on its own into out[i], or its failure recorded: for
+  // a stored buffer, and again for one whose frame or piece failed.
+  auto decode_alone = [&](size_t i) {
+    auto decoded =
+        DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
+    if (decoded.ok()) {
+      out[i] = std::move(*decoded);
+    } else {
+      failures[i] = decoded.status();
+    }
+  };
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(tasks.size()), threads, [&](int64_t t) -> Status {
         const Task& task = tasks[static_cast<size_t>(t)];
         const size_t i = task.buffer;
         switch (task.kind) {
-          case Kind::kStored: {
-            auto decoded =
-                DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
-            if (decoded.ok()) {
-              out[i] = std::move(*decoded);
-            } else {
-              failures[i] = decoded.status();
-            }
-            break;
-          }
+          case Kind::kStored: decode_alone(i); break;
           case Kind::kWhole:
             if (!DecompressInto(compression, stored[i]->data() + 8, stored[i]->size() - 8,
                                 out[i]->size(), out[i]->mutable_data())
@@ -430,15 +432,7 @@ Result<std::vector<BufferPtr>> DecodeStoredBuffers(const std::vector<BufferPtr>&
     // A frame or piece that failed: the buffer again through
     // DecodeStoredBuffer, which decodes what liblz4 or libzstd accept and
     // names what they refuse, as a read of that buffer alone would.
-    if (failed[i]) {
-      auto decoded =
-          DecodeStoredBuffer(stored[i], compression, where(static_cast<int64_t>(i)), options);
-      if (decoded.ok()) {
-        out[i] = std::move(*decoded);
-      } else {
-        failures[i] = decoded.status();
-      }
-    }
+    if (failed[i]) decode_alone(i);
     if (!failures[i].ok()) return failures[i];
   }
   return out;
