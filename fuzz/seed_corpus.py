@@ -408,6 +408,45 @@ def safetensors():
     ]
 
 
+def parquet_metadata():
+    """Parquet files as pyarrow writes them (their footers are what the
+    target reads): flat and nested columns, every codec pyarrow has here,
+    statistics, page indexes, data pages v1 and v2, key/value metadata.
+    Needs pyarrow when run; the files it wrote are kept in the corpus."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "i": pa.array([1, None, 3], pa.int32()),
+            "s": ["a", "bc", None],
+            "f": pa.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], pa.list_(pa.float32(), 2)),
+            "l": [[1], [], None],
+            "t": pa.array([1, 2, 3], pa.timestamp("ns", "UTC")),
+            "d": pa.array([1, 2, 3], pa.decimal128(20, 2)),
+            "st": [{"x": 1, "y": "z"}, None, {"x": 2, "y": None}],
+            "m": pa.array([[("k", 1)], [], None], pa.map_(pa.string(), pa.int64())),
+        },
+        metadata={"note": "seed"},
+    )
+    variants = {
+        "plain_v1": dict(compression="none", data_page_version="1.0", use_dictionary=False),
+        "dict_v2_zstd": dict(compression="zstd", data_page_version="2.0"),
+        "snappy_page_index": dict(compression="snappy", write_page_index=True),
+        "gzip_no_stats": dict(compression="gzip", write_statistics=False),
+        "lz4_split": dict(compression="lz4", use_byte_stream_split=["f"], use_dictionary=["s"]),
+    }
+    for name, options in variants.items():
+        sink = io.BytesIO()
+        pq.write_table(table, sink, row_group_size=2, **options)
+        yield name, sink.getvalue()
+        # The same bytes from the first page header on: the target reads a
+        # page header at the input's start.
+        yield "page_" + name, sink.getvalue()[4:]
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -423,6 +462,7 @@ TARGETS = {
     "http_response_fuzz": http_response,
     "safetensors_fuzz": safetensors,
     "s3_listing_fuzz": s3_listing,
+    "parquet_metadata_fuzz": parquet_metadata,
 }
 
 if __name__ == "__main__":
