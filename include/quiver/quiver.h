@@ -17,6 +17,7 @@
 #include "quiver/io.h"
 #include "quiver/ipc.h"
 #include "quiver/pad_value.h"
+#include "quiver/parquet.h"
 #include "quiver/record_batch.h"
 #include "quiver/safetensors.h"
 #include "quiver/selection.h"

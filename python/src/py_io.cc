@@ -1,3 +1,5 @@
+// Byte sources from Python objects (paths, URLs, bytes-like and file
+// objects), shared by the IPC and Parquet bindings; and
 // quiver._quiver._io_read and _io_expand: internal helpers that reach the
 // byte sources of quiver/io.h (local files, http://, https://, s3://)
 // directly. They exist for the test suite (tests/python/
@@ -16,6 +18,66 @@
 #include "quiver/io.h"
 
 namespace quiver::python {
+
+bool IsPath(nb::handle source) {
+  nb::module_ os = nb::module_::import_("os");
+  return nb::isinstance<nb::str>(source) || nb::isinstance(source, os.attr("PathLike"));
+}
+
+std::string PathOf(nb::handle source) {
+  return nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(source));
+}
+
+void RefuseTextMode(nb::handle file) {
+  nb::module_ io = nb::module_::import_("io");
+  if (nb::isinstance(file, io.attr("TextIOBase"))) {
+    Raise(Status::TypeError(
+        "the file object is open in text mode; IPC data is binary: open it with 'rb'"));
+  }
+}
+
+Status TextReadError(nb::handle got) {
+  return Status::TypeError(std::string("read() of the file object returned ") +
+                           nb::type_name(got.type()).c_str() +
+                           ", not bytes: open it in binary mode ('rb')");
+}
+
+// A str naming an http://, https:// or s3:// object (read with range
+// requests: quiver/io.h).
+bool IsRemote(nb::handle source) {
+  return nb::isinstance<nb::str>(source) && io::IsRemoteLocation(nb::cast<std::string>(source));
+}
+
+std::shared_ptr<io::InputSource> RemoteSource(nb::handle source) {
+  const std::string url = nb::cast<std::string>(source);
+  return Unwrap(WithoutGil([&] { return io::OpenSource(url); }));
+}
+
+std::shared_ptr<io::InputSource> SourceFromPython(nb::handle source, bool memory_map,
+                                                  const char* what) {
+  if (IsRemote(source)) return RemoteSource(source);
+  if (IsPath(source)) return Unwrap(io::OpenFileSource(PathOf(source), memory_map));
+  nb::object holder = nb::borrow(source);
+  if (!PyObject_CheckBuffer(source.ptr()) && nb::hasattr(source, "read")) {
+    RefuseTextMode(source);
+    holder = source.attr("read")();  // a file-like object: its bytes
+    if (nb::isinstance<nb::str>(holder)) Raise(TextReadError(holder));
+  }
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(holder.ptr(), view, PyBUF_SIMPLE) != 0) {
+    delete view;
+    PyErr_Clear();
+    Raise(Status::TypeError(std::string(what) +
+                            " is a path, a bytes-like object or a readable file object, got " +
+                            nb::type_name(source.type()).c_str()));
+  }
+  BufferPtr bytes = Buffer::Wrap(view->buf, static_cast<int64_t>(view->len), [view] {
+    nb::gil_scoped_acquire gil;  // arrays may die on any thread
+    PyBuffer_Release(view);
+    delete view;
+  });
+  return io::BufferSource(std::move(bytes));
+}
 
 io::SourceOptions SourceOptionsFrom(nb::handle options) {
   io::SourceOptions out;

@@ -11,6 +11,7 @@
 #include "py_capsules.h"
 #include "py_errors.h"
 #include "py_index.h"
+#include "py_io.h"
 #include "py_ipc_layout.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
@@ -21,69 +22,6 @@ namespace quiver::python {
 namespace {
 
 namespace ipc = quiver::ipc;
-
-bool IsPath(nb::handle source) {
-  nb::module_ os = nb::module_::import_("os");
-  return nb::isinstance<nb::str>(source) || nb::isinstance(source, os.attr("PathLike"));
-}
-
-std::string PathOf(nb::handle source) {
-  return nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(source));
-}
-
-// A file object that reads str (opened without "b") cannot give IPC bytes.
-void RefuseTextMode(nb::handle file) {
-  nb::module_ io = nb::module_::import_("io");
-  if (nb::isinstance(file, io.attr("TextIOBase"))) {
-    Raise(Status::TypeError(
-        "the file object is open in text mode; IPC data is binary: open it with 'rb'"));
-  }
-}
-
-Status TextReadError(nb::handle got) {
-  return Status::TypeError(std::string("read() of the file object returned ") +
-                           nb::type_name(got.type()).c_str() +
-                           ", not bytes: open it in binary mode ('rb')");
-}
-
-// Bytes from a path (memory-mapped or read), a bytes-like object (shared,
-// zero-copy: the object stays alive as long as any array read from it), or
-// a file-like object (read whole: a file reader needs random access).
-// A str naming an http://, https:// or s3:// object (read with range
-// requests: quiver/io.h).
-bool IsRemote(nb::handle source) {
-  return nb::isinstance<nb::str>(source) && io::IsRemoteLocation(nb::cast<std::string>(source));
-}
-
-std::shared_ptr<ipc::InputSource> RemoteSource(nb::handle source) {
-  const std::string url = nb::cast<std::string>(source);
-  return Unwrap(WithoutGil([&] { return io::OpenSource(url); }));
-}
-
-std::shared_ptr<ipc::InputSource> SourceFromPython(nb::handle source, bool memory_map) {
-  if (IsRemote(source)) return RemoteSource(source);
-  if (IsPath(source)) return Unwrap(ipc::OpenFileSource(PathOf(source), memory_map));
-  nb::object holder = nb::borrow(source);
-  if (!PyObject_CheckBuffer(source.ptr()) && nb::hasattr(source, "read")) {
-    RefuseTextMode(source);
-    holder = source.attr("read")();  // a file-like object: its bytes
-    if (nb::isinstance<nb::str>(holder)) Raise(TextReadError(holder));
-  }
-  auto* view = new Py_buffer;
-  if (PyObject_GetBuffer(holder.ptr(), view, PyBUF_SIMPLE) != 0) {
-    delete view;
-    PyErr_Clear();
-    Raise(Status::TypeError(std::string("an IPC source is a path, a bytes-like object or a "
-                                        "readable file object, got ") +
-                            nb::type_name(source.type()).c_str()));
-  }
-  BufferPtr bytes = Buffer::Wrap(view->buf, static_cast<int64_t>(view->len), [view] {
-    nb::gil_scoped_acquire gil;  // arrays may die on any thread
-    PyBuffer_Release(view);
-    delete view;
-  });
-  return ipc::BufferSource(std::move(bytes));
-}
 
 // A Python file object read front to back (pipes, sockets, subprocess
 // output): readinto() where it has one, read() otherwise, with the GIL

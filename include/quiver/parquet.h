@@ -1,0 +1,84 @@
+// Parquet files: their schema (as Arrow types, tensor types restored from
+// the ARROW:schema key) and their metadata (row groups, column chunks,
+// codecs, encodings, statistics), read from any source quiver reads (local
+// files, memory, http://, https://, s3://) without libarrow or Thrift.
+// docs/parquet.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quiver/io.h"
+#include "quiver/record_batch.h"
+#include "quiver/status.h"
+#include "quiver/type.h"
+
+namespace quiver::parquet {
+
+// A column chunk's statistics as the file stores them: min and max in the
+// column's PLAIN encoding (no length prefix for byte arrays), each present
+// only where the writer wrote it.
+struct ColumnStatistics {
+  std::optional<std::string> min, max;
+  std::optional<int64_t> null_count, distinct_count, nan_count;
+};
+
+// One column chunk of a row group.
+struct ColumnChunkInfo {
+  std::vector<std::string> path;  // in the Parquet schema: "list", "element" ...
+  std::string physical_type;      // "INT32", "BYTE_ARRAY", ...
+  std::string codec;              // "UNCOMPRESSED", "ZSTD", ...
+  std::vector<std::string> encodings;
+  int64_t num_values = 0;
+  int64_t compressed_size = 0;  // bytes on disk, page headers included
+  int64_t uncompressed_size = 0;
+  int64_t data_page_offset = 0;
+  std::optional<int64_t> dictionary_page_offset;
+  std::optional<ColumnStatistics> statistics;
+  bool has_page_index = false;  // an offset index (and perhaps a column index)
+};
+
+struct RowGroupInfo {
+  int64_t num_rows = 0;
+  int64_t total_byte_size = 0;  // uncompressed
+  std::vector<ColumnChunkInfo> columns;
+};
+
+class ParquetFile {
+ public:
+  // Reads and checks the footer (one ReadRanges call for most files: the
+  // leading magic and the last 64 KiB). Invalid, naming the source, for
+  // bytes that are not Parquet or a footer that contradicts itself (a
+  // schema whose leaves are not the row groups' columns, row counts that do
+  // not add up, column chunks outside the file); NotImplemented for an
+  // encrypted file.
+  static Result<std::unique_ptr<ParquetFile>> Open(std::shared_ptr<io::InputSource> source);
+  // A path or URL, as io::OpenSource opens it.
+  static Result<std::unique_ptr<ParquetFile>> Open(const std::string& location,
+                                                   const io::SourceOptions& options = {});
+  ~ParquetFile();
+
+  // The Arrow schema the columns read as (field metadata from ARROW:schema;
+  // the schema's metadata is the file's key/value metadata without it).
+  const SchemaPtr& schema() const;
+  int64_t num_rows() const;
+  int num_row_groups() const;
+  // Precondition: 0 <= i < num_row_groups().
+  const RowGroupInfo& row_group(int i) const;
+  // The leaf columns' paths joined with '.', in column chunk order.
+  const std::vector<std::string>& column_paths() const;
+  const std::string& created_by() const;
+  int32_t format_version() const;
+  // The file's key/value metadata, ARROW:schema included.
+  const KeyValueMetadata& key_value_metadata() const;
+
+ private:
+  struct Impl;
+  explicit ParquetFile(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver::parquet
