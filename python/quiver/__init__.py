@@ -45,6 +45,7 @@ from ._shapes import check_shapes
 from ._curl import curl_module as _curl_module
 
 from . import ipc
+from . import parquet
 from . import safetensors
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "concat",
     "concat_tables",
     "ipc",
+    "parquet",
     "safetensors",
     "record_batch",
     "table",

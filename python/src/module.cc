@@ -24,5 +24,6 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindPickle(m);
   quiver::python::BindShapePattern(m);
   quiver::python::BindSafetensors(m);
+  quiver::python::BindParquet(m);
   quiver::python::BindBuildInfo(m);
 }

@@ -46,6 +46,7 @@ void BindShapePattern(nanobind::module_& m);
 // _safetensors_open and _safetensors_save, which quiver.safetensors wraps
 // (py_safetensors.cc).
 void BindSafetensors(nanobind::module_& m);
+void BindParquet(nanobind::module_& m);
 // build_info() (py_build_info.cc).
 void BindBuildInfo(nanobind::module_& m);
 

@@ -17,8 +17,6 @@
 
 namespace quiver::python {
 
-namespace {
-
 nb::dict MetadataToPython(const KeyValueMetadata& metadata) {
   nb::dict out;
   for (const auto& [key, value] : metadata) {
@@ -26,6 +24,8 @@ nb::dict MetadataToPython(const KeyValueMetadata& metadata) {
   }
   return out;
 }
+
+namespace {
 
 PyRecordBatch BatchFromPython(nb::handle obj) {
   if (nb::isinstance<PyRecordBatch>(obj)) return nb::cast<PyRecordBatch>(obj);

@@ -17,6 +17,9 @@ namespace quiver::python {
 
 namespace nb = nanobind;
 
+// Key/value metadata as a dict of bytes to bytes (Arrow metadata allows
+// any bytes), as pyarrow gives it.
+nb::dict MetadataToPython(const KeyValueMetadata& metadata);
 // A schema from a qv.Schema or anything with __arrow_c_schema__ that
 // describes a struct (pyarrow schemas do).
 SchemaPtr SchemaFromPython(nb::handle obj);

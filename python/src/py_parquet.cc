@@ -1,0 +1,101 @@
+// Parquet files: the private binding quiver.parquet wraps (ParquetFile's
+// schema and metadata).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+
+#include "py_bindings.h"
+#include "py_errors.h"
+#include "py_io.h"
+#include "py_objects.h"
+#include "py_record_batch.h"
+#include "quiver/parquet.h"
+
+namespace quiver::python {
+
+namespace {
+
+struct PyParquetFile {
+  std::shared_ptr<parquet::ParquetFile> file;
+};
+
+nb::object Optional(const std::optional<int64_t>& value) {
+  if (!value) return nb::none();
+  return nb::int_(*value);
+}
+
+nb::object OptionalBytes(const std::optional<std::string>& value) {
+  if (!value) return nb::none();
+  return nb::bytes(value->data(), value->size());
+}
+
+nb::dict StatisticsDict(const parquet::ColumnStatistics& s) {
+  nb::dict out;
+  out["min"] = OptionalBytes(s.min);
+  out["max"] = OptionalBytes(s.max);
+  out["null_count"] = Optional(s.null_count);
+  out["distinct_count"] = Optional(s.distinct_count);
+  out["nan_count"] = Optional(s.nan_count);
+  return out;
+}
+
+nb::dict ColumnDict(const parquet::ColumnChunkInfo& c) {
+  nb::dict out;
+  out["path"] = nb::cast(c.path);
+  out["physical_type"] = c.physical_type;
+  out["codec"] = c.codec;
+  out["encodings"] = nb::cast(c.encodings);
+  out["num_values"] = c.num_values;
+  out["compressed_size"] = c.compressed_size;
+  out["uncompressed_size"] = c.uncompressed_size;
+  out["data_page_offset"] = c.data_page_offset;
+  out["dictionary_page_offset"] = Optional(c.dictionary_page_offset);
+  out["statistics"] = c.statistics ? nb::object(StatisticsDict(*c.statistics)) : nb::none();
+  out["has_page_index"] = c.has_page_index;
+  return out;
+}
+
+nb::dict RowGroupDict(const parquet::RowGroupInfo& g) {
+  nb::dict out;
+  out["num_rows"] = g.num_rows;
+  out["total_byte_size"] = g.total_byte_size;
+  nb::list columns;
+  for (const parquet::ColumnChunkInfo& c : g.columns) columns.append(ColumnDict(c));
+  out["columns"] = columns;
+  return out;
+}
+
+}  // namespace
+
+void BindParquet(nb::module_& m) {
+  nb::class_<PyParquetFile>(m, "_ParquetFile")
+      .def_prop_ro("schema", [](const PyParquetFile& f) { return PySchema{f.file->schema()}; })
+      .def_prop_ro("num_rows", [](const PyParquetFile& f) { return f.file->num_rows(); })
+      .def_prop_ro("num_row_groups",
+                   [](const PyParquetFile& f) { return f.file->num_row_groups(); })
+      .def_prop_ro("column_paths", [](const PyParquetFile& f) { return f.file->column_paths(); })
+      .def_prop_ro("created_by", [](const PyParquetFile& f) { return f.file->created_by(); })
+      .def_prop_ro("format_version",
+                   [](const PyParquetFile& f) { return f.file->format_version(); })
+      .def_prop_ro(
+          "key_value_metadata",
+          [](const PyParquetFile& f) { return MetadataToPython(f.file->key_value_metadata()); })
+      .def("row_group", [](const PyParquetFile& f, int64_t i) {
+        const int64_t count = f.file->num_row_groups();
+        if (i < -count || i >= count) {
+          Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
+        }
+        return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
+      });
+  m.def(
+      "_parquet_open",
+      [](nb::handle source, bool memory_map) {
+        auto input = SourceFromPython(source, memory_map, "a Parquet source");
+        return PyParquetFile{Unwrap(WithoutGil([&] { return parquet::ParquetFile::Open(input); }))};
+      },
+      nb::arg("source"), nb::arg("memory_map") = true);
+}
+
+}  // namespace quiver::python
