@@ -21,6 +21,7 @@ from ._optional import import_optional
 FIXED = "arrow.fixed_shape_tensor"
 VARIABLE = "arrow.variable_shape_tensor"
 # datasets names its types after their classes, in the module that defines them.
+INT32_MAX = 2**31 - 1
 HF_ARRAY = re.compile(r"^datasets\.features\.features\.Array([2-5])DExtensionType$")
 
 
@@ -154,7 +155,7 @@ def _variable_chunk(qv_type, first, leaf, mask, inner_shape):
 
     inner = int(np.prod(inner_shape, dtype=np.int64))
     data_offsets = first.astype(np.int64) * inner
-    if data_offsets[-1] > np.iinfo(np.int32).max:
+    if data_offsets[-1] > INT32_MAX:
         raise ValueError(
             f"a chunk of {int(data_offsets[-1])} values does not fit the int32 offsets of "
             "arrow.variable_shape_tensor's data list; split the dataset into smaller shards"
@@ -308,7 +309,7 @@ def _mask(storage):
 
 
 def _check_offsets_fit(name, count):
-    if count > np.iinfo(np.int32).max:
+    if count > INT32_MAX:
         raise ValueError(
             f"column '{name}': {count} lists or values do not fit the int32 offsets of "
             "datasets' list storage; write the table in smaller chunks"
