@@ -146,7 +146,7 @@ def _fixed_chunk(qv_type, leaf, cell):
     )
 
 
-def _variable_chunk(qv_type, first, leaf, mask, inner_shape):
+def _variable_chunk(name, qv_type, first, leaf, mask, inner_shape):
     """A variable_shape_tensor chunk over ``leaf``: data offsets are the row
     offsets times the cell size below axis 0 (the one buffer written), the
     shapes the row lengths with the fixed inner axes."""
@@ -157,7 +157,8 @@ def _variable_chunk(qv_type, first, leaf, mask, inner_shape):
     data_offsets = first.astype(np.int64) * inner
     if data_offsets[-1] > INT32_MAX:
         raise ValueError(
-            f"a chunk of {int(data_offsets[-1])} values does not fit the int32 offsets of "
+            f"column '{name}': a chunk of {int(data_offsets[-1])} values does not fit the int32 "
+            "offsets of "
             "arrow.variable_shape_tensor's data list; split the dataset into smaller shards"
         )
     rows = len(first) - 1
@@ -183,7 +184,7 @@ def _tensor_column(name, field, column, shape):
     walked = [_unnest(name, _storage(chunk), shape) for chunk in column.chunks]
     if shape[0] is None or any(mask is not None for _, _, mask in walked):
         qv_type = variable_shape_tensor(value_type, ndim, uniform_shape=list(shape))
-        chunks = [_variable_chunk(qv_type, f, leaf, m, shape[1:]) for f, leaf, m in walked]
+        chunks = [_variable_chunk(name, qv_type, f, leaf, m, shape[1:]) for f, leaf, m in walked]
     else:
         qv_type = fixed_shape_tensor(value_type, shape)
         cell = int(np.prod(shape, dtype=np.int64))
@@ -416,7 +417,10 @@ def _hf_variable(name, qv_type, column):
         fixed_inner = all(d is not None for d in inner_shape)
     chunks = []
     if 2 <= ndim <= 5 and fixed_inner:
-        ext = getattr(hf, f"Array{ndim}DExtensionType")((None, *inner_shape), dtype)
+        # A first axis the type fixes (a fixed-shape column with null rows)
+        # stays fixed; datasets stores null rows without entries either way.
+        first_axis = uniform[0] if uniform is not None else None
+        ext = getattr(hf, f"Array{ndim}DExtensionType")((first_axis, *inner_shape), dtype)
         cell = int(np.prod(inner_shape, dtype=np.int64))
         for shapes, valid, leaf, offsets in prepared:
             _check_offsets_fit(name, len(leaf))
@@ -425,7 +429,7 @@ def _hf_variable(name, qv_type, column):
             mask = None if valid.all() else pa.array(~valid)
             outer = pa.ListArray.from_arrays(first, below, mask=mask)
             chunks.append(pa.ExtensionArray.from_storage(ext, outer))
-        feature = getattr(datasets, f"Array{ndim}D")(shape=(None, *inner_shape), dtype=dtype)
+        feature = getattr(datasets, f"Array{ndim}D")(shape=(first_axis, *inner_shape), dtype=dtype)
         return chunks, feature
     for shapes, valid, leaf, _ in prepared:
         chunks.append(_ragged_lists(name, shapes, valid, leaf))

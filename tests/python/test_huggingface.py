@@ -358,3 +358,72 @@ def test_the_bridge_is_exported_from_quiver():
     assert {"from_huggingface", "to_huggingface"} <= set(dir(qv))
     with pytest.raises(AttributeError, match="has no attribute 'from_hugginface'"):
         qv.from_hugginface  # noqa: B018
+
+
+def test_chunks_with_and_without_nulls_give_one_variable_column():
+    features = datasets.Features({"x": datasets.Array2D(shape=(2, 2), dtype="float32")})
+    full = datasets.Dataset.from_dict({"x": [np.ones((2, 2))] * 2}, features=features)
+    holed = datasets.Dataset.from_dict({"x": [None, np.zeros((2, 2))]}, features=features)
+    both = datasets.concatenate_datasets([full, holed])
+    assert both.data.table.column("x").num_chunks == 2
+    table = from_huggingface(both)
+    column = table.column("x")
+    assert column.num_chunks == 2
+    assert isinstance(column.chunk(0), qv.VariableShapeTensorArray)
+    rows = column.combine_chunks().to_numpy()
+    assert rows[2] is None
+    np.testing.assert_array_equal(rows[3], np.zeros((2, 2)))
+    # Back to datasets the first axis the type fixes stays fixed.
+    back = to_huggingface(table)
+    assert back.features == both.features
+    np.testing.assert_array_equal(back.with_format("numpy")[0]["x"], np.ones((2, 2)))
+    assert back.data.table.column("x").null_count == 1
+
+
+def test_an_empty_dataset_keeps_its_types():
+    features = datasets.Features({"x": datasets.Array2D(shape=(2, 3), dtype="int8")})
+    empty = datasets.Dataset.from_dict({"x": []}, features=features)
+    table = from_huggingface(empty)
+    assert table.num_rows == 0
+    assert str(table.column("x").type) == "fixed_shape_tensor<int8>[2, 3]"
+    assert to_huggingface(table).features == features
+
+
+def test_qv_record_batch_takes_a_dataset(rng):
+    features = datasets.Features({"x": datasets.Array2D(shape=(2, 3), dtype="float32")})
+    rows = _rows(rng, lambda i: (2, 3), count=3)
+    ds = datasets.Dataset.from_dict({"x": rows}, features=features)
+    batch = qv.record_batch(ds)
+    assert isinstance(batch, qv.RecordBatch)
+    np.testing.assert_array_equal(batch.column("x").to_numpy(), np.stack(rows))
+    with pytest.raises(TypeError, match="names= goes with a list of columns"):
+        qv.table(ds, names=["y"])
+
+
+def test_a_permuted_variable_shape_column_is_copied_into_logical_order(rng):
+    physical = [rng.random((n, 3)).astype(np.float32) for n in (2, 4)]
+    # Logical rows are (3, n): axis 1 ragged, so nested Lists.
+    column = qv.VariableShapeTensorArray.from_numpy(physical, permutation=[1, 0])
+    ds = to_huggingface(qv.table({"x": column}))
+    got = [np.asarray(r, np.float32) for r in ds["x"]]
+    for a, b in zip(got, [np.asarray(r) for r in column.to_numpy()]):
+        np.testing.assert_array_equal(a, b)
+    assert [g.shape for g in got] == [(3, 2), (3, 4)]
+
+
+def test_null_rows_holding_data_are_compacted(rng):
+    # A writer may leave data behind a null row; datasets' lists cannot skip it.
+    values = pa.array(np.arange(10, dtype=np.float32))
+    data = pa.ListArray.from_arrays(pa.array([0, 4, 8, 10], pa.int32()), values)
+    shape = pa.FixedSizeListArray.from_arrays(pa.array([2, 2, 2, 2, 1, 2], pa.int32()), 2)
+    storage = pa.StructArray.from_arrays(
+        [data, shape], names=["data", "shape"], mask=pa.array([False, True, False])
+    )
+    column = qv.VariableShapeTensorArray.from_storage(
+        qv.variable_shape_tensor("float32", 2), storage
+    )
+    ds = to_huggingface(qv.table({"x": column}))
+    assert ds.features["x"] == datasets.Array2D(shape=(None, 2), dtype="float32")
+    assert ds.data.table.column("x").null_count == 1
+    np.testing.assert_array_equal(np.asarray(ds["x"][0]), [[0, 1], [2, 3]])
+    np.testing.assert_array_equal(np.asarray(ds["x"][2]), [[8, 9]])
