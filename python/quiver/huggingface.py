@@ -383,6 +383,8 @@ def _hf_variable(name, qv_type, column):
 
     ndim = qv_type.ndim
     dtype = qv_type.value_type.to_numpy_dtype().name
+    permutation = qv_type.permutation
+    permuted = permutation is not None and list(permutation) != sorted(permutation)
     prepared = []
     for chunk in column.chunks:
         array = VariableShapeTensorArray.from_storage(qv_type, _storage(chunk))
@@ -391,9 +393,6 @@ def _hf_variable(name, qv_type, column):
         data = _storage(chunk).field("data")
         offsets = data.offsets.to_numpy().astype(np.int64)
         sizes = np.where(valid, np.prod(shapes, axis=1), 0)
-        permuted = qv_type.permutation is not None and list(qv_type.permutation) != sorted(
-            qv_type.permutation
-        )
         if permuted or np.any(np.diff(offsets) != sizes):
             # Copy the rows into logical order, null rows without data.
             rows = array.to_numpy()
@@ -408,7 +407,9 @@ def _hf_variable(name, qv_type, column):
         prepared.append((shapes, valid, leaf, offsets - offsets[0]))
     inner = [s[valid][:, 1:] for s, valid, _, _ in prepared]
     inner = np.concatenate(inner) if inner else np.empty((0, ndim - 1), np.int64)
-    uniform = qv_type.uniform_shape
+    uniform = qv_type.uniform_shape  # per physical axis; the rows are logical now
+    if uniform is not None and permuted:
+        uniform = [uniform[axis] for axis in permutation]
     if inner.shape[0]:
         fixed_inner = bool(np.all(inner == inner[0]))
         inner_shape = [int(d) for d in inner[0]]
