@@ -320,6 +320,12 @@ def test_a_dataset_dict_names_its_splits(rng):
         qv.table(both)
 
 
+def test_an_iterable_dataset_is_a_type_error():
+    streamed = datasets.Dataset.from_dict({"n": [1, 2]}).to_iterable_dataset()
+    with pytest.raises(TypeError, match="an IterableDataset streams its rows"):
+        from_huggingface(streamed)
+
+
 def test_a_null_list_inside_a_tensor_names_the_row():
     inner = pa.array([[1.0, 2.0], None, [5.0, 6.0], [7.0, 8.0]], pa.list_(pa.float32()))
     storage = pa.ListArray.from_arrays(pa.array([0, 2, 4], pa.int32()), inner)
@@ -408,6 +414,12 @@ def test_a_permuted_variable_shape_column_is_copied_into_logical_order(rng):
     assert ds.features["x"] == datasets.Array2D(shape=(None, 3), dtype="float32")
     for got, want in zip(ds.with_format("numpy")["x"], column.to_numpy()):
         np.testing.assert_array_equal(got, want)
+    # uniform_shape is per physical axis: [3, None] is logically (None, 3).
+    fixed_rows = qv.VariableShapeTensorArray.from_numpy(
+        rows, permutation=[1, 0], uniform_shape=[3, None]
+    )
+    again = to_huggingface(qv.table({"x": fixed_rows}))
+    assert again.features["x"] == datasets.Array2D(shape=(None, 3), dtype="float32")
     # The values were copied: the stored order is not the logical one.
     ours = pa.array(column).storage.field("data").values.buffers()[1].address
     assert _leaf_buffer(ds.data.table.column("x").chunk(0)).buffers()[1].address != ours
