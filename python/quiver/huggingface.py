@@ -333,6 +333,15 @@ def _logical_fixed(qv_type, storage):
     return pa.array(logical.reshape(-1)), list(logical.shape[1:])
 
 
+def _hf_values(values):
+    """Values as datasets stores them: arrow.bool8 (a byte per value) is
+    packed into Arrow's bit-packed bool, a copy; others shared."""
+    pa = _pa()
+    if getattr(values.type, "extension_name", None) == "arrow.bool8":
+        return values.storage.cast(pa.bool_())
+    return values
+
+
 def _all_values(storage):
     """Every cell's values, null rows' slots included (so the offsets stay
     arithmetic); a zero-copy slice."""
@@ -340,7 +349,7 @@ def _all_values(storage):
     return storage.values.slice(storage.offset * size, len(storage) * size)
 
 
-def _hf_fixed(name, qv_type, column):
+def _hf_fixed(name, qv_type, storages):
     """A fixed_shape_tensor column as ArrayXD (ndim 2-5) or nested fixed
     ``List``s (ndim 1, or more than 5): values shared, offsets written."""
     pa = _pa()
@@ -350,9 +359,9 @@ def _hf_fixed(name, qv_type, column):
     ndim = len(qv_type.shape)
     dtype = qv_type.value_type.to_numpy_dtype().name
     chunks, shape = [], list(qv_type.shape)
-    for chunk in column.chunks:
-        storage = _storage(chunk)
+    for storage in storages:
         values, shape = _logical_fixed(qv_type, storage)
+        values = _hf_values(values)
         mask = _mask(storage)
         if 2 <= ndim <= 5:
             _check_offsets_fit(name, len(values))
@@ -371,7 +380,7 @@ def _hf_fixed(name, qv_type, column):
     return chunks, feature
 
 
-def _hf_variable(name, qv_type, column):
+def _hf_variable(name, qv_type, storages):
     """A variable_shape_tensor column as ArrayXD with a dynamic first
     dimension (ndim 2-5, only axis 0 ragged) or else nested ``List``s:
     values shared, offsets written from the shapes. Rows are copied when a
@@ -386,11 +395,11 @@ def _hf_variable(name, qv_type, column):
     permutation = qv_type.permutation
     permuted = permutation is not None and list(permutation) != sorted(permutation)
     prepared = []
-    for chunk in column.chunks:
-        array = VariableShapeTensorArray.from_storage(qv_type, _storage(chunk))
+    for storage in storages:
+        array = VariableShapeTensorArray.from_storage(qv_type, storage)
         shapes = np.asarray(array.shapes(), np.int64)
-        valid = ~np.asarray(_storage(chunk).is_null().to_numpy(zero_copy_only=False))
-        data = _storage(chunk).field("data")
+        valid = ~np.asarray(storage.is_null().to_numpy(zero_copy_only=False))
+        data = storage.field("data")
         offsets = data.offsets.to_numpy().astype(np.int64)
         sizes = np.where(valid, np.prod(shapes, axis=1), 0)
         if permuted or np.any(np.diff(offsets) != sizes):
@@ -403,7 +412,7 @@ def _hf_variable(name, qv_type, column):
             shapes = np.asarray(array.shapes(), np.int64)
             data = pa.array(array).storage.field("data")
             offsets = data.offsets.to_numpy().astype(np.int64)
-        leaf = data.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+        leaf = _hf_values(data.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])))
         prepared.append((shapes, valid, leaf, offsets - offsets[0]))
     inner = [s[valid][:, 1:] for s, valid, _, _ in prepared]
     inner = np.concatenate(inner) if inner else np.empty((0, ndim - 1), np.int64)
@@ -480,27 +489,29 @@ def to_huggingface(table):
     """
     datasets = _datasets()
     pa = _pa()
-    from ._quiver import Table, type_from_arrow
+    from ._quiver import FixedShapeTensorType, Table, VariableShapeTensorType
     from ._quiver import table as _table
 
     if not isinstance(table, Table):
         table = _table(table)
-    pa_table = table.to_pyarrow()
+    # Tensor columns leave through their storage: pyarrow has no
+    # variable_shape_tensor of bool8, and datasets wants the storage anyway.
     columns, features = [], {}
-    for field, column in zip(pa_table.schema, pa_table.columns):
-        name = getattr(field.type, "extension_name", None)
-        if name in (FIXED, VARIABLE):
-            qv_type = type_from_arrow(field.type)
-            convert = _hf_fixed if name == FIXED else _hf_variable
-            chunks, features[field.name] = convert(field.name, qv_type, column)
-            storage_type = features[field.name]
-            column = pa.chunked_array(chunks, type=_feature_arrow_type(storage_type))
+    for name in table.column_names:
+        qv_column = table.column(name)
+        if isinstance(qv_column.type, (FixedShapeTensorType, VariableShapeTensorType)):
+            storages = [pa.array(chunk.storage) for chunk in qv_column.chunks]
+            fixed = isinstance(qv_column.type, FixedShapeTensorType)
+            convert = _hf_fixed if fixed else _hf_variable
+            chunks, feature = convert(name, qv_column.type, storages)
+            column = pa.chunked_array(chunks, type=_feature_arrow_type(feature))
         else:
-            features[field.name] = datasets.Features.from_arrow_schema(pa.schema([field]))[
-                field.name
-            ]
+            column = table.select([name]).to_pyarrow().column(0)
+            arrow_field = pa.field(name, column.type)
+            feature = datasets.Features.from_arrow_schema(pa.schema([arrow_field]))[name]
+        features[name] = feature
         columns.append(column)
-    hf_table = pa.Table.from_arrays(columns, names=pa_table.column_names)
+    hf_table = pa.Table.from_arrays(columns, names=table.column_names)
     features = datasets.Features(features)
     info = datasets.DatasetInfo(features=features)
     from datasets.table import InMemoryTable

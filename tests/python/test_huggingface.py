@@ -281,6 +281,24 @@ def test_permuted_tensors_are_copied_into_logical_order(rng):
     np.testing.assert_array_equal(ds.with_format("numpy")["x"], physical.transpose(0, 2, 1))
 
 
+def test_bool8_tensors_become_datasets_bools(rng):
+    masks = rng.random((3, 2, 2)) > 0.5
+    ragged = [masks[0], masks[1][:1]]
+    table = qv.table(
+        {
+            "fixed": qv.FixedShapeTensorArray.from_numpy(masks),
+            "ragged": qv.VariableShapeTensorArray.from_numpy(ragged + [masks[2]]),
+        }
+    )
+    ds = to_huggingface(table)
+    assert ds.features["fixed"] == datasets.Array2D(shape=(2, 2), dtype="bool")
+    assert ds.features["ragged"] == datasets.Array2D(shape=(None, 2), dtype="bool")
+    arrays = ds.with_format("numpy")[:]
+    np.testing.assert_array_equal(arrays["fixed"], masks)
+    for got, want in zip(arrays["ragged"], ragged + [masks[2]]):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_null_rows_stay_null(rng):
     ragged = [rng.random((2, 3)).astype(np.float32), None, rng.random((1, 3)).astype(np.float32)]
     table = qv.table({"x": qv.VariableShapeTensorArray.from_numpy(ragged)})
