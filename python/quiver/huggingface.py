@@ -66,12 +66,26 @@ def _leaf_type(name, pa_type, ndim):
                 "not a list"
             )
         pa_type = pa_type.value_type
+    if pa.types.is_boolean(pa_type):
+        if not hasattr(pa, "bool8"):
+            raise TypeError(
+                f"column '{name}': Array{ndim}D of bool becomes arrow.bool8 values, which "
+                f"need pyarrow 18 or later (this is {pa.__version__})"
+            )
+        return "bool8"
     if not (pa.types.is_integer(pa_type) or pa.types.is_floating(pa_type)):
         raise TypeError(
             f"column '{name}': Array{ndim}D of {pa_type} cannot be a tensor column (tensor "
-            "values are integers or floats); cast it first, e.g. ds.cast_column"
+            "values are integers, floats or bools); cast it first, e.g. ds.cast_column"
         )
     return pa_type
+
+
+def _as_bool8(leaf):
+    """datasets' bit-packed bools as arrow.bool8 (a byte each: a copy), the
+    one tensor layout of booleans NumPy can view."""
+    pa = _pa()
+    return pa.ExtensionArray.from_storage(pa.bool8(), leaf.cast(pa.int8()))
 
 
 def _row_of(levels, index):
@@ -182,6 +196,8 @@ def _tensor_column(name, field, column, shape):
     storage_type = getattr(field.type, "storage_type", field.type)
     value_type = _leaf_type(name, storage_type, ndim)
     walked = [_unnest(name, _storage(chunk), shape) for chunk in column.chunks]
+    if value_type == "bool8":
+        walked = [(first, _as_bool8(leaf), mask) for first, leaf, mask in walked]
     if shape[0] is None or any(mask is not None for _, _, mask in walked):
         qv_type = variable_shape_tensor(value_type, ndim, uniform_shape=list(shape))
         chunks = [_variable_chunk(name, qv_type, f, leaf, m, shape[1:]) for f, leaf, m in walked]

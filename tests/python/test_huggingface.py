@@ -297,6 +297,12 @@ def test_bool8_tensors_become_datasets_bools(rng):
     np.testing.assert_array_equal(arrays["fixed"], masks)
     for got, want in zip(arrays["ragged"], ragged + [masks[2]]):
         np.testing.assert_array_equal(got, want)
+    # ... and back as arrow.bool8 (bytes: a copy), the same values.
+    again = from_huggingface(ds)
+    assert again.column("fixed").equals(table.column("fixed"))
+    for got, want in zip(again.column("ragged").chunk(0).to_numpy(), ragged + [masks[2]]):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, want)
 
 
 def test_null_rows_stay_null(rng):
@@ -375,7 +381,11 @@ def test_a_list_of_the_wrong_length_names_row_and_axis():
 def test_non_numeric_values_are_a_type_error():
     features = datasets.Features({"x": datasets.Array2D(shape=(1, 2), dtype="string")})
     ds = datasets.Dataset.from_dict({"x": [[["a", "b"]]]}, features=features)
-    with pytest.raises(TypeError, match="column 'x': Array2D of string cannot be a tensor column"):
+    with pytest.raises(
+        TypeError,
+        match=r"column 'x': Array2D of string cannot be a tensor column \(tensor values are "
+        r"integers, floats or bools\)",
+    ):
         from_huggingface(ds)
 
 
