@@ -256,17 +256,21 @@ def from_huggingface(data, columns=None):
     an index mapping: those rows are taken (a copy, as
     ``Dataset.flatten_indices`` would make).
 
-    Errors: TypeError for anything else (a DatasetDict names its splits), an
-    ArrayXD of non-numeric values, a missing column (KeyError); ValueError
-    for a null list or value inside a tensor or a list whose length differs
-    from the feature's shape, naming the column and row.
+    An ArrayXD of ``bool`` (bit-packed) becomes ``arrow.bool8`` values, a
+    byte each: a copy.
+
+    Errors: TypeError for anything else (a DatasetDict names its splits) and
+    for an ArrayXD of strings or other non-tensor values; KeyError for a
+    missing column; ValueError for a null list or value inside a tensor or a
+    list whose length differs from the feature's shape, naming the column
+    and row.
     """
     from ._quiver import table as _table
 
-    pa_table, rows = _arrow_table(data)
-    names = pa_table.column_names if columns is None else list(columns)
     if isinstance(columns, str):
         raise TypeError("columns must be a list of names, got a str")
+    pa_table, rows = _arrow_table(data)
+    names = pa_table.column_names if columns is None else list(columns)
     out = {}
     for name in names:
         if name not in pa_table.column_names:
@@ -501,7 +505,8 @@ def to_huggingface(table):
     every level are written (O(rows x the cells above the last axis)). A
     permutation that reorders axes, or null rows of a variable-shape
     column that still hold data, make a copy of the values in logical
-    order. Null rows stay null. Other columns pass through unchanged.
+    order; ``arrow.bool8`` values are packed into datasets' bit-packed
+    ``bool``, a copy. Null rows stay null. Other columns pass through unchanged.
     """
     datasets = _datasets()
     pa = _pa()
