@@ -18,8 +18,6 @@ import numpy as np
 
 from ._optional import import_optional
 
-FIXED = "arrow.fixed_shape_tensor"
-VARIABLE = "arrow.variable_shape_tensor"
 # datasets names its types after their classes, in the module that defines them.
 INT32_MAX = 2**31 - 1
 HF_ARRAY = re.compile(r"^datasets\.features\.features\.Array([2-5])DExtensionType$")
@@ -295,7 +293,10 @@ def _canonical_if_huggingface(data):
     pa = sys.modules.get("pyarrow")
     if pa is None or not isinstance(data, (pa.Table, pa.RecordBatch)):
         return data
-    if not any(_hf_array_spec(field) is not None for field in data.schema):
+    # datasets is imported, so its types are registered: a look at the
+    # types is enough (qv.table pays this on every pyarrow table).
+    array_type = datasets.features.features._ArrayXDExtensionType
+    if not any(isinstance(t, array_type) for t in data.schema.types):
         return data
     table = from_huggingface(data)
     if isinstance(data, pa.RecordBatch):  # qv.record_batch wants a batch back
