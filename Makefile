@@ -137,6 +137,7 @@ bench: setup-bench wheel
 	$(PYTHON) bench/python/bench_dataset.py
 	$(PYTHON) bench/python/bench_pinned.py
 	$(PYTHON) bench/python/bench_distributed.py
+	$(PYTHON) bench/python/bench_huggingface.py
 	$(PYTHON) bench/python/bench_install.py
 	$(PYTHON) bench/python/bench_cli.py
 	$(PYTHON) bench/python/bench_perf_paths.py

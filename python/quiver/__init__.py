@@ -87,6 +87,8 @@ __all__ = [
     "ShapePattern",
     "check_shapes",
     "enforce_shape",
+    "from_huggingface",
+    "to_huggingface",
 ]
 
 # pyarrow cannot unpickle the canonical ragged tensor type by itself; from
@@ -104,3 +106,20 @@ if _curl_module() is not None:
 # alone never imports Ray).
 if "ray.data" in __import__("sys").modules:
     from . import ray as _ray  # noqa: F401
+
+
+# Bridges whose module imports NumPy and, on use, their peer: loaded on the
+# first access, so that `import quiver` stays cheap.
+_LAZY = {"from_huggingface": "huggingface", "to_huggingface": "huggingface"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'quiver' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

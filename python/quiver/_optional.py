@@ -15,6 +15,7 @@ OPTIONAL = {
     "ray": ("ray[data]", "ray"),
     "dask": ("dask[array,bag]", "dask"),
     "distributed": ("distributed", "dask"),
+    "datasets": ("datasets", "huggingface"),
 }
 
 

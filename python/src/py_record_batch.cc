@@ -286,7 +286,7 @@ void BindRecordBatch(nb::module_& m) {
           return Rewrap(any, nb::cast<const PyTable&>(table).table());
         }
         if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns"));
-        return BatchFromPython(WithoutRayTypes(obj));
+        return BatchFromPython(WithCanonicalTensorTypes(obj));
       },
       nb::arg("obj"), nb::arg("names").none() = nb::none(),
       "A RecordBatch from a {name: column} dict or a list of columns with names= (as "

@@ -38,10 +38,11 @@ int ColumnIndex(const Schema& schema, nb::handle key);
 // numeric: zero-copy; N-D: fixed_shape_tensor), an Arrow PyCapsule
 // producer, or a list (through pyarrow). `what` names it in errors.
 ChunkedArrayPtr ColumnFromPython(nb::handle obj, const char* what);
-// `obj`, or while Ray Data is imported and `obj` is a pyarrow table or
-// batch holding Ray's tensor types, the same with the canonical types
-// (quiver.ray does it, the values shared).
-nb::object WithoutRayTypes(nb::handle obj);
+// `obj`, or while Ray Data or Hugging Face datasets is imported and `obj`
+// is a pyarrow table or batch holding their tensor types (or a
+// datasets.Dataset), the same with the canonical types (quiver.ray and
+// quiver.huggingface do it, the values shared).
+nb::object WithCanonicalTensorTypes(nb::handle obj);
 // An ArrayReader of struct arrays over `batches`.
 std::shared_ptr<ArrayReader> BatchArrayReader(const SchemaPtr& schema,
                                               std::vector<RecordBatchPtr> batches);

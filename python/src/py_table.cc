@@ -109,15 +109,25 @@ ArrayDataPtr ArrayFromNumpy(nb::handle ndarray, const char* what) {
   return data;
 }
 
+bool Imported(const char* module) {
+  return PyDict_GetItemString(PyImport_GetModuleDict(), module) != nullptr;
+}
+
 }  // namespace
 
-nb::object WithoutRayTypes(nb::handle obj) {
-  // Ray's tensor types exist only once Ray Data is imported; quiver.ray
-  // turns them into the canonical ones (values shared).
-  if (PyDict_GetItemString(PyImport_GetModuleDict(), "ray.data") == nullptr) {
-    return nb::borrow(obj);
+nb::object WithCanonicalTensorTypes(nb::handle obj) {
+  // Ray's and Hugging Face datasets' tensor types exist only once their
+  // library is imported; quiver.ray and quiver.huggingface turn them into
+  // the canonical ones (values shared). Nothing is looked up otherwise, so
+  // qv.table's per-call cost stays what it was.
+  nb::object out = nb::borrow(obj);
+  if (Imported("ray.data")) {
+    out = nb::module_::import_("quiver.ray").attr("_canonical_if_ray")(out);
   }
-  return nb::module_::import_("quiver.ray").attr("_canonical_if_ray")(obj);
+  if (Imported("datasets")) {
+    out = nb::module_::import_("quiver.huggingface").attr("_canonical_if_huggingface")(out);
+  }
+  return out;
 }
 
 ChunkedArrayPtr ColumnFromPython(nb::handle obj, const char* what) {
@@ -398,13 +408,16 @@ void BindTable(nb::module_& m) {
 
   m.def(
       "table",
-      [](nb::handle obj, nb::handle names) {
+      [](nb::handle given, nb::handle names) {
+        // First: a datasets.DatasetDict is a dict, and must not pass for columns.
+        nb::object obj = WithCanonicalTensorTypes(given);
         if (nb::isinstance<nb::dict>(obj) || nb::isinstance<nb::list>(obj) ||
             nb::isinstance<nb::tuple>(obj)) {
           return PyTable{TableFromColumns(obj, names)};
         }
         if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns"));
-        return PyTable{TableFromPython(WithoutRayTypes(obj))};
+        if (nb::isinstance<PyTable>(obj)) return nb::cast<PyTable>(obj);
+        return PyTable{TableFromPython(obj)};
       },
       nb::arg("obj"), nb::arg("names").none() = nb::none(),
       "A Table from a {name: column} dict, a list of columns with names=, or any "

@@ -11,7 +11,17 @@ import pytest
 # inspect (check_shapes, ~15 ms), importlib.abc (the pyarrow import hook
 # needs no base class), NumPy (the bindings import it on first use) and
 # the optional peers.
-NOT_AT_IMPORT = ["inspect", "importlib.abc", "numpy", "pyarrow", "ray", "dask", "scipy", "torch"]
+NOT_AT_IMPORT = [
+    "inspect",
+    "importlib.abc",
+    "numpy",
+    "pyarrow",
+    "ray",
+    "dask",
+    "scipy",
+    "torch",
+    "datasets",
+]
 
 
 @pytest.mark.parametrize("module", NOT_AT_IMPORT)
