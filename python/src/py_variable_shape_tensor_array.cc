@@ -278,6 +278,46 @@ nb::object RowOrNone(const VariableShapeTensorArray& array, int64_t i) {
   return TensorToNumpy(Unwrap(array.RowTensor(row)));
 }
 
+// Every row as a read-only NumPy view, None for null rows (to_numpy). One
+// flat view of the values buffer the rows share is sliced and reshaped per
+// row: a slice and a reshape cost a fraction of exporting an array with a
+// capsule of its own per row (TensorToNumpy), which rows that are not
+// contiguous (a permuted type) still take.
+nb::list RowsToNumpy(const VariableShapeTensorArray& array) {
+  const std::vector<std::optional<Tensor>> rows = Unwrap(array.RowTensors());
+  nb::list out;
+  nb::object flat;  // made on the first contiguous row
+  const Tensor* flat_source = nullptr;
+  const nb::str reshape("reshape");
+  for (const std::optional<Tensor>& row : rows) {
+    if (!row) {
+      out.append(nb::none());
+      continue;
+    }
+    const Tensor& t = *row;
+    const int64_t width = t.type()->byte_width();
+    const bool shares = flat_source == nullptr || t.buffer() == flat_source->buffer();
+    if (!t.IsContiguous() || width == 0 || !shares || !t.buffer()) {
+      out.append(TensorToNumpy(t));
+      continue;
+    }
+    if (flat_source == nullptr) {
+      const int64_t elements = t.buffer()->size() / width;
+      flat = TensorToNumpy(Unwrap(Tensor::Make(t.type(), t.buffer(), {elements})));
+      flat_source = &t;
+    }
+    const int64_t begin = (t.raw_data() - t.buffer()->data()) / width;
+    nb::object piece = nb::steal(PySequence_GetSlice(flat.ptr(), begin, begin + t.size()));
+    if (!piece.is_valid()) throw nb::python_error();
+    nb::tuple shape = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(t.ndim())));
+    for (int d = 0; d < t.ndim(); ++d) {
+      PyTuple_SET_ITEM(shape.ptr(), d, PyLong_FromLongLong(t.shape()[static_cast<size_t>(d)]));
+    }
+    out.append(piece.attr(reshape)(shape));
+  }
+  return out;
+}
+
 template <typename Fn>
 PyVariableShapeTensorArray Released(Fn&& fn) {
   Result<VariableShapeTensorArray> out = Status::Invalid("");
@@ -370,7 +410,7 @@ void BindVariableShapeTensorArray(nb::module_& m) {
                    kFromParams)
                       .c_str())
       .def(
-          "to_numpy", [](const A& a) { return ColumnRows(a.array, RowOrNone, false); },
+          "to_numpy", [](const A& a) { return RowsToNumpy(a.array); },
           "A list with one read-only NumPy view per row (zero-copy, permutation applied), "
           "None for null rows.")
       .def("__len__", [](const A& a) { return a.array.length(); })
