@@ -72,7 +72,7 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& st
   QUIVER_ASSIGN_OR_RETURN(auto shape, internal::ReadIntArray(object, "shape", kTypeName));
   if (!shape) return Status::Invalid(kTypeName, " metadata has no 'shape'");
   QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
-  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadPermutation(object, kTypeName));
   QUIVER_ASSIGN_OR_RETURN(
       FixedShapeTensorType out,
       Make(storage->children()[0].type, std::move(*shape),

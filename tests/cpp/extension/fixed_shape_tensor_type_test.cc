@@ -45,6 +45,33 @@ TEST(FixedShapeTensorType, UnknownKeysAreIgnored) {
   EXPECT_EQ(type.shape(), (std::vector<int64_t>{2, 3}));
 }
 
+TEST(FixedShapeTensorType, ReadsArrowRsFormWritesSpecForm) {
+  // arrow-rs writes every parameter, null when absent, and names the
+  // permutation "permutations".
+  TypePtr storage = *fixed_size_list(ListItem(float32()), 6);
+  auto parse = [&](const char* json) { return FixedShapeTensorType::Deserialize(storage, json); };
+  ASSERT_OK_AND_ASSIGN(auto plain,
+                       parse(R"({"shape":[2,3],"dim_names":null,"permutations":null})"));
+  EXPECT_EQ(plain.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(plain.dim_names().empty());
+  EXPECT_TRUE(plain.permutation().empty());
+  EXPECT_EQ(plain.Serialize(), R"({"shape":[2,3]})");
+  ASSERT_OK_AND_ASSIGN(auto full,
+                       parse(R"({"shape":[2,3],"dim_names":["H","W"],"permutations":[1,0]})"));
+  EXPECT_EQ(full.dim_names(), (std::vector<std::string>{"H", "W"}));
+  EXPECT_EQ(full.permutation(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(full.logical_shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(full.Serialize(), R"({"dim_names":["H","W"],"permutation":[1,0],"shape":[2,3]})");
+  // What the spec form refuses, the arrow-rs form refuses with the same words.
+  EXPECT_ERROR(kInvalid, "has no 'shape'", parse(R"({"shape":null,"dim_names":null})"));
+  EXPECT_ERROR(kInvalid, "permutation has 3 entries for 2 dimensions",
+               parse(R"({"shape":[2,3],"permutations":[0,1,2]})"));
+  EXPECT_ERROR(kInvalid, "'permutation' [1, 0] and 'permutations' [0, 1], which differ",
+               parse(R"({"shape":[2,3],"permutation":[1,0],"permutations":[0,1]})"));
+  EXPECT_ERROR(kInvalid, "'dim_names' must be an array",
+               parse(R"({"shape":[2,3],"dim_names":"HW","permutations":null})"));
+}
+
 TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
   TypePtr storage = *fixed_size_list(ListItem(int32()), 6);
   auto parse = [&](const char* json) { return FixedShapeTensorType::Deserialize(storage, json); };
