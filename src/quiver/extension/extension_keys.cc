@@ -26,7 +26,7 @@ KeyValueMetadata MetadataWithExtensionKeys(const Field& field) {
   KeyValueMetadata metadata = field.metadata;
   if (field.type && field.type->id() == TypeId::kExtension) {
     metadata.emplace_back(kExtensionNameKey, field.type->extension_name());
-    metadata.emplace_back(kExtensionMetadataKey, field.type->extension_metadata());
+    metadata.emplace_back(kExtensionMetadataKey, ExtensionMetadataToWrite(*field.type));
   }
   return metadata;
 }

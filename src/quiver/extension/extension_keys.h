@@ -14,7 +14,8 @@ namespace quiver::internal {
 Status LiftExtensionKeys(KeyValueMetadata metadata, Field* field);
 
 // The metadata to write for `field`: its own pairs, plus the extension
-// keys when its type is an extension type.
+// keys when its type is an extension type (the tensor types' metadata in
+// the spec form, whatever form it was read in).
 KeyValueMetadata MetadataWithExtensionKeys(const Field& field);
 
 }  // namespace quiver::internal

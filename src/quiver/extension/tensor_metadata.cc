@@ -101,6 +101,14 @@ Result<std::optional<std::vector<int64_t>>> ReadPermutation(const json& object,
   return spec ? spec : plural;
 }
 
+bool HasOtherWritersKeys(const json& object) {
+  if (object.contains("permutations")) return true;
+  for (const auto& item : object.items()) {
+    if (item.value().is_null()) return true;
+  }
+  return false;
+}
+
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name) {
   if (dim_names.empty() || dim_names.size() == ndim) return Status::OK();

@@ -39,6 +39,10 @@ Result<std::optional<std::vector<std::string>>> ReadStringArray(const nlohmann::
 Result<std::optional<std::vector<int64_t>>> ReadPermutation(const nlohmann::json& object,
                                                             const std::string& type_name);
 
+// Whether `object` uses a form only other writers use (a null value, the
+// "permutations" key): such metadata is read, never written on.
+bool HasOtherWritersKeys(const nlohmann::json& object);
+
 // `dim_names` is empty or has ndim entries.
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,
                      const std::string& type_name);

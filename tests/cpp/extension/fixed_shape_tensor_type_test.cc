@@ -72,6 +72,27 @@ TEST(FixedShapeTensorType, ReadsArrowRsFormWritesSpecForm) {
                parse(R"({"shape":[2,3],"dim_names":"HW","permutations":null})"));
 }
 
+TEST(FixedShapeTensorType, ImportedArrowRsFormCarriesTheSpecForm) {
+  // The producer's storage (field name included) is kept; only metadata in
+  // another writer's form is replaced, so quiver never writes it on.
+  TypePtr storage = *fixed_size_list(Field{"v", float32(), false}, 6);
+  ASSERT_OK_AND_ASSIGN(
+      TypePtr arrow_rs,
+      extension(FixedShapeTensorType::kExtensionName,
+                R"({"shape":[2,3],"dim_names":null,"permutations":[1,0]})", storage));
+  for (int twice = 0; twice < 2; ++twice) {  // the second from the parse cache
+    ASSERT_OK_AND_ASSIGN(auto type, FixedShapeTensorType::FromDataType(arrow_rs));
+    EXPECT_EQ(type.data_type()->extension_metadata(), R"({"permutation":[1,0],"shape":[2,3]})");
+    EXPECT_TRUE(type.data_type()->storage_type()->Equals(*storage));
+    EXPECT_EQ(type.data_type()->storage_type()->children()[0].name, "v");
+  }
+  const char* spec = R"({"shape": [2, 3], "permutation": [1, 0]})";
+  ASSERT_OK_AND_ASSIGN(TypePtr spec_type,
+                       extension(FixedShapeTensorType::kExtensionName, spec, storage));
+  ASSERT_OK_AND_ASSIGN(auto kept, FixedShapeTensorType::FromDataType(spec_type));
+  EXPECT_EQ(kept.data_type(), spec_type);  // the spec form is kept as written
+}
+
 TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
   TypePtr storage = *fixed_size_list(ListItem(int32()), 6);
   auto parse = [&](const char* json) { return FixedShapeTensorType::Deserialize(storage, json); };

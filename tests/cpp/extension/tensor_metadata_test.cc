@@ -88,6 +88,13 @@ TEST(TensorMetadata, PermutationUnderEitherKey) {
             "int64 integer");
 }
 
+TEST(TensorMetadata, OtherWritersKeys) {
+  EXPECT_TRUE(HasOtherWritersKeys(Object(R"({"shape": [2], "dim_names": null})")));
+  EXPECT_TRUE(HasOtherWritersKeys(Object(R"({"shape": [2], "permutations": [0]})")));
+  EXPECT_FALSE(HasOtherWritersKeys(Object(R"({"shape": [2], "permutation": [0]})")));
+  EXPECT_FALSE(HasOtherWritersKeys(Object(R"({"uniform_shape": [null, 3]})")));
+}
+
 TEST(TensorMetadata, StringArraysAndDimNames) {
   nlohmann::json object = Object(R"({"names": ["H", "W"], "mixed": ["H", 1]})");
   ASSERT_OK_AND_ASSIGN(auto names, ReadStringArray(object, "names", kName));
