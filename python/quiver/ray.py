@@ -164,26 +164,153 @@ def _ray_variable_to_canonical(column):
 
 
 def _ray_fixed_to_canonical(column):
-    """Ray's fixed-shape tensors (list storage, shape in the metadata) as
-    arrow.fixed_shape_tensor, the values shared."""
+    """Ray's fixed-shape tensors (ArrowTensorType's list<T> or
+    ArrowTensorTypeV2's large_list<T> storage, the shape in the metadata) as
+    arrow.fixed_shape_tensor. Zero-copy when every row holds its
+    product-of-shape values back to back, as Ray writes them (a slice
+    included): the fixed_size_list is a view of the same values buffer. A
+    null row that holds no values makes the column copied."""
     pa = _pa()
     shape = tuple(int(n) for n in column.type.shape)
     size = math.prod(shape)
     storage = column.storage
-    lengths = storage.value_lengths().fill_null(size).to_numpy(zero_copy_only=False)
-    if np.any(lengths != size):
-        bad = int(np.flatnonzero(lengths != size)[0])
+    rows = len(storage)
+    offsets = storage.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = np.diff(offsets)
+    nulls = storage.is_null().to_numpy(zero_copy_only=False) if storage.null_count else None
+    wrong = lengths != size
+    if nulls is not None:
+        wrong &= ~nulls
+    if np.any(wrong):
+        bad = int(np.flatnonzero(wrong)[0])
         raise ValueError(
             f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
             f"its shape {list(shape)} needs {size}"
         )
-    values = (
-        storage.flatten() if not storage.null_count else storage.fill_null([0] * size).flatten()
-    )
-    fixed = pa.FixedSizeListArray.from_arrays(values, size)
-    if storage.null_count:
-        fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=storage.is_null())
+    mask = storage.is_null() if nulls is not None else None
+    if not np.any(lengths != size):
+        start = int(offsets[0]) if rows else 0
+        values = storage.values.slice(start, rows * size)
+    else:
+        # Null rows without values: the valid rows are gathered around them.
+        values = storage.fill_null(pa.scalar([0] * size, storage.type)).flatten()
+    fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=mask)
     return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
+
+
+def _fixed_to_ray(column, version):
+    """A canonical fixed-shape column as Ray's ArrowTensorType (``"v1"``,
+    list<T>, int32 offsets) or ArrowTensorTypeV2 (``"v2"``, large_list<T>):
+    the values buffer shared, only the row offsets made. Ray's types have
+    no permutation and no dim_names: a column with a permutation is copied
+    into its logical order, and dim_names are dropped."""
+    pa = _pa()
+    from ray.data._internal.tensor_extensions.arrow import ArrowTensorType, ArrowTensorTypeV2
+
+    quiver_type = _qv_type(column.type)
+    shape = tuple(int(n) for n in quiver_type.shape)
+    storage = column.storage
+    rows, size = len(storage), math.prod(shape)
+    values = storage.values.slice(storage.offset * size, rows * size)
+    permutation = quiver_type.permutation
+    if permutation is not None and list(permutation) != sorted(permutation):
+        physical = values.to_numpy(zero_copy_only=False).reshape((rows,) + shape)
+        logical = np.ascontiguousarray(physical.transpose([0] + [p + 1 for p in permutation]))
+        shape = logical.shape[1:]
+        values = pa.array(logical.reshape(-1), type=values.type)
+    mask = storage.is_null() if storage.null_count else None
+    if version == "v1":
+        if rows * size > np.iinfo(np.int32).max:
+            raise ValueError(
+                f"the column holds {rows * size} values, more than Ray's ArrowTensorType "
+                "(fixed='v1') addresses with 32-bit offsets; use fixed='v2'"
+            )
+        offsets = pa.array(np.arange(rows + 1, dtype=np.int32) * np.int32(size))
+        ray_storage = pa.ListArray.from_arrays(offsets, values, mask=mask)
+        ray_type = ArrowTensorType(shape, values.type)
+    else:
+        offsets = pa.array(np.arange(rows + 1, dtype=np.int64) * size)
+        ray_storage = pa.LargeListArray.from_arrays(offsets, values, mask=mask)
+        ray_type = ArrowTensorTypeV2(shape, values.type)
+    return pa.ExtensionArray.from_storage(ray_type, ray_storage)
+
+
+def _register_ray_types():
+    """Imports Ray's tensor types so pyarrow knows them: a Table read from a
+    file (or through the C Data Interface) then carries them as Ray's
+    classes rather than as bare storage. Nothing without Ray."""
+    try:
+        import ray.data._internal.tensor_extensions.arrow  # noqa: F401
+    except ImportError:
+        pass
+
+
+def _fixed_to_variable(column):
+    """A canonical fixed-shape column as arrow.variable_shape_tensor with the
+    same dim_names and permutation: the values buffer shared, row offsets
+    and shapes made (small)."""
+    pa = _pa()
+    from ._quiver import variable_shape_tensor
+
+    quiver_type = _qv_type(column.type)
+    shape = [int(n) for n in quiver_type.shape]
+    storage = column.storage
+    rows, size = len(storage), math.prod(shape)
+    if rows * size > np.iinfo(np.int32).max:
+        raise ValueError(
+            f"the column holds {rows * size} values, more than "
+            "arrow.variable_shape_tensor's 32-bit offsets address"
+        )
+    values = storage.values.slice(storage.offset * size, rows * size)
+    data = pa.ListArray.from_arrays(pa.array(np.arange(rows + 1, dtype=np.int32) * size), values)
+    shapes = pa.FixedSizeListArray.from_arrays(
+        pa.array(np.tile(np.array(shape, np.int32), rows), pa.int32()), len(shape)
+    )
+    mask = storage.is_null() if storage.null_count else None
+    ragged = pa.StructArray.from_arrays([data, shapes], names=["data", "shape"], mask=mask)
+    quiver_ragged = variable_shape_tensor(
+        values.type, len(shape), quiver_type.dim_names, quiver_type.permutation
+    )
+    pa_type = pa.DataType._import_from_c_capsule(quiver_ragged.__arrow_c_schema__())
+    return pa.ExtensionArray.from_storage(pa_type, ragged)
+
+
+def _as_ragged(pa_table, names):
+    """`pa_table` with the columns `names` as arrow.variable_shape_tensor:
+    Ray types a block whose ragged rows happen to share one shape as a
+    fixed-shape tensor, and a file per block must still have one schema."""
+    missing = [n for n in names if n not in pa_table.column_names]
+    if missing:
+        raise KeyError(f"ragged names {missing[0]!r}, which the dataset has no column of")
+
+    def convert(name, chunk):
+        kind = _extension_name(chunk.type)
+        if kind == FIXED:
+            return _fixed_to_variable(chunk)
+        if kind == VARIABLE:
+            return chunk
+        raise TypeError(f"ragged column {name!r} holds {chunk.type}, not a tensor type")
+
+    pa = _pa()
+    for name in names:
+        index = pa_table.column_names.index(name)
+        chunks = [convert(name, c) for c in pa_table.column(index).chunks]
+        if chunks:
+            pa_table = pa_table.set_column(index, name, pa.chunked_array(chunks))
+    return pa_table
+
+
+def _ragged_in_schema(dataset):
+    """The columns Ray already knows as ragged, from the schema it holds
+    (never computed: that would run the dataset)."""
+    try:
+        schema = dataset.schema(fetch_if_missing=False)
+    except TypeError:
+        return []
+    base = getattr(schema, "base_schema", None)
+    if base is None:
+        return []
+    return [f.name for f in base if _extension_name(f.type) in (RAY_VARIABLE, VARIABLE)]
 
 
 def _map_columns(pa_table, convert):
@@ -202,22 +329,48 @@ def _map_columns(pa_table, convert):
     return pa.table(columns, names=pa_table.column_names)
 
 
-def to_ray_types(data):
-    """A pyarrow Table (or anything qv.table takes) with its ragged tensor
-    columns as Ray's variable-shaped tensor type, which Ray Data gives back
-    as one NumPy array per row in batch_format="numpy"; fixed-shape columns
-    stay arrow.fixed_shape_tensor, which Ray Data handles natively."""
+FIXED_CHOICES = ("canonical", "v1", "v2")
+
+
+def to_ray_types(data, *, fixed="canonical"):
+    """A pyarrow Table (or anything qv.table takes) with its tensor columns
+    as Ray Data reads them in ``batch_format="numpy"``: ragged columns as
+    Ray's variable-shaped tensor type (one NumPy array per row), the values
+    buffer shared. ``fixed`` picks the fixed-shape columns' type:
+    ``"canonical"`` keeps arrow.fixed_shape_tensor (Ray Data handles it
+    natively), ``"v1"`` and ``"v2"`` give Ray's ArrowTensorType (list<T>) and
+    ArrowTensorTypeV2 (large_list<T>), the values shared and only the row
+    offsets made. Ray's types have no permutation or dim_names: a permuted
+    column is copied into its logical order, dim_names are dropped. Columns
+    already in Ray's types come through as they are."""
     pa = _pa()
+    if fixed not in FIXED_CHOICES:
+        raise ValueError(
+            f"fixed must be one of {', '.join(map(repr, FIXED_CHOICES))}, got {fixed!r}"
+        )
     pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
-    return _map_columns(
-        pa_table, lambda c: _variable_to_ray(c) if _extension_name(c.type) == VARIABLE else None
-    )
+
+    def convert(chunk):
+        name = _extension_name(chunk.type)
+        if name == VARIABLE:
+            return _variable_to_ray(chunk)
+        if name == FIXED and fixed != "canonical":
+            return _fixed_to_ray(chunk, fixed)
+        return None
+
+    return _map_columns(pa_table, convert)
 
 
 def to_canonical_types(data):
-    """A pyarrow Table with Ray's tensor types as the canonical extension
-    types (arrow.fixed_shape_tensor, arrow.variable_shape_tensor)."""
+    """A pyarrow Table with Ray's tensor types (ArrowTensorType,
+    ArrowTensorTypeV2, ArrowVariableShapedTensorType) as the canonical
+    extension types (arrow.fixed_shape_tensor, arrow.variable_shape_tensor),
+    the values shared: fixed-shape rows whose values lie back to back (as
+    Ray writes them) become a view; a null row without values makes its
+    column copied. Ragged offsets are narrowed to int32 and shapes rewritten
+    (small). An error names the row whose values do not match its shape."""
     pa = _pa()
+    _register_ray_types()
     pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
 
     def convert(chunk):
@@ -277,9 +430,12 @@ def _install_batch_hint():
 # --- reading -------------------------------------------------------------------
 
 
-def _read_batches(path, first, count, columns):
+def _read_batches(path, first, count, columns, fixed="canonical"):
     """Batches [first, first + count) of one file as a pyarrow Table with
-    Ray's tensor types (the file memory-mapped; values not copied)."""
+    Ray's tensor types (the file memory-mapped; values not copied). A file
+    that already holds Ray's tensor types (written by pyarrow from a Ray
+    block) is read through the canonical types, so every file gives the
+    same types."""
     reader = _ipc.open_file(path)
     batches = [reader.get_batch(i) for i in range(first, first + count)]
     if batches:
@@ -288,7 +444,7 @@ def _read_batches(path, first, count, columns):
         table = reader.read_all()
     if columns is not None:
         table = table.select(columns)
-    return to_ray_types(table.to_pyarrow())
+    return to_ray_types(to_canonical_types(table.to_pyarrow()), fixed=fixed)
 
 
 def record_batch_rows(path):
@@ -330,18 +486,25 @@ def read_ipc(
     rows_per_task=None,
     override_num_blocks=None,
     ray_remote_args=None,
+    fixed="canonical",
 ):
     """A ray.data.Dataset over quiver IPC files: a path, a folder (*.arrow,
     *.feather, *.ipc) or a list. One read task per file, or per group of
     record batches of at most ``rows_per_task`` rows (default: whole files);
     every task memory-maps its file on its worker. ``columns`` selects
-    columns. Fixed-shape tensor columns arrive as arrow.fixed_shape_tensor,
-    ragged ones as Ray's variable-shaped tensor type (per-row NumPy arrays
-    in batch_format="numpy"), their values not copied."""
+    columns. Fixed-shape tensor columns arrive as arrow.fixed_shape_tensor
+    (or Ray's ArrowTensorType / ArrowTensorTypeV2 with ``fixed="v1"`` /
+    ``"v2"``), ragged ones as Ray's variable-shaped tensor type (per-row
+    NumPy arrays in batch_format="numpy"), their values not copied. Files
+    holding Ray's own tensor types are read the same way."""
     ray_data = _ray_data()
     from ray.data.block import BlockMetadata
     from ray.data.datasource import Datasource, ReadTask
 
+    if fixed not in FIXED_CHOICES:
+        raise ValueError(
+            f"fixed must be one of {', '.join(map(repr, FIXED_CHOICES))}, got {fixed!r}"
+        )
     files = ipc_files(paths_or_directory)
     limit = rows_per_task if rows_per_task is not None else float("inf")
     if rows_per_task is not None and rows_per_task <= 0:
@@ -367,7 +530,7 @@ def read_ipc(
         def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
             return [
                 ReadTask(
-                    lambda t=task: [_read_batches(t[0], t[1], t[2], columns)],
+                    lambda t=task: [_read_batches(t[0], t[1], t[2], columns, fixed)],
                     BlockMetadata(
                         num_rows=task[3], size_bytes=task[4], input_files=[task[0]], exec_stats=None
                     ),
@@ -387,12 +550,19 @@ def read_ipc(
 # --- writing -------------------------------------------------------------------
 
 
-def write_ipc(dataset, directory, *, compression=None, compression_level=None):
+def write_ipc(dataset, directory, *, compression=None, compression_level=None, ragged=None):
     """Writes a ray.data.Dataset as IPC files in ``directory`` (made if
     missing): one file per block, named part-<task>-<block>-<id>.arrow, with
-    every tensor column as the canonical extension type whatever Ray used.
-    Returns the paths written, sorted."""
+    every tensor column as the canonical extension type whatever Ray used
+    (ArrowTensorType, ArrowTensorTypeV2, ArrowVariableShapedTensorType,
+    the values not copied). Ray types a block whose ragged rows happen to
+    share one shape as a fixed-shape tensor; the columns named in
+    ``ragged``, and those the dataset's known schema already calls ragged,
+    are written as arrow.variable_shape_tensor in every file, so all files
+    share one schema. Returns the paths written, sorted."""
     _ray_data()
+    ragged = list(ragged) if ragged is not None else []
+    ragged += [name for name in _ragged_in_schema(dataset) if name not in ragged]
     from ray.data.datasource import Datasink
 
     os.makedirs(directory, exist_ok=True)
@@ -406,7 +576,7 @@ def write_ipc(dataset, directory, *, compression=None, compression_level=None):
         def write(self, blocks, ctx):
             written = []
             for k, block in enumerate(blocks):
-                pa_table = to_canonical_types(block)
+                pa_table = _as_ragged(to_canonical_types(block), ragged)
                 if pa_table.num_rows == 0:
                     continue
                 path = os.path.join(directory, f"part-{ctx.task_idx:05d}-{k:04d}-{run}.arrow")
