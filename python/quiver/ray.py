@@ -106,7 +106,13 @@ def _variable_to_ray(column):
     shapes = np.asarray(storage.field("shape").flatten().to_numpy(zero_copy_only=False), np.int64)
     shape_offsets = np.arange(0, (len(storage) + 1) * ndim, ndim, dtype=np.int32)
     shape = pa.ListArray.from_arrays(pa.array(shape_offsets), pa.array(shapes))
-    large = data.cast(pa.large_list(data.type.value_type))
+    # Ray reads row i at offsets[i] counted from the start of the values
+    # *buffer*, ignoring the values array's own offset: the offsets are
+    # made absolute over a view of the same buffer from its first byte.
+    raw = data.values
+    base = pa.Array.from_buffers(raw.type, raw.offset + len(raw), raw.buffers()[:2])
+    offsets = data.offsets.to_numpy(zero_copy_only=False).astype(np.int64) + raw.offset
+    large = pa.LargeListArray.from_arrays(pa.array(offsets), base)
     mask = storage.is_null() if storage.null_count else None
     ray_storage = pa.StructArray.from_arrays([large, shape], names=["data", "shape"], mask=mask)
     ray_type = ArrowVariableShapedTensorType(data.type.value_type, ndim)
@@ -198,6 +204,22 @@ def _ray_fixed_to_canonical(column):
     return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
 
 
+def _from_buffer_start(values):
+    """`values` as an array whose data buffer starts at its first value:
+    Ray's fixed-shape arrays read row i at the values buffer's start plus i
+    rows, ignoring list offsets and the values array's own offset. A view of
+    the same memory for byte-wide values without nulls; copied for bool
+    values that start inside a byte and for values with nulls."""
+    pa = _pa()
+    if values.offset == 0:
+        return values
+    width = values.type.bit_width
+    if values.null_count or width % 8:
+        return pa.array(values.to_numpy(zero_copy_only=False), type=values.type)
+    data = values.buffers()[1].slice(values.offset * width // 8, len(values) * width // 8)
+    return pa.Array.from_buffers(values.type, len(values), [None, data])
+
+
 def _fixed_to_ray(column, version):
     """A canonical fixed-shape column as Ray's ArrowTensorType (``"v1"``,
     list<T>, int32 offsets) or ArrowTensorTypeV2 (``"v2"``, large_list<T>):
@@ -211,7 +233,7 @@ def _fixed_to_ray(column, version):
     shape = tuple(int(n) for n in quiver_type.shape)
     storage = column.storage
     rows, size = len(storage), math.prod(shape)
-    values = storage.values.slice(storage.offset * size, rows * size)
+    values = _from_buffer_start(storage.values.slice(storage.offset * size, rows * size))
     permutation = quiver_type.permutation
     if permutation is not None and list(permutation) != sorted(permutation):
         physical = values.to_numpy(zero_copy_only=False).reshape((rows,) + shape)

@@ -137,3 +137,13 @@ def test_arrow_rs_form_errors_name_the_column(tmp_path):
     )
     with pytest.raises(ValueError, match=r"column 0 \(plain\).*'permutations' must be an array"):
         qv.ipc.open_file(str(wrong)).read_all()
+
+
+def test_handed_to_pyarrow_in_the_spec_form():
+    # Read by quiver, the columns cross the C Data Interface in the spec
+    # form, which pyarrow takes.
+    fixed, _ = _generator().expected()
+    table = qv.ipc.open_file(str(FIXED_FILE)).read_all().to_pyarrow()
+    permuted = table.column("permuted").type
+    assert permuted.permutation == [2, 0, 1] and permuted.dim_names == ["C", "H", "W"]
+    np.testing.assert_array_equal(table.column("plain").chunk(0).to_numpy_ndarray(), fixed["plain"])

@@ -83,6 +83,46 @@ def test_canonical_to_ray_and_back_shares_the_values(version):
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_sliced_canonical_column_reaches_ray_as_a_view(version):
+    # Ray reads fixed-shape rows from the start of the values buffer, so the
+    # slice must reach it as a buffer that starts at its first row.
+    x = np.arange(6 * 4, dtype=np.float32).reshape(6, 2, 2)
+    canonical = canonical_column(x)
+    sliced = canonical.slice(1, 3)
+    ray_column = column(qr.to_ray_types(pa.table({"x": sliced}), fixed=version), "x")
+    assert (
+        ray_column.storage.values.buffers()[1].address
+        == first_value_address(canonical.storage.values) + 1 * 4 * 4
+    )
+    np.testing.assert_array_equal(ray_column.to_numpy(), x[1:4])
+    # Null rows stay null.
+    storage = canonical.storage
+    mask = pa.array([False, False, True, False, False, False])
+    with_null = pa.ExtensionArray.from_storage(
+        canonical.type, pa.FixedSizeListArray.from_arrays(storage.values, 4, mask=mask)
+    )
+    ray_nulls = column(qr.to_ray_types(pa.table({"x": with_null.slice(1, 3)}), fixed=version), "x")
+    assert ray_nulls.storage.is_null().to_pylist() == [False, True, False]
+    back = column(qr.to_canonical_types(pa.table({"x": ray_nulls})), "x")
+    assert back.is_null().to_pylist() == [False, True, False]
+    np.testing.assert_array_equal(back.storage.values.to_numpy().reshape(3, 2, 2), x[1:4])
+
+
+def test_a_sliced_ragged_column_reaches_ray_with_its_own_rows():
+    # Ray reads ragged rows at their offsets from the values buffer's start.
+    rows = [np.arange(2 * n, dtype=np.float64).reshape(2, n) + n for n in (1, 3, 2, 4)]
+    canonical = pa.array(qv.VariableShapeTensorArray.from_numpy(rows))
+    ray_column = column(qr.to_ray_types(pa.table({"r": canonical.slice(1, 2)})), "r")
+    got = ray_column.to_numpy()
+    assert len(got) == 2
+    for row, want in zip(got, rows[1:3]):
+        np.testing.assert_array_equal(row, want)
+    assert first_value_address(ray_column.storage.field("data").values) == first_value_address(
+        canonical.storage.field("data").values
+    )
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
 def test_rays_own_arrays_become_views(version):
     x = np.arange(6 * 6, dtype=np.int16).reshape(6, 3, 2)
     made = ray_fixed(x, version)
