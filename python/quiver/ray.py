@@ -109,13 +109,13 @@ def _variable_to_ray(column):
     # Ray reads row i at offsets[i] counted from the start of the values
     # *buffer*, ignoring the values array's own offset: the offsets are
     # made absolute over a view of the same buffer from its first byte.
-    raw = data.values
+    raw = _ray_values(data.values)
     base = pa.Array.from_buffers(raw.type, raw.offset + len(raw), raw.buffers()[:2])
     offsets = data.offsets.to_numpy(zero_copy_only=False).astype(np.int64) + raw.offset
     large = pa.LargeListArray.from_arrays(pa.array(offsets), base)
     mask = storage.is_null() if storage.null_count else None
     ray_storage = pa.StructArray.from_arrays([large, shape], names=["data", "shape"], mask=mask)
-    ray_type = ArrowVariableShapedTensorType(data.type.value_type, ndim)
+    ray_type = ArrowVariableShapedTensorType(raw.type, ndim)
     return pa.ExtensionArray.from_storage(ray_type, ray_storage)
 
 
@@ -200,8 +200,22 @@ def _ray_fixed_to_canonical(column):
     else:
         # Null rows without values: the valid rows are gathered around them.
         values = storage.fill_null(pa.scalar([0] * size, storage.type)).flatten()
+    if values.type == pa.bool_() and hasattr(pa, "bool8"):  # pyarrow >= 18
+        # Bit-packed bools cannot be viewed as a tensor: one byte each
+        # (arrow.bool8, as quiver holds bool tensors), a copy.
+        values = pa.ExtensionArray.from_storage(pa.bool8(), values.cast(pa.int8()))
     fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=mask)
     return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
+
+
+def _ray_values(values):
+    """Values as Ray's tensor types can hold them: arrow.bool8 (quiver's
+    bool tensors) becomes Arrow's bit-packed bool, a copy, since Ray reads
+    only plain value types; everything else as it is."""
+    pa = _pa()
+    if _extension_name(values.type) == "arrow.bool8":
+        return values.storage.cast(pa.bool_())
+    return values
 
 
 def _from_buffer_start(values):
@@ -215,7 +229,7 @@ def _from_buffer_start(values):
         return values
     width = values.type.bit_width
     if values.null_count or width % 8:
-        return pa.array(values.to_numpy(zero_copy_only=False), type=values.type)
+        return pa.concat_arrays([values])  # a fresh array starting at offset 0
     data = values.buffers()[1].slice(values.offset * width // 8, len(values) * width // 8)
     return pa.Array.from_buffers(values.type, len(values), [None, data])
 
@@ -233,7 +247,8 @@ def _fixed_to_ray(column, version):
     shape = tuple(int(n) for n in quiver_type.shape)
     storage = column.storage
     rows, size = len(storage), math.prod(shape)
-    values = _from_buffer_start(storage.values.slice(storage.offset * size, rows * size))
+    values = storage.values.slice(storage.offset * size, rows * size)
+    values = _from_buffer_start(_ray_values(values))
     permutation = quiver_type.permutation
     if permutation is not None and list(permutation) != sorted(permutation):
         physical = values.to_numpy(zero_copy_only=False).reshape((rows,) + shape)

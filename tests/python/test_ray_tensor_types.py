@@ -108,6 +108,18 @@ def test_a_sliced_canonical_column_reaches_ray_as_a_view(version):
     np.testing.assert_array_equal(back.storage.values.to_numpy().reshape(3, 2, 2), x[1:4])
 
 
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_bool_tensors_reach_ray_as_bools(version):
+    # quiver's bool tensors hold arrow.bool8 bytes; Ray reads plain bools.
+    x = np.array([[True, False], [False, False], [True, True]])
+    canonical = canonical_column(x)
+    ray_column = column(qr.to_ray_types(pa.table({"x": canonical.slice(1, 2)}), fixed=version), "x")
+    assert ray_column.type.value_type == pa.bool_()
+    np.testing.assert_array_equal(ray_column.to_numpy(), x[1:])
+    back = qv.array(column(qr.to_canonical_types(pa.table({"x": ray_column})), "x"))
+    np.testing.assert_array_equal(back.to_numpy(), x[1:])
+
+
 def test_a_sliced_ragged_column_reaches_ray_with_its_own_rows():
     # Ray reads ragged rows at their offsets from the values buffer's start.
     rows = [np.arange(2 * n, dtype=np.float64).reshape(2, n) + n for n in (1, 3, 2, 4)]
