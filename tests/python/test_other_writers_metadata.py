@@ -147,3 +147,18 @@ def test_handed_to_pyarrow_in_the_spec_form():
     permuted = table.column("permuted").type
     assert permuted.permutation == [2, 0, 1] and permuted.dim_names == ["C", "H", "W"]
     np.testing.assert_array_equal(table.column("plain").chunk(0).to_numpy_ndarray(), fixed["plain"])
+
+
+def test_arrow_rs_form_over_the_c_data_interface():
+    # A pyarrow table whose field metadata holds arrow-rs's strings (pyarrow
+    # keeps them as plain metadata) reaches quiver through the C Data
+    # Interface and is held in the spec form.
+    table = _generator().fixed_table()
+    got = qv.table(table)
+    assert got["permuted"].type.permutation == [2, 0, 1]
+    assert got["permuted"].type.serialize() == (
+        '{"dim_names":["C","H","W"],"permutation":[2,0,1],"shape":[2,3,4]}'
+    )
+    assert got["plain"].type.serialize() == '{"shape":[2,3]}'
+    fixed, _ = _generator().expected()
+    np.testing.assert_array_equal(got["named"].to_numpy(), fixed["named"])
