@@ -25,6 +25,15 @@ def fixed_shape_metadata():
             {"shape": [2, 3, 4], "dim_names": ["C", "H", "W"], "permutation": [2, 0, 1]}
         ).encode(),
     )
+    # arrow-rs's form: every key written, null when absent, "permutations".
+    yield (
+        "seed-arrow-rs-nulls",
+        bytes([6]) + b'{"shape":[2,3],"dim_names":null,"permutations":null}',
+    )
+    yield (
+        "seed-arrow-rs-permuted",
+        bytes([24]) + b'{"shape":[2,3,4],"dim_names":["C","H","W"],"permutations":[2,0,1]}',
+    )
 
 
 def array_validation():
@@ -44,6 +53,15 @@ def variable_shape():
     body = bytes([0, 6, 8]) + bytes([2, 3, 1, 2]) + bytes([8, 0b11])
     yield "seed-2-rows-2d", bytes([2, 2, len(metadata)]) + metadata + body
     yield "seed-no-metadata", bytes([1, 1, 0]) + bytes([0, 4]) + bytes([4]) + bytes([4, 0])
+    # arrow-rs's form: every key written, null when absent, "permutations".
+    for name, text in [
+        ("seed-arrow-rs-nulls", b'{"dim_names":null,"permutations":null,"uniform_shape":null}'),
+        (
+            "seed-arrow-rs-permuted",
+            b'{"dim_names":null,"permutations":[1,0],"uniform_shape":[null,null]}',
+        ),
+    ]:
+        yield name, bytes([2, 2, len(text)]) + text + body
 
 
 def dlpack_import():

@@ -13,22 +13,26 @@ function on quiver Tables. docs/distributed.md has the whole road.
 """
 
 import glob
-import math
 import os
-import sys
 import uuid
-
-import numpy as np
 
 from . import ipc as _ipc
 from ._optional import import_optional
 from ._quiver import Table
 from ._quiver import table as _table
+from ._ray_tensors import (  # re-exported: quiver.ray's API
+    FIXED,
+    FIXED_CHOICES,
+    RAY_FIXED,
+    RAY_VARIABLE,
+    VARIABLE,
+    _as_ragged,
+    _canonical_if_ray,  # noqa: F401  (qv.table's hook looks it up here)
+    _ragged_in_schema,
+    to_canonical_types,
+    to_ray_types,
+)
 
-RAY_VARIABLE = "ray.data.arrow_variable_shaped_tensor"
-RAY_FIXED = ("ray.data.arrow_tensor", "ray.data.arrow_tensor_v2")
-VARIABLE = "arrow.variable_shape_tensor"
-FIXED = "arrow.fixed_shape_tensor"
 SUFFIXES = (".arrow", ".feather", ".ipc")
 
 
@@ -73,177 +77,20 @@ def ipc_files(paths):
     return files
 
 
-# --- tensor types: canonical <-> Ray ------------------------------------------
-
-
-def _extension_name(pa_type):
-    return getattr(pa_type, "extension_name", None)
-
-
-def _variable_to_ray(column):
-    """A canonical ragged column as Ray's variable-shaped tensor type: the
-    values buffer shared, offsets widened to int64, shapes as list<int64>."""
-    pa = _pa()
-    from ray.data._internal.tensor_extensions.arrow import ArrowVariableShapedTensorType
-
-    quiver_type = _qv_type(column.type)
-    if quiver_type.permutation is not None and list(quiver_type.permutation) != sorted(
-        quiver_type.permutation
-    ):
-        # Ray's type has no permutation: rows are copied into logical order.
-        from ._quiver import VariableShapeTensorArray
-
-        rows = VariableShapeTensorArray.from_storage(quiver_type, column.storage).to_numpy()
-        column = pa.array(
-            VariableShapeTensorArray.from_numpy(
-                [None if r is None else np.ascontiguousarray(r) for r in rows]
-            )
-        )
-        quiver_type = _qv_type(column.type)
-    storage = column.storage
-    data = storage.field("data")  # the rows this (possibly sliced) array covers
-    ndim = quiver_type.ndim
-    shapes = np.asarray(storage.field("shape").flatten().to_numpy(zero_copy_only=False), np.int64)
-    shape_offsets = np.arange(0, (len(storage) + 1) * ndim, ndim, dtype=np.int32)
-    shape = pa.ListArray.from_arrays(pa.array(shape_offsets), pa.array(shapes))
-    large = data.cast(pa.large_list(data.type.value_type))
-    mask = storage.is_null() if storage.null_count else None
-    ray_storage = pa.StructArray.from_arrays([large, shape], names=["data", "shape"], mask=mask)
-    ray_type = ArrowVariableShapedTensorType(data.type.value_type, ndim)
-    return pa.ExtensionArray.from_storage(ray_type, ray_storage)
-
-
-def _qv_type(pa_type):
-    from ._quiver import type_from_arrow
-
-    return type_from_arrow(pa_type)
-
-
-def _ray_variable_to_canonical(column):
-    """Ray's variable-shaped tensors as arrow.variable_shape_tensor (values
-    shared; offsets narrowed to int32, checked; shapes as int32)."""
-    pa = _pa()
-    from ._quiver import variable_shape_tensor
-
-    storage = column.storage
-    ndim = int(column.type.ndim)
-    rows = len(storage)
-    lengths = storage.field("shape").value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-    valid = (
-        ~storage.is_null().to_numpy(zero_copy_only=False)
-        if storage.null_count
-        else np.ones(rows, bool)
-    )
-    if np.any(lengths[valid] != ndim):
-        bad = int(np.flatnonzero(valid & (lengths != ndim))[0])
-        raise ValueError(
-            f"row {bad} of the Ray tensor column has a shape of {int(lengths[bad])} "
-            f"entries, the column has ndim {ndim}"
-        )
-    shapes = np.zeros((rows, ndim), np.int64)
-    flat = storage.field("shape").flatten().to_numpy(zero_copy_only=False).astype(np.int64)
-    shapes[lengths == ndim] = flat.reshape(-1, ndim) if flat.size else shapes[lengths == ndim]
-    if shapes.size and (shapes.max() > np.iinfo(np.int32).max or shapes.min() < 0):
-        raise ValueError("a shape of the Ray tensor column does not fit int32")
-    shape = pa.FixedSizeListArray.from_arrays(pa.array(shapes.reshape(-1).astype(np.int32)), ndim)
-    data = storage.field("data")
-    try:
-        data = data.cast(pa.list_(data.type.value_type))
-    except pa.ArrowInvalid as e:
-        raise ValueError(
-            "the Ray tensor column holds more than 2^31 - 1 values, more than "
-            "arrow.variable_shape_tensor's 32-bit offsets address"
-        ) from e
-    mask = storage.is_null() if storage.null_count else None
-    canonical_storage = pa.StructArray.from_arrays(
-        [data, shape], names=["data", "shape"], mask=mask
-    )
-    canonical_type = variable_shape_tensor(data.type.value_type, ndim)
-    pa_type = pa.DataType._import_from_c_capsule(canonical_type.__arrow_c_schema__())
-    return pa.ExtensionArray.from_storage(pa_type, canonical_storage)
-
-
-def _ray_fixed_to_canonical(column):
-    """Ray's fixed-shape tensors (list storage, shape in the metadata) as
-    arrow.fixed_shape_tensor, the values shared."""
-    pa = _pa()
-    shape = tuple(int(n) for n in column.type.shape)
-    size = math.prod(shape)
-    storage = column.storage
-    lengths = storage.value_lengths().fill_null(size).to_numpy(zero_copy_only=False)
-    if np.any(lengths != size):
-        bad = int(np.flatnonzero(lengths != size)[0])
-        raise ValueError(
-            f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
-            f"its shape {list(shape)} needs {size}"
-        )
-    values = (
-        storage.flatten() if not storage.null_count else storage.fill_null([0] * size).flatten()
-    )
-    fixed = pa.FixedSizeListArray.from_arrays(values, size)
-    if storage.null_count:
-        fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=storage.is_null())
-    return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
-
-
-def _map_columns(pa_table, convert):
-    pa = _pa()
-    columns, changed = [], False
-    for column in pa_table.columns:
-        chunks = [convert(chunk) for chunk in column.chunks]
-        new = [c for c in chunks if c is not None]
-        if len(new) == len(chunks) and chunks:
-            changed = True
-            columns.append(pa.chunked_array(new))
-        else:
-            columns.append(column)
-    if not changed:
-        return pa_table
-    return pa.table(columns, names=pa_table.column_names)
-
-
-def to_ray_types(data):
-    """A pyarrow Table (or anything qv.table takes) with its ragged tensor
-    columns as Ray's variable-shaped tensor type, which Ray Data gives back
-    as one NumPy array per row in batch_format="numpy"; fixed-shape columns
-    stay arrow.fixed_shape_tensor, which Ray Data handles natively."""
-    pa = _pa()
-    pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
-    return _map_columns(
-        pa_table, lambda c: _variable_to_ray(c) if _extension_name(c.type) == VARIABLE else None
-    )
-
-
-def to_canonical_types(data):
-    """A pyarrow Table with Ray's tensor types as the canonical extension
-    types (arrow.fixed_shape_tensor, arrow.variable_shape_tensor)."""
-    pa = _pa()
-    pa_table = data if isinstance(data, pa.Table) else pa.table(_table(data))
-
-    def convert(chunk):
-        name = _extension_name(chunk.type)
-        if name == RAY_VARIABLE:
-            return _ray_variable_to_canonical(chunk)
-        if name in RAY_FIXED:
-            return _ray_fixed_to_canonical(chunk)
-        return None
-
-    return _map_columns(pa_table, convert)
-
-
-def _canonical_if_ray(data):
-    """qv.table's and qv.record_batch's hook while Ray Data is imported: a
-    pyarrow Table or RecordBatch holding Ray's tensor types comes back with
-    the canonical ones (values shared); anything else as it is."""
-    pa = sys.modules.get("pyarrow")
-    if pa is None or not isinstance(data, (pa.Table, pa.RecordBatch)):
-        return data
-    names = (RAY_VARIABLE,) + RAY_FIXED
-    if not any(_extension_name(field.type) in names for field in data.schema):
-        return data
-    if isinstance(data, pa.RecordBatch):
-        data = pa.Table.from_batches([data])
-    return to_canonical_types(data)
+__all__ = [
+    "FIXED",
+    "FIXED_CHOICES",
+    "RAY_FIXED",
+    "RAY_VARIABLE",
+    "VARIABLE",
+    "ipc_files",
+    "map_batches",
+    "read_ipc",
+    "record_batch_rows",
+    "to_canonical_types",
+    "to_ray_types",
+    "write_ipc",
+]
 
 
 def _install_batch_hint():
@@ -277,9 +124,12 @@ def _install_batch_hint():
 # --- reading -------------------------------------------------------------------
 
 
-def _read_batches(path, first, count, columns):
+def _read_batches(path, first, count, columns, fixed="canonical"):
     """Batches [first, first + count) of one file as a pyarrow Table with
-    Ray's tensor types (the file memory-mapped; values not copied)."""
+    Ray's tensor types (the file memory-mapped; values not copied). A file
+    that already holds Ray's tensor types (written by pyarrow from a Ray
+    block) is read through the canonical types, so every file gives the
+    same types."""
     reader = _ipc.open_file(path)
     batches = [reader.get_batch(i) for i in range(first, first + count)]
     if batches:
@@ -288,7 +138,7 @@ def _read_batches(path, first, count, columns):
         table = reader.read_all()
     if columns is not None:
         table = table.select(columns)
-    return to_ray_types(table.to_pyarrow())
+    return to_ray_types(to_canonical_types(table.to_pyarrow()), fixed=fixed)
 
 
 def record_batch_rows(path):
@@ -330,18 +180,25 @@ def read_ipc(
     rows_per_task=None,
     override_num_blocks=None,
     ray_remote_args=None,
+    fixed="canonical",
 ):
     """A ray.data.Dataset over quiver IPC files: a path, a folder (*.arrow,
     *.feather, *.ipc) or a list. One read task per file, or per group of
     record batches of at most ``rows_per_task`` rows (default: whole files);
     every task memory-maps its file on its worker. ``columns`` selects
-    columns. Fixed-shape tensor columns arrive as arrow.fixed_shape_tensor,
-    ragged ones as Ray's variable-shaped tensor type (per-row NumPy arrays
-    in batch_format="numpy"), their values not copied."""
+    columns. Fixed-shape tensor columns arrive as arrow.fixed_shape_tensor
+    (or Ray's ArrowTensorType / ArrowTensorTypeV2 with ``fixed="v1"`` /
+    ``"v2"``), ragged ones as Ray's variable-shaped tensor type (per-row
+    NumPy arrays in batch_format="numpy"), their values not copied. Files
+    holding Ray's own tensor types are read the same way."""
     ray_data = _ray_data()
     from ray.data.block import BlockMetadata
     from ray.data.datasource import Datasource, ReadTask
 
+    if fixed not in FIXED_CHOICES:
+        raise ValueError(
+            f"fixed must be one of {', '.join(map(repr, FIXED_CHOICES))}, got {fixed!r}"
+        )
     files = ipc_files(paths_or_directory)
     limit = rows_per_task if rows_per_task is not None else float("inf")
     if rows_per_task is not None and rows_per_task <= 0:
@@ -367,7 +224,7 @@ def read_ipc(
         def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
             return [
                 ReadTask(
-                    lambda t=task: [_read_batches(t[0], t[1], t[2], columns)],
+                    lambda t=task: [_read_batches(t[0], t[1], t[2], columns, fixed)],
                     BlockMetadata(
                         num_rows=task[3], size_bytes=task[4], input_files=[task[0]], exec_stats=None
                     ),
@@ -387,12 +244,19 @@ def read_ipc(
 # --- writing -------------------------------------------------------------------
 
 
-def write_ipc(dataset, directory, *, compression=None, compression_level=None):
+def write_ipc(dataset, directory, *, compression=None, compression_level=None, ragged=None):
     """Writes a ray.data.Dataset as IPC files in ``directory`` (made if
     missing): one file per block, named part-<task>-<block>-<id>.arrow, with
-    every tensor column as the canonical extension type whatever Ray used.
-    Returns the paths written, sorted."""
+    every tensor column as the canonical extension type whatever Ray used
+    (ArrowTensorType, ArrowTensorTypeV2, ArrowVariableShapedTensorType,
+    the values not copied). Ray types a block whose ragged rows happen to
+    share one shape as a fixed-shape tensor; the columns named in
+    ``ragged``, and those the dataset's known schema already calls ragged,
+    are written as arrow.variable_shape_tensor in every file, so all files
+    share one schema. Returns the paths written, sorted."""
     _ray_data()
+    ragged = list(ragged) if ragged is not None else []
+    ragged += [name for name in _ragged_in_schema(dataset) if name not in ragged]
     from ray.data.datasource import Datasink
 
     os.makedirs(directory, exist_ok=True)
@@ -406,7 +270,7 @@ def write_ipc(dataset, directory, *, compression=None, compression_level=None):
         def write(self, blocks, ctx):
             written = []
             for k, block in enumerate(blocks):
-                pa_table = to_canonical_types(block)
+                pa_table = _as_ragged(to_canonical_types(block), ragged)
                 if pa_table.num_rows == 0:
                     continue
                 path = os.path.join(directory, f"part-{ctx.task_idx:05d}-{k:04d}-{run}.arrow")

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "quiver/array.h"
 #include "quiver/extension/variable_shape_storage.h"
 #include "quiver/fixed_shape_tensor.h"
@@ -47,6 +49,24 @@ std::optional<std::string> CanonicalExtensionToString(const DataType& type) {
     if (parsed.ok()) return parsed->ToString();
   }
   return std::nullopt;
+}
+
+std::string ExtensionMetadataToWrite(const DataType& type) {
+  const std::string& given = type.extension_metadata();
+  const TypePtr alias(std::shared_ptr<const DataType>{}, &type);
+  std::optional<std::string> spec;
+  if (type.extension_name() == FixedShapeTensorType::kExtensionName) {
+    auto parsed = FixedShapeTensorType::FromDataType(alias);
+    if (parsed.ok()) spec = parsed->Serialize();
+  } else if (type.extension_name() == VariableShapeTensorType::kExtensionName) {
+    auto parsed = VariableShapeTensorType::FromDataType(alias);
+    if (parsed.ok()) spec = parsed->Serialize();
+  }
+  if (!spec) return given;
+  // Compared as JSON values, so a producer's key order and spacing survive.
+  auto original = nlohmann::json::parse(given, nullptr, /*allow_exceptions=*/false);
+  if (!original.is_discarded() && original == nlohmann::json::parse(*spec)) return given;
+  return *spec;
 }
 
 namespace {

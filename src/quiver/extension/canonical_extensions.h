@@ -41,4 +41,11 @@ Status CheckCanonicalExtensionData(const ArrayData& data, ValidationLevel level)
 // whose metadata does not parse (those print as extension<name, storage>).
 std::optional<std::string> CanonicalExtensionToString(const DataType& type);
 
+// The extension metadata a writer (IPC, C Data export) puts out for `type`:
+// for the tensor extension types, the spec form whenever the metadata is in
+// another form quiver reads (an earlier draft, arrow-rs's nulls and
+// "permutations", unknown keys); metadata already equal to the spec form as
+// JSON, and every other type's, exactly as given.
+std::string ExtensionMetadataToWrite(const DataType& type);
+
 }  // namespace quiver::internal

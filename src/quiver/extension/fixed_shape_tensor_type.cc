@@ -1,5 +1,6 @@
 // FixedShapeTensorType: parameters, metadata JSON and the permutation rule.
 #include <limits>
+#include <utility>
 
 #include "quiver/extension/extension_cache.h"
 #include "quiver/extension/tensor_metadata.h"
@@ -49,16 +50,29 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Make(TypePtr value_type,
 Result<FixedShapeTensorType> FixedShapeTensorType::FromDataType(const TypePtr& type) {
   QUIVER_RETURN_NOT_OK(internal::CheckExtensionType(type, kExtensionName));
   // Never destroyed: imports on other threads may outlive static teardown.
-  static auto* cache = new internal::ExtensionCache<FixedShapeTensorType>();
+  // Each entry remembers whether its metadata was in another writer's form.
+  static auto* cache = new internal::ExtensionCache<std::pair<FixedShapeTensorType, bool>>();
   const TypePtr& storage = type->storage_type();
-  std::optional<FixedShapeTensorType> out = cache->Find(type->extension_metadata(), *storage);
-  if (!out) {
-    QUIVER_ASSIGN_OR_RETURN(out, Deserialize(storage, type->extension_metadata()));
-    cache->Insert(type->extension_metadata(), storage, *out);
+  const std::string& metadata = type->extension_metadata();
+  auto entry = cache->Find(metadata, *storage);
+  if (!entry) {
+    QUIVER_ASSIGN_OR_RETURN(FixedShapeTensorType parsed, Deserialize(storage, metadata));
+    QUIVER_ASSIGN_OR_RETURN(nlohmann::json object,
+                            internal::ParseMetadataObject(metadata, kTypeName));
+    entry.emplace(std::move(parsed), internal::HasOtherWritersKeys(object));
+    cache->Insert(metadata, storage, *entry);
   }
-  out->value_type_ = storage->children()[0].type;
-  out->data_type_ = type;  // keep the storage exactly as the producer named it
-  return std::move(*out);
+  FixedShapeTensorType out = std::move(entry->first);
+  out.value_type_ = storage->children()[0].type;
+  // The storage stays exactly as the producer named it; metadata in another
+  // writer's form (nulls, "permutations") is replaced by the spec form, so
+  // quiver never writes it on.
+  if (!entry->second) {
+    out.data_type_ = type;
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(out.data_type_, extension(kExtensionName, out.Serialize(), storage));
+  }
+  return out;
 }
 
 Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& storage,
@@ -72,7 +86,7 @@ Result<FixedShapeTensorType> FixedShapeTensorType::Deserialize(const TypePtr& st
   QUIVER_ASSIGN_OR_RETURN(auto shape, internal::ReadIntArray(object, "shape", kTypeName));
   if (!shape) return Status::Invalid(kTypeName, " metadata has no 'shape'");
   QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
-  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadPermutation(object, kTypeName));
   QUIVER_ASSIGN_OR_RETURN(
       FixedShapeTensorType out,
       Make(storage->children()[0].type, std::move(*shape),

@@ -36,7 +36,8 @@ Result<std::optional<std::vector<T>>> ReadArray(const json& object, const char* 
                                                 const std::string& type_name, const char* expected,
                                                 ReadItem&& read_item) {
   auto it = object.find(key);
-  if (it == object.end()) return std::optional<std::vector<T>>{};
+  // arrow-rs writes an absent optional parameter as null: read it as absent.
+  if (it == object.end() || it->is_null()) return std::optional<std::vector<T>>{};
   if (!it->is_array()) {
     return Status::Invalid(type_name, " metadata '", key, "' must be an array, each entry ",
                            expected);
@@ -84,6 +85,28 @@ Result<std::optional<std::vector<std::string>>> ReadStringArray(const json& obje
                                   if (!item.is_string()) return std::nullopt;
                                   return item.get<std::string>();
                                 });
+}
+
+Result<std::optional<std::vector<int64_t>>> ReadPermutation(const json& object,
+                                                            const std::string& type_name) {
+  QUIVER_ASSIGN_OR_RETURN(auto spec, ReadIntArray(object, "permutation", type_name));
+  // arrow-rs names the key "permutations"; the spec's name wins only when
+  // both agree, since picking one of two different orders would be a guess.
+  QUIVER_ASSIGN_OR_RETURN(auto plural, ReadIntArray(object, "permutations", type_name));
+  if (spec && plural && *spec != *plural) {
+    return Status::Invalid(type_name, " metadata has both 'permutation' ",
+                           internal::FormatShape(*spec), " and 'permutations' ",
+                           internal::FormatShape(*plural), ", which differ");
+  }
+  return spec ? spec : plural;
+}
+
+bool HasOtherWritersKeys(const json& object) {
+  if (object.contains("permutations")) return true;
+  for (const auto& item : object.items()) {
+    if (item.value().is_null()) return true;
+  }
+  return false;
 }
 
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,

@@ -18,6 +18,9 @@ namespace quiver::internal {
 // Parses `text` as a JSON object; `type_name` prefixes every error.
 Result<nlohmann::json> ParseMetadataObject(std::string_view text, const std::string& type_name);
 
+// The readers below take a key whose value is null as absent (arrow-rs
+// writes absent optional parameters that way).
+
 // The array of int64 under `key`, nullopt when the key is absent.
 Result<std::optional<std::vector<int64_t>>> ReadIntArray(const nlohmann::json& object,
                                                          const char* key,
@@ -30,6 +33,15 @@ Result<std::optional<std::vector<std::optional<int64_t>>>> ReadNullableIntArray(
 Result<std::optional<std::vector<std::string>>> ReadStringArray(const nlohmann::json& object,
                                                                 const char* key,
                                                                 const std::string& type_name);
+
+// The permutation under "permutation" or arrow-rs's "permutations";
+// Invalid when both are present and differ, nullopt when neither is.
+Result<std::optional<std::vector<int64_t>>> ReadPermutation(const nlohmann::json& object,
+                                                            const std::string& type_name);
+
+// Whether `object` uses a form only other writers use (a null value, the
+// "permutations" key): such metadata is read, never written on.
+bool HasOtherWritersKeys(const nlohmann::json& object);
 
 // `dim_names` is empty or has ndim entries.
 Status CheckDimNames(const std::vector<std::string>& dim_names, size_t ndim,

@@ -171,7 +171,7 @@ Result<VariableShapeTensorType> VariableShapeTensorType::Deserialize(const TypeP
     }
   }
   QUIVER_ASSIGN_OR_RETURN(auto names, internal::ReadStringArray(object, "dim_names", kTypeName));
-  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadIntArray(object, "permutation", kTypeName));
+  QUIVER_ASSIGN_OR_RETURN(auto perm, internal::ReadPermutation(object, kTypeName));
   QUIVER_ASSIGN_OR_RETURN(UniformShape uniform, ReadUniformShape(object, ndim));
   return Make(std::move(value_type), ndim, names.value_or(std::vector<std::string>{}),
               perm.value_or(std::vector<int64_t>{}), std::move(uniform));

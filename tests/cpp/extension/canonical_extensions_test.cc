@@ -122,3 +122,31 @@ TEST(CanonicalExtensions, TypeStringsSpellOutTensorTypesAtAnyDepth) {
 }
 
 }  // namespace quiver
+
+namespace quiver {
+
+TEST(CanonicalExtensions, WritersPutOutTheSpecForm) {
+  TypePtr fixed_storage = *fixed_size_list(ListItem(float32()), 6);
+  auto written = [](const char* name, const char* metadata, TypePtr storage) {
+    return internal::ExtensionMetadataToWrite(**extension(name, metadata, std::move(storage)));
+  };
+  // arrow-rs's form: nulls for absent parameters, "permutations".
+  EXPECT_EQ(written("arrow.fixed_shape_tensor",
+                    R"({"shape":[2,3],"dim_names":null,"permutations":[1,0]})", fixed_storage),
+            R"({"permutation":[1,0],"shape":[2,3]})");
+  TypePtr ragged_storage = test::Float32Type(2).data_type()->storage_type();
+  EXPECT_EQ(
+      written("arrow.variable_shape_tensor",
+              R"({"dim_names":null,"permutations":null,"uniform_shape":[2,null]})", ragged_storage),
+      R"({"uniform_shape":[2,null]})");
+  // An earlier draft of the ragged type.
+  EXPECT_EQ(written("arrow.variable_shape_tensor",
+                    R"({"uniform_dimensions":[0],"uniform_shape":[2]})", ragged_storage),
+            R"({"uniform_shape":[2,null]})");
+  // The spec form stays exactly as its producer spelled it.
+  const char* spelled = R"({"shape": [2, 3], "dim_names": ["H", "W"]})";
+  EXPECT_EQ(written("arrow.fixed_shape_tensor", spelled, fixed_storage), spelled);
+  EXPECT_EQ(written("my.type", R"({"permutations":null})", int32()), R"({"permutations":null})");
+}
+
+}  // namespace quiver

@@ -58,4 +58,32 @@ TEST(ExtensionKeys, UnknownExtensionsPassAndCanonicalOnesAreChecked) {
                                  &bad));
 }
 
+TEST(ExtensionKeys, TensorMetadataInAnotherFormIsHeldInTheSpecForm) {
+  // arrow-rs's form (nulls, "permutations") arrives; the spec form is kept
+  // and written, the storage untouched.
+  TypePtr storage = *fixed_size_list(Field{"v", float32(), false}, 6);
+  Field field{"x", storage};
+  ASSERT_OK(LiftExtensionKeys(
+      {{kExtensionNameKey, "arrow.fixed_shape_tensor"},
+       {kExtensionMetadataKey, R"({"shape":[2,3],"dim_names":null,"permutations":[1,0]})"}},
+      &field));
+  EXPECT_EQ(field.type->extension_metadata(), R"({"permutation":[1,0],"shape":[2,3]})");
+  EXPECT_EQ(field.type->storage_type(), storage);
+  EXPECT_EQ(MetadataWithExtensionKeys(field).back().second,
+            R"({"permutation":[1,0],"shape":[2,3]})");
+  // The spec form stays as its producer spelled it.
+  Field spelled{"y", storage};
+  ASSERT_OK(LiftExtensionKeys({{kExtensionNameKey, "arrow.fixed_shape_tensor"},
+                               {kExtensionMetadataKey, R"({"shape": [2, 3]})"}},
+                              &spelled));
+  EXPECT_EQ(spelled.type->extension_metadata(), R"({"shape": [2, 3]})");
+  // Both permutation keys, differing: refused with both named.
+  Field both{"z", storage};
+  EXPECT_ERROR(kInvalid, "'permutation' [1, 0] and 'permutations' [0, 1], which differ",
+               LiftExtensionKeys({{kExtensionNameKey, "arrow.fixed_shape_tensor"},
+                                  {kExtensionMetadataKey,
+                                   R"({"shape":[2,3],"permutation":[1,0],"permutations":[0,1]})"}},
+                                 &both));
+}
+
 }  // namespace quiver::internal

@@ -45,6 +45,54 @@ TEST(FixedShapeTensorType, UnknownKeysAreIgnored) {
   EXPECT_EQ(type.shape(), (std::vector<int64_t>{2, 3}));
 }
 
+TEST(FixedShapeTensorType, ReadsArrowRsFormWritesSpecForm) {
+  // arrow-rs writes every parameter, null when absent, and names the
+  // permutation "permutations".
+  TypePtr storage = *fixed_size_list(ListItem(float32()), 6);
+  auto parse = [&](const char* json) { return FixedShapeTensorType::Deserialize(storage, json); };
+  ASSERT_OK_AND_ASSIGN(auto plain,
+                       parse(R"({"shape":[2,3],"dim_names":null,"permutations":null})"));
+  EXPECT_EQ(plain.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(plain.dim_names().empty());
+  EXPECT_TRUE(plain.permutation().empty());
+  EXPECT_EQ(plain.Serialize(), R"({"shape":[2,3]})");
+  ASSERT_OK_AND_ASSIGN(auto full,
+                       parse(R"({"shape":[2,3],"dim_names":["H","W"],"permutations":[1,0]})"));
+  EXPECT_EQ(full.dim_names(), (std::vector<std::string>{"H", "W"}));
+  EXPECT_EQ(full.permutation(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(full.logical_shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(full.Serialize(), R"({"dim_names":["H","W"],"permutation":[1,0],"shape":[2,3]})");
+  // What the spec form refuses, the arrow-rs form refuses with the same words.
+  EXPECT_ERROR(kInvalid, "has no 'shape'", parse(R"({"shape":null,"dim_names":null})"));
+  EXPECT_ERROR(kInvalid, "permutation has 3 entries for 2 dimensions",
+               parse(R"({"shape":[2,3],"permutations":[0,1,2]})"));
+  EXPECT_ERROR(kInvalid, "'permutation' [1, 0] and 'permutations' [0, 1], which differ",
+               parse(R"({"shape":[2,3],"permutation":[1,0],"permutations":[0,1]})"));
+  EXPECT_ERROR(kInvalid, "'dim_names' must be an array",
+               parse(R"({"shape":[2,3],"dim_names":"HW","permutations":null})"));
+}
+
+TEST(FixedShapeTensorType, ImportedArrowRsFormCarriesTheSpecForm) {
+  // The producer's storage (field name included) is kept; only metadata in
+  // another writer's form is replaced, so quiver never writes it on.
+  TypePtr storage = *fixed_size_list(Field{"v", float32(), false}, 6);
+  ASSERT_OK_AND_ASSIGN(
+      TypePtr arrow_rs,
+      extension(FixedShapeTensorType::kExtensionName,
+                R"({"shape":[2,3],"dim_names":null,"permutations":[1,0]})", storage));
+  for (int twice = 0; twice < 2; ++twice) {  // the second from the parse cache
+    ASSERT_OK_AND_ASSIGN(auto type, FixedShapeTensorType::FromDataType(arrow_rs));
+    EXPECT_EQ(type.data_type()->extension_metadata(), R"({"permutation":[1,0],"shape":[2,3]})");
+    EXPECT_TRUE(type.data_type()->storage_type()->Equals(*storage));
+    EXPECT_EQ(type.data_type()->storage_type()->children()[0].name, "v");
+  }
+  const char* spec = R"({"shape": [2, 3], "permutation": [1, 0]})";
+  ASSERT_OK_AND_ASSIGN(TypePtr spec_type,
+                       extension(FixedShapeTensorType::kExtensionName, spec, storage));
+  ASSERT_OK_AND_ASSIGN(auto kept, FixedShapeTensorType::FromDataType(spec_type));
+  EXPECT_EQ(kept.data_type(), spec_type);  // the spec form is kept as written
+}
+
 TEST(FixedShapeTensorType, EveryInvalidMetadataHasItsOwnError) {
   TypePtr storage = *fixed_size_list(ListItem(int32()), 6);
   auto parse = [&](const char* json) { return FixedShapeTensorType::Deserialize(storage, json); };

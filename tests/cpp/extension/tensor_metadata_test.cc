@@ -54,6 +54,47 @@ TEST(TensorMetadata, IntArrays) {
             "arrow.fixed_shape_tensor metadata 'b'[1] must be an int64 integer or null, got 2.5");
 }
 
+TEST(TensorMetadata, NullReadsAsAbsent) {
+  // arrow-rs writes absent optional parameters as null.
+  nlohmann::json object = Object(R"({"i": null, "n": null, "s": null})");
+  ASSERT_OK_AND_ASSIGN(auto ints, ReadIntArray(object, "i", kName));
+  EXPECT_FALSE(ints.has_value());
+  ASSERT_OK_AND_ASSIGN(auto nullable, ReadNullableIntArray(object, "n", kName));
+  EXPECT_FALSE(nullable.has_value());
+  ASSERT_OK_AND_ASSIGN(auto strings, ReadStringArray(object, "s", kName));
+  EXPECT_FALSE(strings.has_value());
+}
+
+TEST(TensorMetadata, PermutationUnderEitherKey) {
+  auto read = [](std::string_view text) { return ReadPermutation(Object(text), kName); };
+  ASSERT_OK_AND_ASSIGN(auto spec, read(R"({"permutation": [1, 0]})"));
+  EXPECT_EQ(spec, (std::vector<int64_t>{1, 0}));
+  ASSERT_OK_AND_ASSIGN(auto plural, read(R"({"permutations": [1, 0]})"));
+  EXPECT_EQ(plural, (std::vector<int64_t>{1, 0}));
+  ASSERT_OK_AND_ASSIGN(auto both, read(R"({"permutation": [1, 0], "permutations": [1, 0]})"));
+  EXPECT_EQ(both, (std::vector<int64_t>{1, 0}));
+  ASSERT_OK_AND_ASSIGN(auto one_null, read(R"({"permutation": null, "permutations": [1, 0]})"));
+  EXPECT_EQ(one_null, (std::vector<int64_t>{1, 0}));
+  ASSERT_OK_AND_ASSIGN(auto none, read(R"({"permutations": null})"));
+  EXPECT_FALSE(none.has_value());
+  EXPECT_EQ(test::StatusOf(read(R"({"permutation": [1, 0], "permutations": [0, 1]})")).message(),
+            "arrow.fixed_shape_tensor metadata has both 'permutation' [1, 0] and "
+            "'permutations' [0, 1], which differ");
+  EXPECT_EQ(test::StatusOf(read(R"({"permutations": [1, "0"]})")).message(),
+            "arrow.fixed_shape_tensor metadata 'permutations'[1] must be an int64 integer, "
+            "got \"0\"");
+  EXPECT_EQ(test::StatusOf(read(R"({"permutations": {}})")).message(),
+            "arrow.fixed_shape_tensor metadata 'permutations' must be an array, each entry an "
+            "int64 integer");
+}
+
+TEST(TensorMetadata, OtherWritersKeys) {
+  EXPECT_TRUE(HasOtherWritersKeys(Object(R"({"shape": [2], "dim_names": null})")));
+  EXPECT_TRUE(HasOtherWritersKeys(Object(R"({"shape": [2], "permutations": [0]})")));
+  EXPECT_FALSE(HasOtherWritersKeys(Object(R"({"shape": [2], "permutation": [0]})")));
+  EXPECT_FALSE(HasOtherWritersKeys(Object(R"({"uniform_shape": [null, 3]})")));
+}
+
 TEST(TensorMetadata, StringArraysAndDimNames) {
   nlohmann::json object = Object(R"({"names": ["H", "W"], "mixed": ["H", 1]})");
   ASSERT_OK_AND_ASSIGN(auto names, ReadStringArray(object, "names", kName));

@@ -36,6 +36,32 @@ TEST(VariableShapeTensorType, EmptyMetadataMeansNoParameters) {
   }
 }
 
+TEST(VariableShapeTensorType, ReadsArrowRsFormWritesSpecForm) {
+  // arrow-rs writes all three parameters, null when absent, and names the
+  // permutation "permutations".
+  TypePtr storage = Float32Type(3).data_type()->storage_type();
+  auto read = [&](const char* metadata) {
+    return VariableShapeTensorType::Deserialize(storage, metadata);
+  };
+  ASSERT_OK_AND_ASSIGN(auto plain,
+                       read(R"({"dim_names":null,"permutations":null,"uniform_shape":null})"));
+  EXPECT_TRUE(plain.dim_names().empty());
+  EXPECT_TRUE(plain.permutation().empty());
+  EXPECT_TRUE(plain.uniform_shape().empty());
+  EXPECT_EQ(plain.Serialize(), "{}");
+  ASSERT_OK_AND_ASSIGN(
+      auto full,
+      read(R"({"dim_names":["C","H","W"],"permutations":[2,0,1],"uniform_shape":[400,null,3]})"));
+  EXPECT_EQ(full.permutation(), (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(full.uniform_shape(), (UniformShape{400, std::nullopt, 3}));
+  EXPECT_EQ(full.Serialize(),
+            R"({"dim_names":["C","H","W"],"permutation":[2,0,1],"uniform_shape":[400,null,3]})");
+  EXPECT_ERROR(kInvalid, "'permutation' [2, 0, 1] and 'permutations' [0, 1, 2], which differ",
+               read(R"({"permutation":[2,0,1],"permutations":[0,1,2]})"));
+  EXPECT_ERROR(kInvalid, "permutation has 2 entries for 3 dimensions",
+               read(R"({"dim_names":null,"permutations":[1,0],"uniform_shape":null})"));
+}
+
 TEST(VariableShapeTensorType, ReadsDraftForms) {
   TypePtr storage = Float32Type(3).data_type()->storage_type();
   auto read = [&](const char* metadata) {
