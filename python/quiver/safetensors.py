@@ -172,5 +172,11 @@ def write_table(table, path, metadata=None):
     if metadata is not None:
         _check_metadata(metadata)
     if not isinstance(table, _quiver.Table):
+        if not hasattr(table, "__arrow_c_stream__") and not hasattr(table, "__arrow_c_array__"):
+            raise TypeError(
+                "write_table() takes a qv.Table, a qv.RecordBatch or an Arrow stream "
+                f"producer such as a pyarrow Table, got {type(table).__name__} "
+                "(save() writes a dict of arrays)"
+            )
         table = _quiver.table(table)
     return _quiver._safetensors_from_table(table, os.fspath(path), metadata)

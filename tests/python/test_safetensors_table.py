@@ -84,6 +84,9 @@ def test_files_round_trip_with_the_safetensors_package(tmp_path):
     again = tmp_path / "again.safetensors"
     assert qv.safetensors.write_table(qv.safetensors.read_table(original), again) == 6
     assert again.read_bytes() == original.read_bytes()
+    batch = tmp_path / "batch.safetensors"  # a qv.RecordBatch does as well
+    qv.safetensors.write_table(qv.safetensors.read_table(original).to_batches()[0], batch)
+    assert batch.read_bytes() == original.read_bytes()
     loaded = st_numpy.load_file(str(again))
     for name, expected in weights().items():
         assert loaded[name].shape == expected.shape and loaded[name].dtype == expected.dtype
@@ -165,6 +168,8 @@ def test_tables_of_another_form_are_refused(tmp_path):
         qv.safetensors.write_table(qv.table({"w": np.zeros((1, 3))}), out, metadata={"k": 1})
     with pytest.raises(TypeError, match="write_table"):
         qv.safetensors.save(qv.table({"w": np.zeros((1, 3))}), out)
+    with pytest.raises(TypeError, match="write_table\\(\\) takes a qv.Table.*got dict"):
+        qv.safetensors.write_table({"w": np.zeros((1, 3))}, out)
     assert not out.exists()  # nothing half-written by any refusal
     with pytest.raises(OSError, match="missing.safetensors"):
         qv.safetensors.read_table(tmp_path / "missing.safetensors")
