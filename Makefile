@@ -135,6 +135,7 @@ bench: setup-bench wheel
 	$(PYTHON) bench/python/bench_sparse.py
 	$(PYTHON) bench/python/bench_loader.py
 	$(PYTHON) bench/python/bench_dataset.py
+	$(PYTHON) bench/python/bench_safetensors.py
 	$(PYTHON) bench/python/bench_pinned.py
 	$(PYTHON) bench/python/bench_distributed.py
 	$(PYTHON) bench/python/bench_huggingface.py

@@ -1,7 +1,9 @@
 // Fuzzes the safetensors reader (quiver/safetensors.h): any bytes must give
 // a file or an error, never a crash; every tensor of a file that opens is a
 // view inside the bytes, and the file written back out reads the same
-// (names, dtypes, shapes, values, metadata).
+// (names, dtypes, shapes, values, metadata). The write goes through the
+// one-row table form (SafetensorsToTable / SafetensorsFromTable), so that
+// conversion is held to the same promise and its columns to the file's bytes.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,7 +21,6 @@ int FuzzSafetensors(const uint8_t* data, size_t size) {
   if (size > 0) std::memcpy((*bytes)->mutable_data(), data, size);
   auto file = SafetensorsFile::FromBuffer(*bytes, "fuzz");
   if (!file.ok()) return 0;
-  std::vector<SafetensorsInput> inputs;
   for (const SafetensorsEntry& entry : file->entries()) {
     auto tensor = file->GetTensor(entry.name);
     if (!tensor.ok()) __builtin_trap();
@@ -28,10 +29,22 @@ int FuzzSafetensors(const uint8_t* data, size_t size) {
         (tensor->raw_data() != first || tensor->ByteSpan().length() != entry.end - entry.begin)) {
       __builtin_trap();
     }
-    inputs.push_back({entry.name, *tensor, entry.dtype});
+  }
+  auto table = SafetensorsToTable(*file);
+  if (!table.ok()) __builtin_trap();
+  auto contents = SafetensorsFromTable(**table);
+  if (!contents.ok() || contents->tensors.size() != file->entries().size()) __builtin_trap();
+  for (size_t i = 0; i < contents->tensors.size(); ++i) {
+    // The table's columns are the file's bytes, not a copy.
+    const Tensor& tensor = contents->tensors[i].tensor;
+    const SafetensorsEntry& entry = file->entries()[i];
+    if (tensor.size() > 0 &&
+        tensor.raw_data() != (*bytes)->data() + file->data_offset() + entry.begin) {
+      __builtin_trap();
+    }
   }
   io::BufferSink sink;
-  if (!WriteSafetensors(inputs, file->metadata(), &sink).ok()) __builtin_trap();
+  if (!WriteSafetensors(contents->tensors, contents->metadata, &sink).ok()) __builtin_trap();
   auto written = sink.Finish();
   if (!written.ok()) return 0;
   auto again = SafetensorsFile::FromBuffer(*written);

@@ -180,10 +180,6 @@ Status ConvertTensor(Input& input, const ConvertArgs& args) {
   return WriteMessage(args.output, nullptr, &sparse, args.common.quiet);
 }
 
-// The field metadata key that keeps a tensor's safetensors dtype (BF16 and
-// F8_* columns hold their bits as uint16 / uint8).
-constexpr const char* kSafetensorsDtypeKey = "safetensors.dtype";
-
 bool IsSafetensorsPath(std::string path) {
   for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return path.ends_with(".safetensors");
@@ -196,25 +192,15 @@ Status SafetensorsToArrow(const ConvertArgs& args) {
     return Status::Invalid("--tensor, --sparse and --dense do not apply to safetensors files");
   }
   QUIVER_ASSIGN_OR_RETURN(SafetensorsFile file, SafetensorsFile::Open(args.input));
-  auto schema = std::make_shared<Schema>();
-  for (const auto& [key, value] : file.metadata()) schema->metadata.emplace_back(key, value);
-  std::vector<ArrayDataPtr> columns;
-  for (const SafetensorsEntry& entry : file.entries()) {
-    QUIVER_ASSIGN_OR_RETURN(Tensor tensor, file.GetTensor(entry.name));
-    QUIVER_ASSIGN_OR_RETURN(Tensor row, tensor.View({TensorIndex::NewAxis()}));
-    auto array = FixedShapeTensorArray::FromTensor(row, CopyMode::kIfNeeded);
-    if (!array.ok()) return array.status().WithContext("tensor '" + entry.name + "'");
-    schema->fields.push_back(
-        Field{entry.name, array->data()->type, true, {{kSafetensorsDtypeKey, entry.dtype}}});
-    columns.push_back(array->data());
-  }
+  QUIVER_ASSIGN_OR_RETURN(TablePtr table, SafetensorsToTable(file));
+  QUIVER_ASSIGN_OR_RETURN(auto batches, table->ToRecordBatches());
+  const SchemaPtr& schema = table->schema();
   QUIVER_ASSIGN_OR_RETURN(ipc::Compression compression, ParseCompression(args.compression));
   ipc::WriteOptions options;
   options.compression = compression;
-  QUIVER_ASSIGN_OR_RETURN(auto batch, RecordBatch::Make(schema, 1, std::move(columns)));
   QUIVER_ASSIGN_OR_RETURN(
       auto writer, BatchWriter::Open(args.output, schema, options, IsStreamPath(args.output)));
-  QUIVER_RETURN_NOT_OK(writer->Write(*batch));
+  for (const RecordBatchPtr& batch : batches) QUIVER_RETURN_NOT_OK(writer->Write(*batch));
   QUIVER_RETURN_NOT_OK(writer->Close());
   if (!args.common.quiet) {
     std::cout << args.output << ": "
@@ -236,40 +222,17 @@ Status ArrowToSafetensors(Input& input, const ConvertArgs& args) {
     return Status::Invalid(args.input, " is a ", InputKindName(input.kind),
                            "; a safetensors file is written from one row of tensor columns");
   }
-  RecordBatchPtr row;
-  int64_t rows = 0;
+  std::vector<RecordBatchPtr> batches;
   QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int, const RecordBatchPtr& batch) -> Status {
-    rows += batch->num_rows();
-    if (batch->num_rows() > 0) row = batch;
+    batches.push_back(batch);
     return Status::OK();
   }));
-  if (rows != 1) {
-    return Status::Invalid(args.input, " holds ", rows,
-                           " rows; a safetensors file is written from exactly one");
-  }
-  const Schema& schema = *row->schema();
-  std::vector<SafetensorsInput> tensors;
-  for (int i = 0; i < row->num_columns(); ++i) {
-    const Field& field = schema.fields[static_cast<size_t>(i)];
-    if (!IsExtension(field, FixedShapeTensorType::kExtensionName)) {
-      return Status::Invalid("column '", field.name, "' is ", field.type->ToString(),
-                             ", not a fixed_shape_tensor");
-    }
-    QUIVER_ASSIGN_OR_RETURN(auto array, FixedShapeTensorArray::Make(row->column(i)));
-    auto tensor = array.RowTensor(0);
-    if (!tensor.ok()) return tensor.status().WithContext("column '" + field.name + "'");
-    std::string dtype;
-    for (const auto& [key, value] : field.metadata) {
-      if (key == kSafetensorsDtypeKey) dtype = value;
-    }
-    // A dtype recorded for another element type (the column was rewritten) is dropped.
-    if (!dtype.empty() && dtype.rfind("F8_", 0) != 0 && dtype != "BF16") dtype.clear();
-    tensors.push_back({field.name, std::move(*tensor), dtype});
-  }
-  std::map<std::string, std::string> metadata(schema.metadata.begin(), schema.metadata.end());
-  QUIVER_RETURN_NOT_OK(WriteSafetensorsFile(tensors, metadata, args.output));
+  QUIVER_ASSIGN_OR_RETURN(TablePtr table, Table::FromRecordBatches(input.schema(), batches));
+  auto contents = SafetensorsFromTable(*table);
+  if (!contents.ok()) return contents.status().WithContext(args.input);
+  QUIVER_RETURN_NOT_OK(WriteSafetensorsFile(contents->tensors, contents->metadata, args.output));
   if (!args.common.quiet) {
-    std::cout << args.output << ": safetensors, " << tensors.size() << " tensors\n";
+    std::cout << args.output << ": safetensors, " << contents->tensors.size() << " tensors\n";
   }
   return Status::OK();
 }

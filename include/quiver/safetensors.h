@@ -23,6 +23,7 @@
 #include "quiver/dims.h"
 #include "quiver/io.h"
 #include "quiver/status.h"
+#include "quiver/table.h"
 #include "quiver/tensor.h"
 
 namespace quiver {
@@ -102,5 +103,37 @@ Status WriteSafetensors(const std::vector<SafetensorsInput>& tensors,
 Status WriteSafetensorsFile(const std::vector<SafetensorsInput>& tensors,
                             const std::map<std::string, std::string>& metadata,
                             const std::string& path);
+
+// --- A file as a table and back (the `quiver convert` form, Python's
+// qv.safetensors.to_table / from_table) ---
+
+// The field metadata key that keeps each column's safetensors dtype, so that
+// BF16 and F8_* columns (which hold their bits as uint16 / uint8) keep their
+// meaning through an Arrow file.
+inline constexpr const char* kSafetensorsDtypeKey = "safetensors.dtype";
+
+// `file` as a one-row table: one arrow.fixed_shape_tensor column per tensor,
+// in data order, named after it, its field metadata
+// {kSafetensorsDtypeKey: dtype}; the file's __metadata__ as the schema's
+// metadata. Zero-copy: every column views the file's bytes and keeps them
+// (the mapping) alive.
+Result<TablePtr> SafetensorsToTable(const SafetensorsFile& file);
+
+// What a safetensors file is written from.
+struct SafetensorsContents {
+  std::vector<SafetensorsInput> tensors;
+  std::map<std::string, std::string> metadata;
+};
+
+// The tensors of a table in the form above: exactly one row (in any number
+// of chunks), every column an arrow.fixed_shape_tensor whose row is not
+// null; a column's tensor is a view of its row (zero-copy; a permutation
+// gives a strided view), named after the column, written with the dtype of
+// its kSafetensorsDtypeKey metadata when that is BF16 / F8_* (the bits'
+// meaning), else the one of its element type. The schema's metadata becomes
+// `metadata` (a key given twice keeps its first value). Invalid naming the
+// column for another column type or a null row; Invalid for a row count
+// other than one.
+Result<SafetensorsContents> SafetensorsFromTable(const Table& table);
 
 }  // namespace quiver

@@ -1,13 +1,16 @@
 """safetensors files (Hugging Face's weights format): read memory-mapped and
 zero-copy, written atomically in the reference writer's layout. Names follow
 the ``safetensors`` package (``load``, ``save``, ``safe_open``-like
-``open``); docs/safetensors.md says what is checked and how dtypes map."""
+``open``); ``read_table`` / ``write_table`` (named as pyarrow.parquet's)
+convert a file to and from a one-row ``qv.Table``, the form ``quiver
+convert`` writes to Arrow files. docs/safetensors.md says what is checked
+and how dtypes map."""
 
 import os
 
 from . import _quiver
 
-__all__ = ["SafetensorsFile", "load", "open", "save"]
+__all__ = ["SafetensorsFile", "load", "open", "read_table", "save", "write_table"]
 
 # Element types NumPy (and quiver) have no type for: written from their raw
 # bits (torch and ml_dtypes arrays are viewed as integers of the same width).
@@ -115,6 +118,13 @@ def _as_tensor(name, value):
     return (name, value, dtype)
 
 
+def _check_metadata(metadata):
+    if not isinstance(metadata, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+    ):
+        raise TypeError("metadata= is a dict of str to str")
+
+
 def save(tensors, path, metadata=None):
     """Writes ``tensors`` ({name: NumPy array, ``qv.Tensor``, or anything
     with ``__dlpack__`` such as a torch tensor}) and ``metadata`` ({str:
@@ -124,11 +134,49 @@ def save(tensors, path, metadata=None):
     bfloat16 / float8 arrays are written as BF16 / F8_E4M3 / F8_E5M2."""
     if metadata is None:
         metadata = {}
-    if not isinstance(metadata, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
-    ):
-        raise TypeError("metadata= is a dict of str to str")
+    _check_metadata(metadata)
+    if isinstance(tensors, _quiver.Table):
+        raise TypeError("tensors is a dict of names to arrays; write_table() writes a qv.Table")
     if not isinstance(tensors, dict):
         raise TypeError(f"tensors is a dict of names to arrays, got {type(tensors).__name__}")
     items = [_as_tensor(name, value) for name, value in tensors.items()]
     _quiver._safetensors_save(items, os.fspath(path), metadata)
+
+
+def read_table(source):
+    """A safetensors file as a one-row ``qv.Table``: one
+    ``fixed_shape_tensor`` column per tensor, in the order of their data,
+    named after it, its field metadata ``{"safetensors.dtype": "F32"}`` (so
+    BF16 / F8 columns, which hold their bits as uint16 / uint8, keep their
+    meaning); ``__metadata__`` as the schema's metadata. ``source`` is a path
+    or a file from ``open()``. Zero-copy: every column views the
+    memory-mapped file, which stays mapped while the table (or anything
+    taken from it) lives."""
+    if not isinstance(source, SafetensorsFile):
+        source = SafetensorsFile(source)
+    return _quiver._safetensors_to_table(source._file)
+
+
+def write_table(table, path, metadata=None):
+    """Writes a one-row table of ``fixed_shape_tensor`` columns (as
+    ``read_table`` makes it, in any chunks) to ``path`` as a safetensors
+    file: one tensor per column, named after it, atomically as ``save``.
+    ``table`` is a ``qv.Table``, a ``qv.RecordBatch`` or any Arrow stream
+    producer (a pyarrow Table: imported without a copy). A column's
+    ``safetensors.dtype`` field metadata BF16 / F8_E4M3 / F8_E5M2 writes its
+    bits as that dtype; otherwise the element type decides (permuted columns
+    are written row-major). ``metadata`` ({str: str}) replaces the schema's
+    metadata as ``__metadata__``; None keeps the schema's. ValueError for a
+    table of other than one row, a column of another type (named) or a null
+    row. Returns the number of tensors written."""
+    if metadata is not None:
+        _check_metadata(metadata)
+    if not isinstance(table, _quiver.Table):
+        if not hasattr(table, "__arrow_c_stream__") and not hasattr(table, "__arrow_c_array__"):
+            raise TypeError(
+                "write_table() takes a qv.Table, a qv.RecordBatch or an Arrow stream "
+                f"producer such as a pyarrow Table, got {type(table).__name__} "
+                "(save() writes a dict of arrays)"
+            )
+        table = _quiver.table(table)
+    return _quiver._safetensors_from_table(table, os.fspath(path), metadata)

@@ -1,11 +1,13 @@
 // safetensors files: the private bindings quiver.safetensors wraps
-// (load, open, save).
+// (load, open, save, to_table, from_table).
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -56,6 +58,18 @@ void BindSafetensors(nb::module_& m) {
             tensors.push_back({name, tensor.tensor, dtype});
           }
           Check(WithoutGil([&] { return WriteSafetensorsFile(tensors, metadata, path); }));
+        });
+  m.def("_safetensors_to_table",
+        [](const PySafetensorsFile& f) { return PyTable{Unwrap(SafetensorsToTable(f.file))}; });
+  // `metadata` given replaces the table's schema metadata.
+  m.def("_safetensors_from_table",
+        [](const PyTable& t, const std::string& path,
+           const std::optional<std::map<std::string, std::string>>& metadata) {
+          SafetensorsContents contents = Unwrap(SafetensorsFromTable(*t.table()));
+          if (metadata) contents.metadata = *metadata;
+          Check(WithoutGil(
+              [&] { return WriteSafetensorsFile(contents.tensors, contents.metadata, path); }));
+          return contents.tensors.size();
         });
 }
 

@@ -15,6 +15,7 @@
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/utf8.h"
 #include "quiver/internal/without_throwing.h"
+#include "quiver/safetensors/header_sax.h"
 
 namespace quiver {
 
@@ -105,22 +106,14 @@ Result<SafetensorsFile> SafetensorsFile::FromBuffer(BufferPtr bytes, const std::
     if (!internal::IsValidUtf8(text, text_size)) {
       return Status::Invalid(where, ": header is not valid UTF-8");
     }
-    // nlohmann keeps the last of two equal keys; the callback sees each.
-    std::set<std::string> seen;
-    std::string duplicate;
-    auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-      if (depth == 1 && event == json::parse_event_t::key && duplicate.empty()) {
-        const std::string& key = parsed.get_ref<const std::string&>();
-        if (!seen.insert(key).second) duplicate = key;
-      }
-      return true;
-    };
-    json header = json::parse(text, text + text_size, callback, /*allow_exceptions=*/false);
-    if (header.is_discarded()) return Status::Invalid(where, ": header is not valid JSON");
-    if (!header.is_object()) return Status::Invalid(where, ": header is not a JSON object");
-    if (!duplicate.empty()) {
-      return Status::Invalid(where, ": tensor '", duplicate, "' appears twice in the header");
+    json header;
+    safetensors_internal::HeaderSax sax(header);
+    json::sax_parse(text, text + text_size, &sax, json::input_format_t::json, /*strict=*/true);
+    if (sax.repeated()) {
+      return Status::Invalid(where, ": tensor '", *sax.repeated(), "' appears twice in the header");
     }
+    if (sax.malformed()) return Status::Invalid(where, ": header is not valid JSON");
+    if (!header.is_object()) return Status::Invalid(where, ": header is not a JSON object");
 
     SafetensorsFile file;
     file.bytes_ = std::move(bytes);

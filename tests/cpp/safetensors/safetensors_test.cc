@@ -97,6 +97,30 @@ TEST(SafetensorsTest, FileIsWrittenAtomicallyAndMapped) {
   EXPECT_ERROR(kIOError, "", SafetensorsFile::Open(path));
 }
 
+TEST(SafetensorsTest, RepeatedNameIsFoundEvenWhenBothEntriesAgree) {
+  // The JSON object would keep one "a" covering all the data; the name
+  // given twice is still refused, with the parse stopped there.
+  const std::string entry = R"("a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]})";
+  EXPECT_ERROR(kInvalid, "'f': tensor 'a' appears twice in the header",
+               SafetensorsFile::FromBuffer(FileBytes("{" + entry + "," + entry + "}", 2), "'f'"));
+  // Keys repeated inside an entry are not tensor names.
+  ASSERT_OK(
+      SafetensorsFile::FromBuffer(
+          FileBytes(R"({"a":{"dtype":"U8","dtype":"U8","shape":[2],"data_offsets":[0,2]}})", 2))
+          .status());
+  // A header of many tensors parses (once quadratic in their count).
+  std::string many = "{";
+  for (int i = 0; i < 3000; ++i) {
+    if (i > 0) many += ",";
+    many += "\"t" + std::to_string(i) + "\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[" +
+            std::to_string(i) + "," + std::to_string(i + 1) + "]}";
+  }
+  ASSERT_OK_AND_ASSIGN(SafetensorsFile file,
+                       SafetensorsFile::FromBuffer(FileBytes(many + "}", 3000)));
+  EXPECT_EQ(file.entries().size(), 3000u);
+  EXPECT_EQ(file.entries()[2999].name, "t2999");
+}
+
 TEST(SafetensorsTest, HostileHeadersAreInvalid) {
   const std::string ok = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
   ASSERT_OK(SafetensorsFile::FromBuffer(FileBytes(ok, 8)).status());
