@@ -1,5 +1,6 @@
 // ParquetFile: the footer read and checked against itself, the schema
 // mapped to Arrow types, and the metadata as quiver/parquet.h shows it.
+#include <algorithm>
 #include <utility>
 
 #include "quiver/parquet.h"

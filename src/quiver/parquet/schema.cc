@@ -1,5 +1,6 @@
 #include "quiver/parquet/schema.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "quiver/internal/base64.h"
