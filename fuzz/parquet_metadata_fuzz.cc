@@ -1,7 +1,10 @@
 // Fuzzes the Parquet metadata reader (src/quiver/parquet/): any bytes read
 // as a file's footer, and as a page header, give metadata or an error,
 // never a crash; metadata that decodes encodes to bytes that decode to the
-// same encoding again (nothing the writer writes is lost or misread).
+// same encoding again (nothing the writer writes is lost or misread); and
+// the same bytes opened as a ParquetFile (the schema tree, its Arrow types
+// and the footer's checks against itself) give a file whose row groups
+// add up, or an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +12,7 @@
 
 #include "fuzz_targets.h"
 #include "quiver/io.h"
+#include "quiver/parquet.h"
 #include "quiver/parquet/file_footer.h"
 #include "quiver/parquet/metadata.h"
 
@@ -31,13 +35,25 @@ void CheckPageHeader(const uint8_t* data, size_t size) {
   if (header_size <= 0 || header_size > static_cast<int64_t>(size)) __builtin_trap();
   const std::string encoded = parquet::EncodePageHeader(*header);
   int64_t again_size = -1;
-  auto again = parquet::DecodePageHeader(reinterpret_cast<const uint8_t*>(encoded.data()),
-                                         static_cast<int64_t>(encoded.size()), "re-encoded",
-                                         &again_size);
+  auto again =
+      parquet::DecodePageHeader(reinterpret_cast<const uint8_t*>(encoded.data()),
+                                static_cast<int64_t>(encoded.size()), "re-encoded", &again_size);
   if (!again.ok() || again_size != static_cast<int64_t>(encoded.size()) ||
       parquet::EncodePageHeader(*again) != encoded) {
     __builtin_trap();
   }
+}
+
+void CheckFile(const std::shared_ptr<io::InputSource>& source) {
+  auto file = parquet::ParquetFile::Open(source);
+  if (!file.ok()) return;
+  int64_t rows = 0;
+  for (int g = 0; g < (*file)->num_row_groups(); ++g) {
+    const parquet::RowGroupInfo& group = (*file)->row_group(g);
+    if (group.columns.size() != (*file)->column_paths().size()) __builtin_trap();
+    rows += group.num_rows;
+  }
+  if (rows != (*file)->num_rows() || (*file)->schema() == nullptr) __builtin_trap();
 }
 
 }  // namespace
@@ -55,6 +71,7 @@ int FuzzParquetMetadata(const uint8_t* data, size_t size) {
       __builtin_trap();
     }
     CheckFooterRoundTrip(footer->metadata);
+    CheckFile(source);
   }
   CheckPageHeader((*bytes)->data(), size);
   return 0;
