@@ -431,7 +431,7 @@ def _hf_variable(name, qv_type, storages):
                 [None if r is None else np.ascontiguousarray(r) for r in rows], type=logical
             )
             shapes = np.asarray(array.shapes(), np.int64)
-            data = pa.array(array).storage.field("data")
+            data = pa.array(array.storage).field("data")
             offsets = data.offsets.to_numpy().astype(np.int64)
         leaf = _hf_values(data.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])))
         prepared.append((shapes, valid, leaf, offsets - offsets[0]))

@@ -305,6 +305,30 @@ def test_bool8_tensors_become_datasets_bools(rng):
         np.testing.assert_array_equal(got, want)
 
 
+def test_bool8_ragged_rows_that_need_a_copy_reach_datasets(rng):
+    # A permuted bool8 column (rows copied into logical order) and one whose
+    # null row holds data: pyarrow holds no variable_shape_tensor of bool8,
+    # so the copy must leave through the storage.
+    masks = [rng.random((2, 3)) > 0.5, rng.random((1, 3)) > 0.5]
+    permuted = qv.VariableShapeTensorArray.from_numpy(masks, permutation=[1, 0])
+    ds = to_huggingface(qv.table({"x": permuted}))
+    rows = ds.with_format("numpy")["x"]
+    for got, want in zip(rows, permuted.to_numpy()):
+        np.testing.assert_array_equal(got, want)
+    storage = pa.array(qv.VariableShapeTensorArray.from_numpy(masks).storage)
+    holed = pa.StructArray.from_arrays(
+        [storage.field("data"), storage.field("shape")],
+        names=["data", "shape"],
+        mask=pa.array([True, False]),
+    )
+    column = qv.VariableShapeTensorArray.from_storage(
+        qv.variable_shape_tensor(pa.bool8(), 2), holed
+    )
+    ds = to_huggingface(qv.table({"x": column}))
+    assert ds.data.table.column("x").is_null().to_pylist() == [True, False]
+    np.testing.assert_array_equal(ds.with_format("numpy")["x"][1], masks[1])
+
+
 def test_null_rows_stay_null(rng):
     ragged = [rng.random((2, 3)).astype(np.float32), None, rng.random((1, 3)).astype(np.float32)]
     table = qv.table({"x": qv.VariableShapeTensorArray.from_numpy(ragged)})
