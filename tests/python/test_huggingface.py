@@ -329,6 +329,33 @@ def test_bool8_ragged_rows_that_need_a_copy_reach_datasets(rng):
     np.testing.assert_array_equal(ds.with_format("numpy")["x"][1], masks[1])
 
 
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (2, 0, 3)])
+def test_zero_size_axes_keep_their_rows_both_ways(shape):
+    # A zero-size axis leaves no values: the row count and every row's
+    # shape come from the offsets and the type, not from the values.
+    rows = np.zeros((3, *shape), np.float32)
+    fixed = qv.FixedShapeTensorArray.from_numpy(rows)
+    ds = to_huggingface(qv.table({"x": fixed}))
+    assert ds.num_rows == 3
+    np.testing.assert_array_equal(ds.with_format("numpy")["x"], rows)
+    back = from_huggingface(ds).column("x").chunk(0)
+    assert isinstance(back, qv.FixedShapeTensorArray)
+    assert back.to_numpy().shape == rows.shape
+    # A dynamic first axis over a zero-size inner axis keeps each row's length.
+    ragged = [np.zeros((n, *shape[1:]), np.float32) for n in (2, 0, 3)]
+    ds = to_huggingface(qv.table({"x": qv.VariableShapeTensorArray.from_numpy(ragged)}))
+    assert [np.shape(r) for r in ds.with_format("numpy")["x"]] == [r.shape for r in ragged]
+    again = from_huggingface(ds).column("x").chunk(0).to_numpy()
+    assert [r.shape for r in again] == [r.shape for r in ragged]
+
+
+def test_zero_size_vectors_become_lists_of_every_row():
+    for rows in (np.zeros((3, 0), np.float32), np.zeros((2, 1, 1, 1, 1, 0), np.float32)):
+        ds = to_huggingface(qv.table({"x": qv.FixedShapeTensorArray.from_numpy(rows)}))
+        assert ds.num_rows == len(rows)
+        assert np.asarray(ds["x"], np.float32).shape == rows.shape
+
+
 def test_null_rows_stay_null(rng):
     ragged = [rng.random((2, 3)).astype(np.float32), None, rng.random((1, 3)).astype(np.float32)]
     table = qv.table({"x": qv.VariableShapeTensorArray.from_numpy(ragged)})
