@@ -147,7 +147,9 @@ def _ray_fixed_to_canonical(column):
         values = storage.values.slice(start, rows * size)
     else:
         # Null rows without values: the valid rows are gathered around them.
-        values = storage.fill_null(pa.scalar([0] * size, storage.type)).flatten()
+        # The filler is zeros of the value type (a bare 0 is no bool).
+        zeros = pa.array(np.zeros(size, np.int8)).cast(storage.type.value_type)
+        values = storage.fill_null(pa.scalar(zeros.to_pylist(), storage.type)).flatten()
     if values.type == pa.bool_() and hasattr(pa, "bool8"):  # pyarrow >= 18
         # Bit-packed bools cannot be viewed as a tensor: one byte each
         # (arrow.bool8, as quiver holds bool tensors), a copy.

@@ -182,6 +182,23 @@ def test_null_rows(version):
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("value_type", [pa.bool_(), pa.float16(), pa.uint64()])
+def test_a_null_row_without_values_of_any_value_type(version, value_type):
+    # The copy fills the null row with zeros of the column's value type.
+    list_class = pa.ListArray if version == "v1" else pa.LargeListArray
+    ray_type = (ArrowTensorType if version == "v1" else ArrowTensorTypeV2)((2,), value_type)
+    values = pa.array([1, 0, 0, 1], pa.int8()).cast(value_type)
+    storage = list_class.from_arrays(
+        pa.array([0, 2, 2, 4]), values, mask=pa.array([False, True, False])
+    )
+    ray_column = pa.ExtensionArray.from_storage(ray_type, storage)
+    back = qv.array(column(qr.to_canonical_types(pa.table({"x": ray_column})), "x"))
+    rows = back.to_numpy(allow_nulls=True)
+    assert back.null_count == 1
+    np.testing.assert_array_equal(rows[[0, 2]].astype(np.int8), [[1, 0], [0, 1]])
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
 def test_a_row_that_does_not_match_its_shape_is_named(version):
     bad = ray_with_storage(version, [0, 4, 7, 11], np.arange(11, dtype=np.float32))
     with pytest.raises(
