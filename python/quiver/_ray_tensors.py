@@ -51,7 +51,11 @@ def _variable_to_ray(column):
     storage = column.storage
     data = storage.field("data")  # the rows this (possibly sliced) array covers
     ndim = quiver_type.ndim
-    shapes = np.asarray(storage.field("shape").flatten().to_numpy(zero_copy_only=False), np.int64)
+    # Every row's ndim entries, a null row's included: flatten() would skip
+    # the shapes of null rows that are null themselves and shift the rest.
+    shape_field = storage.field("shape")
+    every = shape_field.values.slice(shape_field.offset * ndim, len(shape_field) * ndim)
+    shapes = np.asarray(every.fill_null(0).to_numpy(zero_copy_only=False), np.int64)
     shape_offsets = np.arange(len(storage) + 1, dtype=np.int32) * np.int32(ndim)
     shape = pa.ListArray.from_arrays(pa.array(shape_offsets), pa.array(shapes))
     # Ray reads row i at offsets[i] counted from the start of the values

@@ -120,6 +120,24 @@ def test_bool_tensors_reach_ray_as_bools(version):
     np.testing.assert_array_equal(back.to_numpy(), x[1:])
 
 
+def test_a_ragged_column_whose_null_rows_have_null_shapes_reaches_ray():
+    # The spec lets a null row's shape be null too; every other row keeps
+    # its own shape (the shapes are not taken as a list that skips nulls).
+    data = pa.ListArray.from_arrays(pa.array([0, 2, 2, 5], pa.int32()), pa.array([1.0, 2, 3, 4, 5]))
+    null = pa.array([False, True, False])
+    shape = pa.FixedSizeListArray.from_arrays(pa.array([2, 0, 3], pa.int32()), 1, mask=null)
+    storage = pa.StructArray.from_arrays([data, shape], names=["data", "shape"], mask=null)
+    quiver_type = qv.variable_shape_tensor(pa.float64(), 1)
+    canonical = pa.ExtensionArray.from_storage(
+        pa.DataType._import_from_c_capsule(quiver_type.__arrow_c_schema__()), storage
+    )
+    ray_column = column(qr.to_ray_types(pa.table({"r": canonical})), "r")
+    assert ray_column.storage.is_null().to_pylist() == [False, True, False]
+    rows = ray_column.to_numpy(zero_copy_only=False)
+    np.testing.assert_array_equal(rows[0], [1.0, 2.0])
+    np.testing.assert_array_equal(rows[2], [3.0, 4.0, 5.0])
+
+
 def test_a_sliced_ragged_column_reaches_ray_with_its_own_rows():
     # Ray reads ragged rows at their offsets from the values buffer's start.
     rows = [np.arange(2 * n, dtype=np.float64).reshape(2, n) + n for n in (1, 3, 2, 4)]
