@@ -62,6 +62,13 @@ struct TreeBuilder {
     }
     node->children.reserve(static_cast<size_t>(e.num_children));
     for (int32_t i = 0; i < e.num_children; ++i) {
+      // The count was checked against what follows, but the children
+      // before this one may have taken elements for their own children.
+      if (next == metadata.schema.size()) {
+        return Error(e, "has " + std::to_string(e.num_children) +
+                            " children, but the schema ends after " + std::to_string(i) +
+                            " of them");
+      }
       SchemaNode child;
       child.element = &metadata.schema[next++];
       const SchemaElement& c = *child.element;

@@ -203,6 +203,10 @@ TEST(ParquetSchemaTest, MalformedSchemasAreNamed) {
                                    Leaf("b", PhysicalType::kInt32, Repetition::kRepeated)},
                                   1)));
   EXPECT_ERROR(kInvalid, "has no elements", ArrowOf(FileMetaData{}));
+  // Each count fits what follows it, but a nested group takes elements a
+  // later sibling was counted on: the schema ends before the root's last.
+  EXPECT_ERROR(kInvalid, "has 2 children, but the schema ends after 1 of them",
+               ArrowOf(WithSchema({Group("g", 1), Leaf("a", PhysicalType::kInt32)}, 2)));
 }
 
 TEST(ParquetSchemaTest, NestingDeeperThanTheLimitIsRefused) {
