@@ -104,13 +104,14 @@ def _check_no_nulls(name, array, levels, start, what):
         )
 
 
-def _unnest(name, storage, shape):
+def _unnest(name, storage, shape, row_base=0):
     """Walks the list levels of one ArrayXD chunk: returns the row offsets
     (rebased to 0), the leaf values (a zero-copy slice) and the row null
     mask or None. Every list below the rows must have the length the
     feature's shape gives: one vectorised pass over each level's offsets,
-    which respects the chunk's slice offset at every level."""
-    levels = [(0, storage.offsets.to_numpy())]  # level 0: one offset per row
+    which respects the chunk's slice offset at every level. Errors name
+    rows of the column: the chunk's first row is ``row_base``."""
+    levels = [(row_base, storage.offsets.to_numpy())]  # level 0: one offset per row
     mask = storage.is_null().to_numpy(zero_copy_only=False) if storage.null_count else None
     start, stop = int(levels[0][1][0]), int(levels[0][1][-1])
     current = storage.values
@@ -139,7 +140,7 @@ def _unnest(name, storage, shape):
         if bad.size:
             row = int(rows[bad[0]])
             raise ValueError(
-                f"column '{name}': row {row} has {int(lengths[row])} entries on axis 0, "
+                f"column '{name}': row {row_base + row} has {int(lengths[row])} entries on axis 0, "
                 f"the feature's shape {_shape_str(shape)} says {shape[0]}"
             )
     return first, leaf, mask
@@ -202,7 +203,11 @@ def _tensor_column(name, field, column, shape):
     ndim = len(shape)
     storage_type = getattr(field.type, "storage_type", field.type)
     value_type = _leaf_type(name, storage_type, ndim)
-    walked = [_unnest(name, _storage(chunk), shape) for chunk in column.chunks]
+    bases = np.cumsum([0] + [len(chunk) for chunk in column.chunks])
+    walked = [
+        _unnest(name, _storage(chunk), shape, int(base))
+        for chunk, base in zip(column.chunks, bases)
+    ]
     if value_type == "bool8":
         walked = [(first, _as_bool8(leaf), mask) for first, leaf, mask in walked]
     if shape[0] is None or any(mask is not None for _, _, mask in walked):

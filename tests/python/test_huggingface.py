@@ -429,6 +429,29 @@ def test_a_list_of_the_wrong_length_names_row_and_axis():
         from_huggingface(_hf_table(short, (2, 2)))
 
 
+def test_errors_in_a_later_chunk_name_the_row_of_the_column():
+    inner = pa.array([[1.0, 2.0], [3.0, 4.0], [5.0], [7.0, 8.0]], pa.list_(pa.float32()))
+    storage = pa.ListArray.from_arrays(pa.array([0, 2, 4], pa.int32()), inner)
+    good = pa.ListArray.from_arrays(
+        pa.array([0, 2, 4], pa.int32()), pa.array([[1.0, 2.0]] * 4, pa.list_(pa.float32()))
+    )
+    table = _hf_table(storage, (2, 2))
+    column = pa.chunked_array(
+        [_hf_table(good, (2, 2)).column("x").chunk(0), table.column("x").chunk(0)]
+    )
+    with pytest.raises(ValueError, match=r"column 'x': row 3 has 1 entries on axis 1"):
+        from_huggingface(pa.table({"x": column}))
+    short = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), good.values.slice(0, 3))
+    column = pa.chunked_array(
+        [
+            _hf_table(good, (2, 2)).column("x").chunk(0),
+            _hf_table(short, (2, 2)).column("x").chunk(0),
+        ]
+    )
+    with pytest.raises(ValueError, match=r"column 'x': row 3 has 1 entries on axis 0"):
+        from_huggingface(pa.table({"x": column}))
+
+
 def test_non_numeric_values_are_a_type_error():
     features = datasets.Features({"x": datasets.Array2D(shape=(1, 2), dtype="string")})
     ds = datasets.Dataset.from_dict({"x": [[["a", "b"]]]}, features=features)
