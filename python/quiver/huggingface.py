@@ -44,8 +44,16 @@ def _hf_array_spec(field):
     metadata = field.metadata or {}
     name = metadata.get(b"ARROW:extension:name", b"").decode("utf-8", "replace")
     if HF_ARRAY.match(name):
-        shape, dtype = json.loads(metadata[b"ARROW:extension:metadata"])
-        return tuple(shape), dtype
+        text = metadata.get(b"ARROW:extension:metadata", b"")
+        try:
+            shape, dtype = json.loads(text)
+            shape = tuple(None if d is None else int(d) for d in shape)
+        except (ValueError, TypeError) as e:
+            raise ValueError(
+                f"column '{field.name}': its {name.rsplit('.', 1)[-1]} metadata {text[:80]!r} "
+                "is not datasets' [shape, dtype]"
+            ) from e
+        return shape, dtype
     return None
 
 

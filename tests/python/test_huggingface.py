@@ -452,6 +452,23 @@ def test_errors_in_a_later_chunk_name_the_row_of_the_column():
         from_huggingface(pa.table({"x": column}))
 
 
+@pytest.mark.parametrize("text", [b"garbage", b"{}", b'[3, "float32"]', b'[["a"], "f"]'])
+def test_unreadable_arrayxd_metadata_names_the_column(text):
+    # As read from a file without datasets imported: the type is known
+    # only by its extension keys, which may be anything.
+    storage = pa.array([[[1.0, 2.0]]], pa.list_(pa.list_(pa.float32())))
+    field = pa.field(
+        "x",
+        storage.type,
+        metadata={
+            b"ARROW:extension:name": b"datasets.features.features.Array2DExtensionType",
+            b"ARROW:extension:metadata": text,
+        },
+    )
+    with pytest.raises(ValueError, match=r"column 'x': its Array2DExtensionType metadata"):
+        from_huggingface(pa.table([storage], schema=pa.schema([field])))
+
+
 def test_non_numeric_values_are_a_type_error():
     features = datasets.Features({"x": datasets.Array2D(shape=(1, 2), dtype="string")})
     ds = datasets.Dataset.from_dict({"x": [[["a", "b"]]]}, features=features)
