@@ -145,7 +145,6 @@ def _ray_fixed_to_canonical(column):
             f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
             f"its shape {list(shape)} needs {size}"
         )
-    mask = storage.is_null() if nulls is not None else None
     if not np.any(lengths != size):
         start = int(offsets[0]) if rows else 0
         values = storage.values.slice(start, rows * size)
@@ -158,7 +157,10 @@ def _ray_fixed_to_canonical(column):
         # Bit-packed bools cannot be viewed as a tensor: one byte each
         # (arrow.bool8, as quiver holds bool tensors), a copy.
         values = pa.ExtensionArray.from_storage(pa.bool8(), values.cast(pa.int8()))
-    fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=mask)
+    # From buffers with the row count: from_arrays refuses a list size of 0
+    # (a zero-size axis), where the values cannot tell how many rows there are.
+    validity = None if nulls is None else pa.array(~nulls).buffers()[1]
+    fixed = pa.Array.from_buffers(pa.list_(values.type, size), rows, [validity], children=[values])
     return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
 
 

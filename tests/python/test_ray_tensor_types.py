@@ -217,6 +217,16 @@ def test_a_null_row_without_values_of_any_value_type(version, value_type):
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+def test_zero_size_tensors_keep_their_rows_both_ways(version, shape):
+    x = np.zeros((4, *shape), np.float32)
+    ray_table = qr.to_ray_types(pa.table({"x": canonical_column(x)}), fixed=version)
+    assert column(ray_table, "x").to_numpy().shape == x.shape
+    back = qv.array(column(qr.to_canonical_types(ray_table), "x"))
+    assert back.to_numpy().shape == x.shape
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
 def test_a_row_that_does_not_match_its_shape_is_named(version):
     bad = ray_with_storage(version, [0, 4, 7, 11], np.arange(11, dtype=np.float32))
     with pytest.raises(
