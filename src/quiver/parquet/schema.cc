@@ -271,8 +271,9 @@ Result<TypePtr> ListOf(const SchemaNode& node, const std::string& what) {
     QUIVER_ASSIGN_OR_RETURN(TypePtr item, LeafType(*repeated.element, what));
     return list(Field{name, std::move(item), false});
   }
-  if (repeated.children.size() > 1 || name == "array" || name == e.name + "_tuple") {
-    // Two levels: the repeated group is the element.
+  if (repeated.children.size() != 1 || name == "array" || name == e.name + "_tuple") {
+    // Two levels: the repeated group is the element (also when it holds no
+    // fields: there is no child to be the element).
     QUIVER_ASSIGN_OR_RETURN(TypePtr item, StructOf(repeated, what));
     return list(Field{name, std::move(item), false});
   }
