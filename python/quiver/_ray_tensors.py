@@ -307,19 +307,22 @@ def _ragged_in_schema(dataset):
 
 
 def _map_columns(pa_table, convert):
+    """`pa_table` with each column `convert` turns (chunk by chunk) into
+    another type; the schema's and every field's metadata kept."""
     pa = _pa()
-    columns, changed = [], False
-    for column in pa_table.columns:
+    columns, fields, changed = [], [], False
+    for field, column in zip(pa_table.schema, pa_table.columns):
         chunks = [convert(chunk) for chunk in column.chunks]
         new = [c for c in chunks if c is not None]
         if len(new) == len(chunks) and chunks:
             changed = True
-            columns.append(pa.chunked_array(new))
-        else:
-            columns.append(column)
+            column = pa.chunked_array(new)
+            field = pa.field(field.name, column.type, field.nullable, field.metadata)
+        columns.append(column)
+        fields.append(field)
     if not changed:
         return pa_table
-    return pa.table(columns, names=pa_table.column_names)
+    return pa.table(columns, schema=pa.schema(fields, metadata=pa_table.schema.metadata))
 
 
 FIXED_CHOICES = ("canonical", "v1", "v2")

@@ -226,6 +226,25 @@ def test_zero_size_tensors_keep_their_rows_both_ways(version, shape):
     assert back.to_numpy().shape == x.shape
 
 
+def test_conversions_keep_the_schema_and_field_metadata():
+    ray_column = ray_fixed(np.arange(12.0).reshape(3, 2, 2), "v2")
+    schema = pa.schema(
+        [
+            pa.field("x", ray_column.type, metadata={"about": "x"}),
+            pa.field("y", pa.int64(), metadata={"about": "y"}),
+        ],
+        metadata={"origin": "test"},
+    )
+    table = pa.Table.from_arrays([ray_column, pa.array([1, 2, 3])], schema=schema)
+    canonical = qr.to_canonical_types(table)
+    ray_again = qr.to_ray_types(canonical, fixed="v1")
+    for converted in (canonical, ray_again, pa.table(qv.table(table))):
+        assert converted.schema.metadata == {b"origin": b"test"}
+        assert converted.schema.field("x").metadata == {b"about": b"x"}
+        assert converted.schema.field("y").metadata == {b"about": b"y"}
+    assert canonical.schema.field("x").type.extension_name == "arrow.fixed_shape_tensor"
+
+
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_a_row_that_does_not_match_its_shape_is_named(version):
     bad = ray_with_storage(version, [0, 4, 7, 11], np.arange(11, dtype=np.float32))
