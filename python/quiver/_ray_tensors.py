@@ -51,7 +51,11 @@ def _variable_to_ray(column):
     storage = column.storage
     data = storage.field("data")  # the rows this (possibly sliced) array covers
     ndim = quiver_type.ndim
-    shapes = np.asarray(storage.field("shape").flatten().to_numpy(zero_copy_only=False), np.int64)
+    # Every row's ndim entries, a null row's included: flatten() would skip
+    # the shapes of null rows that are null themselves and shift the rest.
+    shape_field = storage.field("shape")
+    every = shape_field.values.slice(shape_field.offset * ndim, len(shape_field) * ndim)
+    shapes = np.asarray(every.fill_null(0).to_numpy(zero_copy_only=False), np.int64)
     shape_offsets = np.arange(len(storage) + 1, dtype=np.int32) * np.int32(ndim)
     shape = pa.ListArray.from_arrays(pa.array(shape_offsets), pa.array(shapes))
     # Ray reads row i at offsets[i] counted from the start of the values
@@ -141,18 +145,22 @@ def _ray_fixed_to_canonical(column):
             f"row {bad} of the Ray tensor column holds {int(lengths[bad])} values, "
             f"its shape {list(shape)} needs {size}"
         )
-    mask = storage.is_null() if nulls is not None else None
     if not np.any(lengths != size):
         start = int(offsets[0]) if rows else 0
         values = storage.values.slice(start, rows * size)
     else:
         # Null rows without values: the valid rows are gathered around them.
-        values = storage.fill_null(pa.scalar([0] * size, storage.type)).flatten()
+        # The filler is zeros of the value type (a bare 0 is no bool).
+        zeros = pa.array(np.zeros(size, np.int8)).cast(storage.type.value_type)
+        values = storage.fill_null(pa.scalar(zeros.to_pylist(), storage.type)).flatten()
     if values.type == pa.bool_() and hasattr(pa, "bool8"):  # pyarrow >= 18
         # Bit-packed bools cannot be viewed as a tensor: one byte each
         # (arrow.bool8, as quiver holds bool tensors), a copy.
         values = pa.ExtensionArray.from_storage(pa.bool8(), values.cast(pa.int8()))
-    fixed = pa.FixedSizeListArray.from_arrays(values, size, mask=mask)
+    # From buffers with the row count: from_arrays refuses a list size of 0
+    # (a zero-size axis), where the values cannot tell how many rows there are.
+    validity = None if nulls is None else pa.array(~nulls).buffers()[1]
+    fixed = pa.Array.from_buffers(pa.list_(values.type, size), rows, [validity], children=[values])
     return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(values.type, shape), fixed)
 
 
@@ -299,19 +307,22 @@ def _ragged_in_schema(dataset):
 
 
 def _map_columns(pa_table, convert):
+    """`pa_table` with each column `convert` turns (chunk by chunk) into
+    another type; the schema's and every field's metadata kept."""
     pa = _pa()
-    columns, changed = [], False
-    for column in pa_table.columns:
+    columns, fields, changed = [], [], False
+    for field, column in zip(pa_table.schema, pa_table.columns):
         chunks = [convert(chunk) for chunk in column.chunks]
         new = [c for c in chunks if c is not None]
         if len(new) == len(chunks) and chunks:
             changed = True
-            columns.append(pa.chunked_array(new))
-        else:
-            columns.append(column)
+            column = pa.chunked_array(new)
+            field = pa.field(field.name, column.type, field.nullable, field.metadata)
+        columns.append(column)
+        fields.append(field)
     if not changed:
         return pa_table
-    return pa.table(columns, names=pa_table.column_names)
+    return pa.table(columns, schema=pa.schema(fields, metadata=pa_table.schema.metadata))
 
 
 FIXED_CHOICES = ("canonical", "v1", "v2")

@@ -44,8 +44,16 @@ def _hf_array_spec(field):
     metadata = field.metadata or {}
     name = metadata.get(b"ARROW:extension:name", b"").decode("utf-8", "replace")
     if HF_ARRAY.match(name):
-        shape, dtype = json.loads(metadata[b"ARROW:extension:metadata"])
-        return tuple(shape), dtype
+        text = metadata.get(b"ARROW:extension:metadata", b"")
+        try:
+            shape, dtype = json.loads(text)
+            shape = tuple(None if d is None else int(d) for d in shape)
+        except (ValueError, TypeError) as e:
+            raise ValueError(
+                f"column '{field.name}': its {name.rsplit('.', 1)[-1]} metadata {text[:80]!r} "
+                "is not datasets' [shape, dtype]"
+            ) from e
+        return shape, dtype
     return None
 
 
@@ -104,13 +112,14 @@ def _check_no_nulls(name, array, levels, start, what):
         )
 
 
-def _unnest(name, storage, shape):
+def _unnest(name, storage, shape, row_base=0):
     """Walks the list levels of one ArrayXD chunk: returns the row offsets
     (rebased to 0), the leaf values (a zero-copy slice) and the row null
     mask or None. Every list below the rows must have the length the
     feature's shape gives: one vectorised pass over each level's offsets,
-    which respects the chunk's slice offset at every level."""
-    levels = [(0, storage.offsets.to_numpy())]  # level 0: one offset per row
+    which respects the chunk's slice offset at every level. Errors name
+    rows of the column: the chunk's first row is ``row_base``."""
+    levels = [(row_base, storage.offsets.to_numpy())]  # level 0: one offset per row
     mask = storage.is_null().to_numpy(zero_copy_only=False) if storage.null_count else None
     start, stop = int(levels[0][1][0]), int(levels[0][1][-1])
     current = storage.values
@@ -139,7 +148,7 @@ def _unnest(name, storage, shape):
         if bad.size:
             row = int(rows[bad[0]])
             raise ValueError(
-                f"column '{name}': row {row} has {int(lengths[row])} entries on axis 0, "
+                f"column '{name}': row {row_base + row} has {int(lengths[row])} entries on axis 0, "
                 f"the feature's shape {_shape_str(shape)} says {shape[0]}"
             )
     return first, leaf, mask
@@ -149,13 +158,22 @@ def _shape_str(shape):
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ")"
 
 
-def _fixed_chunk(qv_type, leaf, cell):
+def _fixed_lists(values, size, count, mask=None):
+    """``count`` fixed-size lists of ``size`` over ``values`` (``mask``: a
+    pyarrow bool array, True for a null list). Built from buffers, as
+    ``FixedSizeListArray.from_arrays`` refuses a size of 0 (a zero-size
+    axis), where the values cannot tell how many lists there are."""
     pa = _pa()
+    validity = None
+    if mask is not None:
+        validity = pa.array(~np.asarray(mask.to_numpy(zero_copy_only=False))).buffers()[1]
+    return pa.Array.from_buffers(pa.list_(values.type, size), count, [validity], children=[values])
+
+
+def _fixed_chunk(qv_type, leaf, cell, rows):
     from ._quiver import FixedShapeTensorArray
 
-    return FixedShapeTensorArray.from_storage(
-        qv_type, pa.FixedSizeListArray.from_arrays(leaf, cell)
-    )
+    return FixedShapeTensorArray.from_storage(qv_type, _fixed_lists(leaf, cell, rows))
 
 
 def _variable_chunk(name, qv_type, first, leaf, mask, inner_shape):
@@ -193,7 +211,11 @@ def _tensor_column(name, field, column, shape):
     ndim = len(shape)
     storage_type = getattr(field.type, "storage_type", field.type)
     value_type = _leaf_type(name, storage_type, ndim)
-    walked = [_unnest(name, _storage(chunk), shape) for chunk in column.chunks]
+    bases = np.cumsum([0] + [len(chunk) for chunk in column.chunks])
+    walked = [
+        _unnest(name, _storage(chunk), shape, int(base))
+        for chunk, base in zip(column.chunks, bases)
+    ]
     if value_type == "bool8":
         walked = [(first, _as_bool8(leaf), mask) for first, leaf, mask in walked]
     if shape[0] is None or any(mask is not None for _, _, mask in walked):
@@ -202,7 +224,7 @@ def _tensor_column(name, field, column, shape):
     else:
         qv_type = fixed_shape_tensor(value_type, shape)
         cell = int(np.prod(shape, dtype=np.int64))
-        chunks = [_fixed_chunk(qv_type, leaf, cell) for _, leaf, _ in walked]
+        chunks = [_fixed_chunk(qv_type, leaf, cell, len(f) - 1) for f, leaf, _ in walked]
     return chunked_array(chunks, type=qv_type)
 
 
@@ -309,17 +331,16 @@ def _canonical_if_huggingface(data):
 # --- writing datasets' tensors ---------------------------------------------------
 
 
-def _nest(values, sizes, mask=None):
-    """``values`` as nested ``list`` levels of the given fixed sizes (outer
-    first), the outer level with ``mask`` as its nulls: only offsets are
-    written, the values are shared."""
+def _nest(values, sizes, rows, mask=None):
+    """``values`` as ``rows`` nested ``list`` levels of the given fixed sizes
+    (outer first), the outer level with ``mask`` as its nulls: only offsets
+    are written, the values are shared. The list counts come from ``rows``,
+    not the values, so a zero-size axis keeps every row's lists."""
     pa = _pa()
-    count = len(values)
-    for depth, size in enumerate(reversed(sizes)):
-        count //= size
-        offsets = pa.array(np.arange(0, (count + 1) * size, size, dtype=np.int32))
-        outer = depth == len(sizes) - 1
-        values = pa.ListArray.from_arrays(offsets, values, mask=mask if outer else None)
+    for axis in reversed(range(len(sizes))):
+        count = rows * int(np.prod(sizes[:axis], dtype=np.int64))
+        offsets = pa.array((np.arange(count + 1, dtype=np.int64) * sizes[axis]).astype(np.int32))
+        values = pa.ListArray.from_arrays(offsets, values, mask=mask if axis == 0 else None)
     return values
 
 
@@ -387,11 +408,13 @@ def _hf_fixed(name, qv_type, storages):
         if 2 <= ndim <= 5:
             _check_offsets_fit(name, len(values))
             ext = getattr(hf, f"Array{ndim}DExtensionType")(tuple(shape), dtype)
-            chunks.append(pa.ExtensionArray.from_storage(ext, _nest(values, shape, mask)))
+            nested = _nest(values, shape, len(storage), mask)
+            chunks.append(pa.ExtensionArray.from_storage(ext, nested))
         else:
-            for size in reversed(shape[1:]):
-                values = pa.FixedSizeListArray.from_arrays(values, size)
-            chunks.append(pa.FixedSizeListArray.from_arrays(values, shape[0], mask=mask))
+            for axis in reversed(range(1, len(shape))):
+                count = len(storage) * int(np.prod(shape[:axis], dtype=np.int64))
+                values = _fixed_lists(values, shape[axis], count)
+            chunks.append(_fixed_lists(values, shape[0], len(storage), mask))
     if 2 <= ndim <= 5:
         feature = getattr(datasets, f"Array{ndim}D")(shape=tuple(shape), dtype=dtype)
     else:
@@ -431,7 +454,7 @@ def _hf_variable(name, qv_type, storages):
                 [None if r is None else np.ascontiguousarray(r) for r in rows], type=logical
             )
             shapes = np.asarray(array.shapes(), np.int64)
-            data = pa.array(array).storage.field("data")
+            data = pa.array(array.storage).field("data")
             offsets = data.offsets.to_numpy().astype(np.int64)
         leaf = _hf_values(data.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])))
         prepared.append((shapes, valid, leaf, offsets - offsets[0]))
@@ -452,11 +475,16 @@ def _hf_variable(name, qv_type, storages):
         # stays fixed; datasets stores null rows without entries either way.
         first_axis = uniform[0] if uniform is not None else None
         ext = getattr(hf, f"Array{ndim}DExtensionType")((first_axis, *inner_shape), dtype)
-        cell = int(np.prod(inner_shape, dtype=np.int64))
         for shapes, valid, leaf, offsets in prepared:
             _check_offsets_fit(name, len(leaf))
-            below = _nest(leaf, inner_shape) if ndim > 1 else leaf
-            first = pa.array((offsets // max(cell, 1)).astype(np.int32))
+            # Row lengths on axis 0 from the shapes: the offsets cannot
+            # tell them when a zero-size inner axis leaves every row empty.
+            lengths = np.where(valid, shapes[:, 0], 0)
+            first_offsets = np.zeros(len(lengths) + 1, np.int64)
+            np.cumsum(lengths, out=first_offsets[1:])
+            _check_offsets_fit(name, int(first_offsets[-1]))
+            below = _nest(leaf, inner_shape, int(first_offsets[-1])) if ndim > 1 else leaf
+            first = pa.array(first_offsets.astype(np.int32))
             mask = None if valid.all() else pa.array(~valid)
             outer = pa.ListArray.from_arrays(first, below, mask=mask)
             chunks.append(pa.ExtensionArray.from_storage(ext, outer))

@@ -32,7 +32,7 @@ void RefuseTextMode(nb::handle file) {
   nb::module_ io = nb::module_::import_("io");
   if (nb::isinstance(file, io.attr("TextIOBase"))) {
     Raise(Status::TypeError(
-        "the file object is open in text mode; IPC data is binary: open it with 'rb'"));
+        "the file object is open in text mode; the data is binary: open it with 'rb'"));
   }
 }
 

@@ -305,6 +305,57 @@ def test_bool8_tensors_become_datasets_bools(rng):
         np.testing.assert_array_equal(got, want)
 
 
+def test_bool8_ragged_rows_that_need_a_copy_reach_datasets(rng):
+    # A permuted bool8 column (rows copied into logical order) and one whose
+    # null row holds data: pyarrow holds no variable_shape_tensor of bool8,
+    # so the copy must leave through the storage.
+    masks = [rng.random((2, 3)) > 0.5, rng.random((1, 3)) > 0.5]
+    permuted = qv.VariableShapeTensorArray.from_numpy(masks, permutation=[1, 0])
+    ds = to_huggingface(qv.table({"x": permuted}))
+    rows = ds.with_format("numpy")["x"]
+    for got, want in zip(rows, permuted.to_numpy()):
+        np.testing.assert_array_equal(got, want)
+    storage = pa.array(qv.VariableShapeTensorArray.from_numpy(masks).storage)
+    holed = pa.StructArray.from_arrays(
+        [storage.field("data"), storage.field("shape")],
+        names=["data", "shape"],
+        mask=pa.array([True, False]),
+    )
+    column = qv.VariableShapeTensorArray.from_storage(
+        qv.variable_shape_tensor(pa.bool8(), 2), holed
+    )
+    ds = to_huggingface(qv.table({"x": column}))
+    assert ds.data.table.column("x").is_null().to_pylist() == [True, False]
+    np.testing.assert_array_equal(ds.with_format("numpy")["x"][1], masks[1])
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (2, 0, 3)])
+def test_zero_size_axes_keep_their_rows_both_ways(shape):
+    # A zero-size axis leaves no values: the row count and every row's
+    # shape come from the offsets and the type, not from the values.
+    rows = np.zeros((3, *shape), np.float32)
+    fixed = qv.FixedShapeTensorArray.from_numpy(rows)
+    ds = to_huggingface(qv.table({"x": fixed}))
+    assert ds.num_rows == 3
+    np.testing.assert_array_equal(ds.with_format("numpy")["x"], rows)
+    back = from_huggingface(ds).column("x").chunk(0)
+    assert isinstance(back, qv.FixedShapeTensorArray)
+    assert back.to_numpy().shape == rows.shape
+    # A dynamic first axis over a zero-size inner axis keeps each row's length.
+    ragged = [np.zeros((n, *shape[1:]), np.float32) for n in (2, 0, 3)]
+    ds = to_huggingface(qv.table({"x": qv.VariableShapeTensorArray.from_numpy(ragged)}))
+    assert [np.shape(r) for r in ds.with_format("numpy")["x"]] == [r.shape for r in ragged]
+    again = from_huggingface(ds).column("x").chunk(0).to_numpy()
+    assert [r.shape for r in again] == [r.shape for r in ragged]
+
+
+def test_zero_size_vectors_become_lists_of_every_row():
+    for rows in (np.zeros((3, 0), np.float32), np.zeros((2, 1, 1, 1, 1, 0), np.float32)):
+        ds = to_huggingface(qv.table({"x": qv.FixedShapeTensorArray.from_numpy(rows)}))
+        assert ds.num_rows == len(rows)
+        assert np.asarray(ds["x"], np.float32).shape == rows.shape
+
+
 def test_null_rows_stay_null(rng):
     ragged = [rng.random((2, 3)).astype(np.float32), None, rng.random((1, 3)).astype(np.float32)]
     table = qv.table({"x": qv.VariableShapeTensorArray.from_numpy(ragged)})
@@ -376,6 +427,46 @@ def test_a_list_of_the_wrong_length_names_row_and_axis():
     short = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), good)
     with pytest.raises(ValueError, match=r"row 1 has 1 entries on axis 0"):
         from_huggingface(_hf_table(short, (2, 2)))
+
+
+def test_errors_in_a_later_chunk_name_the_row_of_the_column():
+    inner = pa.array([[1.0, 2.0], [3.0, 4.0], [5.0], [7.0, 8.0]], pa.list_(pa.float32()))
+    storage = pa.ListArray.from_arrays(pa.array([0, 2, 4], pa.int32()), inner)
+    good = pa.ListArray.from_arrays(
+        pa.array([0, 2, 4], pa.int32()), pa.array([[1.0, 2.0]] * 4, pa.list_(pa.float32()))
+    )
+    table = _hf_table(storage, (2, 2))
+    column = pa.chunked_array(
+        [_hf_table(good, (2, 2)).column("x").chunk(0), table.column("x").chunk(0)]
+    )
+    with pytest.raises(ValueError, match=r"column 'x': row 3 has 1 entries on axis 1"):
+        from_huggingface(pa.table({"x": column}))
+    short = pa.ListArray.from_arrays(pa.array([0, 2, 3], pa.int32()), good.values.slice(0, 3))
+    column = pa.chunked_array(
+        [
+            _hf_table(good, (2, 2)).column("x").chunk(0),
+            _hf_table(short, (2, 2)).column("x").chunk(0),
+        ]
+    )
+    with pytest.raises(ValueError, match=r"column 'x': row 3 has 1 entries on axis 0"):
+        from_huggingface(pa.table({"x": column}))
+
+
+@pytest.mark.parametrize("text", [b"garbage", b"{}", b'[3, "float32"]', b'[["a"], "f"]'])
+def test_unreadable_arrayxd_metadata_names_the_column(text):
+    # As read from a file without datasets imported: the type is known
+    # only by its extension keys, which may be anything.
+    storage = pa.array([[[1.0, 2.0]]], pa.list_(pa.list_(pa.float32())))
+    field = pa.field(
+        "x",
+        storage.type,
+        metadata={
+            b"ARROW:extension:name": b"datasets.features.features.Array2DExtensionType",
+            b"ARROW:extension:metadata": text,
+        },
+    )
+    with pytest.raises(ValueError, match=r"column 'x': its Array2DExtensionType metadata"):
+        from_huggingface(pa.table([storage], schema=pa.schema([field])))
 
 
 def test_non_numeric_values_are_a_type_error():

@@ -120,6 +120,24 @@ def test_bool_tensors_reach_ray_as_bools(version):
     np.testing.assert_array_equal(back.to_numpy(), x[1:])
 
 
+def test_a_ragged_column_whose_null_rows_have_null_shapes_reaches_ray():
+    # The spec lets a null row's shape be null too; every other row keeps
+    # its own shape (the shapes are not taken as a list that skips nulls).
+    data = pa.ListArray.from_arrays(pa.array([0, 2, 2, 5], pa.int32()), pa.array([1.0, 2, 3, 4, 5]))
+    null = pa.array([False, True, False])
+    shape = pa.FixedSizeListArray.from_arrays(pa.array([2, 0, 3], pa.int32()), 1, mask=null)
+    storage = pa.StructArray.from_arrays([data, shape], names=["data", "shape"], mask=null)
+    quiver_type = qv.variable_shape_tensor(pa.float64(), 1)
+    canonical = pa.ExtensionArray.from_storage(
+        pa.DataType._import_from_c_capsule(quiver_type.__arrow_c_schema__()), storage
+    )
+    ray_column = column(qr.to_ray_types(pa.table({"r": canonical})), "r")
+    assert ray_column.storage.is_null().to_pylist() == [False, True, False]
+    rows = ray_column.to_numpy(zero_copy_only=False)
+    np.testing.assert_array_equal(rows[0], [1.0, 2.0])
+    np.testing.assert_array_equal(rows[2], [3.0, 4.0, 5.0])
+
+
 def test_a_sliced_ragged_column_reaches_ray_with_its_own_rows():
     # Ray reads ragged rows at their offsets from the values buffer's start.
     rows = [np.arange(2 * n, dtype=np.float64).reshape(2, n) + n for n in (1, 3, 2, 4)]
@@ -179,6 +197,52 @@ def test_null_rows(version):
     assert copied.null_count == 1
     rows = copied.to_pylist()
     assert rows[0] == [0, 1, 2, 3] and rows[1] is None and rows[2] == [4, 5, 6, 7]
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("value_type", [pa.bool_(), pa.float16(), pa.uint64()])
+def test_a_null_row_without_values_of_any_value_type(version, value_type):
+    # The copy fills the null row with zeros of the column's value type.
+    list_class = pa.ListArray if version == "v1" else pa.LargeListArray
+    ray_type = (ArrowTensorType if version == "v1" else ArrowTensorTypeV2)((2,), value_type)
+    values = pa.array([1, 0, 0, 1], pa.int8()).cast(value_type)
+    storage = list_class.from_arrays(
+        pa.array([0, 2, 2, 4]), values, mask=pa.array([False, True, False])
+    )
+    ray_column = pa.ExtensionArray.from_storage(ray_type, storage)
+    back = qv.array(column(qr.to_canonical_types(pa.table({"x": ray_column})), "x"))
+    rows = back.to_numpy(allow_nulls=True)
+    assert back.null_count == 1
+    np.testing.assert_array_equal(rows[[0, 2]].astype(np.int8), [[1, 0], [0, 1]])
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+def test_zero_size_tensors_keep_their_rows_both_ways(version, shape):
+    x = np.zeros((4, *shape), np.float32)
+    ray_table = qr.to_ray_types(pa.table({"x": canonical_column(x)}), fixed=version)
+    assert column(ray_table, "x").to_numpy().shape == x.shape
+    back = qv.array(column(qr.to_canonical_types(ray_table), "x"))
+    assert back.to_numpy().shape == x.shape
+
+
+def test_conversions_keep_the_schema_and_field_metadata():
+    ray_column = ray_fixed(np.arange(12.0).reshape(3, 2, 2), "v2")
+    schema = pa.schema(
+        [
+            pa.field("x", ray_column.type, metadata={"about": "x"}),
+            pa.field("y", pa.int64(), metadata={"about": "y"}),
+        ],
+        metadata={"origin": "test"},
+    )
+    table = pa.Table.from_arrays([ray_column, pa.array([1, 2, 3])], schema=schema)
+    canonical = qr.to_canonical_types(table)
+    ray_again = qr.to_ray_types(canonical, fixed="v1")
+    for converted in (canonical, ray_again, pa.table(qv.table(table))):
+        assert converted.schema.metadata == {b"origin": b"test"}
+        assert converted.schema.field("x").metadata == {b"about": b"x"}
+        assert converted.schema.field("y").metadata == {b"about": b"y"}
+    assert canonical.schema.field("x").type.extension_name == "arrow.fixed_shape_tensor"
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])

@@ -63,6 +63,13 @@ struct TreeBuilder {
     }
     node->children.reserve(static_cast<size_t>(e.num_children));
     for (int32_t i = 0; i < e.num_children; ++i) {
+      // The count was checked against what follows, but the children
+      // before this one may have taken elements for their own children.
+      if (next == metadata.schema.size()) {
+        return Error(e, "has " + std::to_string(e.num_children) +
+                            " children, but the schema ends after " + std::to_string(i) +
+                            " of them");
+      }
       SchemaNode child;
       child.element = &metadata.schema[next++];
       const SchemaElement& c = *child.element;
@@ -265,8 +272,9 @@ Result<TypePtr> ListOf(const SchemaNode& node, const std::string& what) {
     QUIVER_ASSIGN_OR_RETURN(TypePtr item, LeafType(*repeated.element, what));
     return list(Field{name, std::move(item), false});
   }
-  if (repeated.children.size() > 1 || name == "array" || name == e.name + "_tuple") {
-    // Two levels: the repeated group is the element.
+  if (repeated.children.size() != 1 || name == "array" || name == e.name + "_tuple") {
+    // Two levels: the repeated group is the element (also when it holds no
+    // fields: there is no child to be the element).
     QUIVER_ASSIGN_OR_RETURN(TypePtr item, StructOf(repeated, what));
     return list(Field{name, std::move(item), false});
   }

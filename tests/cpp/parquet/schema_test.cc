@@ -203,6 +203,24 @@ TEST(ParquetSchemaTest, MalformedSchemasAreNamed) {
                                    Leaf("b", PhysicalType::kInt32, Repetition::kRepeated)},
                                   1)));
   EXPECT_ERROR(kInvalid, "has no elements", ArrowOf(FileMetaData{}));
+  // Each count fits what follows it, but a nested group takes elements a
+  // later sibling was counted on: the schema ends before the root's last.
+  EXPECT_ERROR(kInvalid, "has 2 children, but the schema ends after 1 of them",
+               ArrowOf(WithSchema({Group("g", 1), Leaf("a", PhysicalType::kInt32)}, 2)));
+}
+
+TEST(ParquetSchemaTest, ListWhoseRepeatedGroupIsEmpty) {
+  // A LIST group over a repeated group of no fields: by the two-level rule
+  // the repeated group is the element, an empty struct (not a read of the
+  // first of its no children).
+  SchemaElement l = Group("l", 1);
+  l.logical_type.kind = LogicalType::kList;
+  ASSERT_OK_AND_ASSIGN(Schema s,
+                       ArrowOf(WithSchema({l, Group("list", 0, Repetition::kRepeated)}, 1)));
+  ASSERT_EQ(s.fields.size(), 1u);
+  EXPECT_EQ(s.fields[0].type->id(), TypeId::kList);
+  EXPECT_EQ(s.fields[0].type->children()[0].type->id(), TypeId::kStruct);
+  EXPECT_TRUE(s.fields[0].type->children()[0].type->children().empty());
 }
 
 TEST(ParquetSchemaTest, NestingDeeperThanTheLimitIsRefused) {
