@@ -270,7 +270,9 @@ def from_huggingface(data, columns=None):
     check out. A dynamic first dimension (``shape=(None, ...)``) or null
     rows give ``arrow.variable_shape_tensor`` instead (values shared; only
     the data offsets and shapes are written, O(rows)). Other columns pass
-    through unchanged. ``columns`` picks and orders columns by name.
+    through unchanged (their types and values; the table's and the fields'
+    key/value metadata are not carried over). ``columns`` picks and orders
+    columns by name.
 
     A Dataset narrowed by ``select``/``shuffle``/``filter`` keeps its rows in
     an index mapping: those rows are taken (a copy, as
