@@ -181,7 +181,8 @@ Status ConvertTensor(Input& input, const ConvertArgs& args) {
 }
 
 // The field metadata key that keeps a tensor's safetensors dtype (BF16 and
-// F8_* columns hold their bits as uint16 / uint8).
+// F8_* columns are bfloat16 / float8 columns themselves; the key still
+// lets a uint16 or uint8 column of such bits be written back as them).
 constexpr const char* kSafetensorsDtypeKey = "safetensors.dtype";
 
 bool IsSafetensorsPath(std::string path) {
