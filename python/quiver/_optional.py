@@ -15,6 +15,7 @@ OPTIONAL = {
     "ray": ("ray[data]", "ray"),
     "dask": ("dask[array,bag]", "dask"),
     "distributed": ("distributed", "dask"),
+    "ml_dtypes": ("ml_dtypes", "ml_dtypes"),
 }
 
 
