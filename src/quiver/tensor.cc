@@ -389,6 +389,14 @@ bool Tensor::Equals(const Tensor& other) const {
   return equal;
 }
 
+float LowPrecisionFloatToFloat(const DataType& type, uint32_t bits) {
+  if (type.is_bfloat16()) return internal::LowFloatToFloat(internal::kBFloat16Format, bits);
+  if (type.is_float8_e4m3fn())
+    return internal::LowFloatToFloat(internal::kFloat8E4M3FNFormat, bits);
+  if (type.is_float8_e5m2()) return internal::LowFloatToFloat(internal::kFloat8E5M2Format, bits);
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
 float HalfToFloat(uint16_t half) {
   uint32_t sign = (half >> 15) & 1;
   uint32_t exponent = (half >> 10) & 0x1F;
