@@ -59,6 +59,14 @@ def test_numpy_round_trip_is_zero_copy(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_one_dimensional_arrays_are_columns(name):
+    x = sample(name, (5,))
+    table = qv.table({"c": x})
+    assert table.column("c").type == qv.type_for(name)
+    assert table.column("c").to_pylist() == x.astype(np.float32).tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_torch_dlpack_both_ways(name):
     torch = pytest.importorskip("torch", reason="needs torch")
     x = sample(name)
