@@ -64,6 +64,11 @@ std::string FormatFloat(double value) {
 
 std::string FormatElement(const DataType& type, const uint8_t* address) {
   if (type.is_bool8()) return Load<int8_t>(address) != 0 ? "True" : "False";
+  if (type.is_bfloat16())
+    return FormatFloat(LowPrecisionFloatToFloat(type, Load<uint16_t>(address)));
+  if (type.is_low_precision_float()) {
+    return FormatFloat(LowPrecisionFloatToFloat(type, Load<uint8_t>(address)));
+  }
   switch (type.id()) {
     case TypeId::kInt8: return std::to_string(Load<int8_t>(address));
     case TypeId::kInt16: return std::to_string(Load<int16_t>(address));
@@ -228,7 +233,7 @@ std::string FormatCell(const ArrayData& data, int64_t row) {
     }
     return GetBool(data, row) ? "true" : "false";
   }
-  if (type.is_numeric() || data.type->is_bool8()) {
+  if (type.is_numeric() || data.type->is_bool8() || data.type->is_low_precision_float()) {
     const int64_t width = type.byte_width();
     if (data.buffers.size() < 2 || !data.buffers[1] || !data.buffers[1]->device().is_cpu() ||
         data.buffers[1]->size() < (slot + 1) * width) {

@@ -69,6 +69,8 @@ constexpr uint64_t kFlagIsCopied = 2;
 constexpr int32_t kDeviceCPU = 1;
 constexpr uint8_t kCodeInt = 0, kCodeUInt = 1, kCodeFloat = 2, kCodeBfloat = 4, kCodeComplex = 5,
                   kCodeBool = 6;
+// kDLFloat8_e4m3fn and kDLFloat8_e5m2 of dlpack.h 1.1 (docs/formats.md).
+constexpr uint8_t kCodeFloat8E4M3FN = 10, kCodeFloat8E5M2 = 12;
 
 static_assert(sizeof(DLDevice) == 8 && sizeof(DLDataType) == 4);
 static_assert(sizeof(DLTensor) == 48 && offsetof(DLTensor, ndim) == 16 &&

@@ -367,6 +367,9 @@ class FileReader {
 // Writes `tensor` as one Tensor message (64-byte aligned). Row-major and
 // column-major tensors are written as they are (their strides say which);
 // other layouts are written as a row-major copy. Dim names are kept.
+// bool8, bfloat16 and the float8 types are written as their integer
+// storage with the extension name in the message's custom metadata
+// (docs/formats.md, "SparseTensor message"), and read back as themselves.
 Status WriteTensor(const Tensor& tensor, OutputSink* sink);
 // Reads the Tensor message at `offset` of `source`: zero-copy when the
 // source is memory. The strides are checked against the data buffer.

@@ -7,10 +7,9 @@
 // data section) and may hold "__metadata__", a string -> string map.
 //
 // Element types: BOOL -> bool8, U8..U64, I8..I64, F16, F32 and F64 -> the
-// matching quiver type. BF16, F8_E5M2 and F8_E4M3 have no Arrow type: their
-// tensors carry the raw bits as uint16 (BF16) or uint8 (F8_*), and the
-// safetensors dtype stays readable from SafetensorsEntry::dtype (and can be
-// written back through SafetensorsInput::dtype).
+// matching quiver type; BF16 -> bfloat16, F8_E4M3 -> float8_e4m3fn (the
+// reference's F8_E4M3 has no infinities: the "fn" variant), F8_E5M2 ->
+// float8_e5m2, and back.
 #pragma once
 
 #include <cstdint>
@@ -81,8 +80,9 @@ class SafetensorsFile {
 };
 
 // A tensor to write. `dtype` empty: the one matching tensor's type (bool8
-// -> BOOL, float16 -> F16, ...); otherwise any safetensors dtype of the
-// same width (uint16 bits written as "BF16", uint8 as "F8_E4M3").
+// -> BOOL, float16 -> F16, bfloat16 -> BF16, ...); otherwise any
+// safetensors dtype of the same width (uint16 bits written as "BF16",
+// uint8 as "F8_E4M3").
 struct SafetensorsInput {
   std::string name;
   Tensor tensor;

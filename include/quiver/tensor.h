@@ -167,5 +167,8 @@ class Tensor {
 
 // IEEE half to float, for float16 element access.
 float HalfToFloat(uint16_t half);
+// The value of a bfloat16, float8_e4m3fn or float8_e5m2 element from its
+// bits (exact: every such value is a float); NaN for any other type.
+float LowPrecisionFloatToFloat(const DataType& type, uint32_t bits);
 
 }  // namespace quiver

@@ -130,8 +130,17 @@ class DataType {
   bool is_numeric() const { return is_integer() || is_floating(); }
   // The arrow.bool8 extension type: one byte per value, 0 false, else true.
   bool is_bool8() const;
-  // What a dense tensor can hold: the numeric types and bool8.
-  bool is_tensor_value() const { return is_numeric() || is_bool8(); }
+  // quiver's low-precision floats: extension types named quiver.bfloat16
+  // (over uint16), quiver.float8_e4m3fn and quiver.float8_e5m2 (over
+  // uint8), so any Arrow reader sees their bits as unsigned integers.
+  bool is_bfloat16() const;
+  bool is_float8_e4m3fn() const;
+  bool is_float8_e5m2() const;
+  // Any of the three above.
+  bool is_low_precision_float() const;
+  // What a dense tensor can hold: the numeric types, bool8 and the
+  // low-precision floats.
+  bool is_tensor_value() const { return is_numeric() || is_bool8() || is_low_precision_float(); }
 
   // fixed_size_list: entries per list. fixed_size_binary: bytes per value.
   int32_t fixed_size() const { return fixed_size_; }
@@ -176,7 +185,8 @@ class DataType {
 
   bool Equals(const DataType& other) const;
   // "int32", "fixed_size_list<item: float>[4]",
-  // "extension<arrow.bool8, storage=int8>"; the tensor extension types
+  // "extension<arrow.bool8, storage=int8>"; the low-precision floats by
+  // name ("bfloat16", "float8_e4m3fn", "float8_e5m2"); the tensor extension types
   // (valid ones) by their parameters, at any depth:
   // "fixed_shape_tensor<float32>[3, 4] dim_names=[H, W]",
   // "variable_shape_tensor<uint8, ndim=3> uniform_shape=[null, null, 3]".
@@ -227,6 +237,15 @@ TypePtr float64();
 TypePtr boolean();
 // arrow.bool8: booleans stored as int8 (zero-copy with NumPy and DLPack).
 TypePtr bool8();
+// quiver.bfloat16: bfloat16 values (1 sign, 8 exponent, 7 mantissa bits)
+// stored as their uint16 bits; docs/formats.md says why an extension type.
+TypePtr bfloat16();
+// quiver.float8_e4m3fn: OCP FP8 E4M3 (no infinities, NaN 0x7f / 0xff)
+// stored as uint8 bits.
+TypePtr float8_e4m3fn();
+// quiver.float8_e5m2: OCP FP8 E5M2 (IEEE-like: infinities and NaNs)
+// stored as uint8 bits.
+TypePtr float8_e5m2();
 TypePtr utf8();
 TypePtr large_utf8();
 TypePtr binary();

@@ -16,6 +16,7 @@ OPTIONAL = {
     "dask": ("dask[array,bag]", "dask"),
     "distributed": ("distributed", "dask"),
     "datasets": ("datasets", "huggingface"),
+    "ml_dtypes": ("ml_dtypes", "ml_dtypes"),
 }
 
 

@@ -12,21 +12,15 @@ from . import _quiver
 
 __all__ = ["SafetensorsFile", "load", "open", "read_table", "save", "write_table"]
 
-# Element types NumPy (and quiver) have no type for: written from their raw
-# bits (torch and ml_dtypes arrays are viewed as integers of the same width).
-_BITS = {
-    "bfloat16": ("BF16", "int16"),
-    "float8_e4m3fn": ("F8_E4M3", "int8"),
-    "float8_e5m2": ("F8_E5M2", "int8"),
-}
-
 
 class SafetensorsFile:
     """An opened safetensors file (``safetensors.safe_open`` for NumPy):
     the header is checked when it opens; each tensor is a read-only view of
-    the memory-mapped file, made when asked for. BF16 tensors come back as
-    their uint16 bits, F8_E4M3 and F8_E5M2 as uint8 (``dtype(name)`` says
-    which they are)."""
+    the memory-mapped file, made when asked for. BF16, F8_E4M3 and F8_E5M2
+    tensors are quiver's bfloat16, float8_e4m3fn and float8_e5m2; as NumPy
+    arrays they have the ml_dtypes dtypes of those names (ModuleNotFoundError
+    naming the ``ml_dtypes`` extra when it is not installed;
+    ``get_qv_tensor`` needs nothing)."""
 
     def __init__(self, path):
         self._path = os.fspath(path)
@@ -101,21 +95,13 @@ def load(path):
 def _as_tensor(name, value):
     if not isinstance(name, str):
         raise TypeError(f"tensor names are str, got {type(name).__name__}")
-    dtype = ""
-    kind = str(getattr(value, "dtype", "")).removeprefix("torch.")
-    if kind in _BITS:
-        dtype, bits = _BITS[kind]
-        if type(value).__module__.startswith("torch"):
-            import torch
-
-            value = value.detach().cpu().view(getattr(torch, bits))
-        else:
-            value = value.view(bits)
-    elif type(value).__module__.startswith("torch"):
+    if type(value).__module__.startswith("torch"):
         value = value.detach().cpu()
     if not isinstance(value, _quiver.Tensor):
+        # bfloat16 / float8 torch tensors arrive through DLPack and ml_dtypes
+        # arrays as views of their bits, both as quiver's types of those names.
         value = _quiver.Tensor.from_numpy(value)
-    return (name, value, dtype)
+    return (name, value, "")
 
 
 def _check_metadata(metadata):
@@ -130,8 +116,9 @@ def save(tensors, path, metadata=None):
     with ``__dlpack__`` such as a torch tensor}) and ``metadata`` ({str:
     str}) to ``path`` as a safetensors file: under a temporary name renamed
     over ``path`` once complete, tensors ordered as the reference writer
-    orders them (widest dtype first, then by name). torch and ml_dtypes
-    bfloat16 / float8 arrays are written as BF16 / F8_E4M3 / F8_E5M2."""
+    orders them (widest dtype first, then by name). bfloat16 / float8_e4m3fn
+    / float8_e5m2 tensors (quiver's, torch's, ml_dtypes arrays) are written
+    as BF16 / F8_E4M3 / F8_E5M2."""
     if metadata is None:
         metadata = {}
     _check_metadata(metadata)

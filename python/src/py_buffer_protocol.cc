@@ -34,6 +34,13 @@ Result<Tensor> ColumnView(const PyFixedShapeTensorArray& a) { return a.array.ToT
 
 int FillBuffer(PyObject* exporter, const Tensor& tensor, Py_buffer* view, int flags) {
   if (!tensor.buffer()->device().is_cpu()) return Refuse("the tensor lives in device memory");
+  if (tensor.type()->is_low_precision_float()) {
+    // The struct module has no code for these; an "H" or "B" view would
+    // pass their bits off as integers.
+    return Refuse(tensor.type()->ToString() +
+                  " values have no buffer-protocol format; use numpy.asarray (with ml_dtypes "
+                  "installed) or DLPack");
+  }
   if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE) {
     return Refuse("quiver tensors are read-only (shared Arrow memory); copy with numpy.array(x)");
   }

@@ -59,7 +59,7 @@ PyFixedShapeTensorArray FixedFromNumpy(nb::handle ndarray,
     }
     row_mask = array_mask;
   }
-  InputArray view = ViewArray(data, "ndarray", mode);
+  ArrayView view = ViewArray(data, "ndarray", mode);
   std::vector<std::string> names;
   if (dim_names) {
     if (dim_names->size() + 1 != view.ndim()) {

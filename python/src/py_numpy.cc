@@ -7,6 +7,7 @@
 
 #include <nanobind/stl/string.h>
 
+#include "py_optional.h"
 #include "quiver/dlpack.h"
 
 namespace quiver::python {
@@ -18,6 +19,10 @@ TypePtr TypeFromDtype(nb::dlpack::dtype dtype) {
 nb::dlpack::dtype DtypeFromType(const DataType& type) {
   using Code = nb::dlpack::dtype_code;
   if (type.is_bool8()) return nb::dlpack::dtype{static_cast<uint8_t>(Code::Bool), 8, 1};
+  if (type.is_low_precision_float()) {
+    const dlpack::DLDataType dtype = *dlpack::DataTypeOf(type);
+    return nb::dlpack::dtype{dtype.code, dtype.bits, dtype.lanes};
+  }
   Code code = type.is_floating() ? Code::Float : type.is_signed_integer() ? Code::Int : Code::UInt;
   return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(type.bit_width()), 1};
 }
@@ -50,8 +55,9 @@ TypePtr TypeFromFormat(const char* format, Py_ssize_t itemsize) {
 
 }  // namespace
 
-Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names) {
-  TypePtr type = TypeFromDtype(array.dtype());
+Tensor TensorFromArray(const ArrayView& view, std::vector<std::string> dim_names) {
+  const InputArray& array = view.array;
+  TypePtr type = view.low_float ? view.low_float : TypeFromDtype(array.dtype());
   const int64_t width = type->byte_width();
   Dims shape(array.ndim(), 0), strides(array.ndim(), 0);
   for (size_t i = 0; i < array.ndim(); ++i) {
@@ -154,6 +160,7 @@ std::string UnsupportedDtype(nb::handle dtype) {
   const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
   // bool, int, uint, float: the usual case returns before str(dtype),
   // which runs Python code in NumPy (about a microsecond).
+  if (LowFloatTypeOfDtype(dtype)) return "";
   if (kind == "b" || kind == "i" || kind == "u" || kind == "f") return "";
   const std::string name = Str(dtype);
   if (kind == "O") return "dtype " + name + " (Python objects)";
@@ -188,7 +195,8 @@ nb::object PrepareArray(nb::handle obj, const char* what, CopyMode copy) {
   std::string unsupported = UnsupportedDtype(dtype);
   if (!unsupported.empty()) {
     Raise(Status::TypeError(std::string(what) + " has " + unsupported +
-                            "; tensors hold int, uint, float and bool values"));
+                            "; tensors hold int, uint, float, bool and the ml_dtypes bfloat16, "
+                            "float8_e4m3fn and float8_e5m2 values"));
   }
   if (!nb::cast<bool>(dtype.attr("isnative"))) {
     const std::string name = Str(dtype);
@@ -208,8 +216,23 @@ ArrayDataPtr StorageOf(const ArrayDataPtr& data) {
   return storage;
 }
 
+namespace {
+
+// An unsigned-integer dtype of `type`'s width: NumPy arrays over
+// low-precision floats are made as these and then viewed as ml_dtypes.
+nb::dlpack::dtype BitsDtype(const DataType& type) {
+  return nb::dlpack::dtype{static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
+                           static_cast<uint8_t>(type.bit_width()), 1};
+}
+
+}  // namespace
+
 nb::object TensorToNumpy(const Tensor& tensor, NumpyAccess access) {
   Check(tensor.CheckOnHost());  // NumPy would read device memory as host memory
+  const DataType& type = *tensor.type();
+  // Looked up first, so a missing ml_dtypes fails before anything is made.
+  nb::object low_float = type.is_low_precision_float() ? NumpyDtype(type) : nb::object();
+  const nb::dlpack::dtype dtype = low_float.is_valid() ? BitsDtype(type) : DtypeFromType(type);
   const int64_t width = tensor.type()->byte_width();
   std::vector<size_t> shape(tensor.shape().begin(), tensor.shape().end());
   std::vector<int64_t> strides(tensor.strides());
@@ -218,17 +241,37 @@ nb::object TensorToNumpy(const Tensor& tensor, NumpyAccess access) {
   nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<BufferPtr*>(p); });
   if (access == NumpyAccess::kWritable) {
     nb::ndarray<nb::numpy> array(const_cast<uint8_t*>(tensor.raw_data()), shape.size(),
-                                 shape.data(), keep, strides.data(), DtypeFromType(*tensor.type()));
-    return nb::cast(array, nb::rv_policy::reference);
+                                 shape.data(), keep, strides.data(), dtype);
+    nb::object out = nb::cast(array, nb::rv_policy::reference);
+    return low_float.is_valid() ? out.attr("view")(low_float) : out;
   }
   nb::ndarray<nb::numpy, nb::ro> view(tensor.raw_data(), shape.size(), shape.data(), keep,
-                                      strides.data(), DtypeFromType(*tensor.type()));
-  return nb::cast(view, nb::rv_policy::reference);
+                                      strides.data(), dtype);
+  nb::object out = nb::cast(view, nb::rv_policy::reference);
+  return low_float.is_valid() ? out.attr("view")(low_float) : out;
+}
+
+TypePtr LowFloatTypeOfDtype(nb::handle dtype) {
+  // ml_dtypes registers its types as NumPy user dtypes (type numbers from
+  // 256, NPY_USERDEF; their kind varies: "V", or "f" for float8_e5m2);
+  // the scalar type's module tells them from other user dtypes.
+  if (nb::cast<int>(dtype.attr("num")) < 256) return nullptr;
+  nb::object scalar = dtype.attr("type");
+  const std::string module = nb::cast<std::string>(nb::str(scalar.attr("__module__")));
+  if (module.rfind("ml_dtypes", 0) != 0) return nullptr;
+  const std::string name = nb::cast<std::string>(dtype.attr("name"));
+  if (name == "bfloat16") return bfloat16();
+  if (name == "float8_e4m3fn") return float8_e4m3fn();
+  if (name == "float8_e5m2") return float8_e5m2();
+  return nullptr;
 }
 
 nb::object NumpyDtype(const DataType& type) {
   nb::object numpy = Numpy();
   if (type.is_bool8()) return numpy.attr("dtype")("bool");
+  if (type.is_low_precision_float()) {
+    return numpy.attr("dtype")(ImportOptional("ml_dtypes").attr(type.ToString().c_str()));
+  }
   if (!type.is_numeric()) {
     Raise(Status::TypeError(type.ToString() + " has no NumPy dtype"));
   }
@@ -265,10 +308,18 @@ nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy) {
   return view;
 }
 
-InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
+ArrayView ViewArray(nb::handle ndarray, const char* what, CopyMode copy) {
   nb::object prepared = PrepareArray(ndarray, what, copy);
-  InputArray view;
-  if (!nb::try_cast(prepared, view)) {
+  ArrayView view;
+  if (nb::hasattr(prepared, "dtype") && PyObject_TypeCheck(prepared.ptr(), NumpyArrayType())) {
+    view.low_float = LowFloatTypeOfDtype(prepared.attr("dtype"));
+    if (view.low_float) {
+      // The same memory as unsigned integers of the same width (zero-copy).
+      prepared =
+          prepared.attr("view")(view.low_float->storage().bit_width() == 16 ? "uint16" : "uint8");
+    }
+  }
+  if (!nb::try_cast(prepared, view.array)) {
     Raise(Status::TypeError(std::string(what) +
                             " is not an array of numbers: " + nb::repr(ndarray).c_str()));
   }

@@ -26,9 +26,19 @@ using InputArray = nb::ndarray<nb::ro, nb::device::cpu>;
 TypePtr TypeFromDtype(nb::dlpack::dtype dtype);
 nb::dlpack::dtype DtypeFromType(const DataType& type);
 
-// A zero-copy Tensor over `array`, which stays alive as long as any buffer
-// made from it.
-Tensor TensorFromArray(const InputArray& array, std::vector<std::string> dim_names);
+// An array nanobind can view, and the low-precision float type of its
+// values when it came from an ml_dtypes array (bfloat16, float8_e4m3fn,
+// float8_e5m2: `array` is then a zero-copy unsigned-integer view of the
+// same bits, since neither DLPack nor the buffer protocol of NumPy carries
+// those dtypes); null otherwise.
+struct ArrayView {
+  InputArray array;
+  TypePtr low_float;
+  size_t ndim() const { return array.ndim(); }
+};
+// A zero-copy Tensor over `view.array`, which stays alive as long as any
+// buffer made from it.
+Tensor TensorFromArray(const ArrayView& view, std::vector<std::string> dim_names);
 
 // Buffers borrowed through the buffer protocol for the length of one
 // call, for reading many small arrays at once without a Tensor each.
@@ -83,7 +93,13 @@ enum class NumpyAccess { kReadOnly, kWritable };
 // A NumPy array over `tensor` (zero-copy) that keeps its buffer alive.
 nb::object TensorToNumpy(const Tensor& tensor, NumpyAccess access = NumpyAccess::kReadOnly);
 
-// The NumPy dtype of a tensor value type (bool8 -> bool).
+// The quiver type of an ml_dtypes dtype quiver holds (bfloat16,
+// float8_e4m3fn, float8_e5m2), or null for any other dtype; never imports
+// ml_dtypes.
+TypePtr LowFloatTypeOfDtype(nb::handle dtype);
+// The NumPy dtype of a tensor value type (bool8 -> bool; the low-precision
+// floats -> the ml_dtypes dtype, ModuleNotFoundError naming the extra when
+// ml_dtypes is not installed).
 nb::object NumpyDtype(const DataType& type);
 
 // NumPy's __array__(dtype=None, copy=None) over a zero-copy `view`:
@@ -92,6 +108,6 @@ nb::object NumpyDtype(const DataType& type);
 nb::object ArrayProtocol(nb::object view, nb::handle dtype, nb::handle copy);
 
 // `ndarray`, checked by PrepareArray and viewed as an InputArray.
-InputArray ViewArray(nb::handle ndarray, const char* what, CopyMode copy = CopyMode::kIfNeeded);
+ArrayView ViewArray(nb::handle ndarray, const char* what, CopyMode copy = CopyMode::kIfNeeded);
 
 }  // namespace quiver::python

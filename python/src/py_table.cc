@@ -81,9 +81,12 @@ TablePtr TableFromColumns(nb::handle obj, nb::handle names) {
 // makes these columns (nulls where masked), as pyarrow.table() would.
 bool NumpyNeedsPyarrow(nb::handle ndarray) {
   if (nb::cast<int64_t>(ndarray.attr("ndim")) != 1) return false;
+  const bool masked = nb::isinstance(ndarray, Numpy().attr("ma").attr("MaskedArray"));
+  // ml_dtypes arrays (bfloat16, float8): pyarrow has no type for them.
+  if (LowFloatTypeOfDtype(ndarray.attr("dtype"))) return masked;
   const std::string kind = nb::cast<std::string>(ndarray.attr("dtype").attr("kind"));
   if (kind != "i" && kind != "u" && kind != "f" && kind != "b") return true;
-  return nb::isinstance(ndarray, Numpy().attr("ma").attr("MaskedArray"));
+  return masked;
 }
 
 // A 1-D NumPy array of a numeric dtype as a quiver array over its memory

@@ -75,7 +75,7 @@ void BindTensor(nb::module_& m) {
           [](nb::handle ndarray, std::optional<std::vector<std::string>> dim_names,
              nb::handle copy) {
             const CopyMode mode = CopyModeFromPython(copy);
-            InputArray view = ViewArray(ndarray, "ndarray", mode);
+            ArrayView view = ViewArray(ndarray, "ndarray", mode);
             Tensor t = TensorFromArray(view, dim_names.value_or(std::vector<std::string>{}));
             if (mode == CopyMode::kAlways) {
               Result<Tensor> copied = Status::Invalid("");

@@ -64,14 +64,15 @@ TypePtr TypeFromNumpyDtype(nb::handle dtype) {
   if (!nb::cast<bool>(dtype.attr("isnative"))) {
     Raise(Status::TypeError("value type " + name + " is in non-native byte order"));
   }
+  if (TypePtr low_float = LowFloatTypeOfDtype(dtype)) return low_float;
   if (kind == "b") return bool8();
   if (kind == "i" || kind == "u" || kind == "f") {
     Result<TypePtr> type = TypeFromName(nb::cast<std::string>(dtype.attr("name")));
     if (type.ok()) return *type;
   }
   Raise(Status::TypeError("dtype " + name +
-                          " is not a tensor value type (int, uint, float or "
-                          "bool)"));
+                          " is not a tensor value type (int, uint, float, bool or the "
+                          "ml_dtypes bfloat16, float8_e4m3fn, float8_e5m2)"));
 }
 
 }  // namespace
@@ -82,15 +83,19 @@ TypePtr TypeFromPython(nb::handle value) {
   if (nb::isinstance<nb::str>(value)) {
     const std::string name = nb::cast<std::string>(value);
     if (name == "bool8") return bool8();
+    if (name == "bfloat16") return bfloat16();
+    if (name == "float8_e4m3fn") return float8_e4m3fn();
+    if (name == "float8_e5m2") return float8_e5m2();
     Result<TypePtr> named = TypeFromName(name);
     if (named.ok()) return *named;
     nb::object dtype;
     try {
       dtype = numpy.attr("dtype")(value);  // "f4", "<i8", "uint16" ...
     } catch (nb::python_error&) {
-      Raise(Status::TypeError("unknown value type '" + name +
-                              "' (expected a name such as "
-                              "'float32' or 'bool8', or a NumPy dtype string such as 'f4')"));
+      Raise(Status::TypeError(
+          "unknown value type '" + name +
+          "' (expected a name such as "
+          "'float32', 'bool8' or 'bfloat16', or a NumPy dtype string such as 'f4')"));
     }
     return TypeFromNumpyDtype(dtype);
   }
@@ -211,7 +216,8 @@ void BindDataType(nb::module_& m) {
           nb::arg("memo"))
       .def(
           "to_numpy_dtype", [](const PyDataType& t) { return NumpyDtype(*t.type); },
-          "The NumPy dtype holding this value type (bool8 -> bool); TypeError for the rest.")
+          "The NumPy dtype holding this value type (bool8 -> bool; bfloat16 and float8 -> the "
+          "ml_dtypes dtype); TypeError for the rest.")
       .def("__str__", [](const PyDataType& t) { return t.type->ToString(); })
       .def("__repr__",
            [](const PyDataType& t) { return "quiver.DataType(" + t.type->ToString() + ")"; })

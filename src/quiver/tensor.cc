@@ -30,7 +30,7 @@ namespace {
 
 Status CheckValueType(const TypePtr& type) {
   if (type && type->is_tensor_value()) return Status::OK();
-  return Status::TypeError("tensor value type must be numeric or bool8, got ",
+  return Status::TypeError("tensor value type must be numeric, bool8, bfloat16 or float8, got ",
                            (type ? type->ToString() : std::string("none")));
 }
 
@@ -91,6 +91,10 @@ double ElementAsDouble(const DataType& type, const uint8_t* p) {
           uint16_t bits;
           std::memcpy(&bits, p, 2);
           return HalfToFloat(bits);
+        } else if constexpr (internal::kIsLowFloat<T>) {
+          decltype(tag.bits) bits;
+          std::memcpy(&bits, p, sizeof bits);
+          return internal::LowFloatToFloat(T::kFormat, bits);
         } else if constexpr (std::is_floating_point_v<T>) {
           T v;
           std::memcpy(&v, p, sizeof v);
@@ -368,7 +372,7 @@ bool Tensor::Equals(const Tensor& other) const {
   if (size_ == 0) return true;
   if (!CheckOnHost().ok() || !other.CheckOnHost().ok()) return false;  // never read device memory
   int64_t width = type_->byte_width();
-  bool floating = type_->is_floating();
+  bool floating = type_->is_floating() || type_->is_low_precision_float();
   bool boolean = type_->is_bool8();
   bool equal = true;
   internal::ForEachElementPair(raw_data(), strides_, other.raw_data(), other.strides_, shape_,
@@ -383,6 +387,14 @@ bool Tensor::Equals(const Tensor& other) const {
                                  }
                                });
   return equal;
+}
+
+float LowPrecisionFloatToFloat(const DataType& type, uint32_t bits) {
+  if (type.is_bfloat16()) return internal::LowFloatToFloat(internal::kBFloat16Format, bits);
+  if (type.is_float8_e4m3fn())
+    return internal::LowFloatToFloat(internal::kFloat8E4M3FNFormat, bits);
+  if (type.is_float8_e5m2()) return internal::LowFloatToFloat(internal::kFloat8E5M2Format, bits);
+  return std::numeric_limits<float>::quiet_NaN();
 }
 
 float HalfToFloat(uint16_t half) {

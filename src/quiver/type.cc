@@ -225,6 +225,25 @@ bool DataType::is_bool8() const {
          storage_->id() == TypeId::kInt8;
 }
 
+bool DataType::is_bfloat16() const {
+  return id_ == TypeId::kExtension && extension_name_ == "quiver.bfloat16" &&
+         storage_->id() == TypeId::kUInt16;
+}
+
+bool DataType::is_float8_e4m3fn() const {
+  return id_ == TypeId::kExtension && extension_name_ == "quiver.float8_e4m3fn" &&
+         storage_->id() == TypeId::kUInt8;
+}
+
+bool DataType::is_float8_e5m2() const {
+  return id_ == TypeId::kExtension && extension_name_ == "quiver.float8_e5m2" &&
+         storage_->id() == TypeId::kUInt8;
+}
+
+bool DataType::is_low_precision_float() const {
+  return is_bfloat16() || is_float8_e4m3fn() || is_float8_e5m2();
+}
+
 int64_t DataType::byte_width() const {
   if (storage().id() == TypeId::kBool) return 0;
   return bit_width() / 8;
@@ -269,6 +288,10 @@ std::string DataType::ToString() const {
     case TypeId::kExtension:
       // The tensor types by their parameters, wherever they are nested.
       if (auto tensor = internal::CanonicalExtensionToString(*this)) return *tensor;
+      // The low-precision floats by the names Python, torch and ml_dtypes use.
+      if (is_bfloat16()) return "bfloat16";
+      if (is_float8_e4m3fn()) return "float8_e4m3fn";
+      if (is_float8_e5m2()) return "float8_e5m2";
       return "extension<" + extension_name_ + ", storage=" + storage_->ToString() + ">";
     case TypeId::kNull: return "null";
     case TypeId::kDate32: return "date32[day]";
@@ -334,6 +357,21 @@ TypePtr large_binary() { return Singleton(TypeId::kLargeBinary); }
 
 TypePtr bool8() {
   static const TypePtr type = *extension("arrow.bool8", "", int8());
+  return type;
+}
+
+TypePtr bfloat16() {
+  static const TypePtr type = *extension("quiver.bfloat16", "", uint16());
+  return type;
+}
+
+TypePtr float8_e4m3fn() {
+  static const TypePtr type = *extension("quiver.float8_e4m3fn", "", uint8());
+  return type;
+}
+
+TypePtr float8_e5m2() {
+  static const TypePtr type = *extension("quiver.float8_e5m2", "", uint8());
   return type;
 }
 

@@ -46,6 +46,18 @@ TEST(TextFormat, Floats) {
   EXPECT_EQ(FormatTensor(*Tensor::Make(float32(), buffer, {3})), "[1., 0.5, -2.25]");
 }
 
+// bfloat16 and float8 print their values, not their bits.
+TEST(TextFormat, LowPrecisionFloats) {
+  const uint16_t brains[] = {0x3F80, 0xC010, 0x7FC0};  // 1, -2.25, NaN
+  auto buffer = *Buffer::Allocate(sizeof(brains));
+  std::memcpy(buffer->mutable_data(), brains, sizeof(brains));
+  EXPECT_EQ(FormatTensor(*Tensor::Make(bfloat16(), buffer, {3})), "[1., -2.25, nan]");
+  const uint8_t eights[] = {0x7E, 0xB4};  // 448 and -0.75 in e4m3fn
+  auto small = *Buffer::Allocate(sizeof(eights));
+  std::memcpy(small->mutable_data(), eights, sizeof(eights));
+  EXPECT_EQ(FormatTensor(*Tensor::Make(float8_e4m3fn(), small, {2})), "[448., -0.75]");
+}
+
 TEST(TextFormat, EscapeTextLeavesNoTerminalControl) {
   EXPECT_EQ(EscapeText("plain name"), "plain name");
   EXPECT_EQ(EscapeText("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93");  // UTF-8 kept

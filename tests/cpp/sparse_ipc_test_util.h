@@ -43,6 +43,15 @@ inline Tensor DenseOf(const TypePtr& type, const std::vector<double>& values,
       put(static_cast<uint8_t>(values[i] != 0));
       continue;
     }
+    if (type->is_low_precision_float()) {  // the bits, little-endian, of the nearest value
+      const internal::LowFloatFormat kind = type->is_bfloat16() ? internal::kBFloat16Format
+                                            : type->is_float8_e5m2()
+                                                ? internal::kFloat8E5M2Format
+                                                : internal::kFloat8E4M3FNFormat;
+      const uint32_t bits = internal::LowFloatFromDouble(kind, values[i]);
+      std::memcpy(at, &bits, static_cast<size_t>(width));
+      continue;
+    }
     switch (type->id()) {
       case TypeId::kInt8: put(static_cast<int8_t>(values[i])); break;
       case TypeId::kInt16: put(static_cast<int16_t>(values[i])); break;

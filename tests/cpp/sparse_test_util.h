@@ -43,8 +43,8 @@ Tensor Vec(const std::vector<T>& values, std::vector<int64_t> shape, TypePtr typ
   return *made;
 }
 
-// The element at `p` of `type` as double; float16 and bool8 as their raw
-// bits / byte (so tests can check exact half results).
+// The element at `p` of `type` as double; float16, bfloat16, float8 and
+// bool8 as their raw bits / byte (so tests can check exact results).
 inline double ElementAt(const DataType& type, const uint8_t* p) {
   if (type.is_bool8()) return *p;
   return internal::VisitValueType(
@@ -55,6 +55,10 @@ inline double ElementAt(const DataType& type, const uint8_t* p) {
           uint16_t bits;
           std::memcpy(&bits, p, 2);
           return bits;
+        } else if constexpr (internal::kIsLowFloat<T>) {
+          T v;
+          std::memcpy(&v.bits, p, sizeof v.bits);
+          return v.bits;
         } else {
           T v;
           std::memcpy(&v, p, sizeof v);
@@ -199,6 +203,12 @@ inline Tensor RandomDense(Random& rng) {
             if constexpr (std::is_same_v<T, internal::Half>) {
               const uint16_t bits = special == 0 ? 0x7E00 : static_cast<uint16_t>(0x3C00 + v);
               std::memcpy(p, &bits, 2);
+            } else if constexpr (internal::kIsLowFloat<T>) {
+              const double x = special == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                            : static_cast<double>(v) / 4;
+              const auto bits =
+                  static_cast<decltype(tag.bits)>(internal::LowFloatFromDouble(T::kFormat, x));
+              std::memcpy(p, &bits, sizeof bits);
             } else if constexpr (std::is_floating_point_v<T>) {
               T x = special == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(v) / 4;
               std::memcpy(p, &x, sizeof x);
@@ -208,8 +218,11 @@ inline Tensor RandomDense(Random& rng) {
             }
           },
           [] {});
-    } else if (type->is_floating() && rng.Uniform(3) == 0) {
-      if (type->id() == TypeId::kFloat16) {
+    } else if ((type->is_floating() || type->is_low_precision_float()) && rng.Uniform(3) == 0) {
+      if (type->is_low_precision_float()) {  // -0.0: the sign bit alone
+        const uint16_t bits = type->is_bfloat16() ? 0x8000 : 0x80;
+        std::memcpy(p, &bits, static_cast<size_t>(type->byte_width()));
+      } else if (type->id() == TypeId::kFloat16) {
         const uint16_t bits = 0x8000;  // -0.0
         std::memcpy(p, &bits, 2);
       } else if (type->id() == TypeId::kFloat32) {

@@ -127,7 +127,9 @@ Status CheckExtensionType(const TypePtr& type, const char* name) {
 Status CheckTensorValueType(const TypePtr& value_type, const std::string& type_name) {
   if (!value_type) return Status::TypeError(type_name, " needs a value type");
   if (!value_type->is_tensor_value() && value_type->id() != TypeId::kBool) {
-    return Status::TypeError(type_name, " value type must be numeric, bool or bool8, got ",
+    return Status::TypeError(type_name,
+                             " value type must be numeric, bool or bool8 (or bfloat16, "
+                             "float8_e4m3fn, float8_e5m2), got ",
                              value_type->ToString());
   }
   return Status::OK();

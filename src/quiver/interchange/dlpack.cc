@@ -30,6 +30,9 @@ DLDataType TensorValueDataType(const DataType& type) {
     case TypeId::kFloat64: return {kCodeFloat, 64, 1};
     case TypeId::kExtension:
       if (type.is_bool8()) return {kCodeBool, 8, 1};
+      if (type.is_bfloat16()) return {kCodeBfloat, 16, 1};
+      if (type.is_float8_e4m3fn()) return {kCodeFloat8E4M3FN, 8, 1};
+      if (type.is_float8_e5m2()) return {kCodeFloat8E5M2, 8, 1};
       break;
     default: break;
   }
@@ -41,8 +44,9 @@ DLDataType TensorValueDataType(const DataType& type) {
 Result<DLDataType> DataTypeOf(const DataType& type) {
   const DLDataType dtype = TensorValueDataType(type);
   if (dtype.bits == 0) {
-    return Status::TypeError("DLPack export needs a numeric or bool8 tensor, got ",
-                             type.ToString());
+    return Status::TypeError(
+        "DLPack export needs a numeric, bool8 or low-precision float tensor, got ",
+        type.ToString());
   }
   return dtype;
 }
@@ -169,11 +173,21 @@ Result<TypePtr> ValueTypeOf(DLDataType dtype) {
       case kCodeBool:
         if (dtype.bits == 8) return bool8();
         break;
+      case kCodeBfloat:
+        if (dtype.bits == 16) return bfloat16();
+        break;
+      case kCodeFloat8E4M3FN:
+        if (dtype.bits == 8) return float8_e4m3fn();
+        break;
+      case kCodeFloat8E5M2:
+        if (dtype.bits == 8) return float8_e5m2();
+        break;
     }
   }
-  return Status::TypeError("unsupported DLPack dtype (code ", dtype.code, ", ", dtype.bits,
-                           " bits, ", dtype.lanes,
-                           " lanes); quiver tensors hold int, uint, float and bool values");
+  return Status::TypeError(
+      "unsupported DLPack dtype (code ", dtype.code, ", ", dtype.bits, " bits, ", dtype.lanes,
+      " lanes); quiver tensors hold int, uint, float, bool, bfloat16, float8_e4m3fn and "
+      "float8_e5m2 values");
 }
 
 namespace {

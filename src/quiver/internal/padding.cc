@@ -71,10 +71,16 @@ std::optional<uint64_t> Pattern(std::optional<T> value) {
   return bits;
 }
 
-// The bits of `pad_value` in floating-point type T, when exact.
+// The bits of `pad_value` in floating-point type T, when exact (the
+// low-precision floats too: a pad value they do not hold exactly, or
+// infinity in float8_e4m3fn, is refused rather than rounded or saturated).
 template <typename T>
 std::optional<uint64_t> FloatPattern(double pad_value) {
-  if constexpr (std::is_same_v<T, Half>) {
+  if constexpr (kIsLowFloat<T>) {
+    const std::optional<uint32_t> bits = ExactLowFloat(T::kFormat, pad_value);
+    if (!bits) return std::nullopt;
+    return uint64_t{*bits};
+  } else if constexpr (std::is_same_v<T, Half>) {
     return Pattern(ExactHalf(pad_value));
   } else if constexpr (std::is_same_v<T, float>) {
     const float f = static_cast<float>(pad_value);
@@ -88,7 +94,7 @@ std::optional<uint64_t> FloatPattern(double pad_value) {
 // The bits of integer `value` in value type T, when exact.
 template <typename T, typename V>
 std::optional<uint64_t> IntegerPattern(V value) {
-  if constexpr (std::is_same_v<T, Half> || std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, Half> || kIsLowFloat<T> || std::is_floating_point_v<T>) {
     std::optional<double> d = ExactDouble(value);
     if (!d) return std::nullopt;
     return FloatPattern<T>(*d);
@@ -119,7 +125,7 @@ Result<uint64_t> PadPattern(const PadValue& pad_value, const DataType& type) {
             case PadValue::Kind::kUInt64: return IntegerPattern<T>(pad_value.uint64_value());
             case PadValue::Kind::kDouble: break;
           }
-          if constexpr (std::is_same_v<T, Half> || std::is_floating_point_v<T>) {
+          if constexpr (std::is_same_v<T, Half> || kIsLowFloat<T> || std::is_floating_point_v<T>) {
             return FloatPattern<T>(pad_value.double_value());
           } else {
             return Pattern(ExactInteger<T>(pad_value.double_value()));

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "quiver/internal/low_precision_float.h"
 #include "quiver/type.h"
 
 namespace quiver::internal {
@@ -15,11 +16,19 @@ struct Half {
 };
 
 // Calls fn(T{}) with T the C type of `type` (int8_t .. double, Half for
-// float16, uint8_t for bool8) and returns what it returns; calls
-// fallback() for the other types (bit-packed bool, strings, nested).
+// float16, uint8_t for bool8, BFloat16 / Float8E4M3FN / Float8E5M2 for the
+// low-precision floats, so no kernel mistakes their bits for integers) and
+// returns what it returns; calls fallback() for the other types
+// (bit-packed bool, strings, nested).
 template <typename Fn, typename Fallback>
 auto VisitValueType(const DataType& type, Fn&& fn, Fallback&& fallback) {
-  if (type.is_bool8()) return fn(uint8_t{});
+  if (type.id() == TypeId::kExtension) {
+    if (type.is_bool8()) return fn(uint8_t{});
+    if (type.is_bfloat16()) return fn(BFloat16{});
+    if (type.is_float8_e4m3fn()) return fn(Float8E4M3FN{});
+    if (type.is_float8_e5m2()) return fn(Float8E5M2{});
+    return fallback();
+  }
   switch (type.id()) {
     case TypeId::kInt8: return fn(int8_t{});
     case TypeId::kInt16: return fn(int16_t{});

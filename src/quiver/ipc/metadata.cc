@@ -488,6 +488,29 @@ Result<std::pair<fb::Type, flatbuffers::Offset<void>>> WriteTensorValueType(
   return WriteType(builder, type);
 }
 
+KeyValueMetadata TensorValueExtensionMetadata(const DataType& type) {
+  if (!type.is_bool8() && !type.is_low_precision_float()) return {};
+  return {{kExtensionNameKey, type.extension_name()},
+          {kExtensionMetadataKey, type.extension_metadata()}};
+}
+
+Result<TypePtr> ApplyTensorValueExtension(TypePtr storage, const KeyValueMetadata& custom,
+                                          const std::string& where) {
+  for (const auto& [key, value] : custom) {
+    if (key != kExtensionNameKey) continue;
+    for (const TypePtr& known : {bool8(), bfloat16(), float8_e4m3fn(), float8_e5m2()}) {
+      if (value != known->extension_name()) continue;
+      if (!storage->Equals(*known->storage_type())) {
+        return Status::Invalid(where, ": ", value, " values are stored as ",
+                               known->storage_type()->ToString(), ", the message says ",
+                               storage->ToString());
+      }
+      return known;
+    }
+  }
+  return storage;
+}
+
 }  // namespace quiver::ipc
 
 namespace quiver::ipc {

@@ -39,4 +39,16 @@ Result<TypePtr> ReadTensorValueType(fb::Type type_type, const void* type, const 
 Result<std::pair<fb::Type, flatbuffers::Offset<void>>> WriteTensorValueType(
     flatbuffers::FlatBufferBuilder& builder, const DataType& type);
 
+// Tensor and SparseTensor messages have no extension types: an extension
+// value type (arrow.bool8, quiver.bfloat16, quiver.float8_e4m3fn,
+// quiver.float8_e5m2) is written as its storage type plus the message's
+// custom metadata naming it (the keys a field would carry). Empty for
+// other types.
+KeyValueMetadata TensorValueExtensionMetadata(const DataType& type);
+// The value type a message's `custom` metadata names over the `storage`
+// type its header says (`storage` itself when it names none or one quiver
+// does not know); Invalid when the storage is not that type's.
+Result<TypePtr> ApplyTensorValueExtension(TypePtr storage, const KeyValueMetadata& custom,
+                                          const std::string& where);
+
 }  // namespace quiver::ipc

@@ -66,15 +66,8 @@ Result<TypePtr> ReadValueType(const fb::Message& message, const fb::SparseTensor
                               const std::string& where) {
   QUIVER_ASSIGN_OR_RETURN(TypePtr type,
                           ReadTensorValueType(sparse.type_type(), sparse.type(), where));
-  for (const auto& [key, value] : ReadKeyValues(message.custom_metadata())) {
-    if (key != kExtensionNameKey || value != "arrow.bool8") continue;
-    if (type->id() != TypeId::kInt8) {
-      return Status::Invalid(where, ": arrow.bool8 values are stored as int8, the message says ",
-                             type->ToString());
-    }
-    type = bool8();
-  }
-  return type;
+  return ApplyTensorValueExtension(std::move(type), ReadKeyValues(message.custom_metadata()),
+                                   where);
 }
 
 Status ReadShape(const fb::SparseTensor& sparse, const std::string& where, Common* out) {

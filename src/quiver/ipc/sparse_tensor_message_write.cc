@@ -237,9 +237,7 @@ Status WriteSparseTensor(const SparseTensor& tensor, OutputSink* sink) {
   auto shape = WriteShape(builder, tensor);
   auto sparse = fb::CreateSparseTensor(builder, type.first, type.second, shape,
                                        tensor.non_zero_length(), index.type, index.offset, &data);
-  KeyValueMetadata custom;
-  if (tensor.type()->is_bool8())
-    custom = {{kExtensionNameKey, "arrow.bool8"}, {kExtensionMetadataKey, ""}};
+  const KeyValueMetadata custom = TensorValueExtensionMetadata(*tensor.type());
   builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
                                    fb::MessageHeader::SparseTensor, sparse.Union(), body.length(),
                                    WriteKeyValues(builder, custom)));

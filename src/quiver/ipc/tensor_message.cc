@@ -37,7 +37,7 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink) {
   const int64_t width = dense.type()->byte_width();
   const int64_t bytes = dense.size() * width;
   flatbuffers::FlatBufferBuilder builder(512);
-  QUIVER_ASSIGN_OR_RETURN(auto type, WriteTensorValueType(builder, *dense.type()));
+  QUIVER_ASSIGN_OR_RETURN(auto type, WriteTensorValueType(builder, dense.type()->storage()));
   std::vector<flatbuffers::Offset<fb::TensorDim>> dims;
   for (int k = 0; k < dense.ndim(); ++k) {
     const std::string& name = dense.dim_names().empty() ? std::string() : dense.dim_names()[k];
@@ -49,8 +49,9 @@ Status WriteTensor(const Tensor& tensor, OutputSink* sink) {
       fb::CreateTensor(builder, type.first, type.second, builder.CreateVector(dims),
                        builder.CreateVector(dense.strides().data(), dense.strides().size()), &data);
   const int64_t body_length = bytes + PaddingFor(bytes, kBodyAlignment);
-  builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Tensor,
-                                   message_tensor.Union(), body_length));
+  builder.Finish(fb::CreateMessage(
+      builder, fb::MetadataVersion::V5, fb::MessageHeader::Tensor, message_tensor.Union(),
+      body_length, WriteKeyValues(builder, TensorValueExtensionMetadata(*dense.type()))));
   QUIVER_RETURN_NOT_OK(WriteMessageHead(*sink, builder, body_length).status());
   if (bytes > 0) QUIVER_RETURN_NOT_OK(sink->Write(dense.raw_data(), bytes));
   return WritePadding(*sink, body_length - bytes);
@@ -63,8 +64,12 @@ Result<Tensor> ReadTensor(const std::shared_ptr<InputSource>& source, int64_t of
                           ReadMessageOfKind(source, offset, fb::MessageHeader::Tensor, "Tensor"));
   const fb::Tensor* tensor = message.header->header_as_Tensor();
   const std::string where = message.Where();
-  QUIVER_ASSIGN_OR_RETURN(TypePtr type,
+  QUIVER_ASSIGN_OR_RETURN(TypePtr storage,
                           ReadTensorValueType(tensor->type_type(), tensor->type(), where));
+  QUIVER_ASSIGN_OR_RETURN(
+      TypePtr type,
+      ApplyTensorValueExtension(std::move(storage),
+                                ReadKeyValues(message.header->custom_metadata()), where));
   std::vector<int64_t> shape;
   std::vector<std::string> names;
   bool any_name = false;

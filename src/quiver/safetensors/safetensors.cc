@@ -34,12 +34,12 @@ constexpr std::array<DtypeInfo, 15> kDtypes = {{
     {"BOOL", 1, &bool8},
     {"U8", 1, &uint8},
     {"I8", 1, &int8},
-    {"F8_E5M2", 1, &uint8},
-    {"F8_E4M3", 1, &uint8},
+    {"F8_E5M2", 1, &float8_e5m2},
+    {"F8_E4M3", 1, &float8_e4m3fn},  // the reference's F8_E4M3 is the "fn" variant
     {"I16", 2, &int16},
     {"U16", 2, &uint16},
     {"F16", 2, &float16},
-    {"BF16", 2, &uint16},
+    {"BF16", 2, &bfloat16},
     {"I32", 4, &int32},
     {"U32", 4, &uint32},
     {"F32", 4, &float32},
@@ -55,12 +55,9 @@ int DtypeIndex(std::string_view name) {
   return -1;
 }
 
-// The dtype a quiver type is written as, or -1.
+// The dtype a quiver type is written as, or -1 (each type has one dtype).
 int DtypeOfType(const DataType& type) {
-  if (type.Equals(*bool8())) return 0;
   for (size_t i = 0; i < kDtypes.size(); ++i) {
-    const char* n = kDtypes[i].name;
-    if (std::string_view(n) == "BF16" || std::string_view(n).starts_with("F8_") || i == 0) continue;
     if (type.Equals(*kDtypes[i].type())) return static_cast<int>(i);
   }
   return -1;

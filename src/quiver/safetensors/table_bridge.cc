@@ -16,10 +16,11 @@ bool IsFixedShapeTensor(const Field& field) {
          field.type->extension_name() == FixedShapeTensorType::kExtensionName;
 }
 
-// The dtype to write a column with: only BF16 and F8_* need saying (their
-// bits sit in unsigned integers); any other recorded dtype may be stale (the
-// column was rewritten with another element type), so the element type
-// decides.
+// The dtype to write a column with: only BF16 and F8_* need saying (a
+// bfloat16 / float8 column says it itself, but a uint16 / uint8 column of
+// such bits, as pyarrow hands them back, needs the note); any other
+// recorded dtype may be stale (the column was rewritten with another
+// element type), so the element type decides.
 std::string DtypeToWrite(const Field& field) {
   for (const auto& [key, value] : field.metadata) {
     if (key == kSafetensorsDtypeKey && (value == "BF16" || value.starts_with("F8_"))) return value;

@@ -20,7 +20,8 @@ struct Bool8 {
 };
 
 // Calls fn(T{}) with T the C type of a tensor value type (Bool8 for bool8,
-// internal::Half for float16); nothing for other types, which sparse
+// internal::Half for float16, internal::BFloat16 and the float8 tags);
+// nothing for other types, which sparse
 // tensors cannot hold.
 template <typename Fn>
 void VisitSparseValueType(const DataType& type, Fn&& fn) {
@@ -39,6 +40,10 @@ template <typename T>
 inline bool IsNonZero(T v) {
   if constexpr (std::is_same_v<T, internal::Half>) {
     return (v.bits & 0x7FFF) != 0;
+  } else if constexpr (internal::kIsLowFloat<T>) {
+    // Every bit but the sign: -0.0 (the sign alone) is zero.
+    constexpr unsigned kSign = 1u << (sizeof(v.bits) * 8 - 1);
+    return (v.bits & ~kSign & 0xFFFFu) != 0;
   } else if constexpr (std::is_same_v<T, Bool8>) {
     return v.byte != 0;
   } else {
@@ -47,11 +52,17 @@ inline bool IsNonZero(T v) {
 }
 
 // a + b: integers wrap (computed unsigned, no undefined overflow), floats
-// add in their precision (float16 through float), bool8 ors.
+// add in their precision (float16 through float; bfloat16 and float8 in
+// float, rounded once to nearest even: internal::LowFloatFromDouble), bool8
+// ors.
 template <typename T>
 inline T AddValues(T a, T b) {
   if constexpr (std::is_same_v<T, Bool8>) {
     return Bool8{static_cast<uint8_t>(a.byte | b.byte)};
+  } else if constexpr (internal::kIsLowFloat<T>) {
+    const double sum = static_cast<double>(internal::LowFloatToFloat(T::kFormat, a.bits)) +
+                       internal::LowFloatToFloat(T::kFormat, b.bits);
+    return T{static_cast<decltype(a.bits)>(internal::LowFloatFromDouble(T::kFormat, sum))};
   } else if constexpr (std::is_same_v<T, internal::Half>) {
     return internal::Half{FloatToHalf(HalfToFloat(a.bits) + HalfToFloat(b.bits))};
   } else if constexpr (std::is_floating_point_v<T>) {
@@ -68,6 +79,9 @@ template <typename T>
 inline bool ValuesEqual(T a, T b) {
   if constexpr (std::is_same_v<T, internal::Half>) {
     return HalfToFloat(a.bits) == HalfToFloat(b.bits);
+  } else if constexpr (internal::kIsLowFloat<T>) {
+    return internal::LowFloatToFloat(T::kFormat, a.bits) ==
+           internal::LowFloatToFloat(T::kFormat, b.bits);
   } else if constexpr (std::is_same_v<T, Bool8>) {
     return (a.byte != 0) == (b.byte != 0);
   } else {

@@ -207,7 +207,7 @@ TEST(TensorWrap, EveryErrorRunsTheReleaseOnce) {
   };
   const uintptr_t top = std::numeric_limits<uintptr_t>::max() - 7;
   const Case cases[] = {
-      {"value type must be numeric or bool8",
+      {"value type must be numeric, bool8, bfloat16 or float8",
        StatusCode::kTypeError,
        utf8(),
        4096,

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <random>
+#include <tuple>
 #include <type_traits>
 
 #include "sample_arrays.h"
@@ -47,6 +48,38 @@ TEST(DataType, ExtensionCarriesNameMetadataAndStorage) {
   EXPECT_FALSE(ext->Equals(*other));
   EXPECT_ERROR(kInvalid, "name is empty", extension("", "", int8()));
   EXPECT_ERROR(kInvalid, "cannot have extension storage", extension("a", "", ext));
+}
+
+// The low-precision floats are extension types over unsigned integers
+// (what any Arrow reader sees), tensor values, and print by name.
+TEST(DataType, LowPrecisionFloatsAreExtensionsOverUnsignedIntegers) {
+  const std::tuple<TypePtr, const char*, TypeId> cases[] = {
+      {bfloat16(), "quiver.bfloat16", TypeId::kUInt16},
+      {float8_e4m3fn(), "quiver.float8_e4m3fn", TypeId::kUInt8},
+      {float8_e5m2(), "quiver.float8_e5m2", TypeId::kUInt8},
+  };
+  for (const auto& [type, name, storage] : cases) {
+    EXPECT_EQ(type->id(), TypeId::kExtension);
+    EXPECT_EQ(type->extension_name(), name);
+    EXPECT_EQ(type->extension_metadata(), "");
+    EXPECT_EQ(type->storage().id(), storage);
+    EXPECT_TRUE(type->is_low_precision_float());
+    EXPECT_TRUE(type->is_tensor_value());
+    EXPECT_FALSE(type->is_numeric());
+    EXPECT_EQ(type->ToString(), std::string(name).substr(7));
+    // A reader rebuilding the type from name, metadata and storage gets it back.
+    ASSERT_OK_AND_ASSIGN(TypePtr rebuilt, extension(name, "", type->storage_type()));
+    EXPECT_TRUE(rebuilt->Equals(*type));
+    EXPECT_TRUE(rebuilt->is_low_precision_float());
+  }
+  EXPECT_EQ(bfloat16()->byte_width(), 2);
+  EXPECT_EQ(float8_e5m2()->byte_width(), 1);
+  EXPECT_FALSE(bfloat16()->Equals(*float16()));
+  EXPECT_FALSE(float8_e4m3fn()->Equals(*float8_e5m2()));
+  // The name over the wrong storage is some other extension type.
+  ASSERT_OK_AND_ASSIGN(TypePtr wrong, extension("quiver.bfloat16", "", int16()));
+  EXPECT_FALSE(wrong->is_bfloat16());
+  EXPECT_FALSE(wrong->is_tensor_value());
 }
 
 TEST(DataType, FactoriesRejectNegativeSizes) {

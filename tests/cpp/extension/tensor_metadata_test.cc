@@ -118,8 +118,12 @@ TEST(TensorMetadata, TypeChecks) {
   ASSERT_OK(CheckTensorValueType(float64(), kName));
   ASSERT_OK(CheckTensorValueType(boolean(), kName));
   ASSERT_OK(CheckTensorValueType(bool8(), kName));
+  ASSERT_OK(CheckTensorValueType(bfloat16(), kName));
+  ASSERT_OK(CheckTensorValueType(float8_e4m3fn(), kName));
+  ASSERT_OK(CheckTensorValueType(float8_e5m2(), kName));
   EXPECT_EQ(CheckTensorValueType(utf8(), kName).message(),
-            "arrow.fixed_shape_tensor value type must be numeric, bool or bool8, got utf8");
+            "arrow.fixed_shape_tensor value type must be numeric, bool or bool8 (or bfloat16, "
+            "float8_e4m3fn, float8_e5m2), got utf8");
   EXPECT_EQ(CheckTensorValueType(nullptr, kName).code(), StatusCode::kTypeError);
   EXPECT_EQ(CheckTensorValueType(nullptr, kName).message(),
             "arrow.fixed_shape_tensor needs a value type");

@@ -64,6 +64,37 @@ TEST(DLPack, ExportFillsEveryField) {
   EXPECT_EQ(t.buffer().use_count(), 1);
 }
 
+// bfloat16 and the float8 types travel under DLPack's own codes
+// (kDLBfloat 4, kDLFloat8_e4m3fn 10, kDLFloat8_e5m2 12), never as integers.
+TEST(DLPack, LowPrecisionFloatsHaveTheirOwnCodes) {
+  struct Case {
+    TypePtr type;
+    DLDataType dtype;
+  };
+  for (const Case& c : {Case{bfloat16(), {4, 16, 1}}, Case{float8_e4m3fn(), {10, 8, 1}},
+                        Case{float8_e5m2(), {12, 8, 1}}}) {
+    ASSERT_OK_AND_ASSIGN(DLDataType dtype, DataTypeOf(*c.type));
+    EXPECT_EQ(dtype.code, c.dtype.code) << c.type->ToString();
+    EXPECT_EQ(dtype.bits, c.dtype.bits) << c.type->ToString();
+    ASSERT_OK_AND_ASSIGN(TypePtr back, ValueTypeOf(c.dtype));
+    EXPECT_TRUE(back->Equals(*c.type)) << back->ToString();
+  }
+  EXPECT_ERROR(kTypeError, "unsupported DLPack dtype (code 4, 32 bits", ValueTypeOf({4, 32, 1}));
+  EXPECT_ERROR(kTypeError, "unsupported DLPack dtype (code 10, 16 bits", ValueTypeOf({10, 16, 1}));
+  EXPECT_ERROR(kTypeError, "unsupported DLPack dtype (code 8, 8 bits", ValueTypeOf({8, 8, 1}));
+}
+
+TEST(DLPack, LowPrecisionFloatRoundTripIsZeroCopy) {
+  std::vector<uint16_t> bits = {0x3f80, 0xc000, 0x4049, 0x8000, 0x0001, 0x7f80};
+  ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Make(bfloat16(), test::BufferOf(bits), {2, 3}));
+  ASSERT_OK_AND_ASSIGN(DLManagedTensorVersioned * managed, Export(t));
+  EXPECT_EQ(managed->dl_tensor.dtype.code, kCodeBfloat);
+  ASSERT_OK_AND_ASSIGN(Tensor back, Import(managed));
+  EXPECT_TRUE(back.type()->Equals(*bfloat16()));
+  EXPECT_EQ(back.raw_data(), t.raw_data());
+  EXPECT_TRUE(back.Equals(t));
+}
+
 TEST(DLPack, RoundTripIsZeroCopy) {
   Tensor t = Iota({4, 3});
   Tensor transposed = *Tensor::Make(int32(), t.buffer(), {3, 4}, {4, 12});

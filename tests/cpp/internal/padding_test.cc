@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -30,6 +31,32 @@ TEST(Padding, PatternIsTheValueInTheType) {
                PadPattern(PadValue(300), *uint8()));
   EXPECT_ERROR(kInvalid, "pad value 9007199254740993 is not exactly representable as float64",
                PadPattern(PadValue(int64_t{9007199254740993}), *float64()));
+}
+
+// bfloat16 and float8 pads are their exact bits; what the format cannot
+// hold (a fraction between its values, a magnitude past its largest,
+// infinity in float8_e4m3fn) is refused, never rounded or saturated.
+TEST(Padding, LowPrecisionFloatPadsAreExactOrRefused) {
+  ASSERT_OK_AND_ASSIGN(uint64_t bits, PadPattern(PadValue(1), *bfloat16()));
+  EXPECT_EQ(bits, 0x3f80u);
+  ASSERT_OK_AND_ASSIGN(bits, PadPattern(PadValue(-0.0), *bfloat16()));
+  EXPECT_EQ(bits, 0x8000u);
+  ASSERT_OK_AND_ASSIGN(bits, PadPattern(PadValue(448.0), *float8_e4m3fn()));
+  EXPECT_EQ(bits, 0x7eu);
+  ASSERT_OK_AND_ASSIGN(bits, PadPattern(PadValue(std::nan("")), *float8_e4m3fn()));
+  EXPECT_EQ(bits, 0x7fu);
+  ASSERT_OK_AND_ASSIGN(bits, PadPattern(PadValue(-INFINITY), *float8_e5m2()));
+  EXPECT_EQ(bits, 0xfcu);
+  ASSERT_OK_AND_ASSIGN(bits, PadPattern(PadValue(-2), *float8_e5m2()));
+  EXPECT_EQ(bits, 0xc0u);
+  EXPECT_ERROR(kInvalid, "pad value 0.1 is not exactly representable as bfloat16",
+               PadPattern(PadValue(0.1), *bfloat16()));
+  EXPECT_ERROR(kInvalid, "pad value 257 is not exactly representable as bfloat16",
+               PadPattern(PadValue(257), *bfloat16()));
+  EXPECT_ERROR(kInvalid, "pad value inf is not exactly representable as float8_e4m3fn",
+               PadPattern(PadValue(INFINITY), *float8_e4m3fn()));
+  EXPECT_ERROR(kInvalid, "pad value 480 is not exactly representable as float8_e4m3fn",
+               PadPattern(PadValue(480), *float8_e4m3fn()));
 }
 
 TEST(Padding, FillerWritesThePatternAndSkipsZerosWhenAllowed) {

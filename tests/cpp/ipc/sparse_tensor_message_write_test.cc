@@ -20,8 +20,9 @@ using test::SampleDense;
 using test::Vec;
 
 std::vector<TypePtr> ValueTypes() {
-  return {int8(),   int16(),  int32(),   int64(),   uint8(),   uint16(),
-          uint32(), uint64(), float16(), float32(), float64(), bool8()};
+  return {int8(),    int16(),  int32(),    int64(),         uint8(),
+          uint16(),  uint32(), uint64(),   float16(),       float32(),
+          float64(), bool8(),  bfloat16(), float8_e4m3fn(), float8_e5m2()};
 }
 
 std::vector<TypePtr> IndexTypes() {

@@ -37,6 +37,29 @@ TEST(Ipc, TensorMessageRoundTrip) {
   }
 }
 
+// The Tensor message has no extension types: bool8 and the low-precision
+// floats are written as their storage plus the message's metadata naming
+// them, and read back as themselves.
+TEST(IpcTensor, ExtensionValueTypesRoundTrip) {
+  const std::vector<uint16_t> brains = {0x3F80, 0xC000, 0x8000, 0x7F80};
+  const std::vector<uint8_t> eights = {0x38, 0xC0, 0x80, 0x7E};
+  const std::pair<TypePtr, BufferPtr> cases[] = {
+      {bfloat16(), BufferOf(brains)},
+      {float8_e4m3fn(), BufferOf(eights)},
+      {float8_e5m2(), BufferOf(eights)},
+      {bool8(), BufferOf(eights)},
+  };
+  for (const auto& [type, buffer] : cases) {
+    ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Make(type, buffer, {2, 2}));
+    BufferSink sink;
+    ASSERT_OK(WriteTensor(t, &sink));
+    ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink.Finish());
+    ASSERT_OK_AND_ASSIGN(Tensor back, ReadTensor(BufferSource(bytes)));
+    EXPECT_TRUE(back.type()->Equals(*type)) << back.type()->ToString();
+    EXPECT_EQ(std::memcmp(back.raw_data(), t.raw_data(), 4 * type->byte_width()), 0);
+  }
+}
+
 TEST(IpcTensor, MessagesFollowEachOtherAndOtherKindsAreRefused) {
   BufferSink sink;
   ASSERT_OK_AND_ASSIGN(Tensor first,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_util.h"
@@ -33,6 +34,28 @@ Result<BufferPtr> Write(const std::vector<SafetensorsInput>& tensors,
   return sink.Finish();
 }
 
+// BF16, F8_E4M3 and F8_E5M2 are quiver's bfloat16, float8_e4m3fn and
+// float8_e5m2, read and written without a dtype given.
+TEST(SafetensorsTest, LowPrecisionFloatsMapToTheirDtypes) {
+  const std::vector<uint16_t> brains = {0x3F80, 0xC000};
+  const std::vector<uint8_t> eights = {0x38, 0xC0};
+  ASSERT_OK_AND_ASSIGN(Tensor b, Tensor::Make(bfloat16(), test::BufferOf(brains), {2}));
+  ASSERT_OK_AND_ASSIGN(Tensor e4, Tensor::Make(float8_e4m3fn(), test::BufferOf(eights), {2}));
+  ASSERT_OK_AND_ASSIGN(Tensor e5, Tensor::Make(float8_e5m2(), test::BufferOf(eights), {2}));
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, Write({{"b", b, ""}, {"e4", e4, ""}, {"e5", e5, ""}}));
+  ASSERT_OK_AND_ASSIGN(SafetensorsFile file, SafetensorsFile::FromBuffer(bytes));
+  const std::tuple<const char*, const char*, Tensor> cases[] = {
+      {"b", "BF16", b}, {"e4", "F8_E4M3", e4}, {"e5", "F8_E5M2", e5}};
+  for (const auto& [name, dtype, tensor] : cases) {
+    EXPECT_EQ(file.Find(name)->dtype, dtype);
+    ASSERT_OK_AND_ASSIGN(Tensor got, file.GetTensor(name));
+    EXPECT_TRUE(got.type()->Equals(*tensor.type())) << got.type()->ToString();
+    EXPECT_TRUE(got.Equals(tensor));
+  }
+  // A dtype of another width is refused by name.
+  EXPECT_ERROR(kInvalid, "BF16", Write({{"x", e4, "BF16"}}));
+}
+
 TEST(SafetensorsTest, RoundTripKeepsValuesMetadataAndLayout) {
   Tensor a = IotaOf<float>(float32(), {2, 3});
   Tensor b = IotaOf<int64_t>(int64(), {4});
@@ -56,8 +79,10 @@ TEST(SafetensorsTest, RoundTripKeepsValuesMetadataAndLayout) {
   EXPECT_EQ(got.buffer()->data(), bytes->data() + file.data_offset() + file.Find("a")->begin);
   ASSERT_OK_AND_ASSIGN(got, file.GetTensor("e"));
   EXPECT_TRUE(got.Equals(empty));
+  // uint8 bits written as F8_E4M3 read back as float8_e4m3fn, the same bytes.
   ASSERT_OK_AND_ASSIGN(got, file.GetTensor("bits"));
-  EXPECT_TRUE(got.Equals(c));  // raw bits as uint8
+  EXPECT_TRUE(got.type()->Equals(*float8_e4m3fn()));
+  EXPECT_EQ(std::memcmp(got.raw_data(), c.raw_data(), 3), 0);
   EXPECT_ERROR(kIndexError, "no tensor named 'zz'", file.GetTensor("zz"));
 }
 

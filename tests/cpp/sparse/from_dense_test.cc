@@ -84,6 +84,16 @@ TEST(SparseTensor, NegativeZeroIsZeroAndNaNIsNot) {
   Tensor half = Vec<uint16_t>({0x8000, 0x7E00, 0x0000, 0x3C00}, {4}, float16());
   ASSERT_OK_AND_ASSIGN(auto h, SparseTensor::FromDense(half, SparseFormat::kCOO));
   EXPECT_EQ(h.non_zero_length(), 2);
+  // bfloat16 and float8: the sign bit alone (-0.0) is zero, NaN is not.
+  Tensor brain = Vec<uint16_t>({0x8000, 0x7FC0, 0x0000, 0xBF80}, {4}, bfloat16());
+  ASSERT_OK_AND_ASSIGN(auto b, SparseTensor::FromDense(brain, SparseFormat::kCSF));
+  EXPECT_EQ(Values<int64_t>(b.values()), (std::vector<int64_t>{0x7FC0, 0xBF80}));
+  for (const TypePtr& type : {float8_e4m3fn(), float8_e5m2()}) {
+    Tensor eight = Vec<uint8_t>({0x80, 0x7F, 0x00, 0x01}, {4}, type);
+    ASSERT_OK_AND_ASSIGN(auto e, SparseTensor::FromDense(eight, SparseFormat::kCOO));
+    EXPECT_EQ(Values<int64_t>(e.values()), (std::vector<int64_t>{0x7F, 0x01})) << type->ToString();
+    EXPECT_EQ(Values<int64_t>(e.coo_index()->coords), (std::vector<int64_t>{1, 3}));
+  }
 }
 
 TEST(SparseTensor, ColumnMajorAndStridedInputGiveRowMajorCanonicalOutput) {

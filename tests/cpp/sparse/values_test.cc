@@ -44,6 +44,18 @@ TEST(SparseValues, GatherSumsRunsOfDuplicates) {
   ASSERT_OK_AND_ASSIGN(Tensor sum,
                        GatherValues(h, std::vector<int64_t>{0, 1}, std::vector<int64_t>{0, 2}));
   EXPECT_EQ(reinterpret_cast<const uint16_t*>(sum.raw_data())[0], 0x3C00);
+  // bfloat16 sums too: 1 + 2^-8 is halfway between 1 and 1 + 2^-7, to even.
+  const std::vector<uint16_t> brains = {0x3F80, 0x3B80};  // 1.0, 2^-8
+  Tensor b = *Tensor::Make(bfloat16(), test::BufferOf(brains), {2});
+  ASSERT_OK_AND_ASSIGN(Tensor bsum,
+                       GatherValues(b, std::vector<int64_t>{0, 1}, std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(reinterpret_cast<const uint16_t*>(bsum.raw_data())[0], 0x3F80);
+  // float8_e4m3fn has no infinity: 448 + 448 overflows to NaN (0x7f).
+  const std::vector<uint8_t> eights = {0x7E, 0x7E, 0x38, 0x38};  // 448, 448, 1, 1
+  Tensor e = *Tensor::Make(float8_e4m3fn(), test::BufferOf(eights), {4});
+  ASSERT_OK_AND_ASSIGN(Tensor esum, GatherValues(e, std::vector<int64_t>{0, 1, 2, 3},
+                                                 std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(Values<int64_t>(esum), (std::vector<int64_t>{0x7F, 0x40}));  // NaN, 2.0
 }
 
 TEST(SparseValues, FloatToHalfRoundsToNearestEven) {
