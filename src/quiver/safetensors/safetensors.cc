@@ -16,13 +16,11 @@
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/utf8.h"
 #include "quiver/internal/without_throwing.h"
-#include "quiver/safetensors/header_sax.h"
+#include "quiver/safetensors/header_parser.h"
 
 namespace quiver {
 
 namespace {
-
-using nlohmann::json;
 
 struct DtypeInfo {
   const char* name;
@@ -72,14 +70,14 @@ std::string Quoted(const std::string& file_name) {
 }
 
 // __metadata__ into `out`: absent or null, or an object of strings.
-Status ReadMetadata(safetensors_internal::HeaderSax& sax, const std::string& where,
+Status ReadMetadata(safetensors_internal::RawHeader& header, const std::string& where,
                     std::map<std::string, std::string>* out) {
   using safetensors_internal::FieldState;
-  if (sax.metadata_state() == FieldState::kAbsent) return Status::OK();
-  if (sax.metadata_state() == FieldState::kInvalid) {
+  if (header.metadata_state == FieldState::kAbsent) return Status::OK();
+  if (header.metadata_state == FieldState::kInvalid) {
     return Status::Invalid(where, ": __metadata__ is not an object");
   }
-  for (auto& [key, value] : sax.metadata()) {
+  for (auto& [key, value] : header.metadata) {
     if (!value)
       return Status::Invalid(where, ": __metadata__ value of '", key, "' is not a string");
     out->emplace_hint(out->end(), key, std::move(*value));
@@ -167,13 +165,13 @@ Result<SafetensorsFile> SafetensorsFile::FromBuffer(BufferPtr bytes, const std::
     if (!internal::IsValidUtf8(text, text_size)) {
       return Status::Invalid(where, ": header is not valid UTF-8");
     }
-    safetensors_internal::HeaderSax sax;
-    json::sax_parse(text, text + text_size, &sax, json::input_format_t::json, /*strict=*/true);
-    if (sax.repeated()) {
-      return Status::Invalid(where, ": tensor '", *sax.repeated(), "' appears twice in the header");
+    safetensors_internal::RawHeader header = safetensors_internal::ParseHeader(text, text_size);
+    if (header.repeated) {
+      return Status::Invalid(where, ": tensor '", *header.repeated,
+                             "' appears twice in the header");
     }
-    if (sax.malformed()) return Status::Invalid(where, ": header is not valid JSON");
-    if (!sax.is_object()) return Status::Invalid(where, ": header is not a JSON object");
+    if (header.malformed) return Status::Invalid(where, ": header is not valid JSON");
+    if (!header.is_object) return Status::Invalid(where, ": header is not a JSON object");
 
     SafetensorsFile file;
     file.bytes_ = std::move(bytes);
@@ -186,11 +184,11 @@ Result<SafetensorsFile> SafetensorsFile::FromBuffer(BufferPtr bytes, const std::
     auto keep_first = [&](const std::string& key, Status status) {
       if (!first_error || key < first_error->first) first_error.emplace(key, std::move(status));
     };
-    if (Status status = ReadMetadata(sax, where, &file.metadata_); !status.ok()) {
+    if (Status status = ReadMetadata(header, where, &file.metadata_); !status.ok()) {
       keep_first("__metadata__", std::move(status));
     }
-    file.entries_.reserve(sax.entries().size());
-    for (safetensors_internal::RawEntry& raw : sax.entries()) {
+    file.entries_.reserve(header.entries.size());
+    for (safetensors_internal::RawEntry& raw : header.entries) {
       Result<SafetensorsEntry> entry = CheckEntry(raw, where, data_size);
       if (!entry.ok()) {
         keep_first(raw.name, entry.status());
