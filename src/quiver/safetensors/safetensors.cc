@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -15,13 +16,11 @@
 #include "quiver/internal/checked_math.h"
 #include "quiver/internal/utf8.h"
 #include "quiver/internal/without_throwing.h"
-#include "quiver/safetensors/header_sax.h"
+#include "quiver/safetensors/header_parser.h"
 
 namespace quiver {
 
 namespace {
-
-using nlohmann::json;
 
 struct DtypeInfo {
   const char* name;
@@ -67,9 +66,69 @@ std::string Quoted(const std::string& file_name) {
   return file_name.empty() ? std::string("the input") : file_name;
 }
 
-// A non-negative int64 JSON number.
-bool IsCount(const json& value) {
-  return value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0);
+// __metadata__ into `out`: absent or null, or an object of strings.
+Status ReadMetadata(safetensors_internal::RawHeader& header, const std::string& where,
+                    std::map<std::string, std::string>* out) {
+  using safetensors_internal::FieldState;
+  if (header.metadata_state == FieldState::kAbsent) return Status::OK();
+  if (header.metadata_state == FieldState::kInvalid) {
+    return Status::Invalid(where, ": __metadata__ is not an object");
+  }
+  for (auto& [key, value] : header.metadata) {
+    if (!value)
+      return Status::Invalid(where, ": __metadata__ value of '", key, "' is not a string");
+    out->emplace_hint(out->end(), key, std::move(*value));
+  }
+  return Status::OK();
+}
+
+// One tensor's entry checked against the format and the data section
+// (`data_size` bytes), in the order the checks have always been made.
+Result<SafetensorsEntry> CheckEntry(safetensors_internal::RawEntry& raw, const std::string& where,
+                                    int64_t data_size) {
+  using safetensors_internal::FieldState;
+  const std::string at = where + ", tensor '" + raw.name + "'";
+  if (!raw.is_object) return Status::Invalid(at, ": entry is not an object");
+  if (raw.dtype_state != FieldState::kValid) {
+    return Status::Invalid(at, ": missing or non-string \"dtype\"");
+  }
+  const int index = DtypeIndex(raw.dtype);
+  if (index < 0) return Status::Invalid(at, ": unknown dtype '", raw.dtype, "'");
+  if (raw.shape.state != FieldState::kValid) {
+    return Status::Invalid(at, ": \"shape\" is not a list of non-negative integers");
+  }
+  if (raw.offsets.state != FieldState::kValid || raw.offsets.values.size() != 2) {
+    return Status::Invalid(at, ": \"data_offsets\" is not [begin, end]");
+  }
+  std::vector<int64_t> dims;
+  dims.reserve(raw.shape.values.size());
+  for (uint64_t d : raw.shape.values) {
+    if (d > static_cast<uint64_t>(INT64_MAX)) {
+      return Status::Invalid(at, ": shape entry out of range");
+    }
+    dims.push_back(static_cast<int64_t>(d));
+  }
+  const uint64_t begin = raw.offsets.values[0];
+  const uint64_t end = raw.offsets.values[1];
+  if (begin > end || end > static_cast<uint64_t>(data_size)) {
+    return Status::Invalid(at, ": data_offsets [", begin, ", ", end,
+                           "] lie outside the data section (", data_size, " bytes)");
+  }
+  QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::ShapeProduct(dims, at));
+  QUIVER_ASSIGN_OR_RETURN(int64_t nbytes,
+                          internal::MultiplyChecked(count, kDtypes[index].width, at));
+  if (nbytes != static_cast<int64_t>(end - begin)) {
+    return Status::Invalid(at, ": shape ", internal::FormatShape(dims), " of ", kDtypes[index].name,
+                           " needs ", nbytes, " bytes, data_offsets [", begin, ", ", end, "] hold ",
+                           end - begin);
+  }
+  SafetensorsEntry entry;
+  entry.name = std::move(raw.name);
+  entry.dtype = kDtypes[index].name;
+  entry.shape = Dims(dims);
+  entry.begin = static_cast<int64_t>(begin);
+  entry.end = static_cast<int64_t>(end);
+  return entry;
 }
 
 }  // namespace
@@ -103,84 +162,46 @@ Result<SafetensorsFile> SafetensorsFile::FromBuffer(BufferPtr bytes, const std::
     if (!internal::IsValidUtf8(text, text_size)) {
       return Status::Invalid(where, ": header is not valid UTF-8");
     }
-    json header;
-    safetensors_internal::HeaderSax sax(header);
-    json::sax_parse(text, text + text_size, &sax, json::input_format_t::json, /*strict=*/true);
-    if (sax.repeated()) {
-      return Status::Invalid(where, ": tensor '", *sax.repeated(), "' appears twice in the header");
+    safetensors_internal::RawHeader header = safetensors_internal::ParseHeader(text, text_size);
+    if (header.repeated) {
+      return Status::Invalid(where, ": tensor '", *header.repeated,
+                             "' appears twice in the header");
     }
-    if (sax.malformed()) return Status::Invalid(where, ": header is not valid JSON");
-    if (!header.is_object()) return Status::Invalid(where, ": header is not a JSON object");
+    if (header.malformed) return Status::Invalid(where, ": header is not valid JSON");
+    if (!header.is_object) return Status::Invalid(where, ": header is not a JSON object");
 
     SafetensorsFile file;
     file.bytes_ = std::move(bytes);
     file.file_name_ = where;
     file.data_offset_ = 8 + text_size;
     const int64_t data_size = size - file.data_offset_;
-    for (auto& [key, value] : header.items()) {
-      if (key == "__metadata__") {
-        if (value.is_null()) continue;
-        if (!value.is_object()) return Status::Invalid(where, ": __metadata__ is not an object");
-        for (auto& [mkey, mvalue] : value.items()) {
-          if (!mvalue.is_string()) {
-            return Status::Invalid(where, ": __metadata__ value of '", mkey, "' is not a string");
-          }
-          file.metadata_[mkey] = mvalue.get<std::string>();
-        }
-        continue;
-      }
-      const std::string at = where + ", tensor '" + key + "'";
-      if (!value.is_object()) return Status::Invalid(at, ": entry is not an object");
-      auto dtype = value.find("dtype");
-      auto shape = value.find("shape");
-      auto offsets = value.find("data_offsets");
-      if (dtype == value.end() || !dtype->is_string()) {
-        return Status::Invalid(at, ": missing or non-string \"dtype\"");
-      }
-      const int index = DtypeIndex(dtype->get_ref<const std::string&>());
-      if (index < 0) {
-        return Status::Invalid(at, ": unknown dtype '", dtype->get<std::string>(), "'");
-      }
-      if (shape == value.end() || !shape->is_array() ||
-          !std::all_of(shape->begin(), shape->end(), IsCount)) {
-        return Status::Invalid(at, ": \"shape\" is not a list of non-negative integers");
-      }
-      if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2 ||
-          !IsCount((*offsets)[0]) || !IsCount((*offsets)[1])) {
-        return Status::Invalid(at, ": \"data_offsets\" is not [begin, end]");
-      }
-      SafetensorsEntry entry;
-      entry.name = key;
-      entry.dtype = kDtypes[index].name;
-      std::vector<int64_t> dims;
-      for (const json& d : *shape) {
-        if (!d.is_number_integer() || d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-          return Status::Invalid(at, ": shape entry out of range");
-        }
-        dims.push_back(d.get<int64_t>());
-      }
-      const uint64_t begin = (*offsets)[0].get<uint64_t>();
-      const uint64_t end = (*offsets)[1].get<uint64_t>();
-      if (begin > end || end > static_cast<uint64_t>(data_size)) {
-        return Status::Invalid(at, ": data_offsets [", begin, ", ", end,
-                               "] lie outside the data section (", data_size, " bytes)");
-      }
-      QUIVER_ASSIGN_OR_RETURN(int64_t count, internal::ShapeProduct(dims, at));
-      QUIVER_ASSIGN_OR_RETURN(int64_t nbytes,
-                              internal::MultiplyChecked(count, kDtypes[index].width, at));
-      if (nbytes != static_cast<int64_t>(end - begin)) {
-        return Status::Invalid(at, ": shape ", internal::FormatShape(dims), " of ", entry.dtype,
-                               " needs ", nbytes, " bytes, data_offsets [", begin, ", ", end,
-                               "] hold ", end - begin);
-      }
-      entry.shape = Dims(dims);
-      entry.begin = static_cast<int64_t>(begin);
-      entry.end = static_cast<int64_t>(end);
-      file.entries_.push_back(std::move(entry));
+    // A document visited its keys sorted: of several broken entries, the
+    // one with the smallest name is reported.
+    std::optional<std::pair<std::string, Status>> first_error;
+    auto keep_first = [&](const std::string& key, Status status) {
+      if (!first_error || key < first_error->first) first_error.emplace(key, std::move(status));
+    };
+    if (Status status = ReadMetadata(header, where, &file.metadata_); !status.ok()) {
+      keep_first("__metadata__", std::move(status));
     }
+    file.entries_.reserve(header.entries.size());
+    for (safetensors_internal::RawEntry& raw : header.entries) {
+      Result<SafetensorsEntry> entry = CheckEntry(raw, where, data_size);
+      if (!entry.ok()) {
+        keep_first(raw.name, entry.status());
+      } else if (!first_error) {
+        file.entries_.push_back(*std::move(entry));
+      }
+    }
+    if (first_error) return std::move(first_error->second);
+    // Equal ranges (empty tensors at one offset, or an overlap) in name
+    // order, as when the entries came from a document's sorted keys.
     std::sort(file.entries_.begin(), file.entries_.end(),
               [](const SafetensorsEntry& a, const SafetensorsEntry& b) {
-                return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+                if (a.begin != b.begin || a.end != b.end) {
+                  return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+                }
+                return a.name < b.name;
               });
     int64_t next = 0;
     for (const SafetensorsEntry& entry : file.entries_) {
