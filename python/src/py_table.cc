@@ -419,7 +419,6 @@ void BindTable(nb::module_& m) {
           return PyTable{TableFromColumns(obj, names)};
         }
         if (!names.is_none()) Raise(Status::TypeError("names= goes with a list of columns"));
-        if (nb::isinstance<PyTable>(obj)) return nb::cast<PyTable>(obj);
         return PyTable{TableFromPython(obj)};
       },
       nb::arg("obj"), nb::arg("names").none() = nb::none(),
