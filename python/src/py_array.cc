@@ -155,8 +155,12 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
   }
   if (!type.is_numeric()) return nb::str(("<" + type.ToString() + ">").c_str());
   // Numbers: one element through NumPy, so floats and halves read as NumPy does.
-  Tensor one = Unwrap(Tensor::Make(data.type->is_bool8() ? bool8() : data.type, data.buffers[1], {},
-                                   {}, {}, at * type.byte_width()));
+  // The element types quiver knows keep their type; any other extension
+  // (or a known name over the wrong storage) reads as its storage.
+  const TypePtr& element = data.type->is_low_precision_float()     ? data.type
+                           : data.type->id() == TypeId::kExtension ? data.type->storage_type()
+                                                                   : data.type;
+  Tensor one = Unwrap(Tensor::Make(element, data.buffers[1], {}, {}, {}, at * type.byte_width()));
   return TensorToNumpy(one).attr("item")();
 }
 

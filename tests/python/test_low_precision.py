@@ -214,3 +214,17 @@ def test_buffer_protocol_refuses_rather_than_showing_integers():
     t = qv.Tensor.from_numpy(sample("bfloat16"))
     with pytest.raises(BufferError, match="bfloat16 values have no buffer-protocol format"):
         memoryview(t)
+
+
+@pytest.mark.parametrize(
+    "name, storage",
+    [("quiver.bfloat16", "uint8"), ("quiver.float8_e5m2", "int16"), ("example.other", "uint8")],
+)
+def test_extension_over_unexpected_storage_reads_as_its_storage(name, storage):
+    pa = pytest.importorskip("pyarrow", reason="needs pyarrow")
+    # quiver.bfloat16 over uint8 is not bfloat16: an unknown extension whose
+    # values read as their storage, not a 'tensor value type' error.
+    metadata = {b"ARROW:extension:name": name.encode(), b"ARROW:extension:metadata": b""}
+    schema = pa.schema([pa.field("c", storage, metadata=metadata)])
+    column = qv.table(pa.table([pa.array([1, 2, 3], storage)], schema=schema)).column("c")
+    assert column.to_pylist() == [1, 2, 3]
