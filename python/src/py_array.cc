@@ -115,6 +115,18 @@ nb::object ValueToPython(const ArrayData& data, int64_t i) {
   const DataType& type = data.type->storage();
   const int64_t at = data.offset + i;
   if (data.type->is_bool8()) return nb::bool_(GetBool(data, i));
+  if (data.type->is_low_precision_float()) {  // natively: no ml_dtypes needed
+    uint32_t bits = 0;
+    const uint8_t* p = data.buffers[1]->data() + at * type.byte_width();
+    if (type.byte_width() == 2) {
+      uint16_t two;
+      std::memcpy(&two, p, 2);
+      bits = two;
+    } else {
+      bits = *p;
+    }
+    return nb::float_(static_cast<double>(LowPrecisionFloatToFloat(*data.type, bits)));
+  }
   switch (type.id()) {
     case TypeId::kBool: return nb::bool_(GetBool(data, i));
     case TypeId::kUtf8:

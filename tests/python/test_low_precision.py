@@ -228,3 +228,34 @@ def test_extension_over_unexpected_storage_reads_as_its_storage(name, storage):
     schema = pa.schema([pa.field("c", storage, metadata=metadata)])
     column = qv.table(pa.table([pa.array([1, 2, 3], storage)], schema=schema)).column("c")
     assert column.to_pylist() == [1, 2, 3]
+
+
+def without_ml_dtypes(code):
+    """Runs `code` in a fresh interpreter where `import ml_dtypes` fails."""
+    prelude = "import sys; sys.modules['ml_dtypes'] = None\nimport quiver as qv\n"
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + code], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_values_read_as_python_floats_without_ml_dtypes():
+    pytest.importorskip("pyarrow", reason="needs pyarrow")
+    out = without_ml_dtypes(
+        "import pyarrow as pa\n"
+        "for name, bits in [('bfloat16', [16320, 32768]), ('float8_e4m3fn', [60, 128]),"
+        " ('float8_e5m2', [62, 124])]:\n"
+        "    storage = pa.uint16() if name == 'bfloat16' else pa.uint8()\n"
+        "    meta = {b'ARROW:extension:name': b'quiver.' + name.encode(),"
+        " b'ARROW:extension:metadata': b''}\n"
+        "    schema = pa.schema([pa.field('c', storage, metadata=meta)])\n"
+        "    table = qv.table(pa.table([pa.array(bits, storage)], schema=schema))\n"
+        "    print(table.column('c').type, table.column('c').to_pylist())\n"
+        "    str(table)\n"
+    )
+    assert out.splitlines() == [
+        "bfloat16 [1.5, -0.0]",
+        "float8_e4m3fn [1.5, -0.0]",
+        "float8_e5m2 [1.5, inf]",
+    ]
