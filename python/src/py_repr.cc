@@ -2,8 +2,10 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "py_errors.h"
 #include "py_numpy.h"
@@ -70,7 +72,7 @@ bool OnHost(const ArrayData& data) {
 
 std::string TensorText(const Result<Tensor>& row) {
   if (!row.ok()) return "<" + row.status().message() + ">";
-  return OneLine(FormatValues(TensorToNumpy(*row)));
+  return OneLine(FormatValues(ValuesForRepr(*row)));
 }
 
 // The first `count` rows of one chunk as text, one entry per row (the
@@ -148,6 +150,29 @@ std::string TabularRepr(const char* cls, int64_t rows, const Schema& schema,
     out += "\n" + schema.fields[i].name + ": " + preview;
   }
   return out;
+}
+
+nb::object ValuesForRepr(const Tensor& tensor) {
+  if (!tensor.type()->is_low_precision_float()) return TensorToNumpy(tensor);
+  try {
+    return TensorToNumpy(tensor);
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_ImportError)) throw;
+  }
+  // Without ml_dtypes: the storage bits, looked up in a table of every
+  // pattern's float value.
+  const TypePtr& storage = tensor.type()->storage_type();
+  nb::object bits =
+      TensorToNumpy(Unwrap(Tensor::Make(storage, tensor.buffer(), tensor.shape(), tensor.strides(),
+                                        tensor.dim_names(), tensor.byte_offset())));
+  const size_t patterns = size_t{1} << (8 * storage->byte_width());
+  std::vector<float> table(patterns);
+  for (size_t b = 0; b < patterns; ++b) {
+    table[b] = LowPrecisionFloatToFloat(*tensor.type(), static_cast<uint32_t>(b));
+  }
+  nb::object np = nb::module_::import_("numpy");
+  nb::object values = np.attr("array")(nb::cast(table), "float32");
+  return values[bits];
 }
 
 std::string FormatValues(nb::handle array, const std::string& prefix) {

@@ -13,6 +13,8 @@
 #include "quiver/array.h"
 #include "quiver/type.h"
 
+#include "quiver/tensor.h"
+
 namespace quiver::python {
 
 namespace nb = nanobind;
@@ -20,6 +22,10 @@ namespace nb = nanobind;
 // NumPy-style text of one array (summarised past a few elements);
 // continuation lines start with `prefix` (the text before the array).
 std::string FormatValues(nb::handle array, const std::string& prefix = "");
+// A host tensor as a NumPy array to print: TensorToNumpy, except that
+// bfloat16 / float8 values print as float32 when ml_dtypes is missing (a
+// repr never needs the optional package).
+nb::object ValuesForRepr(const Tensor& tensor);
 // The repr of a column: `header`, then one line per shown row (the first
 // and last three of long columns), `row(i)` giving an array or None (null).
 template <typename RowFn>

@@ -17,6 +17,7 @@
 #include "py_numpy.h"
 #include "py_objects.h"
 #include "py_pickle.h"
+#include "py_repr.h"
 
 namespace quiver::python {
 
@@ -202,8 +203,9 @@ nb::list NumpyList(const std::vector<Tensor>& tensors) {
 }
 
 // pyarrow's to_numpy: the values, then the index arrays, all read-only views.
-nb::tuple ToNumpy(const SparseTensor& t) {
-  nb::object data = TensorToNumpy(t.values());
+// `for_repr`: values through ValuesForRepr (float32 without ml_dtypes).
+nb::tuple ToNumpy(const SparseTensor& t, bool for_repr = false) {
+  nb::object data = for_repr ? ValuesForRepr(t.values()) : TensorToNumpy(t.values());
   if (const SparseCOOIndex* coo = t.coo_index())
     return nb::make_tuple(data, TensorToNumpy(coo->coords));
   if (const SparseCSXIndex* csx = t.csx_index()) {
@@ -276,7 +278,7 @@ std::string Repr(const SparseTensor& t) {
   if (const SparseCSFIndex* csf = t.csf_index()) {
     out += " axis_order=" + Str(ToTuple(csf->axis_order));
   }
-  nb::tuple views = ToNumpy(t);
+  nb::tuple views = ToNumpy(t, /*for_repr=*/true);
   auto entry = [&](int64_t i) {
     out += "\n  " + Str(ToTuple(CoordinatesOf(t, views, i))) + "  " + Str(views[0][nb::int_(i)]);
   };

@@ -197,7 +197,7 @@ void BindTensor(nb::module_& m) {
           header += "]";
         }
         if (!t.tensor.buffer()->device().is_cpu()) return header + " (device memory)";
-        return header + "\n" + FormatValues(TensorToNumpy(t.tensor));
+        return header + "\n" + FormatValues(ValuesForRepr(t.tensor));
       });
   nb::handle cls = m.attr("Tensor");
   nb::setattr(cls, "__hash__", nb::none());

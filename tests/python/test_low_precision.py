@@ -259,3 +259,20 @@ def test_values_read_as_python_floats_without_ml_dtypes():
         "float8_e4m3fn [1.5, -0.0]",
         "float8_e5m2 [1.5, inf]",
     ]
+
+
+def test_reprs_print_values_without_ml_dtypes():
+    pytest.importorskip("torch", reason="needs torch")
+    out = without_ml_dtypes(
+        "import torch\n"
+        "for name in ['bfloat16', 'float8_e4m3fn', 'float8_e5m2']:\n"
+        "    made = torch.tensor([[1.5, -0.0], [2.0, -4.0]]).to(getattr(torch, name))\n"
+        "    t = qv.from_dlpack(made)\n"
+        "    print(repr(t).splitlines()[1])\n"
+        "    print(repr(qv.SparseCOOTensor.from_tensor(t)).splitlines()[1])\n"
+        "    column = qv.FixedShapeTensorArray.from_numpy(t)\n"
+        "    print(str(qv.table({'c': column})).splitlines()[-1])\n"
+    )
+    # As float32 (NumPy's spacing for float32, not ml_dtypes').
+    lines = ["[[ 1.5, -0. ],", "  (0, 0)  1.5", "c: [[ 1.5, -0. ], [ 2., -4.]]"]
+    assert out.splitlines() == lines * 3
