@@ -167,6 +167,10 @@ std::string UnsupportedDtype(nb::handle dtype) {
   if (kind == "U" || kind == "S") return "dtype " + name + " (strings)";
   if (kind == "M" || kind == "m")
     return "dtype " + name + " (dates and times; view them as int64 first)";
+  if (nb::cast<int>(dtype.attr("num")) >= 256) {  // a user dtype: other ml_dtypes types
+    return "dtype " + name + " (a NumPy user dtype; of these quiver holds only ml_dtypes' " +
+           "bfloat16, float8_e4m3fn and float8_e5m2)";
+  }
   if (kind == "V") return "dtype " + name + " (structured or raw bytes)";
   if (kind == "c") return "dtype " + name + " (complex numbers)";
   return "";

@@ -82,8 +82,9 @@ TablePtr TableFromColumns(nb::handle obj, nb::handle names) {
 bool NumpyNeedsPyarrow(nb::handle ndarray) {
   if (nb::cast<int64_t>(ndarray.attr("ndim")) != 1) return false;
   const bool masked = nb::isinstance(ndarray, Numpy().attr("ma").attr("MaskedArray"));
-  // ml_dtypes arrays (bfloat16, float8): pyarrow has no type for them.
-  if (LowFloatTypeOfDtype(ndarray.attr("dtype"))) return masked;
+  // NumPy user dtypes (ml_dtypes' bfloat16, float8 and the rest): pyarrow
+  // has no type for them; quiver makes the ones it holds and names the others.
+  if (nb::cast<int>(ndarray.attr("dtype").attr("num")) >= 256) return masked;
   const std::string kind = nb::cast<std::string>(ndarray.attr("dtype").attr("kind"));
   if (kind != "i" && kind != "u" && kind != "f" && kind != "b") return true;
   return masked;

@@ -276,3 +276,15 @@ def test_reprs_print_values_without_ml_dtypes():
     # As float32 (NumPy's spacing for float32, not ml_dtypes').
     lines = ["[[ 1.5, -0. ],", "  (0, 0)  1.5", "c: [[ 1.5, -0. ], [ 2., -4.]]"]
     assert out.splitlines() == lines * 3
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 2)])
+def test_other_ml_dtypes_are_refused_by_name(shape):
+    # pyarrow's 'Unsupported numpy type 261' and 'structured or raw bytes'
+    # named neither the dtype's nature nor what quiver holds.
+    x = np.zeros(shape, ml_dtypes.float8_e4m3fnuz)
+    message = r"float8_e4m3fnuz \(a NumPy user dtype; of these quiver holds only ml_dtypes'"
+    with pytest.raises(TypeError, match=message):
+        qv.table({"c": x})
+    with pytest.raises(TypeError, match=message):
+        qv.Tensor.from_numpy(x)
