@@ -42,6 +42,16 @@ bool StartsWith(std::span<const uint8_t> head, std::string_view magic) {
   return head.size() >= magic.size() && std::memcmp(head.data(), magic.data(), magic.size()) == 0;
 }
 
+// A safetensors file: its JSON header's length (8 bytes, little endian; at
+// most the format's 100 MB header cap, so the high bytes are zero) and the
+// header's opening brace.
+bool LooksLikeSafetensors(std::span<const uint8_t> head) {
+  if (head.size() < 9 || head[8] != '{') return false;
+  uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = length << 8 | head[static_cast<size_t>(i)];
+  return length >= 2 && length <= 100'000'000;
+}
+
 // Printable ASCII and whitespace, or UTF-8; a sequence cut by the end of a
 // partial head counts. Control bytes (NUL above all) never appear in text.
 bool LooksLikeText(std::span<const uint8_t> head, bool whole) {
@@ -104,6 +114,9 @@ std::string Advice(FileKind kind, FileKind expected) {
              std::string(expected == FileKind::kIpcFile ? "file" : "stream") +
              " with compression=)";
     case FileKind::kGitLfsPointer: return "; fetch the real file with git lfs pull";
+    case FileKind::kSafetensors:
+      return "; read it with quiver.safetensors, or convert it with quiver convert "
+             "(one row, a fixed_shape_tensor column per tensor)";
     default: return "";
   }
 }
@@ -152,6 +165,7 @@ FileKind SniffFileKind(std::span<const uint8_t> head, bool whole) {
   for (const Signature& signature : kSignatures) {
     if (StartsWith(head, signature.magic)) return signature.kind;
   }
+  if (LooksLikeSafetensors(head)) return FileKind::kSafetensors;
   return LooksLikeText(head, whole) ? FileKind::kText : FileKind::kUnknown;
 }
 
@@ -172,6 +186,7 @@ const char* FileKindName(FileKind kind) {
     case FileKind::kOrc: return "an ORC file";
     case FileKind::kAvro: return "an Avro file";
     case FileKind::kGitLfsPointer: return "a Git LFS pointer file";
+    case FileKind::kSafetensors: return "a safetensors file";
     case FileKind::kText: return "a text file";
     case FileKind::kUnknown: break;
   }

@@ -31,6 +31,7 @@ enum class FileKind {
   kOrc,
   kAvro,
   kGitLfsPointer,  // the small text file Git LFS leaves before a checkout
+  kSafetensors,    // an 8-byte little-endian header length, then '{'
   kText,           // printable ASCII or UTF-8 (CSV, JSON, ...)
 };
 

@@ -80,6 +80,11 @@ TEST(FileKind, SniffsTheCommonFormats) {
   EXPECT_EQ(Sniff(std::string_view("\0\0\0\0\0\0\0\0", 8)), FileKind::kUnknown);
   EXPECT_EQ(Sniff("\x10\0\0\0\x0C\0"), FileKind::kUnknown);  // a pre-0.15 stream
   EXPECT_EQ(Sniff("abc\x7F"), FileKind::kUnknown);
+  // safetensors: an 8-byte header length, then the header's brace.
+  EXPECT_EQ(Sniff(std::string_view("\x40\0\0\0\0\0\0\0{\"w\":", 13)), FileKind::kSafetensors);
+  // A length past the header cap, or no brace: not safetensors.
+  EXPECT_EQ(Sniff(std::string_view("\0\0\0\0\x01\0\0\0{\"w\":", 13)), FileKind::kUnknown);
+  EXPECT_EQ(Sniff(std::string_view("\x40\0\0\0\0\0\0\0[1]", 11)), FileKind::kUnknown);
 }
 
 TEST(FileKind, FileReaderSaysWhatItWasGiven) {
@@ -91,6 +96,10 @@ TEST(FileKind, FileReaderSaysWhatItWasGiven) {
   EXPECT_EQ(FileOpenError("PAR1 ...... PAR1"),
             "the input is a Parquet file, not an Arrow IPC file; read it with a Parquet reader "
             "(pyarrow.parquet, polars) and pass the table on");
+  EXPECT_EQ(FileOpenError(std::string_view("\x10\0\0\0\0\0\0\0{\"w\": {}}", 20)),
+            "the input is a safetensors file, not an Arrow IPC file; read it with "
+            "quiver.safetensors, or convert it with quiver convert (one row, a fixed_shape_tensor "
+            "column per tensor)");
   EXPECT_EQ(FileOpenError("\x93NUMPY\x01\0v\0{'descr': '<f8'}"),
             "the input is a NumPy .npy file, not an Arrow IPC file; load it with numpy.load");
   EXPECT_EQ(FileOpenError("PK\x03\x04\x14\0\0\0\x08\0"),
