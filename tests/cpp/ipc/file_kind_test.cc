@@ -96,7 +96,7 @@ TEST(FileKind, FileReaderSaysWhatItWasGiven) {
   EXPECT_EQ(FileOpenError("PAR1 ...... PAR1"),
             "the input is a Parquet file, not an Arrow IPC file; read it with a Parquet reader "
             "(pyarrow.parquet, polars) and pass the table on");
-  EXPECT_EQ(FileOpenError(std::string_view("\x10\0\0\0\0\0\0\0{\"w\": {}}", 20)),
+  EXPECT_EQ(FileOpenError(std::string_view("\x10\0\0\0\0\0\0\0{\"w\": {}}", 17)),
             "the input is a safetensors file, not an Arrow IPC file; read it with "
             "quiver.safetensors, or convert it with quiver convert (one row, a fixed_shape_tensor "
             "column per tensor)");
