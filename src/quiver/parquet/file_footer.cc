@@ -12,11 +12,6 @@ namespace {
 constexpr int64_t kMagicSize = 4;
 constexpr int64_t kTailSize = 8;  // the footer's length word, then the magic
 
-std::string Named(const io::InputSource& source) {
-  const std::string name = source.name();
-  return name.empty() ? std::string("the input") : name;
-}
-
 uint32_t LoadLittleEndian32(const uint8_t* bytes) {
   return static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
          static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
@@ -24,8 +19,13 @@ uint32_t LoadLittleEndian32(const uint8_t* bytes) {
 
 }  // namespace
 
+std::string SourceName(const io::InputSource& source) {
+  const std::string name = source.name();
+  return name.empty() ? std::string("the input") : name;
+}
+
 Result<FileFooter> ReadFileFooter(io::InputSource& source) {
-  const std::string name = Named(source);
+  const std::string name = SourceName(source);
   const int64_t size = source.size();
   if (size < kMagicSize + kTailSize) {
     return Status::Invalid(name, " is not a Parquet file: ", size,

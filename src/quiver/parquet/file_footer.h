@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "quiver/io.h"
 #include "quiver/parquet/metadata.h"
@@ -22,6 +23,9 @@ struct FileFooter {
   int64_t metadata_offset = 0;  // where the FileMetaData starts in the file
   int64_t metadata_length = 0;
 };
+
+// What errors call a source: its name, or "the input" for memory.
+std::string SourceName(const io::InputSource& source);
 
 // Invalid naming the source for a file too short, a missing magic, or a
 // footer length past the file; NotImplemented for an encrypted footer

@@ -11,11 +11,6 @@ namespace quiver::parquet {
 
 namespace {
 
-std::string Named(const io::InputSource& source) {
-  const std::string name = source.name();
-  return name.empty() ? std::string("the input") : name;
-}
-
 // The leaves in column order, each with its path below the root.
 void CollectLeaves(const SchemaNode& node, std::vector<std::string>* path,
                    std::vector<std::pair<const SchemaNode*, std::vector<std::string>>>* out) {
@@ -114,7 +109,7 @@ ParquetFile::~ParquetFile() = default;
 
 Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<io::InputSource> source) {
   auto impl = std::make_unique<Impl>();
-  const std::string name = Named(*source);
+  const std::string name = SourceName(*source);
   QUIVER_ASSIGN_OR_RETURN(impl->footer, ReadFileFooter(*source));
   const FileMetaData& m = impl->footer.metadata;
   if (m.encrypted) {

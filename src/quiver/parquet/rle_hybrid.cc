@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "quiver/parquet/varint.h"
+
 namespace quiver::parquet {
 
 int BitWidthOf(uint32_t max_value) { return max_value == 0 ? 0 : 32 - __builtin_clz(max_value); }
@@ -133,19 +135,12 @@ int64_t RunLength(const uint32_t* values, int64_t count, int64_t i) {
 
 std::string EncodeRleHybrid(const uint32_t* values, int64_t count, int bit_width) {
   std::string out;
-  auto varint = [&out](uint64_t v) {
-    while (v >= 0x80) {
-      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out.push_back(static_cast<char>(v));
-  };
   const int value_bytes = (bit_width + 7) / 8;
   int64_t i = 0;
   while (i < count) {
     const int64_t same = RunLength(values, count, i);
     if (same >= 8) {
-      varint(static_cast<uint64_t>(same) << 1);
+      AppendVarint(out, static_cast<uint64_t>(same) << 1);
       for (int b = 0; b < value_bytes; ++b) out.push_back(static_cast<char>(values[i] >> (8 * b)));
       i += same;
       continue;
@@ -159,7 +154,7 @@ std::string EncodeRleHybrid(const uint32_t* values, int64_t count, int bit_width
       if (i < count && RunLength(values, count, i) >= 8) break;
     }
     const int64_t groups = (i - start + 7) / 8;
-    varint(static_cast<uint64_t>(groups) << 1 | 1);
+    AppendVarint(out, static_cast<uint64_t>(groups) << 1 | 1);
     std::string packed(static_cast<size_t>(groups * bit_width), '\0');
     for (int64_t k = 0; k < i - start; ++k) {
       const uint32_t v = values[start + k];

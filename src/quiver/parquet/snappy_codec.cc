@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "quiver/parquet/varint.h"
+
 namespace quiver::parquet {
 
 namespace {
@@ -108,14 +110,6 @@ Status SnappyDecode(const uint8_t* data, int64_t size, uint8_t* out, int64_t out
 
 namespace {
 
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
 void PutLiteral(std::string& out, const uint8_t* p, int64_t length) {
   while (length > 0) {
     const int64_t n = length < 65536 ? length : 65536;
@@ -151,7 +145,7 @@ void PutCopy(std::string& out, int64_t offset, int64_t length) {
 
 std::string SnappyEncode(const uint8_t* bytes, int64_t size) {
   std::string out;
-  PutVarint(out, static_cast<uint64_t>(size));
+  AppendVarint(out, static_cast<uint64_t>(size));
   constexpr int kHashBits = 14;
   constexpr int64_t kWindow = 65535;
   std::vector<int64_t> table(size_t{1} << kHashBits, -1);

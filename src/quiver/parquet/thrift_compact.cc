@@ -3,6 +3,8 @@
 #include <cstring>
 #include <utility>
 
+#include "quiver/parquet/varint.h"
+
 namespace quiver::parquet {
 
 const char* ThriftTypeName(ThriftType type) {
@@ -221,14 +223,6 @@ Status ThriftReader::Skip(ThriftType type) {
     case ThriftType::kStop: break;
   }
   return Error("cannot skip a value of type stop");
-}
-
-void ThriftWriter::Varint(uint64_t value) {
-  while (value >= 0x80) {
-    bytes_.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  bytes_.push_back(static_cast<char>(value));
 }
 
 void ThriftWriter::EndStruct() {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quiver/parquet/varint.h"
 #include "quiver/status.h"
 
 namespace quiver::parquet {
@@ -163,7 +164,7 @@ class ThriftWriter {
   static uint64_t ZigZag(int64_t value) {
     return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
   }
-  void Varint(uint64_t value);
+  void Varint(uint64_t value) { AppendVarint(bytes_, value); }
 
   std::string bytes_;
   std::vector<int16_t> last_field_ids_;
