@@ -4,16 +4,13 @@
 
 #include <string>
 
+#include "parquet_test_util.h"
 #include "test_util.h"
 
 namespace quiver::parquet {
 namespace {
 
-std::string LengthWord(uint32_t n) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return out;
-}
+using test::LengthWord;
 
 FileMetaData Minimal(int extra_pairs = 0) {
   FileMetaData m;
@@ -30,13 +27,12 @@ FileMetaData Minimal(int extra_pairs = 0) {
 }
 
 std::string FileBytes(const FileMetaData& m, const std::string& body = "column data") {
-  const std::string footer = EncodeFileMetaData(m);
-  return "PAR1" + body + footer + LengthWord(static_cast<uint32_t>(footer.size())) + "PAR1";
+  return test::ParquetFileBytes(m, body);
 }
 
 Result<FileFooter> Read(const std::string& bytes) {
   auto source =
-      io::BufferSource(test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size())));
+      io::BufferSource(quiver::test::BufferFrom(bytes.data(), static_cast<int64_t>(bytes.size())));
   return ReadFileFooter(*source);
 }
 

@@ -6,17 +6,12 @@
 
 #include <string>
 
+#include "parquet_test_util.h"
 #include "quiver/parquet/metadata.h"
 #include "test_util.h"
 
 namespace quiver::parquet {
 namespace {
-
-std::string LengthWord(uint32_t n) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return out;
-}
 
 constexpr int64_t kDataBytes = 100;  // the bytes between the magic and the footer
 
@@ -78,10 +73,8 @@ FileMetaData TwoColumns() {
 }
 
 Result<std::unique_ptr<ParquetFile>> Open(const FileMetaData& m) {
-  const std::string footer = EncodeFileMetaData(m);
-  const std::string bytes = "PAR1" + std::string(kDataBytes, 'd') + footer +
-                            LengthWord(static_cast<uint32_t>(footer.size())) + "PAR1";
-  return ParquetFile::Open(io::BufferSource(test::BufferFrom(bytes.data(), bytes.size())));
+  const std::string bytes = test::ParquetFileBytes(m, std::string(kDataBytes, 'd'));
+  return ParquetFile::Open(io::BufferSource(quiver::test::BufferFrom(bytes.data(), bytes.size())));
 }
 
 TEST(ParquetFileTest, SchemaAndMetadataOfAFile) {
