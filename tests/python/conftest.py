@@ -1,4 +1,6 @@
 import ctypes
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -92,3 +94,23 @@ def s3(tmp_path_factory):
         server.names = names
         server.root = root
         yield server
+
+
+@pytest.fixture(scope="module")
+def ray():
+    """A local Ray (2 CPUs) for one test module, its workers importing
+    quiver from where this process does; skipped where Ray is not
+    installed."""
+    ray = pytest.importorskip(
+        "ray", reason="Ray is an optional extra: pip install 'quiver-tensors[ray]'"
+    )
+    pytest.importorskip("ray.data")
+    paths = os.pathsep.join(p for p in sys.path if p)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": paths}},
+    )
+    yield ray
+    ray.shutdown()

@@ -7,7 +7,6 @@ Dask workers. Each part is skipped with a reason when its extra is absent."""
 
 import os
 import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -45,24 +44,6 @@ def dataset(folder, files=2, rows=10):
 
 
 # --- Ray ----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def ray():
-    ray = pytest.importorskip(
-        "ray", reason="Ray is an optional extra: pip install 'quiver-tensors[ray]'"
-    )
-    pytest.importorskip("ray.data")
-    # Workers import quiver from where this process does.
-    paths = os.pathsep.join(p for p in sys.path if p)
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"PYTHONPATH": paths}},
-    )
-    yield ray
-    ray.shutdown()
 
 
 def quiver_objects():

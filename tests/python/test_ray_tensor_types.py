@@ -6,9 +6,6 @@ rows that do not match their shape; quiver.ray.read_ipc and write_ipc with
 datasets Ray made itself, under both of Ray's fixed-shape formats, and with
 IPC files that hold Ray's types."""
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
@@ -301,21 +298,6 @@ def write_with_pyarrow(table, path):
 
 
 # --- datasets (a real local Ray) ------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def ray():
-    import ray
-
-    paths = os.pathsep.join(p for p in sys.path if p)
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"PYTHONPATH": paths}},
-    )
-    yield ray
-    ray.shutdown()
 
 
 @pytest.fixture(params=["v1", "v2", "native"])
