@@ -1,0 +1,53 @@
+// One column chunk of one row group read whole: its pages walked in order
+// (an optional dictionary page, then data pages v1 and v2), each
+// decompressed, its repetition and definition levels decoded and its
+// values appended to one ColumnValues. docs/formats.md, "Parquet: pages".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quiver/io.h"
+#include "quiver/parquet/metadata.h"
+#include "quiver/parquet/schema.h"
+#include "quiver/parquet/value_decoder.h"
+#include "quiver/status.h"
+
+namespace quiver::parquet {
+
+// What a leaf column holds for one row group, ready for the assembler.
+struct ColumnChunkData {
+  // The values that are present (not null, not an empty or null list), in
+  // order.
+  ColumnValues values;
+  // The number of levels: values, nulls and empty lists, as the page
+  // headers count them.
+  int64_t num_levels = 0;
+  // One per level; empty when the leaf's maximum definition level is 0, and
+  // when every level was the maximum (all_defined: no nulls, no empty lists
+  // anywhere on the path).
+  std::vector<int16_t> def_levels;
+  bool all_defined = true;
+  // One per level; empty when the leaf's maximum repetition level is 0, and
+  // when `fixed_list_size` was given and checked (every row a list of
+  // exactly that many values).
+  std::vector<int16_t> rep_levels;
+};
+
+struct ColumnChunkOptions {
+  // > 0: the leaf sits in exactly one list level, which the Arrow type says
+  // is a fixed-size list of this size; the reader checks the repetition
+  // levels against that pattern page by page instead of keeping them
+  // (the tensor fast path). A level that breaks it is an Invalid error.
+  int64_t fixed_list_size = 0;
+};
+
+// Reads column chunk `chunk` (checked by ParquetFile::Open) of `leaf` from
+// `source`. `what` names the column and row group in errors.
+Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChunk& chunk,
+                                        const SchemaNode& leaf, int64_t num_rows,
+                                        const ColumnChunkOptions& options,
+                                        const std::string& what);
+
+}  // namespace quiver::parquet
