@@ -1,8 +1,8 @@
 // Parquet files: their schema (as Arrow types, tensor types restored from
-// the ARROW:schema key) and their metadata (row groups, column chunks,
-// codecs, encodings, statistics), read from any source quiver reads (local
-// files, memory, http://, https://, s3://) without libarrow or Thrift.
-// docs/parquet.md.
+// the ARROW:schema key), their metadata (row groups, column chunks, codecs,
+// encodings, statistics) and their columns, read from any source quiver
+// reads (local files, memory, http://, https://, s3://) without libarrow or
+// Thrift. docs/parquet.md.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "quiver/io.h"
 #include "quiver/record_batch.h"
 #include "quiver/status.h"
+#include "quiver/table.h"
 #include "quiver/type.h"
 
 namespace quiver::parquet {
@@ -47,6 +48,16 @@ struct RowGroupInfo {
   std::vector<ColumnChunkInfo> columns;
 };
 
+struct ParquetReadOptions {
+  // The top-level fields to read, by name, in this order (empty: all). Only
+  // their column chunks are read and decoded.
+  std::vector<std::string> columns;
+  // The row groups to read, in this order (empty: all).
+  std::vector<int> row_groups;
+  // Threads that decode column chunks at once (0: one per core).
+  int threads = 0;
+};
+
 class ParquetFile {
  public:
   // Reads and checks the footer (one ReadRanges call for most files: the
@@ -74,6 +85,18 @@ class ParquetFile {
   int32_t format_version() const;
   // The file's key/value metadata, ARROW:schema included.
   const KeyValueMetadata& key_value_metadata() const;
+
+  // Row group `i` as a record batch of the fields options.columns names
+  // (options.row_groups is ignored). Values are decoded into memory of
+  // their own (the file's bytes are copied or decompressed, never shared).
+  // IndexError for a row group out of range; Invalid naming a field the
+  // file lacks (and the fields it has); Invalid naming the column, row group and page for data that
+  // contradicts the file's metadata or its encodings; NotImplemented for
+  // a codec this build lacks.
+  Result<RecordBatchPtr> ReadRowGroup(int i, const ParquetReadOptions& options = {}) const;
+  // The row groups options.row_groups names (all when empty) as a table,
+  // one chunk per row group.
+  Result<TablePtr> ReadTable(const ParquetReadOptions& options = {}) const;
 
  private:
   struct Impl;

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "quiver/internal/threads.h"
 #include "quiver/parquet.h"
+#include "quiver/parquet/assemble.h"
+#include "quiver/parquet/column_chunk_reader.h"
 #include "quiver/parquet/file_footer.h"
 #include "quiver/parquet/schema.h"
 
@@ -94,11 +97,46 @@ Status CheckChunk(const ColumnChunk& chunk, const SchemaNode& leaf,
   return Status::OK();
 }
 
+// The leaves of a top-level field: [first, first + count) in column order.
+struct LeafRange {
+  int first = 0, count = 0;
+};
+
+void CountLeaves(const SchemaNode& node, int* count) {
+  if (node.is_leaf()) {
+    ++*count;
+    return;
+  }
+  for (const SchemaNode& child : node.children) CountLeaves(child, count);
+}
+
+// The list size the column chunk reader can check repetition levels
+// against instead of keeping them: a fixed-size list (or an extension
+// type over one, such as arrow.fixed_shape_tensor) of a non-nested value
+// type, whose leaf sits under that one list. 0 otherwise.
+int64_t FixedListSize(const DataType& type, const SchemaNode& node) {
+  const DataType* t = &type;
+  if (t->id() == TypeId::kExtension) t = t->storage_type().get();
+  if (t->id() != TypeId::kFixedSizeList || t->fixed_size() <= 0) return 0;
+  const DataType& value = *t->children()[0].type;
+  if (!value.children().empty() || value.id() == TypeId::kExtension) return 0;
+  const SchemaNode* leaf = &node;
+  while (!leaf->is_leaf()) {
+    if (leaf->children.size() != 1) return 0;
+    leaf = &leaf->children[0];
+  }
+  return leaf->max_repetition_level == 1 ? t->fixed_size() : 0;
+}
+
 }  // namespace
 
 struct ParquetFile::Impl {
   std::shared_ptr<io::InputSource> source;
   FileFooter footer;
+  SchemaNode root;
+  std::vector<LeafRange> field_leaves;  // per top-level field
+  std::vector<const SchemaNode*> leaves;  // in column order
+  std::string name;
   SchemaPtr schema;
   std::vector<RowGroupInfo> row_groups;
   std::vector<std::string> column_paths;
@@ -116,14 +154,26 @@ Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<io::Input
     return Status::NotImplemented(name,
                                   " is an encrypted Parquet file, which quiver does not read");
   }
-  QUIVER_ASSIGN_OR_RETURN(SchemaNode root, BuildSchemaTree(m, name));
+  QUIVER_ASSIGN_OR_RETURN(impl->root, BuildSchemaTree(m, name));
+  const SchemaNode& root = impl->root;
   QUIVER_ASSIGN_OR_RETURN(Schema schema, ArrowSchemaOf(m, root, name));
   impl->schema = std::make_shared<const Schema>(std::move(schema));
 
   std::vector<std::string> path;
   std::vector<std::pair<const SchemaNode*, std::vector<std::string>>> leaves;
   CollectLeaves(root, &path, &leaves);
-  for (const auto& leaf : leaves) impl->column_paths.push_back(Joined(leaf.second));
+  for (const auto& leaf : leaves) {
+    impl->column_paths.push_back(Joined(leaf.second));
+    impl->leaves.push_back(leaf.first);
+  }
+  int first = 0;
+  for (const SchemaNode& child : root.children) {
+    LeafRange range{first, 0};
+    CountLeaves(child, &range.count);
+    impl->field_leaves.push_back(range);
+    first += range.count;
+  }
+  impl->name = name;
 
   int64_t rows = 0;
   for (size_t g = 0; g < m.row_groups.size(); ++g) {
@@ -169,6 +219,109 @@ const std::string& ParquetFile::created_by() const { return impl_->footer.metada
 int32_t ParquetFile::format_version() const { return impl_->footer.metadata.version; }
 const KeyValueMetadata& ParquetFile::key_value_metadata() const {
   return impl_->footer.metadata.key_value_metadata;
+}
+
+namespace {
+
+// The indices of the fields `names` (all when empty).
+Result<std::vector<int>> FieldIndices(const Schema& schema, const std::vector<std::string>& names,
+                                      const std::string& what) {
+  std::vector<int> out;
+  if (names.empty()) {
+    for (size_t f = 0; f < schema.fields.size(); ++f) out.push_back(static_cast<int>(f));
+    return out;
+  }
+  for (const std::string& name : names) {
+    int found = -1;
+    for (size_t f = 0; f < schema.fields.size() && found < 0; ++f) {
+      if (schema.fields[f].name == name) found = static_cast<int>(f);
+    }
+    if (found < 0) {
+      std::string all;
+      for (const Field& field : schema.fields) all += (all.empty() ? "" : ", ") + field.name;
+      return Status::Invalid(what, " has no column named '", name, "' (its columns: ", all, ")");
+    }
+    out.push_back(found);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions& options) const {
+  const Impl& impl = *impl_;
+  if (i < 0 || i >= num_row_groups()) {
+    return Status::IndexError("row group ", i, " of ", impl.name, ", which has ",
+                              num_row_groups());
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
+                          FieldIndices(*impl.schema, options.columns, impl.name));
+  const RowGroup& group = impl.footer.metadata.row_groups[static_cast<size_t>(i)];
+
+  // Every leaf of the projected fields read on its own (in parallel), then
+  // each field assembled from its leaves.
+  std::vector<std::pair<int, int>> tasks;  // (field position, leaf)
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const LeafRange& range = impl.field_leaves[static_cast<size_t>(fields[k])];
+    for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
+      tasks.emplace_back(static_cast<int>(k), leaf);
+    }
+  }
+  std::vector<ColumnChunkData> data(tasks.size());
+  QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
+      static_cast<int64_t>(tasks.size()), options.threads, [&](int64_t t) -> Status {
+        const auto [k, leaf] = tasks[static_cast<size_t>(t)];
+        const int f = fields[static_cast<size_t>(k)];
+        const std::string what = impl.name + ": column " + impl.column_paths[leaf] +
+                                 " of row group " + std::to_string(i);
+        ColumnChunkOptions chunk_options;
+        chunk_options.fixed_list_size = FixedListSize(
+            *impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
+        QUIVER_ASSIGN_OR_RETURN(
+            data[static_cast<size_t>(t)],
+            ReadColumnChunk(*impl.source, group.columns[static_cast<size_t>(leaf)],
+                            *impl.leaves[static_cast<size_t>(leaf)], chunk_options, what));
+        return Status::OK();
+      }));
+
+  std::vector<Field> out_fields;
+  std::vector<ArrayDataPtr> columns;
+  size_t next = 0;
+  for (int f : fields) {
+    const Field& field = impl.schema->fields[static_cast<size_t>(f)];
+    const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
+    std::vector<ColumnChunkData> leaves;
+    for (int n = 0; n < range.count; ++n) leaves.push_back(std::move(data[next++]));
+    const std::string what = impl.name + ": column " + field.name + " of row group " +
+                             std::to_string(i);
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
+                            AssembleColumn(impl.root.children[static_cast<size_t>(f)], field,
+                                           &leaves, group.num_rows, what));
+    out_fields.push_back(field);
+    columns.push_back(std::move(column));
+  }
+  auto schema = std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
+  return RecordBatch::Make(std::move(schema), group.num_rows, std::move(columns),
+                           ValidationLevel::kFull);
+}
+
+Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const {
+  std::vector<int> groups = options.row_groups;
+  if (groups.empty()) {
+    for (int g = 0; g < num_row_groups(); ++g) groups.push_back(g);
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
+                          FieldIndices(*impl_->schema, options.columns, impl_->name));
+  std::vector<Field> out_fields;
+  for (int f : fields) out_fields.push_back(impl_->schema->fields[static_cast<size_t>(f)]);
+  auto schema =
+      std::make_shared<const Schema>(Schema{std::move(out_fields), impl_->schema->metadata});
+  std::vector<RecordBatchPtr> batches;
+  for (int g : groups) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, ReadRowGroup(g, options));
+    batches.push_back(std::move(batch));
+  }
+  return Table::FromRecordBatches(std::move(schema), batches);
 }
 
 }  // namespace quiver::parquet

@@ -1,0 +1,362 @@
+#include "quiver/parquet/column_chunk_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "quiver/parquet/page_codec.h"
+#include "quiver/parquet/rle_hybrid.h"
+
+namespace quiver::parquet {
+
+namespace {
+
+// The bytes of one page's levels: where they start and how many there are.
+struct LevelBytes {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+  Encoding encoding = Encoding::kRle;
+};
+
+// Levels stored with the deprecated BIT_PACKED encoding: `width` bits per
+// value, the first value in the most significant bits of the first byte.
+Status DecodeMsbBitPacked(const LevelBytes& bytes, int width, int64_t count, uint32_t* out,
+                          const std::string& what) {
+  if (count * width > bytes.size * 8) {
+    return Status::Invalid(what, ": ", count, " bit-packed levels of ", width,
+                           " bits run past the page's ", bytes.size, " bytes of levels");
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t value = 0;
+    for (int b = 0; b < width; ++b) {
+      const int64_t bit = i * width + b;
+      value = value << 1 | ((bytes.data[bit / 8] >> (7 - bit % 8)) & 1);
+    }
+    out[i] = value;
+  }
+  return Status::OK();
+}
+
+// Reads the levels of a page one span at a time (RLE hybrid or BIT_PACKED).
+Status DecodeLevels(const LevelBytes& bytes, int width, int64_t count, uint32_t* out,
+                    const std::string& what) {
+  if (bytes.encoding == Encoding::kBitPacked) {
+    return DecodeMsbBitPacked(bytes, width, count, out, what);
+  }
+  RleHybridDecoder decoder(bytes.data, bytes.size, width, what);
+  return decoder.Decode(out, count);
+}
+
+class ChunkReader {
+ public:
+  ChunkReader(const ColumnMetaData& meta, const SchemaNode& leaf,
+              const ColumnChunkOptions& options, std::string what)
+      : meta_(meta),
+        max_def_(leaf.max_definition_level),
+        max_rep_(leaf.max_repetition_level),
+        // The pattern check only fits a leaf under exactly one list.
+        fixed_list_size_(leaf.max_repetition_level == 1 ? options.fixed_list_size : 0),
+        what_(std::move(what)) {}
+
+  Status Init(const SchemaNode& leaf) {
+    QUIVER_ASSIGN_OR_RETURN(out_.values,
+                            ColumnValues::Make(meta_.type, leaf.element->type_length));
+    return Reserve();
+  }
+
+  Status ReadPages(const uint8_t* data, int64_t size) {
+    int64_t position = 0;
+    int page = 0;
+    while (out_.num_levels < meta_.num_values && position < size) {
+      const std::string where = what_ + ", page " + std::to_string(page);
+      int64_t header_size = 0;
+      QUIVER_ASSIGN_OR_RETURN(PageHeader header,
+                              DecodePageHeader(data + position, size - position, where,
+                                               &header_size));
+      position += header_size;
+      if (header.compressed_page_size > size - position) {
+        return Status::Invalid(where, ": its ", header.compressed_page_size,
+                               " bytes run past the column chunk's end (", size - position,
+                               " bytes left)");
+      }
+      QUIVER_RETURN_NOT_OK(ReadPage(header, data + position, where));
+      position += header.compressed_page_size;
+      ++page;
+    }
+    if (out_.num_levels != meta_.num_values) {
+      return Status::Invalid(what_, ": its pages hold ", out_.num_levels,
+                             " values, its metadata says ", meta_.num_values);
+    }
+    if (fixed_list_size_ > 0 && out_.all_defined && row_position_ != 0) {
+      return Status::Invalid(what_, ": its last row holds ", row_position_,
+                             " values, not the fixed-size list's ", fixed_list_size_);
+    }
+    return Status::OK();
+  }
+
+  ColumnChunkData Finish() { return std::move(out_); }
+
+ private:
+  // Room for the chunk's values from its metadata, bounded by what its
+  // bytes could plausibly hold so that a lying count cannot reserve
+  // gigabytes; appends grow past the reservation when a count was short.
+  Status Reserve() {
+    const int64_t plausible = meta_.total_uncompressed_size * 8 + (int64_t{1} << 20);
+    const int64_t values = std::min(meta_.num_values, plausible);
+    ColumnValues& v = out_.values;
+    if (v.type == PhysicalType::kByteArray) {
+      QUIVER_RETURN_NOT_OK(v.offsets.Reserve((values + 1) * 4));
+      return v.bytes.Reserve(std::min(meta_.total_uncompressed_size, plausible));
+    }
+    return v.fixed.Reserve(values * v.width);
+  }
+
+  Status ReadPage(const PageHeader& header, const uint8_t* page, const std::string& where) {
+    switch (header.type) {
+      case PageType::kDictionaryPage:
+        return ReadDictionaryPage(header, page, where);
+      case PageType::kDataPage:
+        return ReadDataPageV1(header, page, where);
+      case PageType::kDataPageV2:
+        return ReadDataPageV2(header, page, where);
+      case PageType::kIndexPage:
+        return Status::OK();  // never written by known writers; nothing to read
+    }
+    return Status::OK();
+  }
+
+  // The page's bytes decompressed into scratch memory (or the page itself
+  // when it is stored uncompressed).
+  Result<const uint8_t*> Decompressed(const uint8_t* data, int64_t size, int64_t decoded_size,
+                                      const std::string& where) {
+    if (meta_.codec == Codec::kUncompressed) {
+      if (size != decoded_size) {
+        return Status::Invalid(where, ": an uncompressed page of ", size,
+                               " bytes says it holds ", decoded_size);
+      }
+      return data;
+    }
+    if (!scratch_ || scratch_->size() < decoded_size) {
+      QUIVER_ASSIGN_OR_RETURN(scratch_, Buffer::AllocateUninitialized(decoded_size));
+    }
+    QUIVER_RETURN_NOT_OK(
+        DecompressPage(meta_.codec, data, size, scratch_->mutable_data(), decoded_size, where));
+    return scratch_->data();
+  }
+
+  Status ReadDictionaryPage(const PageHeader& header, const uint8_t* page,
+                            const std::string& where) {
+    if (dictionary_) return Status::Invalid(where, ": a second dictionary page");
+    if (out_.num_levels > 0) return Status::Invalid(where, ": a dictionary page after data pages");
+    const DictionaryPageHeader& h = *header.dictionary_page;
+    if (h.encoding != Encoding::kPlain && h.encoding != Encoding::kPlainDictionary) {
+      return Status::Invalid(where, ": a dictionary page in ", EncodingName(h.encoding),
+                             " (dictionaries are PLAIN)");
+    }
+    QUIVER_ASSIGN_OR_RETURN(const uint8_t* bytes,
+                            Decompressed(page, header.compressed_page_size,
+                                         header.uncompressed_page_size, where));
+    QUIVER_ASSIGN_OR_RETURN(ColumnValues dictionary,
+                            ColumnValues::Make(out_.values.type, out_.values.width));
+    QUIVER_RETURN_NOT_OK(DecodeValues(Encoding::kPlain, bytes, header.uncompressed_page_size,
+                                      h.num_values, nullptr, &dictionary, where));
+    dictionary_ = std::make_unique<ColumnValues>(std::move(dictionary));
+    return Status::OK();
+  }
+
+  // A v1 page: everything compressed together; the repetition levels, then
+  // the definition levels (each with a 4-byte length in RLE), then values.
+  Status ReadDataPageV1(const PageHeader& header, const uint8_t* page, const std::string& where) {
+    const DataPageHeader& h = *header.data_page;
+    QUIVER_ASSIGN_OR_RETURN(const uint8_t* bytes,
+                            Decompressed(page, header.compressed_page_size,
+                                         header.uncompressed_page_size, where));
+    int64_t left = header.uncompressed_page_size;
+    LevelBytes rep, def;
+    if (max_rep_ > 0) {
+      QUIVER_ASSIGN_OR_RETURN(rep, V1Levels(h.repetition_level_encoding, max_rep_, h.num_values,
+                                            &bytes, &left, "repetition", where));
+    }
+    if (max_def_ > 0) {
+      QUIVER_ASSIGN_OR_RETURN(def, V1Levels(h.definition_level_encoding, max_def_, h.num_values,
+                                            &bytes, &left, "definition", where));
+    }
+    return ReadLevelsAndValues(h.num_values, rep, def, h.encoding, bytes, left, where);
+  }
+
+  Result<LevelBytes> V1Levels(Encoding encoding, int16_t max_level, int64_t count,
+                              const uint8_t** bytes, int64_t* left, const char* kind,
+                              const std::string& where) {
+    LevelBytes out;
+    out.encoding = encoding;
+    if (encoding == Encoding::kRle) {
+      if (*left < 4) return Status::Invalid(where, ": the ", kind, " levels' length is cut off");
+      uint32_t length = 0;
+      std::memcpy(&length, *bytes, 4);  // little endian
+      if (length > static_cast<uint64_t>(*left - 4)) {
+        return Status::Invalid(where, ": ", length, " bytes of ", kind,
+                               " levels run past the page's ", *left - 4, " bytes");
+      }
+      out.data = *bytes + 4;
+      out.size = length;
+    } else if (encoding == Encoding::kBitPacked) {
+      const int64_t length = (count * BitWidthOf(static_cast<uint32_t>(max_level)) + 7) / 8;
+      if (length > *left) {
+        return Status::Invalid(where, ": ", length, " bytes of bit-packed ", kind,
+                               " levels run past the page's ", *left, " bytes");
+      }
+      out.data = *bytes;
+      out.size = length;
+    } else {
+      return Status::Invalid(where, ": ", kind, " levels in ", EncodingName(encoding),
+                             " (levels are RLE or BIT_PACKED)");
+    }
+    const int64_t consumed = (out.data - *bytes) + out.size;
+    *bytes += consumed;
+    *left -= consumed;
+    return out;
+  }
+
+  // A v2 page: the levels first and never compressed (their lengths in the
+  // header, no length words), then the values, compressed when the header
+  // says so.
+  Status ReadDataPageV2(const PageHeader& header, const uint8_t* page, const std::string& where) {
+    const DataPageHeaderV2& h = *header.data_page_v2;
+    const int64_t levels = int64_t{h.repetition_levels_byte_length} +
+                           h.definition_levels_byte_length;
+    if (levels > header.compressed_page_size || levels > header.uncompressed_page_size) {
+      return Status::Invalid(where, ": its ", levels, " bytes of levels exceed the page's size");
+    }
+    LevelBytes rep{page, h.repetition_levels_byte_length, Encoding::kRle};
+    LevelBytes def{page + rep.size, h.definition_levels_byte_length, Encoding::kRle};
+    const uint8_t* values = page + levels;
+    const int64_t stored = header.compressed_page_size - levels;
+    const int64_t decoded = header.uncompressed_page_size - levels;
+    if (h.is_compressed) {
+      QUIVER_ASSIGN_OR_RETURN(values, Decompressed(values, stored, decoded, where));
+    } else if (stored != decoded) {
+      return Status::Invalid(where, ": an uncompressed page of ", stored,
+                             " bytes of values says it holds ", decoded);
+    }
+    return ReadLevelsAndValues(h.num_values, rep, def, h.encoding, values, decoded, where);
+  }
+
+  Status ReadLevelsAndValues(int64_t count, const LevelBytes& rep, const LevelBytes& def,
+                             Encoding encoding, const uint8_t* values, int64_t size,
+                             const std::string& where) {
+    if (count > meta_.num_values - out_.num_levels) {
+      return Status::Invalid(where, ": its ", count, " values run past the chunk's ",
+                             meta_.num_values);
+    }
+    int64_t present = count;
+    if (max_def_ > 0) {
+      QUIVER_ASSIGN_OR_RETURN(present, AddDefinitionLevels(def, count, where));
+    }
+    if (max_rep_ > 0) QUIVER_RETURN_NOT_OK(AddRepetitionLevels(rep, count, where));
+    out_.num_levels += count;
+    return DecodeValues(encoding, values, size, present, dictionary_.get(), &out_.values, where);
+  }
+
+  uint32_t* Scratch(int64_t count) {
+    if (static_cast<int64_t>(levels_.size()) < count) levels_.resize(static_cast<size_t>(count));
+    return levels_.data();
+  }
+
+  // Appends a page's definition levels; the count of values present.
+  Result<int64_t> AddDefinitionLevels(const LevelBytes& bytes, int64_t count,
+                                      const std::string& where) {
+    const int width = BitWidthOf(static_cast<uint32_t>(max_def_));
+    if (out_.all_defined && bytes.encoding == Encoding::kRle) {
+      RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+      QUIVER_ASSIGN_OR_RETURN(bool all, decoder.NextAllEqual(count, max_def_));
+      if (all) return count;
+    }
+    if (out_.all_defined) {  // the first level below the maximum: keep them all from here
+      out_.all_defined = false;
+      out_.def_levels.assign(static_cast<size_t>(out_.num_levels), max_def_);
+      if (fixed_list_size_ > 0) RestoreRepetitionPattern();
+    }
+    uint32_t* levels = Scratch(count);
+    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+    int64_t present = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      if (levels[i] > static_cast<uint32_t>(max_def_)) {
+        return Status::Invalid(where, ": definition level ", levels[i], " at value ", i,
+                               " is above the column's maximum ", max_def_);
+      }
+      present += levels[i] == static_cast<uint32_t>(max_def_);
+      out_.def_levels.push_back(static_cast<int16_t>(levels[i]));
+    }
+    return present;
+  }
+
+  Status AddRepetitionLevels(const LevelBytes& bytes, int64_t count, const std::string& where) {
+    uint32_t* levels = Scratch(count);
+    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, BitWidthOf(static_cast<uint32_t>(max_rep_)), count,
+                                      levels, where));
+    if (fixed_list_size_ > 0 && out_.all_defined) return CheckRepetitionPattern(levels, count, where);
+    for (int64_t i = 0; i < count; ++i) {
+      if (levels[i] > static_cast<uint32_t>(max_rep_)) {
+        return Status::Invalid(where, ": repetition level ", levels[i], " at value ", i,
+                               " is above the column's maximum ", max_rep_);
+      }
+      out_.rep_levels.push_back(static_cast<int16_t>(levels[i]));
+    }
+    return Status::OK();
+  }
+
+  // Every row a list of exactly fixed_list_size_ values: levels 0, 1, ... 1.
+  Status CheckRepetitionPattern(const uint32_t* levels, int64_t count, const std::string& where) {
+    for (int64_t i = 0; i < count; ++i) {
+      const uint32_t expected = row_position_ == 0 ? 0 : 1;
+      if (levels[i] != expected) {
+        return Status::Invalid(where, ": row ", (out_.num_levels + i) / fixed_list_size_,
+                               " is not a list of ", fixed_list_size_,
+                               " values, as its fixed-size list type says");
+      }
+      if (++row_position_ == fixed_list_size_) row_position_ = 0;
+    }
+    return Status::OK();
+  }
+
+  // The repetition levels the pattern check did not keep, for the levels
+  // read so far (all of which followed the pattern).
+  void RestoreRepetitionPattern() {
+    out_.rep_levels.resize(static_cast<size_t>(out_.num_levels));
+    for (int64_t i = 0; i < out_.num_levels; ++i) {
+      out_.rep_levels[static_cast<size_t>(i)] = i % fixed_list_size_ == 0 ? 0 : 1;
+    }
+    fixed_list_size_ = 0;
+  }
+
+  const ColumnMetaData& meta_;
+  const int16_t max_def_, max_rep_;
+  int64_t fixed_list_size_;
+  int64_t row_position_ = 0;  // the pattern check's place in the current row
+  const std::string what_;
+  ColumnChunkData out_;
+  std::unique_ptr<ColumnValues> dictionary_;
+  BufferPtr scratch_;             // decompressed pages
+  std::vector<uint32_t> levels_;  // one page's levels
+};
+
+}  // namespace
+
+Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChunk& chunk,
+                                        const SchemaNode& leaf,
+                                        const ColumnChunkOptions& options,
+                                        const std::string& what) {
+  const ColumnMetaData& meta = *chunk.meta_data;
+  int64_t start = meta.data_page_offset;
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0) {
+    start = std::min(start, *meta.dictionary_page_offset);
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
+  ChunkReader reader(meta, leaf, options, what);
+  QUIVER_RETURN_NOT_OK(reader.Init(leaf));
+  QUIVER_RETURN_NOT_OK(reader.ReadPages(bytes->data(), bytes->size()));
+  ColumnChunkData out = reader.Finish();
+  return out;
+}
+
+}  // namespace quiver::parquet
