@@ -52,8 +52,8 @@ struct ParquetReadOptions {
   // The top-level fields to read, by name, in this order (empty: all). Only
   // their column chunks are read and decoded.
   std::vector<std::string> columns;
-  // The row groups to read, in this order (empty: all).
-  std::vector<int> row_groups;
+  // The row groups to read, in this order (none given: all).
+  std::optional<std::vector<int>> row_groups;
   // Threads that decode column chunks at once (0: one per core).
   int threads = 0;
 };
@@ -94,8 +94,8 @@ class ParquetFile {
   // contradicts the file's metadata or its encodings; NotImplemented for
   // a codec this build lacks.
   Result<RecordBatchPtr> ReadRowGroup(int i, const ParquetReadOptions& options = {}) const;
-  // The row groups options.row_groups names (all when empty) as a table,
-  // one chunk per row group.
+  // The row groups options.row_groups names (all when it names none) as a
+  // table, one chunk per row group; IndexError for one out of range.
   Result<TablePtr> ReadTable(const ParquetReadOptions& options = {}) const;
 
  private:

@@ -1,12 +1,39 @@
 """Parquet files, read without libarrow: their schema as Arrow types (the
-tensor extension types restored from the ARROW:schema key pyarrow writes)
-and their metadata (row groups, column chunks, codecs, encodings,
-statistics), from a path, bytes, a file object or an http://, https:// or
-s3:// URL. docs/parquet.md says what is read and what each check refuses."""
+tensor extension types restored from the ARROW:schema key pyarrow writes),
+their metadata (row groups, column chunks, codecs, encodings, statistics)
+and their columns, from a path, bytes, a file object or an http://,
+https:// or s3:// URL. docs/parquet.md says what is read and what each
+check refuses."""
 
 from . import _quiver
 
-__all__ = ["ParquetFile"]
+__all__ = ["ParquetFile", "read_table"]
+
+
+def _column_names(columns):
+    if columns is None:
+        return None
+    if isinstance(columns, (str, bytes)):
+        raise TypeError(f"columns must be a list of column names, not {type(columns).__name__}")
+    names = list(columns)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"columns must be a list of column names (str), not {name!r}")
+    return names
+
+
+def read_table(source, columns=None, *, row_groups=None, memory_map=True, threads=0):
+    """The file's columns as a ``qv.Table``, one chunk per row group.
+
+    ``columns`` names the top-level fields to read (all by default): only
+    their column chunks are read and decoded. ``row_groups`` picks row
+    groups by index (negative counts from the end). Values are decoded into
+    memory of their own (never views of the file). Tensor columns come back
+    with their extension types when the file's ARROW:schema key records
+    them. Errors name the column, row group and page."""
+    return ParquetFile(source, memory_map=memory_map).read(
+        columns, row_groups=row_groups, threads=threads
+    )
 
 
 class ParquetFile:
@@ -60,6 +87,22 @@ class ParquetFile:
         file stores them (PLAIN-encoded bytes) and the counts, each None
         where the writer left it out. IndexError past the last row group."""
         return self._file.row_group(i)
+
+    def read(self, columns=None, *, row_groups=None, threads=0):
+        """The columns ``columns`` (all by default) of the row groups
+        ``row_groups`` (all by default) as a ``qv.Table``, one chunk per
+        row group (see ``read_table``)."""
+        groups = None if row_groups is None else [int(g) for g in row_groups]
+        return self._file.read(_column_names(columns), groups, threads)
+
+    def read_row_group(self, i, columns=None, *, threads=0):
+        """Row group ``i`` (negative counts from the end) as a
+        ``qv.RecordBatch``. IndexError past the last row group."""
+        return self._file.read_row_group(i, _column_names(columns), threads)
+
+    def read_row_groups(self, row_groups, columns=None, *, threads=0):
+        """The row groups ``row_groups``, in that order, as a ``qv.Table``."""
+        return self.read(columns, row_groups=row_groups, threads=threads)
 
     def __repr__(self):
         return (

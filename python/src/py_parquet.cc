@@ -1,5 +1,6 @@
 // Parquet files: the private binding quiver.parquet wraps (ParquetFile's
-// schema and metadata).
+// schema, metadata and columns).
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -67,6 +68,19 @@ nb::dict RowGroupDict(const parquet::RowGroupInfo& g) {
   return out;
 }
 
+parquet::ParquetReadOptions ReadOptions(const std::optional<std::vector<std::string>>& columns,
+                                        const std::optional<std::vector<int>>& row_groups,
+                                        int threads) {
+  parquet::ParquetReadOptions options;
+  if (columns) {
+    if (columns->empty()) Raise(Status::Invalid("columns=[] selects no column to read"));
+    options.columns = *columns;
+  }
+  options.row_groups = row_groups;
+  options.threads = threads;
+  return options;
+}
+
 }  // namespace
 
 void BindParquet(nb::module_& m) {
@@ -88,7 +102,41 @@ void BindParquet(nb::module_& m) {
           Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
         }
         return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
-      });
+      })
+      .def(
+          "read_row_group",
+          [](const PyParquetFile& f, int64_t i, std::optional<std::vector<std::string>> columns,
+             int threads) {
+            const int64_t count = f.file->num_row_groups();
+            if (i < -count || i >= count) {
+              Raise(Status::IndexError("row group ", i, " of a file with ", count,
+                                       " row groups"));
+            }
+            const auto options = ReadOptions(columns, std::nullopt, threads);
+            const int g = static_cast<int>(i < 0 ? i + count : i);
+            return PyRecordBatch{
+                Unwrap(WithoutGil([&] { return f.file->ReadRowGroup(g, options); }))};
+          },
+          nb::arg("i"), nb::arg("columns") = nb::none(), nb::arg("threads") = 0)
+      .def(
+          "read",
+          [](const PyParquetFile& f, std::optional<std::vector<std::string>> columns,
+             std::optional<std::vector<int>> row_groups, int threads) {
+            const int count = f.file->num_row_groups();
+            if (row_groups) {
+              for (int& g : *row_groups) {
+                if (g < -count || g >= count) {
+                  Raise(Status::IndexError("row group ", g, " of a file with ", count,
+                                           " row groups"));
+                }
+                if (g < 0) g += count;
+              }
+            }
+            const auto options = ReadOptions(columns, row_groups, threads);
+            return PyTable{Unwrap(WithoutGil([&] { return f.file->ReadTable(options); }))};
+          },
+          nb::arg("columns") = nb::none(), nb::arg("row_groups") = nb::none(),
+          nb::arg("threads") = 0);
   m.def(
       "_parquet_open",
       [](nb::handle source, bool memory_map) {

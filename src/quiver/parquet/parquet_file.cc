@@ -306,8 +306,10 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
 }
 
 Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const {
-  std::vector<int> groups = options.row_groups;
-  if (groups.empty()) {
+  std::vector<int> groups;
+  if (options.row_groups) {
+    groups = *options.row_groups;
+  } else {
     for (int g = 0; g < num_row_groups(); ++g) groups.push_back(g);
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
