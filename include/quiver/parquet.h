@@ -48,6 +48,10 @@ struct RowGroupInfo {
   std::vector<ColumnChunkInfo> columns;
 };
 
+// The page codecs this build reads, by their Parquet names ("SNAPPY",
+// "ZSTD", ...): a source build leaves out those whose library it lacked.
+std::vector<std::string> ReadableCodecs();
+
 struct ParquetReadOptions {
   // The top-level fields to read, by name, in this order (empty: all). Only
   // their column chunks are read and decoded.

@@ -7,7 +7,14 @@ check refuses."""
 
 from . import _quiver
 
-__all__ = ["ParquetFile", "read_table"]
+__all__ = ["ParquetFile", "codecs", "read_table"]
+
+
+def codecs():
+    """The page codecs this build of quiver reads, by their Parquet names
+    ("UNCOMPRESSED", "SNAPPY", "ZSTD", "LZ4_RAW", "LZ4", "GZIP"). A source
+    build leaves out those whose library it did not find."""
+    return _quiver._parquet_codecs()
 
 
 def _column_names(columns):

@@ -137,6 +137,7 @@ void BindParquet(nb::module_& m) {
           },
           nb::arg("columns") = nb::none(), nb::arg("row_groups") = nb::none(),
           nb::arg("threads") = 0);
+  m.def("_parquet_codecs", [] { return parquet::ReadableCodecs(); });
   m.def(
       "_parquet_open",
       [](nb::handle source, bool memory_map) {

@@ -8,6 +8,7 @@
 #include "quiver/parquet/assemble.h"
 #include "quiver/parquet/column_chunk_reader.h"
 #include "quiver/parquet/file_footer.h"
+#include "quiver/parquet/page_codec.h"
 #include "quiver/parquet/schema.h"
 
 namespace quiver::parquet {
@@ -247,6 +248,15 @@ Result<std::vector<int>> FieldIndices(const Schema& schema, const std::vector<st
 }
 
 }  // namespace
+
+std::vector<std::string> ReadableCodecs() {
+  std::vector<std::string> out;
+  for (int c = 0; c <= static_cast<int>(Codec::kLz4Raw); ++c) {
+    const auto codec = static_cast<Codec>(c);
+    if (HasPageCodec(codec)) out.push_back(CodecName(codec));
+  }
+  return out;
+}
 
 Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions& options) const {
   const Impl& impl = *impl_;
