@@ -224,10 +224,19 @@ const KeyValueMetadata& ParquetFile::key_value_metadata() const {
 
 namespace {
 
-// The indices of the fields `names` (all when empty).
-Result<std::vector<int>> FieldIndices(const Schema& schema, const std::vector<std::string>& names,
+// The indices of the fields the options name (all when they name none).
+Result<std::vector<int>> FieldIndices(const Schema& schema, const ParquetReadOptions& options,
                                       const std::string& what) {
+  const std::vector<std::string>& names = options.columns;
   std::vector<int> out;
+  if (names.empty() && !options.field_indices.empty()) {
+    for (int f : options.field_indices) {
+      if (f < 0 || static_cast<size_t>(f) >= schema.fields.size()) {
+        return Status::IndexError("field ", f, " of ", what, ", which has ", schema.fields.size());
+      }
+    }
+    return options.field_indices;
+  }
   if (names.empty()) {
     for (size_t f = 0; f < schema.fields.size(); ++f) out.push_back(static_cast<int>(f));
     return out;
@@ -264,8 +273,7 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
     return Status::IndexError("row group ", i, " of ", impl.name, ", which has ",
                               num_row_groups());
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
-                          FieldIndices(*impl.schema, options.columns, impl.name));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields, FieldIndices(*impl.schema, options, impl.name));
   const RowGroup& group = impl.footer.metadata.row_groups[static_cast<size_t>(i)];
 
   // Every leaf of the projected fields read on its own (in parallel), then
@@ -323,7 +331,7 @@ Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const
     for (int g = 0; g < num_row_groups(); ++g) groups.push_back(g);
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
-                          FieldIndices(*impl_->schema, options.columns, impl_->name));
+                          FieldIndices(*impl_->schema, options, impl_->name));
   std::vector<Field> out_fields;
   for (int f : fields) out_fields.push_back(impl_->schema->fields[static_cast<size_t>(f)]);
   auto schema =
