@@ -465,6 +465,55 @@ def parquet_metadata():
         yield "page_" + name, sink.getvalue()[4:]
 
 
+def parquet_read():
+    """Small Parquet files whose pages the target decodes: every physical
+    type, nulls at every level, nested lists, structs and maps, a tensor
+    column, under each codec, page version and value encoding pyarrow
+    writes. Needs pyarrow when run; the files it wrote are kept."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "b": [True, None, False, True],
+            "i": pa.array([1, None, -3, 4], pa.int32()),
+            "u8": pa.array([1, 2, 255, 0], pa.uint8()),
+            "i64": pa.array([10**12, -5, None, 7], pa.int64()),
+            "f": pa.array([1.5, None, -2.0, 0.25], pa.float32()),
+            "d": [0.5, 1e300, None, -1.0],
+            "s": ["a", "bc", None, "a"],
+            "fsb": pa.array([b"ab", b"cd", None, b"ef"], pa.binary(2)),
+            "dec": pa.array([1, 2, None, -3], pa.decimal128(20, 2)),
+            "t": pa.array([1, 2, 3, None], pa.timestamp("ms")),
+            "fsl": pa.array([[1.0, 2.0], None, [3.0, None], [5.0, 6.0]], pa.list_(pa.float32(), 2)),
+            "l": [[1], [], None, [None, 2]],
+            "ll": [[[1], []], None, [[2, 3]], [None]],
+            "st": [{"x": 1, "y": "z"}, None, {"x": None, "y": None}, {"x": 4, "y": "w"}],
+            "m": pa.array([[("k", 1)], [], None, [("a", None)]], pa.map_(pa.string(), pa.int64())),
+        }
+    )
+    variants = {
+        "plain_v1": dict(compression="none", data_page_version="1.0", use_dictionary=False),
+        "dict_v1": dict(compression="none", data_page_version="1.0"),
+        "dict_v2_zstd": dict(compression="zstd", data_page_version="2.0"),
+        "snappy_v2": dict(compression="snappy", data_page_version="2.0", use_dictionary=False),
+        "lz4": dict(compression="lz4"),
+        "split": dict(compression="none", use_dictionary=False,
+                      column_encoding={"f": "BYTE_STREAM_SPLIT", "d": "BYTE_STREAM_SPLIT"}),
+        "delta": dict(compression="none", use_dictionary=False,
+                      column_encoding={"i": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED",
+                                       "s": "DELTA_BYTE_ARRAY", "fsb": "DELTA_BYTE_ARRAY"}),
+        "delta_length": dict(compression="none", use_dictionary=False,
+                             column_encoding={"s": "DELTA_LENGTH_BYTE_ARRAY"}),
+    }
+    for name, options in variants.items():
+        sink = io.BytesIO()
+        pq.write_table(table, sink, row_group_size=3, **options)
+        yield name, sink.getvalue()
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -481,6 +530,7 @@ TARGETS = {
     "safetensors_fuzz": safetensors,
     "s3_listing_fuzz": s3_listing,
     "parquet_metadata_fuzz": parquet_metadata,
+    "parquet_read_fuzz": parquet_read,
 }
 
 if __name__ == "__main__":
