@@ -291,9 +291,12 @@ class ChunkReader {
   }
 
   Status AddRepetitionLevels(const LevelBytes& bytes, int64_t count, const std::string& where) {
+    const int width = BitWidthOf(static_cast<uint32_t>(max_rep_));
+    if (fixed_list_size_ > 0 && out_.all_defined && bytes.encoding == Encoding::kRle) {
+      return CheckRepetitionRuns(bytes, width, count, where);
+    }
     uint32_t* levels = Scratch(count);
-    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, BitWidthOf(static_cast<uint32_t>(max_rep_)), count,
-                                      levels, where));
+    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
     if (fixed_list_size_ > 0 && out_.all_defined) return CheckRepetitionPattern(levels, count, where);
     for (int64_t i = 0; i < count; ++i) {
       if (levels[i] > static_cast<uint32_t>(max_rep_)) {
@@ -305,16 +308,53 @@ class ChunkReader {
     return Status::OK();
   }
 
+  Status PatternBroken(int64_t level, const std::string& where) const {
+    return Status::Invalid(where, ": row ", level / fixed_list_size_, " is not a list of ",
+                           fixed_list_size_, " values, as its fixed-size list type says");
+  }
+
   // Every row a list of exactly fixed_list_size_ values: levels 0, 1, ... 1.
-  Status CheckRepetitionPattern(const uint32_t* levels, int64_t count, const std::string& where) {
+  // `first` is the chunk-wide index of levels[0].
+  Status CheckRepetitionPattern(const uint32_t* levels, int64_t count, const std::string& where,
+                                int64_t first = -1) {
+    if (first < 0) first = out_.num_levels;
     for (int64_t i = 0; i < count; ++i) {
       const uint32_t expected = row_position_ == 0 ? 0 : 1;
-      if (levels[i] != expected) {
-        return Status::Invalid(where, ": row ", (out_.num_levels + i) / fixed_list_size_,
-                               " is not a list of ", fixed_list_size_,
-                               " values, as its fixed-size list type says");
-      }
+      if (levels[i] != expected) return PatternBroken(first + i, where);
       if (++row_position_ == fixed_list_size_) row_position_ = 0;
+    }
+    return Status::OK();
+  }
+
+  // The same check one run at a time: a repeated run of 1s continues the
+  // current row (it must not reach the next row's start), a repeated run
+  // of 0s is a run of one-value rows; bit-packed runs (the few values
+  // around each row's start) are checked value by value.
+  Status CheckRepetitionRuns(const LevelBytes& bytes, int width, int64_t count,
+                             const std::string& where) {
+    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+    uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
+    int64_t done = 0;
+    while (done < count) {
+      bool repeated = false;
+      uint32_t value = 0;
+      QUIVER_ASSIGN_OR_RETURN(
+          int64_t n, decoder.DecodeRun(std::min<int64_t>(count - done, 4096), scratch, &repeated,
+                                       &value));
+      const int64_t first = out_.num_levels + done;
+      if (!repeated) {
+        QUIVER_RETURN_NOT_OK(CheckRepetitionPattern(scratch, n, where, first));
+      } else if (value == 1) {
+        if (row_position_ == 0 || row_position_ + n > fixed_list_size_) {
+          return PatternBroken(first, where);
+        }
+        row_position_ = (row_position_ + n) % fixed_list_size_;
+      } else if (value == 0 && (fixed_list_size_ == 1 || (n == 1 && row_position_ == 0))) {
+        row_position_ = fixed_list_size_ == 1 ? 0 : 1;
+      } else {
+        return PatternBroken(first, where);
+      }
+      done += n;
     }
     return Status::OK();
   }
