@@ -46,10 +46,10 @@ struct Input {
   std::shared_ptr<ipc::InputSource> source;
   // An IPC stream read from a pipe as it arrives (`source` is then null).
   std::shared_ptr<ipc::InputStream> pipe;
-  std::unique_ptr<ipc::FileReader> file;      // kIpcFile
-  std::unique_ptr<ipc::StreamReader> stream;  // kIpcStream
-  std::optional<Tensor> tensor;               // kTensor
-  std::optional<SparseTensor> sparse;         // kSparseTensor
+  std::unique_ptr<ipc::FileReader> file;          // kIpcFile
+  std::unique_ptr<ipc::StreamReader> stream;      // kIpcStream
+  std::optional<Tensor> tensor;                   // kTensor
+  std::optional<SparseTensor> sparse;             // kSparseTensor
   std::unique_ptr<parquet::ParquetFile> parquet;  // kParquet
 
   // Whether the input holds record batches (an IPC file or stream, or a

@@ -96,21 +96,21 @@ void BindParquet(nb::module_& m) {
       .def_prop_ro(
           "key_value_metadata",
           [](const PyParquetFile& f) { return MetadataToPython(f.file->key_value_metadata()); })
-      .def("row_group", [](const PyParquetFile& f, int64_t i) {
-        const int64_t count = f.file->num_row_groups();
-        if (i < -count || i >= count) {
-          Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
-        }
-        return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
-      })
+      .def("row_group",
+           [](const PyParquetFile& f, int64_t i) {
+             const int64_t count = f.file->num_row_groups();
+             if (i < -count || i >= count) {
+               Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
+             }
+             return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
+           })
       .def(
           "read_row_group",
           [](const PyParquetFile& f, int64_t i, std::optional<std::vector<std::string>> columns,
              int threads) {
             const int64_t count = f.file->num_row_groups();
             if (i < -count || i >= count) {
-              Raise(Status::IndexError("row group ", i, " of a file with ", count,
-                                       " row groups"));
+              Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
             }
             const auto options = ReadOptions(columns, std::nullopt, threads);
             const int g = static_cast<int>(i < 0 ? i + count : i);

@@ -49,8 +49,8 @@ Status DecodeLevels(const LevelBytes& bytes, int width, int64_t count, uint32_t*
 
 class ChunkReader {
  public:
-  ChunkReader(const ColumnMetaData& meta, const SchemaNode& leaf,
-              const ColumnChunkOptions& options, std::string what)
+  ChunkReader(const ColumnMetaData& meta, const SchemaNode& leaf, const ColumnChunkOptions& options,
+              std::string what)
       : meta_(meta),
         max_def_(leaf.max_definition_level),
         max_rep_(leaf.max_repetition_level),
@@ -59,8 +59,7 @@ class ChunkReader {
         what_(std::move(what)) {}
 
   Status Init(const SchemaNode& leaf) {
-    QUIVER_ASSIGN_OR_RETURN(out_.values,
-                            ColumnValues::Make(meta_.type, leaf.element->type_length));
+    QUIVER_ASSIGN_OR_RETURN(out_.values, ColumnValues::Make(meta_.type, leaf.element->type_length));
     return Reserve();
   }
 
@@ -70,9 +69,8 @@ class ChunkReader {
     while (out_.num_levels < meta_.num_values && position < size) {
       const std::string where = what_ + ", page " + std::to_string(page);
       int64_t header_size = 0;
-      QUIVER_ASSIGN_OR_RETURN(PageHeader header,
-                              DecodePageHeader(data + position, size - position, where,
-                                               &header_size));
+      QUIVER_ASSIGN_OR_RETURN(PageHeader header, DecodePageHeader(data + position, size - position,
+                                                                  where, &header_size));
       position += header_size;
       if (header.compressed_page_size > size - position) {
         return Status::Invalid(where, ": its ", header.compressed_page_size,
@@ -113,12 +111,9 @@ class ChunkReader {
 
   Status ReadPage(const PageHeader& header, const uint8_t* page, const std::string& where) {
     switch (header.type) {
-      case PageType::kDictionaryPage:
-        return ReadDictionaryPage(header, page, where);
-      case PageType::kDataPage:
-        return ReadDataPageV1(header, page, where);
-      case PageType::kDataPageV2:
-        return ReadDataPageV2(header, page, where);
+      case PageType::kDictionaryPage: return ReadDictionaryPage(header, page, where);
+      case PageType::kDataPage: return ReadDataPageV1(header, page, where);
+      case PageType::kDataPageV2: return ReadDataPageV2(header, page, where);
       case PageType::kIndexPage:
         return Status::OK();  // never written by known writers; nothing to read
     }
@@ -131,8 +126,8 @@ class ChunkReader {
                                       const std::string& where) {
     if (meta_.codec == Codec::kUncompressed) {
       if (size != decoded_size) {
-        return Status::Invalid(where, ": an uncompressed page of ", size,
-                               " bytes says it holds ", decoded_size);
+        return Status::Invalid(where, ": an uncompressed page of ", size, " bytes says it holds ",
+                               decoded_size);
       }
       return data;
     }
@@ -153,9 +148,9 @@ class ChunkReader {
       return Status::Invalid(where, ": a dictionary page in ", EncodingName(h.encoding),
                              " (dictionaries are PLAIN)");
     }
-    QUIVER_ASSIGN_OR_RETURN(const uint8_t* bytes,
-                            Decompressed(page, header.compressed_page_size,
-                                         header.uncompressed_page_size, where));
+    QUIVER_ASSIGN_OR_RETURN(
+        const uint8_t* bytes,
+        Decompressed(page, header.compressed_page_size, header.uncompressed_page_size, where));
     QUIVER_ASSIGN_OR_RETURN(ColumnValues dictionary,
                             ColumnValues::Make(out_.values.type, out_.values.width));
     QUIVER_RETURN_NOT_OK(DecodeValues(Encoding::kPlain, bytes, header.uncompressed_page_size,
@@ -168,9 +163,9 @@ class ChunkReader {
   // the definition levels (each with a 4-byte length in RLE), then values.
   Status ReadDataPageV1(const PageHeader& header, const uint8_t* page, const std::string& where) {
     const DataPageHeader& h = *header.data_page;
-    QUIVER_ASSIGN_OR_RETURN(const uint8_t* bytes,
-                            Decompressed(page, header.compressed_page_size,
-                                         header.uncompressed_page_size, where));
+    QUIVER_ASSIGN_OR_RETURN(
+        const uint8_t* bytes,
+        Decompressed(page, header.compressed_page_size, header.uncompressed_page_size, where));
     int64_t left = header.uncompressed_page_size;
     LevelBytes rep, def;
     if (max_rep_ > 0) {
@@ -222,8 +217,8 @@ class ChunkReader {
   // says so.
   Status ReadDataPageV2(const PageHeader& header, const uint8_t* page, const std::string& where) {
     const DataPageHeaderV2& h = *header.data_page_v2;
-    const int64_t levels = int64_t{h.repetition_levels_byte_length} +
-                           h.definition_levels_byte_length;
+    const int64_t levels =
+        int64_t{h.repetition_levels_byte_length} + h.definition_levels_byte_length;
     if (levels > header.compressed_page_size || levels > header.uncompressed_page_size) {
       return Status::Invalid(where, ": its ", levels, " bytes of levels exceed the page's size");
     }
@@ -297,7 +292,8 @@ class ChunkReader {
     }
     uint32_t* levels = Scratch(count);
     QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
-    if (fixed_list_size_ > 0 && out_.all_defined) return CheckRepetitionPattern(levels, count, where);
+    if (fixed_list_size_ > 0 && out_.all_defined)
+      return CheckRepetitionPattern(levels, count, where);
     for (int64_t i = 0; i < count; ++i) {
       if (levels[i] > static_cast<uint32_t>(max_rep_)) {
         return Status::Invalid(where, ": repetition level ", levels[i], " at value ", i,
@@ -338,9 +334,8 @@ class ChunkReader {
     while (done < count) {
       bool repeated = false;
       uint32_t value = 0;
-      QUIVER_ASSIGN_OR_RETURN(
-          int64_t n, decoder.DecodeRun(std::min<int64_t>(count - done, 4096), scratch, &repeated,
-                                       &value));
+      QUIVER_ASSIGN_OR_RETURN(int64_t n, decoder.DecodeRun(std::min<int64_t>(count - done, 4096),
+                                                           scratch, &repeated, &value));
       const int64_t first = out_.num_levels + done;
       if (!repeated) {
         QUIVER_RETURN_NOT_OK(CheckRepetitionPattern(scratch, n, where, first));
@@ -383,8 +378,7 @@ class ChunkReader {
 }  // namespace
 
 Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChunk& chunk,
-                                        const SchemaNode& leaf,
-                                        const ColumnChunkOptions& options,
+                                        const SchemaNode& leaf, const ColumnChunkOptions& options,
                                         const std::string& what) {
   const ColumnMetaData& meta = *chunk.meta_data;
   int64_t start = meta.data_page_offset;

@@ -135,7 +135,7 @@ struct ParquetFile::Impl {
   std::shared_ptr<io::InputSource> source;
   FileFooter footer;
   SchemaNode root;
-  std::vector<LeafRange> field_leaves;  // per top-level field
+  std::vector<LeafRange> field_leaves;    // per top-level field
   std::vector<const SchemaNode*> leaves;  // in column order
   std::string name;
   SchemaPtr schema;
@@ -270,8 +270,7 @@ std::vector<std::string> ReadableCodecs() {
 Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions& options) const {
   const Impl& impl = *impl_;
   if (i < 0 || i >= num_row_groups()) {
-    return Status::IndexError("row group ", i, " of ", impl.name, ", which has ",
-                              num_row_groups());
+    return Status::IndexError("row group ", i, " of ", impl.name, ", which has ", num_row_groups());
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields, FieldIndices(*impl.schema, options, impl.name));
   const RowGroup& group = impl.footer.metadata.row_groups[static_cast<size_t>(i)];
@@ -293,8 +292,8 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
         const std::string what = impl.name + ": column " + impl.column_paths[leaf] +
                                  " of row group " + std::to_string(i);
         ColumnChunkOptions chunk_options;
-        chunk_options.fixed_list_size = FixedListSize(
-            *impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
+        chunk_options.fixed_list_size =
+            FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
         QUIVER_ASSIGN_OR_RETURN(
             data[static_cast<size_t>(t)],
             ReadColumnChunk(*impl.source, group.columns[static_cast<size_t>(leaf)],
@@ -310,15 +309,16 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
     std::vector<ColumnChunkData> leaves;
     for (int n = 0; n < range.count; ++n) leaves.push_back(std::move(data[next++]));
-    const std::string what = impl.name + ": column " + field.name + " of row group " +
-                             std::to_string(i);
+    const std::string what =
+        impl.name + ": column " + field.name + " of row group " + std::to_string(i);
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
                             AssembleColumn(impl.root.children[static_cast<size_t>(f)], field,
                                            &leaves, group.num_rows, what));
     out_fields.push_back(field);
     columns.push_back(std::move(column));
   }
-  auto schema = std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
+  auto schema =
+      std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
   return RecordBatch::Make(std::move(schema), group.num_rows, std::move(columns),
                            ValidationLevel::kFull);
 }
