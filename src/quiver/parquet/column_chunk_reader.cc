@@ -86,8 +86,7 @@ class ChunkReader {
                              " values, its metadata says ", meta_.num_values);
     }
     if (fixed_list_size_ > 0 && out_.all_defined && row_position_ != 0) {
-      return Status::Invalid(what_, ": its last row holds ", row_position_,
-                             " values, not the fixed-size list's ", fixed_list_size_);
+      return PatternBroken(out_.num_levels, what_);
     }
     return Status::OK();
   }
@@ -304,9 +303,17 @@ class ChunkReader {
     return Status::OK();
   }
 
+  // A level that breaks the pattern at chunk-wide index `level`: a row
+  // that starts before the current one holds fixed_list_size_ values, or
+  // one that goes on past them.
   Status PatternBroken(int64_t level, const std::string& where) const {
-    return Status::Invalid(where, ": row ", level / fixed_list_size_, " is not a list of ",
-                           fixed_list_size_, " values, as its fixed-size list type says");
+    const int64_t k = fixed_list_size_;
+    if (row_position_ > 0) {
+      return Status::Invalid(where, ": row ", (level - row_position_) / k, " holds ", row_position_,
+                             " values, not the ", k, " of its fixed-size list type");
+    }
+    return Status::Invalid(where, ": row ", level / k - 1, " holds more than the ", k,
+                           " values of its fixed-size list type");
   }
 
   // Every row a list of exactly fixed_list_size_ values: levels 0, 1, ... 1.
@@ -340,14 +347,23 @@ class ChunkReader {
       if (!repeated) {
         QUIVER_RETURN_NOT_OK(CheckRepetitionPattern(scratch, n, where, first));
       } else if (value == 1) {
-        if (row_position_ == 0 || row_position_ + n > fixed_list_size_) {
-          return PatternBroken(first, where);
+        if (row_position_ == 0) return PatternBroken(first, where);
+        if (row_position_ + n > fixed_list_size_) {
+          const int64_t fits = fixed_list_size_ - row_position_;
+          row_position_ = 0;
+          return PatternBroken(first + fits, where);
         }
         row_position_ = (row_position_ + n) % fixed_list_size_;
-      } else if (value == 0 && (fixed_list_size_ == 1 || (n == 1 && row_position_ == 0))) {
+      } else if (value == 0) {
+        if (row_position_ != 0) return PatternBroken(first, where);
+        if (fixed_list_size_ > 1 && n > 1) {
+          row_position_ = 1;
+          return PatternBroken(first + 1, where);
+        }
         row_position_ = fixed_list_size_ == 1 ? 0 : 1;
       } else {
-        return PatternBroken(first, where);
+        return Status::Invalid(where, ": repetition level ", value,
+                               " is above the column's maximum 1");
       }
       done += n;
     }
