@@ -401,9 +401,10 @@ Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChu
   if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0) {
     start = std::min(start, *meta.dictionary_page_offset);
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
   ChunkReader reader(meta, leaf, options, what);
   QUIVER_RETURN_NOT_OK(reader.Init(leaf));
+  if (meta.total_compressed_size == 0 && meta.num_values == 0) return reader.Finish();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
   QUIVER_RETURN_NOT_OK(reader.ReadPages(bytes->data(), bytes->size()));
   ColumnChunkData out = reader.Finish();
   return out;
