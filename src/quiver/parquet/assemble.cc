@@ -85,6 +85,11 @@ bool IsListType(TypeId id) {
          id == TypeId::kListView || id == TypeId::kLargeListView;
 }
 
+bool IsNested(TypeId id) {
+  return IsListType(id) || id == TypeId::kStruct || id == TypeId::kMap ||
+         id == TypeId::kSparseUnion || id == TypeId::kDenseUnion || id == TypeId::kRunEndEncoded;
+}
+
 class Assembler {
  public:
   Assembler(const std::string& what, int64_t num_rows) : what_(what), num_rows_(num_rows) {}
@@ -100,15 +105,12 @@ class Assembler {
     if (is_repeated) repeated->push_back(node.max_definition_level);
     if (node.is_leaf()) {
       const size_t k = leaves_.size();
-      if (k >= data->size()) {
-        return Error(path, "the column is one of more than the ", data->size(), " leaves given");
-      }
       if (first_leaf_ < 0) first_leaf_ = node.leaf_index;
       if (node.leaf_index != first_leaf_ + static_cast<int>(k)) {
         return Error(path, "leaf index ", node.leaf_index, " out of column order");
       }
       LeafLevels leaf;
-      leaf.data = &(*data)[k];
+      leaf.data = k < data->size() ? &(*data)[k] : nullptr;  // counted in Run
       leaf.node = &node;
       leaf.path = path;
       leaf.repeated_def = *repeated;
@@ -184,6 +186,7 @@ class Assembler {
     QUIVER_ASSIGN_OR_RETURN(ShapeInfo s, Classify(v, path));
     switch (s.shape) {
       case Shape::kLeaf: {
+        if (IsNested(t.id())) return Mismatch(path, type, "leaf");
         LeafLevels& leaf = leaves_[static_cast<size_t>(v.p->leaf_index - first_leaf_)];
         leaf.lists = lists;
         leaf.fixed_size = fixed_size;
@@ -314,15 +317,11 @@ class Assembler {
         ++i;
         continue;
       }
-      if (k == 0 || n - i < k) {
-        return Error(leaf->path, "a row at level ", i, " of fewer values than fixed_size_list[", k,
-                     "] holds");
-      }
-      for (int64_t j = 1; j < k; ++j) {
-        if (leaf->def && leaf->def[i + j] < list_def) {
-          return Error(leaf->path, "a row at level ", i, " of ", j, " values, not fixed_size_list[",
-                       k, "]'s ", k);
-        }
+      int64_t j = 1;
+      while (j < k && i + j < n && (!leaf->def || leaf->def[i + j] >= list_def)) ++j;
+      if (k == 0 || j != k) {
+        return Error(leaf->path, "a row at level ", i, " of ", k == 0 ? 1 : j,
+                     " values, not fixed_size_list[", k, "]'s ", k);
       }
       i += k;
     }
