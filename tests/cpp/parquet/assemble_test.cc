@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,8 @@ std::vector<ColumnChunkData> Leaves(Chunks... chunks) {
 // must fit it, as ArrowSchemaOf requires), then checked by Validate.
 Result<ArrayDataPtr> Assemble(std::vector<SchemaElement> elements,
                               std::vector<ColumnChunkData> leaves, int64_t rows,
-                              TypePtr type = nullptr, std::optional<bool> nullable = {}) {
+                              TypePtr type = nullptr, std::optional<bool> nullable = {},
+                              bool fits = true) {
   FileMetaData m;
   SchemaElement root = Group("schema", 1);
   root.repetition.reset();
@@ -107,7 +109,7 @@ Result<ArrayDataPtr> Assemble(std::vector<SchemaElement> elements,
   QUIVER_ASSIGN_OR_RETURN(SchemaNode tree, BuildSchemaTree(m, "t.parquet"));
   QUIVER_ASSIGN_OR_RETURN(Field field, ParquetField(tree.children[0], "t.parquet"));
   if (type) {
-    if (!FitsParquetType(*type, *field.type)) {
+    if (fits && !FitsParquetType(*type, *field.type)) {
       return Status::TypeError(type->ToString(), " does not fit ", field.type->ToString());
     }
     field.type = type;
@@ -620,6 +622,174 @@ TEST(ParquetAssembleTest, LeavesOfOneGroupThatDisagreeAreInvalid) {
   const Field wrong{"x", struct_({Field{"y", int32()}}), true};
   EXPECT_ERROR(kInvalid, "does not fit the Parquet",
                AssembleColumn(tree.children[0], wrong, &leaves, 1, "t"));
+}
+
+TEST(ParquetAssembleTest, NestedFixedSizeListsFillNullRowsAtEveryLevel) {
+  // fixed_size_list<fixed_size_list<int32, 2>, 2>:
+  // [[1, 2], [3, 4]], null, [null, [5, 6]]
+  ASSERT_OK_AND_ASSIGN(TypePtr inner, fixed_size_list(Field{"element", int32(), false}, 2));
+  ASSERT_OK_AND_ASSIGN(TypePtr outer, fixed_size_list(Field{"element", inner, true}, 2));
+  ASSERT_OK_AND_ASSIGN(
+      ArrayDataPtr a,
+      Assemble({Group("o", 1, Repetition::kOptional, LogicalType::kList),
+                Group("list", 1, Repetition::kRepeated),
+                Group("element", 1, Repetition::kOptional, LogicalType::kList),
+                Group("list", 1, Repetition::kRepeated),
+                Leaf("element", PhysicalType::kInt32, Repetition::kRequired)},
+               Leaves(Chunk<int32_t>(PhysicalType::kInt32, {1, 2, 3, 4, 5, 6},
+                                     {4, 4, 4, 4, 0, 2, 4, 4}, {0, 2, 1, 2, 0, 0, 1, 2})),
+               3, outer));
+  EXPECT_EQ(Valid(*a), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(Valid(*a->children[0]), (std::vector<bool>{true, true, true, true, false, true}));
+  EXPECT_EQ(Values<int32_t>(*a->children[0]->children[0]),
+            (std::vector<int32_t>{1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 5, 6}));
+}
+
+TEST(ParquetAssembleTest, FixedSizeListWithoutRepetitionLevelsInsideAStruct) {
+  // struct<t: fixed_size_list<float, 2>>, the reader having left out the
+  // repetition levels: the struct's rows come from the list size.
+  ASSERT_OK_AND_ASSIGN(TypePtr fsl, fixed_size_list(Field{"element", float32(), false}, 2));
+  std::vector<SchemaElement> elements = FloatList();
+  elements.insert(elements.begin(), Group("s", 1));
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr a,
+                       Assemble(elements, Leaves(Chunk<float>(PhysicalType::kFloat, {1, 2, 3, 4})),
+                                2, struct_({Field{"t", fsl, true}})));
+  EXPECT_EQ(a->length, 2);
+  EXPECT_EQ(a->children[0]->length, 2);
+  EXPECT_EQ(Values<float>(*a->children[0]->children[0]), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(ParquetAssembleTest, DictionariesOfNumbersAndTimestampsInOtherUnits) {
+  ASSERT_OK_AND_ASSIGN(
+      ArrayDataPtr a,
+      Assemble({Leaf("x", PhysicalType::kInt32)},
+               Leaves(Chunk<int32_t>(PhysicalType::kInt32, {5, 6, 5}, {1, 1, 0, 1})), 4,
+               *dictionary(int8(), int32())));
+  EXPECT_EQ(a->dictionary->length, 2);
+  EXPECT_EQ(Values<int32_t>(*a->dictionary), (std::vector<int32_t>{5, 6}));
+  EXPECT_EQ(Values<int8_t>(*a), (std::vector<int8_t>{0, 1, 0, 0}));
+  EXPECT_EQ(Valid(*a), (std::vector<bool>{true, true, false, true}));
+
+  // TIMESTAMP(MILLIS) read as seconds and as microseconds; INT96 as
+  // microseconds.
+  SchemaElement ts = Leaf("t", PhysicalType::kInt64, Repetition::kRequired);
+  ts.logical_type.kind = LogicalType::kTimestamp;
+  ts.logical_type.unit = TimeUnit::kMilli;
+  ASSERT_OK_AND_ASSIGN(a, Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {2500})), 1,
+                                   *timestamp(TimeUnit::kSecond), {}, false));
+  EXPECT_EQ(Values<int64_t>(*a), (std::vector<int64_t>{2}));
+  ASSERT_OK_AND_ASSIGN(a, Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {2500})), 1,
+                                   *timestamp(TimeUnit::kMicro), {}, false));
+  EXPECT_EQ(Values<int64_t>(*a), (std::vector<int64_t>{2500000}));
+  std::vector<uint8_t> raw(12, 0);
+  const int64_t nanos = 7000;
+  const int32_t epoch = 2440588;
+  std::memcpy(raw.data(), &nanos, 8);
+  std::memcpy(raw.data() + 8, &epoch, 4);
+  ASSERT_OK_AND_ASSIGN(a, Assemble({Leaf("t", PhysicalType::kInt96, Repetition::kRequired)},
+                                   Leaves(Chunk<uint8_t>(PhysicalType::kInt96, raw)), 1,
+                                   *timestamp(TimeUnit::kMicro), {}, false));
+  EXPECT_EQ(Values<int64_t>(*a), (std::vector<int64_t>{7}));
+  // A type the physical type does not read as.
+  EXPECT_ERROR(
+      kNotImplemented, "does not read Parquet INT64 values as utf8",
+      Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {1})), 1, utf8(), {}, false));
+}
+
+// Random levels, values and row counts, within and outside what the
+// schema allows: every outcome is an error or an array that validates.
+TEST(ParquetAssembleTest, RandomLevelsNeverCrash) {
+  ASSERT_OK_AND_ASSIGN(TypePtr fsl, fixed_size_list(Field{"element", float32(), false}, 2));
+  ASSERT_OK_AND_ASSIGN(TypePtr fsl_int, fixed_size_list(Field{"element", int32(), true}, 2));
+  struct Case {
+    std::vector<SchemaElement> elements;
+    TypePtr type;
+  };
+  std::vector<Case> cases = {
+      {ThreeLevelList(), nullptr},
+      {ThreeLevelList(), fsl_int},
+      {FloatList(), fsl},
+      {{Group("o", 1, Repetition::kOptional, LogicalType::kList),
+        Group("list", 1, Repetition::kRepeated),
+        Group("element", 1, Repetition::kOptional, LogicalType::kList),
+        Group("list", 1, Repetition::kRepeated), Leaf("element", PhysicalType::kInt32)},
+       nullptr},
+      {{Group("s", 2), Leaf("a", PhysicalType::kInt32),
+        Leaf("r", PhysicalType::kInt32, Repetition::kRepeated)},
+       nullptr},
+      {{Group("m", 1, Repetition::kOptional, LogicalType::kMap),
+        Group("key_value", 2, Repetition::kRepeated),
+        Leaf("key", PhysicalType::kInt32, Repetition::kRequired),
+        Leaf("value", PhysicalType::kInt32)},
+       nullptr},
+  };
+  std::mt19937 random(42);
+  int ok = 0;
+  for (const Case& c : cases) {
+    FileMetaData m;
+    m.schema.push_back(Group("schema", 1));
+    m.schema[0].repetition.reset();
+    for (const SchemaElement& e : c.elements) m.schema.push_back(e);
+    ASSERT_OK_AND_ASSIGN(SchemaNode tree, BuildSchemaTree(m, "t"));
+    ASSERT_OK_AND_ASSIGN(Field field, ParquetField(tree.children[0], "t"));
+    if (c.type) field.type = c.type;
+    std::vector<const SchemaNode*> leaf_nodes;
+    std::vector<const SchemaNode*> stack = {&tree.children[0]};
+    while (!stack.empty()) {
+      const SchemaNode* n = stack.back();
+      stack.pop_back();
+      if (n->is_leaf()) leaf_nodes.push_back(n);
+      for (auto it = n->children.rbegin(); it != n->children.rend(); ++it) stack.push_back(&*it);
+    }
+    for (int iteration = 0; iteration < 3000; ++iteration) {
+      const bool wild = iteration % 4 == 0;
+      int64_t rows = std::uniform_int_distribution<int64_t>(0, 4)(random);
+      std::vector<ColumnChunkData> leaves;
+      for (const SchemaNode* leaf : leaf_nodes) {
+        const int16_t max_def = leaf->max_definition_level, max_rep = leaf->max_repetition_level;
+        const int n = std::uniform_int_distribution<int>(0, 10)(random);
+        Levels def, rep;
+        int64_t values = 0, leaf_rows = 0;
+        for (int i = 0; i < n; ++i) {
+          int16_t d = static_cast<int16_t>(
+              std::uniform_int_distribution<int>(wild ? -1 : 0, max_def + (wild ? 1 : 0))(random));
+          int16_t r = static_cast<int16_t>(
+              std::uniform_int_distribution<int>(wild ? -1 : 0, max_rep + (wild ? 1 : 0))(random));
+          if (!wild && i == 0) r = 0;
+          if (!wild && r > 0 && d < max_def) d = max_def;  // mostly consistent
+          def.push_back(d);
+          rep.push_back(r);
+          values += d == max_def;
+          leaf_rows += r == 0;
+        }
+        if (!wild) rows = leaf_rows;
+        if (wild) values = std::uniform_int_distribution<int64_t>(0, n)(random);
+        const bool drop_rep = max_rep > 0 && random() % 5 == 0;
+        const bool drop_def = random() % 5 == 0;
+        ColumnChunkData chunk;
+        chunk.values = *ColumnValues::Make(*leaf->element->type, leaf->element->type_length);
+        for (int64_t v = 0; v < values; ++v) {
+          const int32_t x = static_cast<int32_t>(v);
+          ASSERT_OK(chunk.values.fixed.Append(&x, chunk.values.width));
+        }
+        chunk.values.count = values;
+        chunk.num_levels = n;
+        if (!drop_def && max_def > 0) chunk.def_levels = def;
+        chunk.all_defined = chunk.def_levels.empty();
+        if (!drop_rep && max_rep > 0) chunk.rep_levels = rep;
+        leaves.push_back(std::move(chunk));
+      }
+      auto out = AssembleColumn(tree.children[0], field, &leaves, rows, "t");
+      if (out.ok()) {
+        ++ok;
+        ASSERT_OK(Validate(**out));
+        EXPECT_EQ((*out)->length, rows);
+      } else {
+        EXPECT_EQ(out.status().code(), StatusCode::kInvalid) << out.status().ToString();
+      }
+    }
+  }
+  EXPECT_GT(ok, 100);
 }
 
 }  // namespace
