@@ -242,6 +242,8 @@ class Assembler {
         return Error(path, data.def_levels.size(), " definition levels for ", n, " levels");
       }
       leaf->def = data.def_levels.data();
+    } else if (!data.all_defined && max_def > 0 && n > 0) {
+      return Error(path, "no definition levels, but not every level is defined");
     }
     if (!data.rep_levels.empty()) {
       if (static_cast<int64_t>(data.rep_levels.size()) != n) {

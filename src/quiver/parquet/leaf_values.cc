@@ -390,7 +390,8 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, con
   const TypeId vid = value_type->id();
   const bool offsets = vid == TypeId::kUtf8 || vid == TypeId::kBinary ||
                        vid == TypeId::kLargeUtf8 || vid == TypeId::kLargeBinary;
-  if (!offsets && value_type->byte_width() <= 0) {
+  if (!offsets &&
+      (value_type->byte_width() <= 0 || vid == TypeId::kDictionary || vid == TypeId::kExtension)) {
     return Status::NotImplemented(what, ": quiver builds dictionaries of fixed-width, string and ",
                                   "binary values, not of ", value_type->ToString());
   }
@@ -493,6 +494,14 @@ Result<ArrayDataPtr> LeafArray(ColumnValues* values, const SchemaElement& leaf, 
                                const Placement& placement, const std::string& what) {
   QUIVER_RETURN_NOT_OK(CheckValues(*values, what));
   const DataType& t = *type;
+  if (t.id() == TypeId::kExtension) {
+    // The storage, then the extension type over it.
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr storage,
+                            LeafArray(values, leaf, t.storage_type(), placement, what));
+    auto out = std::make_shared<ArrayData>(*storage);
+    out->type = type;
+    return ArrayDataPtr(std::move(out));
+  }
   if (t.id() == TypeId::kDictionary) return DictionaryLeaf(values, leaf, type, placement, what);
   auto out = std::make_shared<ArrayData>();
   out->type = type;

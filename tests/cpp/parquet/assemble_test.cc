@@ -570,6 +570,11 @@ TEST(ParquetAssembleTest, ContradictionsAreInvalidAndNameTheColumn) {
   EXPECT_ERROR(kInvalid, "2 values of 4 bytes, but 4 bytes of them",
                Assemble({Leaf("x", PhysicalType::kInt32, Repetition::kRequired)},
                         Leaves(std::move(short_values)), 2));
+  // No definition levels for a column that says not all levels are defined.
+  ColumnChunkData undefined = Chunk<int32_t>(PhysicalType::kInt32, {1, 2});
+  undefined.all_defined = false;
+  EXPECT_ERROR(kInvalid, "no definition levels, but not every level is defined",
+               Assemble(optional_int(), Leaves(std::move(undefined)), 2));
   // Leaves missing.
   EXPECT_ERROR(
       kInvalid, "the column has 2 leaves, but 1 were given",
