@@ -432,6 +432,32 @@ class Assembler {
     return Error(path, "an unknown shape");
   }
 
+  Status FlatPlacement(const LeafLevels& leaf, const ShapeInfo& s, bool nullable,
+                       const std::string& path, Placement* placement, BufferPtr* present) const {
+    const int16_t max_def = leaf.node->max_definition_level;
+    const int64_t n = leaf.n;
+    placement->slots = n;
+    int64_t values = 0;
+    for (int64_t i = 0; i < n; ++i) values += leaf.def[i] == max_def;
+    if (values == n) return Status::OK();
+    QUIVER_ASSIGN_OR_RETURN(*present, Buffer::Allocate((n + 7) / 8));
+    uint8_t* bits = (*present)->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      const int16_t d = leaf.def[i];
+      if (d == max_def) {
+        SetBit(bits, i);
+      } else if (!nullable && s.optional && d == s.valid_def - 1) {
+        return Error(path, "a null in a field that is not nullable");
+      }
+    }
+    placement->present = bits;
+    if (nullable) {
+      placement->validity = *present;
+      placement->null_count = n - values;
+    }
+    return Status::OK();
+  }
+
   Result<ArrayDataPtr> BuildLeaf(LeafLevels& leaf, const Field& field, const Criteria& c,
                                  const ShapeInfo& s, const std::string& path) {
     ColumnChunkData& data = *leaf.data;
@@ -441,6 +467,11 @@ class Assembler {
       // Every level is a value (no nulls, no empty lists): the decoded
       // buffers become the array's as they are.
       placement.slots = leaf.n;
+    } else if (!leaf.rep && c.d == 0 && c.fillers.empty()) {
+      // A column outside lists: one slot per level, a value where the
+      // level is the maximum (so one bitmap is the validity and where the
+      // values go, when the field is nullable).
+      QUIVER_RETURN_NOT_OK(FlatPlacement(leaf, s, field.nullable, path, &placement, &present));
     } else {
       QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(leaf, c, s, field.nullable, path));
       placement.slots = slots.count;

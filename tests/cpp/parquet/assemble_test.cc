@@ -446,6 +446,26 @@ TEST(ParquetAssembleTest, StructsWithOptionalChildrenAndNullStructs) {
   EXPECT_EQ(Texts(*a->children[1]), (std::vector<std::string>{"x", "", "z"}));
 }
 
+TEST(ParquetAssembleTest, ListsOfStructs) {
+  // [{a: 1, b: "x"}, null], null, [{a: null, b: "y"}]
+  // optional group l (LIST) { repeated group list { optional group element
+  //   { optional int32 a; required binary b (STRING) } } }
+  ASSERT_OK_AND_ASSIGN(
+      ArrayDataPtr a,
+      Assemble({Group("l", 1, Repetition::kOptional, LogicalType::kList),
+                Group("list", 1, Repetition::kRepeated), Group("element", 2),
+                Leaf("a", PhysicalType::kInt32), StringLeaf("b", Repetition::kRequired)},
+               Leaves(Chunk<int32_t>(PhysicalType::kInt32, {1}, {4, 2, 0, 3}, {0, 1, 0, 0}),
+                      Strings({"x", "y"}, {3, 2, 0, 3}, {0, 1, 0, 0})),
+               3));
+  EXPECT_EQ(Valid(*a), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(Values<int32_t>(*a), (std::vector<int32_t>{0, 2, 2}));
+  const ArrayData& element = *a->children[0];
+  EXPECT_EQ(Valid(element), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(Valid(*element.children[0]), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(Texts(*element.children[1]), (std::vector<std::string>{"x", "", "y"}));
+}
+
 TEST(ParquetAssembleTest, Maps) {
   // {a: 1, b: null}, null, {}
   SchemaElement key = StringLeaf("key", Repetition::kRequired);
