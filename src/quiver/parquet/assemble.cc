@@ -90,6 +90,10 @@ bool IsNested(TypeId id) {
          id == TypeId::kSparseUnion || id == TypeId::kDenseUnion || id == TypeId::kRunEndEncoded;
 }
 
+// The most slots a node may have: every size computed from a slot count
+// (offsets, views, 32-byte decimals) stays far inside int64.
+constexpr int64_t kMaxSlots = int64_t{1} << 57;
+
 class Assembler {
  public:
   Assembler(const std::string& what, int64_t num_rows) : what_(what), num_rows_(num_rows) {}
@@ -258,6 +262,7 @@ class Assembler {
       leaf->rep_missing = true;
       if (leaf->def) QUIVER_RETURN_NOT_OK(Synthesize(leaf));
     }
+    QUIVER_RETURN_NOT_OK(CheckValues(data.values, what_ + ": column '" + path + "'"));
     int64_t values = 0, rows = 0;
     if (!leaf->def && !leaf->rep) {
       values = n;
@@ -336,7 +341,9 @@ class Assembler {
     // No definition levels: every row holds k values.
     const int64_t k = leaf->fixed_size;
     leaf->synthesized.assign(static_cast<size_t>(leaf->n), 1);
-    for (int64_t i = 0; i < leaf->n; i += k) leaf->synthesized[static_cast<size_t>(i)] = 0;
+    for (int64_t i = 0; i < leaf->n; i += std::max<int64_t>(k, 1)) {
+      leaf->synthesized[static_cast<size_t>(i)] = 0;
+    }
     leaf->rep = leaf->synthesized.data();
   }
 
@@ -391,6 +398,11 @@ class Assembler {
       }
       return Status::OK();
     }));
+    if (out.count > kMaxSlots) {
+      // Fixed-size lists of null rows multiply: refuse sizes no buffer
+      // could hold before any size is computed from them.
+      return Error(path, out.count, " slots, more than 2^57");
+    }
     if (out.nulls == 0) return out;
     QUIVER_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate((out.count + 7) / 8));
     uint8_t* bits = out.validity->mutable_data();
@@ -567,14 +579,16 @@ class Assembler {
     out->length = slots.count;
     out->null_count = slots.nulls;
     // Each slot's first entry, then the end of the last.
-    std::vector<int64_t> starts(static_cast<size_t>(slots.count) + 1);
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr starts_buffer,
+                            Buffer::AllocateUninitialized((slots.count + 1) * 8));
+    int64_t* starts = reinterpret_cast<int64_t*>(starts_buffer->mutable_data());
     int64_t slot = 0, total = 0;
     bool open = false;       // the current slot's list holds entries
     bool own_valid = false;  // the current slot is a list of its own (not a filler or null)
     int64_t open_slot = -1;
     auto close = [&]() -> Status {
       if (!fixed || open_slot < 0) return Status::OK();
-      const int64_t entries = total - starts[static_cast<size_t>(open_slot)];
+      const int64_t entries = total - starts[open_slot];
       if ((open || own_valid) && entries != k) {
         return Error(path, "row ", open_slot, " is a list of ", entries,
                      " values, not fixed_size_list[", k, "]'s ", k);
@@ -589,7 +603,7 @@ class Assembler {
         QUIVER_RETURN_NOT_OK(close());
         if (slot >= slots.count) return Error(path, "more list slots than counted");
         open_slot = slot;
-        starts[static_cast<size_t>(slot++)] = total;
+        starts[slot++] = total;
         open = d >= child_c.d;
         own_valid = d >= s.valid_def;
       } else {
@@ -597,7 +611,7 @@ class Assembler {
           if (r <= f.r && d >= f.d) {
             QUIVER_RETURN_NOT_OK(close());
             if (f.mult > slots.count - slot) return Error(path, "more list slots than counted");
-            for (int64_t j = 0; j < f.mult; ++j) starts[static_cast<size_t>(slot++)] = total;
+            for (int64_t j = 0; j < f.mult; ++j) starts[slot++] = total;
             open = own_valid = false;
             open_slot = -1;
             break;
@@ -611,7 +625,7 @@ class Assembler {
     }
     QUIVER_RETURN_NOT_OK(close());
     if (slot != slots.count) return Error(path, "fewer list slots than counted");
-    starts[static_cast<size_t>(slot)] = total;
+    starts[slot] = total;
 
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child,
                             Build(s.child, child_field, child_c, leaf, child_path));
@@ -641,8 +655,8 @@ class Assembler {
       QUIVER_ASSIGN_OR_RETURN(sizes, Buffer::AllocateUninitialized(entries * width));
     }
     for (int64_t j = 0; j < entries; ++j) {
-      const int64_t start = starts[static_cast<size_t>(j)];
-      const int64_t size = view ? starts[static_cast<size_t>(j) + 1] - start : 0;
+      const int64_t start = starts[j];
+      const int64_t size = view ? starts[j + 1] - start : 0;
       if (wide) {
         std::memcpy(offsets->mutable_data() + j * 8, &start, 8);
         if (view) std::memcpy(sizes->mutable_data() + j * 8, &size, 8);

@@ -29,40 +29,6 @@ int32_t OffsetAt(const ColumnValues& v, int64_t i) {
   return out;
 }
 
-// The buffers agree with the count, and byte array offsets run forward
-// inside their bytes (views and decimals read the bytes they point at).
-Status CheckValues(const ColumnValues& v, const std::string& what) {
-  if (v.count < 0) return Status::Invalid(what, ": a negative value count (", v.count, ")");
-  if (v.type != PhysicalType::kByteArray) {
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(v.count, static_cast<int64_t>(v.width), &bytes) ||
-        v.fixed.size() != bytes) {
-      return Status::Invalid(what, ": ", v.count, " values of ", v.width, " bytes, but ",
-                             v.fixed.size(), " bytes of them");
-    }
-    return Status::OK();
-  }
-  if (v.offsets.size() != (v.count + 1) * 4) {
-    return Status::Invalid(what, ": ", v.count, " byte arrays, but ", v.offsets.size() / 4,
-                           " offsets (one more than the values)");
-  }
-  int32_t previous = OffsetAt(v, 0);
-  if (previous != 0) return Status::Invalid(what, ": the first byte array offset is ", previous);
-  for (int64_t i = 1; i <= v.count; ++i) {
-    const int32_t next = OffsetAt(v, i);
-    if (next < previous) {
-      return Status::Invalid(what, ": byte array offset ", i, " (", next, ") < offset ", i - 1,
-                             " (", previous, ")");
-    }
-    previous = next;
-  }
-  if (previous != v.bytes.size()) {
-    return Status::Invalid(what, ": the byte arrays end at ", previous, ", but ", v.bytes.size(),
-                           " bytes hold them");
-  }
-  return Status::OK();
-}
-
 // --- fixed-width conversions ---------------------------------------------------------
 
 std::optional<TimeUnit> SourceUnit(const SchemaElement& e) {
@@ -489,6 +455,40 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, con
 }
 
 }  // namespace
+
+// Views and decimals read the bytes the offsets point at: they are checked
+// here, before anything is built.
+Status CheckValues(const ColumnValues& v, const std::string& what) {
+  if (v.count < 0) return Status::Invalid(what, ": a negative value count (", v.count, ")");
+  if (v.type != PhysicalType::kByteArray) {
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(v.count, static_cast<int64_t>(v.width), &bytes) ||
+        v.fixed.size() != bytes) {
+      return Status::Invalid(what, ": ", v.count, " values of ", v.width, " bytes, but ",
+                             v.fixed.size(), " bytes of them");
+    }
+    return Status::OK();
+  }
+  if (v.offsets.size() != (v.count + 1) * 4) {
+    return Status::Invalid(what, ": ", v.count, " byte arrays, but ", v.offsets.size() / 4,
+                           " offsets (one more than the values)");
+  }
+  int32_t previous = OffsetAt(v, 0);
+  if (previous != 0) return Status::Invalid(what, ": the first byte array offset is ", previous);
+  for (int64_t i = 1; i <= v.count; ++i) {
+    const int32_t next = OffsetAt(v, i);
+    if (next < previous) {
+      return Status::Invalid(what, ": byte array offset ", i, " (", next, ") < offset ", i - 1,
+                             " (", previous, ")");
+    }
+    previous = next;
+  }
+  if (previous != v.bytes.size()) {
+    return Status::Invalid(what, ": the byte arrays end at ", previous, ", but ", v.bytes.size(),
+                           " bytes hold them");
+  }
+  return Status::OK();
+}
 
 Result<ArrayDataPtr> LeafArray(ColumnValues* values, const SchemaElement& leaf, const TypePtr& type,
                                const Placement& placement, const std::string& what) {
