@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/internal/base64.h"
+#include "quiver/io.h"
+#include "quiver/ipc.h"
+#include "quiver/record_batch.h"
 #include "quiver/variable_shape_tensor.h"
 #include "test_util.h"
 
@@ -513,6 +517,42 @@ TEST(ParquetAssembleTest, FixedSizeListFastPathMovesTheValues) {
   EXPECT_EQ(a->children[0]->buffers[1]->data(), decoded);
   ASSERT_OK_AND_ASSIGN(FixedShapeTensorArray array, FixedShapeTensorArray::Make(a));
   EXPECT_EQ(array.length(), 2);
+}
+
+TEST(ParquetAssembleTest, TypesTheArrowSchemaKeyRestores) {
+  // What an Arrow writer leaves: a fixed_shape_tensor column and a
+  // large_utf8 one, read through ArrowSchemaOf as a reader would.
+  ASSERT_OK_AND_ASSIGN(FixedShapeTensorType tensor, FixedShapeTensorType::Make(int64(), {2}));
+  auto arrow = std::make_shared<Schema>();
+  arrow->fields = {Field{"t", tensor.data_type(), true}, Field{"s", large_utf8(), true}};
+  auto sink = std::make_shared<io::BufferSink>();
+  { ASSERT_OK_AND_ASSIGN(auto writer, ipc::StreamWriter::Open(sink, arrow)); }
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, sink->Finish());
+  FileMetaData m;
+  m.schema = {Group("schema", 2), Group("t", 1, Repetition::kOptional, LogicalType::kList),
+              Group("list", 1, Repetition::kRepeated), Leaf("element", PhysicalType::kInt64),
+              StringLeaf("s")};
+  m.schema[0].repetition.reset();
+  m.key_value_metadata = {{"ARROW:schema", internal::EncodeBase64(std::string_view(
+                                               reinterpret_cast<const char*>(bytes->data()),
+                                               static_cast<size_t>(bytes->size())))}};
+  ASSERT_OK_AND_ASSIGN(SchemaNode tree, BuildSchemaTree(m, "t.parquet"));
+  ASSERT_OK_AND_ASSIGN(Schema schema, ArrowSchemaOf(m, tree, "t.parquet"));
+
+  std::vector<ColumnChunkData> t = Leaves(Chunk<int64_t>(PhysicalType::kInt64, {1, 2, 3, 4}));
+  const uint8_t* decoded = t[0].values.fixed.data();
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr a,
+                       AssembleColumn(tree.children[0], schema.fields[0], &t, 2, "t.parquet"));
+  ASSERT_OK(Validate(*a));
+  EXPECT_TRUE(a->type->Equals(*tensor.data_type()));
+  EXPECT_EQ(a->children[0]->buffers[1]->data(), decoded);
+
+  std::vector<ColumnChunkData> s_leaves = Leaves(Strings({"x"}, {0, 1}));
+  ASSERT_OK_AND_ASSIGN(
+      a, AssembleColumn(tree.children[1], schema.fields[1], &s_leaves, 2, "t.parquet"));
+  ASSERT_OK(Validate(*a));
+  EXPECT_EQ(a->type->id(), TypeId::kLargeUtf8);
+  EXPECT_EQ(Texts(*a), (std::vector<std::string>{"", "x"}));
 }
 
 TEST(ParquetAssembleTest, FixedSizeListNullRowsTakeZeroEntries) {
