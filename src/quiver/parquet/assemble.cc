@@ -449,8 +449,7 @@ class Assembler {
     const int16_t max_def = leaf.node->max_definition_level;
     const int64_t n = leaf.n;
     placement->slots = n;
-    int64_t values = 0;
-    for (int64_t i = 0; i < n; ++i) values += leaf.def[i] == max_def;
+    const int64_t values = leaf.data->values.count;  // the levels at max_def (Prepare)
     if (values == n) return Status::OK();
     QUIVER_ASSIGN_OR_RETURN(*present, Buffer::Allocate((n + 7) / 8));
     uint8_t* bits = (*present)->mutable_data();
@@ -484,6 +483,31 @@ class Assembler {
       // level is the maximum (so one bitmap is the validity and where the
       // values go, when the field is nullable).
       QUIVER_RETURN_NOT_OK(FlatPlacement(leaf, s, field.nullable, path, &placement, &present));
+    } else if (c.fillers.empty()) {
+      // At most one slot per level, each valid exactly where it holds a
+      // value: one pass, one bitmap for both.
+      QUIVER_ASSIGN_OR_RETURN(present, Buffer::Allocate((leaf.n + 7) / 8));
+      uint8_t* bits = present->mutable_data();
+      const int16_t max_def = leaf.node->max_definition_level;
+      const bool nullable = field.nullable;
+      int64_t slot = 0, nulls = 0;
+      QUIVER_RETURN_NOT_OK(ForEachSlot(leaf, c, [&](int16_t d, int64_t) -> Status {
+        if (d == max_def) {
+          SetBit(bits, slot);
+        } else if (nullable) {
+          ++nulls;
+        } else if (s.optional && d == s.valid_def - 1) {
+          return Error(path, "a null in a field that is not nullable");
+        }
+        ++slot;
+        return Status::OK();
+      }));
+      placement.slots = slot;
+      if (slot != data.values.count) placement.present = bits;
+      if (nulls > 0) {
+        placement.validity = present;
+        placement.null_count = nulls;
+      }
     } else {
       QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(leaf, c, s, field.nullable, path));
       placement.slots = slots.count;

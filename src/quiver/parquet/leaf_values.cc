@@ -240,17 +240,47 @@ Result<BufferPtr> CompactFixed(ColumnValues* v, const SchemaElement& e, const Da
 
 // --- spreading over the slots --------------------------------------------------------
 
+// Values [0, count) of `width` bytes to the slots whose present bit is
+// set, in order; a byte of eight present slots copies eight values at once.
+template <int64_t kWidth>
+void Spread(const uint8_t* in, int64_t count, int64_t width, const Placement& p, uint8_t* dst) {
+  const int64_t w = kWidth > 0 ? kWidth : width;
+  int64_t v = 0;
+  for (int64_t s = 0; s < p.slots && v < count;) {
+    if ((s & 7) == 0 && s + 8 <= p.slots && v + 8 <= count) {
+      const uint8_t byte = p.present[s >> 3];
+      if (byte == 0xff) {
+        std::memcpy(dst + s * w, in + v * w, static_cast<size_t>(8 * w));
+        s += 8;
+        v += 8;
+        continue;
+      }
+      if (byte == 0) {
+        s += 8;
+        continue;
+      }
+    }
+    if (GetBit(p.present, s)) {
+      std::memcpy(dst + s * w, in + v * w, static_cast<size_t>(w));
+      ++v;
+    }
+    ++s;
+  }
+}
+
 Result<BufferPtr> SpreadFixed(BufferPtr compact, int64_t count, int64_t width, const Placement& p) {
   if (!p.present) return compact;
   QUIVER_ASSIGN_OR_RETURN(int64_t size, internal::MultiplyChecked(p.slots, width, "values"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(size));
   const uint8_t* in = compact->data();
   uint8_t* dst = out->mutable_data();
-  int64_t v = 0;
-  for (int64_t s = 0; s < p.slots && v < count; ++s) {
-    if (!GetBit(p.present, s)) continue;
-    std::memcpy(dst + s * width, in + v * width, static_cast<size_t>(width));
-    ++v;
+  switch (width) {
+    case 1: Spread<1>(in, count, width, p, dst); break;
+    case 2: Spread<2>(in, count, width, p, dst); break;
+    case 4: Spread<4>(in, count, width, p, dst); break;
+    case 8: Spread<8>(in, count, width, p, dst); break;
+    case 16: Spread<16>(in, count, width, p, dst); break;
+    default: Spread<0>(in, count, width, p, dst); break;
   }
   return out;
 }
