@@ -185,6 +185,38 @@ TEST(ParquetAssembleTest, OptionalColumnsSpreadValuesOverNullSlots) {
   EXPECT_EQ(a->null_count, 0);
 }
 
+TEST(ParquetAssembleTest, LongColumnsSpreadInRuns) {
+  // 16 values, 16 nulls, then every third slot null: whole bytes of the
+  // bitmap set, clear and mixed, for 8-byte and 3-byte values.
+  Levels def;
+  std::vector<int64_t> values;
+  std::vector<int64_t> expected;
+  std::string raw, expected_raw;
+  for (int i = 0; i < 100; ++i) {
+    const bool valid = i < 16 || (i >= 32 && i % 3 != 0);
+    def.push_back(valid ? 1 : 0);
+    expected.push_back(valid ? 1000 + i : 0);
+    const char bytes[3] = {static_cast<char>(i), 'b', 'c'};
+    expected_raw.append(valid ? std::string(bytes, 3) : std::string(3, '\0'));
+    if (!valid) continue;
+    values.push_back(1000 + i);
+    raw.append(bytes, 3);
+  }
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr a,
+                       Assemble({Leaf("x", PhysicalType::kInt64)},
+                                Leaves(Chunk<int64_t>(PhysicalType::kInt64, values, def)), 100));
+  EXPECT_EQ(Values<int64_t>(*a), expected);
+  EXPECT_EQ(a->null_count, 100 - static_cast<int64_t>(values.size()));
+  SchemaElement fixed = Leaf("f", PhysicalType::kFixedLenByteArray);
+  fixed.type_length = 3;
+  ASSERT_OK_AND_ASSIGN(
+      a, Assemble({fixed},
+                  Leaves(Chunk<char>(PhysicalType::kFixedLenByteArray,
+                                     std::vector<char>(raw.begin(), raw.end()), def, {}, 3)),
+                  100));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(a->buffers[1]->data()), 300), expected_raw);
+}
+
 TEST(ParquetAssembleTest, BooleansPackIntoBits) {
   ASSERT_OK_AND_ASSIGN(
       ArrayDataPtr a,
