@@ -561,6 +561,68 @@ class Assembler {
     return ArrayDataPtr(std::move(out));
   }
 
+  // Each slot's first entry among the list's entries as `leaf`'s levels
+  // place them, then the end of the last (count + 1 starts); a fixed-size
+  // list's rows checked against k.
+  Status ListStarts(const LeafLevels& leaf, const Criteria& c, const Criteria& child_c,
+                    const ShapeInfo& s, int64_t k, bool fixed, int64_t count, int64_t* starts,
+                    const std::string& path) const {
+    int64_t slot = 0, total = 0;
+    bool open = false;       // the current slot's list holds entries
+    bool own_valid = false;  // the current slot is a list of its own (not a filler or null)
+    int64_t open_slot = -1;
+    auto close = [&]() -> Status {
+      if (!fixed || open_slot < 0) return Status::OK();
+      const int64_t entries = total - starts[open_slot];
+      if ((open || own_valid) && entries != k) {
+        return Error(path, "row ", open_slot, " is a list of ", entries,
+                     " values, not fixed_size_list[", k, "]'s ", k);
+      }
+      return Status::OK();
+    };
+    const int16_t max_def = leaf.node->max_definition_level;
+    for (int64_t i = 0; i < leaf.n; ++i) {
+      const int16_t d = leaf.def ? leaf.def[i] : max_def;
+      const int16_t r = leaf.rep ? leaf.rep[i] : 0;
+      if (r <= c.r && d >= c.d) {
+        QUIVER_RETURN_NOT_OK(close());
+        if (slot >= count) return Error(path, "more slots than the list's first column makes");
+        open_slot = slot;
+        starts[slot++] = total;
+        open = d >= child_c.d;
+        own_valid = d >= s.valid_def;
+      } else {
+        for (const Filler& f : c.fillers) {
+          if (r <= f.r && d >= f.d) {
+            QUIVER_RETURN_NOT_OK(close());
+            if (f.mult > count - slot)
+              return Error(path, "more slots than the list's first column makes");
+            for (int64_t j = 0; j < f.mult; ++j) starts[slot++] = total;
+            open = own_valid = false;
+            open_slot = -1;
+            break;
+          }
+        }
+      }
+      if (r <= child_c.r && d >= child_c.d) {
+        if (!open) return Error(path, "level ", i, " adds to a list that is null or empty");
+        ++total;
+      }
+    }
+    QUIVER_RETURN_NOT_OK(close());
+    if (slot != count) return Error(path, "fewer slots than the list's first column makes");
+    starts[slot] = total;
+    return Status::OK();
+  }
+
+  void CollectUnder(const SchemaNode& node, std::vector<LeafLevels*>* out) {
+    if (node.is_leaf()) {
+      out->push_back(&leaves_[static_cast<size_t>(node.leaf_index - first_leaf_)]);
+      return;
+    }
+    for (const SchemaNode& child : node.children) CollectUnder(child, out);
+  }
+
   Result<ArrayDataPtr> BuildList(LeafLevels* leaf, const Field& field, const Criteria& c,
                                  const ShapeInfo& s, const std::string& path) {
     const DataType& t = *field.type;
@@ -606,50 +668,30 @@ class Assembler {
     QUIVER_ASSIGN_OR_RETURN(BufferPtr starts_buffer,
                             Buffer::AllocateUninitialized((slots.count + 1) * 8));
     int64_t* starts = reinterpret_cast<int64_t*>(starts_buffer->mutable_data());
-    int64_t slot = 0, total = 0;
-    bool open = false;       // the current slot's list holds entries
-    bool own_valid = false;  // the current slot is a list of its own (not a filler or null)
-    int64_t open_slot = -1;
-    auto close = [&]() -> Status {
-      if (!fixed || open_slot < 0) return Status::OK();
-      const int64_t entries = total - starts[open_slot];
-      if ((open || own_valid) && entries != k) {
-        return Error(path, "row ", open_slot, " is a list of ", entries,
-                     " values, not fixed_size_list[", k, "]'s ", k);
+    QUIVER_RETURN_NOT_OK(ListStarts(*leaf, c, child_c, s, k, fixed, slots.count, starts, path));
+    const int64_t slot = slots.count, total = starts[slot];
+    // Every other column below must put as many entries in each row.
+    std::vector<LeafLevels*> others;
+    CollectUnder(*s.repeated, &others);
+    BufferPtr scratch_buffer;
+    for (LeafLevels* other : others) {
+      if (other == leaf) continue;
+      if (!scratch_buffer) {
+        QUIVER_ASSIGN_OR_RETURN(scratch_buffer,
+                                Buffer::AllocateUninitialized((slots.count + 1) * 8));
       }
-      return Status::OK();
-    };
-    const int16_t max_def = leaf->node->max_definition_level;
-    for (int64_t i = 0; i < leaf->n; ++i) {
-      const int16_t d = leaf->def ? leaf->def[i] : max_def;
-      const int16_t r = leaf->rep ? leaf->rep[i] : 0;
-      if (r <= c.r && d >= c.d) {
-        QUIVER_RETURN_NOT_OK(close());
-        if (slot >= slots.count) return Error(path, "more list slots than counted");
-        open_slot = slot;
-        starts[slot++] = total;
-        open = d >= child_c.d;
-        own_valid = d >= s.valid_def;
-      } else {
-        for (const Filler& f : c.fillers) {
-          if (r <= f.r && d >= f.d) {
-            QUIVER_RETURN_NOT_OK(close());
-            if (f.mult > slots.count - slot) return Error(path, "more list slots than counted");
-            for (int64_t j = 0; j < f.mult; ++j) starts[slot++] = total;
-            open = own_valid = false;
-            open_slot = -1;
-            break;
-          }
+      int64_t* scratch = reinterpret_cast<int64_t*>(scratch_buffer->mutable_data());
+      EnsureRep(other);
+      QUIVER_RETURN_NOT_OK(
+          ListStarts(*other, c, child_c, s, k, fixed, slots.count, scratch, other->path));
+      for (int64_t j = 0; j < slot; ++j) {
+        if (scratch[j + 1] - scratch[j] != starts[j + 1] - starts[j]) {
+          return Error(path, "its columns disagree on the entries of slot ", j, ": ",
+                       starts[j + 1] - starts[j], " in '", leaf->path, "', ",
+                       scratch[j + 1] - scratch[j], " in '", other->path, "'");
         }
       }
-      if (r <= child_c.r && d >= child_c.d) {
-        if (!open) return Error(path, "level ", i, " adds to a list that is null or empty");
-        ++total;
-      }
     }
-    QUIVER_RETURN_NOT_OK(close());
-    if (slot != slots.count) return Error(path, "fewer list slots than counted");
-    starts[slot] = total;
 
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child,
                             Build(s.child, child_field, child_c, leaf, child_path));

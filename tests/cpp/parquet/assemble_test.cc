@@ -702,14 +702,27 @@ TEST(ParquetAssembleTest, FixedSizeListRowsOfAnotherLengthAreInvalid) {
 
 TEST(ParquetAssembleTest, LeavesOfOneGroupThatDisagreeAreInvalid) {
   // list<struct<a, b>>: one row each, but 2 entries of a and 1 of b.
-  EXPECT_ERROR(kInvalid, "the fields of one group disagree on their rows",
-               Assemble({Group("l", 1, Repetition::kRequired, LogicalType::kList),
-                         Group("pair", 2, Repetition::kRepeated),
-                         Leaf("a", PhysicalType::kInt32, Repetition::kRequired),
-                         Leaf("b", PhysicalType::kInt32, Repetition::kRequired)},
+  const auto pairs = [] {
+    return std::vector<SchemaElement>{Group("l", 1, Repetition::kRequired, LogicalType::kList),
+                                      Group("pair", 2, Repetition::kRepeated),
+                                      Leaf("a", PhysicalType::kInt32, Repetition::kRequired),
+                                      Leaf("b", PhysicalType::kInt32, Repetition::kRequired)};
+  };
+  EXPECT_ERROR(kInvalid,
+               "column 'l': its columns disagree on the entries of slot 0: 2 in 'l.pair.a', 1 in "
+               "'l.pair.b'",
+               Assemble(pairs(),
                         Leaves(Chunk<int32_t>(PhysicalType::kInt32, {1, 2}, {1, 1}, {0, 1}),
                                Chunk<int32_t>(PhysicalType::kInt32, {1}, {1}, {0})),
                         1));
+  // As many entries in all, spread over the rows otherwise: [[1, 2], [3]]
+  // and [[1], [2, 3]].
+  EXPECT_ERROR(
+      kInvalid, "disagree on the entries of slot 0",
+      Assemble(pairs(),
+               Leaves(Chunk<int32_t>(PhysicalType::kInt32, {1, 2, 3}, {1, 1, 1}, {0, 1, 0}),
+                      Chunk<int32_t>(PhysicalType::kInt32, {1, 2, 3}, {1, 1, 1}, {0, 0, 1})),
+               2));
   // An Arrow type that does not fit the Parquet node.
   FileMetaData m;
   m.schema = {Group("schema", 1), Leaf("x", PhysicalType::kInt32)};
