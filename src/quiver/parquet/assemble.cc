@@ -562,18 +562,19 @@ class Assembler {
   }
 
   // Each slot's first entry among the list's entries as `leaf`'s levels
-  // place them, then the end of the last (count + 1 starts); a fixed-size
-  // list's rows checked against k.
+  // place them, then the end of the last (count + 1 starts, unless
+  // `starts` is null), and their number; a fixed-size list's rows checked
+  // against k.
   Status ListStarts(const LeafLevels& leaf, const Criteria& c, const Criteria& child_c,
                     const ShapeInfo& s, int64_t k, bool fixed, int64_t count, int64_t* starts,
-                    const std::string& path) const {
-    int64_t slot = 0, total = 0;
+                    int64_t* total_out, const std::string& path) const {
+    int64_t slot = 0, total = 0, open_start = 0;
     bool open = false;       // the current slot's list holds entries
     bool own_valid = false;  // the current slot is a list of its own (not a filler or null)
     int64_t open_slot = -1;
     auto close = [&]() -> Status {
       if (!fixed || open_slot < 0) return Status::OK();
-      const int64_t entries = total - starts[open_slot];
+      const int64_t entries = total - open_start;
       if ((open || own_valid) && entries != k) {
         return Error(path, "row ", open_slot, " is a list of ", entries,
                      " values, not fixed_size_list[", k, "]'s ", k);
@@ -588,7 +589,9 @@ class Assembler {
         QUIVER_RETURN_NOT_OK(close());
         if (slot >= count) return Error(path, "more slots than the list's first column makes");
         open_slot = slot;
-        starts[slot++] = total;
+        open_start = total;
+        if (starts) starts[slot] = total;
+        ++slot;
         open = d >= child_c.d;
         own_valid = d >= s.valid_def;
       } else {
@@ -597,7 +600,10 @@ class Assembler {
             QUIVER_RETURN_NOT_OK(close());
             if (f.mult > count - slot)
               return Error(path, "more slots than the list's first column makes");
-            for (int64_t j = 0; j < f.mult; ++j) starts[slot++] = total;
+            if (starts) {
+              for (int64_t j = 0; j < f.mult; ++j) starts[slot + j] = total;
+            }
+            slot += f.mult;
             open = own_valid = false;
             open_slot = -1;
             break;
@@ -611,7 +617,8 @@ class Assembler {
     }
     QUIVER_RETURN_NOT_OK(close());
     if (slot != count) return Error(path, "fewer slots than the list's first column makes");
-    starts[slot] = total;
+    if (starts) starts[slot] = total;
+    if (total_out) *total_out = total;
     return Status::OK();
   }
 
@@ -664,27 +671,38 @@ class Assembler {
     QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(*leaf, c, s, field.nullable, path));
     out->length = slots.count;
     out->null_count = slots.nulls;
-    // Each slot's first entry, then the end of the last.
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr starts_buffer,
-                            Buffer::AllocateUninitialized((slots.count + 1) * 8));
-    int64_t* starts = reinterpret_cast<int64_t*>(starts_buffer->mutable_data());
-    QUIVER_RETURN_NOT_OK(ListStarts(*leaf, c, child_c, s, k, fixed, slots.count, starts, path));
-    const int64_t slot = slots.count, total = starts[slot];
-    // Every other column below must put as many entries in each row.
+    // Each slot's first entry, then the end of the last (a fixed-size list
+    // only checks its rows: it keeps no offsets, and the rows of null
+    // parents it fills may be many).
+    BufferPtr starts_buffer;
+    int64_t* starts = nullptr;
+    if (!fixed) {
+      QUIVER_ASSIGN_OR_RETURN(starts_buffer, Buffer::AllocateUninitialized((slots.count + 1) * 8));
+      starts = reinterpret_cast<int64_t*>(starts_buffer->mutable_data());
+    }
+    int64_t total = 0;
+    QUIVER_RETURN_NOT_OK(
+        ListStarts(*leaf, c, child_c, s, k, fixed, slots.count, starts, &total, path));
+    const int64_t slot = slots.count;
+    // Every other column below must put as many entries in each row (rows
+    // of a fixed-size list are all checked against its size).
     std::vector<LeafLevels*> others;
     CollectUnder(*s.repeated, &others);
     BufferPtr scratch_buffer;
     for (LeafLevels* other : others) {
       if (other == leaf) continue;
-      if (!scratch_buffer) {
-        QUIVER_ASSIGN_OR_RETURN(scratch_buffer,
-                                Buffer::AllocateUninitialized((slots.count + 1) * 8));
-      }
-      int64_t* scratch = reinterpret_cast<int64_t*>(scratch_buffer->mutable_data());
       EnsureRep(other);
+      int64_t* scratch = nullptr;
+      if (!fixed) {
+        if (!scratch_buffer) {
+          QUIVER_ASSIGN_OR_RETURN(scratch_buffer,
+                                  Buffer::AllocateUninitialized((slots.count + 1) * 8));
+        }
+        scratch = reinterpret_cast<int64_t*>(scratch_buffer->mutable_data());
+      }
       QUIVER_RETURN_NOT_OK(
-          ListStarts(*other, c, child_c, s, k, fixed, slots.count, scratch, other->path));
-      for (int64_t j = 0; j < slot; ++j) {
+          ListStarts(*other, c, child_c, s, k, fixed, slots.count, scratch, nullptr, other->path));
+      for (int64_t j = 0; scratch && j < slot; ++j) {
         if (scratch[j + 1] - scratch[j] != starts[j + 1] - starts[j]) {
           return Error(path, "its columns disagree on the entries of slot ", j, ": ",
                        starts[j + 1] - starts[j], " in '", leaf->path, "', ",

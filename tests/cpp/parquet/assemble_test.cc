@@ -755,6 +755,20 @@ TEST(ParquetAssembleTest, NestedFixedSizeListsFillNullRowsAtEveryLevel) {
             (std::vector<int32_t>{1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 5, 6}));
 }
 
+TEST(ParquetAssembleTest, FixedSizeListsTooLargeToFillAreInvalid) {
+  // One null row of fixed_size_list<fixed_size_list<int32, 2^30>, 2^30>
+  // would take 2^60 zeros.
+  ASSERT_OK_AND_ASSIGN(TypePtr inner, fixed_size_list(Field{"element", int32(), false}, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(TypePtr outer, fixed_size_list(Field{"element", inner, true}, 1 << 30));
+  EXPECT_ERROR(kInvalid, "1152921504606846976 slots, more than 2^57",
+               Assemble({Group("o", 1, Repetition::kOptional, LogicalType::kList),
+                         Group("list", 1, Repetition::kRepeated),
+                         Group("element", 1, Repetition::kOptional, LogicalType::kList),
+                         Group("list", 1, Repetition::kRepeated),
+                         Leaf("element", PhysicalType::kInt32, Repetition::kRequired)},
+                        Leaves(Chunk<int32_t>(PhysicalType::kInt32, {}, {0}, {0})), 1, outer));
+}
+
 TEST(ParquetAssembleTest, FixedSizeListWithoutRepetitionLevelsInsideAStruct) {
   // struct<t: fixed_size_list<float, 2>>, the reader having left out the
   // repetition levels: the struct's rows come from the list size.
