@@ -85,6 +85,15 @@ bool IsListType(TypeId id) {
          id == TypeId::kListView || id == TypeId::kLargeListView;
 }
 
+bool IsNested(TypeId id) {
+  return IsListType(id) || id == TypeId::kStruct || id == TypeId::kMap ||
+         id == TypeId::kSparseUnion || id == TypeId::kDenseUnion || id == TypeId::kRunEndEncoded;
+}
+
+// The most slots a node may have: every size computed from a slot count
+// (offsets, views, 32-byte decimals) stays far inside int64.
+constexpr int64_t kMaxSlots = int64_t{1} << 57;
+
 class Assembler {
  public:
   Assembler(const std::string& what, int64_t num_rows) : what_(what), num_rows_(num_rows) {}
@@ -100,15 +109,12 @@ class Assembler {
     if (is_repeated) repeated->push_back(node.max_definition_level);
     if (node.is_leaf()) {
       const size_t k = leaves_.size();
-      if (k >= data->size()) {
-        return Error(path, "the column is one of more than the ", data->size(), " leaves given");
-      }
       if (first_leaf_ < 0) first_leaf_ = node.leaf_index;
       if (node.leaf_index != first_leaf_ + static_cast<int>(k)) {
         return Error(path, "leaf index ", node.leaf_index, " out of column order");
       }
       LeafLevels leaf;
-      leaf.data = &(*data)[k];
+      leaf.data = k < data->size() ? &(*data)[k] : nullptr;  // counted in Run
       leaf.node = &node;
       leaf.path = path;
       leaf.repeated_def = *repeated;
@@ -184,6 +190,7 @@ class Assembler {
     QUIVER_ASSIGN_OR_RETURN(ShapeInfo s, Classify(v, path));
     switch (s.shape) {
       case Shape::kLeaf: {
+        if (IsNested(t.id())) return Mismatch(path, type, "leaf");
         LeafLevels& leaf = leaves_[static_cast<size_t>(v.p->leaf_index - first_leaf_)];
         leaf.lists = lists;
         leaf.fixed_size = fixed_size;
@@ -239,6 +246,8 @@ class Assembler {
         return Error(path, data.def_levels.size(), " definition levels for ", n, " levels");
       }
       leaf->def = data.def_levels.data();
+    } else if (!data.all_defined && max_def > 0 && n > 0) {
+      return Error(path, "no definition levels, but not every level is defined");
     }
     if (!data.rep_levels.empty()) {
       if (static_cast<int64_t>(data.rep_levels.size()) != n) {
@@ -253,6 +262,7 @@ class Assembler {
       leaf->rep_missing = true;
       if (leaf->def) QUIVER_RETURN_NOT_OK(Synthesize(leaf));
     }
+    QUIVER_RETURN_NOT_OK(CheckValues(data.values, what_ + ": column '" + path + "'"));
     int64_t values = 0, rows = 0;
     if (!leaf->def && !leaf->rep) {
       values = n;
@@ -314,15 +324,11 @@ class Assembler {
         ++i;
         continue;
       }
-      if (k == 0 || n - i < k) {
-        return Error(leaf->path, "a row at level ", i, " of fewer values than fixed_size_list[", k,
-                     "] holds");
-      }
-      for (int64_t j = 1; j < k; ++j) {
-        if (leaf->def && leaf->def[i + j] < list_def) {
-          return Error(leaf->path, "a row at level ", i, " of ", j, " values, not fixed_size_list[",
-                       k, "]'s ", k);
-        }
+      int64_t j = 1;
+      while (j < k && i + j < n && (!leaf->def || leaf->def[i + j] >= list_def)) ++j;
+      if (k == 0 || j != k) {
+        return Error(leaf->path, "a row at level ", i, " of ", k == 0 ? 1 : j,
+                     " values, not fixed_size_list[", k, "]'s ", k);
       }
       i += k;
     }
@@ -335,7 +341,9 @@ class Assembler {
     // No definition levels: every row holds k values.
     const int64_t k = leaf->fixed_size;
     leaf->synthesized.assign(static_cast<size_t>(leaf->n), 1);
-    for (int64_t i = 0; i < leaf->n; i += k) leaf->synthesized[static_cast<size_t>(i)] = 0;
+    for (int64_t i = 0; i < leaf->n; i += std::max<int64_t>(k, 1)) {
+      leaf->synthesized[static_cast<size_t>(i)] = 0;
+    }
     leaf->rep = leaf->synthesized.data();
   }
 
@@ -390,6 +398,11 @@ class Assembler {
       }
       return Status::OK();
     }));
+    if (out.count > kMaxSlots) {
+      // Fixed-size lists of null rows multiply: refuse sizes no buffer
+      // could hold before any size is computed from them.
+      return Error(path, out.count, " slots, more than 2^57");
+    }
     if (out.nulls == 0) return out;
     QUIVER_ASSIGN_OR_RETURN(out.validity, Buffer::Allocate((out.count + 7) / 8));
     uint8_t* bits = out.validity->mutable_data();
@@ -431,6 +444,31 @@ class Assembler {
     return Error(path, "an unknown shape");
   }
 
+  Status FlatPlacement(const LeafLevels& leaf, const ShapeInfo& s, bool nullable,
+                       const std::string& path, Placement* placement, BufferPtr* present) const {
+    const int16_t max_def = leaf.node->max_definition_level;
+    const int64_t n = leaf.n;
+    placement->slots = n;
+    const int64_t values = leaf.data->values.count;  // the levels at max_def (Prepare)
+    if (values == n) return Status::OK();
+    QUIVER_ASSIGN_OR_RETURN(*present, Buffer::Allocate((n + 7) / 8));
+    uint8_t* bits = (*present)->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      const int16_t d = leaf.def[i];
+      if (d == max_def) {
+        SetBit(bits, i);
+      } else if (!nullable && s.optional && d == s.valid_def - 1) {
+        return Error(path, "a null in a field that is not nullable");
+      }
+    }
+    placement->present = bits;
+    if (nullable) {
+      placement->validity = *present;
+      placement->null_count = n - values;
+    }
+    return Status::OK();
+  }
+
   Result<ArrayDataPtr> BuildLeaf(LeafLevels& leaf, const Field& field, const Criteria& c,
                                  const ShapeInfo& s, const std::string& path) {
     ColumnChunkData& data = *leaf.data;
@@ -440,6 +478,36 @@ class Assembler {
       // Every level is a value (no nulls, no empty lists): the decoded
       // buffers become the array's as they are.
       placement.slots = leaf.n;
+    } else if (!leaf.rep && c.d == 0 && c.fillers.empty()) {
+      // A column outside lists: one slot per level, a value where the
+      // level is the maximum (so one bitmap is the validity and where the
+      // values go, when the field is nullable).
+      QUIVER_RETURN_NOT_OK(FlatPlacement(leaf, s, field.nullable, path, &placement, &present));
+    } else if (c.fillers.empty()) {
+      // At most one slot per level, each valid exactly where it holds a
+      // value: one pass, one bitmap for both.
+      QUIVER_ASSIGN_OR_RETURN(present, Buffer::Allocate((leaf.n + 7) / 8));
+      uint8_t* bits = present->mutable_data();
+      const int16_t max_def = leaf.node->max_definition_level;
+      const bool nullable = field.nullable;
+      int64_t slot = 0, nulls = 0;
+      QUIVER_RETURN_NOT_OK(ForEachSlot(leaf, c, [&](int16_t d, int64_t) -> Status {
+        if (d == max_def) {
+          SetBit(bits, slot);
+        } else if (nullable) {
+          ++nulls;
+        } else if (s.optional && d == s.valid_def - 1) {
+          return Error(path, "a null in a field that is not nullable");
+        }
+        ++slot;
+        return Status::OK();
+      }));
+      placement.slots = slot;
+      if (slot != data.values.count) placement.present = bits;
+      if (nulls > 0) {
+        placement.validity = present;
+        placement.null_count = nulls;
+      }
     } else {
       QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(leaf, c, s, field.nullable, path));
       placement.slots = slots.count;
@@ -493,6 +561,75 @@ class Assembler {
     return ArrayDataPtr(std::move(out));
   }
 
+  // Each slot's first entry among the list's entries as `leaf`'s levels
+  // place them, then the end of the last (count + 1 starts, unless
+  // `starts` is null), and their number; a fixed-size list's rows checked
+  // against k.
+  Status ListStarts(const LeafLevels& leaf, const Criteria& c, const Criteria& child_c,
+                    const ShapeInfo& s, int64_t k, bool fixed, int64_t count, int64_t* starts,
+                    int64_t* total_out, const std::string& path) const {
+    int64_t slot = 0, total = 0, open_start = 0;
+    bool open = false;       // the current slot's list holds entries
+    bool own_valid = false;  // the current slot is a list of its own (not a filler or null)
+    int64_t open_slot = -1;
+    auto close = [&]() -> Status {
+      if (!fixed || open_slot < 0) return Status::OK();
+      const int64_t entries = total - open_start;
+      if ((open || own_valid) && entries != k) {
+        return Error(path, "row ", open_slot, " is a list of ", entries,
+                     " values, not fixed_size_list[", k, "]'s ", k);
+      }
+      return Status::OK();
+    };
+    const int16_t max_def = leaf.node->max_definition_level;
+    for (int64_t i = 0; i < leaf.n; ++i) {
+      const int16_t d = leaf.def ? leaf.def[i] : max_def;
+      const int16_t r = leaf.rep ? leaf.rep[i] : 0;
+      if (r <= c.r && d >= c.d) {
+        QUIVER_RETURN_NOT_OK(close());
+        if (slot >= count) return Error(path, "more slots than the list's first column makes");
+        open_slot = slot;
+        open_start = total;
+        if (starts) starts[slot] = total;
+        ++slot;
+        open = d >= child_c.d;
+        own_valid = d >= s.valid_def;
+      } else {
+        for (const Filler& f : c.fillers) {
+          if (r <= f.r && d >= f.d) {
+            QUIVER_RETURN_NOT_OK(close());
+            if (f.mult > count - slot)
+              return Error(path, "more slots than the list's first column makes");
+            if (starts) {
+              for (int64_t j = 0; j < f.mult; ++j) starts[slot + j] = total;
+            }
+            slot += f.mult;
+            open = own_valid = false;
+            open_slot = -1;
+            break;
+          }
+        }
+      }
+      if (r <= child_c.r && d >= child_c.d) {
+        if (!open) return Error(path, "level ", i, " adds to a list that is null or empty");
+        ++total;
+      }
+    }
+    QUIVER_RETURN_NOT_OK(close());
+    if (slot != count) return Error(path, "fewer slots than the list's first column makes");
+    if (starts) starts[slot] = total;
+    if (total_out) *total_out = total;
+    return Status::OK();
+  }
+
+  void CollectUnder(const SchemaNode& node, std::vector<LeafLevels*>* out) {
+    if (node.is_leaf()) {
+      out->push_back(&leaves_[static_cast<size_t>(node.leaf_index - first_leaf_)]);
+      return;
+    }
+    for (const SchemaNode& child : node.children) CollectUnder(child, out);
+  }
+
   Result<ArrayDataPtr> BuildList(LeafLevels* leaf, const Field& field, const Criteria& c,
                                  const ShapeInfo& s, const std::string& path) {
     const DataType& t = *field.type;
@@ -534,52 +671,45 @@ class Assembler {
     QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(*leaf, c, s, field.nullable, path));
     out->length = slots.count;
     out->null_count = slots.nulls;
-    // Each slot's first entry, then the end of the last.
-    std::vector<int64_t> starts(static_cast<size_t>(slots.count) + 1);
-    int64_t slot = 0, total = 0;
-    bool open = false;       // the current slot's list holds entries
-    bool own_valid = false;  // the current slot is a list of its own (not a filler or null)
-    int64_t open_slot = -1;
-    auto close = [&]() -> Status {
-      if (!fixed || open_slot < 0) return Status::OK();
-      const int64_t entries = total - starts[static_cast<size_t>(open_slot)];
-      if ((open || own_valid) && entries != k) {
-        return Error(path, "row ", open_slot, " is a list of ", entries,
-                     " values, not fixed_size_list[", k, "]'s ", k);
+    // Each slot's first entry, then the end of the last (a fixed-size list
+    // only checks its rows: it keeps no offsets, and the rows of null
+    // parents it fills may be many).
+    BufferPtr starts_buffer;
+    int64_t* starts = nullptr;
+    if (!fixed) {
+      QUIVER_ASSIGN_OR_RETURN(starts_buffer, Buffer::AllocateUninitialized((slots.count + 1) * 8));
+      starts = reinterpret_cast<int64_t*>(starts_buffer->mutable_data());
+    }
+    int64_t total = 0;
+    QUIVER_RETURN_NOT_OK(
+        ListStarts(*leaf, c, child_c, s, k, fixed, slots.count, starts, &total, path));
+    const int64_t slot = slots.count;
+    // Every other column below must put as many entries in each row (rows
+    // of a fixed-size list are all checked against its size).
+    std::vector<LeafLevels*> others;
+    CollectUnder(*s.repeated, &others);
+    BufferPtr scratch_buffer;
+    for (LeafLevels* other : others) {
+      if (other == leaf) continue;
+      EnsureRep(other);
+      int64_t* scratch = nullptr;
+      if (!fixed) {
+        if (!scratch_buffer) {
+          QUIVER_ASSIGN_OR_RETURN(scratch_buffer,
+                                  Buffer::AllocateUninitialized((slots.count + 1) * 8));
+        }
+        scratch = reinterpret_cast<int64_t*>(scratch_buffer->mutable_data());
       }
-      return Status::OK();
-    };
-    const int16_t max_def = leaf->node->max_definition_level;
-    for (int64_t i = 0; i < leaf->n; ++i) {
-      const int16_t d = leaf->def ? leaf->def[i] : max_def;
-      const int16_t r = leaf->rep ? leaf->rep[i] : 0;
-      if (r <= c.r && d >= c.d) {
-        QUIVER_RETURN_NOT_OK(close());
-        if (slot >= slots.count) return Error(path, "more list slots than counted");
-        open_slot = slot;
-        starts[static_cast<size_t>(slot++)] = total;
-        open = d >= child_c.d;
-        own_valid = d >= s.valid_def;
-      } else {
-        for (const Filler& f : c.fillers) {
-          if (r <= f.r && d >= f.d) {
-            QUIVER_RETURN_NOT_OK(close());
-            if (f.mult > slots.count - slot) return Error(path, "more list slots than counted");
-            for (int64_t j = 0; j < f.mult; ++j) starts[static_cast<size_t>(slot++)] = total;
-            open = own_valid = false;
-            open_slot = -1;
-            break;
-          }
+      QUIVER_RETURN_NOT_OK(
+          ListStarts(*other, c, child_c, s, k, fixed, slots.count, scratch, nullptr, other->path));
+      for (int64_t j = 0; scratch && j < slot; ++j) {
+        if (scratch[j + 1] - scratch[j] != starts[j + 1] - starts[j]) {
+          return Error(path, "its columns disagree on the entries of slot ", j, ": ",
+                       starts[j + 1] - starts[j], " in '", leaf->path, "', ",
+                       scratch[j + 1] - scratch[j], " in '", other->path, "'");
         }
       }
-      if (r <= child_c.r && d >= child_c.d) {
-        if (!open) return Error(path, "level ", i, " adds to a list that is null or empty");
-        ++total;
-      }
     }
-    QUIVER_RETURN_NOT_OK(close());
-    if (slot != slots.count) return Error(path, "fewer list slots than counted");
-    starts[static_cast<size_t>(slot)] = total;
 
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child,
                             Build(s.child, child_field, child_c, leaf, child_path));
@@ -609,8 +739,8 @@ class Assembler {
       QUIVER_ASSIGN_OR_RETURN(sizes, Buffer::AllocateUninitialized(entries * width));
     }
     for (int64_t j = 0; j < entries; ++j) {
-      const int64_t start = starts[static_cast<size_t>(j)];
-      const int64_t size = view ? starts[static_cast<size_t>(j) + 1] - start : 0;
+      const int64_t start = starts[j];
+      const int64_t size = view ? starts[j + 1] - start : 0;
       if (wide) {
         std::memcpy(offsets->mutable_data() + j * 8, &start, 8);
         if (view) std::memcpy(sizes->mutable_data() + j * 8, &size, 8);

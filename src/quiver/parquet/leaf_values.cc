@@ -29,40 +29,6 @@ int32_t OffsetAt(const ColumnValues& v, int64_t i) {
   return out;
 }
 
-// The buffers agree with the count, and byte array offsets run forward
-// inside their bytes (views and decimals read the bytes they point at).
-Status CheckValues(const ColumnValues& v, const std::string& what) {
-  if (v.count < 0) return Status::Invalid(what, ": a negative value count (", v.count, ")");
-  if (v.type != PhysicalType::kByteArray) {
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(v.count, static_cast<int64_t>(v.width), &bytes) ||
-        v.fixed.size() != bytes) {
-      return Status::Invalid(what, ": ", v.count, " values of ", v.width, " bytes, but ",
-                             v.fixed.size(), " bytes of them");
-    }
-    return Status::OK();
-  }
-  if (v.offsets.size() != (v.count + 1) * 4) {
-    return Status::Invalid(what, ": ", v.count, " byte arrays, but ", v.offsets.size() / 4,
-                           " offsets (one more than the values)");
-  }
-  int32_t previous = OffsetAt(v, 0);
-  if (previous != 0) return Status::Invalid(what, ": the first byte array offset is ", previous);
-  for (int64_t i = 1; i <= v.count; ++i) {
-    const int32_t next = OffsetAt(v, i);
-    if (next < previous) {
-      return Status::Invalid(what, ": byte array offset ", i, " (", next, ") < offset ", i - 1,
-                             " (", previous, ")");
-    }
-    previous = next;
-  }
-  if (previous != v.bytes.size()) {
-    return Status::Invalid(what, ": the byte arrays end at ", previous, ", but ", v.bytes.size(),
-                           " bytes hold them");
-  }
-  return Status::OK();
-}
-
 // --- fixed-width conversions ---------------------------------------------------------
 
 std::optional<TimeUnit> SourceUnit(const SchemaElement& e) {
@@ -274,17 +240,47 @@ Result<BufferPtr> CompactFixed(ColumnValues* v, const SchemaElement& e, const Da
 
 // --- spreading over the slots --------------------------------------------------------
 
+// Values [0, count) of `width` bytes to the slots whose present bit is
+// set, in order; a byte of eight present slots copies eight values at once.
+template <int64_t kWidth>
+void Spread(const uint8_t* in, int64_t count, int64_t width, const Placement& p, uint8_t* dst) {
+  const int64_t w = kWidth > 0 ? kWidth : width;
+  int64_t v = 0;
+  for (int64_t s = 0; s < p.slots && v < count;) {
+    if ((s & 7) == 0 && s + 8 <= p.slots && v + 8 <= count) {
+      const uint8_t byte = p.present[s >> 3];
+      if (byte == 0xff) {
+        std::memcpy(dst + s * w, in + v * w, static_cast<size_t>(8 * w));
+        s += 8;
+        v += 8;
+        continue;
+      }
+      if (byte == 0) {
+        s += 8;
+        continue;
+      }
+    }
+    if (GetBit(p.present, s)) {
+      std::memcpy(dst + s * w, in + v * w, static_cast<size_t>(w));
+      ++v;
+    }
+    ++s;
+  }
+}
+
 Result<BufferPtr> SpreadFixed(BufferPtr compact, int64_t count, int64_t width, const Placement& p) {
   if (!p.present) return compact;
   QUIVER_ASSIGN_OR_RETURN(int64_t size, internal::MultiplyChecked(p.slots, width, "values"));
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(size));
   const uint8_t* in = compact->data();
   uint8_t* dst = out->mutable_data();
-  int64_t v = 0;
-  for (int64_t s = 0; s < p.slots && v < count; ++s) {
-    if (!GetBit(p.present, s)) continue;
-    std::memcpy(dst + s * width, in + v * width, static_cast<size_t>(width));
-    ++v;
+  switch (width) {
+    case 1: Spread<1>(in, count, width, p, dst); break;
+    case 2: Spread<2>(in, count, width, p, dst); break;
+    case 4: Spread<4>(in, count, width, p, dst); break;
+    case 8: Spread<8>(in, count, width, p, dst); break;
+    case 16: Spread<16>(in, count, width, p, dst); break;
+    default: Spread<0>(in, count, width, p, dst); break;
   }
   return out;
 }
@@ -390,7 +386,8 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, con
   const TypeId vid = value_type->id();
   const bool offsets = vid == TypeId::kUtf8 || vid == TypeId::kBinary ||
                        vid == TypeId::kLargeUtf8 || vid == TypeId::kLargeBinary;
-  if (!offsets && value_type->byte_width() <= 0) {
+  if (!offsets &&
+      (value_type->byte_width() <= 0 || vid == TypeId::kDictionary || vid == TypeId::kExtension)) {
     return Status::NotImplemented(what, ": quiver builds dictionaries of fixed-width, string and ",
                                   "binary values, not of ", value_type->ToString());
   }
@@ -489,10 +486,52 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, con
 
 }  // namespace
 
+// Views and decimals read the bytes the offsets point at: they are checked
+// here, before anything is built.
+Status CheckValues(const ColumnValues& v, const std::string& what) {
+  if (v.count < 0) return Status::Invalid(what, ": a negative value count (", v.count, ")");
+  if (v.type != PhysicalType::kByteArray) {
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(v.count, static_cast<int64_t>(v.width), &bytes) ||
+        v.fixed.size() != bytes) {
+      return Status::Invalid(what, ": ", v.count, " values of ", v.width, " bytes, but ",
+                             v.fixed.size(), " bytes of them");
+    }
+    return Status::OK();
+  }
+  if (v.offsets.size() != (v.count + 1) * 4) {
+    return Status::Invalid(what, ": ", v.count, " byte arrays, but ", v.offsets.size() / 4,
+                           " offsets (one more than the values)");
+  }
+  int32_t previous = OffsetAt(v, 0);
+  if (previous != 0) return Status::Invalid(what, ": the first byte array offset is ", previous);
+  for (int64_t i = 1; i <= v.count; ++i) {
+    const int32_t next = OffsetAt(v, i);
+    if (next < previous) {
+      return Status::Invalid(what, ": byte array offset ", i, " (", next, ") < offset ", i - 1,
+                             " (", previous, ")");
+    }
+    previous = next;
+  }
+  if (previous != v.bytes.size()) {
+    return Status::Invalid(what, ": the byte arrays end at ", previous, ", but ", v.bytes.size(),
+                           " bytes hold them");
+  }
+  return Status::OK();
+}
+
 Result<ArrayDataPtr> LeafArray(ColumnValues* values, const SchemaElement& leaf, const TypePtr& type,
                                const Placement& placement, const std::string& what) {
   QUIVER_RETURN_NOT_OK(CheckValues(*values, what));
   const DataType& t = *type;
+  if (t.id() == TypeId::kExtension) {
+    // The storage, then the extension type over it.
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr storage,
+                            LeafArray(values, leaf, t.storage_type(), placement, what));
+    auto out = std::make_shared<ArrayData>(*storage);
+    out->type = type;
+    return ArrayDataPtr(std::move(out));
+  }
   if (t.id() == TypeId::kDictionary) return DictionaryLeaf(values, leaf, type, placement, what);
   auto out = std::make_shared<ArrayData>();
   out->type = type;

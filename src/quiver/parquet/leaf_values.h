@@ -30,12 +30,17 @@ struct Placement {
   int64_t null_count = 0;
 };
 
+// OK when the values' buffers hold `count` values: `count * width` bytes,
+// or for BYTE_ARRAY `count + 1` offsets from 0 that never decrease and end
+// at the size of the bytes. Invalid naming `what` otherwise.
+Status CheckValues(const ColumnValues& values, const std::string& what);
+
 // The array of `type` (a storage type: no extension; a dictionary of a
 // fixed-width or binary value type is built by encoding the distinct
 // values) over `placement`, from the values of leaf `leaf` (whose buffers
-// are moved in where no conversion is needed: no copy). Invalid, naming
-// `what`, for values whose buffers disagree with their count and for
-// decimals wider than their type; NotImplemented for a type the physical
+// are moved in where no conversion is needed: no copy; CheckValues must
+// have passed). Invalid, naming `what`, for decimals wider than their type
+// and times that overflow their unit; NotImplemented for a type the physical
 // type does not read as.
 Result<ArrayDataPtr> LeafArray(ColumnValues* values, const SchemaElement& leaf, const TypePtr& type,
                                const Placement& placement, const std::string& what);
