@@ -429,15 +429,19 @@ TEST(ByteStreamSplitDecodeTest, StreamsAreTransposedForEveryType) {
   ColumnValues i64 = Values(PhysicalType::kInt64);
   ASSERT_OK(Decode(Encoding::kByteStreamSplit, EncodeByteStreamSplit(Bytes(longs), 8), 1001, &i64));
   EXPECT_EQ(Fixed<int64_t>(i64), longs);
-  for (int width : {1, 2, 3, 16, 17}) {
-    std::string values;
-    for (int i = 0; i < 37 * width; ++i) values.push_back(static_cast<char>(random()));
-    ColumnValues fixed = Values(PhysicalType::kFixedLenByteArray, width);
-    ASSERT_OK(Decode(Encoding::kByteStreamSplit, EncodeByteStreamSplit(values, width), 37, &fixed));
-    EXPECT_EQ(std::string(reinterpret_cast<const char*>(fixed.fixed.data()),
-                          static_cast<size_t>(fixed.fixed.size())),
-              values)
-        << width;
+  // Every width, at counts around the 16 values a vector step takes.
+  for (int width : {1, 2, 3, 4, 8, 12, 16, 17}) {
+    for (int count : {0, 1, 15, 16, 17, 37, 100}) {
+      std::string values;
+      for (int i = 0; i < count * width; ++i) values.push_back(static_cast<char>(random()));
+      ColumnValues fixed = Values(PhysicalType::kFixedLenByteArray, width);
+      ASSERT_OK(
+          Decode(Encoding::kByteStreamSplit, EncodeByteStreamSplit(values, width), count, &fixed));
+      EXPECT_EQ(std::string(reinterpret_cast<const char*>(fixed.fixed.data()),
+                            static_cast<size_t>(fixed.fixed.size())),
+                values)
+          << width << " " << count;
+    }
   }
 }
 
