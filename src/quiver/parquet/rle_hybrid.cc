@@ -82,6 +82,18 @@ inline uint32_t PackedValue(const uint8_t* packed, int64_t index, int width) {
   return static_cast<uint32_t>((word >> shift) & mask);
 }
 
+// The same with one 8-byte load, where the run has 8 bytes from the
+// value's first byte.
+inline uint32_t PackedValueWide(const uint8_t* packed, int64_t index, int width) {
+  const int64_t bit = index * width;
+  uint64_t word;
+  std::memcpy(&word, packed + bit / 8, sizeof(word));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  word = __builtin_bswap64(word);
+#endif
+  return static_cast<uint32_t>((word >> (bit % 8)) & ((uint64_t{1} << width) - 1));
+}
+
 }  // namespace
 
 Status RleHybridDecoder::Decode(uint32_t* out, int64_t count) {
@@ -89,9 +101,17 @@ Status RleHybridDecoder::Decode(uint32_t* out, int64_t count) {
     if (left_ == 0) QUIVER_RETURN_NOT_OK(NextRun());
     const int64_t n = std::min(count, left_);
     if (packed_) {
-      for (int64_t i = 0; i < n; ++i) {
-        out[i] = PackedValue(data_ + packed_start_, packed_index_ + i, bit_width_);
+      const uint8_t* run = data_ + packed_start_;
+      int64_t i = 0;
+      if (bit_width_ > 0) {
+        // The run holds (packed_index_ + left_) values in whole groups;
+        // values up to `wide` have 8 bytes from their first inside it.
+        const int64_t run_bytes = (packed_index_ + left_) * bit_width_ / 8;
+        const int64_t wide = run_bytes >= 8 ? (run_bytes - 8) * 8 / bit_width_ + 1 : 0;
+        const int64_t fast = std::clamp<int64_t>(wide - packed_index_, 0, n);
+        for (; i < fast; ++i) out[i] = PackedValueWide(run, packed_index_ + i, bit_width_);
       }
+      for (; i < n; ++i) out[i] = PackedValue(run, packed_index_ + i, bit_width_);
       packed_index_ += n;
     } else {
       std::fill(out, out + n, repeated_);
