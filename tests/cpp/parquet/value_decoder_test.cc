@@ -679,6 +679,13 @@ TEST(DecodeValuesTest, EncodingsTheTypeDoesNotTakeOrQuiverDoesNotKnow) {
                Decode(Encoding::kBitPacked, "abcd", 1, &ints));
   EXPECT_ERROR(kInvalid, "INT32 values in RLE", Decode(Encoding::kRle, "abcd", 1, &ints));
   EXPECT_ERROR(kInvalid, "a page of -1 values", Decode(Encoding::kPlain, "abcd", -1, &ints));
+  // No values: an empty page in any encoding the type takes.
+  for (Encoding encoding : {Encoding::kPlain, Encoding::kRleDictionary, Encoding::kByteStreamSplit,
+                            Encoding::kDeltaBinaryPacked}) {
+    ASSERT_OK(Decode(encoding, "", 0, &ints));
+  }
+  EXPECT_EQ(ints.count, 0);
+  EXPECT_EQ(ints.fixed.size(), 0);
   EXPECT_ERROR(kInvalid, "a page of 2147483649 values",
                Decode(Encoding::kPlain, "abcd", (int64_t{1} << 31) + 1, &ints));
 }
