@@ -669,6 +669,81 @@ TEST(DeltaByteArrayDecodeTest, LengthsAndPrefixesThatLieAreErrors) {
                Decode(Encoding::kDeltaByteArray, EncodeDeltaByteArray({"a"}), 1, &ints));
 }
 
+// --- pages Arrow C++ wrote -------------------------------------------------------
+
+std::string Hex(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+TEST(DecodeValuesTest, PagesArrowCppWrote) {
+  // The values sections of uncompressed v1 data pages (and a dictionary
+  // page) that pyarrow 26 wrote for required columns.
+  const std::string delta_binary_packed =
+      Hex("8002040900b7feffffffffffffff0140000000a1ffffffffffff7f94ffffffffffff7f9fffffffff"
+          "0000809cfffffffffeff3f9bffffffffffff3f9dffffffffffff7f00000000000000009fffffffff"
+          "ffff7f00000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "00000000000000000000000000000000000000000000000000000000000000000000000000000000"
+          "0000000000000000000000");
+  const std::string delta_length =
+      Hex("800104080a0b040000001b079a040000000000000000000000006170706c656170706c6573617563"
+          "656170706c7962616e616e6162616e6462616e64616e617a65627261");
+  const std::string delta_byte_array =
+      Hex("8001040800070400000039408400000000000000000000000000800104080a0b04000000260b5a08"
+          "0000000000000000000000006170706c6573617563657962616e616e6162616e64616e617a656272"
+          "61");
+  const std::string byte_stream_split = Hex("00000000f90000000002c0104000153fc0400050");
+  const std::string rle_booleans = Hex("0400000028010302");
+  const std::string dictionary_page = Hex("0300000072656405000000677265656e04000000626c7565");
+  const std::string dictionary_indices = Hex("0207644116640100");
+
+  ColumnValues longs = Values(PhysicalType::kInt64);
+  ASSERT_OK(Decode(Encoding::kDeltaBinaryPacked, delta_binary_packed, 9, &longs));
+  EXPECT_EQ(Fixed<int64_t>(longs),
+            (std::vector<int64_t>{0, 5, -3, int64_t{1} << 40, -(int64_t{1} << 62),
+                                  std::numeric_limits<int64_t>::max(),
+                                  std::numeric_limits<int64_t>::min(), 100, 103}));
+  const std::vector<std::string> words{"apple", "applesauce", "apply",   "banana",
+                                       "",      "band",       "bandana", "zebra"};
+  ColumnValues lengths = Values(PhysicalType::kByteArray);
+  ASSERT_OK(Decode(Encoding::kDeltaLengthByteArray, delta_length, 8, &lengths));
+  EXPECT_EQ(Strings(lengths), words);
+  ColumnValues prefixes = Values(PhysicalType::kByteArray);
+  ASSERT_OK(Decode(Encoding::kDeltaByteArray, delta_byte_array, 8, &prefixes));
+  EXPECT_EQ(Strings(prefixes), words);
+  ColumnValues floats = Values(PhysicalType::kFloat);
+  ASSERT_OK(Decode(Encoding::kByteStreamSplit, byte_stream_split, 5, &floats));
+  EXPECT_EQ(Fixed<float>(floats), (std::vector<float>{1.5f, -2.25f, 3.0f, 0.0f, 1e10f}));
+  ColumnValues bools = Values(PhysicalType::kBoolean);
+  ASSERT_OK(Decode(Encoding::kRle, rle_booleans, 23, &bools));
+  std::vector<uint8_t> expected_bools(20, 1);
+  expected_bools.insert(expected_bools.end(), {0, 1, 0});
+  EXPECT_EQ(Fixed<uint8_t>(bools), expected_bools);
+  ColumnValues dictionary = Values(PhysicalType::kByteArray);
+  ASSERT_OK(Decode(Encoding::kPlain, dictionary_page, 3, &dictionary));
+  ColumnValues colours = Values(PhysicalType::kByteArray);
+  ASSERT_OK(Decode(Encoding::kRleDictionary, dictionary_indices, 18, &colours, &dictionary));
+  std::vector<std::string> expected_colours;
+  for (int i = 0; i < 3; ++i) {
+    for (const char* c : {"red", "green", "blue", "green", "green", "red"}) {
+      expected_colours.push_back(c);
+    }
+  }
+  EXPECT_EQ(Strings(colours), expected_colours);
+}
+
 // --- dispatch -------------------------------------------------------------------
 
 TEST(DecodeValuesTest, EncodingsTheTypeDoesNotTakeOrQuiverDoesNotKnow) {
