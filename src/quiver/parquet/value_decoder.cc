@@ -95,6 +95,9 @@ Status DecodeValues(Encoding encoding, const uint8_t* data, int64_t size, int64_
     const int32_t zero = 0;
     QUIVER_RETURN_NOT_OK(out->offsets.Append(&zero, sizeof(zero)));
   }
+  // A page of nulls only: whatever its values section holds (often
+  // nothing), there is nothing to decode.
+  if (count == 0) return Status::OK();
   const int64_t fixed = out->fixed.size();
   const int64_t offsets = out->offsets.size();
   const int64_t bytes = out->bytes.size();

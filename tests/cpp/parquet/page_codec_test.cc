@@ -13,7 +13,11 @@
 #include <zlib.h>
 #endif
 
+#include <cstring>
+#include <memory>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quiver/parquet/snappy_codec.h"
@@ -198,6 +202,48 @@ TEST(PageCodecTest, GzipTakesGzipAndZlibStreams) {
                "GZIP pages need zlib: rebuild quiver with zlib installed (Debian zlib1g-dev)",
                Decompress(Codec::kGzip, "abc", 3).status());
 #endif
+}
+
+TEST(PageCodecTest, RandomAndTruncatedPagesAreErrorsNeverOverreads) {
+  const std::string bytes = PageBytes(3000);
+  std::vector<std::pair<Codec, std::string>> pages{
+      {Codec::kSnappy, SnappyEncode(U8(bytes), Size(bytes))}};
+#ifdef QUIVER_HAVE_ZSTD
+  std::string zstd(ZSTD_compressBound(bytes.size()), '\0');
+  zstd.resize(ZSTD_compress(zstd.data(), zstd.size(), bytes.data(), bytes.size(), 1));
+  pages.emplace_back(Codec::kZstd, zstd);
+#endif
+#ifdef QUIVER_HAVE_LZ4
+  pages.emplace_back(Codec::kLz4Raw, Lz4Block(bytes));
+  pages.emplace_back(Codec::kLz4, HadoopFrame(bytes));
+#endif
+#ifdef QUIVER_HAVE_ZLIB
+  pages.emplace_back(Codec::kGzip, Deflate(bytes, 15 + 16));
+#endif
+  for (const auto& [codec, page] : pages) {
+    for (size_t cut = 0; cut < page.size(); cut += 1 + cut / 16) {
+      // A heap copy of exactly the cut, for a sanitizer build to watch.
+      std::unique_ptr<uint8_t[]> copy(new uint8_t[cut + 1]);
+      std::memcpy(copy.get(), page.data(), cut);
+      std::unique_ptr<uint8_t[]> out(new uint8_t[3000]);
+      Status status =
+          DecompressPage(codec, copy.get(), static_cast<int64_t>(cut), out.get(), 3000, "page 3");
+      EXPECT_FALSE(status.ok()) << CodecName(codec) << " cut at " << cut;
+    }
+  }
+  std::mt19937 random(23);
+  for (int round = 0; round < 200; ++round) {
+    std::string page(random() % 64, '\0');
+    for (char& b : page) b = static_cast<char>(random());
+    const int64_t out_size = random() % 100;
+    for (int codec = 0; codec <= 7; ++codec) {
+      std::unique_ptr<uint8_t[]> copy(new uint8_t[page.size() + 1]);
+      std::memcpy(copy.get(), page.data(), page.size());
+      std::unique_ptr<uint8_t[]> out(new uint8_t[static_cast<size_t>(out_size) + 1]);
+      (void)DecompressPage(static_cast<Codec>(codec), copy.get(), static_cast<int64_t>(page.size()),
+                           out.get(), out_size, "page 3");
+    }
+  }
 }
 
 TEST(PageCodecTest, LzoBrotliAndUnknownCodecsAreNotRead) {
