@@ -403,7 +403,7 @@ Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChu
   }
   ChunkReader reader(meta, leaf, options, what);
   QUIVER_RETURN_NOT_OK(reader.Init(leaf));
-  if (meta.total_compressed_size == 0 && meta.num_values == 0) return reader.Finish();
+  if (meta.num_values == 0) return reader.Finish();  // never read (ParquetFile::Open)
   QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
   QUIVER_RETURN_NOT_OK(reader.ReadPages(bytes->data(), bytes->size()));
   ColumnChunkData out = reader.Finish();

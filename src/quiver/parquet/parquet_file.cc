@@ -91,9 +91,9 @@ Status CheckChunk(const ColumnChunk& chunk, const SchemaNode& leaf,
   if (m.dictionary_page_offset && *m.dictionary_page_offset > 0) {
     start = std::min(start, *m.dictionary_page_offset);
   }
-  // An empty chunk (a row group of no rows) holds no bytes, wherever its
-  // offsets point: writers leave them 0.
-  if (m.total_compressed_size == 0 && m.num_values == 0) return Status::OK();
+  // A chunk of no values is never read, wherever its offsets point (a
+  // writer may leave the data page offset 0 beside a dictionary page).
+  if (m.num_values == 0) return Status::OK();
   if (start < 4 || m.total_compressed_size > data_end - start) {
     return Status::Invalid(where, ": its ", m.total_compressed_size, " bytes at offset ", start,
                            " lie outside the file's data (bytes 4 to ", data_end, ")");
