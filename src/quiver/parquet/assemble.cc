@@ -667,6 +667,26 @@ class Assembler {
       return ArrayDataPtr(std::move(out));
     }
 
+    if (!fixed && !leaf->def && leaf->rep && c.fillers.empty() && t.id() != TypeId::kListView &&
+        t.id() != TypeId::kLargeListView) {
+      std::vector<LeafLevels*> under;
+      CollectUnder(*s.repeated, &under);
+      if (under.size() == 1) {
+        return BuildListAllPresent(leaf, field, c, child_c, s, child_field, child_path,
+                                   std::move(out));
+      }
+    }
+
+    if (!fixed && !leaf->def && leaf->rep && c.fillers.empty() && t.id() != TypeId::kListView &&
+        t.id() != TypeId::kLargeListView) {
+      std::vector<LeafLevels*> under;
+      CollectUnder(*s.repeated, &under);
+      if (under.size() == 1) {
+        return BuildListAllPresent(leaf, field, c, child_c, s, child_field, child_path,
+                                   std::move(out));
+      }
+    }
+
     EnsureRep(leaf);
     QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(*leaf, c, s, field.nullable, path));
     out->length = slots.count;
@@ -752,6 +772,58 @@ class Assembler {
     }
     out->buffers = {std::move(slots.validity), std::move(offsets)};
     if (view) out->buffers.push_back(std::move(sizes));
+    return ArrayDataPtr(std::move(out));
+  }
+
+  // A list (or map) over one leaf whose levels are all at the maximum (no
+  // null or empty list, no null value anywhere on the path): a slot starts
+  // at each level that repeats at most the parent's level, an entry at each
+  // that repeats at most this list's; two passes over the repetition
+  // levels give the offsets, with no per-slot bookkeeping (ragged tensors).
+  Result<ArrayDataPtr> BuildListAllPresent(LeafLevels* leaf, const Field& field, const Criteria& c,
+                                           const Criteria& child_c, const ShapeInfo& s,
+                                           const Field& child_field, const std::string& child_path,
+                                           std::shared_ptr<ArrayData> out) {
+    const int16_t* rep = leaf->rep;
+    const int64_t n = leaf->n;
+    const int16_t slot_level = static_cast<int16_t>(c.r);
+    const int16_t entry_level = static_cast<int16_t>(child_c.r);
+    int64_t slots = 0, entries = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      slots += rep[i] <= slot_level;
+      entries += rep[i] <= entry_level;
+    }
+    const bool wide = field.type->id() == TypeId::kLargeList;
+    if (!wide && entries > std::numeric_limits<int32_t>::max()) {
+      return Error(leaf->path, entries,
+                   " list entries overflow int32 offsets (read it as large_list)");
+    }
+    const int64_t width = wide ? 8 : 4;
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::AllocateUninitialized((slots + 1) * width));
+    auto fill = [&](auto* o) {
+      int64_t slot = 0, entry = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (rep[i] <= slot_level)
+          o[slot++] = static_cast<std::remove_reference_t<decltype(*o)>>(entry);
+        entry += rep[i] <= entry_level;
+      }
+      o[slot] = static_cast<std::remove_reference_t<decltype(*o)>>(entry);
+    };
+    if (wide) {
+      fill(reinterpret_cast<int64_t*>(offsets->mutable_data()));
+    } else {
+      fill(reinterpret_cast<int32_t*>(offsets->mutable_data()));
+    }
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr child,
+                            Build(s.child, child_field, child_c, leaf, child_path));
+    if (child->length != entries) {
+      return Error(child_path, "the list's entries disagree with its levels: ", child->length,
+                   " built, ", entries, " expected");
+    }
+    out->length = slots;
+    out->null_count = 0;
+    out->buffers = {nullptr, std::move(offsets)};
+    out->children = {std::move(child)};
     return ArrayDataPtr(std::move(out));
   }
 

@@ -100,6 +100,7 @@ class ChunkReader {
   Status Reserve() {
     const int64_t plausible = meta_.total_uncompressed_size * 8 + (int64_t{1} << 20);
     const int64_t values = std::min(meta_.num_values, plausible);
+    if (max_rep_ > 0 && fixed_list_size_ == 0) out_.rep_levels.reserve(static_cast<size_t>(values));
     ColumnValues& v = out_.values;
     if (v.type == PhysicalType::kByteArray) {
       QUIVER_RETURN_NOT_OK(v.offsets.Reserve((values + 1) * 4));
@@ -270,18 +271,7 @@ class ChunkReader {
       out_.def_levels.assign(static_cast<size_t>(out_.num_levels), max_def_);
       if (fixed_list_size_ > 0) RestoreRepetitionPattern();
     }
-    uint32_t* levels = Scratch(count);
-    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
-    int64_t present = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      if (levels[i] > static_cast<uint32_t>(max_def_)) {
-        return Status::Invalid(where, ": definition level ", levels[i], " at value ", i,
-                               " is above the column's maximum ", max_def_);
-      }
-      present += levels[i] == static_cast<uint32_t>(max_def_);
-      out_.def_levels.push_back(static_cast<int16_t>(levels[i]));
-    }
-    return present;
+    return AppendLevels(bytes, width, count, max_def_, "definition", &out_.def_levels, where);
   }
 
   Status AddRepetitionLevels(const LevelBytes& bytes, int64_t count, const std::string& where) {
@@ -289,18 +279,66 @@ class ChunkReader {
     if (fixed_list_size_ > 0 && out_.all_defined && bytes.encoding == Encoding::kRle) {
       return CheckRepetitionRuns(bytes, width, count, where);
     }
-    uint32_t* levels = Scratch(count);
-    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
-    if (fixed_list_size_ > 0 && out_.all_defined)
+    if (fixed_list_size_ > 0 && out_.all_defined) {
+      uint32_t* levels = Scratch(count);
+      QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
       return CheckRepetitionPattern(levels, count, where);
-    for (int64_t i = 0; i < count; ++i) {
-      if (levels[i] > static_cast<uint32_t>(max_rep_)) {
-        return Status::Invalid(where, ": repetition level ", levels[i], " at value ", i,
-                               " is above the column's maximum ", max_rep_);
-      }
-      out_.rep_levels.push_back(static_cast<int16_t>(levels[i]));
     }
-    return Status::OK();
+    return AppendLevels(bytes, width, count, max_rep_, "repetition", &out_.rep_levels, where)
+        .status();
+  }
+
+  // Appends `count` levels to `out`, each checked against `max`, a run at
+  // a time (a repeated run is one fill); the count of levels equal to max.
+  Result<int64_t> AppendLevels(const LevelBytes& bytes, int width, int64_t count, int16_t max,
+                               const char* kind, std::vector<int16_t>* out,
+                               const std::string& where) {
+    const size_t start = out->size();
+    out->resize(start + static_cast<size_t>(count));
+    int16_t* dest = out->data() + start;
+    int64_t at_max = 0;
+    auto too_high = [&](uint32_t level, int64_t i) {
+      out->resize(start);
+      return Status::Invalid(where, ": ", kind, " level ", level, " at value ", i,
+                             " is above the column's maximum ", max);
+    };
+    if (bytes.encoding != Encoding::kRle) {
+      uint32_t* levels = Scratch(count);
+      QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+      for (int64_t i = 0; i < count; ++i) {
+        if (levels[i] > static_cast<uint32_t>(max)) return too_high(levels[i], i);
+        at_max += levels[i] == static_cast<uint32_t>(max);
+        dest[i] = static_cast<int16_t>(levels[i]);
+      }
+      return at_max;
+    }
+    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+    uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
+    int64_t done = 0;
+    while (done < count) {
+      bool repeated = false;
+      uint32_t value = 0;
+      auto run =
+          decoder.DecodeRun(std::min<int64_t>(count - done, 4096), scratch, &repeated, &value);
+      if (!run.ok()) {
+        out->resize(start);
+        return run.status();
+      }
+      const int64_t n = *run;
+      if (repeated) {
+        if (value > static_cast<uint32_t>(max)) return too_high(value, done);
+        std::fill(dest + done, dest + done + n, static_cast<int16_t>(value));
+        if (value == static_cast<uint32_t>(max)) at_max += n;
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          if (scratch[i] > static_cast<uint32_t>(max)) return too_high(scratch[i], done + i);
+          at_max += scratch[i] == static_cast<uint32_t>(max);
+          dest[done + i] = static_cast<int16_t>(scratch[i]);
+        }
+      }
+      done += n;
+    }
+    return at_max;
   }
 
   // A level that breaks the pattern at chunk-wide index `level`: a row
