@@ -540,8 +540,19 @@ class Assembler {
     if (t.id() != TypeId::kStruct || t.children().size() != v.p->children.size()) {
       return Mismatch(path, t, "group of " + std::to_string(v.p->children.size()) + " fields");
     }
-    EnsureRep(leaf);
-    QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(*leaf, c, s, field.nullable, path));
+    Slots slots;
+    if (!leaf->def && c.fillers.empty() && (leaf->rep || !leaf->rep_missing)) {
+      // Every level present: no null anywhere, a slot per level that
+      // repeats at most the parent's level (one counting pass).
+      slots.count = leaf->n;
+      if (leaf->rep) {
+        slots.count = 0;
+        for (int64_t i = 0; i < leaf->n; ++i) slots.count += leaf->rep[i] <= c.r;
+      }
+    } else {
+      EnsureRep(leaf);
+      QUIVER_ASSIGN_OR_RETURN(slots, SlotValidity(*leaf, c, s, field.nullable, path));
+    }
     auto out = std::make_shared<ArrayData>();
     out->type = field.type;
     out->length = slots.count;
