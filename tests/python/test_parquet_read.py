@@ -300,3 +300,17 @@ def test_a_dataset_of_parquet_files_takes_rows_in_any_order(tmp_path):
     np.testing.assert_array_equal(got, values[order])
     with qv.dataset(folder, columns=["id"]) as only_ids:
         assert pa.table(only_ids.take([5])).column_names == ["id"]
+
+
+def test_the_loader_reads_parquet_files(tmp_path):
+    import quiver.data
+
+    values = np.random.default_rng(0).random((100, 3, 4)).astype(np.float32)
+    table = pa.table({"id": np.arange(100), "x": pa.array(qv.FixedShapeTensorArray.from_numpy(values))})
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=16, compression="snappy")
+    reader = quiver.data.BatchReader(str(tmp_path), batch_size=10, shuffle=True, seed=1)
+    seen = []
+    for batch in reader:
+        np.testing.assert_array_equal(batch["x"], values[batch["id"]])
+        seen.extend(batch["id"].tolist())
+    assert sorted(seen) == list(range(100))
