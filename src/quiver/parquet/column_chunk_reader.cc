@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "quiver/internal/threads.h"
 #include "quiver/parquet/page_codec.h"
 #include "quiver/parquet/rle_hybrid.h"
 
@@ -56,30 +57,31 @@ class ChunkReader {
         max_rep_(leaf.max_repetition_level),
         // The pattern check only fits a leaf under exactly one list.
         fixed_list_size_(leaf.max_repetition_level == 1 ? options.fixed_list_size : 0),
-        what_(std::move(what)) {}
+        what_(std::move(what)) {
+    options_threads_ = std::max(1, options.threads);
+  }
 
   Status Init(const SchemaNode& leaf) {
     QUIVER_ASSIGN_OR_RETURN(out_.values, ColumnValues::Make(meta_.type, leaf.element->type_length));
     return Reserve();
   }
 
+  // The pages in order. Compressed pages are decompressed ahead, several
+  // at once, in windows of a few pages per thread (options.threads > 1),
+  // then decoded in order; otherwise each as it comes.
   Status ReadPages(const uint8_t* data, int64_t size) {
     int64_t position = 0;
     int page = 0;
     while (out_.num_levels < meta_.num_values && position < size) {
-      const std::string where = what_ + ", page " + std::to_string(page);
-      int64_t header_size = 0;
-      QUIVER_ASSIGN_OR_RETURN(PageHeader header, DecodePageHeader(data + position, size - position,
-                                                                  where, &header_size));
-      position += header_size;
-      if (header.compressed_page_size > size - position) {
-        return Status::Invalid(where, ": its ", header.compressed_page_size,
-                               " bytes run past the column chunk's end (", size - position,
-                               " bytes left)");
+      std::vector<Page> window;
+      QUIVER_RETURN_NOT_OK(NextWindow(data, size, &position, &page, &window));
+      if (window.size() > 1) QUIVER_RETURN_NOT_OK(DecompressAhead(&window));
+      for (Page& p : window) {
+        prepared_ = std::move(p.decompressed);
+        QUIVER_RETURN_NOT_OK(ReadPage(p.header, p.data, p.where));
+        prepared_.reset();
+        if (out_.num_levels >= meta_.num_values) break;
       }
-      QUIVER_RETURN_NOT_OK(ReadPage(header, data + position, where));
-      position += header.compressed_page_size;
-      ++page;
     }
     if (out_.num_levels != meta_.num_values) {
       return Status::Invalid(what_, ": its pages hold ", out_.num_levels,
@@ -120,8 +122,81 @@ class ChunkReader {
     return Status::OK();
   }
 
+  struct Page {
+    PageHeader header;
+    const uint8_t* data = nullptr;  // the stored page, after its header
+    std::string where;
+    BufferPtr decompressed;  // when decompressed ahead
+  };
+
+  // Page headers from `*position` on, one page when pages are read one at
+  // a time, else until the window holds kPagesPerThread pages per thread
+  // (or the values the chunk holds are reached).
+  Status NextWindow(const uint8_t* data, int64_t size, int64_t* position, int* page,
+                    std::vector<Page>* window) {
+    constexpr int kPagesPerThread = 4;
+    const bool ahead = options_threads_ > 1 && meta_.codec != Codec::kUncompressed;
+    const size_t most = ahead ? static_cast<size_t>(kPagesPerThread * options_threads_) : 1;
+    int64_t levels = out_.num_levels;
+    while (window->size() < most && *position < size && levels < meta_.num_values) {
+      Page p;
+      p.where = what_ + ", page " + std::to_string(*page);
+      int64_t header_size = 0;
+      QUIVER_ASSIGN_OR_RETURN(
+          p.header, DecodePageHeader(data + *position, size - *position, p.where, &header_size));
+      *position += header_size;
+      if (p.header.compressed_page_size > size - *position) {
+        return Status::Invalid(p.where, ": its ", p.header.compressed_page_size,
+                               " bytes run past the column chunk's end (", size - *position,
+                               " bytes left)");
+      }
+      p.data = data + *position;
+      *position += p.header.compressed_page_size;
+      ++*page;
+      if (p.header.data_page) levels += p.header.data_page->num_values;
+      if (p.header.data_page_v2) levels += p.header.data_page_v2->num_values;
+      window->push_back(std::move(p));
+    }
+    return Status::OK();
+  }
+
+  // The compressed part of a page: all of a v1 or dictionary page, the
+  // values of a compressed v2 page (its levels are stored as they are);
+  // false when nothing is compressed.
+  static bool CompressedPart(const PageHeader& h, int64_t* offset, int64_t* stored,
+                             int64_t* decoded) {
+    *offset = 0;
+    *stored = h.compressed_page_size;
+    *decoded = h.uncompressed_page_size;
+    if (h.type == PageType::kDataPageV2) {
+      const DataPageHeaderV2& v2 = *h.data_page_v2;
+      const int64_t levels =
+          int64_t{v2.repetition_levels_byte_length} + v2.definition_levels_byte_length;
+      if (!v2.is_compressed || levels > *stored || levels > *decoded) return false;
+      *offset = levels;
+      *stored -= levels;
+      *decoded -= levels;
+      return true;
+    }
+    return h.type == PageType::kDataPage || h.type == PageType::kDictionaryPage;
+  }
+
+  // Decompresses the window's pages on threads of their own, each into a
+  // buffer of its own that ReadPage then takes (prepared_).
+  Status DecompressAhead(std::vector<Page>* window) {
+    return internal::ParallelTasks(
+        static_cast<int64_t>(window->size()), options_threads_, [&](int64_t i) -> Status {
+          Page& p = (*window)[static_cast<size_t>(i)];
+          int64_t offset = 0, stored = 0, decoded = 0;
+          if (!CompressedPart(p.header, &offset, &stored, &decoded)) return Status::OK();
+          QUIVER_ASSIGN_OR_RETURN(p.decompressed, Buffer::AllocateUninitialized(decoded));
+          return DecompressPage(meta_.codec, p.data + offset, stored,
+                                p.decompressed->mutable_data(), decoded, p.where);
+        });
+  }
+
   // The page's bytes decompressed into scratch memory (or the page itself
-  // when it is stored uncompressed).
+  // when it is stored uncompressed, or what DecompressAhead left).
   Result<const uint8_t*> Decompressed(const uint8_t* data, int64_t size, int64_t decoded_size,
                                       const std::string& where) {
     if (meta_.codec == Codec::kUncompressed) {
@@ -130,6 +205,13 @@ class ChunkReader {
                                decoded_size);
       }
       return data;
+    }
+    if (prepared_) {
+      if (prepared_->size() != decoded_size) {
+        return Status::Invalid(where, ": the page decompressed to ", prepared_->size(),
+                               " bytes, not ", decoded_size);
+      }
+      return prepared_->data();
     }
     if (!scratch_ || scratch_->size() < decoded_size) {
       QUIVER_ASSIGN_OR_RETURN(scratch_, Buffer::AllocateUninitialized(decoded_size));
@@ -426,6 +508,8 @@ class ChunkReader {
   ColumnChunkData out_;
   std::unique_ptr<ColumnValues> dictionary_;
   BufferPtr scratch_;             // decompressed pages
+  BufferPtr prepared_;            // the current page, decompressed ahead
+  int options_threads_ = 1;       // ColumnChunkOptions::threads
   std::vector<uint32_t> levels_;  // one page's levels
 };
 

@@ -41,6 +41,10 @@ struct ColumnChunkOptions {
   // levels against that pattern page by page instead of keeping them
   // (the tensor fast path). A level that breaks it is an Invalid error.
   int64_t fixed_list_size = 0;
+  // Threads that may decompress the chunk's pages at once (1: in order on
+  // the calling thread). Pages are decompressed a window at a time, so
+  // memory holds a few pages per thread beyond the values.
+  int threads = 1;
 };
 
 // Reads column chunk `chunk` (checked by ParquetFile::Open) of `leaf` from

@@ -295,6 +295,9 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
         const std::string what = impl.name + ": column " + impl.column_paths[leaf] +
                                  " of row group " + std::to_string(i);
         ColumnChunkOptions chunk_options;
+        // Threads the leaves leave idle decompress each leaf's pages.
+        chunk_options.threads = std::max<int>(
+            1, internal::ThreadCount(options.threads) / static_cast<int>(tasks.size()));
         chunk_options.fixed_list_size =
             FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
         QUIVER_ASSIGN_OR_RETURN(
