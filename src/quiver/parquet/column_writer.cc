@@ -1,0 +1,315 @@
+#include "quiver/parquet/column_writer.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "quiver/parquet/page_compress.h"
+#include "quiver/parquet/rle_hybrid.h"
+#include "quiver/parquet/varint.h"
+
+namespace quiver::parquet {
+
+namespace {
+
+// The sub-ranges of `ranges` that hold values [v0, v1) of their sequence;
+// `starts[k]` is the number of values before ranges[k].
+std::vector<Range> SliceRanges(const std::vector<Range>& ranges,
+                               const std::vector<int64_t>& starts, int64_t v0, int64_t v1) {
+  std::vector<Range> out;
+  if (v0 >= v1) return out;
+  size_t k = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), v0) -
+                                 starts.begin() - 1);
+  for (; k < ranges.size() && starts[k] < v1; ++k) {
+    const int64_t first = std::max(v0, starts[k]), last = std::min(v1, starts[k] + ranges[k].length());
+    if (first < last) {
+      out.push_back(Range{ranges[k].begin + (first - starts[k]), ranges[k].begin + (last - starts[k])});
+    }
+  }
+  return out;
+}
+
+std::string RepeatedRun(int64_t count, uint32_t value, int bit_width) {
+  std::string out;
+  if (count == 0) return out;
+  AppendVarint(out, static_cast<uint64_t>(count) << 1);
+  for (int b = 0; b < (bit_width + 7) / 8; ++b) out.push_back(static_cast<char>(value >> (8 * b)));
+  return out;
+}
+
+std::string EncodeLevels(const std::vector<int16_t>& levels, int64_t begin, int64_t end,
+                         int16_t max_level) {
+  std::vector<uint32_t> values(levels.begin() + begin, levels.begin() + end);
+  return EncodeRleHybrid(values.data(), end - begin, BitWidthOf(static_cast<uint32_t>(max_level)));
+}
+
+void AppendLength(std::string* out, size_t n) {
+  const uint32_t length = static_cast<uint32_t>(n);
+  out->append(reinterpret_cast<const char*>(&length), 4);
+}
+
+Status CheckPageSize(size_t size, const std::string& what) {
+  if (size > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    return Status::Invalid(what, ": a Parquet page of ", size,
+                           " bytes passes the format's 2 GiB limit (a smaller data_page_bytes "
+                           "or a row this large cannot be written)");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& values,
+                               int64_t value_bits, int64_t page_bytes) {
+  std::vector<PageSpan> pages;
+  const int64_t n = leaf.num_levels;
+  const int64_t page_bits = std::max<int64_t>(1, page_bytes) * 8;
+  const bool flat = leaf.rep.empty() && leaf.def.empty();
+  if (flat && value_bits > 0) {
+    // Each row the same number of levels and values: pages by arithmetic.
+    const int64_t per_row = leaf.rep_period > 0 ? leaf.rep_period : 1;
+    const int64_t rows = leaf.num_rows;
+    const int64_t rows_per_page = std::max<int64_t>(1, page_bits / std::max<int64_t>(1, value_bits * per_row));
+    for (int64_t r = 0; r < rows; r += rows_per_page) {
+      const int64_t count = std::min(rows_per_page, rows - r);
+      PageSpan p{r * per_row, (r + count) * per_row, r * per_row, (r + count) * per_row, count};
+      pages.push_back(p);
+    }
+    return pages;
+  }
+  // Scan the levels: a page ends at the first row start after its values
+  // reach the size.
+  size_t range = 0;
+  int64_t slot = leaf.value_ranges.empty() ? 0 : leaf.value_ranges[0].begin;
+  auto next_value_bits = [&]() -> int64_t {
+    if (value_bits > 0) return value_bits;
+    while (slot >= leaf.value_ranges[range].end) slot = leaf.value_ranges[++range].begin;
+    return (static_cast<int64_t>(values.Bytes(slot++).size()) + 4) * 8;
+  };
+  PageSpan page;
+  int64_t bits = 0, v = 0;
+  for (int64_t l = 0; l < n; ++l) {
+    const bool row_start = leaf.rep_period > 0 ? l % leaf.rep_period == 0
+                           : leaf.rep.empty()  ? true
+                                               : leaf.rep[static_cast<size_t>(l)] == 0;
+    if (row_start) {
+      if (bits >= page_bits && l > page.level_begin) {
+        page.level_end = l;
+        page.value_end = v;
+        pages.push_back(page);
+        page = PageSpan{l, 0, v, 0, 0};
+        bits = 0;
+      }
+      ++page.rows;
+    }
+    if (leaf.def.empty() || leaf.def[static_cast<size_t>(l)] == leaf.max_def) {
+      bits += next_value_bits();
+      ++v;
+    }
+    bits += 2;  // the levels, roughly
+  }
+  if (n > 0) {
+    page.level_end = n;
+    page.value_end = v;
+    pages.push_back(page);
+  }
+  return pages;
+}
+
+std::string EncodeDefinitionLevels(const ShreddedLeaf& leaf, const PageSpan& page) {
+  if (leaf.max_def == 0) return {};
+  const int width = BitWidthOf(static_cast<uint32_t>(leaf.max_def));
+  if (leaf.def.empty()) {
+    return RepeatedRun(page.level_end - page.level_begin, static_cast<uint32_t>(leaf.max_def),
+                       width);
+  }
+  return EncodeLevels(leaf.def, page.level_begin, page.level_end, leaf.max_def);
+}
+
+std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& page) {
+  if (leaf.max_rep == 0) return {};
+  const int width = BitWidthOf(static_cast<uint32_t>(leaf.max_rep));
+  if (leaf.rep_period > 0) {
+    const int64_t k = leaf.rep_period;
+    std::vector<uint32_t> row(static_cast<size_t>(k), static_cast<uint32_t>(leaf.max_rep));
+    row[0] = 0;
+    if (k % 8 == 0) {
+      // Whole groups of 8: one row's runs, repeated.
+      const std::string one = EncodeRleHybrid(row.data(), k, width);
+      std::string out;
+      out.reserve(one.size() * static_cast<size_t>(page.rows));
+      for (int64_t r = 0; r < page.rows; ++r) out += one;
+      return out;
+    }
+    std::vector<uint32_t> levels;
+    levels.reserve(static_cast<size_t>(k * page.rows));
+    for (int64_t r = 0; r < page.rows; ++r) levels.insert(levels.end(), row.begin(), row.end());
+    return EncodeRleHybrid(levels.data(), static_cast<int64_t>(levels.size()), width);
+  }
+  return EncodeLevels(leaf.rep, page.level_begin, page.level_end, leaf.max_rep);
+}
+
+Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
+                        const ColumnWriteSettings& settings, io::OutputSink* sink,
+                        ColumnMetaData* meta, const std::string& what) {
+  const std::vector<Range>& ranges = leaf.value_ranges;
+  const int64_t lo = ranges.empty() ? 0 : ranges.front().begin;
+  const int64_t hi = ranges.empty() ? 0 : ranges.back().end;
+  QUIVER_ASSIGN_OR_RETURN(PhysicalValues values,
+                          PhysicalValues::Make(leaf.values, encoding, lo, hi));
+  std::vector<int64_t> starts(ranges.size());
+  int64_t total = 0;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    starts[k] = total;
+    total += ranges[k].length();
+  }
+  const PhysicalType type = encoding.physical;
+  meta->type = type;
+  meta->codec = settings.codec;
+  meta->num_values = leaf.num_levels;
+
+  Encoding value_encoding = Encoding::kPlain;
+  DictionaryEncoding dictionary;
+  if (settings.byte_stream_split &&
+      (type == PhysicalType::kFloat || type == PhysicalType::kDouble)) {
+    value_encoding = Encoding::kByteStreamSplit;
+  } else if (settings.dictionary && type != PhysicalType::kBoolean &&
+             BuildDictionary(values, ranges, settings.dictionary_bytes, &dictionary)) {
+    value_encoding = Encoding::kRleDictionary;
+  }
+
+  if (settings.statistics) {
+    Statistics stats;
+    stats.null_count = leaf.num_levels - leaf.num_values;
+    ComputeMinMax(values, ranges, encoding.order, &stats.min_value, &stats.max_value);
+    const bool signed_order = encoding.order == SortOrder::kSigned ||
+                              encoding.order == SortOrder::kFloat ||
+                              encoding.order == SortOrder::kBool ||
+                              encoding.order == SortOrder::kDecimal;
+    constexpr size_t kMaxStatisticsSize = 4096;  // as Arrow: larger ones are left out
+    if (stats.min_value && (stats.min_value->size() > kMaxStatisticsSize ||
+                            stats.max_value->size() > kMaxStatisticsSize)) {
+      stats.min_value.reset();
+      stats.max_value.reset();
+    }
+    if (signed_order) {
+      stats.min = stats.min_value;
+      stats.max = stats.max_value;
+    }
+    meta->statistics = std::move(stats);
+  }
+
+  int64_t compressed_total = 0, uncompressed_total = 0;
+  auto write_page = [&](PageHeader& header, const std::string& payload,
+                        int64_t uncompressed) -> Status {
+    QUIVER_RETURN_NOT_OK(CheckPageSize(payload.size(), what));
+    QUIVER_RETURN_NOT_OK(CheckPageSize(static_cast<size_t>(uncompressed), what));
+    header.compressed_page_size = static_cast<int32_t>(payload.size());
+    header.uncompressed_page_size = static_cast<int32_t>(uncompressed);
+    const std::string bytes = EncodePageHeader(header);
+    QUIVER_RETURN_NOT_OK(sink->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    QUIVER_RETURN_NOT_OK(sink->Write(payload.data(), static_cast<int64_t>(payload.size())));
+    compressed_total += static_cast<int64_t>(bytes.size() + payload.size());
+    uncompressed_total += static_cast<int64_t>(bytes.size()) + uncompressed;
+    return Status::OK();
+  };
+  auto compress = [&](const std::string& raw) {
+    return CompressPage(settings.codec, settings.level,
+                        reinterpret_cast<const uint8_t*>(raw.data()),
+                        static_cast<int64_t>(raw.size()));
+  };
+
+  if (value_encoding == Encoding::kRleDictionary) {
+    meta->dictionary_page_offset = sink->position();
+    PageHeader header;
+    header.type = PageType::kDictionaryPage;
+    header.dictionary_page = DictionaryPageHeader{static_cast<int32_t>(dictionary.entries),
+                                                  Encoding::kPlain, false};
+    QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(dictionary.page));
+    QUIVER_RETURN_NOT_OK(
+        write_page(header, payload, static_cast<int64_t>(dictionary.page.size())));
+  }
+  meta->data_page_offset = sink->position();
+
+  const int64_t width = PhysicalWidth(encoding);
+  const int64_t value_bits = type == PhysicalType::kBoolean ? 1
+                             : value_encoding == Encoding::kRleDictionary
+                                 ? 8 * 4  // by the values they stand for, roughly
+                                 : width * 8;
+  const std::vector<PageSpan> pages =
+      CutPages(leaf, values, type == PhysicalType::kByteArray && value_encoding != Encoding::kRleDictionary ? 0 : value_bits,
+               settings.page_bytes);
+  for (const PageSpan& page : pages) {
+    const std::string rep = EncodeRepetitionLevels(leaf, page);
+    const std::string def = EncodeDefinitionLevels(leaf, page);
+    const std::vector<Range> sub = SliceRanges(ranges, starts, page.value_begin, page.value_end);
+    const int64_t num_values = page.value_end - page.value_begin;
+    auto encode_values = [&](std::string* out) {
+      switch (value_encoding) {
+        case Encoding::kRleDictionary:
+          EncodeDictionaryIndices(dictionary.indices.data() + page.value_begin, num_values,
+                                  dictionary.entries, out);
+          break;
+        case Encoding::kByteStreamSplit: EncodeByteStreamSplit(values, sub, out); break;
+        default: EncodePlain(values, sub, out); break;
+      }
+    };
+    const int32_t num_levels = static_cast<int32_t>(page.level_end - page.level_begin);
+    PageHeader header;
+    if (settings.page_version == 2) {
+      header.type = PageType::kDataPageV2;
+      DataPageHeaderV2 v2;
+      v2.num_values = num_levels;
+      v2.num_nulls = static_cast<int32_t>(num_levels - num_values);
+      v2.num_rows = static_cast<int32_t>(page.rows);
+      v2.encoding = value_encoding;
+      v2.definition_levels_byte_length = static_cast<int32_t>(def.size());
+      v2.repetition_levels_byte_length = static_cast<int32_t>(rep.size());
+      v2.is_compressed = settings.codec != Codec::kUncompressed;
+      header.data_page_v2 = v2;
+      std::string encoded;
+      encode_values(&encoded);
+      QUIVER_ASSIGN_OR_RETURN(std::string values_out, compress(encoded));
+      std::string payload;
+      payload.reserve(rep.size() + def.size() + values_out.size());
+      payload += rep;
+      payload += def;
+      payload += values_out;
+      QUIVER_RETURN_NOT_OK(write_page(
+          header, payload, static_cast<int64_t>(rep.size() + def.size() + encoded.size())));
+    } else {
+      header.type = PageType::kDataPage;
+      DataPageHeader v1;
+      v1.num_values = num_levels;
+      v1.encoding = value_encoding;
+      header.data_page = v1;
+      std::string raw;
+      if (leaf.max_rep > 0) {
+        AppendLength(&raw, rep.size());
+        raw += rep;
+      }
+      if (leaf.max_def > 0) {
+        AppendLength(&raw, def.size());
+        raw += def;
+      }
+      encode_values(&raw);
+      const int64_t raw_size = static_cast<int64_t>(raw.size());
+      if (settings.codec == Codec::kUncompressed) {
+        QUIVER_RETURN_NOT_OK(write_page(header, raw, raw_size));
+      } else {
+        QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(raw));
+        QUIVER_RETURN_NOT_OK(write_page(header, payload, raw_size));
+      }
+    }
+  }
+  std::set<Encoding> used{value_encoding == Encoding::kRleDictionary ? Encoding::kPlain
+                                                                      : value_encoding,
+                          Encoding::kRle};
+  if (value_encoding == Encoding::kRleDictionary) used.insert(Encoding::kRleDictionary);
+  meta->encodings.assign(used.begin(), used.end());
+  meta->total_compressed_size = compressed_total;
+  meta->total_uncompressed_size = uncompressed_total;
+  return Status::OK();
+}
+
+}  // namespace quiver::parquet

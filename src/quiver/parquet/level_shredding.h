@@ -1,0 +1,53 @@
+// Arrow arrays as Parquet leaf columns: each leaf's definition levels (how
+// much of its path is present), repetition levels (at which list a value
+// repeats) and the slots of the leaf array whose values are written: the
+// inverse of Dremel record assembly. Lists are written in the three-level
+// LIST form (optional group (LIST) / repeated group list / element), maps
+// as MAP / repeated group key_value / key, value; fixed-size lists as
+// lists; structs as groups. docs/parquet.md, "Writing".
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "quiver/array.h"
+#include "quiver/buffer.h"
+#include "quiver/status.h"
+#include "quiver/type.h"
+
+namespace quiver::parquet {
+
+// One Parquet leaf column of an array's rows.
+struct ShreddedLeaf {
+  ArrayDataPtr values;  // the leaf array the value slots index (logical slots)
+  int16_t max_def = 0, max_rep = 0;
+  int64_t num_rows = 0;
+  int64_t num_levels = 0;
+  // Definition levels; empty when every level is max_def (no nulls or
+  // empty lists anywhere on the path, or max_def == 0).
+  std::vector<int16_t> def;
+  // Repetition levels; empty when max_rep == 0 or rep_period > 0.
+  std::vector<int16_t> rep;
+  // > 0: each row is rep_period levels, 0 then max_rep repeated (a
+  // fixed-size list of non-null values), not materialised.
+  int64_t rep_period = 0;
+  // The slots of `values` written, in order (definition level max_def).
+  std::vector<Range> value_ranges;
+  int64_t num_values = 0;
+};
+
+// The type Parquet stores for `type`: extension types as their storage,
+// dictionaries as their value type, at every depth.
+TypePtr StoredType(const TypePtr& type);
+
+// `data` with extension arrays as their storage and dictionary arrays
+// decoded into their values, at every depth (the others shared).
+Result<ArrayDataPtr> StoredArray(const ArrayDataPtr& data);
+
+// The leaf columns of `data` (a StoredArray), depth first as the Parquet
+// schema lists them; `nullable`: whether the top-level field is optional.
+// The types must be ones Parquet holds (bool, numbers, binaries, lists,
+// fixed-size lists, structs, maps: parquet_writer.cc checks first).
+Result<std::vector<ShreddedLeaf>> ShredArray(const ArrayDataPtr& data, bool nullable);
+
+}  // namespace quiver::parquet
