@@ -132,6 +132,7 @@ def write_table(
     use_byte_stream_split=False,
     write_statistics=True,
     data_page_version="1.0",
+    dictionary_pagesize_limit=None,
 ):
     """Writes ``table`` (a ``qv.Table`` or ``qv.RecordBatch``, or anything
     with ``__arrow_c_stream__`` / ``__arrow_c_array__``, as ``qv.table``
@@ -146,7 +147,7 @@ def write_table(
     "lz4" (LZ4_RAW), ``compression_level`` (None: the codec's default),
     ``use_dictionary`` dictionary-encodes every column but booleans
     (falling back to PLAIN for a column chunk whose dictionary passes 1
-    MiB), ``use_byte_stream_split`` writes FLOAT and DOUBLE columns as
+    MiB, or ``dictionary_pagesize_limit`` bytes), ``use_byte_stream_split`` writes FLOAT and DOUBLE columns as
     BYTE_STREAM_SPLIT, ``write_statistics`` min/max/null_count per column
     chunk, ``data_page_version`` "1.0" or "2.0". The Arrow schema is stored
     under ARROW:schema, so pyarrow and quiver restore extension types
@@ -169,6 +170,7 @@ def write_table(
         use_byte_stream_split=use_byte_stream_split,
         write_statistics=bool(write_statistics),
         data_page_version=1 if data_page_version == "1.0" else 2,
+        dictionary_pagesize_limit=dictionary_pagesize_limit,
     )
     if isinstance(where, (str, os.PathLike)):
         path = os.fspath(where)

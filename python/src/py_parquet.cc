@@ -86,7 +86,8 @@ parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
                                           const std::string& compression,
                                           std::optional<int> compression_level,
                                           bool use_dictionary, bool use_byte_stream_split,
-                                          bool write_statistics, int data_page_version) {
+                                          bool write_statistics, int data_page_version,
+                                          std::optional<int64_t> dictionary_pagesize_limit) {
   parquet::ParquetWriteOptions options;
   if (row_group_size) options.row_group_rows = *row_group_size;
   if (data_page_size) options.data_page_bytes = *data_page_size;
@@ -96,6 +97,7 @@ parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
   options.byte_stream_split = use_byte_stream_split;
   options.write_statistics = write_statistics;
   options.data_page_version = data_page_version;
+  if (dictionary_pagesize_limit) options.dictionary_page_bytes = *dictionary_pagesize_limit;
   return options;
 }
 
@@ -160,12 +162,13 @@ void BindParquet(nb::module_& m) {
       [](nb::handle data, std::optional<std::string> path, std::optional<int64_t> row_group_size,
          std::optional<int64_t> data_page_size, const std::string& compression,
          std::optional<int> compression_level, bool use_dictionary, bool use_byte_stream_split,
-         bool write_statistics, int data_page_version) -> nb::object {
+         bool write_statistics, int data_page_version,
+         std::optional<int64_t> dictionary_pagesize_limit) -> nb::object {
         const TablePtr table = TableFromPython(data);
         const auto options =
             WriteOptions(row_group_size, data_page_size, compression, compression_level,
                          use_dictionary, use_byte_stream_split, write_statistics,
-                         data_page_version);
+                         data_page_version, dictionary_pagesize_limit);
         if (path) {
           Check(WithoutGil([&] { return parquet::WriteParquetFile(*table, *path, options); }));
           return nb::none();
@@ -179,7 +182,7 @@ void BindParquet(nb::module_& m) {
       nb::arg("data_page_size").none(), nb::arg("compression"),
       nb::arg("compression_level").none(), nb::arg("use_dictionary"),
       nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
-      nb::arg("data_page_version"));
+      nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none());
   m.def("_parquet_codecs", [] { return parquet::ReadableCodecs(); });
   m.def(
       "_parquet_open",

@@ -365,6 +365,7 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
   QUIVER_ASSIGN_OR_RETURN(std::string arrow_schema, ArrowSchemaValue(schema));
   meta.key_value_metadata.emplace_back("ARROW:schema", std::move(arrow_schema));
   meta.created_by = std::string("quiver version ") + Version();
+  meta.type_defined_column_orders = static_cast<int32_t>(leaves.size());
   const std::string footer = EncodeFileMetaData(meta);
   QUIVER_RETURN_NOT_OK(sink->Write(footer.data(), static_cast<int64_t>(footer.size())));
   const uint32_t length = static_cast<uint32_t>(footer.size());

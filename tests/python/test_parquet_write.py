@@ -1,0 +1,346 @@
+"""qv.parquet.write_table: files that pyarrow, DuckDB and Polars read back
+equal (types restored from ARROW:schema), every codec, v1 and v2 data
+pages, dictionary on, off and its fallback, BYTE_STREAM_SPLIT, statistics
+equal to pyarrow's, nested types with nulls at every level, atomic writes
+and the errors."""
+
+import datetime
+import decimal
+import io
+import os
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+import quiver as qv  # noqa: E402
+
+def _codecs():
+    have = set(qv.parquet.codecs())
+    out = ["none", "snappy"]
+    if "ZSTD" in have:
+        out.append("zstd")
+    if "LZ4_RAW" in have:
+        out.append("lz4")
+    return out
+
+
+def flat_table(n=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    valid = rng.random(n) > 0.2
+    ints = rng.integers(-1000, 1000, n)
+    floats = rng.standard_normal(n)
+    strings = [f"s{v % 37}" if ok else None for v, ok in zip(ints, valid)]
+    day = 86_400_000
+    return pa.table(
+        {
+            "bool": pa.array(rng.random(n) > 0.5, mask=~valid),
+            "i8": pa.array(ints.astype(np.int8), mask=~valid),
+            "i16": pa.array(ints.astype(np.int16)),
+            "i32": pa.array(ints.astype(np.int32), mask=~valid),
+            "i64": pa.array(ints.astype(np.int64)),
+            "u8": pa.array((ints % 256).astype(np.uint8)),
+            "u16": pa.array((ints % 60000).astype(np.uint16), mask=~valid),
+            "u32": pa.array(ints.astype(np.uint32)),
+            "u64": pa.array(ints.astype(np.uint64), mask=~valid),
+            "f16": pa.array(floats.astype(np.float16)),
+            "f32": pa.array(floats.astype(np.float32), mask=~valid),
+            "f64": pa.array(floats),
+            "str": pa.array(strings, pa.string()),
+            "large_str": pa.array(strings, pa.large_string()),
+            "bin": pa.array([s.encode() if s else None for s in strings], pa.binary()),
+            "large_bin": pa.array([s.encode() if s else None for s in strings], pa.large_binary()),
+            "fsb": pa.array([bytes([i % 256] * 3) for i in range(n)], pa.binary(3)),
+            "date32": pa.array(ints.astype(np.int32), pa.date32()),
+            "date64": pa.array(ints.astype(np.int64) * day, pa.date64()),
+            "time32ms": pa.array(np.abs(ints).astype(np.int32), pa.time32("ms")),
+            "time64us": pa.array(np.abs(ints).astype(np.int64), pa.time64("us")),
+            "time64ns": pa.array(np.abs(ints).astype(np.int64), pa.time64("ns")),
+            "ts_ms": pa.array(ints, pa.timestamp("ms")),
+            "ts_us_utc": pa.array(ints, pa.timestamp("us", "UTC"), mask=~valid),
+            "ts_ns_tz": pa.array(ints, pa.timestamp("ns", "Europe/Paris")),
+            "duration": pa.array(ints, pa.duration("ms")),
+            "dec9": pa.array([decimal.Decimal(int(v)) / 100 for v in ints], pa.decimal128(9, 2)),
+            "dec18": pa.array([decimal.Decimal(int(v)) * 10**8 for v in ints], pa.decimal128(18, 0)),
+            "dec38": pa.array(
+                [decimal.Decimal(int(v)) * 10**20 if ok else None for v, ok in zip(ints, valid)],
+                pa.decimal128(38, 3),
+            ),
+            "dec76": pa.array([decimal.Decimal(int(v)) * 10**50 for v in ints], pa.decimal256(60, 2)),
+            "dict": pa.array(strings).dictionary_encode(),
+        }
+    )
+
+
+def nested_table():
+    return pa.table(
+        {
+            "list": pa.array([[1, None, 3], None, [], [4]], pa.list_(pa.int32())),
+            "list_strict": pa.array(
+                [[1], [], [2, 3], [4]], pa.list_(pa.field("item", pa.int64(), nullable=False))
+            ),
+            "large_list": pa.array([["a"], None, ["b", None], []], pa.large_list(pa.string())),
+            "fsl": pa.array([[1.0, 2.0], None, [None, 4.0], [5.0, 6.0]], pa.list_(pa.float64(), 2)),
+            "list_list": pa.array([[[1], None, []], None, [[2, None]], []], pa.list_(pa.list_(pa.int16()))),
+            "struct": pa.array(
+                [{"x": 1, "y": "a"}, None, {"x": None, "y": None}, {"x": 4, "y": "d"}],
+                pa.struct([("x", pa.int32()), ("y", pa.string())]),
+            ),
+            "list_struct": pa.array(
+                [[{"a": 1, "b": [1, 2]}, None], None, [], [{"a": None, "b": None}]],
+                pa.list_(pa.struct([("a", pa.int8()), ("b", pa.list_(pa.int32()))])),
+            ),
+            "map": pa.array(
+                [[("k", 1), ("l", None)], None, [], [("m", 3)]], pa.map_(pa.string(), pa.int32())
+            ),
+            "struct_list": pa.array(
+                [{"v": [1.5]}, {"v": None}, None, {"v": []}], pa.struct([("v", pa.list_(pa.float32()))])
+            ),
+        }
+    )
+
+
+def tensor_table(rows=16):
+    tensor_type = pa.fixed_shape_tensor(pa.float32(), [2, 3])
+    storage = pa.array(
+        np.arange(rows * 6, dtype=np.float32).reshape(rows, 6).tolist(), pa.list_(pa.float32(), 6)
+    )
+    return pa.table({"tensor": pa.ExtensionArray.from_storage(tensor_type, storage)})
+
+
+def assert_reads_back(table, path, **kwargs):
+    qv.parquet.write_table(table, path, **kwargs)
+    got = pq.read_table(path)
+    assert got.schema.equals(table.schema), (got.schema, table.schema)
+    assert got.equals(table)
+    return got
+
+
+@pytest.mark.parametrize("compression", _codecs())
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("use_dictionary", [True, False])
+def test_flat_types_read_back_by_pyarrow(tmp_path, compression, version, use_dictionary):
+    table = flat_table()
+    assert_reads_back(
+        table,
+        tmp_path / "flat.parquet",
+        compression=compression,
+        data_page_version=version,
+        use_dictionary=use_dictionary,
+    )
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+def test_nested_types_with_nulls_at_every_level(tmp_path, version):
+    assert_reads_back(nested_table(), tmp_path / "nested.parquet", data_page_version=version)
+
+
+def test_schema_equals_pyarrows(tmp_path):
+    for table in (flat_table(50), nested_table()):
+        qv.parquet.write_table(table, tmp_path / "q.parquet")
+        pq.write_table(table, tmp_path / "p.parquet", store_decimal_as_integer=True)
+        ours = pq.ParquetFile(tmp_path / "q.parquet").schema
+        theirs = pq.ParquetFile(tmp_path / "p.parquet").schema
+        assert str(ours) == str(theirs)
+
+
+def test_fixed_shape_tensor_restored(tmp_path):
+    table = tensor_table()
+    got = assert_reads_back(table, tmp_path / "t.parquet")
+    assert isinstance(got.column(0).type, pa.FixedShapeTensorType)
+    assert got.column(0).type.shape == [2, 3]
+
+
+def test_small_pages_and_row_groups(tmp_path):
+    table = pa.concat_tables([nested_table()] * 50 + [])
+    flat = flat_table(5000)
+    for version in ["1.0", "2.0"]:
+        assert_reads_back(table, tmp_path / "n.parquet", data_page_size=64, row_group_size=7,
+                          data_page_version=version)
+        assert_reads_back(flat, tmp_path / "f.parquet", data_page_size=256, row_group_size=1000,
+                          data_page_version=version)
+        md = pq.ParquetFile(tmp_path / "f.parquet").metadata
+        assert md.num_row_groups == 5
+    tensors = tensor_table(100)
+    assert_reads_back(tensors, tmp_path / "t.parquet", data_page_size=100, row_group_size=33)
+
+
+def test_chunked_and_sliced_columns(tmp_path):
+    table = pa.concat_tables([flat_table(100, seed=1), flat_table(77, seed=2)]).slice(13, 150)
+    assert_reads_back(table, tmp_path / "c.parquet", row_group_size=40)
+    nested = pa.concat_tables([nested_table()] * 3).slice(1, 9)
+    assert_reads_back(nested, tmp_path / "n.parquet", row_group_size=4)
+
+
+def _encodings(path, column):
+    return pq.ParquetFile(path).metadata.row_group(0).column(column).encodings
+
+
+def test_dictionary_on_off_and_fallback(tmp_path):
+    n = 20_000
+    table = pa.table(
+        {
+            "few": pa.array([f"v{i % 10}" for i in range(n)]),
+            "many": pa.array([f"value-{i}" for i in range(n)]),
+        }
+    )
+    path = tmp_path / "d.parquet"
+    assert_reads_back(table, path)
+    assert "RLE_DICTIONARY" in _encodings(path, 0)
+    assert "RLE_DICTIONARY" in _encodings(path, 1)
+    assert_reads_back(table, path, dictionary_pagesize_limit=1000)
+    assert "RLE_DICTIONARY" in _encodings(path, 0)
+    assert "RLE_DICTIONARY" not in _encodings(path, 1)  # fell back to PLAIN
+    assert_reads_back(table, path, use_dictionary=False)
+    assert "RLE_DICTIONARY" not in _encodings(path, 0)
+
+
+def test_byte_stream_split(tmp_path):
+    table = flat_table(500)
+    path = tmp_path / "b.parquet"
+    assert_reads_back(table, path, use_byte_stream_split=True)
+    names = table.column_names
+    assert "BYTE_STREAM_SPLIT" in _encodings(path, names.index("f32"))
+    assert "BYTE_STREAM_SPLIT" in _encodings(path, names.index("f64"))
+
+
+def _stats(path):
+    md = pq.ParquetFile(path).metadata
+    out = []
+    for g in range(md.num_row_groups):
+        for c in range(md.num_columns):
+            s = md.row_group(g).column(c).statistics
+            if s is None:
+                out.append(None)
+                continue
+            out.append((s.has_min_max and (s.min, s.max), s.null_count))
+    return out
+
+
+@pytest.mark.parametrize("table_maker", [flat_table, nested_table])
+def test_statistics_equal_pyarrows(tmp_path, table_maker):
+    table = table_maker()
+    qv.parquet.write_table(table, tmp_path / "q.parquet", row_group_size=300)
+    pq.write_table(table, tmp_path / "p.parquet", row_group_size=300, store_decimal_as_integer=True)
+    ours, theirs = _stats(tmp_path / "q.parquet"), _stats(tmp_path / "p.parquet")
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, (k, a, b)
+
+
+def test_no_statistics(tmp_path):
+    path = tmp_path / "s.parquet"
+    qv.parquet.write_table(flat_table(10), path, write_statistics=False)
+    assert pq.ParquetFile(path).metadata.row_group(0).column(0).statistics is None
+
+
+def test_float_statistics_edge_cases(tmp_path):
+    table = pa.table(
+        {
+            "zeros": pa.array([0.0, -0.0, 1.0], pa.float64()),
+            "nan": pa.array([float("nan"), 2.0, -1.0], pa.float32()),
+            "all_nan": pa.array([float("nan")], pa.float64()),
+            "all_null": pa.array([None, None], pa.int32()),
+        }
+    )
+    qv.parquet.write_table(table, tmp_path / "q.parquet")
+    pq.write_table(table, tmp_path / "p.parquet")
+    ours, theirs = _stats(tmp_path / "q.parquet"), _stats(tmp_path / "p.parquet")
+    assert ours[:2] == theirs[:2]
+    assert ours[3] == theirs[3]
+
+
+def test_file_objects_and_quiver_tables(tmp_path):
+    table = flat_table(100)
+    sink = io.BytesIO()
+    qv.parquet.write_table(table, sink)
+    assert pq.read_table(io.BytesIO(sink.getvalue())).equals(table)
+    qt = qv.table(table)
+    qv.parquet.write_table(qt, str(tmp_path / "q.parquet"))
+    assert pq.read_table(tmp_path / "q.parquet").equals(table)
+    batch = table.to_batches()[0]
+    qv.parquet.write_table(batch, tmp_path / "b.parquet")
+    assert pq.read_table(tmp_path / "b.parquet").equals(pa.Table.from_batches([batch]))
+
+
+def test_empty_table(tmp_path):
+    table = flat_table(0)
+    got = assert_reads_back(table, tmp_path / "e.parquet")
+    assert got.num_rows == 0
+
+
+def test_duckdb_reads_them(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    table = pa.table(
+        {
+            "i": pa.array([1, None, 3], pa.int64()),
+            "s": pa.array(["a", None, "c"]),
+            "l": pa.array([[1, None], None, []], pa.list_(pa.int32())),
+            "st": pa.array([{"x": 1.5}, None, {"x": None}]),
+            "d": pa.array([decimal.Decimal("1.25"), None, decimal.Decimal("-3.50")], pa.decimal128(10, 2)),
+            "ts": pa.array([1, 2, None], pa.timestamp("us")),
+            "date": pa.array([datetime.date(2020, 1, 1), None, datetime.date(1969, 12, 31)]),
+        }
+    )
+    for version in ["1.0", "2.0"]:
+        for compression in _codecs():
+            path = tmp_path / f"duck-{version}-{compression}.parquet"
+            qv.parquet.write_table(table, path, compression=compression, data_page_version=version)
+            got = duckdb.sql(f"select * from '{path}'").arrow()
+            if hasattr(got, "read_all"):
+                got = got.read_all()
+            assert got.to_pylist() == table.to_pylist()
+
+
+def test_polars_reads_them(tmp_path):
+    pl = pytest.importorskip("polars")
+    table = pa.table(
+        {
+            "i": pa.array([1, None, 3], pa.int32()),
+            "s": pa.array(["a", None, "c"], pa.large_string()),
+            "l": pa.array([[1, None], None, []], pa.large_list(pa.int64())),
+            "f": pa.array([1.0, 2.0, None], pa.float64()),
+            "b": pa.array([True, None, False]),
+        }
+    )
+    for version in ["1.0", "2.0"]:
+        path = tmp_path / f"polars-{version}.parquet"
+        qv.parquet.write_table(table, path, data_page_version=version, compression="zstd"
+                               if "zstd" in _codecs() else "snappy")
+        got = pl.read_parquet(path)
+        assert got.to_arrow().to_pylist() == table.to_pylist()
+
+
+def test_failed_write_leaves_no_file(tmp_path):
+    union = pa.UnionArray.from_sparse(
+        pa.array([0, 1], pa.int8()), [pa.array([1, 2]), pa.array(["a", "b"])]
+    )
+    bad = pa.table({"ok": [1, 2], "u": union})
+    path = tmp_path / "out.parquet"
+    with pytest.raises(TypeError, match="'u'"):
+        qv.parquet.write_table(bad, path)
+    assert os.listdir(tmp_path) == []
+    # A file already there stays whole.
+    qv.parquet.write_table(flat_table(10), path)
+    before = path.read_bytes()
+    with pytest.raises(TypeError):
+        qv.parquet.write_table(bad, path)
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["out.parquet"]
+
+
+def test_errors(tmp_path):
+    table = flat_table(3)
+    with pytest.raises(ValueError, match="brotli"):
+        qv.parquet.write_table(table, tmp_path / "x.parquet", compression="brotli")
+    with pytest.raises(ValueError, match="data_page_version"):
+        qv.parquet.write_table(table, tmp_path / "x.parquet", data_page_version="3.0")
+    with pytest.raises(ValueError, match="row_group_rows"):
+        qv.parquet.write_table(table, tmp_path / "x.parquet", row_group_size=0)
+    with pytest.raises(TypeError, match="writable"):
+        qv.parquet.write_table(table, 42)
+    interval = pa.table({"iv": pa.array([pa.MonthDayNano([1, 2, 3])], pa.month_day_nano_interval())})
+    with pytest.raises(TypeError, match="'iv'"):
+        qv.parquet.write_table(interval, tmp_path / "x.parquet")
+    assert os.listdir(tmp_path) == []
