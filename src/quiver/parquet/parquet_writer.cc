@@ -152,14 +152,14 @@ struct SchemaBuilder {
         if (type.time_unit() == TimeUnit::kSecond) enc.conversion = Conversion::kTimes1000;
         e.logical_type.kind = LogicalType::kTime;
         e.logical_type.unit = TimeUnit::kMilli;
-        e.logical_type.adjusted_to_utc = true;
+        e.logical_type.adjusted_to_utc = false;  // as pyarrow
         e.converted_type = kTimeMillis;
         break;
       case TypeId::kTime64:
         plain(PhysicalType::kInt64, SortOrder::kSigned, 8);
         e.logical_type.kind = LogicalType::kTime;
         e.logical_type.unit = type.time_unit();
-        e.logical_type.adjusted_to_utc = true;
+        e.logical_type.adjusted_to_utc = false;  // as pyarrow
         if (type.time_unit() == TimeUnit::kMicro) e.converted_type = kTimeMicros;
         break;
       case TypeId::kTimestamp: {
