@@ -370,3 +370,25 @@ def test_errors(tmp_path):
     with pytest.raises(TypeError, match="'iv'"):
         qv.parquet.write_table(interval, tmp_path / "x.parquet")
     assert os.listdir(tmp_path) == []
+
+
+def test_views_nulls_and_second_units(tmp_path):
+    table = pa.table(
+        {
+            "sv": pa.array(["a", None, "a string longer than twelve"], pa.string_view()),
+            "bv": pa.array([b"a", None, b"bytes longer than twelve"], pa.binary_view()),
+            "null": pa.array([None, None, None], pa.null()),
+            "ts_s": pa.array([1, 2, None], pa.timestamp("s")),
+            "time32_s": pa.array([1, None, 3], pa.time32("s")),
+            "duration_s": pa.array([1, 2, 3], pa.duration("s")),
+        }
+    )
+    assert_reads_back(table, tmp_path / "v.parquet")
+
+
+def test_variable_shape_tensor_restored(tmp_path):
+    rows = [np.arange(6, dtype=np.float32).reshape(2, 3), None, np.zeros((0, 4), np.float32)]
+    rows = [r for r in rows if r is not None]
+    column = pa.array(qv.VariableShapeTensorArray.from_numpy(rows))
+    got = assert_reads_back(pa.table({"ragged": column}), tmp_path / "r.parquet")
+    assert got.column(0).type == column.type
