@@ -193,8 +193,69 @@ void EncodeByteStreamSplit(const PhysicalValues& values, ValueRanges ranges, std
   }
 }
 
+namespace {
+
+// A dictionary of 2-, 4- or 8-byte values: an open-addressing table of
+// their bits (linear probing, at most half full).
+template <typename K>
+bool BuildFixedDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
+                          DictionaryEncoding* out) {
+  size_t capacity = 1024;
+  std::vector<K> keys(capacity);
+  std::vector<uint32_t> ids(capacity, 0);  // index + 1; 0: empty
+  std::vector<K> entries;
+  auto slot_of = [&](K key) {
+    return static_cast<size_t>((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) &
+           (capacity - 1);
+  };
+  const int64_t max_entries = max_bytes / static_cast<int64_t>(sizeof(K));
+  int64_t count = 0;
+  for (const Range& r : ranges) count += r.length();
+  out->indices.resize(static_cast<size_t>(count));
+  uint32_t* index = out->indices.data();
+  for (const Range& r : ranges) {
+    const uint8_t* p = values.Fixed(r.begin);
+    for (int64_t j = r.begin; j < r.end; ++j, p += sizeof(K)) {
+      const K key = Load<K>(p);
+      size_t slot = slot_of(key);
+      while (ids[slot] != 0 && keys[slot] != key) slot = (slot + 1) & (capacity - 1);
+      if (ids[slot] == 0) {
+        if (static_cast<int64_t>(entries.size()) + 1 > max_entries) return false;
+        entries.push_back(key);
+        keys[slot] = key;
+        ids[slot] = static_cast<uint32_t>(entries.size());
+        if (entries.size() * 2 > capacity) {  // grow and rehash
+          capacity *= 2;
+          std::vector<K>(capacity).swap(keys);
+          std::vector<uint32_t>(capacity, 0).swap(ids);
+          for (size_t e = 0; e < entries.size(); ++e) {
+            size_t s = slot_of(entries[e]);
+            while (ids[s] != 0) s = (s + 1) & (capacity - 1);
+            keys[s] = entries[e];
+            ids[s] = static_cast<uint32_t>(e + 1);
+          }
+          slot = slot_of(key);
+          while (keys[slot] != key || ids[slot] == 0) slot = (slot + 1) & (capacity - 1);
+        }
+      }
+      *index++ = ids[slot] - 1;
+    }
+  }
+  out->entries = static_cast<int64_t>(entries.size());
+  out->page.assign(reinterpret_cast<const char*>(entries.data()), entries.size() * sizeof(K));
+  return true;
+}
+
+}  // namespace
+
 bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
                      DictionaryEncoding* out) {
+  switch (values.type() == PhysicalType::kByteArray ? 0 : values.width()) {
+    case 2: return BuildFixedDictionary<uint16_t>(values, ranges, max_bytes, out);
+    case 4: return BuildFixedDictionary<uint32_t>(values, ranges, max_bytes, out);
+    case 8: return BuildFixedDictionary<uint64_t>(values, ranges, max_bytes, out);
+    default: break;
+  }
   const bool bytes = values.type() == PhysicalType::kByteArray;
   const size_t w = static_cast<size_t>(values.width());
   std::unordered_map<std::string_view, uint32_t> seen;

@@ -291,6 +291,27 @@ TEST(ParquetEncoders, DictionaryAndItsFallback) {
   EXPECT_FALSE(BuildDictionary(strings, all, 9, &dict));  // 10 bytes pass 9
 }
 
+TEST(ParquetEncoders, FixedWidthDictionaryGrowsAndFallsBack) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < 5000; ++i) v.push_back((i * 7919) % 3000 - 1500);
+  auto a = Primitive<int64_t>(int64(), v);
+  LeafEncoding e;
+  e.physical = PhysicalType::kInt64;
+  e.arrow_width = 8;
+  auto values = *PhysicalValues::Make(a, e, 0, 5000);
+  std::vector<Range> all{{0, 5000}};
+  DictionaryEncoding dict;
+  ASSERT_TRUE(BuildDictionary(values, all, 1 << 20, &dict));
+  EXPECT_EQ(dict.entries, 3000);
+  ASSERT_EQ(dict.page.size(), 3000u * 8);
+  for (size_t i = 0; i < v.size(); ++i) {
+    int64_t entry;
+    std::memcpy(&entry, dict.page.data() + dict.indices[i] * 8, 8);
+    ASSERT_EQ(entry, v[i]) << i;
+  }
+  EXPECT_FALSE(BuildDictionary(values, all, 3000 * 8 - 1, &dict));
+}
+
 TEST(ParquetEncoders, ByteStreamSplit) {
   auto a = Primitive<float>(float32(), {1.0f, 2.0f});
   LeafEncoding e;
