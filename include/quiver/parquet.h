@@ -146,7 +146,8 @@ struct ParquetWriteOptions {
 // written. TypeError naming the column for a type Parquet cannot hold
 // (unions, intervals, run-end encoded, list views); Invalid for bad
 // options. docs/parquet.md, "Writing".
-Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWriteOptions& options = {});
+Status WriteParquet(const Table& table, io::OutputSink* sink,
+                    const ParquetWriteOptions& options = {});
 // The file at `path`, atomically: written under a temporary name in the
 // same directory and renamed over `path` at the end; on failure nothing is
 // left (io::OpenFileSink).

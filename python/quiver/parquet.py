@@ -147,9 +147,10 @@ def write_table(
     "lz4" (LZ4_RAW), ``compression_level`` (None: the codec's default),
     ``use_dictionary`` dictionary-encodes every column but booleans
     (falling back to PLAIN for a column chunk whose dictionary passes 1
-    MiB, or ``dictionary_pagesize_limit`` bytes), ``use_byte_stream_split`` writes FLOAT and DOUBLE columns as
-    BYTE_STREAM_SPLIT, ``write_statistics`` min/max/null_count per column
-    chunk, ``data_page_version`` "1.0" or "2.0". The Arrow schema is stored
+    MiB, or ``dictionary_pagesize_limit`` bytes), ``use_byte_stream_split``
+    writes FLOAT and DOUBLE columns as BYTE_STREAM_SPLIT,
+    ``write_statistics`` min/max/null_count per column chunk,
+    ``data_page_version`` "1.0" or "2.0". The Arrow schema is stored
     under ARROW:schema, so pyarrow and quiver restore extension types
     (arrow.fixed_shape_tensor, ...), durations, large and fixed-size lists.
     docs/parquet.md, "Writing"."""
@@ -160,7 +161,10 @@ def write_table(
     if data_page_version not in ("1.0", "2.0"):
         raise ValueError(f"data_page_version must be '1.0' or '2.0', not {data_page_version!r}")
     if not isinstance(use_dictionary, bool) or not isinstance(use_byte_stream_split, bool):
-        raise TypeError("use_dictionary and use_byte_stream_split must be bools (per-column lists are not supported)")
+        raise TypeError(
+            "use_dictionary and use_byte_stream_split must be bools "
+            "(per-column lists are not supported)"
+        )
     args = dict(
         row_group_size=row_group_size,
         data_page_size=data_page_size,

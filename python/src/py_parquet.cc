@@ -84,9 +84,9 @@ parquet::ParquetReadOptions ReadOptions(const std::optional<std::vector<std::str
 parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
                                           std::optional<int64_t> data_page_size,
                                           const std::string& compression,
-                                          std::optional<int> compression_level,
-                                          bool use_dictionary, bool use_byte_stream_split,
-                                          bool write_statistics, int data_page_version,
+                                          std::optional<int> compression_level, bool use_dictionary,
+                                          bool use_byte_stream_split, bool write_statistics,
+                                          int data_page_version,
                                           std::optional<int64_t> dictionary_pagesize_limit) {
   parquet::ParquetWriteOptions options;
   if (row_group_size) options.row_group_rows = *row_group_size;
@@ -116,21 +116,21 @@ void BindParquet(nb::module_& m) {
       .def_prop_ro(
           "key_value_metadata",
           [](const PyParquetFile& f) { return MetadataToPython(f.file->key_value_metadata()); })
-      .def("row_group", [](const PyParquetFile& f, int64_t i) {
-        const int64_t count = f.file->num_row_groups();
-        if (i < -count || i >= count) {
-          Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
-        }
-        return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
-      })
+      .def("row_group",
+           [](const PyParquetFile& f, int64_t i) {
+             const int64_t count = f.file->num_row_groups();
+             if (i < -count || i >= count) {
+               Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
+             }
+             return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
+           })
       .def(
           "read_row_group",
           [](const PyParquetFile& f, int64_t i, std::optional<std::vector<std::string>> columns,
              int threads) {
             const int64_t count = f.file->num_row_groups();
             if (i < -count || i >= count) {
-              Raise(Status::IndexError("row group ", i, " of a file with ", count,
-                                       " row groups"));
+              Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
             }
             const auto options = ReadOptions(columns, std::nullopt, threads);
             const int g = static_cast<int>(i < 0 ? i + count : i);
@@ -165,10 +165,9 @@ void BindParquet(nb::module_& m) {
          bool write_statistics, int data_page_version,
          std::optional<int64_t> dictionary_pagesize_limit) -> nb::object {
         const TablePtr table = TableFromPython(data);
-        const auto options =
-            WriteOptions(row_group_size, data_page_size, compression, compression_level,
-                         use_dictionary, use_byte_stream_split, write_statistics,
-                         data_page_version, dictionary_pagesize_limit);
+        const auto options = WriteOptions(
+            row_group_size, data_page_size, compression, compression_level, use_dictionary,
+            use_byte_stream_split, write_statistics, data_page_version, dictionary_pagesize_limit);
         if (path) {
           Check(WithoutGil([&] { return parquet::WriteParquetFile(*table, *path, options); }));
           return nb::none();
@@ -179,9 +178,8 @@ void BindParquet(nb::module_& m) {
                          static_cast<size_t>(bytes->size()));
       },
       nb::arg("data"), nb::arg("path").none(), nb::arg("row_group_size").none(),
-      nb::arg("data_page_size").none(), nb::arg("compression"),
-      nb::arg("compression_level").none(), nb::arg("use_dictionary"),
-      nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
+      nb::arg("data_page_size").none(), nb::arg("compression"), nb::arg("compression_level").none(),
+      nb::arg("use_dictionary"), nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
       nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none());
   m.def("_parquet_codecs", [] { return parquet::ReadableCodecs(); });
   m.def(

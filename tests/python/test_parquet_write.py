@@ -17,6 +17,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 import quiver as qv  # noqa: E402
 
+
 def _codecs():
     have = set(qv.parquet.codecs())
     out = ["none", "snappy"]
@@ -63,12 +64,16 @@ def flat_table(n=1000, seed=0):
             "ts_ns_tz": pa.array(ints, pa.timestamp("ns", "Europe/Paris")),
             "duration": pa.array(ints, pa.duration("ms")),
             "dec9": pa.array([decimal.Decimal(int(v)) / 100 for v in ints], pa.decimal128(9, 2)),
-            "dec18": pa.array([decimal.Decimal(int(v)) * 10**8 for v in ints], pa.decimal128(18, 0)),
+            "dec18": pa.array(
+                [decimal.Decimal(int(v)) * 10**8 for v in ints], pa.decimal128(18, 0)
+            ),
             "dec38": pa.array(
                 [decimal.Decimal(int(v)) * 10**20 if ok else None for v, ok in zip(ints, valid)],
                 pa.decimal128(38, 3),
             ),
-            "dec76": pa.array([decimal.Decimal(int(v)) * 10**50 for v in ints], pa.decimal256(60, 2)),
+            "dec76": pa.array(
+                [decimal.Decimal(int(v)) * 10**50 for v in ints], pa.decimal256(60, 2)
+            ),
             "dict": pa.array(strings).dictionary_encode(),
         }
     )
@@ -83,7 +88,9 @@ def nested_table():
             ),
             "large_list": pa.array([["a"], None, ["b", None], []], pa.large_list(pa.string())),
             "fsl": pa.array([[1.0, 2.0], None, [None, 4.0], [5.0, 6.0]], pa.list_(pa.float64(), 2)),
-            "list_list": pa.array([[[1], None, []], None, [[2, None]], []], pa.list_(pa.list_(pa.int16()))),
+            "list_list": pa.array(
+                [[[1], None, []], None, [[2, None]], []], pa.list_(pa.list_(pa.int16()))
+            ),
             "struct": pa.array(
                 [{"x": 1, "y": "a"}, None, {"x": None, "y": None}, {"x": 4, "y": "d"}],
                 pa.struct([("x", pa.int32()), ("y", pa.string())]),
@@ -96,7 +103,8 @@ def nested_table():
                 [[("k", 1), ("l", None)], None, [], [("m", 3)]], pa.map_(pa.string(), pa.int32())
             ),
             "struct_list": pa.array(
-                [{"v": [1.5]}, {"v": None}, None, {"v": []}], pa.struct([("v", pa.list_(pa.float32()))])
+                [{"v": [1.5]}, {"v": None}, None, {"v": []}],
+                pa.struct([("v", pa.list_(pa.float32()))]),
             ),
         }
     )
@@ -181,10 +189,20 @@ def test_small_pages_and_row_groups(tmp_path):
     table = pa.concat_tables([nested_table()] * 50 + [])
     flat = flat_table(5000)
     for version in ["1.0", "2.0"]:
-        assert_reads_back(table, tmp_path / "n.parquet", data_page_size=64, row_group_size=7,
-                          data_page_version=version)
-        assert_reads_back(flat, tmp_path / "f.parquet", data_page_size=256, row_group_size=1000,
-                          data_page_version=version)
+        assert_reads_back(
+            table,
+            tmp_path / "n.parquet",
+            data_page_size=64,
+            row_group_size=7,
+            data_page_version=version,
+        )
+        assert_reads_back(
+            flat,
+            tmp_path / "f.parquet",
+            data_page_size=256,
+            row_group_size=1000,
+            data_page_version=version,
+        )
         md = pq.ParquetFile(tmp_path / "f.parquet").metadata
         assert md.num_row_groups == 5
     tensors = tensor_table(100)
@@ -304,7 +322,9 @@ def test_duckdb_reads_them(tmp_path):
             "s": pa.array(["a", None, "c"]),
             "l": pa.array([[1, None], None, []], pa.list_(pa.int32())),
             "st": pa.array([{"x": 1.5}, None, {"x": None}]),
-            "d": pa.array([decimal.Decimal("1.25"), None, decimal.Decimal("-3.50")], pa.decimal128(10, 2)),
+            "d": pa.array(
+                [decimal.Decimal("1.25"), None, decimal.Decimal("-3.50")], pa.decimal128(10, 2)
+            ),
             "ts": pa.array([1, 2, None], pa.timestamp("us")),
             "date": pa.array([datetime.date(2020, 1, 1), None, datetime.date(1969, 12, 31)]),
         }
@@ -332,8 +352,12 @@ def test_polars_reads_them(tmp_path):
     )
     for version in ["1.0", "2.0"]:
         path = tmp_path / f"polars-{version}.parquet"
-        qv.parquet.write_table(table, path, data_page_version=version, compression="zstd"
-                               if "zstd" in _codecs() else "snappy")
+        qv.parquet.write_table(
+            table,
+            path,
+            data_page_version=version,
+            compression="zstd" if "zstd" in _codecs() else "snappy",
+        )
         got = pl.read_parquet(path)
         assert got.to_arrow().to_pylist() == table.to_pylist()
 
@@ -366,7 +390,9 @@ def test_errors(tmp_path):
         qv.parquet.write_table(table, tmp_path / "x.parquet", row_group_size=0)
     with pytest.raises(TypeError, match="writable"):
         qv.parquet.write_table(table, 42)
-    interval = pa.table({"iv": pa.array([pa.MonthDayNano([1, 2, 3])], pa.month_day_nano_interval())})
+    interval = pa.table(
+        {"iv": pa.array([pa.MonthDayNano([1, 2, 3])], pa.month_day_nano_interval())}
+    )
     with pytest.raises(TypeError, match="'iv'"):
         qv.parquet.write_table(interval, tmp_path / "x.parquet")
     assert os.listdir(tmp_path) == []

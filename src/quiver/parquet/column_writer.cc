@@ -14,16 +14,18 @@ namespace {
 
 // The sub-ranges of `ranges` that hold values [v0, v1) of their sequence;
 // `starts[k]` is the number of values before ranges[k].
-std::vector<Range> SliceRanges(const std::vector<Range>& ranges,
-                               const std::vector<int64_t>& starts, int64_t v0, int64_t v1) {
+std::vector<Range> SliceRanges(const std::vector<Range>& ranges, const std::vector<int64_t>& starts,
+                               int64_t v0, int64_t v1) {
   std::vector<Range> out;
   if (v0 >= v1) return out;
-  size_t k = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), v0) -
-                                 starts.begin() - 1);
+  size_t k =
+      static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), v0) - starts.begin() - 1);
   for (; k < ranges.size() && starts[k] < v1; ++k) {
-    const int64_t first = std::max(v0, starts[k]), last = std::min(v1, starts[k] + ranges[k].length());
+    const int64_t first = std::max(v0, starts[k]),
+                  last = std::min(v1, starts[k] + ranges[k].length());
     if (first < last) {
-      out.push_back(Range{ranges[k].begin + (first - starts[k]), ranges[k].begin + (last - starts[k])});
+      out.push_back(
+          Range{ranges[k].begin + (first - starts[k]), ranges[k].begin + (last - starts[k])});
     }
   }
   return out;
@@ -69,7 +71,8 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
     // Each row the same number of levels and values: pages by arithmetic.
     const int64_t per_row = leaf.rep_period > 0 ? leaf.rep_period : 1;
     const int64_t rows = leaf.num_rows;
-    const int64_t rows_per_page = std::max<int64_t>(1, page_bits / std::max<int64_t>(1, value_bits * per_row));
+    const int64_t rows_per_page =
+        std::max<int64_t>(1, page_bits / std::max<int64_t>(1, value_bits * per_row));
     for (int64_t r = 0; r < rows; r += rows_per_page) {
       const int64_t count = std::min(rows_per_page, rows - r);
       PageSpan p{r * per_row, (r + count) * per_row, r * per_row, (r + count) * per_row, count};
@@ -182,10 +185,9 @@ Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
     Statistics stats;
     stats.null_count = leaf.num_levels - leaf.num_values;
     ComputeMinMax(values, ranges, encoding.order, &stats.min_value, &stats.max_value);
-    const bool signed_order = encoding.order == SortOrder::kSigned ||
-                              encoding.order == SortOrder::kFloat ||
-                              encoding.order == SortOrder::kBool ||
-                              encoding.order == SortOrder::kDecimal;
+    const bool signed_order =
+        encoding.order == SortOrder::kSigned || encoding.order == SortOrder::kFloat ||
+        encoding.order == SortOrder::kBool || encoding.order == SortOrder::kDecimal;
     constexpr size_t kMaxStatisticsSize = 4096;  // as Arrow: larger ones are left out
     if (stats.min_value && (stats.min_value->size() > kMaxStatisticsSize ||
                             stats.max_value->size() > kMaxStatisticsSize)) {
@@ -223,11 +225,10 @@ Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
     meta->dictionary_page_offset = sink->position();
     PageHeader header;
     header.type = PageType::kDictionaryPage;
-    header.dictionary_page = DictionaryPageHeader{static_cast<int32_t>(dictionary.entries),
-                                                  Encoding::kPlain, false};
+    header.dictionary_page =
+        DictionaryPageHeader{static_cast<int32_t>(dictionary.entries), Encoding::kPlain, false};
     QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(dictionary.page));
-    QUIVER_RETURN_NOT_OK(
-        write_page(header, payload, static_cast<int64_t>(dictionary.page.size())));
+    QUIVER_RETURN_NOT_OK(write_page(header, payload, static_cast<int64_t>(dictionary.page.size())));
   }
   meta->data_page_offset = sink->position();
 
@@ -236,9 +237,11 @@ Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
                              : value_encoding == Encoding::kRleDictionary
                                  ? 8 * 4  // by the values they stand for, roughly
                                  : width * 8;
-  const std::vector<PageSpan> pages =
-      CutPages(leaf, values, type == PhysicalType::kByteArray && value_encoding != Encoding::kRleDictionary ? 0 : value_bits,
-               settings.page_bytes);
+  const std::vector<PageSpan> pages = CutPages(
+      leaf, values,
+      type == PhysicalType::kByteArray && value_encoding != Encoding::kRleDictionary ? 0
+                                                                                     : value_bits,
+      settings.page_bytes);
   for (const PageSpan& page : pages) {
     const std::string rep = EncodeRepetitionLevels(leaf, page);
     const std::string def = EncodeDefinitionLevels(leaf, page);
@@ -302,9 +305,9 @@ Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
       }
     }
   }
-  std::set<Encoding> used{value_encoding == Encoding::kRleDictionary ? Encoding::kPlain
-                                                                      : value_encoding,
-                          Encoding::kRle};
+  std::set<Encoding> used{
+      value_encoding == Encoding::kRleDictionary ? Encoding::kPlain : value_encoding,
+      Encoding::kRle};
   if (value_encoding == Encoding::kRleDictionary) used.insert(Encoding::kRleDictionary);
   meta->encodings.assign(used.begin(), used.end());
   meta->total_compressed_size = compressed_total;

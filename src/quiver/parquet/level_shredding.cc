@@ -22,7 +22,8 @@ Result<ArrayDataPtr> DecodeDictionary(const ArrayDataPtr& data) {
   const bool empty = !d.dictionary || d.dictionary->length == 0;
   for (int64_t i = 0; i < n; ++i) {
     if (d.IsValid(i)) {
-      if (empty) return Status::Invalid("a dictionary array's index points into an empty dictionary");
+      if (empty)
+        return Status::Invalid("a dictionary array's index points into an empty dictionary");
       indices[static_cast<size_t>(i)] = DictionaryIndex(d, i);
     }
   }

@@ -249,9 +249,9 @@ struct SchemaBuilder {
         e.num_children = static_cast<int32_t>(type.children().size());
         elements.push_back(std::move(e));
         for (const Field& child : type.children()) {
-          QUIVER_RETURN_NOT_OK(
-              Add(child.name, *child.type,
-                  child.nullable ? Repetition::kOptional : Repetition::kRequired, path));
+          QUIVER_RETURN_NOT_OK(Add(child.name, *child.type,
+                                   child.nullable ? Repetition::kOptional : Repetition::kRequired,
+                                   path));
         }
         return Status::OK();
       }
@@ -273,8 +273,7 @@ Status CheckOptions(const ParquetWriteOptions& o) {
                            o.dictionary_page_bytes);
   }
   if (o.data_page_version != 1 && o.data_page_version != 2) {
-    return Status::Invalid("Parquet data_page_version must be 1 or 2, got ",
-                           o.data_page_version);
+    return Status::Invalid("Parquet data_page_version must be 1 or 2, got ", o.data_page_version);
   }
   return Status::OK();
 }

@@ -8,8 +8,8 @@
 
 namespace quiver::parquet {
 
-Status DecodeValues(Encoding, const uint8_t*, int64_t, int64_t, const ColumnValues*,
-                    ColumnValues*, const std::string& what) {
+Status DecodeValues(Encoding, const uint8_t*, int64_t, int64_t, const ColumnValues*, ColumnValues*,
+                    const std::string& what) {
   return Status::NotImplemented(what, ": Parquet value decoding is not in this build");
 }
 

@@ -318,8 +318,7 @@ void Numbers(const PhysicalValues& values, ValueRanges ranges, std::optional<std
              std::optional<std::string>* max) {
   std::optional<T> lo, hi;
   MinMaxOf<T>(
-      ranges, [&](int64_t j) { return Load<T>(values.Fixed(j)); },
-      [](T a, T b) { return a < b; },
+      ranges, [&](int64_t j) { return Load<T>(values.Fixed(j)); }, [](T a, T b) { return a < b; },
       [](T v) {
         if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
         return false;

@@ -20,13 +20,13 @@ namespace quiver::parquet {
 
 // How an Arrow leaf's values become the physical type's.
 enum class Conversion : uint8_t {
-  kNone,             // the same bytes (or bits, offsets)
-  kSignExtend,       // int8/int16 to INT32
-  kZeroExtend,       // uint8/uint16 to INT32
-  kTimes1000,        // seconds to milliseconds (time32, timestamp)
-  kDate64ToDays,     // milliseconds to days (INT32)
-  kLowBytes,         // a decimal's low 4 or 8 bytes (INT32, INT64)
-  kBigEndian,        // a decimal as type_length big-endian bytes
+  kNone,          // the same bytes (or bits, offsets)
+  kSignExtend,    // int8/int16 to INT32
+  kZeroExtend,    // uint8/uint16 to INT32
+  kTimes1000,     // seconds to milliseconds (time32, timestamp)
+  kDate64ToDays,  // milliseconds to days (INT32)
+  kLowBytes,      // a decimal's low 4 or 8 bytes (INT32, INT64)
+  kBigEndian,     // a decimal as type_length big-endian bytes
 };
 
 // How Parquet orders a column's values (its statistics).

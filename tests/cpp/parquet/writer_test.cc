@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "data_test_util.h"
 #include "quiver/io.h"
 #include "quiver/parquet.h"
 #include "quiver/parquet/column_writer.h"
@@ -16,15 +17,14 @@
 #include "quiver/parquet/page_compress.h"
 #include "quiver/parquet/rle_hybrid.h"
 #include "quiver/parquet/value_encoders.h"
-#include "data_test_util.h"
 #include "sample_arrays.h"
 #include "test_util.h"
 
 namespace quiver::parquet {
 namespace {
 
-using test::BufferOf;
 using test::Bitmap;
+using test::BufferOf;
 using test::Primitive;
 using test::StatusOf;
 
@@ -369,9 +369,8 @@ TEST(ParquetEncoders, StatisticsOrders) {
 
 TEST(ParquetPages, CutAtRowBoundaries) {
   // Lists of 3 values: a page of 8 bytes takes one row (12 bytes) at a time.
-  auto child = Primitive<int32_t>(int32(), {1, 2, 3, 4, 5, 6, 7, 8, 9}, {true, true, true, true,
-                                                                          false, true, true, true,
-                                                                          true});
+  auto child = Primitive<int32_t>(int32(), {1, 2, 3, 4, 5, 6, 7, 8, 9},
+                                  {true, true, true, true, false, true, true, true, true});
   auto a = ListOf(list(ListItem(int32())), {0, 3, 6, 9}, {}, child);
   auto leaf = (*ShredArray(a, true))[0];
   auto values = *PhysicalValues::Make(leaf.values, Int32Encoding(), 0, 9);
