@@ -418,3 +418,53 @@ def test_variable_shape_tensor_restored(tmp_path):
     column = pa.array(qv.VariableShapeTensorArray.from_numpy(rows))
     got = assert_reads_back(pa.table({"ragged": column}), tmp_path / "r.parquet")
     assert got.column(0).type == column.type
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("maker", [flat_table, nested_table, tensor_table])
+def test_duckdb_and_polars_read_them_as_pyarrows(tmp_path, version, maker):
+    duckdb = pytest.importorskip("duckdb")
+    pl = pytest.importorskip("polars")
+    table = maker()
+    if maker is flat_table:
+        table = table.drop_columns(["dec76"])  # Polars: decimals of precision <= 38 only
+    ours, theirs = tmp_path / "q.parquet", tmp_path / "p.parquet"
+    qv.parquet.write_table(table, ours, data_page_version=version, row_group_size=100)
+    pq.write_table(table, theirs, data_page_version=version, row_group_size=100)
+    query = "select * from '{}'"
+    assert duckdb.sql(query.format(ours)).fetchall() == duckdb.sql(query.format(theirs)).fetchall()
+    assert pl.read_parquet(ours).equals(pl.read_parquet(theirs))
+
+
+def test_required_fields_and_metadata(tmp_path):
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("tags", pa.list_(pa.field("t", pa.string(), nullable=False)), nullable=False),
+        ],
+        metadata={"origin": "test"},
+    )
+    table = pa.table({"id": [1, 2], "tags": [["a"], []]}, schema=schema)
+    got = assert_reads_back(table, tmp_path / "r.parquet")
+    assert got.schema.metadata[b"origin"] == b"test"
+    assert not got.schema.field("id").nullable
+    parquet_schema = pq.ParquetFile(tmp_path / "r.parquet").schema
+    assert parquet_schema.column(0).max_definition_level == 0
+
+
+def test_random_floats_fall_back_and_long_strings_drop_statistics(tmp_path):
+    rng = np.random.default_rng(5)
+    table = pa.table(
+        {
+            "tensor": pa.FixedSizeListArray.from_arrays(
+                pa.array(rng.standard_normal(300_000).astype(np.float32)), 30
+            ),
+            "long": pa.array(["x" * 5000, "y"]).take([0, 1] * 5000),
+        }
+    )
+    path = tmp_path / "f.parquet"
+    assert_reads_back(table, path, data_page_size=10_000)
+    assert "RLE_DICTIONARY" not in _encodings(path, 0)
+    ours = _stats(path)
+    pq.write_table(table, tmp_path / "p.parquet")
+    assert ours == _stats(tmp_path / "p.parquet")
