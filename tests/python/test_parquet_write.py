@@ -468,3 +468,19 @@ def test_random_floats_fall_back_and_long_strings_drop_statistics(tmp_path):
     ours = _stats(path)
     pq.write_table(table, tmp_path / "p.parquet")
     assert ours == _stats(tmp_path / "p.parquet")
+
+
+@pytest.mark.parametrize("size", [1, 3, 8, 12])
+@pytest.mark.parametrize("page", [50, 1000, 1 << 20])
+def test_fixed_size_lists_without_nulls(tmp_path, size, page):
+    rows = 101
+    values = pa.array(np.arange(rows * size, dtype=np.float64))
+    table = pa.table({"fsl": pa.FixedSizeListArray.from_arrays(values, size)}).slice(3, 90)
+    for version in ["1.0", "2.0"]:
+        assert_reads_back(
+            table,
+            tmp_path / "f.parquet",
+            data_page_size=page,
+            data_page_version=version,
+            use_dictionary=False,
+        )

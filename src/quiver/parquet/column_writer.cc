@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <set>
 
 #include "quiver/parquet/page_compress.h"
@@ -133,21 +134,25 @@ std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& pag
   if (leaf.max_rep == 0) return {};
   const int width = BitWidthOf(static_cast<uint32_t>(leaf.max_rep));
   if (leaf.rep_period > 0) {
+    // Rows of k levels: 0, then max_rep k - 1 times. The levels of u rows,
+    // u * k a multiple of 8, encode as whole groups of 8 whatever follows:
+    // they are encoded once and repeated, the rows left over after them.
     const int64_t k = leaf.rep_period;
-    std::vector<uint32_t> row(static_cast<size_t>(k), static_cast<uint32_t>(leaf.max_rep));
-    row[0] = 0;
-    if (k % 8 == 0) {
-      // Whole groups of 8: one row's runs, repeated.
-      const std::string one = EncodeRleHybrid(row.data(), k, width);
-      std::string out;
-      out.reserve(one.size() * static_cast<size_t>(page.rows));
-      for (int64_t r = 0; r < page.rows; ++r) out += one;
-      return out;
-    }
-    std::vector<uint32_t> levels;
-    levels.reserve(static_cast<size_t>(k * page.rows));
-    for (int64_t r = 0; r < page.rows; ++r) levels.insert(levels.end(), row.begin(), row.end());
-    return EncodeRleHybrid(levels.data(), static_cast<int64_t>(levels.size()), width);
+    const int64_t u = 8 / std::gcd<int64_t>(k, 8);
+    auto rows_of = [&](int64_t rows) {
+      std::vector<uint32_t> levels(static_cast<size_t>(k * rows),
+                                   static_cast<uint32_t>(leaf.max_rep));
+      for (int64_t r = 0; r < rows; ++r) levels[static_cast<size_t>(r * k)] = 0;
+      return EncodeRleHybrid(levels.data(), static_cast<int64_t>(levels.size()), width);
+    };
+    const int64_t units = page.rows / u;
+    const std::string unit = units > 0 ? rows_of(u) : std::string();
+    const std::string rest = rows_of(page.rows - units * u);
+    std::string out;
+    out.reserve(unit.size() * static_cast<size_t>(units) + rest.size());
+    for (int64_t i = 0; i < units; ++i) out += unit;
+    out += rest;
+    return out;
   }
   return EncodeLevels(leaf.rep, page.level_begin, page.level_end, leaf.max_rep);
 }

@@ -147,13 +147,13 @@ TEST(ParquetShred, MapEntries) {
 }
 
 TEST(ParquetShred, FixedSizeListWithoutNullsIsAPattern) {
-  std::vector<float> v(24);
+  std::vector<float> v(24 * 5);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
   auto child = Primitive<float>(float32(), v);
-  for (int32_t k : {8, 3}) {
+  for (int32_t k : {8, 3, 4, 6, 1}) {
     auto a = std::make_shared<ArrayData>();
     a->type = *fixed_size_list(ListItem(float32()), k);
-    a->length = 24 / k;
+    a->length = 24 * 5 / k;
     a->buffers = {nullptr};
     a->null_count = 0;
     a->children = {child};
@@ -163,7 +163,7 @@ TEST(ParquetShred, FixedSizeListWithoutNullsIsAPattern) {
     EXPECT_TRUE(leaf.def.empty());
     EXPECT_TRUE(leaf.rep.empty());
     ASSERT_EQ(leaf.value_ranges.size(), 1u);
-    EXPECT_EQ(leaf.value_ranges[0], (Range{k, 24}));
+    EXPECT_EQ(leaf.value_ranges[0], (Range{k, 24 * 5}));
     // The pattern decodes as the materialised levels.
     PageSpan page{0, leaf.num_levels, 0, leaf.num_values, sliced->length};
     std::vector<uint32_t> rep;
