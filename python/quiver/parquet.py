@@ -186,4 +186,4 @@ def write_table(
         raise TypeError(
             f"where must be a path or a writable binary file object, not {type(where).__name__}"
         )
-    where.write(_quiver._parquet_write(table, None, **args))
+    _quiver._parquet_write(table, where, **args)

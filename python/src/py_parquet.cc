@@ -159,25 +159,29 @@ void BindParquet(nb::module_& m) {
           nb::arg("threads") = 0);
   m.def(
       "_parquet_write",
-      [](nb::handle data, std::optional<std::string> path, std::optional<int64_t> row_group_size,
+      [](nb::handle data, nb::handle where, std::optional<int64_t> row_group_size,
          std::optional<int64_t> data_page_size, const std::string& compression,
          std::optional<int> compression_level, bool use_dictionary, bool use_byte_stream_split,
          bool write_statistics, int data_page_version,
-         std::optional<int64_t> dictionary_pagesize_limit) -> nb::object {
+         std::optional<int64_t> dictionary_pagesize_limit) {
         const TablePtr table = TableFromPython(data);
         const auto options = WriteOptions(
             row_group_size, data_page_size, compression, compression_level, use_dictionary,
             use_byte_stream_split, write_statistics, data_page_version, dictionary_pagesize_limit);
-        if (path) {
-          Check(WithoutGil([&] { return parquet::WriteParquetFile(*table, *path, options); }));
-          return nb::none();
+        if (IsPath(where)) {
+          const std::string path =
+              nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(where));
+          Check(WithoutGil([&] { return parquet::WriteParquetFile(*table, path, options); }));
+          return;
         }
-        BufferPtr bytes =
-            Unwrap(WithoutGil([&] { return parquet::WriteParquetBuffer(*table, options); }));
-        return nb::bytes(reinterpret_cast<const char*>(bytes->data()),
-                         static_cast<size_t>(bytes->size()));
+        // A file object: pages go to its write() as they are made.
+        auto sink = SinkFromPython(where);
+        Check(WithoutGil([&] {
+          QUIVER_RETURN_NOT_OK(parquet::WriteParquet(*table, sink.get(), options));
+          return sink->Flush();
+        }));
       },
-      nb::arg("data"), nb::arg("path").none(), nb::arg("row_group_size").none(),
+      nb::arg("data"), nb::arg("where"), nb::arg("row_group_size").none(),
       nb::arg("data_page_size").none(), nb::arg("compression"), nb::arg("compression_level").none(),
       nb::arg("use_dictionary"), nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
       nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none());

@@ -484,3 +484,23 @@ def test_fixed_size_lists_without_nulls(tmp_path, size, page):
             data_page_version=version,
             use_dictionary=False,
         )
+
+
+def test_file_objects_get_the_pages_as_they_are_made(tmp_path):
+    class Counting(io.BytesIO):
+        writes = 0
+
+        def write(self, data):
+            Counting.writes += 1
+            return super().write(data)
+
+    table = flat_table(2000)
+    sink = Counting()
+    qv.parquet.write_table(table, sink, row_group_size=500)
+    assert Counting.writes > 10
+    assert decoded(pq.read_table(io.BytesIO(sink.getvalue()))).equals(
+        decoded(pyarrow_round_trip(table))
+    )
+    with open(tmp_path / "raw.parquet", "wb", buffering=0) as raw:
+        qv.parquet.write_table(table, raw)
+    assert pq.read_table(tmp_path / "raw.parquet").num_rows == 2000
