@@ -517,3 +517,20 @@ def test_compression_levels(tmp_path):
     assert_reads_back(table, small, compression="ZSTD", compression_level=19)
     assert os.path.getsize(small) <= os.path.getsize(fast)
     assert pq.ParquetFile(small).metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_decimals_of_every_width(tmp_path):
+    values = [decimal.Decimal("1.25"), None, decimal.Decimal("-3.50")]
+    table = pa.table(
+        {
+            "d32": pa.array(values, pa.decimal32(5, 2)),
+            "d64": pa.array(values, pa.decimal64(15, 2)),
+            "d128_int64": pa.array(values, pa.decimal128(12, 2)),
+            "d256_int32": pa.array(values, pa.decimal256(7, 2)),
+            "d256_flba": pa.array(values, pa.decimal256(40, 2)),
+        }
+    )
+    assert_reads_back(table, tmp_path / "d.parquet")
+    qv.parquet.write_table(table, tmp_path / "q.parquet")
+    pq.write_table(table, tmp_path / "p.parquet", store_decimal_as_integer=True)
+    assert _stats(tmp_path / "q.parquet") == _stats(tmp_path / "p.parquet")
