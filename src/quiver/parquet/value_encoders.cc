@@ -381,7 +381,8 @@ void ComputeMinMax(const PhysicalValues& values, ValueRanges ranges, SortOrder o
                      : values.Bytes(j);
       };
       auto unsigned_less = [](std::string_view a, std::string_view b) {
-        const int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+        const size_t n = std::min(a.size(), b.size());
+        const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
         return c != 0 ? c < 0 : a.size() < b.size();
       };
       auto signed_less = [&](std::string_view a, std::string_view b) {
