@@ -534,3 +534,85 @@ def test_decimals_of_every_width(tmp_path):
     qv.parquet.write_table(table, tmp_path / "q.parquet")
     pq.write_table(table, tmp_path / "p.parquet", store_decimal_as_integer=True)
     assert _stats(tmp_path / "q.parquet") == _stats(tmp_path / "p.parquet")
+
+
+def random_type(rng, depth, in_struct=False):
+    """A random type of up to `depth` nested levels. No fixed-size list
+    below a struct: pyarrow cannot read those back from its own files when
+    the struct is null ("Expected all lists to be of size=...")."""
+    leaves = [pa.int32(), pa.float64(), pa.string(), pa.bool_(), pa.int8(), pa.binary(2)]
+    if depth == 0 or rng.random() < 0.3:
+        return leaves[rng.integers(len(leaves))]
+    kind = rng.integers(5)
+    if kind == 2 and in_struct:
+        kind = 0
+    child = random_type(rng, depth - 1, in_struct or kind == 3)
+    nullable = bool(rng.random() < 0.7)
+    if kind == 0:
+        return pa.list_(pa.field("item", child, nullable=nullable))
+    if kind == 1:
+        return pa.large_list(pa.field("item", child, nullable=nullable))
+    if kind == 2:
+        return pa.list_(pa.field("item", child, nullable=nullable), int(rng.integers(1, 4)))
+    if kind == 3:
+        other = random_type(rng, depth - 1, True)
+        return pa.struct([pa.field("a", child, nullable=nullable), pa.field("b", other)])
+    return pa.map_(pa.string(), child)
+
+
+def random_value(rng, type_, null_rate):
+    if rng.random() < null_rate:
+        return None
+    if pa.types.is_map(type_):
+        return [
+            (f"k{i}", random_value(rng, type_.item_type, null_rate))
+            for i in range(rng.integers(0, 3))
+        ]
+    if pa.types.is_fixed_size_list(type_):
+        field = type_.value_field
+        return [
+            random_value(rng, field.type, null_rate if field.nullable else 0)
+            for _ in range(type_.list_size)
+        ]
+    if pa.types.is_list(type_) or pa.types.is_large_list(type_):
+        field = type_.value_field
+        return [
+            random_value(rng, field.type, null_rate if field.nullable else 0)
+            for _ in range(rng.integers(0, 4))
+        ]
+    if pa.types.is_struct(type_):
+        return {f.name: random_value(rng, f.type, null_rate if f.nullable else 0) for f in type_}
+    if pa.types.is_int32(type_):
+        return int(rng.integers(-100, 100))
+    if pa.types.is_int8(type_):
+        return int(rng.integers(-100, 100))
+    if pa.types.is_floating(type_):
+        return float(rng.standard_normal())
+    if pa.types.is_string(type_):
+        return "s" * int(rng.integers(0, 5))
+    if pa.types.is_boolean(type_):
+        return bool(rng.random() < 0.5)
+    return bytes(rng.integers(0, 256, 2).astype(np.uint8))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_nested_columns(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    columns = {}
+    for c in range(3):
+        type_ = random_type(rng, 3)
+        null_rate = [0.0, 0.1, 0.5][c]
+        columns[f"c{c}"] = pa.array(
+            [random_value(rng, type_, null_rate) for _ in range(200)], type_
+        )
+    table = pa.table(columns)
+    table = pa.concat_tables([table.slice(0, 70), table.slice(70)]).slice(5, 180)
+    for version in ["1.0", "2.0"]:
+        assert_reads_back(
+            table,
+            tmp_path / "r.parquet",
+            data_page_version=version,
+            data_page_size=int(rng.integers(16, 4096)),
+            row_group_size=int(rng.integers(20, 200)),
+            use_dictionary=bool(rng.random() < 0.5),
+        )
