@@ -616,3 +616,25 @@ def test_random_nested_columns(tmp_path, seed):
             row_group_size=int(rng.integers(20, 200)),
             use_dictionary=bool(rng.random() < 0.5),
         )
+
+
+@pytest.mark.parametrize("use_dictionary", [True, False])
+def test_long_lists_levels_in_batches(tmp_path, use_dictionary):
+    # More than 4Mi levels in one column chunk: its levels are made in
+    # batches of rows (and dictionary indices continue across them).
+    rng = np.random.default_rng(3)
+    rows = 8000
+    lengths = rng.integers(0, 1500, rows)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    values = pa.array(
+        (np.arange(offsets[-1]) % 50).astype(np.int16), mask=rng.random(offsets[-1]) < 0.01
+    )
+    lists = pa.ListArray.from_arrays(pa.array(offsets), values, mask=pa.array(lengths % 97 == 0))
+    table = pa.table(
+        {"l": lists, "s": pa.array([{"x": lists[i].as_py()} for i in range(20)] * 400)}
+    )
+    assert offsets[-1] > 5 << 20
+    for version in ["1.0", "2.0"]:
+        assert_reads_back(
+            table, tmp_path / "l.parquet", use_dictionary=use_dictionary, data_page_version=version
+        )

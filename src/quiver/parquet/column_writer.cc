@@ -157,20 +157,17 @@ std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& pag
   return EncodeLevels(leaf.rep, page.level_begin, page.level_end, leaf.max_rep);
 }
 
-Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
-                        const ColumnWriteSettings& settings, io::OutputSink* sink,
-                        ColumnMetaData* meta, const std::string& what) {
+Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_index,
+                        const LeafEncoding& encoding, const ColumnWriteSettings& settings,
+                        io::OutputSink* sink, ColumnMetaData* meta, const std::string& what) {
+  // The values of the whole chunk (for its dictionary and statistics); the
+  // levels only where they need no memory.
+  QUIVER_ASSIGN_OR_RETURN(ShreddedLeaf leaf, ShredLeaf(column, nullable, leaf_index, false));
   const std::vector<Range>& ranges = leaf.value_ranges;
   const int64_t lo = ranges.empty() ? 0 : ranges.front().begin;
   const int64_t hi = ranges.empty() ? 0 : ranges.back().end;
   QUIVER_ASSIGN_OR_RETURN(PhysicalValues values,
                           PhysicalValues::Make(leaf.values, encoding, lo, hi));
-  std::vector<int64_t> starts(ranges.size());
-  int64_t total = 0;
-  for (size_t k = 0; k < ranges.size(); ++k) {
-    starts[k] = total;
-    total += ranges[k].length();
-  }
   const PhysicalType type = encoding.physical;
   meta->type = type;
   meta->codec = settings.codec;
@@ -242,72 +239,109 @@ Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
                              : value_encoding == Encoding::kRleDictionary
                                  ? 8 * 4  // by the values they stand for, roughly
                                  : width * 8;
-  const std::vector<PageSpan> pages = CutPages(
-      leaf, values,
+  const int64_t page_value_bits =
       type == PhysicalType::kByteArray && value_encoding != Encoding::kRleDictionary ? 0
-                                                                                     : value_bits,
-      settings.page_bytes);
-  for (const PageSpan& page : pages) {
-    const std::string rep = EncodeRepetitionLevels(leaf, page);
-    const std::string def = EncodeDefinitionLevels(leaf, page);
-    const std::vector<Range> sub = SliceRanges(ranges, starts, page.value_begin, page.value_end);
-    const int64_t num_values = page.value_end - page.value_begin;
-    auto encode_values = [&](std::string* out) {
-      switch (value_encoding) {
-        case Encoding::kRleDictionary:
-          EncodeDictionaryIndices(dictionary.indices.data() + page.value_begin, num_values,
-                                  dictionary.entries, out);
-          break;
-        case Encoding::kByteStreamSplit: EncodeByteStreamSplit(values, sub, out); break;
-        default: EncodePlain(values, sub, out); break;
-      }
-    };
-    const int32_t num_levels = static_cast<int32_t>(page.level_end - page.level_begin);
-    PageHeader header;
-    if (settings.page_version == 2) {
-      header.type = PageType::kDataPageV2;
-      DataPageHeaderV2 v2;
-      v2.num_values = num_levels;
-      v2.num_nulls = static_cast<int32_t>(num_levels - num_values);
-      v2.num_rows = static_cast<int32_t>(page.rows);
-      v2.encoding = value_encoding;
-      v2.definition_levels_byte_length = static_cast<int32_t>(def.size());
-      v2.repetition_levels_byte_length = static_cast<int32_t>(rep.size());
-      v2.is_compressed = settings.codec != Codec::kUncompressed;
-      header.data_page_v2 = v2;
-      std::string encoded;
-      encode_values(&encoded);
-      QUIVER_ASSIGN_OR_RETURN(std::string values_out, compress(encoded));
-      std::string payload;
-      payload.reserve(rep.size() + def.size() + values_out.size());
-      payload += rep;
-      payload += def;
-      payload += values_out;
-      QUIVER_RETURN_NOT_OK(write_page(
-          header, payload, static_cast<int64_t>(rep.size() + def.size() + encoded.size())));
-    } else {
-      header.type = PageType::kDataPage;
-      DataPageHeader v1;
-      v1.num_values = num_levels;
-      v1.encoding = value_encoding;
-      header.data_page = v1;
-      std::string raw;
-      if (leaf.max_rep > 0) {
-        AppendLength(&raw, rep.size());
-        raw += rep;
-      }
-      if (leaf.max_def > 0) {
-        AppendLength(&raw, def.size());
-        raw += def;
-      }
-      encode_values(&raw);
-      const int64_t raw_size = static_cast<int64_t>(raw.size());
-      if (settings.codec == Codec::kUncompressed) {
-        QUIVER_RETURN_NOT_OK(write_page(header, raw, raw_size));
+                                                                                     : value_bits;
+  // The pages of `part` (the whole leaf, or a batch of its rows), whose
+  // first value is value `value_base` of the chunk.
+  auto write_pages = [&](const ShreddedLeaf& part, int64_t value_base) -> Status {
+    const std::vector<Range>& part_ranges = part.value_ranges;
+    std::vector<int64_t> part_starts(part_ranges.size());
+    int64_t seen = 0;
+    for (size_t k = 0; k < part_ranges.size(); ++k) {
+      part_starts[k] = seen;
+      seen += part_ranges[k].length();
+    }
+    const std::vector<PageSpan> pages =
+        CutPages(part, values, page_value_bits, settings.page_bytes);
+    for (const PageSpan& page : pages) {
+      const std::string rep = EncodeRepetitionLevels(part, page);
+      const std::string def = EncodeDefinitionLevels(part, page);
+      const std::vector<Range> sub =
+          SliceRanges(part_ranges, part_starts, page.value_begin, page.value_end);
+      const int64_t num_values = page.value_end - page.value_begin;
+      auto encode_values = [&](std::string* out) {
+        switch (value_encoding) {
+          case Encoding::kRleDictionary:
+            EncodeDictionaryIndices(dictionary.indices.data() + value_base + page.value_begin,
+                                    num_values, dictionary.entries, out);
+            break;
+          case Encoding::kByteStreamSplit: EncodeByteStreamSplit(values, sub, out); break;
+          default: EncodePlain(values, sub, out); break;
+        }
+      };
+      const int32_t num_levels = static_cast<int32_t>(page.level_end - page.level_begin);
+      PageHeader header;
+      if (settings.page_version == 2) {
+        header.type = PageType::kDataPageV2;
+        DataPageHeaderV2 v2;
+        v2.num_values = num_levels;
+        v2.num_nulls = static_cast<int32_t>(num_levels - num_values);
+        v2.num_rows = static_cast<int32_t>(page.rows);
+        v2.encoding = value_encoding;
+        v2.definition_levels_byte_length = static_cast<int32_t>(def.size());
+        v2.repetition_levels_byte_length = static_cast<int32_t>(rep.size());
+        v2.is_compressed = settings.codec != Codec::kUncompressed;
+        header.data_page_v2 = v2;
+        std::string encoded;
+        encode_values(&encoded);
+        QUIVER_ASSIGN_OR_RETURN(std::string values_out, compress(encoded));
+        std::string payload;
+        payload.reserve(rep.size() + def.size() + values_out.size());
+        payload += rep;
+        payload += def;
+        payload += values_out;
+        QUIVER_RETURN_NOT_OK(write_page(
+            header, payload, static_cast<int64_t>(rep.size() + def.size() + encoded.size())));
       } else {
-        QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(raw));
-        QUIVER_RETURN_NOT_OK(write_page(header, payload, raw_size));
+        header.type = PageType::kDataPage;
+        DataPageHeader v1;
+        v1.num_values = num_levels;
+        v1.encoding = value_encoding;
+        header.data_page = v1;
+        std::string raw;
+        if (part.max_rep > 0) {
+          AppendLength(&raw, rep.size());
+          raw += rep;
+        }
+        if (part.max_def > 0) {
+          AppendLength(&raw, def.size());
+          raw += def;
+        }
+        encode_values(&raw);
+        const int64_t raw_size = static_cast<int64_t>(raw.size());
+        if (settings.codec == Codec::kUncompressed) {
+          QUIVER_RETURN_NOT_OK(write_page(header, raw, raw_size));
+        } else {
+          QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(raw));
+          QUIVER_RETURN_NOT_OK(write_page(header, payload, raw_size));
+        }
       }
+    }
+    return Status::OK();
+  };
+  // Levels kept per batch of rows, about kBatchLevels at a time, so that a
+  // column of long lists does not hold 4 bytes of levels per value at once
+  // (pages end where batches do).
+  constexpr int64_t kBatchLevels = int64_t{1} << 22;
+  if (leaf.implicit_levels()) {
+    QUIVER_RETURN_NOT_OK(write_pages(leaf, 0));
+  } else {
+    const int64_t rows = column->length;
+    const int64_t batch_rows =
+        std::max<int64_t>(1, leaf.num_levels <= kBatchLevels
+                                 ? rows
+                                 : rows / ((leaf.num_levels + kBatchLevels - 1) / kBatchLevels));
+    int64_t value_base = 0;
+    for (int64_t r = 0; r < rows; r += batch_rows) {
+      const int64_t count = std::min(batch_rows, rows - r);
+      ArrayDataPtr batch = column;
+      if (count != rows) {
+        QUIVER_ASSIGN_OR_RETURN(batch, Slice(column, r, count));
+      }
+      QUIVER_ASSIGN_OR_RETURN(ShreddedLeaf part, ShredLeaf(batch, nullable, leaf_index, true));
+      QUIVER_RETURN_NOT_OK(write_pages(part, value_base));
+      value_base += part.num_values;
     }
   }
   std::set<Encoding> used{

@@ -45,10 +45,14 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
 std::string EncodeDefinitionLevels(const ShreddedLeaf& leaf, const PageSpan& page);
 std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& page);
 
-// Writes the leaf's pages to `sink` and fills `meta` (all but
-// path_in_schema). Errors name `what` (the column).
-Status WriteColumnChunk(const ShreddedLeaf& leaf, const LeafEncoding& encoding,
-                        const ColumnWriteSettings& settings, io::OutputSink* sink,
-                        ColumnMetaData* meta, const std::string& what);
+// Writes the pages of leaf `leaf_index` of `column` (a StoredArray, the
+// row group's rows; `nullable`: the top-level field's) to `sink` and fills
+// `meta` (all but path_in_schema). The chunk's values are encoded from
+// the column's buffers; its levels are made in batches of rows, so a
+// column of long lists never holds them all at once. Errors name `what`
+// (the column).
+Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_index,
+                        const LeafEncoding& encoding, const ColumnWriteSettings& settings,
+                        io::OutputSink* sink, ColumnMetaData* meta, const std::string& what);
 
 }  // namespace quiver::parquet

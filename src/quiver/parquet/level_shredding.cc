@@ -62,10 +62,14 @@ struct PathNode {
 struct Walker {
   const std::vector<PathNode>& path;
   ShreddedLeaf& out;
+  bool keep_levels;
 
   void Emit(int16_t def, int16_t rep) {
-    if (out.max_def > 0) out.def.push_back(def);
-    if (out.max_rep > 0) out.rep.push_back(rep);
+    if (def != out.max_def) out.def_all_max = false;
+    if (keep_levels) {
+      if (out.max_def > 0) out.def.push_back(def);
+      if (out.max_rep > 0) out.rep.push_back(rep);
+    }
     ++out.num_levels;
   }
 
@@ -218,56 +222,68 @@ Result<ArrayDataPtr> StoredArray(const ArrayDataPtr& data) {
   }
 }
 
-Result<std::vector<ShreddedLeaf>> ShredArray(const ArrayDataPtr& data, bool nullable) {
+int CountLeaves(const ArrayDataPtr& data) {
+  std::vector<std::vector<PathNode>> paths;
+  std::vector<std::pair<int16_t, int16_t>> maxima;
+  std::vector<PathNode> prefix;
+  CollectPaths(*data, false, 0, 0, prefix, paths, maxima);
+  return static_cast<int>(paths.size());
+}
+
+Result<ShreddedLeaf> ShredLeaf(const ArrayDataPtr& data, bool nullable, int leaf_index,
+                               bool keep_levels) {
   std::vector<std::vector<PathNode>> paths;
   std::vector<std::pair<int16_t, int16_t>> maxima;
   std::vector<PathNode> prefix;
   CollectPaths(*data, nullable, 0, 0, prefix, paths, maxima);
-  std::vector<ShreddedLeaf> leaves(paths.size());
+  if (leaf_index < 0 || static_cast<size_t>(leaf_index) >= paths.size()) {
+    return Status::IndexError("leaf ", leaf_index, " of an array with ", paths.size(), " leaves");
+  }
+  const std::vector<PathNode>& path = paths[static_cast<size_t>(leaf_index)];
   const int64_t n = data->length;
-  for (size_t k = 0; k < paths.size(); ++k) {
-    const std::vector<PathNode>& path = paths[k];
-    ShreddedLeaf& leaf = leaves[k];
-    leaf.max_def = maxima[k].first;
-    leaf.max_rep = maxima[k].second;
-    leaf.num_rows = n;
-    // The array the leaf's slots index: kept alive through `data`.
-    leaf.values = ArrayDataPtr(data, path.back().array);
-    const PathNode& top = path[0];
-    const bool top_valid = !top.optional || top.array->ComputeNullCount() == 0;
-    if (path.size() == 1 && top_valid) {  // a flat column without nulls
-      leaf.num_levels = n;
-      leaf.num_values = n;
-      if (n > 0) leaf.value_ranges.push_back(Range{0, n});
-      continue;
+  ShreddedLeaf leaf;
+  leaf.max_def = maxima[static_cast<size_t>(leaf_index)].first;
+  leaf.max_rep = maxima[static_cast<size_t>(leaf_index)].second;
+  leaf.num_rows = n;
+  // The array the leaf's slots index: kept alive through `data`.
+  leaf.values = ArrayDataPtr(data, path.back().array);
+  const PathNode& top = path[0];
+  const bool top_valid = !top.optional || top.array->ComputeNullCount() == 0;
+  if (path.size() == 1 && top_valid) {  // a flat column without nulls
+    leaf.num_levels = n;
+    leaf.num_values = n;
+    if (n > 0) leaf.value_ranges.push_back(Range{0, n});
+    return leaf;
+  }
+  if (path.size() == 2 && top_valid && top.array->type->id() == TypeId::kFixedSizeList &&
+      top.array->type->fixed_size() > 0) {
+    const int64_t size = top.array->type->fixed_size();
+    const int64_t begin = (top.array->offset) * size, end = begin + n * size;
+    if (!path[1].optional || CountNulls(*path[1].array, begin, end) == 0) {
+      // A fixed-size list of non-null values: every level is max_def, the
+      // repetition levels one pattern per row.
+      leaf.num_levels = n * size;
+      leaf.num_values = n * size;
+      leaf.rep_period = size;
+      if (n > 0) leaf.value_ranges.push_back(Range{begin, end});
+      return leaf;
     }
-    if (path.size() == 2 && top_valid && top.array->type->id() == TypeId::kFixedSizeList &&
-        top.array->type->fixed_size() > 0) {
-      const int64_t size = top.array->type->fixed_size();
-      const int64_t begin = top.array->offset * size, end = begin + n * size;
-      if (!path[1].optional || CountNulls(*path[1].array, begin, end) == 0) {
-        // A fixed-size list of non-null values: every level is max_def, the
-        // repetition levels one pattern per row.
-        leaf.num_levels = n * size;
-        leaf.num_values = n * size;
-        leaf.rep_period = size;
-        if (n > 0) leaf.value_ranges.push_back(Range{begin, end});
-        continue;
-      }
-    }
-    Walker walker{path, leaf};
-    if (leaf.max_def > 0) leaf.def.reserve(static_cast<size_t>(n));
-    if (leaf.max_rep > 0) leaf.rep.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) walker.Visit(0, i, 0, 0);
-    // Every level at max_def: no need to keep them.
-    bool all_max = true;
-    for (int16_t level : leaf.def) {
-      if (level != leaf.max_def) {
-        all_max = false;
-        break;
-      }
-    }
-    if (all_max) std::vector<int16_t>().swap(leaf.def);
+  }
+  Walker walker{path, leaf, keep_levels};
+  if (keep_levels && leaf.max_def > 0) leaf.def.reserve(static_cast<size_t>(n));
+  if (keep_levels && leaf.max_rep > 0) leaf.rep.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) walker.Visit(0, i, 0, 0);
+  // Every level at max_def: no need to keep them.
+  if (leaf.def_all_max) std::vector<int16_t>().swap(leaf.def);
+  return leaf;
+}
+
+Result<std::vector<ShreddedLeaf>> ShredArray(const ArrayDataPtr& data, bool nullable) {
+  std::vector<ShreddedLeaf> leaves;
+  const int count = CountLeaves(data);
+  for (int k = 0; k < count; ++k) {
+    QUIVER_ASSIGN_OR_RETURN(ShreddedLeaf leaf, ShredLeaf(data, nullable, k, true));
+    leaves.push_back(std::move(leaf));
   }
   return leaves;
 }

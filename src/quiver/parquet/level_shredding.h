@@ -34,6 +34,12 @@ struct ShreddedLeaf {
   // The slots of `values` written, in order (definition level max_def).
   std::vector<Range> value_ranges;
   int64_t num_values = 0;
+  // Whether every level is max_def (known whether levels are kept or not).
+  bool def_all_max = true;
+
+  // Levels that need no memory: a fixed-size list's pattern, or one level
+  // per row, every one max_def.
+  bool implicit_levels() const { return rep_period > 0 || (max_rep == 0 && def_all_max); }
 };
 
 // The type Parquet stores for `type`: extension types as their storage,
@@ -44,10 +50,19 @@ TypePtr StoredType(const TypePtr& type);
 // decoded into their values, at every depth (the others shared).
 Result<ArrayDataPtr> StoredArray(const ArrayDataPtr& data);
 
-// The leaf columns of `data` (a StoredArray), depth first as the Parquet
-// schema lists them; `nullable`: whether the top-level field is optional.
+// The number of leaf columns under `data` (a StoredArray).
+int CountLeaves(const ArrayDataPtr& data);
+
+// Leaf `leaf_index` of `data` (a StoredArray), counted depth first as the
+// Parquet schema lists the leaves; `nullable`: whether the top-level field
+// is optional. Without `keep_levels` the levels are counted, not kept (def
+// and rep stay empty): the value slots, counts and def_all_max say enough
+// to encode the values and to decide how to cut the levels into batches.
 // The types must be ones Parquet holds (bool, numbers, binaries, lists,
 // fixed-size lists, structs, maps: parquet_writer.cc checks first).
+Result<ShreddedLeaf> ShredLeaf(const ArrayDataPtr& data, bool nullable, int leaf_index,
+                               bool keep_levels);
+// Every leaf, levels kept.
 Result<std::vector<ShreddedLeaf>> ShredArray(const ArrayDataPtr& data, bool nullable);
 
 }  // namespace quiver::parquet

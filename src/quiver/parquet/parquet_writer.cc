@@ -333,21 +333,20 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
       QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr slice, table.column(i)->Slice(r0, n));
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr array, slice->Combine());
       QUIVER_ASSIGN_OR_RETURN(array, StoredArray(array));
-      QUIVER_ASSIGN_OR_RETURN(std::vector<ShreddedLeaf> shredded,
-                              ShredArray(array, field.nullable));
       const size_t begin = first_leaf[static_cast<size_t>(i)];
-      if (shredded.size() != first_leaf[static_cast<size_t>(i) + 1] - begin) {
+      const int count = CountLeaves(array);
+      if (static_cast<size_t>(count) != first_leaf[static_cast<size_t>(i) + 1] - begin) {
         return Status::Invalid("column '", field.name, "': its array does not match its type");
       }
-      for (size_t k = 0; k < shredded.size(); ++k) {
-        const LeafColumn& leaf = leaves[begin + k];
+      for (int k = 0; k < count; ++k) {
+        const LeafColumn& leaf = leaves[begin + static_cast<size_t>(k)];
         ColumnChunk chunk;
         ColumnMetaData column;
         std::string what = "column '";
         for (size_t p = 0; p < leaf.path.size(); ++p) what += (p ? "." : "") + leaf.path[p];
         what += "'";
-        QUIVER_RETURN_NOT_OK(
-            WriteColumnChunk(shredded[k], leaf.encoding, settings, sink, &column, what));
+        QUIVER_RETURN_NOT_OK(WriteColumnChunk(array, field.nullable, k, leaf.encoding, settings,
+                                              sink, &column, what));
         column.path_in_schema = leaf.path;
         chunk.file_offset = column.dictionary_page_offset.value_or(column.data_page_offset);
         group.total_byte_size += column.total_uncompressed_size;
