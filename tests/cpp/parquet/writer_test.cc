@@ -90,6 +90,23 @@ TEST(ParquetShred, ListWithNullsAtEveryLevel) {
   EXPECT_EQ(leaf.value_ranges[1], (Range{2, 3}));
 }
 
+TEST(ParquetShred, CountingWithoutKeepingLevels) {
+  // [[1, null], null, [], [3]]: the same counts and slots, no levels kept.
+  auto child = Primitive<int32_t>(int32(), {1, 0, 3}, {true, false, true});
+  auto a = ListOf(list(ListItem(int32())), {0, 2, 2, 2, 3}, {true, false, true, true}, child);
+  auto counted = *ShredLeaf(a, true, 0, false);
+  EXPECT_EQ(counted.num_levels, 5);
+  EXPECT_EQ(counted.num_values, 2);
+  EXPECT_TRUE(counted.def.empty());
+  EXPECT_TRUE(counted.rep.empty());
+  EXPECT_FALSE(counted.def_all_max);
+  EXPECT_FALSE(counted.implicit_levels());
+  EXPECT_EQ(counted.value_ranges, (*ShredLeaf(a, true, 0, true)).value_ranges);
+  auto flat = *ShredLeaf(Primitive<int32_t>(int32(), {1, 2}), true, 0, false);
+  EXPECT_TRUE(flat.implicit_levels());
+  EXPECT_EQ(StatusOf(ShredLeaf(a, true, 1, false)).code(), StatusCode::kIndexError);
+}
+
 TEST(ParquetShred, NestedListsAndSlices) {
   // [[[1, 2], []], [[3]], null] sliced to its last two rows.
   auto values = Primitive<int32_t>(int32(), {1, 2, 3});
