@@ -73,6 +73,15 @@ struct Walker {
     ++out.num_levels;
   }
 
+  void Values(int64_t begin, int64_t end) {
+    if (!out.value_ranges.empty() && out.value_ranges.back().end == begin) {
+      out.value_ranges.back().end = end;
+    } else {
+      out.value_ranges.push_back(Range{begin, end});
+    }
+    out.num_values += end - begin;
+  }
+
   void Value(int64_t j) {
     if (!out.value_ranges.empty() && out.value_ranges.back().end == j) {
       ++out.value_ranges.back().end;
@@ -104,6 +113,21 @@ struct Walker {
           const ArrayData& c = *child.array;
           const int16_t present = static_cast<int16_t>(def + 1 + (child.optional ? 1 : 0));
           const bool all_valid = !child.optional || c.null_count == 0;
+          if (all_valid) {  // every value present: runs of levels, one range
+            const int64_t count = r.end - r.begin;
+            if (present != out.max_def) out.def_all_max = false;
+            if (keep_levels) {
+              if (out.max_def > 0)
+                out.def.insert(out.def.end(), static_cast<size_t>(count), present);
+              if (out.max_rep > 0) {
+                out.rep.push_back(rep);
+                out.rep.insert(out.rep.end(), static_cast<size_t>(count - 1), node.rep);
+              }
+            }
+            out.num_levels += count;
+            Values(r.begin, r.end);
+            return;
+          }
           for (int64_t j = r.begin; j < r.end; ++j) {
             const int16_t level_rep = j == r.begin ? rep : node.rep;
             if (all_valid || c.IsValid(j)) {
