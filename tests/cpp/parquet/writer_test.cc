@@ -445,6 +445,30 @@ TEST(ParquetWriter, FooterReadsBack) {
   }
 }
 
+TEST(ParquetWriter, LongListsInBatchesOfLevels) {
+  // 5000 rows of 1000 values, one row null: more levels than one batch
+  // holds, so the chunk's pages come from two batches of rows.
+  const int64_t rows = 5000, per_row = 1000;
+  std::vector<int16_t> values(static_cast<size_t>(rows * per_row));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int16_t>(i % 7);
+  std::vector<int32_t> offsets;
+  std::vector<bool> valid;
+  for (int64_t r = 0; r <= rows; ++r) offsets.push_back(static_cast<int32_t>(r * per_row));
+  for (int64_t r = 0; r < rows; ++r) valid.push_back(r != 17);
+  auto a = ListOf(list(ListItem(int16())), offsets, valid, Primitive<int16_t>(int16(), values));
+  auto table = OneColumn("l", a);
+  for (bool dictionary : {true, false}) {
+    ParquetWriteOptions options;
+    options.use_dictionary = dictionary;
+    auto buffer = *WriteParquetBuffer(*table, options);
+    auto file = *ParquetFile::Open(io::BufferSource(buffer));
+    const ColumnChunkInfo& c = file->row_group(0).columns[0];
+    EXPECT_EQ(c.num_values, (rows - 1) * per_row + 1);
+    EXPECT_EQ(*c.statistics->null_count, 1);
+    EXPECT_EQ(c.encodings.size(), dictionary ? 3u : 2u);
+  }
+}
+
 TEST(ParquetWriter, Errors) {
   auto table = OneColumn("a", Primitive<int32_t>(int32(), {1}));
   ParquetWriteOptions bad;
