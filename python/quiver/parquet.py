@@ -160,9 +160,10 @@ def write_table(
         raise TypeError(f"compression must be a str, not {type(compression).__name__}")
     if data_page_version not in ("1.0", "2.0"):
         raise ValueError(f"data_page_version must be '1.0' or '2.0', not {data_page_version!r}")
-    if not isinstance(use_dictionary, bool) or not isinstance(use_byte_stream_split, bool):
+    flags = (use_dictionary, use_byte_stream_split, write_statistics)
+    if not all(isinstance(flag, bool) for flag in flags):
         raise TypeError(
-            "use_dictionary and use_byte_stream_split must be bools "
+            "use_dictionary, use_byte_stream_split and write_statistics must be bools "
             "(per-column lists are not supported)"
         )
     args = dict(
@@ -172,7 +173,7 @@ def write_table(
         compression_level=compression_level,
         use_dictionary=use_dictionary,
         use_byte_stream_split=use_byte_stream_split,
-        write_statistics=bool(write_statistics),
+        write_statistics=write_statistics,
         data_page_version=1 if data_page_version == "1.0" else 2,
         dictionary_pagesize_limit=dictionary_pagesize_limit,
     )

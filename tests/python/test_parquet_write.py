@@ -390,6 +390,8 @@ def test_errors(tmp_path):
         qv.parquet.write_table(table, tmp_path / "x.parquet", data_page_version="3.0")
     with pytest.raises(ValueError, match="row_group_rows"):
         qv.parquet.write_table(table, tmp_path / "x.parquet", row_group_size=0)
+    with pytest.raises(TypeError, match="bools"):
+        qv.parquet.write_table(table, tmp_path / "x.parquet", write_statistics=["i32"])
     with pytest.raises(TypeError, match="writable"):
         qv.parquet.write_table(table, 42)
     interval = pa.table(
