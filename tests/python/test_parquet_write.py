@@ -640,3 +640,11 @@ def test_long_lists_levels_in_batches(tmp_path, use_dictionary):
         assert_reads_back(
             table, tmp_path / "l.parquet", use_dictionary=use_dictionary, data_page_version=version
         )
+
+
+def test_bfloat16_tensors(tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    x = (np.arange(24, dtype=np.float32) / 2).astype(ml_dtypes.bfloat16).reshape(2, 2, 6)
+    table = pa.table({"bf": pa.array(qv.FixedShapeTensorArray.from_numpy(x))})
+    # pyarrow sees the bfloat16 values as their uint16 storage, from either file.
+    assert_reads_back(table, tmp_path / "bf.parquet")
