@@ -2,7 +2,7 @@
 // the ARROW:schema key), their metadata (row groups, column chunks, codecs,
 // encodings, statistics) and their columns, read from any source quiver
 // reads (local files, memory, http://, https://, s3://) without libarrow or
-// Thrift. docs/parquet.md.
+// Thrift; and tables written as Parquet files (WriteParquet*). docs/parquet.md.
 #pragma once
 
 #include <cstdint>

@@ -2,8 +2,9 @@
 tensor extension types restored from the ARROW:schema key pyarrow writes),
 their metadata (row groups, column chunks, codecs, encodings, statistics)
 and their columns, from a path, bytes, a file object or an http://,
-https:// or s3:// URL. docs/parquet.md says what is read and what each
-check refuses."""
+https:// or s3:// URL; and tables written as Parquet files
+(``write_table``). docs/parquet.md says what is read and written and what
+each check refuses."""
 
 import os
 
