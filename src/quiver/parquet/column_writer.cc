@@ -242,9 +242,8 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
   const int64_t page_value_bits =
       type == PhysicalType::kByteArray && value_encoding != Encoding::kRleDictionary ? 0
                                                                                      : value_bits;
-  // The pages of `part` (the whole leaf, or a batch of its rows), whose
-  // first value is value `value_base` of the chunk.
-  auto write_pages = [&](const ShreddedLeaf& part, int64_t value_base) -> Status {
+  // The pages of `part` (the whole leaf, or a batch of its rows).
+  auto write_pages = [&](const ShreddedLeaf& part) -> Status {
     const std::vector<Range>& part_ranges = part.value_ranges;
     std::vector<int64_t> part_starts(part_ranges.size());
     int64_t seen = 0;
@@ -263,8 +262,7 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
       auto encode_values = [&](std::string* out) {
         switch (value_encoding) {
           case Encoding::kRleDictionary:
-            EncodeDictionaryIndices(dictionary.indices.data() + value_base + page.value_begin,
-                                    num_values, dictionary.entries, out);
+            EncodeDictionaryIndices(dictionary, values, sub, out);
             break;
           case Encoding::kByteStreamSplit: EncodeByteStreamSplit(values, sub, out); break;
           default: EncodePlain(values, sub, out); break;
@@ -325,14 +323,13 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
   // (pages end where batches do).
   constexpr int64_t kBatchLevels = int64_t{1} << 22;
   if (leaf.implicit_levels()) {
-    QUIVER_RETURN_NOT_OK(write_pages(leaf, 0));
+    QUIVER_RETURN_NOT_OK(write_pages(leaf));
   } else {
     const int64_t rows = column->length;
     const int64_t batch_rows =
         std::max<int64_t>(1, leaf.num_levels <= kBatchLevels
                                  ? rows
                                  : rows / ((leaf.num_levels + kBatchLevels - 1) / kBatchLevels));
-    int64_t value_base = 0;
     for (int64_t r = 0; r < rows; r += batch_rows) {
       const int64_t count = std::min(batch_rows, rows - r);
       ArrayDataPtr batch = column;
@@ -340,8 +337,7 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
         QUIVER_ASSIGN_OR_RETURN(batch, Slice(column, r, count));
       }
       QUIVER_ASSIGN_OR_RETURN(ShreddedLeaf part, ShredLeaf(batch, nullable, leaf_index, true));
-      QUIVER_RETURN_NOT_OK(write_pages(part, value_base));
-      value_base += part.num_values;
+      QUIVER_RETURN_NOT_OK(write_pages(part));
     }
   }
   std::set<Encoding> used{

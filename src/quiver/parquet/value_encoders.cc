@@ -195,93 +195,106 @@ void EncodeByteStreamSplit(const PhysicalValues& values, ValueRanges ranges, std
 
 namespace {
 
-// A dictionary of 2-, 4- or 8-byte values: an open-addressing table of
-// their bits (linear probing, at most half full).
-template <typename K>
-bool BuildFixedDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
-                          DictionaryEncoding* out) {
-  size_t capacity = 1024;
-  std::vector<K> keys(capacity);
-  std::vector<uint32_t> ids(capacity, 0);  // index + 1; 0: empty
-  std::vector<K> entries;
-  auto slot_of = [&](K key) {
-    return static_cast<size_t>((static_cast<uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) &
-           (capacity - 1);
-  };
-  const int64_t max_entries = max_bytes / static_cast<int64_t>(sizeof(K));
-  int64_t count = 0;
-  for (const Range& r : ranges) count += r.length();
-  out->indices.resize(static_cast<size_t>(count));
-  uint32_t* index = out->indices.data();
-  for (const Range& r : ranges) {
-    const uint8_t* p = values.Fixed(r.begin);
-    for (int64_t j = r.begin; j < r.end; ++j, p += sizeof(K)) {
-      const K key = Load<K>(p);
-      size_t slot = slot_of(key);
-      while (ids[slot] != 0 && keys[slot] != key) slot = (slot + 1) & (capacity - 1);
-      if (ids[slot] == 0) {
-        if (static_cast<int64_t>(entries.size()) + 1 > max_entries) return false;
-        entries.push_back(key);
-        keys[slot] = key;
-        ids[slot] = static_cast<uint32_t>(entries.size());
-        if (entries.size() * 2 > capacity) {  // grow and rehash
-          capacity *= 2;
-          std::vector<K>(capacity).swap(keys);
-          std::vector<uint32_t>(capacity, 0).swap(ids);
-          for (size_t e = 0; e < entries.size(); ++e) {
-            size_t s = slot_of(entries[e]);
-            while (ids[s] != 0) s = (s + 1) & (capacity - 1);
-            keys[s] = entries[e];
-            ids[s] = static_cast<uint32_t>(e + 1);
-          }
-          slot = slot_of(key);
-          while (keys[slot] != key || ids[slot] == 0) slot = (slot + 1) & (capacity - 1);
-        }
-      }
-      *index++ = ids[slot] - 1;
-    }
+uint64_t FixedKey(const uint8_t* p, int width) {
+  switch (width) {
+    case 2: return Load<uint16_t>(p);
+    case 4: return Load<uint32_t>(p);
+    default: return Load<uint64_t>(p);
   }
-  out->entries = static_cast<int64_t>(entries.size());
-  out->page.assign(reinterpret_cast<const char*>(entries.data()), entries.size() * sizeof(K));
-  return true;
 }
 
 }  // namespace
 
+size_t DictionaryEncoding::Slot(uint64_t key) const {
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (keys.size() - 1);
+}
+
+uint32_t DictionaryEncoding::Index(const PhysicalValues& values, int64_t j) const {
+  if (fixed_width > 0) {
+    const uint64_t key = FixedKey(values.Fixed(j), fixed_width);
+    size_t slot = Slot(key);
+    while (ids[slot] == 0 || keys[slot] != key) slot = (slot + 1) & (keys.size() - 1);
+    return ids[slot] - 1;
+  }
+  const std::string_view v = values.type() == PhysicalType::kByteArray
+                                 ? values.Bytes(j)
+                                 : std::string_view(reinterpret_cast<const char*>(values.Fixed(j)),
+                                                    static_cast<size_t>(values.width()));
+  return by_bytes.find(v)->second;
+}
+
 bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
                      DictionaryEncoding* out) {
-  switch (values.type() == PhysicalType::kByteArray ? 0 : values.width()) {
-    case 2: return BuildFixedDictionary<uint16_t>(values, ranges, max_bytes, out);
-    case 4: return BuildFixedDictionary<uint32_t>(values, ranges, max_bytes, out);
-    case 8: return BuildFixedDictionary<uint64_t>(values, ranges, max_bytes, out);
-    default: break;
-  }
   const bool bytes = values.type() == PhysicalType::kByteArray;
-  const size_t w = static_cast<size_t>(values.width());
-  std::unordered_map<std::string_view, uint32_t> seen;
-  int64_t count = 0;
-  for (const Range& r : ranges) count += r.length();
-  out->indices.clear();
-  out->indices.reserve(static_cast<size_t>(count));
+  const int w = bytes ? 0 : values.width();
   out->page.clear();
+  out->entries = 0;
+  if (w == 2 || w == 4 || w == 8) {
+    // An open-addressing table of the values' bits (linear probing, at
+    // most half full).
+    out->fixed_width = w;
+    out->keys.assign(1024, 0);
+    out->ids.assign(1024, 0);
+    const int64_t max_entries = max_bytes / w;
+    for (const Range& r : ranges) {
+      const uint8_t* p = values.Fixed(r.begin);
+      for (int64_t j = r.begin; j < r.end; ++j, p += w) {
+        const uint64_t key = FixedKey(p, w);
+        size_t slot = out->Slot(key);
+        while (out->ids[slot] != 0 && out->keys[slot] != key) {
+          slot = (slot + 1) & (out->keys.size() - 1);
+        }
+        if (out->ids[slot] != 0) continue;
+        if (out->entries + 1 > max_entries) return false;
+        out->page.append(reinterpret_cast<const char*>(p), static_cast<size_t>(w));
+        out->keys[slot] = key;
+        out->ids[slot] = static_cast<uint32_t>(++out->entries);
+        if (static_cast<size_t>(out->entries) * 2 > out->keys.size()) {  // grow, rehash
+          const size_t capacity = out->keys.size() * 2;
+          out->keys.assign(capacity, 0);
+          out->ids.assign(capacity, 0);
+          for (int64_t e = 0; e < out->entries; ++e) {
+            const uint64_t k =
+                FixedKey(reinterpret_cast<const uint8_t*>(out->page.data()) + e * w, w);
+            size_t s = out->Slot(k);
+            while (out->ids[s] != 0) s = (s + 1) & (capacity - 1);
+            out->keys[s] = k;
+            out->ids[s] = static_cast<uint32_t>(e + 1);
+          }
+        }
+      }
+    }
+    return true;
+  }
+  out->fixed_width = 0;
+  out->by_bytes.clear();
   int64_t page_bytes = 0;
   for (const Range& r : ranges) {
     for (int64_t j = r.begin; j < r.end; ++j) {
       const std::string_view v =
           bytes ? values.Bytes(j)
-                : std::string_view(reinterpret_cast<const char*>(values.Fixed(j)), w);
-      auto [it, inserted] = seen.try_emplace(v, static_cast<uint32_t>(seen.size()));
-      if (inserted) {
-        page_bytes += static_cast<int64_t>(v.size() + (bytes ? 4 : 0));
-        if (page_bytes > max_bytes) return false;
-        if (bytes) AppendLength(&out->page, v.size());
-        out->page.append(v.data(), v.size());
-      }
-      out->indices.push_back(it->second);
+                : std::string_view(reinterpret_cast<const char*>(values.Fixed(j)),
+                                   static_cast<size_t>(w));
+      auto [it, inserted] = out->by_bytes.try_emplace(v, static_cast<uint32_t>(out->entries));
+      if (!inserted) continue;
+      page_bytes += static_cast<int64_t>(v.size() + (bytes ? 4 : 0));
+      if (page_bytes > max_bytes) return false;
+      if (bytes) AppendLength(&out->page, v.size());
+      out->page.append(v.data(), v.size());
+      ++out->entries;
     }
   }
-  out->entries = static_cast<int64_t>(seen.size());
   return true;
+}
+
+void EncodeDictionaryIndices(const DictionaryEncoding& dictionary, const PhysicalValues& values,
+                             ValueRanges ranges, std::string* out) {
+  std::vector<uint32_t> indices;
+  for (const Range& r : ranges) {
+    for (int64_t j = r.begin; j < r.end; ++j) indices.push_back(dictionary.Index(values, j));
+  }
+  EncodeDictionaryIndices(indices.data(), static_cast<int64_t>(indices.size()), dictionary.entries,
+                          out);
 }
 
 void EncodeDictionaryIndices(const uint32_t* indices, int64_t count, int64_t entries,

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "quiver/array.h"
@@ -73,10 +74,23 @@ void EncodePlain(const PhysicalValues& values, ValueRanges ranges, std::string* 
 // BYTE_STREAM_SPLIT: byte k of every value, then byte k + 1, ...
 void EncodeByteStreamSplit(const PhysicalValues& values, ValueRanges ranges, std::string* out);
 
+// A column chunk's dictionary: its page (the distinct values, PLAIN, in the
+// order they first appear) and a table from each value to its index, so
+// that each data page's indices are looked up when it is written (no
+// index is kept for the whole chunk).
 struct DictionaryEncoding {
-  std::vector<uint32_t> indices;  // one per value, in order
-  std::string page;               // the distinct values, PLAIN
+  std::string page;
   int64_t entries = 0;
+  // 2-, 4- and 8-byte values: an open-addressing table of their bits
+  // (`ids` holds index + 1, 0 for an empty slot); other values by bytes.
+  int fixed_width = 0;
+  std::vector<uint64_t> keys;
+  std::vector<uint32_t> ids;
+  std::unordered_map<std::string_view, uint32_t> by_bytes;
+
+  size_t Slot(uint64_t key) const;
+  // The index of slot j of `values`, which must be in the dictionary.
+  uint32_t Index(const PhysicalValues& values, int64_t j) const;
 };
 // The values' dictionary, or false when its PLAIN size passes `max_bytes`.
 bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
@@ -85,6 +99,9 @@ bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t m
 // bit-packed runs.
 void EncodeDictionaryIndices(const uint32_t* indices, int64_t count, int64_t entries,
                              std::string* out);
+// The same for the values of `ranges`, looked up in `dictionary`.
+void EncodeDictionaryIndices(const DictionaryEncoding& dictionary, const PhysicalValues& values,
+                             ValueRanges ranges, std::string* out);
 
 // min and max (PLAIN, no length prefix) of the values, in `order`; none
 // when there are no values other than NaN.

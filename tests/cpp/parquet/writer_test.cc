@@ -290,6 +290,20 @@ TEST(ParquetEncoders, BooleansAndByteArrays) {
   EXPECT_EQ(*max, "c");
 }
 
+// The indices RLE_DICTIONARY data of `ranges` holds.
+std::vector<uint32_t> IndicesOf(const DictionaryEncoding& dict, const PhysicalValues& values,
+                                const std::vector<Range>& ranges) {
+  std::string data;
+  EncodeDictionaryIndices(dict, values, ranges, &data);
+  int64_t count = 0;
+  for (const Range& r : ranges) count += r.length();
+  RleHybridDecoder decoder(reinterpret_cast<const uint8_t*>(data.data()) + 1,
+                           static_cast<int64_t>(data.size()) - 1, data[0], "indices");
+  std::vector<uint32_t> out(static_cast<size_t>(count));
+  EXPECT_TRUE(decoder.Decode(out.data(), count).ok());
+  return out;
+}
+
 TEST(ParquetEncoders, DictionaryAndItsFallback) {
   auto s = test::Utf8({"a", "b", "a", "a"});
   LeafEncoding se;
@@ -299,12 +313,15 @@ TEST(ParquetEncoders, DictionaryAndItsFallback) {
   DictionaryEncoding dict;
   ASSERT_TRUE(BuildDictionary(strings, all, 1 << 20, &dict));
   EXPECT_EQ(dict.entries, 2);
-  EXPECT_EQ(dict.indices, (std::vector<uint32_t>{0, 1, 0, 0}));
+  EXPECT_EQ(IndicesOf(dict, strings, all), (std::vector<uint32_t>{0, 1, 0, 0}));
+  std::vector<Range> tail{{1, 3}};
+  EXPECT_EQ(IndicesOf(dict, strings, tail), (std::vector<uint32_t>{1, 0}));
   EXPECT_EQ(dict.page, std::string("\x01\0\0\0a\x01\0\0\0b", 10));
   std::string indices;
-  EncodeDictionaryIndices(dict.indices.data(), 4, dict.entries, &indices);
+  EncodeDictionaryIndices(dict, strings, all, &indices);
   EXPECT_EQ(indices[0], 1);  // bit width
-  EXPECT_EQ(indices.substr(1), EncodeRleHybrid(dict.indices.data(), 4, 1));
+  std::vector<uint32_t> expected{0, 1, 0, 0};
+  EXPECT_EQ(indices.substr(1), EncodeRleHybrid(expected.data(), 4, 1));
   EXPECT_FALSE(BuildDictionary(strings, all, 9, &dict));  // 10 bytes pass 9
 }
 
@@ -321,9 +338,10 @@ TEST(ParquetEncoders, FixedWidthDictionaryGrowsAndFallsBack) {
   ASSERT_TRUE(BuildDictionary(values, all, 1 << 20, &dict));
   EXPECT_EQ(dict.entries, 3000);
   ASSERT_EQ(dict.page.size(), 3000u * 8);
+  const std::vector<uint32_t> indices = IndicesOf(dict, values, all);
   for (size_t i = 0; i < v.size(); ++i) {
     int64_t entry;
-    std::memcpy(&entry, dict.page.data() + dict.indices[i] * 8, 8);
+    std::memcpy(&entry, dict.page.data() + indices[i] * 8, 8);
     ASSERT_EQ(entry, v[i]) << i;
   }
   EXPECT_FALSE(BuildDictionary(values, all, 3000 * 8 - 1, &dict));
