@@ -142,6 +142,7 @@ bench: setup-bench wheel
 	$(PYTHON) bench/python/bench_install.py
 	$(PYTHON) bench/python/bench_cli.py
 	$(PYTHON) bench/python/bench_perf_paths.py
+	$(PYTHON) bench/python/bench_parquet.py
 
 # Each target of fuzz/targets.txt runs for FUZZ_SECONDS under the fuzz
 # preset (clang, libFuzzer, ASan + UBSan), starting from its tracked corpus

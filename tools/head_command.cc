@@ -104,9 +104,9 @@ Status RunHeadOn(const HeadArgs& args) {
   int batch_index = 0;
   while (printed < args.rows) {
     RecordBatchPtr batch;
-    if (input.kind == InputKind::kIpcFile) {
-      if (batch_index >= input.file->num_record_batches()) break;
-      auto read = input.file->ReadRecordBatch(batch_index);
+    if (input.kind != InputKind::kIpcStream) {
+      if (batch_index >= input.num_batches()) break;
+      auto read = input.ReadBatch(batch_index);
       if (!read.ok()) return read.status().WithContext("batch " + std::to_string(batch_index));
       batch = *read;
     } else {
@@ -131,7 +131,7 @@ void AddHeadCommand(CLI::App& app, int* exit_code) {
   CLI::App* command = app.add_subcommand("head", "Print the first rows, tensors as NumPy does");
   command
       ->add_option("FILE", args->file,
-                   "An Arrow IPC file or stream, Tensor or SparseTensor message")
+                   "An Arrow IPC file or stream, Tensor or SparseTensor message, or Parquet file")
       ->required()
       ->check(ExistingInput());
   command->add_option("-n,--rows", args->rows, "Rows to print (default 5)")->check(AtLeast(0));

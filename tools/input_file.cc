@@ -17,6 +17,7 @@ const char* InputKindId(InputKind kind) {
     case InputKind::kIpcStream: return "ipc_stream";
     case InputKind::kTensor: return "tensor";
     case InputKind::kSparseTensor: return "sparse_tensor";
+    case InputKind::kParquet: return "parquet";
   }
   return "unknown";
 }
@@ -27,12 +28,24 @@ const char* InputKindName(InputKind kind) {
     case InputKind::kIpcStream: return "Arrow IPC stream";
     case InputKind::kTensor: return "Tensor message";
     case InputKind::kSparseTensor: return "SparseTensor message";
+    case InputKind::kParquet: return "Parquet file";
   }
   return "unknown";
 }
 
 const SchemaPtr& Input::schema() const {
+  if (kind == InputKind::kParquet) return parquet->schema();
   return kind == InputKind::kIpcFile ? file->schema() : stream->schema();
+}
+
+int Input::num_batches() const {
+  if (kind == InputKind::kParquet) return parquet->num_row_groups();
+  return kind == InputKind::kIpcFile ? file->num_record_batches() : -1;
+}
+
+Result<RecordBatchPtr> Input::ReadBatch(int i) const {
+  if (kind == InputKind::kParquet) return parquet->ReadRowGroup(i);
+  return file->ReadRecordBatch(i);
 }
 
 int64_t Input::size() const { return source ? source->size() : pipe->position(); }
@@ -40,11 +53,12 @@ int64_t Input::size() const { return source ? source->size() : pipe->position();
 namespace {
 
 constexpr char kFileMagic[] = "ARROW1";
+constexpr char kParquetMagic[] = "PAR1";
 
-bool StartsWithFileMagic(ipc::InputSource& source) {
-  if (source.size() < 6) return false;
-  auto head = source.ReadAt(0, 6);
-  return head.ok() && std::memcmp((*head)->data(), kFileMagic, 6) == 0;
+bool StartsWith(ipc::InputSource& source, const char* magic, int64_t length) {
+  if (source.size() < length) return false;
+  auto head = source.ReadAt(0, length);
+  return head.ok() && std::memcmp((*head)->data(), magic, static_cast<size_t>(length)) == 0;
 }
 
 // A descriptor read with read(2) that keeps a copy of what it hands out
@@ -107,12 +121,14 @@ class RecordingStream : public ipc::ReadSomeStream {
   std::vector<uint8_t> recorded_;
 };
 
-// The four kinds, told apart in bytes that can be read at any offset: an
-// IPC file by its magic, the rest by the kind of their first message. A
-// schema message starts a stream, and so (for the stream reader to say
-// what is wrong) do a stray batch and bytes that are no message at all.
+// The five kinds, told apart in bytes that can be read at any offset: an
+// IPC file and a Parquet file by their magic, the rest by the kind of their
+// first message. A schema message starts a stream, and so (for the stream
+// reader to say what is wrong) do a stray batch and bytes that are no
+// message at all.
 InputKind KindOf(ipc::InputSource& source) {
-  if (StartsWithFileMagic(source)) return InputKind::kIpcFile;
+  if (StartsWith(source, kFileMagic, 6)) return InputKind::kIpcFile;
+  if (StartsWith(source, kParquetMagic, 4)) return InputKind::kParquet;
   auto kind = ipc::PeekMessageKind(source);
   if (!kind.ok()) return InputKind::kIpcStream;
   switch (*kind) {
@@ -144,6 +160,10 @@ Result<Input> OpenSource(Input input, const ipc::ReadOptions& options) {
       QUIVER_ASSIGN_OR_RETURN(input.sparse, ipc::ReadSparseTensor(input.source, 0, options));
       break;
     }
+    case InputKind::kParquet: {
+      QUIVER_ASSIGN_OR_RETURN(input.parquet, parquet::ParquetFile::Open(input.source));
+      break;
+    }
   }
   return input;
 }
@@ -162,7 +182,8 @@ Result<Input> OpenPipe(Input input, int fd, bool owned, std::string name,
     return input;
   }
   // Not a stream: what the reader consumed says what the bytes are instead.
-  // (A Tensor message or an IPC file cannot be read in order: gather it.)
+  // (A Tensor message, an IPC file or a Parquet file cannot be read in
+  // order: gather it.)
   const std::vector<uint8_t>& head = pipe->recorded();
   const InputKind kind = KindOf(
       *ipc::BufferSource(Buffer::Wrap(head.data(), static_cast<int64_t>(head.size()), nullptr)));

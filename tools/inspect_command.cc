@@ -259,6 +259,51 @@ Json SparseJson(const SparseTensor& sparse) {
   return out;
 }
 
+// A Parquet file from its footer alone: the schema, the row groups, and per
+// leaf column its physical type, codecs, encodings, sizes and null count
+// summed over the row groups (null when a row group's statistics lack it).
+Json InspectParquet(const parquet::ParquetFile& file, Json out) {
+  out["num_row_groups"] = file.num_row_groups();
+  out["num_rows"] = file.num_rows();
+  out["created_by"] = file.created_by();
+  out["schema"] = SchemaJson(*file.schema());
+  Json columns = Json::array();
+  for (size_t c = 0; c < file.column_paths().size(); ++c) {
+    Json column;
+    column["path"] = file.column_paths()[c];
+    std::vector<std::string> codecs, encodings;
+    int64_t stored = 0, bytes = 0;
+    std::optional<int64_t> nulls = 0;
+    for (int g = 0; g < file.num_row_groups(); ++g) {
+      const parquet::ColumnChunkInfo& chunk = file.row_group(g).columns[c];
+      column["physical_type"] = chunk.physical_type;
+      if (std::find(codecs.begin(), codecs.end(), chunk.codec) == codecs.end()) {
+        codecs.push_back(chunk.codec);
+      }
+      for (const std::string& e : chunk.encodings) {
+        if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) {
+          encodings.push_back(e);
+        }
+      }
+      stored += chunk.compressed_size;
+      bytes += chunk.uncompressed_size;
+      if (nulls && chunk.statistics && chunk.statistics->null_count) {
+        *nulls += *chunk.statistics->null_count;
+      } else {
+        nulls.reset();
+      }
+    }
+    column["codecs"] = codecs;
+    column["encodings"] = encodings;
+    column["stored_bytes"] = stored;
+    column["bytes"] = bytes;
+    column["null_count"] = nulls ? Json(*nulls) : Json(nullptr);
+    columns.push_back(std::move(column));
+  }
+  out["columns"] = std::move(columns);
+  return out;
+}
+
 Result<Json> Inspect(const std::string& path) {
   ipc::ReadOptions options;
   options.validation = ValidationLevel::kMinimal;
@@ -276,6 +321,7 @@ Result<Json> Inspect(const std::string& path) {
     }
     case InputKind::kTensor: out["tensor"] = TensorJson(*input.tensor); break;
     case InputKind::kSparseTensor: out["sparse_tensor"] = SparseJson(*input.sparse); break;
+    case InputKind::kParquet: return InspectParquet(*input.parquet, std::move(out));
   }
   return out;
 }
@@ -327,6 +373,14 @@ void PrintColumn(const Json& column) {
   }
 }
 
+void PrintParquetColumn(const Json& column) {
+  std::cout << "  " << Text(column["path"]) << ": " << Text(column["physical_type"]) << ", "
+            << Text(column["codecs"]) << ", " << Text(column["encodings"]) << "\n";
+  std::cout << "    nulls " << Text(column["null_count"]) << ", "
+            << FormatBytes(column["bytes"].get<int64_t>()) << " ("
+            << FormatBytes(column["stored_bytes"].get<int64_t>()) << " stored)\n";
+}
+
 void PrintText(const Json& info) {
   std::cout << Text(info["path"]) << ": ";
   const std::string format = info["format"];
@@ -347,9 +401,14 @@ void PrintText(const Json& info) {
     std::cout << "  " << FormatBytes(t["bytes"].get<int64_t>()) << " of values and indices\n";
     return;
   }
-  std::cout << (format == "ipc_file" ? "Arrow IPC file" : "Arrow IPC stream") << ", " << size
-            << ", " << info["num_record_batches"] << " record batches, " << info["num_rows"]
-            << " rows, " << CompressionText(info) << "\n";
+  if (format == "parquet") {
+    std::cout << "Parquet file, " << size << ", " << info["num_row_groups"] << " row groups, "
+              << info["num_rows"] << " rows, written by " << Text(info["created_by"]) << "\n";
+  } else {
+    std::cout << (format == "ipc_file" ? "Arrow IPC file" : "Arrow IPC stream") << ", " << size
+              << ", " << info["num_record_batches"] << " record batches, " << info["num_rows"]
+              << " rows, " << CompressionText(info) << "\n";
+  }
   std::cout << "schema:\n";
   for (const Json& field : info["schema"]["fields"]) {
     std::cout << "  " << Text(field["name"]) << ": " << Text(field["type"])
@@ -360,7 +419,13 @@ void PrintText(const Json& info) {
               << EscapeText(entry["value"].get<std::string>().substr(0, 64)) << "\n";
   }
   std::cout << "columns:\n";
-  for (const Json& column : info["columns"]) PrintColumn(column);
+  for (const Json& column : info["columns"]) {
+    if (format == "parquet") {
+      PrintParquetColumn(column);
+    } else {
+      PrintColumn(column);
+    }
+  }
 }
 
 struct InspectArgs {
@@ -405,7 +470,7 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
       "inspect", "Show what a file holds: format, schema, tensor columns and their shapes");
   command
       ->add_option("FILE", args->files,
-                   "Arrow IPC files or streams, Tensor or SparseTensor messages")
+                   "Arrow IPC files or streams, Tensor or SparseTensor messages, Parquet files")
       ->required()
       ->check(ExistingInput());
   command->add_flag("--json", args->json,
@@ -415,6 +480,8 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
       "Decodes only metadata, validity bitmaps and shape buffers, never tensor values,\n"
       "also in compressed files (nothing is decompressed but those). Tensor fields inside\n"
       "struct and list columns are listed too, named by their path (sample.image, clips[]).\n"
+      "A Parquet file is described from its footer: row groups, and per column its\n"
+      "physical type, codecs, encodings, sizes and null count.\n"
       "FILE may be - (standard input), a pipe or a FIFO.\n"
       "Examples:\n"
       "  quiver inspect images.arrow\n"

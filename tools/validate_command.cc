@@ -51,7 +51,7 @@ int64_t ValidateFile(const std::string& path, bool quiet) {
     return status.ok() ? 0 : 1;
   }
   const Schema& schema = *input->schema();
-  const int batches = input->kind == InputKind::kIpcFile ? input->file->num_record_batches() : -1;
+  const int batches = input->num_batches();
   Progress progress("validate", batches, !quiet);
   auto check_batch = [&](int index, const RecordBatchPtr& batch) {
     for (int c = 0; c < batch->num_columns(); ++c) {
@@ -67,10 +67,11 @@ int64_t ValidateFile(const std::string& path, bool quiet) {
     progress.Advance(1);
     return Status::OK();
   };
-  if (input->kind == InputKind::kIpcFile) {
-    // A file's batches are independent: a broken one does not hide the rest.
+  if (input->kind != InputKind::kIpcStream) {
+    // A file's batches (a Parquet file's row groups) are independent: a
+    // broken one does not hide the rest.
     for (int i = 0; i < batches; ++i) {
-      auto batch = input->file->ReadRecordBatch(i);
+      auto batch = input->ReadBatch(i);
       if (!batch.ok()) {
         progress.Clear();
         PrintError(path + ": batch " + std::to_string(i), batch.status());
@@ -116,7 +117,7 @@ void AddValidateCommand(CLI::App& app, int* exit_code) {
       app.add_subcommand("validate", "Check every byte a reader relies on; exit 1 on any problem");
   command
       ->add_option("FILE", args->files,
-                   "Arrow IPC files or streams, Tensor or SparseTensor messages")
+                   "Arrow IPC files or streams, Tensor or SparseTensor messages, Parquet files")
       ->required()
       ->check(ExistingInput());
   AddCommonOptions(command, &args->common);

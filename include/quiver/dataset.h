@@ -1,10 +1,12 @@
-// Random access to the rows of many IPC files and streams, compressed or
-// not, on local disk, over HTTP and in S3 (docs/dataset.md).
+// Random access to the rows of many IPC files and streams and Parquet
+// files, compressed or not, on local disk, over HTTP and in S3
+// (docs/dataset.md).
 //
 // A Dataset indexes its sources when it opens: a file by its footer (the
 // row counts quiver's writers put there, or else every record batch's
 // message header), a stream by walking its message headers, skipping the
-// bodies. Rows are then read in any order: only the record batches a
+// bodies, a Parquet file by its footer (its row groups are its record
+// batches). Rows are then read in any order: only the record batches a
 // request touches are read, and of those only the projected columns'
 // buffers. Decoded columns (decompressed, validated) are kept in a cache
 // bounded in bytes, least recently used first out, so memory stays bounded
@@ -28,8 +30,9 @@ namespace quiver::dataset {
 inline constexpr int64_t kDefaultCacheBytes = int64_t{256} << 20;
 
 // The file names a directory or an s3:// prefix contributes.
-inline const std::vector<std::string>& IpcExtensions() {
-  static const std::vector<std::string> extensions = {".arrow", ".arrows", ".feather", ".ipc"};
+inline const std::vector<std::string>& DatasetExtensions() {
+  static const std::vector<std::string> extensions = {".arrow", ".arrows", ".feather", ".ipc",
+                                                      ".parquet"};
   return extensions;
 }
 

@@ -56,6 +56,9 @@ struct ParquetReadOptions {
   // The top-level fields to read, by name, in this order (empty: all). Only
   // their column chunks are read and decoded.
   std::vector<std::string> columns;
+  // Or the top-level fields by index, in this order (used when columns is
+  // empty; both empty: all).
+  std::vector<int> field_indices;
   // The row groups to read, in this order (none given: all).
   std::optional<std::vector<int>> row_groups;
   // Threads that decode column chunks at once (0: one per core).

@@ -165,8 +165,9 @@ class BatchReader:
     """Batches of the rows of Arrow IPC files, one dict of arrays per batch.
 
     ``source``: what ``quiver.dataset`` opens, or a list of them: IPC
-    files and streams, directories (their ``*.arrow``, ``*.arrows``,
-    ``*.feather`` and ``*.ipc`` files in name order), glob patterns,
+    files and streams, Parquet files, directories (their ``*.arrow``,
+    ``*.arrows``, ``*.feather``, ``*.ipc`` and ``*.parquet`` files in name
+    order), glob patterns,
     ``http(s)://`` URLs and ``s3://`` objects or prefixes. Every source
     must have the same schema. ``columns`` picks and orders the columns
     (``None``: all; a struct's fields are named ``"parent.child"``).

@@ -1469,3 +1469,66 @@ def test_convert_keeps_batch_boundaries_including_empty_batches(tmp_path, out_na
     # Depends on the IPC writers writing zero-row record batches (they do
     # now): with a writer that drops them this fails with [3, 1].
     assert got == [3, 0, 1]
+
+
+# --- Parquet files ----------------------------------------------------------
+
+
+@pytest.fixture
+def parquet_file(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    import quiver as qv
+
+    images = qv.FixedShapeTensorArray.from_numpy(np.arange(48, dtype=np.float32).reshape(4, 3, 4))
+    table = pa.table(
+        {"label": pa.array([7, None, 9, 10], pa.int32()), "name": ["a", "b", None, "d"],
+         "image": pa.array(images)}
+    )
+    path = tmp_path / "images.parquet"
+    pq.write_table(table, path, row_group_size=2, compression="zstd")
+    return path
+
+
+def test_inspect_a_parquet_file_from_its_footer(parquet_file):
+    text = ok("inspect", parquet_file)
+    assert "Parquet file" in text and "2 row groups, 4 rows" in text
+    assert "image: fixed_shape_tensor" in text
+    assert "image.list.element: FLOAT, [ZSTD]" in text
+    info = json.loads(ok("inspect", "--json", parquet_file))["files"][0]
+    assert info["format"] == "parquet"
+    assert info["num_row_groups"] == 2 and info["num_rows"] == 4
+    label = info["columns"][0]
+    assert label["path"] == "label" and label["physical_type"] == "INT32"
+    assert label["null_count"] == 1 and label["codecs"] == ["ZSTD"]
+
+
+def test_head_and_validate_read_parquet_row_groups(parquet_file):
+    text = ok("head", "-n", "3", parquet_file)
+    assert "row 2:" in text and "row 3:" not in text
+    assert "label: null" in text and "[[12., 13., 14., 15.]," in text
+    r = run("validate", parquet_file)
+    assert r.returncode == 0, r.stderr
+
+
+def test_validate_names_the_broken_row_group_of_a_parquet_file(parquet_file, tmp_path):
+    import quiver as qv
+
+    column = qv.parquet.ParquetFile(parquet_file).row_group(1)["columns"][0]
+    data = bytearray(parquet_file.read_bytes())
+    start = column["dictionary_page_offset"] or column["data_page_offset"]
+    data[start + 2: start + column["compressed_size"]] = bytes(column["compressed_size"] - 2)
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(bytes(data))
+    r = run("validate", broken)
+    assert r.returncode == 1
+    assert "batch 1" in r.stderr and "row group 1" in r.stderr
+
+
+def test_convert_parquet_to_ipc(parquet_file, tmp_path):
+    out = tmp_path / "images.arrow"
+    text = ok("convert", parquet_file, out)
+    assert "2 record batches, 4 rows" in text
+    with pa.ipc.open_file(out) as reader:
+        table = reader.read_all()
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert table.equals(pq.read_table(parquet_file))

@@ -36,14 +36,14 @@ def flat_table(n=300):
             "s": pa.array([None if m else f"v{v % 17}" for v, m in zip(ints, nulls)]),
             "bin": pa.array([bytes([v % 256]) * (v % 5) for v in np.abs(ints)], pa.binary()),
             "fsb": pa.array([bytes([v % 256]) * 3 for v in np.abs(ints)], pa.binary(3)),
-            "date": pa.array(np.abs(ints), pa.date32()),
+            "date": pa.array(np.abs(ints).astype(np.int32), pa.date32()),
             "ts_ms": pa.array(ints * 1000, pa.timestamp("ms")),
             "ts_us": pa.array(ints * 10**6, pa.timestamp("us", "UTC"), mask=nulls),
             "ts_ns": pa.array(ints * 10**9, pa.timestamp("ns")),
-            "t32": pa.array(np.abs(ints), pa.time32("ms")),
+            "t32": pa.array(np.abs(ints).astype(np.int32), pa.time32("ms")),
             "t64": pa.array(np.abs(ints) * 1000, pa.time64("us")),
-            "dec": pa.array([None if m else v for v, m in zip(ints, nulls)], pa.decimal128(12, 2)),
-            "dec_big": pa.array(ints, pa.decimal128(30, 0)),
+            "dec": pa.array([None if m else int(v) for v, m in zip(ints, nulls)], pa.decimal128(12, 2)),
+            "dec_big": pa.array([int(v) for v in ints], pa.decimal128(30, 0)),
             "f16": pa.array(rng.random(n).astype(np.float16)),
             "dur": pa.array(ints, pa.duration("us")),
         }
@@ -279,3 +279,24 @@ def test_truncated_column_chunks_fail_cleanly(tmp_path):
                 qv.parquet.read_table(bytes(mutated))
             except (ValueError, NotImplementedError) as error:
                 assert "row group 0" in str(error)
+
+
+def test_a_dataset_of_parquet_files_takes_rows_in_any_order(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    values = np.random.default_rng(5).random((90, 2, 3)).astype(np.float32)
+    for part in range(3):
+        rows = slice(part * 30, (part + 1) * 30)
+        images = qv.FixedShapeTensorArray.from_numpy(values[rows])
+        table = pa.table({"id": np.arange(90)[rows], "image": pa.array(images)})
+        pq.write_table(table, folder / f"part-{part}.parquet", row_group_size=7,
+                       compression="zstd")
+    ds = qv.dataset(folder)
+    assert len(ds) == 90
+    order = [89, 0, 45, 45, 13, 60]
+    taken = pa.table(ds.take(order))
+    assert taken.column("id").to_pylist() == order
+    got = qv.table(taken).column("image").to_numpy()
+    np.testing.assert_array_equal(got, values[order])
+    with qv.dataset(folder, columns=["id"]) as only_ids:
+        assert pa.table(only_ids.take([5])).column_names == ["id"]

@@ -189,7 +189,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Open(const std::vector<std::string>& s
   source_options.memory_map = options.memory_map;
   source_options.remote = options.remote;
   QUIVER_ASSIGN_OR_RETURN(impl->locations,
-                          io::ExpandLocations(sources, IpcExtensions(), source_options));
+                          io::ExpandLocations(sources, DatasetExtensions(), source_options));
   ipc::ReadOptions read_options;
   read_options.validation = options.validation;
   read_options.threads = options.threads;

@@ -1,4 +1,5 @@
-// One IPC file or stream indexed for random access (fragment.h).
+// One IPC file or stream, or Parquet file, indexed for random access
+// (fragment.h).
 #include "quiver/dataset/fragment.h"
 
 #include <algorithm>
@@ -30,7 +31,7 @@ Result<bool> EndsWithFileMagic(io::InputSource& source) {
 }
 
 // The kind of what the source holds, from its first bytes: an IPC file or
-// stream, or an error naming what else it is.
+// stream or a Parquet file, or an error naming what else it is.
 Result<ipc::FileKind> KindOf(io::InputSource& source, const std::string& location) {
   QUIVER_ASSIGN_OR_RETURN(const bool file_magic, EndsWithFileMagic(source));
   if (file_magic) return ipc::FileKind::kIpcFile;
@@ -38,7 +39,8 @@ Result<ipc::FileKind> KindOf(io::InputSource& source, const std::string& locatio
   QUIVER_ASSIGN_OR_RETURN(BufferPtr head, source.ReadAt(0, std::min(size, ipc::kSniffBytes)));
   const std::span<const uint8_t> bytes(head->data(), static_cast<size_t>(head->size()));
   const ipc::FileKind kind = ipc::SniffFileKind(bytes, size <= ipc::kSniffBytes);
-  if (kind == ipc::FileKind::kIpcFile) return kind;  // damaged at its end: the footer says how
+  // An IPC file damaged at its end (the footer says how), or Parquet.
+  if (kind == ipc::FileKind::kIpcFile || kind == ipc::FileKind::kParquet) return kind;
   QUIVER_RETURN_NOT_OK(ipc::CheckFileKind(kind, ipc::FileKind::kIpcStream, location, bytes,
                                           "an Arrow IPC file or stream"));
   return ipc::FileKind::kIpcStream;
@@ -74,7 +76,9 @@ Result<std::unique_ptr<Fragment>> Fragment::Open(const std::string& location,
   fragment->source_ = std::move(source);
   fragment->options_ = options;
   QUIVER_ASSIGN_OR_RETURN(const ipc::FileKind kind, KindOf(*fragment->source_, location));
-  Status st = kind == ipc::FileKind::kIpcFile ? fragment->IndexFile() : fragment->IndexStream();
+  Status st = kind == ipc::FileKind::kIpcFile   ? fragment->IndexFile()
+              : kind == ipc::FileKind::kParquet ? fragment->IndexParquet()
+                                                : fragment->IndexStream();
   if (!st.ok()) return st.WithContext(location);
   fragment->heads_.resize(fragment->batches_.size());
   fragment->messages_.resize(fragment->batches_.size());
@@ -125,6 +129,38 @@ Status Fragment::IndexFile() {
     messages_.push_back(std::make_shared<const ipc::Message>(std::move(*message)));
   }
   return Status::OK();
+}
+
+// A Parquet file's row groups as record batches: their row counts from
+// the footer; every read decodes (compressed_ says so: nothing is a view).
+Status Fragment::IndexParquet() {
+  QUIVER_ASSIGN_OR_RETURN(parquet_, parquet::ParquetFile::Open(source_));
+  schema_ = parquet_->schema();
+  QUIVER_ASSIGN_OR_RETURN(canonical_, internal::CanonicalSchema(schema_));
+  for (int g = 0; g < parquet_->num_row_groups(); ++g) {
+    batches_.push_back(BatchEntry{0, 0, 0, parquet_->row_group(g).num_rows, nullptr});
+  }
+  compressed_.store(true, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Result<std::vector<ArrayDataPtr>> Fragment::ReadParquetColumns(int k,
+                                                               const std::vector<int>& columns,
+                                                               int threads) {
+  parquet::ParquetReadOptions options;
+  options.field_indices = columns;
+  options.threads = threads;
+  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, parquet_->ReadRowGroup(k, options));
+  std::vector<ArrayDataPtr> out;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    auto canonical = internal::CanonicalArray(batch->column(static_cast<int>(c)));
+    if (!canonical.ok()) {
+      return canonical.status().WithContext(Where(k) + ": column " + std::to_string(columns[c]) +
+                                            " (" + schema_->fields[columns[c]].name + ")");
+    }
+    out.push_back(std::move(*canonical));
+  }
+  return out;
 }
 
 Status Fragment::IndexStream() {
@@ -197,7 +233,7 @@ std::string Fragment::Where(int k) const {
 }
 
 bool Fragment::MapsUncompressed() {
-  if (!maps_source() || swap_) return false;
+  if (!maps_source() || swap_ || parquet_) return false;
   if (batches_.empty()) return true;
   Result<std::shared_ptr<const Head>> head = HeadOf(0);
   return head.ok() && (*head)->layout.compression == ipc::Compression::kNone;
@@ -332,6 +368,10 @@ io::IoStats Fragment::stats() const {
 Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector<int>& columns,
                                                         ValidationLevel level, int threads,
                                                         bool* views) {
+  if (parquet_) {
+    *views = false;
+    return ReadParquetColumns(k, columns, threads);
+  }
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;
@@ -379,6 +419,7 @@ Result<std::optional<std::vector<ArrayDataPtr>>> Fragment::ReadRows(int k,
                                                                     std::span<const int64_t> rows,
                                                                     ValidationLevel level) {
   using Columns = std::optional<std::vector<ArrayDataPtr>>;
+  if (parquet_) return Columns();  // pages are the smallest unit: read the row group
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;

@@ -2,7 +2,8 @@
 // access: where each record batch's message lies and how many rows it
 // holds, read from the file's footer or from the stream's message headers
 // alone; and the columns of one record batch read on their own, only the
-// bytes of their buffers fetched.
+// bytes of their buffers fetched. A Parquet file is a fragment too: its
+// row groups are its record batches, read through ParquetFile.
 #pragma once
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "quiver/ipc.h"
 #include "quiver/ipc/decoder.h"
 #include "quiver/ipc/message.h"
+#include "quiver/parquet.h"
 
 namespace quiver::dataset {
 
@@ -93,6 +95,9 @@ class Fragment {
   Fragment() = default;
   Status IndexFile();
   Status IndexStream();
+  Status IndexParquet();
+  Result<std::vector<ArrayDataPtr>> ReadParquetColumns(int k, const std::vector<int>& columns,
+                                                       int threads);
   // Header (message without its body) and layout of record batch k.
   struct Head {
     ipc::Message message;
@@ -135,6 +140,8 @@ class Fragment {
   // Guards heads_, messages_ and the once-only reads below; replaced in a
   // forked child (AfterFork).
   std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
+  // A Parquet file (its row groups are batches_; the IPC members are unused).
+  std::unique_ptr<parquet::ParquetFile> parquet_;
   // Per record batch: its header when the index read it (null: read on
   // first use), and its parsed head once used.
   std::vector<std::shared_ptr<const ipc::Message>> messages_;

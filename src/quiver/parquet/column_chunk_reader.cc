@@ -49,8 +49,8 @@ Status DecodeLevels(const LevelBytes& bytes, int width, int64_t count, uint32_t*
 
 class ChunkReader {
  public:
-  ChunkReader(const ColumnMetaData& meta, const SchemaNode& leaf,
-              const ColumnChunkOptions& options, std::string what)
+  ChunkReader(const ColumnMetaData& meta, const SchemaNode& leaf, const ColumnChunkOptions& options,
+              std::string what)
       : meta_(meta),
         max_def_(leaf.max_definition_level),
         max_rep_(leaf.max_repetition_level),
@@ -59,8 +59,7 @@ class ChunkReader {
         what_(std::move(what)) {}
 
   Status Init(const SchemaNode& leaf) {
-    QUIVER_ASSIGN_OR_RETURN(out_.values,
-                            ColumnValues::Make(meta_.type, leaf.element->type_length));
+    QUIVER_ASSIGN_OR_RETURN(out_.values, ColumnValues::Make(meta_.type, leaf.element->type_length));
     return Reserve();
   }
 
@@ -70,9 +69,8 @@ class ChunkReader {
     while (out_.num_levels < meta_.num_values && position < size) {
       const std::string where = what_ + ", page " + std::to_string(page);
       int64_t header_size = 0;
-      QUIVER_ASSIGN_OR_RETURN(PageHeader header,
-                              DecodePageHeader(data + position, size - position, where,
-                                               &header_size));
+      QUIVER_ASSIGN_OR_RETURN(PageHeader header, DecodePageHeader(data + position, size - position,
+                                                                  where, &header_size));
       position += header_size;
       if (header.compressed_page_size > size - position) {
         return Status::Invalid(where, ": its ", header.compressed_page_size,
@@ -88,8 +86,7 @@ class ChunkReader {
                              " values, its metadata says ", meta_.num_values);
     }
     if (fixed_list_size_ > 0 && out_.all_defined && row_position_ != 0) {
-      return Status::Invalid(what_, ": its last row holds ", row_position_,
-                             " values, not the fixed-size list's ", fixed_list_size_);
+      return PatternBroken(out_.num_levels, what_);
     }
     return Status::OK();
   }
@@ -113,12 +110,9 @@ class ChunkReader {
 
   Status ReadPage(const PageHeader& header, const uint8_t* page, const std::string& where) {
     switch (header.type) {
-      case PageType::kDictionaryPage:
-        return ReadDictionaryPage(header, page, where);
-      case PageType::kDataPage:
-        return ReadDataPageV1(header, page, where);
-      case PageType::kDataPageV2:
-        return ReadDataPageV2(header, page, where);
+      case PageType::kDictionaryPage: return ReadDictionaryPage(header, page, where);
+      case PageType::kDataPage: return ReadDataPageV1(header, page, where);
+      case PageType::kDataPageV2: return ReadDataPageV2(header, page, where);
       case PageType::kIndexPage:
         return Status::OK();  // never written by known writers; nothing to read
     }
@@ -131,8 +125,8 @@ class ChunkReader {
                                       const std::string& where) {
     if (meta_.codec == Codec::kUncompressed) {
       if (size != decoded_size) {
-        return Status::Invalid(where, ": an uncompressed page of ", size,
-                               " bytes says it holds ", decoded_size);
+        return Status::Invalid(where, ": an uncompressed page of ", size, " bytes says it holds ",
+                               decoded_size);
       }
       return data;
     }
@@ -153,9 +147,9 @@ class ChunkReader {
       return Status::Invalid(where, ": a dictionary page in ", EncodingName(h.encoding),
                              " (dictionaries are PLAIN)");
     }
-    QUIVER_ASSIGN_OR_RETURN(const uint8_t* bytes,
-                            Decompressed(page, header.compressed_page_size,
-                                         header.uncompressed_page_size, where));
+    QUIVER_ASSIGN_OR_RETURN(
+        const uint8_t* bytes,
+        Decompressed(page, header.compressed_page_size, header.uncompressed_page_size, where));
     QUIVER_ASSIGN_OR_RETURN(ColumnValues dictionary,
                             ColumnValues::Make(out_.values.type, out_.values.width));
     QUIVER_RETURN_NOT_OK(DecodeValues(Encoding::kPlain, bytes, header.uncompressed_page_size,
@@ -168,9 +162,9 @@ class ChunkReader {
   // the definition levels (each with a 4-byte length in RLE), then values.
   Status ReadDataPageV1(const PageHeader& header, const uint8_t* page, const std::string& where) {
     const DataPageHeader& h = *header.data_page;
-    QUIVER_ASSIGN_OR_RETURN(const uint8_t* bytes,
-                            Decompressed(page, header.compressed_page_size,
-                                         header.uncompressed_page_size, where));
+    QUIVER_ASSIGN_OR_RETURN(
+        const uint8_t* bytes,
+        Decompressed(page, header.compressed_page_size, header.uncompressed_page_size, where));
     int64_t left = header.uncompressed_page_size;
     LevelBytes rep, def;
     if (max_rep_ > 0) {
@@ -222,8 +216,8 @@ class ChunkReader {
   // says so.
   Status ReadDataPageV2(const PageHeader& header, const uint8_t* page, const std::string& where) {
     const DataPageHeaderV2& h = *header.data_page_v2;
-    const int64_t levels = int64_t{h.repetition_levels_byte_length} +
-                           h.definition_levels_byte_length;
+    const int64_t levels =
+        int64_t{h.repetition_levels_byte_length} + h.definition_levels_byte_length;
     if (levels > header.compressed_page_size || levels > header.uncompressed_page_size) {
       return Status::Invalid(where, ": its ", levels, " bytes of levels exceed the page's size");
     }
@@ -291,10 +285,14 @@ class ChunkReader {
   }
 
   Status AddRepetitionLevels(const LevelBytes& bytes, int64_t count, const std::string& where) {
+    const int width = BitWidthOf(static_cast<uint32_t>(max_rep_));
+    if (fixed_list_size_ > 0 && out_.all_defined && bytes.encoding == Encoding::kRle) {
+      return CheckRepetitionRuns(bytes, width, count, where);
+    }
     uint32_t* levels = Scratch(count);
-    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, BitWidthOf(static_cast<uint32_t>(max_rep_)), count,
-                                      levels, where));
-    if (fixed_list_size_ > 0 && out_.all_defined) return CheckRepetitionPattern(levels, count, where);
+    QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+    if (fixed_list_size_ > 0 && out_.all_defined)
+      return CheckRepetitionPattern(levels, count, where);
     for (int64_t i = 0; i < count; ++i) {
       if (levels[i] > static_cast<uint32_t>(max_rep_)) {
         return Status::Invalid(where, ": repetition level ", levels[i], " at value ", i,
@@ -305,16 +303,69 @@ class ChunkReader {
     return Status::OK();
   }
 
+  // A level that breaks the pattern at chunk-wide index `level`: a row
+  // that starts before the current one holds fixed_list_size_ values, or
+  // one that goes on past them.
+  Status PatternBroken(int64_t level, const std::string& where) const {
+    const int64_t k = fixed_list_size_;
+    if (row_position_ > 0) {
+      return Status::Invalid(where, ": row ", (level - row_position_) / k, " holds ", row_position_,
+                             " values, not the ", k, " of its fixed-size list type");
+    }
+    return Status::Invalid(where, ": row ", level / k - 1, " holds more than the ", k,
+                           " values of its fixed-size list type");
+  }
+
   // Every row a list of exactly fixed_list_size_ values: levels 0, 1, ... 1.
-  Status CheckRepetitionPattern(const uint32_t* levels, int64_t count, const std::string& where) {
+  // `first` is the chunk-wide index of levels[0].
+  Status CheckRepetitionPattern(const uint32_t* levels, int64_t count, const std::string& where,
+                                int64_t first = -1) {
+    if (first < 0) first = out_.num_levels;
     for (int64_t i = 0; i < count; ++i) {
       const uint32_t expected = row_position_ == 0 ? 0 : 1;
-      if (levels[i] != expected) {
-        return Status::Invalid(where, ": row ", (out_.num_levels + i) / fixed_list_size_,
-                               " is not a list of ", fixed_list_size_,
-                               " values, as its fixed-size list type says");
-      }
+      if (levels[i] != expected) return PatternBroken(first + i, where);
       if (++row_position_ == fixed_list_size_) row_position_ = 0;
+    }
+    return Status::OK();
+  }
+
+  // The same check one run at a time: a repeated run of 1s continues the
+  // current row (it must not reach the next row's start), a repeated run
+  // of 0s is a run of one-value rows; bit-packed runs (the few values
+  // around each row's start) are checked value by value.
+  Status CheckRepetitionRuns(const LevelBytes& bytes, int width, int64_t count,
+                             const std::string& where) {
+    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+    uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
+    int64_t done = 0;
+    while (done < count) {
+      bool repeated = false;
+      uint32_t value = 0;
+      QUIVER_ASSIGN_OR_RETURN(int64_t n, decoder.DecodeRun(std::min<int64_t>(count - done, 4096),
+                                                           scratch, &repeated, &value));
+      const int64_t first = out_.num_levels + done;
+      if (!repeated) {
+        QUIVER_RETURN_NOT_OK(CheckRepetitionPattern(scratch, n, where, first));
+      } else if (value == 1) {
+        if (row_position_ == 0) return PatternBroken(first, where);
+        if (row_position_ + n > fixed_list_size_) {
+          const int64_t fits = fixed_list_size_ - row_position_;
+          row_position_ = 0;
+          return PatternBroken(first + fits, where);
+        }
+        row_position_ = (row_position_ + n) % fixed_list_size_;
+      } else if (value == 0) {
+        if (row_position_ != 0) return PatternBroken(first, where);
+        if (fixed_list_size_ > 1 && n > 1) {
+          row_position_ = 1;
+          return PatternBroken(first + 1, where);
+        }
+        row_position_ = fixed_list_size_ == 1 ? 0 : 1;
+      } else {
+        return Status::Invalid(where, ": repetition level ", value,
+                               " is above the column's maximum 1");
+      }
+      done += n;
     }
     return Status::OK();
   }
@@ -343,17 +394,17 @@ class ChunkReader {
 }  // namespace
 
 Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChunk& chunk,
-                                        const SchemaNode& leaf,
-                                        const ColumnChunkOptions& options,
+                                        const SchemaNode& leaf, const ColumnChunkOptions& options,
                                         const std::string& what) {
   const ColumnMetaData& meta = *chunk.meta_data;
   int64_t start = meta.data_page_offset;
   if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0) {
     start = std::min(start, *meta.dictionary_page_offset);
   }
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
   ChunkReader reader(meta, leaf, options, what);
   QUIVER_RETURN_NOT_OK(reader.Init(leaf));
+  if (meta.num_values == 0) return reader.Finish();  // never read (ParquetFile::Open)
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
   QUIVER_RETURN_NOT_OK(reader.ReadPages(bytes->data(), bytes->size()));
   ColumnChunkData out = reader.Finish();
   return out;

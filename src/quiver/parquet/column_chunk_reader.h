@@ -46,8 +46,7 @@ struct ColumnChunkOptions {
 // Reads column chunk `chunk` (checked by ParquetFile::Open) of `leaf` from
 // `source`. `what` names the column and row group in errors.
 Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChunk& chunk,
-                                        const SchemaNode& leaf,
-                                        const ColumnChunkOptions& options,
+                                        const SchemaNode& leaf, const ColumnChunkOptions& options,
                                         const std::string& what);
 
 }  // namespace quiver::parquet

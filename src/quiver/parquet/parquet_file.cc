@@ -91,6 +91,9 @@ Status CheckChunk(const ColumnChunk& chunk, const SchemaNode& leaf,
   if (m.dictionary_page_offset && *m.dictionary_page_offset > 0) {
     start = std::min(start, *m.dictionary_page_offset);
   }
+  // A chunk of no values is never read, wherever its offsets point (a
+  // writer may leave the data page offset 0 beside a dictionary page).
+  if (m.num_values == 0) return Status::OK();
   if (start < 4 || m.total_compressed_size > data_end - start) {
     return Status::Invalid(where, ": its ", m.total_compressed_size, " bytes at offset ", start,
                            " lie outside the file's data (bytes 4 to ", data_end, ")");
@@ -135,7 +138,7 @@ struct ParquetFile::Impl {
   std::shared_ptr<io::InputSource> source;
   FileFooter footer;
   SchemaNode root;
-  std::vector<LeafRange> field_leaves;  // per top-level field
+  std::vector<LeafRange> field_leaves;    // per top-level field
   std::vector<const SchemaNode*> leaves;  // in column order
   std::string name;
   SchemaPtr schema;
@@ -224,10 +227,19 @@ const KeyValueMetadata& ParquetFile::key_value_metadata() const {
 
 namespace {
 
-// The indices of the fields `names` (all when empty).
-Result<std::vector<int>> FieldIndices(const Schema& schema, const std::vector<std::string>& names,
+// The indices of the fields the options name (all when they name none).
+Result<std::vector<int>> FieldIndices(const Schema& schema, const ParquetReadOptions& options,
                                       const std::string& what) {
+  const std::vector<std::string>& names = options.columns;
   std::vector<int> out;
+  if (names.empty() && !options.field_indices.empty()) {
+    for (int f : options.field_indices) {
+      if (f < 0 || static_cast<size_t>(f) >= schema.fields.size()) {
+        return Status::IndexError("field ", f, " of ", what, ", which has ", schema.fields.size());
+      }
+    }
+    return options.field_indices;
+  }
   if (names.empty()) {
     for (size_t f = 0; f < schema.fields.size(); ++f) out.push_back(static_cast<int>(f));
     return out;
@@ -261,11 +273,9 @@ std::vector<std::string> ReadableCodecs() {
 Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions& options) const {
   const Impl& impl = *impl_;
   if (i < 0 || i >= num_row_groups()) {
-    return Status::IndexError("row group ", i, " of ", impl.name, ", which has ",
-                              num_row_groups());
+    return Status::IndexError("row group ", i, " of ", impl.name, ", which has ", num_row_groups());
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
-                          FieldIndices(*impl.schema, options.columns, impl.name));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields, FieldIndices(*impl.schema, options, impl.name));
   const RowGroup& group = impl.footer.metadata.row_groups[static_cast<size_t>(i)];
 
   // Every leaf of the projected fields read on its own (in parallel), then
@@ -285,8 +295,8 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
         const std::string what = impl.name + ": column " + impl.column_paths[leaf] +
                                  " of row group " + std::to_string(i);
         ColumnChunkOptions chunk_options;
-        chunk_options.fixed_list_size = FixedListSize(
-            *impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
+        chunk_options.fixed_list_size =
+            FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
         QUIVER_ASSIGN_OR_RETURN(
             data[static_cast<size_t>(t)],
             ReadColumnChunk(*impl.source, group.columns[static_cast<size_t>(leaf)],
@@ -302,15 +312,16 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
     std::vector<ColumnChunkData> leaves;
     for (int n = 0; n < range.count; ++n) leaves.push_back(std::move(data[next++]));
-    const std::string what = impl.name + ": column " + field.name + " of row group " +
-                             std::to_string(i);
+    const std::string what =
+        impl.name + ": column " + field.name + " of row group " + std::to_string(i);
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
                             AssembleColumn(impl.root.children[static_cast<size_t>(f)], field,
                                            &leaves, group.num_rows, what));
     out_fields.push_back(field);
     columns.push_back(std::move(column));
   }
-  auto schema = std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
+  auto schema =
+      std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
   return RecordBatch::Make(std::move(schema), group.num_rows, std::move(columns),
                            ValidationLevel::kFull);
 }
@@ -323,7 +334,7 @@ Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const
     for (int g = 0; g < num_row_groups(); ++g) groups.push_back(g);
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
-                          FieldIndices(*impl_->schema, options.columns, impl_->name));
+                          FieldIndices(*impl_->schema, options, impl_->name));
   std::vector<Field> out_fields;
   for (int f : fields) out_fields.push_back(impl_->schema->fields[static_cast<size_t>(f)]);
   auto schema =

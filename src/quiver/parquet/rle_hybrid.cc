@@ -82,16 +82,64 @@ inline uint32_t PackedValue(const uint8_t* packed, int64_t index, int width) {
   return static_cast<uint32_t>((word >> shift) & mask);
 }
 
+// The 8 values of the bit-packed group at `packed` (which holds `width`
+// bytes): copied into a padded local block first, so that each value is
+// one unaligned 64-bit load whatever the bytes after the group.
+inline void UnpackGroup(const uint8_t* packed, int width, uint32_t* out) {
+  uint8_t local[40] = {};
+  std::memcpy(local, packed, static_cast<size_t>(width));
+  const uint64_t mask = (uint64_t{1} << width) - 1;
+  for (int j = 0; j < 8; ++j) {
+    const int bit = j * width;
+    uint64_t word;
+    std::memcpy(&word, local + bit / 8, sizeof(word));
+    out[j] = static_cast<uint32_t>((word >> (bit % 8)) & mask);
+  }
+}
+
+// Values [index, index + n) of a bit-packed run: whole groups of 8 at a
+// time where they are aligned, one by one at the edges.
+void UnpackValues(const uint8_t* packed, int64_t index, int64_t n, int width, uint32_t* out) {
+  if (width == 0) {
+    std::fill(out, out + n, 0u);
+    return;
+  }
+  int64_t i = 0;
+  while (i < n) {
+    const int64_t at = index + i;
+    if (at % 8 == 0 && n - i >= 8) {
+      UnpackGroup(packed + (at / 8) * width, width, out + i);
+      i += 8;
+    } else {
+      out[i] = PackedValue(packed, at, width);
+      ++i;
+    }
+  }
+}
+
 }  // namespace
+
+Result<int64_t> RleHybridDecoder::DecodeRun(int64_t max, uint32_t* out, bool* repeated,
+                                            uint32_t* value) {
+  if (left_ == 0) QUIVER_RETURN_NOT_OK(NextRun());
+  const int64_t n = std::min(max, left_);
+  *repeated = !packed_;
+  if (packed_) {
+    UnpackValues(data_ + packed_start_, packed_index_, n, bit_width_, out);
+    packed_index_ += n;
+  } else {
+    *value = repeated_;
+  }
+  left_ -= n;
+  return n;
+}
 
 Status RleHybridDecoder::Decode(uint32_t* out, int64_t count) {
   while (count > 0) {
     if (left_ == 0) QUIVER_RETURN_NOT_OK(NextRun());
     const int64_t n = std::min(count, left_);
     if (packed_) {
-      for (int64_t i = 0; i < n; ++i) {
-        out[i] = PackedValue(data_ + packed_start_, packed_index_ + i, bit_width_);
-      }
+      UnpackValues(data_ + packed_start_, packed_index_, n, bit_width_, out);
       packed_index_ += n;
     } else {
       std::fill(out, out + n, repeated_);

@@ -27,6 +27,13 @@ class RleHybridDecoder {
   // run of `value` covering them all is answered without decoding it (the
   // definition levels of a column without nulls).
   Result<bool> NextAllEqual(int64_t count, uint32_t value);
+  // Up to `max` values from the current run (the next run when it is
+  // used up): for a repeated run, *repeated is true and *value the value
+  // (nothing is written to `out`); for a bit-packed run, the values are
+  // decoded into `out`, which holds `max`. Returns how many values it
+  // consumed (at least 1). For callers that treat runs as runs: a check
+  // of repetition levels costs one step per run, not per value.
+  Result<int64_t> DecodeRun(int64_t max, uint32_t* out, bool* repeated, uint32_t* value);
   // Values decoded past `count` in the current run are kept for the next
   // call; bytes consumed so far.
   int64_t position() const { return position_; }

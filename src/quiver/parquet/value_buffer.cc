@@ -15,6 +15,8 @@ Status ValueBuffer::Reserve(int64_t bytes) {
 
 Result<uint8_t*> ValueBuffer::Extend(int64_t bytes) {
   if (bytes < 0) return Status::Invalid("a negative length (", bytes, ") to append");
+  // Nothing to add: an empty buffer has no storage to point into yet.
+  if (bytes == 0) return storage_ ? storage_->mutable_data() + size_ : nullptr;
   int64_t needed = 0;
   if (__builtin_add_overflow(size_, bytes, &needed)) {
     return Status::Invalid("values of more than 2^63 bytes");
