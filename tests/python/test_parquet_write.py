@@ -648,3 +648,64 @@ def test_bfloat16_tensors(tmp_path):
     table = pa.table({"bf": pa.array(qv.FixedShapeTensorArray.from_numpy(x))})
     # pyarrow sees the bfloat16 values as their uint16 storage, from either file.
     assert_reads_back(table, tmp_path / "bf.parquet")
+
+
+def _quiver_reads_back(table, path, **kwargs):
+    """quiver's own reader gives what pyarrow reads from quiver's file. A
+    timestamp's time zone other than UTC comes back as UTC (the reader
+    keeps ARROW:schema types only where they equal or extend the Parquet
+    ones): those columns are compared as instants."""
+    qv.parquet.write_table(table, path, **kwargs)
+    got = pa.table(qv.parquet.read_table(path))
+    expected = decoded(pq.read_table(path))
+    got = decoded(got)
+    assert got.column_names == expected.column_names
+    for name in expected.column_names:
+        a, b = got.column(name), expected.column(name)
+        if pa.types.is_timestamp(b.type) and a.type != b.type:
+            assert a.type.unit == b.type.unit and a.type.tz == "UTC"
+            b = b.cast(a.type)
+        assert a.type == b.type, (name, a.type, b.type)
+        assert a.equals(b), name
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("use_dictionary", [True, False])
+@pytest.mark.parametrize("maker", [flat_table, nested_table, tensor_table])
+def test_quiver_reads_them_back(tmp_path, version, use_dictionary, maker):
+    _quiver_reads_back(
+        maker(),
+        tmp_path / "q.parquet",
+        data_page_version=version,
+        use_dictionary=use_dictionary,
+        row_group_size=200,
+        compression=_codecs()[-1],
+    )
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_quiver_reads_random_nested_columns(tmp_path, seed):
+    rng = np.random.default_rng(100 + seed)
+    columns = {}
+    for c in range(3):
+        type_ = random_type(rng, 3)
+        columns[f"c{c}"] = pa.array(
+            [random_value(rng, type_, [0.0, 0.1, 0.5][c]) for _ in range(150)], type_
+        )
+    _quiver_reads_back(
+        pa.table(columns),
+        tmp_path / "r.parquet",
+        data_page_size=int(rng.integers(16, 4096)),
+        row_group_size=int(rng.integers(20, 200)),
+        data_page_version=["1.0", "2.0"][seed % 2],
+    )
+
+
+def test_quiver_reads_encodings_and_long_lists(tmp_path):
+    path = tmp_path / "q.parquet"
+    _quiver_reads_back(flat_table(300), path, use_byte_stream_split=True)
+    _quiver_reads_back(flat_table(3000), path, data_page_size=100, row_group_size=1000)
+    values = pa.array(np.arange(6_000_000) % 100, pa.int16())
+    offsets = pa.array(np.arange(0, 6_000_001, 1000, dtype=np.int32))
+    lists = pa.ListArray.from_arrays(offsets, values, mask=pa.array(np.arange(6000) % 13 == 0))
+    _quiver_reads_back(pa.table({"l": lists}), path)  # levels in batches

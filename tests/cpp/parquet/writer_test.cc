@@ -487,6 +487,39 @@ TEST(ParquetWriter, LongListsInBatchesOfLevels) {
   }
 }
 
+TEST(ParquetWriter, QuiverReadsItsFilesBack) {
+  // [[1, null], null, [], [3]], a struct with nulls at both levels, strings.
+  auto child = Primitive<int32_t>(int32(), {1, 0, 3}, {true, false, true});
+  auto lists = ListOf(list(ListItem(int32())), {0, 2, 2, 2, 3}, {true, false, true, true}, child);
+  auto x = Primitive<int64_t>(int64(), {5, 6, 7, 8}, {true, true, false, true});
+  auto st = std::make_shared<ArrayData>();
+  st->type = struct_({Field{"x", int64()}});
+  st->length = 4;
+  st->buffers = {Bitmap({true, false, true, true})};
+  st->children = {x};
+  auto strings = test::Utf8({"a", std::nullopt, "", "dd"});
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {Field{"l", lists->type}, Field{"s", st->type}, Field{"u", utf8()}};
+  std::vector<ChunkedArrayPtr> columns;
+  for (const ArrayDataPtr& a : {ArrayDataPtr(lists), ArrayDataPtr(st), strings}) {
+    columns.push_back(*ChunkedArray::Make(a->type, {a}));
+  }
+  auto table = *Table::Make(schema, columns);
+  for (int version : {1, 2}) {
+    for (bool dictionary : {true, false}) {
+      ParquetWriteOptions options;
+      options.data_page_version = version;
+      options.use_dictionary = dictionary;
+      options.row_group_rows = 3;
+      auto buffer = *WriteParquetBuffer(*table, options);
+      auto file = *ParquetFile::Open(io::BufferSource(buffer));
+      auto read = file->ReadTable();
+      ASSERT_OK(StatusOf(read));
+      EXPECT_TRUE((*read)->Equals(*table)) << version << " " << dictionary;
+    }
+  }
+}
+
 TEST(ParquetWriter, Errors) {
   auto table = OneColumn("a", Primitive<int32_t>(int32(), {1}));
   ParquetWriteOptions bad;
