@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -329,21 +330,38 @@ std::string Bytes(T v) {
 template <typename T>
 void Numbers(const PhysicalValues& values, ValueRanges ranges, std::optional<std::string>* min,
              std::optional<std::string>* max) {
-  std::optional<T> lo, hi;
-  MinMaxOf<T>(
-      ranges, [&](int64_t j) { return Load<T>(values.Fixed(j)); }, [](T a, T b) { return a < b; },
-      [](T v) {
-        if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-        return false;
-      },
-      &lo, &hi);
-  if (!lo) return;
+  // Plain loops over each range's values (which the compiler vectorises):
+  // a NaN compares false both ways, so it never becomes min or max.
+  T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
   if constexpr (std::is_floating_point_v<T>) {
-    if (*lo == 0) lo = -T(0);
-    if (*hi == 0) hi = T(0);
+    lo = std::numeric_limits<T>::infinity();
+    hi = -std::numeric_limits<T>::infinity();
   }
-  *min = Bytes(*lo);
-  *max = Bytes(*hi);
+  bool any = false;
+  for (const Range& r : ranges) {
+    const uint8_t* p = values.Fixed(r.begin);
+    const int64_t n = r.length();
+    bool seen = false;
+    for (int64_t k = 0; k < n; ++k) {
+      T v;
+      std::memcpy(&v, p + k * static_cast<int64_t>(sizeof(T)), sizeof(T));
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+      if constexpr (std::is_floating_point_v<T>) {
+        seen |= v == v;
+      } else {
+        seen = true;
+      }
+    }
+    any |= seen;
+  }
+  if (!any) return;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (lo == 0) lo = -T(0);
+    if (hi == 0) hi = T(0);
+  }
+  *min = Bytes(lo);
+  *max = Bytes(hi);
 }
 
 }  // namespace

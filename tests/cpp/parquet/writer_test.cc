@@ -394,6 +394,13 @@ TEST(ParquetEncoders, StatisticsOrders) {
   EXPECT_EQ(dlo, -2.5);
   EXPECT_EQ(dhi, 0.0);
   EXPECT_FALSE(std::signbit(dhi));
+  auto infinite = Primitive<double>(float64(), {INFINITY, std::nan(""), INFINITY});
+  auto inf_values = *PhysicalValues::Make(infinite, fe, 0, 3);
+  ComputeMinMax(inf_values, all, SortOrder::kFloat, &min, &max);
+  std::memcpy(&dlo, min->data(), 8);
+  std::memcpy(&dhi, max->data(), 8);
+  EXPECT_EQ(dlo, INFINITY);
+  EXPECT_EQ(dhi, INFINITY);
   auto nans = Primitive<double>(float64(), {std::nan("")});
   auto only_nan = *PhysicalValues::Make(nans, fe, 0, 1);
   std::vector<Range> one{{0, 1}};
