@@ -67,7 +67,7 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
   std::vector<PageSpan> pages;
   const int64_t n = leaf.num_levels;
   const int64_t page_bits = std::max<int64_t>(1, page_bytes) * 8;
-  const bool flat = leaf.rep.empty() && leaf.def.empty();
+  const bool flat = leaf.rep.empty() && leaf.row_levels.empty() && leaf.def.empty();
   if (flat && value_bits > 0) {
     // Each row the same number of levels and values: pages by arithmetic.
     const int64_t per_row = leaf.rep_period > 0 ? leaf.rep_period : 1;
@@ -76,7 +76,7 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
         std::max<int64_t>(1, page_bits / std::max<int64_t>(1, value_bits * per_row));
     for (int64_t r = 0; r < rows; r += rows_per_page) {
       const int64_t count = std::min(rows_per_page, rows - r);
-      PageSpan p{r * per_row, (r + count) * per_row, r * per_row, (r + count) * per_row, count};
+      PageSpan p{r * per_row, (r + count) * per_row, r * per_row, (r + count) * per_row, count, r};
       pages.push_back(p);
     }
     return pages;
@@ -91,20 +91,50 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
     return (static_cast<int64_t>(values.Bytes(slot++).size()) + 4) * 8;
   };
   PageSpan page;
-  int64_t bits = 0, v = 0;
+  int64_t bits = 0, v = 0, row = 0;
+  if (!leaf.row_levels.empty() && leaf.def.empty() && value_bits > 0) {
+    // Rows of known level counts, every level a fixed-width value.
+    int64_t l = 0;
+    for (const int64_t levels : leaf.row_levels) {
+      if (bits >= page_bits && l > page.level_begin) {
+        page.level_end = l;
+        page.value_end = l;
+        pages.push_back(page);
+        page = PageSpan{l, 0, l, 0, 0, row};
+        bits = 0;
+      }
+      ++page.rows;
+      ++row;
+      bits += levels * (value_bits + 2);
+      l += levels;
+    }
+    if (n > 0) {
+      page.level_end = page.value_end = n;
+      pages.push_back(page);
+    }
+    return pages;
+  }
+  int64_t next_row = 0;  // row_levels: the level the next row starts at
   for (int64_t l = 0; l < n; ++l) {
-    const bool row_start = leaf.rep_period > 0 ? l % leaf.rep_period == 0
-                           : leaf.rep.empty()  ? true
-                                               : leaf.rep[static_cast<size_t>(l)] == 0;
+    bool row_start;
+    if (leaf.rep_period > 0) {
+      row_start = l % leaf.rep_period == 0;
+    } else if (!leaf.row_levels.empty()) {
+      row_start = l == next_row;
+      if (row_start) next_row += leaf.row_levels[static_cast<size_t>(row)];
+    } else {
+      row_start = leaf.rep.empty() || leaf.rep[static_cast<size_t>(l)] == 0;
+    }
     if (row_start) {
       if (bits >= page_bits && l > page.level_begin) {
         page.level_end = l;
         page.value_end = v;
         pages.push_back(page);
-        page = PageSpan{l, 0, v, 0, 0};
+        page = PageSpan{l, 0, v, 0, 0, row};
         bits = 0;
       }
       ++page.rows;
+      ++row;
     }
     if (leaf.def.empty() || leaf.def[static_cast<size_t>(l)] == leaf.max_def) {
       bits += next_value_bits();
@@ -153,6 +183,33 @@ std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& pag
     for (int64_t i = 0; i < units; ++i) out += unit;
     out += rest;
     return out;
+  }
+  if (!leaf.row_levels.empty()) {
+    const auto first = leaf.row_levels.begin() + page.row_begin;
+    const int64_t levels = page.level_end - page.level_begin;
+    if (levels >= 16 * page.rows) {
+      // Long rows: a run of one 0 and a run of 1s each (rows of one level
+      // join their 0s into one run).
+      std::string out;
+      int64_t zeros = 0;
+      for (auto it = first; it != first + page.rows; ++it) {
+        ++zeros;
+        if (*it > 1) {
+          out += RepeatedRun(zeros, 0, width);
+          out += RepeatedRun(*it - 1, 1, width);
+          zeros = 0;
+        }
+      }
+      out += RepeatedRun(zeros, 0, width);
+      return out;
+    }
+    std::vector<uint32_t> rep(static_cast<size_t>(levels), 1);
+    size_t at = 0;
+    for (auto it = first; it != first + page.rows; ++it) {
+      rep[at] = 0;
+      at += static_cast<size_t>(*it);
+    }
+    return EncodeRleHybrid(rep.data(), levels, width);
   }
   return EncodeLevels(leaf.rep, page.level_begin, page.level_end, leaf.max_rep);
 }

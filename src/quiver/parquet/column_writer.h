@@ -33,6 +33,7 @@ struct PageSpan {
   int64_t level_begin = 0, level_end = 0;
   int64_t value_begin = 0, value_end = 0;
   int64_t rows = 0;
+  int64_t row_begin = 0;
 };
 
 // Where the chunk's pages end (at row boundaries, each holding at least one

@@ -68,7 +68,7 @@ struct Walker {
     if (def != out.max_def) out.def_all_max = false;
     if (keep_levels) {
       if (out.max_def > 0) out.def.push_back(def);
-      if (out.max_rep > 0) out.rep.push_back(rep);
+      if (out.max_rep > 1) out.rep.push_back(rep);
     }
     ++out.num_levels;
   }
@@ -119,7 +119,7 @@ struct Walker {
             if (keep_levels) {
               if (out.max_def > 0)
                 out.def.insert(out.def.end(), static_cast<size_t>(count), present);
-              if (out.max_rep > 0) {
+              if (out.max_rep > 1) {
                 out.rep.push_back(rep);
                 out.rep.insert(out.rep.end(), static_cast<size_t>(count - 1), node.rep);
               }
@@ -295,8 +295,17 @@ Result<ShreddedLeaf> ShredLeaf(const ArrayDataPtr& data, bool nullable, int leaf
   }
   Walker walker{path, leaf, keep_levels};
   if (keep_levels && leaf.max_def > 0) leaf.def.reserve(static_cast<size_t>(n));
-  if (keep_levels && leaf.max_rep > 0) leaf.rep.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) walker.Visit(0, i, 0, 0);
+  if (keep_levels && leaf.max_rep > 1) leaf.rep.reserve(static_cast<size_t>(n));
+  if (keep_levels && leaf.max_rep == 1) {
+    leaf.row_levels.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t before = leaf.num_levels;
+      walker.Visit(0, i, 0, 0);
+      leaf.row_levels.push_back(leaf.num_levels - before);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) walker.Visit(0, i, 0, 0);
+  }
   // Every level at max_def: no need to keep them.
   if (leaf.def_all_max) std::vector<int16_t>().swap(leaf.def);
   return leaf;

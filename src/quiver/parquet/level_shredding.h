@@ -26,8 +26,13 @@ struct ShreddedLeaf {
   // Definition levels; empty when every level is max_def (no nulls or
   // empty lists anywhere on the path, or max_def == 0).
   std::vector<int16_t> def;
-  // Repetition levels; empty when max_rep == 0 or rep_period > 0.
+  // Repetition levels, kept only where max_rep > 1 (empty when max_rep is
+  // 0 or 1, or rep_period > 0).
   std::vector<int16_t> rep;
+  // max_rep == 1 (one list on the path): the levels of each row, which say
+  // the repetition levels (0 where a row starts, 1 elsewhere) in 8 bytes a
+  // row instead of 2 a level.
+  std::vector<int64_t> row_levels;
   // > 0: each row is rep_period levels, 0 then max_rep repeated (a
   // fixed-size list of non-null values), not materialised.
   int64_t rep_period = 0;

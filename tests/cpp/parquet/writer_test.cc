@@ -84,7 +84,16 @@ TEST(ParquetShred, ListWithNullsAtEveryLevel) {
   EXPECT_EQ(leaf.max_def, 3);
   EXPECT_EQ(leaf.max_rep, 1);
   EXPECT_EQ(leaf.def, Levels({3, 2, 0, 1, 3}));
-  EXPECT_EQ(leaf.rep, Levels({0, 1, 0, 0, 0}));
+  // One list on the path: the repetition levels as levels per row.
+  EXPECT_TRUE(leaf.rep.empty());
+  EXPECT_EQ(leaf.row_levels, (std::vector<int64_t>{2, 1, 1, 1}));
+  PageSpan page{0, 5, 0, 2, 4};
+  const std::string rep = EncodeRepetitionLevels(leaf, page);
+  RleHybridDecoder decoder(reinterpret_cast<const uint8_t*>(rep.data()),
+                           static_cast<int64_t>(rep.size()), 1, "rep");
+  std::vector<uint32_t> decoded(5);
+  ASSERT_OK(decoder.Decode(decoded.data(), 5));
+  EXPECT_EQ(decoded, (std::vector<uint32_t>{0, 1, 0, 0, 0}));
   ASSERT_EQ(leaf.value_ranges.size(), 2u);
   EXPECT_EQ(leaf.value_ranges[0], (Range{0, 1}));
   EXPECT_EQ(leaf.value_ranges[1], (Range{2, 3}));
@@ -105,6 +114,40 @@ TEST(ParquetShred, CountingWithoutKeepingLevels) {
   auto flat = *ShredLeaf(Primitive<int32_t>(int32(), {1, 2}), true, 0, false);
   EXPECT_TRUE(flat.implicit_levels());
   EXPECT_EQ(StatusOf(ShredLeaf(a, true, 1, false)).code(), StatusCode::kIndexError);
+}
+
+LeafEncoding Int32Encoding();
+
+TEST(ParquetShred, LongRowsRepetitionLevelsAsRuns) {
+  // Rows of 40, 1, 1 and 20 values: runs of 0s and 1s, from any row on.
+  std::vector<int32_t> v(62, 7);
+  auto a = ListOf(list(ListItem(int32())), {0, 40, 41, 42, 62}, {}, Primitive<int32_t>(int32(), v));
+  auto leaf = (*ShredArray(a, true))[0];
+  ASSERT_EQ(leaf.row_levels, (std::vector<int64_t>{40, 1, 1, 20}));
+  for (int64_t first : {0, 1}) {
+    int64_t level_begin = 0;
+    for (int64_t r = 0; r < first; ++r) level_begin += leaf.row_levels[static_cast<size_t>(r)];
+    PageSpan page{level_begin, 62, level_begin, 62, 4 - first, first};
+    const std::string rep = EncodeRepetitionLevels(leaf, page);
+    std::vector<uint32_t> expected;
+    for (int64_t r = first; r < 4; ++r) {
+      for (int64_t j = 0; j < leaf.row_levels[static_cast<size_t>(r)]; ++j) {
+        expected.push_back(j == 0 ? 0 : 1);
+      }
+    }
+    RleHybridDecoder decoder(reinterpret_cast<const uint8_t*>(rep.data()),
+                             static_cast<int64_t>(rep.size()), 1, "rep");
+    std::vector<uint32_t> decoded(expected.size());
+    ASSERT_OK(decoder.Decode(decoded.data(), static_cast<int64_t>(decoded.size())));
+    EXPECT_EQ(decoded, expected);
+  }
+  // Pages of whole rows, by the rows' level counts.
+  auto values = *PhysicalValues::Make(leaf.values, Int32Encoding(), 0, 62);
+  auto pages = CutPages(leaf, values, 32, 80);
+  ASSERT_EQ(pages.size(), 2u);
+  EXPECT_EQ(pages[0].rows, 1);
+  EXPECT_EQ(pages[1].row_begin, 1);
+  EXPECT_EQ(pages[1].level_begin, 40);
 }
 
 TEST(ParquetShred, NestedListsAndSlices) {
@@ -158,7 +201,7 @@ TEST(ParquetShred, MapEntries) {
   ASSERT_EQ(leaves.size(), 2u);
   EXPECT_EQ(leaves[0].max_def, 2);  // map, key_value (the key is required)
   EXPECT_EQ(leaves[0].def, Levels({2, 2, 0, 1}));
-  EXPECT_EQ(leaves[0].rep, Levels({0, 1, 0, 0}));
+  EXPECT_EQ(leaves[0].row_levels, (std::vector<int64_t>{2, 1, 1}));
   EXPECT_EQ(leaves[1].max_def, 3);
   EXPECT_EQ(leaves[1].def, Levels({3, 2, 0, 1}));
 }
