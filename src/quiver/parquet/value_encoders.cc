@@ -217,11 +217,7 @@ uint32_t DictionaryEncoding::Index(const PhysicalValues& values, int64_t j) cons
     while (ids[slot] == 0 || keys[slot] != key) slot = (slot + 1) & (keys.size() - 1);
     return ids[slot] - 1;
   }
-  const std::string_view v = values.type() == PhysicalType::kByteArray
-                                 ? values.Bytes(j)
-                                 : std::string_view(reinterpret_cast<const char*>(values.Fixed(j)),
-                                                    static_cast<size_t>(values.width()));
-  return by_bytes.find(v)->second;
+  return slot_index[static_cast<size_t>(j - slot_begin)];
 }
 
 bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
@@ -269,6 +265,9 @@ bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t m
   }
   out->fixed_width = 0;
   out->by_bytes.clear();
+  out->slot_begin = ranges.empty() ? 0 : ranges.front().begin;
+  out->slot_index.assign(
+      ranges.empty() ? 0 : static_cast<size_t>(ranges.back().end - out->slot_begin), 0);
   int64_t page_bytes = 0;
   for (const Range& r : ranges) {
     for (int64_t j = r.begin; j < r.end; ++j) {
@@ -277,6 +276,7 @@ bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t m
                 : std::string_view(reinterpret_cast<const char*>(values.Fixed(j)),
                                    static_cast<size_t>(w));
       auto [it, inserted] = out->by_bytes.try_emplace(v, static_cast<uint32_t>(out->entries));
+      out->slot_index[static_cast<size_t>(j - out->slot_begin)] = it->second;
       if (!inserted) continue;
       page_bytes += static_cast<int64_t>(v.size() + (bytes ? 4 : 0));
       if (page_bytes > max_bytes) return false;
@@ -285,6 +285,7 @@ bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t m
       ++out->entries;
     }
   }
+  out->by_bytes.clear();  // the slots' indices say all that is needed now
   return true;
 }
 

@@ -87,6 +87,10 @@ struct DictionaryEncoding {
   std::vector<uint64_t> keys;
   std::vector<uint32_t> ids;
   std::unordered_map<std::string_view, uint32_t> by_bytes;
+  // Other values: the index of each slot from slot_begin on (hashing byte
+  // strings twice would cost more than 4 bytes a value).
+  int64_t slot_begin = 0;
+  std::vector<uint32_t> slot_index;
 
   size_t Slot(uint64_t key) const;
   // The index of slot j of `values`, which must be in the dictionary.
