@@ -2,7 +2,7 @@
 // the ARROW:schema key), their metadata (row groups, column chunks, codecs,
 // encodings, statistics) and their columns, read from any source quiver
 // reads (local files, memory, http://, https://, s3://) without libarrow or
-// Thrift. docs/parquet.md.
+// Thrift; and tables written as Parquet files (WriteParquet*). docs/parquet.md.
 #pragma once
 
 #include <cstdint>
@@ -110,5 +110,53 @@ class ParquetFile {
   explicit ParquetFile(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// --- writing ----------------------------------------------------------------------
+
+struct ParquetWriteOptions {
+  // Rows per row group at most (> 0).
+  int64_t row_group_rows = int64_t{1} << 20;
+  // A data page is cut (at a row boundary) once its values reach this many
+  // bytes (> 0).
+  int64_t data_page_bytes = int64_t{1} << 20;
+  // UNCOMPRESSED, SNAPPY, ZSTD or LZ4_RAW (any case): Invalid otherwise,
+  // NotImplemented when this build lacks the codec's library.
+  std::string compression = "SNAPPY";
+  // 0: the codec's default (ZSTD: 1, as Arrow's); SNAPPY and LZ4_RAW have
+  // no levels.
+  int compression_level = 0;
+  // Dictionary-encode every column but BOOLEAN ones (and FLOAT/DOUBLE ones
+  // written with byte_stream_split): the chunk's distinct values in a
+  // dictionary page, RLE_DICTIONARY indices in the data pages. A column
+  // chunk whose dictionary passes dictionary_page_bytes is written PLAIN.
+  bool use_dictionary = true;
+  int64_t dictionary_page_bytes = int64_t{1} << 20;
+  // BYTE_STREAM_SPLIT for FLOAT and DOUBLE columns (instead of dictionary
+  // or PLAIN).
+  bool byte_stream_split = false;
+  // min, max and null_count of every column chunk, as Parquet orders the
+  // column's logical type.
+  bool write_statistics = true;
+  // 1: DataPage (levels and values compressed together); 2: DataPageV2
+  // (levels uncompressed, values compressed).
+  int data_page_version = 1;
+};
+
+// Writes `table` as a Parquet file to `sink` (not closed): the schema as
+// Parquet types with their logical and converted annotations, plus the
+// Arrow schema under the ARROW:schema key (as pyarrow writes it), so that
+// extension types, durations, large and fixed-size lists come back as
+// written. TypeError naming the column for a type Parquet cannot hold
+// (unions, intervals, run-end encoded, list views); Invalid for bad
+// options. docs/parquet.md, "Writing".
+Status WriteParquet(const Table& table, io::OutputSink* sink,
+                    const ParquetWriteOptions& options = {});
+// The file at `path`, atomically: written under a temporary name in the
+// same directory and renamed over `path` at the end; on failure nothing is
+// left (io::OpenFileSink).
+Status WriteParquetFile(const Table& table, const std::string& path,
+                        const ParquetWriteOptions& options = {});
+// The file's bytes.
+Result<BufferPtr> WriteParquetBuffer(const Table& table, const ParquetWriteOptions& options = {});
 
 }  // namespace quiver::parquet

@@ -2,12 +2,15 @@
 tensor extension types restored from the ARROW:schema key pyarrow writes),
 their metadata (row groups, column chunks, codecs, encodings, statistics)
 and their columns, from a path, bytes, a file object or an http://,
-https:// or s3:// URL. docs/parquet.md says what is read and what each
-check refuses."""
+https:// or s3:// URL; and tables written as Parquet files
+(``write_table``). docs/parquet.md says what is read and written and what
+each check refuses."""
+
+import os
 
 from . import _quiver
 
-__all__ = ["ParquetFile", "codecs", "read_table"]
+__all__ = ["ParquetFile", "codecs", "read_table", "write_table"]
 
 
 def codecs():
@@ -116,3 +119,73 @@ class ParquetFile:
             f"<quiver.parquet.ParquetFile: {self.num_rows} rows in {self.num_row_groups} "
             f"row groups, {len(self.column_paths)} columns>"
         )
+
+
+def write_table(
+    table,
+    where,
+    *,
+    row_group_size=None,
+    data_page_size=None,
+    compression="snappy",
+    compression_level=None,
+    use_dictionary=True,
+    use_byte_stream_split=False,
+    write_statistics=True,
+    data_page_version="1.0",
+    dictionary_pagesize_limit=None,
+):
+    """Writes ``table`` (a ``qv.Table`` or ``qv.RecordBatch``, or anything
+    with ``__arrow_c_stream__`` / ``__arrow_c_array__``, as ``qv.table``
+    takes it) as a Parquet file to ``where``: a path (str or PathLike),
+    written under a temporary name beside it and put in place only once
+    complete, or a writable binary file object.
+
+    The arguments mean what pyarrow's ``pq.write_table``'s do:
+    ``row_group_size`` rows per row group at most (None: 1Mi rows),
+    ``data_page_size`` bytes of values per data page (None: 1 MiB),
+    ``compression`` one of "none"/"uncompressed", "snappy", "zstd" or
+    "lz4" (LZ4_RAW), ``compression_level`` (None: the codec's default),
+    ``use_dictionary`` dictionary-encodes every column but booleans
+    (falling back to PLAIN for a column chunk whose dictionary passes 1
+    MiB, or ``dictionary_pagesize_limit`` bytes), ``use_byte_stream_split``
+    writes FLOAT and DOUBLE columns as BYTE_STREAM_SPLIT,
+    ``write_statistics`` min/max/null_count per column chunk,
+    ``data_page_version`` "1.0" or "2.0". The Arrow schema is stored
+    under ARROW:schema, so pyarrow and quiver restore extension types
+    (arrow.fixed_shape_tensor, ...), durations, large and fixed-size lists.
+    docs/parquet.md, "Writing"."""
+    if compression is None:
+        compression = "uncompressed"
+    if not isinstance(compression, str):
+        raise TypeError(f"compression must be a str, not {type(compression).__name__}")
+    if data_page_version not in ("1.0", "2.0"):
+        raise ValueError(f"data_page_version must be '1.0' or '2.0', not {data_page_version!r}")
+    flags = (use_dictionary, use_byte_stream_split, write_statistics)
+    if not all(isinstance(flag, bool) for flag in flags):
+        raise TypeError(
+            "use_dictionary, use_byte_stream_split and write_statistics must be bools "
+            "(per-column lists are not supported)"
+        )
+    args = dict(
+        row_group_size=row_group_size,
+        data_page_size=data_page_size,
+        compression=compression,
+        compression_level=compression_level,
+        use_dictionary=use_dictionary,
+        use_byte_stream_split=use_byte_stream_split,
+        write_statistics=write_statistics,
+        data_page_version=1 if data_page_version == "1.0" else 2,
+        dictionary_pagesize_limit=dictionary_pagesize_limit,
+    )
+    if isinstance(where, (str, os.PathLike)):
+        path = os.fspath(where)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        _quiver._parquet_write(table, path, **args)
+        return
+    if not hasattr(where, "write"):
+        raise TypeError(
+            f"where must be a path or a writable binary file object, not {type(where).__name__}"
+        )
+    _quiver._parquet_write(table, where, **args)

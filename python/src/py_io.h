@@ -40,4 +40,10 @@ Status TextReadError(nanobind::handle got);
 std::shared_ptr<io::InputSource> SourceFromPython(nanobind::handle source, bool memory_map,
                                                   const char* what = "an IPC source");
 
+// Where writers write, from a Python object: a path (str or PathLike:
+// io::OpenFileSink, put in place by Close) or a writable binary file object
+// (write() called with the GIL taken; not closed). TypeError otherwise.
+// Defined in py_ipc.cc.
+std::shared_ptr<io::OutputSink> SinkFromPython(nanobind::handle sink);
+
 }  // namespace quiver::python

@@ -181,6 +181,8 @@ class PythonSink : public ipc::OutputSink {
   int64_t position_ = 0;
 };
 
+}  // namespace
+
 std::shared_ptr<ipc::OutputSink> SinkFromPython(nb::handle sink) {
   nb::module_ os = nb::module_::import_("os");
   if (nb::isinstance<nb::str>(sink) || nb::isinstance(sink, os.attr("PathLike"))) {
@@ -190,6 +192,8 @@ std::shared_ptr<ipc::OutputSink> SinkFromPython(nb::handle sink) {
   Raise(Status::TypeError(std::string("an IPC sink is a path or a writable file object, got ") +
                           nb::type_name(sink.type()).c_str()));
 }
+
+namespace {
 
 // max_batch_rows= / max_batch_bytes=: None (no limit) or an int of 1 or
 // more. 0 is refused although the C++ option reads it as no limit: a

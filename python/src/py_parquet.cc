@@ -81,6 +81,26 @@ parquet::ParquetReadOptions ReadOptions(const std::optional<std::vector<std::str
   return options;
 }
 
+parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
+                                          std::optional<int64_t> data_page_size,
+                                          const std::string& compression,
+                                          std::optional<int> compression_level, bool use_dictionary,
+                                          bool use_byte_stream_split, bool write_statistics,
+                                          int data_page_version,
+                                          std::optional<int64_t> dictionary_pagesize_limit) {
+  parquet::ParquetWriteOptions options;
+  if (row_group_size) options.row_group_rows = *row_group_size;
+  if (data_page_size) options.data_page_bytes = *data_page_size;
+  options.compression = compression;
+  if (compression_level) options.compression_level = *compression_level;
+  options.use_dictionary = use_dictionary;
+  options.byte_stream_split = use_byte_stream_split;
+  options.write_statistics = write_statistics;
+  options.data_page_version = data_page_version;
+  if (dictionary_pagesize_limit) options.dictionary_page_bytes = *dictionary_pagesize_limit;
+  return options;
+}
+
 }  // namespace
 
 void BindParquet(nb::module_& m) {
@@ -137,6 +157,34 @@ void BindParquet(nb::module_& m) {
           },
           nb::arg("columns") = nb::none(), nb::arg("row_groups") = nb::none(),
           nb::arg("threads") = 0);
+  m.def(
+      "_parquet_write",
+      [](nb::handle data, nb::handle where, std::optional<int64_t> row_group_size,
+         std::optional<int64_t> data_page_size, const std::string& compression,
+         std::optional<int> compression_level, bool use_dictionary, bool use_byte_stream_split,
+         bool write_statistics, int data_page_version,
+         std::optional<int64_t> dictionary_pagesize_limit) {
+        const TablePtr table = TableFromPython(data);
+        const auto options = WriteOptions(
+            row_group_size, data_page_size, compression, compression_level, use_dictionary,
+            use_byte_stream_split, write_statistics, data_page_version, dictionary_pagesize_limit);
+        if (IsPath(where)) {
+          const std::string path =
+              nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(where));
+          Check(WithoutGil([&] { return parquet::WriteParquetFile(*table, path, options); }));
+          return;
+        }
+        // A file object: pages go to its write() as they are made.
+        auto sink = SinkFromPython(where);
+        Check(WithoutGil([&] {
+          QUIVER_RETURN_NOT_OK(parquet::WriteParquet(*table, sink.get(), options));
+          return sink->Flush();
+        }));
+      },
+      nb::arg("data"), nb::arg("where"), nb::arg("row_group_size").none(),
+      nb::arg("data_page_size").none(), nb::arg("compression"), nb::arg("compression_level").none(),
+      nb::arg("use_dictionary"), nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
+      nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none());
   m.def("_parquet_codecs", [] { return parquet::ReadableCodecs(); });
   m.def(
       "_parquet_open",

@@ -612,6 +612,16 @@ std::string EncodeFileMetaData(const FileMetaData& m) {
   for (const RowGroup& g : m.row_groups) WriteRowGroup(w, g);
   WriteKeyValues(w, 5, m.key_value_metadata);
   if (!m.created_by.empty()) w.Binary(6, m.created_by);
+  if (m.type_defined_column_orders > 0) {
+    w.ListHeader(7, ThriftType::kStruct, m.type_defined_column_orders);
+    for (int32_t i = 0; i < m.type_defined_column_orders; ++i) {
+      w.BeginStruct();  // the ColumnOrder union
+      w.FieldHeader(1, ThriftType::kStruct);
+      w.BeginStruct();  // TypeDefinedOrder: no fields
+      w.EndStruct();
+      w.EndStruct();
+    }
+  }
   w.EndStruct();
   return w.Take();
 }

@@ -151,6 +151,11 @@ struct FileMetaData {
   KeyValueMetadata key_value_metadata;
   std::string created_by;
   bool encrypted = false;  // an encryption algorithm is named
+  // Written only (the reader skips column_orders): this many leaf columns
+  // listed with TYPE_DEFINED_ORDER, which tells readers that the
+  // statistics' min_value and max_value follow each column's logical type
+  // (0: the field is left out).
+  int32_t type_defined_column_orders = 0;
 };
 
 struct DataPageHeader {

@@ -203,17 +203,23 @@ std::string EncodeRleHybrid(const uint32_t* values, int64_t count, int bit_width
     }
     const int64_t groups = (i - start + 7) / 8;
     AppendVarint(out, static_cast<uint64_t>(groups) << 1 | 1);
-    std::string packed(static_cast<size_t>(groups * bit_width), '\0');
-    for (int64_t k = 0; k < i - start; ++k) {
-      const uint32_t v = values[start + k];
-      for (int b = 0; b < bit_width; ++b) {
-        if (v >> b & 1) {
-          const int64_t bit = k * bit_width + b;
-          packed[static_cast<size_t>(bit / 8)] |= static_cast<char>(1 << (bit % 8));
-        }
+    // LSB first through a 64-bit accumulator (a value is at most 32 bits).
+    const size_t at = out.size();
+    out.resize(at + static_cast<size_t>(groups * bit_width), '\0');
+    char* packed = out.data() + at;
+    uint64_t accumulator = 0;
+    int bits = 0;
+    const uint64_t mask = bit_width == 32 ? 0xffffffffull : (uint64_t{1} << bit_width) - 1;
+    for (int64_t k = start; k < i; ++k) {
+      accumulator |= (values[k] & mask) << bits;
+      bits += bit_width;
+      while (bits >= 8) {
+        *packed++ = static_cast<char>(accumulator);
+        accumulator >>= 8;
+        bits -= 8;
       }
     }
-    out += packed;
+    if (bits > 0) *packed = static_cast<char>(accumulator);
   }
   return out;
 }

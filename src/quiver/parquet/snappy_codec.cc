@@ -145,6 +145,7 @@ void PutCopy(std::string& out, int64_t offset, int64_t length) {
 
 std::string SnappyEncode(const uint8_t* bytes, int64_t size) {
   std::string out;
+  out.reserve(static_cast<size_t>(32 + size + size / 6));  // the format's worst case
   AppendVarint(out, static_cast<uint64_t>(size));
   constexpr int kHashBits = 14;
   constexpr int64_t kWindow = 65535;
@@ -156,15 +157,20 @@ std::string SnappyEncode(const uint8_t* bytes, int64_t size) {
   };
   int64_t literal_start = 0;
   int64_t i = 0;
+  // As Snappy's own compressor: after 32 positions without a match, look
+  // at every second one, after 64 every third, ... so that bytes that do
+  // not compress pass quickly (as literals); a match starts over.
+  int64_t misses = 32;
   while (i + 4 <= size) {
     const uint32_t h = hash(i);
     const int64_t candidate = table[h];
     table[h] = i;
     if (candidate < 0 || i - candidate > kWindow ||
         std::memcmp(bytes + candidate, bytes + i, 4) != 0) {
-      ++i;
+      i += misses++ >> 5;
       continue;
     }
+    misses = 32;
     int64_t length = 4;
     while (i + length < size && bytes[candidate + length] == bytes[i + length]) ++length;
     PutLiteral(out, bytes + literal_start, i - literal_start);
