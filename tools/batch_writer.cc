@@ -4,9 +4,33 @@
 #include <utility>
 
 #include "quiver/build_info.h"
+#include "quiver/parquet.h"
+#include "quiver/table.h"
 #include "signal_cleanup.h"
 
 namespace quiver::tools {
+
+namespace {
+
+bool EndsWithIgnoringCase(const std::string& path, const std::string& suffix) {
+  if (path.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    const char c = path[path.size() - suffix.size() + i];
+    if (std::tolower(static_cast<unsigned char>(c)) != suffix[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsParquetPath(const std::string& path) {
+  return EndsWithIgnoringCase(path, ".parquet") || EndsWithIgnoringCase(path, ".pq");
+}
+
+const char* OutputKindName(const std::string& path) {
+  if (IsParquetPath(path)) return "Parquet file";
+  return IsStreamPath(path) ? "Arrow IPC stream" : "Arrow IPC file";
+}
 
 bool IsStreamPath(const std::string& path) {
   auto ends_with = [&](const std::string& suffix) {
@@ -18,8 +42,6 @@ bool IsStreamPath(const std::string& path) {
 
 std::string ForeignFormatOf(const std::string& path) {
   static constexpr std::pair<const char*, const char*> kForeign[] = {
-      {".parquet", "Parquet"},
-      {".pq", "Parquet"},
       {".npy", "NumPy"},
       {".npz", "NumPy"},
       {".csv", "CSV"},
@@ -86,7 +108,10 @@ Result<std::unique_ptr<BatchWriter>> BatchWriter::Open(const std::string& path, 
                                                        ipc::WriteOptions options, bool stream) {
   auto writer = std::unique_ptr<BatchWriter>(new BatchWriter());
   QUIVER_ASSIGN_OR_RETURN(writer->sink_, OpenOutputFile(path));
-  if (stream) {
+  if (IsParquetPath(path)) {
+    writer->parquet_schema_ = std::move(schema);
+    writer->parquet_compression_ = options.compression;
+  } else if (stream) {
     QUIVER_ASSIGN_OR_RETURN(writer->stream_,
                             ipc::StreamWriter::Open(writer->sink_, schema, options));
   } else {
@@ -96,10 +121,26 @@ Result<std::unique_ptr<BatchWriter>> BatchWriter::Open(const std::string& path, 
 }
 
 Status BatchWriter::Write(const RecordBatch& batch) {
+  if (parquet_schema_) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr copy, batch.Slice(0, batch.num_rows()));
+    parquet_batches_.push_back(std::move(copy));
+    return Status::OK();
+  }
   return stream_ ? stream_->Write(batch) : file_->Write(batch);
 }
 
 Status BatchWriter::Close() {
+  if (parquet_schema_) {
+    QUIVER_ASSIGN_OR_RETURN(TablePtr table,
+                            Table::FromRecordBatches(parquet_schema_, parquet_batches_));
+    parquet_batches_.clear();
+    parquet::ParquetWriteOptions options;
+    options.compression = parquet_compression_ == ipc::Compression::kZstd       ? "ZSTD"
+                          : parquet_compression_ == ipc::Compression::kLz4Frame ? "LZ4_RAW"
+                                                                                : "UNCOMPRESSED";
+    QUIVER_RETURN_NOT_OK(parquet::WriteParquet(*table, sink_.get(), options));
+    return sink_->Close();
+  }
   QUIVER_RETURN_NOT_OK(stream_ ? stream_->Close() : file_->Close());
   return sink_->Close();
 }

@@ -124,10 +124,9 @@ Status ConvertBatches(Input& input, const ConvertArgs& args) {
   QUIVER_RETURN_NOT_OK(writer->Close());
   progress.Finish();
   if (!args.common.quiet) {
-    std::cout << args.output << ": "
-              << (IsStreamPath(args.output) ? "Arrow IPC stream" : "Arrow IPC file") << ", "
-              << batches << " record batches, " << rows << " rows, "
-              << FormatBytes(writer->position()) << "\n";
+    std::cout << args.output << ": " << OutputKindName(args.output) << ", " << batches
+              << " record batches, " << rows << " rows, " << FormatBytes(writer->position())
+              << "\n";
   }
   return Status::OK();
 }
@@ -203,8 +202,7 @@ Status SafetensorsToArrow(const ConvertArgs& args) {
   for (const RecordBatchPtr& batch : batches) QUIVER_RETURN_NOT_OK(writer->Write(*batch));
   QUIVER_RETURN_NOT_OK(writer->Close());
   if (!args.common.quiet) {
-    std::cout << args.output << ": "
-              << (IsStreamPath(args.output) ? "Arrow IPC stream" : "Arrow IPC file") << ", 1 row, "
+    std::cout << args.output << ": " << OutputKindName(args.output) << ", 1 row, "
               << schema->fields.size() << " tensor columns, " << FormatBytes(writer->position())
               << "\n";
   }
@@ -266,8 +264,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       ->check(ExistingInput());
   command
       ->add_option("OUT", args->output,
-                   "The file to write (.arrows or .stream: an IPC stream; .safetensors: "
-                   "one row of tensor columns as a safetensors file)")
+                   "The file to write (.arrows or .stream: an IPC stream; .parquet: a Parquet "
+                   "file; .safetensors: one row of tensor columns as a safetensors file)")
       ->required()
       ->check(CLI::Validator(
           [](std::string& path) -> std::string {
@@ -297,7 +295,9 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       "  quiver convert matrix.arrow matrix_csc.arrow --sparse csc\n"
       "  quiver convert matrix.arrow dense.arrow --dense\n"
       "  quiver convert model.safetensors model.arrow\n"
-      "  quiver convert model.arrow model.safetensors\n");
+      "  quiver convert model.arrow model.safetensors\n"
+      "  quiver convert data.arrow data.parquet --compression zstd\n"
+      "  quiver convert data.parquet data.arrow\n");
   command->callback([args, exit_code] {
     Status status = Convert(*args);
     if (!status.ok()) PrintError("convert", status);

@@ -486,7 +486,9 @@ void AddPackCommand(CLI::App& app, int* exit_code) {
                    ".npy files, .npz archives, folders (searched recursively)")
       ->required()
       ->check(ExistingInput(/*folders=*/true));
-  command->add_option("-o,--output", args->output, "The IPC file to write (.arrows: an IPC stream)")
+  command
+      ->add_option("-o,--output", args->output,
+                   "The IPC file to write (.arrows: an IPC stream; .parquet: a Parquet file)")
       ->required()
       ->check(IpcOutputName());
   command->add_option("--column", args->column, "Name of the tensor column (default: tensor)");

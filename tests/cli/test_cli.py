@@ -1366,14 +1366,13 @@ def test_unknown_commands_are_named_and_version_works_anywhere(files):
 @pytest.mark.parametrize(
     "name",
     [
-        "out.parquet",
         "out.npy",
         "out.npz",
         "out.csv",
         "out.json",
         "out.pt",
         "out.h5",
-        "OUT.PARQUET",
+        "OUT.NPY",
     ],
 )
 def test_foreign_output_extensions_are_refused(files, tmp_path, name):
@@ -1532,3 +1531,29 @@ def test_convert_parquet_to_ipc(parquet_file, tmp_path):
         table = reader.read_all()
     pq = pytest.importorskip("pyarrow.parquet")
     assert table.equals(pq.read_table(parquet_file))
+
+
+def test_convert_and_pack_write_parquet(files, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "fixed.parquet"
+    text = ok("convert", files / "fixed.arrow", out, "--compression", "zstd")
+    assert "Parquet file" in text
+    with pa.ipc.open_file(files / "fixed.arrow") as reader:
+        expected = reader.read_all()
+    back = pq.read_table(out)
+    assert back.equals(expected)
+    assert pq.ParquetFile(out).metadata.row_group(0).column(0).compression == "ZSTD"
+    # And back to IPC, through quiver's own reader.
+    again = tmp_path / "again.arrow"
+    ok("convert", out, again)
+    with pa.ipc.open_file(again) as reader:
+        assert reader.read_all().equals(expected)
+    # .npy files packed straight into Parquet.
+    arrays = [np.full((2, 3), i, np.float32) for i in range(4)]
+    for i, a in enumerate(arrays):
+        np.save(tmp_path / f"a{i}.npy", a)
+    packed = tmp_path / "packed.parquet"
+    ok("pack", *[tmp_path / f"a{i}.npy" for i in range(4)], "-o", packed)
+    column = pq.read_table(packed).column("tensor")
+    assert column.type.extension_name == "arrow.fixed_shape_tensor"
+    np.testing.assert_array_equal(column.combine_chunks().to_numpy_ndarray(), np.stack(arrays))

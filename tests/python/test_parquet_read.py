@@ -314,3 +314,22 @@ def test_the_loader_reads_parquet_files(tmp_path):
         np.testing.assert_array_equal(batch["x"], values[batch["id"]])
         seen.extend(batch["id"].tolist())
     assert sorted(seen) == list(range(100))
+
+
+def test_time_zones_units_and_widths_from_the_arrow_schema(tmp_path):
+    path = tmp_path / "time.parquet"
+    table = pa.table(
+        {
+            "paris": pa.array([0, 1_700_000_000_000, None], pa.timestamp("ms", "Europe/Paris")),
+            "seconds": pa.array([0, 1_700_000_000, 5], pa.timestamp("s")),
+            "offset": pa.array([1, 2, 3], pa.timestamp("us", "+02:00")),
+            "t_s": pa.array([1, 2, 3], pa.time32("s")),
+            "d64": pa.array([0, 86_400_000, None], pa.date64()),
+            "d32": pa.array([1, 2, None], pa.decimal32(7, 2)),
+            "d64dec": pa.array([1, 2, None], pa.decimal64(15, 3)),
+        }
+    )
+    pq.write_table(table, path)
+    ours = pa.table(qv.parquet.read_table(path))
+    assert ours.schema == table.schema
+    assert ours.equals(table)

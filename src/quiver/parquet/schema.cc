@@ -396,6 +396,22 @@ bool FitsParquetType(const DataType& arrow, const DataType& parquet) {
   if (IsStringLike(a) && p == TypeId::kUtf8) return true;
   if (IsBinaryLike(a) && p == TypeId::kBinary) return true;
   if (a == TypeId::kDuration && p == TypeId::kInt64) return true;
+  // Time values in another unit (rescaled on reading: pyarrow stores
+  // seconds as milliseconds) and time zones other than UTC (Parquet keeps
+  // only whether a timestamp is adjusted to UTC).
+  if (a == TypeId::kTimestamp && p == TypeId::kTimestamp) {
+    return arrow.timezone().empty() == parquet.timezone().empty();
+  }
+  const auto is_time = [](TypeId id) { return id == TypeId::kTime32 || id == TypeId::kTime64; };
+  if (is_time(a) && is_time(p)) return true;
+  if (a == TypeId::kDate64 && p == TypeId::kDate32) return true;
+  const auto is_decimal = [](TypeId id) {
+    return id == TypeId::kDecimal32 || id == TypeId::kDecimal64 || id == TypeId::kDecimal128 ||
+           id == TypeId::kDecimal256;
+  };
+  if (is_decimal(a) && is_decimal(p)) {
+    return arrow.precision() == parquet.precision() && arrow.scale() == parquet.scale();
+  }
   if ((a == TypeId::kStruct && p == TypeId::kStruct) || (a == TypeId::kMap && p == TypeId::kMap)) {
     const auto& ac = arrow.children();
     const auto& pc = parquet.children();

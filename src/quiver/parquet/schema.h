@@ -54,6 +54,9 @@ Result<Schema> ArrowSchemaOf(const FileMetaData& metadata, const SchemaNode& roo
 // the Parquet-derived type: the same type; an extension or dictionary of a
 // fitting type; a large, fixed-size or view list for a list; large or view
 // strings and binaries for strings and binaries; a duration for int64;
+// a timestamp of another unit or time zone (both with or both without
+// one), a time of another unit, date64 for date32, a decimal of another
+// width with the same precision and scale;
 // structs and maps whose children fit.
 bool FitsParquetType(const DataType& arrow, const DataType& parquet);
 
