@@ -500,18 +500,33 @@ def parquet_read():
         "dict_v2_zstd": dict(compression="zstd", data_page_version="2.0"),
         "snappy_v2": dict(compression="snappy", data_page_version="2.0", use_dictionary=False),
         "lz4": dict(compression="lz4"),
-        "split": dict(compression="none", use_dictionary=False,
-                      column_encoding={"f": "BYTE_STREAM_SPLIT", "d": "BYTE_STREAM_SPLIT"}),
-        "delta": dict(compression="none", use_dictionary=False,
-                      column_encoding={"i": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED",
-                                       "s": "DELTA_BYTE_ARRAY", "fsb": "DELTA_BYTE_ARRAY"}),
-        "delta_length": dict(compression="none", use_dictionary=False,
-                             column_encoding={"s": "DELTA_LENGTH_BYTE_ARRAY"}),
+        "split": dict(
+            compression="none",
+            use_dictionary=False,
+            column_encoding={"f": "BYTE_STREAM_SPLIT", "d": "BYTE_STREAM_SPLIT"},
+        ),
+        "delta": dict(
+            compression="none",
+            use_dictionary=False,
+            column_encoding={
+                "i": "DELTA_BINARY_PACKED",
+                "i64": "DELTA_BINARY_PACKED",
+                "s": "DELTA_BYTE_ARRAY",
+                "fsb": "DELTA_BYTE_ARRAY",
+            },
+        ),
+        "delta_length": dict(
+            compression="none",
+            use_dictionary=False,
+            column_encoding={"s": "DELTA_LENGTH_BYTE_ARRAY"},
+        ),
     }
     for name, options in variants.items():
         sink = io.BytesIO()
         pq.write_table(table, sink, row_group_size=3, **options)
         yield name, sink.getvalue()
+
+
 def parquet_values():
     """Pages for the value decoders, each behind the 4 bytes the target
     reads first: encoding, physical type, value count (little endian)."""
@@ -546,8 +561,15 @@ def parquet_values():
         ("byte_stream_split", seed(9, 4, 2, b"\x00\x00\x00\x00\x80\x00\x3f\x40")),
         ("delta_binary_packed", seed(5, 1, 5, deltas)),
         ("delta_length", seed(6, 6, 3, lengths + b"".join(words))),
-        ("delta_byte_array", seed(7, 6, 3, deltas[:2] + uleb(4) + uleb(3) + bytes(2) + bytes(4)
-                                  + lengths + b"".join(words))),
+        (
+            "delta_byte_array",
+            seed(
+                7,
+                6,
+                3,
+                deltas[:2] + uleb(4) + uleb(3) + bytes(2) + bytes(4) + lengths + b"".join(words),
+            ),
+        ),
     ]
 
 

@@ -82,8 +82,10 @@ def read_pyarrow_tensor(path):
 
 
 def report(name, ours, theirs, extra=""):
-    print(f"  {name:<44} quiver {ours * 1e3:9.1f} ms   pyarrow {theirs * 1e3:9.1f} ms"
-          f"   ratio {theirs / ours:5.2f}x {extra}")
+    print(
+        f"  {name:<44} quiver {ours * 1e3:9.1f} ms   pyarrow {theirs * 1e3:9.1f} ms"
+        f"   ratio {theirs / ours:5.2f}x {extra}"
+    )
 
 
 def bench_reads(folder):
@@ -101,23 +103,29 @@ def bench_reads(folder):
                 b = read_pyarrow_tensor(path)
                 assert a.shape == shape and np.array_equal(a, b)
                 del a, b
-                t_ours, t_theirs = best_each(lambda: read_quiver_tensor(path),
-                                             lambda: read_pyarrow_tensor(path))
+                t_ours, t_theirs = best_each(
+                    lambda: read_quiver_tensor(path), lambda: read_pyarrow_tensor(path)
+                )
                 size = os.path.getsize(path) / 2**20
-                report(f"fixed_shape_tensor {np.dtype(dtype).name} {encoding} {compression}",
-                       t_ours, t_theirs, f"({size:.0f} MiB file)")
+                report(
+                    f"fixed_shape_tensor {np.dtype(dtype).name} {encoding} {compression}",
+                    t_ours,
+                    t_theirs,
+                    f"({size:.0f} MiB file)",
+                )
         del table
     path = os.path.join(folder, "r.parquet")
     pq.write_table(ragged_table(), path, compression="none")
-    t_ours, t_theirs = best_each(lambda: qv.parquet.read_table(path),
-                                 lambda: pq.read_table(path))
+    t_ours, t_theirs = best_each(lambda: qv.parquet.read_table(path), lambda: pq.read_table(path))
     report("variable_shape_tensor float32 none", t_ours, t_theirs)
     table = flat_table()
     for compression in ("none", "snappy"):
         pq.write_table(table, path, compression=compression)
         for column in ("i64", "f64", "s"):
-            t_ours, t_theirs = best_each(lambda: qv.parquet.read_table(path, columns=[column]),
-                                         lambda: pq.read_table(path, columns=[column]))
+            t_ours, t_theirs = best_each(
+                lambda: qv.parquet.read_table(path, columns=[column]),
+                lambda: pq.read_table(path, columns=[column]),
+            )
             report(f"flat {column} {compression}", t_ours, t_theirs)
 
 
@@ -126,8 +134,11 @@ def bench_writes(folder):
         print("writing: this build of quiver has no Parquet writer")
         return
     print("writing (ratio = pyarrow / quiver; sizes quiver / pyarrow)")
-    tables = {"fixed_shape_tensor float32": tensor_table(np.float32)[0],
-              "variable_shape_tensor float32": ragged_table(), "flat": flat_table()}
+    tables = {
+        "fixed_shape_tensor float32": tensor_table(np.float32)[0],
+        "variable_shape_tensor float32": ragged_table(),
+        "flat": flat_table(),
+    }
     ours_path = os.path.join(folder, "q.parquet")
     theirs_path = os.path.join(folder, "p.parquet")
     for name, table in tables.items():
@@ -135,7 +146,8 @@ def bench_writes(folder):
             t_ours, t_theirs = best_each(
                 lambda: qv.parquet.write_table(table, ours_path, compression=compression),
                 lambda: pq.write_table(table, theirs_path, compression=compression),
-                repeat=3)
+                repeat=3,
+            )
             sizes = os.path.getsize(ours_path) / os.path.getsize(theirs_path)
             report(f"{name} {compression}", t_ours, t_theirs, f"size {sizes:.3f}")
 
@@ -196,8 +208,10 @@ def bench_writes_mixed(folder):
 
 
 def main():
-    print(f"bench_parquet: {platform.machine()}, {os.cpu_count()} cores, quiver "
-          f"{qv.__version__}, pyarrow {pa.__version__}, {MB} MiB per tensor file")
+    print(
+        f"bench_parquet: {platform.machine()}, {os.cpu_count()} cores, quiver "
+        f"{qv.__version__}, pyarrow {pa.__version__}, {MB} MiB per tensor file"
+    )
     with tempfile.TemporaryDirectory() as folder:
         only = os.environ.get("QUIVER_BENCH_PARQUET_ONLY", "")
         if only in ("", "read"):

@@ -1480,8 +1480,11 @@ def parquet_file(tmp_path):
 
     images = qv.FixedShapeTensorArray.from_numpy(np.arange(48, dtype=np.float32).reshape(4, 3, 4))
     table = pa.table(
-        {"label": pa.array([7, None, 9, 10], pa.int32()), "name": ["a", "b", None, "d"],
-         "image": pa.array(images)}
+        {
+            "label": pa.array([7, None, 9, 10], pa.int32()),
+            "name": ["a", "b", None, "d"],
+            "image": pa.array(images),
+        }
     )
     path = tmp_path / "images.parquet"
     pq.write_table(table, path, row_group_size=2, compression="zstd")
@@ -1515,7 +1518,7 @@ def test_validate_names_the_broken_row_group_of_a_parquet_file(parquet_file, tmp
     column = qv.parquet.ParquetFile(parquet_file).row_group(1)["columns"][0]
     data = bytearray(parquet_file.read_bytes())
     start = column["dictionary_page_offset"] or column["data_page_offset"]
-    data[start + 2: start + column["compressed_size"]] = bytes(column["compressed_size"] - 2)
+    data[start + 2 : start + column["compressed_size"]] = bytes(column["compressed_size"] - 2)
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(bytes(data))
     r = run("validate", broken)

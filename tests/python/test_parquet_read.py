@@ -42,7 +42,9 @@ def flat_table(n=300):
             "ts_ns": pa.array(ints * 10**9, pa.timestamp("ns")),
             "t32": pa.array(np.abs(ints).astype(np.int32), pa.time32("ms")),
             "t64": pa.array(np.abs(ints) * 1000, pa.time64("us")),
-            "dec": pa.array([None if m else int(v) for v, m in zip(ints, nulls)], pa.decimal128(12, 2)),
+            "dec": pa.array(
+                [None if m else int(v) for v, m in zip(ints, nulls)], pa.decimal128(12, 2)
+            ),
             "dec_big": pa.array([int(v) for v in ints], pa.decimal128(30, 0)),
             "f16": pa.array(rng.random(n).astype(np.float16)),
             "dur": pa.array(ints, pa.duration("us")),
@@ -60,15 +62,23 @@ def nested_table():
             "l": [[1, 2], [], None, [None, 4], [5]],
             "ll": [[[1], [2, 3]], [[]], None, [None, [4]], [[5, 6, 7]]],
             "ls": [["a", None], None, [], ["bc"], ["d", "e", "f"]],
-            "fsl": pa.array([[1.0, 2.0], None, [3.0, None], [5.0, 6.0], [7.0, 8.0]],
-                            pa.list_(pa.float64(), 2)),
+            "fsl": pa.array(
+                [[1.0, 2.0], None, [3.0, None], [5.0, 6.0], [7.0, 8.0]], pa.list_(pa.float64(), 2)
+            ),
             "big": pa.array([[1], [2, 3], None, [], [4]], pa.large_list(pa.int64())),
-            "st": [{"x": 1, "y": "a"}, None, {"x": None, "y": "b"}, {"x": 4, "y": None},
-                   {"x": 5, "y": "e"}],
+            "st": [
+                {"x": 1, "y": "a"},
+                None,
+                {"x": None, "y": "b"},
+                {"x": 4, "y": None},
+                {"x": 5, "y": "e"},
+            ],
             "sl": [{"v": [1, 2]}, {"v": None}, None, {"v": []}, {"v": [3]}],
             "ls2": [[{"a": 1}], [{"a": None}, None], None, [], [{"a": 5}]],
-            "m": pa.array([[("k", 1)], [], None, [("a", None), ("b", 2)], [("z", 9)]],
-                          pa.map_(pa.string(), pa.int64())),
+            "m": pa.array(
+                [[("k", 1)], [], None, [("a", None), ("b", 2)], [("z", 9)]],
+                pa.map_(pa.string(), pa.int64()),
+            ),
             "images": pa.array(images),
             "ragged": pa.array(ragged),
             "large_s": pa.array(["x", None, "yy", "", "zzz"], pa.large_string()),
@@ -99,8 +109,15 @@ def test_flat_types_read_as_pyarrow_reads_them(tmp_path, compression, version, d
     if compression == "gzip" and "GZIP" not in qv.parquet.codecs():
         pytest.skip("this build of quiver has no zlib")
     path = tmp_path / "flat.parquet"
-    pq.write_table(flat_table(), path, compression=compression, data_page_version=version,
-                   use_dictionary=dictionary, row_group_size=128, data_page_size=512)
+    pq.write_table(
+        flat_table(),
+        path,
+        compression=compression,
+        data_page_version=version,
+        use_dictionary=dictionary,
+        row_group_size=128,
+        data_page_size=512,
+    )
     assert_same(*read_both(path))
 
 
@@ -108,8 +125,9 @@ def test_flat_types_read_as_pyarrow_reads_them(tmp_path, compression, version, d
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
 def test_nested_columns_and_nulls_at_every_level(tmp_path, compression, version):
     path = tmp_path / "nested.parquet"
-    pq.write_table(nested_table(), path, compression=compression, data_page_version=version,
-                   row_group_size=2)
+    pq.write_table(
+        nested_table(), path, compression=compression, data_page_version=version, row_group_size=2
+    )
     ours, theirs = read_both(path)
     assert_same(ours, theirs)
     assert ours.schema.field("images").type.extension_name == "arrow.fixed_shape_tensor"
@@ -117,18 +135,33 @@ def test_nested_columns_and_nulls_at_every_level(tmp_path, compression, version)
 
 @pytest.mark.parametrize(
     "column, encoding",
-    [("f32", "BYTE_STREAM_SPLIT"), ("f64", "BYTE_STREAM_SPLIT"), ("i32", "BYTE_STREAM_SPLIT"),
-     ("i64", "BYTE_STREAM_SPLIT"), ("fsb", "BYTE_STREAM_SPLIT"),
-     ("i32", "DELTA_BINARY_PACKED"), ("i64", "DELTA_BINARY_PACKED"),
-     ("u64", "DELTA_BINARY_PACKED"), ("s", "DELTA_LENGTH_BYTE_ARRAY"),
-     ("bin", "DELTA_LENGTH_BYTE_ARRAY"), ("s", "DELTA_BYTE_ARRAY"), ("fsb", "DELTA_BYTE_ARRAY")],
+    [
+        ("f32", "BYTE_STREAM_SPLIT"),
+        ("f64", "BYTE_STREAM_SPLIT"),
+        ("i32", "BYTE_STREAM_SPLIT"),
+        ("i64", "BYTE_STREAM_SPLIT"),
+        ("fsb", "BYTE_STREAM_SPLIT"),
+        ("i32", "DELTA_BINARY_PACKED"),
+        ("i64", "DELTA_BINARY_PACKED"),
+        ("u64", "DELTA_BINARY_PACKED"),
+        ("s", "DELTA_LENGTH_BYTE_ARRAY"),
+        ("bin", "DELTA_LENGTH_BYTE_ARRAY"),
+        ("s", "DELTA_BYTE_ARRAY"),
+        ("fsb", "DELTA_BYTE_ARRAY"),
+    ],
 )
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
 def test_every_value_encoding_pyarrow_writes(tmp_path, column, encoding, version):
     path = tmp_path / "enc.parquet"
     table = flat_table().select([column])
-    pq.write_table(table, path, use_dictionary=False, column_encoding={column: encoding},
-                   data_page_version=version, data_page_size=256)
+    pq.write_table(
+        table,
+        path,
+        use_dictionary=False,
+        column_encoding={column: encoding},
+        data_page_version=version,
+        data_page_size=256,
+    )
     assert encoding in qv.parquet.ParquetFile(path).row_group(0)["columns"][0]["encodings"]
     assert_same(*read_both(path))
 
@@ -138,8 +171,9 @@ def test_dictionary_fallback_mid_chunk(tmp_path):
     # pages after the first ones of the chunk.
     path = tmp_path / "fallback.parquet"
     strings = pa.array([f"value-{i}" for i in range(5000)])
-    pq.write_table(pa.table({"s": strings}), path, dictionary_pagesize_limit=2000,
-                   data_page_size=1000)
+    pq.write_table(
+        pa.table({"s": strings}), path, dictionary_pagesize_limit=2000, data_page_size=1000
+    )
     encodings = qv.parquet.ParquetFile(path).row_group(0)["columns"][0]["encodings"]
     assert "PLAIN" in encodings and "RLE_DICTIONARY" in encodings
     assert_same(*read_both(path))
@@ -166,8 +200,11 @@ def test_projection_and_row_group_selection(tmp_path):
     expected = pq.ParquetFile(path).read_row_groups([2, 0], columns=["s", "i32"])
     assert_same(pa.table(t), expected)
     batch = f.read_row_group(-1, columns=["f64"])
-    assert pa.record_batch(batch).column(0).equals(
-        pq.ParquetFile(path).read_row_group(2, columns=["f64"]).column(0).combine_chunks())
+    assert (
+        pa.record_batch(batch)
+        .column(0)
+        .equals(pq.ParquetFile(path).read_row_group(2, columns=["f64"]).column(0).combine_chunks())
+    )
     empty = f.read(row_groups=[])
     assert empty.num_rows == 0 and empty.schema.names == f.schema.names
     with pytest.raises(ValueError, match="has no column named 'nope' \\(its columns: b, i8"):
@@ -250,8 +287,12 @@ def corrupt_first_data_page(path, offset_in_page, value):
 
 def test_a_page_whose_bytes_lie_is_refused_with_where(tmp_path):
     path = tmp_path / "c.parquet"
-    pq.write_table(pa.table({"x": np.arange(1000, dtype=np.int64)}), path,
-                   compression="none", use_dictionary=False)
+    pq.write_table(
+        pa.table({"x": np.arange(1000, dtype=np.int64)}),
+        path,
+        compression="none",
+        use_dictionary=False,
+    )
     # Flip bytes all over the first page: each read is an error naming the
     # column and row group, or reads values; never a crash.
     size = qv.parquet.ParquetFile(path).row_group(0)["columns"][0]["compressed_size"]
@@ -274,7 +315,7 @@ def test_truncated_column_chunks_fail_cleanly(tmp_path):
             mutated = bytearray(data)
             # Zero the chunk's tail: the pages' bytes no longer add up.
             end = start + column["compressed_size"]
-            mutated[start + cut:end] = bytes(end - start - cut)
+            mutated[start + cut : end] = bytes(end - start - cut)
             try:
                 qv.parquet.read_table(bytes(mutated))
             except (ValueError, NotImplementedError) as error:
@@ -289,8 +330,7 @@ def test_a_dataset_of_parquet_files_takes_rows_in_any_order(tmp_path):
         rows = slice(part * 30, (part + 1) * 30)
         images = qv.FixedShapeTensorArray.from_numpy(values[rows])
         table = pa.table({"id": np.arange(90)[rows], "image": pa.array(images)})
-        pq.write_table(table, folder / f"part-{part}.parquet", row_group_size=7,
-                       compression="zstd")
+        pq.write_table(table, folder / f"part-{part}.parquet", row_group_size=7, compression="zstd")
     ds = qv.dataset(folder)
     assert len(ds) == 90
     order = [89, 0, 45, 45, 13, 60]
@@ -306,7 +346,9 @@ def test_the_loader_reads_parquet_files(tmp_path):
     import quiver.data
 
     values = np.random.default_rng(0).random((100, 3, 4)).astype(np.float32)
-    table = pa.table({"id": np.arange(100), "x": pa.array(qv.FixedShapeTensorArray.from_numpy(values))})
+    table = pa.table(
+        {"id": np.arange(100), "x": pa.array(qv.FixedShapeTensorArray.from_numpy(values))}
+    )
     pq.write_table(table, tmp_path / "a.parquet", row_group_size=16, compression="snappy")
     reader = quiver.data.BatchReader(str(tmp_path), batch_size=10, shuffle=True, seed=1)
     seen = []
