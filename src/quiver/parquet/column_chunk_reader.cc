@@ -394,33 +394,48 @@ class ChunkReader {
       }
       return at_max;
     }
-    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
-    uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
-    int64_t done = 0;
-    while (done < count) {
-      bool repeated = false;
-      uint32_t value = 0;
-      auto run =
-          decoder.DecodeRun(std::min<int64_t>(count - done, 4096), scratch, &repeated, &value);
-      if (!run.ok()) {
-        out->resize(start);
-        return run.status();
-      }
-      const int64_t n = *run;
-      if (repeated) {
-        if (value > static_cast<uint32_t>(max)) return too_high(value, done);
-        std::fill(dest + done, dest + done + n, static_cast<int16_t>(value));
-        if (value == static_cast<uint32_t>(max)) at_max += n;
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          if (scratch[i] > static_cast<uint32_t>(max)) return too_high(scratch[i], done + i);
-          at_max += scratch[i] == static_cast<uint32_t>(max);
-          dest[done + i] = static_cast<int16_t>(scratch[i]);
-        }
-      }
-      done += n;
+    Status st = ForEachRun(bytes, width, count, where,
+                           [&](bool repeated, uint32_t value, const uint32_t* levels, int64_t n,
+                               int64_t done) -> Status {
+                             if (repeated) {
+                               if (value > static_cast<uint32_t>(max)) return too_high(value, done);
+                               std::fill(dest + done, dest + done + n, static_cast<int16_t>(value));
+                               if (value == static_cast<uint32_t>(max)) at_max += n;
+                               return Status::OK();
+                             }
+                             for (int64_t i = 0; i < n; ++i) {
+                               if (levels[i] > static_cast<uint32_t>(max)) {
+                                 return too_high(levels[i], done + i);
+                               }
+                               at_max += levels[i] == static_cast<uint32_t>(max);
+                               dest[done + i] = static_cast<int16_t>(levels[i]);
+                             }
+                             return Status::OK();
+                           });
+    if (!st.ok()) {
+      out->resize(start);
+      return st;
     }
     return at_max;
+  }
+
+  // Calls fn(repeated, value, levels, n, done) for the `count` levels of a
+  // page's RLE hybrid runs, at most 4096 at a time: a repeated run gives
+  // its value (levels unused), a bit-packed one its n levels.
+  template <typename Fn>
+  Status ForEachRun(const LevelBytes& bytes, int width, int64_t count, const std::string& where,
+                    Fn&& fn) {
+    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+    uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
+    for (int64_t done = 0; done < count;) {
+      bool repeated = false;
+      uint32_t value = 0;
+      QUIVER_ASSIGN_OR_RETURN(int64_t n, decoder.DecodeRun(std::min<int64_t>(count - done, 4096),
+                                                           scratch, &repeated, &value));
+      QUIVER_RETURN_NOT_OK(fn(repeated, value, scratch, n, done));
+      done += n;
+    }
+    return Status::OK();
   }
 
   // A level that breaks the pattern at chunk-wide index `level`: a row
@@ -455,39 +470,33 @@ class ChunkReader {
   // around each row's start) are checked value by value.
   Status CheckRepetitionRuns(const LevelBytes& bytes, int width, int64_t count,
                              const std::string& where) {
-    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
-    uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
-    int64_t done = 0;
-    while (done < count) {
-      bool repeated = false;
-      uint32_t value = 0;
-      QUIVER_ASSIGN_OR_RETURN(int64_t n, decoder.DecodeRun(std::min<int64_t>(count - done, 4096),
-                                                           scratch, &repeated, &value));
-      const int64_t first = out_.num_levels + done;
-      if (!repeated) {
-        QUIVER_RETURN_NOT_OK(CheckRepetitionPattern(scratch, n, where, first));
-      } else if (value == 1) {
-        if (row_position_ == 0) return PatternBroken(first, where);
-        if (row_position_ + n > fixed_list_size_) {
-          const int64_t fits = fixed_list_size_ - row_position_;
-          row_position_ = 0;
-          return PatternBroken(first + fits, where);
-        }
-        row_position_ = (row_position_ + n) % fixed_list_size_;
-      } else if (value == 0) {
-        if (row_position_ != 0) return PatternBroken(first, where);
-        if (fixed_list_size_ > 1 && n > 1) {
-          row_position_ = 1;
-          return PatternBroken(first + 1, where);
-        }
-        row_position_ = fixed_list_size_ == 1 ? 0 : 1;
-      } else {
-        return Status::Invalid(where, ": repetition level ", value,
-                               " is above the column's maximum 1");
-      }
-      done += n;
-    }
-    return Status::OK();
+    return ForEachRun(bytes, width, count, where,
+                      [&](bool repeated, uint32_t value, const uint32_t* levels, int64_t n,
+                          int64_t done) -> Status {
+                        const int64_t first = out_.num_levels + done;
+                        if (!repeated) return CheckRepetitionPattern(levels, n, where, first);
+                        if (value == 1) {
+                          if (row_position_ == 0) return PatternBroken(first, where);
+                          if (row_position_ + n > fixed_list_size_) {
+                            const int64_t fits = fixed_list_size_ - row_position_;
+                            row_position_ = 0;
+                            return PatternBroken(first + fits, where);
+                          }
+                          row_position_ = (row_position_ + n) % fixed_list_size_;
+                          return Status::OK();
+                        }
+                        if (value == 0) {
+                          if (row_position_ != 0) return PatternBroken(first, where);
+                          if (fixed_list_size_ > 1 && n > 1) {
+                            row_position_ = 1;
+                            return PatternBroken(first + 1, where);
+                          }
+                          row_position_ = fixed_list_size_ == 1 ? 0 : 1;
+                          return Status::OK();
+                        }
+                        return Status::Invalid(where, ": repetition level ", value,
+                                               " is above the column's maximum 1");
+                      });
   }
 
   // The repetition levels the pattern check did not keep, for the levels

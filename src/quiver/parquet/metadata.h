@@ -56,6 +56,35 @@ enum class Encoding : int32_t {
 };
 const char* EncodingName(Encoding encoding);
 
+// The ConvertedType values (SchemaElement's deprecated annotation), as
+// plain integers: the field holds any int32 a writer left.
+namespace converted_type {
+enum : int32_t {
+  kUtf8 = 0,
+  kMap = 1,
+  kMapKeyValue = 2,
+  kList = 3,
+  kEnum = 4,
+  kDecimal = 5,
+  kDate = 6,
+  kTimeMillis = 7,
+  kTimeMicros = 8,
+  kTimestampMillis = 9,
+  kTimestampMicros = 10,
+  kUint8 = 11,
+  kUint16 = 12,
+  kUint32 = 13,
+  kUint64 = 14,
+  kInt8 = 15,
+  kInt16 = 16,
+  kInt32 = 17,
+  kInt64 = 18,
+  kJson = 19,
+  kBson = 20,
+  kInterval = 21,
+};
+}  // namespace converted_type
+
 enum class PageType : int32_t {
   kDataPage = 0,
   kIndexPage = 1,

@@ -19,24 +19,7 @@ namespace quiver::parquet {
 
 namespace {
 
-// The converted types (the deprecated annotation) quiver writes.
-enum ConvertedType : int32_t {
-  kUtf8 = 0,
-  kMap = 1,
-  kList = 3,
-  kDecimal = 5,
-  kDate = 6,
-  kTimeMillis = 7,
-  kTimeMicros = 8,
-  kTimestampMillis = 9,
-  kTimestampMicros = 10,
-  kUint8 = 11,
-  kUint16 = 12,
-  kUint32 = 13,
-  kUint64 = 14,
-  kInt8 = 15,
-  kInt16 = 16,
-};
+using namespace converted_type;  // NOLINT(google-build-using-namespace)
 
 struct LeafColumn {
   LeafEncoding encoding;

@@ -12,27 +12,7 @@ namespace quiver::parquet {
 
 namespace {
 
-// The converted types (the deprecated annotation) quiver maps.
-enum ConvertedType : int32_t {
-  kUtf8 = 0,
-  kMap = 1,
-  kMapKeyValue = 2,
-  kList = 3,
-  kEnum = 4,
-  kDecimal = 5,
-  kDate = 6,
-  kTimeMillis = 7,
-  kTimeMicros = 8,
-  kTimestampMillis = 9,
-  kTimestampMicros = 10,
-  kUint8 = 11,
-  kUint64 = 14,
-  kInt8 = 15,
-  kInt64 = 18,
-  kJson = 19,
-  kBson = 20,
-  kInterval = 21,
-};
+using namespace converted_type;  // NOLINT(google-build-using-namespace)
 
 constexpr const char* kArrowSchemaKey = "ARROW:schema";
 
