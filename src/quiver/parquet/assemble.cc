@@ -688,16 +688,6 @@ class Assembler {
       }
     }
 
-    if (!fixed && !leaf->def && leaf->rep && c.fillers.empty() && t.id() != TypeId::kListView &&
-        t.id() != TypeId::kLargeListView) {
-      std::vector<LeafLevels*> under;
-      CollectUnder(*s.repeated, &under);
-      if (under.size() == 1) {
-        return BuildListAllPresent(leaf, field, c, child_c, s, child_field, child_path,
-                                   std::move(out));
-      }
-    }
-
     EnsureRep(leaf);
     QUIVER_ASSIGN_OR_RETURN(Slots slots, SlotValidity(*leaf, c, s, field.nullable, path));
     out->length = slots.count;
