@@ -651,8 +651,9 @@ class Assembler {
     Criteria child_c;
     child_c.r = s.repeated->max_repetition_level;
     child_c.d = s.repeated->max_definition_level;
-    if (fixed) {
-      // Rows of this list without values still take k entries of the child.
+    if (fixed && k > 0) {
+      // Rows of this list without values still take k entries of the child
+      // (none for a list of size 0: no fillers, so 0 never reads as a slot).
       child_c.fillers.push_back(Filler{c.r, c.d, k});
       for (const Filler& f : c.fillers) {
         QUIVER_ASSIGN_OR_RETURN(int64_t mult, internal::MultiplyChecked(f.mult, k, "fillers"));

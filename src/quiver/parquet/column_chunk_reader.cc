@@ -100,13 +100,17 @@ class ChunkReader {
   // bytes could plausibly hold so that a lying count cannot reserve
   // gigabytes; appends grow past the reservation when a count was short.
   Status Reserve() {
-    const int64_t plausible = meta_.total_uncompressed_size * 8 + (int64_t{1} << 20);
+    // The footer's uncompressed size is a claim: trusted up to 64 times the
+    // bytes the chunk really has (values grow past it when it was short).
+    const int64_t stored = std::min<int64_t>(meta_.total_compressed_size, int64_t{1} << 40);
+    const int64_t claimed = std::clamp<int64_t>(meta_.total_uncompressed_size, 0, stored * 64);
+    const int64_t plausible = claimed * 8 + (int64_t{1} << 20);
     const int64_t values = std::min(meta_.num_values, plausible);
     if (max_rep_ > 0 && fixed_list_size_ == 0) out_.rep_levels.reserve(static_cast<size_t>(values));
     ColumnValues& v = out_.values;
     if (v.type == PhysicalType::kByteArray) {
       QUIVER_RETURN_NOT_OK(v.offsets.Reserve((values + 1) * 4));
-      return v.bytes.Reserve(std::min(meta_.total_uncompressed_size, plausible));
+      return v.bytes.Reserve(claimed);
     }
     return v.fixed.Reserve(values * v.width);
   }
@@ -136,7 +140,7 @@ class ChunkReader {
                     std::vector<Page>* window) {
     constexpr int kPagesPerThread = 4;
     const bool ahead = options_threads_ > 1 && meta_.codec != Codec::kUncompressed;
-    const size_t most = ahead ? static_cast<size_t>(kPagesPerThread * options_threads_) : 1;
+    const size_t most = ahead ? static_cast<size_t>(kPagesPerThread) * options_threads_ : 1;
     int64_t levels = out_.num_levels;
     while (window->size() < most && *position < size && levels < meta_.num_values) {
       Page p;

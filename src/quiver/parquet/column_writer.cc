@@ -383,8 +383,12 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
     QUIVER_RETURN_NOT_OK(write_pages(leaf));
   } else {
     const int64_t rows = column->length;
+    // A column of at most a level per row (flat, or lists of one value)
+    // is one batch: its levels cost no more than its rows, and a flat
+    // leaf's value indices are relative to the batch, so a slice of one
+    // would read the wrong values.
     const int64_t batch_rows =
-        std::max<int64_t>(1, leaf.num_levels <= kBatchLevels
+        std::max<int64_t>(1, leaf.num_levels <= std::max(kBatchLevels, rows)
                                  ? rows
                                  : rows / ((leaf.num_levels + kBatchLevels - 1) / kBatchLevels));
     for (int64_t r = 0; r < rows; r += batch_rows) {

@@ -114,6 +114,12 @@ Result<BufferPtr> Rescaled(const ColumnValues& v, int64_t multiply, int64_t divi
       return Status::Invalid(what, ": value ", i, " (", in[i],
                              ") overflows int64 in the unit read");
     }
+    if (x % divide != 0) {
+      // A coarser unit than the stored one (an ARROW:schema that says
+      // seconds over milliseconds) holds only whole units: never truncate.
+      return Status::Invalid(what, ": value ", i, " (", in[i],
+                             ") is not a whole number of the unit the Arrow schema gives");
+    }
     x /= divide;
     if (width == 4) {
       if (x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max()) {

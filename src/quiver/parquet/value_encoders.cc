@@ -86,13 +86,27 @@ Result<PhysicalValues> PhysicalValues::Make(const ArrayDataPtr& values,
       case Conversion::kZeroExtend:
         Store<int32_t>(dst, aw == 1 ? Load<uint8_t>(s) : Load<uint16_t>(s));
         break;
-      case Conversion::kTimes1000:
+      case Conversion::kTimes1000: {
+        // Seconds as milliseconds (Parquet has no seconds): a valid value
+        // that overflows is an error, never a wrapped time; null slots may
+        // hold anything and are stored as 0.
+        bool overflow = false;
         if (w == 4) {
-          Store<uint32_t>(dst, Load<uint32_t>(s) * 1000u);
+          int32_t ms = 0;
+          overflow = __builtin_mul_overflow(Load<int32_t>(s), 1000, &ms);
+          Store<int32_t>(dst, overflow ? 0 : ms);
         } else {
-          Store<uint64_t>(dst, Load<uint64_t>(s) * 1000u);
+          int64_t ms = 0;
+          overflow = __builtin_mul_overflow(Load<int64_t>(s), int64_t{1000}, &ms);
+          Store<int64_t>(dst, overflow ? 0 : ms);
+        }
+        if (overflow && a.IsValid(begin + k)) {
+          return Status::Invalid("value ", begin + k, " (",
+                                 w == 4 ? Load<int32_t>(s) : Load<int64_t>(s),
+                                 " seconds) overflows the milliseconds Parquet stores it as");
         }
         break;
+      }
       case Conversion::kDate64ToDays: {
         const int64_t ms = Load<int64_t>(s);
         int64_t days = ms / 86400000;

@@ -799,9 +799,13 @@ TEST(ParquetAssembleTest, DictionariesOfNumbersAndTimestampsInOtherUnits) {
   SchemaElement ts = Leaf("t", PhysicalType::kInt64, Repetition::kRequired);
   ts.logical_type.kind = LogicalType::kTimestamp;
   ts.logical_type.unit = TimeUnit::kMilli;
-  ASSERT_OK_AND_ASSIGN(a, Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {2500})), 1,
+  ASSERT_OK_AND_ASSIGN(a, Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {3000})), 1,
                                    *timestamp(TimeUnit::kSecond), {}, false));
-  EXPECT_EQ(Values<int64_t>(*a), (std::vector<int64_t>{2}));
+  EXPECT_EQ(Values<int64_t>(*a), (std::vector<int64_t>{3}));
+  // A value the coarser unit cannot hold whole is an error, never truncated.
+  EXPECT_ERROR(kInvalid, "value 0 (2500) is not a whole number of the unit",
+               Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {2500})), 1,
+                        *timestamp(TimeUnit::kSecond), {}, false));
   ASSERT_OK_AND_ASSIGN(a, Assemble({ts}, Leaves(Chunk<int64_t>(PhysicalType::kInt64, {2500})), 1,
                                    *timestamp(TimeUnit::kMicro), {}, false));
   EXPECT_EQ(Values<int64_t>(*a), (std::vector<int64_t>{2500000}));
