@@ -273,7 +273,8 @@ Json InspectParquet(const parquet::ParquetFile& file, Json out) {
     column["path"] = file.column_paths()[c];
     std::vector<std::string> codecs, encodings;
     int64_t stored = 0, bytes = 0;
-    std::optional<int64_t> nulls = 0;
+    int64_t nulls = 0;
+    bool nulls_known = true;  // every row group's statistics give a null count
     for (int g = 0; g < file.num_row_groups(); ++g) {
       const parquet::ColumnChunkInfo& chunk = file.row_group(g).columns[c];
       column["physical_type"] = chunk.physical_type;
@@ -287,17 +288,17 @@ Json InspectParquet(const parquet::ParquetFile& file, Json out) {
       }
       stored += chunk.compressed_size;
       bytes += chunk.uncompressed_size;
-      if (nulls && chunk.statistics && chunk.statistics->null_count) {
-        *nulls += *chunk.statistics->null_count;
+      if (chunk.statistics && chunk.statistics->null_count) {
+        nulls += *chunk.statistics->null_count;
       } else {
-        nulls.reset();
+        nulls_known = false;
       }
     }
     column["codecs"] = codecs;
     column["encodings"] = encodings;
     column["stored_bytes"] = stored;
     column["bytes"] = bytes;
-    column["null_count"] = nulls ? Json(*nulls) : Json(nullptr);
+    column["null_count"] = nulls_known ? Json(nulls) : Json(nullptr);
     columns.push_back(std::move(column));
   }
   out["columns"] = std::move(columns);
