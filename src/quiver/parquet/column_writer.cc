@@ -92,17 +92,20 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
   };
   PageSpan page;
   int64_t bits = 0, v = 0, row = 0;
+  // Ends the current page before level `l` (value `value`) and starts the
+  // next one there.
+  auto cut = [&](int64_t l, int64_t value) {
+    page.level_end = l;
+    page.value_end = value;
+    pages.push_back(page);
+    page = PageSpan{l, 0, value, 0, 0, row};
+    bits = 0;
+  };
   if (!leaf.row_levels.empty() && leaf.def.empty() && value_bits > 0) {
     // Rows of known level counts, every level a fixed-width value.
     int64_t l = 0;
     for (const int64_t levels : leaf.row_levels) {
-      if (bits >= page_bits && l > page.level_begin) {
-        page.level_end = l;
-        page.value_end = l;
-        pages.push_back(page);
-        page = PageSpan{l, 0, l, 0, 0, row};
-        bits = 0;
-      }
+      if (bits >= page_bits && l > page.level_begin) cut(l, l);
       ++page.rows;
       ++row;
       bits += levels * (value_bits + 2);
@@ -126,13 +129,7 @@ std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& v
       row_start = leaf.rep.empty() || leaf.rep[static_cast<size_t>(l)] == 0;
     }
     if (row_start) {
-      if (bits >= page_bits && l > page.level_begin) {
-        page.level_end = l;
-        page.value_end = v;
-        pages.push_back(page);
-        page = PageSpan{l, 0, v, 0, 0, row};
-        bits = 0;
-      }
+      if (bits >= page_bits && l > page.level_begin) cut(l, v);
       ++page.rows;
       ++row;
     }
