@@ -531,7 +531,7 @@ class Assembler {
       }
     }
     return LeafArray(&data.values, *leaf.node->element, field.type, placement,
-                     what_ + ": column '" + path + "'");
+                     what_ + ": column '" + path + "'", data.dictionary.get());
   }
 
   Result<ArrayDataPtr> BuildStruct(const View& v, LeafLevels* leaf, const Field& field,

@@ -93,7 +93,10 @@ class ChunkReader {
     return Status::OK();
   }
 
-  ColumnChunkData Finish() { return std::move(out_); }
+  ColumnChunkData Finish() {
+    out_.dictionary = std::move(dictionary_);
+    return std::move(out_);
+  }
 
  private:
   // Room for the chunk's values from its metadata, bounded by what its

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct ColumnChunkData {
   // when `fixed_list_size` was given and checked (every row a list of
   // exactly that many values).
   std::vector<int16_t> rep_levels;
+  // The chunk's dictionary page decoded PLAIN (null when it has none): a
+  // column read as an Arrow dictionary takes its entries, in their order,
+  // unused ones too.
+  std::unique_ptr<ColumnValues> dictionary;
 };
 
 struct ColumnChunkOptions {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "quiver/parquet/page_compress.h"
@@ -58,6 +59,20 @@ Status CheckPageSize(size_t size, const std::string& what) {
                            "or a row this large cannot be written)");
   }
   return Status::OK();
+}
+
+// The runs of valid slots of `a`.
+std::vector<Range> ValidRanges(const ArrayData& a) {
+  std::vector<Range> out;
+  for (int64_t j = 0; j < a.length; ++j) {
+    if (!a.IsValid(j)) continue;
+    if (!out.empty() && out.back().end == j) {
+      ++out.back().end;
+    } else {
+      out.push_back(Range{j, j + 1});
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -213,7 +228,8 @@ std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& pag
 
 Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_index,
                         const LeafEncoding& encoding, const ColumnWriteSettings& settings,
-                        io::OutputSink* sink, ColumnMetaData* meta, const std::string& what) {
+                        io::OutputSink* sink, ColumnMetaData* meta, const std::string& what,
+                        const ArrayDataPtr& dictionary_entries) {
   // The values of the whole chunk (for its dictionary and statistics); the
   // levels only where they need no memory.
   QUIVER_ASSIGN_OR_RETURN(ShreddedLeaf leaf, ShredLeaf(column, nullable, leaf_index, false));
@@ -232,9 +248,18 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
   if (settings.byte_stream_split &&
       (type == PhysicalType::kFloat || type == PhysicalType::kDouble)) {
     value_encoding = Encoding::kByteStreamSplit;
-  } else if (settings.dictionary && type != PhysicalType::kBoolean &&
-             BuildDictionary(values, ranges, settings.dictionary_bytes, &dictionary)) {
-    value_encoding = Encoding::kRleDictionary;
+  } else if (settings.dictionary && type != PhysicalType::kBoolean) {
+    std::optional<PhysicalValues> entries;
+    std::vector<Range> entry_ranges;
+    if (dictionary_entries) {
+      entry_ranges = ValidRanges(*dictionary_entries);
+      QUIVER_ASSIGN_OR_RETURN(entries, PhysicalValues::Make(dictionary_entries, encoding, 0,
+                                                            dictionary_entries->length));
+    }
+    const DictionaryEntries first{entries ? &*entries : nullptr, entry_ranges};
+    if (BuildDictionary(values, ranges, settings.dictionary_bytes, &dictionary, first)) {
+      value_encoding = Encoding::kRleDictionary;
+    }
   }
 
   if (settings.statistics) {

@@ -51,9 +51,12 @@ std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& pag
 // `meta` (all but path_in_schema). The chunk's values are encoded from
 // the column's buffers; its levels are made in batches of rows, so a
 // column of long lists never holds them all at once. Errors name `what`
-// (the column).
+// (the column). `dictionary_entries` (LeafDictionaries), when given and the
+// chunk is dictionary-encoded, opens its dictionary page in their order
+// (null entries left out).
 Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_index,
                         const LeafEncoding& encoding, const ColumnWriteSettings& settings,
-                        io::OutputSink* sink, ColumnMetaData* meta, const std::string& what);
+                        io::OutputSink* sink, ColumnMetaData* meta, const std::string& what,
+                        const ArrayDataPtr& dictionary_entries = nullptr);
 
 }  // namespace quiver::parquet

@@ -385,8 +385,96 @@ bool IsBinaryTarget(TypeId id) {
 
 // --- dictionaries --------------------------------------------------------------------
 
-Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, const TypePtr& type,
-                                    const Placement& p, const std::string& what) {
+// The bytes of value i of a fixed-width or binary array (no nulls).
+class ValueBytes {
+ public:
+  explicit ValueBytes(const ArrayData& a)
+      : id_(a.type->id()),
+        width_(a.type->byte_width()),
+        offsets_(id_ == TypeId::kUtf8 || id_ == TypeId::kBinary || id_ == TypeId::kLargeUtf8 ||
+                 id_ == TypeId::kLargeBinary),
+        large_(id_ == TypeId::kLargeUtf8 || id_ == TypeId::kLargeBinary),
+        o_(offsets_ ? a.buffers[1]->data() : nullptr),
+        base_(offsets_ ? a.buffers[2]->data() : a.buffers[1]->data()) {}
+
+  std::string_view operator()(int64_t i) const {
+    if (!offsets_) {
+      return {reinterpret_cast<const char*>(base_ + i * width_), static_cast<size_t>(width_)};
+    }
+    int64_t begin = 0, end = 0;
+    if (large_) {
+      std::memcpy(&begin, o_ + i * 8, 8);
+      std::memcpy(&end, o_ + (i + 1) * 8, 8);
+    } else {
+      int32_t b = 0, x = 0;
+      std::memcpy(&b, o_ + i * 4, 4);
+      std::memcpy(&x, o_ + (i + 1) * 4, 4);
+      begin = b;
+      end = x;
+    }
+    return {reinterpret_cast<const char*>(base_ + begin), static_cast<size_t>(end - begin)};
+  }
+
+ private:
+  TypeId id_;
+  int64_t width_;
+  bool offsets_, large_;
+  const uint8_t* o_;
+  const uint8_t* base_;
+};
+
+// An array of `type` holding `entries` (fixed-width or binary), in order.
+Result<ArrayDataPtr> ArrayOfEntries(const TypePtr& type,
+                                    const std::vector<std::string_view>& entries) {
+  const TypeId id = type->id();
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = static_cast<int64_t>(entries.size());
+  out->null_count = 0;
+  if (id == TypeId::kUtf8 || id == TypeId::kBinary || id == TypeId::kLargeUtf8 ||
+      id == TypeId::kLargeBinary) {
+    const bool large = id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary;
+    int64_t total = 0;
+    for (std::string_view e : entries) total += static_cast<int64_t>(e.size());
+    if (!large && total > std::numeric_limits<int32_t>::max()) {
+      return Status::Invalid("a dictionary of ", total, " bytes does not fit int32 offsets");
+    }
+    const int64_t offset_width = large ? 8 : 4;
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr o, Buffer::Allocate((out->length + 1) * offset_width));
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr d, Buffer::AllocateUninitialized(total));
+    int64_t end = 0;
+    for (size_t k = 0; k < entries.size(); ++k) {
+      std::string_view value = entries[k];
+      if (!value.empty()) std::memcpy(d->mutable_data() + end, value.data(), value.size());
+      end += static_cast<int64_t>(value.size());
+      if (large) {
+        std::memcpy(o->mutable_data() + (k + 1) * 8, &end, 8);
+      } else {
+        const int32_t narrow = static_cast<int32_t>(end);
+        std::memcpy(o->mutable_data() + (k + 1) * 4, &narrow, 4);
+      }
+    }
+    out->buffers = {nullptr, std::move(o), std::move(d)};
+    return ArrayDataPtr(std::move(out));
+  }
+  const int64_t width = type->byte_width();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr d, Buffer::AllocateUninitialized(out->length * width));
+  for (size_t k = 0; k < entries.size(); ++k) {
+    std::memcpy(d->mutable_data() + static_cast<int64_t>(k) * width, entries[k].data(),
+                static_cast<size_t>(width));
+  }
+  out->buffers = {nullptr, std::move(d)};
+  return ArrayDataPtr(std::move(out));
+}
+
+// The dictionary is the chunk's dictionary page, entry for entry and in its
+// order (unused entries and an ordered dictionary's order survive), then
+// any value of a page that fell back from the dictionary and is not in it,
+// in the order it first appears. Each value's index is found by its bytes,
+// so a chunk read whole or in any mix of encodings gives the same indices.
+Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, ColumnValues* page, const SchemaElement& e,
+                                    const TypePtr& type, const Placement& p,
+                                    const std::string& what) {
   const TypePtr& value_type = type->value_type();
   const DataType& index_type = *type->index_type();
   const TypeId vid = value_type->id();
@@ -397,41 +485,33 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, con
     return Status::NotImplemented(what, ": quiver builds dictionaries of fixed-width, string and ",
                                   "binary values, not of ", value_type->ToString());
   }
-  // The values in full (no nulls), then each one's first occurrence.
   Placement dense;
   dense.slots = v->count;
   QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr values, LeafArray(v, e, value_type, dense, what));
-  const int64_t count = values->length;
-  const bool large = vid == TypeId::kLargeUtf8 || vid == TypeId::kLargeBinary;
-  const int64_t width = value_type->byte_width();
-  auto value_at = [&](int64_t i) -> std::string_view {
-    const uint8_t* base = offsets ? values->buffers[2]->data() : values->buffers[1]->data();
-    if (!offsets) return {reinterpret_cast<const char*>(base + i * width), size_t(width)};
-    int64_t begin = 0, end = 0;
-    const uint8_t* o = values->buffers[1]->data();
-    if (large) {
-      std::memcpy(&begin, o + i * 8, 8);
-      std::memcpy(&end, o + (i + 1) * 8, 8);
-    } else {
-      int32_t b = 0, x = 0;
-      std::memcpy(&b, o + i * 4, 4);
-      std::memcpy(&x, o + (i + 1) * 4, 4);
-      begin = b;
-      end = x;
+  ArrayDataPtr page_values;
+  if (page != nullptr) {
+    QUIVER_RETURN_NOT_OK(CheckValues(*page, what + " (its dictionary page)"));
+    Placement all;
+    all.slots = page->count;
+    QUIVER_ASSIGN_OR_RETURN(page_values, LeafArray(page, e, value_type, all, what));
+  }
+  std::unordered_map<std::string_view, int64_t> index_of;
+  std::vector<std::string_view> entries;
+  if (page_values) {
+    const ValueBytes entry_at(*page_values);
+    entries.reserve(static_cast<size_t>(page_values->length));
+    for (int64_t i = 0; i < page_values->length; ++i) {
+      entries.push_back(entry_at(i));
+      index_of.emplace(entries.back(), i);  // a repeated entry: its first place
     }
-    return {reinterpret_cast<const char*>(base + begin), size_t(end - begin)};
-  };
-  std::unordered_map<std::string_view, int64_t> seen;
+  }
+  const int64_t count = values->length;
+  const ValueBytes value_at(*values);
   std::vector<int64_t> indices(static_cast<size_t>(count));
-  std::vector<int64_t> firsts;
-  int64_t distinct_bytes = 0;
   for (int64_t i = 0; i < count; ++i) {
     std::string_view value = value_at(i);
-    auto [it, inserted] = seen.emplace(value, static_cast<int64_t>(firsts.size()));
-    if (inserted) {
-      firsts.push_back(i);
-      distinct_bytes += static_cast<int64_t>(value.size());
-    }
+    auto [it, inserted] = index_of.emplace(value, static_cast<int64_t>(entries.size()));
+    if (inserted) entries.push_back(value);
     indices[static_cast<size_t>(i)] = it->second;
   }
   const int64_t index_width = index_type.byte_width();
@@ -439,39 +519,15 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, const SchemaElement& e, con
       index_width >= 8
           ? std::numeric_limits<int64_t>::max()
           : (int64_t{1} << (index_width * 8 - (index_type.is_signed_integer() ? 1 : 0))) - 1;
-  if (!firsts.empty() && static_cast<int64_t>(firsts.size()) - 1 > max_index) {
-    return Status::Invalid(what, ": ", firsts.size(), " distinct values do not fit a dictionary ",
-                           "indexed by ", index_type.ToString());
+  if (!entries.empty() && static_cast<int64_t>(entries.size()) - 1 > max_index) {
+    return Status::Invalid(what, ": ", entries.size(), " dictionary entries do not fit a ",
+                           "dictionary indexed by ", index_type.ToString());
   }
-  // The dictionary: the distinct values in order of first occurrence.
-  auto dictionary = std::make_shared<ArrayData>();
-  dictionary->type = value_type;
-  dictionary->length = static_cast<int64_t>(firsts.size());
-  dictionary->null_count = 0;
-  if (offsets) {
-    const int64_t offset_width = large ? 8 : 4;
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr o, Buffer::Allocate((dictionary->length + 1) * offset_width));
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr d, Buffer::AllocateUninitialized(distinct_bytes));
-    int64_t end = 0;
-    for (size_t k = 0; k < firsts.size(); ++k) {
-      std::string_view value = value_at(firsts[k]);
-      if (!value.empty()) std::memcpy(d->mutable_data() + end, value.data(), value.size());
-      end += static_cast<int64_t>(value.size());
-      if (large) {
-        std::memcpy(o->mutable_data() + (k + 1) * 8, &end, 8);
-      } else {
-        const int32_t narrow = static_cast<int32_t>(end);
-        std::memcpy(o->mutable_data() + (k + 1) * 4, &narrow, 4);
-      }
-    }
-    dictionary->buffers = {nullptr, std::move(o), std::move(d)};
-  } else {
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr d, Buffer::AllocateUninitialized(dictionary->length * width));
-    for (size_t k = 0; k < firsts.size(); ++k) {
-      std::memcpy(d->mutable_data() + static_cast<int64_t>(k) * width, value_at(firsts[k]).data(),
-                  static_cast<size_t>(width));
-    }
-    dictionary->buffers = {nullptr, std::move(d)};
+  ArrayDataPtr dictionary;
+  {
+    Result<ArrayDataPtr> built = ArrayOfEntries(value_type, entries);
+    if (!built.ok()) return Status::Invalid(what, ": ", built.status().message());
+    dictionary = *std::move(built);
   }
   // The indices, in the index type's width, spread over the slots.
   QUIVER_ASSIGN_OR_RETURN(BufferPtr compact, Buffer::Allocate(count * index_width));
@@ -527,18 +583,21 @@ Status CheckValues(const ColumnValues& v, const std::string& what) {
 }
 
 Result<ArrayDataPtr> LeafArray(ColumnValues* values, const SchemaElement& leaf, const TypePtr& type,
-                               const Placement& placement, const std::string& what) {
+                               const Placement& placement, const std::string& what,
+                               ColumnValues* dictionary_page) {
   QUIVER_RETURN_NOT_OK(CheckValues(*values, what));
   const DataType& t = *type;
   if (t.id() == TypeId::kExtension) {
     // The storage, then the extension type over it.
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr storage,
-                            LeafArray(values, leaf, t.storage_type(), placement, what));
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr storage, LeafArray(values, leaf, t.storage_type(),
+                                                            placement, what, dictionary_page));
     auto out = std::make_shared<ArrayData>(*storage);
     out->type = type;
     return ArrayDataPtr(std::move(out));
   }
-  if (t.id() == TypeId::kDictionary) return DictionaryLeaf(values, leaf, type, placement, what);
+  if (t.id() == TypeId::kDictionary) {
+    return DictionaryLeaf(values, dictionary_page, leaf, type, placement, what);
+  }
   auto out = std::make_shared<ArrayData>();
   out->type = type;
   out->length = placement.slots;

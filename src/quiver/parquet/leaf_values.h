@@ -3,7 +3,7 @@
 // hold a value: BOOLEAN bytes packed into bits, INT32 narrowed to 8 and 16
 // bits, decimals sign-extended and byte-swapped, INT96 into nanoseconds,
 // time units rescaled, byte arrays into offsets (int32 or int64) or views,
-// dictionaries built from the distinct values; and null slots spread in.
+// dictionaries from the chunk's dictionary page; and null slots spread in.
 // docs/formats.md, "Parquet: levels".
 #pragma once
 
@@ -36,13 +36,14 @@ struct Placement {
 Status CheckValues(const ColumnValues& values, const std::string& what);
 
 // The array of `type` (a storage type: no extension; a dictionary of a
-// fixed-width or binary value type is built by encoding the distinct
-// values) over `placement`, from the values of leaf `leaf` (whose buffers
-// are moved in where no conversion is needed: no copy; CheckValues must
-// have passed). Invalid, naming `what`, for decimals wider than their type
-// and times that overflow their unit; NotImplemented for a type the physical
-// type does not read as.
+// fixed-width or binary value type takes the entries of `dictionary_page`,
+// the chunk's dictionary page when it has one, in order, then the other
+// distinct values as they first appear) over `placement`, from the values of leaf `leaf` (whose
+// buffers are moved in where no conversion is needed: no copy; CheckValues must have passed).
+// Invalid, naming `what`, for decimals wider than their type and times that overflow their unit;
+// NotImplemented for a type the physical type does not read as.
 Result<ArrayDataPtr> LeafArray(ColumnValues* values, const SchemaElement& leaf, const TypePtr& type,
-                               const Placement& placement, const std::string& what);
+                               const Placement& placement, const std::string& what,
+                               ColumnValues* dictionary_page = nullptr);
 
 }  // namespace quiver::parquet

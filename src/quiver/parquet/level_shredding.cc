@@ -254,6 +254,51 @@ int CountLeaves(const ArrayDataPtr& data) {
   return static_cast<int>(paths.size());
 }
 
+namespace {
+
+bool IsNested(TypeId id) {
+  return id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kLargeList ||
+         id == TypeId::kFixedSizeList || id == TypeId::kMap;
+}
+
+Status CollectDictionaries(const ArrayDataPtr& data, std::vector<ArrayDataPtr>* out) {
+  switch (data->type->id()) {
+    case TypeId::kExtension: {
+      auto storage = std::make_shared<ArrayData>(*data);
+      storage->type = data->type->storage_type();
+      return CollectDictionaries(storage, out);
+    }
+    case TypeId::kDictionary: {
+      const TypePtr stored = StoredType(data->type->value_type());
+      if (data->dictionary && !IsNested(stored->id())) {
+        QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr entries, StoredArray(data->dictionary));
+        out->push_back(std::move(entries));
+        return Status::OK();
+      }
+      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr decoded, StoredArray(data));
+      out->resize(out->size() + static_cast<size_t>(CountLeaves(decoded)));
+      return Status::OK();
+    }
+    default:
+      if (!IsNested(data->type->id())) {
+        out->push_back(nullptr);
+        return Status::OK();
+      }
+      for (const ArrayDataPtr& child : data->children) {
+        QUIVER_RETURN_NOT_OK(CollectDictionaries(child, out));
+      }
+      return Status::OK();
+  }
+}
+
+}  // namespace
+
+Result<std::vector<ArrayDataPtr>> LeafDictionaries(const ArrayDataPtr& data) {
+  std::vector<ArrayDataPtr> out;
+  QUIVER_RETURN_NOT_OK(CollectDictionaries(data, &out));
+  return out;
+}
+
 Result<ShreddedLeaf> ShredLeaf(const ArrayDataPtr& data, bool nullable, int leaf_index,
                                bool keep_levels) {
   std::vector<std::vector<PathNode>> paths;

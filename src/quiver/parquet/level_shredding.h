@@ -58,6 +58,12 @@ Result<ArrayDataPtr> StoredArray(const ArrayDataPtr& data);
 // The number of leaf columns under `data` (a StoredArray).
 int CountLeaves(const ArrayDataPtr& data);
 
+// For each leaf column of StoredArray(`data`), in order: the dictionary
+// (as a StoredArray) whose entries that leaf's values come from, where the
+// leaf is a dictionary array of flat values; null for the others. The
+// writer opens the leaf's Parquet dictionary with these entries.
+Result<std::vector<ArrayDataPtr>> LeafDictionaries(const ArrayDataPtr& data);
+
 // Leaf `leaf_index` of `data` (a StoredArray), counted depth first as the
 // Parquet schema lists the leaves; `nullable`: whether the top-level field
 // is optional. Without `keep_levels` the levels are counted, not kept (def

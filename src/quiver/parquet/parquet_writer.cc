@@ -315,10 +315,12 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
       const Field& field = schema.fields[static_cast<size_t>(i)];
       QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr slice, table.column(i)->Slice(r0, n));
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr array, slice->Combine());
+      QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> dictionaries, LeafDictionaries(array));
       QUIVER_ASSIGN_OR_RETURN(array, StoredArray(array));
       const size_t begin = first_leaf[static_cast<size_t>(i)];
       const int count = CountLeaves(array);
-      if (static_cast<size_t>(count) != first_leaf[static_cast<size_t>(i) + 1] - begin) {
+      if (static_cast<size_t>(count) != first_leaf[static_cast<size_t>(i) + 1] - begin ||
+          dictionaries.size() != static_cast<size_t>(count)) {
         return Status::Invalid("column '", field.name, "': its array does not match its type");
       }
       for (int k = 0; k < count; ++k) {
@@ -329,7 +331,8 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
         for (size_t p = 0; p < leaf.path.size(); ++p) what += (p ? "." : "") + leaf.path[p];
         what += "'";
         QUIVER_RETURN_NOT_OK(WriteColumnChunk(array, field.nullable, k, leaf.encoding, settings,
-                                              sink, &column, what));
+                                              sink, &column, what,
+                                              dictionaries[static_cast<size_t>(k)]));
         column.path_in_schema = leaf.path;
         chunk.file_offset = column.dictionary_page_offset.value_or(column.data_page_offset);
         group.total_byte_size += column.total_uncompressed_size;

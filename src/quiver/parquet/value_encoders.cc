@@ -235,7 +235,7 @@ uint32_t DictionaryEncoding::Index(const PhysicalValues& values, int64_t j) cons
 }
 
 bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
-                     DictionaryEncoding* out) {
+                     DictionaryEncoding* out, const DictionaryEntries& first) {
   const bool bytes = values.type() == PhysicalType::kByteArray;
   const int w = bytes ? 0 : values.width();
   out->page.clear();
@@ -247,35 +247,43 @@ bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t m
     out->keys.assign(1024, 0);
     out->ids.assign(1024, 0);
     const int64_t max_entries = max_bytes / w;
-    for (const Range& r : ranges) {
-      const uint8_t* p = values.Fixed(r.begin);
-      for (int64_t j = r.begin; j < r.end; ++j, p += w) {
-        const uint64_t key = FixedKey(p, w);
-        size_t slot = out->Slot(key);
-        while (out->ids[slot] != 0 && out->keys[slot] != key) {
-          slot = (slot + 1) & (out->keys.size() - 1);
-        }
-        if (out->ids[slot] != 0) continue;
-        if (out->entries + 1 > max_entries) return false;
-        out->page.append(reinterpret_cast<const char*>(p), static_cast<size_t>(w));
-        out->keys[slot] = key;
-        out->ids[slot] = static_cast<uint32_t>(++out->entries);
-        if (static_cast<size_t>(out->entries) * 2 > out->keys.size()) {  // grow, rehash
-          const size_t capacity = out->keys.size() * 2;
-          out->keys.assign(capacity, 0);
-          out->ids.assign(capacity, 0);
-          for (int64_t e = 0; e < out->entries; ++e) {
-            const uint64_t k =
-                FixedKey(reinterpret_cast<const uint8_t*>(out->page.data()) + e * w, w);
-            size_t s = out->Slot(k);
-            while (out->ids[s] != 0) s = (s + 1) & (capacity - 1);
-            out->keys[s] = k;
-            out->ids[s] = static_cast<uint32_t>(e + 1);
-          }
+    auto add = [&](const uint8_t* p) {
+      const uint64_t key = FixedKey(p, w);
+      size_t slot = out->Slot(key);
+      while (out->ids[slot] != 0 && out->keys[slot] != key) {
+        slot = (slot + 1) & (out->keys.size() - 1);
+      }
+      if (out->ids[slot] != 0) return true;
+      if (out->entries + 1 > max_entries) return false;
+      out->page.append(reinterpret_cast<const char*>(p), static_cast<size_t>(w));
+      out->keys[slot] = key;
+      out->ids[slot] = static_cast<uint32_t>(++out->entries);
+      if (static_cast<size_t>(out->entries) * 2 > out->keys.size()) {  // grow, rehash
+        const size_t capacity = out->keys.size() * 2;
+        out->keys.assign(capacity, 0);
+        out->ids.assign(capacity, 0);
+        for (int64_t e = 0; e < out->entries; ++e) {
+          const uint64_t k =
+              FixedKey(reinterpret_cast<const uint8_t*>(out->page.data()) + e * w, w);
+          size_t s = out->Slot(k);
+          while (out->ids[s] != 0) s = (s + 1) & (capacity - 1);
+          out->keys[s] = k;
+          out->ids[s] = static_cast<uint32_t>(e + 1);
         }
       }
-    }
-    return true;
+      return true;
+    };
+    auto add_all = [&](const PhysicalValues& from, ValueRanges in) {
+      for (const Range& r : in) {
+        const uint8_t* p = from.Fixed(r.begin);
+        for (int64_t j = r.begin; j < r.end; ++j, p += w) {
+          if (!add(p)) return false;
+        }
+      }
+      return true;
+    };
+    return (first.values == nullptr || add_all(*first.values, first.ranges)) &&
+           add_all(values, ranges);
   }
   out->fixed_width = 0;
   out->by_bytes.clear();
@@ -283,20 +291,33 @@ bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t m
   out->slot_index.assign(
       ranges.empty() ? 0 : static_cast<size_t>(ranges.back().end - out->slot_begin), 0);
   int64_t page_bytes = 0;
+  // The value's index, or -1 when the page would pass max_bytes.
+  auto add = [&](std::string_view v) -> int64_t {
+    auto [it, inserted] = out->by_bytes.try_emplace(v, static_cast<uint32_t>(out->entries));
+    if (!inserted) return it->second;
+    page_bytes += static_cast<int64_t>(v.size() + (bytes ? 4 : 0));
+    if (page_bytes > max_bytes) return -1;
+    if (bytes) AppendLength(&out->page, v.size());
+    out->page.append(v.data(), v.size());
+    return out->entries++;
+  };
+  auto value_of = [&](const PhysicalValues& from, int64_t j) {
+    return bytes ? from.Bytes(j)
+                 : std::string_view(reinterpret_cast<const char*>(from.Fixed(j)),
+                                    static_cast<size_t>(w));
+  };
+  if (first.values != nullptr) {
+    for (const Range& r : first.ranges) {
+      for (int64_t j = r.begin; j < r.end; ++j) {
+        if (add(value_of(*first.values, j)) < 0) return false;
+      }
+    }
+  }
   for (const Range& r : ranges) {
     for (int64_t j = r.begin; j < r.end; ++j) {
-      const std::string_view v =
-          bytes ? values.Bytes(j)
-                : std::string_view(reinterpret_cast<const char*>(values.Fixed(j)),
-                                   static_cast<size_t>(w));
-      auto [it, inserted] = out->by_bytes.try_emplace(v, static_cast<uint32_t>(out->entries));
-      out->slot_index[static_cast<size_t>(j - out->slot_begin)] = it->second;
-      if (!inserted) continue;
-      page_bytes += static_cast<int64_t>(v.size() + (bytes ? 4 : 0));
-      if (page_bytes > max_bytes) return false;
-      if (bytes) AppendLength(&out->page, v.size());
-      out->page.append(v.data(), v.size());
-      ++out->entries;
+      const int64_t index = add(value_of(values, j));
+      if (index < 0) return false;
+      out->slot_index[static_cast<size_t>(j - out->slot_begin)] = static_cast<uint32_t>(index);
     }
   }
   out->by_bytes.clear();  // the slots' indices say all that is needed now

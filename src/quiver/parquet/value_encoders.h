@@ -75,7 +75,7 @@ void EncodePlain(const PhysicalValues& values, ValueRanges ranges, std::string* 
 void EncodeByteStreamSplit(const PhysicalValues& values, ValueRanges ranges, std::string* out);
 
 // A column chunk's dictionary: its page (the distinct values, PLAIN, in the
-// order they first appear) and a table from each value to its index, so
+// order they first appear, after any first entries) and a table from each value to its index, so
 // that each data page's indices are looked up when it is written (no
 // index is kept for the whole chunk).
 struct DictionaryEncoding {
@@ -96,9 +96,17 @@ struct DictionaryEncoding {
   // The index of slot j of `values`, which must be in the dictionary.
   uint32_t Index(const PhysicalValues& values, int64_t j) const;
 };
-// The values' dictionary, or false when its PLAIN size passes `max_bytes`.
+// Values that open a dictionary, in order, whether the data uses them or
+// not: an Arrow dictionary's entries, so that a file keeps the categories
+// no row uses and the order of an ordered dictionary.
+struct DictionaryEntries {
+  const PhysicalValues* values = nullptr;
+  ValueRanges ranges;
+};
+// The values' dictionary (after `first`'s entries), or false when its PLAIN
+// size passes `max_bytes`.
 bool BuildDictionary(const PhysicalValues& values, ValueRanges ranges, int64_t max_bytes,
-                     DictionaryEncoding* out);
+                     DictionaryEncoding* out, const DictionaryEntries& first = {});
 // RLE_DICTIONARY data: the bit width (a byte), then the indices as RLE /
 // bit-packed runs.
 void EncodeDictionaryIndices(const uint32_t* indices, int64_t count, int64_t entries,

@@ -60,5 +60,39 @@ TEST(LeafValuesTest, ValuesThatDisagreeWithTheirCountAreErrors) {
   EXPECT_ERROR(kInvalid, "", CheckValues(strings, "strings"));
 }
 
+TEST(LeafValuesTest, DictionariesTakeTheDictionaryPageInOrder) {
+  // The page holds 30, 99 (used by no value), 10; the values add 5.
+  ColumnValues page = Int32Values({30, 99, 10});
+  ColumnValues values = Int32Values({10, 30, 5, 10});
+  Placement placement;
+  placement.slots = 4;
+  const TypePtr type = *dictionary(int16(), int32(), /*ordered=*/true);
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr array,
+                       LeafArray(&values, Int32Leaf(), type, placement, "column x", &page));
+  ASSERT_NE(array->dictionary, nullptr);
+  ASSERT_EQ(array->dictionary->length, 4);
+  const auto* entries = reinterpret_cast<const int32_t*>(array->dictionary->buffers[1]->data());
+  EXPECT_EQ(std::vector<int32_t>(entries, entries + 4), (std::vector<int32_t>{30, 99, 10, 5}));
+  const auto* indices = reinterpret_cast<const int16_t*>(array->buffers[1]->data());
+  EXPECT_EQ(std::vector<int16_t>(indices, indices + 4), (std::vector<int16_t>{2, 0, 3, 2}));
+  // Without a page: the values in the order they first appear.
+  ColumnValues again = Int32Values({10, 30, 5, 10});
+  ASSERT_OK_AND_ASSIGN(array, LeafArray(&again, Int32Leaf(), type, placement, "column x"));
+  ASSERT_EQ(array->dictionary->length, 3);
+  entries = reinterpret_cast<const int32_t*>(array->dictionary->buffers[1]->data());
+  EXPECT_EQ(std::vector<int32_t>(entries, entries + 3), (std::vector<int32_t>{10, 30, 5}));
+  // A page with more entries than the index type can count.
+  std::vector<int32_t> many(200);
+  for (int32_t i = 0; i < 200; ++i) many[static_cast<size_t>(i)] = i;
+  ColumnValues big_page = Int32Values(many);
+  ColumnValues one = Int32Values({1});
+  Placement single;
+  single.slots = 1;
+  EXPECT_ERROR(
+      kInvalid, "200 dictionary entries do not fit",
+      LeafArray(&one, Int32Leaf(), *dictionary(int8(), int32()), single, "column x", &big_page)
+          .status());
+}
+
 }  // namespace
 }  // namespace quiver::parquet

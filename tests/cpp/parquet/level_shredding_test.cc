@@ -180,5 +180,26 @@ TEST(ParquetShred, DictionaryAndExtensionArraysAsTheirValues) {
   EXPECT_EQ(StoredType(list(ListItem(ext_type)))->children()[0].type->id(), TypeId::kInt32);
 }
 
+TEST(ParquetShred, LeafDictionariesFollowTheLeaves) {
+  auto dict = test::Utf8({"x", "unused", "y"});
+  auto labels = std::make_shared<ArrayData>();
+  labels->type = *dictionary(int8(), utf8());
+  labels->length = 2;
+  labels->buffers = {nullptr, BufferOf(std::vector<int8_t>{2, 0})};
+  labels->dictionary = dict;
+  auto numbers = Primitive<int32_t>(int32(), {1, 2});
+  auto s = std::make_shared<ArrayData>();
+  s->type = struct_({Field{"n", int32(), true}, Field{"label", labels->type, true}});
+  s->length = 2;
+  s->buffers = {nullptr};
+  s->children = {numbers, labels};
+  const std::vector<ArrayDataPtr> found = *LeafDictionaries(s);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], nullptr);
+  ASSERT_NE(found[1], nullptr);
+  EXPECT_EQ(found[1]->length, 3);  // every entry, the unused one too
+  EXPECT_EQ(static_cast<int>(found.size()), CountLeaves(*StoredArray(s)));
+}
+
 }  // namespace
 }  // namespace quiver::parquet

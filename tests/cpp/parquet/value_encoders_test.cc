@@ -115,6 +115,38 @@ TEST(ParquetEncoders, FixedWidthDictionaryGrowsAndFallsBack) {
   EXPECT_FALSE(BuildDictionary(values, all, 3000 * 8 - 1, &dict));
 }
 
+TEST(ParquetEncoders, DictionaryOpensWithItsFirstEntries) {
+  // An Arrow dictionary's entries come first, in order, used or not; the
+  // values add the ones it lacks; a repeated entry is kept once.
+  LeafEncoding se;
+  se.physical = PhysicalType::kByteArray;
+  auto first_array = test::Utf8({"z", "unused", "a", "z"});
+  auto first = *PhysicalValues::Make(first_array, se, 0, 4);
+  std::vector<Range> first_ranges{{0, 4}};
+  auto s = test::Utf8({"a", "new", "z"});
+  auto strings = *PhysicalValues::Make(s, se, 0, 3);
+  std::vector<Range> all{{0, 3}};
+  DictionaryEncoding dict;
+  ASSERT_TRUE(BuildDictionary(strings, all, 1 << 20, &dict, {&first, first_ranges}));
+  EXPECT_EQ(dict.entries, 4);
+  EXPECT_EQ(dict.page, std::string("\x01\0\0\0z\x06\0\0\0unused\x01\0\0\0a\x03\0\0\0new", 27));
+  EXPECT_EQ(IndicesOf(dict, strings, all), (std::vector<uint32_t>{2, 3, 0}));
+  // The first entries count against the page's limit too.
+  EXPECT_FALSE(BuildDictionary(strings, all, 15, &dict, {&first, first_ranges}));
+
+  std::vector<int32_t> ints{30, 10, 20};
+  auto first_ints_array = Primitive<int32_t>(int32(), {99, 20, 30});
+  LeafEncoding e;
+  e.physical = PhysicalType::kInt32;
+  e.arrow_width = 4;
+  auto first_ints = *PhysicalValues::Make(first_ints_array, e, 0, 3);
+  auto values = *PhysicalValues::Make(Primitive<int32_t>(int32(), ints), e, 0, 3);
+  ASSERT_TRUE(BuildDictionary(values, all, 1 << 20, &dict, {&first_ints, all}));
+  EXPECT_EQ(dict.entries, 4);
+  EXPECT_EQ(IndicesOf(dict, values, all), (std::vector<uint32_t>{2, 3, 1}));
+  EXPECT_FALSE(BuildDictionary(values, all, 3 * 4, &dict, {&first_ints, all}));
+}
+
 TEST(ParquetEncoders, ByteStreamSplit) {
   auto a = Primitive<float>(float32(), {1.0f, 2.0f});
   LeafEncoding e;
