@@ -178,3 +178,40 @@ def test_a_remote_file_opens_by_url(nginx):
     f = qv.parquet.ParquetFile(f"{nginx.url}/remote.parquet")
     assert f.num_rows == 3
     assert pa.schema(f.schema).names == sample_table().schema.names
+
+
+@pytest.mark.parametrize("plaintext_footer", [True, False])
+def test_encrypted_files_are_refused_by_name(tmp_path, plaintext_footer):
+    import base64
+
+    pe = pytest.importorskip("pyarrow.parquet.encryption")
+
+    class KeysInTheClear(pe.KmsClient):
+        def __init__(self, config):
+            super().__init__()
+
+        def wrap_key(self, key_bytes, master_key_identifier):
+            return base64.b64encode(key_bytes)
+
+        def unwrap_key(self, wrapped_key, master_key_identifier):
+            return base64.b64decode(wrapped_key)
+
+    keys = {"footer": "0123456789012345", "col": "1234567890123450"}
+    config = pe.EncryptionConfiguration(
+        footer_key="footer",
+        column_keys={"col": ["a"]},
+        plaintext_footer=plaintext_footer,
+        double_wrapping=False,
+    )
+    properties = pe.CryptoFactory(KeysInTheClear).file_encryption_properties(
+        pe.KmsConnectionConfig(custom_kms_conf=keys), config
+    )
+    path = tmp_path / "secret.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3]}), path, encryption_properties=properties)
+    expected = (
+        "a plaintext footer over encrypted columns" if plaintext_footer else "encrypted footer"
+    )
+    with pytest.raises(NotImplementedError, match=expected):
+        qv.parquet.ParquetFile(path)
+    with pytest.raises(NotImplementedError, match=expected):
+        qv.parquet.read_table(path)

@@ -742,3 +742,25 @@ def test_fixed_size_lists_of_size_zero_read_back(tmp_path):
     path = tmp_path / "z.parquet"
     qv.parquet.write_table(table, path)
     assert pa.table(qv.parquet.read_table(path)).equals(table)
+
+
+def test_nesting_past_the_readers_limit_is_refused_before_writing(tmp_path):
+    def nested(depth):
+        t = pa.int32()
+        for _ in range(depth):
+            t = pa.list_(t)
+        value = 7
+        for _ in range(depth):
+            value = [value]
+        return pa.table({"deep": pa.array([value, None], t)})
+
+    # 31 lists: 63 schema elements under the root, read back by both.
+    ok = nested(31)
+    qv.parquet.write_table(ok, tmp_path / "ok.parquet")
+    assert pa.table(qv.parquet.read_table(tmp_path / "ok.parquet")).equals(ok)
+    assert pq.read_table(tmp_path / "ok.parquet").equals(ok)
+    # 32 lists: 65 elements deep, which quiver's reader would refuse.
+    path = tmp_path / "deep.parquet"
+    with pytest.raises(ValueError, match="column 'deep': its Parquet schema would nest 65"):
+        qv.parquet.write_table(nested(32), path)
+    assert not path.exists()

@@ -567,7 +567,7 @@ auto DecodeWhole(const uint8_t* data, int64_t size, const std::string& what, Rea
 
 Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size,
                                         const std::string& what) {
-  return DecodeWhole(data, size, what, [](ThriftReader& r) -> Result<FileMetaData> {
+  return DecodeWhole(data, size, what, [&what](ThriftReader& r) -> Result<FileMetaData> {
     FileMetaData out;
     Required required;
     QUIVER_RETURN_NOT_OK(ReadStruct(r, [&](const ThriftField& f) -> Status {
@@ -595,6 +595,12 @@ Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size,
         default: return r.Skip(f.type);
       }
     }));
+    if (out.encrypted) {
+      // A plaintext footer over encrypted columns: 28 bytes of signature
+      // follow the structure, and the columns' metadata may be encrypted.
+      return Status::NotImplemented(what, ": the file is encrypted (a plaintext footer over ",
+                                    "encrypted columns), which quiver does not read");
+    }
     QUIVER_RETURN_NOT_OK(required.Check(
         r, "FileMetaData", {{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}}));
     return out;

@@ -52,6 +52,13 @@ struct SchemaBuilder {
   Status Add(const std::string& name, const DataType& type, Repetition repetition,
              std::vector<std::string> path) {
     path.push_back(name);
+    if (path.size() > static_cast<size_t>(kMaxNestingDepth)) {
+      // Each list or map is two schema elements: the file would nest past
+      // what readers, quiver's among them (schema.h), accept.
+      return Status::Invalid("column '", column, "': its Parquet schema would nest ", path.size(),
+                             " elements deep, more than the ", kMaxNestingDepth,
+                             " a reader accepts (each list or map level takes two)");
+    }
     SchemaElement e;
     e.name = name;
     e.repetition = repetition;

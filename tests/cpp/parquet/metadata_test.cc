@@ -150,6 +150,15 @@ TEST(ParquetMetadataTest, NegativeCountsUnknownEnumsAndTrailingBytesAreRefused) 
                Decode(EncodeFileMetaData(m) + std::string("\x00", 1)));
 }
 
+TEST(ParquetMetadataTest, APlaintextFooterOverEncryptedColumnsIsRefusedByName) {
+  // encryption_algorithm (field 8, an empty struct in the long field
+  // header form) before the stop byte, then the 28-byte signature.
+  std::string bytes = EncodeFileMetaData(Sample());
+  bytes.insert(bytes.size() - 1, std::string("\x0c\x10\x00", 3));
+  bytes += std::string(28, '\x5a');
+  EXPECT_ERROR(kNotImplemented, "footer: the file is encrypted (a plaintext footer", Decode(bytes));
+}
+
 TEST(ParquetMetadataTest, FieldOfTheWrongWireTypeIsNamed) {
   ThriftWriter w;
   w.BeginStruct();
