@@ -142,6 +142,38 @@ struct ParquetWriteOptions {
   int data_page_version = 1;
 };
 
+// A Parquet file written a table or record batch at a time. Each call's
+// rows become row groups of at most row_group_rows rows, written before
+// the call returns: rows are not held back between calls, so memory stays
+// at what one call passes (pass batches of the row group size you want).
+// The schema and options are those of WriteParquet.
+class ParquetWriter {
+ public:
+  // Builds the Parquet schema (TypeError naming a column Parquet cannot
+  // hold, Invalid for bad options: nothing is written then) and writes the
+  // leading magic to `sink`.
+  static Result<std::unique_ptr<ParquetWriter>> Open(std::shared_ptr<io::OutputSink> sink,
+                                                     SchemaPtr schema,
+                                                     const ParquetWriteOptions& options = {});
+  ~ParquetWriter();
+  // TypeError, the writer still usable, when the table's column count or
+  // types differ from the schema's. A failed write (a full disk) breaks
+  // the file: this and every later call, Close included, return it.
+  Status WriteTable(const Table& table);
+  Status Write(const RecordBatch& batch);
+  // Writes the footer and flushes the sink, which stays open: a sink from
+  // io::OpenFileSink is put in place by its own Close. A second Close
+  // returns what the first did.
+  Status Close();
+  int64_t num_rows() const;
+  int num_row_groups() const;
+
+ private:
+  struct Impl;
+  explicit ParquetWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 // Writes `table` as a Parquet file to `sink` (not closed): the schema as
 // Parquet types with their logical and converted annotations, plus the
 // Arrow schema under the ARROW:schema key (as pyarrow writes it), so that

@@ -3,14 +3,15 @@ tensor extension types restored from the ARROW:schema key pyarrow writes),
 their metadata (row groups, column chunks, codecs, encodings, statistics)
 and their columns, from a path, bytes, a file object or an http://,
 https:// or s3:// URL; and tables written as Parquet files
-(``write_table``). docs/parquet.md says what is read and written and what
-each check refuses."""
+(``write_table``, or a batch at a time with ``ParquetWriter``).
+docs/parquet.md says what is read and written and what each check
+refuses."""
 
 import os
 
 from . import _quiver
 
-__all__ = ["ParquetFile", "codecs", "read_table", "write_table"]
+__all__ = ["ParquetFile", "ParquetWriter", "codecs", "read_table", "write_table"]
 
 
 def codecs():
@@ -155,19 +156,7 @@ def write_table(
     under ARROW:schema, so pyarrow and quiver restore extension types
     (arrow.fixed_shape_tensor, ...), durations, large and fixed-size lists.
     docs/parquet.md, "Writing"."""
-    if compression is None:
-        compression = "uncompressed"
-    if not isinstance(compression, str):
-        raise TypeError(f"compression must be a str, not {type(compression).__name__}")
-    if data_page_version not in ("1.0", "2.0"):
-        raise ValueError(f"data_page_version must be '1.0' or '2.0', not {data_page_version!r}")
-    flags = (use_dictionary, use_byte_stream_split, write_statistics)
-    if not all(isinstance(flag, bool) for flag in flags):
-        raise TypeError(
-            "use_dictionary, use_byte_stream_split and write_statistics must be bools "
-            "(per-column lists are not supported)"
-        )
-    args = dict(
+    options = _write_options(
         row_group_size=row_group_size,
         data_page_size=data_page_size,
         compression=compression,
@@ -175,17 +164,108 @@ def write_table(
         use_dictionary=use_dictionary,
         use_byte_stream_split=use_byte_stream_split,
         write_statistics=write_statistics,
-        data_page_version=1 if data_page_version == "1.0" else 2,
+        data_page_version=data_page_version,
         dictionary_pagesize_limit=dictionary_pagesize_limit,
     )
+    _quiver._parquet_write(table, _destination(where), options)
+
+
+def _write_options(compression, data_page_version, **options):
+    """write_table's arguments checked, as the binding takes them."""
+    if compression is None:
+        compression = "uncompressed"
+    if not isinstance(compression, str):
+        raise TypeError(f"compression must be a str, not {type(compression).__name__}")
+    if data_page_version not in ("1.0", "2.0"):
+        raise ValueError(f"data_page_version must be '1.0' or '2.0', not {data_page_version!r}")
+    flags = ("use_dictionary", "use_byte_stream_split", "write_statistics")
+    if not all(isinstance(options[flag], bool) for flag in flags):
+        raise TypeError(
+            "use_dictionary, use_byte_stream_split and write_statistics must be bools "
+            "(per-column lists are not supported)"
+        )
+    options["compression"] = compression
+    options["data_page_version"] = 1 if data_page_version == "1.0" else 2
+    return options
+
+
+def _destination(where):
+    """A path as str, or a writable file object as it is."""
     if isinstance(where, (str, os.PathLike)):
         path = os.fspath(where)
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        _quiver._parquet_write(table, path, **args)
-        return
+        return os.fsdecode(path) if isinstance(path, bytes) else path
     if not hasattr(where, "write"):
         raise TypeError(
             f"where must be a path or a writable binary file object, not {type(where).__name__}"
         )
-    _quiver._parquet_write(table, where, **args)
+    return where
+
+
+class ParquetWriter:
+    """A Parquet file written a table or batch at a time, for data larger
+    than memory: ``where`` and the options are those of ``write_table``;
+    ``schema`` is the schema every table written must have (a
+    ``qv.Schema``, or anything with ``__arrow_c_schema__``, such as a
+    pyarrow schema).
+
+    ``write_table(table)`` / ``write_batch(batch)`` / ``write(data)`` write
+    the rows they are given as row groups of at most ``row_group_size``
+    rows before returning: nothing is held back between calls, so memory
+    stays at one call's rows (pass batches the size of the row groups you
+    want). ``close()`` writes the footer and, for a path, puts the file in
+    place (until then it is a hidden temporary file beside it). As a
+    context manager, a block left by an exception leaves no file at a path
+    (a file object gets the footer, so what was written stays readable). A
+    table with other column types is a TypeError and the writer goes on; a
+    failed write (a full disk) is raised by that call and every later one."""
+
+    def __init__(
+        self,
+        where,
+        schema,
+        *,
+        row_group_size=None,
+        data_page_size=None,
+        compression="snappy",
+        compression_level=None,
+        use_dictionary=True,
+        use_byte_stream_split=False,
+        write_statistics=True,
+        data_page_version="1.0",
+        dictionary_pagesize_limit=None,
+    ):
+        options = _write_options(
+            row_group_size=row_group_size,
+            data_page_size=data_page_size,
+            compression=compression,
+            compression_level=compression_level,
+            use_dictionary=use_dictionary,
+            use_byte_stream_split=use_byte_stream_split,
+            write_statistics=write_statistics,
+            data_page_version=data_page_version,
+            dictionary_pagesize_limit=dictionary_pagesize_limit,
+        )
+        self._writer = _quiver._parquet_writer(_destination(where), schema, options)
+
+    def write_table(self, table):
+        """Writes ``table``'s rows (a ``qv.Table``, or anything ``qv.table``
+        takes) as row groups, whatever its chunks."""
+        self._writer.write_table(table)
+
+    def write_batch(self, batch):
+        """Writes one record batch's rows as row groups."""
+        self._writer.write_batch(batch)
+
+    def write(self, data):
+        """Writes a table or a batch."""
+        self._writer.write(data)
+
+    def close(self):
+        """Writes the footer; a second call says what the first did."""
+        self._writer.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        return self._writer.__exit__(exc_type, exc_value, traceback)

@@ -15,6 +15,7 @@
 #include "py_ipc_layout.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
+#include "py_writer.h"
 #include "quiver/ipc.h"
 
 namespace quiver::python {
@@ -348,109 +349,18 @@ void BindStreamExports(nb::class_<R>& cls) {
           nb::arg("requested_schema").none() = nb::none(), nb::arg("kwargs"));
 }
 
-// Both writers: the C++ writer, its sink, and whether the sink is ours to
-// close (paths) or the caller's (file objects).
-template <typename Writer>
-struct PyWriter {
-  std::shared_ptr<Writer> writer;
-  std::shared_ptr<ipc::OutputSink> sink;
-  bool owns_sink = false;
-  // One call at a time: write() releases the GIL while it encodes, and a
-  // close() or write() from another thread must wait for it, not free or
-  // interleave with it.
-  std::shared_ptr<std::mutex> busy = std::make_shared<std::mutex>();
-  Status close_status;  // what close() said, repeated by later calls
-
-  // Every batch `data` holds is written, zero-row ones included, as
-  // pyarrow writes them; a table is cut as pyarrow's write_table cuts it.
-  void Write(nb::handle data) {
-    SchemaPtr schema;
-    for (const RecordBatchPtr& batch : BatchesFromPython(data, &schema)) {
-      Check(Locked([&] {
-        if (!writer) return Status::Invalid("the IPC writer is closed");
-        return writer->Write(*batch);
-      }));
-    }
-  }
-  void Close() {
-    Released released;  // dies after Locked, with the GIL (a file object's sink holds it)
-    Check(Locked([&] {
-      if (!writer) return close_status;  // closed or abandoned before
-      Status written = writer->Close();
-      // A path sink renames its file into place only when everything was
-      // written; otherwise dropping it removes the temporary file.
-      if (owns_sink && written.ok()) written = sink->Close();
-      released = Release();
-      close_status = written;
-      return written;
-    }));
-  }
-  // Leaving a `with` block by an exception: a path's file is not put in
-  // place (the previous file, if any, stays); a file object gets the
-  // footer or end marker so that what was written stays readable.
-  void Abandon() {
-    Released released;
-    (void)Locked([&] {
-      if (!writer) return Status::OK();
-      if (!owns_sink) (void)writer->Close();
-      released = Release();
-      close_status = Status::Invalid("the IPC writer was abandoned by an exception");
-      return Status::OK();
-    });
-  }
-
- private:
-  // Runs fn without the GIL, holding `busy`.
-  template <typename Fn>
-  Status Locked(Fn&& fn) {
-    std::shared_ptr<std::mutex> guard = busy;
-    nb::gil_scoped_release no_gil;  // Python errors are raised by the caller, with the GIL
-    std::lock_guard<std::mutex> lock(*guard);
-    return fn();
-  }
-  using Released = std::pair<std::shared_ptr<Writer>, std::shared_ptr<ipc::OutputSink>>;
-  // Hands the writer and sink to the caller, to be dropped with the GIL.
-  Released Release() { return {std::move(writer), std::move(sink)}; }
-};
-
-using PyStreamWriter = PyWriter<ipc::StreamWriter>;
-using PyFileWriter = PyWriter<ipc::FileWriter>;
-
 template <typename Writer>
 PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema,
                             std::optional<std::string> compression, nb::handle level,
                             nb::handle max_batch_rows, nb::handle max_batch_bytes) {
   PyWriter<Writer> out;
+  out.name = "IPC writer";
   const ipc::WriteOptions options =
       WriteOptionsFrom(compression, level, max_batch_rows, max_batch_bytes);
   out.sink = SinkFromPython(sink);
   out.owns_sink = IsPath(sink);
   out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), options));
   return out;
-}
-
-template <typename Writer>
-void BindWriter(nb::module_& m, const char* name, const char* doc) {
-  using W = PyWriter<Writer>;
-  nb::class_<W>(m, name, doc)
-      .def(
-          "write", &W::Write, nb::arg("data"),
-          "Writes a RecordBatch, a Table, or anything with __arrow_c_stream__ / __arrow_c_array__.")
-      .def("write_batch", &W::Write, nb::arg("batch"))
-      .def("write_table", &W::Write, nb::arg("table"))
-      .def("close", &W::Close)
-      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
-      .def(
-          "__exit__",
-          [](W& w, nb::handle exc_type, nb::handle, nb::handle) {
-            if (exc_type.is_none()) {
-              w.Close();
-            } else {
-              w.Abandon();
-            }
-            return false;
-          },
-          nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none());
 }
 
 // read_all's validate=: "eager" (every value checked before the table is

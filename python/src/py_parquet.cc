@@ -12,6 +12,7 @@
 #include "py_io.h"
 #include "py_objects.h"
 #include "py_record_batch.h"
+#include "py_writer.h"
 #include "quiver/parquet.h"
 
 namespace quiver::python {
@@ -81,23 +82,35 @@ parquet::ParquetReadOptions ReadOptions(const std::optional<std::vector<std::str
   return options;
 }
 
-parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
-                                          std::optional<int64_t> data_page_size,
-                                          const std::string& compression,
-                                          std::optional<int> compression_level, bool use_dictionary,
-                                          bool use_byte_stream_split, bool write_statistics,
-                                          int data_page_version,
-                                          std::optional<int64_t> dictionary_pagesize_limit) {
+// ParquetWriteOptions from the dict quiver.parquet builds (its keys are
+// write_table's argument names; None leaves the default).
+parquet::ParquetWriteOptions WriteOptionsFrom(const nb::dict& given) {
   parquet::ParquetWriteOptions options;
-  if (row_group_size) options.row_group_rows = *row_group_size;
-  if (data_page_size) options.data_page_bytes = *data_page_size;
-  options.compression = compression;
-  if (compression_level) options.compression_level = *compression_level;
-  options.use_dictionary = use_dictionary;
-  options.byte_stream_split = use_byte_stream_split;
-  options.write_statistics = write_statistics;
-  options.data_page_version = data_page_version;
-  if (dictionary_pagesize_limit) options.dictionary_page_bytes = *dictionary_pagesize_limit;
+  for (auto [key, value] : given) {
+    const std::string name = nb::cast<std::string>(key);
+    if (value.is_none()) continue;
+    if (name == "row_group_size") {
+      options.row_group_rows = nb::cast<int64_t>(value);
+    } else if (name == "data_page_size") {
+      options.data_page_bytes = nb::cast<int64_t>(value);
+    } else if (name == "compression") {
+      options.compression = nb::cast<std::string>(value);
+    } else if (name == "compression_level") {
+      options.compression_level = nb::cast<int>(value);
+    } else if (name == "use_dictionary") {
+      options.use_dictionary = nb::cast<bool>(value);
+    } else if (name == "use_byte_stream_split") {
+      options.byte_stream_split = nb::cast<bool>(value);
+    } else if (name == "write_statistics") {
+      options.write_statistics = nb::cast<bool>(value);
+    } else if (name == "data_page_version") {
+      options.data_page_version = nb::cast<int>(value);
+    } else if (name == "dictionary_pagesize_limit") {
+      options.dictionary_page_bytes = nb::cast<int64_t>(value);
+    } else {
+      Raise(Status::Invalid("unknown Parquet write option '", name, "'"));
+    }
+  }
   return options;
 }
 
@@ -159,18 +172,11 @@ void BindParquet(nb::module_& m) {
           nb::arg("threads") = 0);
   m.def(
       "_parquet_write",
-      [](nb::handle data, nb::handle where, std::optional<int64_t> row_group_size,
-         std::optional<int64_t> data_page_size, const std::string& compression,
-         std::optional<int> compression_level, bool use_dictionary, bool use_byte_stream_split,
-         bool write_statistics, int data_page_version,
-         std::optional<int64_t> dictionary_pagesize_limit) {
+      [](nb::handle data, nb::handle where, const nb::dict& given) {
         const TablePtr table = TableFromPython(data);
-        const auto options = WriteOptions(
-            row_group_size, data_page_size, compression, compression_level, use_dictionary,
-            use_byte_stream_split, write_statistics, data_page_version, dictionary_pagesize_limit);
+        const auto options = WriteOptionsFrom(given);
         if (IsPath(where)) {
-          const std::string path =
-              nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(where));
+          const std::string path = PathOf(where);
           Check(WithoutGil([&] { return parquet::WriteParquetFile(*table, path, options); }));
           return;
         }
@@ -181,10 +187,21 @@ void BindParquet(nb::module_& m) {
           return sink->Flush();
         }));
       },
-      nb::arg("data"), nb::arg("where"), nb::arg("row_group_size").none(),
-      nb::arg("data_page_size").none(), nb::arg("compression"), nb::arg("compression_level").none(),
-      nb::arg("use_dictionary"), nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
-      nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none());
+      nb::arg("data"), nb::arg("where"), nb::arg("options"));
+  BindWriter<parquet::ParquetWriter>(m, "_ParquetWriter", "Writes a Parquet file.");
+  m.def(
+      "_parquet_writer",
+      [](nb::handle where, nb::handle schema, const nb::dict& given) {
+        PyWriter<parquet::ParquetWriter> out;
+        out.name = "Parquet writer";
+        const auto options = WriteOptionsFrom(given);
+        out.sink = SinkFromPython(where);
+        out.owns_sink = IsPath(where);
+        out.writer =
+            Unwrap(parquet::ParquetWriter::Open(out.sink, SchemaFromPython(schema), options));
+        return out;
+      },
+      nb::arg("where"), nb::arg("schema"), nb::arg("options"));
   m.def("_parquet_codecs", [] { return parquet::ReadableCodecs(); });
   m.def(
       "_parquet_open",

@@ -2,6 +2,7 @@
 // logical and converted types, as pyarrow writes them), row groups of
 // column chunks (column_writer.h) and the footer, with the Arrow schema
 // under ARROW:schema. docs/parquet.md, "Writing".
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "quiver/parquet/metadata.h"
 #include "quiver/parquet/page_compress.h"
 #include "quiver/parquet/value_encoders.h"
+#include "quiver/table.h"
 
 namespace quiver::parquet {
 
@@ -278,48 +280,60 @@ Result<std::string> ArrowSchemaValue(const Schema& schema) {
 
 }  // namespace
 
-Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWriteOptions& options) {
-  QUIVER_RETURN_NOT_OK(CheckOptions(options));
-  QUIVER_ASSIGN_OR_RETURN(Codec codec, WritableCodec(options.compression));
-  const Schema& schema = *table.schema();
-  FileMetaData meta;
-  meta.version = 2;
-  SchemaElement root;
-  root.name = "schema";
-  root.num_children = static_cast<int32_t>(schema.fields.size());
-  meta.schema.push_back(root);
-  std::vector<LeafColumn> leaves;
-  std::vector<size_t> first_leaf;  // per column
-  for (const Field& field : schema.fields) {
-    first_leaf.push_back(leaves.size());
-    SchemaBuilder builder{meta.schema, leaves, field.name};
-    const TypePtr stored = StoredType(field.type);
-    QUIVER_RETURN_NOT_OK(builder.Add(
-        field.name, *stored, field.nullable ? Repetition::kOptional : Repetition::kRequired, {}));
-  }
-  first_leaf.push_back(leaves.size());
-
+struct ParquetWriter::Impl {
+  std::shared_ptr<io::OutputSink> sink;
+  SchemaPtr schema;
+  ParquetWriteOptions options;
   ColumnWriteSettings settings;
-  settings.codec = codec;
-  settings.level = options.compression_level;
-  settings.page_bytes = options.data_page_bytes;
-  settings.dictionary = options.use_dictionary;
-  settings.dictionary_bytes = options.dictionary_page_bytes;
-  settings.byte_stream_split = options.byte_stream_split;
-  settings.statistics = options.write_statistics;
-  settings.page_version = options.data_page_version;
+  FileMetaData meta;
+  std::vector<LeafColumn> leaves;
+  std::vector<size_t> first_leaf;  // per column, and one past the last
+  bool closed = false;
+  Status failure;  // a failed write: the file is broken, every later call says so
 
-  QUIVER_RETURN_NOT_OK(sink->Write("PAR1", 4));
-  const int64_t rows = table.num_rows();
-  for (int64_t r0 = 0; r0 < rows; r0 += options.row_group_rows) {
-    const int64_t n = std::min(options.row_group_rows, rows - r0);
+  // The Parquet schema, before any byte is written.
+  Status BuildSchema() {
+    meta.version = 2;
+    SchemaElement root;
+    root.name = "schema";
+    root.num_children = static_cast<int32_t>(schema->fields.size());
+    meta.schema.push_back(root);
+    for (const Field& field : schema->fields) {
+      first_leaf.push_back(leaves.size());
+      SchemaBuilder builder{meta.schema, leaves, field.name};
+      const TypePtr stored = StoredType(field.type);
+      QUIVER_RETURN_NOT_OK(builder.Add(
+          field.name, *stored, field.nullable ? Repetition::kOptional : Repetition::kRequired, {}));
+    }
+    first_leaf.push_back(leaves.size());
+    return Status::OK();
+  }
+
+  Status CheckTableSchema(const Schema& given) const {
+    if (given.fields.size() != schema->fields.size()) {
+      return Status::TypeError("the table has ", given.fields.size(),
+                               " columns, the Parquet writer's schema ", schema->fields.size());
+    }
+    for (size_t i = 0; i < given.fields.size(); ++i) {
+      const Field& want = schema->fields[i];
+      const Field& got = given.fields[i];
+      if (!got.type->Equals(*want.type)) {
+        return Status::TypeError("column ", i, " (", got.name, ") is ", got.type->ToString(),
+                                 ", the Parquet writer's schema says ", want.type->ToString());
+      }
+    }
+    return Status::OK();
+  }
+
+  // Rows [r0, r0 + n) of `table` as one row group.
+  Status WriteRowGroup(const Table& table, int64_t r0, int64_t n) {
     RowGroup group;
     group.num_rows = n;
     group.file_offset = sink->position();
     group.ordinal = static_cast<int16_t>(meta.row_groups.size());
     int64_t compressed = 0;
     for (int i = 0; i < table.num_columns(); ++i) {
-      const Field& field = schema.fields[static_cast<size_t>(i)];
+      const Field& field = schema->fields[static_cast<size_t>(i)];
       QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr slice, table.column(i)->Slice(r0, n));
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr array, slice->Combine());
       QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> dictionaries, LeafDictionaries(array));
@@ -338,7 +352,7 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
         for (size_t p = 0; p < leaf.path.size(); ++p) what += (p ? "." : "") + leaf.path[p];
         what += "'";
         QUIVER_RETURN_NOT_OK(WriteColumnChunk(array, field.nullable, k, leaf.encoding, settings,
-                                              sink, &column, what,
+                                              sink.get(), &column, what,
                                               dictionaries[static_cast<size_t>(k)]));
         column.path_in_schema = leaf.path;
         chunk.file_offset = column.dictionary_page_offset.value_or(column.data_page_offset);
@@ -349,23 +363,109 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
       }
     }
     group.total_compressed_size = compressed;
+    meta.num_rows += n;
     meta.row_groups.push_back(std::move(group));
+    return Status::OK();
   }
-  meta.num_rows = rows;
-  meta.key_value_metadata = schema.metadata;
-  QUIVER_ASSIGN_OR_RETURN(std::string arrow_schema, ArrowSchemaValue(schema));
-  meta.key_value_metadata.emplace_back("ARROW:schema", std::move(arrow_schema));
-  meta.created_by = std::string("quiver version ") + Version();
-  meta.type_defined_column_orders = static_cast<int32_t>(leaves.size());
-  const std::string footer = EncodeFileMetaData(meta);
-  QUIVER_RETURN_NOT_OK(sink->Write(footer.data(), static_cast<int64_t>(footer.size())));
-  const uint32_t length = static_cast<uint32_t>(footer.size());
-  QUIVER_RETURN_NOT_OK(sink->Write(&length, 4));
-  return sink->Write("PAR1", 4);
+
+  Status WriteFooter() {
+    meta.key_value_metadata = schema->metadata;
+    QUIVER_ASSIGN_OR_RETURN(std::string arrow_schema, ArrowSchemaValue(*schema));
+    meta.key_value_metadata.emplace_back("ARROW:schema", std::move(arrow_schema));
+    meta.created_by = std::string("quiver version ") + Version();
+    meta.type_defined_column_orders = static_cast<int32_t>(leaves.size());
+    const std::string footer = EncodeFileMetaData(meta);
+    QUIVER_RETURN_NOT_OK(sink->Write(footer.data(), static_cast<int64_t>(footer.size())));
+    const uint32_t length = static_cast<uint32_t>(footer.size());
+    QUIVER_RETURN_NOT_OK(sink->Write(&length, 4));
+    QUIVER_RETURN_NOT_OK(sink->Write("PAR1", 4));
+    return sink->Flush();
+  }
+
+  // Runs a step that writes: its failure is kept, so that a file left
+  // broken mid-row-group is never given a footer.
+  template <typename Fn>
+  Status Writing(Fn&& fn) {
+    if (closed) return Status::Invalid("cannot write to a closed Parquet writer");
+    QUIVER_RETURN_NOT_OK(failure);
+    failure = fn();
+    return failure;
+  }
+};
+
+ParquetWriter::ParquetWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ParquetWriter::~ParquetWriter() = default;
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(std::shared_ptr<io::OutputSink> sink,
+                                                           SchemaPtr schema,
+                                                           const ParquetWriteOptions& options) {
+  if (!sink) return Status::Invalid("the Parquet writer has no sink");
+  if (!schema) return Status::Invalid("the Parquet writer has no schema");
+  QUIVER_RETURN_NOT_OK(CheckOptions(options));
+  auto impl = std::make_unique<Impl>();
+  impl->sink = std::move(sink);
+  impl->schema = std::move(schema);
+  impl->options = options;
+  ColumnWriteSettings& settings = impl->settings;
+  QUIVER_ASSIGN_OR_RETURN(settings.codec, WritableCodec(options.compression));
+  settings.level = options.compression_level;
+  settings.page_bytes = options.data_page_bytes;
+  settings.dictionary = options.use_dictionary;
+  settings.dictionary_bytes = options.dictionary_page_bytes;
+  settings.byte_stream_split = options.byte_stream_split;
+  settings.statistics = options.write_statistics;
+  settings.page_version = options.data_page_version;
+  QUIVER_RETURN_NOT_OK(impl->BuildSchema());
+  QUIVER_RETURN_NOT_OK(impl->sink->Write("PAR1", 4));
+  return std::unique_ptr<ParquetWriter>(new ParquetWriter(std::move(impl)));
+}
+
+Status ParquetWriter::WriteTable(const Table& table) {
+  // A table of another schema leaves the writer usable.
+  if (!impl_->closed && impl_->failure.ok()) {
+    QUIVER_RETURN_NOT_OK(impl_->CheckTableSchema(*table.schema()));
+  }
+  return impl_->Writing([&]() -> Status {
+    const int64_t rows = table.num_rows();
+    const int64_t step = impl_->options.row_group_rows;
+    for (int64_t r0 = 0; r0 < rows; r0 += step) {
+      QUIVER_RETURN_NOT_OK(impl_->WriteRowGroup(table, r0, std::min(step, rows - r0)));
+    }
+    return Status::OK();
+  });
+}
+
+Status ParquetWriter::Write(const RecordBatch& batch) {
+  const RecordBatchPtr alias(RecordBatchPtr{}, &batch);  // not owned: used during the call
+  const RecordBatchPtr batches[] = {alias};
+  QUIVER_ASSIGN_OR_RETURN(TablePtr table, Table::FromRecordBatches(batch.schema(), batches));
+  return WriteTable(*table);
+}
+
+Status ParquetWriter::Close() {
+  if (impl_->closed) return impl_->failure;
+  QUIVER_RETURN_NOT_OK(impl_->failure);
+  impl_->closed = true;
+  impl_->failure = impl_->WriteFooter();  // a second Close says the same
+  return impl_->failure;
+}
+
+int64_t ParquetWriter::num_rows() const { return impl_->meta.num_rows; }
+int ParquetWriter::num_row_groups() const {
+  return static_cast<int>(impl_->meta.row_groups.size());
+}
+
+Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWriteOptions& options) {
+  const std::shared_ptr<io::OutputSink> borrowed(std::shared_ptr<io::OutputSink>{}, sink);
+  QUIVER_ASSIGN_OR_RETURN(std::unique_ptr<ParquetWriter> writer,
+                          ParquetWriter::Open(borrowed, table.schema(), options));
+  QUIVER_RETURN_NOT_OK(writer->WriteTable(table));
+  return writer->Close();
 }
 
 Status WriteParquetFile(const Table& table, const std::string& path,
                         const ParquetWriteOptions& options) {
+  // Bad options and types leave no file behind, not even a temporary one.
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
   QUIVER_RETURN_NOT_OK(WritableCodec(options.compression).status());
   QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<io::OutputSink> sink, io::OpenFileSink(path));

@@ -129,5 +129,76 @@ TEST(ParquetWriter, FailedFileWriteLeavesNothing) {
   EXPECT_EQ(ListDirectory(dir.path()), (std::vector<std::string>{"out.parquet"}));
 }
 
+// A sink that takes `room` bytes, then fails every write (a full disk).
+class FullSink : public io::OutputSink {
+ public:
+  explicit FullSink(int64_t room) : room_(room) {}
+  Status Write(const void* data, int64_t size) override {
+    if (position_ + size > room_) return Status::IOError("no space left after ", position_);
+    bytes_.append(static_cast<const char*>(data), static_cast<size_t>(size));
+    position_ += size;
+    return Status::OK();
+  }
+  int64_t position() const override { return position_; }
+  Status Close() override { return Status::OK(); }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  int64_t room_;
+  int64_t position_ = 0;
+  std::string bytes_;
+};
+
+TEST(ParquetWriter, StreamsTablesAndBatchesIntoRowGroups) {
+  auto first = OneColumn("a", Primitive<int32_t>(int32(), {1, 2, 3, 4, 5}));
+  auto second = OneColumn("a", Primitive<int32_t>(int32(), {6, 7}));
+  ParquetWriteOptions options;
+  options.row_group_rows = 2;
+  auto sink = std::make_shared<io::BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(sink, first->schema(), options));
+  ASSERT_OK(writer->WriteTable(*first));  // 2 + 2 + 1 rows: rows are not held back
+  ASSERT_OK(writer->WriteTable(*second));
+  auto batch = *RecordBatch::Make(first->schema(), 1, {Primitive<int32_t>(int32(), {8})});
+  ASSERT_OK(writer->Write(*batch));
+  EXPECT_EQ(writer->num_rows(), 8);
+  EXPECT_EQ(writer->num_row_groups(), 5);
+  ASSERT_OK(writer->Close());
+  ASSERT_OK(writer->Close());  // says what the first did
+  EXPECT_ERROR(kInvalid, "closed Parquet writer", writer->WriteTable(*first));
+  auto file = *ParquetFile::Open(io::BufferSource(*sink->Finish()));
+  EXPECT_EQ(file->num_row_groups(), 5);
+  auto read = *file->ReadTable();
+  auto expected = OneColumn("a", Primitive<int32_t>(int32(), {1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_TRUE(read->Equals(*expected));
+}
+
+TEST(ParquetWriter, AnotherSchemaIsRefusedAndTheWriterGoesOn) {
+  auto ints = OneColumn("a", Primitive<int32_t>(int32(), {1}));
+  auto floats = OneColumn("a", Primitive<float>(float32(), {1.5f}));
+  auto sink = std::make_shared<io::BufferSink>();
+  ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(sink, ints->schema()));
+  EXPECT_ERROR(kTypeError, "column 0 (a) is float32, the Parquet writer's schema says int32",
+               writer->WriteTable(*floats));
+  ASSERT_OK(writer->WriteTable(*ints));
+  ASSERT_OK(writer->Close());
+  auto file = *ParquetFile::Open(io::BufferSource(*sink->Finish()));
+  EXPECT_TRUE((*file->ReadTable())->Equals(*ints));
+  EXPECT_ERROR(kInvalid, "no sink", ParquetWriter::Open(nullptr, ints->schema()).status());
+}
+
+TEST(ParquetWriter, AFailedWriteBreaksTheFileForGood) {
+  std::vector<int32_t> distinct(1000);
+  for (int32_t i = 0; i < 1000; ++i) distinct[static_cast<size_t>(i)] = i * 7919;
+  auto table = OneColumn("a", Primitive<int32_t>(int32(), distinct));
+  auto sink = std::make_shared<FullSink>(100);
+  ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(sink, table->schema()));
+  EXPECT_ERROR(kIOError, "no space left", writer->WriteTable(*table));
+  const std::string written = sink->bytes();
+  // Every later call says the same, and no footer follows the broken bytes.
+  EXPECT_ERROR(kIOError, "no space left", writer->WriteTable(*table));
+  EXPECT_ERROR(kIOError, "no space left", writer->Close());
+  EXPECT_EQ(sink->bytes(), written);
+}
+
 }  // namespace
 }  // namespace quiver::parquet
