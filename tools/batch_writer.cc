@@ -109,8 +109,15 @@ Result<std::unique_ptr<BatchWriter>> BatchWriter::Open(const std::string& path, 
   auto writer = std::unique_ptr<BatchWriter>(new BatchWriter());
   QUIVER_ASSIGN_OR_RETURN(writer->sink_, OpenOutputFile(path));
   if (IsParquetPath(path)) {
+    parquet::ParquetWriteOptions parquet_options;
+    parquet_options.compression = options.compression == ipc::Compression::kZstd ? "ZSTD"
+                                  : options.compression == ipc::Compression::kLz4Frame
+                                      ? "LZ4_RAW"
+                                      : "UNCOMPRESSED";
+    writer->parquet_rows_ = parquet_options.row_group_rows;
+    QUIVER_ASSIGN_OR_RETURN(writer->parquet_,
+                            parquet::ParquetWriter::Open(writer->sink_, schema, parquet_options));
     writer->parquet_schema_ = std::move(schema);
-    writer->parquet_compression_ = options.compression;
   } else if (stream) {
     QUIVER_ASSIGN_OR_RETURN(writer->stream_,
                             ipc::StreamWriter::Open(writer->sink_, schema, options));
@@ -121,27 +128,33 @@ Result<std::unique_ptr<BatchWriter>> BatchWriter::Open(const std::string& path, 
 }
 
 Status BatchWriter::Write(const RecordBatch& batch) {
-  if (parquet_schema_) {
-    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr copy, batch.Slice(0, batch.num_rows()));
-    parquet_batches_.push_back(std::move(copy));
-    return Status::OK();
+  if (!parquet_) return stream_ ? stream_->Write(batch) : file_->Write(batch);
+  QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr shared, batch.Slice(0, batch.num_rows()));
+  for (const ArrayDataPtr& column : shared->columns()) {
+    QUIVER_ASSIGN_OR_RETURN(int64_t bytes, ReferencedBytes(*column));
+    pending_bytes_ += bytes;
   }
-  return stream_ ? stream_->Write(batch) : file_->Write(batch);
+  pending_rows_ += batch.num_rows();
+  pending_.push_back(std::move(shared));
+  if (pending_rows_ >= parquet_rows_ || pending_bytes_ >= kRowGroupBytes) return FlushRowGroup();
+  return Status::OK();
+}
+
+Status BatchWriter::FlushRowGroup() {
+  if (pending_.empty()) return Status::OK();
+  QUIVER_ASSIGN_OR_RETURN(TablePtr table, Table::FromRecordBatches(parquet_schema_, pending_));
+  pending_.clear();
+  pending_rows_ = pending_bytes_ = 0;
+  return parquet_->WriteTable(*table);
 }
 
 Status BatchWriter::Close() {
-  if (parquet_schema_) {
-    QUIVER_ASSIGN_OR_RETURN(TablePtr table,
-                            Table::FromRecordBatches(parquet_schema_, parquet_batches_));
-    parquet_batches_.clear();
-    parquet::ParquetWriteOptions options;
-    options.compression = parquet_compression_ == ipc::Compression::kZstd       ? "ZSTD"
-                          : parquet_compression_ == ipc::Compression::kLz4Frame ? "LZ4_RAW"
-                                                                                : "UNCOMPRESSED";
-    QUIVER_RETURN_NOT_OK(parquet::WriteParquet(*table, sink_.get(), options));
-    return sink_->Close();
+  if (parquet_) {
+    QUIVER_RETURN_NOT_OK(FlushRowGroup());
+    QUIVER_RETURN_NOT_OK(parquet_->Close());
+  } else {
+    QUIVER_RETURN_NOT_OK(stream_ ? stream_->Close() : file_->Close());
   }
-  QUIVER_RETURN_NOT_OK(stream_ ? stream_->Close() : file_->Close());
   return sink_->Close();
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quiver/ipc.h"
+#include "quiver/parquet.h"
 #include "quiver/record_batch.h"
 #include "quiver/status.h"
 
@@ -40,10 +41,11 @@ Result<ipc::Compression> ParseCompression(const std::string& name);
 class BatchWriter {
  public:
   // A new file at `path` (written under a temporary name, renamed by
-  // Close: a failure leaves nothing at `path`). A Parquet file gathers the
-  // batches in memory and is written by Close in row groups of at most
-  // 2^20 rows, compressed with options.compression (none: no
-  // codec; lz4: LZ4_RAW; zstd: ZSTD).
+  // Close: a failure leaves nothing at `path`). A Parquet file is written
+  // as the batches come, a row group each time the batches held reach
+  // 2^20 rows or kRowGroupBytes of values (so memory stays near that,
+  // whatever the input's size), compressed with options.compression (none:
+  // no codec; lz4: LZ4_RAW; zstd: ZSTD).
   static Result<std::unique_ptr<BatchWriter>> Open(const std::string& path, SchemaPtr schema,
                                                    ipc::WriteOptions options, bool stream);
   Status Write(const RecordBatch& batch);
@@ -55,10 +57,14 @@ class BatchWriter {
   std::shared_ptr<ipc::OutputSink> sink_;
   std::unique_ptr<ipc::FileWriter> file_;
   std::unique_ptr<ipc::StreamWriter> stream_;
-  // Parquet: the schema and the batches gathered for Close.
+  // Parquet: the writer, and the batches held for its next row group.
+  static constexpr int64_t kRowGroupBytes = int64_t{64} << 20;
+  Status FlushRowGroup();
+  std::unique_ptr<parquet::ParquetWriter> parquet_;
   SchemaPtr parquet_schema_;
-  std::vector<RecordBatchPtr> parquet_batches_;
-  ipc::Compression parquet_compression_ = ipc::Compression::kNone;
+  std::vector<RecordBatchPtr> pending_;
+  int64_t pending_rows_ = 0, pending_bytes_ = 0;
+  int64_t parquet_rows_ = 0;  // row_group_rows
 };
 
 }  // namespace quiver::tools

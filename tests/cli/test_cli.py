@@ -1560,3 +1560,26 @@ def test_convert_and_pack_write_parquet(files, tmp_path):
     column = pq.read_table(packed).column("tensor")
     assert column.type.extension_name == "arrow.fixed_shape_tensor"
     np.testing.assert_array_equal(column.combine_chunks().to_numpy_ndarray(), np.stack(arrays))
+
+
+def test_convert_to_parquet_writes_row_groups_as_batches_come(tmp_path):
+    # Three record batches of 40 MiB: the writer holds at most about 64 MiB
+    # before it writes a row group, so the file has two (80 + 40 MiB), not
+    # one gathered whole.
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = 40 * 1024
+    schema = pa.schema([("id", pa.int64()), ("x", pa.binary(1024))])
+    source = tmp_path / "big.arrow"
+    with pa.ipc.new_file(source, schema) as writer:
+        for part in range(3):
+            ids = np.arange(part * rows, (part + 1) * rows)
+            values = pa.array([b"\x07" * 1024] * rows, pa.binary(1024))
+            writer.write_batch(pa.record_batch([pa.array(ids), values], schema=schema))
+    out = tmp_path / "big.parquet"
+    ok("convert", source, out)
+    metadata = pq.ParquetFile(out).metadata
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)] == [
+        2 * rows,
+        rows,
+    ]
+    assert pq.read_table(out, columns=["id"]).column("id").to_pylist() == list(range(3 * rows))
