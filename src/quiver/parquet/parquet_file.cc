@@ -15,18 +15,17 @@ namespace quiver::parquet {
 
 namespace {
 
-// The leaves in column order, each with its path below the root.
+// The leaves under `node` (itself, when it is one) in column order, each
+// with its path below the root.
 void CollectLeaves(const SchemaNode& node, std::vector<std::string>* path,
                    std::vector<std::pair<const SchemaNode*, std::vector<std::string>>>* out) {
-  for (const SchemaNode& child : node.children) {
-    path->push_back(child.element->name);
-    if (child.is_leaf()) {
-      out->emplace_back(&child, *path);
-    } else {
-      CollectLeaves(child, path, out);
-    }
-    path->pop_back();
+  path->push_back(node.element->name);
+  if (node.is_leaf()) {
+    out->emplace_back(&node, *path);
+  } else {
+    for (const SchemaNode& child : node.children) CollectLeaves(child, path, out);
   }
+  path->pop_back();
 }
 
 std::string Joined(const std::vector<std::string>& parts) {
@@ -106,14 +105,6 @@ struct LeafRange {
   int first = 0, count = 0;
 };
 
-void CountLeaves(const SchemaNode& node, int* count) {
-  if (node.is_leaf()) {
-    ++*count;
-    return;
-  }
-  for (const SchemaNode& child : node.children) CountLeaves(child, count);
-}
-
 // The list size the column chunk reader can check repetition levels
 // against instead of keeping them: a fixed-size list (or an extension
 // type over one, such as arrow.fixed_shape_tensor) of a non-nested value
@@ -161,17 +152,14 @@ Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<io::Input
 
   std::vector<std::string> path;
   std::vector<std::pair<const SchemaNode*, std::vector<std::string>>> leaves;
-  CollectLeaves(root, &path, &leaves);
+  for (const SchemaNode& child : root.children) {
+    const int first = static_cast<int>(leaves.size());
+    CollectLeaves(child, &path, &leaves);
+    impl->field_leaves.push_back(LeafRange{first, static_cast<int>(leaves.size()) - first});
+  }
   for (const auto& leaf : leaves) {
     impl->column_paths.push_back(Joined(leaf.second));
     impl->leaves.push_back(leaf.first);
-  }
-  int first = 0;
-  for (const SchemaNode& child : root.children) {
-    LeafRange range{first, 0};
-    CountLeaves(child, &range.count);
-    impl->field_leaves.push_back(range);
-    first += range.count;
   }
   impl->name = name;
 
@@ -334,13 +322,17 @@ Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
                           FieldIndices(*impl_->schema, options, impl_->name));
+  // The names resolved once, not again for each row group.
+  ParquetReadOptions resolved = options;
+  resolved.columns.clear();
+  resolved.field_indices = fields;
   std::vector<Field> out_fields;
   for (int f : fields) out_fields.push_back(impl_->schema->fields[static_cast<size_t>(f)]);
   auto schema =
       std::make_shared<const Schema>(Schema{std::move(out_fields), impl_->schema->metadata});
   std::vector<RecordBatchPtr> batches;
   for (int g : groups) {
-    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, ReadRowGroup(g, options));
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, ReadRowGroup(g, resolved));
     batches.push_back(std::move(batch));
   }
   return Table::FromRecordBatches(std::move(schema), batches);
