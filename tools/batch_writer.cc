@@ -132,6 +132,12 @@ Status BatchWriter::Write(const RecordBatch& batch) {
   QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr shared, batch.Slice(0, batch.num_rows()));
   for (const ArrayDataPtr& column : shared->columns()) {
     QUIVER_ASSIGN_OR_RETURN(int64_t bytes, ReferencedBytes(*column));
+    if (column->dictionary) {
+      // A dictionary the batches share is written once per row group, not
+      // once per batch.
+      QUIVER_ASSIGN_OR_RETURN(int64_t shared_bytes, ReferencedBytes(*column->dictionary));
+      bytes -= shared_bytes;
+    }
     pending_bytes_ += bytes;
   }
   pending_rows_ += batch.num_rows();

@@ -128,7 +128,11 @@ class RecordingStream : public ipc::ReadSomeStream {
 // message at all.
 InputKind KindOf(ipc::InputSource& source) {
   if (StartsWith(source, kFileMagic, 6)) return InputKind::kIpcFile;
-  if (StartsWith(source, kParquetMagic, 4)) return InputKind::kParquet;
+  // PARE: a Parquet file with an encrypted footer, which the Parquet
+  // reader refuses by name.
+  if (StartsWith(source, kParquetMagic, 4) || StartsWith(source, "PARE", 4)) {
+    return InputKind::kParquet;
+  }
   auto kind = ipc::PeekMessageKind(source);
   if (!kind.ok()) return InputKind::kIpcStream;
   switch (*kind) {

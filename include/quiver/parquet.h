@@ -156,9 +156,12 @@ class ParquetWriter {
                                                      SchemaPtr schema,
                                                      const ParquetWriteOptions& options = {});
   ~ParquetWriter();
-  // TypeError, the writer still usable, when the table's column count or
-  // types differ from the schema's. A failed write (a full disk) breaks
-  // the file: this and every later call, Close included, return it.
+  // TypeError, the writer still usable, when the table's column count,
+  // names, types or nullability differ from the schema's; an error found
+  // before a row group's first byte is written (a value Parquet cannot
+  // take) leaves the file whole and the writer usable too, the row groups
+  // of earlier rows written. A failed write (a full disk) breaks the file:
+  // this and every later call, Close included, return it.
   Status WriteTable(const Table& table);
   Status Write(const RecordBatch& batch);
   // Writes the footer and flushes the sink, which stays open: a sink from

@@ -245,6 +245,11 @@ class ParquetWriter:
             data_page_version=data_page_version,
             dictionary_pagesize_limit=dictionary_pagesize_limit,
         )
+        if schema is None:
+            raise TypeError(
+                "schema must be a qv.Schema or have __arrow_c_schema__ (a pyarrow schema), "
+                "not None"
+            )
         self._writer = _quiver._parquet_writer(_destination(where), schema, options)
 
     def write_table(self, table):

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "py_bindings.h"
 #include "py_errors.h"
@@ -82,6 +83,31 @@ parquet::ParquetReadOptions ReadOptions(const std::optional<std::vector<std::str
   return options;
 }
 
+// Option `name`'s value as T: TypeError naming it for another Python
+// type (a float for an int, an int for a bool), ValueError when an int
+// does not fit.
+template <typename T>
+T OptionValue(nb::handle value, const std::string& name) {
+  const bool is_bool = nb::isinstance<nb::bool_>(value);
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!is_bool)
+      Raise(Status::TypeError(name, " must be a bool, not ", nb::type_name(value.type()).c_str()));
+  } else if constexpr (std::is_integral_v<T>) {
+    if (is_bool || !nb::isinstance<nb::int_>(value)) {
+      Raise(Status::TypeError(name, " must be an int, not ", nb::type_name(value.type()).c_str()));
+    }
+  } else {
+    if (!nb::isinstance<nb::str>(value)) {
+      Raise(Status::TypeError(name, " must be a str, not ", nb::type_name(value.type()).c_str()));
+    }
+  }
+  T out{};
+  if (!nb::try_cast<T>(value, out)) {
+    Raise(Status::Invalid(name, " is out of range: ", nb::cast<std::string>(nb::repr(value))));
+  }
+  return out;
+}
+
 // ParquetWriteOptions from the dict quiver.parquet builds (its keys are
 // write_table's argument names; None leaves the default).
 parquet::ParquetWriteOptions WriteOptionsFrom(const nb::dict& given) {
@@ -90,23 +116,23 @@ parquet::ParquetWriteOptions WriteOptionsFrom(const nb::dict& given) {
     const std::string name = nb::cast<std::string>(key);
     if (value.is_none()) continue;
     if (name == "row_group_size") {
-      options.row_group_rows = nb::cast<int64_t>(value);
+      options.row_group_rows = OptionValue<int64_t>(value, name);
     } else if (name == "data_page_size") {
-      options.data_page_bytes = nb::cast<int64_t>(value);
+      options.data_page_bytes = OptionValue<int64_t>(value, name);
     } else if (name == "compression") {
-      options.compression = nb::cast<std::string>(value);
+      options.compression = OptionValue<std::string>(value, name);
     } else if (name == "compression_level") {
-      options.compression_level = nb::cast<int>(value);
+      options.compression_level = OptionValue<int>(value, name);
     } else if (name == "use_dictionary") {
-      options.use_dictionary = nb::cast<bool>(value);
+      options.use_dictionary = OptionValue<bool>(value, name);
     } else if (name == "use_byte_stream_split") {
-      options.byte_stream_split = nb::cast<bool>(value);
+      options.byte_stream_split = OptionValue<bool>(value, name);
     } else if (name == "write_statistics") {
-      options.write_statistics = nb::cast<bool>(value);
+      options.write_statistics = OptionValue<bool>(value, name);
     } else if (name == "data_page_version") {
-      options.data_page_version = nb::cast<int>(value);
+      options.data_page_version = OptionValue<int>(value, name);
     } else if (name == "dictionary_pagesize_limit") {
-      options.dictionary_page_bytes = nb::cast<int64_t>(value);
+      options.dictionary_page_bytes = OptionValue<int64_t>(value, name);
     } else {
       Raise(Status::Invalid("unknown Parquet write option '", name, "'"));
     }

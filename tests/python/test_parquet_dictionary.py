@@ -157,3 +157,30 @@ def test_the_loader_reads_a_dictionary_column_over_many_row_groups(tmp_path):
         assert [CATEGORIES[k] for k in batch["label"]] == expected
         seen.extend(batch["id"].tolist())
     assert sorted(seen) == ids.tolist()
+
+
+def test_a_dictionary_larger_than_its_index_type_counts_reads_its_used_entries(tmp_path):
+    # 300 entries, int8 indices, rows using three of them: the page holds
+    # all 300; the reader keeps the used ones, in the page's order.
+    words = [f"w{i:03d}" for i in range(300)]
+    column = pa.DictionaryArray.from_arrays(pa.array([5, 1, 5, 100], pa.int8()), pa.array(words))
+    for write in (pq.write_table, qv.parquet.write_table):
+        path = tmp_path / "d.parquet"
+        write(pa.table({"c": column}), path)
+        got = pa.table(qv.parquet.read_table(path)).column("c").chunk(0)
+        assert got.type == column.type
+        assert got.dictionary.to_pylist() == ["w001", "w005", "w100"]
+        assert got.to_pylist() == ["w005", "w001", "w005", "w100"]
+
+
+def test_an_arrow_dictionary_past_the_page_limit_still_encodes_the_used_values(tmp_path):
+    words = [f"category-{i:06d}" for i in range(100_000)]  # about 2 MiB of entries
+    column = pa.DictionaryArray.from_arrays(pa.array([7, 7, 99_999] * 10, pa.int32()), words)
+    path = tmp_path / "d.parquet"
+    qv.parquet.write_table(pa.table({"c": column}), path)
+    chunk = pq.ParquetFile(path).metadata.row_group(0).column(0)
+    assert "RLE_DICTIONARY" in chunk.encodings
+    assert chunk.total_compressed_size < 10_000  # not the 2 MiB dictionary
+    got = pa.table(qv.parquet.read_table(path)).column("c").chunk(0)
+    assert got.dictionary.to_pylist() == [words[7], words[99_999]]
+    assert got.to_pylist() == [words[7], words[7], words[99_999]] * 10

@@ -105,3 +105,67 @@ def test_an_empty_file_has_the_schema_and_no_row_groups(tmp_path):
     assert pq.ParquetFile(path).metadata.num_row_groups == 0
     assert pq.read_table(path).schema.equals(schema)
     assert qv.parquet.read_table(path).num_rows == 0
+
+
+def test_names_and_nullability_must_match_the_schema(tmp_path):
+    path = tmp_path / "out.parquet"
+    schema = pa.schema([("price", pa.float64()), pa.field("qty", pa.float64(), nullable=False)])
+    with qv.parquet.ParquetWriter(path, schema) as writer:
+        swapped = pa.table({"qty": [1.0], "price": [9.5]})
+        with pytest.raises(TypeError, match="column 0 is named 'qty', .* names it 'price'"):
+            writer.write_table(swapped)
+        nullable = pa.table(
+            {"price": [1.0], "qty": [None]}, schema=schema.set(1, schema[1].with_nullable(True))
+        )
+        with pytest.raises(TypeError, match=r"column 1 \(qty\) is nullable, .* not nullable"):
+            writer.write_table(nullable)
+        writer.write_table(pa.table({"price": [9.5], "qty": [1.0]}, schema=schema))
+    assert pq.read_table(path).to_pylist() == [{"price": 9.5, "qty": 1.0}]
+
+
+def test_a_row_group_refused_before_its_first_byte_leaves_the_writer_usable(tmp_path):
+    # Two int8 dictionaries that join to 200 entries cannot make one row
+    # group's column: refused before anything is written, so the rows
+    # before and after it are kept.
+    path = tmp_path / "out.parquet"
+    index_type = pa.dictionary(pa.int8(), pa.string())
+    schema = pa.schema([("c", index_type)])
+
+    def part(words):
+        indices = pa.array(range(len(words)), pa.int8())
+        return pa.DictionaryArray.from_arrays(indices, pa.array(words))
+
+    good = pa.table({"c": part(["a"])})
+    chunks = [part([f"x{i}" for i in range(100)]), part([f"y{i}" for i in range(100)])]
+    too_many = pa.Table.from_arrays([pa.chunked_array(chunks)], schema=schema)
+    with qv.parquet.ParquetWriter(path, schema) as writer:
+        writer.write_table(good)
+        with pytest.raises(ValueError):
+            writer.write_table(too_many)
+        writer.write_table(good)
+    assert pq.read_table(path).column("c").to_pylist() == ["a", "a"]
+
+
+@pytest.mark.parametrize(
+    "option, value, error, message",
+    [
+        ("row_group_size", 2.5, TypeError, "row_group_size must be an int, not float"),
+        ("row_group_size", "2", TypeError, "row_group_size must be an int, not str"),
+        ("data_page_size", 2**70, ValueError, "data_page_size is out of range"),
+        ("compression_level", 2**40, ValueError, "compression_level is out of range"),
+        ("use_dictionary", 1, TypeError, "must be bools"),
+        ("compression", 3, TypeError, "compression must be a str"),
+    ],
+)
+def test_options_of_the_wrong_type_are_named(tmp_path, option, value, error, message):
+    table = pa.table({"a": [1]})
+    with pytest.raises(error, match=message):
+        qv.parquet.write_table(table, tmp_path / "a.parquet", **{option: value})
+    with pytest.raises(error, match=message):
+        qv.parquet.ParquetWriter(tmp_path / "b.parquet", table.schema, **{option: value})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_schema_of_none_is_a_type_error(tmp_path):
+    with pytest.raises(TypeError, match="schema must be a qv.Schema"):
+        qv.parquet.ParquetWriter(tmp_path / "out.parquet", None)

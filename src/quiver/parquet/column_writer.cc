@@ -249,17 +249,24 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
       (type == PhysicalType::kFloat || type == PhysicalType::kDouble)) {
     value_encoding = Encoding::kByteStreamSplit;
   } else if (settings.dictionary && type != PhysicalType::kBoolean) {
+    // The Arrow dictionary's entries open the page when they can fit it
+    // (at least 4 bytes each, the size of a byte array's length); when
+    // they do not, the page holds the values the chunk uses.
     std::optional<PhysicalValues> entries;
     std::vector<Range> entry_ranges;
-    if (dictionary_entries) {
+    const int64_t least_entry_bytes = std::max<int64_t>(4, PhysicalWidth(encoding));
+    if (dictionary_entries &&
+        dictionary_entries->length <= settings.dictionary_bytes / least_entry_bytes) {
       entry_ranges = ValidRanges(*dictionary_entries);
       QUIVER_ASSIGN_OR_RETURN(entries, PhysicalValues::Make(dictionary_entries, encoding, 0,
                                                             dictionary_entries->length));
     }
     const DictionaryEntries first{entries ? &*entries : nullptr, entry_ranges};
-    if (BuildDictionary(values, ranges, settings.dictionary_bytes, &dictionary, first)) {
-      value_encoding = Encoding::kRleDictionary;
+    bool built = BuildDictionary(values, ranges, settings.dictionary_bytes, &dictionary, first);
+    if (!built && entries) {
+      built = BuildDictionary(values, ranges, settings.dictionary_bytes, &dictionary);
     }
+    if (built) value_encoding = Encoding::kRleDictionary;
   }
 
   if (settings.statistics) {

@@ -467,6 +467,20 @@ Result<ArrayDataPtr> ArrayOfEntries(const TypePtr& type,
   return ArrayDataPtr(std::move(out));
 }
 
+// Drops the entries no index points at, keeping the others' order.
+void KeepUsedEntries(std::vector<std::string_view>* entries, std::vector<int64_t>* indices) {
+  std::vector<int64_t> renumbered(entries->size(), -1);
+  for (int64_t index : *indices) renumbered[static_cast<size_t>(index)] = 0;
+  size_t kept = 0;
+  for (size_t e = 0; e < entries->size(); ++e) {
+    if (renumbered[e] < 0) continue;
+    renumbered[e] = static_cast<int64_t>(kept);
+    (*entries)[kept++] = (*entries)[e];
+  }
+  entries->resize(kept);
+  for (int64_t& index : *indices) index = renumbered[static_cast<size_t>(index)];
+}
+
 // The dictionary is the chunk's dictionary page, entry for entry and in its
 // order (unused entries and an ordered dictionary's order survive), then
 // any value of a page that fell back from the dictionary and is not in it,
@@ -520,8 +534,14 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, ColumnValues* page, const S
           ? std::numeric_limits<int64_t>::max()
           : (int64_t{1} << (index_width * 8 - (index_type.is_signed_integer() ? 1 : 0))) - 1;
   if (!entries.empty() && static_cast<int64_t>(entries.size()) - 1 > max_index) {
-    return Status::Invalid(what, ": ", entries.size(), " dictionary entries do not fit a ",
-                           "dictionary indexed by ", index_type.ToString());
+    // More entries than the index type counts (a page of a large Arrow
+    // dictionary whose rows use few of them): the entries the values use,
+    // in the page's order.
+    KeepUsedEntries(&entries, &indices);
+    if (static_cast<int64_t>(entries.size()) - 1 > max_index) {
+      return Status::Invalid(what, ": ", entries.size(), " distinct values do not fit a ",
+                             "dictionary indexed by ", index_type.ToString());
+    }
   }
   ArrayDataPtr dictionary;
   {

@@ -314,12 +314,25 @@ struct ParquetWriter::Impl {
       return Status::TypeError("the table has ", given.fields.size(),
                                " columns, the Parquet writer's schema ", schema->fields.size());
     }
+    // Names, types and nullability: a column under another name would land
+    // in the wrong place, and nulls in a column the file says has none
+    // would be written as values.
     for (size_t i = 0; i < given.fields.size(); ++i) {
       const Field& want = schema->fields[i];
       const Field& got = given.fields[i];
+      if (got.name != want.name) {
+        return Status::TypeError("column ", i, " is named '", got.name,
+                                 "', the Parquet writer's schema names it '", want.name, "'");
+      }
       if (!got.type->Equals(*want.type)) {
         return Status::TypeError("column ", i, " (", got.name, ") is ", got.type->ToString(),
                                  ", the Parquet writer's schema says ", want.type->ToString());
+      }
+      if (got.nullable != want.nullable) {
+        return Status::TypeError("column ", i, " (", got.name, ") is ",
+                                 got.nullable ? "nullable" : "not nullable",
+                                 ", the Parquet writer's schema says it is ",
+                                 want.nullable ? "nullable" : "not nullable");
       }
     }
     return Status::OK();
@@ -382,14 +395,20 @@ struct ParquetWriter::Impl {
     return sink->Flush();
   }
 
-  // Runs a step that writes: its failure is kept, so that a file left
-  // broken mid-row-group is never given a footer.
-  template <typename Fn>
-  Status Writing(Fn&& fn) {
+  Status Usable() const {
     if (closed) return Status::Invalid("cannot write to a closed Parquet writer");
-    QUIVER_RETURN_NOT_OK(failure);
-    failure = fn();
     return failure;
+  }
+
+  // One row group; a failure after some of its bytes reached the sink is
+  // kept, so that a file left broken mid-row-group is never given a
+  // footer (one found before any byte, a value the writer cannot take,
+  // leaves the file whole and the writer usable).
+  Status WriteWhole(const Table& table, int64_t r0, int64_t n) {
+    const int64_t start = sink->position();
+    Status written = WriteRowGroup(table, r0, n);
+    if (!written.ok() && sink->position() != start) failure = written;
+    return written;
   }
 };
 
@@ -421,18 +440,14 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(std::shared_ptr<io::O
 }
 
 Status ParquetWriter::WriteTable(const Table& table) {
-  // A table of another schema leaves the writer usable.
-  if (!impl_->closed && impl_->failure.ok()) {
-    QUIVER_RETURN_NOT_OK(impl_->CheckTableSchema(*table.schema()));
+  QUIVER_RETURN_NOT_OK(impl_->Usable());
+  QUIVER_RETURN_NOT_OK(impl_->CheckTableSchema(*table.schema()));
+  const int64_t rows = table.num_rows();
+  const int64_t step = impl_->options.row_group_rows;
+  for (int64_t r0 = 0; r0 < rows; r0 += step) {
+    QUIVER_RETURN_NOT_OK(impl_->WriteWhole(table, r0, std::min(step, rows - r0)));
   }
-  return impl_->Writing([&]() -> Status {
-    const int64_t rows = table.num_rows();
-    const int64_t step = impl_->options.row_group_rows;
-    for (int64_t r0 = 0; r0 < rows; r0 += step) {
-      QUIVER_RETURN_NOT_OK(impl_->WriteRowGroup(table, r0, std::min(step, rows - r0)));
-    }
-    return Status::OK();
-  });
+  return Status::OK();
 }
 
 Status ParquetWriter::Write(const RecordBatch& batch) {

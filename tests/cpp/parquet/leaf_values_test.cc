@@ -81,17 +81,29 @@ TEST(LeafValuesTest, DictionariesTakeTheDictionaryPageInOrder) {
   ASSERT_EQ(array->dictionary->length, 3);
   entries = reinterpret_cast<const int32_t*>(array->dictionary->buffers[1]->data());
   EXPECT_EQ(std::vector<int32_t>(entries, entries + 3), (std::vector<int32_t>{10, 30, 5}));
-  // A page with more entries than the index type can count.
+  // A page with more entries than the index type counts: the entries the
+  // values use, in the page's order.
   std::vector<int32_t> many(200);
-  for (int32_t i = 0; i < 200; ++i) many[static_cast<size_t>(i)] = i;
+  for (int32_t i = 0; i < 200; ++i) many[static_cast<size_t>(i)] = 199 - i;
   ColumnValues big_page = Int32Values(many);
-  ColumnValues one = Int32Values({1});
-  Placement single;
-  single.slots = 1;
-  EXPECT_ERROR(
-      kInvalid, "200 dictionary entries do not fit",
-      LeafArray(&one, Int32Leaf(), *dictionary(int8(), int32()), single, "column x", &big_page)
-          .status());
+  ColumnValues few = Int32Values({3, 150, 3});
+  Placement three;
+  three.slots = 3;
+  const TypePtr narrow = *dictionary(int8(), int32());
+  ASSERT_OK_AND_ASSIGN(array, LeafArray(&few, Int32Leaf(), narrow, three, "column x", &big_page));
+  ASSERT_EQ(array->dictionary->length, 2);
+  entries = reinterpret_cast<const int32_t*>(array->dictionary->buffers[1]->data());
+  EXPECT_EQ(std::vector<int32_t>(entries, entries + 2), (std::vector<int32_t>{150, 3}));
+  const auto* narrow_indices = reinterpret_cast<const int8_t*>(array->buffers[1]->data());
+  EXPECT_EQ(std::vector<int8_t>(narrow_indices, narrow_indices + 3),
+            (std::vector<int8_t>{1, 0, 1}));
+  // More distinct values than that still are an error.
+  ColumnValues all = Int32Values(many);
+  ColumnValues page_again = Int32Values(many);
+  Placement every;
+  every.slots = 200;
+  EXPECT_ERROR(kInvalid, "200 distinct values do not fit",
+               LeafArray(&all, Int32Leaf(), narrow, every, "column x", &page_again).status());
 }
 
 }  // namespace
