@@ -247,8 +247,7 @@ class ParquetWriter:
         )
         if schema is None:
             raise TypeError(
-                "schema must be a qv.Schema or have __arrow_c_schema__ (a pyarrow schema), "
-                "not None"
+                "schema must be a qv.Schema or have __arrow_c_schema__ (a pyarrow schema), not None"
             )
         self._writer = _quiver._parquet_writer(_destination(where), schema, options)
 
