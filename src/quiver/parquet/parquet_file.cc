@@ -59,7 +59,9 @@ ColumnChunkInfo InfoOf(const ColumnChunk& chunk) {
     out.nan_count = s.nan_count;
     info.statistics = std::move(out);
   }
-  info.has_page_index = chunk.offset_index_offset.has_value();
+  info.has_offset_index = chunk.offset_index_offset.has_value();
+  info.has_column_index = chunk.column_index_offset.has_value();
+  info.has_page_index = info.has_offset_index;
   return info;
 }
 
@@ -348,6 +350,107 @@ Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const
     batches.push_back(std::move(batch));
   }
   return Table::FromRecordBatches(std::move(schema), batches);
+}
+
+namespace {
+
+// The checks of an index's position before any byte of it is read.
+Status CheckIndexRange(int64_t offset, int32_t length, int64_t data_end, int64_t file_size,
+                       const char* index, const std::string& where) {
+  if (length <= 0 || offset < 4 || offset > data_end || length > data_end - offset) {
+    return Status::Invalid(where, ": its ", index, "'s ", length, " bytes at offset ", offset,
+                           " lie outside the file's data (bytes 4 to ", data_end, " of its ",
+                           file_size, ")");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+namespace {
+
+// The page index of one column chunk: the checks both indexes share, then
+// the bytes read.
+struct PageIndexReader {
+  const std::string& name;
+  const std::vector<std::string>& column_paths;
+  const FileFooter& footer;
+  io::InputSource& source;
+  int row_group, column;
+
+  std::string Where() const {
+    return name + ": column " + column_paths[static_cast<size_t>(column)] + " of row group " +
+           std::to_string(row_group);
+  }
+
+  Result<const ColumnChunk*> Chunk(int num_row_groups) const {
+    if (row_group < 0 || row_group >= num_row_groups) {
+      return Status::IndexError("row group ", row_group, " of ", name, ", which has ",
+                                num_row_groups);
+    }
+    const int columns = static_cast<int>(column_paths.size());
+    if (column < 0 || column >= columns) {
+      return Status::IndexError("column ", column, " of ", name, ", which has ", columns);
+    }
+    return &footer.metadata.row_groups[static_cast<size_t>(row_group)]
+                .columns[static_cast<size_t>(column)];
+  }
+
+  Result<BufferPtr> Read(int64_t offset, int32_t length, const char* index) const {
+    QUIVER_RETURN_NOT_OK(
+        CheckIndexRange(offset, length, footer.metadata_offset, source.size(), index, Where()));
+    return source.ReadAt(offset, length);
+  }
+};
+
+}  // namespace
+
+Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, int column) const {
+  const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
+                               *impl_->source, row_group,           column};
+  QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
+  if (!chunk->offset_index_offset) return std::optional<OffsetIndex>();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, reader.Read(*chunk->offset_index_offset,
+                                                       chunk->offset_index_length, "offset index"));
+  const std::string where = reader.Where();
+  QUIVER_ASSIGN_OR_RETURN(OffsetIndex index,
+                          DecodeOffsetIndex(bytes->data(), static_cast<int64_t>(bytes->size()),
+                                            where + ": the offset index"));
+  // Each page inside the column chunk, and starting at one of the row
+  // group's rows (the first at row 0).
+  const ColumnMetaData& m = *chunk->meta_data;
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0) {
+    start = std::min(start, *m.dictionary_page_offset);
+  }
+  const int64_t end = start + m.total_compressed_size;  // checked when the file opened
+  const int64_t rows = impl_->footer.metadata.row_groups[static_cast<size_t>(row_group)].num_rows;
+  for (size_t p = 0; p < index.page_locations.size(); ++p) {
+    const PageLocation& page = index.page_locations[p];
+    if (page.offset < start || page.offset > end || page.compressed_page_size > end - page.offset) {
+      return Status::Invalid(where, ": the offset index puts page ", p, " (",
+                             page.compressed_page_size, " bytes at offset ", page.offset,
+                             ") outside the column chunk (bytes ", start, " to ", end, ")");
+    }
+    if (page.first_row_index >= rows || (p == 0 && page.first_row_index != 0)) {
+      return Status::Invalid(where, ": the offset index says page ", p, " starts at row ",
+                             page.first_row_index, " of the row group's ", rows, " rows");
+    }
+  }
+  return std::optional<OffsetIndex>(std::move(index));
+}
+
+Result<std::optional<ColumnIndex>> ParquetFile::ReadColumnIndex(int row_group, int column) const {
+  const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
+                               *impl_->source, row_group,           column};
+  QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
+  if (!chunk->column_index_offset) return std::optional<ColumnIndex>();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, reader.Read(*chunk->column_index_offset,
+                                                       chunk->column_index_length, "column index"));
+  QUIVER_ASSIGN_OR_RETURN(ColumnIndex index,
+                          DecodeColumnIndex(bytes->data(), static_cast<int64_t>(bytes->size()),
+                                            reader.Where() + ": the column index"));
+  return std::optional<ColumnIndex>(std::move(index));
 }
 
 }  // namespace quiver::parquet

@@ -3,6 +3,7 @@
 // column chunks (column_writer.h) and the footer, with the Arrow schema
 // under ARROW:schema. docs/parquet.md, "Writing".
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "quiver/build_info.h"
@@ -269,6 +270,39 @@ Result<std::string> ArrowSchemaValue(const Schema& schema) {
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
 }
 
+// Every chunk's column index, then every chunk's offset index (the order
+// readers that fetch one kind for many columns read in one range), their
+// places recorded in the chunks.
+Status WritePageIndexes(const std::vector<std::vector<ChunkPageIndex>>& indexes,
+                        io::OutputSink* sink, FileMetaData* meta) {
+  auto write = [&](const std::string& bytes, std::optional<int64_t>* offset,
+                   int32_t* length) -> Status {
+    if (bytes.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return Status::Invalid("a Parquet page index of ", bytes.size(),
+                             " bytes passes the format's 2 GiB limit");
+    }
+    *offset = sink->position();
+    *length = static_cast<int32_t>(bytes.size());
+    return sink->Write(bytes.data(), static_cast<int64_t>(bytes.size()));
+  };
+  for (size_t g = 0; g < indexes.size(); ++g) {
+    for (size_t c = 0; c < indexes[g].size(); ++c) {
+      if (!indexes[g][c].has_column_index) continue;
+      ColumnChunk& chunk = meta->row_groups[g].columns[c];
+      QUIVER_RETURN_NOT_OK(write(EncodeColumnIndex(indexes[g][c].column_index),
+                                 &chunk.column_index_offset, &chunk.column_index_length));
+    }
+  }
+  for (size_t g = 0; g < indexes.size(); ++g) {
+    for (size_t c = 0; c < indexes[g].size(); ++c) {
+      ColumnChunk& chunk = meta->row_groups[g].columns[c];
+      QUIVER_RETURN_NOT_OK(write(EncodeOffsetIndex(indexes[g][c].offset_index),
+                                 &chunk.offset_index_offset, &chunk.offset_index_length));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWriteOptions& options) {
@@ -303,6 +337,8 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
   settings.page_version = options.data_page_version;
 
   QUIVER_RETURN_NOT_OK(sink->Write("PAR1", 4));
+  // Per row group, per column chunk (write_page_index).
+  std::vector<std::vector<ChunkPageIndex>> page_indexes;
   const int64_t rows = table.num_rows();
   for (int64_t r0 = 0; r0 < rows; r0 += options.row_group_rows) {
     const int64_t n = std::min(options.row_group_rows, rows - r0);
@@ -311,6 +347,7 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
     group.file_offset = sink->position();
     group.ordinal = static_cast<int16_t>(meta.row_groups.size());
     int64_t compressed = 0;
+    if (options.write_page_index) page_indexes.emplace_back();
     for (int i = 0; i < table.num_columns(); ++i) {
       const Field& field = schema.fields[static_cast<size_t>(i)];
       QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr slice, table.column(i)->Slice(r0, n));
@@ -328,8 +365,10 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
         std::string what = "column '";
         for (size_t p = 0; p < leaf.path.size(); ++p) what += (p ? "." : "") + leaf.path[p];
         what += "'";
+        ChunkPageIndex* page_index = nullptr;
+        if (options.write_page_index) page_index = &page_indexes.back().emplace_back();
         QUIVER_RETURN_NOT_OK(WriteColumnChunk(array, field.nullable, k, leaf.encoding, settings,
-                                              sink, &column, what));
+                                              sink, &column, what, page_index));
         column.path_in_schema = leaf.path;
         chunk.file_offset = column.dictionary_page_offset.value_or(column.data_page_offset);
         group.total_byte_size += column.total_uncompressed_size;
@@ -341,6 +380,7 @@ Status WriteParquet(const Table& table, io::OutputSink* sink, const ParquetWrite
     group.total_compressed_size = compressed;
     meta.row_groups.push_back(std::move(group));
   }
+  if (options.write_page_index) QUIVER_RETURN_NOT_OK(WritePageIndexes(page_indexes, sink, &meta));
   meta.num_rows = rows;
   meta.key_value_metadata = schema.metadata;
   QUIVER_ASSIGN_OR_RETURN(std::string arrow_schema, ArrowSchemaValue(schema));
