@@ -93,10 +93,51 @@ class ParquetFile:
         column chunk (``path``, ``physical_type``, ``codec``, ``encodings``,
         ``num_values``, ``compressed_size``, ``uncompressed_size``,
         ``data_page_offset``, ``dictionary_page_offset``, ``statistics``,
-        ``has_page_index``). ``statistics`` holds ``min`` and ``max`` as the
-        file stores them (PLAIN-encoded bytes) and the counts, each None
-        where the writer left it out. IndexError past the last row group."""
+        ``has_page_index``, ``has_offset_index``, ``has_column_index``).
+        ``statistics`` holds ``min`` and ``max`` as the file stores them
+        (PLAIN-encoded bytes) and the counts, each None where the writer
+        left it out. IndexError past the last row group."""
         return self._file.row_group(i)
+
+    def _chunk(self, row_group, column):
+        count = self.num_row_groups
+        if not isinstance(row_group, int) or isinstance(row_group, bool):
+            raise TypeError(f"row_group must be an int, not {type(row_group).__name__}")
+        if row_group < -count or row_group >= count:
+            raise IndexError(f"row group {row_group} of a file with {count} row groups")
+        paths = self.column_paths
+        if isinstance(column, str):
+            if column not in paths:
+                raise ValueError(f"no leaf column {column!r} (the file's: {', '.join(paths)})")
+            column = paths.index(column)
+        elif not isinstance(column, int) or isinstance(column, bool):
+            raise TypeError(
+                f"column must be an int or a leaf column's path (str), not {type(column).__name__}"
+            )
+        elif column < -len(paths) or column >= len(paths):
+            raise IndexError(f"column {column} of a file with {len(paths)} leaf columns")
+        return row_group % count, column % len(paths)
+
+    def offset_index(self, row_group, column):
+        """The offset index of a column chunk: a list with a dict per data
+        page (``offset`` of its header in the file, ``compressed_page_size``
+        in bytes with the header, ``first_row_index`` within the row group),
+        or None when the chunk has none. ``column`` is a leaf column's index
+        or its path as ``column_paths`` gives it; negative indexes count from
+        the end. The index is read from the file on each call. ValueError
+        naming the file, row group and column for an index that lies outside
+        the file or does not decode."""
+        return self._file.offset_index(*self._chunk(row_group, column))
+
+    def column_index(self, row_group, column):
+        """The column index of a column chunk as a dict, or None when the
+        chunk has none: per data page ``null_pages`` (True: nulls only),
+        ``min_values`` and ``max_values`` (bytes, PLAIN-encoded like the
+        statistics' min and max; empty for a page of nulls), ``null_counts``
+        (None where the writer left them out), and ``boundary_order``
+        ("unordered", "ascending" or "descending"). ``column`` as for
+        ``offset_index``."""
+        return self._file.column_index(*self._chunk(row_group, column))
 
     def read(self, columns=None, *, row_groups=None, threads=0):
         """The columns ``columns`` (all by default) of the row groups
@@ -134,6 +175,7 @@ def write_table(
     write_statistics=True,
     data_page_version="1.0",
     dictionary_pagesize_limit=None,
+    write_page_index=False,
 ):
     """Writes ``table`` (a ``qv.Table`` or ``qv.RecordBatch``, or anything
     with ``__arrow_c_stream__`` / ``__arrow_c_array__``, as ``qv.table``
@@ -151,7 +193,9 @@ def write_table(
     MiB, or ``dictionary_pagesize_limit`` bytes), ``use_byte_stream_split``
     writes FLOAT and DOUBLE columns as BYTE_STREAM_SPLIT,
     ``write_statistics`` min/max/null_count per column chunk,
-    ``data_page_version`` "1.0" or "2.0". The Arrow schema is stored
+    ``data_page_version`` "1.0" or "2.0", ``write_page_index`` a column
+    index and an offset index per column chunk (and statistics per data
+    page go in the page headers whenever ``write_statistics`` is on). The Arrow schema is stored
     under ARROW:schema, so pyarrow and quiver restore extension types
     (arrow.fixed_shape_tensor, ...), durations, large and fixed-size lists.
     docs/parquet.md, "Writing"."""
@@ -167,6 +211,8 @@ def write_table(
             "use_dictionary, use_byte_stream_split and write_statistics must be bools "
             "(per-column lists are not supported)"
         )
+    if not isinstance(write_page_index, bool):
+        raise TypeError(f"write_page_index must be a bool, not {type(write_page_index).__name__}")
     args = dict(
         row_group_size=row_group_size,
         data_page_size=data_page_size,
@@ -177,6 +223,7 @@ def write_table(
         write_statistics=write_statistics,
         data_page_version=1 if data_page_version == "1.0" else 2,
         dictionary_pagesize_limit=dictionary_pagesize_limit,
+        write_page_index=write_page_index,
     )
     if isinstance(where, (str, os.PathLike)):
         path = os.fspath(where)

@@ -55,6 +55,8 @@ nb::dict ColumnDict(const parquet::ColumnChunkInfo& c) {
   out["dictionary_page_offset"] = Optional(c.dictionary_page_offset);
   out["statistics"] = c.statistics ? nb::object(StatisticsDict(*c.statistics)) : nb::none();
   out["has_page_index"] = c.has_page_index;
+  out["has_offset_index"] = c.has_offset_index;
+  out["has_column_index"] = c.has_column_index;
   return out;
 }
 
@@ -65,6 +67,34 @@ nb::dict RowGroupDict(const parquet::RowGroupInfo& g) {
   nb::list columns;
   for (const parquet::ColumnChunkInfo& c : g.columns) columns.append(ColumnDict(c));
   out["columns"] = columns;
+  return out;
+}
+
+nb::object OffsetIndexObject(const std::optional<parquet::OffsetIndex>& index) {
+  if (!index) return nb::none();
+  nb::list out;
+  for (const parquet::PageLocation& page : index->page_locations) {
+    nb::dict d;
+    d["offset"] = page.offset;
+    d["compressed_page_size"] = page.compressed_page_size;
+    d["first_row_index"] = page.first_row_index;
+    out.append(d);
+  }
+  return out;
+}
+
+nb::object ColumnIndexObject(const std::optional<parquet::ColumnIndex>& index) {
+  if (!index) return nb::none();
+  nb::dict out;
+  nb::list null_pages, min_values, max_values;
+  for (bool null_page : index->null_pages) null_pages.append(nb::bool_(null_page));
+  for (const std::string& v : index->min_values) min_values.append(nb::bytes(v.data(), v.size()));
+  for (const std::string& v : index->max_values) max_values.append(nb::bytes(v.data(), v.size()));
+  out["null_pages"] = null_pages;
+  out["min_values"] = min_values;
+  out["max_values"] = max_values;
+  out["boundary_order"] = parquet::BoundaryOrderName(index->boundary_order);
+  out["null_counts"] = index->null_counts ? nb::cast(*index->null_counts) : nb::none();
   return out;
 }
 
@@ -81,13 +111,11 @@ parquet::ParquetReadOptions ReadOptions(const std::optional<std::vector<std::str
   return options;
 }
 
-parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
-                                          std::optional<int64_t> data_page_size,
-                                          const std::string& compression,
-                                          std::optional<int> compression_level, bool use_dictionary,
-                                          bool use_byte_stream_split, bool write_statistics,
-                                          int data_page_version,
-                                          std::optional<int64_t> dictionary_pagesize_limit) {
+parquet::ParquetWriteOptions WriteOptions(
+    std::optional<int64_t> row_group_size, std::optional<int64_t> data_page_size,
+    const std::string& compression, std::optional<int> compression_level, bool use_dictionary,
+    bool use_byte_stream_split, bool write_statistics, int data_page_version,
+    std::optional<int64_t> dictionary_pagesize_limit, bool write_page_index) {
   parquet::ParquetWriteOptions options;
   if (row_group_size) options.row_group_rows = *row_group_size;
   if (data_page_size) options.data_page_bytes = *data_page_size;
@@ -98,6 +126,7 @@ parquet::ParquetWriteOptions WriteOptions(std::optional<int64_t> row_group_size,
   options.write_statistics = write_statistics;
   options.data_page_version = data_page_version;
   if (dictionary_pagesize_limit) options.dictionary_page_bytes = *dictionary_pagesize_limit;
+  options.write_page_index = write_page_index;
   return options;
 }
 
@@ -123,6 +152,16 @@ void BindParquet(nb::module_& m) {
                Raise(Status::IndexError("row group ", i, " of a file with ", count, " row groups"));
              }
              return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
+           })
+      .def("offset_index",
+           [](const PyParquetFile& f, int row_group, int column) {
+             return OffsetIndexObject(
+                 Unwrap(WithoutGil([&] { return f.file->ReadOffsetIndex(row_group, column); })));
+           })
+      .def("column_index",
+           [](const PyParquetFile& f, int row_group, int column) {
+             return ColumnIndexObject(
+                 Unwrap(WithoutGil([&] { return f.file->ReadColumnIndex(row_group, column); })));
            })
       .def(
           "read_row_group",
@@ -163,11 +202,12 @@ void BindParquet(nb::module_& m) {
          std::optional<int64_t> data_page_size, const std::string& compression,
          std::optional<int> compression_level, bool use_dictionary, bool use_byte_stream_split,
          bool write_statistics, int data_page_version,
-         std::optional<int64_t> dictionary_pagesize_limit) {
+         std::optional<int64_t> dictionary_pagesize_limit, bool write_page_index) {
         const TablePtr table = TableFromPython(data);
-        const auto options = WriteOptions(
-            row_group_size, data_page_size, compression, compression_level, use_dictionary,
-            use_byte_stream_split, write_statistics, data_page_version, dictionary_pagesize_limit);
+        const auto options =
+            WriteOptions(row_group_size, data_page_size, compression, compression_level,
+                         use_dictionary, use_byte_stream_split, write_statistics, data_page_version,
+                         dictionary_pagesize_limit, write_page_index);
         if (IsPath(where)) {
           const std::string path =
               nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(where));
@@ -184,7 +224,8 @@ void BindParquet(nb::module_& m) {
       nb::arg("data"), nb::arg("where"), nb::arg("row_group_size").none(),
       nb::arg("data_page_size").none(), nb::arg("compression"), nb::arg("compression_level").none(),
       nb::arg("use_dictionary"), nb::arg("use_byte_stream_split"), nb::arg("write_statistics"),
-      nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none());
+      nb::arg("data_page_version"), nb::arg("dictionary_pagesize_limit").none(),
+      nb::arg("write_page_index"));
   m.def("_parquet_codecs", [] { return parquet::ReadableCodecs(); });
   m.def(
       "_parquet_open",

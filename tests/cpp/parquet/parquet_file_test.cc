@@ -4,6 +4,7 @@
 // column named.
 #include "quiver/parquet.h"
 
+#include <optional>
 #include <string>
 
 #include "parquet_test_util.h"
@@ -141,6 +142,120 @@ TEST(ParquetFileTest, FootersThatContradictThemselvesAreRefused) {
 TEST(ParquetFileTest, OpenByPathNamesTheFile) {
   EXPECT_ERROR(kIOError, "no_such_file.parquet",
                ParquetFile::Open("/no/such/no_such_file.parquet"));
+}
+
+// TwoColumns with `offsets` and `columns` (if any) as column a's page
+// index in row group 0, their bytes after the chunks' (at byte 104).
+Result<std::unique_ptr<ParquetFile>> WithPageIndex(FileMetaData m, const OffsetIndex& offsets,
+                                                   const std::optional<ColumnIndex>& columns) {
+  std::string body(kDataBytes, 'd');
+  ColumnChunk& chunk = m.row_groups[0].columns[0];
+  const std::string offset_bytes = EncodeOffsetIndex(offsets);
+  if (!chunk.offset_index_offset) {
+    chunk.offset_index_offset = 4 + static_cast<int64_t>(body.size());
+    chunk.offset_index_length = static_cast<int32_t>(offset_bytes.size());
+  }
+  body += offset_bytes;
+  if (columns) {
+    const std::string column_bytes = EncodeColumnIndex(*columns);
+    chunk.column_index_offset = 4 + static_cast<int64_t>(body.size());
+    chunk.column_index_length = static_cast<int32_t>(column_bytes.size());
+    body += column_bytes;
+  }
+  const std::string bytes = test::ParquetFileBytes(m, body);
+  return ParquetFile::Open(io::BufferSource(quiver::test::BufferFrom(bytes.data(), bytes.size())));
+}
+
+OffsetIndex TwoPages() {
+  OffsetIndex index;
+  index.page_locations = {{4, 10, 0}, {14, 10, 1}};  // column a of row group 0: bytes 4 to 24
+  return index;
+}
+
+TEST(ParquetFileTest, PageIndexesReadFromTheirOffsets) {
+  ColumnIndex columns;
+  columns.null_pages = {false, true};
+  columns.min_values = {"lo", ""};
+  columns.max_values = {"hi", ""};
+  columns.null_counts = std::vector<int64_t>{0, 1};
+  ASSERT_OK_AND_ASSIGN(auto file, WithPageIndex(TwoColumns(), TwoPages(), columns));
+  EXPECT_TRUE(file->row_group(0).columns[0].has_offset_index);
+  EXPECT_TRUE(file->row_group(0).columns[0].has_column_index);
+  EXPECT_FALSE(file->row_group(0).columns[1].has_offset_index);
+  ASSERT_OK_AND_ASSIGN(std::optional<OffsetIndex> offsets, file->ReadOffsetIndex(0, 0));
+  ASSERT_TRUE(offsets.has_value());
+  ASSERT_EQ(offsets->page_locations.size(), 2u);
+  EXPECT_EQ(offsets->page_locations[1].offset, 14);
+  EXPECT_EQ(offsets->page_locations[1].first_row_index, 1);
+  ASSERT_OK_AND_ASSIGN(std::optional<ColumnIndex> back, file->ReadColumnIndex(0, 0));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->min_values, columns.min_values);
+  EXPECT_EQ(back->null_counts, columns.null_counts);
+  // Chunks without indexes.
+  ASSERT_OK_AND_ASSIGN(std::optional<OffsetIndex> none, file->ReadOffsetIndex(1, 1));
+  EXPECT_FALSE(none.has_value());
+  ASSERT_OK_AND_ASSIGN(std::optional<ColumnIndex> no_columns, file->ReadColumnIndex(0, 1));
+  EXPECT_FALSE(no_columns.has_value());
+
+  EXPECT_ERROR(kIndexError, "row group 2 of the input, which has 2", file->ReadOffsetIndex(2, 0));
+  EXPECT_ERROR(kIndexError, "column 2 of the input, which has 2", file->ReadColumnIndex(0, 2));
+  EXPECT_ERROR(kIndexError, "column -1", file->ReadColumnIndex(0, -1));
+}
+
+TEST(ParquetFileTest, PageIndexesOutsideTheFileOrMalformedAreRefused) {
+  const std::string where = "the input: column a of row group 0";
+  FileMetaData m = TwoColumns();
+  m.row_groups[0].columns[0].offset_index_offset = 100000;
+  m.row_groups[0].columns[0].offset_index_length = 20;
+  ASSERT_OK_AND_ASSIGN(auto past, WithPageIndex(m, TwoPages(), std::nullopt));
+  EXPECT_ERROR(kInvalid,
+               where + ": its offset index's 20 bytes at offset 100000 lie outside the file's data",
+               past->ReadOffsetIndex(0, 0));
+
+  // A length that runs into the footer; one that cuts the structure short.
+  m = TwoColumns();
+  m.row_groups[0].columns[0].offset_index_offset = 104;
+  m.row_groups[0].columns[0].offset_index_length = 1000;
+  ASSERT_OK_AND_ASSIGN(auto long_index, WithPageIndex(m, TwoPages(), std::nullopt));
+  EXPECT_ERROR(kInvalid, "outside the file's data (bytes 4 to", long_index->ReadOffsetIndex(0, 0));
+  m.row_groups[0].columns[0].offset_index_length = 5;
+  ASSERT_OK_AND_ASSIGN(auto short_index, WithPageIndex(m, TwoPages(), std::nullopt));
+  EXPECT_ERROR(kInvalid, where + ": the offset index: ", short_index->ReadOffsetIndex(0, 0));
+  EXPECT_ERROR(kInvalid, "at byte", short_index->ReadOffsetIndex(0, 0));
+  m.row_groups[0].columns[0].offset_index_length = 0;
+  ASSERT_OK_AND_ASSIGN(auto empty_index, WithPageIndex(m, TwoPages(), std::nullopt));
+  EXPECT_ERROR(kInvalid, "its offset index's 0 bytes", empty_index->ReadOffsetIndex(0, 0));
+
+  // Pages outside the column chunk, or starting past its rows.
+  OffsetIndex outside = TwoPages();
+  outside.page_locations[1].offset = 20;  // 10 bytes from 20 pass the chunk's end at 24
+  ASSERT_OK_AND_ASSIGN(auto outside_file, WithPageIndex(TwoColumns(), outside, std::nullopt));
+  EXPECT_ERROR(kInvalid,
+               where +
+                   ": the offset index puts page 1 (10 bytes at offset 20) outside the column "
+                   "chunk (bytes 4 to 24)",
+               outside_file->ReadOffsetIndex(0, 0));
+  OffsetIndex late = TwoPages();
+  late.page_locations[1].first_row_index = 2;
+  ASSERT_OK_AND_ASSIGN(auto late_file, WithPageIndex(TwoColumns(), late, std::nullopt));
+  EXPECT_ERROR(kInvalid, "says page 1 starts at row 2 of the row group's 2 rows",
+               late_file->ReadOffsetIndex(0, 0));
+  OffsetIndex first = TwoPages();
+  first.page_locations[0].first_row_index = 1;
+  ASSERT_OK_AND_ASSIGN(auto first_file, WithPageIndex(TwoColumns(), first, std::nullopt));
+  EXPECT_ERROR(kInvalid, "says page 0 starts at row 1", first_file->ReadOffsetIndex(0, 0));
+
+  // A column index whose lists disagree.
+  ColumnIndex uneven;
+  uneven.null_pages = {false, false};
+  uneven.min_values = {"a", "b"};
+  uneven.max_values = {"c"};
+  ASSERT_OK_AND_ASSIGN(auto uneven_file, WithPageIndex(TwoColumns(), TwoPages(), uneven));
+  EXPECT_ERROR(kInvalid,
+               where +
+                   ": the column index: ColumnIndex's max_values holds 1 entries for its 2 "
+                   "null_pages",
+               uneven_file->ReadColumnIndex(0, 0));
 }
 
 }  // namespace
