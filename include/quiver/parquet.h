@@ -1,6 +1,6 @@
 // Parquet files: their schema (as Arrow types, tensor types restored from
 // the ARROW:schema key), their metadata (row groups, column chunks, codecs,
-// encodings, statistics) and their columns, read from any source quiver
+// encodings, statistics, page indexes) and their columns, read from any source quiver
 // reads (local files, memory, http://, https://, s3://) without libarrow or
 // Thrift; and tables written as Parquet files (WriteParquet*). docs/parquet.md.
 #pragma once
