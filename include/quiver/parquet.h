@@ -134,6 +134,16 @@ class ParquetFile {
   // contradicts the file's metadata or its encodings; NotImplemented for
   // a codec this build lacks.
   Result<RecordBatchPtr> ReadRowGroup(int i, const ParquetReadOptions& options = {}) const;
+  // Rows [first, first + count) of row group `i` as a record batch of the
+  // fields options.columns names (options.row_groups is ignored). A field
+  // whose leaves are all flat (no list above them) and have offset indexes
+  // reads only the pages that hold those rows (and the dictionary page);
+  // other fields read their whole column chunks. Either way the batch holds
+  // `count` rows (sliced from what was decoded). IndexError for a row group
+  // out of range or rows past its end; otherwise ReadRowGroup's errors, and
+  // ReadOffsetIndex's for the indexes it reads.
+  Result<RecordBatchPtr> ReadRowRange(int i, int64_t first, int64_t count,
+                                      const ParquetReadOptions& options = {}) const;
   // The row groups options.row_groups names (all when it names none) as a
   // table, one chunk per row group; IndexError for one out of range.
   Result<TablePtr> ReadTable(const ParquetReadOptions& options = {}) const;
@@ -152,6 +162,9 @@ class ParquetFile {
  private:
   struct Impl;
   explicit ParquetFile(std::unique_ptr<Impl> impl);
+  // Rows [first, first + count) of row group i (checked by the callers).
+  Result<RecordBatchPtr> ReadRows(int i, int64_t first, int64_t count,
+                                  const ParquetReadOptions& options) const;
   std::unique_ptr<Impl> impl_;
 };
 

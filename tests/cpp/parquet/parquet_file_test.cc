@@ -258,5 +258,116 @@ TEST(ParquetFileTest, PageIndexesOutsideTheFileOrMalformedAreRefused) {
                uneven_file->ReadColumnIndex(0, 0));
 }
 
+// A source that counts the bytes asked of it.
+class CountingSource : public io::InputSource {
+ public:
+  explicit CountingSource(BufferPtr bytes) : inner_(io::BufferSource(std::move(bytes))) {}
+  int64_t size() const override { return inner_->size(); }
+  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
+    read_ += length;
+    return inner_->ReadAt(offset, length);
+  }
+  bool zero_copy() const override { return false; }
+  int64_t read() const { return read_; }
+
+ private:
+  std::shared_ptr<io::InputSource> inner_;
+  int64_t read_ = 0;
+};
+
+// 3000 rows: "a" int32 with nulls, "s" strings (flat), "l" lists of int16
+// (repeated: read whole).
+TablePtr RowRangeTable() {
+  const int64_t rows = 3000;
+  std::vector<int32_t> a;
+  std::vector<bool> valid;
+  std::vector<std::optional<std::string>> s;
+  std::vector<int32_t> offsets{0};
+  std::vector<int16_t> values;
+  for (int64_t i = 0; i < rows; ++i) {
+    a.push_back(static_cast<int32_t>(i * 7));
+    valid.push_back(i % 3 != 0 && (i < 400 || i > 900));
+    s.push_back(i % 5 == 0 ? std::nullopt : std::optional<std::string>("v" + std::to_string(i)));
+    for (int k = 0; k < i % 4; ++k) values.push_back(static_cast<int16_t>(i));
+    offsets.push_back(static_cast<int32_t>(values.size()));
+  }
+  auto l = std::make_shared<ArrayData>();
+  l->type = list(Field{"element", int16(), true});
+  l->length = rows;
+  l->buffers = {nullptr, quiver::test::BufferOf(offsets)};
+  l->null_count = 0;
+  l->children = {quiver::test::Primitive<int16_t>(int16(), values)};
+  auto schema = std::make_shared<const Schema>(
+      Schema{{Field{"a", int32(), true}, Field{"s", utf8(), true}, Field{"l", l->type, false}}});
+  const std::vector<RecordBatchPtr> batches{*RecordBatch::Make(
+      schema, rows,
+      {quiver::test::Primitive<int32_t>(int32(), a, valid), quiver::test::Utf8(s), l})};
+  return *Table::FromRecordBatches(schema, batches);
+}
+
+TEST(ParquetFileTest, RowRangesReadThePagesThatHoldThem) {
+  for (int version : {1, 2}) {
+    for (bool page_index : {true, false}) {
+      SCOPED_TRACE("version " + std::to_string(version) + (page_index ? " indexed" : ""));
+      ParquetWriteOptions options;
+      options.write_page_index = page_index;
+      options.data_page_version = version;
+      options.data_page_bytes = 256;
+      options.row_group_rows = 2000;
+      options.compression = "uncompressed";
+      ASSERT_OK_AND_ASSIGN(BufferPtr bytes, WriteParquetBuffer(*RowRangeTable(), options));
+      ASSERT_OK_AND_ASSIGN(auto file, ParquetFile::Open(io::BufferSource(bytes)));
+      for (int g = 0; g < 2; ++g) {
+        ASSERT_OK_AND_ASSIGN(RecordBatchPtr whole, file->ReadRowGroup(g));
+        const int64_t rows = whole->num_rows();
+        const std::vector<std::pair<int64_t, int64_t>> ranges = {
+            {0, rows}, {0, 1}, {rows - 1, 1}, {17, 300}, {500, 0}, {rows, 0}, {123, 1}, {64, 64}};
+        for (const auto& [first, count] : ranges) {
+          SCOPED_TRACE("rows " + std::to_string(first) + " + " + std::to_string(count));
+          ASSERT_OK_AND_ASSIGN(RecordBatchPtr part, file->ReadRowRange(g, first, count));
+          ASSERT_OK_AND_ASSIGN(RecordBatchPtr expected, whole->Slice(first, count));
+          EXPECT_EQ(part->num_rows(), count);
+          EXPECT_TRUE(part->Equals(*expected));
+        }
+      }
+      // The flat columns read a fraction of their chunks' bytes (PLAIN:
+      // no dictionary page to read whole); without an index the whole chunks.
+      ParquetReadOptions flat;
+      flat.columns = {"a", "s"};
+      options.use_dictionary = false;
+      ASSERT_OK_AND_ASSIGN(BufferPtr plain, WriteParquetBuffer(*RowRangeTable(), options));
+      auto counting = std::make_shared<CountingSource>(plain);
+      ASSERT_OK_AND_ASSIGN(auto counted, ParquetFile::Open(counting));
+      const int64_t opened = counting->read();
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr few, counted->ReadRowRange(0, 1000, 10, flat));
+      EXPECT_EQ(few->num_rows(), 10);
+      const int64_t chunks = counted->row_group(0).columns[0].compressed_size +
+                             counted->row_group(0).columns[1].compressed_size;
+      const int64_t read = counting->read() - opened;
+      if (page_index) {
+        EXPECT_LT(read, chunks / 4) << read << " of " << chunks;
+      } else {
+        EXPECT_EQ(read, chunks);
+      }
+    }
+  }
+}
+
+TEST(ParquetFileTest, RowRangesOutOfTheRowGroupAreRefused) {
+  ParquetWriteOptions options;
+  options.write_page_index = true;
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, WriteParquetBuffer(*RowRangeTable(), options));
+  ASSERT_OK_AND_ASSIGN(auto file, ParquetFile::Open(io::BufferSource(bytes)));
+  EXPECT_ERROR(kIndexError,
+               "rows 2990 to 2990 + 11 of row group 0 of the input, which has 3000 rows",
+               file->ReadRowRange(0, 2990, 11));
+  EXPECT_ERROR(kIndexError, "rows -1 to", file->ReadRowRange(0, -1, 1));
+  EXPECT_ERROR(kIndexError, "rows 0 to 0 + -1", file->ReadRowRange(0, 0, -1));
+  EXPECT_ERROR(kIndexError, "row group 1 of the input, which has 1", file->ReadRowRange(1, 0, 1));
+  ParquetReadOptions unknown;
+  unknown.columns = {"nope"};
+  EXPECT_ERROR(kInvalid, "has no column named 'nope'", file->ReadRowRange(0, 0, 1, unknown));
+}
+
 }  // namespace
 }  // namespace quiver::parquet
