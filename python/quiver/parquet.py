@@ -151,6 +151,18 @@ class ParquetFile:
         ``qv.RecordBatch``. IndexError past the last row group."""
         return self._file.read_row_group(i, _column_names(columns), threads)
 
+    def read_row_range(self, row_group, first, count, columns=None, *, threads=0):
+        """Rows ``first`` to ``first + count`` of row group ``row_group``
+        (negative counts from the end) as a ``qv.RecordBatch``. A column
+        whose leaves are not under a list and have offset indexes (see
+        ``offset_index``) reads only the pages that hold those rows; others
+        read their whole column chunks. IndexError for rows past the row
+        group's end."""
+        for name, value in (("first", first), ("count", count)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        return self._file.read_row_range(row_group, first, count, _column_names(columns), threads)
+
     def read_row_groups(self, row_groups, columns=None, *, threads=0):
         """The row groups ``row_groups``, in that order, as a ``qv.Table``."""
         return self.read(columns, row_groups=row_groups, threads=threads)

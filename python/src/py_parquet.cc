@@ -178,6 +178,21 @@ void BindParquet(nb::module_& m) {
           },
           nb::arg("i"), nb::arg("columns") = nb::none(), nb::arg("threads") = 0)
       .def(
+          "read_row_range",
+          [](const PyParquetFile& f, int64_t i, int64_t first, int64_t count,
+             std::optional<std::vector<std::string>> columns, int threads) {
+            const int64_t groups = f.file->num_row_groups();
+            if (i < -groups || i >= groups) {
+              Raise(Status::IndexError("row group ", i, " of a file with ", groups, " row groups"));
+            }
+            const auto options = ReadOptions(columns, std::nullopt, threads);
+            const int g = static_cast<int>(i < 0 ? i + groups : i);
+            return PyRecordBatch{
+                Unwrap(WithoutGil([&] { return f.file->ReadRowRange(g, first, count, options); }))};
+          },
+          nb::arg("i"), nb::arg("first"), nb::arg("count"), nb::arg("columns") = nb::none(),
+          nb::arg("threads") = 0)
+      .def(
           "read",
           [](const PyParquetFile& f, std::optional<std::vector<std::string>> columns,
              std::optional<std::vector<int>> row_groups, int threads) {

@@ -293,3 +293,63 @@ def test_corrupt_index_bytes_are_refused():
     assert len(f.offset_index(0, 0)) > 2
     # The data pages themselves still read.
     assert f.read().num_rows == 500
+
+
+def _row_range_table():
+    rng = np.random.default_rng(3)
+    n = 5000
+    ints = rng.integers(-100, 100, n)
+    return pa.table(
+        {
+            "i": pa.array(ints, mask=ints % 7 == 0),
+            "s": pa.array([f"v{v}" if v % 5 else None for v in ints]),
+            # A struct of two flat leaves whose pages end at different rows.
+            "st": pa.StructArray.from_arrays(
+                [pa.array(ints.astype(np.int8)), pa.array([f"long value {v}" for v in ints])],
+                names=["x", "y"],
+            ),
+            "l": pa.array([list(range(v % 4)) for v in ints], pa.list_(pa.int32())),
+        }
+    )
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "quiver"])
+def test_read_row_range(writer):
+    table = _row_range_table()
+    out = io.BytesIO()
+    # PLAIN values, so that the struct's two leaves cut pages at different rows.
+    options = dict(
+        write_page_index=True, data_page_size=512, row_group_size=3000, use_dictionary=False
+    )
+    if writer == "pyarrow":
+        pq.write_table(table, out, write_batch_size=32, **options)
+    else:
+        qv.parquet.write_table(table, out, **options)
+    f = qv.parquet.ParquetFile(out.getvalue())
+    assert len(f.offset_index(0, "st.y")) != len(f.offset_index(0, "st.x"))
+    starts = [0, 3000]
+    for g, first, count in [(0, 0, 3000), (0, 1, 1), (0, 1234, 567), (1, 1999, 1), (-1, 0, 0)]:
+        got = f.read_row_range(g, first, count)
+        assert got.num_rows == count
+        expected = table.slice(starts[g] + first, count)
+        assert pa.Table.from_batches([pa.record_batch(got)]).equals(expected)
+    part = f.read_row_range(0, 100, 50, columns=["st"])
+    assert (
+        pa.record_batch(part).column(0).equals(table.column("st").slice(100, 50).combine_chunks())
+    )
+    with pytest.raises(IndexError, match="rows 2990 to 2990 \\+ 11 of row group 0"):
+        f.read_row_range(0, 2990, 11)
+    with pytest.raises(IndexError, match="row group 2 of a file with 2 row groups"):
+        f.read_row_range(2, 0, 1)
+    with pytest.raises(TypeError, match="first must be an int"):
+        f.read_row_range(0, 1.0, 1)
+
+
+def test_read_row_range_without_page_index():
+    table = _row_range_table()
+    out = io.BytesIO()
+    qv.parquet.write_table(table, out, data_page_size=512)
+    f = qv.parquet.ParquetFile(out.getvalue())
+    assert f.offset_index(0, 0) is None
+    got = pa.Table.from_batches([pa.record_batch(f.read_row_range(0, 4000, 10))])
+    assert got.equals(table.slice(4000, 10))
