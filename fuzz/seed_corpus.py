@@ -469,7 +469,8 @@ def parquet_read():
     """Small Parquet files whose pages the target decodes: every physical
     type, nulls at every level, nested lists, structs and maps, a tensor
     column, under each codec, page version and value encoding pyarrow
-    writes, and page indexes over small pages. Needs pyarrow when run; the files it wrote are kept."""
+    writes, and page indexes over small pages. Needs pyarrow when run; the
+    files it wrote are kept."""
     import io
 
     import pyarrow as pa
