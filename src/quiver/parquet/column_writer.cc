@@ -62,11 +62,12 @@ Status CheckPageSize(size_t size, const std::string& what) {
 
 }  // namespace
 
-Statistics MakeStatistics(const PhysicalValues& values, ValueRanges ranges, SortOrder order,
-                          int64_t null_count) {
+Statistics FinishStatistics(std::optional<std::string> min, std::optional<std::string> max,
+                            SortOrder order, int64_t null_count) {
   Statistics stats;
   stats.null_count = null_count;
-  ComputeMinMax(values, ranges, order, &stats.min_value, &stats.max_value);
+  stats.min_value = std::move(min);
+  stats.max_value = std::move(max);
   const bool signed_order = order == SortOrder::kSigned || order == SortOrder::kFloat ||
                             order == SortOrder::kBool || order == SortOrder::kDecimal;
   constexpr size_t kMaxStatisticsSize = 4096;  // as Arrow: larger ones are left out
@@ -282,10 +283,9 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
     value_encoding = Encoding::kRleDictionary;
   }
 
-  if (settings.statistics) {
-    meta->statistics =
-        MakeStatistics(values, ranges, encoding.order, leaf.num_levels - leaf.num_values);
-  }
+  // The chunk's min and max, merged from its pages' before any is left out
+  // for its size (one pass over the values makes both).
+  std::optional<std::string> chunk_min, chunk_max;
 
   int64_t compressed_total = 0, uncompressed_total = 0;
   int64_t rows_written = 0;  // before the data page being written
@@ -318,7 +318,14 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
   auto page_statistics = [&](const std::vector<Range>& sub, int64_t num_levels,
                              int64_t num_values) -> std::optional<Statistics> {
     if (!settings.statistics && !page_index) return std::nullopt;
-    Statistics stats = MakeStatistics(values, sub, encoding.order, num_levels - num_values);
+    std::optional<std::string> min, max;
+    ComputeMinMax(values, sub, encoding.order, &min, &max);
+    if (min) {
+      if (!chunk_min || StatisticsLess(*min, *chunk_min, encoding.order, type)) chunk_min = min;
+      if (!chunk_max || StatisticsLess(*chunk_max, *max, encoding.order, type)) chunk_max = max;
+    }
+    Statistics stats =
+        FinishStatistics(std::move(min), std::move(max), encoding.order, num_levels - num_values);
     if (page_index) {
       ColumnIndex& index = page_index->column_index;
       const bool null_page = num_values == 0;
@@ -471,6 +478,10 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
   meta->encodings.assign(used.begin(), used.end());
   meta->total_compressed_size = compressed_total;
   meta->total_uncompressed_size = uncompressed_total;
+  if (settings.statistics) {
+    meta->statistics = FinishStatistics(std::move(chunk_min), std::move(chunk_max), encoding.order,
+                                        leaf.num_levels - leaf.num_values);
+  }
   if (page_index) {
     page_index->column_index.boundary_order =
         BoundaryOrderOf(page_index->column_index, encoding.order, type);

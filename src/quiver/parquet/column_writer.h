@@ -56,11 +56,13 @@ struct ChunkPageIndex {
   bool has_column_index = true;
 };
 
-// The statistics of the values of `ranges` (min_value, max_value and,
-// where the order is signed, the deprecated min and max) and `null_count`,
-// for a column chunk or a page.
-Statistics MakeStatistics(const PhysicalValues& values, ValueRanges ranges, SortOrder order,
-                          int64_t null_count);
+// The statistics of a column chunk or a page from its values' min and max
+// (ComputeMinMax's) and `null_count`: min_value and max_value (none when
+// either passes 4096 bytes, as Arrow) and, where the order is signed, the
+// deprecated min and max. A chunk's min and max are its pages' merged in
+// the column's order, so its values are scanned once.
+Statistics FinishStatistics(std::optional<std::string> min, std::optional<std::string> max,
+                            SortOrder order, int64_t null_count);
 
 // Whether the non-null pages of `index` (null_pages false) have mins and
 // maxes that never fall (ascending), never rise (descending), or neither;
