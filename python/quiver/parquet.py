@@ -6,6 +6,7 @@ https:// or s3:// URL; and tables written as Parquet files
 (``write_table``). docs/parquet.md says what is read and written and what
 each check refuses."""
 
+import operator
 import os
 
 from . import _quiver
@@ -30,6 +31,17 @@ def _column_names(columns):
         if not isinstance(name, str):
             raise TypeError(f"columns must be a list of column names (str), not {name!r}")
     return names
+
+
+def _index(name, value):
+    """An int (or anything with __index__, such as NumPy's integers; not a
+    bool) for argument `name`."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
 
 
 def read_table(source, columns=None, *, row_groups=None, memory_map=True, threads=0):
@@ -101,8 +113,7 @@ class ParquetFile:
 
     def _chunk(self, row_group, column):
         count = self.num_row_groups
-        if not isinstance(row_group, int) or isinstance(row_group, bool):
-            raise TypeError(f"row_group must be an int, not {type(row_group).__name__}")
+        row_group = _index("row_group", row_group)
         if row_group < -count or row_group >= count:
             raise IndexError(f"row group {row_group} of a file with {count} row groups")
         paths = self.column_paths
@@ -110,11 +121,15 @@ class ParquetFile:
             if column not in paths:
                 raise ValueError(f"no leaf column {column!r} (the file's: {', '.join(paths)})")
             column = paths.index(column)
-        elif not isinstance(column, int) or isinstance(column, bool):
-            raise TypeError(
-                f"column must be an int or a leaf column's path (str), not {type(column).__name__}"
-            )
-        elif column < -len(paths) or column >= len(paths):
+        else:
+            try:
+                column = _index("column", column)
+            except TypeError:
+                raise TypeError(
+                    "column must be an int or a leaf column's path (str), "
+                    f"not {type(column).__name__}"
+                ) from None
+        if column < -len(paths) or column >= len(paths):
             raise IndexError(f"column {column} of a file with {len(paths)} leaf columns")
         return row_group % count, column % len(paths)
 
@@ -158,10 +173,13 @@ class ParquetFile:
         ``offset_index``) reads only the pages that hold those rows; others
         read their whole column chunks. IndexError for rows past the row
         group's end."""
-        for name, value in (("first", first), ("count", count)):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-        return self._file.read_row_range(row_group, first, count, _column_names(columns), threads)
+        return self._file.read_row_range(
+            _index("row_group", row_group),
+            _index("first", first),
+            _index("count", count),
+            _column_names(columns),
+            threads,
+        )
 
     def read_row_groups(self, row_groups, columns=None, *, threads=0):
         """The row groups ``row_groups``, in that order, as a ``qv.Table``."""
