@@ -1,10 +1,11 @@
 // Fuzzes the Parquet metadata reader (src/quiver/parquet/): any bytes read
 // as a file's footer, and as a page header, give metadata or an error,
 // never a crash; metadata that decodes encodes to bytes that decode to the
-// same encoding again (nothing the writer writes is lost or misread); and
+// same encoding again (nothing the writer writes is lost or misread); the
+// same for the bytes read as a page index (OffsetIndex, ColumnIndex); and
 // the same bytes opened as a ParquetFile (the schema tree, its Arrow types
 // and the footer's checks against itself) give a file whose row groups
-// add up, or an error.
+// add up and whose page indexes read within them, or an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -44,6 +45,27 @@ void CheckPageHeader(const uint8_t* data, size_t size) {
   }
 }
 
+void CheckPageIndexes(const uint8_t* data, size_t size) {
+  auto offsets = parquet::DecodeOffsetIndex(data, static_cast<int64_t>(size), "fuzz index");
+  if (offsets.ok()) {
+    const std::string encoded = parquet::EncodeOffsetIndex(*offsets);
+    auto again = parquet::DecodeOffsetIndex(reinterpret_cast<const uint8_t*>(encoded.data()),
+                                            static_cast<int64_t>(encoded.size()), "re-encoded");
+    if (!again.ok() || parquet::EncodeOffsetIndex(*again) != encoded) __builtin_trap();
+  }
+  auto columns = parquet::DecodeColumnIndex(data, static_cast<int64_t>(size), "fuzz index");
+  if (columns.ok()) {
+    if (columns->min_values.size() != columns->null_pages.size() ||
+        columns->max_values.size() != columns->null_pages.size()) {
+      __builtin_trap();
+    }
+    const std::string encoded = parquet::EncodeColumnIndex(*columns);
+    auto again = parquet::DecodeColumnIndex(reinterpret_cast<const uint8_t*>(encoded.data()),
+                                            static_cast<int64_t>(encoded.size()), "re-encoded");
+    if (!again.ok() || parquet::EncodeColumnIndex(*again) != encoded) __builtin_trap();
+  }
+}
+
 void CheckFile(const std::shared_ptr<io::InputSource>& source) {
   auto file = parquet::ParquetFile::Open(source);
   if (!file.ok()) return;
@@ -52,6 +74,15 @@ void CheckFile(const std::shared_ptr<io::InputSource>& source) {
     const parquet::RowGroupInfo& group = (*file)->row_group(g);
     if (group.columns.size() != (*file)->column_paths().size()) __builtin_trap();
     rows += group.num_rows;
+    for (int c = 0; c < static_cast<int>(group.columns.size()); ++c) {
+      auto offsets = (*file)->ReadOffsetIndex(g, c);
+      if (offsets.ok() && offsets->has_value()) {
+        for (const parquet::PageLocation& page : (*offsets)->page_locations) {
+          if (page.first_row_index >= group.num_rows || page.offset < 4) __builtin_trap();
+        }
+      }
+      (void)(*file)->ReadColumnIndex(g, c);
+    }
   }
   if (rows != (*file)->num_rows() || (*file)->schema() == nullptr) __builtin_trap();
 }
@@ -74,6 +105,7 @@ int FuzzParquetMetadata(const uint8_t* data, size_t size) {
     CheckFile(source);
   }
   CheckPageHeader((*bytes)->data(), size);
+  CheckPageIndexes((*bytes)->data(), size);
   return 0;
 }
 

@@ -2,6 +2,8 @@
 // opened as a Parquet file and read row group by row group (page headers,
 // decompression, levels, every value encoding, the assembly into arrays)
 // give record batches that validate in full, or an error; never a crash.
+// A run of rows read through the offset index (ReadRowRange) gives a batch
+// of those rows, or an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +34,9 @@ int FuzzParquetRead(const uint8_t* data, size_t size) {
     if ((*batch)->num_columns() != static_cast<int>((*file)->schema()->fields.size())) {
       __builtin_trap();
     }
+    const int64_t rows = (*batch)->num_rows();
+    auto part = (*file)->ReadRowRange(g, rows / 3, rows / 3, options);
+    if (part.ok() && (*part)->num_rows() != rows / 3) __builtin_trap();
   }
   return 0;
 }

@@ -469,7 +469,8 @@ def parquet_read():
     """Small Parquet files whose pages the target decodes: every physical
     type, nulls at every level, nested lists, structs and maps, a tensor
     column, under each codec, page version and value encoding pyarrow
-    writes. Needs pyarrow when run; the files it wrote are kept."""
+    writes, and page indexes over small pages. Needs pyarrow when run; the
+    files it wrote are kept."""
     import io
 
     import pyarrow as pa
@@ -525,6 +526,19 @@ def parquet_read():
         sink = io.BytesIO()
         pq.write_table(table, sink, row_group_size=3, **options)
         yield name, sink.getvalue()
+    # Page indexes over pages of one or two rows, for reads of a row range.
+    for version in ("1.0", "2.0"):
+        sink = io.BytesIO()
+        pq.write_table(
+            table,
+            sink,
+            row_group_size=4,
+            write_page_index=True,
+            data_page_size=1,
+            write_batch_size=1,
+            data_page_version=version,
+        )
+        yield "page_index_v" + version[0], sink.getvalue()
 
 
 def parquet_values():

@@ -1,6 +1,6 @@
 // Parquet files: their schema (as Arrow types, tensor types restored from
 // the ARROW:schema key), their metadata (row groups, column chunks, codecs,
-// encodings, statistics) and their columns, read from any source quiver
+// encodings, statistics, page indexes) and their columns, read from any source quiver
 // reads (local files, memory, http://, https://, s3://) without libarrow or
 // Thrift; and tables written as Parquet files (WriteParquet*). docs/parquet.md.
 #pragma once
@@ -40,6 +40,39 @@ struct ColumnChunkInfo {
   std::optional<int64_t> dictionary_page_offset;
   std::optional<ColumnStatistics> statistics;
   bool has_page_index = false;  // an offset index (and perhaps a column index)
+  bool has_offset_index = false, has_column_index = false;
+};
+
+// A column chunk's offset index (page index): where each of its data pages
+// lies. Dictionary pages are not listed.
+struct PageLocation {
+  int64_t offset = 0;                // of the page header, in bytes from the file's start
+  int32_t compressed_page_size = 0;  // bytes: the header and the page's (compressed) data
+  int64_t first_row_index = 0;       // the page's first row, counted from the row group's first
+};
+
+struct OffsetIndex {
+  std::vector<PageLocation> page_locations;  // in file order
+  // Per page: the bytes of BYTE_ARRAY values unencoded (no length
+  // prefixes), where the writer recorded them.
+  std::optional<std::vector<int64_t>> unencoded_byte_array_data_bytes;
+};
+
+// How the pages' min and max values run from page to page (pages holding
+// only nulls left out).
+enum class BoundaryOrder : int32_t { kUnordered = 0, kAscending = 1, kDescending = 2 };
+// "unordered", "ascending", "descending".
+const char* BoundaryOrderName(BoundaryOrder order);
+
+// A column chunk's column index (page index): per data page, in the
+// offset index's order, min and max as the column statistics store them
+// (PLAIN, no length prefix; empty for a page of nulls only) and its null
+// count. The repetition and definition level histograms are not read.
+struct ColumnIndex {
+  std::vector<bool> null_pages;  // true: the page holds nulls only
+  std::vector<std::string> min_values, max_values;
+  BoundaryOrder boundary_order = BoundaryOrder::kUnordered;
+  std::optional<std::vector<int64_t>> null_counts;
 };
 
 struct RowGroupInfo {
@@ -101,13 +134,37 @@ class ParquetFile {
   // contradicts the file's metadata or its encodings; NotImplemented for
   // a codec this build lacks.
   Result<RecordBatchPtr> ReadRowGroup(int i, const ParquetReadOptions& options = {}) const;
+  // Rows [first, first + count) of row group `i` as a record batch of the
+  // fields options.columns names (options.row_groups is ignored). A field
+  // whose leaves are all flat (no list above them) and have offset indexes
+  // reads only the pages that hold those rows (and the dictionary page);
+  // other fields read their whole column chunks. Either way the batch holds
+  // `count` rows (sliced from what was decoded). IndexError for a row group
+  // out of range or rows past its end; otherwise ReadRowGroup's errors, and
+  // ReadOffsetIndex's for the indexes it reads.
+  Result<RecordBatchPtr> ReadRowRange(int i, int64_t first, int64_t count,
+                                      const ParquetReadOptions& options = {}) const;
   // The row groups options.row_groups names (all when it names none) as a
   // table, one chunk per row group; IndexError for one out of range.
   Result<TablePtr> ReadTable(const ParquetReadOptions& options = {}) const;
 
+  // The offset index and the column index of leaf column `column` (in
+  // column_paths() order) of row group `row_group`: nullopt when the
+  // chunk has none. Each reads its bytes from the source (the footer does
+  // not hold them). IndexError for a row group or column out of range;
+  // Invalid naming the file, row group and column for an index whose bytes
+  // lie outside the file's data, that does not decode (the error names the
+  // structure and the byte), whose lists disagree in length, or whose pages
+  // lie outside the column chunk or past the row group's rows.
+  Result<std::optional<OffsetIndex>> ReadOffsetIndex(int row_group, int column) const;
+  Result<std::optional<ColumnIndex>> ReadColumnIndex(int row_group, int column) const;
+
  private:
   struct Impl;
   explicit ParquetFile(std::unique_ptr<Impl> impl);
+  // Rows [first, first + count) of row group i (checked by the callers).
+  Result<RecordBatchPtr> ReadRows(int i, int64_t first, int64_t count,
+                                  const ParquetReadOptions& options) const;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -134,12 +191,17 @@ struct ParquetWriteOptions {
   // BYTE_STREAM_SPLIT for FLOAT and DOUBLE columns (instead of dictionary
   // or PLAIN).
   bool byte_stream_split = false;
-  // min, max and null_count of every column chunk, as Parquet orders the
-  // column's logical type.
+  // min, max and null_count of every column chunk and every data page (in
+  // its header), as Parquet orders the column's logical type.
   bool write_statistics = true;
   // 1: DataPage (levels and values compressed together); 2: DataPageV2
   // (levels uncompressed, values compressed).
   int data_page_version = 1;
+  // A page index for every column chunk: all column indexes, then all
+  // offset indexes, between the last row group and the footer. A chunk
+  // whose non-null pages lack a min or max (values over 4096 bytes, pages
+  // of NaNs only) gets an offset index alone.
+  bool write_page_index = false;
 };
 
 // A Parquet file written a table or record batch at a time. Each call's

@@ -7,6 +7,7 @@ https:// or s3:// URL; and tables written as Parquet files
 docs/parquet.md says what is read and written and what each check
 refuses."""
 
+import operator
 import os
 
 from . import _quiver
@@ -31,6 +32,17 @@ def _column_names(columns):
         if not isinstance(name, str):
             raise TypeError(f"columns must be a list of column names (str), not {name!r}")
     return names
+
+
+def _index(name, value):
+    """An int (or anything with __index__, such as NumPy's integers; not a
+    bool) for argument `name`."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
 
 
 def read_table(source, columns=None, *, row_groups=None, memory_map=True, threads=0):
@@ -94,10 +106,54 @@ class ParquetFile:
         column chunk (``path``, ``physical_type``, ``codec``, ``encodings``,
         ``num_values``, ``compressed_size``, ``uncompressed_size``,
         ``data_page_offset``, ``dictionary_page_offset``, ``statistics``,
-        ``has_page_index``). ``statistics`` holds ``min`` and ``max`` as the
-        file stores them (PLAIN-encoded bytes) and the counts, each None
-        where the writer left it out. IndexError past the last row group."""
+        ``has_page_index``, ``has_offset_index``, ``has_column_index``).
+        ``statistics`` holds ``min`` and ``max`` as the file stores them
+        (PLAIN-encoded bytes) and the counts, each None where the writer
+        left it out. IndexError past the last row group."""
         return self._file.row_group(i)
+
+    def _chunk(self, row_group, column):
+        count = self.num_row_groups
+        row_group = _index("row_group", row_group)
+        if row_group < -count or row_group >= count:
+            raise IndexError(f"row group {row_group} of a file with {count} row groups")
+        paths = self.column_paths
+        if isinstance(column, str):
+            if column not in paths:
+                raise ValueError(f"no leaf column {column!r} (the file's: {', '.join(paths)})")
+            column = paths.index(column)
+        else:
+            try:
+                column = _index("column", column)
+            except TypeError:
+                raise TypeError(
+                    "column must be an int or a leaf column's path (str), "
+                    f"not {type(column).__name__}"
+                ) from None
+        if column < -len(paths) or column >= len(paths):
+            raise IndexError(f"column {column} of a file with {len(paths)} leaf columns")
+        return row_group % count, column % len(paths)
+
+    def offset_index(self, row_group, column):
+        """The offset index of a column chunk: a list with a dict per data
+        page (``offset`` of its header in the file, ``compressed_page_size``
+        in bytes with the header, ``first_row_index`` within the row group),
+        or None when the chunk has none. ``column`` is a leaf column's index
+        or its path as ``column_paths`` gives it; negative indexes count from
+        the end. The index is read from the file on each call. ValueError
+        naming the file, row group and column for an index that lies outside
+        the file or does not decode."""
+        return self._file.offset_index(*self._chunk(row_group, column))
+
+    def column_index(self, row_group, column):
+        """The column index of a column chunk as a dict, or None when the
+        chunk has none: per data page ``null_pages`` (True: nulls only),
+        ``min_values`` and ``max_values`` (bytes, PLAIN-encoded like the
+        statistics' min and max; empty for a page of nulls), ``null_counts``
+        (None where the writer left them out), and ``boundary_order``
+        ("unordered", "ascending" or "descending"). ``column`` as for
+        ``offset_index``."""
+        return self._file.column_index(*self._chunk(row_group, column))
 
     def read(self, columns=None, *, row_groups=None, threads=0):
         """The columns ``columns`` (all by default) of the row groups
@@ -110,6 +166,21 @@ class ParquetFile:
         """Row group ``i`` (negative counts from the end) as a
         ``qv.RecordBatch``. IndexError past the last row group."""
         return self._file.read_row_group(i, _column_names(columns), threads)
+
+    def read_row_range(self, row_group, first, count, columns=None, *, threads=0):
+        """Rows ``first`` to ``first + count`` of row group ``row_group``
+        (negative counts from the end) as a ``qv.RecordBatch``. A column
+        whose leaves are not under a list and have offset indexes (see
+        ``offset_index``) reads only the pages that hold those rows; others
+        read their whole column chunks. IndexError for rows past the row
+        group's end."""
+        return self._file.read_row_range(
+            _index("row_group", row_group),
+            _index("first", first),
+            _index("count", count),
+            _column_names(columns),
+            threads,
+        )
 
     def read_row_groups(self, row_groups, columns=None, *, threads=0):
         """The row groups ``row_groups``, in that order, as a ``qv.Table``."""
@@ -135,6 +206,7 @@ def write_table(
     write_statistics=True,
     data_page_version="1.0",
     dictionary_pagesize_limit=None,
+    write_page_index=False,
 ):
     """Writes ``table`` (a ``qv.Table`` or ``qv.RecordBatch``, or anything
     with ``__arrow_c_stream__`` / ``__arrow_c_array__``, as ``qv.table``
@@ -152,9 +224,12 @@ def write_table(
     MiB, or ``dictionary_pagesize_limit`` bytes), ``use_byte_stream_split``
     writes FLOAT and DOUBLE columns as BYTE_STREAM_SPLIT,
     ``write_statistics`` min/max/null_count per column chunk,
-    ``data_page_version`` "1.0" or "2.0". The Arrow schema is stored
-    under ARROW:schema, so pyarrow and quiver restore extension types
-    (arrow.fixed_shape_tensor, ...), durations, large and fixed-size lists.
+    ``data_page_version`` "1.0" or "2.0", ``write_page_index`` a column
+    index and an offset index per column chunk (and statistics per data
+    page go in the page headers whenever ``write_statistics`` is on). The
+    Arrow schema is stored under ARROW:schema, so pyarrow and quiver
+    restore extension types (arrow.fixed_shape_tensor, ...), durations,
+    large and fixed-size lists.
     docs/parquet.md, "Writing"."""
     options = _write_options(
         row_group_size=row_group_size,
@@ -166,6 +241,7 @@ def write_table(
         write_statistics=write_statistics,
         data_page_version=data_page_version,
         dictionary_pagesize_limit=dictionary_pagesize_limit,
+        write_page_index=write_page_index,
     )
     _quiver._parquet_write(table, _destination(where), options)
 
@@ -183,6 +259,10 @@ def _write_options(compression, data_page_version, **options):
         raise TypeError(
             "use_dictionary, use_byte_stream_split and write_statistics must be bools "
             "(per-column lists are not supported)"
+        )
+    if not isinstance(options["write_page_index"], bool):
+        raise TypeError(
+            f"write_page_index must be a bool, not {type(options['write_page_index']).__name__}"
         )
     options["compression"] = compression
     options["data_page_version"] = 1 if data_page_version == "1.0" else 2
@@ -233,6 +313,7 @@ class ParquetWriter:
         write_statistics=True,
         data_page_version="1.0",
         dictionary_pagesize_limit=None,
+        write_page_index=False,
     ):
         options = _write_options(
             row_group_size=row_group_size,
@@ -244,6 +325,7 @@ class ParquetWriter:
             write_statistics=write_statistics,
             data_page_version=data_page_version,
             dictionary_pagesize_limit=dictionary_pagesize_limit,
+            write_page_index=write_page_index,
         )
         if schema is None:
             raise TypeError(

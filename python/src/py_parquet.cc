@@ -57,6 +57,8 @@ nb::dict ColumnDict(const parquet::ColumnChunkInfo& c) {
   out["dictionary_page_offset"] = Optional(c.dictionary_page_offset);
   out["statistics"] = c.statistics ? nb::object(StatisticsDict(*c.statistics)) : nb::none();
   out["has_page_index"] = c.has_page_index;
+  out["has_offset_index"] = c.has_offset_index;
+  out["has_column_index"] = c.has_column_index;
   return out;
 }
 
@@ -67,6 +69,34 @@ nb::dict RowGroupDict(const parquet::RowGroupInfo& g) {
   nb::list columns;
   for (const parquet::ColumnChunkInfo& c : g.columns) columns.append(ColumnDict(c));
   out["columns"] = columns;
+  return out;
+}
+
+nb::object OffsetIndexObject(const std::optional<parquet::OffsetIndex>& index) {
+  if (!index) return nb::none();
+  nb::list out;
+  for (const parquet::PageLocation& page : index->page_locations) {
+    nb::dict d;
+    d["offset"] = page.offset;
+    d["compressed_page_size"] = page.compressed_page_size;
+    d["first_row_index"] = page.first_row_index;
+    out.append(d);
+  }
+  return out;
+}
+
+nb::object ColumnIndexObject(const std::optional<parquet::ColumnIndex>& index) {
+  if (!index) return nb::none();
+  nb::dict out;
+  nb::list null_pages, min_values, max_values;
+  for (bool null_page : index->null_pages) null_pages.append(nb::bool_(null_page));
+  for (const std::string& v : index->min_values) min_values.append(nb::bytes(v.data(), v.size()));
+  for (const std::string& v : index->max_values) max_values.append(nb::bytes(v.data(), v.size()));
+  out["null_pages"] = null_pages;
+  out["min_values"] = min_values;
+  out["max_values"] = max_values;
+  out["boundary_order"] = parquet::BoundaryOrderName(index->boundary_order);
+  out["null_counts"] = index->null_counts ? nb::cast(*index->null_counts) : nb::none();
   return out;
 }
 
@@ -133,6 +163,8 @@ parquet::ParquetWriteOptions WriteOptionsFrom(const nb::dict& given) {
       options.data_page_version = OptionValue<int>(value, name);
     } else if (name == "dictionary_pagesize_limit") {
       options.dictionary_page_bytes = OptionValue<int64_t>(value, name);
+    } else if (name == "write_page_index") {
+      options.write_page_index = OptionValue<bool>(value, name);
     } else {
       Raise(Status::Invalid("unknown Parquet write option '", name, "'"));
     }
@@ -163,6 +195,16 @@ void BindParquet(nb::module_& m) {
              }
              return RowGroupDict(f.file->row_group(static_cast<int>(i < 0 ? i + count : i)));
            })
+      .def("offset_index",
+           [](const PyParquetFile& f, int row_group, int column) {
+             return OffsetIndexObject(
+                 Unwrap(WithoutGil([&] { return f.file->ReadOffsetIndex(row_group, column); })));
+           })
+      .def("column_index",
+           [](const PyParquetFile& f, int row_group, int column) {
+             return ColumnIndexObject(
+                 Unwrap(WithoutGil([&] { return f.file->ReadColumnIndex(row_group, column); })));
+           })
       .def(
           "read_row_group",
           [](const PyParquetFile& f, int64_t i, std::optional<std::vector<std::string>> columns,
@@ -177,6 +219,21 @@ void BindParquet(nb::module_& m) {
                 Unwrap(WithoutGil([&] { return f.file->ReadRowGroup(g, options); }))};
           },
           nb::arg("i"), nb::arg("columns") = nb::none(), nb::arg("threads") = 0)
+      .def(
+          "read_row_range",
+          [](const PyParquetFile& f, int64_t i, int64_t first, int64_t count,
+             std::optional<std::vector<std::string>> columns, int threads) {
+            const int64_t groups = f.file->num_row_groups();
+            if (i < -groups || i >= groups) {
+              Raise(Status::IndexError("row group ", i, " of a file with ", groups, " row groups"));
+            }
+            const auto options = ReadOptions(columns, std::nullopt, threads);
+            const int g = static_cast<int>(i < 0 ? i + groups : i);
+            return PyRecordBatch{
+                Unwrap(WithoutGil([&] { return f.file->ReadRowRange(g, first, count, options); }))};
+          },
+          nb::arg("i"), nb::arg("first"), nb::arg("count"), nb::arg("columns") = nb::none(),
+          nb::arg("threads") = 0)
       .def(
           "read",
           [](const PyParquetFile& f, std::optional<std::vector<std::string>> columns,

@@ -169,3 +169,21 @@ def test_options_of_the_wrong_type_are_named(tmp_path, option, value, error, mes
 def test_a_schema_of_none_is_a_type_error(tmp_path):
     with pytest.raises(TypeError, match="schema must be a qv.Schema"):
         qv.parquet.ParquetWriter(tmp_path / "out.parquet", None)
+
+
+def test_page_indexes_of_every_row_group_are_written_at_close(tmp_path):
+    path = tmp_path / "out.parquet"
+    with qv.parquet.ParquetWriter(
+        path, tensors(0, 1).schema, write_page_index=True, data_page_size=64
+    ) as writer:
+        writer.write_table(tensors(0, 40))
+        writer.write_table(tensors(40, 40))
+    f = qv.parquet.ParquetFile(path)
+    assert f.num_row_groups == 2
+    for g in range(2):
+        pages = f.offset_index(g, "id")
+        assert len(pages) > 1 and pages[0]["first_row_index"] == 0
+        assert f.column_index(g, "id")["boundary_order"] == "ascending"
+    metadata = pq.ParquetFile(path).metadata
+    assert metadata.row_group(1).column(0).has_offset_index
+    assert pq.read_table(path).equals(tensors(0, 80))

@@ -539,11 +539,22 @@ Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChu
   if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0) {
     start = std::min(start, *meta.dictionary_page_offset);
   }
+  if (meta.num_values == 0) {  // never read (ParquetFile::Open)
+    return ReadColumnChunkPages(nullptr, 0, meta, leaf, options, what);
+  }
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
+  return ReadColumnChunkPages(bytes->data(), static_cast<int64_t>(bytes->size()), meta, leaf,
+                              options, what);
+}
+
+Result<ColumnChunkData> ReadColumnChunkPages(const uint8_t* data, int64_t size,
+                                             const ColumnMetaData& meta, const SchemaNode& leaf,
+                                             const ColumnChunkOptions& options,
+                                             const std::string& what) {
   ChunkReader reader(meta, leaf, options, what);
   QUIVER_RETURN_NOT_OK(reader.Init(leaf));
-  if (meta.num_values == 0) return reader.Finish();  // never read (ParquetFile::Open)
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(start, meta.total_compressed_size));
-  QUIVER_RETURN_NOT_OK(reader.ReadPages(bytes->data(), bytes->size()));
+  if (meta.num_values == 0) return reader.Finish();
+  QUIVER_RETURN_NOT_OK(reader.ReadPages(data, size));
   ColumnChunkData out = reader.Finish();
   return out;
 }

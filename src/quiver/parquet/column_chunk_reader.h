@@ -58,4 +58,14 @@ Result<ColumnChunkData> ReadColumnChunk(io::InputSource& source, const ColumnChu
                                         const SchemaNode& leaf, const ColumnChunkOptions& options,
                                         const std::string& what);
 
+// The same for pages already in memory: [data, data + size) holds pages
+// back to back (a chunk's whole, or a dictionary page and a run of data
+// pages) that together hold meta.num_values levels. Reading rows through
+// the offset index passes a chunk's metadata with num_values and
+// total_compressed_size set to those of the pages it read.
+Result<ColumnChunkData> ReadColumnChunkPages(const uint8_t* data, int64_t size,
+                                             const ColumnMetaData& meta, const SchemaNode& leaf,
+                                             const ColumnChunkOptions& options,
+                                             const std::string& what);
+
 }  // namespace quiver::parquet

@@ -77,6 +77,51 @@ std::vector<Range> ValidRanges(const ArrayData& a) {
 
 }  // namespace
 
+Statistics FinishStatistics(std::optional<std::string> min, std::optional<std::string> max,
+                            SortOrder order, int64_t null_count) {
+  Statistics stats;
+  stats.null_count = null_count;
+  stats.min_value = std::move(min);
+  stats.max_value = std::move(max);
+  const bool signed_order = order == SortOrder::kSigned || order == SortOrder::kFloat ||
+                            order == SortOrder::kBool || order == SortOrder::kDecimal;
+  constexpr size_t kMaxStatisticsSize = 4096;  // as Arrow: larger ones are left out
+  if (stats.min_value && (stats.min_value->size() > kMaxStatisticsSize ||
+                          stats.max_value->size() > kMaxStatisticsSize)) {
+    stats.min_value.reset();
+    stats.max_value.reset();
+  }
+  if (signed_order) {
+    stats.min = stats.min_value;
+    stats.max = stats.max_value;
+  }
+  return stats;
+}
+
+BoundaryOrder BoundaryOrderOf(const ColumnIndex& index, SortOrder order, PhysicalType type) {
+  bool ascending = true, descending = true, any = false;
+  const std::string *min = nullptr, *max = nullptr;  // the last page with values
+  for (size_t p = 0; p < index.null_pages.size(); ++p) {
+    if (index.null_pages[p]) continue;
+    any = true;
+    const std::string& lo = index.min_values[p];
+    const std::string& hi = index.max_values[p];
+    if (min) {
+      if (StatisticsLess(lo, *min, order, type) || StatisticsLess(hi, *max, order, type)) {
+        ascending = false;
+      }
+      if (StatisticsLess(*min, lo, order, type) || StatisticsLess(*max, hi, order, type)) {
+        descending = false;
+      }
+    }
+    min = &lo;
+    max = &hi;
+  }
+  if (!any) return BoundaryOrder::kUnordered;
+  if (ascending) return BoundaryOrder::kAscending;
+  return descending ? BoundaryOrder::kDescending : BoundaryOrder::kUnordered;
+}
+
 std::vector<PageSpan> CutPages(const ShreddedLeaf& leaf, const PhysicalValues& values,
                                int64_t value_bits, int64_t page_bytes) {
   std::vector<PageSpan> pages;
@@ -229,7 +274,7 @@ std::string EncodeRepetitionLevels(const ShreddedLeaf& leaf, const PageSpan& pag
 Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_index,
                         const LeafEncoding& encoding, const ColumnWriteSettings& settings,
                         io::OutputSink* sink, ColumnMetaData* meta, const std::string& what,
-                        const ArrayDataPtr& dictionary_entries) {
+                        const ArrayDataPtr& dictionary_entries, ChunkPageIndex* page_index) {
   // The values of the whole chunk (for its dictionary and statistics); the
   // levels only where they need no memory.
   QUIVER_ASSIGN_OR_RETURN(ShreddedLeaf leaf, ShredLeaf(column, nullable, leaf_index, false));
@@ -269,39 +314,61 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
     if (built) value_encoding = Encoding::kRleDictionary;
   }
 
-  if (settings.statistics) {
-    Statistics stats;
-    stats.null_count = leaf.num_levels - leaf.num_values;
-    ComputeMinMax(values, ranges, encoding.order, &stats.min_value, &stats.max_value);
-    const bool signed_order =
-        encoding.order == SortOrder::kSigned || encoding.order == SortOrder::kFloat ||
-        encoding.order == SortOrder::kBool || encoding.order == SortOrder::kDecimal;
-    constexpr size_t kMaxStatisticsSize = 4096;  // as Arrow: larger ones are left out
-    if (stats.min_value && (stats.min_value->size() > kMaxStatisticsSize ||
-                            stats.max_value->size() > kMaxStatisticsSize)) {
-      stats.min_value.reset();
-      stats.max_value.reset();
-    }
-    if (signed_order) {
-      stats.min = stats.min_value;
-      stats.max = stats.max_value;
-    }
-    meta->statistics = std::move(stats);
-  }
+  // The chunk's min and max, merged from its pages' before any is left out
+  // for its size (one pass over the values makes both).
+  std::optional<std::string> chunk_min, chunk_max;
 
   int64_t compressed_total = 0, uncompressed_total = 0;
-  auto write_page = [&](PageHeader& header, const std::string& payload,
-                        int64_t uncompressed) -> Status {
+  int64_t rows_written = 0;  // before the data page being written
+  // `rows`: a data page's rows (its location then goes to the offset
+  // index); -1 for the dictionary page.
+  auto write_page = [&](PageHeader& header, const std::string& payload, int64_t uncompressed,
+                        int64_t rows) -> Status {
     QUIVER_RETURN_NOT_OK(CheckPageSize(payload.size(), what));
     QUIVER_RETURN_NOT_OK(CheckPageSize(static_cast<size_t>(uncompressed), what));
     header.compressed_page_size = static_cast<int32_t>(payload.size());
     header.uncompressed_page_size = static_cast<int32_t>(uncompressed);
     const std::string bytes = EncodePageHeader(header);
+    const int64_t offset = sink->position();
     QUIVER_RETURN_NOT_OK(sink->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
     QUIVER_RETURN_NOT_OK(sink->Write(payload.data(), static_cast<int64_t>(payload.size())));
-    compressed_total += static_cast<int64_t>(bytes.size() + payload.size());
+    const int64_t written = static_cast<int64_t>(bytes.size() + payload.size());
+    compressed_total += written;
     uncompressed_total += static_cast<int64_t>(bytes.size()) + uncompressed;
+    if (rows >= 0) {
+      if (page_index) {
+        QUIVER_RETURN_NOT_OK(CheckPageSize(static_cast<size_t>(written), what));
+        page_index->offset_index.page_locations.push_back(
+            PageLocation{offset, static_cast<int32_t>(written), rows_written});
+      }
+      rows_written += rows;
+    }
     return Status::OK();
+  };
+  // A data page's statistics, for its header and the column index.
+  auto page_statistics = [&](const std::vector<Range>& sub, int64_t num_levels,
+                             int64_t num_values) -> std::optional<Statistics> {
+    if (!settings.statistics && !page_index) return std::nullopt;
+    std::optional<std::string> min, max;
+    ComputeMinMax(values, sub, encoding.order, &min, &max);
+    if (min) {
+      if (!chunk_min || StatisticsLess(*min, *chunk_min, encoding.order, type)) chunk_min = min;
+      if (!chunk_max || StatisticsLess(*chunk_max, *max, encoding.order, type)) chunk_max = max;
+    }
+    Statistics stats =
+        FinishStatistics(std::move(min), std::move(max), encoding.order, num_levels - num_values);
+    if (page_index) {
+      ColumnIndex& index = page_index->column_index;
+      const bool null_page = num_values == 0;
+      index.null_pages.push_back(null_page);
+      if (!null_page && !stats.min_value) page_index->has_column_index = false;
+      index.min_values.push_back(null_page ? std::string() : stats.min_value.value_or(""));
+      index.max_values.push_back(null_page ? std::string() : stats.max_value.value_or(""));
+      if (!index.null_counts) index.null_counts.emplace();
+      index.null_counts->push_back(*stats.null_count);
+    }
+    if (!settings.statistics) return std::nullopt;
+    return stats;
   };
   auto compress = [&](const std::string& raw) {
     return CompressPage(settings.codec, settings.level,
@@ -316,7 +383,8 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
     header.dictionary_page =
         DictionaryPageHeader{static_cast<int32_t>(dictionary.entries), Encoding::kPlain, false};
     QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(dictionary.page));
-    QUIVER_RETURN_NOT_OK(write_page(header, payload, static_cast<int64_t>(dictionary.page.size())));
+    QUIVER_RETURN_NOT_OK(
+        write_page(header, payload, static_cast<int64_t>(dictionary.page.size()), -1));
   }
   meta->data_page_offset = sink->position();
 
@@ -355,6 +423,7 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
         }
       };
       const int32_t num_levels = static_cast<int32_t>(page.level_end - page.level_begin);
+      std::optional<Statistics> stats = page_statistics(sub, num_levels, num_values);
       PageHeader header;
       if (settings.page_version == 2) {
         header.type = PageType::kDataPageV2;
@@ -366,6 +435,7 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
         v2.definition_levels_byte_length = static_cast<int32_t>(def.size());
         v2.repetition_levels_byte_length = static_cast<int32_t>(rep.size());
         v2.is_compressed = settings.codec != Codec::kUncompressed;
+        v2.statistics = std::move(stats);
         header.data_page_v2 = v2;
         std::string encoded;
         encode_values(&encoded);
@@ -375,13 +445,15 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
         payload += rep;
         payload += def;
         payload += values_out;
-        QUIVER_RETURN_NOT_OK(write_page(
-            header, payload, static_cast<int64_t>(rep.size() + def.size() + encoded.size())));
+        QUIVER_RETURN_NOT_OK(
+            write_page(header, payload,
+                       static_cast<int64_t>(rep.size() + def.size() + encoded.size()), page.rows));
       } else {
         header.type = PageType::kDataPage;
         DataPageHeader v1;
         v1.num_values = num_levels;
         v1.encoding = value_encoding;
+        v1.statistics = std::move(stats);
         header.data_page = v1;
         std::string raw;
         if (part.max_rep > 0) {
@@ -395,10 +467,10 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
         encode_values(&raw);
         const int64_t raw_size = static_cast<int64_t>(raw.size());
         if (settings.codec == Codec::kUncompressed) {
-          QUIVER_RETURN_NOT_OK(write_page(header, raw, raw_size));
+          QUIVER_RETURN_NOT_OK(write_page(header, raw, raw_size, page.rows));
         } else {
           QUIVER_ASSIGN_OR_RETURN(std::string payload, compress(raw));
-          QUIVER_RETURN_NOT_OK(write_page(header, payload, raw_size));
+          QUIVER_RETURN_NOT_OK(write_page(header, payload, raw_size, page.rows));
         }
       }
     }
@@ -437,6 +509,14 @@ Status WriteColumnChunk(const ArrayDataPtr& column, bool nullable, int leaf_inde
   meta->encodings.assign(used.begin(), used.end());
   meta->total_compressed_size = compressed_total;
   meta->total_uncompressed_size = uncompressed_total;
+  if (settings.statistics) {
+    meta->statistics = FinishStatistics(std::move(chunk_min), std::move(chunk_max), encoding.order,
+                                        leaf.num_levels - leaf.num_values);
+  }
+  if (page_index) {
+    page_index->column_index.boundary_order =
+        BoundaryOrderOf(page_index->column_index, encoding.order, type);
+  }
   return Status::OK();
 }
 

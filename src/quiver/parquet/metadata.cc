@@ -706,4 +706,187 @@ std::string EncodePageHeader(const PageHeader& h) {
   return w.Take();
 }
 
+const char* BoundaryOrderName(BoundaryOrder order) {
+  switch (order) {
+    case BoundaryOrder::kUnordered: return "unordered";
+    case BoundaryOrder::kAscending: return "ascending";
+    case BoundaryOrder::kDescending: return "descending";
+  }
+  return "unknown boundary order";
+}
+
+namespace {
+
+// A list<i64> field of counts (none negative).
+Status ReadCounts(ThriftReader& r, const ThriftField& f, const char* name,
+                  std::vector<int64_t>* out) {
+  QUIVER_RETURN_NOT_OK(Expect(r, f, ThriftType::kList, name));
+  out->clear();
+  return ReadList(r, name, ThriftType::kI64, [&](int64_t i) -> Status {
+    QUIVER_ASSIGN_OR_RETURN(int64_t value, r.ReadI64());
+    if (value < 0) {
+      return r.Error(std::string(name) + "[" + std::to_string(i) + "] is negative (" +
+                     std::to_string(value) + ")");
+    }
+    out->push_back(value);
+    return Status::OK();
+  });
+}
+
+Status ReadBinaries(ThriftReader& r, const ThriftField& f, const char* name,
+                    std::vector<std::string>* out) {
+  QUIVER_RETURN_NOT_OK(Expect(r, f, ThriftType::kList, name));
+  out->clear();
+  return ReadList(r, name, ThriftType::kBinary, [&](int64_t) -> Status {
+    QUIVER_ASSIGN_OR_RETURN(std::string_view value, r.ReadBinary());
+    out->emplace_back(value);
+    return Status::OK();
+  });
+}
+
+Result<PageLocation> ReadPageLocation(ThriftReader& r) {
+  PageLocation out;
+  Required required;
+  QUIVER_RETURN_NOT_OK(ReadStruct(r, [&](const ThriftField& f) -> Status {
+    required.Saw(f.id);
+    switch (f.id) {
+      case 1: return Store(Count(r, f, "offset"), &out.offset);
+      case 2: return Store(Count32(r, f, "compressed_page_size"), &out.compressed_page_size);
+      case 3: return Store(Count(r, f, "first_row_index"), &out.first_row_index);
+      default: return r.Skip(f.type);
+    }
+  }));
+  QUIVER_RETURN_NOT_OK(required.Check(
+      r, "PageLocation", {{1, "offset"}, {2, "compressed_page_size"}, {3, "first_row_index"}}));
+  return out;
+}
+
+// An error unless `list` holds one entry per page.
+template <typename List>
+Status CheckLength(ThriftReader& r, const char* structure, const char* name, const List& list,
+                   size_t pages, const char* per) {
+  if (list.size() == pages) return Status::OK();
+  return r.Error(std::string(structure) + "'s " + name + " holds " + std::to_string(list.size()) +
+                 " entries for its " + std::to_string(pages) + " " + per);
+}
+
+}  // namespace
+
+Result<OffsetIndex> DecodeOffsetIndex(const uint8_t* data, int64_t size, const std::string& what) {
+  return DecodeWhole(data, size, what, [](ThriftReader& r) -> Result<OffsetIndex> {
+    OffsetIndex out;
+    Required required;
+    QUIVER_RETURN_NOT_OK(ReadStruct(r, [&](const ThriftField& f) -> Status {
+      required.Saw(f.id);
+      switch (f.id) {
+        case 1:
+          QUIVER_RETURN_NOT_OK(Expect(r, f, ThriftType::kList, "page_locations"));
+          out.page_locations.clear();
+          return ReadList(r, "page_locations", ThriftType::kStruct, [&](int64_t i) -> Status {
+            QUIVER_ASSIGN_OR_RETURN(PageLocation page, ReadPageLocation(r));
+            if (i > 0 && page.first_row_index < out.page_locations.back().first_row_index) {
+              return r.Error("OffsetIndex page " + std::to_string(i) + "'s first_row_index " +
+                             std::to_string(page.first_row_index) + " is below page " +
+                             std::to_string(i - 1) + "'s (" +
+                             std::to_string(out.page_locations.back().first_row_index) + ")");
+            }
+            out.page_locations.push_back(page);
+            return Status::OK();
+          });
+        case 2:
+          out.unencoded_byte_array_data_bytes.emplace();
+          return ReadCounts(r, f, "unencoded_byte_array_data_bytes",
+                            &*out.unencoded_byte_array_data_bytes);
+        default: return r.Skip(f.type);
+      }
+    }));
+    QUIVER_RETURN_NOT_OK(required.Check(r, "OffsetIndex", {{1, "page_locations"}}));
+    if (out.unencoded_byte_array_data_bytes) {
+      QUIVER_RETURN_NOT_OK(CheckLength(r, "OffsetIndex", "unencoded_byte_array_data_bytes",
+                                       *out.unencoded_byte_array_data_bytes,
+                                       out.page_locations.size(), "page locations"));
+    }
+    return out;
+  });
+}
+
+std::string EncodeOffsetIndex(const OffsetIndex& index) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.ListHeader(1, ThriftType::kStruct, static_cast<int64_t>(index.page_locations.size()));
+  for (const PageLocation& page : index.page_locations) {
+    w.BeginStruct();
+    w.I64(1, page.offset);
+    w.I32(2, page.compressed_page_size);
+    w.I64(3, page.first_row_index);
+    w.EndStruct();
+  }
+  if (index.unencoded_byte_array_data_bytes) {
+    const std::vector<int64_t>& bytes = *index.unencoded_byte_array_data_bytes;
+    w.ListHeader(2, ThriftType::kI64, static_cast<int64_t>(bytes.size()));
+    for (int64_t b : bytes) w.I64Element(b);
+  }
+  w.EndStruct();
+  return w.Take();
+}
+
+Result<ColumnIndex> DecodeColumnIndex(const uint8_t* data, int64_t size, const std::string& what) {
+  return DecodeWhole(data, size, what, [](ThriftReader& r) -> Result<ColumnIndex> {
+    ColumnIndex out;
+    Required required;
+    QUIVER_RETURN_NOT_OK(ReadStruct(r, [&](const ThriftField& f) -> Status {
+      required.Saw(f.id);
+      switch (f.id) {
+        case 1:
+          QUIVER_RETURN_NOT_OK(Expect(r, f, ThriftType::kList, "null_pages"));
+          out.null_pages.clear();
+          return ReadList(r, "null_pages", ThriftType::kTrue, [&](int64_t) -> Status {
+            QUIVER_ASSIGN_OR_RETURN(bool value, r.ReadBoolElement());
+            out.null_pages.push_back(value);
+            return Status::OK();
+          });
+        case 2: return ReadBinaries(r, f, "min_values", &out.min_values);
+        case 3: return ReadBinaries(r, f, "max_values", &out.max_values);
+        case 4:
+          return Store(EnumValue<BoundaryOrder>(r, f, "boundary_order", 2), &out.boundary_order);
+        case 5:
+          out.null_counts.emplace();
+          return ReadCounts(r, f, "null_counts", &*out.null_counts);
+        default: return r.Skip(f.type);  // the level histograms among others
+      }
+    }));
+    QUIVER_RETURN_NOT_OK(required.Check(
+        r, "ColumnIndex",
+        {{1, "null_pages"}, {2, "min_values"}, {3, "max_values"}, {4, "boundary_order"}}));
+    const size_t pages = out.null_pages.size();
+    QUIVER_RETURN_NOT_OK(
+        CheckLength(r, "ColumnIndex", "min_values", out.min_values, pages, "null_pages"));
+    QUIVER_RETURN_NOT_OK(
+        CheckLength(r, "ColumnIndex", "max_values", out.max_values, pages, "null_pages"));
+    if (out.null_counts) {
+      QUIVER_RETURN_NOT_OK(
+          CheckLength(r, "ColumnIndex", "null_counts", *out.null_counts, pages, "null_pages"));
+    }
+    return out;
+  });
+}
+
+std::string EncodeColumnIndex(const ColumnIndex& index) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.ListHeader(1, ThriftType::kTrue, static_cast<int64_t>(index.null_pages.size()));
+  for (bool null_page : index.null_pages) w.BoolElement(null_page);
+  w.ListHeader(2, ThriftType::kBinary, static_cast<int64_t>(index.min_values.size()));
+  for (const std::string& v : index.min_values) w.BinaryElement(v);
+  w.ListHeader(3, ThriftType::kBinary, static_cast<int64_t>(index.max_values.size()));
+  for (const std::string& v : index.max_values) w.BinaryElement(v);
+  w.I32(4, static_cast<int32_t>(index.boundary_order));
+  if (index.null_counts) {
+    w.ListHeader(5, ThriftType::kI64, static_cast<int64_t>(index.null_counts->size()));
+    for (int64_t n : *index.null_counts) w.I64Element(n);
+  }
+  w.EndStruct();
+  return w.Take();
+}
+
 }  // namespace quiver::parquet

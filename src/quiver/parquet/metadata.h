@@ -1,6 +1,7 @@
 // Parquet's metadata structures as quiver holds them: the file footer
 // (FileMetaData: schema, row groups, column chunks, statistics, key/value
-// metadata) and the page header, decoded from and encoded to the Thrift
+// metadata), the page header and the page index (ColumnIndex, OffsetIndex:
+// the structures of quiver/parquet.h), decoded from and encoded to the Thrift
 // compact protocol. Field ids follow parquet.thrift of the Parquet format
 // (docs/formats.md, "Parquet: metadata"); fields quiver does not use are
 // skipped on reading (encryption, bloom filters, size statistics) and
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/parquet.h"
 #include "quiver/status.h"
 #include "quiver/type.h"
 
@@ -232,5 +234,14 @@ std::string EncodeFileMetaData(const FileMetaData& metadata);
 Result<PageHeader> DecodePageHeader(const uint8_t* data, int64_t size, const std::string& what,
                                     int64_t* header_size);
 std::string EncodePageHeader(const PageHeader& header);
+
+// The page index structures, each filling `size` bytes exactly. Checks
+// the lengths: min_values, max_values and null_counts one per null_pages
+// entry, unencoded_byte_array_data_bytes one per page location; offsets,
+// sizes, counts and first rows not negative, first rows not decreasing.
+Result<OffsetIndex> DecodeOffsetIndex(const uint8_t* data, int64_t size, const std::string& what);
+std::string EncodeOffsetIndex(const OffsetIndex& index);
+Result<ColumnIndex> DecodeColumnIndex(const uint8_t* data, int64_t size, const std::string& what);
+std::string EncodeColumnIndex(const ColumnIndex& index);
 
 }  // namespace quiver::parquet

@@ -1,6 +1,8 @@
 // ParquetFile: the footer read and checked against itself, the schema
 // mapped to Arrow types, and the metadata as quiver/parquet.h shows it.
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "quiver/internal/threads.h"
@@ -58,7 +60,9 @@ ColumnChunkInfo InfoOf(const ColumnChunk& chunk) {
     out.nan_count = s.nan_count;
     info.statistics = std::move(out);
   }
-  info.has_page_index = chunk.offset_index_offset.has_value();
+  info.has_offset_index = chunk.offset_index_offset.has_value();
+  info.has_column_index = chunk.column_index_offset.has_value();
+  info.has_page_index = info.has_offset_index;
   return info;
 }
 
@@ -254,13 +258,146 @@ std::vector<std::string> ReadableCodecs() {
   return out;
 }
 
-Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions& options) const {
-  const Impl& impl = *impl_;
-  if (i < 0 || i >= num_row_groups()) {
-    return Status::IndexError("row group ", i, " of ", impl.name, ", which has ", num_row_groups());
+namespace {
+
+// The first byte of a column chunk (its dictionary page's, if before).
+int64_t ChunkStart(const ColumnMetaData& m) {
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0) {
+    start = std::min(start, *m.dictionary_page_offset);
   }
+  return start;
+}
+
+// Widens rows [*begin, *end) until every one of `indexes` has a page
+// starting at *begin and one starting at *end (or *end is `rows`), so
+// that each leaf's run of pages holds exactly those rows.
+void AlignToPages(const std::vector<const OffsetIndex*>& indexes, int64_t rows, int64_t* begin,
+                  int64_t* end) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (const OffsetIndex* index : indexes) {
+      const auto& pages = index->page_locations;
+      auto after = std::upper_bound(
+          pages.begin(), pages.end(), *begin,
+          [](int64_t row, const PageLocation& page) { return row < page.first_row_index; });
+      const int64_t start = after == pages.begin() ? 0 : std::prev(after)->first_row_index;
+      if (start < *begin) {
+        *begin = start;
+        changed = true;
+      }
+      auto stop_at = std::lower_bound(
+          pages.begin(), pages.end(), *end,
+          [](const PageLocation& page, int64_t row) { return page.first_row_index < row; });
+      const int64_t stop = stop_at == pages.end() ? rows : stop_at->first_row_index;
+      if (stop > *end) {
+        *end = stop;
+        changed = true;
+      }
+    }
+  }
+}
+
+// The pages of a flat leaf's chunk that hold rows [begin, end) (page
+// boundaries, AlignToPages), after the bytes before its first data page
+// (the dictionary page), read and decoded as a chunk of end - begin levels.
+Result<ColumnChunkData> ReadPagesOfRows(io::InputSource& source, const ColumnChunk& chunk,
+                                        const OffsetIndex& index, int64_t begin, int64_t end,
+                                        const SchemaNode& leaf, const ColumnChunkOptions& options,
+                                        const std::string& what) {
+  ColumnMetaData part = *chunk.meta_data;
+  part.num_values = end - begin;  // a flat leaf: a level per row
+  if (begin == end) return ReadColumnChunkPages(nullptr, 0, part, leaf, options, what);
+  const auto& pages = index.page_locations;
+  size_t first = 0;
+  while (pages[first].first_row_index < begin) ++first;
+  size_t last = first;
+  while (last + 1 < pages.size() && pages[last + 1].first_row_index < end) ++last;
+  const int64_t start = ChunkStart(part);
+  const io::ByteRange prefix{start, pages[0].offset - start};
+  const io::ByteRange run{
+      pages[first].offset,
+      pages[last].offset + pages[last].compressed_page_size - pages[first].offset};
+  if (run.length <= 0) {
+    return Status::Invalid(what, ": the offset index puts page ", last, " before page ", first);
+  }
+  part.total_compressed_size = prefix.length + run.length;
+  if (prefix.length == 0) {
+    QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(run.offset, run.length));
+    return ReadColumnChunkPages(bytes->data(), static_cast<int64_t>(bytes->size()), part, leaf,
+                                options, what);
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> parts, source.ReadRanges({prefix, run}));
+  std::vector<uint8_t> joined(static_cast<size_t>(part.total_compressed_size));
+  std::memcpy(joined.data(), parts[0]->data(), static_cast<size_t>(prefix.length));
+  std::memcpy(joined.data() + prefix.length, parts[1]->data(), static_cast<size_t>(run.length));
+  return ReadColumnChunkPages(joined.data(), static_cast<int64_t>(joined.size()), part, leaf,
+                              options, what);
+}
+
+}  // namespace
+
+Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions& options) const {
+  if (i < 0 || i >= num_row_groups()) {
+    return Status::IndexError("row group ", i, " of ", impl_->name, ", which has ",
+                              num_row_groups());
+  }
+  return ReadRows(i, 0, impl_->footer.metadata.row_groups[static_cast<size_t>(i)].num_rows,
+                  options);
+}
+
+Result<RecordBatchPtr> ParquetFile::ReadRowRange(int i, int64_t first, int64_t count,
+                                                 const ParquetReadOptions& options) const {
+  if (i < 0 || i >= num_row_groups()) {
+    return Status::IndexError("row group ", i, " of ", impl_->name, ", which has ",
+                              num_row_groups());
+  }
+  const int64_t rows = impl_->footer.metadata.row_groups[static_cast<size_t>(i)].num_rows;
+  if (first < 0 || count < 0 || first > rows || count > rows - first) {
+    return Status::IndexError("rows ", first, " to ", first, " + ", count, " of row group ", i,
+                              " of ", impl_->name, ", which has ", rows, " rows");
+  }
+  return ReadRows(i, first, count, options);
+}
+
+Result<RecordBatchPtr> ParquetFile::ReadRows(int i, int64_t first, int64_t count,
+                                             const ParquetReadOptions& options) const {
+  const Impl& impl = *impl_;
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields, FieldIndices(*impl.schema, options, impl.name));
   const RowGroup& group = impl.footer.metadata.row_groups[static_cast<size_t>(i)];
+  const int64_t rows = group.num_rows;
+
+  // The rows each field's leaves read, [begin, end): all of them (whole
+  // chunks), or runs of pages when every leaf of the field is flat and has
+  // an offset index (`indexes`, per leaf).
+  struct Span {
+    int64_t begin = 0, end = 0;
+  };
+  std::vector<Span> spans(fields.size(), Span{0, rows});
+  std::vector<std::optional<OffsetIndex>> indexes(impl.leaves.size());
+  if (first != 0 || count != rows) {
+    for (size_t k = 0; k < fields.size(); ++k) {
+      const LeafRange& range = impl.field_leaves[static_cast<size_t>(fields[k])];
+      std::vector<const OffsetIndex*> field_indexes;
+      for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
+        const auto l = static_cast<size_t>(leaf);
+        if (impl.leaves[l]->max_repetition_level > 0) break;
+        QUIVER_ASSIGN_OR_RETURN(indexes[l], ReadOffsetIndex(i, leaf));
+        if (!indexes[l] || indexes[l]->page_locations.empty()) break;
+        field_indexes.push_back(&*indexes[l]);
+      }
+      if (field_indexes.size() != static_cast<size_t>(range.count)) {
+        for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
+          indexes[static_cast<size_t>(leaf)].reset();
+        }
+        continue;
+      }
+      Span span{first, first + count};
+      AlignToPages(field_indexes, rows, &span.begin, &span.end);
+      spans[k] = span;
+    }
+  }
 
   // Every leaf of the projected fields read on its own (in parallel), then
   // each field assembled from its leaves.
@@ -284,33 +421,45 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
             1, internal::ThreadCount(options.threads) / static_cast<int>(tasks.size()));
         chunk_options.fixed_list_size =
             FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
-        QUIVER_ASSIGN_OR_RETURN(
-            data[static_cast<size_t>(t)],
-            ReadColumnChunk(*impl.source, group.columns[static_cast<size_t>(leaf)],
-                            *impl.leaves[static_cast<size_t>(leaf)], chunk_options, what));
+        const ColumnChunk& chunk = group.columns[static_cast<size_t>(leaf)];
+        const SchemaNode& node = *impl.leaves[static_cast<size_t>(leaf)];
+        const std::optional<OffsetIndex>& index = indexes[static_cast<size_t>(leaf)];
+        if (index) {
+          const Span& span = spans[static_cast<size_t>(k)];
+          QUIVER_ASSIGN_OR_RETURN(data[static_cast<size_t>(t)],
+                                  ReadPagesOfRows(*impl.source, chunk, *index, span.begin, span.end,
+                                                  node, chunk_options, what));
+        } else {
+          QUIVER_ASSIGN_OR_RETURN(data[static_cast<size_t>(t)],
+                                  ReadColumnChunk(*impl.source, chunk, node, chunk_options, what));
+        }
         return Status::OK();
       }));
 
   std::vector<Field> out_fields;
   std::vector<ArrayDataPtr> columns;
   size_t next = 0;
-  for (int f : fields) {
+  for (size_t k = 0; k < fields.size(); ++k) {
+    const int f = fields[k];
     const Field& field = impl.schema->fields[static_cast<size_t>(f)];
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
     std::vector<ColumnChunkData> leaves;
     for (int n = 0; n < range.count; ++n) leaves.push_back(std::move(data[next++]));
     const std::string what =
         impl.name + ": column " + field.name + " of row group " + std::to_string(i);
+    const Span& span = spans[k];
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
                             AssembleColumn(impl.root.children[static_cast<size_t>(f)], field,
-                                           &leaves, group.num_rows, what));
+                                           &leaves, span.end - span.begin, what));
+    if (span.begin != first || span.end != first + count) {
+      QUIVER_ASSIGN_OR_RETURN(column, Slice(column, first - span.begin, count));
+    }
     out_fields.push_back(field);
     columns.push_back(std::move(column));
   }
   auto schema =
       std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
-  return RecordBatch::Make(std::move(schema), group.num_rows, std::move(columns),
-                           ValidationLevel::kFull);
+  return RecordBatch::Make(std::move(schema), count, std::move(columns), ValidationLevel::kFull);
 }
 
 Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const {
@@ -336,6 +485,107 @@ Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const
     batches.push_back(std::move(batch));
   }
   return Table::FromRecordBatches(std::move(schema), batches);
+}
+
+namespace {
+
+// The checks of an index's position before any byte of it is read.
+Status CheckIndexRange(int64_t offset, int32_t length, int64_t data_end, int64_t file_size,
+                       const char* index, const std::string& where) {
+  if (length <= 0 || offset < 4 || offset > data_end || length > data_end - offset) {
+    return Status::Invalid(where, ": its ", index, "'s ", length, " bytes at offset ", offset,
+                           " lie outside the file's data (bytes 4 to ", data_end, " of its ",
+                           file_size, ")");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+namespace {
+
+// The page index of one column chunk: the checks both indexes share, then
+// the bytes read.
+struct PageIndexReader {
+  const std::string& name;
+  const std::vector<std::string>& column_paths;
+  const FileFooter& footer;
+  io::InputSource& source;
+  int row_group, column;
+
+  std::string Where() const {
+    return name + ": column " + column_paths[static_cast<size_t>(column)] + " of row group " +
+           std::to_string(row_group);
+  }
+
+  Result<const ColumnChunk*> Chunk(int num_row_groups) const {
+    if (row_group < 0 || row_group >= num_row_groups) {
+      return Status::IndexError("row group ", row_group, " of ", name, ", which has ",
+                                num_row_groups);
+    }
+    const int columns = static_cast<int>(column_paths.size());
+    if (column < 0 || column >= columns) {
+      return Status::IndexError("column ", column, " of ", name, ", which has ", columns);
+    }
+    return &footer.metadata.row_groups[static_cast<size_t>(row_group)]
+                .columns[static_cast<size_t>(column)];
+  }
+
+  Result<BufferPtr> Read(int64_t offset, int32_t length, const char* index) const {
+    QUIVER_RETURN_NOT_OK(
+        CheckIndexRange(offset, length, footer.metadata_offset, source.size(), index, Where()));
+    return source.ReadAt(offset, length);
+  }
+};
+
+}  // namespace
+
+Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, int column) const {
+  const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
+                               *impl_->source, row_group,           column};
+  QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
+  if (!chunk->offset_index_offset) return std::optional<OffsetIndex>();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, reader.Read(*chunk->offset_index_offset,
+                                                       chunk->offset_index_length, "offset index"));
+  const std::string where = reader.Where();
+  QUIVER_ASSIGN_OR_RETURN(OffsetIndex index,
+                          DecodeOffsetIndex(bytes->data(), static_cast<int64_t>(bytes->size()),
+                                            where + ": the offset index"));
+  // Each page inside the column chunk, and starting at one of the row
+  // group's rows (the first at row 0).
+  const ColumnMetaData& m = *chunk->meta_data;
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0) {
+    start = std::min(start, *m.dictionary_page_offset);
+  }
+  const int64_t end = start + m.total_compressed_size;  // checked when the file opened
+  const int64_t rows = impl_->footer.metadata.row_groups[static_cast<size_t>(row_group)].num_rows;
+  for (size_t p = 0; p < index.page_locations.size(); ++p) {
+    const PageLocation& page = index.page_locations[p];
+    if (page.offset < start || page.offset > end || page.compressed_page_size > end - page.offset) {
+      return Status::Invalid(where, ": the offset index puts page ", p, " (",
+                             page.compressed_page_size, " bytes at offset ", page.offset,
+                             ") outside the column chunk (bytes ", start, " to ", end, ")");
+    }
+    if (page.first_row_index >= rows || (p == 0 && page.first_row_index != 0)) {
+      return Status::Invalid(where, ": the offset index says page ", p, " starts at row ",
+                             page.first_row_index, " of the row group's ", rows, " rows");
+    }
+  }
+  return std::optional<OffsetIndex>(std::move(index));
+}
+
+Result<std::optional<ColumnIndex>> ParquetFile::ReadColumnIndex(int row_group, int column) const {
+  const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
+                               *impl_->source, row_group,           column};
+  QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
+  if (!chunk->column_index_offset) return std::optional<ColumnIndex>();
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, reader.Read(*chunk->column_index_offset,
+                                                       chunk->column_index_length, "column index"));
+  QUIVER_ASSIGN_OR_RETURN(ColumnIndex index,
+                          DecodeColumnIndex(bytes->data(), static_cast<int64_t>(bytes->size()),
+                                            reader.Where() + ": the column index"));
+  return std::optional<ColumnIndex>(std::move(index));
 }
 
 }  // namespace quiver::parquet

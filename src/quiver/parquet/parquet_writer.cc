@@ -4,6 +4,7 @@
 // under ARROW:schema. docs/parquet.md, "Writing".
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "quiver/build_info.h"
@@ -278,6 +279,39 @@ Result<std::string> ArrowSchemaValue(const Schema& schema) {
       std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
 }
 
+// Every chunk's column index, then every chunk's offset index (the order
+// readers that fetch one kind for many columns read in one range), their
+// places recorded in the chunks.
+Status WritePageIndexes(const std::vector<std::vector<ChunkPageIndex>>& indexes,
+                        io::OutputSink* sink, FileMetaData* meta) {
+  auto write = [&](const std::string& bytes, std::optional<int64_t>* offset,
+                   int32_t* length) -> Status {
+    if (bytes.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return Status::Invalid("a Parquet page index of ", bytes.size(),
+                             " bytes passes the format's 2 GiB limit");
+    }
+    *offset = sink->position();
+    *length = static_cast<int32_t>(bytes.size());
+    return sink->Write(bytes.data(), static_cast<int64_t>(bytes.size()));
+  };
+  for (size_t g = 0; g < indexes.size(); ++g) {
+    for (size_t c = 0; c < indexes[g].size(); ++c) {
+      if (!indexes[g][c].has_column_index) continue;
+      ColumnChunk& chunk = meta->row_groups[g].columns[c];
+      QUIVER_RETURN_NOT_OK(write(EncodeColumnIndex(indexes[g][c].column_index),
+                                 &chunk.column_index_offset, &chunk.column_index_length));
+    }
+  }
+  for (size_t g = 0; g < indexes.size(); ++g) {
+    for (size_t c = 0; c < indexes[g].size(); ++c) {
+      ColumnChunk& chunk = meta->row_groups[g].columns[c];
+      QUIVER_RETURN_NOT_OK(write(EncodeOffsetIndex(indexes[g][c].offset_index),
+                                 &chunk.offset_index_offset, &chunk.offset_index_length));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 struct ParquetWriter::Impl {
@@ -288,6 +322,8 @@ struct ParquetWriter::Impl {
   FileMetaData meta;
   std::vector<LeafColumn> leaves;
   std::vector<size_t> first_leaf;  // per column, and one past the last
+  // write_page_index: per row group, per column chunk, for the footer.
+  std::vector<std::vector<ChunkPageIndex>> page_indexes;
   bool closed = false;
   Status failure;  // a failed write: the file is broken, every later call says so
 
@@ -345,6 +381,7 @@ struct ParquetWriter::Impl {
     group.file_offset = sink->position();
     group.ordinal = static_cast<int16_t>(meta.row_groups.size());
     int64_t compressed = 0;
+    std::vector<ChunkPageIndex> group_indexes;
     for (int i = 0; i < table.num_columns(); ++i) {
       const Field& field = schema->fields[static_cast<size_t>(i)];
       QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr slice, table.column(i)->Slice(r0, n));
@@ -364,9 +401,11 @@ struct ParquetWriter::Impl {
         std::string what = "column '";
         for (size_t p = 0; p < leaf.path.size(); ++p) what += (p ? "." : "") + leaf.path[p];
         what += "'";
+        ChunkPageIndex* page_index =
+            options.write_page_index ? &group_indexes.emplace_back() : nullptr;
         QUIVER_RETURN_NOT_OK(WriteColumnChunk(array, field.nullable, k, leaf.encoding, settings,
                                               sink.get(), &column, what,
-                                              dictionaries[static_cast<size_t>(k)]));
+                                              dictionaries[static_cast<size_t>(k)], page_index));
         column.path_in_schema = leaf.path;
         chunk.file_offset = column.dictionary_page_offset.value_or(column.data_page_offset);
         group.total_byte_size += column.total_uncompressed_size;
@@ -378,10 +417,14 @@ struct ParquetWriter::Impl {
     group.total_compressed_size = compressed;
     meta.num_rows += n;
     meta.row_groups.push_back(std::move(group));
+    if (options.write_page_index) page_indexes.push_back(std::move(group_indexes));
     return Status::OK();
   }
 
   Status WriteFooter() {
+    if (options.write_page_index) {
+      QUIVER_RETURN_NOT_OK(WritePageIndexes(page_indexes, sink.get(), &meta));
+    }
     meta.key_value_metadata = schema->metadata;
     QUIVER_ASSIGN_OR_RETURN(std::string arrow_schema, ArrowSchemaValue(*schema));
     meta.key_value_metadata.emplace_back("ARROW:schema", std::move(arrow_schema));

@@ -156,6 +156,8 @@ class ThriftWriter {
   void I32Element(int32_t value) { Varint(ZigZag(value)); }
   void I64Element(int64_t value) { Varint(ZigZag(value)); }
   void BinaryElement(std::string_view value);
+  // A bool element: one byte, 1 true and 2 false (as Thrift writes them).
+  void BoolElement(bool value) { bytes_.push_back(static_cast<char>(value ? 1 : 2)); }
 
   const std::string& bytes() const { return bytes_; }
   std::string Take() { return std::move(bytes_); }

@@ -358,6 +358,29 @@ void MinMaxOf(ValueRanges ranges, Get get, Less less, Skip skip, std::optional<T
   }
 }
 
+bool UnsignedBytesLess(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  return c != 0 ? c < 0 : a.size() < b.size();
+}
+
+// Big-endian two's complement of one width: the sign byte signed.
+bool BigEndianSignedLess(std::string_view a, std::string_view b) {
+  if (a.empty() || b.empty()) return a.size() < b.size();
+  const int8_t sa = static_cast<int8_t>(a[0]), sb = static_cast<int8_t>(b[0]);
+  if (sa != sb) return sa < sb;
+  return UnsignedBytesLess(a.substr(1), b.substr(1));
+}
+
+// a < b for two values of T stored little-endian in sizeof(T) bytes.
+template <typename T>
+bool LoadedLess(std::string_view a, std::string_view b) {
+  T x{}, y{};
+  std::memcpy(&x, a.data(), std::min(a.size(), sizeof(T)));
+  std::memcpy(&y, b.data(), std::min(b.size(), sizeof(T)));
+  return x < y;
+}
+
 template <typename T>
 std::string Bytes(T v) {
   return std::string(reinterpret_cast<const char*>(&v), sizeof(T));
@@ -447,24 +470,13 @@ void ComputeMinMax(const PhysicalValues& values, ValueRanges ranges, SortOrder o
         return fixed ? std::string_view(reinterpret_cast<const char*>(values.Fixed(j)), w)
                      : values.Bytes(j);
       };
-      auto unsigned_less = [](std::string_view a, std::string_view b) {
-        const size_t n = std::min(a.size(), b.size());
-        const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
-        return c != 0 ? c < 0 : a.size() < b.size();
-      };
-      auto signed_less = [&](std::string_view a, std::string_view b) {
-        // Big-endian two's complement of one width: the sign byte signed.
-        const int8_t sa = static_cast<int8_t>(a[0]), sb = static_cast<int8_t>(b[0]);
-        if (sa != sb) return sa < sb;
-        return unsigned_less(a.substr(1), b.substr(1));
-      };
       std::optional<std::string_view> lo, hi;
       if (order == SortOrder::kDecimal && w > 0) {
         MinMaxOf<std::string_view>(
-            ranges, get, signed_less, [](std::string_view) { return false; }, &lo, &hi);
+            ranges, get, BigEndianSignedLess, [](std::string_view) { return false; }, &lo, &hi);
       } else {
         MinMaxOf<std::string_view>(
-            ranges, get, unsigned_less, [](std::string_view) { return false; }, &lo, &hi);
+            ranges, get, UnsignedBytesLess, [](std::string_view) { return false; }, &lo, &hi);
       }
       if (lo) {
         *min = std::string(*lo);
@@ -473,6 +485,29 @@ void ComputeMinMax(const PhysicalValues& values, ValueRanges ranges, SortOrder o
       return;
     }
   }
+}
+
+bool StatisticsLess(std::string_view a, std::string_view b, SortOrder order, PhysicalType type) {
+  switch (order) {
+    case SortOrder::kBool: return LoadedLess<uint8_t>(a, b);
+    case SortOrder::kSigned:
+      return type == PhysicalType::kInt32 ? LoadedLess<int32_t>(a, b) : LoadedLess<int64_t>(a, b);
+    case SortOrder::kUnsigned:
+      return type == PhysicalType::kInt32 ? LoadedLess<uint32_t>(a, b) : LoadedLess<uint64_t>(a, b);
+    case SortOrder::kFloat:
+      return type == PhysicalType::kFloat ? LoadedLess<float>(a, b) : LoadedLess<double>(a, b);
+    case SortOrder::kFloat16: {
+      uint16_t x = 0, y = 0;
+      std::memcpy(&x, a.data(), std::min<size_t>(a.size(), 2));
+      std::memcpy(&y, b.data(), std::min<size_t>(b.size(), 2));
+      return HalfToFloat(x) < HalfToFloat(y);
+    }
+    case SortOrder::kDecimal:
+      if (type != PhysicalType::kByteArray) return BigEndianSignedLess(a, b);
+      return UnsignedBytesLess(a, b);
+    case SortOrder::kBytes: return UnsignedBytesLess(a, b);
+  }
+  return false;
 }
 
 }  // namespace quiver::parquet

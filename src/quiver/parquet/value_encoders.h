@@ -120,4 +120,8 @@ void EncodeDictionaryIndices(const DictionaryEncoding& dictionary, const Physica
 void ComputeMinMax(const PhysicalValues& values, ValueRanges ranges, SortOrder order,
                    std::optional<std::string>* min, std::optional<std::string>* max);
 
+// Whether statistics value `a` orders before `b` (both as ComputeMinMax
+// writes them) in `order`, for values of physical type `type`.
+bool StatisticsLess(std::string_view a, std::string_view b, SortOrder order, PhysicalType type);
+
 }  // namespace quiver::parquet

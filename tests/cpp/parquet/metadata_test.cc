@@ -204,5 +204,180 @@ TEST(ParquetMetadataTest, PageHeadersRoundTripAndNeedTheirTypesHeader) {
                                 static_cast<int64_t>(lacking.size()), "page", &header_size));
 }
 
+const uint8_t* Bytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+int64_t Size(const std::string& s) { return static_cast<int64_t>(s.size()); }
+
+OffsetIndex SampleOffsetIndex() {
+  OffsetIndex index;
+  index.page_locations = {{4, 100, 0}, {104, 90, 16}, {194, 300, 16}, {int64_t{1} << 40, 5, 99}};
+  index.unencoded_byte_array_data_bytes = std::vector<int64_t>{10, 0, 7, int64_t{1} << 33};
+  return index;
+}
+
+ColumnIndex SampleColumnIndex() {
+  ColumnIndex index;
+  // 20 pages: a list header with a varint count.
+  for (int p = 0; p < 20; ++p) {
+    const bool null_page = p % 7 == 3;
+    index.null_pages.push_back(null_page);
+    index.min_values.push_back(null_page ? "" : std::string(1, static_cast<char>('a' + p)));
+    index.max_values.push_back(null_page ? "" : std::string(2, static_cast<char>('a' + p)));
+  }
+  index.boundary_order = BoundaryOrder::kAscending;
+  index.null_counts = std::vector<int64_t>(20, 3);
+  return index;
+}
+
+TEST(ParquetMetadataTest, PageIndexesRoundTrip) {
+  const OffsetIndex offsets = SampleOffsetIndex();
+  const std::string offset_bytes = EncodeOffsetIndex(offsets);
+  ASSERT_OK_AND_ASSIGN(OffsetIndex offsets_back,
+                       DecodeOffsetIndex(Bytes(offset_bytes), Size(offset_bytes), "oi"));
+  ASSERT_EQ(offsets_back.page_locations.size(), 4u);
+  for (size_t p = 0; p < 4; ++p) {
+    EXPECT_EQ(offsets_back.page_locations[p].offset, offsets.page_locations[p].offset);
+    EXPECT_EQ(offsets_back.page_locations[p].compressed_page_size,
+              offsets.page_locations[p].compressed_page_size);
+    EXPECT_EQ(offsets_back.page_locations[p].first_row_index,
+              offsets.page_locations[p].first_row_index);
+  }
+  EXPECT_EQ(offsets_back.unencoded_byte_array_data_bytes, offsets.unencoded_byte_array_data_bytes);
+  OffsetIndex bare;
+  bare.page_locations = {{4, 10, 0}};
+  const std::string bare_bytes = EncodeOffsetIndex(bare);
+  ASSERT_OK_AND_ASSIGN(OffsetIndex bare_back,
+                       DecodeOffsetIndex(Bytes(bare_bytes), Size(bare_bytes), "oi"));
+  EXPECT_FALSE(bare_back.unencoded_byte_array_data_bytes.has_value());
+
+  const ColumnIndex columns = SampleColumnIndex();
+  const std::string column_bytes = EncodeColumnIndex(columns);
+  ASSERT_OK_AND_ASSIGN(ColumnIndex back,
+                       DecodeColumnIndex(Bytes(column_bytes), Size(column_bytes), "ci"));
+  EXPECT_EQ(back.null_pages, columns.null_pages);
+  EXPECT_EQ(back.min_values, columns.min_values);
+  EXPECT_EQ(back.max_values, columns.max_values);
+  EXPECT_EQ(back.boundary_order, BoundaryOrder::kAscending);
+  EXPECT_EQ(back.null_counts, columns.null_counts);
+  EXPECT_STREQ(BoundaryOrderName(BoundaryOrder::kDescending), "descending");
+}
+
+TEST(ParquetMetadataTest, PageIndexesSkipTheLevelHistograms) {
+  ThriftWriter w;
+  w.BeginStruct();
+  w.ListHeader(1, ThriftType::kTrue, 2);
+  w.BoolElement(false);
+  w.BoolElement(true);
+  w.ListHeader(2, ThriftType::kBinary, 2);
+  w.BinaryElement("a");
+  w.BinaryElement("");
+  w.ListHeader(3, ThriftType::kBinary, 2);
+  w.BinaryElement("b");
+  w.BinaryElement("");
+  w.I32(4, 2);
+  w.ListHeader(6, ThriftType::kI64, 2);  // repetition_level_histograms
+  w.I64Element(1);
+  w.I64Element(2);
+  w.ListHeader(7, ThriftType::kI64, 1);  // definition_level_histograms
+  w.I64Element(3);
+  w.EndStruct();
+  ASSERT_OK_AND_ASSIGN(ColumnIndex back,
+                       DecodeColumnIndex(Bytes(w.bytes()), Size(w.bytes()), "ci"));
+  EXPECT_EQ(back.null_pages, (std::vector<bool>{false, true}));
+  EXPECT_EQ(back.min_values, (std::vector<std::string>{"a", ""}));
+  EXPECT_EQ(back.boundary_order, BoundaryOrder::kDescending);
+  EXPECT_FALSE(back.null_counts.has_value());
+}
+
+TEST(ParquetMetadataTest, TruncatedPageIndexesAreRefusedAtEveryLength) {
+  const std::string offsets = EncodeOffsetIndex(SampleOffsetIndex());
+  const std::string columns = EncodeColumnIndex(SampleColumnIndex());
+  for (size_t n = 0; n < offsets.size(); ++n) {
+    auto st = test::StatusOf(DecodeOffsetIndex(Bytes(offsets), static_cast<int64_t>(n), "the oi"));
+    EXPECT_EQ(st.code(), StatusCode::kInvalid) << n;
+    EXPECT_NE(st.message().find("the oi: "), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find(" at byte "), std::string::npos) << st.ToString();
+  }
+  for (size_t n = 0; n < columns.size(); ++n) {
+    auto st = test::StatusOf(DecodeColumnIndex(Bytes(columns), static_cast<int64_t>(n), "the ci"));
+    EXPECT_EQ(st.code(), StatusCode::kInvalid) << n;
+    EXPECT_NE(st.message().find(" at byte "), std::string::npos) << st.ToString();
+  }
+  const std::string longer = offsets + "x";
+  EXPECT_ERROR(kInvalid, "the structure ends before its",
+               DecodeOffsetIndex(Bytes(longer), Size(longer), "oi"));
+}
+
+TEST(ParquetMetadataTest, MalformedPageIndexesAreNamed) {
+  auto offset_error = [](const OffsetIndex& index) {
+    const std::string bytes = EncodeOffsetIndex(index);
+    return DecodeOffsetIndex(Bytes(bytes), Size(bytes), "oi");
+  };
+  auto column_error = [](const ColumnIndex& index) {
+    const std::string bytes = EncodeColumnIndex(index);
+    return DecodeColumnIndex(Bytes(bytes), Size(bytes), "ci");
+  };
+  OffsetIndex o = SampleOffsetIndex();
+  o.page_locations[2].first_row_index = 3;
+  EXPECT_ERROR(kInvalid, "OffsetIndex page 2's first_row_index 3 is below page 1's (16)",
+               offset_error(o));
+  o = SampleOffsetIndex();
+  o.page_locations[1].offset = -1;
+  EXPECT_ERROR(kInvalid, "offset is negative (-1)", offset_error(o));
+  o = SampleOffsetIndex();
+  o.page_locations[0].compressed_page_size = -8;
+  EXPECT_ERROR(kInvalid, "compressed_page_size is negative (-8)", offset_error(o));
+  o = SampleOffsetIndex();
+  o.unencoded_byte_array_data_bytes->pop_back();
+  EXPECT_ERROR(kInvalid,
+               "OffsetIndex's unencoded_byte_array_data_bytes holds 3 entries for its 4 page "
+               "locations",
+               offset_error(o));
+  o = SampleOffsetIndex();
+  (*o.unencoded_byte_array_data_bytes)[1] = -2;
+  EXPECT_ERROR(kInvalid, "unencoded_byte_array_data_bytes[1] is negative (-2)", offset_error(o));
+
+  ColumnIndex c = SampleColumnIndex();
+  c.max_values.pop_back();
+  EXPECT_ERROR(kInvalid, "ColumnIndex's max_values holds 19 entries for its 20 null_pages",
+               column_error(c));
+  c = SampleColumnIndex();
+  c.null_counts->push_back(0);
+  EXPECT_ERROR(kInvalid, "ColumnIndex's null_counts holds 21 entries", column_error(c));
+  c = SampleColumnIndex();
+  c.boundary_order = static_cast<BoundaryOrder>(3);
+  EXPECT_ERROR(kInvalid, "unknown boundary_order 3", column_error(c));
+
+  // Required fields missing, and a field of the wrong wire type.
+  ThriftWriter w;
+  w.BeginStruct();
+  w.ListHeader(1, ThriftType::kTrue, 0);
+  w.EndStruct();
+  EXPECT_ERROR(kInvalid, "ColumnIndex lacks its required field min_values",
+               DecodeColumnIndex(Bytes(w.bytes()), Size(w.bytes()), "ci"));
+  ThriftWriter p;
+  p.BeginStruct();
+  p.ListHeader(1, ThriftType::kStruct, 1);
+  p.BeginStruct();
+  p.I64(1, 4);
+  p.I32(2, 10);
+  p.EndStruct();
+  p.EndStruct();
+  EXPECT_ERROR(kInvalid, "PageLocation lacks its required field first_row_index",
+               DecodeOffsetIndex(Bytes(p.bytes()), Size(p.bytes()), "oi"));
+  ThriftWriter t;
+  t.BeginStruct();
+  t.I32(1, 5);
+  t.EndStruct();
+  EXPECT_ERROR(kInvalid, "page_locations",
+               DecodeOffsetIndex(Bytes(t.bytes()), Size(t.bytes()), "oi"));
+  ThriftWriter e;
+  e.BeginStruct();
+  e.ListHeader(1, ThriftType::kI32, 1);
+  e.I32Element(5);
+  e.EndStruct();
+  EXPECT_ERROR(kInvalid, "page_locations holds elements of type i32, expected struct",
+               DecodeOffsetIndex(Bytes(e.bytes()), Size(e.bytes()), "oi"));
+}
+
 }  // namespace
 }  // namespace quiver::parquet
