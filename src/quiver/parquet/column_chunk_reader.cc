@@ -164,6 +164,11 @@ class ChunkReader {
     return Status::OK();
   }
 
+  // A compressed v2 page whose values section is empty both ways (a page of
+  // nulls): there is nothing to decompress, and zero bytes are no valid
+  // stream for most codecs.
+  static bool NoValueBytes(int64_t stored, int64_t decoded) { return stored == 0 && decoded == 0; }
+
   // The compressed part of a page: all of a v1 or dictionary page, the
   // values of a compressed v2 page (its levels are stored as they are);
   // false when nothing is compressed.
@@ -180,7 +185,7 @@ class ChunkReader {
       *offset = levels;
       *stored -= levels;
       *decoded -= levels;
-      return true;
+      return !NoValueBytes(*stored, *decoded);
     }
     return h.type == PageType::kDataPage || h.type == PageType::kDictionaryPage;
   }
@@ -313,7 +318,7 @@ class ChunkReader {
     const uint8_t* values = page + levels;
     const int64_t stored = header.compressed_page_size - levels;
     const int64_t decoded = header.uncompressed_page_size - levels;
-    if (h.is_compressed) {
+    if (h.is_compressed && !NoValueBytes(stored, decoded)) {
       QUIVER_ASSIGN_OR_RETURN(values, Decompressed(values, stored, decoded, where));
     } else if (stored != decoded) {
       return Status::Invalid(where, ": an uncompressed page of ", stored,

@@ -201,6 +201,34 @@ TEST(ColumnChunkReaderTest, DataPageV2LevelsOutsideTheValues) {
   EXPECT_EQ(Values(data), (std::vector<int32_t>{4, 6}));
 }
 
+TEST(ColumnChunkReaderTest, CompressedV2PageOfNullsWithNoValueBytesIsNotDecompressed) {
+  // A page of nulls whose (empty) values section is marked compressed but
+  // holds no bytes: zero bytes are no Snappy stream, and nothing needs
+  // decompressing.
+  const Column column = MakeColumn(1);
+  const std::vector<uint32_t> def = {0};
+  const std::string levels = EncodeRleHybrid(def.data(), 1, 1);
+  PageHeader header;
+  header.type = PageType::kDataPageV2;
+  header.uncompressed_page_size = static_cast<int32_t>(levels.size());
+  header.compressed_page_size = static_cast<int32_t>(levels.size());
+  DataPageHeaderV2 v2;
+  v2.num_values = 1;
+  v2.num_nulls = 1;
+  v2.num_rows = 1;
+  v2.definition_levels_byte_length = static_cast<int32_t>(levels.size());
+  v2.is_compressed = true;
+  header.data_page_v2 = v2;
+  const std::string page = EncodePageHeader(header) + levels;
+  for (int threads : {1, 2}) {
+    ColumnChunkOptions options;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(ColumnChunkData data, Read(column, page, 1, options, Codec::kSnappy));
+    EXPECT_EQ(data.values.count, 0);
+    EXPECT_EQ(data.def_levels, (std::vector<int16_t>{0}));
+  }
+}
+
 std::string ListPage(const std::vector<uint32_t>& rep, const std::vector<uint32_t>& def,
                      const std::vector<int32_t>& values) {
   return DataPageV1(static_cast<int32_t>(rep.size()),
