@@ -246,6 +246,16 @@ class ChunkReader {
                             ColumnValues::Make(out_.values.type, out_.values.width));
     QUIVER_RETURN_NOT_OK(DecodeValues(Encoding::kPlain, bytes, header.uncompressed_page_size,
                                       h.num_values, nullptr, &dictionary, where));
+    // A dictionary page holds its values and nothing else: bytes over mean
+    // they are not values of the column's type (BYTE_ARRAY values, each
+    // behind a length, in a FIXED_LEN_BYTE_ARRAY column, say).
+    const int64_t used = dictionary.width > 0 ? int64_t{h.num_values} * dictionary.width
+                                              : int64_t{h.num_values} * 4 + dictionary.bytes.size();
+    if (dictionary.type != PhysicalType::kBoolean && used != header.uncompressed_page_size) {
+      return Status::Invalid(where, ": a dictionary page of ", header.uncompressed_page_size,
+                             " bytes whose ", h.num_values, " PLAIN ",
+                             PhysicalTypeName(dictionary.type), " values take ", used);
+    }
     dictionary_ = std::make_unique<ColumnValues>(std::move(dictionary));
     return Status::OK();
   }

@@ -344,6 +344,12 @@ TEST(ColumnChunkReaderTest, PagesThatContradictTheChunkAreErrors) {
                Read(required, dictionary + dictionary + DataPageV1(1, PlainInt32({1})), 1));
   EXPECT_ERROR(kInvalid, "a dictionary page after data pages",
                Read(required, DataPageV1(1, PlainInt32({1})) + dictionary, 2));
+  // A dictionary page with bytes over its values (values of another type).
+  EXPECT_ERROR(kInvalid, "a dictionary page of 16 bytes whose 3 PLAIN INT32 values take 12",
+               Read(required,
+                    DictionaryPage(3, PlainInt32({10, 20, 30, 40})) +
+                        DataPageV1(1, std::string("\1\2\1", 3), Encoding::kRleDictionary),
+                    1));
   // Dictionary indices without a dictionary page.
   EXPECT_ERROR(
       kInvalid, "",
