@@ -363,7 +363,7 @@ class ChunkReader {
                                       const std::string& where) {
     const int width = BitWidthOf(static_cast<uint32_t>(max_def_));
     if (out_.all_defined && bytes.encoding == Encoding::kRle) {
-      RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+      RleHybridDecoder decoder(bytes.data, bytes.size, width, where + ": definition levels");
       QUIVER_ASSIGN_OR_RETURN(bool all, decoder.NextAllEqual(count, max_def_));
       if (all) return count;
     }
@@ -382,7 +382,8 @@ class ChunkReader {
     }
     if (fixed_list_size_ > 0 && out_.all_defined) {
       uint32_t* levels = Scratch(count);
-      QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+      QUIVER_RETURN_NOT_OK(
+          DecodeLevels(bytes, width, count, levels, where + ": repetition levels"));
       return CheckRepetitionPattern(levels, count, where);
     }
     return AppendLevels(bytes, width, count, max_rep_, "repetition", &out_.rep_levels, where)
@@ -405,7 +406,8 @@ class ChunkReader {
     };
     if (bytes.encoding != Encoding::kRle) {
       uint32_t* levels = Scratch(count);
-      QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+      QUIVER_RETURN_NOT_OK(
+          DecodeLevels(bytes, width, count, levels, where + ": " + kind + " levels"));
       for (int64_t i = 0; i < count; ++i) {
         if (levels[i] > static_cast<uint32_t>(max)) return too_high(levels[i], i);
         at_max += levels[i] == static_cast<uint32_t>(max);
@@ -413,7 +415,7 @@ class ChunkReader {
       }
       return at_max;
     }
-    Status st = ForEachRun(bytes, width, count, where,
+    Status st = ForEachRun(bytes, width, count, where, kind,
                            [&](bool repeated, uint32_t value, const uint32_t* levels, int64_t n,
                                int64_t done) -> Status {
                              if (repeated) {
@@ -443,8 +445,8 @@ class ChunkReader {
   // its value (levels unused), a bit-packed one its n levels.
   template <typename Fn>
   Status ForEachRun(const LevelBytes& bytes, int width, int64_t count, const std::string& where,
-                    Fn&& fn) {
-    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+                    const char* kind, Fn&& fn) {
+    RleHybridDecoder decoder(bytes.data, bytes.size, width, where + ": " + kind + " levels");
     uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
     for (int64_t done = 0; done < count;) {
       bool repeated = false;
@@ -489,7 +491,7 @@ class ChunkReader {
   // around each row's start) are checked value by value.
   Status CheckRepetitionRuns(const LevelBytes& bytes, int width, int64_t count,
                              const std::string& where) {
-    return ForEachRun(bytes, width, count, where,
+    return ForEachRun(bytes, width, count, where, "repetition",
                       [&](bool repeated, uint32_t value, const uint32_t* levels, int64_t n,
                           int64_t done) -> Status {
                         const int64_t first = out_.num_levels + done;

@@ -354,6 +354,15 @@ TEST(ColumnChunkReaderTest, PagesThatContradictTheChunkAreErrors) {
   EXPECT_ERROR(
       kInvalid, "",
       Read(required, DataPageV1(1, std::string("\1\2\1", 3), Encoding::kRleDictionary), 1));
+  // Levels that end before the page's count say which levels.
+  const Column list = MakeColumn(3);
+  const std::string two_reps = test::LengthWord(2) + std::string("\x04\x00", 2);
+  const std::string three_defs = test::LengthWord(2) + std::string("\x06\x03", 2);
+  EXPECT_ERROR(kInvalid, "page 0: repetition levels: the values end before the page's count",
+               Read(list, DataPageV1(3, two_reps + three_defs + PlainInt32({1, 2, 3})), 3));
+  const std::string two_defs = test::LengthWord(2) + std::string("\x04\x01", 2);
+  EXPECT_ERROR(kInvalid, "page 0: definition levels: the values end before the page's count",
+               Read(optional, DataPageV1(3, two_defs + PlainInt32({1, 2})), 3));
   // Bytes that are no page header.
   EXPECT_ERROR(kInvalid, "column x, page 0", Read(required, std::string(12, '\xff'), 1));
 }
