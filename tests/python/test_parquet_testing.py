@@ -91,6 +91,7 @@ def drop_statistics(model):
     for row in model.chunks:
         for chunk in row:
             chunk.meta.pop(12, None)
+            chunk.meta.pop(16, None)  # size statistics (level histograms)
             for page in chunk.pages:
                 if page.type != DICTIONARY_PAGE:
                     page.sub().pop(5 if page.type == DATA_PAGE else 8, None)
@@ -1160,7 +1161,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-RS-GH-6229-LEVELS", ValueError, "level|values")
+@bad("ARROW-RS-GH-6229-LEVELS", ValueError, "repetition levels: the values end before")
 def _():
     # A list column's page holds fewer repetition levels than its header's
     # count (and the chunk's) say.
@@ -1170,12 +1171,12 @@ def _():
     )
     drop_statistics(model)
     values = struct.pack("<6q", 1, 2, 3, 4, 5, 6)
-    payload = ptc.v1_levels([0, 1, 0], 1) + ptc.v1_levels([3] * 3, 3) + values
+    payload = ptc.v1_levels([0, 1, 0], 1) + ptc.v1_levels([3] * 6, 3) + values
     model.chunks[0][0].pages = [ptc.data_page_v1(6, payload)]
     return model.to_bytes()
 
 
-@bad("ARROW-GH-41321", ValueError, "level|values")
+@bad("ARROW-GH-41321", ValueError, "definition levels: the values end before")
 def _():
     # Definition levels decode to fewer than the page header's num_values.
     model = flat_model(
@@ -1415,3 +1416,35 @@ def test_bad_case_is_refused_cleanly(name):
 
 def test_case_lists_cover_the_corpus_names():
     assert len(GOOD) >= 60 and len(BAD) >= 15
+
+
+def chunk_meta(data, rg=0, column=0):
+    return ParquetModel(data).chunks[rg][column]
+
+
+def test_crafted_cases_hold_what_they_name():
+    # The framings, offsets and schemas the cases stand for are there.
+    for name in ("hadoop_lz4_compressed", "non_hadoop_lz4_compressed"):
+        assert chunk_meta(GOOD[name]()).meta[4][1] == ptc.LZ4
+    block = chunk_meta(GOOD["hadoop_lz4_compressed_block_split"](), column=1).pages[-1].payload
+    (first,) = struct.unpack_from(">I", block, 4)
+    assert len(block) > 8 + first  # more than one block in the page
+    gz = chunk_meta(GOOD["concatenated_gzip_members"]())
+    assert gz.meta[4][1] == ptc.GZIP and data_pages_of(gz)[0].payload.count(b"\x1f\x8b\x08") >= 2
+    zero = ParquetModel(GOOD["dict-page-offset-zero"]()).chunks[0][0]
+    assert zero.meta[11][1] == 0 and zero.pages[0].type == DICTIONARY_PAGE
+    pages = chunk_meta(GOOD["overflow_i16_page_cnt"]()).pages
+    assert len(pages) > 32767
+    for name in ("datapage_v1-uncompressed-checksum", "rle-dict-snappy-checksum"):
+        assert all(4 in p.header for p in chunk_meta(GOOD[name]()).pages)
+    legacy = ParquetModel(GOOD["fixed_length_decimal_legacy"]()).schema[1]
+    assert 10 not in legacy and legacy[6][1] == 5  # DECIMAL as a converted type only
+    assert ParquetModel(GOOD["byte_array_decimal"]()).schema[1][1][1] == 6  # BYTE_ARRAY
+    v2 = chunk_meta(GOOD["datapage_v2_empty_datapage.snappy"]()).pages[0]
+    assert v2.type == ptc.DATA_PAGE_V2 and v2.sub()[7][1] and v2.header[3][1] == v2.sub()[5][1]
+    dictionary = chunk_meta(GOOD["alltypes_dictionary"](), column=0)
+    assert 2 in dictionary.meta[2][1][1]  # PLAIN_DICTIONARY
+
+
+def data_pages_of(chunk):
+    return [p for p in chunk.pages if p.type != DICTIONARY_PAGE]
