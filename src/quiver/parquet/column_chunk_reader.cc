@@ -323,6 +323,10 @@ class ChunkReader {
     if (levels > header.compressed_page_size || levels > header.uncompressed_page_size) {
       return Status::Invalid(where, ": its ", levels, " bytes of levels exceed the page's size");
     }
+    if (max_def_ == 0 && h.num_nulls > 0) {
+      return Status::Invalid(where, ": a page of a column that cannot be null (REQUIRED) says it ",
+                             "holds ", h.num_nulls, " nulls");
+    }
     LevelBytes rep{page, h.repetition_levels_byte_length, Encoding::kRle};
     LevelBytes def{page + rep.size, h.definition_levels_byte_length, Encoding::kRle};
     const uint8_t* values = page + levels;

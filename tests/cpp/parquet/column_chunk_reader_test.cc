@@ -354,6 +354,23 @@ TEST(ColumnChunkReaderTest, PagesThatContradictTheChunkAreErrors) {
   EXPECT_ERROR(
       kInvalid, "",
       Read(required, DataPageV1(1, std::string("\1\2\1", 3), Encoding::kRleDictionary), 1));
+  // A v2 page of a REQUIRED column that says it holds nulls.
+  std::string nulls;
+  {
+    PageHeader header;
+    header.type = PageType::kDataPageV2;
+    header.uncompressed_page_size = 4;
+    header.compressed_page_size = 4;
+    DataPageHeaderV2 v2;
+    v2.num_values = 2;
+    v2.num_nulls = 1;
+    v2.num_rows = 2;
+    v2.is_compressed = false;
+    header.data_page_v2 = v2;
+    nulls = EncodePageHeader(header) + PlainInt32({1});
+  }
+  EXPECT_ERROR(kInvalid, "a page of a column that cannot be null (REQUIRED) says it holds 1 nulls",
+               Read(required, nulls, 2));
   // Levels that end before the page's count say which levels.
   const Column list = MakeColumn(3);
   const std::string two_reps = test::LengthWord(2) + std::string("\x04\x00", 2);
