@@ -1242,7 +1242,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-GH-47662-v2", ValueError, "null|level|required|values")
+@bad("ARROW-GH-47662-v2", ValueError, r"cannot be null \(REQUIRED\) says it holds 20 nulls")
 def _():
     # The same as DataPageV2: definition levels and a null count in a page
     # of a REQUIRED column.
@@ -1354,6 +1354,57 @@ def _():
     page.header[2] = i32(page.header[2][1] + 64)
     page.header.pop(4, None)
     return model.to_bytes()
+
+
+def required_page(table, payload, num_values, encoding=0, **kwargs):
+    """`table`'s one required column with its one data page replaced."""
+    model = flat_model(table, use_dictionary=False, **kwargs)
+    drop_statistics(model)
+    model.chunks[0][0].pages = [ptc.data_page_v1(num_values, payload, encoding)]
+    return model.to_bytes()
+
+
+def required(name, values, type_):
+    return pa.table(
+        {name: pa.array(values, type_)}, schema=pa.schema([pa.field(name, type_, False)])
+    )
+
+
+@bad("byte-array-length-overflows", ValueError, "PLAIN value 1 of 2 runs past")
+def _():
+    # A BYTE_ARRAY value whose 4-byte length (0xFFFFFFF0) runs past the page.
+    payload = struct.pack("<I", 1) + b"a" + struct.pack("<I", 0xFFFFFFF0) + b"bc"
+    return required_page(required("s", ["a", "bc"], pa.binary()), payload, 2)
+
+
+@bad("level-run-overflows", ValueError, "definition levels: a repeated run too long")
+def _():
+    # A definition level run whose count (a varint past 2^62) cannot be.
+    run = bytes([0xFE] * 9 + [0x7F, 0x01])
+    model = flat_model(pa.table({"a": pa.array([1, None], pa.int64())}), use_dictionary=False)
+    drop_statistics(model)
+    payload = struct.pack("<I", len(run)) + run + struct.pack("<q", 1)
+    model.chunks[0][0].pages = [ptc.data_page_v1(2, payload)]
+    return model.to_bytes()
+
+
+@bad("dictionary-index-out-of-range", ValueError, "dictionary index 7 is out of range")
+def _():
+    # RLE_DICTIONARY indices past the dictionary's 3 values.
+    model = flat_model(required("a", [10, 20, 30], pa.int32()))
+    drop_statistics(model)
+    page = data_pages(model)[0]
+    page.payload = bytes([3]) + bytes([3 << 1, 7])  # bit width 3, a run of three 7s
+    page.header[2] = i32(len(page.payload))
+    page.header[3] = i32(len(page.payload))
+    return model.to_bytes()
+
+
+@bad("delta-block-size-lies", ValueError, "DELTA_BINARY_PACKED|block")
+def _():
+    # A DELTA_BINARY_PACKED header whose block size (100) is no multiple of 128.
+    header = ptc._varint(100) + ptc._varint(4) + ptc._varint(3) + ptc._zigzag(5)
+    return required_page(required("a", [5, 6, 7], pa.int64()), header + b"\x00" * 16, 3, encoding=5)
 
 
 @bad("encrypted-footer", NotImplementedError, "encrypt")
