@@ -922,6 +922,38 @@ def _():
     return pyarrow_file(table, write_page_index=True, data_page_size=32, write_batch_size=4)
 
 
+@good("data_index_bloom_encoding_with_length")
+def _():
+    # Bloom filters (with their length recorded) and page indexes between
+    # and after the column chunks: a reader skips what it does not use.
+    table = pa.table(
+        {
+            "String": ["Hello", "This is", "a", "test", None] * 40,
+            "i": pa.array(range(200), pa.int64()),
+        }
+    )
+    return pyarrow_file(
+        table,
+        row_group_size=80,
+        write_page_index=True,
+        bloom_filter_options={"String": {"ndv": 10, "fpp": 0.05}, "i": True},
+    )
+
+
+@good("content-defined-chunking")
+def _():
+    # Pages cut where the content says (pyarrow's content-defined chunking).
+    rng = np.random.default_rng(6)
+    table = pa.table(
+        {
+            "x": pa.array(rng.integers(0, 1000, 50000)),
+            "s": [f"row{k % 701}" for k in range(50000)],
+            "l": [[k, k + 1] if k % 9 else None for k in range(50000)],
+        }
+    )
+    return pyarrow_file(table, use_content_defined_chunking=True, max_rows_per_page=3000)
+
+
 def v2_body_empty(codec_name, column_type):
     """A DataPageV2 of one null value: its levels and nothing else; the
     body is either a compressed empty stream or no bytes at all."""
