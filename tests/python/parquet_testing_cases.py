@@ -335,6 +335,7 @@ def recompress(model, codec, compress):
                     levels = sub[5][1] + sub[6][1]
                     body = compress(raw[levels:]) if raw[levels:] else b""
                     page.payload = raw[:levels] + body
+                    sub[7] = (T_TRUE, True)
                 else:
                     page.payload = compress(raw)
                 page.header[3] = i32(len(page.payload))

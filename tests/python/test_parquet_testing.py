@@ -335,8 +335,8 @@ def lz4_table(n):
     )
 
 
-def reframed(table, codec, compress):
-    model = ParquetModel(pyarrow_file(table, compression="snappy", data_page_size=4096))
+def reframed(table, codec, compress, **kwargs):
+    model = ParquetModel(pyarrow_file(table, compression="snappy", data_page_size=4096, **kwargs))
     ptc.recompress(model, codec, compress)
     return model.to_bytes()
 
@@ -354,6 +354,18 @@ def _():
 @good("hadoop_lz4_compressed_block_split")
 def _():
     return reframed(lz4_table(3000), ptc.LZ4, lambda raw: ptc.hadoop_lz4(raw, pieces=3))
+
+
+@good("hadoop_lz4_compressed-v2-pages")
+def _():
+    return reframed(lz4_table(3000), ptc.LZ4, ptc.hadoop_lz4, data_page_version="2.0")
+
+
+@good("concatenated_gzip_members-v2-pages")
+def _():
+    return reframed(
+        lz4_table(3000), ptc.GZIP, lambda raw: ptc.gzip_members(raw, 3), data_page_version="2.0"
+    )
 
 
 @good("non_hadoop_lz4_compressed")
