@@ -569,6 +569,46 @@ def _():
     return model.to_bytes()
 
 
+def two_level_struct_list(element_name, fields):
+    """`optional group a (LIST) { repeated group <element_name> { ... } }`:
+    the repeated group is the element, a struct of `fields`."""
+    element = pa.field(
+        "element", pa.struct([pa.field(f, pa.int32(), False) for f in fields]), False
+    )
+    rows = [[{f: k + j for j, f in enumerate(fields)} for k in range(n)] for n in (2, 0, 1)] + [
+        None
+    ]
+    table = pa.table({"a": pa.array(rows, pa.list_(element))})
+    model = ParquetModel(pyarrow_file(table, compression="none"))
+    model.drop_arrow_schema()
+    collapse_list(model, "a")
+    model.schema[schema_index(model, "element")][4] = binary(element_name)
+    for row in model.chunks:
+        for chunk in row:
+            path = chunk.meta[3][1][1]
+            path[path.index(b"element")] = element_name.encode()
+    return model.to_bytes()
+
+
+@good("old_list_structure-array")
+def _():
+    # A repeated group named "array" with one field: the group is the
+    # element (a struct), not the field.
+    return two_level_struct_list("array", ["x"])
+
+
+@good("old_list_structure-tuple")
+def _():
+    # A repeated group named <list>_tuple with one field: the element too.
+    return two_level_struct_list("a_tuple", ["x"])
+
+
+@good("old_list_structure-struct")
+def _():
+    # A repeated group of two fields: a list of structs in two levels.
+    return two_level_struct_list("item", ["x", "y"])
+
+
 @good("repeated_primitive_no_list")
 def _():
     # REPEATED primitive fields outside any LIST: `repeated int32 x` at the
