@@ -1583,3 +1583,33 @@ def test_crafted_cases_hold_what_they_name():
 
 def data_pages_of(chunk):
     return [p for p in chunk.pages if p.type != DICTIONARY_PAGE]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nan_in_stats",
+        "float16_nonzeros_and_nans",
+        "float16_zeros_and_nans",
+        "floating_orders_nan_count",
+        "int96_timestamp_order",
+        "sort_columns",
+        "column_chunk_key_value_metadata",
+        "alltypes_plain",
+    ],
+)
+def test_statistics_are_the_bytes_the_file_stores(name):
+    # The corpus's statistics cases (NaN in a legacy max, float16 zeros and
+    # NaNs, five row groups of float orders): ParquetFile gives each chunk's
+    # min, max (min_value/max_value, else the legacy min/max) and null count
+    # as the footer holds them, read here with the test's own Thrift parser.
+    data = GOOD[name]()
+    f = qv.parquet.ParquetFile(data)
+    for rg, row in enumerate(ParquetModel(data).chunks):
+        columns = f.row_group(rg)["columns"]
+        for c, chunk in enumerate(row):
+            stored = chunk.meta.get(12, (None, {}))[1]
+            ours = columns[c].get("statistics") or {}
+            assert ours.get("min") == stored.get(6, stored.get(2, (0, None)))[1]
+            assert ours.get("max") == stored.get(5, stored.get(1, (0, None)))[1]
+            assert ours.get("null_count") == stored.get(3, (0, None))[1]
