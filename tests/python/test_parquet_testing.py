@@ -1613,3 +1613,24 @@ def test_statistics_are_the_bytes_the_file_stores(name):
             assert ours.get("min") == stored.get(6, stored.get(2, (0, None)))[1]
             assert ours.get("max") == stored.get(5, stored.get(1, (0, None)))[1]
             assert ours.get("null_count") == stored.get(3, (0, None))[1]
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.4", "2.6"])
+@pytest.mark.parametrize("page_version", ["1.0", "2.0"])
+@pytest.mark.parametrize("compression", ["none", "snappy", "gzip", "zstd", "lz4"])
+def test_corpus_tables_under_every_format_and_page_version_and_codec(
+    version, page_version, compression
+):
+    # The corpus's alltypes (with INT96 timestamps) and nullable.impala
+    # tables written under each format version, page version and codec.
+    for table in (alltypes(50), impala_table(True, 7)):
+        for dictionary in (True, False):
+            data = pyarrow_file(
+                table,
+                version=version,
+                data_page_version=page_version,
+                compression=compression,
+                use_dictionary=dictionary,
+                use_deprecated_int96_timestamps=True,
+            )
+            assert_same(pa.table(qv.parquet.read_table(data)), pyarrow_read(data))
