@@ -1634,3 +1634,39 @@ def test_corpus_tables_under_every_format_and_page_version_and_codec(
                 use_deprecated_int96_timestamps=True,
             )
             assert_same(pa.table(qv.parquet.read_table(data)), pyarrow_read(data))
+
+
+# The broken cases, and the valid ones that took a fix, as files of the
+# parquet_read_fuzz corpus (replayed by the C++ tests under the sanitizers).
+FUZZ_CASES = [
+    "datapage_v2_empty_datapage.snappy",
+    "page_v2_empty_compressed",
+    "map_no_value",
+    "ARROW-GH-43605",
+    "hadoop_lz4_compressed",
+    "concatenated_gzip_members",
+    "dict-page-offset-zero",
+    "repeated_primitive_no_list",
+    "old_list_structure",
+    "repeated_no_annotation",
+]
+
+
+def write_fuzz_corpus(directory):
+    import pathlib
+    import re
+
+    def safe(name):
+        return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
+
+    out = pathlib.Path(directory)
+    for name, (make, _, _) in BAD.items():
+        (out / f"parquet-testing-bad-{safe(name)}").write_bytes(make())
+    for name in FUZZ_CASES:
+        (out / f"parquet-testing-good-{safe(name)}").write_bytes(GOOD[name]())
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_fuzz_corpus(sys.argv[1])
