@@ -1073,6 +1073,17 @@ def _():
     return relabel(table, "json", logical={12: struct_({})}, converted=19)
 
 
+@good("uuid")
+def _():
+    # A UUID column from a writer that stores no ARROW:schema key.
+    import uuid
+
+    values = [uuid.UUID(int=k * 7919).bytes for k in range(3)] + [None]
+    model = ParquetModel(pyarrow_file(pa.table({"u": pa.array(values, pa.uuid())})))
+    model.drop_arrow_schema()
+    return model.to_bytes()
+
+
 @good("geospatial-geometry")
 def _():
     # GEOMETRY (WKB in a BYTE_ARRAY): point (1 2).
@@ -1520,14 +1531,17 @@ def _():
 # ---------------------------------------------------------------------------
 
 
+# pyarrow reads these logical types as its arrow.json and arrow.uuid
+# extension types, quiver as the types they store (docs/parquet.md).
+EXTENSION_CASES = ("json", "uuid")
+
+
 @pytest.mark.parametrize("name", sorted(GOOD))
 def test_case_reads_as_pyarrow_reads_it(name):
     data = GOOD[name]()
     theirs = pyarrow_read(data)
     ours = pa.table(qv.parquet.read_table(data))
-    # pyarrow reads JSON columns as its arrow.json extension type, quiver as
-    # the utf8 strings it stores (docs/parquet.md).
-    assert_same(ours, theirs, storage_of_extensions=name == "json")
+    assert_same(ours, theirs, storage_of_extensions=name in EXTENSION_CASES)
     # One row group at a time and one column at a time read the same.
     f = qv.parquet.ParquetFile(data)
     if f.num_row_groups:
@@ -1538,7 +1552,7 @@ def test_case_reads_as_pyarrow_reads_it(name):
         expected = pq.ParquetFile(pa.BufferReader(data)).read_row_group(
             last, columns=[theirs.schema.names[-1]]
         )
-        assert_same(one, expected, storage_of_extensions=name == "json")
+        assert_same(one, expected, storage_of_extensions=name in EXTENSION_CASES)
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
