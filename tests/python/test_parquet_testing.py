@@ -1542,8 +1542,12 @@ def test_case_reads_as_pyarrow_reads_it(name):
     theirs = pyarrow_read(data)
     ours = pa.table(qv.parquet.read_table(data))
     assert_same(ours, theirs, storage_of_extensions=name in EXTENSION_CASES)
-    # One row group at a time and one column at a time read the same.
+    # The footer as pyarrow reads it.
     f = qv.parquet.ParquetFile(data)
+    meta = pq.ParquetFile(pa.BufferReader(data)).metadata
+    assert (f.num_rows, f.num_row_groups) == (meta.num_rows, meta.num_row_groups)
+    assert f.column_paths == [meta.schema.column(k).path for k in range(meta.num_columns)]
+    # One row group at a time and one column at a time read the same.
     if f.num_row_groups:
         last = f.num_row_groups - 1
         one = pa.table(
