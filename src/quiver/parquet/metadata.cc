@@ -551,23 +551,30 @@ void WriteRowGroup(ThriftWriter& w, const RowGroup& g) {
   w.EndStruct();
 }
 
-// Decodes one structure that must fill `size` bytes exactly.
-template <typename Read>
-auto DecodeWhole(const uint8_t* data, int64_t size, const std::string& what, Read&& read)
-    -> decltype(read(std::declval<ThriftReader&>())) {
+// Decodes one structure that must fill `size` bytes exactly, but for the
+// tail(decoded) bytes that may follow it.
+template <typename Tail, typename Read>
+auto DecodeWhole(const uint8_t* data, int64_t size, const std::string& what, Tail&& tail,
+                 Read&& read) -> decltype(read(std::declval<ThriftReader&>())) {
   ThriftReader reader(data, size, what);
   auto out = read(reader);
-  if (out.ok() && reader.position() != size) {
+  if (out.ok() && reader.position() != size && reader.position() != size - tail(*out)) {
     return reader.Error("the structure ends before its " + std::to_string(size) + " bytes do");
   }
   return out;
 }
 
+// The signature after the plaintext footer of a file whose columns are
+// encrypted: a 12-byte nonce and a 16-byte tag. Such a file is refused by
+// name (ParquetFile::Open), not as a malformed footer.
+constexpr int64_t kFooterSignatureBytes = 28;
+
 }  // namespace
 
 Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size,
                                         const std::string& what) {
-  return DecodeWhole(data, size, what, [](ThriftReader& r) -> Result<FileMetaData> {
+  auto signature = [](const FileMetaData& m) { return m.encrypted ? kFooterSignatureBytes : 0; };
+  return DecodeWhole(data, size, what, signature, [](ThriftReader& r) -> Result<FileMetaData> {
     FileMetaData out;
     Required required;
     QUIVER_RETURN_NOT_OK(ReadStruct(r, [&](const ThriftField& f) -> Status {

@@ -150,6 +150,21 @@ TEST(ParquetMetadataTest, NegativeCountsUnknownEnumsAndTrailingBytesAreRefused) 
                Decode(EncodeFileMetaData(m) + std::string("\x00", 1)));
 }
 
+TEST(ParquetMetadataTest, PlaintextFooterOfAnEncryptedFileMayBeFollowedByItsSignature) {
+  // encryption_algorithm (field 8, an empty struct here) before the stop;
+  // then the footer's 28-byte signature.
+  std::string footer = EncodeFileMetaData(Sample());
+  footer.insert(footer.size() - 1, std::string("\x0c\x10\x00", 3));
+  const std::string signature(28, '\x5a');
+  ASSERT_OK_AND_ASSIGN(FileMetaData m, Decode(footer + signature));
+  EXPECT_TRUE(m.encrypted);
+  // Other trailing bytes stay refused, and no footer without field 8 takes
+  // a signature.
+  EXPECT_ERROR(kInvalid, "the structure ends before its", Decode(footer + signature + "x"));
+  EXPECT_ERROR(kInvalid, "the structure ends before its",
+               Decode(EncodeFileMetaData(Sample()) + signature));
+}
+
 TEST(ParquetMetadataTest, FieldOfTheWrongWireTypeIsNamed) {
   ThriftWriter w;
   w.BeginStruct();
