@@ -1508,6 +1508,45 @@ def _():
     return data[:-4] + b"PARE"
 
 
+def pyarrow_encrypted(plaintext_footer):
+    """A file pyarrow encrypts (the corpus's encrypt_columns_and_footer*
+    files): column double_field under key kc1, the footer under kf, in the
+    clear or not. The test's key service wraps keys in base64 only."""
+    import base64
+
+    pe = pytest.importorskip("pyarrow.parquet.encryption")
+
+    class Keys(pe.KmsClient):
+        def __init__(self, config):
+            pe.KmsClient.__init__(self)
+
+        def wrap_key(self, key, master_key_identifier):
+            return base64.b64encode(key)
+
+        def unwrap_key(self, wrapped, master_key_identifier):
+            return base64.b64decode(wrapped)
+
+    config = pe.EncryptionConfiguration(
+        footer_key="kf",
+        column_keys={"kc1": ["double_field"]},
+        plaintext_footer=plaintext_footer,
+        double_wrapping=False,
+    )
+    properties = pe.CryptoFactory(Keys).file_encryption_properties(pe.KmsConnectionConfig(), config)
+    table = pa.table({"double_field": [1.0, 2.0], "int32_field": pa.array([1, 2], pa.int32())})
+    return pyarrow_file(table, encryption_properties=properties)
+
+
+@bad("encrypt_columns_and_footer", NotImplementedError, "encrypted footer")
+def _():
+    return pyarrow_encrypted(False)
+
+
+@bad("encrypt_columns_plaintext_footer", NotImplementedError, "is an encrypted Parquet file")
+def _():
+    return pyarrow_encrypted(True)
+
+
 @bad("brotli", NotImplementedError, "BROTLI")
 def _():
     # large_string_map.brotli.parquet's codec, which quiver does not read.
