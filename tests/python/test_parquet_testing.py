@@ -1238,7 +1238,7 @@ def flat_model(table, **kwargs):
     return ParquetModel(pyarrow_file(table, **kwargs))
 
 
-@bad("PARQUET-1481", ValueError, "physical type|type")
+@bad("PARQUET-1481", ValueError, "unknown physical type -7")
 def _():
     # A schema element's physical type corrupted to a value out of range.
     model = flat_model(pa.table({"a": pa.array([1, 2, 3], pa.int32())}))
@@ -1246,7 +1246,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-RS-GH-6229-DICTHEADER", ValueError, "dictionary|negative|num_values")
+@bad("ARROW-RS-GH-6229-DICTHEADER", ValueError, r"num_values is negative \(-4\)")
 def _():
     # A dictionary page header whose number of values is negative.
     model = flat_model(pa.table({"a": pa.array([1, 2, 1, 2], pa.int64())}))
@@ -1284,7 +1284,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-GH-41317", ValueError, "rows|values")
+@bad("ARROW-GH-41317", ValueError, "the levels hold 90 rows, not 100")
 def _():
     # The columns of a row group hold different numbers of rows.
     table = pa.table({"a": pa.array(range(100), pa.int32()), "b": pa.array(range(100), pa.int64())})
@@ -1311,7 +1311,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-GH-45185", ValueError, "repetition|level|repeat")
+@bad("ARROW-GH-45185", ValueError, "the first repetition level is 1, not 0")
 def _():
     # A list column whose repetition levels start with 1: the first value
     # continues a row that never began.
@@ -1325,7 +1325,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-GH-47662", ValueError, "null|level|required|values|PLAIN")
+@bad("ARROW-GH-47662", ValueError, "PLAIN values run past the page's end")
 def _():
     # A REQUIRED FIXED_LEN_BYTE_ARRAY column whose pages hold nulls (their
     # definition levels written as for an optional column).
@@ -1353,7 +1353,11 @@ def _():
     return model.to_bytes()
 
 
-@bad("ARROW-RS-GH-11261-FLBA-DICT", ValueError, "dictionary|PLAIN|FIXED_LEN|bytes")
+@bad(
+    "ARROW-RS-GH-11261-FLBA-DICT",
+    ValueError,
+    "a dictionary page of 32 bytes whose 4 PLAIN FIXED_LEN_BYTE_ARRAY values take 16",
+)
 def _():
     # A FIXED_LEN_BYTE_ARRAY(4) column whose dictionary page holds its values
     # as BYTE_ARRAY (each behind a 4-byte length).
@@ -1370,7 +1374,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("nation.dict-malformed", ValueError, "dictionary|PLAIN|past|bytes")
+@bad("nation.dict-malformed", ValueError, "PLAIN value 4 of 7 runs past the page's end")
 def _():
     # A dictionary page that says it holds more values than its bytes do.
     model = flat_model(pa.table({"name": ["ALGERIA", "ARGENTINA", "BRAZIL", "CANADA"] * 5}))
@@ -1393,29 +1397,25 @@ def _():
     return model.to_bytes()
 
 
-@bad("page-size-past-chunk", ValueError, "page|past|run")
+@bad("page-size-past-chunk", ValueError, "run past the column chunk's end")
 def _():
     # A page header whose compressed size runs past its column chunk.
     model = flat_model(pa.table({"a": pa.array(range(100), pa.int64())}), use_dictionary=False)
-    page = pages_of(model)[0]
-    data = model.to_bytes()
-    model = ParquetModel(data)
     page = pages_of(model)[0]
     page.header[3] = i32(page.header[3][1] + 1000)
     page.header[2] = i32(page.header[2][1] + 1000)
     return model.to_bytes()
 
 
-@bad("negative-page-size", ValueError, "negative|size|page")
+@bad("negative-page-size", ValueError, r"compressed_page_size is negative \(-5\)")
 def _():
+    # A page header whose compressed size is negative.
     model = flat_model(pa.table({"a": pa.array(range(100), pa.int64())}), use_dictionary=False)
-    data = model.to_bytes()
-    model = ParquetModel(data)
     pages_of(model)[0].header[3] = i32(-5)
     return model.to_bytes()
 
 
-@bad("more-values-than-chunk", ValueError, "values")
+@bad("more-values-than-chunk", ValueError, "its 100 values run past the chunk's 60")
 def _():
     # A chunk whose pages hold more values than its metadata says.
     model = flat_model(pa.table({"a": pa.array(range(100), pa.int64())}), use_dictionary=False)
@@ -1423,7 +1423,11 @@ def _():
     return model.to_bytes()
 
 
-@bad("level-above-maximum", ValueError, "level")
+@bad(
+    "level-above-maximum",
+    ValueError,
+    "definition level 3 at value 1 is above the column's maximum 2",
+)
 def _():
     # An optional list of required values: levels up to 2 in 2 bits; one is 3.
     element = pa.field("element", pa.int64(), nullable=False)
@@ -1438,7 +1442,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("uncompressed-size-lies", ValueError, "decompress|size|SNAPPY|corrupt")
+@bad("uncompressed-size-lies", ValueError, r"the Snappy block holds \d+ bytes, the page says \d+")
 def _():
     model = flat_model(
         pa.table({"a": pa.array(range(1000), pa.int64())}),
@@ -1495,7 +1499,7 @@ def _():
     return model.to_bytes()
 
 
-@bad("delta-block-size-lies", ValueError, "DELTA_BINARY_PACKED|block")
+@bad("delta-block-size-lies", ValueError, "a DELTA_BINARY_PACKED block of 100 values")
 def _():
     # A DELTA_BINARY_PACKED header whose block size (100) is no multiple of 128.
     header = ptc._varint(100) + ptc._varint(4) + ptc._varint(3) + ptc._zigzag(5)
