@@ -170,8 +170,14 @@ class Assembler {
     if (!v.force_struct && Annotated(e, LogicalType::kMap, {1, 2})) {
       if (p.children.size() != 1 || p.children[0].is_leaf() ||
           p.children[0].element->repetition != Repetition::kRepeated ||
-          p.children[0].children.size() != 2) {
+          (p.children[0].children.size() != 2 && p.children[0].children.size() != 1)) {
         return Error(path, "a MAP group without one repeated group of a key and a value");
+      }
+      if (p.children[0].children.size() == 1) {  // no values: a list of the keys
+        s.shape = Shape::kList;
+        s.repeated = &p.children[0];
+        s.child = View{&p.children[0].children[0], false, false};
+        return s;
       }
       s.shape = Shape::kMap;
       s.repeated = &p.children[0];

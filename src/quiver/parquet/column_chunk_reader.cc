@@ -167,6 +167,11 @@ class ChunkReader {
     return Status::OK();
   }
 
+  // A compressed v2 page whose values section is empty both ways (a page of
+  // nulls): there is nothing to decompress, and zero bytes are no valid
+  // stream for most codecs.
+  static bool NoValueBytes(int64_t stored, int64_t decoded) { return stored == 0 && decoded == 0; }
+
   // The compressed part of a page: all of a v1 or dictionary page, the
   // values of a compressed v2 page (its levels are stored as they are);
   // false when nothing is compressed.
@@ -183,7 +188,7 @@ class ChunkReader {
       *offset = levels;
       *stored -= levels;
       *decoded -= levels;
-      return true;
+      return !NoValueBytes(*stored, *decoded);
     }
     return h.type == PageType::kDataPage || h.type == PageType::kDictionaryPage;
   }
@@ -244,6 +249,16 @@ class ChunkReader {
                             ColumnValues::Make(out_.values.type, out_.values.width));
     QUIVER_RETURN_NOT_OK(DecodeValues(Encoding::kPlain, bytes, header.uncompressed_page_size,
                                       h.num_values, nullptr, &dictionary, where));
+    // A dictionary page holds its values and nothing else: bytes over mean
+    // they are not values of the column's type (BYTE_ARRAY values, each
+    // behind a length, in a FIXED_LEN_BYTE_ARRAY column, say).
+    const int64_t used = dictionary.width > 0 ? int64_t{h.num_values} * dictionary.width
+                                              : int64_t{h.num_values} * 4 + dictionary.bytes.size();
+    if (dictionary.type != PhysicalType::kBoolean && used != header.uncompressed_page_size) {
+      return Status::Invalid(where, ": a dictionary page of ", header.uncompressed_page_size,
+                             " bytes whose ", h.num_values, " PLAIN ",
+                             PhysicalTypeName(dictionary.type), " values take ", used);
+    }
     dictionary_ = std::make_unique<ColumnValues>(std::move(dictionary));
     return Status::OK();
   }
@@ -311,12 +326,16 @@ class ChunkReader {
     if (levels > header.compressed_page_size || levels > header.uncompressed_page_size) {
       return Status::Invalid(where, ": its ", levels, " bytes of levels exceed the page's size");
     }
+    if (max_def_ == 0 && h.num_nulls > 0) {
+      return Status::Invalid(where, ": a page of a column that cannot be null (REQUIRED) says it ",
+                             "holds ", h.num_nulls, " nulls");
+    }
     LevelBytes rep{page, h.repetition_levels_byte_length, Encoding::kRle};
     LevelBytes def{page + rep.size, h.definition_levels_byte_length, Encoding::kRle};
     const uint8_t* values = page + levels;
     const int64_t stored = header.compressed_page_size - levels;
     const int64_t decoded = header.uncompressed_page_size - levels;
-    if (h.is_compressed) {
+    if (h.is_compressed && !NoValueBytes(stored, decoded)) {
       QUIVER_ASSIGN_OR_RETURN(values, Decompressed(values, stored, decoded, where));
     } else if (stored != decoded) {
       return Status::Invalid(where, ": an uncompressed page of ", stored,
@@ -351,7 +370,7 @@ class ChunkReader {
                                       const std::string& where) {
     const int width = BitWidthOf(static_cast<uint32_t>(max_def_));
     if (out_.all_defined && bytes.encoding == Encoding::kRle) {
-      RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+      RleHybridDecoder decoder(bytes.data, bytes.size, width, where + ": definition levels");
       QUIVER_ASSIGN_OR_RETURN(bool all, decoder.NextAllEqual(count, max_def_));
       if (all) return count;
     }
@@ -370,7 +389,8 @@ class ChunkReader {
     }
     if (fixed_list_size_ > 0 && out_.all_defined) {
       uint32_t* levels = Scratch(count);
-      QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+      QUIVER_RETURN_NOT_OK(
+          DecodeLevels(bytes, width, count, levels, where + ": repetition levels"));
       return CheckRepetitionPattern(levels, count, where);
     }
     return AppendLevels(bytes, width, count, max_rep_, "repetition", &out_.rep_levels, where)
@@ -393,7 +413,8 @@ class ChunkReader {
     };
     if (bytes.encoding != Encoding::kRle) {
       uint32_t* levels = Scratch(count);
-      QUIVER_RETURN_NOT_OK(DecodeLevels(bytes, width, count, levels, where));
+      QUIVER_RETURN_NOT_OK(
+          DecodeLevels(bytes, width, count, levels, where + ": " + kind + " levels"));
       for (int64_t i = 0; i < count; ++i) {
         if (levels[i] > static_cast<uint32_t>(max)) return too_high(levels[i], i);
         at_max += levels[i] == static_cast<uint32_t>(max);
@@ -401,7 +422,7 @@ class ChunkReader {
       }
       return at_max;
     }
-    Status st = ForEachRun(bytes, width, count, where,
+    Status st = ForEachRun(bytes, width, count, where, kind,
                            [&](bool repeated, uint32_t value, const uint32_t* levels, int64_t n,
                                int64_t done) -> Status {
                              if (repeated) {
@@ -431,8 +452,8 @@ class ChunkReader {
   // its value (levels unused), a bit-packed one its n levels.
   template <typename Fn>
   Status ForEachRun(const LevelBytes& bytes, int width, int64_t count, const std::string& where,
-                    Fn&& fn) {
-    RleHybridDecoder decoder(bytes.data, bytes.size, width, where);
+                    const char* kind, Fn&& fn) {
+    RleHybridDecoder decoder(bytes.data, bytes.size, width, where + ": " + kind + " levels");
     uint32_t* scratch = Scratch(std::min<int64_t>(count, 4096));
     for (int64_t done = 0; done < count;) {
       bool repeated = false;
@@ -477,7 +498,7 @@ class ChunkReader {
   // around each row's start) are checked value by value.
   Status CheckRepetitionRuns(const LevelBytes& bytes, int width, int64_t count,
                              const std::string& where) {
-    return ForEachRun(bytes, width, count, where,
+    return ForEachRun(bytes, width, count, where, "repetition",
                       [&](bool repeated, uint32_t value, const uint32_t* levels, int64_t n,
                           int64_t done) -> Status {
                         const int64_t first = out_.num_levels + done;

@@ -551,23 +551,38 @@ void WriteRowGroup(ThriftWriter& w, const RowGroup& g) {
   w.EndStruct();
 }
 
-// Decodes one structure that must fill `size` bytes exactly.
-template <typename Read>
-auto DecodeWhole(const uint8_t* data, int64_t size, const std::string& what, Read&& read)
-    -> decltype(read(std::declval<ThriftReader&>())) {
+// Decodes one structure that must fill `size` bytes exactly, but for the
+// tail(decoded) bytes that may follow it.
+template <typename Tail, typename Read>
+auto DecodeWhole(const uint8_t* data, int64_t size, const std::string& what, Tail&& tail,
+                 Read&& read) -> decltype(read(std::declval<ThriftReader&>())) {
   ThriftReader reader(data, size, what);
   auto out = read(reader);
-  if (out.ok() && reader.position() != size) {
+  if (out.ok() && reader.position() != size && reader.position() != size - tail(*out)) {
     return reader.Error("the structure ends before its " + std::to_string(size) + " bytes do");
   }
   return out;
 }
 
+// One structure that must fill `size` bytes exactly.
+template <typename Read>
+auto DecodeWhole(const uint8_t* data, int64_t size, const std::string& what, Read&& read)
+    -> decltype(read(std::declval<ThriftReader&>())) {
+  return DecodeWhole(
+      data, size, what, [](const auto&) { return int64_t{0}; }, std::forward<Read>(read));
+}
+
+// The signature after the plaintext footer of a file whose columns are
+// encrypted: a 12-byte nonce and a 16-byte tag. Such a file is refused by
+// name (ParquetFile::Open), not as a malformed footer.
+constexpr int64_t kFooterSignatureBytes = 28;
+
 }  // namespace
 
 Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size,
                                         const std::string& what) {
-  return DecodeWhole(data, size, what, [&what](ThriftReader& r) -> Result<FileMetaData> {
+  auto signature = [](const FileMetaData& m) { return m.encrypted ? kFooterSignatureBytes : 0; };
+  return DecodeWhole(data, size, what, signature, [](ThriftReader& r) -> Result<FileMetaData> {
     FileMetaData out;
     Required required;
     QUIVER_RETURN_NOT_OK(ReadStruct(r, [&](const ThriftField& f) -> Status {
@@ -595,12 +610,6 @@ Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size,
         default: return r.Skip(f.type);
       }
     }));
-    if (out.encrypted) {
-      // A plaintext footer over encrypted columns: 28 bytes of signature
-      // follow the structure, and the columns' metadata may be encrypted.
-      return Status::NotImplemented(what, ": the file is encrypted (a plaintext footer over ",
-                                    "encrypted columns), which quiver does not read");
-    }
     QUIVER_RETURN_NOT_OK(required.Check(
         r, "FileMetaData", {{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}}));
     return out;

@@ -149,6 +149,10 @@ Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<io::Input
   const std::string name = SourceName(*source);
   QUIVER_ASSIGN_OR_RETURN(impl->footer, ReadFileFooter(*source));
   const FileMetaData& m = impl->footer.metadata;
+  if (m.encrypted) {
+    return Status::NotImplemented(name, " is an encrypted Parquet file (a plaintext footer over ",
+                                  "encrypted columns), which quiver does not read");
+  }
   QUIVER_ASSIGN_OR_RETURN(impl->root, BuildSchemaTree(m, name));
   const SchemaNode& root = impl->root;
   QUIVER_ASSIGN_OR_RETURN(Schema schema, ArrowSchemaOf(m, root, name));

@@ -263,17 +263,27 @@ Result<TypePtr> ListOf(const SchemaNode& node, const std::string& what) {
 }
 
 // A MAP group: one repeated group of a required key and an optional value.
+// The value may be left out (the format allows it): such a map reads as a
+// list of its keys, as pyarrow reads it.
 Result<TypePtr> MapOf(const SchemaNode& node, const std::string& what) {
   const SchemaElement& e = *node.element;
-  const bool shaped = node.children.size() == 1 && !node.children[0].is_leaf() &&
-                      node.children[0].element->repetition == Repetition::kRepeated &&
-                      node.children[0].children.size() == 2;
+  const bool shaped =
+      node.children.size() == 1 && !node.children[0].is_leaf() &&
+      node.children[0].element->repetition == Repetition::kRepeated &&
+      (node.children[0].children.size() == 2 || node.children[0].children.size() == 1);
   if (!shaped) {
     return Status::Invalid(what, ": Parquet MAP group ", Quoted(e.name),
                            " does not hold one repeated group of a key and a value");
   }
   const SchemaNode& entries = node.children[0];
   QUIVER_ASSIGN_OR_RETURN(Field key, ParquetField(entries.children[0], what));
+  if (entries.children.size() == 1) {
+    if (key.nullable) {
+      return Status::Invalid(what, ": the keys of Parquet MAP ", Quoted(e.name),
+                             " are not required");
+    }
+    return list(std::move(key));
+  }
   QUIVER_ASSIGN_OR_RETURN(Field value, ParquetField(entries.children[1], what));
   if (key.nullable) {
     return Status::Invalid(what, ": the keys of Parquet MAP ", Quoted(e.name), " are not required");

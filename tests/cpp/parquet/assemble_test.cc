@@ -521,6 +521,21 @@ TEST(ParquetAssembleTest, Maps) {
   EXPECT_EQ(Valid(*entries.children[1]), (std::vector<bool>{true, false}));
 }
 
+TEST(ParquetAssembleTest, MapWithoutValuesIsAListOfItsKeys) {
+  // [1, 2], null, []: a MAP whose key_value group holds a key and no value.
+  ASSERT_OK_AND_ASSIGN(
+      ArrayDataPtr a,
+      Assemble({Group("m", 1, Repetition::kOptional, LogicalType::kMap),
+                Group("key_value", 1, Repetition::kRepeated),
+                Leaf("key", PhysicalType::kInt32, Repetition::kRequired)},
+               Leaves(Chunk<int32_t>(PhysicalType::kInt32, {1, 2}, {2, 2, 0, 1}, {0, 1, 0, 0})),
+               3));
+  EXPECT_EQ(a->type->id(), TypeId::kList);
+  EXPECT_EQ(Valid(*a), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(Values<int32_t>(*a), (std::vector<int32_t>{0, 2, 2}));
+  EXPECT_EQ(Values<int32_t>(*a->children[0]), (std::vector<int32_t>{1, 2}));
+}
+
 // optional group t (LIST) { repeated group list { required float element } }
 std::vector<SchemaElement> FloatList() {
   return {Group("t", 1, Repetition::kOptional, LogicalType::kList),

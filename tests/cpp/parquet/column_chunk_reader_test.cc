@@ -201,6 +201,34 @@ TEST(ColumnChunkReaderTest, DataPageV2LevelsOutsideTheValues) {
   EXPECT_EQ(Values(data), (std::vector<int32_t>{4, 6}));
 }
 
+TEST(ColumnChunkReaderTest, CompressedV2PageOfNullsWithNoValueBytesIsNotDecompressed) {
+  // A page of nulls whose (empty) values section is marked compressed but
+  // holds no bytes: zero bytes are no Snappy stream, and nothing needs
+  // decompressing.
+  const Column column = MakeColumn(1);
+  const std::vector<uint32_t> def = {0};
+  const std::string levels = EncodeRleHybrid(def.data(), 1, 1);
+  PageHeader header;
+  header.type = PageType::kDataPageV2;
+  header.uncompressed_page_size = static_cast<int32_t>(levels.size());
+  header.compressed_page_size = static_cast<int32_t>(levels.size());
+  DataPageHeaderV2 v2;
+  v2.num_values = 1;
+  v2.num_nulls = 1;
+  v2.num_rows = 1;
+  v2.definition_levels_byte_length = static_cast<int32_t>(levels.size());
+  v2.is_compressed = true;
+  header.data_page_v2 = v2;
+  const std::string page = EncodePageHeader(header) + levels;
+  for (int threads : {1, 2}) {
+    ColumnChunkOptions options;
+    options.threads = threads;
+    ASSERT_OK_AND_ASSIGN(ColumnChunkData data, Read(column, page, 1, options, Codec::kSnappy));
+    EXPECT_EQ(data.values.count, 0);
+    EXPECT_EQ(data.def_levels, (std::vector<int16_t>{0}));
+  }
+}
+
 std::string ListPage(const std::vector<uint32_t>& rep, const std::vector<uint32_t>& def,
                      const std::vector<int32_t>& values) {
   return DataPageV1(static_cast<int32_t>(rep.size()),
@@ -316,10 +344,42 @@ TEST(ColumnChunkReaderTest, PagesThatContradictTheChunkAreErrors) {
                Read(required, dictionary + dictionary + DataPageV1(1, PlainInt32({1})), 1));
   EXPECT_ERROR(kInvalid, "a dictionary page after data pages",
                Read(required, DataPageV1(1, PlainInt32({1})) + dictionary, 2));
+  // A dictionary page with bytes over its values (values of another type).
+  EXPECT_ERROR(kInvalid, "a dictionary page of 16 bytes whose 3 PLAIN INT32 values take 12",
+               Read(required,
+                    DictionaryPage(3, PlainInt32({10, 20, 30, 40})) +
+                        DataPageV1(1, std::string("\1\2\1", 3), Encoding::kRleDictionary),
+                    1));
   // Dictionary indices without a dictionary page.
   EXPECT_ERROR(
       kInvalid, "",
       Read(required, DataPageV1(1, std::string("\1\2\1", 3), Encoding::kRleDictionary), 1));
+  // A v2 page of a REQUIRED column that says it holds nulls.
+  std::string nulls;
+  {
+    PageHeader header;
+    header.type = PageType::kDataPageV2;
+    header.uncompressed_page_size = 4;
+    header.compressed_page_size = 4;
+    DataPageHeaderV2 v2;
+    v2.num_values = 2;
+    v2.num_nulls = 1;
+    v2.num_rows = 2;
+    v2.is_compressed = false;
+    header.data_page_v2 = v2;
+    nulls = EncodePageHeader(header) + PlainInt32({1});
+  }
+  EXPECT_ERROR(kInvalid, "a page of a column that cannot be null (REQUIRED) says it holds 1 nulls",
+               Read(required, nulls, 2));
+  // Levels that end before the page's count say which levels.
+  const Column list = MakeColumn(3);
+  const std::string two_reps = test::LengthWord(2) + std::string("\x04\x00", 2);
+  const std::string three_defs = test::LengthWord(2) + std::string("\x06\x03", 2);
+  EXPECT_ERROR(kInvalid, "page 0: repetition levels: the values end before the page's count",
+               Read(list, DataPageV1(3, two_reps + three_defs + PlainInt32({1, 2, 3})), 3));
+  const std::string two_defs = test::LengthWord(2) + std::string("\x04\x01", 2);
+  EXPECT_ERROR(kInvalid, "page 0: definition levels: the values end before the page's count",
+               Read(optional, DataPageV1(3, two_defs + PlainInt32({1, 2})), 3));
   // Bytes that are no page header.
   EXPECT_ERROR(kInvalid, "column x, page 0", Read(required, std::string(12, '\xff'), 1));
 }

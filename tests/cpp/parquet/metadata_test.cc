@@ -150,13 +150,19 @@ TEST(ParquetMetadataTest, NegativeCountsUnknownEnumsAndTrailingBytesAreRefused) 
                Decode(EncodeFileMetaData(m) + std::string("\x00", 1)));
 }
 
-TEST(ParquetMetadataTest, APlaintextFooterOverEncryptedColumnsIsRefusedByName) {
-  // encryption_algorithm (field 8, an empty struct in the long field
-  // header form) before the stop byte, then the 28-byte signature.
-  std::string bytes = EncodeFileMetaData(Sample());
-  bytes.insert(bytes.size() - 1, std::string("\x0c\x10\x00", 3));
-  bytes += std::string(28, '\x5a');
-  EXPECT_ERROR(kNotImplemented, "footer: the file is encrypted (a plaintext footer", Decode(bytes));
+TEST(ParquetMetadataTest, PlaintextFooterOfAnEncryptedFileMayBeFollowedByItsSignature) {
+  // encryption_algorithm (field 8, an empty struct here) before the stop;
+  // then the footer's 28-byte signature.
+  std::string footer = EncodeFileMetaData(Sample());
+  footer.insert(footer.size() - 1, std::string("\x0c\x10\x00", 3));
+  const std::string signature(28, '\x5a');
+  ASSERT_OK_AND_ASSIGN(FileMetaData m, Decode(footer + signature));
+  EXPECT_TRUE(m.encrypted);
+  // Other trailing bytes stay refused, and no footer without field 8 takes
+  // a signature.
+  EXPECT_ERROR(kInvalid, "the structure ends before its", Decode(footer + signature + "x"));
+  EXPECT_ERROR(kInvalid, "the structure ends before its",
+               Decode(EncodeFileMetaData(Sample()) + signature));
 }
 
 TEST(ParquetMetadataTest, FieldOfTheWrongWireTypeIsNamed) {

@@ -175,6 +175,20 @@ TEST(ParquetSchemaTest, ArrowSchemaKeyRestoresTypesThatFitTheParquetOnes) {
   EXPECT_EQ(out.fields[1].type->id(), TypeId::kUtf8);
 }
 
+TEST(ParquetSchemaTest, MapWithoutValuesIsAListOfItsKeys) {
+  // The format lets a MAP's key_value group leave the value out.
+  SchemaElement map = Group("m", 1);
+  map.logical_type.kind = LogicalType::kMap;
+  FileMetaData m = WithSchema({map, Group("key_value", 1, Repetition::kRepeated),
+                               Leaf("key", PhysicalType::kInt32, Repetition::kRequired)},
+                              1);
+  ASSERT_OK_AND_ASSIGN(Schema s, ArrowOf(m));
+  EXPECT_TRUE(s.fields[0].type->Equals(*list(Field{"key", int32(), false})))
+      << s.fields[0].type->ToString();
+  m.schema[3].repetition = Repetition::kOptional;
+  EXPECT_ERROR(kInvalid, "the keys of Parquet MAP 'm' are not required", ArrowOf(m));
+}
+
 TEST(ParquetSchemaTest, MalformedSchemasAreNamed) {
   EXPECT_ERROR(kInvalid, "has 3 children, but only 1 elements follow",
                ArrowOf(WithSchema({Leaf("a", PhysicalType::kInt32)}, 3)));
