@@ -231,23 +231,31 @@ def write_table(
     restore extension types (arrow.fixed_shape_tensor, ...), durations,
     large and fixed-size lists.
     docs/parquet.md, "Writing"."""
-    options = _write_options(
-        row_group_size=row_group_size,
-        data_page_size=data_page_size,
-        compression=compression,
-        compression_level=compression_level,
-        use_dictionary=use_dictionary,
-        use_byte_stream_split=use_byte_stream_split,
-        write_statistics=write_statistics,
-        data_page_version=data_page_version,
-        dictionary_pagesize_limit=dictionary_pagesize_limit,
-        write_page_index=write_page_index,
-    )
+    options = _write_options(locals())
     _quiver._parquet_write(table, _destination(where), options)
 
 
-def _write_options(compression, data_page_version, **options):
-    """write_table's arguments checked, as the binding takes them."""
+# write_table's and ParquetWriter's options, as the binding takes them.
+_WRITE_OPTIONS = (
+    "row_group_size",
+    "data_page_size",
+    "compression",
+    "compression_level",
+    "use_dictionary",
+    "use_byte_stream_split",
+    "write_statistics",
+    "data_page_version",
+    "dictionary_pagesize_limit",
+    "write_page_index",
+)
+
+
+def _write_options(arguments):
+    """The write options among a caller's ``arguments`` (its locals()),
+    checked."""
+    options = {name: arguments[name] for name in _WRITE_OPTIONS}
+    compression = options["compression"]
+    data_page_version = options["data_page_version"]
     if compression is None:
         compression = "uncompressed"
     if not isinstance(compression, str):
@@ -315,18 +323,7 @@ class ParquetWriter:
         dictionary_pagesize_limit=None,
         write_page_index=False,
     ):
-        options = _write_options(
-            row_group_size=row_group_size,
-            data_page_size=data_page_size,
-            compression=compression,
-            compression_level=compression_level,
-            use_dictionary=use_dictionary,
-            use_byte_stream_split=use_byte_stream_split,
-            write_statistics=write_statistics,
-            data_page_version=data_page_version,
-            dictionary_pagesize_limit=dictionary_pagesize_limit,
-            write_page_index=write_page_index,
-        )
+        options = _write_options(locals())
         if schema is None:
             raise TypeError(
                 "schema must be a qv.Schema or have __arrow_c_schema__ (a pyarrow schema), not None"

@@ -78,7 +78,7 @@ class Reader:
                 fields[fid] = (t, self.value(t))
 
 
-def _varint(n):
+def varint(n):
     out = bytearray()
     while True:
         b = n & 0x7F
@@ -91,7 +91,7 @@ def _varint(n):
 
 
 def _zigzag(n):
-    return _varint((n << 1) ^ (n >> 63))
+    return varint((n << 1) ^ (n >> 63))
 
 
 def encode_value(t, v):
@@ -104,13 +104,13 @@ def encode_value(t, v):
     if t == T_DOUBLE:
         return struct.pack("<d", v)
     if t == T_BINARY:
-        return _varint(len(v)) + v
+        return varint(len(v)) + v
     if t in (T_LIST, T_SET):
         et, items = v
         head = (
             bytes([(len(items) << 4) | et])
             if len(items) < 15
-            else bytes([0xF0 | et]) + _varint(len(items))
+            else bytes([0xF0 | et]) + varint(len(items))
         )
         return head + b"".join(encode_value(et, x) for x in items)
     if t == T_STRUCT:
@@ -277,9 +277,9 @@ def rle_runs(values, bit_width):
         while j < len(values) and values[j] == values[i]:
             j += 1
         out += (
-            _varint((j - i) << 1) + values[i].to_bytes(nbytes, "little")
+            varint((j - i) << 1) + values[i].to_bytes(nbytes, "little")
             if nbytes
-            else _varint((j - i) << 1)
+            else varint((j - i) << 1)
         )
         i = j
     return bytes(out)

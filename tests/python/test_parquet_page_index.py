@@ -14,6 +14,7 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 import quiver as qv  # noqa: E402
+from parquet_testing_cases import varint  # noqa: E402
 
 ROWS = 3000
 
@@ -240,18 +241,6 @@ def test_column_argument_errors():
         qv.parquet.write_table(sample_table(), io.BytesIO(), write_page_index=1)
 
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _one_chunk_file():
     """A file of one column chunk with its page index, the offset of its
     column index (right after the chunk), and the footer's start."""
@@ -269,12 +258,12 @@ def test_index_offset_past_the_end_is_refused():
     data, column_index_at, footer_start = _one_chunk_file()
     # ColumnChunk field 6 (column_index_offset, i64) follows field 5: header
     # byte 0x16, then the zigzag varint. Same-length varint, far past the end.
-    old = b"\x16" + _varint(column_index_at * 2)
+    old = b"\x16" + varint(column_index_at * 2)
     assert data.count(old, footer_start) == 1
     far = (1 << (7 * (len(old) - 1))) - 2  # the largest even value that fits
     assert far // 2 > len(data)
     at = data.index(old, footer_start)
-    data[at : at + len(old)] = b"\x16" + _varint(far)
+    data[at : at + len(old)] = b"\x16" + varint(far)
     f = qv.parquet.ParquetFile(bytes(data))
     assert f.row_group(0)["columns"][0]["has_column_index"]
     assert f.offset_index(0, 0) is not None  # the other index is untouched

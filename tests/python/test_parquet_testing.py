@@ -1502,7 +1502,7 @@ def _():
 @bad("delta-block-size-lies", ValueError, "a DELTA_BINARY_PACKED block of 100 values")
 def _():
     # A DELTA_BINARY_PACKED header whose block size (100) is no multiple of 128.
-    header = ptc._varint(100) + ptc._varint(4) + ptc._varint(3) + ptc._zigzag(5)
+    header = ptc.varint(100) + ptc.varint(4) + ptc.varint(3) + ptc._zigzag(5)
     return required_page(required("a", [5, 6, 7], pa.int64()), header + b"\x00" * 16, 3, encoding=5)
 
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "counting_source.h"
 #include "ipc_test_util.h"
 #include "quiver/build_info.h"
 #include "quiver/ipc/codec.h"
@@ -234,25 +235,7 @@ TEST_P(BodyLayoutCodec, BuffersAreDecompressedAloneAndCorruptNeighboursStayUntou
 INSTANTIATE_TEST_SUITE_P(Codecs, BodyLayoutCodec,
                          ::testing::Values(Compression::kLz4Frame, Compression::kZstd));
 
-// A source that counts the bytes asked of it. It copies what it reads, as
-// a remote or pread source does (a source of views is viewed from a
-// message's start to its end once per message: asked for more than it
-// hands out).
-class CountingSource : public InputSource {
- public:
-  explicit CountingSource(BufferPtr bytes) : inner_(BufferSource(std::move(bytes))) {}
-  int64_t size() const override { return inner_->size(); }
-  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
-    read_ += length;
-    return inner_->ReadAt(offset, length);
-  }
-  bool zero_copy() const override { return false; }
-  int64_t read() const { return read_; }
-
- private:
-  std::shared_ptr<InputSource> inner_;
-  int64_t read_ = 0;
-};
+using ::quiver::test::CountingSource;
 
 // Inspecting a file needs the batches' headers and the buffers it looks at,
 // never a whole body: a 5 MiB batch's layout and sizes read a few KiB, and

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "counting_source.h"
 #include "parquet_test_util.h"
 #include "quiver/parquet/metadata.h"
 #include "test_util.h"
@@ -258,22 +259,7 @@ TEST(ParquetFileTest, PageIndexesOutsideTheFileOrMalformedAreRefused) {
                uneven_file->ReadColumnIndex(0, 0));
 }
 
-// A source that counts the bytes asked of it.
-class CountingSource : public io::InputSource {
- public:
-  explicit CountingSource(BufferPtr bytes) : inner_(io::BufferSource(std::move(bytes))) {}
-  int64_t size() const override { return inner_->size(); }
-  Result<BufferPtr> ReadAt(int64_t offset, int64_t length) override {
-    read_ += length;
-    return inner_->ReadAt(offset, length);
-  }
-  bool zero_copy() const override { return false; }
-  int64_t read() const { return read_; }
-
- private:
-  std::shared_ptr<io::InputSource> inner_;
-  int64_t read_ = 0;
-};
+using ::quiver::test::CountingSource;
 
 // 3000 rows: "a" int32 with nulls, "s" strings (flat), "l" lists of int16
 // (repeated: read whole).
