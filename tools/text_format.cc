@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -221,6 +222,33 @@ std::string FormatString(const ArrayData& data, int64_t row, bool large) {
 
 }  // namespace
 
+// A dictionary array's cell: the dictionary entry its index names.
+std::string FormatDictionaryCell(const ArrayData& data, int64_t row) {
+  const DataType& index_type = *data.type->storage().index_type();
+  const int64_t width = index_type.byte_width();
+  const int64_t slot = data.offset + row;
+  if (data.buffers.size() < 2 || !data.buffers[1] || !data.buffers[1]->device().is_cpu() ||
+      data.buffers[1]->size() < (slot + 1) * width || !data.dictionary) {
+    return "<bad buffer>";
+  }
+  const uint8_t* at = data.buffers[1]->data() + slot * width;
+  int64_t index = 0;
+  if (index_type.is_signed_integer()) {
+    int64_t value = 0;
+    std::memcpy(&value, at, static_cast<size_t>(width));  // little endian: the low bytes
+    const int shift = static_cast<int>(64 - 8 * width);
+    index =
+        shift > 0 ? static_cast<int64_t>(static_cast<uint64_t>(value) << shift) >> shift : value;
+  } else {
+    uint64_t value = 0;
+    std::memcpy(&value, at, static_cast<size_t>(width));
+    index = value > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(value);
+  }
+  if (index < 0 || index >= data.dictionary->length)
+    return "<bad index " + std::to_string(index) + ">";
+  return FormatCell(*data.dictionary, index);
+}
+
 std::string FormatCell(const ArrayData& data, int64_t row) {
   if (row < 0 || row >= data.length) return "<out of range>";
   if (!data.IsValid(row)) return "null";
@@ -246,6 +274,7 @@ std::string FormatCell(const ArrayData& data, int64_t row) {
     case TypeId::kBinary: return FormatString(data, row, false);
     case TypeId::kLargeUtf8:
     case TypeId::kLargeBinary: return FormatString(data, row, true);
+    case TypeId::kDictionary: return FormatDictionaryCell(data, row);
     default: return "<" + data.type->ToString() + ">";
   }
 }

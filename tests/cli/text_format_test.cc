@@ -98,5 +98,30 @@ TEST(TextFormat, StringCellsAreQuotedAndEscaped) {
   EXPECT_EQ(FormatCell(data, 0), "\"a\\\"\\x1b\"");
 }
 
+TEST(TextFormat, DictionaryCellsShowTheirEntries) {
+  auto entries = std::make_shared<ArrayData>();
+  entries->type = int32();
+  entries->length = 3;
+  entries->null_count = 0;
+  auto values = *Buffer::Allocate(12);
+  const int32_t words[] = {30, 10, 20};
+  std::memcpy(values->mutable_data(), words, 12);
+  entries->buffers = {nullptr, values};
+  auto indices = *Buffer::Allocate(3);
+  const int8_t picks[] = {2, 0, -1};
+  std::memcpy(indices->mutable_data(), picks, 3);
+  ArrayData data;
+  data.type = *dictionary(int8(), int32());
+  data.length = 3;
+  data.null_count = 0;
+  data.buffers = {nullptr, indices};
+  data.dictionary = entries;
+  EXPECT_EQ(FormatCell(data, 0), "20");
+  EXPECT_EQ(FormatCell(data, 1), "30");
+  EXPECT_EQ(FormatCell(data, 2), "<bad index -1>");  // never read past the dictionary
+  data.dictionary = nullptr;
+  EXPECT_EQ(FormatCell(data, 0), "<bad buffer>");
+}
+
 }  // namespace
 }  // namespace quiver::tools

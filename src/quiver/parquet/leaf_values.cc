@@ -394,8 +394,13 @@ class ValueBytes {
         offsets_(id_ == TypeId::kUtf8 || id_ == TypeId::kBinary || id_ == TypeId::kLargeUtf8 ||
                  id_ == TypeId::kLargeBinary),
         large_(id_ == TypeId::kLargeUtf8 || id_ == TypeId::kLargeBinary),
-        o_(offsets_ ? a.buffers[1]->data() : nullptr),
-        base_(offsets_ ? a.buffers[2]->data() : a.buffers[1]->data()) {}
+        o_(offsets_ ? DataOf(a, 1) : nullptr),
+        base_(DataOf(a, offsets_ ? 2 : 1)) {}
+
+  // Buffer i's bytes; null when the array has none (no values).
+  static const uint8_t* DataOf(const ArrayData& a, size_t i) {
+    return i < a.buffers.size() && a.buffers[i] ? a.buffers[i]->data() : nullptr;
+  }
 
   std::string_view operator()(int64_t i) const {
     if (!offsets_) {
