@@ -232,7 +232,7 @@ def write_table(
     large and fixed-size lists.
     docs/parquet.md, "Writing"."""
     options = _write_options(locals())
-    _quiver._parquet_write(table, _destination(where), options)
+    _quiver._parquet_write(_tabular(table), _destination(where), options)
 
 
 # write_table's and ParquetWriter's options, as the binding takes them.
@@ -275,6 +275,17 @@ def _write_options(arguments):
     options["compression"] = compression
     options["data_page_version"] = 1 if data_page_version == "1.0" else 2
     return options
+
+
+def _tabular(data):
+    """A dict or list of columns as the table ``qv.table`` makes of them;
+    anything else as it is (the binding takes tables, batches and Arrow
+    data)."""
+    if isinstance(data, (dict, list)):
+        from . import table
+
+        return table(data)
+    return data
 
 
 def _destination(where):
@@ -333,7 +344,7 @@ class ParquetWriter:
     def write_table(self, table):
         """Writes ``table``'s rows (a ``qv.Table``, or anything ``qv.table``
         takes) as row groups, whatever its chunks."""
-        self._writer.write_table(table)
+        self._writer.write_table(_tabular(table))
 
     def write_batch(self, batch):
         """Writes one record batch's rows as row groups."""
@@ -341,7 +352,7 @@ class ParquetWriter:
 
     def write(self, data):
         """Writes a table or a batch."""
-        self._writer.write(data)
+        self._writer.write(_tabular(data))
 
     def close(self):
         """Writes the footer; a second call says what the first did."""

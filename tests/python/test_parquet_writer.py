@@ -187,3 +187,16 @@ def test_page_indexes_of_every_row_group_are_written_at_close(tmp_path):
     metadata = pq.ParquetFile(path).metadata
     assert metadata.row_group(1).column(0).has_offset_index
     assert pq.read_table(path).equals(tensors(0, 80))
+
+
+def test_dicts_of_columns_are_tables_as_qv_table_makes_them(tmp_path):
+    columns = {"a": np.arange(3), "b": ["x", "y", "z"]}
+    qv.parquet.write_table(columns, tmp_path / "one.parquet")
+    with qv.parquet.ParquetWriter(tmp_path / "many.parquet", qv.table(columns).schema) as writer:
+        writer.write_table(columns)
+        writer.write(columns)
+    assert pq.read_table(tmp_path / "one.parquet").to_pydict() == {
+        "a": [0, 1, 2],
+        "b": ["x", "y", "z"],
+    }
+    assert pq.read_table(tmp_path / "many.parquet").num_rows == 6
