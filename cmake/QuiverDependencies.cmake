@@ -9,6 +9,8 @@
 #                  them leaves that IPC codec out and says so)
 #   zlib           system: zlib1g-dev (optional: a build without it reads no
 #                  GZIP Parquet page and says so)
+#   libbrotli      system: libbrotli-dev (optional: a build without it reads
+#                  no BROTLI Parquet page and says so)
 #   libcurl        system: libcurl4-openssl-dev (optional: a build without it
 #                  reads no http://, https:// or s3:// data and says so)
 #
@@ -179,6 +181,34 @@ if(QUIVER_WITH_ZLIB)
   endif()
 else()
   message(STATUS "quiver: GZIP Parquet pages left out (QUIVER_WITH_ZLIB=OFF)")
+endif()
+
+# --- libbrotli: the optional BROTLI Parquet page codec ------------------------
+# Found like zlib. The wheel's extension links the shared libraries
+# (auditwheel copies them in); its `quiver` executable the static archives.
+option(QUIVER_WITH_BROTLI "Compile the BROTLI Parquet page codec in when libbrotli is found" ON)
+set(QUIVER_HAVE_BROTLI OFF)
+if(QUIVER_WITH_BROTLI)
+  find_path(QUIVER_BROTLI_INCLUDE brotli/decode.h)
+  find_library(QUIVER_BROTLIDEC_LIBRARY brotlidec)
+  find_library(QUIVER_BROTLICOMMON_LIBRARY brotlicommon)
+  find_library(QUIVER_BROTLIDEC_STATIC_LIBRARY libbrotlidec.a)
+  find_library(QUIVER_BROTLICOMMON_STATIC_LIBRARY libbrotlicommon.a)
+  if(QUIVER_BROTLI_INCLUDE AND QUIVER_BROTLIDEC_LIBRARY AND QUIVER_BROTLICOMMON_LIBRARY)
+    set(QUIVER_HAVE_BROTLI ON)
+    set(QUIVER_BROTLI_LINK "${QUIVER_BROTLIDEC_LIBRARY};${QUIVER_BROTLICOMMON_LIBRARY}")
+    if(QUIVER_BROTLIDEC_STATIC_LIBRARY AND QUIVER_BROTLICOMMON_STATIC_LIBRARY)
+      set(QUIVER_BROTLI_STATIC_LIBRARY
+        "${QUIVER_BROTLIDEC_STATIC_LIBRARY};${QUIVER_BROTLICOMMON_STATIC_LIBRARY}")
+    endif()
+    message(STATUS "quiver: BROTLI Parquet pages with ${QUIVER_BROTLIDEC_LIBRARY}")
+  else()
+    message(WARNING
+      "quiver: libbrotli not found: this build reads no BROTLI-compressed Parquet page. For "
+      "it, install the Debian/Ubuntu package libbrotli-dev and rebuild.")
+  endif()
+else()
+  message(STATUS "quiver: BROTLI Parquet pages left out (QUIVER_WITH_BROTLI=OFF)")
 endif()
 
 # --- libcurl: optional remote sources (http://, https://, s3://) ------------

@@ -342,3 +342,81 @@ def test_read_row_range_without_page_index():
     assert f.offset_index(0, 0) is None
     got = pa.Table.from_batches([pa.record_batch(f.read_row_range(0, 4000, 10))])
     assert got.equals(table.slice(4000, 10))
+
+
+def _offset_index_bytes(pages):
+    """An OffsetIndex in the Thrift compact protocol: field 1, a list of
+    PageLocation structs (offset i64, compressed_page_size i32,
+    first_row_index i64)."""
+
+    def zigzag(n):
+        return varint((n << 1) ^ (n >> 63))
+
+    out = bytearray(b"\x19")  # field 1, a list
+    out += bytes([0xFC]) + varint(len(pages)) if len(pages) >= 15 else bytes([len(pages) << 4 | 12])
+    for offset, size, first_row in pages:
+        out += b"\x16" + zigzag(offset) + b"\x15" + zigzag(size) + b"\x16" + zigzag(first_row)
+        out += b"\x00"
+    return bytes(out + b"\x00")
+
+
+def _with_offset_index(data, pages, changed):
+    """`data` with its one offset index (`pages`) replaced by `changed`,
+    which must encode to as many bytes."""
+    old, new = _offset_index_bytes(pages), _offset_index_bytes(changed)
+    assert data.count(old) == 1 and len(new) == len(old)
+    at = data.index(old)
+    return data[:at] + new + data[at + len(old) :]
+
+
+def test_an_offset_index_the_pages_contradict_is_refused():
+    # Pages of 34 rows; an index that moves page 2's first row by one says
+    # page 1 holds 35: the page's header says 34, and the rows are not read
+    # as others.
+    values = np.arange(500, dtype=np.int32)
+    out = io.BytesIO()
+    qv.parquet.write_table(
+        pa.table({"x": values}),
+        out,
+        write_page_index=True,
+        data_page_size=128,
+        use_dictionary=False,
+    )
+    data = out.getvalue()
+    f = qv.parquet.ParquetFile(data)
+    pages = [
+        (p["offset"], p["compressed_page_size"], p["first_row_index"]) for p in f.offset_index(0, 0)
+    ]
+    shifted = list(pages)
+    shifted[2] = (pages[2][0], pages[2][1], pages[2][2] + 1)
+    lying = qv.parquet.ParquetFile(_with_offset_index(data, pages, shifted))
+    with pytest.raises(
+        ValueError,
+        match=r"column x of row group 0: data page 1 holds 32 rows, the offset index says 33",
+    ):
+        lying.read_row_range(0, pages[1][2], 1)
+    assert pa.record_batch(lying.read_row_group(0)).column(0).to_pylist() == values.tolist()
+    # Two pages' places swapped: refused when the index is read.
+    swapped = list(pages)
+    swapped[1], swapped[2] = (
+        (pages[2][0], pages[2][1], pages[1][2]),
+        (pages[1][0], pages[1][1], pages[2][2]),
+    )
+    crossed = qv.parquet.ParquetFile(_with_offset_index(data, pages, swapped))
+    with pytest.raises(
+        ValueError, match="the offset index puts page 2 at offset .* inside or before page 1"
+    ):
+        crossed.offset_index(0, 0)
+    with pytest.raises(ValueError, match="inside or before page 1"):
+        crossed.read_row_range(0, 100, 10)
+
+
+def test_an_empty_row_range_is_at_offset_zero():
+    out = io.BytesIO()
+    qv.parquet.write_table(
+        pa.table({"x": np.arange(100)}), out, write_page_index=True, data_page_size=64
+    )
+    empty = qv.parquet.ParquetFile(out.getvalue()).read_row_range(0, 57, 0)
+    column = pa.record_batch(empty).column(0)
+    assert len(column) == 0 and column.offset == 0
+    assert pa.concat_arrays([column, column]).to_pylist() == []

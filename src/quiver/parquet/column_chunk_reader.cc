@@ -59,6 +59,8 @@ class ChunkReader {
         fixed_list_size_(leaf.max_repetition_level == 1 ? options.fixed_list_size : 0),
         what_(std::move(what)) {
     options_threads_ = std::max(1, options.threads);
+    page_levels_ = options.page_levels;
+    first_indexed_page_ = options.first_indexed_page;
   }
 
   Status Init(const SchemaNode& leaf) {
@@ -87,8 +89,28 @@ class ChunkReader {
       return Status::Invalid(what_, ": its pages hold ", out_.num_levels,
                              " values, its metadata says ", meta_.num_values);
     }
+    if (!page_levels_.empty() && (data_pages_ != page_levels_.size() || position != size)) {
+      return Status::Invalid(what_, ": the offset index's pages end at byte ", size,
+                             " of the run read, the pages' headers at byte ", position);
+    }
     if (fixed_list_size_ > 0 && out_.all_defined && row_position_ != 0) {
       return PatternBroken(out_.num_levels, what_);
+    }
+    return Status::OK();
+  }
+
+  // A data page of a run the offset index named holds the rows it says.
+  Status CheckIndexedPage(const PageHeader& header, const std::string& where) {
+    const int64_t levels = header.type == PageType::kDataPage ? header.data_page->num_values
+                                                              : header.data_page_v2->num_values;
+    if (data_pages_ >= page_levels_.size()) {
+      return Status::Invalid(where, ": a data page more than the ", page_levels_.size(),
+                             " the offset index names for these rows");
+    }
+    const int64_t expected = page_levels_[data_pages_++];
+    if (levels != expected) {
+      return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1,
+                             " holds ", levels, " rows, the offset index says ", expected);
     }
     return Status::OK();
   }
@@ -119,6 +141,10 @@ class ChunkReader {
   }
 
   Status ReadPage(const PageHeader& header, const uint8_t* page, const std::string& where) {
+    if (!page_levels_.empty() && ((header.type == PageType::kDataPage && header.data_page) ||
+                                  (header.type == PageType::kDataPageV2 && header.data_page_v2))) {
+      QUIVER_RETURN_NOT_OK(CheckIndexedPage(header, where));
+    }
     switch (header.type) {
       case PageType::kDictionaryPage: return ReadDictionaryPage(header, page, where);
       case PageType::kDataPage: return ReadDataPageV1(header, page, where);
@@ -544,10 +570,13 @@ class ChunkReader {
   const std::string what_;
   ColumnChunkData out_;
   std::unique_ptr<ColumnValues> dictionary_;
-  BufferPtr scratch_;             // decompressed pages
-  BufferPtr prepared_;            // the current page, decompressed ahead
-  int options_threads_ = 1;       // ColumnChunkOptions::threads
-  std::vector<uint32_t> levels_;  // one page's levels
+  BufferPtr scratch_;                 // decompressed pages
+  BufferPtr prepared_;                // the current page, decompressed ahead
+  int options_threads_ = 1;           // ColumnChunkOptions::threads
+  std::vector<int64_t> page_levels_;  // ColumnChunkOptions::page_levels
+  size_t data_pages_ = 0;             // data pages read, when page_levels_ is given
+  size_t first_indexed_page_ = 0;     // ColumnChunkOptions::first_indexed_page
+  std::vector<uint32_t> levels_;      // one page's levels
 };
 
 }  // namespace

@@ -50,6 +50,14 @@ struct ColumnChunkOptions {
   // the calling thread). Pages are decompressed a window at a time, so
   // memory holds a few pages per thread beyond the values.
   int threads = 1;
+  // Not empty: the pages are a run the offset index named, and these are
+  // the levels (a flat leaf's rows) each of its data pages holds, in
+  // order. A data page that holds another count, a data page more, or
+  // bytes left after the last are Invalid: an index that lies is never
+  // read as other rows. `first_indexed_page` is the first one's place in
+  // the index (for errors).
+  std::vector<int64_t> page_levels;
+  size_t first_indexed_page = 0;
 };
 
 // Reads column chunk `chunk` (checked by ParquetFile::Open) of `leaf` from

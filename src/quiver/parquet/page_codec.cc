@@ -1,8 +1,8 @@
 #include "quiver/parquet/page_codec.h"
 
-// QUIVER_HAVE_ZSTD / QUIVER_HAVE_LZ4 / QUIVER_HAVE_ZLIB come from the
-// build (CMakeLists.txt): each codec is compiled in only when its
-// development files were found.
+// QUIVER_HAVE_ZSTD / QUIVER_HAVE_LZ4 / QUIVER_HAVE_ZLIB /
+// QUIVER_HAVE_BROTLI come from the build (CMakeLists.txt): each codec is
+// compiled in only when its development files were found.
 #ifdef QUIVER_HAVE_LZ4
 #include <lz4.h>
 #endif
@@ -11,6 +11,9 @@
 #endif
 #ifdef QUIVER_HAVE_ZLIB
 #include <zlib.h>
+#endif
+#ifdef QUIVER_HAVE_BROTLI
+#include <brotli/decode.h>
 #endif
 
 #include <climits>
@@ -145,8 +148,13 @@ bool HasPageCodec(Codec codec) {
 #else
       return false;
 #endif
-    case Codec::kLzo:
-    case Codec::kBrotli: return false;
+    case Codec::kBrotli:
+#ifdef QUIVER_HAVE_BROTLI
+      return true;
+#else
+      return false;
+#endif
+    case Codec::kLzo: return false;
   }
   return false;
 }
@@ -209,11 +217,33 @@ Status DecompressPage(Codec codec, const uint8_t* data, int64_t size, uint8_t* o
       return Status::NotImplemented(
           what, ": GZIP pages need zlib: rebuild quiver with zlib installed (Debian zlib1g-dev)");
 #endif
+    case Codec::kBrotli: {
+#ifdef QUIVER_HAVE_BROTLI
+      // One call: the page's size is known, so the output is exactly it.
+      size_t got = static_cast<size_t>(out_size);
+      const BrotliDecoderResult result =
+          BrotliDecoderDecompress(static_cast<size_t>(size), data, &got, out);
+      if (result != BROTLI_DECODER_RESULT_SUCCESS) {
+        return Status::Invalid(what,
+                               ": a corrupt BROTLI page, or one that decompresses to more "
+                               "than its header's ",
+                               out_size, " bytes");
+      }
+      if (static_cast<int64_t>(got) != out_size) {
+        return SizeMismatch(what, codec, static_cast<int64_t>(got), out_size);
+      }
+      return Status::OK();
+#else
+      return Status::NotImplemented(
+          what,
+          ": BROTLI pages need libbrotli: rebuild quiver with it installed (Debian "
+          "libbrotli-dev), or install the binary wheel, which carries it");
+#endif
+    }
     case Codec::kLzo:
-    case Codec::kBrotli:
       return Status::NotImplemented(what, ": quiver does not read ", CodecName(codec),
-                                    " pages (it reads UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4 and "
-                                    "LZ4_RAW)");
+                                    " pages (it reads UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4, "
+                                    "LZ4_RAW and BROTLI)");
   }
   return Status::NotImplemented(what, ": pages in compression codec ", static_cast<int32_t>(codec),
                                 ", which quiver does not know");

@@ -308,8 +308,8 @@ void AlignToPages(const std::vector<const OffsetIndex*>& indexes, int64_t rows, 
 // (the dictionary page), read and decoded as a chunk of end - begin levels.
 Result<ColumnChunkData> ReadPagesOfRows(io::InputSource& source, const ColumnChunk& chunk,
                                         const OffsetIndex& index, int64_t begin, int64_t end,
-                                        const SchemaNode& leaf, const ColumnChunkOptions& options,
-                                        const std::string& what) {
+                                        int64_t group_rows, const SchemaNode& leaf,
+                                        ColumnChunkOptions options, const std::string& what) {
   ColumnMetaData part = *chunk.meta_data;
   part.num_values = end - begin;  // a flat leaf: a level per row
   if (begin == end) return ReadColumnChunkPages(nullptr, 0, part, leaf, options, what);
@@ -318,6 +318,12 @@ Result<ColumnChunkData> ReadPagesOfRows(io::InputSource& source, const ColumnChu
   while (pages[first].first_row_index < begin) ++first;
   size_t last = first;
   while (last + 1 < pages.size() && pages[last + 1].first_row_index < end) ++last;
+  // Each page's rows, as the index says, for the reader to hold the pages to.
+  options.first_indexed_page = first;
+  for (size_t p = first; p <= last; ++p) {
+    const int64_t next = p + 1 < pages.size() ? pages[p + 1].first_row_index : group_rows;
+    options.page_levels.push_back(next - pages[p].first_row_index);
+  }
   const int64_t start = ChunkStart(part);
   const io::ByteRange prefix{start, pages[0].offset - start};
   const io::ByteRange run{
@@ -432,7 +438,7 @@ Result<RecordBatchPtr> ParquetFile::ReadRows(int i, int64_t first, int64_t count
           const Span& span = spans[static_cast<size_t>(k)];
           QUIVER_ASSIGN_OR_RETURN(data[static_cast<size_t>(t)],
                                   ReadPagesOfRows(*impl.source, chunk, *index, span.begin, span.end,
-                                                  node, chunk_options, what));
+                                                  rows, node, chunk_options, what));
         } else {
           QUIVER_ASSIGN_OR_RETURN(data[static_cast<size_t>(t)],
                                   ReadColumnChunk(*impl.source, chunk, node, chunk_options, what));
@@ -456,7 +462,8 @@ Result<RecordBatchPtr> ParquetFile::ReadRows(int i, int64_t first, int64_t count
                             AssembleColumn(impl.root.children[static_cast<size_t>(f)], field,
                                            &leaves, span.end - span.begin, what));
     if (span.begin != first || span.end != first + count) {
-      QUIVER_ASSIGN_OR_RETURN(column, Slice(column, first - span.begin, count));
+      // No rows: at offset 0, as other readers expect an empty array.
+      QUIVER_ASSIGN_OR_RETURN(column, Slice(column, count == 0 ? 0 : first - span.begin, count));
     }
     out_fields.push_back(field);
     columns.push_back(std::move(column));
@@ -574,6 +581,18 @@ Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, i
     if (page.first_row_index >= rows || (p == 0 && page.first_row_index != 0)) {
       return Status::Invalid(where, ": the offset index says page ", p, " starts at row ",
                              page.first_row_index, " of the row group's ", rows, " rows");
+    }
+    // Pages follow each other in the file: a run of them is read front to
+    // back, so one that overlaps or precedes the page before would be read
+    // as another.
+    if (p > 0) {
+      const PageLocation& before = index.page_locations[p - 1];
+      if (page.offset < before.offset + before.compressed_page_size) {
+        return Status::Invalid(where, ": the offset index puts page ", p, " at offset ",
+                               page.offset, ", inside or before page ", p - 1, " (",
+                               before.compressed_page_size, " bytes at offset ", before.offset,
+                               ")");
+      }
     }
   }
   return std::optional<OffsetIndex>(std::move(index));

@@ -246,13 +246,37 @@ TEST(PageCodecTest, RandomAndTruncatedPagesAreErrorsNeverOverreads) {
   }
 }
 
-TEST(PageCodecTest, LzoBrotliAndUnknownCodecsAreNotRead) {
+TEST(PageCodecTest, BrotliPagesWhereTheBuildHasLibbrotli) {
+  // 990 bytes ("row 0 of a brotli page; row 1 ...") as pyarrow's BROTLI
+  // codec compresses them.
+  const std::string page(
+      "\x1b\xdd\x03\x00\x04\x92\xe9\x9a\xd6\x0c\x63\x73\xf1\xc5\x6d\xaa\xf0\x20\x08\x95\x22\x88"
+      "\x2a\x1c\x00\x2c\xa0\x78\xac\xd3\xb3\xa8\xb6\x77\x6f\xbf\x8a\xda\xa9\xaa\xbd\xb7\xef\xb9"
+      "\xf5\xd6\xeb\xd8\xd4\xc4\x82\x44\x06\x19\x65\x92\x59\x16\x59\x9b\xa7\x4f\x92\x25\x4b\x96"
+      "\x2c\x59\xb2\x64\xc9\x08\x82\x20\x08\x82\x20\x08\x82\x42\xa1\x50\x28\x14\x0a\x85\x32\x03",
+      88);
+  std::string expected;
+  for (int i = 0; i < 40; ++i) expected += "row " + std::to_string(i) + " of a brotli page; ";
+  if (!HasPageCodec(Codec::kBrotli)) {
+    EXPECT_ERROR(kNotImplemented, "libbrotli-dev", Decompress(Codec::kBrotli, page, 990).status());
+    return;
+  }
+  ASSERT_OK_AND_ASSIGN(std::string out, Decompress(Codec::kBrotli, page, 990));
+  EXPECT_EQ(out, expected);
+  EXPECT_ERROR(kInvalid, "page 3: the BROTLI page decompresses to 990 bytes, its header says 991",
+               Decompress(Codec::kBrotli, page, 991).status());
+  EXPECT_ERROR(kInvalid, "page 3: a corrupt BROTLI page",
+               Decompress(Codec::kBrotli, page, 989).status());
+  EXPECT_ERROR(kInvalid, "page 3: a corrupt BROTLI page",
+               Decompress(Codec::kBrotli, page.substr(0, 40), 990).status());
+  EXPECT_ERROR(kInvalid, "page 3: a corrupt BROTLI page",
+               Decompress(Codec::kBrotli, "not brotli at all", 990).status());
+}
+
+TEST(PageCodecTest, LzoAndUnknownCodecsAreNotRead) {
   EXPECT_FALSE(HasPageCodec(Codec::kLzo));
-  EXPECT_FALSE(HasPageCodec(Codec::kBrotli));
   EXPECT_ERROR(kNotImplemented, "page 3: quiver does not read LZO pages",
                Decompress(Codec::kLzo, "abc", 3).status());
-  EXPECT_ERROR(kNotImplemented, "quiver does not read BROTLI pages",
-               Decompress(Codec::kBrotli, "abc", 3).status());
   EXPECT_ERROR(kNotImplemented, "pages in compression codec 99",
                Decompress(static_cast<Codec>(99), "abc", 3).status());
   EXPECT_FALSE(HasPageCodec(static_cast<Codec>(99)));
