@@ -378,9 +378,14 @@ Result<ArrayDataPtr> BinaryLeaf(ColumnValues* v, const TypePtr& type, const Plac
   return ArrayDataPtr(std::move(out));
 }
 
+// Byte arrays behind offsets (int32, or int64 for the large ones).
+bool IsLargeOffsets(TypeId id) { return id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary; }
+bool HasOffsets(TypeId id) {
+  return id == TypeId::kUtf8 || id == TypeId::kBinary || IsLargeOffsets(id);
+}
+
 bool IsBinaryTarget(TypeId id) {
-  return id == TypeId::kUtf8 || id == TypeId::kBinary || id == TypeId::kLargeUtf8 ||
-         id == TypeId::kLargeBinary || id == TypeId::kUtf8View || id == TypeId::kBinaryView;
+  return HasOffsets(id) || id == TypeId::kUtf8View || id == TypeId::kBinaryView;
 }
 
 // --- dictionaries --------------------------------------------------------------------
@@ -391,9 +396,8 @@ class ValueBytes {
   explicit ValueBytes(const ArrayData& a)
       : id_(a.type->id()),
         width_(a.type->byte_width()),
-        offsets_(id_ == TypeId::kUtf8 || id_ == TypeId::kBinary || id_ == TypeId::kLargeUtf8 ||
-                 id_ == TypeId::kLargeBinary),
-        large_(id_ == TypeId::kLargeUtf8 || id_ == TypeId::kLargeBinary),
+        offsets_(HasOffsets(id_)),
+        large_(IsLargeOffsets(id_)),
         o_(offsets_ ? DataOf(a, 1) : nullptr),
         base_(DataOf(a, offsets_ ? 2 : 1)) {}
 
@@ -436,9 +440,8 @@ Result<ArrayDataPtr> ArrayOfEntries(const TypePtr& type,
   out->type = type;
   out->length = static_cast<int64_t>(entries.size());
   out->null_count = 0;
-  if (id == TypeId::kUtf8 || id == TypeId::kBinary || id == TypeId::kLargeUtf8 ||
-      id == TypeId::kLargeBinary) {
-    const bool large = id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary;
+  if (HasOffsets(id)) {
+    const bool large = IsLargeOffsets(id);
     int64_t total = 0;
     for (std::string_view e : entries) total += static_cast<int64_t>(e.size());
     if (!large && total > std::numeric_limits<int32_t>::max()) {
@@ -497,8 +500,7 @@ Result<ArrayDataPtr> DictionaryLeaf(ColumnValues* v, ColumnValues* page, const S
   const TypePtr& value_type = type->value_type();
   const DataType& index_type = *type->index_type();
   const TypeId vid = value_type->id();
-  const bool offsets = vid == TypeId::kUtf8 || vid == TypeId::kBinary ||
-                       vid == TypeId::kLargeUtf8 || vid == TypeId::kLargeBinary;
+  const bool offsets = HasOffsets(vid);
   if (!offsets &&
       (value_type->byte_width() <= 0 || vid == TypeId::kDictionary || vid == TypeId::kExtension)) {
     return Status::NotImplemented(what, ": quiver builds dictionaries of fixed-width, string and ",
