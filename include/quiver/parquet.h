@@ -136,14 +136,31 @@ class ParquetFile {
   Result<RecordBatchPtr> ReadRowGroup(int i, const ParquetReadOptions& options = {}) const;
   // Rows [first, first + count) of row group `i` as a record batch of the
   // fields options.columns names (options.row_groups is ignored). A field
-  // whose leaves are all flat (no list above them) and have offset indexes
+  // whose leaves all have offset indexes (lists and tensors too: their
+  // pages start on rows, as the format requires where the index exists)
   // reads only the pages that hold those rows (and the dictionary page);
   // other fields read their whole column chunks. Either way the batch holds
   // `count` rows (sliced from what was decoded). IndexError for a row group
   // out of range or rows past its end; otherwise ReadRowGroup's errors, and
-  // ReadOffsetIndex's for the indexes it reads.
+  // ReadOffsetIndex's for the indexes it reads; Invalid naming the page for
+  // a page of a list column that starts inside a row.
   Result<RecordBatchPtr> ReadRowRange(int i, int64_t first, int64_t count,
                                       const ParquetReadOptions& options = {}) const;
+  // The same for several (first, count) ranges of row group `i` at once, a
+  // batch for each: a leaf's pages for all of them are read in one
+  // ReadRanges, with its dictionary page read once; a column chunk read
+  // whole is read once for all of them.
+  Result<std::vector<RecordBatchPtr>> ReadRowRanges(
+      int i, const std::vector<std::pair<int64_t, int64_t>>& ranges,
+      const ParquetReadOptions& options = {}) const;
+  // The rows of row group `i` at which a page of some leaf of the fields
+  // options.columns names starts (ascending, 0 first), from their offset
+  // indexes; nullopt when one of those leaves has none. Rows between two
+  // neighbours share every page they need: ReadRowRange reads each page
+  // once for a run of them. IndexError for a row group out of range;
+  // otherwise ReadOffsetIndex's errors.
+  Result<std::optional<std::vector<int64_t>>> PageRowStarts(
+      int i, const ParquetReadOptions& options = {}) const;
   // The row groups options.row_groups names (all when it names none) as a
   // table, one chunk per row group; IndexError for one out of range.
   Result<TablePtr> ReadTable(const ParquetReadOptions& options = {}) const;
@@ -162,9 +179,15 @@ class ParquetFile {
  private:
   struct Impl;
   explicit ParquetFile(std::unique_ptr<Impl> impl);
-  // Rows [first, first + count) of row group i (checked by the callers).
-  Result<RecordBatchPtr> ReadRows(int i, int64_t first, int64_t count,
-                                  const ParquetReadOptions& options) const;
+  // The (first, count) ranges of row group i (checked by the callers).
+  Result<std::vector<RecordBatchPtr>> ReadRows(
+      int i, const std::vector<std::pair<int64_t, int64_t>>& ranges,
+      const ParquetReadOptions& options) const;
+  // The offset indexes of leaf columns `columns` of a row group (null where
+  // a chunk has none), each read and checked once and kept.
+  Result<std::vector<const OffsetIndex*>> OffsetIndexes(int row_group,
+                                                        const std::vector<int>& columns) const;
+  Result<OffsetIndex> CheckedOffsetIndex(int row_group, int column, const Buffer& bytes) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -102,15 +102,18 @@ struct Dataset::Impl {
   // (Columns' `rows`): its source copies what it reads (remote, pread), so
   // reading those rows alone saves bytes. A mapped file's rows are views
   // already: the list would be work for nothing.
-  bool NamesRows(int64_t k) const { return !FragmentOf(k).maps_source(); }
+  bool NamesRows(int64_t k) const { return FragmentOf(k).reads_rows(); }
 
   // The projected columns of record batch k, from the cache or decoded
   // (a compressed body's buffers on up to `decode_threads` threads). For a
   // request of `rows` (ascending local rows; empty: all; see NamesRows),
   // only those rows' bytes where Fragment::ReadRows can: the columns are
-  // then not cached.
+  // then not cached, and `*compact` says whether they hold those rows
+  // alone, in order, rather than all the batch's rows.
   Result<std::vector<ArrayDataPtr>> Columns(int64_t k, int decode_threads,
-                                            std::span<const int64_t> rows = {}) {
+                                            std::span<const int64_t> rows = {},
+                                            bool* compact = nullptr) {
+    if (compact != nullptr) *compact = false;
     std::vector<ArrayDataPtr> out(columns.size());
     std::vector<int> missing;  // schema indices
     std::vector<size_t> slots;
@@ -127,9 +130,13 @@ struct Dataset::Impl {
     Fragment& fragment = FragmentOf(k);
     const int local = batch_local[static_cast<size_t>(k)];
     if (!rows.empty() && missing.size() == columns.size()) {
-      QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<ArrayDataPtr>> partial,
-                              fragment.ReadRows(local, columns, rows, options.validation));
-      if (partial) return std::move(*partial);
+      QUIVER_ASSIGN_OR_RETURN(
+          std::optional<Fragment::RowColumns> partial,
+          fragment.ReadRows(local, columns, rows, options.validation, decode_threads));
+      if (partial) {
+        if (compact != nullptr) *compact = partial->compact;
+        return std::move(partial->columns);
+      }
     }
     bool views = false;
     QUIVER_ASSIGN_OR_RETURN(
@@ -241,18 +248,15 @@ Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
   std::vector<int64_t> touched = batches;
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  std::vector<int64_t> chunk_start(touched.size() + 1, 0);
-  for (size_t t = 0; t < touched.size(); ++t) {
-    const int64_t k = touched[t];
-    chunk_start[t + 1] = chunk_start[t] + impl_->starts[k + 1] - impl_->starts[k];
-  }
-  std::vector<int64_t> local(indices.size());
-  std::vector<std::vector<int64_t>> rows(
-      touched.size());  // per touched batch: its rows (NamesRows)
+  // Each index's touched batch and row in it; per touched batch, its rows
+  // (NamesRows).
+  std::vector<size_t> batch_of(indices.size());
+  std::vector<std::vector<int64_t>> rows(touched.size());
   for (size_t i = 0; i < indices.size(); ++i) {
-    const size_t t = std::lower_bound(touched.begin(), touched.end(), batches[i]) - touched.begin();
-    local[i] = chunk_start[t] + indices[i] - impl_->starts[batches[i]];
-    if (impl_->NamesRows(batches[i])) rows[t].push_back(indices[i] - impl_->starts[batches[i]]);
+    batch_of[i] = std::lower_bound(touched.begin(), touched.end(), batches[i]) - touched.begin();
+    if (impl_->NamesRows(batches[i])) {
+      rows[batch_of[i]].push_back(indices[i] - impl_->starts[batches[i]]);
+    }
   }
   for (std::vector<int64_t>& own : rows) {
     std::sort(own.begin(), own.end());
@@ -260,15 +264,33 @@ Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
   }
   // Their columns, the batches read at once (remote sources in parallel).
   std::vector<std::vector<ArrayDataPtr>> loaded(touched.size());
+  std::vector<char> compact(touched.size(), 0);
   const int threads = impl_->LoadThreads(touched);
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(touched.size()), threads, [&](int64_t t) -> Status {
         const auto at = static_cast<size_t>(t);
+        bool held_alone = false;
         QUIVER_ASSIGN_OR_RETURN(
-            loaded[at],
-            impl_->Columns(touched[at], threads > 1 ? 1 : impl_->options.threads, rows[at]));
+            loaded[at], impl_->Columns(touched[at], threads > 1 ? 1 : impl_->options.threads,
+                                       rows[at], &held_alone));
+        compact[at] = held_alone;
         return Status::OK();
       }));
+  // Each index's row among the loaded chunks end to end: a chunk holds its
+  // batch's rows, or (compact) the rows asked of it alone, in order.
+  std::vector<int64_t> chunk_start(touched.size() + 1, 0);
+  for (size_t t = 0; t < touched.size(); ++t) {
+    const int64_t k = touched[t];
+    chunk_start[t + 1] = chunk_start[t] + (compact[t] ? static_cast<int64_t>(rows[t].size())
+                                                      : impl_->starts[k + 1] - impl_->starts[k]);
+  }
+  std::vector<int64_t> local(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const size_t t = batch_of[i];
+    int64_t row = indices[i] - impl_->starts[batches[i]];
+    if (compact[t]) row = std::lower_bound(rows[t].begin(), rows[t].end(), row) - rows[t].begin();
+    local[i] = chunk_start[t] + row;
+  }
   std::vector<ChunkedArrayPtr> out;
   for (size_t j = 0; j < impl_->columns.size(); ++j) {
     std::vector<ArrayDataPtr> chunks;
@@ -299,10 +321,12 @@ Result<TablePtr> Dataset::Slice(int64_t offset, int64_t length) {
     if (2 * take <= impl_->starts[k + 1] - impl_->starts[k] && impl_->NamesRows(k)) {
       for (int64_t r = begin; r < begin + take; ++r) few.push_back(r);
     }
+    bool compact = false;  // the columns hold the rows of `few` alone
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
-                            impl_->Columns(k, impl_->options.threads, few));
+                            impl_->Columns(k, impl_->options.threads, few, &compact));
     for (size_t j = 0; j < columns.size(); ++j) {
-      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece, quiver::Slice(columns[j], begin, take));
+      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece,
+                              quiver::Slice(columns[j], compact ? 0 : begin, take));
       chunks[j].push_back(std::move(piece));
     }
     row += take;

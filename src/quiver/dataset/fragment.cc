@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "quiver/ipc/footer_rows.h"
 #include "quiver/ipc/metadata.h"
 #include "quiver/ipc/reader.h"
+#include "quiver/selection.h"
 
 namespace quiver::dataset {
 
@@ -151,9 +153,14 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadParquetColumns(int k,
   options.field_indices = columns;
   options.threads = threads;
   QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, parquet_->ReadRowGroup(k, options));
+  return CanonicalColumns(k, columns, *batch);
+}
+
+Result<std::vector<ArrayDataPtr>> Fragment::CanonicalColumns(int k, const std::vector<int>& columns,
+                                                             const RecordBatch& batch) const {
   std::vector<ArrayDataPtr> out;
   for (size_t c = 0; c < columns.size(); ++c) {
-    auto canonical = internal::CanonicalArray(batch->column(static_cast<int>(c)));
+    auto canonical = internal::CanonicalArray(batch.column(static_cast<int>(c)));
     if (!canonical.ok()) {
       return canonical.status().WithContext(Where(k) + ": column " + std::to_string(columns[c]) +
                                             " (" + schema_->fields[columns[c]].name + ")");
@@ -161,6 +168,61 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadParquetColumns(int k,
     out.push_back(std::move(*canonical));
   }
   return out;
+}
+
+Result<std::optional<Fragment::RowColumns>> Fragment::ReadParquetRows(
+    int k, const std::vector<int>& columns, std::span<const int64_t> rows, int threads) {
+  parquet::ParquetReadOptions options;
+  options.field_indices = columns;
+  options.threads = threads;
+  QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> starts,
+                          parquet_->PageRowStarts(k, options));
+  if (!starts) return std::optional<RowColumns>();
+  // Runs of neighbouring stretches between page starts that hold a row
+  // asked for: each run's pages are read once, and no page twice within it.
+  struct Run {
+    int64_t begin, end;
+  };
+  const int64_t group_rows = batches_[static_cast<size_t>(k)].rows;
+  std::vector<Run> runs;
+  int64_t covered = 0;
+  for (int64_t row : rows) {
+    const auto next = std::upper_bound(starts->begin(), starts->end(), row);
+    const Run stretch{*std::prev(next), next == starts->end() ? group_rows : *next};
+    if (!runs.empty() && runs.back().end >= stretch.begin) {
+      covered += std::max<int64_t>(0, stretch.end - runs.back().end);
+      runs.back().end = std::max(runs.back().end, stretch.end);
+    } else {
+      covered += stretch.end - stretch.begin;
+      runs.push_back(stretch);
+    }
+  }
+  if (2 * covered > group_rows) return std::optional<RowColumns>();
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const Run& run : runs) ranges.emplace_back(run.begin, run.end - run.begin);
+  QUIVER_ASSIGN_OR_RETURN(std::vector<RecordBatchPtr> batches,
+                          parquet_->ReadRowRanges(k, ranges, options));
+  std::vector<std::vector<ArrayDataPtr>> pieces(columns.size());
+  std::vector<int64_t> positions;  // of each row among the runs' rows end to end
+  positions.reserve(rows.size());
+  int64_t base = 0;
+  size_t r = 0;
+  for (size_t b = 0; b < runs.size(); ++b) {
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> read,
+                            CanonicalColumns(k, columns, *batches[b]));
+    for (size_t c = 0; c < columns.size(); ++c) pieces[c].push_back(std::move(read[c]));
+    for (; r < rows.size() && rows[r] < runs[b].end; ++r) {
+      positions.push_back(base + rows[r] - runs[b].begin);
+    }
+    base += runs[b].end - runs[b].begin;
+  }
+  RowColumns out;
+  out.compact = true;
+  for (const std::vector<ArrayDataPtr>& column : pieces) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(column, positions));
+    out.columns.push_back(std::move(taken));
+  }
+  return std::optional<RowColumns>(std::move(out));
 }
 
 Status Fragment::IndexStream() {
@@ -414,12 +476,12 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
   return out;
 }
 
-Result<std::optional<std::vector<ArrayDataPtr>>> Fragment::ReadRows(int k,
-                                                                    const std::vector<int>& columns,
-                                                                    std::span<const int64_t> rows,
-                                                                    ValidationLevel level) {
-  using Columns = std::optional<std::vector<ArrayDataPtr>>;
-  if (parquet_) return Columns();  // pages are the smallest unit: read the row group
+Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
+                                                               const std::vector<int>& columns,
+                                                               std::span<const int64_t> rows,
+                                                               ValidationLevel level, int threads) {
+  using Columns = std::optional<RowColumns>;
+  if (parquet_) return ReadParquetRows(k, columns, rows, threads);
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;
@@ -461,7 +523,7 @@ Result<std::optional<std::vector<ArrayDataPtr>>> Fragment::ReadRows(int k,
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
                           DecodeColumns(k, *head, columns, buffers, level));
-  return Columns(std::move(out));
+  return Columns(RowColumns{std::move(out), false});
 }
 
 Result<std::vector<ArrayDataPtr>> Fragment::DecodeColumns(int k, const Head& head,

@@ -80,16 +80,30 @@ class Fragment {
   Result<std::vector<ArrayDataPtr>> ReadColumns(int k, const std::vector<int>& columns,
                                                 ValidationLevel level, int threads, bool* views);
 
+  // Whether ReadRows may read less than whole record batches: the source
+  // copies what it reads (remote, pread), or the file is Parquet.
+  bool reads_rows() const { return parquet_ != nullptr || !maps_source(); }
+
   // The same columns with only rows `rows` (ascending, distinct local
-  // indices) read: each column has the batch's length, but the bytes of
-  // other rows are zeros, never fetched. For a take of a few rows from a
-  // source that copies what it reads (remote, pread); the result must not
-  // be cached. nullopt where it does not pay or is not possible: the batch
-  // is compressed, a column has offsets, views or a dictionary
-  // (RowPieces), or the rows need more than half the columns' bytes.
-  Result<std::optional<std::vector<ArrayDataPtr>>> ReadRows(int k, const std::vector<int>& columns,
-                                                            std::span<const int64_t> rows,
-                                                            ValidationLevel level);
+  // indices) read, for a take of a few rows; the result must not be
+  // cached. nullopt where it does not pay or is not possible: then the
+  // whole batch is read.
+  // - IPC, from a source that copies what it reads: each column has the
+  //   batch's length, but the bytes of other rows are zeros, never fetched.
+  //   Not for a compressed batch, a column with offsets, views or a
+  //   dictionary (RowPieces), or rows that need more than half the
+  //   columns' bytes.
+  // - Parquet: through the row group's offset indexes, the pages that hold
+  //   the rows (runs of neighbouring pages read once); the columns hold
+  //   `rows` alone, in order (`compact`). Not where a projected column
+  //   has no offset index, or the pages hold more than half the rows.
+  struct RowColumns {
+    std::vector<ArrayDataPtr> columns;
+    bool compact = false;
+  };
+  Result<std::optional<RowColumns>> ReadRows(int k, const std::vector<int>& columns,
+                                             std::span<const int64_t> rows, ValidationLevel level,
+                                             int threads);
 
  private:
   Fragment() = default;
@@ -98,6 +112,11 @@ class Fragment {
   Status IndexParquet();
   Result<std::vector<ArrayDataPtr>> ReadParquetColumns(int k, const std::vector<int>& columns,
                                                        int threads);
+  Result<std::optional<RowColumns>> ReadParquetRows(int k, const std::vector<int>& columns,
+                                                    std::span<const int64_t> rows, int threads);
+  // A Parquet batch's columns in canonical storage (errors name them).
+  Result<std::vector<ArrayDataPtr>> CanonicalColumns(int k, const std::vector<int>& columns,
+                                                     const RecordBatch& batch) const;
   // Header (message without its body) and layout of record batch k.
   struct Head {
     ipc::Message message;

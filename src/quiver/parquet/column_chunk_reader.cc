@@ -99,7 +99,10 @@ class ChunkReader {
     return Status::OK();
   }
 
-  // A data page of a run the offset index named holds the rows it says.
+  // A data page of a run the offset index named holds the rows it says: a
+  // flat leaf's levels are its rows, checked here; a repeated leaf's rows
+  // are counted from its repetition levels once they are read
+  // (CheckIndexedRows).
   Status CheckIndexedPage(const PageHeader& header, const std::string& where) {
     const int64_t levels = header.type == PageType::kDataPage ? header.data_page->num_values
                                                               : header.data_page_v2->num_values;
@@ -108,11 +111,41 @@ class ChunkReader {
                              " the offset index names for these rows");
     }
     const int64_t expected = page_levels_[data_pages_++];
-    if (levels != expected) {
-      return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1,
-                             " holds ", levels, " rows, the offset index says ", expected);
+    if (max_rep_ > 0) {
+      indexed_rows_ = expected;
+      return Status::OK();
     }
+    if (levels != expected) return IndexedRowsDiffer(levels, expected);
     return Status::OK();
+  }
+
+  Status IndexedRowsDiffer(int64_t rows, int64_t expected) const {
+    return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1, " holds ",
+                           rows, " rows, the offset index says ", expected);
+  }
+
+  // A repeated leaf's page of an indexed run, its `count` levels read (the
+  // first at chunk-wide index `first`; `position` the pattern check's place
+  // before them): it starts and ends on a row boundary, as pages must where
+  // an offset index exists, and holds the rows the index says.
+  Status CheckIndexedRows(int64_t first, int64_t count, int64_t position) {
+    int64_t rows = 0;
+    if (fixed_list_size_ > 0 && out_.all_defined) {  // the pattern held: rows of k levels
+      if (position != 0 || row_position_ != 0) return IndexedRowSplit();
+      rows = count / fixed_list_size_;
+    } else {
+      const int16_t* levels = out_.rep_levels.data() + first;
+      if (count > 0 && levels[0] != 0) return IndexedRowSplit();
+      rows = std::count(levels, levels + count, int16_t{0});
+    }
+    if (rows != indexed_rows_) return IndexedRowsDiffer(rows, indexed_rows_);
+    indexed_rows_ = -1;
+    return Status::OK();
+  }
+
+  Status IndexedRowSplit() const {
+    return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1,
+                           " does not start on a row (pages must, where an offset index exists)");
   }
 
   ColumnChunkData Finish() {
@@ -381,7 +414,10 @@ class ChunkReader {
     if (max_def_ > 0) {
       QUIVER_ASSIGN_OR_RETURN(present, AddDefinitionLevels(def, count, where));
     }
+    const int64_t position = row_position_;
     if (max_rep_ > 0) QUIVER_RETURN_NOT_OK(AddRepetitionLevels(rep, count, where));
+    if (indexed_rows_ >= 0)
+      QUIVER_RETURN_NOT_OK(CheckIndexedRows(out_.num_levels, count, position));
     out_.num_levels += count;
     return DecodeValues(encoding, values, size, present, dictionary_.get(), &out_.values, where);
   }
@@ -576,6 +612,7 @@ class ChunkReader {
   std::vector<int64_t> page_levels_;  // ColumnChunkOptions::page_levels
   size_t data_pages_ = 0;             // data pages read, when page_levels_ is given
   size_t first_indexed_page_ = 0;     // ColumnChunkOptions::first_indexed_page
+  int64_t indexed_rows_ = -1;         // the rows the index gives the page being read (repeated)
   std::vector<uint32_t> levels_;      // one page's levels
 };
 
@@ -607,6 +644,25 @@ Result<ColumnChunkData> ReadColumnChunkPages(const uint8_t* data, int64_t size,
   QUIVER_RETURN_NOT_OK(reader.ReadPages(data, size));
   ColumnChunkData out = reader.Finish();
   return out;
+}
+
+Result<int64_t> LevelsInPages(const uint8_t* data, int64_t size, const std::string& what) {
+  int64_t levels = 0;
+  for (int64_t position = 0, page = 0; position < size; ++page) {
+    const std::string where = what + ", page " + std::to_string(page);
+    int64_t header_size = 0;
+    QUIVER_ASSIGN_OR_RETURN(
+        PageHeader header, DecodePageHeader(data + position, size - position, where, &header_size));
+    position += header_size;
+    if (header.compressed_page_size > size - position) {
+      return Status::Invalid(where, ": its ", header.compressed_page_size,
+                             " bytes run past the pages read (", size - position, " bytes left)");
+    }
+    position += header.compressed_page_size;
+    if (header.data_page) levels += header.data_page->num_values;
+    if (header.data_page_v2) levels += header.data_page_v2->num_values;
+  }
+  return levels;
 }
 
 }  // namespace quiver::parquet

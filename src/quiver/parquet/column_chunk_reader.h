@@ -51,8 +51,9 @@ struct ColumnChunkOptions {
   // memory holds a few pages per thread beyond the values.
   int threads = 1;
   // Not empty: the pages are a run the offset index named, and these are
-  // the levels (a flat leaf's rows) each of its data pages holds, in
-  // order. A data page that holds another count, a data page more, or
+  // the rows each of its data pages holds, in order (a flat leaf's levels;
+  // a repeated leaf's pages must start and end on a row). A data page
+  // that holds another count or starts inside a row, a data page more, or
   // bytes left after the last are Invalid: an index that lies is never
   // read as other rows. `first_indexed_page` is the first one's place in
   // the index (for errors).
@@ -75,5 +76,11 @@ Result<ColumnChunkData> ReadColumnChunkPages(const uint8_t* data, int64_t size,
                                              const ColumnMetaData& meta, const SchemaNode& leaf,
                                              const ColumnChunkOptions& options,
                                              const std::string& what);
+
+// The levels the data pages in [data, data + size) hold, from their
+// headers alone (a dictionary page holds none): what a run of a repeated
+// leaf's pages passes as num_values. Invalid for a header that does not
+// decode or a page that runs past `size`.
+Result<int64_t> LevelsInPages(const uint8_t* data, int64_t size, const std::string& what);
 
 }  // namespace quiver::parquet

@@ -1,6 +1,7 @@
 // ParquetFile: the footer read and checked against itself, the schema
 // mapped to Arrow types, and the metadata as quiver/parquet.h shows it.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <iterator>
 #include <utility>
@@ -139,6 +140,17 @@ struct ParquetFile::Impl {
   SchemaPtr schema;
   std::vector<RowGroupInfo> row_groups;
   std::vector<std::string> column_paths;
+  // Each column chunk's offset index once read and checked (row group
+  // major; null until then): reads of row ranges consult it on every call.
+  // Installed with a compare-and-swap, not under a lock, so that a process
+  // forked while another thread reads finds no lock held.
+  std::unique_ptr<std::atomic<const OffsetIndex*>[]> offset_indexes;
+
+  ~Impl() {
+    if (!offset_indexes) return;
+    const size_t chunks = row_groups.size() * leaves.size();
+    for (size_t i = 0; i < chunks; ++i) delete offset_indexes[i].load();
+  }
 };
 
 ParquetFile::ParquetFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -193,6 +205,8 @@ Result<std::unique_ptr<ParquetFile>> ParquetFile::Open(std::shared_ptr<io::Input
     return Status::Invalid(name, ": the footer says ", m.num_rows, " rows, its row groups hold ",
                            rows);
   }
+  impl->offset_indexes = std::make_unique<std::atomic<const OffsetIndex*>[]>(
+      impl->row_groups.size() * impl->leaves.size());
   impl->source = std::move(source);
   return std::unique_ptr<ParquetFile>(new ParquetFile(std::move(impl)));
 }
@@ -273,6 +287,11 @@ int64_t ChunkStart(const ColumnMetaData& m) {
   return start;
 }
 
+// Rows [begin, end) of a row group.
+struct RowSpan {
+  int64_t begin = 0, end = 0;
+};
+
 // Widens rows [*begin, *end) until every one of `indexes` has a page
 // starting at *begin and one starting at *end (or *end is `rows`), so
 // that each leaf's run of pages holds exactly those rows.
@@ -303,47 +322,96 @@ void AlignToPages(const std::vector<const OffsetIndex*>& indexes, int64_t rows, 
   }
 }
 
-// The pages of a flat leaf's chunk that hold rows [begin, end) (page
-// boundaries, AlignToPages), after the bytes before its first data page
-// (the dictionary page), read and decoded as a chunk of end - begin levels.
-Result<ColumnChunkData> ReadPagesOfRows(io::InputSource& source, const ColumnChunk& chunk,
-                                        const OffsetIndex& index, int64_t begin, int64_t end,
-                                        int64_t group_rows, const SchemaNode& leaf,
-                                        ColumnChunkOptions options, const std::string& what) {
-  ColumnMetaData part = *chunk.meta_data;
-  part.num_values = end - begin;  // a flat leaf: a level per row
-  if (begin == end) return ReadColumnChunkPages(nullptr, 0, part, leaf, options, what);
+// The pages of a leaf's chunk that hold each span's rows [begin, end)
+// (page boundaries, AlignToPages), read in one ReadRanges with the bytes
+// before its first data page (the dictionary page, read once), each span
+// decoded as a chunk of its rows' levels.
+Result<std::vector<ColumnChunkData>> ReadPagesOfRows(
+    io::InputSource& source, const ColumnChunk& chunk, const OffsetIndex& index,
+    const std::vector<RowSpan>& spans, int64_t group_rows, const SchemaNode& leaf,
+    const ColumnChunkOptions& options, const std::string& what) {
   const auto& pages = index.page_locations;
-  size_t first = 0;
-  while (pages[first].first_row_index < begin) ++first;
-  size_t last = first;
-  while (last + 1 < pages.size() && pages[last + 1].first_row_index < end) ++last;
-  // Each page's rows, as the index says, for the reader to hold the pages to.
-  options.first_indexed_page = first;
-  for (size_t p = first; p <= last; ++p) {
-    const int64_t next = p + 1 < pages.size() ? pages[p + 1].first_row_index : group_rows;
-    options.page_levels.push_back(next - pages[p].first_row_index);
-  }
-  const int64_t start = ChunkStart(part);
+  const ColumnMetaData& meta = *chunk.meta_data;
+  const int64_t start = ChunkStart(meta);
   const io::ByteRange prefix{start, pages[0].offset - start};
-  const io::ByteRange run{
-      pages[first].offset,
-      pages[last].offset + pages[last].compressed_page_size - pages[first].offset};
-  if (run.length <= 0) {
-    return Status::Invalid(what, ": the offset index puts page ", last, " before page ", first);
+  struct Run {
+    size_t first = 0, last = 0;
+    io::ByteRange bytes;
+  };
+  std::vector<Run> runs;
+  std::vector<io::ByteRange> ranges;
+  if (prefix.length > 0) ranges.push_back(prefix);
+  for (const RowSpan& span : spans) {
+    Run run;
+    if (span.begin == span.end) {  // no rows: no pages
+      runs.push_back(run);
+      continue;
+    }
+    while (pages[run.first].first_row_index < span.begin) ++run.first;
+    run.last = run.first;
+    while (run.last + 1 < pages.size() && pages[run.last + 1].first_row_index < span.end) {
+      ++run.last;
+    }
+    const PageLocation& last = pages[run.last];
+    run.bytes = {pages[run.first].offset,
+                 last.offset + last.compressed_page_size - pages[run.first].offset};
+    if (run.bytes.length <= 0) {
+      return Status::Invalid(what, ": the offset index puts page ", run.last, " before page ",
+                             run.first);
+    }
+    ranges.push_back(run.bytes);
+    runs.push_back(run);
   }
-  part.total_compressed_size = prefix.length + run.length;
-  if (prefix.length == 0) {
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, source.ReadAt(run.offset, run.length));
-    return ReadColumnChunkPages(bytes->data(), static_cast<int64_t>(bytes->size()), part, leaf,
-                                options, what);
+  std::vector<BufferPtr> parts;
+  if (ranges.size() > (prefix.length > 0 ? 1u : 0u)) {
+    QUIVER_ASSIGN_OR_RETURN(parts, source.ReadRanges(ranges));
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> parts, source.ReadRanges({prefix, run}));
-  std::vector<uint8_t> joined(static_cast<size_t>(part.total_compressed_size));
-  std::memcpy(joined.data(), parts[0]->data(), static_cast<size_t>(prefix.length));
-  std::memcpy(joined.data() + prefix.length, parts[1]->data(), static_cast<size_t>(run.length));
-  return ReadColumnChunkPages(joined.data(), static_cast<int64_t>(joined.size()), part, leaf,
-                              options, what);
+  std::vector<ColumnChunkData> out;
+  size_t next = prefix.length > 0 ? 1 : 0;  // the next run's bytes among `parts`
+  for (size_t s = 0; s < spans.size(); ++s) {
+    const Run& run = runs[s];
+    ColumnMetaData part = meta;
+    part.num_values = 0;
+    if (run.bytes.length == 0) {
+      QUIVER_ASSIGN_OR_RETURN(ColumnChunkData empty,
+                              ReadColumnChunkPages(nullptr, 0, part, leaf, options, what));
+      out.push_back(std::move(empty));
+      continue;
+    }
+    // Each page's rows, as the index says, for the reader to hold the pages to.
+    ColumnChunkOptions run_options = options;
+    run_options.first_indexed_page = run.first;
+    for (size_t p = run.first; p <= run.last; ++p) {
+      const int64_t end = p + 1 < pages.size() ? pages[p + 1].first_row_index : group_rows;
+      run_options.page_levels.push_back(end - pages[p].first_row_index);
+    }
+    const Buffer& pages_read = *parts[next++];
+    if (pages_read.size() != run.bytes.length ||
+        (prefix.length > 0 && parts[0]->size() != prefix.length)) {
+      return Status::IOError(what, ": read ", pages_read.size(), " of the ", run.bytes.length,
+                             " bytes of pages ", run.first, " to ", run.last);
+    }
+    part.num_values = spans[s].end - spans[s].begin;  // a flat leaf: a level per row
+    if (leaf.max_repetition_level > 0) {  // levels are not rows: the pages' headers count them
+      QUIVER_ASSIGN_OR_RETURN(part.num_values,
+                              LevelsInPages(pages_read.data(), pages_read.size(), what));
+    }
+    part.total_compressed_size = prefix.length + run.bytes.length;
+    std::vector<uint8_t> joined;
+    const uint8_t* bytes = pages_read.data();
+    if (prefix.length > 0) {
+      joined.resize(static_cast<size_t>(part.total_compressed_size));
+      std::memcpy(joined.data(), parts[0]->data(), static_cast<size_t>(prefix.length));
+      std::memcpy(joined.data() + prefix.length, pages_read.data(),
+                  static_cast<size_t>(run.bytes.length));
+      bytes = joined.data();
+    }
+    QUIVER_ASSIGN_OR_RETURN(
+        ColumnChunkData data,
+        ReadColumnChunkPages(bytes, part.total_compressed_size, part, leaf, run_options, what));
+    out.push_back(std::move(data));
+  }
+  return out;
 }
 
 }  // namespace
@@ -353,64 +421,84 @@ Result<RecordBatchPtr> ParquetFile::ReadRowGroup(int i, const ParquetReadOptions
     return Status::IndexError("row group ", i, " of ", impl_->name, ", which has ",
                               num_row_groups());
   }
-  return ReadRows(i, 0, impl_->footer.metadata.row_groups[static_cast<size_t>(i)].num_rows,
-                  options);
+  const int64_t rows = impl_->footer.metadata.row_groups[static_cast<size_t>(i)].num_rows;
+  QUIVER_ASSIGN_OR_RETURN(std::vector<RecordBatchPtr> read, ReadRows(i, {{0, rows}}, options));
+  return std::move(read[0]);
 }
 
 Result<RecordBatchPtr> ParquetFile::ReadRowRange(int i, int64_t first, int64_t count,
                                                  const ParquetReadOptions& options) const {
+  QUIVER_ASSIGN_OR_RETURN(std::vector<RecordBatchPtr> read,
+                          ReadRowRanges(i, {{first, count}}, options));
+  return std::move(read[0]);
+}
+
+Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRowRanges(
+    int i, const std::vector<std::pair<int64_t, int64_t>>& ranges,
+    const ParquetReadOptions& options) const {
   if (i < 0 || i >= num_row_groups()) {
     return Status::IndexError("row group ", i, " of ", impl_->name, ", which has ",
                               num_row_groups());
   }
   const int64_t rows = impl_->footer.metadata.row_groups[static_cast<size_t>(i)].num_rows;
-  if (first < 0 || count < 0 || first > rows || count > rows - first) {
-    return Status::IndexError("rows ", first, " to ", first, " + ", count, " of row group ", i,
-                              " of ", impl_->name, ", which has ", rows, " rows");
+  for (const auto& [first, count] : ranges) {
+    if (first < 0 || count < 0 || first > rows || count > rows - first) {
+      return Status::IndexError("rows ", first, " to ", first, " + ", count, " of row group ", i,
+                                " of ", impl_->name, ", which has ", rows, " rows");
+    }
   }
-  return ReadRows(i, first, count, options);
+  if (ranges.empty()) return std::vector<RecordBatchPtr>();
+  return ReadRows(i, ranges, options);
 }
 
-Result<RecordBatchPtr> ParquetFile::ReadRows(int i, int64_t first, int64_t count,
-                                             const ParquetReadOptions& options) const {
+Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
+    int i, const std::vector<std::pair<int64_t, int64_t>>& ranges,
+    const ParquetReadOptions& options) const {
   const Impl& impl = *impl_;
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields, FieldIndices(*impl.schema, options, impl.name));
   const RowGroup& group = impl.footer.metadata.row_groups[static_cast<size_t>(i)];
   const int64_t rows = group.num_rows;
+  std::vector<RowSpan> asked;
+  for (const auto& [first, count] : ranges) asked.push_back({first, first + count});
+  const bool whole_group = asked.size() == 1 && asked[0].begin == 0 && asked[0].end == rows;
 
-  // The rows each field's leaves read, [begin, end): all of them (whole
-  // chunks), or runs of pages when every leaf of the field is flat and has
-  // an offset index (`indexes`, per leaf).
-  struct Span {
-    int64_t begin = 0, end = 0;
-  };
-  std::vector<Span> spans(fields.size(), Span{0, rows});
-  std::vector<std::optional<OffsetIndex>> indexes(impl.leaves.size());
-  if (first != 0 || count != rows) {
+  // The rows each field's leaves read per range asked, [begin, end): all
+  // of them (whole chunks, once for every range: `whole`), or runs of pages
+  // when every leaf of the field has an offset index (`indexes`, per leaf).
+  std::vector<std::vector<RowSpan>> spans(fields.size(), {RowSpan{0, rows}});
+  std::vector<const OffsetIndex*> indexes(impl.leaves.size(), nullptr);
+  if (!whole_group) {
+    std::vector<int> wanted;
+    for (int f : fields) {
+      const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
+      for (int leaf = range.first; leaf < range.first + range.count; ++leaf) wanted.push_back(leaf);
+    }
+    QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> found, OffsetIndexes(i, wanted));
+    for (size_t w = 0; w < wanted.size(); ++w) {
+      if (found[w] && !found[w]->page_locations.empty()) {
+        indexes[static_cast<size_t>(wanted[w])] = found[w];
+      }
+    }
     for (size_t k = 0; k < fields.size(); ++k) {
       const LeafRange& range = impl.field_leaves[static_cast<size_t>(fields[k])];
       std::vector<const OffsetIndex*> field_indexes;
       for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
-        const auto l = static_cast<size_t>(leaf);
-        if (impl.leaves[l]->max_repetition_level > 0) break;
-        QUIVER_ASSIGN_OR_RETURN(indexes[l], ReadOffsetIndex(i, leaf));
-        if (!indexes[l] || indexes[l]->page_locations.empty()) break;
-        field_indexes.push_back(&*indexes[l]);
+        if (indexes[static_cast<size_t>(leaf)] == nullptr) break;
+        field_indexes.push_back(indexes[static_cast<size_t>(leaf)]);
       }
       if (field_indexes.size() != static_cast<size_t>(range.count)) {
         for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
-          indexes[static_cast<size_t>(leaf)].reset();
+          indexes[static_cast<size_t>(leaf)] = nullptr;
         }
         continue;
       }
-      Span span{first, first + count};
-      AlignToPages(field_indexes, rows, &span.begin, &span.end);
-      spans[k] = span;
+      spans[k] = asked;
+      for (RowSpan& span : spans[k]) AlignToPages(field_indexes, rows, &span.begin, &span.end);
     }
   }
 
   // Every leaf of the projected fields read on its own (in parallel), then
-  // each field assembled from its leaves.
+  // each field assembled from its leaves, once per span.
   std::vector<std::pair<int, int>> tasks;  // (field position, leaf)
   for (size_t k = 0; k < fields.size(); ++k) {
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(fields[k])];
@@ -418,7 +506,7 @@ Result<RecordBatchPtr> ParquetFile::ReadRows(int i, int64_t first, int64_t count
       tasks.emplace_back(static_cast<int>(k), leaf);
     }
   }
-  std::vector<ColumnChunkData> data(tasks.size());
+  std::vector<std::vector<ColumnChunkData>> data(tasks.size());  // per task, per span
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(tasks.size()), options.threads, [&](int64_t t) -> Status {
         const auto [k, leaf] = tasks[static_cast<size_t>(t)];
@@ -433,44 +521,90 @@ Result<RecordBatchPtr> ParquetFile::ReadRows(int i, int64_t first, int64_t count
             FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
         const ColumnChunk& chunk = group.columns[static_cast<size_t>(leaf)];
         const SchemaNode& node = *impl.leaves[static_cast<size_t>(leaf)];
-        const std::optional<OffsetIndex>& index = indexes[static_cast<size_t>(leaf)];
-        if (index) {
-          const Span& span = spans[static_cast<size_t>(k)];
-          QUIVER_ASSIGN_OR_RETURN(data[static_cast<size_t>(t)],
-                                  ReadPagesOfRows(*impl.source, chunk, *index, span.begin, span.end,
-                                                  rows, node, chunk_options, what));
+        const OffsetIndex* index = indexes[static_cast<size_t>(leaf)];
+        std::vector<ColumnChunkData>& out = data[static_cast<size_t>(t)];
+        if (index != nullptr) {
+          QUIVER_ASSIGN_OR_RETURN(out, ReadPagesOfRows(*impl.source, chunk, *index, spans[k], rows,
+                                                       node, chunk_options, what));
         } else {
-          QUIVER_ASSIGN_OR_RETURN(data[static_cast<size_t>(t)],
+          out.resize(1);
+          QUIVER_ASSIGN_OR_RETURN(out[0],
                                   ReadColumnChunk(*impl.source, chunk, node, chunk_options, what));
         }
         return Status::OK();
       }));
 
-  std::vector<Field> out_fields;
-  std::vector<ArrayDataPtr> columns;
+  // columns[r][k]: range r's rows of field k.
+  std::vector<std::vector<ArrayDataPtr>> columns(asked.size());
   size_t next = 0;
   for (size_t k = 0; k < fields.size(); ++k) {
     const int f = fields[k];
     const Field& field = impl.schema->fields[static_cast<size_t>(f)];
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
-    std::vector<ColumnChunkData> leaves;
-    for (int n = 0; n < range.count; ++n) leaves.push_back(std::move(data[next++]));
     const std::string what =
         impl.name + ": column " + field.name + " of row group " + std::to_string(i);
-    const Span& span = spans[k];
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
-                            AssembleColumn(impl.root.children[static_cast<size_t>(f)], field,
-                                           &leaves, span.end - span.begin, what));
-    if (span.begin != first || span.end != first + count) {
-      // No rows: at offset 0, as other readers expect an empty array.
-      QUIVER_ASSIGN_OR_RETURN(column, Slice(column, count == 0 ? 0 : first - span.begin, count));
+    ArrayDataPtr column;
+    for (size_t r = 0; r < asked.size(); ++r) {
+      const bool whole = spans[k].size() != asked.size();  // one read serves every range
+      const RowSpan& span = spans[k][whole ? 0 : r];
+      if (!whole || r == 0) {
+        std::vector<ColumnChunkData> leaves;
+        for (int n = 0; n < range.count; ++n) {
+          leaves.push_back(std::move(data[next + static_cast<size_t>(n)][whole ? 0 : r]));
+        }
+        QUIVER_ASSIGN_OR_RETURN(
+            column, AssembleColumn(impl.root.children[static_cast<size_t>(f)], field, &leaves,
+                                   span.end - span.begin, what));
+      }
+      const RowSpan& want = asked[r];
+      ArrayDataPtr piece = column;
+      if (span.begin != want.begin || span.end != want.end) {
+        // No rows: at offset 0, as other readers expect an empty array.
+        const int64_t count = want.end - want.begin;
+        QUIVER_ASSIGN_OR_RETURN(piece,
+                                Slice(column, count == 0 ? 0 : want.begin - span.begin, count));
+      }
+      columns[r].push_back(std::move(piece));
     }
-    out_fields.push_back(field);
-    columns.push_back(std::move(column));
+    next += static_cast<size_t>(range.count);
   }
+  std::vector<Field> out_fields;
+  for (int f : fields) out_fields.push_back(impl.schema->fields[static_cast<size_t>(f)]);
   auto schema =
       std::make_shared<const Schema>(Schema{std::move(out_fields), impl.schema->metadata});
-  return RecordBatch::Make(std::move(schema), count, std::move(columns), ValidationLevel::kFull);
+  std::vector<RecordBatchPtr> out;
+  for (size_t r = 0; r < asked.size(); ++r) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch,
+                            RecordBatch::Make(schema, asked[r].end - asked[r].begin,
+                                              std::move(columns[r]), ValidationLevel::kFull));
+    out.push_back(std::move(batch));
+  }
+  return out;
+}
+
+Result<std::optional<std::vector<int64_t>>> ParquetFile::PageRowStarts(
+    int i, const ParquetReadOptions& options) const {
+  using Starts = std::optional<std::vector<int64_t>>;
+  if (i < 0 || i >= num_row_groups()) {
+    return Status::IndexError("row group ", i, " of ", impl_->name, ", which has ",
+                              num_row_groups());
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
+                          FieldIndices(*impl_->schema, options, impl_->name));
+  std::vector<int> leaves;
+  for (int f : fields) {
+    const LeafRange& range = impl_->field_leaves[static_cast<size_t>(f)];
+    for (int leaf = range.first; leaf < range.first + range.count; ++leaf) leaves.push_back(leaf);
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> indexes, OffsetIndexes(i, leaves));
+  std::vector<int64_t> starts{0};
+  for (const OffsetIndex* index : indexes) {
+    if (index == nullptr || index->page_locations.empty()) return Starts();
+    for (const PageLocation& page : index->page_locations) starts.push_back(page.first_row_index);
+  }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  return Starts(std::move(starts));
 }
 
 Result<TablePtr> ParquetFile::ReadTable(const ParquetReadOptions& options) const {
@@ -554,13 +688,63 @@ struct PageIndexReader {
 Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, int column) const {
   const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
                                *impl_->source, row_group,           column};
-  QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
-  if (!chunk->offset_index_offset) return std::optional<OffsetIndex>();
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, reader.Read(*chunk->offset_index_offset,
-                                                       chunk->offset_index_length, "offset index"));
+  QUIVER_RETURN_NOT_OK(reader.Chunk(num_row_groups()).status());
+  QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> found,
+                          OffsetIndexes(row_group, {column}));
+  if (found[0] == nullptr) return std::optional<OffsetIndex>();
+  return std::optional<OffsetIndex>(*found[0]);
+}
+
+Result<std::vector<const OffsetIndex*>> ParquetFile::OffsetIndexes(
+    int row_group, const std::vector<int>& columns) const {
+  const Impl& impl = *impl_;
+  std::atomic<const OffsetIndex*>* cached =
+      impl.offset_indexes.get() + static_cast<size_t>(row_group) * impl.leaves.size();
+  std::vector<const OffsetIndex*> out(columns.size(), nullptr);
+  // The chunks with an index not read yet, read together (one request for
+  // neighbouring indexes on a remote source).
+  std::vector<size_t> missing;
+  std::vector<io::ByteRange> ranges;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    out[c] = cached[columns[c]].load(std::memory_order_acquire);
+    const PageIndexReader reader{impl.name,    impl.column_paths, impl.footer,
+                                 *impl.source, row_group,         columns[c]};
+    QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
+    if (out[c] != nullptr || !chunk->offset_index_offset) continue;
+    QUIVER_RETURN_NOT_OK(CheckIndexRange(*chunk->offset_index_offset, chunk->offset_index_length,
+                                         impl.footer.metadata_offset, impl.source->size(),
+                                         "offset index", reader.Where()));
+    missing.push_back(c);
+    ranges.push_back({*chunk->offset_index_offset, chunk->offset_index_length});
+  }
+  if (missing.empty()) return out;
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> bytes, impl.source->ReadRanges(ranges));
+  for (size_t m = 0; m < missing.size(); ++m) {
+    const size_t c = missing[m];
+    QUIVER_ASSIGN_OR_RETURN(OffsetIndex index,
+                            CheckedOffsetIndex(row_group, columns[c], *bytes[m]));
+    auto made = std::make_unique<const OffsetIndex>(std::move(index));
+    const OffsetIndex* expected = nullptr;
+    // Another thread may have installed the same index meanwhile: theirs stays.
+    if (cached[columns[c]].compare_exchange_strong(expected, made.get(),
+                                                   std::memory_order_acq_rel)) {
+      out[c] = made.release();
+    } else {
+      out[c] = expected;
+    }
+  }
+  return out;
+}
+
+Result<OffsetIndex> ParquetFile::CheckedOffsetIndex(int row_group, int column,
+                                                    const Buffer& bytes) const {
+  const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
+                               *impl_->source, row_group,           column};
+  const ColumnChunk* chunk = &impl_->footer.metadata.row_groups[static_cast<size_t>(row_group)]
+                                  .columns[static_cast<size_t>(column)];
   const std::string where = reader.Where();
   QUIVER_ASSIGN_OR_RETURN(OffsetIndex index,
-                          DecodeOffsetIndex(bytes->data(), static_cast<int64_t>(bytes->size()),
+                          DecodeOffsetIndex(bytes.data(), static_cast<int64_t>(bytes.size()),
                                             where + ": the offset index"));
   // Each page inside the column chunk, and starting at one of the row
   // group's rows (the first at row 0).
@@ -587,6 +771,11 @@ Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, i
     // as another.
     if (p > 0) {
       const PageLocation& before = index.page_locations[p - 1];
+      if (page.first_row_index <= before.first_row_index) {
+        return Status::Invalid(where, ": the offset index says page ", p, " starts at row ",
+                               page.first_row_index, ", not after page ", p - 1, " (row ",
+                               before.first_row_index, ")");
+      }
       if (page.offset < before.offset + before.compressed_page_size) {
         return Status::Invalid(where, ": the offset index puts page ", p, " at offset ",
                                page.offset, ", inside or before page ", p - 1, " (",
@@ -595,7 +784,7 @@ Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, i
       }
     }
   }
-  return std::optional<OffsetIndex>(std::move(index));
+  return index;
 }
 
 Result<std::optional<ColumnIndex>> ParquetFile::ReadColumnIndex(int row_group, int column) const {

@@ -339,6 +339,42 @@ TEST(ParquetFileTest, RowRangesReadThePagesThatHoldThem) {
   }
 }
 
+// Several ranges at once equal each read alone; the list column reads its
+// pages only (its index's pages start on rows), each read once, with the
+// dictionary page read once for all the ranges.
+TEST(ParquetFileTest, SeveralRowRangesReadTheirPagesOnce) {
+  ParquetWriteOptions options;
+  options.write_page_index = true;
+  options.data_page_bytes = 256;
+  options.row_group_rows = 3000;
+  ASSERT_OK_AND_ASSIGN(BufferPtr bytes, WriteParquetBuffer(*RowRangeTable(), options));
+  auto counting = std::make_shared<CountingSource>(bytes);
+  ASSERT_OK_AND_ASSIGN(auto file, ParquetFile::Open(counting));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr whole, file->ReadRowGroup(0));
+  const std::vector<std::pair<int64_t, int64_t>> ranges = {
+      {2999, 1}, {0, 3}, {1500, 0}, {700, 40}, {0, 3}};
+  ASSERT_OK_AND_ASSIGN(std::vector<RecordBatchPtr> parts, file->ReadRowRanges(0, ranges));
+  ASSERT_EQ(parts.size(), ranges.size());
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr expected, whole->Slice(ranges[r].first, ranges[r].second));
+    EXPECT_TRUE(parts[r]->Equals(*expected)) << "range " << r;
+  }
+  ASSERT_OK_AND_ASSIGN(auto starts, file->PageRowStarts(0));
+  ASSERT_TRUE(starts.has_value());
+  EXPECT_EQ(starts->front(), 0);
+  EXPECT_TRUE(std::is_sorted(starts->begin(), starts->end()));
+  ParquetReadOptions lists;
+  lists.columns = {"l"};
+  const int64_t before = counting->read();
+  ASSERT_OK_AND_ASSIGN(parts, file->ReadRowRanges(0, {{10, 2}, {2000, 2}}, lists));
+  EXPECT_EQ(parts[1]->num_rows(), 2);
+  const int64_t chunk = file->row_group(0).columns[2].compressed_size;
+  EXPECT_LT(counting->read() - before, chunk / 2) << "of " << chunk;
+  ASSERT_OK_AND_ASSIGN(parts, file->ReadRowRanges(0, {}));
+  EXPECT_TRUE(parts.empty());
+  EXPECT_ERROR(kIndexError, "rows 3000 to 3000 + 1", file->ReadRowRanges(0, {{0, 1}, {3000, 1}}));
+}
+
 TEST(ParquetFileTest, RowRangesOutOfTheRowGroupAreRefused) {
   ParquetWriteOptions options;
   options.write_page_index = true;

@@ -1,0 +1,172 @@
+"""qv.dataset over Parquet files with page indexes: a take, ds[i] or a short
+slice reads the pages that hold its rows (found through the row group's
+offset indexes), not the whole row group, for every column kind (fixed and
+variable shape tensors, lists, strings, nullable numbers); files without
+an index, and rows that need most of a row group, read the row group
+whole. Rows come back equal to pyarrow's, locally and over HTTP."""
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+import quiver as qv  # noqa: E402
+
+ROWS = 4000
+
+
+def tensor_table(rows=ROWS):
+    rng = np.random.default_rng(11)
+    images = rng.integers(0, 255, (rows, 3, 8, 8), dtype=np.uint8)
+    ragged = [rng.standard_normal((1 + i % 5, 4)).astype(np.float32) for i in range(rows)]
+    ids = np.arange(rows, dtype=np.int64)
+    return pa.table(
+        {
+            "id": pa.array(ids, mask=ids % 11 == 0),
+            "image": pa.array(qv.FixedShapeTensorArray.from_numpy(images)),
+            "ragged": pa.array(qv.VariableShapeTensorArray.from_numpy(ragged)),
+            "tags": pa.array([[f"t{j}" for j in range(i % 4)] for i in range(rows)]),
+            "name": pa.array([f"row {i}" if i % 7 else None for i in range(rows)]),
+        }
+    )
+
+
+def write(table, path, writer, page_index=True):
+    # One row group, pages of a few KiB: a row's pages are a small part of it.
+    options = dict(row_group_size=ROWS, data_page_size=4096, write_page_index=page_index)
+    if writer == "pyarrow":
+        pq.write_table(table, path, **options)
+    else:
+        qv.parquet.write_table(table, path, **options)
+
+
+def expected_rows(table, rows):
+    return table.take(pa.array(rows, pa.int64()))
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "quiver"])
+def test_a_take_reads_only_the_pages_of_its_rows(tmp_path, writer):
+    table = tensor_table()
+    path = tmp_path / "t.parquet"
+    write(table, path, writer)
+    size = path.stat().st_size
+    rows = [3999, 0, 1234, 1234, 17, 2500, 1]
+    with qv.dataset(path, memory_map=False) as ds:
+        got = pa.table(ds.take(rows))
+        assert got.equals(expected_rows(table, rows))
+        # Rows read through the index are not cached: nothing was decoded whole.
+        assert ds.cache_stats()["bytes_cached"] == 0
+    # Columns of one leaf each: the pages of 7 rows (and the footer and
+    # indexes), not the 4000 rows. (A field of several leaves reads the rows
+    # its leaves' pages share: the variable_shape_tensor's shape leaf has a
+    # page or two, so its data leaf reads most of its pages.)
+    single = ["id", "image", "tags", "name"]
+    with qv.dataset(path, columns=single, memory_map=False) as ds:
+        assert pa.table(ds.take(rows)).equals(expected_rows(table.select(single), rows))
+        stats = ds.cache_stats()
+        assert 0 < stats["bytes_fetched"] < size / 6, (stats, size)
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "quiver"])
+def test_single_rows_and_short_slices_read_through_the_index(tmp_path, writer):
+    table = tensor_table()
+    path = tmp_path / "t.parquet"
+    write(table, path, writer)
+    with qv.dataset(path) as ds:
+        for i in (0, 1, 2047, 3999):
+            assert pa.table(ds[i]).equals(table.slice(i, 1))
+        assert pa.table(ds[100:140]).equals(table.slice(100, 40))
+        assert pa.table(ds.__getitems__([5, 3, 5])).equals(expected_rows(table, [5, 3, 5]))
+        assert ds.cache_stats()["bytes_cached"] == 0
+
+
+def test_a_projection_reads_the_pages_of_its_columns(tmp_path):
+    table = tensor_table()
+    path = tmp_path / "t.parquet"
+    write(table, path, "quiver")
+    with qv.dataset(path, columns=["image", "id"], memory_map=False) as ds:
+        rows = [10, 3000, 10]
+        got = pa.table(ds.take(rows))
+        assert got.equals(expected_rows(table.select(["image", "id"]), rows))
+        assert ds.cache_stats()["bytes_fetched"] < path.stat().st_size / 6
+
+
+def test_rows_that_need_most_of_the_row_group_read_it_whole(tmp_path):
+    table = tensor_table()
+    path = tmp_path / "t.parquet"
+    write(table, path, "quiver")
+    rows = list(range(0, ROWS, 3))
+    with qv.dataset(path, memory_map=False) as ds:
+        assert pa.table(ds.take(rows)).equals(expected_rows(table, rows))
+        stats = ds.cache_stats()
+        assert stats["bytes_cached"] > 0 and stats["misses"] > 0
+        # The row group is cached now: a second take reads nothing.
+        fetched = stats["bytes_fetched"]
+        assert pa.table(ds.take([7])).equals(table.slice(7, 1))
+        assert ds.cache_stats()["bytes_fetched"] == fetched
+
+
+def test_a_file_without_page_indexes_reads_row_groups_whole(tmp_path):
+    table = tensor_table()
+    path = tmp_path / "t.parquet"
+    write(table, path, "pyarrow", page_index=False)
+    with qv.dataset(path, memory_map=False) as ds:
+        assert pa.table(ds.take([5, 3999])).equals(expected_rows(table, [5, 3999]))
+        assert ds.cache_stats()["bytes_fetched"] > path.stat().st_size / 2
+
+
+def test_many_files_and_row_groups_with_indexes(tmp_path):
+    table = tensor_table()
+    for part in range(2):
+        pq.write_table(
+            table.slice(part * 2000, 2000),
+            tmp_path / f"part-{part}.parquet",
+            row_group_size=700,
+            data_page_size=2048,
+            write_page_index=True,
+            compression="zstd",
+        )
+    rng = np.random.default_rng(2)
+    rows = rng.integers(0, ROWS, 50).tolist()
+    with qv.dataset(tmp_path) as ds:
+        assert pa.table(ds.take(rows)).equals(expected_rows(table, rows))
+        assert pa.table(ds[695:705]).equals(table.slice(695, 10))
+
+
+def test_a_lying_index_on_a_list_column_is_an_error_not_other_rows(tmp_path):
+    # A list column's page index moved by one row: the page the index names
+    # no longer starts on a row, or holds another count of rows.
+    from test_parquet_page_index import _with_offset_index
+
+    table = pa.table({"l": pa.array([list(range(i % 3 + 1)) for i in range(600)])})
+    path = tmp_path / "l.parquet"
+    qv.parquet.write_table(table, path, data_page_size=256, write_page_index=True)
+    data = path.read_bytes()
+    f = qv.parquet.ParquetFile(data)
+    pages = [
+        (p["offset"], p["compressed_page_size"], p["first_row_index"]) for p in f.offset_index(0, 0)
+    ]
+    assert len(pages) > 4
+    shifted = list(pages)
+    shifted[2] = (pages[2][0], pages[2][1], pages[2][2] + 1)
+    lying = tmp_path / "lying.parquet"
+    lying.write_bytes(_with_offset_index(data, pages, shifted))
+    with qv.dataset(lying) as ds:
+        with pytest.raises(ValueError, match=r"data page 1 holds \d+ rows, the offset index says"):
+            ds.take([pages[1][2]])
+    # Read whole, the row group needs no index and reads right.
+    assert pa.table(qv.parquet.read_table(lying)).equals(table)
+
+
+def test_rows_over_http_fetch_their_pages(tmp_path, nginx):
+    table = tensor_table()
+    name = "pages.parquet"
+    write(table, nginx.root / name, "pyarrow")
+    size = (nginx.root / name).stat().st_size
+    rows = [2, 3998, 1500]
+    with qv.dataset(f"{nginx.url}/{name}") as ds:
+        assert pa.table(ds.take(rows)).equals(expected_rows(table, rows))
+    with qv.dataset(f"{nginx.url}/{name}", columns=["image", "name"]) as ds:
+        assert pa.table(ds.take(rows)).equals(expected_rows(table.select(["image", "name"]), rows))
+        assert ds.cache_stats()["bytes_fetched"] < size / 6
