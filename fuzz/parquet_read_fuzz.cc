@@ -2,11 +2,13 @@
 // opened as a Parquet file and read row group by row group (page headers,
 // decompression, levels, every value encoding, the assembly into arrays)
 // give record batches that validate in full, or an error; never a crash.
-// A run of rows read through the offset index (ReadRowRange) gives a batch
-// of those rows, or an error.
+// Runs of rows read through the offset index (ReadRowRange, ReadRowRanges)
+// give batches of those rows, or an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "fuzz_targets.h"
 #include "quiver/io.h"
@@ -37,6 +39,20 @@ int FuzzParquetRead(const uint8_t* data, size_t size) {
     const int64_t rows = (*batch)->num_rows();
     auto part = (*file)->ReadRowRange(g, rows / 3, rows / 3, options);
     if (part.ok() && (*part)->num_rows() != rows / 3) __builtin_trap();
+    // Two runs at once (each leaf's pages in one read), as a dataset's take
+    // reads them between the page starts.
+    const std::vector<std::pair<int64_t, int64_t>> runs{{0, rows / 4}, {rows / 2, rows - rows / 2}};
+    auto parts = (*file)->ReadRowRanges(g, runs, options);
+    if (parts.ok()) {
+      if (parts->size() != runs.size()) __builtin_trap();
+      for (size_t r = 0; r < runs.size(); ++r) {
+        if ((*parts)[r]->num_rows() != runs[r].second) __builtin_trap();
+      }
+    }
+    auto starts = (*file)->PageRowStarts(g, options);
+    if (starts.ok() && *starts && (starts->value().empty() || starts->value()[0] != 0)) {
+      __builtin_trap();
+    }
   }
   return 0;
 }

@@ -1475,15 +1475,15 @@ def test_convert_keeps_batch_boundaries_including_empty_batches(tmp_path, out_na
 
 @pytest.fixture
 def parquet_file(tmp_path):
+    # pyarrow alone: the C++ suite runs this before the Python package is
+    # installed.
     pq = pytest.importorskip("pyarrow.parquet")
-    import quiver as qv
-
-    images = qv.FixedShapeTensorArray.from_numpy(np.arange(48, dtype=np.float32).reshape(4, 3, 4))
+    values = np.arange(48, dtype=np.float32).reshape(4, 3, 4)
     table = pa.table(
         {
             "label": pa.array([7, None, 9, 10], pa.int32()),
             "name": ["a", "b", None, "d"],
-            "image": pa.array(images),
+            "image": pa.FixedShapeTensorArray.from_numpy_ndarray(values),
         }
     )
     path = tmp_path / "images.parquet"
@@ -1513,12 +1513,13 @@ def test_head_and_validate_read_parquet_row_groups(parquet_file):
 
 
 def test_validate_names_the_broken_row_group_of_a_parquet_file(parquet_file, tmp_path):
-    import quiver as qv
+    import pyarrow.parquet as pq
 
-    column = qv.parquet.ParquetFile(parquet_file).row_group(1)["columns"][0]
+    column = pq.ParquetFile(parquet_file).metadata.row_group(1).column(0)
     data = bytearray(parquet_file.read_bytes())
-    start = column["dictionary_page_offset"] or column["data_page_offset"]
-    data[start + 2 : start + column["compressed_size"]] = bytes(column["compressed_size"] - 2)
+    start = column.dictionary_page_offset or column.data_page_offset
+    size = column.total_compressed_size
+    data[start + 2 : start + size] = bytes(size - 2)
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(bytes(data))
     r = run("validate", broken)

@@ -5,6 +5,8 @@ variable shape tensors, lists, strings, nullable numbers); files without
 an index, and rows that need most of a row group, read the row group
 whole. Rows come back equal to pyarrow's, locally and over HTTP."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -152,11 +154,36 @@ def test_a_lying_index_on_a_list_column_is_an_error_not_other_rows(tmp_path):
     shifted[2] = (pages[2][0], pages[2][1], pages[2][2] + 1)
     lying = tmp_path / "lying.parquet"
     lying.write_bytes(_with_offset_index(data, pages, shifted))
+    f = qv.parquet.ParquetFile(lying)
+    with pytest.raises(ValueError, match=r"data page 1 holds \d+ rows, the offset index says"):
+        f.read_row_range(0, pages[1][2], 1)
+    # A take reads the row group whole instead, which needs no index.
     with qv.dataset(lying) as ds:
-        with pytest.raises(ValueError, match=r"data page 1 holds \d+ rows, the offset index says"):
-            ds.take([pages[1][2]])
-    # Read whole, the row group needs no index and reads right.
+        rows = [pages[1][2], 0, pages[2][2]]
+        assert pa.table(ds.take(rows)).equals(expected_rows(table, rows))
     assert pa.table(qv.parquet.read_table(lying)).equals(table)
+
+
+def test_list_rows_split_across_pages_come_back_whole():
+    # tests/data/list_rows_split_across_pages.parquet: 400 rows of a
+    # list<int64> of 3 values in v1 data pages of 100 levels each, so rows
+    # cross page ends (as writers before the format required otherwise
+    # wrote them), with an offset index giving each page the rows started
+    # before it: page 1 says row 34, but begins with the tail of row 33.
+    path = Path(__file__).parent.parent / "data" / "list_rows_split_across_pages.parquet"
+    expected = pq.read_table(path)
+    assert expected.column(0)[33].as_py() == [330, 331, 332]
+    f = qv.parquet.ParquetFile(path)
+    assert [p["first_row_index"] for p in f.offset_index(0, 0)][:3] == [0, 34, 67]
+    # Read through the index, row 33 would end at page 0's end: the page
+    # after the run is read too, and its first level shows the split.
+    with pytest.raises(ValueError, match="data page 1 does not start on a row"):
+        f.read_row_range(0, 33, 1)
+    with qv.dataset(path) as ds:
+        for rows in ([33], [33, 5], [34], [66, 67, 399]):
+            assert pa.table(ds.take(rows)).equals(expected_rows(expected, rows)), rows
+        assert pa.table(ds[33]).equals(expected.slice(33, 1))
+        assert pa.table(ds[30:35]).equals(expected.slice(30, 5))
 
 
 def test_rows_over_http_fetch_their_pages(tmp_path, nginx):

@@ -200,8 +200,13 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadParquetRows(
   if (2 * covered > group_rows) return std::optional<RowColumns>();
   std::vector<std::pair<int64_t, int64_t>> ranges;
   for (const Run& run : runs) ranges.emplace_back(run.begin, run.end - run.begin);
-  QUIVER_ASSIGN_OR_RETURN(std::vector<RecordBatchPtr> batches,
-                          parquet_->ReadRowRanges(k, ranges, options));
+  Result<std::vector<RecordBatchPtr>> read = parquet_->ReadRowRanges(k, ranges, options);
+  // Pages the index describes wrongly (a list's rows split across pages,
+  // as older writers did): the row group read whole says what is right.
+  if (!read.ok() && read.status().code() == StatusCode::kInvalid) {
+    return std::optional<RowColumns>();
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<RecordBatchPtr> batches, std::move(read));
   std::vector<std::vector<ArrayDataPtr>> pieces(columns.size());
   std::vector<int64_t> positions;  // of each row among the runs' rows end to end
   positions.reserve(rows.size());

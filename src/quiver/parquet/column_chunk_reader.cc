@@ -131,7 +131,11 @@ class ChunkReader {
   Status CheckIndexedRows(int64_t first, int64_t count, int64_t position) {
     int64_t rows = 0;
     if (fixed_list_size_ > 0 && out_.all_defined) {  // the pattern held: rows of k levels
-      if (position != 0 || row_position_ != 0) return IndexedRowSplit();
+      if (position != 0) return IndexedRowSplit();
+      if (row_position_ != 0) {
+        return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1,
+                               " ends inside a row (pages must not, where an offset index exists)");
+      }
       rows = count / fixed_list_size_;
     } else {
       const int16_t* levels = out_.rep_levels.data() + first;

@@ -493,7 +493,20 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
         continue;
       }
       spans[k] = asked;
-      for (RowSpan& span : spans[k]) AlignToPages(field_indexes, rows, &span.begin, &span.end);
+      bool repeated = false;
+      for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
+        repeated = repeated || impl.leaves[static_cast<size_t>(leaf)]->max_repetition_level > 0;
+      }
+      for (RowSpan& span : spans[k]) {
+        AlignToPages(field_indexes, rows, &span.begin, &span.end);
+        // Older writers let a list's page end inside a row: read on to the
+        // next page, whose first level must start a row, so that the last
+        // row is known to be whole (the rows read beyond are sliced off).
+        if (repeated && span.begin < span.end && span.end < rows) {
+          ++span.end;
+          AlignToPages(field_indexes, rows, &span.begin, &span.end);
+        }
+      }
     }
   }
 
