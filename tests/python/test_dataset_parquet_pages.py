@@ -59,15 +59,38 @@ def test_a_take_reads_only_the_pages_of_its_rows(tmp_path, writer):
         assert got.equals(expected_rows(table, rows))
         # Rows read through the index are not cached: nothing was decoded whole.
         assert ds.cache_stats()["bytes_cached"] == 0
-    # Columns of one leaf each: the pages of 7 rows (and the footer and
-    # indexes), not the 4000 rows. (A field of several leaves reads the rows
-    # its leaves' pages share: the variable_shape_tensor's shape leaf has a
-    # page or two, so its data leaf reads most of its pages.)
-    single = ["id", "image", "tags", "name"]
-    with qv.dataset(path, columns=single, memory_map=False) as ds:
-        assert pa.table(ds.take(rows)).equals(expected_rows(table.select(single), rows))
+    # The pages of 7 rows (and the footer and indexes), not the 4000 rows.
+    # (pyarrow writes the ragged floats with a dictionary page of most of
+    # their bytes, read whole: left out here, and below without it.)
+    some = ["id", "image", "tags", "name"]
+    with qv.dataset(path, columns=some, memory_map=False) as ds:
+        assert pa.table(ds.take(rows)).equals(expected_rows(table.select(some), rows))
         stats = ds.cache_stats()
         assert 0 < stats["bytes_fetched"] < size / 6, (stats, size)
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "quiver"])
+def test_a_ragged_tensor_reads_the_pages_of_its_rows_in_both_leaves(tmp_path, writer):
+    # A variable_shape_tensor is a struct of two leaves (the values and the
+    # shapes) whose pages end at different rows: each leaf reads its own
+    # pages and keeps the rows asked.
+    table = tensor_table().select(["ragged"])
+    path = tmp_path / "r.parquet"
+    options = dict(row_group_size=ROWS, data_page_size=4096, write_page_index=True)
+    options["use_dictionary"] = False
+    if writer == "pyarrow":
+        pq.write_table(table, path, **options)
+    else:
+        qv.parquet.write_table(table, path, **options)
+    f = qv.parquet.ParquetFile(path)
+    assert len(f.offset_index(0, 0)) > 4 * len(f.offset_index(0, 1))
+    rows = [4, 3999, 2001, 4, 1000]
+    with qv.dataset(path, memory_map=False) as ds:
+        opened = ds.cache_stats()["bytes_fetched"]  # the footer's read
+        assert pa.table(ds.take(rows)).equals(expected_rows(table, rows))
+        taken = ds.cache_stats()["bytes_fetched"] - opened
+        assert taken < path.stat().st_size / 5, taken
+        assert pa.table(ds[1999:2003]).equals(table.slice(1999, 4))
 
 
 @pytest.mark.parametrize("writer", ["pyarrow", "quiver"])

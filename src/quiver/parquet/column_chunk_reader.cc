@@ -650,6 +650,89 @@ Result<ColumnChunkData> ReadColumnChunkPages(const uint8_t* data, int64_t size,
   return out;
 }
 
+namespace {
+
+// The levels of rows [skip, skip + rows) of a leaf's levels: [*begin, *end).
+Status RowLevels(const ColumnChunkData& data, const SchemaNode& leaf, int64_t fixed_list_size,
+                 int64_t skip, int64_t rows, int64_t* begin, int64_t* end,
+                 const std::string& what) {
+  const int64_t last = skip + rows;
+  if (leaf.max_repetition_level == 0) {
+    *begin = skip;
+    *end = last;
+  } else if (data.rep_levels.empty()) {  // the fixed-size list pattern held: k levels a row
+    const int64_t k = data.num_levels == 0 ? 1 : fixed_list_size;
+    if (k <= 0) return Status::Invalid(what, ": list levels without repetition levels");
+    *begin = skip * k;
+    *end = last * k;
+  } else {
+    *begin = *end = -1;
+    int64_t row = -1;
+    for (int64_t l = 0; l < data.num_levels && *end < 0; ++l) {
+      if (data.rep_levels[static_cast<size_t>(l)] != 0) continue;
+      ++row;
+      if (row == skip) *begin = l;
+      if (row == last) *end = l;
+    }
+    if (*begin < 0 && row + 1 == skip) *begin = data.num_levels;  // no rows kept, at the end
+    if (*end < 0 && row + 1 == last) *end = data.num_levels;
+  }
+  if (*begin < 0 || *end < *begin || *end > data.num_levels) {
+    return Status::Invalid(what, ": the pages read hold fewer rows than the ", last,
+                           " their offset index gives them");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ColumnChunkData> KeepRows(const ColumnChunkData& data, const SchemaNode& leaf,
+                                 int64_t fixed_list_size, int64_t skip, int64_t rows,
+                                 const std::string& what) {
+  int64_t begin = 0, end = 0;
+  QUIVER_RETURN_NOT_OK(RowLevels(data, leaf, fixed_list_size, skip, rows, &begin, &end, what));
+  // A value for each level at the maximum definition level.
+  int64_t first_value = begin, last_value = end;
+  if (!data.all_defined) {
+    const auto& def = data.def_levels;
+    const int16_t max = leaf.max_definition_level;
+    first_value = std::count(def.begin(), def.begin() + begin, max);
+    last_value = first_value + std::count(def.begin() + begin, def.begin() + end, max);
+  }
+  const ColumnValues& from = data.values;
+  if (last_value > from.count) {
+    return Status::Invalid(what, ": the levels hold ", last_value, " values, the pages ",
+                           from.count);
+  }
+  ColumnChunkData out;
+  QUIVER_ASSIGN_OR_RETURN(out.values, ColumnValues::Make(from.type, from.width));
+  ColumnValues& to = out.values;
+  to.count = last_value - first_value;
+  if (from.type == PhysicalType::kByteArray) {
+    const auto* offsets = reinterpret_cast<const int32_t*>(from.offsets.data());
+    const int32_t base = offsets[first_value];
+    QUIVER_ASSIGN_OR_RETURN(uint8_t * rebased, to.offsets.Extend(to.count * 4));
+    for (int64_t v = 0; v < to.count; ++v) {
+      const int32_t next = offsets[first_value + v + 1] - base;
+      std::memcpy(rebased + v * 4, &next, 4);
+    }
+    QUIVER_RETURN_NOT_OK(to.bytes.Append(from.bytes.data() + base, offsets[last_value] - base));
+  } else {
+    QUIVER_RETURN_NOT_OK(
+        to.fixed.Append(from.fixed.data() + first_value * from.width, to.count * from.width));
+  }
+  out.num_levels = end - begin;
+  out.all_defined = data.all_defined;
+  if (!data.def_levels.empty()) {
+    out.def_levels.assign(data.def_levels.begin() + begin, data.def_levels.begin() + end);
+  }
+  if (!data.rep_levels.empty()) {
+    out.rep_levels.assign(data.rep_levels.begin() + begin, data.rep_levels.begin() + end);
+  }
+  if (data.dictionary) out.dictionary = std::make_unique<ColumnValues>(*data.dictionary);
+  return out;
+}
+
 Result<int64_t> LevelsInPages(const uint8_t* data, int64_t size, const std::string& what) {
   int64_t levels = 0;
   for (int64_t position = 0, page = 0; position < size; ++page) {

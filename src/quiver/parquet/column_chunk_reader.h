@@ -77,6 +77,15 @@ Result<ColumnChunkData> ReadColumnChunkPages(const uint8_t* data, int64_t size,
                                              const ColumnChunkOptions& options,
                                              const std::string& what);
 
+// Rows [skip, skip + rows) of `data`, a leaf's levels and values for the
+// rows of the pages read (fixed_list_size: as the read was given it): those
+// rows' levels and the values present among them, copied. A read through
+// the offset index decodes whole pages; each leaf keeps the rows asked.
+// Invalid when `data` holds fewer rows.
+Result<ColumnChunkData> KeepRows(const ColumnChunkData& data, const SchemaNode& leaf,
+                                 int64_t fixed_list_size, int64_t skip, int64_t rows,
+                                 const std::string& what);
+
 // The levels the data pages in [data, data + size) hold, from their
 // headers alone (a dictionary page holds none): what a run of a repeated
 // leaf's pages passes as num_values. Invalid for a header that does not

@@ -292,34 +292,19 @@ struct RowSpan {
   int64_t begin = 0, end = 0;
 };
 
-// Widens rows [*begin, *end) until every one of `indexes` has a page
-// starting at *begin and one starting at *end (or *end is `rows`), so
-// that each leaf's run of pages holds exactly those rows.
-void AlignToPages(const std::vector<const OffsetIndex*>& indexes, int64_t rows, int64_t* begin,
-                  int64_t* end) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (const OffsetIndex* index : indexes) {
-      const auto& pages = index->page_locations;
-      auto after = std::upper_bound(
-          pages.begin(), pages.end(), *begin,
-          [](int64_t row, const PageLocation& page) { return row < page.first_row_index; });
-      const int64_t start = after == pages.begin() ? 0 : std::prev(after)->first_row_index;
-      if (start < *begin) {
-        *begin = start;
-        changed = true;
-      }
-      auto stop_at = std::lower_bound(
-          pages.begin(), pages.end(), *end,
-          [](const PageLocation& page, int64_t row) { return page.first_row_index < row; });
-      const int64_t stop = stop_at == pages.end() ? rows : stop_at->first_row_index;
-      if (stop > *end) {
-        *end = stop;
-        changed = true;
-      }
-    }
-  }
+// Widens rows [*begin, *end) to a leaf's page boundaries: *begin to the
+// first row of the page holding it, *end to the first row of the page
+// after the one holding row *end - 1 (or `rows`).
+void AlignToPages(const OffsetIndex& index, int64_t rows, int64_t* begin, int64_t* end) {
+  const auto& pages = index.page_locations;
+  auto after = std::upper_bound(
+      pages.begin(), pages.end(), *begin,
+      [](int64_t row, const PageLocation& page) { return row < page.first_row_index; });
+  *begin = after == pages.begin() ? 0 : std::prev(after)->first_row_index;
+  auto stop_at = std::lower_bound(
+      pages.begin(), pages.end(), *end,
+      [](const PageLocation& page, int64_t row) { return page.first_row_index < row; });
+  *end = stop_at == pages.end() ? rows : stop_at->first_row_index;
 }
 
 // The pages of a leaf's chunk that hold each span's rows [begin, end)
@@ -451,6 +436,52 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRowRanges(
   return ReadRows(i, ranges, options);
 }
 
+namespace {
+
+// What a leaf of a field read through its offset index reads: runs of its
+// pages (`reads`, ascending and apart: the pages of neighbouring ranges
+// asked are one run), and for each range asked the run that holds it
+// (`read_of`; unused for an empty range).
+struct LeafReads {
+  std::vector<RowSpan> reads;
+  std::vector<size_t> read_of;
+};
+
+// Each range's rows widened to the leaf's page boundaries, then merged
+// into runs. Older writers let a list's page end inside a row: a leaf of
+// variable-size lists reads on to the page after, whose first level must
+// start a row, so that the last row asked for is known to be whole.
+LeafReads PlanLeafReads(const OffsetIndex& index, bool variable_lists, int64_t rows,
+                        const std::vector<RowSpan>& asked) {
+  std::vector<RowSpan> aligned = asked;
+  std::vector<size_t> order;
+  for (size_t r = 0; r < asked.size(); ++r) {
+    RowSpan& span = aligned[r];
+    if (span.begin == span.end) continue;
+    AlignToPages(index, rows, &span.begin, &span.end);
+    if (variable_lists && span.end < rows) {
+      ++span.end;
+      AlignToPages(index, rows, &span.begin, &span.end);
+    }
+    order.push_back(r);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t x, size_t y) { return aligned[x].begin < aligned[y].begin; });
+  LeafReads out;
+  out.read_of.assign(asked.size(), 0);
+  for (size_t r : order) {
+    if (out.reads.empty() || aligned[r].begin > out.reads.back().end) {
+      out.reads.push_back(aligned[r]);
+    } else {
+      out.reads.back().end = std::max(out.reads.back().end, aligned[r].end);
+    }
+    out.read_of[r] = out.reads.size() - 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
     int i, const std::vector<std::pair<int64_t, int64_t>>& ranges,
     const ParquetReadOptions& options) const {
@@ -462,11 +493,16 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
   for (const auto& [first, count] : ranges) asked.push_back({first, first + count});
   const bool whole_group = asked.size() == 1 && asked[0].begin == 0 && asked[0].end == rows;
 
-  // The rows each field's leaves read per range asked, [begin, end): all
-  // of them (whole chunks, once for every range: `whole`), or runs of pages
-  // when every leaf of the field has an offset index (`indexes`, per leaf).
-  std::vector<std::vector<RowSpan>> spans(fields.size(), {RowSpan{0, rows}});
+  auto fixed_list_size = [&](int f) {
+    return FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type,
+                         impl.root.children[static_cast<size_t>(f)]);
+  };
+  // A field whose leaves all have an offset index reads, leaf by leaf, the
+  // pages that hold the ranges asked (`plans`, per leaf); any other field
+  // reads its whole column chunks once for all the ranges.
   std::vector<const OffsetIndex*> indexes(impl.leaves.size(), nullptr);
+  std::vector<LeafReads> plans(impl.leaves.size());
+  std::vector<bool> indexed(fields.size(), false);
   if (!whole_group) {
     std::vector<int> wanted;
     for (int f : fields) {
@@ -481,37 +517,28 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
     }
     for (size_t k = 0; k < fields.size(); ++k) {
       const LeafRange& range = impl.field_leaves[static_cast<size_t>(fields[k])];
-      std::vector<const OffsetIndex*> field_indexes;
+      bool all = true;
       for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
-        if (indexes[static_cast<size_t>(leaf)] == nullptr) break;
-        field_indexes.push_back(indexes[static_cast<size_t>(leaf)]);
+        all = all && indexes[static_cast<size_t>(leaf)] != nullptr;
       }
-      if (field_indexes.size() != static_cast<size_t>(range.count)) {
-        for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
-          indexes[static_cast<size_t>(leaf)] = nullptr;
-        }
-        continue;
-      }
-      spans[k] = asked;
-      bool repeated = false;
+      indexed[k] = all;
       for (int leaf = range.first; leaf < range.first + range.count; ++leaf) {
-        repeated = repeated || impl.leaves[static_cast<size_t>(leaf)]->max_repetition_level > 0;
-      }
-      for (RowSpan& span : spans[k]) {
-        AlignToPages(field_indexes, rows, &span.begin, &span.end);
-        // Older writers let a list's page end inside a row: read on to the
-        // next page, whose first level must start a row, so that the last
-        // row is known to be whole (the rows read beyond are sliced off).
-        if (repeated && span.begin < span.end && span.end < rows) {
-          ++span.end;
-          AlignToPages(field_indexes, rows, &span.begin, &span.end);
+        const auto l = static_cast<size_t>(leaf);
+        if (!all) {
+          indexes[l] = nullptr;
+          continue;
         }
+        // A fixed-size list's rows are checked whole (ChunkReader's pattern,
+        // the assembler's row sizes): no page after is needed to tell.
+        const bool variable_lists =
+            impl.leaves[l]->max_repetition_level > 0 && fixed_list_size(fields[k]) == 0;
+        plans[l] = PlanLeafReads(*indexes[l], variable_lists, rows, asked);
       }
     }
   }
 
   // Every leaf of the projected fields read on its own (in parallel), then
-  // each field assembled from its leaves, once per span.
+  // each field assembled from its leaves, once per range.
   std::vector<std::pair<int, int>> tasks;  // (field position, leaf)
   for (size_t k = 0; k < fields.size(); ++k) {
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(fields[k])];
@@ -519,25 +546,25 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
       tasks.emplace_back(static_cast<int>(k), leaf);
     }
   }
-  std::vector<std::vector<ColumnChunkData>> data(tasks.size());  // per task, per span
+  // Per task: a chunk read whole, or one per run of pages (LeafReads::reads).
+  std::vector<std::vector<ColumnChunkData>> data(tasks.size());
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(tasks.size()), options.threads, [&](int64_t t) -> Status {
         const auto [k, leaf] = tasks[static_cast<size_t>(t)];
-        const int f = fields[static_cast<size_t>(k)];
         const std::string what = impl.name + ": column " + impl.column_paths[leaf] +
                                  " of row group " + std::to_string(i);
         ColumnChunkOptions chunk_options;
         // Threads the leaves leave idle decompress each leaf's pages.
         chunk_options.threads = std::max<int>(
             1, internal::ThreadCount(options.threads) / static_cast<int>(tasks.size()));
-        chunk_options.fixed_list_size =
-            FixedListSize(*impl.schema->fields[static_cast<size_t>(f)].type, impl.root.children[f]);
+        chunk_options.fixed_list_size = fixed_list_size(fields[static_cast<size_t>(k)]);
         const ColumnChunk& chunk = group.columns[static_cast<size_t>(leaf)];
         const SchemaNode& node = *impl.leaves[static_cast<size_t>(leaf)];
         const OffsetIndex* index = indexes[static_cast<size_t>(leaf)];
         std::vector<ColumnChunkData>& out = data[static_cast<size_t>(t)];
         if (index != nullptr) {
-          QUIVER_ASSIGN_OR_RETURN(out, ReadPagesOfRows(*impl.source, chunk, *index, spans[k], rows,
+          QUIVER_ASSIGN_OR_RETURN(out, ReadPagesOfRows(*impl.source, chunk, *index,
+                                                       plans[static_cast<size_t>(leaf)].reads, rows,
                                                        node, chunk_options, what));
         } else {
           out.resize(1);
@@ -549,35 +576,62 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
 
   // columns[r][k]: range r's rows of field k.
   std::vector<std::vector<ArrayDataPtr>> columns(asked.size());
-  size_t next = 0;
+  size_t next = 0;  // the field's first task
   for (size_t k = 0; k < fields.size(); ++k) {
     const int f = fields[k];
     const Field& field = impl.schema->fields[static_cast<size_t>(f)];
+    const SchemaNode& node = impl.root.children[static_cast<size_t>(f)];
     const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
     const std::string what =
         impl.name + ": column " + field.name + " of row group " + std::to_string(i);
-    ArrayDataPtr column;
-    for (size_t r = 0; r < asked.size(); ++r) {
-      const bool whole = spans[k].size() != asked.size();  // one read serves every range
-      const RowSpan& span = spans[k][whole ? 0 : r];
-      if (!whole || r == 0) {
+    if (!indexed[k]) {  // whole chunks: assembled once, each range sliced from them
+      std::vector<ColumnChunkData> leaves;
+      for (int n = 0; n < range.count; ++n) {
+        leaves.push_back(std::move(data[next + static_cast<size_t>(n)][0]));
+      }
+      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
+                              AssembleColumn(node, field, &leaves, rows, what));
+      for (size_t r = 0; r < asked.size(); ++r) {
+        const int64_t count = asked[r].end - asked[r].begin;
+        if (count == rows) {
+          columns[r].push_back(column);
+          continue;
+        }
+        // No rows: at offset 0, as other readers expect an empty array.
+        QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece,
+                                Slice(column, count == 0 ? 0 : asked[r].begin, count));
+        columns[r].push_back(std::move(piece));
+      }
+    } else {  // each leaf's rows kept from its run of pages, then assembled
+      for (size_t r = 0; r < asked.size(); ++r) {
+        const int64_t count = asked[r].end - asked[r].begin;
         std::vector<ColumnChunkData> leaves;
         for (int n = 0; n < range.count; ++n) {
-          leaves.push_back(std::move(data[next + static_cast<size_t>(n)][whole ? 0 : r]));
+          const auto l = static_cast<size_t>(range.first + n);
+          const size_t t = next + static_cast<size_t>(n);
+          const LeafReads& plan = plans[l];
+          const std::string leaf_what =
+              impl.name + ": column " + impl.column_paths[l] + " of row group " + std::to_string(i);
+          if (count == 0) {
+            ColumnMetaData none = *group.columns[l].meta_data;
+            none.num_values = 0;
+            QUIVER_ASSIGN_OR_RETURN(
+                ColumnChunkData empty,
+                ReadColumnChunkPages(nullptr, 0, none, *impl.leaves[l], {}, leaf_what));
+            leaves.push_back(std::move(empty));
+            continue;
+          }
+          const size_t read = plan.read_of[r];
+          QUIVER_ASSIGN_OR_RETURN(
+              ColumnChunkData kept,
+              KeepRows(data[t][read], *impl.leaves[l], fixed_list_size(f),
+                       asked[r].begin - plan.reads[read].begin, count, leaf_what));
+          leaves.push_back(std::move(kept));
         }
-        QUIVER_ASSIGN_OR_RETURN(
-            column, AssembleColumn(impl.root.children[static_cast<size_t>(f)], field, &leaves,
-                                   span.end - span.begin, what));
+        QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr column,
+                                AssembleColumn(node, field, &leaves, count, what));
+        columns[r].push_back(std::move(column));
       }
-      const RowSpan& want = asked[r];
-      ArrayDataPtr piece = column;
-      if (span.begin != want.begin || span.end != want.end) {
-        // No rows: at offset 0, as other readers expect an empty array.
-        const int64_t count = want.end - want.begin;
-        QUIVER_ASSIGN_OR_RETURN(piece,
-                                Slice(column, count == 0 ? 0 : want.begin - span.begin, count));
-      }
-      columns[r].push_back(std::move(piece));
     }
     next += static_cast<size_t>(range.count);
   }
