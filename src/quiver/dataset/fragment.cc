@@ -175,8 +175,13 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadParquetRows(
   parquet::ParquetReadOptions options;
   options.field_indices = columns;
   options.threads = threads;
-  QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> starts,
-                          parquet_->PageRowStarts(k, options));
+  // An index that does not hold up (Invalid, here or below): the row
+  // group read whole says what is right.
+  Result<std::optional<std::vector<int64_t>>> found = parquet_->PageRowStarts(k, options);
+  if (!found.ok() && found.status().code() == StatusCode::kInvalid) {
+    return std::optional<RowColumns>();
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> starts, std::move(found));
   if (!starts) return std::optional<RowColumns>();
   // Runs of neighbouring stretches between page starts that hold a row
   // asked for: each run's pages are read once, and no page twice within it.
@@ -202,7 +207,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadParquetRows(
   for (const Run& run : runs) ranges.emplace_back(run.begin, run.end - run.begin);
   Result<std::vector<RecordBatchPtr>> read = parquet_->ReadRowRanges(k, ranges, options);
   // Pages the index describes wrongly (a list's rows split across pages,
-  // as older writers did): the row group read whole says what is right.
+  // as older writers did).
   if (!read.ok() && read.status().code() == StatusCode::kInvalid) {
     return std::optional<RowColumns>();
   }

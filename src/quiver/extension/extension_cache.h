@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "quiver/internal/fork_local.h"
 #include "quiver/type.h"
 
 namespace quiver::internal {
@@ -29,9 +30,10 @@ class ExtensionCache {
 
   // The value parsed from `metadata` with a storage type equal to `storage`.
   std::optional<Parsed> Find(std::string_view metadata, const DataType& storage) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(metadata);
-    if (it == entries_.end()) return std::nullopt;
+    State& state = state_.Get();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto it = state.entries.find(metadata);
+    if (it == state.entries.end()) return std::nullopt;
     for (const Entry& entry : it->second) {
       if (entry.storage->Equals(storage)) return entry.parsed;
     }
@@ -39,13 +41,14 @@ class ExtensionCache {
   }
 
   void Insert(std::string_view metadata, TypePtr storage, Parsed parsed) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (size_ >= kCapacity) {
-      entries_.clear();
-      size_ = 0;
+    State& state = state_.Get();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (state.size >= kCapacity) {
+      state.entries.clear();
+      state.size = 0;
     }
-    entries_[std::string(metadata)].push_back(Entry{std::move(storage), std::move(parsed)});
-    ++size_;
+    state.entries[std::string(metadata)].push_back(Entry{std::move(storage), std::move(parsed)});
+    ++state.size;
   }
 
  private:
@@ -58,9 +61,16 @@ class ExtensionCache {
     using is_transparent = void;
     size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
   };
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::vector<Entry>, Hash, std::equal_to<>> entries_;
-  size_t size_ = 0;
+  struct State {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::vector<Entry>, Hash, std::equal_to<>> entries;
+    size_t size = 0;
+  };
+  // One per process: a thread that held the lock when another forked
+  // does not exist in the child, which starts an empty memo of its own
+  // (a loader's forked workers parse types while its threads may be
+  // parsing them in the parent).
+  mutable ForkLocal<State> state_;
 };
 
 }  // namespace quiver::internal

@@ -168,8 +168,8 @@ constexpr long kMaxCachedConnections = 32;
 // Made once and never destroyed: clients may still be in use while static
 // objects are destroyed at exit, and curl_share_cleanup fails while a
 // handle uses the share.
-ForkLocal<HttpClient::Handles>& HttpClient::ProcessHandles() {
-  static auto* handles = new ForkLocal<Handles>();
+quiver::internal::ForkLocal<HttpClient::Handles>& HttpClient::ProcessHandles() {
+  static auto* handles = new quiver::internal::ForkLocal<Handles>();
   return *handles;
 }
 

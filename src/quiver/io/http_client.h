@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "quiver/buffer.h"
+#include "quiver/internal/fork_local.h"
 #include "quiver/io.h"
-#include "quiver/io/fork_local.h"
 #include "quiver/io/http_response.h"
 
 namespace quiver::io::internal {
@@ -62,7 +62,7 @@ class HttpClient {
 
  private:
   struct Handles;
-  static ForkLocal<Handles>& ProcessHandles();
+  static quiver::internal::ForkLocal<Handles>& ProcessHandles();
   struct Attempt;
   Attempt Perform(const Request& request);
   void* Acquire(Handles** handles);

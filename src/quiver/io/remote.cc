@@ -19,8 +19,8 @@
 #include <string>
 #include <utility>
 
+#include "quiver/internal/fork_local.h"
 #include "quiver/io/curl_library.h"
-#include "quiver/io/fork_local.h"
 #include "quiver/io/http_client.h"
 #include "quiver/io/range_coalescer.h"
 #include "quiver/io/s3_listing.h"
@@ -179,7 +179,7 @@ class RemoteSource final : public InputSource {
   int64_t size_ = 0;
   int64_t tail_offset_ = 0;
   BufferPtr tail_;
-  ForkLocal<BlockCache> blocks_;
+  quiver::internal::ForkLocal<BlockCache> blocks_;
 };
 
 std::string Joined(const std::vector<std::string>& extensions) {

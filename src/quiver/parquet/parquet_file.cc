@@ -838,9 +838,11 @@ Result<OffsetIndex> ParquetFile::CheckedOffsetIndex(int row_group, int column,
     // as another.
     if (p > 0) {
       const PageLocation& before = index.page_locations[p - 1];
-      if (page.first_row_index <= before.first_row_index) {
+      // Equal rows are a page of no rows (pyarrow writes one before a
+      // list column's last page).
+      if (page.first_row_index < before.first_row_index) {
         return Status::Invalid(where, ": the offset index says page ", p, " starts at row ",
-                               page.first_row_index, ", not after page ", p - 1, " (row ",
+                               page.first_row_index, ", before page ", p - 1, " (row ",
                                before.first_row_index, ")");
       }
       if (page.offset < before.offset + before.compressed_page_size) {

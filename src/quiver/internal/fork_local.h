@@ -1,5 +1,5 @@
 // Internal: state that belongs to one process (libcurl handles, their
-// connections, the locks around them). A forked child must not use the
+// connections, the locks around them, memos guarded by a lock). A forked child must not use the
 // parent's: a lock another parent thread held stays held forever, and a
 // connection is shared with the parent. ForkLocal<T>::Get() makes a fresh
 // T in a child the first time it is used there and drops the parent's
@@ -14,7 +14,7 @@
 
 #include "quiver/internal/threads.h"
 
-namespace quiver::io::internal {
+namespace quiver::internal {
 
 template <typename T>
 class ForkLocal {
@@ -24,12 +24,12 @@ class ForkLocal {
   ForkLocal& operator=(const ForkLocal&) = delete;
   ~ForkLocal() {
     Slot* slot = slot_.load(std::memory_order_acquire);
-    if (slot != nullptr && slot->generation == quiver::internal::ForkGeneration()) delete slot;
+    if (slot != nullptr && slot->generation == ForkGeneration()) delete slot;
   }
 
   // This process's T, made on first use (thread-safe).
   T& Get() {
-    const uint64_t generation = quiver::internal::ForkGeneration();
+    const uint64_t generation = ForkGeneration();
     Slot* slot = slot_.load(std::memory_order_acquire);
     if (slot != nullptr && slot->generation == generation) return slot->value;
     auto fresh = std::make_unique<Slot>(generation);
@@ -42,8 +42,7 @@ class ForkLocal {
   // Whether `value` is this process's T (not one left from before a fork).
   bool Current(const T& value) const {
     const Slot* slot = slot_.load(std::memory_order_acquire);
-    return slot != nullptr && &slot->value == &value &&
-           slot->generation == quiver::internal::ForkGeneration();
+    return slot != nullptr && &slot->value == &value && slot->generation == ForkGeneration();
   }
 
  private:
@@ -55,4 +54,4 @@ class ForkLocal {
   std::atomic<Slot*> slot_{nullptr};
 };
 
-}  // namespace quiver::io::internal
+}  // namespace quiver::internal
