@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "data_test_util.h"
+#include "fork_test_util.h"
 #include "quiver/build_info.h"
 #include "variable_shape_test_util.h"
 
@@ -327,22 +328,7 @@ TEST_F(BatchReaderTest, BatchBuffersComeFromTheAllocator) {
 // (ASan's, not the reader's; glibc's malloc is fork-safe). The Python suite
 // forks real DataLoader workers in ordinary builds.
 #if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-// Runs `child` in a forked process; its exit status (0: passed), or -1
-// when it did not finish within 30 s (it hung) and was killed.
-int InForkedChild(const std::function<int()>& child) {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(child());
-  for (int waited = 0; waited < 3000; ++waited) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return -1;
-}
+using test::InForkedChild;
 
 // A reader whose prefetch thread ran in the parent: the child iterates,
 // starts another epoch, reads one batch, or just destroys it; none of it

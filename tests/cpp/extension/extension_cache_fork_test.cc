@@ -2,15 +2,10 @@
 // another thread of the parent parses types (and so may hold the memo's
 // lock) parses types too, never waiting for that thread, which does not
 // exist in the child. A loader's forked DataLoader workers hung this way.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <chrono>
-#include <csignal>
-#include <functional>
 #include <thread>
 
+#include "fork_test_util.h"
 #include "quiver/fixed_shape_tensor.h"
 #include "test_util.h"
 
@@ -20,20 +15,6 @@ namespace {
 // Not under the sanitizers: their runtimes do not follow a fork of a
 // process with threads (as the loader's fork tests).
 #if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-
-// The child's exit status; -1 when it had not exited after 20 s (then killed).
-int StatusOfChild(const std::function<int()>& child) {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(child());
-  for (int waited = 0; waited < 2000; ++waited) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return -1;
-}
 
 TEST(ExtensionCacheFork, AChildParsesTypesWhileAParentThreadParses) {
   std::atomic<bool> stop{false};
@@ -46,7 +27,7 @@ TEST(ExtensionCacheFork, AChildParsesTypesWhileAParentThreadParses) {
   });
   int failed_at = -1, status = 0;
   for (int n = 0; n < 100 && failed_at < 0; ++n) {
-    status = StatusOfChild([] {
+    status = test::InForkedChild([] {
       auto type = FixedShapeTensorType::Make(int8(), {3, 4});
       return type.ok() && FixedShapeTensorType::FromDataType(type->data_type()).ok() ? 0 : 1;
     });
