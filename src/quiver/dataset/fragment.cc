@@ -68,6 +68,30 @@ Result<const ipc::fb::RecordBatch*> RecordBatchOf(const ipc::Message& message) {
   return batch;
 }
 
+// The (first, count) runs of neighbouring stretches between page starts
+// (`starts`, ascending from 0) that hold a row of `rows` (ascending): each
+// run's pages are read once. `*covered` receives the runs' rows.
+std::vector<std::pair<int64_t, int64_t>> RowRuns(const std::vector<int64_t>& starts,
+                                                 int64_t group_rows, std::span<const int64_t> rows,
+                                                 int64_t* covered) {
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (first, end) until the end
+  for (int64_t row : rows) {
+    const auto next = std::upper_bound(starts.begin(), starts.end(), row);
+    const int64_t begin = *std::prev(next), end = next == starts.end() ? group_rows : *next;
+    if (!runs.empty() && runs.back().second >= begin) {
+      runs.back().second = std::max(runs.back().second, end);
+    } else {
+      runs.emplace_back(begin, end);
+    }
+  }
+  *covered = 0;
+  for (auto& [first, end] : runs) {
+    end -= first;  // a count from here
+    *covered += end;
+  }
+  return runs;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Fragment>> Fragment::Open(const std::string& location,
@@ -183,29 +207,12 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadParquetRows(
   }
   QUIVER_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> starts, std::move(found));
   if (!starts) return std::optional<RowColumns>();
-  // Runs of neighbouring stretches between page starts that hold a row
-  // asked for: each run's pages are read once, and no page twice within it.
-  struct Run {
-    int64_t begin, end;
-  };
   const int64_t group_rows = batches_[static_cast<size_t>(k)].rows;
-  std::vector<Run> runs;
   int64_t covered = 0;
-  for (int64_t row : rows) {
-    const auto next = std::upper_bound(starts->begin(), starts->end(), row);
-    const Run stretch{*std::prev(next), next == starts->end() ? group_rows : *next};
-    if (!runs.empty() && runs.back().end >= stretch.begin) {
-      covered += std::max<int64_t>(0, stretch.end - runs.back().end);
-      runs.back().end = std::max(runs.back().end, stretch.end);
-    } else {
-      covered += stretch.end - stretch.begin;
-      runs.push_back(stretch);
-    }
-  }
+  const std::vector<std::pair<int64_t, int64_t>> runs =
+      RowRuns(*starts, group_rows, rows, &covered);
   if (2 * covered > group_rows) return std::optional<RowColumns>();
-  std::vector<std::pair<int64_t, int64_t>> ranges;
-  for (const Run& run : runs) ranges.emplace_back(run.begin, run.end - run.begin);
-  Result<std::vector<RecordBatchPtr>> read = parquet_->ReadRowRanges(k, ranges, options);
+  Result<std::vector<RecordBatchPtr>> read = parquet_->ReadRowRanges(k, runs, options);
   // Pages the index describes wrongly (a list's rows split across pages,
   // as older writers did).
   if (!read.ok() && read.status().code() == StatusCode::kInvalid) {
@@ -218,13 +225,13 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadParquetRows(
   int64_t base = 0;
   size_t r = 0;
   for (size_t b = 0; b < runs.size(); ++b) {
-    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> read,
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> canonical,
                             CanonicalColumns(k, columns, *batches[b]));
-    for (size_t c = 0; c < columns.size(); ++c) pieces[c].push_back(std::move(read[c]));
-    for (; r < rows.size() && rows[r] < runs[b].end; ++r) {
-      positions.push_back(base + rows[r] - runs[b].begin);
-    }
-    base += runs[b].end - runs[b].begin;
+    for (size_t c = 0; c < columns.size(); ++c) pieces[c].push_back(std::move(canonical[c]));
+    const auto [first, count] = runs[b];
+    for (; r < rows.size() && rows[r] < first + count; ++r)
+      positions.push_back(base + rows[r] - first);
+    base += count;
   }
   RowColumns out;
   out.compact = true;
