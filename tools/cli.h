@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -43,6 +44,21 @@ CLI::Validator IpcOutputName();
 
 // Each subcommand adds itself to `app`; when it runs it stores its exit
 // code in `*exit_code`.
+// `quiver pack`'s arguments: .npy files, .npz archives and folders of them
+// become one tensor column (and a name column) of `output`.
+struct PackArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string column = "tensor";
+  std::vector<std::string> dim_names;
+  std::string tensor = "auto";
+  std::string compression = "none";
+  int64_t batch_bytes = int64_t{64} << 20;
+  CommonOptions common;
+};
+// Packs them (`convert` of a .npy or .npz input does too).
+Status Pack(const PackArgs& args);
+
 void AddInspectCommand(CLI::App& app, int* exit_code);
 void AddValidateCommand(CLI::App& app, int* exit_code);
 void AddHeadCommand(CLI::App& app, int* exit_code);

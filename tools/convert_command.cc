@@ -4,6 +4,7 @@
 // sparse formats; safetensors files to a one-row batch of tensor columns
 // and back.
 #include <cctype>
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -235,8 +236,40 @@ Status ArrowToSafetensors(Input& input, const ConvertArgs& args) {
   return Status::OK();
 }
 
+// A .npy file or .npz archive (case ignored): NumPy's, packed into a
+// tensor column as `quiver pack` does.
+bool IsNumpyPath(std::string path) {
+  for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto ends_with = [&](const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return path.size() > n && path.compare(path.size() - n, n, suffix) == 0;
+  };
+  return ends_with(".npy") || ends_with(".npz");
+}
+
+Status NumpyToTable(const ConvertArgs& args) {
+  if (!args.sparse.empty() || args.dense) {
+    return Status::Invalid("--sparse and --dense apply to Tensor and SparseTensor messages; ",
+                           args.input, " is a NumPy file");
+  }
+  PackArgs pack;
+  pack.inputs = {args.input};
+  pack.output = args.output;
+  pack.compression = args.compression;
+  pack.tensor = args.tensor == "keep" ? "auto" : args.tensor;
+  pack.common = args.common;
+  return Pack(pack);
+}
+
 Status Convert(const ConvertArgs& args) {
   if (IsSafetensorsPath(args.input)) return SafetensorsToArrow(args);
+  if (IsNumpyPath(args.input)) {
+    if (IsSafetensorsPath(args.output)) {
+      return Status::Invalid(args.input, " is a NumPy file: convert writes it as Arrow IPC or ",
+                             "Parquet (a tensor column), not safetensors");
+    }
+    return NumpyToTable(args);
+  }
   QUIVER_ASSIGN_OR_RETURN(Input input, OpenInput(args.input, {}));
   if (IsSafetensorsPath(args.output)) return ArrowToSafetensors(input, args);
   if (input.kind == InputKind::kTensor || input.kind == InputKind::kSparseTensor) {
@@ -258,8 +291,9 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       "Rewrite a file: stream <-> file, compression, tensor column kinds, sparse formats");
   command
       ->add_option("IN", args->input,
-                   "An Arrow IPC file or stream, Tensor or SparseTensor message, Parquet file "
-                   "or .safetensors file")
+                   "An Arrow IPC file or stream, Tensor or SparseTensor message, Parquet file, "
+                   ".safetensors file, or .npy file or .npz archive (packed into a tensor column "
+                   "as `quiver pack` does)")
       ->required()
       ->check(ExistingInput());
   command
@@ -297,7 +331,8 @@ void AddConvertCommand(CLI::App& app, int* exit_code) {
       "  quiver convert model.safetensors model.arrow\n"
       "  quiver convert model.arrow model.safetensors\n"
       "  quiver convert data.arrow data.parquet --compression zstd\n"
-      "  quiver convert data.parquet data.arrow\n");
+      "  quiver convert data.parquet data.arrow\n"
+      "  quiver convert images.npy images.parquet\n");
   command->callback([args, exit_code] {
     Status status = Convert(*args);
     if (!status.ok()) PrintError("convert", status);

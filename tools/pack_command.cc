@@ -34,17 +34,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct PackArgs {
-  std::vector<std::string> inputs;
-  std::string output;
-  std::string column = "tensor";
-  std::vector<std::string> dim_names;
-  std::string tensor = "auto";
-  std::string compression = "none";
-  int64_t batch_bytes = int64_t{64} << 20;
-  CommonOptions common;
-};
-
 // What identifies a file's contents between pack's two passes: a file
 // replaced (another inode), rewritten (another size or modification time)
 // or moved to another device in between is refused.
@@ -410,6 +399,8 @@ Result<ArrayDataPtr> TensorColumn(const ColumnPlan& plan, const std::vector<NpyA
   return array.data();
 }
 
+}  // namespace
+
 Status Pack(const PackArgs& args) {
   QUIVER_ASSIGN_OR_RETURN(ipc::Compression compression, ParseCompression(args.compression));
   std::vector<Entry> entries;
@@ -474,8 +465,6 @@ Status Pack(const PackArgs& args) {
   }
   return Status::OK();
 }
-
-}  // namespace
 
 void AddPackCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<PackArgs>();

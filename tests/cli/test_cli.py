@@ -1537,6 +1537,28 @@ def test_convert_parquet_to_ipc(parquet_file, tmp_path):
     assert table.equals(pq.read_table(parquet_file))
 
 
+def test_convert_packs_npy_and_npz_inputs_into_parquet_or_ipc(tmp_path):
+    # convert of a NumPy input packs it as `quiver pack` does: a row per
+    # array (a .npy file is one row, an .npz archive a row per member).
+    pq = pytest.importorskip("pyarrow.parquet")
+    image = np.arange(24, dtype=np.float32).reshape(4, 2, 3)
+    np.save(tmp_path / "image.npy", image)
+    np.savez(tmp_path / "pair.npz", a=np.ones((2, 3), np.int16), b=np.zeros((2, 3), np.int16))
+    ok("convert", tmp_path / "image.npy", tmp_path / "image.parquet")
+    table = pq.read_table(tmp_path / "image.parquet")
+    assert table.column("name").to_pylist() == ["image"]
+    assert table.schema.field("tensor").type.extension_name == "arrow.fixed_shape_tensor"
+    np.testing.assert_array_equal(table.column("tensor").chunk(0).to_numpy_ndarray()[0], image)
+    ok("convert", tmp_path / "pair.npz", tmp_path / "pair.parquet", "--compression", "zstd")
+    pair = pq.read_table(tmp_path / "pair.parquet")
+    assert pair.column("name").to_pylist() == ["a", "b"]
+    ok("convert", tmp_path / "pair.npz", tmp_path / "pair.arrow")
+    with pa.ipc.open_file(tmp_path / "pair.arrow") as reader:
+        assert reader.read_all().column("name").to_pylist() == ["a", "b"]
+    r = run("convert", tmp_path / "image.npy", tmp_path / "image.safetensors")
+    assert r.returncode == 1 and "is a NumPy file" in r.stderr
+
+
 def test_convert_and_pack_write_parquet(files, tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     out = tmp_path / "fixed.parquet"
