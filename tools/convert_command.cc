@@ -4,7 +4,6 @@
 // sparse formats; safetensors files to a one-row batch of tensor columns
 // and back.
 #include <cctype>
-#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -180,10 +179,12 @@ Status ConvertTensor(Input& input, const ConvertArgs& args) {
   return WriteMessage(args.output, nullptr, &sparse, args.common.quiet);
 }
 
-bool IsSafetensorsPath(std::string path) {
-  for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return path.ends_with(".safetensors");
+std::string Lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
 }
+
+bool IsSafetensorsPath(const std::string& path) { return Lowered(path).ends_with(".safetensors"); }
 
 // A safetensors file as one row: a fixed_shape_tensor column per tensor
 // (zero-copy over the mapped file), its metadata in the schema's.
@@ -238,13 +239,9 @@ Status ArrowToSafetensors(Input& input, const ConvertArgs& args) {
 
 // A .npy file or .npz archive (case ignored): NumPy's, packed into a
 // tensor column as `quiver pack` does.
-bool IsNumpyPath(std::string path) {
-  for (char& c : path) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto ends_with = [&](const char* suffix) {
-    const size_t n = std::strlen(suffix);
-    return path.size() > n && path.compare(path.size() - n, n, suffix) == 0;
-  };
-  return ends_with(".npy") || ends_with(".npz");
+bool IsNumpyPath(const std::string& path) {
+  const std::string lowered = Lowered(path);
+  return lowered.ends_with(".npy") || lowered.ends_with(".npz");
 }
 
 Status NumpyToTable(const ConvertArgs& args) {

@@ -119,9 +119,14 @@ class ChunkReader {
     return Status::OK();
   }
 
+  // The indexed data page being read, for errors: "<what>: data page N".
+  std::string IndexedPage() const {
+    return what_ + ": data page " + std::to_string(first_indexed_page_ + data_pages_ - 1);
+  }
+
   Status IndexedRowsDiffer(int64_t rows, int64_t expected) const {
-    return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1, " holds ",
-                           rows, " rows, the offset index says ", expected);
+    return Status::Invalid(IndexedPage(), " holds ", rows, " rows, the offset index says ",
+                           expected);
   }
 
   // A repeated leaf's page of an indexed run, its `count` levels read (the
@@ -133,7 +138,7 @@ class ChunkReader {
     if (fixed_list_size_ > 0 && out_.all_defined) {  // the pattern held: rows of k levels
       if (position != 0) return IndexedRowSplit();
       if (row_position_ != 0) {
-        return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1,
+        return Status::Invalid(IndexedPage(),
                                " ends inside a row (pages must not, where an offset index exists)");
       }
       rows = count / fixed_list_size_;
@@ -148,7 +153,7 @@ class ChunkReader {
   }
 
   Status IndexedRowSplit() const {
-    return Status::Invalid(what_, ": data page ", first_indexed_page_ + data_pages_ - 1,
+    return Status::Invalid(IndexedPage(),
                            " does not start on a row (pages must, where an offset index exists)");
   }
 

@@ -146,6 +146,12 @@ struct ParquetFile::Impl {
   // forked while another thread reads finds no lock held.
   std::unique_ptr<std::atomic<const OffsetIndex*>[]> offset_indexes;
 
+  // The slot of a chunk's kept offset index (in range: checked by callers).
+  std::atomic<const OffsetIndex*>& CachedOffsetIndex(int row_group, int column) const {
+    return offset_indexes[static_cast<size_t>(row_group) * leaves.size() +
+                          static_cast<size_t>(column)];
+  }
+
   ~Impl() {
     if (!offset_indexes) return;
     const size_t chunks = row_groups.size() * leaves.size();
@@ -287,6 +293,17 @@ int64_t ChunkStart(const ColumnMetaData& m) {
   return start;
 }
 
+// The leaf columns of top-level fields `fields`, in column order.
+std::vector<int> LeavesOf(const std::vector<LeafRange>& field_leaves,
+                          const std::vector<int>& fields) {
+  std::vector<int> leaves;
+  for (int f : fields) {
+    const LeafRange& range = field_leaves[static_cast<size_t>(f)];
+    for (int leaf = range.first; leaf < range.first + range.count; ++leaf) leaves.push_back(leaf);
+  }
+  return leaves;
+}
+
 // Rows [begin, end) of a row group.
 struct RowSpan {
   int64_t begin = 0, end = 0;
@@ -350,6 +367,10 @@ Result<std::vector<ColumnChunkData>> ReadPagesOfRows(
   std::vector<BufferPtr> parts;
   if (ranges.size() > (prefix.length > 0 ? 1u : 0u)) {
     QUIVER_ASSIGN_OR_RETURN(parts, source.ReadRanges(ranges));
+    if (prefix.length > 0 && parts[0]->size() != prefix.length) {
+      return Status::IOError(what, ": read ", parts[0]->size(), " of the ", prefix.length,
+                             " bytes before its first data page");
+    }
   }
   std::vector<ColumnChunkData> out;
   size_t next = prefix.length > 0 ? 1 : 0;  // the next run's bytes among `parts`
@@ -371,8 +392,7 @@ Result<std::vector<ColumnChunkData>> ReadPagesOfRows(
       run_options.page_levels.push_back(end - pages[p].first_row_index);
     }
     const Buffer& pages_read = *parts[next++];
-    if (pages_read.size() != run.bytes.length ||
-        (prefix.length > 0 && parts[0]->size() != prefix.length)) {
+    if (pages_read.size() != run.bytes.length) {
       return Status::IOError(what, ": read ", pages_read.size(), " of the ", run.bytes.length,
                              " bytes of pages ", run.first, " to ", run.last);
     }
@@ -504,11 +524,7 @@ Result<std::vector<RecordBatchPtr>> ParquetFile::ReadRows(
   std::vector<LeafReads> plans(impl.leaves.size());
   std::vector<bool> indexed(fields.size(), false);
   if (!whole_group) {
-    std::vector<int> wanted;
-    for (int f : fields) {
-      const LeafRange& range = impl.field_leaves[static_cast<size_t>(f)];
-      for (int leaf = range.first; leaf < range.first + range.count; ++leaf) wanted.push_back(leaf);
-    }
+    const std::vector<int> wanted = LeavesOf(impl.field_leaves, fields);
     QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> found, OffsetIndexes(i, wanted));
     for (size_t w = 0; w < wanted.size(); ++w) {
       if (found[w] && !found[w]->page_locations.empty()) {
@@ -658,12 +674,8 @@ Result<std::optional<std::vector<int64_t>>> ParquetFile::PageRowStarts(
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> fields,
                           FieldIndices(*impl_->schema, options, impl_->name));
-  std::vector<int> leaves;
-  for (int f : fields) {
-    const LeafRange& range = impl_->field_leaves[static_cast<size_t>(f)];
-    for (int leaf = range.first; leaf < range.first + range.count; ++leaf) leaves.push_back(leaf);
-  }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> indexes, OffsetIndexes(i, leaves));
+  QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> indexes,
+                          OffsetIndexes(i, LeavesOf(impl_->field_leaves, fields)));
   std::vector<int64_t> starts{0};
   for (const OffsetIndex* index : indexes) {
     if (index == nullptr || index->page_locations.empty()) return Starts();
@@ -753,9 +765,6 @@ struct PageIndexReader {
 }  // namespace
 
 Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, int column) const {
-  const PageIndexReader reader{impl_->name,    impl_->column_paths, impl_->footer,
-                               *impl_->source, row_group,           column};
-  QUIVER_RETURN_NOT_OK(reader.Chunk(num_row_groups()).status());
   QUIVER_ASSIGN_OR_RETURN(std::vector<const OffsetIndex*> found,
                           OffsetIndexes(row_group, {column}));
   if (found[0] == nullptr) return std::optional<OffsetIndex>();
@@ -765,18 +774,16 @@ Result<std::optional<OffsetIndex>> ParquetFile::ReadOffsetIndex(int row_group, i
 Result<std::vector<const OffsetIndex*>> ParquetFile::OffsetIndexes(
     int row_group, const std::vector<int>& columns) const {
   const Impl& impl = *impl_;
-  std::atomic<const OffsetIndex*>* cached =
-      impl.offset_indexes.get() + static_cast<size_t>(row_group) * impl.leaves.size();
   std::vector<const OffsetIndex*> out(columns.size(), nullptr);
   // The chunks with an index not read yet, read together (one request for
   // neighbouring indexes on a remote source).
   std::vector<size_t> missing;
   std::vector<io::ByteRange> ranges;
   for (size_t c = 0; c < columns.size(); ++c) {
-    out[c] = cached[columns[c]].load(std::memory_order_acquire);
     const PageIndexReader reader{impl.name,    impl.column_paths, impl.footer,
                                  *impl.source, row_group,         columns[c]};
     QUIVER_ASSIGN_OR_RETURN(const ColumnChunk* chunk, reader.Chunk(num_row_groups()));
+    out[c] = impl.CachedOffsetIndex(row_group, columns[c]).load(std::memory_order_acquire);
     if (out[c] != nullptr || !chunk->offset_index_offset) continue;
     QUIVER_RETURN_NOT_OK(CheckIndexRange(*chunk->offset_index_offset, chunk->offset_index_length,
                                          impl.footer.metadata_offset, impl.source->size(),
@@ -793,8 +800,8 @@ Result<std::vector<const OffsetIndex*>> ParquetFile::OffsetIndexes(
     auto made = std::make_unique<const OffsetIndex>(std::move(index));
     const OffsetIndex* expected = nullptr;
     // Another thread may have installed the same index meanwhile: theirs stays.
-    if (cached[columns[c]].compare_exchange_strong(expected, made.get(),
-                                                   std::memory_order_acq_rel)) {
+    if (impl.CachedOffsetIndex(row_group, columns[c])
+            .compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel)) {
       out[c] = made.release();
     } else {
       out[c] = expected;
