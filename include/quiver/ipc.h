@@ -78,6 +78,15 @@ struct WriteOptions {
   // is written as one batch of no rows.
   int64_t max_batch_rows = 0;
   int64_t max_batch_bytes = 0;
+  // Under a codec, every buffer larger than this many bytes is compressed
+  // in independent blocks of this size (decoded bytes): LZ4 blocks of one
+  // frame, or ZSTD frames one after another. Any reader of the codec reads
+  // them; quiver's dataset, taking a few rows of a record batch, decodes
+  // only the blocks that hold them (docs/dataset.md, "Compressed data").
+  // A power of two from 4096 to 4 MiB (about a row's bytes or a few rows'
+  // suits random access); 0 (unset): a buffer under 8 MiB is one frame.
+  // Smaller blocks compress somewhat worse (docs/dataset.md has figures).
+  int64_t compression_block_bytes = 0;
 };
 
 struct ReadOptions {

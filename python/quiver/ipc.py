@@ -74,6 +74,7 @@ def write_file(
     compression_level=None,
     max_batch_rows=None,
     max_batch_bytes=None,
+    compression_block_bytes=None,
 ):
     """Writes ``data`` (a quiver Table or RecordBatch, or anything with
     ``__arrow_c_stream__`` / ``__arrow_c_array__``) as one IPC file to
@@ -88,7 +89,13 @@ def write_file(
     of uncompressed body; a single row larger than ``max_batch_bytes`` is
     written alone. A record batch is what a reader decompresses at once:
     smaller ones make reading one row cheaper, larger ones compress better
-    (docs/ipc.md, "Batch size")."""
+    (docs/ipc.md, "Batch size").
+
+    ``compression_block_bytes`` (a power of two from 4096 to 4194304;
+    None: unset) compresses every buffer larger than that in independent
+    blocks of that size: any reader of the codec reads them, and ``qv.dataset``
+    taking a few rows decodes only the blocks that hold them
+    (docs/dataset.md, "Compressed data and the cache")."""
     _write(
         new_file,
         "write_file",
@@ -98,6 +105,7 @@ def write_file(
         compression_level=compression_level,
         max_batch_rows=max_batch_rows,
         max_batch_bytes=max_batch_bytes,
+        compression_block_bytes=compression_block_bytes,
     )
 
 
@@ -108,6 +116,7 @@ def write_stream(
     compression_level=None,
     max_batch_rows=None,
     max_batch_bytes=None,
+    compression_block_bytes=None,
 ):
     """Writes ``data`` as one IPC stream to ``sink`` (a path or a writable
     binary file object): ``write_file``'s counterpart for streams, batches
@@ -121,6 +130,7 @@ def write_stream(
         compression_level=compression_level,
         max_batch_rows=max_batch_rows,
         max_batch_bytes=max_batch_bytes,
+        compression_block_bytes=compression_block_bytes,
     )
 
 

@@ -82,6 +82,7 @@ def new_file(
     compression_level: Optional[int] = None,
     max_batch_rows: Optional[int] = None,
     max_batch_bytes: Optional[int] = None,
+    compression_block_bytes: Optional[int] = None,
 ) -> RecordBatchFileWriter: ...
 def new_stream(
     sink: Sink,
@@ -90,6 +91,7 @@ def new_stream(
     compression_level: Optional[int] = None,
     max_batch_rows: Optional[int] = None,
     max_batch_bytes: Optional[int] = None,
+    compression_block_bytes: Optional[int] = None,
 ) -> RecordBatchStreamWriter: ...
 def write_file(
     data: Any,
@@ -98,6 +100,7 @@ def write_file(
     compression_level: Optional[int] = None,
     max_batch_rows: Optional[int] = None,
     max_batch_bytes: Optional[int] = None,
+    compression_block_bytes: Optional[int] = None,
 ) -> None: ...
 def write_stream(
     data: Any,
@@ -106,6 +109,7 @@ def write_stream(
     compression_level: Optional[int] = None,
     max_batch_rows: Optional[int] = None,
     max_batch_bytes: Optional[int] = None,
+    compression_block_bytes: Optional[int] = None,
 ) -> None: ...
 def write_tensor(tensor: Tensor, sink: Sink) -> None: ...
 def read_tensor(source: Source, memory_map: bool = True) -> Tensor: ...

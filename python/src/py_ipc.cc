@@ -216,11 +216,17 @@ int64_t BatchLimitFrom(nb::handle value, const char* name) {
 // compression= takes the codec's name in any case ("zstd", "ZSTD",
 // "lz4", "lz4_frame"); compression_level= any Python int, checked against
 // the codec's range when the writer opens.
+// compression_block_bytes=: None (unset) or a power of two from 4 KiB to
+// 4 MiB, which the writer checks when it opens.
 ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::handle level,
-                                   nb::handle max_batch_rows, nb::handle max_batch_bytes) {
+                                   nb::handle max_batch_rows, nb::handle max_batch_bytes,
+                                   nb::handle block_bytes) {
   ipc::WriteOptions options;
   options.max_batch_rows = BatchLimitFrom(max_batch_rows, "max_batch_rows");
   options.max_batch_bytes = BatchLimitFrom(max_batch_bytes, "max_batch_bytes");
+  if (!block_bytes.is_none()) {
+    options.compression_block_bytes = BatchLimitFrom(block_bytes, "compression_block_bytes");
+  }
   if (compression) {
     std::string name = *compression;
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -352,11 +358,12 @@ void BindStreamExports(nb::class_<R>& cls) {
 template <typename Writer>
 PyWriter<Writer> OpenWriter(nb::handle sink, nb::handle schema,
                             std::optional<std::string> compression, nb::handle level,
-                            nb::handle max_batch_rows, nb::handle max_batch_bytes) {
+                            nb::handle max_batch_rows, nb::handle max_batch_bytes,
+                            nb::handle block_bytes) {
   PyWriter<Writer> out;
   out.name = "IPC writer";
   const ipc::WriteOptions options =
-      WriteOptionsFrom(compression, level, max_batch_rows, max_batch_bytes);
+      WriteOptionsFrom(compression, level, max_batch_rows, max_batch_bytes, block_bytes);
   out.sink = SinkFromPython(sink);
   out.owns_sink = IsPath(sink);
   out.writer = Unwrap(Writer::Open(out.sink, SchemaFromPython(schema), options));
@@ -602,16 +609,20 @@ void BindIpc(nb::module_& parent) {
       "new_file", &OpenWriter<ipc::FileWriter>, nb::arg("sink"), nb::arg("schema"),
       nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
       nb::arg("max_batch_rows").none() = nb::none(), nb::arg("max_batch_bytes").none() = nb::none(),
+      nb::arg("compression_block_bytes").none() = nb::none(),
       "A writer of an IPC file to a path or a writable file object. Each batch written is "
       "cut into record batches of at most max_batch_rows rows and max_batch_bytes bytes of "
       "uncompressed body (None: no limit; a single row over max_batch_bytes is written "
-      "alone). The footer lists every record batch's rows.");
+      "alone). The footer lists every record batch's rows. compression_block_bytes (a power "
+      "of two from 4096 to 4194304) compresses each larger buffer in independent blocks of "
+      "that size, so that taking a few rows decodes only their blocks.");
   m.def(
       "new_stream", &OpenWriter<ipc::StreamWriter>, nb::arg("sink"), nb::arg("schema"),
       nb::arg("compression").none() = nb::none(), nb::arg("compression_level").none() = nb::none(),
       nb::arg("max_batch_rows").none() = nb::none(), nb::arg("max_batch_bytes").none() = nb::none(),
-      "A writer of an IPC stream to a path or a writable file object; max_batch_rows and "
-      "max_batch_bytes cut batches as new_file's do.");
+      nb::arg("compression_block_bytes").none() = nb::none(),
+      "A writer of an IPC stream to a path or a writable file object; max_batch_rows, "
+      "max_batch_bytes and compression_block_bytes work as new_file's do.");
   m.def(
       "write_tensor",
       [](const PyTensor& tensor, nb::handle sink) {

@@ -90,9 +90,10 @@ inline RecordBatchPtr DataBatch(int64_t first, int64_t n, bool nulls = false) {
 }
 
 // An IPC file of `batches` at `path`.
-inline Status WriteBatches(const std::string& path, const std::vector<RecordBatchPtr>& batches) {
+inline Status WriteBatches(const std::string& path, const std::vector<RecordBatchPtr>& batches,
+                           const ipc::WriteOptions& options = {}) {
   QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenFileSink(path));
-  QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::FileWriter::Open(sink, batches[0]->schema()));
+  QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::FileWriter::Open(sink, batches[0]->schema(), options));
   for (const RecordBatchPtr& batch : batches) QUIVER_RETURN_NOT_OK(writer->Write(*batch));
   QUIVER_RETURN_NOT_OK(writer->Close());
   return sink->Close();

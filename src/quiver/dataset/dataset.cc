@@ -23,6 +23,12 @@ namespace {
 // ArrayData, not its bytes (the kernel pages those in and out).
 constexpr int64_t kViewCost = 256;
 
+// The budget of recently decoded blocks (recent_blocks.h): enough for one
+// row read after another to meet its blocks again, a sliver of the cache.
+int64_t RecentBlockBytes(int64_t cache_bytes) {
+  return std::min<int64_t>(int64_t{4} << 20, cache_bytes / 16);
+}
+
 }  // namespace
 
 struct Dataset::Impl {
@@ -36,6 +42,8 @@ struct Dataset::Impl {
   std::vector<int> batch_local;
   std::vector<int64_t> starts{0};
   std::unique_ptr<ColumnCache> cache;
+  // Blocks of compressed batches decoded for takes of a few rows.
+  std::unique_ptr<RecentBlocks> recent;
   std::atomic<int64_t> bytes_decoded{0};
   uint64_t fork_generation = internal::ForkGeneration();
 
@@ -91,6 +99,8 @@ struct Dataset::Impl {
     fork_generation = internal::ForkGeneration();
     (void)cache.release();  // never destroyed: its mutex may be held
     cache = std::make_unique<ColumnCache>(options.cache_bytes);
+    (void)recent.release();  // likewise
+    recent = std::make_unique<RecentBlocks>(RecentBlockBytes(options.cache_bytes));
     for (const auto& fragment : fragments) fragment->AfterFork();
   }
 
@@ -130,18 +140,28 @@ struct Dataset::Impl {
     Fragment& fragment = FragmentOf(k);
     const int local = batch_local[static_cast<size_t>(k)];
     if (!rows.empty() && missing.size() == columns.size()) {
-      QUIVER_ASSIGN_OR_RETURN(
-          std::optional<Fragment::RowColumns> partial,
-          fragment.ReadRows(local, columns, rows, options.validation, decode_threads));
-      if (partial) {
+      QUIVER_ASSIGN_OR_RETURN(std::optional<Fragment::RowColumns> partial,
+                              fragment.ReadRows(local, columns, rows, options.validation,
+                                                decode_threads, recent.get()));
+      if (partial && !partial->whole) {
         if (compact != nullptr) *compact = partial->compact;
+        bytes_decoded.fetch_add(partial->decoded_bytes, std::memory_order_relaxed);
         return std::move(partial->columns);
       }
+      if (partial) return Keep(k, slots, std::move(partial->columns), false, std::move(out));
     }
     bool views = false;
     QUIVER_ASSIGN_OR_RETURN(
         std::vector<ArrayDataPtr> decoded,
         fragment.ReadColumns(local, missing, options.validation, decode_threads, &views));
+    return Keep(k, slots, std::move(decoded), views, std::move(out));
+  }
+
+  // Caches `decoded`, the columns `slots` of record batch k (views of a
+  // mapped file or not), and puts them in their slots of `out`.
+  std::vector<ArrayDataPtr> Keep(int64_t k, const std::vector<size_t>& slots,
+                                 std::vector<ArrayDataPtr> decoded, bool views,
+                                 std::vector<ArrayDataPtr> out) {
     int64_t decoded_bytes = 0;
     for (size_t i = 0; i < decoded.size(); ++i) {
       const int64_t bytes = ArrayBytes(*decoded[i]);
@@ -209,6 +229,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Open(const std::vector<std::string>& s
   }
   QUIVER_RETURN_NOT_OK(impl->SelectColumns(*impl->fragments[0]->schema()));
   impl->cache = std::make_unique<ColumnCache>(options.cache_bytes);
+  impl->recent = std::make_unique<RecentBlocks>(RecentBlockBytes(options.cache_bytes));
   return std::shared_ptr<Dataset>(new Dataset(std::move(impl)));
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "quiver/dataset/column_cache.h"
+#include "quiver/dataset/row_blocks.h"
 #include "quiver/dataset/row_ranges.h"
 #include "quiver/extension/canonical_storage.h"
 #include "quiver/internal/threads.h"
@@ -466,9 +467,19 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
   }
   QUIVER_ASSIGN_OR_RETURN(io::InputSource * body_source, BodySource(layout.compression));
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, body_source->ReadRanges(ranges));
+  *views = body_source->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
+  return DecodeBody(k, *head, columns, wanted, stored, level, threads);
+}
+
+Result<std::vector<ArrayDataPtr>> Fragment::DecodeBody(int k, const Head& head,
+                                                       const std::vector<int>& columns,
+                                                       std::span<const int64_t> wanted,
+                                                       const std::vector<BufferPtr>& stored,
+                                                       ValidationLevel level, int threads) {
+  const ipc::BatchLayout& layout = head.layout;
   std::vector<BufferPtr> buffers(layout.buffers.size());
-  if (layout.compression == ipc::Compression::kNone) {
-    // Views or slices: no thread pays for itself, and nothing can fail
+  if (layout.compression == ipc::Compression::kNone) {  // Views or slices: no thread pays for
+                                                        // itself, and nothing can fail
     // that would need the location named (a record batch's first row
     // should not pay for the text).
     for (size_t i = 0; i < wanted.size(); ++i) {
@@ -487,22 +498,22 @@ Result<std::vector<ArrayDataPtr>> Fragment::ReadColumns(int k, const std::vector
       buffers[static_cast<size_t>(wanted[i])] = std::move(decoded[i]);
     }
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
-                          DecodeColumns(k, *head, columns, buffers, level));
-  *views = body_source->zero_copy() && !swap_ && layout.compression == ipc::Compression::kNone;
-  return out;
+  return DecodeColumns(k, head, columns, buffers, level);
 }
 
 Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
                                                                const std::vector<int>& columns,
                                                                std::span<const int64_t> rows,
-                                                               ValidationLevel level, int threads) {
+                                                               ValidationLevel level, int threads,
+                                                               RecentBlocks* recent) {
   using Columns = std::optional<RowColumns>;
   if (parquet_) return ReadParquetRows(k, columns, rows, threads);
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;
-  if (layout.compression != ipc::Compression::kNone) return Columns();
+  if (layout.compression != ipc::Compression::kNone) {
+    return ReadCompressedRows(k, *head, columns, rows, level, threads, recent);
+  }
   std::vector<BufferPiece> pieces;
   std::vector<int64_t> wanted;
   for (int column : columns) {
@@ -541,6 +552,71 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
                           DecodeColumns(k, *head, columns, buffers, level));
   return Columns(RowColumns{std::move(out), false});
+}
+
+Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
+    int k, const Head& head, const std::vector<int>& columns, std::span<const int64_t> rows,
+    ValidationLevel level, int threads, RecentBlocks* recent) {
+  using Columns = std::optional<RowColumns>;
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  const ipc::BatchLayout& layout = head.layout;
+  // Most of the rows: the batch decoded whole once, and cached, serves
+  // them and the next takes.
+  if (2 * static_cast<int64_t>(rows.size()) > entry.rows) return Columns();
+  std::vector<int64_t> wanted;
+  std::vector<BufferPiece> pieces;
+  for (int column : columns) {
+    const ipc::FieldNodeLayout& node = layout.columns[static_cast<size_t>(column)];
+    if (!RowPieces(layout, node, {}, &pieces)) return Columns();  // its layout only
+    ipc::CollectBuffers(node, &wanted);
+  }
+  // The stored buffers whole (their blocks are found by walking them):
+  // views of a mapped file, of which only the pages of the block headers
+  // and of the blocks decoded are touched; then those blocks decoded.
+  std::vector<io::ByteRange> ranges;
+  const int64_t body = entry.offset + entry.metadata_length;
+  for (int64_t b : wanted) {
+    const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(b)];
+    ranges.push_back({body + span.offset, span.length});
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, source_->ReadRanges(ranges));
+  // Where the rows cannot be read alone after all: a mapped file is read
+  // again as a whole read reads it (with pread: its pages stay out of the
+  // process); bytes fetched (remote, pread) are decoded whole, to be
+  // cached, rather than fetched twice.
+  auto whole = [&]() -> Result<Columns> {
+    if (source_->zero_copy()) return Columns();
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
+                            DecodeBody(k, head, columns, wanted, stored, level, threads));
+    return Columns(RowColumns{std::move(decoded), false, 0, true});
+  };
+  const std::optional<std::vector<StoredPrefix>> prefixes =
+      ReadPrefixes(stored, options_.max_decompressed_buffer);
+  if (!prefixes) return whole();  // the whole decode names what is wrong
+  std::vector<int64_t> lengths(layout.buffers.size(), 0);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    lengths[static_cast<size_t>(wanted[i])] = (*prefixes)[i].length;
+  }
+  for (int column : columns) {
+    const ipc::FieldNodeLayout& node = layout.columns[static_cast<size_t>(column)];
+    if (!RowPieces(layout, node, rows, &pieces, lengths)) return whole();
+  }
+  std::vector<BufferPtr> buffers(layout.buffers.size());
+  const std::optional<int64_t> decoded =
+      DecodeRowBlocks(layout.compression, wanted, stored, *prefixes, pieces, recent,
+                      BlockKey{this, k, 0, 0}, &buffers);
+  if (!decoded) return whole();
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
+                          DecodeColumns(k, head, columns, buffers, level));
+  // The rows alone: the other blocks' bytes were never decoded.
+  RowColumns out;
+  out.compact = true;
+  out.decoded_bytes = *decoded;
+  for (const ArrayDataPtr& column : full) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(column, rows));
+    out.columns.push_back(std::move(taken));
+  }
+  return Columns(std::move(out));
 }
 
 Result<std::vector<ArrayDataPtr>> Fragment::DecodeColumns(int k, const Head& head,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "File_generated.h"
+#include "quiver/dataset/recent_blocks.h"
 #include "quiver/io.h"
 #include "quiver/ipc.h"
 #include "quiver/ipc/decoder.h"
@@ -81,8 +82,9 @@ class Fragment {
                                                 ValidationLevel level, int threads, bool* views);
 
   // Whether ReadRows may read less than whole record batches: the source
-  // copies what it reads (remote, pread), or the file is Parquet.
-  bool reads_rows() const { return parquet_ != nullptr || !maps_source(); }
+  // copies what it reads (remote, pread), the record batches read so far
+  // were compressed (their blocks decode alone), or the file is Parquet.
+  bool reads_rows() const { return parquet_ != nullptr || !maps_source() || compressed(); }
 
   // The same columns with only rows `rows` (ascending, distinct local
   // indices) read, for a take of a few rows; the result must not be
@@ -90,9 +92,13 @@ class Fragment {
   // whole batch is read.
   // - IPC, from a source that copies what it reads: each column has the
   //   batch's length, but the bytes of other rows are zeros, never fetched.
-  //   Not for a compressed batch, a column with offsets, views or a
-  //   dictionary (RowPieces), or rows that need more than half the
-  //   columns' bytes.
+  //   Not for a column with offsets, views or a dictionary (RowPieces), or
+  //   rows that need more than half the columns' bytes.
+  // - IPC, compressed: of buffers compressed in independent blocks
+  //   (WriteOptions::compression_block_bytes), the blocks that hold the
+  //   rows are decoded (row_blocks.h); the columns hold `rows` alone, in
+  //   order (`compact`). Not for the columns above, more than half the
+  //   batch's rows, or blocks that hold more than half its decoded bytes.
   // - Parquet: through the row group's offset indexes, the pages that hold
   //   the rows (runs of neighbouring pages read once); the columns hold
   //   `rows` alone, in order (`compact`). Not where a projected column
@@ -100,10 +106,17 @@ class Fragment {
   struct RowColumns {
     std::vector<ArrayDataPtr> columns;
     bool compact = false;
+    int64_t decoded_bytes = 0;  // bytes decompressed for them
+    // The batch's whole columns after all, as ReadColumns reads them (a
+    // compressed batch whose rows could not be decoded alone, from bytes
+    // already fetched): to be cached.
+    bool whole = false;
   };
+  // `recent`: where a compressed batch's decoded blocks are looked up and
+  // kept (nullptr: nowhere).
   Result<std::optional<RowColumns>> ReadRows(int k, const std::vector<int>& columns,
                                              std::span<const int64_t> rows, ValidationLevel level,
-                                             int threads);
+                                             int threads, RecentBlocks* recent = nullptr);
 
  private:
   Fragment() = default;
@@ -127,6 +140,12 @@ class Fragment {
   // its lengths, its kind, its row count where the footer gave one.
   Result<ipc::Message> ReadHead(int k);
   Result<ipc::Message> CheckedHead(int k, BufferPtr bytes) const;
+  // ReadRows of a compressed record batch.
+  Result<std::optional<RowColumns>> ReadCompressedRows(int k, const Head& head,
+                                                       const std::vector<int>& columns,
+                                                       std::span<const int64_t> rows,
+                                                       ValidationLevel level, int threads,
+                                                       RecentBlocks* recent);
   Status ReadFileDictionaries();
   // The file's dictionaries, read once (under the mutex) before the first
   // record batch that needs them.
@@ -136,6 +155,14 @@ class Fragment {
   // (decoding copies the bytes anyway, and mapped pages would stay in the
   // process's memory beside the decoded copy).
   Result<io::InputSource*> BodySource(ipc::Compression compression);
+  // Columns `columns` of record batch k from the stored bytes of the body
+  // buffers they use (`wanted`, in that order), decompressed on up to
+  // `threads` threads, validated and canonical.
+  Result<std::vector<ArrayDataPtr>> DecodeBody(int k, const Head& head,
+                                               const std::vector<int>& columns,
+                                               std::span<const int64_t> wanted,
+                                               const std::vector<BufferPtr>& stored,
+                                               ValidationLevel level, int threads);
   // Columns `columns` of record batch k built on its decoded body buffers
   // (by index; those the columns use), validated and canonical.
   Result<std::vector<ArrayDataPtr>> DecodeColumns(int k, const Head& head,

@@ -37,14 +37,16 @@ bool AppendRowBytes(int64_t buffer, int64_t size, int64_t bits_per_row,
 }
 
 // `node` and its children, `slots` slots of each per row.
-bool NodePieces(const ipc::BatchLayout& layout, const ipc::FieldNodeLayout& node, int64_t slots,
-                std::span<const int64_t> rows, std::vector<BufferPiece>* out) {
+bool NodePieces(const ipc::BatchLayout& layout, std::span<const int64_t> lengths,
+                const ipc::FieldNodeLayout& node, int64_t slots, std::span<const int64_t> rows,
+                std::vector<BufferPiece>* out) {
   const internal::Layout kind = internal::LayoutOf(*node.field.type);
   if (kind.dictionary || kind.variadic) return false;
   if (node.buffers.size() != static_cast<size_t>(kind.num_buffers)) return false;
   for (size_t i = 0; i < node.buffers.size(); ++i) {
     const int64_t buffer = node.buffers[i];
-    const int64_t size = layout.buffers[static_cast<size_t>(buffer)].length;
+    const int64_t size = lengths.empty() ? layout.buffers[static_cast<size_t>(buffer)].length
+                                         : lengths[static_cast<size_t>(buffer)];
     if (size == 0) continue;  // absent (no nulls), or no slots
     int64_t bits = 0;
     switch (kind.roles[i]) {
@@ -67,7 +69,7 @@ bool NodePieces(const ipc::BatchLayout& layout, const ipc::FieldNodeLayout& node
     default: return false;
   }
   for (const ipc::FieldNodeLayout& child : node.children) {
-    if (!NodePieces(layout, child, child_slots, rows, out)) return false;
+    if (!NodePieces(layout, lengths, child, child_slots, rows, out)) return false;
   }
   return true;
 }
@@ -75,9 +77,10 @@ bool NodePieces(const ipc::BatchLayout& layout, const ipc::FieldNodeLayout& node
 }  // namespace
 
 bool RowPieces(const ipc::BatchLayout& layout, const ipc::FieldNodeLayout& column,
-               std::span<const int64_t> rows, std::vector<BufferPiece>* out) {
+               std::span<const int64_t> rows, std::vector<BufferPiece>* out,
+               std::span<const int64_t> lengths) {
   const size_t before = out->size();
-  if (NodePieces(layout, column, 1, rows, out)) return true;
+  if (NodePieces(layout, lengths, column, 1, rows, out)) return true;
   out->resize(before);
   return false;
 }

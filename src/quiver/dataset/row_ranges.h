@@ -26,8 +26,11 @@ struct BufferPiece {
 // bytes of value buffers (neighbouring rows merged), validity bitmaps whole
 // (they are an eighth of a byte a slot, and their null counts stay true).
 // False, with `out` as it was, where the column's layout does not allow
-// it: offsets, views, dictionaries, unions, run ends.
+// it: offsets, views, dictionaries, unions, run ends. `lengths`, when
+// given, are the buffers' decoded lengths by index (a compressed body's
+// layout holds their stored lengths).
 bool RowPieces(const ipc::BatchLayout& layout, const ipc::FieldNodeLayout& column,
-               std::span<const int64_t> rows, std::vector<BufferPiece>* out);
+               std::span<const int64_t> rows, std::vector<BufferPiece>* out,
+               std::span<const int64_t> lengths = {});
 
 }  // namespace quiver::dataset

@@ -31,19 +31,37 @@ Status DecompressInto(Compression codec, const uint8_t* data, int64_t size, int6
 // one ZSTD frame per part, the frames one after another. Both are what any
 // reader of the codec reads (an LZ4 frame; a ZSTD stream of frames).
 // Reading splits such a buffer at the same places (SplitCompressed).
+//
+// With WriteOptions::compression_block_bytes set, every buffer larger than
+// that block is compressed so: LZ4 blocks of that size, ZSTD frames of that
+// size; a reader that needs a few rows decodes only the blocks holding them.
 constexpr int64_t kPartBytes = int64_t{4} << 20;
 
-// Whether a buffer of `size` bytes is compressed in parts.
-inline bool CompressesInParts(int64_t size) { return size >= 2 * kPartBytes; }
+// Whether a buffer of `size` bytes is compressed in parts, for
+// `block_bytes` (WriteOptions::compression_block_bytes; 0: unset).
+inline bool CompressesInParts(int64_t size, int64_t block_bytes = 0) {
+  return size >= 2 * kPartBytes || (block_bytes > 0 && size > block_bytes);
+}
+
+// OK when `block_bytes` is 0 (unset) or a power of two from 4 KiB to 4 MiB
+// (an LZ4 frame's blocks may be smaller than the maximum its header names;
+// a power of two lets a reader place them: SplitCompressed); Invalid
+// naming the range otherwise.
+constexpr int64_t kMinBlockBytes = int64_t{4} << 10;
+constexpr int64_t kMaxBlockBytes = int64_t{4} << 20;
+Status CheckBlockBytes(int64_t block_bytes);
 
 // The pieces of one buffer compressed in parts: Head(), then Part(k) for k
 // in [0, parts()), then Tail(), concatenated, are the compressed buffer.
 // Part() may run on several threads at once (each thread keeps its own
-// codec context).
+// codec context). A part of kPartBytes holds whole blocks of every size
+// CheckBlockBytes allows.
 class PartCompressor {
  public:
+  // `block_bytes`: 0 (1 MiB LZ4 blocks, 4 MiB ZSTD frames) or a size that
+  // CheckBlockBytes accepts.
   static Result<PartCompressor> Make(Compression codec, int level, const uint8_t* data,
-                                     int64_t size);
+                                     int64_t size, int64_t block_bytes = 0);
   int64_t parts() const { return (size_ + kPartBytes - 1) / kPartBytes; }
   const BufferPtr& Head() const { return head_; }  // nullptr: none
   const BufferPtr& Tail() const { return tail_; }  // nullptr: none
@@ -54,6 +72,7 @@ class PartCompressor {
   int level_ = 0;
   const uint8_t* data_ = nullptr;
   int64_t size_ = 0;
+  int64_t block_ = 0;  // LZ4 block or ZSTD frame: decoded bytes
   BufferPtr head_, tail_;
 };
 
@@ -69,7 +88,9 @@ struct DecompressPiece {
 // Cuts [data, data + size), which claims `expected` decompressed bytes,
 // into pieces of at least `min_piece` output bytes that decompress
 // independently: at ZSTD frame boundaries, or at block boundaries of an LZ4
-// frame of independent blocks without checksums. Empty when the buffer
+// frame of independent blocks without checksums, whose blocks but the last
+// all decode to the same power of two bytes (what quiver writes; a frame
+// of other blocks fails in DecompressPieceInto and is read whole). Empty when the buffer
 // cannot be cut (one frame, linked LZ4 blocks, sizes that do not add up
 // to `expected`, anything unusual): the caller then decompresses it whole
 // (Decompress), which also names whatever is wrong with it.

@@ -1,9 +1,10 @@
 // Large buffers compressed and decompressed in parts that threads share
-// (codec.h). LZ4: one frame of independent 1 MiB blocks (LZ4 Frame Format
-// 1.6: a block is a 4-byte little-endian size, its high bit set when the
-// block is stored raw, then its bytes; a zero size ends the frame). ZSTD:
-// one frame per part, the frames one after another (RFC 8878: a stream of
-// frames decompresses to the concatenation of theirs).
+// (codec.h). LZ4: one frame of independent blocks, 1 MiB unless asked
+// otherwise (LZ4 Frame Format 1.6: a block is a 4-byte little-endian size,
+// its high bit set when the block is stored raw, then its bytes; a zero
+// size ends the frame). ZSTD: one frame per part, 4 MiB unless asked
+// otherwise, the frames one after another (RFC 8878: a stream of frames
+// decompresses to the concatenation of theirs).
 #include "quiver/ipc/codec.h"
 
 #ifdef QUIVER_HAVE_LZ4
@@ -24,8 +25,7 @@ namespace quiver::ipc {
 namespace {
 
 #ifdef QUIVER_HAVE_LZ4
-constexpr int64_t kLz4Block = int64_t{1} << 20;  // LZ4F_max1MB
-constexpr uint32_t kLz4Raw = 0x80000000u;        // a block's size: stored raw
+constexpr uint32_t kLz4Raw = 0x80000000u;  // a block's size: stored raw
 
 void PutLe32(uint8_t* at, uint32_t value) {
   for (int i = 0; i < 4; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
@@ -53,9 +53,35 @@ void* ThreadLz4State(bool hc) {
   return reinterpret_cast<void*>((address + 7) & ~uintptr_t{7});
 }
 
-// The frame header of a `size`-byte buffer in independent 1 MiB blocks,
-// written by liblz4 itself (so its header checksum is liblz4's).
-Result<BufferPtr> Lz4Head(int level, int64_t size) {
+// The frame's block size id for blocks of `block` bytes (a power of two,
+// CheckBlockBytes): the smallest maximum that holds them.
+LZ4F_blockSizeID_t Lz4BlockId(int64_t block) {
+  if (block <= int64_t{64} << 10) return LZ4F_max64KB;
+  if (block <= int64_t{256} << 10) return LZ4F_max256KB;
+  if (block <= int64_t{1} << 20) return LZ4F_max1MB;
+  return LZ4F_max4MB;
+}
+
+// The size of every block but the last of a frame of `blocks` blocks that
+// decompresses to `expected` bytes: the one power of two `p` with
+// (blocks - 1) * p < expected <= blocks * p (for 2 blocks or more the
+// interval is narrower than a factor of 2, so there is at most one), no
+// more than the frame's maximum. 0 when there is none. A frame whose
+// blocks are of another size then fails to decode piece by piece, and the
+// caller decodes it whole.
+int64_t Lz4BlockSize(int64_t blocks, int64_t expected, int64_t maximum) {
+  for (int64_t p = 1; p <= maximum; p <<= 1) {
+    if (p <= (expected - 1) / blocks) continue;  // blocks * p < expected
+    // (blocks - 1) * p < expected, without overflow.
+    return blocks == 1 || p <= (expected - 1) / (blocks - 1) ? p : 0;
+  }
+  return 0;
+}
+
+// The frame header of a `size`-byte buffer in independent blocks of
+// `block` bytes, written by liblz4 itself (so its header checksum is
+// liblz4's).
+Result<BufferPtr> Lz4Head(int level, int64_t block, int64_t size) {
   LZ4F_cctx* context = nullptr;
   if (LZ4F_isError(LZ4F_createCompressionContext(&context, LZ4F_VERSION))) {
     return Status::OutOfMemory("cannot create an LZ4 compression context");
@@ -63,7 +89,7 @@ Result<BufferPtr> Lz4Head(int level, int64_t size) {
   LZ4F_preferences_t preferences{};
   preferences.compressionLevel = Lz4Level(level);
   preferences.autoFlush = 1;
-  preferences.frameInfo.blockSizeID = LZ4F_max1MB;
+  preferences.frameInfo.blockSizeID = Lz4BlockId(block);
   preferences.frameInfo.blockMode = LZ4F_blockIndependent;
   preferences.frameInfo.contentSize = static_cast<unsigned long long>(size);
   uint8_t header[LZ4F_HEADER_SIZE_MAX];
@@ -78,18 +104,18 @@ Result<BufferPtr> Lz4Head(int level, int64_t size) {
   return out;
 }
 
-// The blocks of [data, data + size), a whole number of 1 MiB blocks but
-// for the frame's last part: each compressed when that is smaller, raw
+// The blocks of [data, data + size), a whole number of `block`-byte blocks
+// but for the frame's last part: each compressed when that is smaller, raw
 // otherwise (as liblz4's frame writer decides).
-Result<BufferPtr> Lz4Blocks(int level, const uint8_t* data, int64_t size) {
-  const int64_t blocks = (size + kLz4Block - 1) / kLz4Block;
+Result<BufferPtr> Lz4Blocks(int level, int64_t block, const uint8_t* data, int64_t size) {
+  const int64_t blocks = (size + block - 1) / block;
   QUIVER_ASSIGN_OR_RETURN(BufferPtr out, Buffer::AllocateUninitialized(size + 4 * blocks));
   const bool hc = Lz4Level(level) >= 3;
   void* state = ThreadLz4State(hc);
   if (state == nullptr) return Status::OutOfMemory("cannot create an LZ4 compression state");
   uint8_t* at = out->mutable_data();
-  for (int64_t from = 0; from < size; from += kLz4Block) {
-    const int n = static_cast<int>(std::min(kLz4Block, size - from));
+  for (int64_t from = 0; from < size; from += block) {
+    const int n = static_cast<int>(std::min(block, size - from));
     const auto* source = reinterpret_cast<const char*>(data + from);
     auto* target = reinterpret_cast<char*>(at + 4);
     // Room for one byte less than the block: a block that does not shrink
@@ -125,12 +151,12 @@ std::vector<DecompressPiece> SplitLz4(const uint8_t* data, int64_t size, int64_t
   LZ4F_frameInfo_t info{};
   size_t consumed = static_cast<size_t>(size);
   if (LZ4F_isError(LZ4F_getFrameInfo(owned.context, &info, data, &consumed))) return {};
-  int64_t block = 0;
+  int64_t maximum = 0;
   switch (info.blockSizeID) {
-    case LZ4F_max64KB: block = int64_t{64} << 10; break;
-    case LZ4F_max256KB: block = int64_t{256} << 10; break;
-    case LZ4F_max1MB: block = int64_t{1} << 20; break;
-    case LZ4F_max4MB: block = int64_t{4} << 20; break;
+    case LZ4F_max64KB: maximum = int64_t{64} << 10; break;
+    case LZ4F_max256KB: maximum = int64_t{256} << 10; break;
+    case LZ4F_max1MB: maximum = int64_t{1} << 20; break;
+    case LZ4F_max4MB: maximum = int64_t{4} << 20; break;
     default: return {};
   }
   if (info.blockMode != LZ4F_blockIndependent || info.blockChecksumFlag != LZ4F_noBlockChecksum ||
@@ -138,22 +164,31 @@ std::vector<DecompressPiece> SplitLz4(const uint8_t* data, int64_t size, int64_t
       (info.contentSize != 0 && info.contentSize != static_cast<unsigned long long>(expected))) {
     return {};
   }
-  // Every block but the last holds a full block of output: the output
-  // offset of each follows from its index, and the blocks must number
-  // exactly what `expected` needs.
-  std::vector<DecompressPiece> out;
-  DecompressPiece piece{static_cast<int64_t>(consumed), 0, 0, 0, block};
-  int64_t at = static_cast<int64_t>(consumed), produced = 0;
-  while (true) {
+  // The blocks, counted by their headers; then each but the last holds a
+  // full block of output (a power of two: quiver's writers cut blocks so),
+  // so the output offset of each follows from its index.
+  int64_t count = 0;
+  for (int64_t at = static_cast<int64_t>(consumed);;) {
     if (size - at < 4) return {};
     const uint32_t word = GetLe32(data + at);
     if (word == 0) break;  // end mark
     const int64_t stored = word & ~kLz4Raw;
+    if (stored > size - at - 4 || stored > maximum) return {};
+    at += 4 + stored;
+    ++count;
+  }
+  if (count < 2) return {};
+  const int64_t block = Lz4BlockSize(count, expected, maximum);
+  if (block == 0) return {};
+  std::vector<DecompressPiece> out;
+  DecompressPiece piece{static_cast<int64_t>(consumed), 0, 0, 0, block};
+  int64_t at = static_cast<int64_t>(consumed), produced = 0;
+  while (true) {
+    const uint32_t word = GetLe32(data + at);
+    if (word == 0) break;
+    const int64_t stored = word & ~kLz4Raw;
     const int64_t holds = std::min(block, expected - produced);
-    if (holds <= 0 || stored > size - at - 4 || stored > block ||
-        ((word & kLz4Raw) && stored != holds)) {
-      return {};
-    }
+    if (holds <= 0 || ((word & kLz4Raw) && stored != holds)) return {};
     at += 4 + stored;
     produced += holds;
     piece.src_length = at - piece.src_offset;
@@ -220,24 +255,33 @@ ZstdContexts& ThreadZstd() {
   return contexts;
 }
 
-Result<BufferPtr> ZstdPart(int level, const uint8_t* data, int64_t size) {
+// [data, data + size) as ZSTD frames of `frame` bytes each (the last one
+// shorter), one after another.
+Result<BufferPtr> ZstdPart(int level, int64_t frame, const uint8_t* data, int64_t size) {
   ZstdContexts& contexts = ThreadZstd();
   if (contexts.compress == nullptr) contexts.compress = ZSTD_createCCtx();
   if (contexts.compress == nullptr) {
     return Status::OutOfMemory("cannot create a ZSTD compression context");
   }
-  const size_t bound = ZSTD_compressBound(static_cast<size_t>(size));
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr out,
-                          Buffer::AllocateUninitialized(static_cast<int64_t>(bound)));
+  const int64_t frames = (size + frame - 1) / frame;
+  const size_t bound = ZSTD_compressBound(static_cast<size_t>(std::min(frame, size)));
+  QUIVER_ASSIGN_OR_RETURN(
+      BufferPtr out,
+      Buffer::AllocateUninitialized(static_cast<int64_t>(bound) * std::max<int64_t>(frames, 1)));
   const int zstd_level = level == WriteOptions::kDefaultLevel ? ZSTD_CLEVEL_DEFAULT : level;
-  // One-shot compression writes the content size into the frame header,
-  // which is what lets a reader split the frames again.
-  const size_t written = ZSTD_compressCCtx(contexts.compress, out->mutable_data(), bound, data,
-                                           static_cast<size_t>(size), zstd_level);
-  if (ZSTD_isError(written)) {
-    return Status::IOError("ZSTD compression failed: ", ZSTD_getErrorName(written));
+  size_t at = 0;
+  for (int64_t from = 0; from < size; from += frame) {
+    const size_t n = static_cast<size_t>(std::min(frame, size - from));
+    // One-shot compression writes the content size into the frame header,
+    // which is what lets a reader split the frames again.
+    const size_t written = ZSTD_compressCCtx(contexts.compress, out->mutable_data() + at, bound,
+                                             data + from, n, zstd_level);
+    if (ZSTD_isError(written)) {
+      return Status::IOError("ZSTD compression failed: ", ZSTD_getErrorName(written));
+    }
+    at += written;
   }
-  return Buffer::Slice(out, 0, static_cast<int64_t>(written));
+  return Buffer::Slice(out, 0, static_cast<int64_t>(at));
 }
 
 // ZSTD frames grouped into pieces, or nothing (see SplitCompressed).
@@ -288,18 +332,32 @@ Status DecompressZstdPiece(const uint8_t* data, const DecompressPiece& piece, ui
 
 }  // namespace
 
+Status CheckBlockBytes(int64_t block_bytes) {
+  const bool power_of_two = block_bytes > 0 && (block_bytes & (block_bytes - 1)) == 0;
+  if (block_bytes == 0 ||
+      (power_of_two && block_bytes >= kMinBlockBytes && block_bytes <= kMaxBlockBytes)) {
+    return Status::OK();
+  }
+  return Status::Invalid("compression_block_bytes must be a power of two from ", kMinBlockBytes,
+                         " to ", kMaxBlockBytes, " (4 KiB to 4 MiB), or unset; got ", block_bytes);
+}
+
 Result<PartCompressor> PartCompressor::Make(Compression codec, int level, const uint8_t* data,
-                                            int64_t size) {
+                                            int64_t size, int64_t block_bytes) {
   QUIVER_RETURN_NOT_OK(CheckCodec(codec));
+  QUIVER_RETURN_NOT_OK(CheckBlockBytes(block_bytes));
   if (codec == Compression::kNone) return Status::Invalid("no codec to compress with");
   PartCompressor out;
   out.codec_ = codec;
   out.level_ = level;
   out.data_ = data;
   out.size_ = size;
+  out.block_ = block_bytes > 0                   ? block_bytes
+               : codec == Compression::kLz4Frame ? int64_t{1} << 20
+                                                 : kPartBytes;
 #ifdef QUIVER_HAVE_LZ4
   if (codec == Compression::kLz4Frame) {
-    QUIVER_ASSIGN_OR_RETURN(out.head_, Lz4Head(level, size));
+    QUIVER_ASSIGN_OR_RETURN(out.head_, Lz4Head(level, out.block_, size));
     QUIVER_ASSIGN_OR_RETURN(out.tail_, Buffer::Allocate(4));  // the end mark: 0
   }
 #endif
@@ -311,10 +369,10 @@ Result<BufferPtr> PartCompressor::Part(int64_t k) const {
   const int64_t n = std::min(kPartBytes, size_ - from);
   switch (codec_) {
 #ifdef QUIVER_HAVE_LZ4
-    case Compression::kLz4Frame: return Lz4Blocks(level_, data_ + from, n);
+    case Compression::kLz4Frame: return Lz4Blocks(level_, block_, data_ + from, n);
 #endif
 #ifdef QUIVER_HAVE_ZSTD
-    case Compression::kZstd: return ZstdPart(level_, data_ + from, n);
+    case Compression::kZstd: return ZstdPart(level_, block_, data_ + from, n);
 #endif
     default: break;
   }

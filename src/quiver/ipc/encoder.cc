@@ -90,14 +90,15 @@ Result<std::vector<WireBuffer>> Compress(const std::vector<BufferPtr>& buffers,
   std::vector<std::vector<BufferPtr>> packed(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!buffers[i] || buffers[i]->size() == 0) continue;  // empty buffers stay empty
-    if (!CompressesInParts(buffers[i]->size())) {
+    if (!CompressesInParts(buffers[i]->size(), options.compression_block_bytes)) {
       tasks.push_back({i, -1});
       packed[i].resize(1);
       continue;
     }
-    QUIVER_ASSIGN_OR_RETURN(splits[i],
-                            PartCompressor::Make(options.compression, options.compression_level,
-                                                 buffers[i]->data(), buffers[i]->size()));
+    QUIVER_ASSIGN_OR_RETURN(
+        splits[i],
+        PartCompressor::Make(options.compression, options.compression_level, buffers[i]->data(),
+                             buffers[i]->size(), options.compression_block_bytes));
     packed[i].resize(static_cast<size_t>(splits[i]->parts()));
     for (int64_t k = 0; k < splits[i]->parts(); ++k) tasks.push_back({i, k});
   }

@@ -145,14 +145,20 @@ struct WriterState {
     return Status::OK();
   }
 
-  Status Open() {
+  // The sink, the schema and the options, checked before anything is
+  // written (a codec this build lacks fails here).
+  Status Check() const {
     if (!sink) return Status::Invalid("IPC writer has no sink");
     if (!schema) return Status::Invalid("IPC writer has no schema");
-    // A codec this build lacks fails here, before anything is written.
     QUIVER_RETURN_NOT_OK(CheckCodec(options.compression));
     QUIVER_RETURN_NOT_OK(CheckLevel(options.compression, options.compression_level));
     QUIVER_RETURN_NOT_OK(CheckLimit(options.max_batch_rows, "max_batch_rows"));
     QUIVER_RETURN_NOT_OK(CheckLimit(options.max_batch_bytes, "max_batch_bytes"));
+    return CheckBlockBytes(options.compression_block_bytes);
+  }
+
+  Status Open() {
+    QUIVER_RETURN_NOT_OK(Check());
     // Writers write the canonical storage only (canonical_storage.h).
     QUIVER_ASSIGN_OR_RETURN(schema, internal::CanonicalSchema(schema));
     return WriteSchemaMessage(*sink, *schema).status();
@@ -244,7 +250,8 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::shared_ptr<OutputSink>
   auto impl = std::make_unique<Impl>();
   impl->state = WriterState{std::move(sink), std::move(schema), options};
   impl->state.file_format = true;
-  if (impl->state.sink) QUIVER_RETURN_NOT_OK(impl->state.sink->Write(kFileMagic, 8));
+  QUIVER_RETURN_NOT_OK(impl->state.Check());  // before the magic
+  QUIVER_RETURN_NOT_OK(impl->state.sink->Write(kFileMagic, 8));
   QUIVER_RETURN_NOT_OK(impl->state.Open());
   return std::unique_ptr<FileWriter>(new FileWriter(std::move(impl)));
 }

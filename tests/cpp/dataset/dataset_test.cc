@@ -360,5 +360,81 @@ TEST(RandomAccessDataset, FewRowsOfFixedWidthColumnsFetchOnlyTheirBytes) {
   }
 }
 
+// A take of a few rows of a compressed file written in blocks
+// (compression_block_bytes) decodes the blocks that hold them, not whole
+// buffers, keeps nothing, and gives the same table; without blocks, or for
+// most of a batch, the batch is decoded whole and cached.
+TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
+  const RecordBatchPtr all = FixedBatch(0, 600);
+  ASSERT_OK_AND_ASSIGN(
+      TablePtr whole,
+      Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1)));
+  std::vector<RecordBatchPtr> batches;
+  for (int64_t at = 0; at < 600; at += 200) batches.push_back(FixedBatch(at, 200));
+  for (ipc::Compression codec : {ipc::Compression::kLz4Frame, ipc::Compression::kZstd}) {
+    if (!ipc::HasCodec(codec)) continue;
+    for (bool memory_map : {true, false}) {
+      SCOPED_TRACE(std::string(codec == ipc::Compression::kZstd ? "zstd" : "lz4") +
+                   (memory_map ? " mapped" : " pread"));
+      TempDir dir;
+      ipc::WriteOptions write;
+      write.compression = codec;
+      write.compression_block_bytes = 64 << 10;
+      ASSERT_OK(test::WriteBatches(dir / "blocks.arrow", batches, write));
+      write.compression_block_bytes = 0;
+      ASSERT_OK(test::WriteBatches(dir / "frames.arrow", batches, write));
+      DatasetOptions options;
+      options.memory_map = memory_map;
+      ASSERT_OK_AND_ASSIGN(auto blocks, Dataset::Open({dir / "blocks.arrow"}, options));
+      ASSERT_OK_AND_ASSIGN(auto frames, Dataset::Open({dir / "frames.arrow"}, options));
+      // The first read learns that the file is compressed (a mapped file's
+      // rows are named only then).
+      ASSERT_OK(blocks->Slice(0, 200).status());
+      ASSERT_OK(frames->Slice(0, 200).status());
+      const std::vector<int64_t> few = {599, 404, 403, 404, 250};
+      const int64_t cached = blocks->cache_stats().bytes_cached;
+      int64_t before = blocks->cache_stats().bytes_decoded;
+      ASSERT_OK_AND_ASSIGN(TablePtr taken, blocks->Take(few));
+      ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(few));
+      EXPECT_TRUE(taken->Equals(*expected));
+      // Three rows' tiles lie in one or two 64 KiB blocks each; the small
+      // id and emb buffers (one frame each) decode whole. Whole batches
+      // would be two of 800 KiB.
+      EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 6 * (64 << 10) + 2 * 200 * 16);
+      EXPECT_EQ(blocks->cache_stats().bytes_cached, cached);  // nothing kept
+
+      before = frames->cache_stats().bytes_decoded;
+      ASSERT_OK_AND_ASSIGN(taken, frames->Take(few));
+      EXPECT_TRUE(taken->Equals(*expected));
+      EXPECT_GT(frames->cache_stats().bytes_decoded - before, 2 * 200 * 4096);
+
+      // A one-row slice (ds[i]) decodes its blocks alone too.
+      before = blocks->cache_stats().bytes_decoded;
+      ASSERT_OK_AND_ASSIGN(TablePtr one, blocks->Slice(420, 1));
+      ASSERT_OK_AND_ASSIGN(expected, whole->Slice(420, 1));
+      EXPECT_TRUE(one->Equals(*expected));
+      EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 2 * (64 << 10) + 200 * 16);
+
+      // Most of a batch: decoded whole, and cached.
+      std::vector<int64_t> most;
+      for (int64_t r = 400; r < 580; ++r) most.push_back(r);
+      ASSERT_OK_AND_ASSIGN(taken, blocks->Take(most));
+      ASSERT_OK_AND_ASSIGN(expected, whole->Take(most));
+      EXPECT_TRUE(taken->Equals(*expected));
+      EXPECT_GT(blocks->cache_stats().bytes_cached, cached + 200 * 4096);
+
+      // Random takes of every size agree with the whole table.
+      std::mt19937 rng(5);
+      for (int round = 0; round < 30; ++round) {
+        std::vector<int64_t> indices(1 + rng() % 40);
+        for (int64_t& i : indices) i = rng() % 600;
+        ASSERT_OK_AND_ASSIGN(taken, blocks->Take(indices));
+        ASSERT_OK_AND_ASSIGN(expected, whole->Take(indices));
+        ASSERT_TRUE(taken->Equals(*expected)) << "round " << round;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace quiver::dataset

@@ -42,6 +42,17 @@ std::vector<uint8_t> Joined(const PartCompressor& parts) {
   return out;
 }
 
+std::vector<Compression> Codecs();
+
+// Each codec this build has with each block size.
+std::vector<std::pair<Compression, int64_t>> Cases(std::initializer_list<int64_t> blocks) {
+  std::vector<std::pair<Compression, int64_t>> out;
+  for (Compression codec : Codecs()) {
+    for (int64_t block : blocks) out.emplace_back(codec, block);
+  }
+  return out;
+}
+
 std::vector<Compression> Codecs() {
   std::vector<Compression> out;
   for (Compression codec : {Compression::kLz4Frame, Compression::kZstd}) {
@@ -89,6 +100,68 @@ TEST(CodecParts, JoinedPartsAreOneBufferAndSplitAgain) {
       EXPECT_TRUE(SplitCompressed(codec, packed.data(), packed_size, size - 1, kPartBytes).empty());
     }
   }
+}
+
+// compression_block_bytes: every buffer larger than a block is cut into
+// blocks of that size (LZ4 blocks, ZSTD frames), which split one by one.
+TEST(CodecParts, BlocksOfTheSizeAskedSplitOneByOne) {
+  if (Codecs().empty()) GTEST_SKIP() << "this build has neither codec";
+  EXPECT_TRUE(CompressesInParts(4097, 4096));
+  EXPECT_FALSE(CompressesInParts(4096, 4096));
+  EXPECT_FALSE(CompressesInParts(4097, 0));
+  const std::vector<uint8_t> data = Mixed(kPartBytes + 12345);
+  const auto size = static_cast<int64_t>(data.size());
+  // 16 KiB and 4 KiB: LZ4 blocks under the smallest maximum a frame header
+  // names (64 KiB).
+  for (const auto& [codec, block] :
+       Cases({int64_t{4} << 10, int64_t{16} << 10, int64_t{64} << 10, int64_t{1} << 20})) {
+    SCOPED_TRACE(std::string(CodecName(codec)) + " blocks of " + std::to_string(block));
+    ASSERT_OK_AND_ASSIGN(PartCompressor parts,
+                         PartCompressor::Make(codec, 1, data.data(), size, block));
+    EXPECT_EQ(parts.parts(), 2);
+    const std::vector<uint8_t> packed = Joined(parts);
+    const auto packed_size = static_cast<int64_t>(packed.size());
+    ASSERT_OK_AND_ASSIGN(BufferPtr whole, Decompress(codec, packed.data(), packed_size, size));
+    EXPECT_EQ(std::memcmp(whole->data(), data.data(), data.size()), 0);
+    const std::vector<DecompressPiece> pieces =
+        SplitCompressed(codec, packed.data(), packed_size, size, 1);
+    ASSERT_EQ(static_cast<int64_t>(pieces.size()), (size + block - 1) / block);
+    std::vector<uint8_t> out(data.size(), 0xEE);
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      EXPECT_EQ(pieces[k].dst_offset, static_cast<int64_t>(k) * block);
+      EXPECT_EQ(pieces[k].dst_length, std::min(block, size - pieces[k].dst_offset));
+    }
+    // One block alone decodes to its bytes, leaving the others untouched.
+    ASSERT_OK(DecompressPieceInto(codec, packed.data(), pieces[3], out.data()));
+    EXPECT_EQ(std::memcmp(out.data() + 3 * block, data.data() + 3 * block, block), 0);
+    EXPECT_EQ(out[0], 0xEE);
+    EXPECT_EQ(out[4 * block], 0xEE);
+    // A claimed size that would put the blocks elsewhere: no split.
+    EXPECT_TRUE(SplitCompressed(codec, packed.data(), packed_size, size + block, 1).empty());
+  }
+}
+
+TEST(CodecParts, BlockSizesArePowersOfTwoFrom4KiBTo4MiB) {
+  for (int64_t ok : {int64_t{0}, int64_t{4096}, int64_t{16384}, int64_t{65536}, int64_t{1} << 20,
+                     int64_t{4} << 20}) {
+    ASSERT_OK(CheckBlockBytes(ok));
+  }
+  for (int64_t bad : {int64_t{-1}, int64_t{1000}, int64_t{2048}, int64_t{65535}, int64_t{12288},
+                      int64_t{8} << 20}) {
+    Status st = CheckBlockBytes(bad);
+    EXPECT_EQ(st.code(), StatusCode::kInvalid);
+    EXPECT_NE(st.message().find("compression_block_bytes"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find(std::to_string(bad)), std::string::npos) << st.message();
+  }
+  // A writer refuses it when it opens, before writing anything.
+  auto sink = std::make_shared<io::BufferSink>();
+  WriteOptions options;
+  options.compression_block_bytes = 1000;
+  auto schema = std::make_shared<Schema>(Schema{{Field{"x", int64()}}});
+  auto opened = FileWriter::Open(sink, schema, options);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_NE(opened.status().message().find("compression_block_bytes"), std::string::npos);
+  EXPECT_EQ(sink->position(), 0);
 }
 
 TEST(CodecParts, OneFrameDoesNotSplit) {

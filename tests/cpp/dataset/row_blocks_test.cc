@@ -1,0 +1,158 @@
+// Compressed body buffers decoded block by block for a few rows: the
+// blocks that hold the pieces asked decode to the right bytes, a buffer
+// stored raw is a view, one frame decodes whole, and what does not pay
+// (most of the bytes) or does not hold up (a cut prefix, a wild size, a
+// corrupt block) is nullopt, for the whole read to handle.
+#include "quiver/dataset/row_blocks.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "quiver/build_info.h"
+#include "quiver/ipc/codec.h"
+#include "test_util.h"
+
+namespace quiver::dataset {
+namespace {
+
+constexpr int64_t kBlock = 64 << 10;
+
+std::vector<uint8_t> Pattern(int64_t n) {
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = static_cast<uint8_t>(i * 7 / 3);
+  return out;
+}
+
+// A stored body buffer: the 8-byte decoded length, then `bytes`.
+BufferPtr Stored(int64_t prefix, const std::vector<uint8_t>& bytes) {
+  BufferPtr out = *Buffer::Allocate(8 + static_cast<int64_t>(bytes.size()));
+  std::memcpy(out->mutable_data(), &prefix, 8);
+  if (!bytes.empty()) std::memcpy(out->mutable_data() + 8, bytes.data(), bytes.size());
+  return out;
+}
+
+// `data` compressed in blocks of kBlock, as a writer with
+// compression_block_bytes writes it.
+BufferPtr InBlocks(ipc::Compression codec, const std::vector<uint8_t>& data) {
+  const auto size = static_cast<int64_t>(data.size());
+  auto parts = *ipc::PartCompressor::Make(codec, 1, data.data(), size, kBlock);
+  std::vector<uint8_t> joined;
+  auto append = [&](const BufferPtr& piece) {
+    if (piece) joined.insert(joined.end(), piece->data(), piece->data() + piece->size());
+  };
+  append(parts.Head());
+  for (int64_t k = 0; k < parts.parts(); ++k) append(*parts.Part(k));
+  append(parts.Tail());
+  return Stored(size, joined);
+}
+
+std::vector<ipc::Compression> Codecs() {
+  std::vector<ipc::Compression> out;
+  for (auto codec : {ipc::Compression::kLz4Frame, ipc::Compression::kZstd}) {
+    if (ipc::HasCodec(codec)) out.push_back(codec);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(RowBlocks, PrefixesGiveLengthsAndRawness) {
+  const std::vector<uint8_t> five = {1, 2, 3, 4, 5};
+  const auto read = ReadPrefixes({Stored(100, five), Stored(-1, five), *Buffer::Allocate(0)}, 1000);
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->size(), 3u);
+  EXPECT_EQ((*read)[0].length, 100);
+  EXPECT_FALSE((*read)[0].raw);
+  EXPECT_EQ((*read)[1].length, 5);
+  EXPECT_TRUE((*read)[1].raw);
+  EXPECT_EQ((*read)[2].length, 0);
+  EXPECT_FALSE(ReadPrefixes({*Buffer::Allocate(7)}, 1000));  // a prefix cut short
+  EXPECT_FALSE(ReadPrefixes({Stored(-2, five)}, 1000));
+  EXPECT_FALSE(ReadPrefixes({Stored(1001, five)}, 1000));  // over the limit
+}
+
+TEST(RowBlocks, OnlyTheBlocksOfThePiecesDecode) {
+  if (Codecs().empty()) GTEST_SKIP() << "this build has neither codec";
+  const std::vector<uint8_t> data = Pattern(10 * kBlock + 100);
+  const auto size = static_cast<int64_t>(data.size());
+  const std::vector<uint8_t> small = Pattern(300);
+  for (ipc::Compression codec : Codecs()) {
+    SCOPED_TRACE(ipc::CodecName(codec));
+    // Buffer 2 in blocks, buffer 5 one small frame, buffer 7 stored raw.
+    ASSERT_OK_AND_ASSIGN(BufferPtr frame, ipc::Compress(codec, 1, small.data(), 300));
+    const std::vector<BufferPtr> stored = {
+        InBlocks(codec, data),
+        Stored(300, std::vector<uint8_t>(frame->data(), frame->data() + frame->size())),
+        Stored(-1, small)};
+    const std::vector<int64_t> wanted = {2, 5, 7};
+    const std::vector<StoredPrefix> lengths = *ReadPrefixes(stored, int64_t{1} << 30);
+    // A piece across the boundary of blocks 3 and 4, one inside block 9.
+    const std::vector<BufferPiece> pieces = {
+        {2, 4 * kBlock - 10, 20}, {2, 9 * kBlock + 5, 10}, {5, 0, 300}, {7, 0, 300}};
+    std::vector<BufferPtr> out(8);
+    const std::optional<int64_t> decoded =
+        DecodeRowBlocks(codec, wanted, stored, lengths, pieces, nullptr, {}, &out);
+    ASSERT_TRUE(decoded);
+    EXPECT_EQ(*decoded, 3 * kBlock + 300);  // blocks 3, 4 and 9, and the small frame
+    ASSERT_EQ(out[2]->size(), size);
+    for (const auto& [from, to] : {std::pair{3 * kBlock, 5 * kBlock}, {9 * kBlock, 10 * kBlock}}) {
+      EXPECT_EQ(std::memcmp(out[2]->data() + from, data.data() + from, to - from), 0);
+    }
+    EXPECT_EQ(std::memcmp(out[5]->data(), small.data(), 300), 0);
+    EXPECT_EQ(std::memcmp(out[7]->data(), small.data(), 300), 0);
+    EXPECT_EQ(out[7]->data(), stored[2]->data() + 8);  // raw: a view
+
+    // Kept among the recent blocks, the same pieces decode nothing the
+    // second time, and come out the same.
+    RecentBlocks recent(1 << 20);
+    int source = 0;
+    const BlockKey where{&source, 4, 0, 0};
+    std::vector<BufferPtr> first(8), second(8);
+    EXPECT_EQ(DecodeRowBlocks(codec, wanted, stored, lengths, pieces, &recent, where, &first),
+              3 * kBlock + 300);
+    EXPECT_EQ(DecodeRowBlocks(codec, wanted, stored, lengths, pieces, &recent, where, &second), 0);
+    EXPECT_EQ(std::memcmp(second[2]->data() + 3 * kBlock, data.data() + 3 * kBlock, 2 * kBlock), 0);
+    EXPECT_EQ(std::memcmp(second[5]->data(), small.data(), 300), 0);
+    // Another batch's key finds none of them.
+    EXPECT_EQ(DecodeRowBlocks(codec, wanted, stored, lengths, pieces, &recent,
+                              BlockKey{&source, 5, 0, 0}, &second),
+              3 * kBlock + 300);
+
+    // Pieces in most of the blocks: the whole read is the better buy.
+    std::vector<BufferPiece> most;
+    for (int64_t b = 0; b < 6; ++b) most.push_back({2, b * kBlock, 1});
+    EXPECT_FALSE(DecodeRowBlocks(codec, wanted, stored, lengths, most, nullptr, {}, &out));
+
+    // A corrupt block the pieces need: nullopt, for the whole read to name.
+    std::vector<BufferPtr> bad = stored;
+    bad[0] = *Buffer::Allocate(stored[0]->size());
+    std::memcpy(bad[0]->mutable_data(), stored[0]->data(), stored[0]->size());
+    const std::vector<ipc::DecompressPiece> blocks =
+        ipc::SplitCompressed(codec, stored[0]->data() + 8, stored[0]->size() - 8, size, 1);
+    ASSERT_EQ(blocks.size(), 11u);
+    // Block 9's ZSTD magic or LZ4 block size (the codecs check no
+    // content without checksums).
+    uint8_t* head = bad[0]->mutable_data() + 8 + blocks[9].src_offset;
+    for (int i = 0; i < 4; ++i) head[i] = 0x7F;
+    EXPECT_FALSE(DecodeRowBlocks(codec, wanted, bad, lengths, pieces, nullptr, {}, &out));
+  }
+}
+
+TEST(RowBlocks, OneLargeFrameDecodesWholeAndSoDoesNotPay) {
+  if (Codecs().empty()) GTEST_SKIP() << "this build has neither codec";
+  const std::vector<uint8_t> data = Pattern(4 * kBlock);
+  for (ipc::Compression codec : Codecs()) {
+    SCOPED_TRACE(ipc::CodecName(codec));
+    ASSERT_OK_AND_ASSIGN(BufferPtr frame, ipc::Compress(codec, 1, data.data(), 4 * kBlock));
+    const std::vector<BufferPtr> stored = {
+        Stored(4 * kBlock, std::vector<uint8_t>(frame->data(), frame->data() + frame->size()))};
+    const std::vector<int64_t> wanted = {0};
+    std::vector<BufferPtr> out(1);
+    const std::vector<StoredPrefix> lengths = {{4 * kBlock, false}};
+    const std::vector<BufferPiece> one_row = {{0, 100, 10}};
+    EXPECT_FALSE(DecodeRowBlocks(codec, wanted, stored, lengths, one_row, nullptr, {}, &out));
+  }
+}
+
+}  // namespace quiver::dataset
