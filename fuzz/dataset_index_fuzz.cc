@@ -3,7 +3,8 @@
 // an IPC stream by walking its message headers), must give an index or an
 // error, never a crash; every row a take, a slice or a record batch then
 // returns must be usable to its last byte (a take of a few rows first,
-// which a pread source reads row by row). Byte 0 picks how: bit 0 maps
+// which a pread source reads row by row, and of a few more, whose
+// compressed blocks are decoded alone). Byte 0 picks how: bit 0 maps
 // the source or reads it with pread, bit 1 projects every other column.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -47,6 +48,12 @@ void Exercise(dataset::Dataset& dataset) {
     // only) from a pread source where the columns allow.
     const std::vector<int64_t> few = {rows - 1, rows / 2, 0};
     if (auto taken = dataset.Take(few); taken.ok()) UseTable(**taken);
+    // Again, once the source is known to be compressed (a mapped one too):
+    // the blocks of a few rows alone, then the same batch's blocks known.
+    const std::vector<int64_t> others = {rows / 4, (3 * rows) / 4, rows / 4 + 1};
+    for (int again = 0; again < 2; ++again) {
+      if (auto taken = dataset.Take(others); taken.ok()) UseTable(**taken);
+    }
   }
   std::vector<int64_t> reversed;
   for (int64_t i = rows; i-- > 0;) reversed.push_back(i);

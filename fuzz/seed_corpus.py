@@ -347,6 +347,33 @@ def dataset_index():
     for name, data in ipc_file():
         yield f"file-1-{name}", bytes([1]) + data
         yield f"file-2-{name}", bytes([2]) + data
+    for name, data in block_compressed_files():
+        for mode in (0, 1):
+            yield f"blocks-{mode}-{name}", bytes([mode]) + data
+
+
+def block_compressed_files():
+    # quiver's files in compression blocks (compression_block_bytes): a take
+    # of a few rows decodes their blocks alone (row_blocks.cc).
+    import io
+
+    import numpy as np
+
+    import quiver as qv
+
+    images = (np.arange(64 * 1024) % 251).astype(np.uint8).reshape(64, 4, 16, 16)
+    batch = qv.record_batch(
+        {
+            "image": qv.FixedShapeTensorArray.from_numpy(images),
+            "id": np.arange(64, dtype=np.int64),
+        }
+    )
+    for codec in ("lz4", "zstd"):
+        for writer in ("file", "stream"):
+            sink = io.BytesIO()
+            write = qv.ipc.write_file if writer == "file" else qv.ipc.write_stream
+            write(batch, sink, compression=codec, max_batch_rows=32, compression_block_bytes=4096)
+            yield f"{codec}-{writer}", sink.getvalue()
 
 
 def http_response():

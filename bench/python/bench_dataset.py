@@ -88,6 +88,7 @@ ROW_BYTES = IMAGE_BYTES + 8
 BATCH_BYTES = 1 << 20
 ROWS_PER_BATCH = BATCH_BYTES // ROW_BYTES  # 85 rows, 1,045,160 bytes
 TAKE = 64
+BLOCK_BYTES = 16 << 10  # compression_block_bytes of the "-blocks" files
 HF_ENV = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
 
 
@@ -130,7 +131,7 @@ def ragged_batches(target_bytes, seed):
         )
 
 
-def write_ipc_file(batches, path, compression=None):
+def write_ipc_file(batches, path, compression=None, block=None):
     """Writes record batches of about 1 MiB of uncompressed data to an IPC
     file; returns the writer used.
 
@@ -142,7 +143,13 @@ def write_ipc_file(batches, path, compression=None):
     first = next(batches)
     reader = pa.RecordBatchReader.from_batches(first.schema, _chain(first, batches))
     try:
-        qv.ipc.write_file(reader, path, compression=compression, max_batch_bytes=BATCH_BYTES)
+        qv.ipc.write_file(
+            reader,
+            path,
+            compression=compression,
+            max_batch_bytes=BATCH_BYTES,
+            compression_block_bytes=block,
+        )
         return "quiver"
     except TypeError as e:  # raised before the reader is read
         if "max_batch_bytes" not in str(e):
@@ -908,6 +915,16 @@ def prepare(args, sizes, sections, libs, data_dir, report):
             path = os.path.join(data_dir, f"images-{gib_name(small)}-{codec}.arrow")
             need(path, lambda t: write_ipc_file(image_batches(rows, args.seed), t, codec))
             files[codec] = dict(rows=rows, path=path, decoded=rows * ROW_BYTES)
+    if "compressed" in sections:
+        # The same rows, each buffer compressed in independent blocks: a
+        # take of a few rows decodes only the blocks that hold them.
+        for codec in ("lz4", "zstd"):
+            path = os.path.join(data_dir, f"images-{gib_name(small)}-{codec}-blocks.arrow")
+            need(
+                path,
+                lambda t: write_ipc_file(image_batches(rows, args.seed), t, codec, BLOCK_BYTES),
+            )
+            files[f"{codec}-blocks"] = dict(rows=rows, path=path, decoded=rows * ROW_BYTES)
     if "ragged" in sections:
         path = os.path.join(data_dir, f"ragged-{gib_name(small)}.arrow")
         need(path, lambda t: write_ipc_file(ragged_batches(int(small * 2**30), args.seed), t))
@@ -1082,7 +1099,7 @@ def section_compressed(args, sizes, files, report):
         "above baseline | ru_maxrss MiB | cache hits / misses / evictions |",
         "|---|---|---|---|---|---|---|---|---|---|",
     )
-    for codec in ("lz4", "zstd"):
+    for codec in ("lz4", "lz4-blocks", "zstd", "zstd-blocks"):
         f = files[codec]
         quarter = f["decoded"] // 4
         whole = f["decoded"] * 2
@@ -1143,7 +1160,8 @@ def section_compressed(args, sizes, files, report):
     report.add(
         "",
         "rows/s: rows returned / seconds of the loop, one worker process each; x in order: "
-        "against ds[a:a+64] over the whole file with the same cache. Baseline: the worker's "
+        "against ds[a:a+64] over the whole file with the same cache. -blocks: the same rows "
+        f"written with compression_block_bytes={BLOCK_BYTES}. Baseline: the worker's "
         "VmRSS after its imports; VmHWM is the worker's own peak (ru_maxrss also counts the "
         "parent's RSS at fork, kept across exec).",
         "",

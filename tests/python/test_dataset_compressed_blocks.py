@@ -1,9 +1,11 @@
 """Compressed IPC files written in blocks (compression_block_bytes): any
-Arrow reader reads them; quiver.dataset takes a few rows by decoding only
-the blocks that hold them (cache_stats says so), equal to pyarrow's take;
-rows read one after another decode each block once; most of a batch, or a
-file written in one frame per buffer, is decoded whole and cached; over
-HTTP the same rows come back; bad block sizes are refused by name."""
+Arrow reader reads them; once its cache is full, quiver.dataset takes a few
+rows by decoding only the blocks that hold them (cache_stats says so),
+equal to pyarrow's take; rows read one after another decode each block
+once; most of a batch, a file written in one frame per buffer, or a cache
+with room decode the batch whole; over HTTP the same rows come back, the
+second time fetching only their blocks; bad block sizes are refused by
+name."""
 
 import numpy as np
 import pyarrow as pa
@@ -12,6 +14,9 @@ import pytest
 import quiver as qv
 
 ROW_BYTES = 4096  # a uint8 [4, 32, 32] tensor
+# cache_bytes that one record batch of 256 rows (1 MiB and its ids) fills
+# to within a sixteenth: takes of a few rows then decode their blocks alone.
+FILLED_BY_ONE_BATCH = 1_100_000
 
 
 def table(n):
@@ -58,10 +63,13 @@ def test_pyarrow_reads_files_written_in_blocks(tmp_path, codec, block, stream):
 @pytest.mark.parametrize("memory_map", [True, False])
 def test_few_rows_decode_only_their_blocks(tmp_path, codec, memory_map):
     expected = table(768)
-    blocks = qv.dataset(write(tmp_path / "b.arrow", 768, codec, 16384), memory_map=memory_map)
+    path = write(tmp_path / "b.arrow", 768, codec, 16384)
+    # A cache that one batch (1 MiB) fills: few rows are then read alone.
+    blocks = qv.dataset(path, memory_map=memory_map, cache_bytes=FILLED_BY_ONE_BATCH)
+    roomy = qv.dataset(path, memory_map=memory_map)
     frames = qv.dataset(write(tmp_path / "f.arrow", 768, codec, None), memory_map=memory_map)
-    for ds in (blocks, frames):
-        ds[0:200]  # the first read learns that the file is compressed
+    for ds in (blocks, roomy, frames):
+        ds[0:200]  # learns that the file is compressed, and fills a small cache
     few = [700, 300, 301, 300, 520]
     before = blocks.cache_stats()
     assert pa.table(blocks.take(few)).equals(expected.take(few))
@@ -79,10 +87,15 @@ def test_few_rows_decode_only_their_blocks(tmp_path, codec, memory_map):
     assert pa.table(blocks[333]).equals(expected.slice(333, 1))
     assert pa.table(blocks.__getitems__([5, 600])).equals(expected.take([5, 600]))
 
-    # Most of a batch: decoded whole, once, and cached.
-    before = blocks.cache_stats()["bytes_cached"]
+    # While the cache has room, the batches are decoded whole and kept for
+    # the rows that will follow.
+    assert pa.table(roomy.take(few)).equals(expected.take(few))
+    assert roomy.cache_stats()["bytes_cached"] >= 3 * 256 * ROW_BYTES
+
+    # Most of a batch: decoded whole, once.
+    before = blocks.cache_stats()["bytes_decoded"]
     assert pa.table(blocks[512:700]).equals(expected.slice(512, 188))
-    assert blocks.cache_stats()["bytes_cached"] >= before + 256 * ROW_BYTES
+    assert blocks.cache_stats()["bytes_decoded"] >= before + 256 * ROW_BYTES
 
     rng = np.random.default_rng(9)
     for _ in range(20):
@@ -93,8 +106,8 @@ def test_few_rows_decode_only_their_blocks(tmp_path, codec, memory_map):
 @pytest.mark.parametrize("codec", CODECS)
 def test_rows_read_one_after_another_decode_each_block_once(tmp_path, codec):
     expected = table(512)
-    ds = qv.dataset(write(tmp_path / "b.arrow", 512, codec, 16384))
-    ds[400:512]  # learns the file is compressed; batch 1 cached, batch 0 not
+    ds = qv.dataset(write(tmp_path / "b.arrow", 512, codec, 16384), cache_bytes=FILLED_BY_ONE_BATCH)
+    ds[400:512]  # learns the file is compressed; batch 1 fills the cache
     before = ds.cache_stats()["bytes_decoded"]
     for r in range(0, 64):
         assert pa.table(ds[r]).equals(expected.slice(r, 1))
@@ -125,9 +138,15 @@ def test_bad_block_sizes_are_refused_by_name(tmp_path):
 def test_rows_of_a_remote_file_in_blocks(nginx, codec):
     name = f"blocks-{codec}.arrow"
     write(nginx.root / name, 768, codec, 16384)
-    remote = qv.dataset(f"{nginx.url}/{name}")
+    remote = qv.dataset(f"{nginx.url}/{name}", cache_bytes=FILLED_BY_ONE_BATCH)
     local = qv.dataset(nginx.root / name)
     remote[0:200]
     idx = [700, 3, 3, 450, 767]
+    before = remote.cache_stats()["bytes_fetched"]
     assert pa.table(remote.take(idx)).equals(pa.table(local.take(idx)))
     assert pa.table(remote.take(idx)).equals(table(768).take(idx))
+    # The second take of the same rows knows where their blocks lie and
+    # fetches a few compressed blocks, not the stored buffers.
+    first = remote.cache_stats()["bytes_fetched"]
+    assert pa.table(remote.take([701, 451])).equals(table(768).take([701, 451]))
+    assert remote.cache_stats()["bytes_fetched"] - first < (first - before) / 4

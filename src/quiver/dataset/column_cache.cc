@@ -44,6 +44,11 @@ void ColumnCache::Evict() {
   }
 }
 
+bool ColumnCache::Full() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return capacity_ == 0 || counts_.bytes > capacity_ - capacity_ / 16;
+}
+
 ColumnCacheCounts ColumnCache::counts() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return counts_;

@@ -47,6 +47,9 @@ class ColumnCache {
   // entries beyond the budget.
   void Insert(const ColumnKey& key, ArrayDataPtr data, int64_t bytes);
   ColumnCacheCounts counts() const;
+  // Whether the cache is (all but) full: within a sixteenth of its budget,
+  // or of no budget. Until then a decoded batch costs it nothing it holds.
+  bool Full() const;
 
  private:
   struct Entry {

@@ -23,10 +23,15 @@ namespace {
 // ArrayData, not its bytes (the kernel pages those in and out).
 constexpr int64_t kViewCost = 256;
 
-// The budget of recently decoded blocks (recent_blocks.h): enough for one
-// row read after another to meet its blocks again, a sliver of the cache.
-int64_t RecentBlockBytes(int64_t cache_bytes) {
-  return std::min<int64_t>(int64_t{4} << 20, cache_bytes / 16);
+// What a dataset keeps of the compressed batches it read a few rows of
+// (recent_blocks.h), a sliver of the cache each (256 KiB at least):
+// decoded blocks, enough for rows read one after another to meet theirs
+// again; block indexes, a few KiB per record batch, for thousands of
+// batches.
+std::unique_ptr<RecentBlocks> MakeRecentBlocks(int64_t cache_bytes) {
+  const int64_t sliver = std::max<int64_t>(cache_bytes / 16, int64_t{256} << 10);
+  return std::make_unique<RecentBlocks>(std::min<int64_t>(int64_t{4} << 20, sliver),
+                                        std::min<int64_t>(int64_t{16} << 20, sliver));
 }
 
 }  // namespace
@@ -100,7 +105,7 @@ struct Dataset::Impl {
     (void)cache.release();  // never destroyed: its mutex may be held
     cache = std::make_unique<ColumnCache>(options.cache_bytes);
     (void)recent.release();  // likewise
-    recent = std::make_unique<RecentBlocks>(RecentBlockBytes(options.cache_bytes));
+    recent = MakeRecentBlocks(options.cache_bytes);
     for (const auto& fragment : fragments) fragment->AfterFork();
   }
 
@@ -140,9 +145,10 @@ struct Dataset::Impl {
     Fragment& fragment = FragmentOf(k);
     const int local = batch_local[static_cast<size_t>(k)];
     if (!rows.empty() && missing.size() == columns.size()) {
-      QUIVER_ASSIGN_OR_RETURN(std::optional<Fragment::RowColumns> partial,
-                              fragment.ReadRows(local, columns, rows, options.validation,
-                                                decode_threads, recent.get()));
+      QUIVER_ASSIGN_OR_RETURN(
+          std::optional<Fragment::RowColumns> partial,
+          fragment.ReadRows(local, columns, rows, options.validation, decode_threads,
+                            cache->Full() ? recent.get() : nullptr));
       if (partial && !partial->whole) {
         if (compact != nullptr) *compact = partial->compact;
         bytes_decoded.fetch_add(partial->decoded_bytes, std::memory_order_relaxed);
@@ -229,7 +235,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Open(const std::vector<std::string>& s
   }
   QUIVER_RETURN_NOT_OK(impl->SelectColumns(*impl->fragments[0]->schema()));
   impl->cache = std::make_unique<ColumnCache>(options.cache_bytes);
-  impl->recent = std::make_unique<RecentBlocks>(RecentBlockBytes(options.cache_bytes));
+  impl->recent = MakeRecentBlocks(options.cache_bytes);
   return std::shared_ptr<Dataset>(new Dataset(std::move(impl)));
 }
 

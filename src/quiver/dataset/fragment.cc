@@ -512,6 +512,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;
   if (layout.compression != ipc::Compression::kNone) {
+    if (recent == nullptr) return Columns();
     return ReadCompressedRows(k, *head, columns, rows, level, threads, recent);
   }
   std::vector<BufferPiece> pieces;
@@ -560,9 +561,10 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
   using Columns = std::optional<RowColumns>;
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head.layout;
-  // Most of the rows: the batch decoded whole once, and cached, serves
-  // them and the next takes.
-  if (2 * static_cast<int64_t>(rows.size()) > entry.rows) return Columns();
+  // More than an eighth of the rows (a slice read in order, whose next
+  // slice will want the rest): the batch decoded whole once, and cached,
+  // serves them and the next reads.
+  if (8 * static_cast<int64_t>(rows.size()) > entry.rows) return Columns();
   std::vector<int64_t> wanted;
   std::vector<BufferPiece> pieces;
   for (int column : columns) {
@@ -570,41 +572,75 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     if (!RowPieces(layout, node, {}, &pieces)) return Columns();  // its layout only
     ipc::CollectBuffers(node, &wanted);
   }
-  // The stored buffers whole (their blocks are found by walking them):
-  // views of a mapped file, of which only the pages of the block headers
-  // and of the blocks decoded are touched; then those blocks decoded.
-  std::vector<io::ByteRange> ranges;
+  // Where each buffer's blocks lie: known from an earlier take of this
+  // batch, or found now by walking the stored buffers, read whole (views of
+  // a mapped file, of which only the pages of the block headers and of
+  // the blocks decoded are touched).
   const int64_t body = entry.offset + entry.metadata_length;
-  for (int64_t b : wanted) {
-    const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(b)];
-    ranges.push_back({body + span.offset, span.length});
+  std::vector<std::shared_ptr<const BufferBlocks>> indexes(wanted.size());
+  bool known = true;
+  for (size_t i = 0; i < wanted.size() && known; ++i) {
+    indexes[i] = recent->FindIndex(BlockKey{this, k, wanted[i], -1});
+    known = indexes[i] != nullptr;
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, source_->ReadRanges(ranges));
+  std::vector<BufferPtr> stored;  // read whole, when the blocks were not known
   // Where the rows cannot be read alone after all: a mapped file is read
   // again as a whole read reads it (with pread: its pages stay out of the
-  // process); bytes fetched (remote, pread) are decoded whole, to be
+  // process); bytes fetched whole (remote, pread) are decoded whole, to be
   // cached, rather than fetched twice.
   auto whole = [&]() -> Result<Columns> {
-    if (source_->zero_copy()) return Columns();
+    if (source_->zero_copy() || stored.empty()) return Columns();
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
                             DecodeBody(k, head, columns, wanted, stored, level, threads));
     return Columns(RowColumns{std::move(decoded), false, 0, true});
   };
-  const std::optional<std::vector<StoredPrefix>> prefixes =
-      ReadPrefixes(stored, options_.max_decompressed_buffer);
-  if (!prefixes) return whole();  // the whole decode names what is wrong
+  if (!known) {
+    std::vector<io::ByteRange> ranges;
+    for (int64_t b : wanted) {
+      const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(b)];
+      ranges.push_back({body + span.offset, span.length});
+    }
+    QUIVER_ASSIGN_OR_RETURN(stored, source_->ReadRanges(ranges));
+    const std::optional<std::vector<StoredPrefix>> prefixes =
+        ReadPrefixes(stored, options_.max_decompressed_buffer);
+    if (!prefixes) return whole();  // the whole decode names what is wrong
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      indexes[i] = std::make_shared<const BufferBlocks>(
+          IndexBlocks(layout.compression, *stored[i], (*prefixes)[i]));
+      recent->InsertIndex(BlockKey{this, k, wanted[i], -1}, indexes[i]);
+    }
+  }
   std::vector<int64_t> lengths(layout.buffers.size(), 0);
   for (size_t i = 0; i < wanted.size(); ++i) {
-    lengths[static_cast<size_t>(wanted[i])] = (*prefixes)[i].length;
+    lengths[static_cast<size_t>(wanted[i])] = indexes[i]->prefix.length;
   }
   for (int column : columns) {
     const ipc::FieldNodeLayout& node = layout.columns[static_cast<size_t>(column)];
     if (!RowPieces(layout, node, rows, &pieces, lengths)) return whole();
   }
+  // The bytes of the blocks needed: slices of the stored buffers read
+  // whole, or read now (a remote or unmapped source fetches those alone).
+  auto fetch = [&](const std::vector<StoredRange>& needed) -> Result<std::vector<BufferPtr>> {
+    std::vector<BufferPtr> out;
+    if (!stored.empty()) {
+      for (const StoredRange& range : needed) {
+        QUIVER_ASSIGN_OR_RETURN(BufferPtr piece,
+                                Buffer::Slice(stored[range.buffer], range.offset, range.length));
+        out.push_back(std::move(piece));
+      }
+      return out;
+    }
+    std::vector<io::ByteRange> ranges;
+    for (const StoredRange& range : needed) {
+      const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(wanted[range.buffer])];
+      ranges.push_back({body + span.offset + range.offset, range.length});
+    }
+    return source_->ReadRanges(ranges);
+  };
   std::vector<BufferPtr> buffers(layout.buffers.size());
-  const std::optional<int64_t> decoded =
-      DecodeRowBlocks(layout.compression, wanted, stored, *prefixes, pieces, recent,
-                      BlockKey{this, k, 0, 0}, &buffers);
+  QUIVER_ASSIGN_OR_RETURN(const std::optional<int64_t> decoded,
+                          DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch,
+                                          recent, BlockKey{this, k, 0, 0}, &buffers));
   if (!decoded) return whole();
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
                           DecodeColumns(k, head, columns, buffers, level));

@@ -94,11 +94,12 @@ class Fragment {
   //   batch's length, but the bytes of other rows are zeros, never fetched.
   //   Not for a column with offsets, views or a dictionary (RowPieces), or
   //   rows that need more than half the columns' bytes.
-  // - IPC, compressed: of buffers compressed in independent blocks
-  //   (WriteOptions::compression_block_bytes), the blocks that hold the
-  //   rows are decoded (row_blocks.h); the columns hold `rows` alone, in
-  //   order (`compact`). Not for the columns above, more than half the
-  //   batch's rows, or blocks that hold more than half its decoded bytes.
+  // - IPC, compressed, given `recent`: of buffers compressed in independent
+  //   blocks (WriteOptions::compression_block_bytes), the blocks that hold
+  //   the rows are decoded (row_blocks.h); the columns hold `rows` alone,
+  //   in order (`compact`). Not for the columns above, more than an eighth
+  //   of the batch's rows, or blocks that hold more than half its decoded
+  //   bytes.
   // - Parquet: through the row group's offset indexes, the pages that hold
   //   the rows (runs of neighbouring pages read once); the columns hold
   //   `rows` alone, in order (`compact`). Not where a projected column
@@ -112,8 +113,9 @@ class Fragment {
     // already fetched): to be cached.
     bool whole = false;
   };
-  // `recent`: where a compressed batch's decoded blocks are looked up and
-  // kept (nullptr: nowhere).
+  // `recent`: where a compressed batch's block indexes and decoded blocks
+  // are looked up and kept; nullptr: a compressed batch is read whole (the
+  // dataset's cache has room for it, and its other rows will be asked).
   Result<std::optional<RowColumns>> ReadRows(int k, const std::vector<int>& columns,
                                              std::span<const int64_t> rows, ValidationLevel level,
                                              int threads, RecentBlocks* recent = nullptr);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "quiver/ipc/codec.h"
 
@@ -12,6 +11,7 @@ namespace quiver::dataset {
 namespace {
 
 constexpr int64_t kStoredRaw = -1;  // the prefix of a buffer stored uncompressed
+constexpr int64_t kPrefix = 8;
 
 // Marks the blocks of `blocks` (ascending, touching output ranges) that
 // overlap [begin, end).
@@ -26,6 +26,57 @@ void MarkBlocks(const std::vector<ipc::DecompressPiece>& blocks, int64_t begin, 
   }
 }
 
+// What a take reads of one wanted buffer: a block of it (`block` >= 0), or
+// all of it (-1: one frame, decoded whole, or raw bytes, kept as they are).
+struct Need {
+  size_t buffer = 0;
+  int64_t block = -1;
+  BufferPtr kept;  // the decoded block, from the recent ones
+};
+
+// The needs of a take, and the decoded bytes they hold; nullopt where
+// those are more than half of the buffers' decoded bytes.
+std::optional<std::vector<Need>> PlanNeeds(
+    std::span<const int64_t> wanted, std::span<const std::shared_ptr<const BufferBlocks>> indexes,
+    std::span<const BufferPiece> pieces) {
+  std::vector<Need> needs;
+  int64_t needed_bytes = 0, total_bytes = 0;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const BufferBlocks& index = *indexes[i];
+    if (index.stored == 0) continue;  // absent, or empty
+    if (index.prefix.raw) {
+      needs.push_back({i, -1, nullptr});
+      continue;
+    }
+    total_bytes += index.prefix.length;
+    if (index.blocks.empty()) {
+      needs.push_back({i, -1, nullptr});
+      needed_bytes += index.prefix.length;
+      continue;
+    }
+    std::vector<char> marked(index.blocks.size(), 0);
+    for (const BufferPiece& piece : pieces) {
+      if (piece.buffer == wanted[i]) {
+        MarkBlocks(index.blocks, piece.offset, piece.offset + piece.length, &marked);
+      }
+    }
+    for (size_t b = 0; b < marked.size(); ++b) {
+      if (!marked[b]) continue;
+      needs.push_back({i, static_cast<int64_t>(b), nullptr});
+      needed_bytes += index.blocks[b].dst_length;
+    }
+  }
+  if (2 * needed_bytes > total_bytes) return std::nullopt;
+  return needs;
+}
+
+// The stored bytes a need reads (prefix included).
+StoredRange RangeOf(const Need& need, const BufferBlocks& index) {
+  if (need.block < 0) return {need.buffer, kPrefix, index.stored - kPrefix};
+  const ipc::DecompressPiece& block = index.blocks[static_cast<size_t>(need.block)];
+  return {need.buffer, kPrefix + block.src_offset, block.src_length};
+}
+
 }  // namespace
 
 std::optional<std::vector<StoredPrefix>> ReadPrefixes(const std::vector<BufferPtr>& stored,
@@ -33,15 +84,15 @@ std::optional<std::vector<StoredPrefix>> ReadPrefixes(const std::vector<BufferPt
   std::vector<StoredPrefix> out;
   out.reserve(stored.size());
   for (const BufferPtr& bytes : stored) {
-    if (bytes->size() == 0) {  // absent (a bitmap of no nulls), or empty
+    if (bytes->size() == 0) {
       out.push_back({0, true});
       continue;
     }
-    if (bytes->size() < 8) return std::nullopt;
+    if (bytes->size() < kPrefix) return std::nullopt;
     int64_t prefix = 0;
-    std::memcpy(&prefix, bytes->data(), 8);  // little-endian, as the format writes it
+    std::memcpy(&prefix, bytes->data(), kPrefix);  // little-endian, as the format writes it
     if (prefix == kStoredRaw) {
-      out.push_back({bytes->size() - 8, true});
+      out.push_back({bytes->size() - kPrefix, true});
     } else if (prefix < 0 || prefix > max_decompressed) {
       return std::nullopt;
     } else {
@@ -51,98 +102,90 @@ std::optional<std::vector<StoredPrefix>> ReadPrefixes(const std::vector<BufferPt
   return out;
 }
 
-std::optional<int64_t> DecodeRowBlocks(ipc::Compression codec, std::span<const int64_t> wanted,
-                                       const std::vector<BufferPtr>& stored,
-                                       std::span<const StoredPrefix> prefixes,
-                                       std::span<const BufferPiece> pieces, RecentBlocks* recent,
-                                       const BlockKey& where, std::vector<BufferPtr>* out) {
-  // Plan first: each compressed buffer's blocks and those the pieces
-  // need. A buffer that does not split (one frame: small buffers, or a
-  // writer that did not cut blocks) is decoded whole.
-  struct Plan {
-    std::vector<ipc::DecompressPiece> blocks;  // empty: decoded whole
-    std::vector<char> needed;
-  };
-  std::vector<Plan> plans(wanted.size());
-  int64_t needed_bytes = 0, total_bytes = 0;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    const BufferPtr& bytes = stored[i];
-    const int64_t length = prefixes[i].length;
-    if (prefixes[i].raw) continue;
-    Plan& plan = plans[i];
-    total_bytes += length;
-    plan.blocks = ipc::SplitCompressed(codec, bytes->data() + 8, bytes->size() - 8, length, 1);
-    if (plan.blocks.empty()) {
-      needed_bytes += length;
-      continue;
-    }
-    plan.needed.assign(plan.blocks.size(), 0);
-    for (const BufferPiece& piece : pieces) {
-      if (piece.buffer == wanted[i]) {
-        MarkBlocks(plan.blocks, piece.offset, piece.offset + piece.length, &plan.needed);
-      }
-    }
-    for (size_t b = 0; b < plan.blocks.size(); ++b) {
-      if (plan.needed[b]) needed_bytes += plan.blocks[b].dst_length;
-    }
+BufferBlocks IndexBlocks(ipc::Compression codec, const Buffer& stored, StoredPrefix prefix) {
+  BufferBlocks out;
+  out.prefix = prefix;
+  out.stored = stored.size();
+  if (!prefix.raw && stored.size() > kPrefix) {
+    out.blocks = ipc::SplitCompressed(codec, stored.data() + kPrefix, stored.size() - kPrefix,
+                                      prefix.length, 1);
   }
-  // Most of the body anyway: the whole batch, decoded once and cached, is
-  // the better buy.
-  if (2 * needed_bytes > total_bytes) return std::nullopt;
-  int64_t decoded = 0;
-  // Output bytes [offset, offset + length) of buffer i: from the recent
-  // blocks, or decoded by `decode` and kept there.
-  auto fill = [&](size_t i, int64_t offset, int64_t length, uint8_t* target,
-                  const std::function<Status()>& decode) -> bool {
-    const BlockKey key{where.source, where.batch, wanted[i], offset};
-    if (recent != nullptr) {
-      if (BufferPtr kept = recent->Find(key); kept && kept->size() == length) {
-        std::memcpy(target + offset, kept->data(), static_cast<size_t>(length));
-        return true;
-      }
-    }
-    if (!decode().ok()) return false;
-    decoded += length;
-    if (recent != nullptr && length <= recent->capacity()) {
-      auto copy = Buffer::AllocateUninitialized(length);
-      if (copy.ok()) {
-        std::memcpy((*copy)->mutable_data(), target + offset, static_cast<size_t>(length));
-        recent->Insert(key, std::move(*copy));
-      }
-    }
-    return true;
+  return out;
+}
+
+Result<std::optional<int64_t>> DecodeRowBlocks(
+    ipc::Compression codec, std::span<const int64_t> wanted,
+    std::span<const std::shared_ptr<const BufferBlocks>> indexes,
+    std::span<const BufferPiece> pieces, const FetchStored& fetch, RecentBlocks* recent,
+    const BlockKey& where, std::vector<BufferPtr>* out) {
+  using Decoded = std::optional<int64_t>;
+  std::optional<std::vector<Need>> planned = PlanNeeds(wanted, indexes, pieces);
+  if (!planned) return Decoded();
+  std::vector<Need>& needs = *planned;
+  auto key = [&](const Need& need) {
+    const BufferBlocks& index = *indexes[need.buffer];
+    const int64_t offset =
+        need.block < 0 ? 0 : index.blocks[static_cast<size_t>(need.block)].dst_offset;
+    return BlockKey{where.source, where.batch, wanted[need.buffer], offset};
   };
+  // The blocks decoded before are copied; the others' bytes read at once.
+  std::vector<StoredRange> ranges;
+  for (Need& need : needs) {
+    const BufferBlocks& index = *indexes[need.buffer];
+    if (recent != nullptr && !index.prefix.raw) {
+      need.kept = recent->FindBlock(key(need));
+      const int64_t size = need.block < 0
+                               ? index.prefix.length
+                               : index.blocks[static_cast<size_t>(need.block)].dst_length;
+      if (need.kept && need.kept->size() != size) need.kept = nullptr;
+    }
+    if (!need.kept) ranges.push_back(RangeOf(need, index));
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> fetched, fetch(ranges));
   for (size_t i = 0; i < wanted.size(); ++i) {
-    const BufferPtr& bytes = stored[i];
-    const int64_t length = prefixes[i].length;
+    const BufferBlocks& index = *indexes[i];
     BufferPtr& target = (*out)[static_cast<size_t>(wanted[i])];
-    Result<BufferPtr> made = bytes->size() == 0 ? Buffer::Allocate(0)
-                             : prefixes[i].raw  ? Buffer::Slice(bytes, 8, length)
-                                                : Buffer::AllocateUninitialized(length);
-    if (!made.ok()) return std::nullopt;
-    target = std::move(*made);
-    if (prefixes[i].raw) continue;
-    const uint8_t* data = bytes->data() + 8;
-    uint8_t* into = target->mutable_data();
-    const Plan& plan = plans[i];
-    if (plan.blocks.empty()) {
-      if (!fill(i, 0, length, into, [&] {
-            return ipc::DecompressInto(codec, data, bytes->size() - 8, length, into);
-          })) {
-        return std::nullopt;
-      }
-      continue;
-    }
-    for (size_t b = 0; b < plan.blocks.size(); ++b) {
-      const ipc::DecompressPiece& block = plan.blocks[b];
-      if (plan.needed[b] && !fill(i, block.dst_offset, block.dst_length, into, [&] {
-            return ipc::DecompressPieceInto(codec, data, block, into);
-          })) {
-        return std::nullopt;
-      }
+    if (index.stored == 0 || !index.prefix.raw) {
+      QUIVER_ASSIGN_OR_RETURN(target, Buffer::AllocateUninitialized(index.prefix.length));
     }
   }
-  return decoded;
+  int64_t decoded = 0;
+  size_t next = 0;  // into fetched
+  for (const Need& need : needs) {
+    const BufferBlocks& index = *indexes[need.buffer];
+    BufferPtr& target = (*out)[static_cast<size_t>(wanted[need.buffer])];
+    if (index.prefix.raw) {
+      target = fetched[next++];
+      if (target->size() != index.prefix.length) return Decoded();
+      continue;
+    }
+    const ipc::DecompressPiece block = need.block < 0
+                                           ? ipc::DecompressPiece{0, 0, 0, index.prefix.length, 0}
+                                           : index.blocks[static_cast<size_t>(need.block)];
+    uint8_t* into = target->mutable_data();
+    if (need.kept) {
+      std::memcpy(into + block.dst_offset, need.kept->data(),
+                  static_cast<size_t>(block.dst_length));
+      continue;
+    }
+    const BufferPtr& bytes = fetched[next++];
+    if (bytes->size() != RangeOf(need, index).length) return Decoded();
+    ipc::DecompressPiece alone = block;  // its bytes now start at 0
+    alone.src_offset = 0;
+    alone.src_length = bytes->size();
+    const Status st = need.block < 0 ? ipc::DecompressInto(codec, bytes->data(), bytes->size(),
+                                                           index.prefix.length, into)
+                                     : ipc::DecompressPieceInto(codec, bytes->data(), alone, into);
+    if (!st.ok()) return Decoded();
+    decoded += block.dst_length;
+    if (recent != nullptr && block.dst_length <= recent->block_capacity()) {
+      QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(block.dst_length));
+      std::memcpy(copy->mutable_data(), into + block.dst_offset,
+                  static_cast<size_t>(block.dst_length));
+      recent->InsertBlock(key(need), std::move(copy));
+    }
+  }
+  return Decoded(decoded);
 }
 
 }  // namespace quiver::dataset

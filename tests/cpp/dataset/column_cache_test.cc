@@ -45,6 +45,18 @@ TEST(ColumnCache, AnEntryLargerThanTheBudgetIsNotKept) {
   EXPECT_FALSE(none.Find({0, 0}).has_value());
 }
 
+// Full: within a sixteenth of the budget (a dataset then reads a few rows
+// of a compressed batch alone rather than decode the batch into it).
+TEST(ColumnCache, FullWithinASixteenthOfItsBudget) {
+  ColumnCache cache(1600);
+  EXPECT_FALSE(cache.Full());
+  cache.Insert({0, 0}, Column(1400), 1400);
+  EXPECT_FALSE(cache.Full());  // 1,400 of 1,600: 200 left, more than 100
+  cache.Insert({1, 0}, Column(101), 101);
+  EXPECT_TRUE(cache.Full());  // 99 left
+  EXPECT_TRUE(ColumnCache(0).Full());
+}
+
 TEST(ColumnCache, ArrayBytesCountsChildrenAndDictionaries) {
   std::shared_ptr<ArrayData> parent = Column(10);
   parent->children = {Column(20)};

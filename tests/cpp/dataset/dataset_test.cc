@@ -360,10 +360,11 @@ TEST(RandomAccessDataset, FewRowsOfFixedWidthColumnsFetchOnlyTheirBytes) {
   }
 }
 
-// A take of a few rows of a compressed file written in blocks
-// (compression_block_bytes) decodes the blocks that hold them, not whole
-// buffers, keeps nothing, and gives the same table; without blocks, or for
-// most of a batch, the batch is decoded whole and cached.
+// Once the cache is full, a take of a few rows of a compressed file
+// written in blocks (compression_block_bytes) decodes the blocks that hold
+// them, not whole buffers, keeps nothing, and gives the same table;
+// without blocks, for most of a batch, or while the cache has room, the
+// batch is decoded whole and cached.
 TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
   const RecordBatchPtr all = FixedBatch(0, 600);
   ASSERT_OK_AND_ASSIGN(
@@ -385,12 +386,16 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       ASSERT_OK(test::WriteBatches(dir / "frames.arrow", batches, write));
       DatasetOptions options;
       options.memory_map = memory_map;
-      ASSERT_OK_AND_ASSIGN(auto blocks, Dataset::Open({dir / "blocks.arrow"}, options));
       ASSERT_OK_AND_ASSIGN(auto frames, Dataset::Open({dir / "frames.arrow"}, options));
+      ASSERT_OK_AND_ASSIGN(auto roomy, Dataset::Open({dir / "blocks.arrow"}, options));
+      // A cache that one batch (822 KiB) fills: rows are then read alone.
+      options.cache_bytes = 850 << 10;
+      ASSERT_OK_AND_ASSIGN(auto blocks, Dataset::Open({dir / "blocks.arrow"}, options));
       // The first read learns that the file is compressed (a mapped file's
-      // rows are named only then).
-      ASSERT_OK(blocks->Slice(0, 200).status());
-      ASSERT_OK(frames->Slice(0, 200).status());
+      // rows are named only then) and fills the cache.
+      for (auto* dataset : {blocks.get(), frames.get(), roomy.get()}) {
+        ASSERT_OK(dataset->Slice(0, 200).status());
+      }
       const std::vector<int64_t> few = {599, 404, 403, 404, 250};
       const int64_t cached = blocks->cache_stats().bytes_cached;
       int64_t before = blocks->cache_stats().bytes_decoded;
@@ -402,6 +407,16 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       // would be two of 800 KiB.
       EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 6 * (64 << 10) + 2 * 200 * 16);
       EXPECT_EQ(blocks->cache_stats().bytes_cached, cached);  // nothing kept
+
+      // The batch's blocks are known now: another row of it reads its
+      // blocks' bytes alone, not the whole stored buffers.
+      const int64_t fetched = blocks->cache_stats().bytes_fetched;
+      ASSERT_OK_AND_ASSIGN(TablePtr row, blocks->Take(std::vector<int64_t>{590}));
+      ASSERT_OK_AND_ASSIGN(TablePtr expected_row, whole->Take(std::vector<int64_t>{590}));
+      EXPECT_TRUE(row->Equals(*expected_row));
+      if (!memory_map) {
+        EXPECT_LT(blocks->cache_stats().bytes_fetched - fetched, 2 * (64 << 10));
+      }
 
       before = frames->cache_stats().bytes_decoded;
       ASSERT_OK_AND_ASSIGN(taken, frames->Take(few));
@@ -415,13 +430,22 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       EXPECT_TRUE(one->Equals(*expected));
       EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 2 * (64 << 10) + 200 * 16);
 
-      // Most of a batch: decoded whole, and cached.
+      // A cache with room: the batch is decoded whole, and kept for the
+      // rows that will follow.
+      before = roomy->cache_stats().bytes_decoded;
+      ASSERT_OK_AND_ASSIGN(taken, roomy->Take(few));
+      EXPECT_TRUE(taken->Equals(**whole->Take(few)));
+      EXPECT_GT(roomy->cache_stats().bytes_decoded - before, 2 * 200 * 4096);
+      EXPECT_GT(roomy->cache_stats().bytes_cached, 3 * 200 * 4096);
+
+      // Most of a batch: decoded whole (and cached).
       std::vector<int64_t> most;
       for (int64_t r = 400; r < 580; ++r) most.push_back(r);
+      before = blocks->cache_stats().bytes_decoded;
       ASSERT_OK_AND_ASSIGN(taken, blocks->Take(most));
       ASSERT_OK_AND_ASSIGN(expected, whole->Take(most));
       EXPECT_TRUE(taken->Equals(*expected));
-      EXPECT_GT(blocks->cache_stats().bytes_cached, cached + 200 * 4096);
+      EXPECT_GT(blocks->cache_stats().bytes_decoded - before, 200 * 4096);
 
       // Random takes of every size agree with the whole table.
       std::mt19937 rng(5);

@@ -1,8 +1,9 @@
 // Compressed body buffers decoded block by block for a few rows: the
-// blocks that hold the pieces asked decode to the right bytes, a buffer
-// stored raw is a view, one frame decodes whole, and what does not pay
-// (most of the bytes) or does not hold up (a cut prefix, a wild size, a
-// corrupt block) is nullopt, for the whole read to handle.
+// blocks that hold the pieces asked decode to the right bytes and only
+// their bytes are read, a buffer stored raw is its bytes, one frame
+// decodes whole, blocks decoded before are not read again, and what does
+// not pay (most of the bytes) or does not hold up (a cut prefix, a wild
+// size, a corrupt block) is nullopt, for the whole read to handle.
 #include "quiver/dataset/row_blocks.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,48 @@ std::vector<ipc::Compression> Codecs() {
   return out;
 }
 
+using Indexes = std::vector<std::shared_ptr<const BufferBlocks>>;
+
+Indexes IndexesOf(ipc::Compression codec, const std::vector<BufferPtr>& stored) {
+  const std::vector<StoredPrefix> prefixes = *ReadPrefixes(stored, int64_t{1} << 30);
+  Indexes out;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    out.push_back(
+        std::make_shared<const BufferBlocks>(IndexBlocks(codec, *stored[i], prefixes[i])));
+  }
+  return out;
+}
+
+// Reads ranges of `stored` (copies, as a remote source would), counting
+// the bytes.
+struct Fetcher {
+  std::vector<BufferPtr> stored;
+  int64_t bytes = 0;
+  Result<std::vector<BufferPtr>> operator()(const std::vector<StoredRange>& ranges) {
+    std::vector<BufferPtr> out;
+    for (const StoredRange& range : ranges) {
+      BufferPtr copy = *Buffer::Allocate(range.length);
+      std::memcpy(copy->mutable_data(), stored[range.buffer]->data() + range.offset,
+                  static_cast<size_t>(range.length));
+      bytes += range.length;
+      out.push_back(std::move(copy));
+    }
+    return out;
+  }
+};
+
+std::optional<int64_t> Decode(ipc::Compression codec, std::span<const int64_t> wanted,
+                              const Indexes& indexes, std::span<const BufferPiece> pieces,
+                              Fetcher* fetcher, RecentBlocks* recent, const BlockKey& where,
+                              std::vector<BufferPtr>* out) {
+  auto decoded = DecodeRowBlocks(
+      codec, wanted, indexes, pieces,
+      [fetcher](const std::vector<StoredRange>& ranges) { return (*fetcher)(ranges); }, recent,
+      where, out);
+  EXPECT_TRUE(decoded.ok()) << decoded.status().message();
+  return decoded.ok() ? *decoded : std::nullopt;
+}
+
 }  // namespace
 
 TEST(RowBlocks, PrefixesGiveLengthsAndRawness) {
@@ -86,56 +129,63 @@ TEST(RowBlocks, OnlyTheBlocksOfThePiecesDecode) {
         Stored(300, std::vector<uint8_t>(frame->data(), frame->data() + frame->size())),
         Stored(-1, small)};
     const std::vector<int64_t> wanted = {2, 5, 7};
-    const std::vector<StoredPrefix> lengths = *ReadPrefixes(stored, int64_t{1} << 30);
+    const Indexes indexes = IndexesOf(codec, stored);
+    ASSERT_EQ(indexes[0]->blocks.size(), 11u);
+    EXPECT_TRUE(indexes[1]->blocks.empty());  // one frame
+    EXPECT_TRUE(indexes[2]->prefix.raw);
     // A piece across the boundary of blocks 3 and 4, one inside block 9.
     const std::vector<BufferPiece> pieces = {
         {2, 4 * kBlock - 10, 20}, {2, 9 * kBlock + 5, 10}, {5, 0, 300}, {7, 0, 300}};
     std::vector<BufferPtr> out(8);
+    Fetcher fetcher{stored};
     const std::optional<int64_t> decoded =
-        DecodeRowBlocks(codec, wanted, stored, lengths, pieces, nullptr, {}, &out);
+        Decode(codec, wanted, indexes, pieces, &fetcher, nullptr, {}, &out);
     ASSERT_TRUE(decoded);
     EXPECT_EQ(*decoded, 3 * kBlock + 300);  // blocks 3, 4 and 9, and the small frame
+    // Only those blocks' bytes were read, the raw buffer's and the frame's.
+    int64_t expected_bytes = stored[1]->size() - 8 + 300;
+    for (size_t b : {3, 4, 9}) expected_bytes += indexes[0]->blocks[b].src_length;
+    EXPECT_EQ(fetcher.bytes, expected_bytes);
     ASSERT_EQ(out[2]->size(), size);
     for (const auto& [from, to] : {std::pair{3 * kBlock, 5 * kBlock}, {9 * kBlock, 10 * kBlock}}) {
       EXPECT_EQ(std::memcmp(out[2]->data() + from, data.data() + from, to - from), 0);
     }
     EXPECT_EQ(std::memcmp(out[5]->data(), small.data(), 300), 0);
     EXPECT_EQ(std::memcmp(out[7]->data(), small.data(), 300), 0);
-    EXPECT_EQ(out[7]->data(), stored[2]->data() + 8);  // raw: a view
 
     // Kept among the recent blocks, the same pieces decode nothing the
     // second time, and come out the same.
-    RecentBlocks recent(1 << 20);
+    RecentBlocks recent(1 << 20, 1 << 20);
     int source = 0;
     const BlockKey where{&source, 4, 0, 0};
     std::vector<BufferPtr> first(8), second(8);
-    EXPECT_EQ(DecodeRowBlocks(codec, wanted, stored, lengths, pieces, &recent, where, &first),
+    EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, where, &first),
               3 * kBlock + 300);
-    EXPECT_EQ(DecodeRowBlocks(codec, wanted, stored, lengths, pieces, &recent, where, &second), 0);
+    fetcher.bytes = 0;
+    EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, where, &second), 0);
+    EXPECT_EQ(fetcher.bytes, 300);  // the raw buffer alone
     EXPECT_EQ(std::memcmp(second[2]->data() + 3 * kBlock, data.data() + 3 * kBlock, 2 * kBlock), 0);
     EXPECT_EQ(std::memcmp(second[5]->data(), small.data(), 300), 0);
     // Another batch's key finds none of them.
-    EXPECT_EQ(DecodeRowBlocks(codec, wanted, stored, lengths, pieces, &recent,
-                              BlockKey{&source, 5, 0, 0}, &second),
+    EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, BlockKey{&source, 5, 0, 0},
+                     &second),
               3 * kBlock + 300);
 
     // Pieces in most of the blocks: the whole read is the better buy.
     std::vector<BufferPiece> most;
     for (int64_t b = 0; b < 6; ++b) most.push_back({2, b * kBlock, 1});
-    EXPECT_FALSE(DecodeRowBlocks(codec, wanted, stored, lengths, most, nullptr, {}, &out));
+    EXPECT_FALSE(Decode(codec, wanted, indexes, most, &fetcher, nullptr, {}, &out));
 
     // A corrupt block the pieces need: nullopt, for the whole read to name.
     std::vector<BufferPtr> bad = stored;
     bad[0] = *Buffer::Allocate(stored[0]->size());
     std::memcpy(bad[0]->mutable_data(), stored[0]->data(), stored[0]->size());
-    const std::vector<ipc::DecompressPiece> blocks =
-        ipc::SplitCompressed(codec, stored[0]->data() + 8, stored[0]->size() - 8, size, 1);
-    ASSERT_EQ(blocks.size(), 11u);
     // Block 9's ZSTD magic or LZ4 block size (the codecs check no
-    // content without checksums).
-    uint8_t* head = bad[0]->mutable_data() + 8 + blocks[9].src_offset;
+    // content without checksums), changed after the index was made.
+    uint8_t* head = bad[0]->mutable_data() + 8 + indexes[0]->blocks[9].src_offset;
     for (int i = 0; i < 4; ++i) head[i] = 0x7F;
-    EXPECT_FALSE(DecodeRowBlocks(codec, wanted, bad, lengths, pieces, nullptr, {}, &out));
+    Fetcher bad_fetcher{bad};
+    EXPECT_FALSE(Decode(codec, wanted, indexes, pieces, &bad_fetcher, nullptr, {}, &out));
   }
 }
 
@@ -149,9 +199,11 @@ TEST(RowBlocks, OneLargeFrameDecodesWholeAndSoDoesNotPay) {
         Stored(4 * kBlock, std::vector<uint8_t>(frame->data(), frame->data() + frame->size()))};
     const std::vector<int64_t> wanted = {0};
     std::vector<BufferPtr> out(1);
-    const std::vector<StoredPrefix> lengths = {{4 * kBlock, false}};
     const std::vector<BufferPiece> one_row = {{0, 100, 10}};
-    EXPECT_FALSE(DecodeRowBlocks(codec, wanted, stored, lengths, one_row, nullptr, {}, &out));
+    Fetcher fetcher{stored};
+    EXPECT_FALSE(
+        Decode(codec, wanted, IndexesOf(codec, stored), one_row, &fetcher, nullptr, {}, &out));
+    EXPECT_EQ(fetcher.bytes, 0);
   }
 }
 
