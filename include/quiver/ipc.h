@@ -87,6 +87,8 @@ struct WriteOptions {
   // suits random access); 0 (unset): a buffer under 8 MiB is one frame.
   // Smaller blocks compress somewhat worse (docs/dataset.md has figures).
   int64_t compression_block_bytes = 0;
+  static constexpr int64_t kMinCompressionBlockBytes = int64_t{4} << 10;
+  static constexpr int64_t kMaxCompressionBlockBytes = int64_t{4} << 20;
 };
 
 struct ReadOptions {

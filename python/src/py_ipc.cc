@@ -216,17 +216,34 @@ int64_t BatchLimitFrom(nb::handle value, const char* name) {
 // compression= takes the codec's name in any case ("zstd", "ZSTD",
 // "lz4", "lz4_frame"); compression_level= any Python int, checked against
 // the codec's range when the writer opens.
-// compression_block_bytes=: None (unset) or a power of two from 4 KiB to
-// 4 MiB, which the writer checks when it opens.
+// compression_block_bytes=: None (unset) or an int, a power of two from
+// 4 KiB to 4 MiB, which the writer checks when it opens (0, a negative int
+// and one past int64 are refused with the same message).
+int64_t BlockBytesFrom(nb::handle value) {
+  if (value.is_none()) return 0;
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+    Raise(Status::TypeError("compression_block_bytes must be an int or None, got ",
+                            Py_TYPE(value.ptr())->tp_name));
+  }
+  int overflow = 0;
+  const long long bytes = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (bytes == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0 || bytes <= 0) {
+    Raise(Status::Invalid("compression_block_bytes must be a power of two from ",
+                          ipc::WriteOptions::kMinCompressionBlockBytes, " to ",
+                          ipc::WriteOptions::kMaxCompressionBlockBytes,
+                          " (4 KiB to 4 MiB), or None; got ", Str(value)));
+  }
+  return bytes;
+}
+
 ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::handle level,
                                    nb::handle max_batch_rows, nb::handle max_batch_bytes,
                                    nb::handle block_bytes) {
   ipc::WriteOptions options;
   options.max_batch_rows = BatchLimitFrom(max_batch_rows, "max_batch_rows");
   options.max_batch_bytes = BatchLimitFrom(max_batch_bytes, "max_batch_bytes");
-  if (!block_bytes.is_none()) {
-    options.compression_block_bytes = BatchLimitFrom(block_bytes, "compression_block_bytes");
-  }
+  options.compression_block_bytes = BlockBytesFrom(block_bytes);
   if (compression) {
     std::string name = *compression;
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -123,8 +123,11 @@ def test_bad_block_sizes_are_refused_by_name(tmp_path):
             qv.ipc.write_file(
                 table(4), str(tmp_path / "x.arrow"), compression="zstd", compression_block_bytes=bad
             )
-    with pytest.raises(ValueError, match="compression_block_bytes"):
-        qv.ipc.new_stream(str(tmp_path / "y.arrows"), table(1).schema, compression_block_bytes=0)
+    for bad in (0, -4096, 1 << 70):
+        with pytest.raises(ValueError, match="compression_block_bytes must be a power of two"):
+            qv.ipc.new_stream(
+                str(tmp_path / "y.arrows"), table(1).schema, compression_block_bytes=bad
+            )
     with pytest.raises(TypeError, match="compression_block_bytes"):
         qv.ipc.new_file(str(tmp_path / "z.arrow"), table(1).schema, compression_block_bytes=True)
     assert not (tmp_path / "x.arrow").exists()

@@ -22,7 +22,10 @@ bool ColumnCache::Contains(const ColumnKey& key) const {
 
 void ColumnCache::Insert(const ColumnKey& key, ArrayDataPtr data, int64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (bytes > capacity_) return;
+  if (bytes > capacity_) {
+    pressed_ = true;
+    return;
+  }
   auto found = index_.find(key);
   if (found != index_.end()) {  // another thread decoded it too
     order_.splice(order_.begin(), order_, found->second);
@@ -41,12 +44,13 @@ void ColumnCache::Evict() {
     index_.erase(last.key);
     order_.pop_back();
     ++counts_.evictions;
+    pressed_ = true;
   }
 }
 
 bool ColumnCache::Full() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return capacity_ == 0 || counts_.bytes > capacity_ - capacity_ / 16;
+  return capacity_ == 0 || pressed_ || counts_.bytes > capacity_ - capacity_ / 16;
 }
 
 ColumnCacheCounts ColumnCache::counts() const {

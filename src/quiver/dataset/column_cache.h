@@ -47,8 +47,9 @@ class ColumnCache {
   // entries beyond the budget.
   void Insert(const ColumnKey& key, ArrayDataPtr data, int64_t bytes);
   ColumnCacheCounts counts() const;
-  // Whether the cache is (all but) full: within a sixteenth of its budget,
-  // or of no budget. Until then a decoded batch costs it nothing it holds.
+  // Whether the cache is (all but) full: of no budget, within a sixteenth
+  // of it, or it has ever dropped or refused an entry for want of room.
+  // Until then a decoded batch costs it nothing it holds.
   bool Full() const;
 
  private:
@@ -64,6 +65,7 @@ class ColumnCache {
   std::list<Entry> order_;  // most recently used first
   std::unordered_map<ColumnKey, std::list<Entry>::iterator, ColumnKeyHash> index_;
   ColumnCacheCounts counts_;
+  bool pressed_ = false;  // an entry was dropped or refused for want of room
 };
 
 // The bytes of the buffers `data` and its children and dictionary hold

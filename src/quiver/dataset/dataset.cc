@@ -144,15 +144,22 @@ struct Dataset::Impl {
     if (missing.empty()) return out;
     Fragment& fragment = FragmentOf(k);
     const int local = batch_local[static_cast<size_t>(k)];
-    if (!rows.empty() && missing.size() == columns.size()) {
+    if (!rows.empty()) {
       QUIVER_ASSIGN_OR_RETURN(
           std::optional<Fragment::RowColumns> partial,
-          fragment.ReadRows(local, columns, rows, options.validation, decode_threads,
+          fragment.ReadRows(local, missing, rows, options.validation, decode_threads,
                             cache->Full() ? recent.get() : nullptr));
       if (partial && !partial->whole) {
+        // Columns found in the cache hold all the batch's rows: cut to the
+        // rows asked where the ones read hold those alone.
+        for (size_t j = 0; partial->compact && j < out.size(); ++j) {
+          if (!out[j]) continue;
+          QUIVER_ASSIGN_OR_RETURN(out[j], quiver::Take(out[j], rows));
+        }
+        for (size_t i = 0; i < slots.size(); ++i) out[slots[i]] = std::move(partial->columns[i]);
         if (compact != nullptr) *compact = partial->compact;
         bytes_decoded.fetch_add(partial->decoded_bytes, std::memory_order_relaxed);
-        return std::move(partial->columns);
+        return out;
       }
       if (partial) return Keep(k, slots, std::move(partial->columns), false, std::move(out));
     }

@@ -45,7 +45,7 @@ struct StoredPrefix {
 };
 
 // Where a stored body buffer's blocks lie: its prefix, its stored bytes
-// (prefix included), and its blocks (SplitCompressed; source offsets
+// (prefix included), and its blocks (CompressedBlocks; source offsets
 // counted after the prefix). No blocks: stored raw, or one frame, read and
 // decoded whole.
 struct BufferBlocks {

@@ -107,8 +107,8 @@ BufferBlocks IndexBlocks(ipc::Compression codec, const Buffer& stored, StoredPre
   out.prefix = prefix;
   out.stored = stored.size();
   if (!prefix.raw && stored.size() > kPrefix) {
-    out.blocks = ipc::SplitCompressed(codec, stored.data() + kPrefix, stored.size() - kPrefix,
-                                      prefix.length, 1);
+    out.blocks = ipc::CompressedBlocks(codec, stored.data() + kPrefix, stored.size() - kPrefix,
+                                       prefix.length);
   }
   return out;
 }

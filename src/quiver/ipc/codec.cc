@@ -48,14 +48,22 @@ Result<BufferPtr> CompressLz4(int level, const uint8_t* data, int64_t size) {
 // The calling thread's decompression context, made once per thread (a
 // context allocates its block buffers on first use; reusing it saves that
 // for every buffer). Reset before each frame.
+struct OwnedLz4Context {
+  LZ4F_dctx* context = nullptr;
+  ~OwnedLz4Context() { Drop(); }
+  void Drop() {
+    if (context) LZ4F_freeDecompressionContext(context);
+    context = nullptr;
+  }
+};
+
+OwnedLz4Context& ThreadLz4Owned() {
+  thread_local OwnedLz4Context owned;
+  return owned;
+}
+
 LZ4F_dctx* ThreadLz4Context() {
-  struct Owned {
-    LZ4F_dctx* context = nullptr;
-    ~Owned() {
-      if (context) LZ4F_freeDecompressionContext(context);
-    }
-  };
-  thread_local Owned owned;
+  OwnedLz4Context& owned = ThreadLz4Owned();
   if (owned.context == nullptr &&
       LZ4F_isError(LZ4F_createDecompressionContext(&owned.context, LZ4F_VERSION))) {
     owned.context = nullptr;
@@ -64,9 +72,22 @@ LZ4F_dctx* ThreadLz4Context() {
   return owned.context;
 }
 
+Status DecompressLz4Frame(LZ4F_dctx* context, const uint8_t* data, int64_t size, int64_t expected,
+                          uint8_t* out);
+
+// A frame that fails or stops short leaves the context in a state its reset
+// does not clear (a later frame without a content size then fails too): the
+// thread's context is dropped, and the next frame makes a fresh one.
 Status DecompressLz4(const uint8_t* data, int64_t size, int64_t expected, uint8_t* out) {
   LZ4F_dctx* context = ThreadLz4Context();
   if (context == nullptr) return Status::OutOfMemory("cannot create an LZ4 decompression context");
+  Status st = DecompressLz4Frame(context, data, size, expected, out);
+  if (!st.ok()) ThreadLz4Owned().Drop();
+  return st;
+}
+
+Status DecompressLz4Frame(LZ4F_dctx* context, const uint8_t* data, int64_t size, int64_t expected,
+                          uint8_t* out) {
   size_t in_pos = 0, out_pos = 0;
   size_t hint = 1;
   // A frame may hold several blocks: feed until the frame ends (hint 0),

@@ -47,8 +47,8 @@ inline bool CompressesInParts(int64_t size, int64_t block_bytes = 0) {
 // (an LZ4 frame's blocks may be smaller than the maximum its header names;
 // a power of two lets a reader place them: SplitCompressed); Invalid
 // naming the range otherwise.
-constexpr int64_t kMinBlockBytes = int64_t{4} << 10;
-constexpr int64_t kMaxBlockBytes = int64_t{4} << 20;
+constexpr int64_t kMinBlockBytes = WriteOptions::kMinCompressionBlockBytes;
+constexpr int64_t kMaxBlockBytes = WriteOptions::kMaxCompressionBlockBytes;
 Status CheckBlockBytes(int64_t block_bytes);
 
 // The pieces of one buffer compressed in parts: Head(), then Part(k) for k
@@ -88,14 +88,29 @@ struct DecompressPiece {
 // Cuts [data, data + size), which claims `expected` decompressed bytes,
 // into pieces of at least `min_piece` output bytes that decompress
 // independently: at ZSTD frame boundaries, or at block boundaries of an LZ4
-// frame of independent blocks without checksums, whose blocks but the last
-// all decode to the same power of two bytes (what quiver writes; a frame
-// of other blocks fails in DecompressPieceInto and is read whole). Empty when the buffer
+// frame of independent blocks without checksums, taking its blocks but the
+// last to decode to the same power of two bytes (what quiver writes; a
+// frame of other blocks fails in DecompressPieceInto, so a caller that
+// decodes every piece and falls back to the whole buffer on a failure
+// reads it right: a piece read alone needs CompressedBlocks). Empty when the buffer
 // cannot be cut (one frame, linked LZ4 blocks, sizes that do not add up
 // to `expected`, anything unusual): the caller then decompresses it whole
 // (Decompress), which also names whatever is wrong with it.
 std::vector<DecompressPiece> SplitCompressed(Compression codec, const uint8_t* data, int64_t size,
                                              int64_t expected, int64_t min_piece);
+
+// Every block of [data, data + size) that decompresses on its own, with
+// its exact place in the `expected` output bytes, one piece a block: ZSTD
+// frames (their headers give their sizes), or the blocks of an LZ4 frame
+// of independent blocks without checksums, whatever their sizes (each
+// block's decoded size counted from its sequences, a pass over the block's
+// tokens that writes nothing). For reading a few rows: unlike
+// SplitCompressed, whose pieces are checked by decoding them all, a piece
+// read alone must be where it says. Empty when the buffer is one block or
+// frame, anything is malformed, the sizes do not add up to `expected`, or
+// a block but the last decodes to fewer than kMinBlockBytes.
+std::vector<DecompressPiece> CompressedBlocks(Compression codec, const uint8_t* data, int64_t size,
+                                              int64_t expected);
 
 // Decompresses one piece of SplitCompressed into out + piece.dst_offset
 // (`out` holds the whole output). Invalid when it does not decompress to

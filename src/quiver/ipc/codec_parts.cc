@@ -19,10 +19,15 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace quiver::ipc {
 
 namespace {
+
+// The most blocks a buffer of `expected` bytes is split into: blocks (but
+// the last) of kMinBlockBytes at least.
+size_t MaxBlocks(int64_t expected) { return static_cast<size_t>(expected / kMinBlockBytes + 1); }
 
 #ifdef QUIVER_HAVE_LZ4
 constexpr uint32_t kLz4Raw = 0x80000000u;  // a block's size: stored raw
@@ -137,65 +142,89 @@ Result<BufferPtr> Lz4Blocks(int level, int64_t block, const uint8_t* data, int64
   return Buffer::Slice(out, 0, at - out->data());
 }
 
-// An LZ4 frame cut at block boundaries, or nothing (see SplitCompressed).
-std::vector<DecompressPiece> SplitLz4(const uint8_t* data, int64_t size, int64_t expected,
-                                      int64_t min_piece) {
+// An LZ4 frame's blocks: where each starts (its 4-byte size word), its
+// stored bytes, whether it is stored raw; and the frame's maximum block
+// size. Nothing unless liblz4 accepts the header and the frame is one of
+// independent blocks without checksums or dictionary, of `expected` bytes
+// where the header says, each block within the frame's bytes and maximum,
+// and no more than `max_blocks` blocks (a frame of tiny blocks is read
+// whole, not listed).
+struct Lz4Block {
+  int64_t at = 0;
+  int64_t stored = 0;
+  bool raw = false;
+};
+struct Lz4FrameBlocks {
+  int64_t maximum = 0;
+  std::vector<Lz4Block> blocks;
+};
+
+std::optional<Lz4FrameBlocks> ListLz4Blocks(const uint8_t* data, int64_t size, int64_t expected,
+                                            size_t max_blocks) {
   struct Context {
     LZ4F_dctx* context = nullptr;
     ~Context() {
       if (context) LZ4F_freeDecompressionContext(context);
     }
   } owned;
-  if (LZ4F_isError(LZ4F_createDecompressionContext(&owned.context, LZ4F_VERSION))) return {};
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&owned.context, LZ4F_VERSION))) {
+    return std::nullopt;
+  }
   // liblz4 reads (and checks) the header, so only frames it accepts split.
   LZ4F_frameInfo_t info{};
   size_t consumed = static_cast<size_t>(size);
-  if (LZ4F_isError(LZ4F_getFrameInfo(owned.context, &info, data, &consumed))) return {};
-  int64_t maximum = 0;
+  if (LZ4F_isError(LZ4F_getFrameInfo(owned.context, &info, data, &consumed))) return std::nullopt;
+  Lz4FrameBlocks out;
   switch (info.blockSizeID) {
-    case LZ4F_max64KB: maximum = int64_t{64} << 10; break;
-    case LZ4F_max256KB: maximum = int64_t{256} << 10; break;
-    case LZ4F_max1MB: maximum = int64_t{1} << 20; break;
-    case LZ4F_max4MB: maximum = int64_t{4} << 20; break;
-    default: return {};
+    case LZ4F_max64KB: out.maximum = int64_t{64} << 10; break;
+    case LZ4F_max256KB: out.maximum = int64_t{256} << 10; break;
+    case LZ4F_max1MB: out.maximum = int64_t{1} << 20; break;
+    case LZ4F_max4MB: out.maximum = int64_t{4} << 20; break;
+    default: return std::nullopt;
   }
   if (info.blockMode != LZ4F_blockIndependent || info.blockChecksumFlag != LZ4F_noBlockChecksum ||
       info.contentChecksumFlag != LZ4F_noContentChecksum || info.dictID != 0 ||
       (info.contentSize != 0 && info.contentSize != static_cast<unsigned long long>(expected))) {
-    return {};
+    return std::nullopt;
   }
-  // The blocks, counted by their headers; then each but the last holds a
-  // full block of output (a power of two: quiver's writers cut blocks so),
-  // so the output offset of each follows from its index.
-  int64_t count = 0;
+  // One pass over the size words, each read once (the bytes may be a
+  // mapped file's, changing under us).
   for (int64_t at = static_cast<int64_t>(consumed);;) {
-    if (size - at < 4) return {};
+    if (size - at < 4) return std::nullopt;
     const uint32_t word = GetLe32(data + at);
     if (word == 0) break;  // end mark
     const int64_t stored = word & ~kLz4Raw;
-    if (stored > size - at - 4 || stored > maximum) return {};
+    if (stored == 0 || stored > size - at - 4 || stored > out.maximum) return std::nullopt;
+    if (out.blocks.size() == max_blocks) return std::nullopt;
+    out.blocks.push_back({at, stored, (word & kLz4Raw) != 0});
     at += 4 + stored;
-    ++count;
   }
-  if (count < 2) return {};
-  const int64_t block = Lz4BlockSize(count, expected, maximum);
+  return out;
+}
+
+// An LZ4 frame cut at block boundaries, or nothing (see SplitCompressed):
+// every block but the last is taken to decode to the same power of two,
+// which DecompressLz4Piece holds each block to.
+std::vector<DecompressPiece> SplitLz4(const uint8_t* data, int64_t size, int64_t expected,
+                                      int64_t min_piece) {
+  const std::optional<Lz4FrameBlocks> frame =
+      ListLz4Blocks(data, size, expected, MaxBlocks(expected));
+  if (!frame || frame->blocks.size() < 2) return {};
+  const int64_t block =
+      Lz4BlockSize(static_cast<int64_t>(frame->blocks.size()), expected, frame->maximum);
   if (block == 0) return {};
   std::vector<DecompressPiece> out;
-  DecompressPiece piece{static_cast<int64_t>(consumed), 0, 0, 0, block};
-  int64_t at = static_cast<int64_t>(consumed), produced = 0;
-  while (true) {
-    const uint32_t word = GetLe32(data + at);
-    if (word == 0) break;
-    const int64_t stored = word & ~kLz4Raw;
+  DecompressPiece piece{frame->blocks[0].at, 0, 0, 0, block};
+  int64_t produced = 0;
+  for (const Lz4Block& next : frame->blocks) {
     const int64_t holds = std::min(block, expected - produced);
-    if (holds <= 0 || ((word & kLz4Raw) && stored != holds)) return {};
-    at += 4 + stored;
+    if (holds <= 0 || (next.raw && next.stored != holds)) return {};
     produced += holds;
-    piece.src_length = at - piece.src_offset;
+    piece.src_length = next.at + 4 + next.stored - piece.src_offset;
     piece.dst_length = produced - piece.dst_offset;
     if (piece.dst_length >= min_piece) {
       out.push_back(piece);
-      piece = DecompressPiece{at, 0, produced, 0, block};
+      piece = DecompressPiece{next.at + 4 + next.stored, 0, produced, 0, block};
     }
   }
   if (produced != expected) return {};
@@ -204,19 +233,81 @@ std::vector<DecompressPiece> SplitLz4(const uint8_t* data, int64_t size, int64_t
   return out;
 }
 
+// The bytes one compressed LZ4 block decodes to, counted from its
+// sequences (LZ4 Block Format: a token of two 4-bit lengths, literal
+// length bytes while 255, the literals, then but for the last sequence a
+// 2-byte offset and match length bytes while 255; a match is 4 bytes more
+// than its length says) without decoding; -1 when the block is malformed,
+// a match reaches before the block's start (blocks are independent), or
+// the output passes `limit`.
+int64_t Lz4DecodedSize(const uint8_t* in, int64_t size, int64_t limit) {
+  const uint8_t* end = in + size;
+  int64_t out = 0;
+  auto length = [&](int64_t first, int64_t* total) {
+    *total = first;
+    if (first != 15) return true;
+    uint8_t more = 255;
+    while (more == 255) {
+      if (in == end) return false;
+      more = *in++;
+      *total += more;
+      if (*total > limit) return false;
+    }
+    return true;
+  };
+  while (in < end) {
+    const uint8_t token = *in++;
+    int64_t literals = 0, match = 0;
+    if (!length(token >> 4, &literals) || literals > end - in) return -1;
+    in += literals;
+    out += literals;
+    if (out > limit) return -1;
+    if (in == end) return out;  // the last sequence: literals alone
+    if (end - in < 2) return -1;
+    const int64_t offset = in[0] | int64_t{in[1]} << 8;
+    in += 2;
+    if (offset == 0 || offset > out || !length(token & 15, &match)) return -1;
+    out += match + 4;
+    if (out > limit) return -1;
+  }
+  return -1;  // no last sequence of literals
+}
+
+// Each block of an LZ4 frame with the bytes it decodes to, counted
+// (Lz4DecodedSize); nothing where a block is malformed or they do not add
+// up to `expected`.
+std::vector<DecompressPiece> ExactLz4Blocks(const uint8_t* data, int64_t size, int64_t expected) {
+  const std::optional<Lz4FrameBlocks> frame =
+      ListLz4Blocks(data, size, expected, MaxBlocks(expected));
+  if (!frame) return {};
+  std::vector<DecompressPiece> out;
+  int64_t produced = 0;
+  for (const Lz4Block& block : frame->blocks) {
+    const int64_t holds = block.raw
+                              ? block.stored
+                              : Lz4DecodedSize(data + block.at + 4, block.stored, frame->maximum);
+    if (holds <= 0) return {};
+    out.push_back({block.at, 4 + block.stored, produced, holds, holds});
+    produced += holds;
+  }
+  if (produced != expected) return {};
+  return out;
+}
+
 Status DecompressLz4Piece(const uint8_t* data, const DecompressPiece& piece, uint8_t* out) {
   const uint8_t* in = data + piece.src_offset;
   const uint8_t* end = in + piece.src_length;
   uint8_t* target = out + piece.dst_offset;
   int64_t left = piece.dst_length;
-  // The block sizes were checked by SplitLz4 on the same bytes; they are
-  // checked again here, in case the bytes (caller memory, a mapped file)
-  // changed since.
+  // The block sizes were checked by ListLz4Blocks on the same bytes; they
+  // are checked again here, in case the bytes (caller memory, a mapped
+  // file) changed since.
   while (in < end) {
     if (end - in < 4) return Status::Invalid("LZ4 block header cut short");
     const uint32_t word = GetLe32(in);
     const int64_t stored = word & ~kLz4Raw;
-    // Each block fills its share of the output exactly, as SplitLz4 placed it.
+    // Each block fills its share of the output exactly, as SplitLz4 (or
+    // ExactLz4Blocks, a piece a block) placed it.
     const int64_t holds = std::min(piece.block, left);
     if (word == 0 || stored > end - in - 4 || holds <= 0) {
       return Status::Invalid("LZ4 blocks changed while read");
@@ -304,6 +395,7 @@ std::vector<DecompressPiece> SplitZstd(const uint8_t* data, int64_t size, int64_
     piece.src_length = at - piece.src_offset;
     piece.dst_length = produced - piece.dst_offset;
     if (piece.dst_length >= min_piece) {
+      if (out.size() == MaxBlocks(expected)) return {};  // tiny frames: read whole
       out.push_back(piece);
       piece = DecompressPiece{at, 0, produced, 0};
     }
@@ -394,6 +486,28 @@ std::vector<DecompressPiece> SplitCompressed(Compression codec, const uint8_t* d
   }
   (void)data, (void)size;
   return {};
+}
+
+std::vector<DecompressPiece> CompressedBlocks(Compression codec, const uint8_t* data, int64_t size,
+                                              int64_t expected) {
+  if (expected < 2 || !CheckCodec(codec).ok()) return {};
+  std::vector<DecompressPiece> out;
+  switch (codec) {
+#ifdef QUIVER_HAVE_LZ4
+    case Compression::kLz4Frame: out = ExactLz4Blocks(data, size, expected); break;
+#endif
+#ifdef QUIVER_HAVE_ZSTD
+    case Compression::kZstd: out = SplitZstd(data, size, expected, 1); break;
+#endif
+    default: break;
+  }
+  (void)data, (void)size;
+  // Tiny blocks would make an index larger than what it saves.
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    if (out[i].dst_length < kMinBlockBytes) return {};
+  }
+  if (out.size() < 2) return {};
+  return out;
 }
 
 Status DecompressPieceInto(Compression codec, const uint8_t* data, const DecompressPiece& piece,

@@ -45,8 +45,9 @@ TEST(ColumnCache, AnEntryLargerThanTheBudgetIsNotKept) {
   EXPECT_FALSE(none.Find({0, 0}).has_value());
 }
 
-// Full: within a sixteenth of the budget (a dataset then reads a few rows
-// of a compressed batch alone rather than decode the batch into it).
+// Full: within a sixteenth of the budget, or once room ran out (a dataset
+// then reads a few rows of a compressed batch alone rather than decode the
+// batch into it).
 TEST(ColumnCache, FullWithinASixteenthOfItsBudget) {
   ColumnCache cache(1600);
   EXPECT_FALSE(cache.Full());
@@ -55,6 +56,16 @@ TEST(ColumnCache, FullWithinASixteenthOfItsBudget) {
   cache.Insert({1, 0}, Column(101), 101);
   EXPECT_TRUE(cache.Full());  // 99 left
   EXPECT_TRUE(ColumnCache(0).Full());
+  // An entry refused for its size, or one dropped for room: full from then
+  // on, however little it holds.
+  ColumnCache refused(1000);
+  refused.Insert({0, 0}, Column(1001), 1001);
+  EXPECT_TRUE(refused.Full());
+  ColumnCache dropped(1000);
+  dropped.Insert({0, 0}, Column(600), 600);
+  dropped.Insert({1, 0}, Column(600), 600);  // drops {0, 0}
+  EXPECT_EQ(dropped.counts().bytes, 600);
+  EXPECT_TRUE(dropped.Full());
 }
 
 TEST(ColumnCache, ArrayBytesCountsChildrenAndDictionaries) {

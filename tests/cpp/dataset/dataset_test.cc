@@ -430,6 +430,17 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       EXPECT_TRUE(one->Equals(*expected));
       EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 2 * (64 << 10) + 200 * 16);
 
+      // A cache that holds the small columns but refuses the tiles: the
+      // tiles' blocks are read alone and the cached columns cut to the rows.
+      options.cache_bytes = 64 << 10;
+      ASSERT_OK_AND_ASSIGN(auto tight, Dataset::Open({dir / "blocks.arrow"}, options));
+      ASSERT_OK(tight->Slice(0, 600).status());
+      EXPECT_GT(tight->cache_stats().bytes_cached, 0);
+      before = tight->cache_stats().bytes_decoded;
+      ASSERT_OK_AND_ASSIGN(taken, tight->Take(few));
+      EXPECT_TRUE(taken->Equals(**whole->Take(few)));
+      EXPECT_LT(tight->cache_stats().bytes_decoded - before, 6 * (64 << 10));
+
       // A cache with room: the batch is decoded whole, and kept for the
       // rows that will follow.
       before = roomy->cache_stats().bytes_decoded;

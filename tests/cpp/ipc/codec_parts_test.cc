@@ -3,6 +3,11 @@
 // LZ4 frame, a ZSTD stream of frames), the pieces decompress to the same
 // bytes, one frame or linked LZ4 blocks do not split, and bytes that lie
 // about their sizes fail as Invalid, never out of bounds.
+#ifdef QUIVER_HAVE_LZ4
+#include <lz4.h>
+#include <lz4frame.h>
+#endif
+
 #include <cstring>
 #include <random>
 #include <vector>
@@ -163,6 +168,137 @@ TEST(CodecParts, BlockSizesArePowersOfTwoFrom4KiBTo4MiB) {
   EXPECT_NE(opened.status().message().find("compression_block_bytes"), std::string::npos);
   EXPECT_EQ(sink->position(), 0);
 }
+
+#ifdef QUIVER_HAVE_LZ4
+namespace {
+
+// An LZ4 frame of independent blocks of the sizes given (decoded bytes,
+// each at most 64 KiB; a block listed negative is stored raw), as a
+// streaming LZ4 writer may cut one; without a content size unless given.
+std::vector<uint8_t> Lz4FrameOfBlocks(const std::vector<uint8_t>& data,
+                                      const std::vector<int64_t>& sizes,
+                                      unsigned long long content_size = 0) {
+  LZ4F_cctx* context = nullptr;
+  EXPECT_FALSE(LZ4F_isError(LZ4F_createCompressionContext(&context, LZ4F_VERSION)));
+  LZ4F_preferences_t preferences{};
+  preferences.frameInfo.blockSizeID = LZ4F_max64KB;
+  preferences.frameInfo.blockMode = LZ4F_blockIndependent;
+  preferences.frameInfo.contentSize = content_size;
+  std::vector<uint8_t> out(LZ4F_HEADER_SIZE_MAX);
+  const size_t head = LZ4F_compressBegin(context, out.data(), out.size(), &preferences);
+  LZ4F_freeCompressionContext(context);
+  EXPECT_FALSE(LZ4F_isError(head));
+  out.resize(head);
+  size_t from = 0;
+  for (int64_t size : sizes) {
+    const bool raw = size < 0;
+    const auto n = static_cast<int>(raw ? -size : size);
+    std::vector<char> packed(static_cast<size_t>(LZ4_compressBound(n)));
+    const int written =
+        raw ? 0
+            : LZ4_compress_default(reinterpret_cast<const char*>(data.data() + from), packed.data(),
+                                   n, static_cast<int>(packed.size()));
+    const uint32_t word =
+        raw ? (static_cast<uint32_t>(n) | 0x80000000u) : static_cast<uint32_t>(written);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(word >> (8 * i)));
+    if (raw) {
+      out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(from),
+                 data.begin() + static_cast<std::ptrdiff_t>(from) + n);
+    } else {
+      out.insert(out.end(), packed.begin(), packed.begin() + written);
+    }
+    from += static_cast<size_t>(n);
+  }
+  out.insert(out.end(), 4, 0);  // end mark
+  return out;
+}
+
+}  // namespace
+
+// A frame whose blocks differ in size (valid LZ4; a count of blocks alone
+// would place them at multiples of one size): CompressedBlocks counts each
+// block's decoded bytes, so every block read alone lands where it belongs.
+TEST(CodecParts, BlocksOfMixedSizesArePlacedByTheirOwnBytes) {
+  const std::vector<uint8_t> data = Mixed(3 << 20);
+  const std::vector<int64_t> sizes = {8192, 16384, 16384, -16384, 16384, 24576, 5000};
+  int64_t expected = 0;
+  for (int64_t size : sizes) expected += size < 0 ? -size : size;
+  const std::vector<uint8_t> frame = Lz4FrameOfBlocks(data, sizes);
+  const auto frame_size = static_cast<int64_t>(frame.size());
+  // The whole frame decodes (any LZ4 reader reads it).
+  ASSERT_OK_AND_ASSIGN(BufferPtr whole,
+                       Decompress(Compression::kLz4Frame, frame.data(), frame_size, expected));
+  ASSERT_EQ(std::memcmp(whole->data(), data.data(), static_cast<size_t>(expected)), 0);
+  const std::vector<DecompressPiece> blocks =
+      CompressedBlocks(Compression::kLz4Frame, frame.data(), frame_size, expected);
+  ASSERT_EQ(blocks.size(), sizes.size());
+  int64_t at = 0;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    SCOPED_TRACE("block " + std::to_string(k));
+    EXPECT_EQ(blocks[k].dst_offset, at);
+    EXPECT_EQ(blocks[k].dst_length, sizes[k] < 0 ? -sizes[k] : sizes[k]);
+    std::vector<uint8_t> out(static_cast<size_t>(expected), 0xEE);
+    ASSERT_OK(DecompressPieceInto(Compression::kLz4Frame, frame.data(), blocks[k], out.data()));
+    EXPECT_EQ(
+        std::memcmp(out.data() + at, data.data() + at, static_cast<size_t>(blocks[k].dst_length)),
+        0);
+    at += blocks[k].dst_length;
+  }
+  // A block under 4 KiB but the last: no blocks (an index of tiny blocks
+  // would outweigh what it saves).
+  const std::vector<uint8_t> tiny = Lz4FrameOfBlocks(data, {8192, 100, 8192});
+  EXPECT_TRUE(CompressedBlocks(Compression::kLz4Frame, tiny.data(),
+                               static_cast<int64_t>(tiny.size()), 8192 + 100 + 8192)
+                  .empty());
+  // Sizes that do not add up to the claim, and a block whose bytes are no
+  // LZ4 sequences: no blocks.
+  EXPECT_TRUE(
+      CompressedBlocks(Compression::kLz4Frame, frame.data(), frame_size, expected + 1).empty());
+  std::vector<uint8_t> bad = frame;
+  bad[static_cast<size_t>(blocks[1].src_offset + 4)] = 0xFF;  // a token asking for more bytes
+  for (size_t i = 5; i < 40; ++i) bad[static_cast<size_t>(blocks[1].src_offset) + i] = 0xFF;
+  const std::vector<DecompressPiece> after = CompressedBlocks(
+      Compression::kLz4Frame, bad.data(), static_cast<int64_t>(bad.size()), expected);
+  for (const DecompressPiece& piece : after) {  // if it still counts, it must not misplace
+    std::vector<uint8_t> out(static_cast<size_t>(expected));
+    if (DecompressPieceInto(Compression::kLz4Frame, bad.data(), piece, out.data()).ok()) {
+      EXPECT_LE(piece.dst_offset + piece.dst_length, expected);
+    }
+  }
+}
+
+// A frame that fails to decode leaves no trace on the thread: the next
+// frame, one without a content size (as pyarrow writes them), decodes.
+TEST(CodecParts, AFailedLz4FrameDoesNotSpoilTheNext) {
+  const std::vector<uint8_t> data = Mixed(100000);
+  const std::vector<uint8_t> good = Lz4FrameOfBlocks(data, {65536, 34464});
+  std::vector<uint8_t> cut = good;
+  cut.resize(cut.size() / 2);  // inside the second block, or the first
+  // A header claiming a byte more than the blocks hold.
+  const std::vector<uint8_t> longer = Lz4FrameOfBlocks(data, {65536, 34464}, 100001);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_FALSE(Decompress(Compression::kLz4Frame, longer.data(),
+                            static_cast<int64_t>(longer.size()), 100001)
+                     .ok());
+    ASSERT_OK_AND_ASSIGN(BufferPtr after, Decompress(Compression::kLz4Frame, good.data(),
+                                                     static_cast<int64_t>(good.size()), 100000));
+    EXPECT_EQ(std::memcmp(after->data(), data.data(), data.size()), 0);
+    EXPECT_FALSE(
+        Decompress(Compression::kLz4Frame, cut.data(), static_cast<int64_t>(cut.size()), 100000)
+            .ok());
+    ASSERT_OK_AND_ASSIGN(BufferPtr out, Decompress(Compression::kLz4Frame, good.data(),
+                                                   static_cast<int64_t>(good.size()), 100000));
+    EXPECT_EQ(std::memcmp(out->data(), data.data(), data.size()), 0);
+    // The output full before the frame ends.
+    EXPECT_FALSE(
+        Decompress(Compression::kLz4Frame, good.data(), static_cast<int64_t>(good.size()), 99999)
+            .ok());
+    ASSERT_OK_AND_ASSIGN(out, Decompress(Compression::kLz4Frame, good.data(),
+                                         static_cast<int64_t>(good.size()), 100000));
+    EXPECT_EQ(std::memcmp(out->data(), data.data(), data.size()), 0);
+  }
+}
+#endif  // QUIVER_HAVE_LZ4
 
 TEST(CodecParts, OneFrameDoesNotSplit) {
   if (Codecs().empty()) GTEST_SKIP() << "this build has neither codec";
