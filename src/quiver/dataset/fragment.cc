@@ -478,8 +478,8 @@ Result<std::vector<ArrayDataPtr>> Fragment::DecodeBody(int k, const Head& head,
                                                        ValidationLevel level, int threads) {
   const ipc::BatchLayout& layout = head.layout;
   std::vector<BufferPtr> buffers(layout.buffers.size());
-  if (layout.compression == ipc::Compression::kNone) {  // Views or slices: no thread pays for
-                                                        // itself, and nothing can fail
+  if (layout.compression == ipc::Compression::kNone) {
+    // Views or slices: no thread pays for itself, and nothing can fail
     // that would need the location named (a record batch's first row
     // should not pay for the text).
     for (size_t i = 0; i < wanted.size(); ++i) {
@@ -572,18 +572,11 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     if (!RowPieces(layout, node, {}, &pieces)) return Columns();  // its layout only
     ipc::CollectBuffers(node, &wanted);
   }
-  // Where each buffer's blocks lie: known from an earlier take of this
-  // batch, or found now by walking the stored buffers, read whole (views of
-  // a mapped file, of which only the pages of the block headers and of
-  // the blocks decoded are touched).
   const int64_t body = entry.offset + entry.metadata_length;
-  std::vector<std::shared_ptr<const BufferBlocks>> indexes(wanted.size());
-  bool known = true;
-  for (size_t i = 0; i < wanted.size() && known; ++i) {
-    indexes[i] = recent->FindIndex(BlockKey{this, k, wanted[i], -1});
-    known = indexes[i] != nullptr;
-  }
+  std::vector<std::shared_ptr<const BufferBlocks>> indexes;
   std::vector<BufferPtr> stored;  // read whole, when the blocks were not known
+  QUIVER_ASSIGN_OR_RETURN(const bool indexed,
+                          IndexBuffers(k, head, wanted, recent, &indexes, &stored));
   // Where the rows cannot be read alone after all: a mapped file is read
   // again as a whole read reads it (with pread: its pages stay out of the
   // process); bytes fetched whole (remote, pread) are decoded whole, to be
@@ -594,22 +587,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
                             DecodeBody(k, head, columns, wanted, stored, level, threads));
     return Columns(RowColumns{std::move(decoded), false, 0, true});
   };
-  if (!known) {
-    std::vector<io::ByteRange> ranges;
-    for (int64_t b : wanted) {
-      const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(b)];
-      ranges.push_back({body + span.offset, span.length});
-    }
-    QUIVER_ASSIGN_OR_RETURN(stored, source_->ReadRanges(ranges));
-    const std::optional<std::vector<StoredPrefix>> prefixes =
-        ReadPrefixes(stored, options_.max_decompressed_buffer);
-    if (!prefixes) return whole();  // the whole decode names what is wrong
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      indexes[i] = std::make_shared<const BufferBlocks>(
-          IndexBlocks(layout.compression, *stored[i], (*prefixes)[i]));
-      recent->InsertIndex(BlockKey{this, k, wanted[i], -1}, indexes[i]);
-    }
-  }
+  if (!indexed) return whole();  // the whole decode names what is wrong
   std::vector<int64_t> lengths(layout.buffers.size(), 0);
   for (size_t i = 0; i < wanted.size(); ++i) {
     lengths[static_cast<size_t>(wanted[i])] = indexes[i]->prefix.length;
@@ -653,6 +631,35 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     out.columns.push_back(std::move(taken));
   }
   return Columns(std::move(out));
+}
+
+Result<bool> Fragment::IndexBuffers(int k, const Head& head, const std::vector<int64_t>& wanted,
+                                    RecentBlocks* recent,
+                                    std::vector<std::shared_ptr<const BufferBlocks>>* indexes,
+                                    std::vector<BufferPtr>* stored) {
+  indexes->assign(wanted.size(), nullptr);
+  bool known = true;
+  for (size_t i = 0; i < wanted.size() && known; ++i) {
+    (*indexes)[i] = recent->FindIndex(BlockKey{this, k, wanted[i], -1});
+    known = (*indexes)[i] != nullptr;
+  }
+  if (known) return true;
+  const BatchEntry& entry = batches_[static_cast<size_t>(k)];
+  std::vector<io::ByteRange> ranges;
+  for (int64_t b : wanted) {
+    const ipc::BodyBufferSpan& span = head.layout.buffers[static_cast<size_t>(b)];
+    ranges.push_back({entry.offset + entry.metadata_length + span.offset, span.length});
+  }
+  QUIVER_ASSIGN_OR_RETURN(*stored, source_->ReadRanges(ranges));
+  const std::optional<std::vector<StoredPrefix>> prefixes =
+      ReadPrefixes(*stored, options_.max_decompressed_buffer);
+  if (!prefixes) return false;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    (*indexes)[i] = std::make_shared<const BufferBlocks>(
+        IndexBlocks(head.layout.compression, *(*stored)[i], (*prefixes)[i]));
+    recent->InsertIndex(BlockKey{this, k, wanted[i], -1}, (*indexes)[i]);
+  }
+  return true;
 }
 
 Result<std::vector<ArrayDataPtr>> Fragment::DecodeColumns(int k, const Head& head,

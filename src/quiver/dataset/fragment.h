@@ -142,6 +142,16 @@ class Fragment {
   // its lengths, its kind, its row count where the footer gave one.
   Result<ipc::Message> ReadHead(int k);
   Result<ipc::Message> CheckedHead(int k, BufferPtr bytes) const;
+  // Where the blocks of body buffers `wanted` of record batch k lie
+  // (`*indexes`, one per buffer): kept in `recent` from an earlier take,
+  // or found now by walking the stored buffers, read whole into `*stored`
+  // (views of a mapped file, of which only the pages of the block headers
+  // are touched) and kept there. False where a stored prefix does not
+  // hold up (`*stored` then holds the buffers for a whole decode to name).
+  Result<bool> IndexBuffers(int k, const Head& head, const std::vector<int64_t>& wanted,
+                            RecentBlocks* recent,
+                            std::vector<std::shared_ptr<const BufferBlocks>>* indexes,
+                            std::vector<BufferPtr>* stored);
   // ReadRows of a compressed record batch.
   Result<std::optional<RowColumns>> ReadCompressedRows(int k, const Head& head,
                                                        const std::vector<int>& columns,

@@ -70,6 +70,25 @@ std::optional<std::vector<Need>> PlanNeeds(
   return needs;
 }
 
+// The output a need fills: its block, or the whole buffer.
+ipc::DecompressPiece OutputOf(const Need& need, const BufferBlocks& index) {
+  if (need.block < 0) return {0, index.stored - kPrefix, 0, index.prefix.length, 0};
+  return index.blocks[static_cast<size_t>(need.block)];
+}
+
+// Decodes a need from `bytes`, its stored bytes alone, into the buffer's
+// output `into`; false where it does not decode to its size.
+bool DecodeNeed(ipc::Compression codec, const Need& need, const BufferBlocks& index,
+                const Buffer& bytes, uint8_t* into) {
+  if (need.block < 0) {
+    return ipc::DecompressInto(codec, bytes.data(), bytes.size(), index.prefix.length, into).ok();
+  }
+  ipc::DecompressPiece alone = OutputOf(need, index);  // its bytes now start at 0
+  alone.src_offset = 0;
+  alone.src_length = bytes.size();
+  return ipc::DecompressPieceInto(codec, bytes.data(), alone, into).ok();
+}
+
 // The stored bytes a need reads (prefix included).
 StoredRange RangeOf(const Need& need, const BufferBlocks& index) {
   if (need.block < 0) return {need.buffer, kPrefix, index.stored - kPrefix};
@@ -123,10 +142,8 @@ Result<std::optional<int64_t>> DecodeRowBlocks(
   if (!planned) return Decoded();
   std::vector<Need>& needs = *planned;
   auto key = [&](const Need& need) {
-    const BufferBlocks& index = *indexes[need.buffer];
-    const int64_t offset =
-        need.block < 0 ? 0 : index.blocks[static_cast<size_t>(need.block)].dst_offset;
-    return BlockKey{where.source, where.batch, wanted[need.buffer], offset};
+    return BlockKey{where.source, where.batch, wanted[need.buffer],
+                    OutputOf(need, *indexes[need.buffer]).dst_offset};
   };
   // The blocks decoded before are copied; the others' bytes read at once.
   std::vector<StoredRange> ranges;
@@ -134,19 +151,16 @@ Result<std::optional<int64_t>> DecodeRowBlocks(
     const BufferBlocks& index = *indexes[need.buffer];
     if (recent != nullptr && !index.prefix.raw) {
       need.kept = recent->FindBlock(key(need));
-      const int64_t size = need.block < 0
-                               ? index.prefix.length
-                               : index.blocks[static_cast<size_t>(need.block)].dst_length;
-      if (need.kept && need.kept->size() != size) need.kept = nullptr;
+      if (need.kept && need.kept->size() != OutputOf(need, index).dst_length) need.kept = nullptr;
     }
     if (!need.kept) ranges.push_back(RangeOf(need, index));
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> fetched, fetch(ranges));
   for (size_t i = 0; i < wanted.size(); ++i) {
     const BufferBlocks& index = *indexes[i];
-    BufferPtr& target = (*out)[static_cast<size_t>(wanted[i])];
     if (index.stored == 0 || !index.prefix.raw) {
-      QUIVER_ASSIGN_OR_RETURN(target, Buffer::AllocateUninitialized(index.prefix.length));
+      QUIVER_ASSIGN_OR_RETURN((*out)[static_cast<size_t>(wanted[i])],
+                              Buffer::AllocateUninitialized(index.prefix.length));
     }
   }
   int64_t decoded = 0;
@@ -154,33 +168,23 @@ Result<std::optional<int64_t>> DecodeRowBlocks(
   for (const Need& need : needs) {
     const BufferBlocks& index = *indexes[need.buffer];
     BufferPtr& target = (*out)[static_cast<size_t>(wanted[need.buffer])];
-    if (index.prefix.raw) {
-      target = fetched[next++];
-      if (target->size() != index.prefix.length) return Decoded();
-      continue;
-    }
-    const ipc::DecompressPiece block = need.block < 0
-                                           ? ipc::DecompressPiece{0, 0, 0, index.prefix.length, 0}
-                                           : index.blocks[static_cast<size_t>(need.block)];
-    uint8_t* into = target->mutable_data();
+    const ipc::DecompressPiece block = OutputOf(need, index);
     if (need.kept) {
-      std::memcpy(into + block.dst_offset, need.kept->data(),
+      std::memcpy(target->mutable_data() + block.dst_offset, need.kept->data(),
                   static_cast<size_t>(block.dst_length));
       continue;
     }
     const BufferPtr& bytes = fetched[next++];
     if (bytes->size() != RangeOf(need, index).length) return Decoded();
-    ipc::DecompressPiece alone = block;  // its bytes now start at 0
-    alone.src_offset = 0;
-    alone.src_length = bytes->size();
-    const Status st = need.block < 0 ? ipc::DecompressInto(codec, bytes->data(), bytes->size(),
-                                                           index.prefix.length, into)
-                                     : ipc::DecompressPieceInto(codec, bytes->data(), alone, into);
-    if (!st.ok()) return Decoded();
+    if (index.prefix.raw) {  // the stored bytes are the buffer
+      target = bytes;
+      continue;
+    }
+    if (!DecodeNeed(codec, need, index, *bytes, target->mutable_data())) return Decoded();
     decoded += block.dst_length;
     if (recent != nullptr && block.dst_length <= recent->block_capacity()) {
       QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(block.dst_length));
-      std::memcpy(copy->mutable_data(), into + block.dst_offset,
+      std::memcpy(copy->mutable_data(), target->data() + block.dst_offset,
                   static_cast<size_t>(block.dst_length));
       recent->InsertBlock(key(need), std::move(copy));
     }
