@@ -93,6 +93,20 @@ std::vector<std::pair<int64_t, int64_t>> RowRuns(const std::vector<int64_t>& sta
   return runs;
 }
 
+// Rows `rows` (ascending, distinct) of `column` in buffers of their own.
+// A take of one run of rows is a slice of the column, whose buffers hold
+// bytes never decoded around the rows (and would keep the batch-long
+// buffers alive): it is copied; other takes gather into fresh buffers.
+Result<ArrayDataPtr> RowsAlone(const ArrayDataPtr& column, std::span<const int64_t> rows) {
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(column, rows));
+  const bool one_run =
+      !rows.empty() && rows.back() - rows.front() + 1 == static_cast<int64_t>(rows.size());
+  if (!one_run) return taken;
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr none, quiver::Slice(column, 0, 0));
+  const ArrayDataPtr pieces[] = {std::move(taken), std::move(none)};
+  return quiver::Concatenate(pieces);  // two pieces are joined: copied
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Fragment>> Fragment::Open(const std::string& location,
@@ -622,13 +636,12 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
   if (!decoded) return whole();
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
                           DecodeColumns(k, head, columns, buffers, level));
-  // The rows alone: the other blocks' bytes were never decoded.
   RowColumns out;
   out.compact = true;
   out.decoded_bytes = *decoded;
   for (const ArrayDataPtr& column : full) {
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(column, rows));
-    out.columns.push_back(std::move(taken));
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr alone, RowsAlone(column, rows));
+    out.columns.push_back(std::move(alone));
   }
   return Columns(std::move(out));
 }

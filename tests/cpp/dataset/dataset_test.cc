@@ -428,6 +428,10 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       ASSERT_OK_AND_ASSIGN(TablePtr one, blocks->Slice(420, 1));
       ASSERT_OK_AND_ASSIGN(expected, whole->Slice(420, 1));
       EXPECT_TRUE(one->Equals(*expected));
+      // In buffers of its own, not a slice of the batch-long tile buffer
+      // whose other bytes were never decoded.
+      const ArrayDataPtr& tile = one->column(2)->chunks()[0];
+      EXPECT_LE(tile->children[0]->buffers[1]->size(), 4096 + 64);
       EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 2 * (64 << 10) + 200 * 16);
 
       // A cache that holds the small columns but refuses the tiles: the
