@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "quiver/ipc/body_layout.h"
 #include "quiver/ipc/codec.h"
 
 namespace quiver::dataset {
@@ -100,6 +101,8 @@ StoredRange RangeOf(const Need& need, const BufferBlocks& index) {
 
 std::optional<std::vector<StoredPrefix>> ReadPrefixes(const std::vector<BufferPtr>& stored,
                                                       int64_t max_decompressed) {
+  ipc::ReadOptions limits;
+  limits.max_decompressed_buffer = max_decompressed;
   std::vector<StoredPrefix> out;
   out.reserve(stored.size());
   for (const BufferPtr& bytes : stored) {
@@ -107,15 +110,13 @@ std::optional<std::vector<StoredPrefix>> ReadPrefixes(const std::vector<BufferPt
       out.push_back({0, true});
       continue;
     }
-    if (bytes->size() < kPrefix) return std::nullopt;
-    int64_t prefix = 0;
-    std::memcpy(&prefix, bytes->data(), kPrefix);  // little-endian, as the format writes it
-    if (prefix == kStoredRaw) {
+    // Errors are named by the whole decode a caller falls back to.
+    const Result<int64_t> prefix = ipc::LengthPrefix(bytes->data(), bytes->size(), "", limits);
+    if (!prefix.ok()) return std::nullopt;
+    if (*prefix == kStoredRaw) {
       out.push_back({bytes->size() - kPrefix, true});
-    } else if (prefix < 0 || prefix > max_decompressed) {
-      return std::nullopt;
     } else {
-      out.push_back({prefix, false});
+      out.push_back({*prefix, false});
     }
   }
   return out;

@@ -206,8 +206,8 @@ Result<BufferPtr> BodyBytes(const Message& message, InputSource* body_source, in
   return bytes;
 }
 
-// The 8-byte prefix of a compressed buffer: the decompressed size, or -1
-// for bytes stored raw after it.
+}  // namespace
+
 Result<int64_t> LengthPrefix(const uint8_t* stored, int64_t length, const std::string& where,
                              const ReadOptions& options) {
   if (length < 8) return Status::Invalid(where, " is compressed but has no length prefix");
@@ -220,8 +220,6 @@ Result<int64_t> LengthPrefix(const uint8_t* stored, int64_t length, const std::s
   }
   return claimed;
 }
-
-}  // namespace
 
 Result<BatchLayout> DescribeBuffers(const Message& message, const fb::RecordBatch& batch) {
   if (batch.length() < 0) {

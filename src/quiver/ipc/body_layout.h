@@ -42,6 +42,13 @@ Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layo
 
 // One body buffer from its stored bytes alone (a span of a body read in
 // pieces): as LoadBodyBuffer, with errors naming `where`.
+// The 8-byte prefix of a compressed buffer's `length` stored bytes: the
+// decompressed size, or -1 for bytes stored raw after it. Invalid, naming
+// `where`, when the prefix is cut short or claims a size below -1 or over
+// options.max_decompressed_buffer.
+Result<int64_t> LengthPrefix(const uint8_t* stored, int64_t length, const std::string& where,
+                             const ReadOptions& options);
+
 Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
                                      const std::string& where, const ReadOptions& options);
 
