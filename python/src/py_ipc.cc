@@ -196,47 +196,51 @@ std::shared_ptr<ipc::OutputSink> SinkFromPython(nb::handle sink) {
 
 namespace {
 
+// An int keyword argument `name` as int64: a TypeError saying it must be
+// `what` unless it is an int (a bool is not); nullopt where it does not
+// fit in int64.
+std::optional<int64_t> Int64From(nb::handle value, const char* name, const char* what) {
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+    Raise(Status::TypeError(name, " must be ", what, ", got ", Py_TYPE(value.ptr())->tp_name));
+  }
+  int overflow = 0;
+  const long long out = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (out == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0) return std::nullopt;
+  return out;
+}
+
 // max_batch_rows= / max_batch_bytes=: None (no limit) or an int of 1 or
 // more. 0 is refused although the C++ option reads it as no limit: a
 // caller writing 0 more likely meant a tiny limit than none.
 int64_t BatchLimitFrom(nb::handle value, const char* name) {
   if (value.is_none()) return 0;
-  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
-    Raise(Status::TypeError(name, " must be an int or None, got ", Py_TYPE(value.ptr())->tp_name));
-  }
-  int overflow = 0;
-  const long long limit = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-  if (limit == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (overflow != 0 || limit < 1) {
+  const std::optional<int64_t> limit = Int64From(value, name, "an int or None");
+  if (!limit || *limit < 1) {
     Raise(Status::Invalid(name, " must be in [1, 2^63 - 1] (None: no limit), got ", Str(value)));
   }
-  return limit;
+  return *limit;
 }
 
-// compression= takes the codec's name in any case ("zstd", "ZSTD",
-// "lz4", "lz4_frame"); compression_level= any Python int, checked against
-// the codec's range when the writer opens.
 // compression_block_bytes=: None (unset) or an int, a power of two from
 // 4 KiB to 4 MiB, which the writer checks when it opens (0, a negative int
 // and one past int64 are refused with the same message).
 int64_t BlockBytesFrom(nb::handle value) {
   if (value.is_none()) return 0;
-  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
-    Raise(Status::TypeError("compression_block_bytes must be an int or None, got ",
-                            Py_TYPE(value.ptr())->tp_name));
-  }
-  int overflow = 0;
-  const long long bytes = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-  if (bytes == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (overflow != 0 || bytes <= 0) {
+  const std::optional<int64_t> bytes =
+      Int64From(value, "compression_block_bytes", "an int or None");
+  if (!bytes || *bytes <= 0) {
     Raise(Status::Invalid("compression_block_bytes must be a power of two from ",
                           ipc::WriteOptions::kMinCompressionBlockBytes, " to ",
                           ipc::WriteOptions::kMaxCompressionBlockBytes,
                           " (4 KiB to 4 MiB), or None; got ", Str(value)));
   }
-  return bytes;
+  return *bytes;
 }
 
+// compression= takes the codec's name in any case ("zstd", "ZSTD",
+// "lz4", "lz4_frame"); compression_level= any Python int, checked against
+// the codec's range when the writer opens.
 ipc::WriteOptions WriteOptionsFrom(std::optional<std::string> compression, nb::handle level,
                                    nb::handle max_batch_rows, nb::handle max_batch_bytes,
                                    nb::handle block_bytes) {
@@ -423,18 +427,13 @@ ipc::ReadOptions ReadOptionsFromPython(bool swap_endian, nb::handle max_decompre
   ipc::ReadOptions options;
   options.swap_endian = swap_endian;
   if (max_decompressed.is_none()) return options;
-  if (PyBool_Check(max_decompressed.ptr()) || !PyIndex_Check(max_decompressed.ptr())) {
-    Raise(Status::TypeError("max_decompressed_buffer must be an int (bytes), got ",
-                            Py_TYPE(max_decompressed.ptr())->tp_name));
-  }
-  int overflow = 0;
-  const long long limit = PyLong_AsLongLongAndOverflow(max_decompressed.ptr(), &overflow);
-  if (limit == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (overflow != 0 || limit < 0) {
+  const std::optional<int64_t> limit =
+      Int64From(max_decompressed, "max_decompressed_buffer", "an int (bytes)");
+  if (!limit || *limit < 0) {
     Raise(Status::Invalid("max_decompressed_buffer must be in [0, 2^63 - 1] bytes, got ",
                           Str(max_decompressed)));
   }
-  options.max_decompressed_buffer = limit;
+  options.max_decompressed_buffer = *limit;
   return options;
 }
 
