@@ -32,6 +32,13 @@ Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays);
 // outside [0, length) is an IndexError naming it and its position.
 Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> indices);
 
+// Take, into fresh buffers whatever the rows: where Take hands a run of
+// consecutive rows back as a zero-copy slice of `data`, this copies them.
+// For a caller whose `data` holds bytes that must not outlive the call or
+// be reachable through the result (a buffer decoded only where the rows
+// lie, a large buffer of which a few rows are kept).
+Result<ArrayDataPtr> TakeCopy(const ArrayDataPtr& data, std::span<const int64_t> indices);
+
 // The rows of `data` whose mask byte is non-zero, in order. A mask of
 // another length is Invalid.
 Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask);

@@ -868,12 +868,16 @@ Result<ArrayDataPtr> Concatenate(std::span<const ArrayDataPtr> arrays) {
   return JoinPieces(type, pieces);
 }
 
-Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices) {
+namespace {
+
+// Take of `chunks`, or with `copy` TakeCopy (which never slices).
+Result<ArrayDataPtr> TakeRows(std::span<const ArrayDataPtr> chunks,
+                              std::span<const int64_t> indices, bool copy) {
   QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
   ChunkLocator locator(chunks);
   const auto count = static_cast<int64_t>(indices.size());
   // Consecutive rows in range: a zero-copy slice if of one chunk.
-  bool one_run = count > 0 && indices[0] >= 0 && indices[0] <= locator.length() - count &&
+  bool one_run = !copy && count > 0 && indices[0] >= 0 && indices[0] <= locator.length() - count &&
                  indices.back() == indices[0] + count - 1;
   for (int64_t j = 1; one_run && j < count; ++j) one_run = indices[j] == indices[0] + j;
   if (!one_run && count > 0) {
@@ -885,9 +889,21 @@ Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const 
     const int64_t i = indices[static_cast<size_t>(j)];
     if (i < 0 || i >= locator.length()) return IndexOutOfRange(i, j, locator.length());
   }
+  if (copy && count == 0) return MakeEmptyArray(chunks[0]->type);
   std::vector<Piece> pieces;
   for (int64_t i : indices) AppendPiece(pieces, locator.Row(i));
+  if (copy) return JoinPieces(chunks[0]->type, pieces);
   return Select(chunks, pieces);
+}
+
+}  // namespace
+
+Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices) {
+  return TakeRows(chunks, indices, /*copy=*/false);
+}
+
+Result<ArrayDataPtr> TakeCopy(const ArrayDataPtr& data, std::span<const int64_t> indices) {
+  return TakeRows(std::span<const ArrayDataPtr>(&data, 1), indices, /*copy=*/true);
 }
 
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask) {

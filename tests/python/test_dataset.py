@@ -183,6 +183,33 @@ def test_truncated_file_read_without_mapping_is_an_error_not_a_crash(tmp_path):
         ds.take([199])
 
 
+def test_rows_read_with_pread_come_in_buffers_of_their_own(tmp_path):
+    """A few rows of a large record batch, read without mapping, are the
+    rows' bytes alone: never a slice of a batch-long buffer whose other
+    bytes were not read (whatever memory it was given held before)."""
+    rows = 4096
+    emb = (np.arange(rows * 256, dtype=np.float32) % 977).reshape(rows, 256)
+    expected = pa.table(
+        {
+            "id": pa.array(np.arange(rows), pa.int64()),
+            "emb": pa.array(qv.FixedShapeTensorArray.from_numpy(emb)),
+        }
+    )
+    path = tmp_path / "big.arrow"
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, expected.schema) as w:
+        w.write_table(expected)  # one record batch of 4 MiB
+    ds = qv.dataset(path, memory_map=False)
+    for few in ([7], [100, 101, 102], [4000, 3, 4000]):
+        got = as_arrow(ds.take(few))
+        assert got.equals(expected.take(few))
+        for column in got.columns:
+            for chunk in column.chunks:
+                array = chunk.storage if isinstance(chunk, pa.ExtensionArray) else chunk
+                sizes = [b.size for b in array.buffers() if b is not None]
+                assert max(sizes) <= len(few) * 1024 + 64, sizes
+    assert ds.cache_stats()["bytes_fetched"] < 64 * 1024 + 4 * 1024 * 3
+
+
 def test_pickle_reopens_the_sources(tmp_path):
     import pickle
 

@@ -93,20 +93,6 @@ std::vector<std::pair<int64_t, int64_t>> RowRuns(const std::vector<int64_t>& sta
   return runs;
 }
 
-// Rows `rows` (ascending, distinct) of `column` in buffers of their own.
-// A take of one run of rows is a slice of the column, whose buffers hold
-// bytes never decoded around the rows (and would keep the batch-long
-// buffers alive): it is copied; other takes gather into fresh buffers.
-Result<ArrayDataPtr> RowsAlone(const ArrayDataPtr& column, std::span<const int64_t> rows) {
-  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(column, rows));
-  const bool one_run =
-      !rows.empty() && rows.back() - rows.front() + 1 == static_cast<int64_t>(rows.size());
-  if (!one_run) return taken;
-  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr none, quiver::Slice(column, 0, 0));
-  const ArrayDataPtr pieces[] = {std::move(taken), std::move(none)};
-  return quiver::Concatenate(pieces);  // two pieces are joined: copied
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Fragment>> Fragment::Open(const std::string& location,
@@ -366,8 +352,9 @@ Result<ipc::Message> Fragment::ReadHead(int k) {
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   // ReadRanges reads the header's bytes exactly: a remote source's ReadAt
   // would widen a small read into a read-ahead block of the body's bytes.
+  QUIVER_ASSIGN_OR_RETURN(io::InputSource * from, CopyingSource());
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> bytes,
-                          source_->ReadRanges({{entry.offset, entry.metadata_length}}));
+                          from->ReadRanges({{entry.offset, entry.metadata_length}}));
   return CheckedHead(k, std::move(bytes[0]));
 }
 
@@ -424,8 +411,13 @@ Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
 }
 
 Result<io::InputSource*> Fragment::BodySource(ipc::Compression compression) {
+  if (compression == ipc::Compression::kNone) return source_.get();
+  return CopyingSource();
+}
+
+Result<io::InputSource*> Fragment::CopyingSource() {
   const bool mapped = source_->zero_copy() && !io::IsRemoteLocation(location_);
-  if (compression == ipc::Compression::kNone || !mapped) return source_.get();
+  if (!mapped) return source_.get();
   {
     std::lock_guard<std::mutex> lock(*mutex_);
     if (!unmapped_opened_) {
@@ -548,12 +540,12 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
   }
   QUIVER_ASSIGN_OR_RETURN(std::vector<BufferPtr> stored, source_->ReadRanges(ranges));
   // Each buffer the columns use, its length as stored, holding the pieces
-  // read (zeros elsewhere: a large one is mapped lazily, so the rows not
-  // read cost no memory).
+  // read (other bytes are never read: the rows are copied out of them).
   std::vector<BufferPtr> buffers(layout.buffers.size());
   for (int64_t b : wanted) {
-    QUIVER_ASSIGN_OR_RETURN(buffers[static_cast<size_t>(b)],
-                            Buffer::Allocate(layout.buffers[static_cast<size_t>(b)].length));
+    QUIVER_ASSIGN_OR_RETURN(
+        buffers[static_cast<size_t>(b)],
+        Buffer::AllocateUninitialized(layout.buffers[static_cast<size_t>(b)].length));
   }
   for (size_t i = 0; i < pieces.size(); ++i) {
     const BufferPiece& piece = pieces[i];
@@ -564,9 +556,28 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
     std::memcpy(buffers[static_cast<size_t>(piece.buffer)]->mutable_data() + piece.offset,
                 stored[i]->data(), static_cast<size_t>(piece.length));
   }
-  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> out,
-                          DecodeColumns(k, *head, columns, buffers, level));
-  return Columns(RowColumns{std::move(out), false});
+  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, *head, columns, buffers, rows, level, 0));
+  return Columns(std::move(out));
+}
+
+Result<Fragment::RowColumns> Fragment::RowsOf(int k, const Head& head,
+                                              const std::vector<int>& columns,
+                                              const std::vector<BufferPtr>& buffers,
+                                              std::span<const int64_t> rows, ValidationLevel level,
+                                              int64_t decoded_bytes) {
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
+                          DecodeColumns(k, head, columns, buffers, level));
+  RowColumns out;
+  out.compact = true;
+  out.decoded_bytes = decoded_bytes;
+  for (const ArrayDataPtr& column : full) {
+    // Copied even where the rows are one run, which Take would slice: the
+    // buffers hold bytes never read or decoded around the rows (and would
+    // keep the batch-long buffers alive).
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr alone, quiver::TakeCopy(column, rows));
+    out.columns.push_back(std::move(alone));
+  }
+  return out;
 }
 
 Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
@@ -634,15 +645,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
                           DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch,
                                           recent, BlockKey{this, k, 0, 0}, &buffers));
   if (!decoded) return whole();
-  QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
-                          DecodeColumns(k, head, columns, buffers, level));
-  RowColumns out;
-  out.compact = true;
-  out.decoded_bytes = *decoded;
-  for (const ArrayDataPtr& column : full) {
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr alone, RowsAlone(column, rows));
-    out.columns.push_back(std::move(alone));
-  }
+  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, head, columns, buffers, rows, level, *decoded));
   return Columns(std::move(out));
 }
 

@@ -90,8 +90,8 @@ class Fragment {
   // indices) read, for a take of a few rows; the result must not be
   // cached. nullopt where it does not pay or is not possible: then the
   // whole batch is read.
-  // - IPC, from a source that copies what it reads: each column has the
-  //   batch's length, but the bytes of other rows are zeros, never fetched.
+  // - IPC, from a source that copies what it reads: the rows' bytes alone
+  //   are fetched; the columns hold `rows` alone, in order (`compact`).
   //   Not for a column with offsets, views or a dictionary (RowPieces), or
   //   rows that need more than half the columns' bytes.
   // - IPC, compressed, given `recent`: of buffers compressed in independent
@@ -152,6 +152,12 @@ class Fragment {
                             RecentBlocks* recent,
                             std::vector<std::shared_ptr<const BufferBlocks>>* indexes,
                             std::vector<BufferPtr>* stored);
+  // The RowColumns of rows `rows` of the columns built on `buffers`
+  // (record batch k's, by index; bytes outside the rows undefined): the
+  // rows copied into buffers of their own.
+  Result<RowColumns> RowsOf(int k, const Head& head, const std::vector<int>& columns,
+                            const std::vector<BufferPtr>& buffers, std::span<const int64_t> rows,
+                            ValidationLevel level, int64_t decoded_bytes);
   // ReadRows of a compressed record batch.
   Result<std::optional<RowColumns>> ReadCompressedRows(int k, const Head& head,
                                                        const std::vector<int>& columns,
@@ -167,6 +173,12 @@ class Fragment {
   // (decoding copies the bytes anyway, and mapped pages would stay in the
   // process's memory beside the decoded copy).
   Result<io::InputSource*> BodySource(ipc::Compression compression);
+  // The source, or for a mapped file the same file read with pread: where
+  // record batch headers are read. Parsing a header through the mapping
+  // faults its page in, and the kernel maps the pages around it too (about
+  // 5 us, the most of a record batch's first read); pread copies its few
+  // hundred bytes in about 1 us.
+  Result<io::InputSource*> CopyingSource();
   // Columns `columns` of record batch k from the stored bytes of the body
   // buffers they use (`wanted`, in that order), decompressed on up to
   // `threads` threads, validated and canonical.

@@ -67,9 +67,12 @@ bool ReplaceIfHeldAtFork(std::unique_ptr<std::mutex>& mutex) {
 }
 
 int ThreadCount(int requested) {
-  const int cores =
-      requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(cores, 1);
+  if (requested > 0) return requested;
+  // Asked once: each call reads /sys/devices/system/cpu/online (an open, a
+  // read and a close), and a take of a few rows asks for every batch it
+  // reads; the count of cores online does not change under a process.
+  static const int cores = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+  return cores;
 }
 
 void RunOnThreads(int workers, const std::function<void(int)>& fn) {

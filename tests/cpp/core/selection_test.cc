@@ -83,6 +83,48 @@ TEST(Take, ConsecutiveRowsOfOneArrayAreASliceWithoutCopy) {
   ExpectRows(taken, source, indices);
 }
 
+// Whether any buffer of `result` or its children is one of `source`'s.
+bool SharesABuffer(const ArrayData& result, const ArrayData& source) {
+  for (const BufferPtr& mine : result.buffers) {
+    for (const BufferPtr& theirs : source.buffers) {
+      if (mine && mine == theirs) return true;
+    }
+  }
+  for (size_t i = 0; i < result.children.size() && i < source.children.size(); ++i) {
+    if (SharesABuffer(*result.children[i], *source.children[i])) return true;
+  }
+  return false;
+}
+
+TEST(TakeCopy, RunsOfRowsAreCopiedNotSliced) {
+  auto fsl = std::make_shared<ArrayData>();
+  fsl->type = *fixed_size_list(Field{"item", int16()}, 2);
+  fsl->length = 4;
+  fsl->buffers = {test::Bitmap({true, false, true, true})};
+  fsl->children = {Primitive<int16_t>(int16(), {1, 2, 3, 4, 5, 6, 7, 8})};
+  auto st = std::make_shared<ArrayData>();
+  st->type = struct_({Field{"v", fsl->type}, Field{"s", utf8()}});
+  st->length = 4;
+  st->buffers = {nullptr};
+  st->children = {fsl, Utf8({"a", "b", std::nullopt, "dd"})};
+  const ArrayDataPtr sources[] = {
+      Primitive<int64_t>(int64(), {10, 11, 12, 13, 14}, {1, 0, 1, 1, 0}),
+      Utf8({"zero", std::nullopt, "", "three"}), fsl, st,
+      *Slice(Primitive<int32_t>(int32(), {1, 2, 3, 4, 5}), 1, 4)};
+  const std::vector<std::vector<int64_t>> takes = {{1}, {1, 2}, {0, 1, 2, 3}, {3, 1}, {}};
+  for (const ArrayDataPtr& source : sources) {
+    for (const std::vector<int64_t>& indices : takes) {
+      SCOPED_TRACE(source->type->ToString() + ", " + std::to_string(indices.size()) + " rows");
+      ASSERT_OK_AND_ASSIGN(ArrayDataPtr taken, TakeCopy(source, indices));
+      ExpectRows(taken, source, indices);
+      EXPECT_FALSE(SharesABuffer(*taken, *source));
+    }
+  }
+  ArrayDataPtr two = Primitive<int32_t>(int32(), {1, 2});
+  EXPECT_ERROR(kIndexError, "index 2 at position 2 is out of range for 2 rows",
+               TakeCopy(two, std::vector<int64_t>{0, 1, 2}));
+}
+
 TEST(Take, BoolsAtEveryBitOffset) {
   std::vector<bool> values, valid;
   for (int i = 0; i < 37; ++i) {
