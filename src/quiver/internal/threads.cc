@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "quiver/internal/worker_pool.h"
+
 namespace quiver::internal {
 
 namespace {
@@ -78,33 +80,13 @@ int ThreadCount(int requested) {
 void RunOnThreads(int workers, const std::function<void(int)>& fn) {
   std::mutex failure_mutex;
   std::exception_ptr failure;
-  auto run = [&](int w) {
+  RunOnPool(workers, [&](int w) {
     Catching([&] { fn(w); },
              [&] {
                std::lock_guard<std::mutex> lock(failure_mutex);
                if (!failure) failure = std::current_exception();
              });
-  };
-  {
-    // Joined on every way out, the forced unwind of this thread included
-    // (a joinable std::thread destroyed would terminate the process).
-    struct Pool {
-      std::vector<std::thread> threads;
-      ~Pool() {
-        for (std::thread& t : threads) t.join();
-      }
-    } pool;
-    int started = 1;
-    try {
-      pool.threads.reserve(static_cast<size_t>(std::max(workers - 1, 0)));
-      for (; started < workers; ++started) pool.threads.emplace_back(run, started);
-    } catch (const std::exception&) {
-      // std::system_error from a refused thread, or bad_alloc from the
-      // pool: the parts no thread took run here below.
-    }
-    run(0);
-    for (int w = started; w < workers; ++w) run(w);
-  }
+  });
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -1,5 +1,6 @@
 // Running work on a few threads without ever letting a thread's failure
-// escape: the one place in quiver that starts std::threads.
+// escape: with worker_pool.cc, the one place in quiver that starts
+// std::threads.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +16,14 @@ namespace quiver::internal {
 int ThreadCount(int requested);
 
 // Runs fn(w) for every w in [0, workers): fn(0) on the calling thread, the
-// others on threads of their own. A thread the system refuses to start
-// (EAGAIN: process limits, memory) is not an error: its fn(w) runs on the
-// calling thread afterwards, so the work is always done. An exception
-// thrown by any fn(w) (std::bad_alloc from a workspace) is carried to the
-// calling thread and the first one rethrown once every thread has joined;
-// nothing reaches std::terminate.
+// others on the threads of a pool kept for the process (worker_pool.h),
+// or on the calling thread where no pool thread has taken them by the time
+// its own part is done. A thread the system refuses to start (EAGAIN:
+// process limits, memory) is not an error: the work is always done. An
+// exception thrown by any fn(w) (std::bad_alloc from a workspace) is
+// carried to the calling thread and the first one rethrown once every part
+// has returned; nothing reaches std::terminate. Parts must not wait for
+// one another: any of them may run after another on the same thread.
 void RunOnThreads(int workers, const std::function<void(int)>& fn);
 
 // Runs fn(i) for every i in [0, count) on `workers` threads (as

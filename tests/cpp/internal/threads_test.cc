@@ -189,13 +189,20 @@ TEST(Threads, AThreadEndedByPthreadExitEndsQuietly) {
                          }));
   }
   EXPECT_EQ(after.load(), 0);
+  // Part 0 holds the caller until a pool thread has taken part 1 (which
+  // the caller would otherwise take itself once its part is done).
   std::atomic<int> done{0};
+  std::atomic<bool> taken{false};
   internal::RunOnThreads(2, [&](int w) {
-    if (w == 1) pthread_exit(nullptr);
+    if (w == 1) {
+      taken = true;
+      pthread_exit(nullptr);
+    }
+    while (!taken) std::this_thread::yield();
     ++done;
   });
   EXPECT_EQ(done.load(), 1);  // the caller's part; the ended worker's is not done
-  // The calling thread itself ended while its workers run: they are joined.
+  // The calling thread itself ended while its workers run: they are waited for.
   std::atomic<int> workers_done{0};
   ASSERT_OK_AND_ASSIGN(auto caller, internal::BackgroundThread::Start([&] {
                          internal::RunOnThreads(3, [&](int w) {
