@@ -507,11 +507,9 @@ Result<std::vector<ArrayDataPtr>> Fragment::DecodeBody(int k, const Head& head,
   return DecodeColumns(k, head, columns, buffers, level);
 }
 
-Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
-                                                               const std::vector<int>& columns,
-                                                               std::span<const int64_t> rows,
-                                                               ValidationLevel level, int threads,
-                                                               RecentBlocks* recent) {
+Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(
+    int k, const std::vector<int>& columns, std::span<const int64_t> rows, ValidationLevel level,
+    int threads, RecentBlocks* recent, bool keep_blocks) {
   using Columns = std::optional<RowColumns>;
   if (parquet_) return ReadParquetRows(k, columns, rows, threads);
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
@@ -519,7 +517,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
   const ipc::BatchLayout& layout = head->layout;
   if (layout.compression != ipc::Compression::kNone) {
     if (recent == nullptr) return Columns();
-    return ReadCompressedRows(k, *head, columns, rows, level, threads, recent);
+    return ReadCompressedRows(k, *head, columns, rows, level, threads, recent, keep_blocks);
   }
   std::vector<BufferPiece> pieces;
   std::vector<int64_t> wanted;
@@ -582,7 +580,7 @@ Result<Fragment::RowColumns> Fragment::RowsOf(int k, const Head& head,
 
 Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     int k, const Head& head, const std::vector<int>& columns, std::span<const int64_t> rows,
-    ValidationLevel level, int threads, RecentBlocks* recent) {
+    ValidationLevel level, int threads, RecentBlocks* recent, bool keep_blocks) {
   using Columns = std::optional<RowColumns>;
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head.layout;
@@ -643,7 +641,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
   std::vector<BufferPtr> buffers(layout.buffers.size());
   QUIVER_ASSIGN_OR_RETURN(const std::optional<int64_t> decoded,
                           DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch,
-                                          recent, BlockKey{this, k, 0, 0}, &buffers));
+                                          recent, keep_blocks, BlockKey{this, k, 0, 0}, &buffers));
   if (!decoded) return whole();
   QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, head, columns, buffers, rows, level, *decoded));
   return Columns(std::move(out));

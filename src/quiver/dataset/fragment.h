@@ -114,11 +114,13 @@ class Fragment {
     bool whole = false;
   };
   // `recent`: where a compressed batch's block indexes and decoded blocks
-  // are looked up and kept; nullptr: a compressed batch is read whole (the
-  // dataset's cache has room for it, and its other rows will be asked).
+  // are looked up and kept (decoded blocks only with `keep_blocks`);
+  // nullptr: a compressed batch is read whole (the dataset's cache has
+  // room for it, and its other rows will be asked).
   Result<std::optional<RowColumns>> ReadRows(int k, const std::vector<int>& columns,
                                              std::span<const int64_t> rows, ValidationLevel level,
-                                             int threads, RecentBlocks* recent = nullptr);
+                                             int threads, RecentBlocks* recent = nullptr,
+                                             bool keep_blocks = true);
 
  private:
   Fragment() = default;
@@ -163,7 +165,7 @@ class Fragment {
                                                        const std::vector<int>& columns,
                                                        std::span<const int64_t> rows,
                                                        ValidationLevel level, int threads,
-                                                       RecentBlocks* recent);
+                                                       RecentBlocks* recent, bool keep_blocks);
   Status ReadFileDictionaries();
   // The file's dictionaries, read once (under the mutex) before the first
   // record batch that needs them.

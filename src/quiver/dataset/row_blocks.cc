@@ -137,7 +137,7 @@ Result<std::optional<int64_t>> DecodeRowBlocks(
     ipc::Compression codec, std::span<const int64_t> wanted,
     std::span<const std::shared_ptr<const BufferBlocks>> indexes,
     std::span<const BufferPiece> pieces, const FetchStored& fetch, RecentBlocks* recent,
-    const BlockKey& where, std::vector<BufferPtr>* out) {
+    bool keep_blocks, const BlockKey& where, std::vector<BufferPtr>* out) {
   using Decoded = std::optional<int64_t>;
   std::optional<std::vector<Need>> planned = PlanNeeds(wanted, indexes, pieces);
   if (!planned) return Decoded();
@@ -183,7 +183,7 @@ Result<std::optional<int64_t>> DecodeRowBlocks(
     }
     if (!DecodeNeed(codec, need, index, *bytes, target->mutable_data())) return Decoded();
     decoded += block.dst_length;
-    if (recent != nullptr && block.dst_length <= recent->block_capacity()) {
+    if (keep_blocks && recent != nullptr && block.dst_length <= recent->block_capacity()) {
       QUIVER_ASSIGN_OR_RETURN(BufferPtr copy, Buffer::AllocateUninitialized(block.dst_length));
       std::memcpy(copy->mutable_data(), target->data() + block.dst_offset,
                   static_cast<size_t>(block.dst_length));

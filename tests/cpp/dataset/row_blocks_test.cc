@@ -89,11 +89,11 @@ struct Fetcher {
 std::optional<int64_t> Decode(ipc::Compression codec, std::span<const int64_t> wanted,
                               const Indexes& indexes, std::span<const BufferPiece> pieces,
                               Fetcher* fetcher, RecentBlocks* recent, const BlockKey& where,
-                              std::vector<BufferPtr>* out) {
+                              std::vector<BufferPtr>* out, bool keep_blocks = true) {
   auto decoded = DecodeRowBlocks(
       codec, wanted, indexes, pieces,
       [fetcher](const std::vector<StoredRange>& ranges) { return (*fetcher)(ranges); }, recent,
-      where, out);
+      keep_blocks, where, out);
   EXPECT_TRUE(decoded.ok()) << decoded.status().message();
   return decoded.ok() ? *decoded : std::nullopt;
 }
@@ -170,6 +170,20 @@ TEST(RowBlocks, OnlyTheBlocksOfThePiecesDecode) {
     EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, BlockKey{&source, 5, 0, 0},
                      &second),
               3 * kBlock + 300);
+    // Without keep_blocks, the blocks kept are still found, and the ones
+    // decoded afresh are not kept.
+    const int64_t kept = recent.block_bytes();
+    EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, where, &second,
+                     /*keep_blocks=*/false),
+              0);
+    const BlockKey elsewhere{&source, 6, 0, 0};
+    for (int time = 0; time < 2; ++time) {
+      EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, elsewhere, &second,
+                       /*keep_blocks=*/false),
+                3 * kBlock + 300);
+      EXPECT_EQ(std::memcmp(second[2]->data() + 9 * kBlock, data.data() + 9 * kBlock, kBlock), 0);
+    }
+    EXPECT_EQ(recent.block_bytes(), kept);
 
     // Pieces in most of the blocks: the whole read is the better buy.
     std::vector<BufferPiece> most;
