@@ -596,16 +596,17 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     ipc::CollectBuffers(node, &wanted);
   }
   const int64_t body = entry.offset + entry.metadata_length;
+  // A mapped file's compressed bytes are read with pread, as a whole read
+  // reads them: its pages stay out of the process.
+  QUIVER_ASSIGN_OR_RETURN(io::InputSource * bodies, BodySource(layout.compression));
   std::vector<std::shared_ptr<const BufferBlocks>> indexes;
   std::vector<BufferPtr> stored;  // read whole, when the blocks were not known
   QUIVER_ASSIGN_OR_RETURN(const bool indexed,
-                          IndexBuffers(k, head, wanted, recent, &indexes, &stored));
-  // Where the rows cannot be read alone after all: a mapped file is read
-  // again as a whole read reads it (with pread: its pages stay out of the
-  // process); bytes fetched whole (remote, pread) are decoded whole, to be
-  // cached, rather than fetched twice.
+                          IndexBuffers(k, head, wanted, *bodies, recent, &indexes, &stored));
+  // Where the rows cannot be read alone after all: bytes fetched whole
+  // are decoded whole, to be cached, rather than fetched twice.
   auto whole = [&]() -> Result<Columns> {
-    if (source_->zero_copy() || stored.empty()) return Columns();
+    if (stored.empty()) return Columns();
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
                             DecodeBody(k, head, columns, wanted, stored, level, threads));
     return Columns(RowColumns{std::move(decoded), false, 0, true});
@@ -636,7 +637,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
       const ipc::BodyBufferSpan& span = layout.buffers[static_cast<size_t>(wanted[range.buffer])];
       ranges.push_back({body + span.offset + range.offset, range.length});
     }
-    return source_->ReadRanges(ranges);
+    return bodies->ReadRanges(ranges);
   };
   std::vector<BufferPtr> buffers(layout.buffers.size());
   QUIVER_ASSIGN_OR_RETURN(const std::optional<int64_t> decoded,
@@ -648,7 +649,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
 }
 
 Result<bool> Fragment::IndexBuffers(int k, const Head& head, const std::vector<int64_t>& wanted,
-                                    RecentBlocks* recent,
+                                    io::InputSource& bodies, RecentBlocks* recent,
                                     std::vector<std::shared_ptr<const BufferBlocks>>* indexes,
                                     std::vector<BufferPtr>* stored) {
   indexes->assign(wanted.size(), nullptr);
@@ -664,7 +665,7 @@ Result<bool> Fragment::IndexBuffers(int k, const Head& head, const std::vector<i
     const ipc::BodyBufferSpan& span = head.layout.buffers[static_cast<size_t>(b)];
     ranges.push_back({entry.offset + entry.metadata_length + span.offset, span.length});
   }
-  QUIVER_ASSIGN_OR_RETURN(*stored, source_->ReadRanges(ranges));
+  QUIVER_ASSIGN_OR_RETURN(*stored, bodies.ReadRanges(ranges));
   const std::optional<std::vector<StoredPrefix>> prefixes =
       ReadPrefixes(*stored, options_.max_decompressed_buffer);
   if (!prefixes) return false;

@@ -146,12 +146,11 @@ class Fragment {
   Result<ipc::Message> CheckedHead(int k, BufferPtr bytes) const;
   // Where the blocks of body buffers `wanted` of record batch k lie
   // (`*indexes`, one per buffer): kept in `recent` from an earlier take,
-  // or found now by walking the stored buffers, read whole into `*stored`
-  // (views of a mapped file, of which only the pages of the block headers
-  // are touched) and kept there. False where a stored prefix does not
+  // or found now by walking the stored buffers, read whole from `bodies`
+  // into `*stored`, and kept there. False where a stored prefix does not
   // hold up (`*stored` then holds the buffers for a whole decode to name).
   Result<bool> IndexBuffers(int k, const Head& head, const std::vector<int64_t>& wanted,
-                            RecentBlocks* recent,
+                            io::InputSource& bodies, RecentBlocks* recent,
                             std::vector<std::shared_ptr<const BufferBlocks>>* indexes,
                             std::vector<BufferPtr>* stored);
   // The RowColumns of rows `rows` of the columns built on `buffers`
