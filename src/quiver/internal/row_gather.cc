@@ -149,38 +149,54 @@ constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7Full, kHighs = 0x8080808080808080ull
 // carried into it, or its own.
 uint64_t NonZeroBytes(uint64_t v) { return (((v & kLows) + kLows) | v) & kHighs; }
 
-// The first byte at or after `i` (before n) that is marked (`marked`) or
-// not: sixteen or eight bytes at a time, the byte found by counting
-// trailing zeros.
-template <bool marked>
-int64_t NextByte(const uint8_t* mask, int64_t i, int64_t n) {
+// Bit b of the result: whether mask[b] is marked (not 0), for b in
+// [0, count), count <= 64; the bits above are 0.
+uint64_t MarkedBits(const uint8_t* mask, int64_t count) {
+  uint64_t bits = 0;
+  int64_t b = 0;
 #if defined(__SSE2__)
   const __m128i zero = _mm_setzero_si128();
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + i));
+  for (; b + 16 <= count; b += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + b));
     const auto zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)));
-    const unsigned hits = marked ? ~zeros & 0xFFFFu : zeros;
-    if (hits != 0) return i + __builtin_ctz(hits);
+    bits |= static_cast<uint64_t>(~zeros & 0xFFFFu) << b;
   }
 #endif
-  for (; i + 8 <= n; i += 8) {
-    const uint64_t hits =
-        marked ? NonZeroBytes(Load64(mask + i)) : ~NonZeroBytes(Load64(mask + i)) & kHighs;
-    if (hits != 0) return i + __builtin_ctzll(hits) / 8;
-  }
-  while (i < n && (mask[i] != 0) != marked) ++i;
-  return i;
+  for (; b < count; ++b) bits |= static_cast<uint64_t>(mask[b] != 0) << b;
+  return bits;
 }
 
 // Calls run(begin, end) for each maximal run of marked bytes of
-// mask[0, n), in order, until run returns false.
+// mask[0, n), in order, until run returns false. The mask is read once,
+// 64 bytes at a time into a word of bits, and runs are cut out of the
+// words by counting trailing zeros: a sparse mask costs a few instructions
+// per 64 bytes, and a run per marked stretch, whatever its length.
 template <typename Run>
 void ForEachRun(const uint8_t* mask, int64_t n, Run&& run) {
-  for (int64_t i = NextByte<true>(mask, 0, n); i < n; i = NextByte<true>(mask, i, n)) {
-    const int64_t end = NextByte<false>(mask, i + 1, n);
-    if (!run(i, end)) return;
-    i = end;
+  int64_t open = -1;  // where a run still marked at the last word's end began
+  for (int64_t base = 0; base < n; base += 64) {
+    const int64_t count = std::min<int64_t>(64, n - base);
+    uint64_t bits = MarkedBits(mask + base, count);
+    if (open >= 0) {
+      if (count == 64 && bits == ~uint64_t{0}) continue;  // the run goes on
+      const int marked = __builtin_ctzll(~bits);          // its end in this word
+      if (!run(open, base + marked)) return;
+      open = -1;
+      bits &= ~uint64_t{0} << marked;  // marked < 64 here
+    }
+    while (bits != 0) {
+      const int first = __builtin_ctzll(bits);
+      const uint64_t unmarked = ~(bits >> first);  // 1 where not marked from `first` on
+      const int length = unmarked == 0 ? 64 : __builtin_ctzll(unmarked);
+      if (first + length == 64) {  // marked to the word's end: the next may go on
+        open = base + first;
+        break;
+      }
+      if (!run(base + first, base + first + length)) return;
+      bits &= ~(((uint64_t{1} << length) - 1) << first);  // first + length < 64 here
+    }
   }
+  if (open >= 0) run(open, n);
 }
 
 // The marked rows of one chunk's stretch src[0, n) (mask[0, n) its mask
@@ -314,13 +330,25 @@ int64_t GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<c
 }
 
 int64_t CountMarked(std::span<const uint8_t> mask) {
+  const uint8_t* bytes = mask.data();
+  const auto n = static_cast<int64_t>(mask.size());
+  int64_t count = 0, i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time: 1 for each marked byte, summed into two
+  // 64-bit lanes by the sum of absolute differences against 0.
+  const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+  __m128i sums = zero;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
+    const __m128i marked = _mm_andnot_si128(_mm_cmpeq_epi8(v, zero), one);
+    sums = _mm_add_epi64(sums, _mm_sad_epu8(marked, zero));
+  }
+  count = _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+#endif
   // Eight bytes at a time: the high bits of the marked bytes, shifted to
   // the bytes' low bits, are summed by one multiply (into the top byte).
   // No popcount: without -mpopcnt it is a call into the compiler's runtime.
   constexpr uint64_t kOnes = 0x0101010101010101ull;
-  const uint8_t* bytes = mask.data();
-  const auto n = static_cast<int64_t>(mask.size());
-  int64_t count = 0, i = 0;
   for (; i + 8 <= n; i += 8) {
     count += static_cast<int64_t>(((NonZeroBytes(Load64(bytes + i)) >> 7) * kOnes) >> 56);
   }

@@ -173,6 +173,65 @@ TEST(FilterRows, SparseDenseAndClusteredMasksMatchMarkedRows) {
   }
 }
 
+// The maximal runs of marked bytes, found one byte at a time.
+std::vector<RowRun> RunsByLoop(const std::vector<uint8_t>& mask) {
+  std::vector<RowRun> runs;
+  for (size_t i = 0; i < mask.size(); ++i) {
+    if (mask[i] == 0) continue;
+    if (!runs.empty() && runs.back().begin + runs.back().length == static_cast<int64_t>(i)) {
+      ++runs.back().length;
+    } else {
+      runs.push_back({static_cast<int64_t>(i), 1});
+    }
+  }
+  return runs;
+}
+
+// Runs that start, end and cross at every place a 64-byte word can put
+// them: its first and last byte, a word boundary, a mask's last byte, a
+// mask shorter than a word, runs of several whole words.
+TEST(FindMarkedRuns, EveryRunOfEveryPlaceAndLengthMatchesALoop) {
+  std::mt19937_64 rng(11);
+  for (int64_t n : {0, 1, 7, 63, 64, 65, 127, 128, 129, 200, 1000}) {
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<uint8_t> mask(static_cast<size_t>(n), 0);
+      const int kind = trial % 4;
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t r = rng();
+        if (kind == 0) mask[static_cast<size_t>(i)] = static_cast<uint8_t>(r % 2 ? r | 1 : 0);
+        if (kind == 1) mask[static_cast<size_t>(i)] = r % 50 == 0;
+        if (kind == 2) mask[static_cast<size_t>(i)] = r % 50 != 0 ? 255 : 0;
+      }
+      if (kind == 3 && n > 0) {  // one run between two random places
+        const int64_t a = static_cast<int64_t>(rng() % static_cast<uint64_t>(n));
+        const int64_t b = a + static_cast<int64_t>(rng() % static_cast<uint64_t>(n - a + 1));
+        for (int64_t i = a; i < b; ++i) mask[static_cast<size_t>(i)] = 128;
+      }
+      const std::vector<RowRun> want = RunsByLoop(mask);
+      const MarkedRuns got = FindMarkedRuns(mask, mask.size() + 1);
+      ASSERT_TRUE(got.complete);
+      ASSERT_EQ(got.runs.size(), want.size()) << n << " " << trial;
+      for (size_t r = 0; r < want.size(); ++r) {
+        EXPECT_EQ(got.runs[r].begin, want[r].begin) << n << " " << trial << " " << r;
+        EXPECT_EQ(got.runs[r].length, want[r].length) << n << " " << trial << " " << r;
+      }
+      EXPECT_EQ(got.kept, CountMarked(mask));
+      // Too many runs: counted only.
+      if (want.size() > 1) {
+        const MarkedRuns few = FindMarkedRuns(mask, want.size() - 1);
+        EXPECT_FALSE(few.complete);
+        EXPECT_TRUE(few.runs.empty());
+        EXPECT_EQ(few.kept, got.kept);
+      }
+    }
+  }
+  std::vector<uint8_t> all(1000, 1);
+  const MarkedRuns whole = FindMarkedRuns(all, 1);
+  ASSERT_EQ(whole.runs.size(), 1u);
+  EXPECT_EQ(whole.runs[0].begin, 0);
+  EXPECT_EQ(whole.runs[0].length, 1000);
+}
+
 TEST(FilterRows, LargeOutputsSharedBetweenThreadsMatchMarkedRows) {
   std::mt19937_64 rng(10);
   const int64_t n = 2000000;
