@@ -11,6 +11,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace quiver::internal {
@@ -79,11 +80,15 @@ class Pool {
   // first; whether the pool has a thread to take them.
   bool Post(const std::shared_ptr<Parts>& parts, int takers) {
     int start = 0;
-    {
+    try {
       std::lock_guard<std::mutex> lock(mutex_);
+      for (int i = 0; i < takers; ++i) queue_.push_back(parts);
       start = std::max(0, std::min(takers, kMaxThreads) - threads_);
       threads_ += start;
-      for (int i = 0; i < takers; ++i) queue_.push_back(parts);
+    } catch (const std::bad_alloc&) {
+      // No room to queue them (threads_ was not changed then): the caller
+      // takes the parts; the copies queued, if any, find none left.
+      return false;
     }
     int refused = 0;
     for (int i = 0; i < start; ++i) {
@@ -179,7 +184,13 @@ void RunOnPool(int workers, const std::function<void(int)>& part) {
     if (workers == 1) part(0);
     return;
   }
-  auto parts = std::make_shared<Parts>(part, workers);
+  std::shared_ptr<Parts> parts;
+  try {
+    parts = std::make_shared<Parts>(part, workers);
+  } catch (const std::bad_alloc&) {
+    for (int w = 0; w < workers; ++w) part(w);  // no memory to share them out
+    return;
+  }
   // Waits for the parts on every way out, the forced unwind of the calling
   // thread included (they use `part`, which the caller owns); on that way
   // the untaken parts are left to the pool's threads, or given up on where
