@@ -70,7 +70,8 @@ Block HeapBlock(int64_t padded) {
 // process frees there (the sparse scans' per-part arrays faulted afresh on
 // every call when SciPy ran in between). The cache holds at most
 // kCachedBlocks blocks and kCachedBytes bytes, letting the longest kept go
-// first; Buffer::ReleaseCache() empties it.
+// first, and lets as many bytes go as a request it cannot serve maps
+// afresh; Buffer::ReleaseCache() empties it.
 class BlockCache {
  public:
   static constexpr size_t kCachedBlocks = 64;
@@ -95,16 +96,35 @@ class BlockCache {
   // and warm, and a caller that touches only part of each block it takes
   // (a few rows decoded into a batch-long buffer) keeps reusing the same
   // pages instead of making every cached block resident in turn.
+  //
+  // Where none fits, the longest kept blocks of at least `size` bytes in
+  // all are let go: the caller maps `size` fresh bytes instead, and the
+  // process's memory stays as it was rather than holding both (blocks of
+  // sizes no longer asked for, as the decoded record batches of ragged
+  // rows come in every size, would otherwise sit there up to the limit).
   void* Take(int64_t size, int64_t* mapped) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = blocks_.size(); i-- > 0;) {
-      if (blocks_[i].second >= size && blocks_[i].second - size <= size / 2) {
-        void* memory = blocks_[i].first;
-        *mapped = blocks_[i].second;
-        bytes_ -= *mapped;
-        blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
-        return memory;
+    std::array<std::pair<void*, int64_t>, kCachedBlocks> dropped;
+    size_t drop = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (size_t i = blocks_.size(); i-- > 0;) {
+        if (blocks_[i].second >= size && blocks_[i].second - size <= size / 2) {
+          void* memory = blocks_[i].first;
+          *mapped = blocks_[i].second;
+          bytes_ -= *mapped;
+          blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+          return memory;
+        }
       }
+      for (int64_t freed = 0; drop < blocks_.size() && freed < size; ++drop) {
+        dropped[drop] = blocks_[drop];
+        freed += blocks_[drop].second;
+        bytes_ -= blocks_[drop].second;
+      }
+      blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(drop));
+    }
+    for (size_t i = 0; i < drop; ++i) {
+      munmap(dropped[i].first, static_cast<size_t>(dropped[i].second));
     }
     return nullptr;
   }

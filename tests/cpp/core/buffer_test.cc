@@ -77,10 +77,11 @@ TEST(Buffer, LargeBlocksAreReusedAndClearedWhereZeroesArePromised) {
   ASSERT_OK_AND_ASSIGN(BufferPtr reused, Buffer::AllocateUninitialized(size - 100));
   EXPECT_EQ(reused->data(), first);
   EXPECT_EQ(reused->data()[size - 100], 0);
-  // Much smaller requests do not pin a big block.
+  // Much smaller requests do not pin a big block (a fresh mapping reads
+  // as zeroes; the kept block would read 0xAB).
   reused.reset();
   ASSERT_OK_AND_ASSIGN(BufferPtr small, Buffer::AllocateUninitialized(size / 4));
-  EXPECT_NE(small->data(), first);
+  EXPECT_EQ(small->data()[0], 0);
   Buffer::ReleaseCache();
   ASSERT_OK_AND_ASSIGN(BufferPtr fresh, Buffer::AllocateUninitialized(size));
   EXPECT_FALSE(fresh->data() == first && fresh->data()[0] == 0xAB);  // the cache let it go
@@ -109,6 +110,47 @@ TEST(Buffer, FullCacheLetsTheOldestBlocksGo) {
     again.push_back(std::move(b));
   }
   again.clear();
+  Buffer::ReleaseCache();
+}
+
+// A request that no kept block fits lets the longest kept blocks go, as
+// many bytes as it maps afresh: the process does not hold both.
+TEST(Buffer, ARequestNoKeptBlockFitsLetsKeptBlocksGo) {
+  Buffer::ReleaseCache();
+  const int64_t mib = int64_t{1} << 20;
+  auto dirty_block = [&](int64_t size) {
+    BufferPtr b = *Buffer::AllocateUninitialized(size);
+    std::memset(b->mutable_data(), 0xAB, static_cast<size_t>(size));
+  };
+  dirty_block(mib);  // kept
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::AllocateUninitialized(mib));
+    EXPECT_EQ(again->data()[0], 0xAB);  // the kept block, as it was left
+  }
+  // A 4 MiB request fits no kept block: the 1 MiB one goes, so the next
+  // 1 MiB request maps fresh (zero) memory.
+  { ASSERT_OK_AND_ASSIGN(BufferPtr big, Buffer::AllocateUninitialized(4 * mib)); }
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr fresh, Buffer::AllocateUninitialized(mib));
+    EXPECT_EQ(fresh->data()[0], 0);
+  }
+  // Blocks that fit stay: eight of 1 MiB freed, then a 2 MiB request lets
+  // the two longest kept go, and six are handed back dirty.
+  Buffer::ReleaseCache();
+  {
+    std::vector<BufferPtr> held;
+    for (int i = 0; i < 8; ++i) held.push_back(*Buffer::AllocateUninitialized(mib));
+    for (BufferPtr& b : held) std::memset(b->mutable_data(), 0xAB, static_cast<size_t>(mib));
+  }  // eight kept
+  { ASSERT_OK_AND_ASSIGN(BufferPtr two, Buffer::AllocateUninitialized(2 * mib)); }
+  std::vector<BufferPtr> back;
+  int reused = 0;
+  for (int i = 0; i < 8; ++i) {
+    back.push_back(*Buffer::AllocateUninitialized(mib));
+    reused += back.back()->data()[0] == 0xAB;
+  }
+  EXPECT_EQ(reused, 6);
+  back.clear();
   Buffer::ReleaseCache();
 }
 
