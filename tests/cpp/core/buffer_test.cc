@@ -113,43 +113,42 @@ TEST(Buffer, FullCacheLetsTheOldestBlocksGo) {
   Buffer::ReleaseCache();
 }
 
-// A request that no kept block fits lets the longest kept blocks go, as
-// many bytes as it maps afresh: the process does not hold both.
-TEST(Buffer, ARequestNoKeptBlockFitsLetsKeptBlocksGo) {
+// A request that no kept block fits lets the longest kept blocks of a
+// similar size go, as many bytes as it maps afresh: the process does not
+// hold both. Blocks of other sizes stay.
+TEST(Buffer, ARequestNoKeptBlockFitsLetsKeptBlocksOfItsSizeGo) {
   Buffer::ReleaseCache();
   const int64_t mib = int64_t{1} << 20;
-  auto dirty_block = [&](int64_t size) {
-    BufferPtr b = *Buffer::AllocateUninitialized(size);
-    std::memset(b->mutable_data(), 0xAB, static_cast<size_t>(size));
-  };
-  dirty_block(mib);  // kept
-  {
-    ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::AllocateUninitialized(mib));
-    EXPECT_EQ(again->data()[0], 0xAB);  // the kept block, as it was left
-  }
-  // A 4 MiB request fits no kept block: the 1 MiB one goes, so the next
-  // 1 MiB request maps fresh (zero) memory.
-  { ASSERT_OK_AND_ASSIGN(BufferPtr big, Buffer::AllocateUninitialized(4 * mib)); }
-  {
-    ASSERT_OK_AND_ASSIGN(BufferPtr fresh, Buffer::AllocateUninitialized(mib));
-    EXPECT_EQ(fresh->data()[0], 0);
-  }
-  // Blocks that fit stay: eight of 1 MiB freed, then a 2 MiB request lets
-  // the two longest kept go, and six are handed back dirty.
-  Buffer::ReleaseCache();
-  {
+  // Blocks freed after a 0xAB fill; a reused one reads 0xAB, a fresh
+  // mapping reads 0.
+  auto keep_dirty = [&](std::vector<int64_t> sizes) {
     std::vector<BufferPtr> held;
-    for (int i = 0; i < 8; ++i) held.push_back(*Buffer::AllocateUninitialized(mib));
-    for (BufferPtr& b : held) std::memset(b->mutable_data(), 0xAB, static_cast<size_t>(mib));
-  }  // eight kept
-  { ASSERT_OK_AND_ASSIGN(BufferPtr two, Buffer::AllocateUninitialized(2 * mib)); }
+    for (int64_t size : sizes) held.push_back(*Buffer::AllocateUninitialized(size));
+    for (BufferPtr& b : held) std::memset(b->mutable_data(), 0xAB, static_cast<size_t>(b->size()));
+  };
+  auto reused = [&](int64_t size) {
+    BufferPtr b = *Buffer::AllocateUninitialized(size);
+    return b->data()[0] == 0xAB;
+  };
+  keep_dirty({mib, 16 * mib});
+  EXPECT_TRUE(reused(mib));  // the kept block, as it was left
+  // 1.8 MiB fits neither: the 1 MiB block goes, the 16 MiB one stays.
+  EXPECT_FALSE(reused(mib * 9 / 5));
+  EXPECT_FALSE(reused(mib));
+  EXPECT_TRUE(reused(16 * mib));
+
+  // Eight of 1 MiB kept, then a 2 MiB request: the two longest kept go,
+  // and six come back dirty.
+  Buffer::ReleaseCache();
+  keep_dirty(std::vector<int64_t>(8, mib));
+  EXPECT_FALSE(reused(2 * mib));
   std::vector<BufferPtr> back;
-  int reused = 0;
+  int dirty = 0;
   for (int i = 0; i < 8; ++i) {
     back.push_back(*Buffer::AllocateUninitialized(mib));
-    reused += back.back()->data()[0] == 0xAB;
+    dirty += back.back()->data()[0] == 0xAB;
   }
-  EXPECT_EQ(reused, 6);
+  EXPECT_EQ(dirty, 6);
   back.clear();
   Buffer::ReleaseCache();
 }
