@@ -53,6 +53,13 @@ class InputSource {
   // requests at once; the default reads them one after another.
   virtual Result<std::vector<BufferPtr>> ReadRanges(const std::vector<ByteRange>& ranges);
   virtual IoStats stats() const { return {}; }
+  // For a memory-mapped file: the same file read with pread into memory
+  // of its own, through a duplicate of the descriptor the mapping was made
+  // from (so it reads the file that was opened, even after its path was
+  // replaced or removed). nullptr for other sources.
+  virtual Result<std::shared_ptr<InputSource>> PreadTwin() {
+    return std::shared_ptr<InputSource>();
+  }
 };
 
 // The bytes of `buffer` (zero-copy).

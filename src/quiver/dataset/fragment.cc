@@ -416,28 +416,24 @@ Result<io::InputSource*> Fragment::BodySource(ipc::Compression compression) {
 }
 
 Result<io::InputSource*> Fragment::CopyingSource() {
-  const bool mapped = source_->zero_copy() && !io::IsRemoteLocation(location_);
-  if (!mapped) return source_.get();
+  if (!source_->zero_copy()) return source_.get();
   {
     std::lock_guard<std::mutex> lock(*mutex_);
     if (!unmapped_opened_) {
-      io::SourceOptions options;
-      options.memory_map = false;
-      auto opened = io::OpenSource(location_, options);
-      unmapped_status_ = opened.status();
-      if (opened.ok()) {
-        unmapped_ = std::move(*opened);
+      // The mapped file's own descriptor, not its path: the path may name
+      // another file by now (rewritten and renamed over), or none.
+      auto twin = source_->PreadTwin();
+      unmapped_status_ = twin.status();
+      if (twin.ok() && *twin) {
+        unmapped_ = std::move(*twin);
         unmapped_ready_.store(true, std::memory_order_release);
       }
       unmapped_opened_ = true;
     }
     QUIVER_RETURN_NOT_OK(unmapped_status_);
   }
-  if (unmapped_->size() != source_->size()) {
-    return Status::IOError(location_, " has ", unmapped_->size(), " bytes now, ", source_->size(),
-                           " when the dataset opened it");
-  }
-  return unmapped_.get();
+  // Memory that is no file (no twin) is read as it is.
+  return unmapped_ready_.load(std::memory_order_acquire) ? unmapped_.get() : source_.get();
 }
 
 io::IoStats Fragment::stats() const {

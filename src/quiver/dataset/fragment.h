@@ -174,8 +174,10 @@ class Fragment {
   // (decoding copies the bytes anyway, and mapped pages would stay in the
   // process's memory beside the decoded copy).
   Result<io::InputSource*> BodySource(ipc::Compression compression);
-  // The source, or for a mapped file the same file read with pread: where
-  // record batch headers are read. Parsing a header through the mapping
+  // The source, or for a mapped file the same file read with pread
+  // through the mapping's own descriptor (InputSource::PreadTwin: the file
+  // the dataset opened, whatever its path names now): where record batch
+  // headers are read. Parsing a header through the mapping
   // faults its page in, and the kernel maps the pages around it too (about
   // 5 us, the most of a record batch's first read); pread copies its few
   // hundred bytes in about 1 us.

@@ -72,6 +72,11 @@ struct Parts {
   }
 };
 
+class Pool;
+
+// The pool whose thread this is (nullptr on other threads).
+thread_local const Pool* pool_of_this_thread = nullptr;
+
 class Pool {
  public:
   explicit Pool(Pool* older) : older_(older) {}
@@ -132,6 +137,7 @@ class Pool {
         --pool.threads_;
       }
     } leave{*this};
+    pool_of_this_thread = this;
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
       wake_.wait(lock, [&] { return !queue_.empty(); });
@@ -202,7 +208,9 @@ void RunOnPool(int workers, const std::function<void(int)>& part) {
     bool posted;
     ~Wait() {
       if (!posted) parts.Abandon();
-      parts.WaitAll([this] { return pool.threads(); });
+      // A pool thread waiting here takes no part any more: it does not
+      // count among the threads left to take them.
+      parts.WaitAll([this] { return pool.threads() - (pool_of_this_thread == &pool ? 1 : 0); });
     }
   } wait{*parts, pool, pool.Post(parts, workers - 1)};
   parts->Run(0);

@@ -127,6 +127,12 @@ class MappedFileSource : public InputSource {
     QUIVER_RETURN_NOT_OK(CheckNotShrunk());
     return Buffer::Slice(bytes_, offset, length);
   }
+  Result<std::shared_ptr<InputSource>> PreadTwin() override {
+    const int fd = fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return ErrnoError("cannot duplicate the descriptor of " + name());
+    return std::shared_ptr<InputSource>(
+        std::make_shared<DescriptorSource>(fd, size(), /*owned=*/true, name()));
+  }
   // Every range checked, then one size check for them all (a record
   // batch's buffers come in one call): one fstat, not one per buffer.
   Result<std::vector<BufferPtr>> ReadRanges(const std::vector<ByteRange>& ranges) override {

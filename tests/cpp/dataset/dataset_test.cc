@@ -247,6 +247,33 @@ TEST(RandomAccessDataset, CompressedBodiesOfAMappedFileAreReadWithPread) {
   EXPECT_GT(dataset->cache_stats().bytes_fetched, before);
 }
 
+// A mapped file rewritten under its path (a writer renames its new file
+// over the old), or removed, after the dataset opened it: every read still
+// comes from the file opened, headers and compressed bodies (read with
+// pread) included, never half from one file and half from another.
+TEST(RandomAccessDataset, AMappedFileReplacedOrRemovedAfterOpenIsStillTheOneRead) {
+  for (ipc::Compression codec : {ipc::Compression::kNone, ipc::Compression::kZstd}) {
+    if (!ipc::HasCodec(codec)) continue;
+    TempDir dir;
+    const std::string path = dir / "a.arrow";
+    ASSERT_OK(WriteData(path, 0, 40, 5, false, codec));
+    ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({path}));  // mapped
+    // Another file, same name: other rows, other sizes (and the same size).
+    ASSERT_OK(WriteData(path, 100, 60, 7, false, codec));
+    const TablePtr whole = Expected(40);
+    const std::vector<int64_t> first = {39, 0, 7, 22};
+    ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(first));
+    EXPECT_TRUE(taken->Equals(**whole->Take(first)));
+    ASSERT_OK(WriteData(path, 100, 40, 5, false, codec));
+    std::remove(path.c_str());
+    const std::vector<int64_t> later = {3, 16, 31, 38};
+    ASSERT_OK_AND_ASSIGN(taken, dataset->Take(later));
+    EXPECT_TRUE(taken->Equals(**whole->Take(later)));
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, dataset->ReadRecordBatch(6));
+    EXPECT_TRUE(batch->Equals(*DataBatch(30, 5)));
+  }
+}
+
 // Warm decodes the record batches asked for into the cache at once, each
 // once: the reads that follow hit; a record batch out of range is an
 // IndexError.

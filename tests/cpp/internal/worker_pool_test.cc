@@ -110,6 +110,31 @@ TEST(WorkerPool, AForkedChildStartsAPoolOfItsOwn) {
   stop = true;
   busy.join();
 }
+
+// A nested call made on the only pool thread, whose part 0 ends that
+// thread by pthread_exit: the thread waits for the nested parts no other
+// thread is left to take, so it gives them up, and the outer call ends.
+TEST(WorkerPool, ANestedCallEndedOnTheOnlyPoolThreadFinishes) {
+  const pid_t pid = fork();  // a child starts with no pool threads
+  if (pid == 0) {
+    alarm(20);  // a hang ends the child with SIGALRM
+    std::atomic<bool> taken{false};
+    internal::RunOnPool(2, [&](int w) {
+      if (w == 0) {
+        while (!taken) std::this_thread::yield();  // part 1 goes to the pool thread
+        return;
+      }
+      taken = true;
+      internal::RunOnPool(2, [&](int v) {
+        if (v == 0) pthread_exit(nullptr);
+      });
+    });
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
 #endif
 
 // A pool thread ended by pthread_exit counts its part as done and leaves
