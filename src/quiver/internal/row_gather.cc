@@ -244,6 +244,10 @@ void FilterPart(std::span<const FlatChunk> chunks, const ChunkFinder& finder, in
     written += FilterStretch<W>(chunks[c].values + (lo - start) * w, mask + lo, hi - lo, dense,
                                 kept - written, width, dst + written * w);
   }
+  // A mask changed meanwhile (another thread's) may now mark fewer rows
+  // than were counted: the rest of the part's output is cleared, not left
+  // as the allocation found it.
+  if (written < kept) std::memset(dst + written * w, 0, static_cast<size_t>((kept - written) * w));
 }
 
 // Validity bits of the marked rows, `kept` at most.
@@ -401,6 +405,12 @@ void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<cons
                     first[static_cast<size_t>(w) + 1] - from, values + from * width);
     });
   });
+  // Rows counted that no part was given (the mask marks fewer now, as each
+  // part's count found): cleared too.
+  const int64_t given = first[static_cast<size_t>(workers)];
+  if (given < kept) {
+    std::memset(values + given * width, 0, static_cast<size_t>((kept - given) * width));
+  }
   if (validity) FilterValidity(chunks, finder, mask.data(), kept, validity);
 }
 

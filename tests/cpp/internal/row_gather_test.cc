@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -259,6 +260,29 @@ TEST(FilterRows, AMaskWithMoreMarksThanCountedWritesNoMoreThanCounted) {
     std::vector<uint8_t> out(static_cast<size_t>(counted) * 8);
     std::vector<uint8_t> bits(static_cast<size_t>(BitmapBytes(counted)), 0);
     FilterRows(seq.chunks, 8, mask, counted, out.data(), bits.data());
+  }
+}
+
+// A mask that marks fewer rows than were counted (another thread cleared
+// some meanwhile): the rows the count promised but the mask no longer
+// gives are zeros, not whatever the output's memory held.
+TEST(FilterRows, AMaskWithFewerMarksThanCountedLeavesZerosNotOldBytes) {
+  const int64_t n = 3000000;
+  const Sequence seq(n, 8, {1000, 2000000}, false);
+  for (int every : {1, 2, 3, 100}) {  // all, dense, dense, sparse
+    std::vector<uint8_t> mask(static_cast<size_t>(n));
+    for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % static_cast<size_t>(every) == 0;
+    const int64_t marked = CountMarked(mask);
+    const int64_t counted = marked + marked / 3 + 1;  // as if marks were cleared since
+    std::vector<uint8_t> out(static_cast<size_t>(counted) * 8, 0xAB);
+    FilterRows(seq.chunks, 8, mask, counted, out.data(), nullptr);
+    // The last part comes up short: past the rows marked, zeros.
+    EXPECT_TRUE(std::all_of(out.begin() + marked * 8, out.end(), [](uint8_t b) { return b == 0; }))
+        << every;
+    std::vector<uint8_t> bits(static_cast<size_t>(BitmapBytes(n)), 0);
+    SetBits(bits.data(), 0, marked);
+    out.resize(static_cast<size_t>(marked) * 8);
+    seq.Expect(Marked(mask), out, bits);
   }
 }
 
