@@ -48,10 +48,11 @@ using FetchStored = std::function<Result<std::vector<BufferPtr>>(const std::vect
 // caller keeps only the rows the pieces cover. Blocks in `recent` (keys:
 // `where`'s source and batch, the buffer, the block's offset) are copied
 // from there, the others' bytes read through `fetch` and decoded (and
-// kept there too with `keep_blocks`). Returns the bytes decoded; nullopt where the blocks needed
-// hold more than half of the buffers' decoded bytes (the whole batch, decoded once and cached, is
-// the better buy) or a block does not decode to its size (a whole decode then says what is wrong);
-// fetch's errors.
+// kept there too with `keep_blocks`). Returns the bytes decoded; nullopt
+// where the blocks needed hold more than half of the buffers' decoded
+// bytes (the whole batch, decoded once and cached, is the better buy) or a
+// block does not decode to its size (a whole decode then says what is
+// wrong); fetch's errors.
 Result<std::optional<int64_t>> DecodeRowBlocks(
     ipc::Compression codec, std::span<const int64_t> wanted,
     std::span<const std::shared_ptr<const BufferBlocks>> indexes,

@@ -40,8 +40,6 @@ Result<BatchLayout> DescribeBody(const Message& message, const fb::RecordBatch& 
 Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layout, int64_t index,
                                  const ReadOptions& options, InputSource* body_source = nullptr);
 
-// One body buffer from its stored bytes alone (a span of a body read in
-// pieces): as LoadBodyBuffer, with errors naming `where`.
 // The 8-byte prefix of a compressed buffer's `length` stored bytes: the
 // decompressed size, or -1 for bytes stored raw after it. Invalid, naming
 // `where`, when the prefix is cut short or claims a size below -1 or over
@@ -49,6 +47,8 @@ Result<BufferPtr> LoadBodyBuffer(const Message& message, const BatchLayout& layo
 Result<int64_t> LengthPrefix(const uint8_t* stored, int64_t length, const std::string& where,
                              const ReadOptions& options);
 
+// One body buffer from its stored bytes alone (a span of a body read in
+// pieces): as LoadBodyBuffer, with errors naming `where`.
 Result<BufferPtr> DecodeStoredBuffer(BufferPtr stored, Compression compression,
                                      const std::string& where, const ReadOptions& options);
 

@@ -247,6 +247,13 @@ TEST(FilterRows, LargeOutputsSharedBetweenThreadsMatchMarkedRows) {
   seq.Expect(rows, out, bits);
 }
 
+// A mask of n bytes marking every `every`-th one: all, dense or sparse.
+std::vector<uint8_t> EveryNth(int64_t n, int every) {
+  std::vector<uint8_t> mask(static_cast<size_t>(n));
+  for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % static_cast<size_t>(every) == 0;
+  return mask;
+}
+
 // A mask that another thread changes between the count and the copy: the
 // copy writes no more rows than were counted (ASan checks the bounds of
 // outputs sized exactly), whatever the strategy and the threads.
@@ -254,8 +261,7 @@ TEST(FilterRows, AMaskWithMoreMarksThanCountedWritesNoMoreThanCounted) {
   const int64_t n = 3000000;
   const Sequence seq(n, 8, {1000, 2000000}, true);
   for (int every : {1, 2, 3, 100}) {  // all, dense, dense, sparse
-    std::vector<uint8_t> mask(static_cast<size_t>(n));
-    for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % static_cast<size_t>(every) == 0;
+    const std::vector<uint8_t> mask = EveryNth(n, every);
     const int64_t counted = CountMarked(mask) / 3;  // as if marks were added since
     std::vector<uint8_t> out(static_cast<size_t>(counted) * 8);
     std::vector<uint8_t> bits(static_cast<size_t>(BitmapBytes(counted)), 0);
@@ -270,8 +276,7 @@ TEST(FilterRows, AMaskWithFewerMarksThanCountedLeavesZerosNotOldBytes) {
   const int64_t n = 3000000;
   const Sequence seq(n, 8, {1000, 2000000}, false);
   for (int every : {1, 2, 3, 100}) {  // all, dense, dense, sparse
-    std::vector<uint8_t> mask(static_cast<size_t>(n));
-    for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % static_cast<size_t>(every) == 0;
+    const std::vector<uint8_t> mask = EveryNth(n, every);
     const int64_t marked = CountMarked(mask);
     const int64_t counted = marked + marked / 3 + 1;  // as if marks were cleared since
     std::vector<uint8_t> out(static_cast<size_t>(counted) * 8, 0xAB);
