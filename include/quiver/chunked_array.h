@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quiver/array.h"
+#include "quiver/row_mask.h"
 #include "quiver/status.h"
 #include "quiver/type.h"
 
@@ -42,8 +43,10 @@ class ChunkedArray {
   // they are consecutive rows of one chunk, a copy otherwise. IndexError
   // for an index outside [0, length()).
   Result<ChunkedArrayPtr> Take(std::span<const int64_t> indices) const;
-  // The rows whose mask byte is non-zero, as one chunk (as Take).
+  // The rows whose mask byte is non-zero (that the RowMask keeps), as one
+  // chunk (as Take).
   Result<ChunkedArrayPtr> Filter(std::span<const uint8_t> mask) const;
+  Result<ChunkedArrayPtr> Filter(const RowMask& mask) const;
 
   // Every chunk validated at `level` (quiver::Validate), on up to
   // `threads` threads at once (0: one per core). On failure, the lowest

@@ -19,6 +19,7 @@
 #include "quiver/pad_value.h"
 #include "quiver/parquet.h"
 #include "quiver/record_batch.h"
+#include "quiver/row_mask.h"
 #include "quiver/safetensors.h"
 #include "quiver/selection.h"
 #include "quiver/shape_pattern.h"

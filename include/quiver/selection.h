@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "quiver/array.h"
+#include "quiver/row_mask.h"
 #include "quiver/status.h"
 
 namespace quiver {
@@ -40,8 +41,11 @@ Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> ind
 Result<ArrayDataPtr> TakeCopy(const ArrayDataPtr& data, std::span<const int64_t> indices);
 
 // The rows of `data` whose mask byte is non-zero, in order. A mask of
-// another length is Invalid.
+// another length is Invalid. The bytes are packed into a RowMask first
+// (read once); a caller filtering several arrays by one mask packs it
+// once and passes the RowMask.
 Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask);
+Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, const RowMask& mask);
 
 // A boolean array (bool, or the bool8 extension) as the byte mask Filter
 // takes: 1 where the slot is true, 0 where it is false or null, so a null
@@ -52,9 +56,10 @@ Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> m
 Result<std::vector<uint8_t>> FilterMask(const ArrayDataPtr& mask);
 Result<std::vector<uint8_t>> FilterMask(std::span<const ArrayDataPtr> chunks);
 
-// The positions of the non-zero bytes of `mask`, in order: the rows a
-// filter keeps, as Take takes them.
+// The positions of the non-zero bytes of `mask` (the rows a RowMask
+// keeps), in order: the rows a filter keeps, as Take takes them.
 std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask);
+std::vector<int64_t> MarkedRows(const RowMask& mask);
 
 // An array of `type` without rows (fresh, empty buffers): what a column
 // without chunks combines into.
@@ -65,5 +70,6 @@ Result<ArrayDataPtr> MakeEmptyArray(const TypePtr& type);
 // (TypeError) and there must be at least one (Invalid).
 Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices);
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask);
+Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, const RowMask& mask);
 
 }  // namespace quiver

@@ -70,7 +70,10 @@ class Table {
   // Rows [offset, offset + length); IndexError outside [0, num_rows()].
   Result<TablePtr> Slice(int64_t offset, int64_t length) const;
   Result<TablePtr> Take(std::span<const int64_t> indices) const;
+  // The rows whose mask byte is non-zero; a RowMask is packed once for
+  // every column.
   Result<TablePtr> Filter(std::span<const uint8_t> mask) const;
+  Result<TablePtr> Filter(const RowMask& mask) const;
   // Every column as one chunk.
   Result<TablePtr> CombineChunks() const;
 

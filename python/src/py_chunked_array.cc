@@ -134,9 +134,9 @@ nb::object TakeOrFilter(const ChunkedArray& c, nb::handle selector, bool take) {
     nb::gil_scoped_release no_gil;
     result = c.Take(span);
   } else {
-    const std::vector<uint8_t> flags = MaskArray(selector);
+    const RowMask rows = MaskRows(selector);
     nb::gil_scoped_release no_gil;
-    result = c.Filter(flags);
+    result = c.Filter(rows);
   }
   return nb::cast(PyChunkedArray{Unwrap(std::move(result))});
 }

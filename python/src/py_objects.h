@@ -163,6 +163,9 @@ nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig> IndexArray(nb::handle indi
 // bytes_decoded, bytes_cached, bytes_fetched, requests).
 nb::dict CacheStatsToDict(const dataset::CacheStats& stats);
 std::vector<uint8_t> MaskArray(nb::handle mask);
+// MaskArray packed one bit a row (a NumPy bool array is packed straight
+// from its memory, with the GIL held: a snapshot, without a byte copy).
+RowMask MaskRows(nb::handle mask);
 // Copies `tensor` into the caller's array `out` (dtype, shape, C order and
 // writability checked), without the GIL.
 void CopyInto(const Tensor& tensor, nb::handle out);

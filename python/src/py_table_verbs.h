@@ -183,8 +183,8 @@ void AddTableVerbs(nb::class_<Py>& cls) {
           "filter",
           [](const Py& py, nb::handle mask) {
             TablePtr table = AsTable(py);
-            const std::vector<uint8_t> flags = MaskArray(mask);
-            return Rewrap(py, Unwrap(WithoutGil([&] { return table->Filter(flags); })));
+            const RowMask rows = MaskRows(mask);
+            return Rewrap(py, Unwrap(WithoutGil([&] { return table->Filter(rows); })));
           },
           nb::arg("mask"),
           "The rows where `mask` (bools, one per row) is True, copied; a null in the mask "

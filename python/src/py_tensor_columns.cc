@@ -250,6 +250,16 @@ std::vector<uint8_t> MaskArray(nb::handle mask) {
   return NumpyMaskBytes(mask);
 }
 
+RowMask MaskRows(nb::handle mask) {
+  nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> bools;
+  const bool numpy = !IsMaskedArray(mask) && !HasArrayProtocol(mask) && !HasStreamProtocol(mask);
+  if (numpy && nb::try_cast(mask, bools, /*convert=*/false)) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(bools.data());
+    return RowMask::FromBytes(std::span<const uint8_t>(bytes, bools.shape(0)));
+  }
+  return RowMask::FromBytes(MaskArray(mask));
+}
+
 // Copies `tensor` into a caller's NumPy array: same dtype and shape,
 // C-contiguous and writable, else ValueError / TypeError naming the problem.
 void CopyInto(const Tensor& tensor, nb::handle out) {

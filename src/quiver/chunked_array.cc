@@ -80,9 +80,13 @@ Result<ChunkedArrayPtr> ChunkedArray::Take(std::span<const int64_t> indices) con
 }
 
 Result<ChunkedArrayPtr> ChunkedArray::Filter(std::span<const uint8_t> mask) const {
+  return Filter(RowMask::FromBytes(mask));
+}
+
+Result<ChunkedArrayPtr> ChunkedArray::Filter(const RowMask& mask) const {
   if (chunks_.empty()) {
-    if (!mask.empty()) {
-      return Status::Invalid("filter mask has ", std::to_string(mask.size()),
+    if (mask.length() != 0) {
+      return Status::Invalid("filter mask has ", std::to_string(mask.length()),
                              " entries for 0 rows");
     }
     return ChunkedArrayPtr(new ChunkedArray(type_, {}));

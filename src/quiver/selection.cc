@@ -677,22 +677,19 @@ Result<ArrayDataPtr> GatherFlat(std::span<const ArrayDataPtr> chunks,
                       });
 }
 
-// The rows a mask marks (`runs.kept` of them) of flat chunks, copied by
-// its runs when they were found, else by the mask itself; null when a
-// chunk is not flat.
-Result<ArrayDataPtr> FilterFlat(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask,
-                                const internal::MarkedRuns& runs) {
+internal::MaskWords WordsOf(const RowMask& mask) {
+  return {mask.words().data(), mask.length(), mask.kept()};
+}
+
+// The rows a mask keeps of flat chunks; null when a chunk is not flat.
+Result<ArrayDataPtr> FilterFlat(std::span<const ArrayDataPtr> chunks, const RowMask& mask) {
   int64_t width = 0;
   const std::vector<internal::FlatChunk> flat = FlatChunksOf(chunks, &width);
   if (flat.empty()) return ArrayDataPtr{};
   const bool any_validity = AnyValidity(flat);
-  return MakeGathered(chunks[0]->type, runs.kept, width, any_validity,
+  return MakeGathered(chunks[0]->type, mask.kept(), width, any_validity,
                       [&](uint8_t* values, uint8_t* bits) {
-                        if (runs.complete) {
-                          internal::CopyRuns(flat, width, runs.runs, runs.kept, values, bits);
-                        } else {
-                          internal::FilterRows(flat, width, mask, runs.kept, values, bits);
-                        }
+                        internal::FilterRows(flat, width, WordsOf(mask), values, bits);
                         return Status::OK();
                       });
 }
@@ -816,16 +813,18 @@ Status CheckChunks(std::span<const ArrayDataPtr> chunks) {
 }  // namespace
 
 std::vector<int64_t> MarkedRows(std::span<const uint8_t> mask) {
-  // Sized by a count first: a sparse mask of many rows needs few entries.
-  // The fill stops at that count, should the mask change meanwhile.
-  const auto kept = static_cast<size_t>(internal::CountMarked(mask));
-  std::vector<int64_t> rows(kept + 1);
-  size_t count = 0;
-  for (size_t i = 0; i < mask.size() && count < kept; ++i) {
-    rows[count] = static_cast<int64_t>(i);  // written always, kept when marked: no branch
-    count += mask[i] != 0;
+  return MarkedRows(RowMask::FromBytes(mask));
+}
+
+std::vector<int64_t> MarkedRows(const RowMask& mask) {
+  std::vector<int64_t> rows;
+  rows.reserve(static_cast<size_t>(mask.kept()));
+  const std::span<const uint64_t> words = mask.words();
+  for (size_t w = 0; w < words.size(); ++w) {
+    for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+      rows.push_back(static_cast<int64_t>(w) * 64 + __builtin_ctzll(bits));
+    }
   }
-  rows.resize(count);
   return rows;
 }
 
@@ -907,23 +906,29 @@ Result<ArrayDataPtr> TakeCopy(const ArrayDataPtr& data, std::span<const int64_t>
 }
 
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask) {
+  return Filter(chunks, RowMask::FromBytes(mask));
+}
+
+Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, const RowMask& mask) {
   QUIVER_RETURN_NOT_OK(CheckChunks(chunks));
   int64_t rows = 0;
   for (const ArrayDataPtr& chunk : chunks) rows += chunk->length;
-  if (static_cast<int64_t>(mask.size()) != rows) {
-    return Status::Invalid("filter mask has ", std::to_string(mask.size()), " entries for ",
+  if (mask.length() != rows) {
+    return Status::Invalid("filter mask has ", std::to_string(mask.length()), " entries for ",
                            std::to_string(rows), " rows");
   }
-  // One pass finds the runs of marked rows, unless there are many short
-  // ones. Flat rows are copied by the runs or by the mask itself. Other
-  // rows: a piece per run, split at chunk boundaries (one piece is a
-  // zero-copy slice), or as Take takes them.
-  const internal::MarkedRuns runs =
-      internal::FindMarkedRuns(mask, static_cast<size_t>(rows / 64 + 16));
-  if (runs.runs.size() > 1 || !runs.complete) {
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, FilterFlat(chunks, mask, runs));
+  // One run of rows (or none) is a slice where it lies in one chunk: not
+  // copied. Else flat rows are copied by the mask; other rows go as a
+  // piece per run, split at chunk boundaries, or, where there are many
+  // short runs, as Take takes them.
+  const internal::MarkedRuns one = internal::FindMarkedRuns(WordsOf(mask), 1);
+  if (!one.complete) {
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr flat, FilterFlat(chunks, mask));
     if (flat) return flat;
   }
+  const internal::MarkedRuns runs =
+      one.complete ? one
+                   : internal::FindMarkedRuns(WordsOf(mask), static_cast<size_t>(rows / 64 + 16));
   if (!runs.complete) return Take(chunks, MarkedRows(mask));
   const ChunkLocator locator(chunks);
   std::vector<Piece> pieces;
@@ -944,6 +949,10 @@ Result<ArrayDataPtr> Take(const ArrayDataPtr& data, std::span<const int64_t> ind
 }
 
 Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, std::span<const uint8_t> mask) {
+  return Filter(std::span<const ArrayDataPtr>(&data, 1), mask);
+}
+
+Result<ArrayDataPtr> Filter(const ArrayDataPtr& data, const RowMask& mask) {
   return Filter(std::span<const ArrayDataPtr>(&data, 1), mask);
 }
 

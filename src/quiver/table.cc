@@ -4,7 +4,6 @@
 #include <string>
 #include <utility>
 
-#include "quiver/internal/row_gather.h"
 #include "quiver/selection.h"
 
 namespace quiver {
@@ -237,8 +236,12 @@ Result<TablePtr> Table::Take(std::span<const int64_t> indices) const {
 }
 
 Result<TablePtr> Table::Filter(std::span<const uint8_t> mask) const {
-  if (static_cast<int64_t>(mask.size()) != num_rows_) {
-    return Status::Invalid("filter mask has ", mask.size(), " entries for ", num_rows_, " rows");
+  return Filter(RowMask::FromBytes(mask));
+}
+
+Result<TablePtr> Table::Filter(const RowMask& mask) const {
+  if (mask.length() != num_rows_) {
+    return Status::Invalid("filter mask has ", mask.length(), " entries for ", num_rows_, " rows");
   }
   std::vector<ChunkedArrayPtr> columns;
   for (size_t c = 0; c < columns_.size(); ++c) {
@@ -246,7 +249,7 @@ Result<TablePtr> Table::Filter(std::span<const uint8_t> mask) const {
     if (!filtered.ok()) return filtered.status().WithContext(ColumnName(*schema_, c));
     columns.push_back(std::move(*filtered));
   }
-  const int64_t rows = columns.empty() ? internal::CountMarked(mask) : columns[0]->length();
+  const int64_t rows = columns.empty() ? mask.kept() : columns[0]->length();
   return Make(schema_, std::move(columns), rows);
 }
 

@@ -68,6 +68,18 @@ def test_filter_equals_pyarrow(name):
     assert got.equals(TABLE.filter(pa.array(mask)).combine_chunks())
 
 
+def test_a_bool_mask_of_bytes_other_than_0_and_1_keeps_every_non_zero_byte():
+    # A NumPy bool array made by .view(bool) can hold any byte: each one
+    # not 0 keeps its row, in a table's filter and a column's.
+    raw = np.zeros(ROWS, np.uint8)
+    raw[::7] = 2
+    raw[3::11] = 255
+    want = TABLE.filter(pa.array(raw != 0)).combine_chunks()
+    assert pa.table(OURS.filter(raw.view(bool))).combine_chunks().equals(want)
+    column = OURS.column("n").filter(raw.view(bool))
+    assert pa.chunked_array(column).combine_chunks().equals(want.column("n").combine_chunks())
+
+
 @pytest.mark.parametrize("order", ["random", "sorted", "permutation", "repeats"])
 def test_take_equals_pyarrow(order):
     rng = np.random.default_rng(7)

@@ -24,6 +24,15 @@ void CopyBits(const uint8_t* src, int64_t src_offset, uint8_t* dst, int64_t dst_
 // Sets bits [offset, offset + count) of `bits`.
 void SetBits(uint8_t* bits, int64_t offset, int64_t count);
 
+// Bits set in `word`, without the popcnt instruction this build may not
+// assume.
+inline int CountBits(uint64_t word) {
+  word -= (word >> 1) & 0x5555555555555555ull;
+  word = (word & 0x3333333333333333ull) + ((word >> 2) & 0x3333333333333333ull);
+  word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<int>((word * 0x0101010101010101ull) >> 56);
+}
+
 // Unset bits among [offset, offset + length) of `bits`.
 int64_t CountUnsetBits(const uint8_t* bits, int64_t offset, int64_t length);
 

@@ -137,58 +137,30 @@ void GatherValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder
   }
 }
 
-uint64_t Load64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
-constexpr uint64_t kLows = 0x7F7F7F7F7F7F7F7Full, kHighs = 0x8080808080808080ull;
-
-// The high bit of each byte of `v` that is not 0: the low seven bits
-// carried into it, or its own.
-uint64_t NonZeroBytes(uint64_t v) { return (((v & kLows) + kLows) | v) & kHighs; }
-
-// Bit b of the result: whether mask[b] is marked (not 0), for b in
-// [0, count), count <= 64; the bits above are 0.
-uint64_t MarkedBits(const uint8_t* mask, int64_t count) {
-  uint64_t bits = 0;
-  int64_t b = 0;
-#if defined(__SSE2__)
-  const __m128i zero = _mm_setzero_si128();
-  for (; b + 16 <= count; b += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + b));
-    const auto zeros = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)));
-    bits |= static_cast<uint64_t>(~zeros & 0xFFFFu) << b;
-  }
-#endif
-  for (; b < count; ++b) bits |= static_cast<uint64_t>(mask[b] != 0) << b;
-  return bits;
-}
-
-// Calls run(begin, end) for each maximal run of marked bytes of
-// mask[0, n), in order, until run returns false. The mask is read once,
-// 64 bytes at a time into a word of bits, and runs are cut out of the
-// words by counting trailing zeros: a sparse mask costs a few instructions
-// per 64 bytes, and a run per marked stretch, whatever its length.
+// Calls run(begin, end) for each maximal run of kept rows among rows
+// [begin, end) of `words` (a RowMask's), in order, until run returns
+// false. Runs are cut out of each word by counting trailing zeros: a
+// sparse mask costs a few instructions per 64 rows, and a run per kept
+// stretch, whatever its length.
 template <typename Run>
-void ForEachRun(const uint8_t* mask, int64_t n, Run&& run) {
-  int64_t open = -1;  // where a run still marked at the last word's end began
-  for (int64_t base = 0; base < n; base += 64) {
-    const int64_t count = std::min<int64_t>(64, n - base);
-    uint64_t bits = MarkedBits(mask + base, count);
+void ForEachRun(const uint64_t* words, int64_t begin, int64_t end, Run&& run) {
+  int64_t open = -1;  // where a run still kept at the last word's end began
+  for (int64_t base = begin & ~int64_t{63}; base < end; base += 64) {
+    uint64_t bits = words[base >> 6];
+    if (base < begin) bits &= ~uint64_t{0} << (begin - base);
+    if (end - base < 64) bits &= (uint64_t{1} << (end - base)) - 1;
     if (open >= 0) {
-      if (count == 64 && bits == ~uint64_t{0}) continue;  // the run goes on
-      const int marked = __builtin_ctzll(~bits);          // its end in this word
-      if (!run(open, base + marked)) return;
+      if (bits == ~uint64_t{0}) continue;       // the run goes on
+      const int kept = __builtin_ctzll(~bits);  // its end in this word
+      if (!run(open, base + kept)) return;
       open = -1;
-      bits &= ~uint64_t{0} << marked;  // marked < 64 here
+      bits &= ~uint64_t{0} << kept;  // kept < 64 here
     }
     while (bits != 0) {
       const int first = __builtin_ctzll(bits);
-      const uint64_t unmarked = ~(bits >> first);  // 1 where not marked from `first` on
-      const int length = unmarked == 0 ? 64 : __builtin_ctzll(unmarked);
-      if (first + length == 64) {  // marked to the word's end: the next may go on
+      const uint64_t dropped = ~(bits >> first);  // 1 where not kept from `first` on
+      const int length = dropped == 0 ? 64 : __builtin_ctzll(dropped);
+      if (first + length == 64) {  // kept to the word's end: the next may go on
         open = base + first;
         break;
       }
@@ -196,40 +168,52 @@ void ForEachRun(const uint8_t* mask, int64_t n, Run&& run) {
       bits &= ~(((uint64_t{1} << length) - 1) << first);  // first + length < 64 here
     }
   }
-  if (open >= 0) run(open, n);
+  if (open >= 0) run(open, end);
 }
 
-// The marked rows of one chunk's stretch src[0, n) (mask[0, n) its mask
-// bytes) to dst, at most `room` rows (what is left of the part's output);
-// returns the rows written. Dense masks copy every row and advance the
-// output by the mask (no branch to mispredict), stopping before the output
-// would pass its room; sparse and clustered ones copy runs.
+// Rows of `words` kept among [begin, end), begin a multiple of 64 (end
+// one too, or the mask's length: the bits past it are 0).
+int64_t KeptIn(const uint64_t* words, int64_t begin, int64_t end) {
+  int64_t kept = 0;
+  for (int64_t w = begin >> 6; w < (end + 63) >> 6; ++w) kept += CountBits(words[w]);
+  return kept;
+}
+
+// The kept rows of one chunk's stretch: rows [lo, hi) of the mask, whose
+// values start at src, to dst; returns the rows written. Dense masks copy
+// every row and advance the output by the mask (no branch to mispredict),
+// stopping at the last kept row; sparse and clustered ones copy runs.
 template <int64_t W>
-int64_t FilterStretch(const uint8_t* src, const uint8_t* mask, int64_t n, bool dense, int64_t room,
-                      int64_t width, uint8_t* dst) {
+int64_t FilterStretch(const uint8_t* src, const uint64_t* words, int64_t lo, int64_t hi, bool dense,
+                      int64_t room, int64_t width, uint8_t* dst) {
   const int64_t w = W > 0 ? W : width;
   int64_t j = 0;
   if (W > 0 && W <= 16 && dense) {
-    for (int64_t i = 0; i < n && j < room; ++i) {
-      CopyRow<W>(dst + j * w, src + i * w, w);
-      j += mask[i] != 0;
+    for (int64_t i = lo; i < hi && j < room; ++i) {
+      CopyRow<W>(dst + j * w, src + (i - lo) * w, w);
+      j += static_cast<int64_t>((words[i >> 6] >> (i & 63)) & 1);
     }
     return j;
   }
-  ForEachRun(mask, n, [&](int64_t begin, int64_t end) {
-    const int64_t rows = std::min(end - begin, room - j);  // a mask changed meanwhile
-    std::memcpy(dst + j * w, src + begin * w, static_cast<size_t>(rows * w));
+  ForEachRun(words, lo, hi, [&](int64_t begin, int64_t end) {
+    const int64_t rows = end - begin;
+    const uint8_t* from = src + (begin - lo) * w;
+    if (W > 0 && rows <= 4) {  // a call to memcpy costs more than a few rows
+      for (int64_t r = 0; r < rows; ++r) CopyRow<W>(dst + (j + r) * w, from + r * w, w);
+    } else {
+      std::memcpy(dst + j * w, from, static_cast<size_t>(rows * w));
+    }
     j += rows;
-    return j < room;
+    return true;
   });
   return j;
 }
 
-// The `kept` marked rows among [begin, end) of the sequence into dst,
-// chunk by chunk.
+// The `kept` kept rows among [begin, end) of the sequence into dst, chunk
+// by chunk.
 template <int64_t W>
 void FilterPart(std::span<const FlatChunk> chunks, const ChunkFinder& finder, int64_t width,
-                const uint8_t* mask, int64_t begin, int64_t end, int64_t kept, uint8_t* dst) {
+                const uint64_t* words, int64_t begin, int64_t end, int64_t kept, uint8_t* dst) {
   const int64_t w = W > 0 ? W : width;
   // Between an eighth and seven eighths kept, runs are short and their
   // ends unpredictable: the branchless copy wins.
@@ -241,30 +225,26 @@ void FilterPart(std::span<const FlatChunk> chunks, const ChunkFinder& finder, in
     if (start >= end || written == kept) break;
     const int64_t lo = std::max(begin, start), hi = std::min(end, start + chunks[c].length);
     if (lo >= hi) continue;
-    written += FilterStretch<W>(chunks[c].values + (lo - start) * w, mask + lo, hi - lo, dense,
+    written += FilterStretch<W>(chunks[c].values + (lo - start) * w, words, lo, hi, dense,
                                 kept - written, width, dst + written * w);
   }
-  // A mask changed meanwhile (another thread's) may now mark fewer rows
-  // than were counted: the rest of the part's output is cleared, not left
-  // as the allocation found it.
-  if (written < kept) std::memset(dst + written * w, 0, static_cast<size_t>((kept - written) * w));
 }
 
-// Validity bits of the marked rows, `kept` at most.
+// Validity bits of the kept rows.
 void FilterValidity(std::span<const FlatChunk> chunks, const ChunkFinder& finder,
-                    const uint8_t* mask, int64_t kept, uint8_t* bits) {
+                    const uint64_t* words, uint8_t* bits) {
   int64_t j = 0;
-  for (size_t c = 0; c < chunks.size() && j < kept; ++c) {
+  for (size_t c = 0; c < chunks.size(); ++c) {
     const FlatChunk& chunk = chunks[c];
-    ForEachRun(mask + finder.start(c), chunk.length, [&](int64_t begin, int64_t end) {
-      const int64_t rows = std::min(end - begin, kept - j);  // a mask changed meanwhile
+    const int64_t start = finder.start(c);
+    ForEachRun(words, start, start + chunk.length, [&](int64_t begin, int64_t end) {
       if (chunk.validity) {
-        CopyBits(chunk.validity, chunk.validity_offset + begin, bits, j, rows);
+        CopyBits(chunk.validity, chunk.validity_offset + (begin - start), bits, j, end - begin);
       } else {
-        SetBits(bits, j, rows);
+        SetBits(bits, j, end - begin);
       }
-      j += rows;
-      return j < kept;
+      j += end - begin;
+      return true;
     });
   }
 }
@@ -333,124 +313,45 @@ int64_t GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<c
   return first_bad.load() < n ? first_bad.load() : -1;
 }
 
-int64_t CountMarked(std::span<const uint8_t> mask) {
-  const uint8_t* bytes = mask.data();
-  const auto n = static_cast<int64_t>(mask.size());
-  int64_t count = 0, i = 0;
-#if defined(__SSE2__)
-  // Sixteen bytes at a time: 1 for each marked byte, summed into two
-  // 64-bit lanes by the sum of absolute differences against 0.
-  const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
-  __m128i sums = zero;
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
-    const __m128i marked = _mm_andnot_si128(_mm_cmpeq_epi8(v, zero), one);
-    sums = _mm_add_epi64(sums, _mm_sad_epu8(marked, zero));
-  }
-  count = _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
-#endif
-  // Eight bytes at a time: the high bits of the marked bytes, shifted to
-  // the bytes' low bits, are summed by one multiply (into the top byte).
-  // No popcount: without -mpopcnt it is a call into the compiler's runtime.
-  constexpr uint64_t kOnes = 0x0101010101010101ull;
-  for (; i + 8 <= n; i += 8) {
-    count += static_cast<int64_t>(((NonZeroBytes(Load64(bytes + i)) >> 7) * kOnes) >> 56);
-  }
-  for (; i < n; ++i) count += bytes[i] != 0;
-  return count;
-}
-
-MarkedRuns FindMarkedRuns(std::span<const uint8_t> mask, size_t max_runs) {
+MarkedRuns FindMarkedRuns(const MaskWords& mask, size_t max_runs) {
   MarkedRuns out;
-  const auto n = static_cast<int64_t>(mask.size());
-  ForEachRun(mask.data(), n, [&](int64_t begin, int64_t end) {
+  out.kept = mask.kept;
+  ForEachRun(mask.words, 0, mask.length, [&](int64_t begin, int64_t end) {
     if (out.runs.size() == max_runs) {
       out.complete = false;
       return false;
     }
     out.runs.push_back({begin, end - begin});
-    out.kept += end - begin;
     return true;
   });
-  if (!out.complete) {  // too many runs: counted only
-    out.complete = false;
-    out.runs.clear();
-    out.kept = CountMarked(mask);
-  }
+  if (!out.complete) out.runs.clear();  // too many runs
   return out;
 }
 
-void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const uint8_t> mask,
-                int64_t kept, uint8_t* values, uint8_t* validity) {
+void FilterRows(std::span<const FlatChunk> chunks, int64_t width, const MaskWords& mask,
+                uint8_t* values, uint8_t* validity) {
   const ChunkFinder finder(chunks);
-  const auto n = static_cast<int64_t>(mask.size());
-  const int workers = WorkersFor(kept, width);
+  const int64_t n = mask.length;
+  const uint64_t* words = mask.words;
+  const int workers = WorkersFor(mask.kept, width);
   // Each part's output starts after the rows the parts before it keep.
-  const int64_t step = (n + workers - 1) / std::max(workers, 1);
+  int64_t step = (n + workers - 1) / std::max(workers, 1);
+  step = (step + kRowAlign - 1) / kRowAlign * kRowAlign;
   std::vector<int64_t> first(static_cast<size_t>(workers) + 1, 0);
-  first[1] = kept;
+  first[1] = mask.kept;
   for (int w = 0; w < workers && workers > 1; ++w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
-    // At most `kept` in all, even if the mask changed since it was counted.
-    first[static_cast<size_t>(w) + 1] =
-        std::min(kept, first[static_cast<size_t>(w)] +
-                           CountMarked(mask.subspan(static_cast<size_t>(begin),
-                                                    static_cast<size_t>(end - begin))));
+    first[static_cast<size_t>(w) + 1] = first[static_cast<size_t>(w)] + KeptIn(words, begin, end);
   }
   RunOnThreads(workers, [&](int w) {
     const int64_t begin = std::min(n, w * step), end = std::min(n, begin + step);
     WithWidth(width, [&]<int64_t W>() {
       const int64_t from = first[static_cast<size_t>(w)];
-      FilterPart<W>(chunks, finder, width, mask.data(), begin, end,
+      FilterPart<W>(chunks, finder, width, words, begin, end,
                     first[static_cast<size_t>(w) + 1] - from, values + from * width);
     });
   });
-  // Rows counted that no part was given (the mask marks fewer now, as each
-  // part's count found): cleared too.
-  const int64_t given = first[static_cast<size_t>(workers)];
-  if (given < kept) {
-    std::memset(values + given * width, 0, static_cast<size_t>((kept - given) * width));
-  }
-  if (validity) FilterValidity(chunks, finder, mask.data(), kept, validity);
-}
-
-void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const RowRun> runs,
-              int64_t kept, uint8_t* values, uint8_t* validity) {
-  const ChunkFinder finder(chunks);
-  // A large output is copied by CopyRanges, on threads; a small one here,
-  // a short run row by row (a call to memcpy costs more than its bytes).
-  const bool large = kept * width >= 4 * kBytesPerThread;
-  std::vector<CopyRange> copies;
-  WithWidth(width, [&]<int64_t W>() {
-    const int64_t w = W > 0 ? W : width;
-    int64_t j = 0;
-    for (size_t k = 0; k < runs.size(); ++k) {
-      RowRun run = runs[k];
-      while (run.length > 0) {  // a run may cross chunk boundaries
-        const size_t c = finder.Find(run.begin);
-        const FlatChunk& chunk = chunks[c];
-        const int64_t local = run.begin - finder.start(c);
-        const int64_t rows = std::min(run.length, chunk.length - local);
-        const uint8_t* src = chunk.values + local * w;
-        if (large) {
-          copies.push_back({values + j * w, src, rows * w});
-        } else if (W > 0 && rows <= 4) {
-          for (int64_t r = 0; r < rows; ++r) CopyRow<W>(values + (j + r) * w, src + r * w, w);
-        } else {
-          std::memcpy(values + j * w, src, static_cast<size_t>(rows * w));
-        }
-        if (validity && chunk.validity) {
-          CopyBits(chunk.validity, chunk.validity_offset + local, validity, j, rows);
-        } else if (validity) {
-          SetBits(validity, j, rows);
-        }
-        j += rows;
-        run.begin += rows;
-        run.length -= rows;
-      }
-    }
-  });
-  if (large) CopyRanges(copies);
+  if (validity) FilterValidity(chunks, finder, words, validity);
 }
 
 void CopyRanges(std::span<const CopyRange> copies) {

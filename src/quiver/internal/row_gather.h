@@ -62,39 +62,36 @@ class ChunkFinder {
 int64_t GatherRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const int64_t> rows,
                    uint8_t* values, uint8_t* validity);
 
-// How many bytes of `mask` are non-zero.
-int64_t CountMarked(std::span<const uint8_t> mask);
-
 // Rows [begin, begin + length) of a sequence.
 struct RowRun {
   int64_t begin;
   int64_t length;
 };
 
-// The runs of marked (non-zero) bytes of a mask and how many bytes they
-// hold, found in one pass; when there are more than `max_runs` runs (a
-// mask whose marks alternate), only `kept` is filled and `complete` is
-// false.
+// A filter's mask as RowMask packs it: bit i % 64 of words[i / 64] is
+// set when row i of `length` is kept (bits past `length` are 0), `kept`
+// rows in all.
+struct MaskWords {
+  const uint64_t* words;
+  int64_t length;
+  int64_t kept;
+};
+
+// The runs of kept rows of a mask, found in one pass over its words;
+// when there are more than `max_runs` (a mask whose rows alternate),
+// `runs` is empty and `complete` false. `kept` is the mask's.
 struct MarkedRuns {
   int64_t kept = 0;
   bool complete = true;
   std::vector<RowRun> runs;
 };
-MarkedRuns FindMarkedRuns(std::span<const uint8_t> mask, size_t max_runs);
+MarkedRuns FindMarkedRuns(const MaskWords& mask, size_t max_runs);
 
-// The rows whose `mask` byte is non-zero (mask has one byte per row of
-// `chunks`; `kept` is CountMarked(mask)), in order, into `values` and, when
-// not null, `validity` (all 0 beforehand), as GatherRows. The mask is read
-// more than once: one that changes meanwhile (another thread's) gives
-// rows unspecified, but never more than `kept`.
-void FilterRows(std::span<const FlatChunk> chunks, int64_t width, std::span<const uint8_t> mask,
-                int64_t kept, uint8_t* values, uint8_t* validity);
-
-// The rows of `runs` (`kept` in all; in range) of `chunks`, in order, into
-// `values` and, when not null, `validity` (all 0 beforehand), as
-// GatherRows.
-void CopyRuns(std::span<const FlatChunk> chunks, int64_t width, std::span<const RowRun> runs,
-              int64_t kept, uint8_t* values, uint8_t* validity);
+// The rows `mask` keeps (its length is the rows of `chunks`), in order,
+// into `values` (mask.kept * width bytes) and, when not null, `validity`
+// (all 0 beforehand), as GatherRows.
+void FilterRows(std::span<const FlatChunk> chunks, int64_t width, const MaskWords& mask,
+                uint8_t* values, uint8_t* validity);
 
 // One memcpy of a concatenation.
 struct CopyRange {

@@ -2,6 +2,7 @@
 // range, and copying a range re-based to bit 0.
 #include "quiver/internal/bitmap.h"
 
+#include <random>
 #include <vector>
 
 #include "test_util.h"
@@ -88,6 +89,19 @@ TEST(Bitmap, CountUnsetBitsOverWordsMatchesALoop) {
       for (int64_t i = offset; i < offset + length; ++i) unset += !GetBit(bits.data(), i);
       ASSERT_EQ(CountUnsetBits(bits.data(), offset, length), unset) << offset << " " << length;
     }
+  }
+}
+
+TEST(Bitmap, CountBitsCountsEveryWord) {
+  EXPECT_EQ(CountBits(0), 0);
+  EXPECT_EQ(CountBits(~uint64_t{0}), 64);
+  EXPECT_EQ(CountBits(uint64_t{1} << 63), 1);
+  std::mt19937_64 rng(4);
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t word = rng();
+    int want = 0;
+    for (int b = 0; b < 64; ++b) want += (word >> b) & 1;
+    EXPECT_EQ(CountBits(word), want);
   }
 }
 
