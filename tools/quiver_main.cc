@@ -24,7 +24,10 @@ void AddCommonOptions(CLI::App* command, CommonOptions* options) {
 // so that a file cannot send terminal escape sequences through them.
 void PrintError(const std::string& where, const std::string& message) {
   std::fflush(stdout);
-  std::string text = where.empty() ? message : where + ": " + message;
+  // A message that names its source first (a remote source's errors start
+  // with the URL) is not given the name twice.
+  const bool named = !where.empty() && message.rfind(where + ": ", 0) == 0;
+  std::string text = where.empty() || named ? message : where + ": " + message;
   std::string escaped;
   for (size_t begin = 0; begin <= text.size();) {
     const size_t end = std::min(text.find('\n', begin), text.size());

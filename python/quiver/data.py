@@ -497,6 +497,8 @@ class MapDataset:
 
     def __getitems__(self, indices):
         """The batch of rows ``indices`` (a list or an integer array)."""
+        if self._reader.closed:
+            raise ValueError("the MapDataset is closed")
         return self._reader._reader.read_rows(indices)
 
     def __getitem__(self, key):
@@ -509,6 +511,9 @@ class MapDataset:
             if not -rows <= index < rows:
                 raise IndexError(f"row {index} is out of range for a dataset of {rows} rows")
             return self.__getitems__([index % rows])
+        # Any other scalar (a float, a bool) is not a row number.
+        if getattr(key, "ndim", 0) == 0 and not hasattr(key, "__len__"):
+            raise TypeError(f"indices must be integers, got {type(key).__name__}")
         return self.__getitems__(key)
 
     @property
@@ -557,24 +562,35 @@ def _unpickle_batch_reader(arguments, epoch):
 
 
 def _convert(batch, convert):
+    # Arrays of numbers become tensors; strings, bytes and the Python
+    # values of the to_pylist() columns stay as they are (no tensor holds
+    # them), in lists as alone.
+    def one(value):
+        if hasattr(value, "__dlpack__") and getattr(value, "dtype", None) is not None:
+            if value.dtype.kind not in "OUSV":
+                return convert(value)
+        return value
+
     return {
-        name: [None if row is None else convert(row) for row in value]
+        name: [None if row is None else one(row) for row in value]
         if isinstance(value, list)
-        else convert(value)
+        else one(value)
         for name, value in batch.items()
     }
 
 
 def to_torch(batch):
-    """A batch dict with every array as a torch tensor sharing its memory."""
+    """A batch dict with every array of numbers as a torch tensor sharing
+    its memory; strings, bytes and other Python values stay as they are."""
     import torch
 
     return _convert(batch, torch.from_dlpack)
 
 
 def to_jax(batch):
-    """A batch dict with every array as a JAX array (zero-copy on CPU where
-    JAX accepts the memory's alignment, else JAX copies)."""
+    """A batch dict with every array of numbers as a JAX array (zero-copy on
+    CPU where JAX accepts the memory's alignment, else JAX copies); strings,
+    bytes and other Python values stay as they are."""
     import jax.numpy as jnp
 
     return _convert(batch, jnp.from_dlpack)

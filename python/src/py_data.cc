@@ -301,7 +301,17 @@ void BindOptions(nb::module_& m) {
   };
   bind_int("batch_size", &Options::batch_size, "batch_size");
   bind_int("seed", &Options::seed, "seed");
-  bind_int("window_rows", &Options::window_rows, "window_rows");
+  // 0 is C++'s "unset" (None here): a 0 given is refused, not read as it.
+  options.def_prop_rw(
+      "window_rows", [](const Options& o) { return o.window_rows; },
+      [](Options& o, nb::handle value) {
+        const auto rows = IntFrom<int64_t>(value, "window_rows");
+        if (!value.is_none() && rows <= 0) {
+          Raise(Status::Invalid("window_rows must be > 0, got ", rows));
+        }
+        o.window_rows = rows;
+      },
+      nb::arg("value").none());
   bind_int("rank", &Options::rank, "shard rank");
   bind_int("world_size", &Options::world_size, "shard world_size");
   bind_int("bucket_window", &Options::bucket_window, "bucket_window");

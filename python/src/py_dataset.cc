@@ -102,7 +102,16 @@ PyTable GetItem(const PyDataset& self, nb::handle key) {
     auto [start, count] = ResolveSlice(slice, rows);
     return PyTable{Unwrap(WithoutGil([&] { return dataset->Slice(start, count); }))};
   }
-  if (PyIndex_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
+  // One row for an integer scalar (a NumPy array is an index too, to
+  // Python, when it has no dimension); a float or bool scalar is refused
+  // as take refuses them in a list; arrays and lists are takes.
+  const bool scalar = !nb::hasattr(key, "ndim") || nb::cast<int64_t>(key.attr("ndim")) == 0;
+  if (scalar && (PyBool_Check(key.ptr()) || !PyIndex_Check(key.ptr())) &&
+      !nb::isinstance<nb::list>(key) && !nb::isinstance<nb::tuple>(key) &&
+      !nb::hasattr(key, "__len__") && !nb::hasattr(key, "__iter__")) {
+    Raise(Status::TypeError("indices must be integers, got ", nb::type_name(key.type()).c_str()));
+  }
+  if (scalar && PyIndex_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
     const int64_t row = ResolveIndex(key, rows);
     return PyTable{Unwrap(WithoutGil([&] { return dataset->Slice(row, 1); }))};
   }

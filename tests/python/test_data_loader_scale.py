@@ -256,6 +256,16 @@ def test_map_dataset_gives_the_reader_batch_of_any_rows(files):
     assert clone[[7]]["id"].tolist() == [7]
 
 
+def test_map_dataset_refuses_scalars_that_are_not_rows_and_use_after_close(files):
+    ds = qd.MapDataset(files["plain"])
+    for scalar in (1.5, True, np.float32(2), np.bool_(True)):
+        with pytest.raises(TypeError, match="indices must be integers, got"):
+            ds[scalar]
+    ds.close()
+    with pytest.raises(ValueError, match="the MapDataset is closed"):
+        ds[[0]]
+
+
 def test_map_dataset_in_a_dataloader_with_a_batch_sampler(files):
     torch = pytest.importorskip("torch", reason="torch is not installed")
     from torch.utils.data import BatchSampler, DataLoader, DistributedSampler
@@ -460,6 +470,9 @@ def test_options_are_checked_once_with_the_argument_named(files):
         qd.BatchReader(files["plain"], batch_size=2, cache_bytes="1G")
     with pytest.raises(ValueError, match="bucket_window must be > 0"):
         qd.BatchReader(files["plain"], batch_size=2, bucket_by="img")
+    for rows in (0, -1):
+        with pytest.raises(ValueError, match=f"window_rows must be > 0, got {rows}"):
+            qd.BatchReader(files["plain"], batch_size=2, shuffle="window", window_rows=rows)
     options = qd._BatchReaderOptions()
     options.shuffle = "window"
     options.ragged = "jagged"

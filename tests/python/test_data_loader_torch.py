@@ -69,6 +69,33 @@ def test_reader_to_torch_lists_keep_null_rows(dataset):
             np.testing.assert_array_equal(row.numpy(), image(r))
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_string_and_binary_columns_stay_python_lists_in_torch_batches(tmp_path, workers):
+    words = [None if i % 5 == 3 else f"w{i}" for i in range(12)]
+    blobs = [bytes([i]) * (i % 3) for i in range(12)]
+    table = pa.table(
+        {
+            "text": pa.array(words, pa.string()),
+            "blob": pa.array(blobs, pa.large_binary()),
+            "tags": pa.array([[f"t{i}"] * (i % 2) for i in range(12)]),  # a to_pylist() column
+            "score": pa.array(np.arange(12) * 0.5),
+        }
+    )
+    path = tmp_path / "kinds.arrow"
+    with pa.ipc.new_file(str(path), table.schema) as writer:
+        writer.write_table(table, max_chunksize=5)
+    batches = list(qd.BatchReader(path, batch_size=4).to_torch())
+    assert [w for b in batches for w in b["text"]] == words
+    assert [x for b in batches for x in b["blob"]] == blobs
+    assert isinstance(batches[0]["score"], torch.Tensor)
+    ds = qd.TorchIterableDataset(path, batch_size=4)
+    loaded = list(torch.utils.data.DataLoader(ds, batch_size=None, num_workers=workers))
+    assert sorted(w for b in loaded for w in b["text"] if w is not None) == sorted(
+        w for w in words if w is not None
+    )
+    assert all(isinstance(b["score"], torch.Tensor) for b in loaded)
+
+
 def test_jagged_batch_makes_a_nested_tensor_without_a_copy(dataset):
     batch = next(iter(qd.BatchReader(dataset, batch_size=12, ragged="jagged")))
     values = torch.from_dlpack(batch["img"])

@@ -66,6 +66,14 @@ def test_take_equals_pyarrow_take(tmp_path, stream, compression, memory_map):
     assert as_arrow(ds[::7]).equals(whole(40).take(list(range(0, 40, 7))))
     assert as_arrow(ds[-1]).equals(whole(40).slice(39, 1))
     assert as_arrow(ds.__getitems__([1, 2])).equals(whole(40).take([1, 2]))
+    # Arrays of any integer dtype are takes; a 0-d one and a NumPy integer
+    # are one row.
+    for dtype in (np.int64, np.int32, np.uint16):
+        picked = np.array([39, 0, 7], dtype=dtype)
+        assert as_arrow(ds[picked]).equals(whole(40).take([39, 0, 7]))
+    assert as_arrow(ds[np.array([4])]).equals(whole(40).take([4]))
+    assert as_arrow(ds[np.array(4)]).equals(whole(40).slice(4, 1))
+    assert as_arrow(ds[np.int64(-2)]).equals(whole(40).slice(38, 1))
     batches = ds.to_batches()
     assert [b.num_rows for b in batches] == [5, 5, 5, 5, 3, 8, 8, 1]
 
@@ -159,6 +167,9 @@ def test_errors_name_what_is_wrong(tmp_path):
         ds[10]
     with pytest.raises(TypeError, match="integers"):
         ds.take([0.5])
+    for scalar in (1.0, True, np.float64(2.0), np.bool_(False)):
+        with pytest.raises(TypeError, match="indices must be integers, got"):
+            ds[scalar]
     with pytest.raises(ValueError, match="no column named 'nope'"):
         qv.dataset(tmp_path / "a.arrow", columns=["nope"])
     with pytest.raises(ValueError, match="cache_bytes"):
@@ -168,7 +179,7 @@ def test_errors_name_what_is_wrong(tmp_path):
     with pytest.raises(TypeError, match="path or a URL"):
         qv.dataset(3)
     (tmp_path / "notes.arrow").write_text("id,emb\n1,2\n")
-    with pytest.raises(ValueError, match="notes.arrow"):
+    with pytest.raises(ValueError, match="notes.arrow is a text file .*, or a Parquet file"):
         qv.dataset(tmp_path / "notes.arrow")
     with pytest.raises(ValueError, match="empty"):
         qv.dataset([])

@@ -205,7 +205,9 @@ def test_cli_reads_urls(nginx):
         timeout=120,
     )
     assert run.returncode != 0
-    assert "HTTP 404" in run.stderr
+    url = f"{nginx.url}/data/missing.arrow"
+    # The URL once: the error starts with it, the tool does not add it again.
+    assert run.stderr.splitlines()[0] == f"quiver: {url}: HTTP 404 Not Found"
 
 
 def test_pickle_keeps_the_remote_options(nginx):

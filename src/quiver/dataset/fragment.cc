@@ -45,7 +45,7 @@ Result<ipc::FileKind> KindOf(io::InputSource& source, const std::string& locatio
   // An IPC file damaged at its end (the footer says how), or Parquet.
   if (kind == ipc::FileKind::kIpcFile || kind == ipc::FileKind::kParquet) return kind;
   QUIVER_RETURN_NOT_OK(ipc::CheckFileKind(kind, ipc::FileKind::kIpcStream, location, bytes,
-                                          "an Arrow IPC file or stream"));
+                                          "an Arrow IPC file or stream, or a Parquet file"));
   return ipc::FileKind::kIpcStream;
 }
 
