@@ -4,16 +4,16 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace quiver {
 
 class RowMask {
  public:
-  // A mask of no rows.
-  RowMask() = default;
-
-  // From one byte a row: row i is kept where bytes[i] is not 0. `bytes` is
+  // From one byte a row: row i is kept where bytes[i] is not 0. (There is
+  // no default constructor, so that a mask written `{}` still means the
+  // byte span of the functions that take either.) `bytes` is
   // read once, here: the mask is a snapshot, whatever happens to the bytes
   // afterwards. An eighth of their size, so a filter's later passes read
   // 125 KB for 10^6 rows where they would read a megabyte.
@@ -31,6 +31,9 @@ class RowMask {
   }
 
  private:
+  RowMask(std::vector<uint64_t> words, int64_t length, int64_t kept)
+      : words_(std::move(words)), length_(length), kept_(kept) {}
+
   std::vector<uint64_t> words_;
   int64_t length_ = 0;
   int64_t kept_ = 0;

@@ -100,21 +100,19 @@ bool PackMaskWordsAvx2(const uint8_t* bytes, int64_t full, uint64_t* words, int6
 }  // namespace internal
 
 RowMask RowMask::FromBytes(std::span<const uint8_t> bytes) {
-  RowMask mask;
-  mask.length_ = static_cast<int64_t>(bytes.size());
-  mask.words_.resize(static_cast<size_t>((mask.length_ + 63) / 64));
-  const int64_t full = mask.length_ / 64;
+  const auto length = static_cast<int64_t>(bytes.size());
+  std::vector<uint64_t> words(static_cast<size_t>((length + 63) / 64));
+  const int64_t full = length / 64;
   int64_t kept = 0;
-  if (!internal::PackMaskWordsAvx2(bytes.data(), full, mask.words_.data(), &kept)) {
-    kept = internal::PackMaskWords(bytes.data(), full, mask.words_.data());
+  if (!internal::PackMaskWordsAvx2(bytes.data(), full, words.data(), &kept)) {
+    kept = internal::PackMaskWords(bytes.data(), full, words.data());
   }
-  if (full * 64 < mask.length_) {
-    const uint64_t word = NonZeroBits(bytes.data() + full * 64, mask.length_ - full * 64);
-    mask.words_.back() = word;
+  if (full * 64 < length) {
+    const uint64_t word = NonZeroBits(bytes.data() + full * 64, length - full * 64);
+    words.back() = word;
     kept += internal::CountBits(word);
   }
-  mask.kept_ = kept;
-  return mask;
+  return RowMask(std::move(words), length, kept);
 }
 
 }  // namespace quiver

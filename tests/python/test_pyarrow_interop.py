@@ -296,3 +296,17 @@ def test_identity_permutation_equals_none():
     v = qv.VariableShapeTensorArray.from_numpy([np.ones((2, 2))])
     w = qv.VariableShapeTensorArray.from_numpy([np.ones((1, 2))], permutation=[0, 1])
     assert v.type == w.type and len(qv.concat([v, w])) == 2
+
+
+def test_an_empty_result_of_a_sliced_chunk_concatenates_in_pyarrow():
+    # A filter keeping no row of a chunk that starts at an offset: the empty
+    # array goes out at offset 0, so pyarrow's concatenation of it (whose
+    # buffers pyarrow imports as empty) does not slice past their end.
+    sliced = pa.array(np.arange(10, dtype=np.int64)).slice(3, 5)
+    table = qv.table(pa.table({"x": sliced}))
+    chunk = pa.chunked_array(table.column("x").filter(np.zeros(5, bool))).chunks[0]
+    assert chunk.offset == 0 and len(chunk) == 0
+    assert pa.concat_arrays([chunk, pa.array([7], pa.int64())]).to_pylist() == [7]
+    words = pa.array(["a", "bb", "ccc", "d"]).slice(1, 3)
+    empty = pa.array(qv.chunked_array(words).filter(np.zeros(3, bool)).chunk(0))
+    assert pa.concat_arrays([empty, pa.array(["z"])]).to_pylist() == ["z"]

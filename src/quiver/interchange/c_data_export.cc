@@ -172,7 +172,10 @@ Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out, int depth) {
   }
   *out = ArrowArray{};
   out->length = data->length;
-  out->offset = data->offset;
+  // An empty array's offset points at nothing: exported as 0, since a
+  // consumer may import its buffers as empty and then find an offset past
+  // their end (pyarrow's concat_arrays of an empty filter result did).
+  out->offset = data->length == 0 ? 0 : data->offset;
   bool no_validity = !internal::HasValidity(layout) || !data->buffers[0];
   out->null_count = no_validity ? 0 : data->null_count;
   if (data->type->storage().id() == TypeId::kNull) out->null_count = data->length;

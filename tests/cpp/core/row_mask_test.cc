@@ -33,8 +33,8 @@ TEST(RowMask, EveryNonZeroByteKeepsItsRowAtEveryLength) {
       EXPECT_EQ(mask.words().back() >> (n % 64), 0u) << n;
     }
   }
-  EXPECT_EQ(RowMask().length(), 0);
-  EXPECT_EQ(RowMask().kept(), 0);
+  EXPECT_EQ(RowMask::FromBytes({}).length(), 0);
+  EXPECT_EQ(RowMask::FromBytes({}).kept(), 0);
 }
 
 // Both loops that pack whole words (the portable one and, where this
@@ -74,6 +74,13 @@ TEST(RowMask, BytesChangedAfterwardsChangeNothing) {
   EXPECT_EQ(MarkedRows(mask), (std::vector<int64_t>{0, 3, 4}));
   ASSERT_EQ(kept->length, 3);
   EXPECT_EQ(reinterpret_cast<const int64_t*>(kept->buffers[1]->data())[kept->offset + 1], 13);
+}
+
+// A mask written `{}` is the byte span it was before RowMask existed.
+TEST(RowMask, AMaskWrittenAsBracesStillCompilesAsBytes) {
+  ArrayDataPtr none = test::Primitive<int64_t>(int64(), {});
+  ASSERT_OK_AND_ASSIGN(ArrayDataPtr kept, Filter(none, {}));
+  EXPECT_EQ(kept->length, 0);
 }
 
 TEST(RowMask, AMaskOfAnotherLengthIsInvalid) {
