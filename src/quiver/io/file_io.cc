@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "quiver/io.h"
-#include "quiver/io/range_coalescer.h"
 
 namespace quiver::io {
 
@@ -71,10 +70,6 @@ struct Mapping {
 
 class DescriptorSource : public InputSource {
  public:
-  // Only ranges that touch (CoalesceRanges joins those less than this
-  // many bytes apart): a read never fetches a byte nobody asked for, so a
-  // projection or a few rows fetch their bytes alone.
-  static constexpr int64_t kPreadGap = 1;
   DescriptorSource(int fd, int64_t size, bool owned, std::string name)
       : fd_(fd), size_(size), owned_(owned), name_(std::move(name)) {}
   ~DescriptorSource() override {
@@ -101,24 +96,6 @@ class DescriptorSource : public InputSource {
     reads_.fetch_add(1, std::memory_order_relaxed);
     bytes_read_.fetch_add(length, std::memory_order_relaxed);
     return out;
-  }
-  // Ranges that touch are read by one pread and sliced: a system call
-  // costs microseconds (the adjacent compressed blocks of a row, a record
-  // batch's buffers without padding between).
-  Result<std::vector<BufferPtr>> ReadRanges(const std::vector<ByteRange>& ranges) override {
-    if (ranges.size() < 2) return InputSource::ReadRanges(ranges);
-    for (const ByteRange& range : ranges) {
-      QUIVER_RETURN_NOT_OK(CheckRange(range.offset, range.length, size_));
-    }
-    QUIVER_ASSIGN_OR_RETURN(const internal::CoalescedRanges plan,
-                            internal::CoalesceRanges(ranges, kPreadGap));
-    std::vector<BufferPtr> fetched;
-    fetched.reserve(plan.merged.size());
-    for (const ByteRange& range : plan.merged) {
-      QUIVER_ASSIGN_OR_RETURN(BufferPtr bytes, ReadAt(range.offset, range.length));
-      fetched.push_back(std::move(bytes));
-    }
-    return internal::SliceCoalesced(plan, fetched);
   }
   IoStats stats() const override {
     return IoStats{reads_.load(std::memory_order_relaxed),

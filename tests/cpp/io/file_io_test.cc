@@ -351,37 +351,6 @@ TEST(IpcReaderSafety, AFileThatShrinksIsAnErrorNamingIt) {
   }
 }
 
-// A file read with pread takes ranges that touch in one read, sliced
-// back in the order asked; ranges apart, and the bytes between them, are
-// not read together.
-TEST(IpcReaderSafety, TouchingRangesOfAPreadFileAreReadOnce) {
-  const auto path = TempPath("pread_ranges");
-  std::vector<uint8_t> bytes(10000);
-  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 13 + 5);
-  {
-    auto sink = *OpenFileSink(path.string());
-    ASSERT_OK(sink->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
-    ASSERT_OK(sink->Close());
-  }
-  ASSERT_OK_AND_ASSIGN(auto source, OpenFileSource(path.string(), /*memory_map=*/false));
-  // Asked out of order: two that touch, one 100 bytes away, one empty.
-  const std::vector<io::ByteRange> ranges = {{4000, 50}, {1000, 300}, {1300, 700}, {5000, 0}};
-  ASSERT_OK_AND_ASSIGN(auto got, source->ReadRanges(ranges));
-  ASSERT_EQ(got.size(), ranges.size());
-  for (size_t r = 0; r < ranges.size(); ++r) {
-    ASSERT_EQ(got[r]->size(), ranges[r].length) << r;
-    EXPECT_EQ(std::memcmp(got[r]->data(), bytes.data() + ranges[r].offset,
-                          static_cast<size_t>(ranges[r].length)),
-              0)
-        << r;
-  }
-  EXPECT_EQ(source->stats().requests, 2);          // [1000, 2000) and [4000, 4050)
-  EXPECT_EQ(source->stats().bytes_fetched, 1050);  // nothing between them
-  auto past = source->ReadRanges({{1000, 10}, {9990, 20}});
-  EXPECT_ERROR(kIOError, "", past);
-  std::filesystem::remove(path);
-}
-
 }  // namespace quiver::ipc
 
 namespace quiver::ipc {
