@@ -11,12 +11,12 @@ namespace quiver {
 
 class RowMask {
  public:
-  // From one byte a row: row i is kept where bytes[i] is not 0. (There is
-  // no default constructor, so that a mask written `{}` still means the
-  // byte span of the functions that take either.) `bytes` is
+  // From one byte a row: row i is kept where bytes[i] is not 0. `bytes` is
   // read once, here: the mask is a snapshot, whatever happens to the bytes
   // afterwards. An eighth of their size, so a filter's later passes read
-  // 125 KB for 10^6 rows where they would read a megabyte.
+  // 125 KB for 10^6 rows where they would read a megabyte. (There is no
+  // default constructor, so that a mask written `{}` still means the byte
+  // span of the functions that take either.)
   static RowMask FromBytes(std::span<const uint8_t> bytes);
 
   // Rows the mask covers, and how many of them it keeps.

@@ -1,6 +1,7 @@
 #include "quiver/row_mask.h"
 
-#include <cstring>
+#include <utility>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -56,7 +57,7 @@ int64_t PackMaskWords(const uint8_t* bytes, int64_t full, uint64_t* words) {
   for (int64_t w = 0; w < full; ++w) {
     const uint64_t word = NonZeroBits64(bytes + w * 64);
     words[w] = word;
-    kept += internal::CountBits(word);
+    kept += CountBits(word);
   }
   return kept;
 }

@@ -5,10 +5,6 @@
 #include <cstring>
 #include <utility>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "quiver/internal/bitmap.h"
 #include "quiver/internal/stream_copy.h"
 #include "quiver/internal/threads.h"
@@ -174,6 +170,7 @@ void ForEachRun(const uint64_t* words, int64_t begin, int64_t end, Run&& run) {
 // Rows of `words` kept among [begin, end), begin a multiple of 64 (end
 // one too, or the mask's length: the bits past it are 0).
 int64_t KeptIn(const uint64_t* words, int64_t begin, int64_t end) {
+  if (begin >= end) return 0;  // a part past the mask's end: its last word is not its own
   int64_t kept = 0;
   for (int64_t w = begin >> 6; w < (end + 63) >> 6; ++w) kept += CountBits(words[w]);
   return kept;
