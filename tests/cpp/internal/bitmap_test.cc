@@ -100,7 +100,7 @@ TEST(Bitmap, CountBitsCountsEveryWord) {
   for (int i = 0; i < 1000; ++i) {
     const uint64_t word = rng();
     int want = 0;
-    for (int b = 0; b < 64; ++b) want += (word >> b) & 1;
+    for (int b = 0; b < 64; ++b) want += static_cast<int>((word >> b) & 1);
     EXPECT_EQ(CountBits(word), want);
   }
 }
