@@ -70,8 +70,7 @@ Block HeapBlock(int64_t padded) {
 // process frees there (the sparse scans' per-part arrays faulted afresh on
 // every call when SciPy ran in between). The cache holds at most
 // kCachedBlocks blocks and kCachedBytes bytes, letting the longest kept go
-// first, and lets blocks of a similar size go as a request it cannot
-// serve maps afresh; Buffer::ReleaseCache() empties it.
+// first; Buffer::ReleaseCache() empties it.
 class BlockCache {
  public:
   static constexpr size_t kCachedBlocks = 64;
@@ -96,43 +95,16 @@ class BlockCache {
   // and warm, and a caller that touches only part of each block it takes
   // (a few rows decoded into a batch-long buffer) keeps reusing the same
   // pages instead of making every cached block resident in turn.
-  //
-  // Where none fits, the longest kept blocks of a similar size (half to
-  // twice `size`) are let go until `size` bytes have gone: the caller maps
-  // `size` fresh bytes instead, and the process's memory stays as it was
-  // rather than holding both. Decoded record batches of
-  // ragged rows come in every size around the same one, and blocks that
-  // just miss would otherwise sit there up to the limit; blocks of other
-  // sizes (a large file's columns, a sparse scan's scratch) are kept.
   void* Take(int64_t size, int64_t* mapped) {
-    std::array<std::pair<void*, int64_t>, kCachedBlocks> dropped;
-    size_t drop = 0;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (size_t i = blocks_.size(); i-- > 0;) {
-        if (blocks_[i].second >= size && blocks_[i].second - size <= size / 2) {
-          void* memory = blocks_[i].first;
-          *mapped = blocks_[i].second;
-          bytes_ -= *mapped;
-          blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
-          return memory;
-        }
-      }
-      int64_t freed = 0;
-      for (size_t i = 0; i < blocks_.size();) {
-        const int64_t kept = blocks_[i].second;
-        if (freed >= size || kept < size / 2 || kept > 2 * size) {
-          ++i;
-          continue;
-        }
-        dropped[drop++] = blocks_[i];
-        freed += kept;
-        bytes_ -= kept;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = blocks_.size(); i-- > 0;) {
+      if (blocks_[i].second >= size && blocks_[i].second - size <= size / 2) {
+        void* memory = blocks_[i].first;
+        *mapped = blocks_[i].second;
+        bytes_ -= *mapped;
         blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+        return memory;
       }
-    }
-    for (size_t i = 0; i < drop; ++i) {
-      munmap(dropped[i].first, static_cast<size_t>(dropped[i].second));
     }
     return nullptr;
   }
