@@ -26,12 +26,14 @@ of each shuffled batch's rows, both turned into (B, 3, 128, 128) and
 flat blocks (so that they compress) rewritten by quiver in record batches
 of at most 1 MiB: an LZ4 file read
 with a cache of a quarter of its decoded size, in order and with the
-window shuffle (whose windows of 64 batches touch few record batches),
+window shuffle (whose windows, as many rows as half the cache holds, touch
+few record batches),
 against the uncompressed file in order; and the uncompressed file served
 by nginx behind 20 ms round trips (bench_dataset.py's server: a network
 namespace with netem where the kernel has it, else a relay that delays
-every chunk), in order, against the local read. Each figure is one epoch
-in a process of its own, with its peak RSS.
+every chunk), in order, against the local read. Each contender runs in a
+process of its own: its best of --repeat epochs (each epoch in its own
+order), its peak RSS over them, and its cache counts in the first epoch.
 
 Also printed: the machine's memcpy bandwidth (one large NumPy copy), and
 each contender's best of --repeat epochs (3) and its peak RSS: every
@@ -387,23 +389,26 @@ SCALE_CONTENDERS = {
 }
 
 
-def run_scale_one(name, path, decoded_bytes):
+def run_scale_one(name, path, decoded_bytes, repeat):
     kind, options = SCALE_CONTENDERS[name]
     options = dict(options)
     if options.pop("quarter", False):
         options["cache_bytes"] = decoded_bytes // 4
     baseline = rss_mib("VmRSS")  # the interpreter and its imports
     reader = qd.BatchReader(path, batch_size=BATCH, **options)
-    start = time.perf_counter()
-    total = sum(batch_bytes(batch) for batch in reader)
-    seconds = time.perf_counter() - start
-    stats = reader.stats()
+    seconds, stats = [], None
+    for epoch in range(repeat):
+        reader.set_epoch(epoch)
+        start = time.perf_counter()
+        total = sum(batch_bytes(batch) for batch in reader)
+        seconds.append(time.perf_counter() - start)
+        stats = stats or reader.stats()  # the first epoch's
     rss = peak_rss_mib()
     print(
         json.dumps(
             dict(
                 total=total,
-                seconds=seconds,
+                seconds=min(seconds),
                 rss=rss,
                 above=rss - baseline,
                 cache=options.get("cache_bytes", 256 << 20),
@@ -456,6 +461,8 @@ def run_scale(args):
                     where,
                     "--decoded",
                     str(decoded),
+                    "--repeat",
+                    str(args.repeat),
                 ]
                 out = subprocess.run(
                     command, capture_output=True, text=True, check=True, timeout=3600
@@ -621,7 +628,7 @@ def main():
     if args.fixed:
         return run_fixed(args)
     if args.contender and args.contender.startswith("scale:"):
-        return run_scale_one(args.contender[len("scale:") :], args.path, args.decoded)
+        return run_scale_one(args.contender[len("scale:") :], args.path, args.decoded, args.repeat)
     if args.scale:
         return run_scale(args)
     if args.contender == "plan":

@@ -49,11 +49,13 @@ class Buffer {
   static Result<std::shared_ptr<Buffer>> AllocateUninitialized(int64_t size);
   // Blocks of 256 KiB and more are reused: when such a buffer dies its
   // memory is kept (up to 64 blocks and 512 MiB in all, the longest kept
-  // let go first) for a later allocation of a similar size, which then
-  // skips the page faults of fresh memory (Allocate clears a reused
-  // block). An allocation that no kept block fits lets kept blocks of a
-  // similar size go, as many bytes as it maps afresh. ReleaseCache returns
-  // the kept blocks to the OS.
+  // let go first) for a later allocation, which then skips the page faults
+  // of fresh memory (Allocate clears a reused block). A kept block of at
+  // least the size asked and at most half again as large is handed out as
+  // it is; failing that, the kept block nearest in size (within 4x) is
+  // resized to the request: grown, only its added pages are fresh; cut
+  // down, the pages past the request go back to the OS. ReleaseCache
+  // returns the kept blocks to the OS.
   static void ReleaseCache();
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,

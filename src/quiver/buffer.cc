@@ -7,6 +7,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -89,24 +90,40 @@ class BlockCache {
                    [] { Get().mutex_.unlock(); });
   }
 
-  // A cached block of at least `size` bytes and at most half again as
-  // many, or nullptr; `mapped` receives its size. The most recently freed
-  // fitting block goes first: its pages are the likeliest to be resident
-  // and warm, and a caller that touches only part of each block it takes
-  // (a few rows decoded into a batch-long buffer) keeps reusing the same
-  // pages instead of making every cached block resident in turn.
+  // A cached block for `size` bytes, or nullptr; `mapped` receives its
+  // size. The most recently freed block of at least `size` bytes and at
+  // most half again as many goes first, as it is: its pages are the
+  // likeliest to be resident and warm, and a caller that touches only part
+  // of each block it takes (a few rows decoded into a batch-long buffer)
+  // keeps reusing the same pages instead of making every cached block
+  // resident in turn. Failing that, the block nearest in size within 4x
+  // either way is resized to fit: grown, so that only the added pages
+  // fault, or cut down, so that the pages past the request go back to the
+  // system. Decoded record batches of ragged rows come in every size: a
+  // cache that only handed out near fits would map afresh for most of
+  // them, and keep the blocks that just missed resident until they aged
+  // out (a loader's memory would grow by the cache's whole budget).
   void* Take(int64_t size, int64_t* mapped) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = blocks_.size(); i-- > 0;) {
-      if (blocks_[i].second >= size && blocks_[i].second - size <= size / 2) {
-        void* memory = blocks_[i].first;
-        *mapped = blocks_[i].second;
-        bytes_ -= *mapped;
-        blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
-        return memory;
-      }
+    void* memory = nullptr;
+    int64_t old_size = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const size_t at = Pick(size);
+      if (at == blocks_.size()) return nullptr;
+      std::tie(memory, old_size) = blocks_[at];
+      bytes_ -= old_size;
+      blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(at));
     }
-    return nullptr;
+    *mapped = old_size;
+    if (FitsAsIs(old_size, size)) return memory;
+    void* resized =
+        mremap(memory, static_cast<size_t>(old_size), static_cast<size_t>(size), MREMAP_MAYMOVE);
+    if (resized == MAP_FAILED) {  // no room to grow it here: keep it for later
+      Put(memory, old_size);
+      return nullptr;
+    }
+    *mapped = size;
+    return resized;
   }
 
   // Keeps the block, making room by unmapping the longest kept ones: the
@@ -147,6 +164,29 @@ class BlockCache {
   }
 
  private:
+  static bool FitsAsIs(int64_t have, int64_t size) {
+    return have >= size && have - size <= size / 2;
+  }
+
+  // The index of the block Take hands out for `size` bytes (see there), or
+  // blocks_.size() for none. The caller holds the lock.
+  size_t Pick(int64_t size) const {
+    constexpr double kResizeLimit = 4.0;
+    size_t nearest = blocks_.size();
+    double nearest_ratio = std::numeric_limits<double>::infinity();
+    for (size_t i = blocks_.size(); i-- > 0;) {
+      const int64_t have = blocks_[i].second;
+      if (FitsAsIs(have, size)) return i;
+      const double ratio = have > size ? static_cast<double>(have) / static_cast<double>(size)
+                                       : static_cast<double>(size) / static_cast<double>(have);
+      if (ratio <= kResizeLimit && ratio < nearest_ratio) {
+        nearest = i;
+        nearest_ratio = ratio;
+      }
+    }
+    return nearest;
+  }
+
   std::mutex mutex_;
   std::vector<std::pair<void*, int64_t>> blocks_;
   int64_t bytes_ = 0;

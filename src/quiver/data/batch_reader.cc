@@ -127,8 +127,8 @@ struct BatchReader::Impl {
   std::unique_ptr<Prefetch> prefetch = std::make_unique<Prefetch>();
 
   std::unique_ptr<BufferPool> MakePool() const {
-    return std::make_unique<BufferPool>((options.prefetch + 2) * static_cast<int64_t>(names.size()),
-                                        options.allocate, options.before_reuse);
+    return std::make_unique<BufferPool>(options.prefetch + 2, options.allocate,
+                                        options.before_reuse);
   }
   // Batch `index` of the rows `rows`.
   Result<Batch> Gather(int64_t index, std::span<const int64_t> rows);
@@ -186,6 +186,8 @@ Result<Batch> BatchReader::Impl::Gather(int64_t index, std::span<const int64_t> 
   context.ragged = options.ragged;
   context.max_batch_bytes = options.max_batch_bytes;
   context.batch_bytes = &batch_bytes;
+  int64_t arrays_made = 0;
+  context.arrays_made = &arrays_made;
   context.describe = [this](const RowRef& ref) {
     return dataset->Describe(ref.record_batch) + ", row " + std::to_string(ref.row);
   };

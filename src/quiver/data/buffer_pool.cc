@@ -18,22 +18,25 @@ constexpr int64_t kSmallBuffer = 4096;
 BufferPool::BufferPool(int64_t capacity, Allocator allocate, std::function<Status()> before_reuse)
     : capacity_(capacity), allocate_(std::move(allocate)), before_reuse_(std::move(before_reuse)) {}
 
-Result<BufferPtr> BufferPool::Acquire(int64_t bytes) {
+Result<BufferPtr> BufferPool::Acquire(int64_t bytes, int64_t array) {
   bool reused = false;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Take(bytes, &reused));
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, Take(bytes, array, &reused));
   // Outside the lock (it may wait for a device): the reference returned
   // holds the buffer, so no other Acquire can hand it out meanwhile.
   if (reused && before_reuse_) QUIVER_RETURN_NOT_OK(before_reuse_());
   return buffer;
 }
 
-Result<BufferPtr> BufferPool::Take(int64_t bytes, bool* reused) {
+Result<BufferPtr> BufferPool::Take(int64_t bytes, int64_t array, bool* reused) {
   if (bytes < 0) return Status::Invalid("cannot allocate ", bytes, " bytes");
+  if (array < 0) return Status::Invalid("array number ", array, " is negative");
   std::lock_guard<std::mutex> lock(mutex_);
+  if (static_cast<size_t>(array) >= kept_.size()) kept_.resize(static_cast<size_t>(array) + 1);
+  std::vector<BufferPtr>& kept = kept_[static_cast<size_t>(array)];
   // A buffer only the pool holds cannot be picked up by anyone else (no
   // other reference exists to copy), so use_count() == 1 is stable here.
   BufferPtr* best = nullptr;
-  for (BufferPtr& buffer : kept_) {
+  for (BufferPtr& buffer : kept) {
     if (buffer.use_count() != 1 || buffer->size() < bytes || buffer->size() > 2 * bytes + 64)
       continue;
     if (!best || buffer->size() < (*best)->size()) best = &buffer;
@@ -58,12 +61,12 @@ Result<BufferPtr> BufferPool::Take(int64_t bytes, bool* reused) {
     return Status::Invalid("the batch allocator returned fewer than ", bytes, " bytes");
   }
   if ((bytes < kSmallBuffer && !allocate_) || capacity_ <= 0) return fresh;
-  if (static_cast<int64_t>(kept_.size()) < capacity_) {
-    kept_.push_back(*fresh);
+  if (static_cast<int64_t>(kept.size()) < capacity_) {
+    kept.push_back(*fresh);
     return fresh;
   }
   BufferPtr* smallest_idle = nullptr;
-  for (BufferPtr& buffer : kept_) {
+  for (BufferPtr& buffer : kept) {
     if (buffer.use_count() != 1) continue;
     if (!smallest_idle || buffer->size() < (*smallest_idle)->size()) smallest_idle = &buffer;
   }
@@ -73,7 +76,9 @@ Result<BufferPtr> BufferPool::Take(int64_t bytes, bool* reused) {
 
 int64_t BufferPool::kept() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<int64_t>(kept_.size());
+  int64_t total = 0;
+  for (const std::vector<BufferPtr>& kept : kept_) total += static_cast<int64_t>(kept.size());
+  return total;
 }
 
 int64_t BufferPool::allocations() const {

@@ -57,7 +57,8 @@ Result<Tensor> MakeOutput(const GatherContext& context, Dims shape, const TypePt
                            context.max_batch_bytes, ")");
   }
   if (context.batch_bytes) *context.batch_bytes += bytes;
-  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, context.pool->Acquire(bytes));
+  const int64_t array = context.arrays_made ? (*context.arrays_made)++ : 0;
+  QUIVER_ASSIGN_OR_RETURN(BufferPtr buffer, context.pool->Acquire(bytes, array));
   return Tensor::Make(type, std::move(buffer), std::move(shape));
 }
 

@@ -80,6 +80,9 @@ struct GatherContext {
   // made so far take (counted by MakeOutput).
   int64_t max_batch_bytes = INT64_MAX;
   int64_t* batch_bytes = nullptr;
+  // The arrays MakeOutput made for the batch so far: the next one's number
+  // in the pool, which keeps a ring of buffers for each array.
+  int64_t* arrays_made = nullptr;
   // Where a row lives, for error messages ("file a.arrow, record batch 2,
   // row 7").
   std::function<std::string(const RowRef&)> describe;

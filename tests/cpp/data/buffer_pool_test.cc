@@ -44,6 +44,27 @@ TEST(BufferPool, FullPoolReplacesItsSmallestIdleBuffer) {
   EXPECT_EQ(pool.kept(), 1);
 }
 
+// Each array of a batch has a ring of its own: the buffers of a large
+// array do not take the places of another array's, nor does one array's
+// ring grow past `capacity` while another's is empty.
+TEST(BufferPool, EachArrayKeepsARingOfItsOwn) {
+  BufferPool pool(1, nullptr);
+  const uint8_t* small_address = nullptr;
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr small, pool.Acquire(kBig, 0));
+    small_address = small->data();
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr big, pool.Acquire(4 * kBig, 1));
+    ASSERT_OK_AND_ASSIGN(BufferPtr big2, pool.Acquire(4 * kBig, 1));  // beyond array 1's ring
+  }
+  EXPECT_EQ(pool.kept(), 2);
+  ASSERT_OK_AND_ASSIGN(BufferPtr again, pool.Acquire(kBig, 0));
+  EXPECT_EQ(again->data(), small_address);
+  EXPECT_EQ(pool.allocations(), 3);
+  EXPECT_ERROR(kInvalid, "array number -1 is negative", pool.Acquire(kBig, -1));
+}
+
 TEST(BufferPool, KeepsSmallBuffersOnlyFromACustomAllocator) {
   BufferPool plain(4, nullptr);
   { ASSERT_OK_AND_ASSIGN(BufferPtr small, plain.Acquire(100)); }
