@@ -6,6 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 #include <limits>
+#include <optional>
+#include <span>
 
 #include "py_buffer_protocol.h"
 #include "py_c_device.h"
@@ -216,11 +218,36 @@ std::vector<uint8_t> NumpyMaskBytes(nb::handle mask) {
   return std::vector<uint8_t>(view.data(), view.data() + view.shape(0));
 }
 
+// A plain NumPy bool array (1-D, C-contiguous, on the CPU) as it is,
+// borrowed with no copy, or nullopt for any other mask: a numpy.ma array
+// (whose mask its bytes leave out), or anything that offers Arrow data
+// (whose nulls they would leave out), even if it converts. The bytes live
+// as long as the returned array: an object exporting them through
+// __dlpack__ may hand out memory that only the export keeps alive.
+using BoolArray = nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+std::optional<BoolArray> NumpyBools(nb::handle mask) {
+  if (IsMaskedArray(mask) || HasArrayProtocol(mask) || HasStreamProtocol(mask)) return std::nullopt;
+  BoolArray bools;
+  if (!nb::try_cast(mask, bools, /*convert=*/false)) return std::nullopt;
+  return bools;
+}
+
+std::span<const uint8_t> BoolBytes(const BoolArray& bools) {
+  return {reinterpret_cast<const uint8_t*>(bools.data()), bools.shape(0)};
+}
+
 }  // namespace
 
 // Nulls select nothing, as in pyarrow's filter (null_selection_behavior=
 // "drop"): an Arrow mask's nulls, a numpy.ma mask's masked entries.
 std::vector<uint8_t> MaskArray(nb::handle mask) {
+  // A NumPy bool array is copied at once, with the GIL held: the filter
+  // then reads a snapshot of its own (without the GIL, in several passes),
+  // whatever another thread does to the array meanwhile.
+  if (std::optional<BoolArray> bools = NumpyBools(mask)) {
+    const std::span<const uint8_t> bytes = BoolBytes(*bools);
+    return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  }
   if (IsMaskedArray(mask)) {
     std::vector<uint8_t> flags = NumpyMaskBytes(mask.attr("data"));
     std::vector<uint8_t> masked =
@@ -239,23 +266,14 @@ std::vector<uint8_t> MaskArray(nb::handle mask) {
     if (chunks.empty()) chunks.push_back(Unwrap(MakeEmptyArray(reader->field().type)));
     return Unwrap(FilterMask(chunks));
   }
-  // A NumPy bool array is copied at once, with the GIL held: the filter
-  // then reads a snapshot of its own (without the GIL, in several passes),
-  // whatever another thread does to the array meanwhile.
-  nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> bools;
-  if (nb::try_cast(mask, bools, /*convert=*/false)) {
-    const auto* bytes = reinterpret_cast<const uint8_t*>(bools.data());
-    return std::vector<uint8_t>(bytes, bytes + bools.shape(0));
-  }
   return NumpyMaskBytes(mask);
 }
 
 RowMask MaskRows(nb::handle mask) {
-  nb::ndarray<const bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> bools;
-  const bool numpy = !IsMaskedArray(mask) && !HasArrayProtocol(mask) && !HasStreamProtocol(mask);
-  if (numpy && nb::try_cast(mask, bools, /*convert=*/false)) {
-    const auto* bytes = reinterpret_cast<const uint8_t*>(bools.data());
-    return RowMask::FromBytes(std::span<const uint8_t>(bytes, bools.shape(0)));
+  // A NumPy bool array is packed straight from its memory (the packed
+  // mask is the snapshot); any other mask goes through MaskArray's bytes.
+  if (std::optional<BoolArray> bools = NumpyBools(mask)) {
+    return RowMask::FromBytes(BoolBytes(*bools));
   }
   return RowMask::FromBytes(MaskArray(mask));
 }
