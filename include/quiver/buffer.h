@@ -53,9 +53,10 @@ class Buffer {
   // of fresh memory (Allocate clears a reused block). A kept block of at
   // least the size asked and at most half again as large is handed out as
   // it is; failing that, the kept block nearest in size (within 4x) is
-  // resized to the request: grown, only its added pages are fresh; cut
-  // down, the pages past the request go back to the OS. ReleaseCache
-  // returns the kept blocks to the OS.
+  // made to fit: a smaller one grown, only its added pages fresh (and left
+  // untouched by Allocate's clearing: they read as zero); a larger one
+  // split, its tail kept as a block of its own. ReleaseCache returns the
+  // kept blocks to the OS.
   static void ReleaseCache();
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,

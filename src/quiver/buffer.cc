@@ -1,5 +1,6 @@
 #include "quiver/buffer.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #if defined(__linux__)
 #include <pthread.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace quiver {
@@ -47,13 +49,15 @@ constexpr int64_t kHeapFallbackLimit = int64_t{32} << 20;
 // A block of memory and how to give it back.
 struct Block {
   void* memory = nullptr;
-  bool zeroed = false;  // fresh pages from the OS read as zero
+  // The leading bytes that may hold old data; past them the pages are
+  // fresh from the OS and read as zero (and are not touched by clearing).
+  int64_t dirty = 0;
   Buffer::ReleaseHook release;
 };
 
 Block HeapBlock(int64_t padded) {
   void* memory = std::aligned_alloc(kAlignment, static_cast<size_t>(padded));
-  return {memory, false, [memory] { std::free(memory); }};
+  return {memory, padded, [memory] { std::free(memory); }};
 }
 
 #if defined(__linux__)
@@ -91,19 +95,22 @@ class BlockCache {
   }
 
   // A cached block for `size` bytes, or nullptr; `mapped` receives its
-  // size. The most recently freed block of at least `size` bytes and at
-  // most half again as many goes first, as it is: its pages are the
-  // likeliest to be resident and warm, and a caller that touches only part
-  // of each block it takes (a few rows decoded into a batch-long buffer)
-  // keeps reusing the same pages instead of making every cached block
-  // resident in turn. Failing that, the block nearest in size within 4x
-  // either way is resized to fit: grown, so that only the added pages
-  // fault, or cut down, so that the pages past the request go back to the
-  // system. Decoded record batches of ragged rows come in every size: a
-  // cache that only handed out near fits would map afresh for most of
-  // them, and keep the blocks that just missed resident until they aged
-  // out (a loader's memory would grow by the cache's whole budget).
-  void* Take(int64_t size, int64_t* mapped) {
+  // size and `dirty` how many of its leading bytes may hold old data. The
+  // most recently freed block of at least `size` bytes and at most half
+  // again as many goes first, as it is: its pages are the likeliest to be
+  // resident and warm, and a caller that touches only part of each block it
+  // takes (a few rows decoded into a batch-long buffer) keeps reusing the
+  // same pages instead of making every cached block resident in turn.
+  // Failing that, the block nearest in size within 4x either way is made
+  // to fit: a smaller one grown (mremap), so that only the added pages are
+  // fresh; a larger one split, its tail kept as a block of its own (giving
+  // the tail back to the OS would make a cache of one block fault it in
+  // again whenever two sizes alternate). Decoded record batches of ragged
+  // rows come in every size: a cache that only handed out near fits would
+  // map afresh for most of them, and keep the blocks that just missed
+  // resident until they aged out (a loader's memory grew by the cache's
+  // whole budget).
+  void* Take(int64_t size, int64_t* mapped, int64_t* dirty) {
     void* memory = nullptr;
     int64_t old_size = 0;
     {
@@ -114,16 +121,25 @@ class BlockCache {
       bytes_ -= old_size;
       blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(at));
     }
-    *mapped = old_size;
+    *mapped = *dirty = old_size;
     if (FitsAsIs(old_size, size)) return memory;
-    void* resized =
+    if (old_size > size) {
+      const int64_t keep = PageAligned(size);
+      if (old_size - keep >= kLargeBlock) {
+        Put(static_cast<uint8_t*>(memory) + keep, old_size - keep);
+        *mapped = *dirty = keep;
+      }
+      return memory;
+    }
+    void* grown =
         mremap(memory, static_cast<size_t>(old_size), static_cast<size_t>(size), MREMAP_MAYMOVE);
-    if (resized == MAP_FAILED) {  // no room to grow it here: keep it for later
+    if (grown == MAP_FAILED) {  // no room to grow it: keep it for later
       Put(memory, old_size);
       return nullptr;
     }
     *mapped = size;
-    return resized;
+    *dirty = PageAligned(old_size);
+    return grown;
   }
 
   // Keeps the block, making room by unmapping the longest kept ones: the
@@ -164,6 +180,10 @@ class BlockCache {
   }
 
  private:
+  static int64_t PageAligned(int64_t size) {
+    static const int64_t page = sysconf(_SC_PAGESIZE);
+    return (size + page - 1) / page * page;
+  }
   static bool FitsAsIs(int64_t have, int64_t size) {
     return have >= size && have - size <= size / 2;
   }
@@ -192,22 +212,23 @@ class BlockCache {
   int64_t bytes_ = 0;
 };
 
-Block LargeBlock(void* memory, int64_t mapped, bool zeroed) {
-  return {memory, zeroed, [memory, mapped] { BlockCache::Get().Put(memory, mapped); }};
+Block LargeBlock(void* memory, int64_t mapped, int64_t dirty) {
+  return {memory, dirty, [memory, mapped] { BlockCache::Get().Put(memory, mapped); }};
 }
 #endif
 
 // Small blocks come from the heap. Large ones are mapped directly, marked
 // for transparent huge pages as NumPy does (first-touch page faults
 // otherwise dominate big copies), and arrive zeroed without a memset; or
-// come from the cache of freed large blocks (dirty: the caller clears
-// what it promises to be zero).
+// come from the cache of freed large blocks (dirty as far as Block::dirty
+// says: the caller clears what it promises to be zero).
 Block AllocateBlock(int64_t padded) {
 #if defined(__linux__)
   if (padded >= kLargeBlock) {
     int64_t mapped = padded;
-    if (void* cached = BlockCache::Get().Take(padded, &mapped))
-      return LargeBlock(cached, mapped, false);
+    int64_t dirty = 0;
+    if (void* cached = BlockCache::Get().Take(padded, &mapped, &dirty))
+      return LargeBlock(cached, mapped, dirty);
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     // Out of mappings (vm.max_map_count) rather than memory, perhaps: the
@@ -217,7 +238,7 @@ Block AllocateBlock(int64_t padded) {
 #ifdef MADV_HUGEPAGE
     madvise(memory, static_cast<size_t>(padded), MADV_HUGEPAGE);
 #endif
-    return LargeBlock(memory, padded, true);
+    return LargeBlock(memory, padded, 0);
   }
 #endif
   return HeapBlock(padded);
@@ -245,10 +266,12 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateOwned(int64_t size, bool zero) {
     return Status::OutOfMemory("could not allocate ", size, " bytes");
   }
   auto* bytes = static_cast<uint8_t*>(block.memory);
-  if (!block.zeroed) {
-    const int64_t from = zero ? 0 : size;
-    std::memset(bytes + from, 0, static_cast<size_t>(padded - from));
-  }
+  // What must read as zero (all of it, or the padding past `size`), as far
+  // as old data may reach: fresh pages are zero already, and writing them
+  // would make them resident for nothing.
+  const int64_t from = zero ? 0 : size;
+  const int64_t to = std::min(padded, block.dirty);
+  if (from < to) std::memset(bytes + from, 0, static_cast<size_t>(to - from));
   return std::shared_ptr<Buffer>(new Buffer(bytes, size, std::move(block.release), Device{}, true));
 }
 

@@ -1,6 +1,7 @@
 #include "quiver/buffer.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -89,11 +90,22 @@ TEST(Buffer, LargeBlocksAreReusedAndClearedWhereZeroesArePromised) {
 }
 
 #if defined(__linux__)
+// Whether any page of [at, at + bytes) is resident.
+bool AnyResident(const uint8_t* at, int64_t bytes) {
+  const auto page = static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> pages(static_cast<size_t>((bytes + page - 1) / page));
+  EXPECT_EQ(mincore(const_cast<uint8_t*>(at), static_cast<size_t>(bytes), pages.data()), 0);
+  for (unsigned char p : pages) {
+    if (p & 1) return true;
+  }
+  return false;
+}
+
 // A request that no kept block fits as it is takes the block nearest in
-// size (within 4x) and resizes it: grown, its old pages come along and only
-// the added ones are new; cut down, the pages past the request go back to
-// the system instead of staying resident in the cache.
-TEST(Buffer, AKeptBlockIsResizedForARequestItDoesNotFit) {
+// size (within 4x): a larger one is split, its tail kept for later; a
+// smaller one grows, its old pages coming along and only the added ones
+// fresh (which a zeroed allocation leaves untouched: they read as zero).
+TEST(Buffer, AKeptBlockIsSplitOrGrownForARequestItDoesNotFit) {
   Buffer::ReleaseCache();
   const int64_t size = int64_t{8} << 20;
   const uint8_t* first = nullptr;
@@ -106,29 +118,53 @@ TEST(Buffer, AKeptBlockIsResizedForARequestItDoesNotFit) {
   // (and held, or it would be the nearest block for the next request).
   ASSERT_OK_AND_ASSIGN(BufferPtr tiny, Buffer::AllocateUninitialized(size / 8));
   EXPECT_NE(tiny->data(), first);
-  // A quarter of it: the block is cut down where it lies.
+  // A quarter of it: the block's head, the rest kept as a block of its own.
   const int64_t quarter = size / 4;
+  ASSERT_OK_AND_ASSIGN(BufferPtr head, Buffer::AllocateUninitialized(quarter));
+  ASSERT_EQ(head->data(), first);
+  EXPECT_EQ(head->data()[0], 0xAB);
   {
-    ASSERT_OK_AND_ASSIGN(BufferPtr small, Buffer::AllocateUninitialized(quarter));
-    ASSERT_EQ(small->data(), first);
-    EXPECT_EQ(small->data()[0], 0xAB);
-    unsigned char resident = 0;
-    void* past = const_cast<uint8_t*>(first) + size / 2;  // page aligned: the block is
-    errno = 0;
-    EXPECT_EQ(mincore(past, static_cast<size_t>(sysconf(_SC_PAGESIZE)), &resident), -1);
-    EXPECT_EQ(errno, ENOMEM) << "the pages past the request are still mapped";
+    ASSERT_OK_AND_ASSIGN(BufferPtr tail, Buffer::AllocateUninitialized(size - quarter));
+    EXPECT_EQ(tail->data(), first + quarter);
+    EXPECT_EQ(tail->data()[0], 0xAB);
   }
-  // Three times that: the block grows, its written pages with it.
-  {
-    ASSERT_OK_AND_ASSIGN(BufferPtr grown, Buffer::AllocateUninitialized(3 * quarter));
-    EXPECT_EQ(grown->data()[0], 0xAB);
-    EXPECT_EQ(grown->data()[quarter - 1], 0xAB);
-    std::memset(grown->mutable_data(), 0x11, static_cast<size_t>(3 * quarter));
-  }
-  // A zeroed request that grows a dirty block still reads zero throughout.
-  ASSERT_OK_AND_ASSIGN(BufferPtr zeroed, Buffer::Allocate(size));
-  const std::vector<uint8_t> zeros(static_cast<size_t>(size), 0);
-  EXPECT_EQ(std::memcmp(zeroed->data(), zeros.data(), zeros.size()), 0);
+  head.reset();
+  // Twice the tail (kept again, nearest): it grows, its written pages with
+  // it; zeroed, it reads zero throughout, and the added pages stay fresh.
+  const int64_t grown_size = 2 * (size - quarter);
+  ASSERT_OK_AND_ASSIGN(BufferPtr grown, Buffer::Allocate(grown_size));
+  const std::vector<uint8_t> zeros(static_cast<size_t>(grown_size), 0);
+  EXPECT_EQ(std::memcmp(grown->data(), zeros.data(), zeros.size() / 2), 0);
+  EXPECT_FALSE(AnyResident(grown->data() + grown_size / 2 + (int64_t{2} << 20), int64_t{2} << 20))
+      << "clearing a grown block touched its fresh pages";
+  EXPECT_EQ(std::memcmp(grown->data(), zeros.data(), zeros.size()), 0);
+  grown.reset();
+  tiny.reset();
+  Buffer::ReleaseCache();
+}
+
+// Two sizes asked for in turn, each freed before the next: after the first
+// rounds both have a kept block, and neither is resized again (a cache that
+// gave a split block's tail back to the OS faulted it in on every round).
+TEST(Buffer, AlternatingSizesSettleOnKeptBlocks) {
+  Buffer::ReleaseCache();
+  const int64_t big = int64_t{4} << 20;
+  const int64_t small = int64_t{1} << 20;
+  auto rounds = [&](int count) {
+    for (int round = 0; round < count; ++round) {
+      for (int64_t bytes : {big, small}) {
+        ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateUninitialized(bytes));
+        std::memset(b->mutable_data(), 1, static_cast<size_t>(bytes));
+      }
+    }
+  };
+  rounds(3);
+  rusage before{}, after{};
+  getrusage(RUSAGE_THREAD, &before);
+  rounds(3);
+  getrusage(RUSAGE_THREAD, &after);
+  // Each round that resized a block faulted in at least 3 MiB (768 pages).
+  EXPECT_LT(after.ru_minflt - before.ru_minflt, 32);
   Buffer::ReleaseCache();
 }
 #endif
