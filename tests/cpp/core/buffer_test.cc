@@ -4,7 +4,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -91,7 +90,7 @@ TEST(Buffer, LargeBlocksAreReusedAndClearedWhereZeroesArePromised) {
 
 #if defined(__linux__)
 // Whether any page of [at, at + bytes) is resident.
-bool AnyResident(const uint8_t* at, int64_t bytes) {
+static bool AnyResident(const uint8_t* at, int64_t bytes) {
   const auto page = static_cast<int64_t>(sysconf(_SC_PAGESIZE));
   std::vector<unsigned char> pages(static_cast<size_t>((bytes + page - 1) / page));
   EXPECT_EQ(mincore(const_cast<uint8_t*>(at), static_cast<size_t>(bytes), pages.data()), 0);
