@@ -14,6 +14,7 @@
 #include "quiver/dataset/row_ranges.h"
 #include "quiver/extension/canonical_storage.h"
 #include "quiver/internal/threads.h"
+#include "quiver/ipc/block_hint.h"
 #include "quiver/ipc/body_layout.h"
 #include "quiver/ipc/file_kind.h"
 #include "quiver/ipc/footer_rows.h"
@@ -402,6 +403,9 @@ Result<std::shared_ptr<const Fragment::Head>> Fragment::HeadOf(int k) {
   head->layout = std::move(*layout);
   if (head->layout.compression != ipc::Compression::kNone) {
     compressed_.store(true, std::memory_order_relaxed);
+    head->lz4_block =
+        ipc::Lz4BlockBytesOf(ipc::ReadKeyValues(head->message.header->custom_metadata()))
+            .value_or(0);
   }
   head_seen_.store(true, std::memory_order_release);
   std::lock_guard<std::mutex> lock(*mutex_);
@@ -503,17 +507,19 @@ Result<std::vector<ArrayDataPtr>> Fragment::DecodeBody(int k, const Head& head,
   return DecodeColumns(k, head, columns, buffers, level);
 }
 
-Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(
-    int k, const std::vector<int>& columns, std::span<const int64_t> rows, ValidationLevel level,
-    int threads, RecentBlocks* recent, bool keep_blocks) {
+Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
+                                                               const std::vector<int>& columns,
+                                                               std::span<const int64_t> rows,
+                                                               ValidationLevel level, int threads,
+                                                               const RowRequest& request) {
   using Columns = std::optional<RowColumns>;
   if (parquet_) return ReadParquetRows(k, columns, rows, threads);
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;
   if (layout.compression != ipc::Compression::kNone) {
-    if (recent == nullptr) return Columns();
-    return ReadCompressedRows(k, *head, columns, rows, level, threads, recent, keep_blocks);
+    if (request.recent == nullptr) return Columns();
+    return ReadCompressedRows(k, *head, columns, rows, level, threads, request);
   }
   std::vector<BufferPiece> pieces;
   std::vector<int64_t> wanted;
@@ -550,7 +556,8 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(
     std::memcpy(buffers[static_cast<size_t>(piece.buffer)]->mutable_data() + piece.offset,
                 stored[i]->data(), static_cast<size_t>(piece.length));
   }
-  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, *head, columns, buffers, rows, level, 0));
+  QUIVER_ASSIGN_OR_RETURN(RowColumns out,
+                          RowsOf(k, *head, columns, buffers, rows, level, 0, request.copies_rows));
   return Columns(std::move(out));
 }
 
@@ -558,12 +565,17 @@ Result<Fragment::RowColumns> Fragment::RowsOf(int k, const Head& head,
                                               const std::vector<int>& columns,
                                               const std::vector<BufferPtr>& buffers,
                                               std::span<const int64_t> rows, ValidationLevel level,
-                                              int64_t decoded_bytes) {
+                                              int64_t decoded_bytes, bool copies_rows) {
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
                           DecodeColumns(k, head, columns, buffers, level));
   RowColumns out;
-  out.compact = true;
   out.decoded_bytes = decoded_bytes;
+  if (copies_rows) {
+    out.sparse = true;
+    out.columns = std::move(full);
+    return out;
+  }
+  out.compact = true;
   for (const ArrayDataPtr& column : full) {
     // Copied even where the rows are one run, which Take would slice: the
     // buffers hold bytes never read or decoded around the rows (and would
@@ -576,7 +588,7 @@ Result<Fragment::RowColumns> Fragment::RowsOf(int k, const Head& head,
 
 Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     int k, const Head& head, const std::vector<int>& columns, std::span<const int64_t> rows,
-    ValidationLevel level, int threads, RecentBlocks* recent, bool keep_blocks) {
+    ValidationLevel level, int threads, const RowRequest& request) {
   using Columns = std::optional<RowColumns>;
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head.layout;
@@ -597,8 +609,8 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
   QUIVER_ASSIGN_OR_RETURN(io::InputSource * bodies, BodySource(layout.compression));
   std::vector<std::shared_ptr<const BufferBlocks>> indexes;
   std::vector<BufferPtr> stored;  // read whole, when the blocks were not known
-  QUIVER_ASSIGN_OR_RETURN(const bool indexed,
-                          IndexBuffers(k, head, wanted, *bodies, recent, &indexes, &stored));
+  QUIVER_ASSIGN_OR_RETURN(const bool indexed, IndexBuffers(k, head, wanted, *bodies, request.recent,
+                                                           &indexes, &stored));
   // Where the rows cannot be read alone after all: bytes fetched whole
   // are decoded whole, to be cached, rather than fetched twice.
   auto whole = [&]() -> Result<Columns> {
@@ -636,11 +648,13 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     return bodies->ReadRanges(ranges);
   };
   std::vector<BufferPtr> buffers(layout.buffers.size());
-  QUIVER_ASSIGN_OR_RETURN(const std::optional<int64_t> decoded,
-                          DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch,
-                                          recent, keep_blocks, BlockKey{this, k, 0, 0}, &buffers));
+  QUIVER_ASSIGN_OR_RETURN(
+      const std::optional<int64_t> decoded,
+      DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch, request.recent,
+                      request.keep_blocks, BlockKey{this, k, 0, 0}, &buffers));
   if (!decoded) return whole();
-  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, head, columns, buffers, rows, level, *decoded));
+  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, head, columns, buffers, rows, level, *decoded,
+                                                 request.copies_rows));
   return Columns(std::move(out));
 }
 
@@ -667,7 +681,7 @@ Result<bool> Fragment::IndexBuffers(int k, const Head& head, const std::vector<i
   if (!prefixes) return false;
   for (size_t i = 0; i < wanted.size(); ++i) {
     (*indexes)[i] = std::make_shared<const BufferBlocks>(
-        IndexBlocks(head.layout.compression, *(*stored)[i], (*prefixes)[i]));
+        IndexBlocks(head.layout.compression, *(*stored)[i], (*prefixes)[i], head.lz4_block));
     recent->InsertIndex(BlockKey{this, k, wanted[i], -1}, (*indexes)[i]);
   }
   return true;

@@ -27,8 +27,10 @@ std::optional<std::vector<StoredPrefix>> ReadPrefixes(const std::vector<BufferPt
                                                       int64_t max_decompressed);
 
 // Where the blocks of `stored` (a whole stored body buffer whose prefix
-// says `prefix`) lie.
-BufferBlocks IndexBlocks(ipc::Compression codec, const Buffer& stored, StoredPrefix prefix);
+// says `prefix`) lie; `lz4_block`: the LZ4 block size its record batch
+// declares (ipc/block_hint.h; 0: none).
+BufferBlocks IndexBlocks(ipc::Compression codec, const Buffer& stored, StoredPrefix prefix,
+                         int64_t lz4_block = 0);
 
 // Bytes [offset, offset + length) of the stored buffer at position
 // `buffer` of a take's `wanted` buffers, prefix included.

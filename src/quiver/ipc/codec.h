@@ -109,8 +109,11 @@ std::vector<DecompressPiece> SplitCompressed(Compression codec, const uint8_t* d
 // read alone must be where it says. Empty when the buffer is one block or
 // frame, anything is malformed, the sizes do not add up to `expected`, or
 // a block but the last decodes to fewer than kMinBlockBytes.
+// `lz4_block` > 0: the writer declares that an LZ4 frame's blocks but the
+// last decode to that many bytes (block_hint.h); where the frame's block
+// count agrees, they are placed so without counting their sequences.
 std::vector<DecompressPiece> CompressedBlocks(Compression codec, const uint8_t* data, int64_t size,
-                                              int64_t expected);
+                                              int64_t expected, int64_t lz4_block = 0);
 
 // Decompresses one piece of SplitCompressed into out + piece.dst_offset
 // (`out` holds the whole output). Invalid when it does not decompress to
@@ -118,6 +121,15 @@ std::vector<DecompressPiece> CompressedBlocks(Compression codec, const uint8_t* 
 // whole for the error to report.
 Status DecompressPieceInto(Compression codec, const uint8_t* data, const DecompressPiece& piece,
                            uint8_t* out);
+
+// The first `prefix` bytes (0 < prefix <= piece.dst_length) of a piece of
+// CompressedBlocks (one block), into out + piece.dst_offset: an LZ4 block
+// stops decoding there, so a reader that needs the start of a block does
+// not pay for the rest of it; a ZSTD frame is decoded whole. Returns the
+// bytes decoded; Invalid when the block is malformed or does not hold
+// `prefix` bytes.
+Result<int64_t> DecompressBlockPrefix(Compression codec, const uint8_t* data,
+                                      const DecompressPiece& piece, int64_t prefix, uint8_t* out);
 
 // OK when this build has `codec` (kNone included); otherwise NotImplemented
 // with a message that says how to get a quiver with that codec.

@@ -273,20 +273,28 @@ int64_t Lz4DecodedSize(const uint8_t* in, int64_t size, int64_t limit) {
   return -1;  // no last sequence of literals
 }
 
-// Each block of an LZ4 frame with the bytes it decodes to, counted
-// (Lz4DecodedSize); nothing where a block is malformed or they do not add
-// up to `expected`.
-std::vector<DecompressPiece> ExactLz4Blocks(const uint8_t* data, int64_t size, int64_t expected) {
+// Each block of an LZ4 frame with the bytes it decodes to: `declared`
+// (every block but the last; the last the rest) where the writer declared
+// that size and the block count agrees, counted (Lz4DecodedSize)
+// otherwise; nothing where a block is malformed or they do not add up to
+// `expected`.
+std::vector<DecompressPiece> ExactLz4Blocks(const uint8_t* data, int64_t size, int64_t expected,
+                                            int64_t declared) {
   const std::optional<Lz4FrameBlocks> frame =
       ListLz4Blocks(data, size, expected, MaxBlocks(expected));
   if (!frame) return {};
+  const auto count = static_cast<int64_t>(frame->blocks.size());
+  const bool uniform = declared > 0 && Lz4BlockSize(count, expected, frame->maximum) == declared;
   std::vector<DecompressPiece> out;
   int64_t produced = 0;
   for (const Lz4Block& block : frame->blocks) {
-    const int64_t holds = block.raw
-                              ? block.stored
+    const int64_t holds = block.raw ? block.stored
+                          : uniform
+                              ? std::min(declared, expected - produced)
                               : Lz4DecodedSize(data + block.at + 4, block.stored, frame->maximum);
-    if (holds <= 0) return {};
+    if (holds <= 0 || (uniform && block.raw && holds != std::min(declared, expected - produced))) {
+      return {};
+    }
     out.push_back({block.at, 4 + block.stored, produced, holds, holds});
     produced += holds;
   }
@@ -326,6 +334,32 @@ Status DecompressLz4Piece(const uint8_t* data, const DecompressPiece& piece, uin
     left -= holds;
   }
   if (left != 0) return Status::Invalid("LZ4 blocks decompress to another size");
+  return Status::OK();
+}
+
+// One block (its size word, then its bytes), its first `prefix` bytes.
+Status DecompressLz4Prefix(const uint8_t* data, const DecompressPiece& piece, int64_t prefix,
+                           uint8_t* out) {
+  const uint8_t* in = data + piece.src_offset;
+  if (piece.src_length < 4) return Status::Invalid("LZ4 block header cut short");
+  const uint32_t word = GetLe32(in);
+  const int64_t stored = word & ~kLz4Raw;
+  if (word == 0 || stored != piece.src_length - 4) {
+    return Status::Invalid("LZ4 blocks changed while read");
+  }
+  if (prefix <= 0 || prefix > piece.dst_length) {
+    return Status::Invalid("a prefix of ", prefix, " bytes of an LZ4 block of ", piece.dst_length);
+  }
+  uint8_t* target = out + piece.dst_offset;
+  if (word & kLz4Raw) {
+    if (stored != piece.dst_length) return Status::Invalid("LZ4 raw block of another size");
+    std::memcpy(target, in + 4, static_cast<size_t>(prefix));
+    return Status::OK();
+  }
+  const int got = LZ4_decompress_safe_partial(
+      reinterpret_cast<const char*>(in + 4), reinterpret_cast<char*>(target),
+      static_cast<int>(stored), static_cast<int>(prefix), static_cast<int>(piece.dst_length));
+  if (got != prefix) return Status::Invalid("corrupt LZ4 block");
   return Status::OK();
 }
 #endif  // QUIVER_HAVE_LZ4
@@ -489,19 +523,19 @@ std::vector<DecompressPiece> SplitCompressed(Compression codec, const uint8_t* d
 }
 
 std::vector<DecompressPiece> CompressedBlocks(Compression codec, const uint8_t* data, int64_t size,
-                                              int64_t expected) {
+                                              int64_t expected, int64_t lz4_block) {
   if (expected < 2 || !CheckCodec(codec).ok()) return {};
   std::vector<DecompressPiece> out;
   switch (codec) {
 #ifdef QUIVER_HAVE_LZ4
-    case Compression::kLz4Frame: out = ExactLz4Blocks(data, size, expected); break;
+    case Compression::kLz4Frame: out = ExactLz4Blocks(data, size, expected, lz4_block); break;
 #endif
 #ifdef QUIVER_HAVE_ZSTD
     case Compression::kZstd: out = SplitZstd(data, size, expected, 1); break;
 #endif
     default: break;
   }
-  (void)data, (void)size;
+  (void)data, (void)size, (void)lz4_block;
   // Tiny blocks would make an index larger than what it saves.
   for (size_t i = 0; i + 1 < out.size(); ++i) {
     if (out[i].dst_length < kMinBlockBytes) return {};
@@ -523,6 +557,18 @@ Status DecompressPieceInto(Compression codec, const uint8_t* data, const Decompr
   }
   (void)data, (void)piece, (void)out;
   return Status::Invalid("no codec to decompress with");
+}
+
+Result<int64_t> DecompressBlockPrefix(Compression codec, const uint8_t* data,
+                                      const DecompressPiece& piece, int64_t prefix, uint8_t* out) {
+#ifdef QUIVER_HAVE_LZ4
+  if (codec == Compression::kLz4Frame) {
+    QUIVER_RETURN_NOT_OK(DecompressLz4Prefix(data, piece, prefix, out));
+    return prefix;
+  }
+#endif
+  QUIVER_RETURN_NOT_OK(DecompressPieceInto(codec, data, piece, out));
+  return piece.dst_length;
 }
 
 }  // namespace quiver::ipc

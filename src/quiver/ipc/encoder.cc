@@ -12,6 +12,7 @@
 #include "quiver/internal/compact.h"
 #include "quiver/internal/layout.h"
 #include "quiver/internal/threads.h"
+#include "quiver/ipc/block_hint.h"
 #include "quiver/ipc/codec.h"
 #include "quiver/ipc/decoder.h"
 
@@ -202,9 +203,15 @@ Result<WrittenBlock> WriteBodyMessage(OutputSink& sink, int64_t length,
     builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
                                      fb::MessageHeader::DictionaryBatch, batch.Union(), position));
   } else {
+    // Blocks of one size: said in the message, so that a reader of a few
+    // rows places them without counting their sequences (block_hint.h).
+    KeyValueMetadata hint;
+    if (options.compression == Compression::kLz4Frame && options.compression_block_bytes > 0) {
+      hint.emplace_back(kLz4BlockBytesKey, std::to_string(options.compression_block_bytes));
+    }
     builder.Finish(fb::CreateMessage(builder, fb::MetadataVersion::V5,
-                                     fb::MessageHeader::RecordBatch, record_batch.Union(),
-                                     position));
+                                     fb::MessageHeader::RecordBatch, record_batch.Union(), position,
+                                     hint.empty() ? 0 : WriteKeyValues(builder, hint)));
   }
   return WriteMessage(sink, builder, wire, position);
 }

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "quiver/ipc/metadata.h"
+
 namespace quiver::ipc {
 
 namespace {
@@ -62,12 +64,7 @@ std::optional<std::vector<int64_t>> ParseRecordBatchRows(std::string_view text, 
 
 std::optional<std::vector<int64_t>> RecordBatchRowsOf(const KeyValueMetadata& metadata,
                                                       int64_t batches) {
-  const std::string* value = nullptr;
-  for (const auto& [key, text] : metadata) {
-    if (key != kRecordBatchRowsKey) continue;
-    if (value) return std::nullopt;  // two answers: trust neither
-    value = &text;
-  }
+  const std::string* value = SoleValue(metadata, kRecordBatchRowsKey);
   if (!value) return std::nullopt;
   return ParseRecordBatchRows(*value, batches);
 }

@@ -432,6 +432,16 @@ KeyValueMetadata ReadKeyValues(
   return out;
 }
 
+const std::string* SoleValue(const KeyValueMetadata& metadata, std::string_view key) {
+  const std::string* value = nullptr;
+  for (const auto& [name, text] : metadata) {
+    if (name != key) continue;
+    if (value) return nullptr;
+    value = &text;
+  }
+  return value;
+}
+
 Result<flatbuffers::Offset<fb::Schema>> WriteSchema(flatbuffers::FlatBufferBuilder& builder,
                                                     const Schema& schema) {
   std::vector<flatbuffers::Offset<fb::Field>> fields;

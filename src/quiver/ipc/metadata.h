@@ -4,6 +4,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "Message_generated.h"
@@ -18,6 +19,9 @@ using KeyValueOffsets = flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Off
 KeyValueOffsets WriteKeyValues(flatbuffers::FlatBufferBuilder& builder,
                                const KeyValueMetadata& metadata);
 KeyValueMetadata ReadKeyValues(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* pairs);
+// The value of `key` in `metadata`; nullptr where it is absent or given
+// more than once (two answers: a reader of hints trusts neither).
+const std::string* SoleValue(const KeyValueMetadata& metadata, std::string_view key);
 
 // The flatbuffer Schema of `schema`. Types quiver cannot write are errors.
 Result<flatbuffers::Offset<fb::Schema>> WriteSchema(flatbuffers::FlatBufferBuilder& builder,

@@ -439,6 +439,14 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       // would be two of 800 KiB.
       EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 6 * (64 << 10) + 2 * 200 * 16);
       EXPECT_EQ(blocks->cache_stats().bytes_cached, cached);  // nothing kept
+      // Neighbouring rows of one batch are copied out too, not handed back
+      // as a slice of the batch-long tile buffer whose other bytes were
+      // never decoded.
+      const std::vector<int64_t> run = {403, 404};
+      ASSERT_OK_AND_ASSIGN(TablePtr pair, blocks->Take(run));
+      ASSERT_OK_AND_ASSIGN(TablePtr expected_pair, whole->Take(run));
+      EXPECT_TRUE(pair->Equals(*expected_pair));
+      EXPECT_LE(pair->column(2)->chunks()[0]->children[0]->buffers[1]->size(), 2 * 4096 + 64);
 
       // The batch's blocks are known now: another row of it reads its
       // blocks' bytes alone, not the whole stored buffers.
@@ -497,6 +505,40 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       ExpectRandomTakesMatch(*blocks, *whole, 5);
     }
   }
+}
+
+// A take over more record batches than it holds sparse at once copies
+// each batch's rows out as it reads them; either way the rows (repeats,
+// nulls, every column) are the whole table's.
+TEST(RandomAccessDataset, TakesOverManyCompressedBatchesMatch) {
+  if (!ipc::HasCodec(ipc::Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
+  std::vector<RecordBatchPtr> batches;
+  for (int64_t at = 0; at < 800; at += 8) batches.push_back(FixedBatch(at, 8));
+  const RecordBatchPtr all = FixedBatch(0, 800);
+  ASSERT_OK_AND_ASSIGN(
+      TablePtr whole,
+      Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1)));
+  TempDir dir;
+  ipc::WriteOptions write;
+  write.compression = ipc::Compression::kLz4Frame;
+  write.compression_block_bytes = 4096;
+  ASSERT_OK(test::WriteBatches(dir / "blocks.arrow", batches, write));
+  DatasetOptions options;
+  options.memory_map = false;
+  options.cache_bytes = 40 << 10;  // one batch: the others' rows are read alone
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "blocks.arrow"}, options));
+  ASSERT_OK(dataset->Slice(0, 8).status());
+  for (int64_t stride : {13, 11}) {  // 62 and 73 batches touched
+    SCOPED_TRACE("every " + std::to_string(stride) + "th row");
+    std::vector<int64_t> rows;
+    for (int64_t r = 799; r >= 0; r -= stride) rows.push_back(r);
+    rows.push_back(rows.front());
+    ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(rows));
+    ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(rows));
+    EXPECT_TRUE(taken->Equals(*expected));
+  }
+  EXPECT_GT(dataset->cache_stats().bytes_decoded, 0);
+  EXPECT_LT(dataset->cache_stats().bytes_decoded, 800 * 4096 / 2);  // rows, not batches
 }
 
 }  // namespace

@@ -267,6 +267,117 @@ TEST(CodecParts, BlocksOfMixedSizesArePlacedByTheirOwnBytes) {
   }
 }
 
+// Blocks of the size the writer declares are placed without counting
+// their sequences, where the frame's block count agrees; a declaration
+// that lies misplaces no byte outside the buffer, and the block whose
+// size it gets wrong fails to decode.
+TEST(CodecParts, DeclaredBlockSizesPlaceBlocksWithoutCounting) {
+  const std::vector<uint8_t> data = Mixed(1 << 20);
+  const int64_t size = 5 * 16384 + 777;
+  ASSERT_OK_AND_ASSIGN(PartCompressor parts,
+                       PartCompressor::Make(Compression::kLz4Frame, 1, data.data(), size, 16384));
+  std::vector<uint8_t> frame;
+  for (const BufferPtr& piece : {parts.Head(), *parts.Part(0), parts.Tail()}) {
+    if (piece) frame.insert(frame.end(), piece->data(), piece->data() + piece->size());
+  }
+  const auto frame_size = static_cast<int64_t>(frame.size());
+  const std::vector<DecompressPiece> counted =
+      CompressedBlocks(Compression::kLz4Frame, frame.data(), frame_size, size);
+  ASSERT_EQ(counted.size(), 6u);
+  const std::vector<DecompressPiece> declared =
+      CompressedBlocks(Compression::kLz4Frame, frame.data(), frame_size, size, 16384);
+  ASSERT_EQ(declared.size(), counted.size());
+  for (size_t k = 0; k < counted.size(); ++k) {
+    EXPECT_EQ(declared[k].src_offset, counted[k].src_offset);
+    EXPECT_EQ(declared[k].src_length, counted[k].src_length);
+    EXPECT_EQ(declared[k].dst_offset, counted[k].dst_offset);
+    EXPECT_EQ(declared[k].dst_length, counted[k].dst_length);
+  }
+  // A size the block count does not allow: counted as without one.
+  const std::vector<DecompressPiece> other =
+      CompressedBlocks(Compression::kLz4Frame, frame.data(), frame_size, size, 8192);
+  ASSERT_EQ(other.size(), counted.size());
+  EXPECT_EQ(other[1].dst_offset, counted[1].dst_offset);
+
+  // A lie: blocks of 8192, 16384, 16384, 16384 bytes declared as 16384
+  // each (the count allows it).
+  const std::vector<int64_t> sizes = {8192, 16384, 16384, 16384};
+  const std::vector<uint8_t> mixed = Lz4FrameOfBlocks(data, sizes);
+  const int64_t expected = 8192 + 3 * 16384;
+  const std::vector<DecompressPiece> lied = CompressedBlocks(
+      Compression::kLz4Frame, mixed.data(), static_cast<int64_t>(mixed.size()), expected, 16384);
+  ASSERT_EQ(lied.size(), 4u);
+  std::vector<uint8_t> out(static_cast<size_t>(expected));
+  for (const DecompressPiece& piece : lied) {
+    EXPECT_GE(piece.dst_offset, 0);
+    EXPECT_LE(piece.dst_offset + piece.dst_length, expected);
+  }
+  EXPECT_FALSE(DecompressPieceInto(Compression::kLz4Frame, mixed.data(), lied[0], out.data()).ok());
+}
+
+// The start of a block decodes alone: an LZ4 block stops where asked, a
+// raw one is copied that far; a piece of two blocks, or a prefix outside
+// the block, is refused.
+TEST(CodecParts, TheStartOfABlockDecodesAlone) {
+  const std::vector<uint8_t> data = Mixed(1 << 20);
+  const std::vector<int64_t> sizes = {16384, -16384, 16384, 5000};
+  int64_t expected = 0;
+  for (int64_t size : sizes) expected += size < 0 ? -size : size;
+  const std::vector<uint8_t> frame = Lz4FrameOfBlocks(data, sizes);
+  const std::vector<DecompressPiece> blocks = CompressedBlocks(
+      Compression::kLz4Frame, frame.data(), static_cast<int64_t>(frame.size()), expected);
+  ASSERT_EQ(blocks.size(), sizes.size());
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    for (int64_t prefix : {int64_t{1}, blocks[k].dst_length / 3, blocks[k].dst_length}) {
+      SCOPED_TRACE("block " + std::to_string(k) + ", prefix " + std::to_string(prefix));
+      std::vector<uint8_t> out(static_cast<size_t>(expected), 0xEE);
+      ASSERT_OK_AND_ASSIGN(const int64_t decoded,
+                           DecompressBlockPrefix(Compression::kLz4Frame, frame.data(), blocks[k],
+                                                 prefix, out.data()));
+      EXPECT_EQ(decoded, prefix);
+      const int64_t at = blocks[k].dst_offset;
+      EXPECT_EQ(std::memcmp(out.data() + at, data.data() + at, static_cast<size_t>(prefix)), 0);
+    }
+    std::vector<uint8_t> out(static_cast<size_t>(expected));
+    for (int64_t prefix : {int64_t{0}, blocks[k].dst_length + 1}) {
+      EXPECT_FALSE(
+          DecompressBlockPrefix(Compression::kLz4Frame, frame.data(), blocks[k], prefix, out.data())
+              .ok());
+    }
+  }
+  DecompressPiece two = blocks[0];
+  two.src_length += blocks[1].src_length;
+  two.dst_length += blocks[1].dst_length;
+  std::vector<uint8_t> out(static_cast<size_t>(expected));
+  EXPECT_FALSE(
+      DecompressBlockPrefix(Compression::kLz4Frame, frame.data(), two, 10, out.data()).ok());
+  // Bytes that are no LZ4 sequences: an error, not a read out of bounds.
+  std::vector<uint8_t> bad = frame;
+  for (int64_t i = 4; i < blocks[0].src_length; ++i) {
+    bad[static_cast<size_t>(blocks[0].src_offset + i)] = 0xFF;
+  }
+  EXPECT_FALSE(
+      DecompressBlockPrefix(Compression::kLz4Frame, bad.data(), blocks[0], 8000, out.data()).ok());
+#ifdef QUIVER_HAVE_ZSTD
+  // A ZSTD frame decodes whole.
+  ASSERT_OK_AND_ASSIGN(PartCompressor parts,
+                       PartCompressor::Make(Compression::kZstd, 1, data.data(), 3 * 16384, 16384));
+  std::vector<uint8_t> zstd;
+  for (int64_t k = 0; k < parts.parts(); ++k) {
+    ASSERT_OK_AND_ASSIGN(BufferPtr part, parts.Part(k));
+    zstd.insert(zstd.end(), part->data(), part->data() + part->size());
+  }
+  const std::vector<DecompressPiece> frames = CompressedBlocks(
+      Compression::kZstd, zstd.data(), static_cast<int64_t>(zstd.size()), 3 * 16384);
+  ASSERT_EQ(frames.size(), 3u);
+  std::vector<uint8_t> whole(3 * 16384);
+  ASSERT_OK_AND_ASSIGN(const int64_t decoded, DecompressBlockPrefix(Compression::kZstd, zstd.data(),
+                                                                    frames[1], 10, whole.data()));
+  EXPECT_EQ(decoded, 16384);
+  EXPECT_EQ(std::memcmp(whole.data() + 16384, data.data() + 16384, 16384), 0);
+#endif
+}
+
 // A frame that fails to decode leaves no trace on the thread: the next
 // frame, one without a content size (as pyarrow writes them), decodes.
 TEST(CodecParts, AFailedLz4FrameDoesNotSpoilTheNext) {

@@ -12,8 +12,11 @@
 
 #include "ipc_test_util.h"
 #include "no_threads.h"
+#include "quiver/build_info.h"
 #include "quiver/fixed_shape_tensor.h"
+#include "quiver/ipc/block_hint.h"
 #include "quiver/ipc/footer_rows.h"
+#include "quiver/ipc/metadata.h"
 #include "quiver/variable_shape_tensor.h"
 #include "sample_arrays.h"
 #include "variable_shape_test_util.h"
@@ -455,6 +458,51 @@ TEST(IpcWriterCutting, DictionariesAreWrittenOnce) {
   EXPECT_EQ(dictionaries, 1);
   EXPECT_EQ(batches, 6);
   ExpectPiecesOf(*batch, ReadFileBack(test::WriteFile({batch}, Limits(2, 0))).batches);
+}
+
+// --- The LZ4 block size in each record batch message ------------------------
+
+// The value of the block size key each record batch message of `bytes`
+// (a stream) carries ("" where it has none).
+std::vector<std::string> BlockHints(const BufferPtr& bytes) {
+  auto source = BufferSource(bytes);
+  std::unique_ptr<InputStream> stream = StreamOver(*source, 0);
+  std::vector<std::string> out;
+  while (true) {
+    Result<std::optional<Message>> message = ReadMessage(*stream);
+    EXPECT_TRUE(message.ok());
+    if (!message.ok() || !*message) break;
+    if ((*message)->header->header_type() != fb::MessageHeader::RecordBatch) continue;
+    std::string value;
+    for (const auto& [key, text] : ReadKeyValues((*message)->header->custom_metadata())) {
+      if (key == kLz4BlockBytesKey) value = text;
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
+// Blocks of one size are declared, so that a reader of a few rows places
+// them without counting their sequences; other files say nothing.
+TEST(IpcWriterBlockHint, Lz4BlocksOfOneSizeAreDeclaredInEachRecordBatch) {
+  if (!HasCodec(Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
+  const RecordBatchPtr batch = SampleBatch(3000);
+  WriteOptions options;
+  options.compression = Compression::kLz4Frame;
+  options.compression_block_bytes = 4096;
+  options.max_batch_rows = 1000;
+  EXPECT_EQ(BlockHints(WriteStream({batch}, options)),
+            (std::vector<std::string>{"4096", "4096", "4096"}));
+  options.compression_block_bytes = 0;
+  EXPECT_EQ(BlockHints(WriteStream({batch}, options)), (std::vector<std::string>{"", "", ""}));
+  if (HasCodec(Compression::kZstd)) {
+    options.compression = Compression::kZstd;  // ZSTD frames carry their own sizes
+    options.compression_block_bytes = 4096;
+    EXPECT_EQ(BlockHints(WriteStream({batch}, options)), (std::vector<std::string>{"", "", ""}));
+  }
+  // Any Arrow reader reads the file as before.
+  options.compression = Compression::kLz4Frame;
+  ExpectPiecesOf(*batch, ReadFileBack(test::WriteFile({batch}, options)).batches);
 }
 
 // --- Row counts in the file footer ---------------------------------------------
