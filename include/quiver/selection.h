@@ -69,9 +69,6 @@ Result<ArrayDataPtr> MakeEmptyArray(const TypePtr& type);
 // chunked column), into one array; the chunks must share one type
 // (TypeError) and there must be at least one (Invalid).
 Result<ArrayDataPtr> Take(std::span<const ArrayDataPtr> chunks, std::span<const int64_t> indices);
-// Take of chunks into fresh buffers whatever the rows (as TakeCopy above).
-Result<ArrayDataPtr> TakeCopy(std::span<const ArrayDataPtr> chunks,
-                              std::span<const int64_t> indices);
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask);
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, const RowMask& mask);
 

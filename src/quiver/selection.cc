@@ -905,11 +905,6 @@ Result<ArrayDataPtr> TakeCopy(const ArrayDataPtr& data, std::span<const int64_t>
   return TakeRows(std::span<const ArrayDataPtr>(&data, 1), indices, /*copy=*/true);
 }
 
-Result<ArrayDataPtr> TakeCopy(std::span<const ArrayDataPtr> chunks,
-                              std::span<const int64_t> indices) {
-  return TakeRows(chunks, indices, /*copy=*/true);
-}
-
 Result<ArrayDataPtr> Filter(std::span<const ArrayDataPtr> chunks, std::span<const uint8_t> mask) {
   return Filter(chunks, RowMask::FromBytes(mask));
 }

@@ -27,12 +27,6 @@ constexpr int64_t kViewCost = 256;
 // decodes (Dataset::Take).
 constexpr size_t kKeepBlocksUpToRows = 8;
 
-// The most record batches a take may hold sparse at once (Fragment::
-// RowColumns::sparse): each holds batch-long buffers until the gather,
-// and past the freed-block cache's 64 blocks (buffer.cc) every one would
-// be mapped afresh, which costs more than copying its rows out at once.
-constexpr size_t kSparseUpToBatches = 64;
-
 // What a dataset keeps of the compressed batches it read a few rows of
 // (recent_blocks.h), a sliver of the cache each (256 KiB at least):
 // decoded blocks, enough for rows read one after another to meet theirs
@@ -129,22 +123,16 @@ struct Dataset::Impl {
   // already: the list would be work for nothing.
   bool NamesRows(int64_t k) const { return FragmentOf(k).reads_rows(); }
 
-  // What the columns Columns returns hold of their batch: all its rows,
-  // the rows asked alone (in order), or all its rows with only the bytes
-  // of the rows asked defined (Fragment::RowColumns::sparse).
-  enum class Held { kAll, kAlone, kSparse };
-
   // The projected columns of record batch k, from the cache or decoded
   // (a compressed body's buffers on up to `decode_threads` threads). For a
   // request of `rows` (ascending local rows; empty: all; see NamesRows),
-  // only those rows' bytes where Fragment::ReadRows can (`request`, whose
-  // `recent` is filled in here): the columns are then not cached, and
-  // `*held` says what they hold.
+  // only those rows' bytes where Fragment::ReadRows can: the columns are
+  // then not cached, and `*compact` says whether they hold those rows
+  // alone, in order, rather than all the batch's rows.
   Result<std::vector<ArrayDataPtr>> Columns(int64_t k, int decode_threads,
                                             std::span<const int64_t> rows = {},
-                                            Held* held = nullptr,
-                                            Fragment::RowRequest request = {}) {
-    if (held != nullptr) *held = Held::kAll;
+                                            bool* compact = nullptr, bool keep_blocks = true) {
+    if (compact != nullptr) *compact = false;
     std::vector<ArrayDataPtr> out(columns.size());
     std::vector<int> missing;  // schema indices
     std::vector<size_t> slots;
@@ -161,10 +149,10 @@ struct Dataset::Impl {
     Fragment& fragment = FragmentOf(k);
     const int local = batch_local[static_cast<size_t>(k)];
     if (!rows.empty()) {
-      request.recent = cache->Full() ? recent.get() : nullptr;
       QUIVER_ASSIGN_OR_RETURN(
           std::optional<Fragment::RowColumns> partial,
-          fragment.ReadRows(local, missing, rows, options.validation, decode_threads, request));
+          fragment.ReadRows(local, missing, rows, options.validation, decode_threads,
+                            cache->Full() ? recent.get() : nullptr, keep_blocks));
       if (partial && !partial->whole) {
         // Columns found in the cache hold all the batch's rows: cut to the
         // rows asked where the ones read hold those alone.
@@ -173,9 +161,7 @@ struct Dataset::Impl {
           QUIVER_ASSIGN_OR_RETURN(out[j], quiver::Take(out[j], rows));
         }
         for (size_t i = 0; i < slots.size(); ++i) out[slots[i]] = std::move(partial->columns[i]);
-        if (held != nullptr) {
-          *held = partial->compact ? Held::kAlone : partial->sparse ? Held::kSparse : Held::kAll;
-        }
+        if (compact != nullptr) *compact = partial->compact;
         bytes_decoded.fetch_add(partial->decoded_bytes, std::memory_order_relaxed);
         return out;
       }
@@ -319,50 +305,41 @@ Result<TablePtr> Dataset::Take(std::span<const int64_t> indices) {
   // more than they save (a third of the time of shuffled 64-row
   // takes of an LZ4 file). One row after another (ds[i], take([i]) in
   // order) keeps them, and decodes each block once.
-  Fragment::RowRequest request;
-  request.keep_blocks = indices.size() <= kKeepBlocksUpToRows;
-  request.copies_rows = touched.size() <= kSparseUpToBatches;  // the gather below
+  const bool keep_blocks = indices.size() <= kKeepBlocksUpToRows;
   // Their columns, the batches read at once (remote sources in parallel).
-  using Held = Impl::Held;
   std::vector<std::vector<ArrayDataPtr>> loaded(touched.size());
-  std::vector<Held> held(touched.size(), Held::kAll);
+  std::vector<char> compact(touched.size(), 0);
   const int threads = impl_->LoadThreads(touched);
   QUIVER_RETURN_NOT_OK(internal::ParallelTasks(
       static_cast<int64_t>(touched.size()), threads, [&](int64_t t) -> Status {
         const auto at = static_cast<size_t>(t);
+        bool held_alone = false;
         QUIVER_ASSIGN_OR_RETURN(
             loaded[at], impl_->Columns(touched[at], threads > 1 ? 1 : impl_->options.threads,
-                                       rows[at], &held[at], request));
+                                       rows[at], &held_alone, keep_blocks));
+        compact[at] = held_alone;
         return Status::OK();
       }));
   // Each index's row among the loaded chunks end to end: a chunk holds its
-  // batch's rows, or the rows asked of it alone, in order.
+  // batch's rows, or (compact) the rows asked of it alone, in order.
   std::vector<int64_t> chunk_start(touched.size() + 1, 0);
-  bool sparse = false;
   for (size_t t = 0; t < touched.size(); ++t) {
     const int64_t k = touched[t];
-    chunk_start[t + 1] =
-        chunk_start[t] + (held[t] == Held::kAlone ? static_cast<int64_t>(rows[t].size())
-                                                  : impl_->starts[k + 1] - impl_->starts[k]);
-    sparse = sparse || held[t] == Held::kSparse;
+    chunk_start[t + 1] = chunk_start[t] + (compact[t] ? static_cast<int64_t>(rows[t].size())
+                                                      : impl_->starts[k + 1] - impl_->starts[k]);
   }
   std::vector<int64_t> local(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) {
     const size_t t = batch_of[i];
     int64_t row = indices[i] - impl_->starts[batches[i]];
-    if (held[t] == Held::kAlone) {
-      row = std::lower_bound(rows[t].begin(), rows[t].end(), row) - rows[t].begin();
-    }
+    if (compact[t]) row = std::lower_bound(rows[t].begin(), rows[t].end(), row) - rows[t].begin();
     local[i] = chunk_start[t] + row;
   }
   std::vector<ChunkedArrayPtr> out;
   for (size_t j = 0; j < impl_->columns.size(); ++j) {
     std::vector<ArrayDataPtr> chunks;
     for (const auto& batch : loaded) chunks.push_back(batch[j]);
-    // Sparse chunks are copied out of whatever the indices (Take would
-    // hand a run of rows back as a slice of them).
-    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken,
-                            sparse ? quiver::TakeCopy(chunks, local) : quiver::Take(chunks, local));
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr taken, quiver::Take(chunks, local));
     QUIVER_ASSIGN_OR_RETURN(ChunkedArrayPtr column,
                             ChunkedArray::Make(impl_->schema->fields[j].type, {std::move(taken)}));
     out.push_back(std::move(column));
@@ -388,13 +365,12 @@ Result<TablePtr> Dataset::Slice(int64_t offset, int64_t length) {
     if (2 * take <= impl_->starts[k + 1] - impl_->starts[k] && impl_->NamesRows(k)) {
       for (int64_t r = begin; r < begin + take; ++r) few.push_back(r);
     }
-    Impl::Held held = Impl::Held::kAll;  // kAlone: the columns hold the rows of `few` alone
+    bool compact = false;  // the columns hold the rows of `few` alone
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> columns,
-                            impl_->Columns(k, impl_->options.threads, few, &held));
+                            impl_->Columns(k, impl_->options.threads, few, &compact));
     for (size_t j = 0; j < columns.size(); ++j) {
-      QUIVER_ASSIGN_OR_RETURN(
-          ArrayDataPtr piece,
-          quiver::Slice(columns[j], held == Impl::Held::kAlone ? 0 : begin, take));
+      QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr piece,
+                              quiver::Slice(columns[j], compact ? 0 : begin, take));
       chunks[j].push_back(std::move(piece));
     }
     row += take;

@@ -507,19 +507,17 @@ Result<std::vector<ArrayDataPtr>> Fragment::DecodeBody(int k, const Head& head,
   return DecodeColumns(k, head, columns, buffers, level);
 }
 
-Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
-                                                               const std::vector<int>& columns,
-                                                               std::span<const int64_t> rows,
-                                                               ValidationLevel level, int threads,
-                                                               const RowRequest& request) {
+Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(
+    int k, const std::vector<int>& columns, std::span<const int64_t> rows, ValidationLevel level,
+    int threads, RecentBlocks* recent, bool keep_blocks) {
   using Columns = std::optional<RowColumns>;
   if (parquet_) return ReadParquetRows(k, columns, rows, threads);
   QUIVER_ASSIGN_OR_RETURN(const std::shared_ptr<const Head> head, HeadOf(k));
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head->layout;
   if (layout.compression != ipc::Compression::kNone) {
-    if (request.recent == nullptr) return Columns();
-    return ReadCompressedRows(k, *head, columns, rows, level, threads, request);
+    if (recent == nullptr) return Columns();
+    return ReadCompressedRows(k, *head, columns, rows, level, threads, recent, keep_blocks);
   }
   std::vector<BufferPiece> pieces;
   std::vector<int64_t> wanted;
@@ -556,8 +554,7 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadRows(int k,
     std::memcpy(buffers[static_cast<size_t>(piece.buffer)]->mutable_data() + piece.offset,
                 stored[i]->data(), static_cast<size_t>(piece.length));
   }
-  QUIVER_ASSIGN_OR_RETURN(RowColumns out,
-                          RowsOf(k, *head, columns, buffers, rows, level, 0, request.copies_rows));
+  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, *head, columns, buffers, rows, level, 0));
   return Columns(std::move(out));
 }
 
@@ -565,17 +562,12 @@ Result<Fragment::RowColumns> Fragment::RowsOf(int k, const Head& head,
                                               const std::vector<int>& columns,
                                               const std::vector<BufferPtr>& buffers,
                                               std::span<const int64_t> rows, ValidationLevel level,
-                                              int64_t decoded_bytes, bool copies_rows) {
+                                              int64_t decoded_bytes) {
   QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> full,
                           DecodeColumns(k, head, columns, buffers, level));
   RowColumns out;
-  out.decoded_bytes = decoded_bytes;
-  if (copies_rows) {
-    out.sparse = true;
-    out.columns = std::move(full);
-    return out;
-  }
   out.compact = true;
+  out.decoded_bytes = decoded_bytes;
   for (const ArrayDataPtr& column : full) {
     // Copied even where the rows are one run, which Take would slice: the
     // buffers hold bytes never read or decoded around the rows (and would
@@ -588,7 +580,7 @@ Result<Fragment::RowColumns> Fragment::RowsOf(int k, const Head& head,
 
 Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     int k, const Head& head, const std::vector<int>& columns, std::span<const int64_t> rows,
-    ValidationLevel level, int threads, const RowRequest& request) {
+    ValidationLevel level, int threads, RecentBlocks* recent, bool keep_blocks) {
   using Columns = std::optional<RowColumns>;
   const BatchEntry& entry = batches_[static_cast<size_t>(k)];
   const ipc::BatchLayout& layout = head.layout;
@@ -609,15 +601,18 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
   QUIVER_ASSIGN_OR_RETURN(io::InputSource * bodies, BodySource(layout.compression));
   std::vector<std::shared_ptr<const BufferBlocks>> indexes;
   std::vector<BufferPtr> stored;  // read whole, when the blocks were not known
-  QUIVER_ASSIGN_OR_RETURN(const bool indexed, IndexBuffers(k, head, wanted, *bodies, request.recent,
-                                                           &indexes, &stored));
+  QUIVER_ASSIGN_OR_RETURN(const bool indexed,
+                          IndexBuffers(k, head, wanted, *bodies, recent, &indexes, &stored));
   // Where the rows cannot be read alone after all: bytes fetched whole
   // are decoded whole, to be cached, rather than fetched twice.
   auto whole = [&]() -> Result<Columns> {
     if (stored.empty()) return Columns();
     QUIVER_ASSIGN_OR_RETURN(std::vector<ArrayDataPtr> decoded,
                             DecodeBody(k, head, columns, wanted, stored, level, threads));
-    return Columns(RowColumns{std::move(decoded), false, 0, true});
+    RowColumns out;
+    out.columns = std::move(decoded);
+    out.whole = true;
+    return Columns(std::move(out));
   };
   if (!indexed) return whole();  // the whole decode names what is wrong
   std::vector<int64_t> lengths(layout.buffers.size(), 0);
@@ -648,13 +643,11 @@ Result<std::optional<Fragment::RowColumns>> Fragment::ReadCompressedRows(
     return bodies->ReadRanges(ranges);
   };
   std::vector<BufferPtr> buffers(layout.buffers.size());
-  QUIVER_ASSIGN_OR_RETURN(
-      const std::optional<int64_t> decoded,
-      DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch, request.recent,
-                      request.keep_blocks, BlockKey{this, k, 0, 0}, &buffers));
+  QUIVER_ASSIGN_OR_RETURN(const std::optional<int64_t> decoded,
+                          DecodeRowBlocks(layout.compression, wanted, indexes, pieces, fetch,
+                                          recent, keep_blocks, BlockKey{this, k, 0, 0}, &buffers));
   if (!decoded) return whole();
-  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, head, columns, buffers, rows, level, *decoded,
-                                                 request.copies_rows));
+  QUIVER_ASSIGN_OR_RETURN(RowColumns out, RowsOf(k, head, columns, buffers, rows, level, *decoded));
   return Columns(std::move(out));
 }
 

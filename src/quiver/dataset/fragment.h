@@ -104,36 +104,23 @@ class Fragment {
   //   the rows (runs of neighbouring pages read once); the columns hold
   //   `rows` alone, in order (`compact`). Not where a projected column
   //   has no offset index, or the pages hold more than half the rows.
-  // With RowRequest::copies_rows, the IPC cases above return the columns
-  // batch-long instead, their bytes defined at `rows` alone (`sparse`).
   struct RowColumns {
     std::vector<ArrayDataPtr> columns;
     bool compact = false;
-    // The columns span all the batch's rows, but only the bytes of `rows`
-    // were read or decoded: to be copied out (TakeCopy), never sliced,
-    // cached or handed on.
-    bool sparse = false;
     int64_t decoded_bytes = 0;  // bytes decompressed for them
     // The batch's whole columns after all, as ReadColumns reads them (a
     // compressed batch whose rows could not be decoded alone, from bytes
     // already fetched): to be cached.
     bool whole = false;
   };
-  struct RowRequest {
-    // Where a compressed batch's block indexes and decoded blocks are
-    // looked up and kept (decoded blocks only with `keep_blocks`);
-    // nullptr: a compressed batch is read whole (the dataset's cache has
-    // room for it, and its other rows will be asked).
-    RecentBlocks* recent = nullptr;
-    bool keep_blocks = true;
-    // The caller copies the rows out of what it gets at once (a take
-    // gathering every batch's rows into one output): the rows need not be
-    // copied into columns of their own first (`sparse`).
-    bool copies_rows = false;
-  };
+  // `recent`: where a compressed batch's block indexes and decoded blocks
+  // are looked up and kept (decoded blocks only with `keep_blocks`);
+  // nullptr: a compressed batch is read whole (the dataset's cache has
+  // room for it, and its other rows will be asked).
   Result<std::optional<RowColumns>> ReadRows(int k, const std::vector<int>& columns,
                                              std::span<const int64_t> rows, ValidationLevel level,
-                                             int threads, const RowRequest& request);
+                                             int threads, RecentBlocks* recent = nullptr,
+                                             bool keep_blocks = true);
 
  private:
   Fragment() = default;
@@ -169,17 +156,16 @@ class Fragment {
                             std::vector<BufferPtr>* stored);
   // The RowColumns of rows `rows` of the columns built on `buffers`
   // (record batch k's, by index; bytes outside the rows undefined): the
-  // rows copied into buffers of their own, or (`copies_rows`) the columns
-  // as they are, sparse.
+  // rows copied into buffers of their own.
   Result<RowColumns> RowsOf(int k, const Head& head, const std::vector<int>& columns,
                             const std::vector<BufferPtr>& buffers, std::span<const int64_t> rows,
-                            ValidationLevel level, int64_t decoded_bytes, bool copies_rows);
+                            ValidationLevel level, int64_t decoded_bytes);
   // ReadRows of a compressed record batch.
   Result<std::optional<RowColumns>> ReadCompressedRows(int k, const Head& head,
                                                        const std::vector<int>& columns,
                                                        std::span<const int64_t> rows,
                                                        ValidationLevel level, int threads,
-                                                       const RowRequest& request);
+                                                       RecentBlocks* recent, bool keep_blocks);
   Status ReadFileDictionaries();
   // The file's dictionaries, read once (under the mutex) before the first
   // record batch that needs them.

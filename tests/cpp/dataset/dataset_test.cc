@@ -439,9 +439,9 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
       // would be two of 800 KiB.
       EXPECT_LT(blocks->cache_stats().bytes_decoded - before, 6 * (64 << 10) + 2 * 200 * 16);
       EXPECT_EQ(blocks->cache_stats().bytes_cached, cached);  // nothing kept
-      // Neighbouring rows of one batch are copied out too, not handed back
-      // as a slice of the batch-long tile buffer whose other bytes were
-      // never decoded.
+      // Neighbouring rows of one batch are in buffers of their own, not a
+      // slice of the batch-long tile buffer whose other bytes were never
+      // decoded.
       const std::vector<int64_t> run = {403, 404};
       ASSERT_OK_AND_ASSIGN(TablePtr pair, blocks->Take(run));
       ASSERT_OK_AND_ASSIGN(TablePtr expected_pair, whole->Take(run));
@@ -507,9 +507,34 @@ TEST(RandomAccessDataset, FewRowsOfACompressedFileDecodeOnlyTheirBlocks) {
   }
 }
 
-// A take over more record batches than it holds sparse at once copies
-// each batch's rows out as it reads them; either way the rows (repeats,
-// nulls, every column) are the whole table's.
+// Rows of a batch stored one frame a buffer, once the cache is full: the
+// bytes read whole are decoded whole once and cached, so the next take of
+// its rows decodes nothing.
+TEST(RandomAccessDataset, ABatchOfOneFrameBuffersIsDecodedOnceAndCached) {
+  if (!ipc::HasCodec(ipc::Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
+  std::vector<RecordBatchPtr> batches;
+  for (int64_t at = 0; at < 600; at += 200) batches.push_back(FixedBatch(at, 200));
+  TempDir dir;
+  ipc::WriteOptions write;
+  write.compression = ipc::Compression::kLz4Frame;
+  ASSERT_OK(test::WriteBatches(dir / "frames.arrow", batches, write));
+  DatasetOptions options;
+  options.memory_map = false;
+  options.cache_bytes = 850 << 10;  // one batch
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "frames.arrow"}, options));
+  ASSERT_OK(dataset->Slice(0, 200).status());  // fills the cache
+  const std::vector<int64_t> few = {450, 420};
+  ASSERT_OK(dataset->Take(few).status());
+  const CacheStats after_first = dataset->cache_stats();
+  EXPECT_GT(after_first.bytes_decoded, 200 * 4096);
+  ASSERT_OK_AND_ASSIGN(TablePtr again, dataset->Take(few));
+  EXPECT_EQ(dataset->cache_stats().bytes_decoded, after_first.bytes_decoded);
+  EXPECT_GT(dataset->cache_stats().hits, after_first.hits);
+  EXPECT_EQ(again->column(0)->chunks()[0]->length, 2);
+}
+
+// A take whose rows lie in many record batches read alone: the rows
+// (repeats, nulls, every column) are the whole table's.
 TEST(RandomAccessDataset, TakesOverManyCompressedBatchesMatch) {
   if (!ipc::HasCodec(ipc::Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
   std::vector<RecordBatchPtr> batches;
@@ -528,7 +553,7 @@ TEST(RandomAccessDataset, TakesOverManyCompressedBatchesMatch) {
   options.cache_bytes = 40 << 10;  // one batch: the others' rows are read alone
   ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "blocks.arrow"}, options));
   ASSERT_OK(dataset->Slice(0, 8).status());
-  for (int64_t stride : {13, 11}) {  // 62 and 73 batches touched
+  for (int64_t stride : {13, 11}) {  // 62 and 73 of the 100 batches
     SCOPED_TRACE("every " + std::to_string(stride) + "th row");
     std::vector<int64_t> rows;
     for (int64_t r = 799; r >= 0; r -= stride) rows.push_back(r);
