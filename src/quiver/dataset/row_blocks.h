@@ -46,15 +46,17 @@ using FetchStored = std::function<Result<std::vector<BufferPtr>>(const std::vect
 // the blocks that hold `pieces` (ranges of the decoded buffers, by body
 // buffer index), each into a buffer of the whole decoded length, placed at
 // out[wanted[i]]; a buffer of one frame is decoded whole, one stored raw
-// is its stored bytes. Bytes outside those blocks are left undefined: the
-// caller keeps only the rows the pieces cover. Blocks in `recent` (keys:
-// `where`'s source and batch, the buffer, the block's offset) are copied
-// from there, the others' bytes read through `fetch` and decoded (and
-// kept there too with `keep_blocks`). Returns the bytes decoded; nullopt
-// where the blocks needed hold more than half of the buffers' decoded
-// bytes (the whole batch, decoded once and cached, is the better buy) or a
-// block does not decode to its size (a whole decode then says what is
-// wrong); fetch's errors.
+// is its stored bytes. Neighbouring blocks of a buffer are fetched in one
+// range. Without `keep_blocks` an LZ4 block is decoded only as far as the
+// furthest piece in it reaches. Bytes outside the pieces' reach are left
+// undefined: the caller keeps only the rows the pieces cover. Blocks in
+// `recent` (keys: `where`'s source and batch, the buffer, the block's
+// offset) are copied from there, the others' bytes read through `fetch`
+// and decoded (and kept there too, whole, with `keep_blocks`). Returns the
+// bytes decoded; nullopt where the blocks needed hold more than half of
+// the buffers' decoded bytes (the whole batch, decoded once and cached, is
+// the better buy) or a block does not decode (to its size, where decoded
+// to its end: a whole decode then says what is wrong); fetch's errors.
 Result<std::optional<int64_t>> DecodeRowBlocks(
     ipc::Compression codec, std::span<const int64_t> wanted,
     std::span<const std::shared_ptr<const BufferBlocks>> indexes,

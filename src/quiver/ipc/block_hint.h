@@ -6,10 +6,10 @@
 //
 // Like the footer's row counts (footer_rows.h), the value is read back
 // from bytes anyone may have written: a hint. A reader uses it only where
-// a frame's block count agrees with it, holds every block to its size when
-// decoding it, and never reads or writes outside the buffer; a file whose
-// hint lies decodes to wrong bytes or fails, as a file with flipped bytes
-// does.
+// a frame's block count agrees with it, holds every block it decodes to
+// the end to its size, and never reads or writes outside the buffer; a
+// file whose hint lies decodes to wrong bytes or fails, as a file with
+// flipped bytes does.
 #pragma once
 
 #include <cstdint>

@@ -125,9 +125,10 @@ Status DecompressPieceInto(Compression codec, const uint8_t* data, const Decompr
 // The first `prefix` bytes (0 < prefix <= piece.dst_length) of a piece of
 // CompressedBlocks (one block), into out + piece.dst_offset: an LZ4 block
 // stops decoding there, so a reader that needs the start of a block does
-// not pay for the rest of it; a ZSTD frame is decoded whole. Returns the
-// bytes decoded; Invalid when the block is malformed or does not hold
-// `prefix` bytes.
+// not pay for the rest of it (nor checks it: the block's bytes past the
+// prefix, and whether it decodes to its size, stay unknown); a ZSTD frame
+// is decoded whole. Returns the bytes decoded; Invalid when the bytes
+// read are malformed or do not hold `prefix` bytes.
 Result<int64_t> DecompressBlockPrefix(Compression codec, const uint8_t* data,
                                       const DecompressPiece& piece, int64_t prefix, uint8_t* out);
 

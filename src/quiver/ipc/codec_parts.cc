@@ -337,9 +337,11 @@ Status DecompressLz4Piece(const uint8_t* data, const DecompressPiece& piece, uin
   return Status::OK();
 }
 
-// One block (its size word, then its bytes), its first `prefix` bytes.
-Status DecompressLz4Prefix(const uint8_t* data, const DecompressPiece& piece, int64_t prefix,
-                           uint8_t* out) {
+// One block (its size word, then its bytes), its first `prefix` bytes:
+// the bytes decoded, `prefix` or, with a liblz4 before 1.8.3 (whose
+// partial decode may finish its last sequence), up to the block's size.
+Result<int64_t> DecompressLz4Prefix(const uint8_t* data, const DecompressPiece& piece,
+                                    int64_t prefix, uint8_t* out) {
   const uint8_t* in = data + piece.src_offset;
   if (piece.src_length < 4) return Status::Invalid("LZ4 block header cut short");
   const uint32_t word = GetLe32(in);
@@ -354,13 +356,13 @@ Status DecompressLz4Prefix(const uint8_t* data, const DecompressPiece& piece, in
   if (word & kLz4Raw) {
     if (stored != piece.dst_length) return Status::Invalid("LZ4 raw block of another size");
     std::memcpy(target, in + 4, static_cast<size_t>(prefix));
-    return Status::OK();
+    return prefix;
   }
   const int got = LZ4_decompress_safe_partial(
       reinterpret_cast<const char*>(in + 4), reinterpret_cast<char*>(target),
       static_cast<int>(stored), static_cast<int>(prefix), static_cast<int>(piece.dst_length));
-  if (got != prefix) return Status::Invalid("corrupt LZ4 block");
-  return Status::OK();
+  if (got < prefix || got > piece.dst_length) return Status::Invalid("corrupt LZ4 block");
+  return int64_t{got};
 }
 #endif  // QUIVER_HAVE_LZ4
 
@@ -562,10 +564,7 @@ Status DecompressPieceInto(Compression codec, const uint8_t* data, const Decompr
 Result<int64_t> DecompressBlockPrefix(Compression codec, const uint8_t* data,
                                       const DecompressPiece& piece, int64_t prefix, uint8_t* out) {
 #ifdef QUIVER_HAVE_LZ4
-  if (codec == Compression::kLz4Frame) {
-    QUIVER_RETURN_NOT_OK(DecompressLz4Prefix(data, piece, prefix, out));
-    return prefix;
-  }
+  if (codec == Compression::kLz4Frame) return DecompressLz4Prefix(data, piece, prefix, out);
 #endif
   QUIVER_RETURN_NOT_OK(DecompressPieceInto(codec, data, piece, out));
   return piece.dst_length;

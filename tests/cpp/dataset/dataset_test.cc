@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -531,6 +532,59 @@ TEST(RandomAccessDataset, ABatchOfOneFrameBuffersIsDecodedOnceAndCached) {
   EXPECT_EQ(dataset->cache_stats().bytes_decoded, after_first.bytes_decoded);
   EXPECT_GT(dataset->cache_stats().hits, after_first.hits);
   EXPECT_EQ(again->column(0)->chunks()[0]->length, 2);
+}
+
+// The LZ4 block size quiver's writer declares is what places the blocks:
+// with one block of a batch damaged (its sequences no longer countable),
+// rows in the batch's other blocks still read, where counting would give
+// up on the buffer and the whole decode would fail; the damaged block's
+// own row fails with an error.
+TEST(RandomAccessDataset, DeclaredLz4BlocksArePlacedWithoutCountingThem) {
+  if (!ipc::HasCodec(ipc::Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
+  const RecordBatchPtr all = FixedBatch(0, 400);
+  ASSERT_OK_AND_ASSIGN(
+      TablePtr whole,
+      Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1)));
+  TempDir dir;
+  ipc::WriteOptions write;
+  write.compression = ipc::Compression::kLz4Frame;
+  write.compression_block_bytes = 4096;  // one tile row a block
+  ASSERT_OK(
+      test::WriteBatches(dir / "blocks.arrow", {FixedBatch(0, 200), FixedBatch(200, 200)}, write));
+  // The last LZ4 frame of the file is the second batch's tiles: past its
+  // 15-byte header (magic, flags, block size, content size, checksum), its
+  // blocks; block 50's bytes become 0xFF.
+  std::string bytes;
+  {
+    std::ifstream in(dir / "blocks.arrow", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t frame = bytes.rfind(std::string("\x04\x22\x4d\x18", 4));
+  ASSERT_NE(frame, std::string::npos);
+  size_t at = frame + 15;
+  auto word = [&](size_t where) {
+    uint32_t value = 0;
+    std::memcpy(&value, bytes.data() + where, 4);
+    return value;
+  };
+  for (int block = 0; block < 50; ++block) at += 4 + (word(at) & 0x7FFFFFFFu);
+  ASSERT_EQ(word(at) & 0x80000000u, 0u);  // compressed, not stored raw
+  for (uint32_t i = 0; i < word(at); ++i) bytes[at + 4 + i] = '\xFF';
+  std::ofstream(dir / "blocks.arrow", std::ios::binary | std::ios::trunc) << bytes;
+
+  DatasetOptions options;
+  options.memory_map = false;
+  options.cache_bytes = 850 << 10;  // one batch: the second's rows are read alone
+  ASSERT_OK_AND_ASSIGN(auto dataset, Dataset::Open({dir / "blocks.arrow"}, options));
+  ASSERT_OK(dataset->Slice(0, 200).status());
+  const std::vector<int64_t> rows = {210, 399, 260, 210};
+  ASSERT_OK_AND_ASSIGN(TablePtr taken, dataset->Take(rows));
+  ASSERT_OK_AND_ASSIGN(TablePtr expected, whole->Take(rows));
+  EXPECT_TRUE(taken->Equals(*expected));
+  const auto damaged = dataset->Take(std::vector<int64_t>{250});
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find("record batch 1"), std::string::npos)
+      << damaged.status().message();
 }
 
 // A take whose rows lie in many record batches read alone: the rows

@@ -184,9 +184,15 @@ TEST(RowBlocks, OnlyTheBlocksOfThePiecesDecode) {
     // Without keep_blocks, the blocks kept are still found, and the ones
     // decoded afresh are not kept.
     const int64_t kept = recent.block_bytes();
-    EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, where, &second,
+    std::vector<BufferPtr> third(8);
+    EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, where, &third,
                      /*keep_blocks=*/false),
               0);
+    for (const BufferPiece& piece : {pieces[0], pieces[1]}) {
+      EXPECT_EQ(std::memcmp(third[2]->data() + piece.offset, data.data() + piece.offset,
+                            static_cast<size_t>(piece.length)),
+                0);
+    }
     const BlockKey elsewhere{&source, 6, 0, 0};
     for (int time = 0; time < 2; ++time) {
       EXPECT_EQ(Decode(codec, wanted, indexes, pieces, &fetcher, &recent, elsewhere, &second,

@@ -313,6 +313,13 @@ TEST(CodecParts, DeclaredBlockSizesPlaceBlocksWithoutCounting) {
     EXPECT_LE(piece.dst_offset + piece.dst_length, expected);
   }
   EXPECT_FALSE(DecompressPieceInto(Compression::kLz4Frame, mixed.data(), lied[0], out.data()).ok());
+  // Decoded only in part, the block is not held to its size: its first
+  // bytes come out (block 0 starts where it is placed).
+  ASSERT_OK_AND_ASSIGN(
+      const int64_t start,
+      DecompressBlockPrefix(Compression::kLz4Frame, mixed.data(), lied[0], 100, out.data()));
+  EXPECT_EQ(start, 100);
+  EXPECT_EQ(std::memcmp(out.data(), data.data(), 100), 0);
 }
 
 // The start of a block decodes alone: an LZ4 block stops where asked, a
@@ -337,6 +344,10 @@ TEST(CodecParts, TheStartOfABlockDecodesAlone) {
       EXPECT_EQ(decoded, prefix);
       const int64_t at = blocks[k].dst_offset;
       EXPECT_EQ(std::memcmp(out.data() + at, data.data() + at, static_cast<size_t>(prefix)), 0);
+      // Nothing past the prefix is written (liblz4 1.8.3 on stops there).
+      if (LZ4_versionNumber() >= 10803 && prefix < blocks[k].dst_length) {
+        EXPECT_EQ(out[static_cast<size_t>(at + prefix)], 0xEE);
+      }
     }
     std::vector<uint8_t> out(static_cast<size_t>(expected));
     for (int64_t prefix : {int64_t{0}, blocks[k].dst_length + 1}) {
