@@ -330,6 +330,20 @@ RecordBatchPtr FixedBatch(int64_t first, int64_t n) {
                             {test::Primitive<int64_t>(int64(), ids, valid), fixed.data(), tile});
 }
 
+// Rows [0, n) of FixedBatch as one table: what takes are checked against.
+TablePtr FixedTable(int64_t n) {
+  const RecordBatchPtr all = FixedBatch(0, n);
+  return *Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1));
+}
+
+// LZ4 in independent blocks of 4 KiB: one tile row a block.
+ipc::WriteOptions Lz4In4KiBBlocks() {
+  ipc::WriteOptions write;
+  write.compression = ipc::Compression::kLz4Frame;
+  write.compression_block_bytes = 4096;
+  return write;
+}
+
 // Random takes of every size (30 rounds of 1 to 40 indices, repeats
 // allowed, seeded) from `dataset` agree with the same takes from `whole`.
 void ExpectRandomTakesMatch(Dataset& dataset, const Table& whole, unsigned seed) {
@@ -541,16 +555,10 @@ TEST(RandomAccessDataset, ABatchOfOneFrameBuffersIsDecodedOnceAndCached) {
 // own row fails with an error.
 TEST(RandomAccessDataset, DeclaredLz4BlocksArePlacedWithoutCountingThem) {
   if (!ipc::HasCodec(ipc::Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
-  const RecordBatchPtr all = FixedBatch(0, 400);
-  ASSERT_OK_AND_ASSIGN(
-      TablePtr whole,
-      Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1)));
+  const TablePtr whole = FixedTable(400);
   TempDir dir;
-  ipc::WriteOptions write;
-  write.compression = ipc::Compression::kLz4Frame;
-  write.compression_block_bytes = 4096;  // one tile row a block
-  ASSERT_OK(
-      test::WriteBatches(dir / "blocks.arrow", {FixedBatch(0, 200), FixedBatch(200, 200)}, write));
+  ASSERT_OK(test::WriteBatches(dir / "blocks.arrow", {FixedBatch(0, 200), FixedBatch(200, 200)},
+                               Lz4In4KiBBlocks()));
   // The last LZ4 frame of the file is the second batch's tiles: past its
   // 15-byte header (magic, flags, block size, content size, checksum), its
   // blocks; block 50's bytes become 0xFF.
@@ -593,15 +601,9 @@ TEST(RandomAccessDataset, TakesOverManyCompressedBatchesMatch) {
   if (!ipc::HasCodec(ipc::Compression::kLz4Frame)) GTEST_SKIP() << "this build has no LZ4";
   std::vector<RecordBatchPtr> batches;
   for (int64_t at = 0; at < 800; at += 8) batches.push_back(FixedBatch(at, 8));
-  const RecordBatchPtr all = FixedBatch(0, 800);
-  ASSERT_OK_AND_ASSIGN(
-      TablePtr whole,
-      Table::FromRecordBatches(all->schema(), std::span<const RecordBatchPtr>(&all, 1)));
+  const TablePtr whole = FixedTable(800);
   TempDir dir;
-  ipc::WriteOptions write;
-  write.compression = ipc::Compression::kLz4Frame;
-  write.compression_block_bytes = 4096;
-  ASSERT_OK(test::WriteBatches(dir / "blocks.arrow", batches, write));
+  ASSERT_OK(test::WriteBatches(dir / "blocks.arrow", batches, Lz4In4KiBBlocks()));
   DatasetOptions options;
   options.memory_map = false;
   options.cache_bytes = 40 << 10;  // one batch: the others' rows are read alone
