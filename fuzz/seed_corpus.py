@@ -347,9 +347,14 @@ def dataset_index():
     for name, data in ipc_file():
         yield f"file-1-{name}", bytes([1]) + data
         yield f"file-2-{name}", bytes([2]) + data
+    # quiver's LZ4 block files declare their block size in each record
+    # batch (quiver:lz4_block_bytes): "blocks-hint-*". The corpus keeps the
+    # "blocks-{0,1}-lz4-*" seeds an earlier writer made without it, whose
+    # blocks a reader places by counting their sequences.
     for name, data in block_compressed_files():
         for mode in (0, 1):
-            yield f"blocks-{mode}-{name}", bytes([mode]) + data
+            kind = "blocks-hint" if name.startswith("lz4") else "blocks"
+            yield f"{kind}-{mode}-{name}", bytes([mode]) + data
 
 
 def block_compressed_files():
