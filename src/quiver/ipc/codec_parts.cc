@@ -288,13 +288,12 @@ std::vector<DecompressPiece> ExactLz4Blocks(const uint8_t* data, int64_t size, i
   std::vector<DecompressPiece> out;
   int64_t produced = 0;
   for (const Lz4Block& block : frame->blocks) {
+    const int64_t placed = std::min(declared, expected - produced);  // where uniform
     const int64_t holds = block.raw ? block.stored
                           : uniform
-                              ? std::min(declared, expected - produced)
+                              ? placed
                               : Lz4DecodedSize(data + block.at + 4, block.stored, frame->maximum);
-    if (holds <= 0 || (uniform && block.raw && holds != std::min(declared, expected - produced))) {
-      return {};
-    }
+    if (holds <= 0 || (uniform && holds != placed)) return {};
     out.push_back({block.at, 4 + block.stored, produced, holds, holds});
     produced += holds;
   }

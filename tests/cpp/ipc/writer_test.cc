@@ -473,11 +473,9 @@ std::vector<std::string> BlockHints(const BufferPtr& bytes) {
     EXPECT_TRUE(message.ok());
     if (!message.ok() || !*message) break;
     if ((*message)->header->header_type() != fb::MessageHeader::RecordBatch) continue;
-    std::string value;
-    for (const auto& [key, text] : ReadKeyValues((*message)->header->custom_metadata())) {
-      if (key == kLz4BlockBytesKey) value = text;
-    }
-    out.push_back(value);
+    const KeyValueMetadata metadata = ReadKeyValues((*message)->header->custom_metadata());
+    const std::string* value = SoleValue(metadata, kLz4BlockBytesKey);
+    out.push_back(value ? *value : "");
   }
   return out;
 }
