@@ -76,6 +76,19 @@ Block HeapBlock(int64_t padded) {
 // every call when SciPy ran in between). The cache holds at most
 // kCachedBlocks blocks and kCachedBytes bytes, letting the longest kept go
 // first; Buffer::ReleaseCache() empties it.
+//
+// Beside them it keeps one block too big for that budget, the last one
+// freed (the spare): a whole-file read or a column build of a gigabyte
+// frees such a block and asks for the same size again on its next call,
+// and fresh pages can cost as much as the work that fills them (reading a
+// 1 GiB LZ4 file again: 60-480 ms of system time faulting its 786 MiB
+// image buffer in, on top of 300 ms of decoding; into the kept block,
+// none). It serves only requests that do not promise zeroes (a cleared
+// spare would have every page touched). The spare is marked MADV_FREE, so
+// the kernel may take its pages back under memory pressure (a cgroup's
+// limit included) without swapping them; a request over the budget that
+// the spare does not serve lets it go first, so the spare never adds to a
+// peak of big blocks.
 class BlockCache {
  public:
   static constexpr size_t kCachedBlocks = 64;
@@ -110,17 +123,32 @@ class BlockCache {
   // map afresh for most of them, and keep the blocks that just missed
   // resident until they aged out (a loader's memory grew by the cache's
   // whole budget).
-  void* Take(int64_t size, int64_t* mapped, int64_t* dirty) {
+  void* Take(int64_t size, bool zero, int64_t* mapped, int64_t* dirty) {
     void* memory = nullptr;
     int64_t old_size = 0;
+    std::pair<void*, int64_t> dropped{nullptr, 0};  // the spare let go
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const size_t at = Pick(size);
-      if (at == blocks_.size()) return nullptr;
-      std::tie(memory, old_size) = blocks_[at];
-      bytes_ -= old_size;
-      blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(at));
+      // Not for a request that promises zeroes: clearing the spare would
+      // touch every page of it, where a fresh mapping's untouched pages
+      // cost nothing (a padded batch of a gigabyte that is mostly padding).
+      const bool has_spare = spare_.first != nullptr && !zero;
+      if (has_spare && FitsAsIs(spare_.second, size)) {
+        std::tie(memory, old_size) = std::exchange(spare_, {nullptr, 0});
+      } else if (at < blocks_.size()) {
+        std::tie(memory, old_size) = blocks_[at];
+        bytes_ -= old_size;
+        blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(at));
+      } else if (has_spare && Resizable(spare_.second, size)) {
+        std::tie(memory, old_size) = std::exchange(spare_, {nullptr, 0});
+      }
+      // A request over the budget not served by the spare: the spare goes.
+      if (size > kCachedBytes && spare_.first != nullptr)
+        dropped = std::exchange(spare_, {nullptr, 0});
     }
+    if (dropped.first != nullptr) munmap(dropped.first, static_cast<size_t>(dropped.second));
+    if (memory == nullptr) return nullptr;
     *mapped = *dirty = old_size;
     if (FitsAsIs(old_size, size)) return memory;
     if (old_size > size) {
@@ -148,7 +176,7 @@ class BlockCache {
   // from the start): it cannot throw.
   void Put(void* memory, int64_t mapped) noexcept {
     if (mapped > kCachedBytes) {
-      munmap(memory, static_cast<size_t>(mapped));
+      KeepSpare(memory, mapped);
       return;
     }
     std::array<std::pair<void*, int64_t>, kCachedBlocks> evicted;
@@ -175,11 +203,27 @@ class BlockCache {
       blocks.assign(blocks_.begin(), blocks_.end());
       blocks_.clear();  // (keeping its room: Put allocates nothing)
       bytes_ = 0;
+      if (spare_.first != nullptr) blocks.push_back(std::exchange(spare_, {nullptr, 0}));
     }
     for (const auto& [memory, mapped] : blocks) munmap(memory, static_cast<size_t>(mapped));
   }
 
  private:
+  // Makes the block the spare, letting the one before go. Its pages are
+  // the kernel's to reclaim from now on; until they are, they come back
+  // as they were, without a fault.
+  void KeepSpare(void* memory, int64_t mapped) noexcept {
+#ifdef MADV_FREE
+    madvise(memory, static_cast<size_t>(mapped), MADV_FREE);
+#endif
+    std::pair<void*, int64_t> old;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      old = std::exchange(spare_, {memory, mapped});
+    }
+    if (old.first != nullptr) munmap(old.first, static_cast<size_t>(old.second));
+  }
+
   static int64_t PageAligned(int64_t size) {
     static const int64_t page = sysconf(_SC_PAGESIZE);
     return (size + page - 1) / page * page;
@@ -187,18 +231,26 @@ class BlockCache {
   static bool FitsAsIs(int64_t have, int64_t size) {
     return have >= size && have - size <= size / 2;
   }
+  static constexpr double kResizeLimit = 4.0;
+  static double SizeRatio(int64_t have, int64_t size) {
+    return have > size ? static_cast<double>(have) / static_cast<double>(size)
+                       : static_cast<double>(size) / static_cast<double>(have);
+  }
+  // Whether Take may hand out a block of `have` bytes for `size`: as it
+  // is, split or grown.
+  static bool Resizable(int64_t have, int64_t size) {
+    return FitsAsIs(have, size) || SizeRatio(have, size) <= kResizeLimit;
+  }
 
   // The index of the block Take hands out for `size` bytes (see there), or
   // blocks_.size() for none. The caller holds the lock.
   size_t Pick(int64_t size) const {
-    constexpr double kResizeLimit = 4.0;
     size_t nearest = blocks_.size();
     double nearest_ratio = std::numeric_limits<double>::infinity();
     for (size_t i = blocks_.size(); i-- > 0;) {
       const int64_t have = blocks_[i].second;
       if (FitsAsIs(have, size)) return i;
-      const double ratio = have > size ? static_cast<double>(have) / static_cast<double>(size)
-                                       : static_cast<double>(size) / static_cast<double>(have);
+      const double ratio = SizeRatio(have, size);
       if (ratio <= kResizeLimit && ratio < nearest_ratio) {
         nearest = i;
         nearest_ratio = ratio;
@@ -210,6 +262,7 @@ class BlockCache {
   std::mutex mutex_;
   std::vector<std::pair<void*, int64_t>> blocks_;
   int64_t bytes_ = 0;
+  std::pair<void*, int64_t> spare_{nullptr, 0};  // over kCachedBytes, not counted in bytes_
 };
 
 Block LargeBlock(void* memory, int64_t mapped, int64_t dirty) {
@@ -222,12 +275,12 @@ Block LargeBlock(void* memory, int64_t mapped, int64_t dirty) {
 // otherwise dominate big copies), and arrive zeroed without a memset; or
 // come from the cache of freed large blocks (dirty as far as Block::dirty
 // says: the caller clears what it promises to be zero).
-Block AllocateBlock(int64_t padded) {
+Block AllocateBlock(int64_t padded, bool zero) {
 #if defined(__linux__)
   if (padded >= kLargeBlock) {
     int64_t mapped = padded;
     int64_t dirty = 0;
-    if (void* cached = BlockCache::Get().Take(padded, &mapped, &dirty))
+    if (void* cached = BlockCache::Get().Take(padded, zero, &mapped, &dirty))
       return LargeBlock(cached, mapped, dirty);
     void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -261,7 +314,7 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateOwned(int64_t size, bool zero) {
   // Round up so vectorised readers may touch the padding; never allocate 0.
   int64_t padded = (size + kAlignment - 1) / kAlignment * kAlignment;
   if (padded == 0) padded = kAlignment;
-  Block block = AllocateBlock(padded);
+  Block block = AllocateBlock(padded, zero);
   if (block.memory == nullptr) {
     return Status::OutOfMemory("could not allocate ", size, " bytes");
   }

@@ -142,6 +142,61 @@ TEST(Buffer, AKeptBlockIsSplitOrGrownForARequestItDoesNotFit) {
   Buffer::ReleaseCache();
 }
 
+// Whether [at, at + 1 page) is mapped at all (mincore fails with ENOMEM
+// on a range that is not).
+static bool Mapped(const uint8_t* at) {
+  unsigned char page = 0;
+  return mincore(const_cast<uint8_t*>(at), 1, &page) == 0;
+}
+
+// A block over the cache's byte budget (512 MiB) is kept too, one at a
+// time (the spare): the next request of its size gets it back without
+// fresh pages, a later such block takes its place, and a request over the
+// budget that it cannot serve lets it go before mapping anew.
+TEST(Buffer, ABlockOverTheBudgetIsKeptAloneAsTheSpare) {
+  Buffer::ReleaseCache();
+  const int64_t big = int64_t{600} << 20;
+  const int64_t written = int64_t{4} << 20;
+  const uint8_t* first = nullptr;
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::AllocateUninitialized(big));
+    std::memset(a->mutable_data(), 0xCD, static_cast<size_t>(written));
+    first = a->data();
+  }
+  rusage before{}, after{};
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::AllocateUninitialized(big));
+    ASSERT_EQ(again->data(), first);
+    getrusage(RUSAGE_THREAD, &before);
+    std::memset(again->mutable_data(), 0xEF, static_cast<size_t>(written));
+    getrusage(RUSAGE_THREAD, &after);
+  }
+  // 1,024 pages written: their old pages came back, not fresh ones.
+  EXPECT_LT(after.ru_minflt - before.ru_minflt, 32);
+  // A second big block freed after it takes its place: the first is unmapped.
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::AllocateUninitialized(big));
+    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateUninitialized(big + (int64_t{200} << 20)));
+    first = a->data();
+    a.reset();
+    EXPECT_TRUE(Mapped(first));
+    const uint8_t* second = b->data();
+    b.reset();
+    EXPECT_FALSE(Mapped(first)) << "two blocks over the budget were kept";
+    // More than 4x the spare, over the budget: the spare goes first.
+    ASSERT_OK_AND_ASSIGN(BufferPtr huge, Buffer::AllocateUninitialized(int64_t{3300} << 20));
+    EXPECT_TRUE(!Mapped(second) || (second >= huge->data() && second < huge->data() + huge->size()))
+        << "the spare was kept beside a new block over the budget";
+  }
+  // The huge block is the spare now; ReleaseCache lets it go.
+  ASSERT_OK_AND_ASSIGN(BufferPtr probe, Buffer::AllocateUninitialized(int64_t{3300} << 20));
+  const uint8_t* spare = probe->data();
+  probe.reset();
+  EXPECT_TRUE(Mapped(spare));
+  Buffer::ReleaseCache();
+  EXPECT_FALSE(Mapped(spare));
+}
+
 // Two sizes asked for in turn, each freed before the next: after the first
 // rounds both have a kept block, and neither is resized again (a cache that
 // gave a split block's tail back to the OS faulted it in on every round).
