@@ -55,8 +55,12 @@ class Buffer {
   // it is; failing that, the kept block nearest in size (within 4x) is
   // made to fit: a smaller one grown, only its added pages fresh (and left
   // untouched by Allocate's clearing: they read as zero); a larger one
-  // split, its tail kept as a block of its own. ReleaseCache returns the
-  // kept blocks to the OS.
+  // split, its tail kept as a block of its own. Besides, the last block
+  // over 512 MiB that died is kept (the spare, marked MADV_FREE: the kernel
+  // reclaims it under memory pressure) for AllocateUninitialized only, and
+  // let go when a block over 512 MiB that it does not serve is mapped. A
+  // mapping that fails empties the cache and is tried once more.
+  // ReleaseCache returns the kept blocks and the spare to the OS.
   static void ReleaseCache();
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,

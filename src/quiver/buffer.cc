@@ -77,18 +77,22 @@ Block HeapBlock(int64_t padded) {
 // kCachedBlocks blocks and kCachedBytes bytes, letting the longest kept go
 // first; Buffer::ReleaseCache() empties it.
 //
-// Beside them it keeps one block too big for that budget, the last one
-// freed (the spare): a whole-file read or a column build of a gigabyte
-// frees such a block and asks for the same size again on its next call,
-// and fresh pages can cost as much as the work that fills them (reading a
-// 1 GiB LZ4 file again: 60-480 ms of system time faulting its 786 MiB
-// image buffer in, on top of 300 ms of decoding; into the kept block,
-// none). It serves only requests that do not promise zeroes (a cleared
-// spare would have every page touched). The spare is marked MADV_FREE, so
-// the kernel may take its pages back under memory pressure (a cgroup's
-// limit included) without swapping them; a request over the budget that
-// the spare does not serve lets it go first, so the spare never adds to a
-// peak of big blocks.
+// Beside them it keeps one block too big for that budget, whatever its
+// size: the last one freed (the spare). A whole-file read or a column
+// build of a gigabyte frees such a block and asks for the same size again
+// on its next call, and fresh pages can cost as much as the work that
+// fills them (reading a 1 GiB LZ4 file again: 60-480 ms of system time
+// faulting its 786 MiB image buffer in, on top of 300 ms of decoding; into
+// the kept block, none). The spare serves only requests that do not
+// promise zeroes (clearing it would touch every page), like the other
+// blocks: as it is, or split or grown within 4x. It is marked MADV_FREE,
+// so the kernel may take its pages back under memory pressure (a cgroup's
+// limit included) without swapping them; where the kernel cannot, it is
+// not kept. A request over the budget that it does not serve lets it go
+// before a block is mapped for that request, so two blocks over the
+// budget are not held at once by a thread's sequence of them; beside
+// smaller blocks it stays. It still holds address space and commit charge,
+// so a mapping that fails empties the whole cache and is tried again.
 class BlockCache {
  public:
   static constexpr size_t kCachedBlocks = 64;
@@ -162,7 +166,12 @@ class BlockCache {
     void* grown =
         mremap(memory, static_cast<size_t>(old_size), static_cast<size_t>(size), MREMAP_MAYMOVE);
     if (grown == MAP_FAILED) {  // no room to grow it: keep it for later
-      Put(memory, old_size);
+      // Unless a block over the budget is mapped next: not beside it.
+      if (size > kCachedBytes || old_size > kCachedBytes) {
+        munmap(memory, static_cast<size_t>(old_size));
+      } else {
+        Put(memory, old_size);
+      }
       return nullptr;
     }
     *mapped = size;
@@ -197,7 +206,7 @@ class BlockCache {
 
   void Clear() {
     std::vector<std::pair<void*, int64_t>> blocks;
-    blocks.reserve(kCachedBlocks);
+    blocks.reserve(kCachedBlocks + 1);  // and the spare
     {
       std::lock_guard<std::mutex> lock(mutex_);
       blocks.assign(blocks_.begin(), blocks_.end());
@@ -214,8 +223,14 @@ class BlockCache {
   // as they were, without a fault.
   void KeepSpare(void* memory, int64_t mapped) noexcept {
 #ifdef MADV_FREE
-    madvise(memory, static_cast<size_t>(mapped), MADV_FREE);
+    const bool reclaimable = madvise(memory, static_cast<size_t>(mapped), MADV_FREE) == 0;
+#else
+    const bool reclaimable = false;
 #endif
+    if (!reclaimable) {  // a kernel before 4.5: resident for good, so not kept
+      munmap(memory, static_cast<size_t>(mapped));
+      return;
+    }
     std::pair<void*, int64_t> old;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -268,6 +283,11 @@ class BlockCache {
 Block LargeBlock(void* memory, int64_t mapped, int64_t dirty) {
   return {memory, dirty, [memory, mapped] { BlockCache::Get().Put(memory, mapped); }};
 }
+
+void* MapFresh(int64_t bytes) {
+  return mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE,
+              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
 #endif
 
 // Small blocks come from the heap. Large ones are mapped directly, marked
@@ -282,8 +302,13 @@ Block AllocateBlock(int64_t padded, bool zero) {
     int64_t dirty = 0;
     if (void* cached = BlockCache::Get().Take(padded, zero, &mapped, &dirty))
       return LargeBlock(cached, mapped, dirty);
-    void* memory = mmap(nullptr, static_cast<size_t>(padded), PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* memory = MapFresh(padded);
+    if (memory == MAP_FAILED) {
+      // The kept blocks hold address space and commit charge that the new
+      // one may need (RLIMIT_AS, vm.overcommit_memory=2): let them go.
+      BlockCache::Get().Clear();
+      memory = MapFresh(padded);
+    }
     // Out of mappings (vm.max_map_count) rather than memory, perhaps: the
     // heap may still serve a block of moderate size (a bigger one it would
     // map too, and a wild size must fail here as OutOfMemory).

@@ -4,7 +4,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -149,53 +151,148 @@ static bool Mapped(const uint8_t* at) {
   return mincore(const_cast<uint8_t*>(at), 1, &page) == 0;
 }
 
-// A block over the cache's byte budget (512 MiB) is kept too, one at a
-// time (the spare): the next request of its size gets it back without
-// fresh pages, a later such block takes its place, and a request over the
-// budget that it cannot serve lets it go before mapping anew.
-TEST(Buffer, ABlockOverTheBudgetIsKeptAloneAsTheSpare) {
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// A block over the cache's byte budget (512 MiB) is kept too (the spare):
+// the next request of its size that promises no zeroes gets it back, its
+// written pages resident and as they were, its padding past the size
+// asked cleared; a later such block takes its place.
+TEST(Buffer, ABlockOverTheBudgetIsKeptAsTheSpare) {
   Buffer::ReleaseCache();
-  const int64_t big = int64_t{600} << 20;
-  const int64_t written = int64_t{4} << 20;
+  const int64_t big = 600 * kMiB;
+  const int64_t written = 4 * kMiB;
   const uint8_t* first = nullptr;
   {
     ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::AllocateUninitialized(big));
     std::memset(a->mutable_data(), 0xCD, static_cast<size_t>(written));
+    std::memset(a->mutable_data() + big - written, 0xCD, static_cast<size_t>(written));
     first = a->data();
   }
-  rusage before{}, after{};
   {
-    ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::AllocateUninitialized(big));
+    const int64_t size = big - 10;  // its padding: the block's last 10 bytes
+    ASSERT_OK_AND_ASSIGN(BufferPtr again, Buffer::AllocateUninitialized(size));
     ASSERT_EQ(again->data(), first);
+    // The old pages, not fresh ones at the same address (this can fail
+    // only if the kernel took the spare back under memory pressure).
+    EXPECT_TRUE(AnyResident(again->data(), 4096));
+    EXPECT_EQ(again->data()[0], 0xCD);
+    EXPECT_EQ(again->data()[size - 1], 0xCD);
+    EXPECT_EQ(again->data()[size], 0) << "the padding was not cleared";
+    rusage before{}, after{};
     getrusage(RUSAGE_THREAD, &before);
     std::memset(again->mutable_data(), 0xEF, static_cast<size_t>(written));
     getrusage(RUSAGE_THREAD, &after);
+    EXPECT_LT(after.ru_minflt - before.ru_minflt, 32);
   }
-  // 1,024 pages written: their old pages came back, not fresh ones.
-  EXPECT_LT(after.ru_minflt - before.ru_minflt, 32);
   // A second big block freed after it takes its place: the first is unmapped.
+  ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::AllocateUninitialized(big));
+  ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateUninitialized(big + 200 * kMiB));
+  first = a->data();
+  const uint8_t* second = b->data();
+  a.reset();
+  EXPECT_TRUE(Mapped(first));
+  b.reset();
+  EXPECT_FALSE(Mapped(first)) << "two blocks over the budget were kept";
+  EXPECT_TRUE(Mapped(second));
+  Buffer::ReleaseCache();
+  EXPECT_FALSE(Mapped(second)) << "ReleaseCache kept the spare";
+}
+
+// A request that promises zeroes never takes the spare (clearing it would
+// touch every page); over the budget, it lets the spare go first. A tail
+// split off the spare into the budget's cache is cleared like any block.
+TEST(Buffer, TheSpareServesNoZeroedRequestAndItsTailIsCleared) {
+  Buffer::ReleaseCache();
+  const int64_t big = 600 * kMiB;
+  const uint8_t* spare = nullptr;
   {
     ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::AllocateUninitialized(big));
-    ASSERT_OK_AND_ASSIGN(BufferPtr b, Buffer::AllocateUninitialized(big + (int64_t{200} << 20)));
-    first = a->data();
-    a.reset();
-    EXPECT_TRUE(Mapped(first));
-    const uint8_t* second = b->data();
-    b.reset();
-    EXPECT_FALSE(Mapped(first)) << "two blocks over the budget were kept";
-    // More than 4x the spare, over the budget: the spare goes first.
-    ASSERT_OK_AND_ASSIGN(BufferPtr huge, Buffer::AllocateUninitialized(int64_t{3300} << 20));
-    EXPECT_TRUE(!Mapped(second) || (second >= huge->data() && second < huge->data() + huge->size()))
+    std::memset(a->mutable_data(), 0xAB, static_cast<size_t>(4 * kMiB));
+    spare = a->data();
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr zeroed, Buffer::Allocate(big));
+    for (int64_t at : {int64_t{0}, 4 * kMiB - 1, big - 1}) EXPECT_EQ(zeroed->data()[at], 0) << at;
+    // Fresh pages, untouched where nothing was read: not a cleared spare.
+    EXPECT_FALSE(AnyResident(zeroed->data() + 100 * kMiB, 4096));
+    EXPECT_TRUE(!Mapped(spare) ||
+                (spare >= zeroed->data() && spare < zeroed->data() + zeroed->size()))
         << "the spare was kept beside a new block over the budget";
   }
-  // The huge block is the spare now; ReleaseCache lets it go.
-  ASSERT_OK_AND_ASSIGN(BufferPtr probe, Buffer::AllocateUninitialized(int64_t{3300} << 20));
-  const uint8_t* spare = probe->data();
-  probe.reset();
-  EXPECT_TRUE(Mapped(spare));
+  // The zeroed block is the spare now. Split: 340 MiB of a 520 MiB spare
+  // (its head) for an uninitialised request, its 180 MiB tail into the
+  // cache, then taken by a zeroed request of that size and cleared.
   Buffer::ReleaseCache();
-  EXPECT_FALSE(Mapped(spare));
+  {
+    ASSERT_OK_AND_ASSIGN(BufferPtr a, Buffer::AllocateUninitialized(520 * kMiB));
+    std::memset(a->mutable_data() + 340 * kMiB, 0xAB, static_cast<size_t>(4 * kMiB));
+    spare = a->data();
+  }
+  ASSERT_OK_AND_ASSIGN(BufferPtr head, Buffer::AllocateUninitialized(340 * kMiB));
+  ASSERT_EQ(head->data(), spare);
+  ASSERT_OK_AND_ASSIGN(BufferPtr tail, Buffer::Allocate(180 * kMiB));
+  ASSERT_EQ(tail->data(), spare + 340 * kMiB);
+  for (int64_t at : {int64_t{0}, 4 * kMiB - 1, 180 * kMiB - 1})
+    EXPECT_EQ(tail->data()[at], 0) << at;
+  head.reset();
+  tail.reset();
+  Buffer::ReleaseCache();
 }
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define QUIVER_SANITIZED_TEST_BUILD 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define QUIVER_SANITIZED_TEST_BUILD 1
+#endif
+#ifndef QUIVER_SANITIZED_TEST_BUILD
+// Bytes of address space the process maps now.
+static int64_t MappedBytes() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return -1;
+  char line[256];
+  int64_t kib = -1;
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::sscanf(line, "VmSize: %" SCNd64, &kib) == 1) break;
+  }
+  std::fclose(status);
+  return kib < 0 ? -1 : kib * 1024;
+}
+
+// Kept blocks hold address space: under a limit on it (ulimit -v), a
+// mapping that fails lets them go and is tried again, rather than failing
+// for room the cache holds. (Not under the sanitizers: their shadow
+// memory is address space too.)
+TEST(Buffer, AFailedMappingLetsTheKeptBlocksGoAndTriesAgain) {
+  Buffer::ReleaseCache();
+  const int64_t now = MappedBytes();
+  ASSERT_GT(now, 0);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
+  rlimit limited = saved;
+  limited.rlim_cur = static_cast<rlim_t>(now + 1200 * kMiB);
+  if (saved.rlim_cur != RLIM_INFINITY && saved.rlim_cur < limited.rlim_cur) {
+    GTEST_SKIP() << "an address space limit is set already";
+  }
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &limited), 0);
+  Status result;
+  {
+    auto kept = Buffer::AllocateUninitialized(1000 * kMiB);  // then the spare
+    result = kept.status();
+  }
+  if (result.ok()) {
+    // 1000 MiB kept and 400 MiB more (zeroed: the spare does not serve
+    // it) would pass the limit.
+    auto more = Buffer::Allocate(400 * kMiB);
+    result = more.status();
+  }
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &saved), 0);
+  EXPECT_TRUE(result.ok()) << result.ToString();
+  Buffer::ReleaseCache();
+}
+#endif
 
 // Two sizes asked for in turn, each freed before the next: after the first
 // rounds both have a kept block, and neither is resized again (a cache that
