@@ -60,8 +60,9 @@ class Buffer {
   // reclaims it under memory pressure) for AllocateUninitialized only, and
   // let go when a block over 512 MiB that it does not serve is mapped. A
   // mapping that fails empties the cache and is tried once more.
-  // ReleaseCache returns the kept blocks and the spare to the OS.
-  static void ReleaseCache();
+  // ReleaseCache returns the kept blocks and the spare to the OS, and the
+  // bytes they held (quiver.release_unused_memory() in Python).
+  static int64_t ReleaseCache();
   // Borrows [data, data + size); `release` runs once when the buffer dies.
   static std::shared_ptr<Buffer> Wrap(const void* data, int64_t size, ReleaseHook release,
                                       Device device = {});

@@ -26,4 +26,5 @@ NB_MODULE(_quiver, m) {
   quiver::python::BindSafetensors(m);
   quiver::python::BindParquet(m);
   quiver::python::BindBuildInfo(m);
+  quiver::python::BindMemory(m);
 }

@@ -49,5 +49,7 @@ void BindSafetensors(nanobind::module_& m);
 void BindParquet(nanobind::module_& m);
 // build_info() (py_build_info.cc).
 void BindBuildInfo(nanobind::module_& m);
+// release_unused_memory() (py_memory.cc).
+void BindMemory(nanobind::module_& m);
 
 }  // namespace quiver::python

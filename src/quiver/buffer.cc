@@ -204,7 +204,8 @@ class BlockCache {
       munmap(evicted[i].first, static_cast<size_t>(evicted[i].second));
   }
 
-  void Clear() {
+  // Returns the bytes let go.
+  int64_t Clear() {
     std::vector<std::pair<void*, int64_t>> blocks;
     blocks.reserve(kCachedBlocks + 1);  // and the spare
     {
@@ -214,7 +215,12 @@ class BlockCache {
       bytes_ = 0;
       if (spare_.first != nullptr) blocks.push_back(std::exchange(spare_, {nullptr, 0}));
     }
-    for (const auto& [memory, mapped] : blocks) munmap(memory, static_cast<size_t>(mapped));
+    int64_t released = 0;
+    for (const auto& [memory, mapped] : blocks) {
+      munmap(memory, static_cast<size_t>(mapped));
+      released += mapped;
+    }
+    return released;
   }
 
  private:
@@ -361,9 +367,11 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateUninitialized(int64_t size) {
   return AllocateOwned(size, /*zero=*/false);
 }
 
-void Buffer::ReleaseCache() {
+int64_t Buffer::ReleaseCache() {
 #if defined(__linux__)
-  BlockCache::Get().Clear();
+  return BlockCache::Get().Clear();
+#else
+  return 0;
 #endif
 }
 
