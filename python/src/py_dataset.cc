@@ -174,6 +174,21 @@ void BindDataset(nb::module_& m) {
       .def_prop_ro(
           "sources", [](const PyDataset& d) { return d.Get()->locations(); },
           "The files and objects read, in order.")
+      .def_prop_ro(
+          "cache_bytes",
+          [](const PyDataset& d) {
+            d.Get();
+            return d.cache_bytes.value_or(dataset::kDefaultCacheBytes);
+          },
+          "The budget of the cache of decoded record batches, in bytes (256 MiB unless "
+          "quiver.dataset() was given cache_bytes).")
+      .def_prop_ro(
+          "memory_map",
+          [](const PyDataset& d) {
+            d.Get();
+            return d.memory_map;
+          },
+          "Whether local files are memory-mapped (the default) rather than read with pread.")
       .def("__len__", [](const PyDataset& d) { return d.Get()->num_rows(); })
       .def("take", &Take, nb::arg("indices"),
            "The rows `indices` picks (ints in [0, num_rows), any order, repeats allowed) as a "
@@ -217,7 +232,7 @@ void BindDataset(nb::module_& m) {
         "directory, a glob pattern, an http(s):// or s3:// URL, or a list of them "
         "(docs/dataset.md). `remote`: a dict of remote source options (timeout_seconds, "
         "max_retries, retry_delay_seconds, parallel_requests, coalesce_gap, readahead_bytes, "
-        "tail_bytes; docs/remote.md).");
+        "tail_bytes, ca_bundle; docs/remote.md).");
 }
 
 }  // namespace quiver::python

@@ -101,6 +101,8 @@ io::SourceOptions SourceOptionsFrom(nb::handle options) {
       r.readahead_bytes = nb::cast<int64_t>(value);
     else if (name == "tail_bytes")
       r.tail_bytes = nb::cast<int64_t>(value);
+    else if (name == "ca_bundle")
+      r.ca_bundle = nb::cast<std::string>(nb::str(value));
     else
       Raise(Status::Invalid("unknown source option '", name, "'"));
   }

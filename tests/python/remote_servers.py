@@ -44,15 +44,16 @@ class Nginx:
     """nginx serving `root` (files with range requests), its logs, pid file
     and temporary folders in `workdir`."""
 
-    def __init__(self, root, workdir):
+    def __init__(self, root, workdir, tls=None):
         self.root = str(root)
         self.workdir = str(workdir)
         self.port = free_port()
         self.process = None
+        self.tls = tls  # (certificate, key) files: https
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def _config(self):
         w = self.workdir
@@ -66,7 +67,8 @@ pid {w}/nginx.pid;
 error_log {w}/error.log;
 events {{ worker_connections 256; }}
 http {{
-    access_log {w}/access.log;
+    log_format quiver '$connection $connection_requests $status "$request"';
+    access_log {w}/access.log quiver;
     client_body_temp_path {w}/body;
     proxy_temp_path {w}/proxy;
     fastcgi_temp_path {w}/fastcgi;
@@ -74,11 +76,29 @@ http {{
     scgi_temp_path {w}/scgi;
     default_type application/octet-stream;
     server {{
-        listen 127.0.0.1:{self.port};
+        listen 127.0.0.1:{self.port}{" ssl" if self.tls else ""};
+        {self._tls_lines()}
         root {self.root};
     }}
 }}
 """
+
+    def requests_for(self, path):
+        """(connection number, request number on that connection) of every
+        request for `path` so far, from the access log."""
+        out = []
+        with open(os.path.join(self.workdir, "access.log")) as log:
+            for line in log:
+                connection, serial, _status, request = line.rstrip("\n").split(" ", 3)
+                if request.split(" ")[1] == path:
+                    out.append((int(connection), int(serial)))
+        return out
+
+    def _tls_lines(self):
+        if not self.tls:
+            return ""
+        certificate, key = self.tls
+        return f"ssl_certificate {certificate}; ssl_certificate_key {key};"
 
     def __enter__(self):
         conf = os.path.join(self.workdir, "nginx.conf")
@@ -104,6 +124,53 @@ http {{
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def self_signed_certificate(folder, name="127.0.0.1"):
+    """A certificate for the address 127.0.0.1 signed by its own key, as
+    (certificate, key) PEM files in `folder`; None where the cryptography
+    package (which moto[server] brings) is missing."""
+    try:
+        import datetime
+        import ipaddress
+
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        return None
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(name))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path = os.path.join(str(folder), "server.pem")
+    key_path = os.path.join(str(folder), "server.key")
+    with open(cert_path, "wb") as f:
+        f.write(certificate.public_bytes(serialization.Encoding.PEM))
+    with open(key_path, "wb") as f:
+        f.write(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+    return cert_path, key_path
 
 
 def moto_missing():
@@ -195,6 +262,65 @@ class MotoS3:
 
     def __exit__(self, *exc):
         self.server.stop()
+
+
+class RecordingServer:
+    """A plain HTTP server on 127.0.0.1 that answers range GETs of the
+    objects it holds, by path ("/bucket/key") or, where the Host header
+    names a subdomain ("bucket.localhost:PORT"), by that and the path
+    ("/key"); it keeps each request's path and headers (.requests) to show
+    what a client sends, and checks no signature."""
+
+    def __init__(self, objects):
+        import http.server
+
+        self.objects = dict(objects)  # "bucket/key" -> bytes
+        self.requests = []
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                owner.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                host = self.headers.get("Host", "").split(":")[0]
+                bucket = host.split(".")[0] + "/" if host.endswith(".localhost") else ""
+                data = owner.objects.get(bucket + self.path.lstrip("/"))
+                if data is None:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                first, last = self._range(self.headers.get("Range", ""), len(data))
+                body = data[first : last + 1]
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            @staticmethod
+            def _range(header, size):
+                spec = header.split("=", 1)[1]
+                start, end = spec.split("-")
+                if not start:  # the last N bytes
+                    return max(0, size - int(end)), size - 1
+                return int(start), min(int(end), size - 1) if end else size - 1
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def _read_head(conn):

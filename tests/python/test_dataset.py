@@ -104,6 +104,70 @@ def test_glob_pattern(tmp_path):
     assert as_arrow(ds[:]).equals(whole(8))
 
 
+def test_a_directory_reads_its_ipc_files_sorted_by_name(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    # Every extension a directory reads, files and streams, named so that
+    # the sorted order is not the order they were written in.
+    write(folder / "d.ipc", 12, 4, 3)
+    write(folder / "a.feather", 0, 4, 4)
+    write(folder / "c.arrows", 8, 4, 2, stream=True)
+    write(folder / "b.arrow", 4, 4, 4)
+    (folder / "notes.txt").write_text("not a dataset")
+    write(folder / ".hidden.arrow", 100, 4, 4)
+    (folder / "sub").mkdir()
+    write(folder / "sub" / "e.arrow", 200, 4, 4)
+    ds = qv.dataset(folder)
+    assert [p.rsplit("/", 1)[-1] for p in ds.sources] == [
+        "a.feather",
+        "b.arrow",
+        "c.arrows",
+        "d.ipc",
+    ]
+    assert as_arrow(ds[:]).equals(whole(16))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "readme.md").write_text("nothing to read")
+    with pytest.raises(ValueError, match="empty"):
+        qv.dataset(empty)
+
+
+def test_local_files_are_mapped_by_default_with_a_256_mib_cache(tmp_path):
+    path = write(tmp_path / "a.arrow", 0, 40, 10)
+    ds = qv.dataset(path)
+    assert ds.memory_map is True
+    assert ds.cache_bytes == 256 * 1024 * 1024
+    assert as_arrow(ds.take([5, 31, 5])).equals(whole(40).take([5, 31, 5]))
+    # Mapped: the rows are views of the file's pages, nothing is read into
+    # memory of the dataset's own.
+    assert ds.cache_stats()["bytes_fetched"] == 0
+    unmapped = qv.dataset(path, memory_map=False, cache_bytes=1 << 20)
+    assert unmapped.memory_map is False
+    assert unmapped.cache_bytes == 1 << 20
+    assert as_arrow(unmapped.take([5, 31, 5])).equals(whole(40).take([5, 31, 5]))
+    assert unmapped.cache_stats()["bytes_fetched"] > 0
+
+
+def test_getitem_with_lists_arrays_and_negative_indices(tmp_path):
+    path = write(tmp_path / "a.arrow", 0, 30, 7)
+    ds = qv.dataset(path)
+    expected = whole(30)
+    picks = [29, 0, 13, 13, 6]
+    assert as_arrow(ds[picks]).equals(expected.take(picks))
+    assert as_arrow(ds[np.array(picks, dtype=np.int32)]).equals(expected.take(picks))
+    assert as_arrow(ds.__getitems__(picks)).equals(expected.take(picks))
+    assert as_arrow(ds[-1]).equals(expected.slice(29, 1))
+    assert as_arrow(ds[5:12]).equals(expected.slice(5, 7))
+    assert ds[[]].num_rows == 0
+    with pytest.raises(IndexError):
+        ds[[0, 30]]
+    with pytest.raises(IndexError):
+        ds[-31]
+    batches = ds.to_batches()
+    assert iter(batches) is batches
+    assert [b.num_rows for b in batches] == [7, 7, 7, 7, 2]
+
+
 def test_projection_reads_only_those_columns(tmp_path):
     write(tmp_path / "a.arrow", 0, 50, 10)
     ds = qv.dataset(tmp_path / "a.arrow", columns=["img", "id"], memory_map=False)

@@ -73,6 +73,31 @@ def test_first_row_of_a_quiver_file_in_three_requests(nginx):
     assert ds.cache_stats()["requests"] <= 3
 
 
+@pytest.mark.parametrize("compression", [None, "lz4"])
+def test_a_large_files_footer_and_schema_in_two_requests(nginx, compression):
+    """A file many times the 64 KiB read at open (24 MiB, 2,000 rows in
+    record batches of 1 MiB): its footer and schema come in at most two
+    requests, its first row in at most three, and a row far into it in at
+    most three more, whatever the file's size."""
+    path = nginx.root / "data" / f"large-{compression}.arrow"
+    table = _image_rows(2000)
+    qv.ipc.write_file(table, str(path), max_batch_bytes=1 << 20, compression=compression)
+    assert path.stat().st_size > 16 * (64 << 10) or compression
+    ds = qv.dataset(f"{nginx.url}/data/large-{compression}.arrow")
+    assert ds.cache_stats()["requests"] <= 2
+    assert ds.num_rows == 2000 and ds.num_record_batches > 16
+    assert ds.schema.names == ["image", "label"]
+    first = ds[0]
+    assert ds.cache_stats()["requests"] <= 3
+    before = ds.cache_stats()["requests"]
+    far = ds[1777]
+    # Its header, then its bytes of each column (two buffers far apart,
+    # fetched at once).
+    assert ds.cache_stats()["requests"] - before <= 3
+    assert as_arrow(first).equals(table.slice(0, 1))
+    assert as_arrow(far).equals(table.slice(1777, 1))
+
+
 def _image_rows(n, first=0):
     images = (np.arange(first, first + n, dtype=np.uint64)[:, None] * 7 + np.arange(12288)) % 251
     return pa.table(
@@ -208,6 +233,31 @@ def test_cli_reads_urls(nginx):
     url = f"{nginx.url}/data/missing.arrow"
     # The URL once: the error starts with it, the tool does not add it again.
     assert run.stderr.splitlines()[0] == f"quiver: {url}: HTTP 404 Not Found"
+
+
+@pytest.mark.skipif(_cli() is None, reason="no quiver executable (built without CLI11)")
+def test_cli_reads_s3_urls_with_signatures_checked(s3):
+    s3.enforce_signatures()
+    try:
+        env = dict(os.environ, **s3.environment())
+        for kind in ("file", "stream"):
+            url = f"s3://{s3.bucket}/{s3.names[('zstd', kind)]}"
+            for command in ("inspect", "head", "validate"):
+                run = subprocess.run(
+                    [_cli(), command, url], capture_output=True, text=True, env=env, timeout=120
+                )
+                assert run.returncode == 0, (command, run.stderr)
+                assert run.stdout
+        env = dict(os.environ, **s3.environment(secret="wrong-secret-0123456789"))
+        url = f"s3://{s3.bucket}/{s3.names[(None, 'file')]}"
+        run = subprocess.run([_cli(), "inspect", url], capture_output=True, text=True, env=env)
+        assert run.returncode != 0
+        assert run.stderr.splitlines()[0] == (
+            f"quiver: {url}: HTTP 403 Forbidden (SignatureDoesNotMatch)"
+        )
+        assert "wrong-secret" not in run.stderr
+    finally:
+        s3.relax_signatures()
 
 
 def test_pickle_keeps_the_remote_options(nginx):

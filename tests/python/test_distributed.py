@@ -313,3 +313,69 @@ def test_row_counts_come_from_headers_and_globs_are_expanded(tmp_path):
     data[at : at + len(marker)] = b"\xff" * len(marker)
     path.write_bytes(bytes(data))
     assert record_batch_rows(str(path)) == [8, 8, 8, 6]
+
+
+def compressed_files_with_garbage_bodies(folder):
+    """Two ZSTD files of a fixed-shape column (record batches of 4 and 6
+    rows, the quiver footer's counts stripped from the second by writing it
+    with pyarrow), every ZSTD frame's magic number in their bodies
+    overwritten: their headers and footers read, their values cannot be
+    decoded. The paths."""
+    folder.mkdir()
+    images = np.zeros((10, 3, 4), np.float32)
+    t = qv.table({"img": images, "id": np.arange(10)})
+    quiver_file = folder / "a.arrow"
+    qv.ipc.write_file(
+        qv.concat_tables([t.slice(0, 4), t.slice(4)]), str(quiver_file), compression="zstd"
+    )
+    pyarrow_file = folder / "b.arrow"
+    table = pa.table(qv.concat_tables([t.slice(0, 4), t.slice(4)]))
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with pa.ipc.new_file(str(pyarrow_file), table.schema, options=options) as writer:
+        for batch in table.to_batches():
+            writer.write_batch(batch)
+    for path in (quiver_file, pyarrow_file):
+        data = path.read_bytes()
+        assert data.count(b"\x28\xb5\x2f\xfd") >= 2
+        path.write_bytes(data.replace(b"\x28\xb5\x2f\xfd", b"\x00\x00\x00\x00"))
+        with pytest.raises(ValueError, match="corrupt ZSTD frame"):
+            qv.ipc.open_file(str(path)).read_all()
+    return [quiver_file, pyarrow_file]
+
+
+def test_from_ipc_plans_from_headers_alone_and_takes_globs(tmp_path):
+    """The driver plans from the footers and record batch headers: files
+    whose values cannot be decoded still give the collection its shape and
+    chunks from a glob pattern; the error comes when a chunk is computed."""
+    pytest.importorskip("dask.array")
+    import quiver.dask as qd
+
+    compressed_files_with_garbage_bodies(tmp_path / "in")
+    images = qd.from_ipc(str(tmp_path / "in" / "*.arrow"), "img")
+    assert images.shape == (20, 3, 4)
+    assert images.chunks[0] == (4, 6, 4, 6)
+    with pytest.raises(ValueError, match="corrupt ZSTD frame"):
+        images[:4].compute(scheduler="synchronous")
+    reference = dataset(tmp_path / "good")
+    boxes = qd.from_ipc(str(tmp_path / "good" / "part*.arrow"), "boxes")
+    assert boxes.npartitions == 4
+    rows = boxes.compute(scheduler="synchronous")
+    assert [None if r is None else r.shape for r in rows] == [
+        None if r[1] is None else r[1].shape for r in reference
+    ]
+    with pytest.raises(FileNotFoundError, match="no files match"):
+        qd.from_ipc(str(tmp_path / "in" / "*.nothing"), "img")
+
+
+def test_read_ipc_plans_from_headers_alone_and_takes_globs(ray, tmp_path):
+    import quiver.ray as qr
+
+    compressed_files_with_garbage_bodies(tmp_path / "in")
+    # Planning (the files found, their schemas, each record batch's rows)
+    # reads no body: the undecodable files plan; reading them fails.
+    ds = qr.read_ipc(str(tmp_path / "in" / "*.arrow"), rows_per_task=4)
+    with pytest.raises(Exception, match="corrupt ZSTD frame"):
+        ds.materialize()
+    dataset(tmp_path / "good")
+    ids = qr.read_ipc(str(tmp_path / "good" / "part*.arrow"), columns=["id"]).to_pandas()["id"]
+    assert sorted(ids) == list(range(10)) + list(range(100, 110))

@@ -81,6 +81,9 @@ def test_incompressible_buffers_stay_raw(codec):
     # Stored as is (uncompressed length -1): the file is the raw bytes and
     # a few hundred bytes of framing, not the codec's larger output.
     assert len(data) < noise.nbytes + 1024
+    # The buffer's 8-byte prefix is -1 and its values follow as they are.
+    values = noise.column("x").chunk(0).to_numpy()
+    assert data.find(b"\xff" * 8 + values[:4].tobytes()) > 0
     assert pai.open_file(pa.BufferReader(data)).read_all().equals(noise)
     assert pa.table(qv.ipc.open_file(data).read_all()).equals(noise)
 

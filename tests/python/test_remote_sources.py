@@ -94,6 +94,25 @@ def test_read_ranges_coalesce_and_come_back_in_order(nginx):
     assert info["requests"] == 2
 
 
+def test_parallel_ranges_share_a_few_kept_connections(nginx):
+    """Ranges too far apart to merge go out in parallel (more than one
+    connection at a time) over connections the process keeps: three calls
+    of 40 ranges use a handful of connections, each carrying many requests,
+    not one connection per request."""
+    (nginx.root / "pooled.bin").write_bytes(nginx.blob)
+    ranges = [(i * 7000, 1000) for i in range(40)]
+    options = {"coalesce_gap": 0, "parallel_requests": 4}
+    for _ in range(3):
+        info = _quiver._io_read(f"{nginx.url}/pooled.bin", ranges, options)
+        assert info["chunks"] == [nginx.blob[o : o + n] for o, n in ranges]
+    requests = nginx.requests_for("/pooled.bin")
+    # The tail at open, then the ranges it does not hold, one request each.
+    assert 3 * 30 <= len(requests) <= 3 * (1 + len(ranges))
+    connections = {connection for connection, _ in requests}
+    assert 2 <= len(connections) <= 8, requests
+    assert max(serial for _, serial in requests) >= 10
+
+
 def test_missing_object_names_the_url_and_status(nginx):
     url = f"{nginx.url}/missing.arrow"
     with pytest.raises(OSError, match=re.escape(f"{url}: HTTP 404 Not Found")):
@@ -243,3 +262,78 @@ def test_s3_missing_key_names_the_code(s3):
             OSError, match=re.escape(f"s3://{s3.bucket}/nope.arrow: HTTP 404 Not Found (NoSuchKey)")
         ):
             qv.ipc.open_file(f"s3://{s3.bucket}/nope.arrow")
+
+
+# --- what an S3 request carries -------------------------------------------------
+
+
+def s3_environment(endpoint, **extra):
+    """The variables of a temporary credential with AWS_ENDPOINT_URL alone
+    naming the endpoint (no AWS_ENDPOINT_URL_S3, no region)."""
+    variables = {
+        "AWS_ACCESS_KEY_ID": "ASIATEMPORARYKEY0001",
+        "AWS_SECRET_ACCESS_KEY": "temporary-secret-0123456789",
+        "AWS_SESSION_TOKEN": "session-token-of-the-temporary-key",
+        "AWS_ENDPOINT_URL": endpoint,
+    }
+    variables.update(extra)
+    return variables
+
+
+@pytest.fixture
+def no_s3_variables(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith("AWS_") or name == "QUIVER_S3_ADDRESSING":
+            monkeypatch.delenv(name)
+
+
+@pytest.mark.parametrize("style", ["path", "virtual"])
+def test_s3_requests_carry_the_session_token_and_the_signature(tmp_path, no_s3_variables, style):
+    _, names = write_samples(tmp_path)
+    name = names[("zstd", "file")]
+    data = (tmp_path / name).read_bytes()
+    with servers.RecordingServer({f"bucket-1/{name}": data}) as server:
+        if style == "path":
+            variables = s3_environment(f"http://127.0.0.1:{server.port}")
+        else:
+            # *.localhost resolves to the loopback address without DNS.
+            variables = s3_environment(
+                f"http://localhost:{server.port}", QUIVER_S3_ADDRESSING="virtual"
+            )
+        with environment(variables):
+            remote = qv.dataset(f"s3://bucket-1/{name}")
+            got = pa.table(remote.take([3, 39, 3]))
+        assert got.equals(pa.table(qv.dataset(tmp_path / name).take([3, 39, 3])))
+        assert server.requests
+        for path, headers in server.requests:
+            if style == "path":
+                assert path == f"/bucket-1/{name}"
+                assert headers["host"] == f"127.0.0.1:{server.port}"
+            else:
+                assert path == f"/{name}"
+                assert headers["host"] == f"bucket-1.localhost:{server.port}"
+            assert headers["x-amz-security-token"] == "session-token-of-the-temporary-key"
+            authorization = headers["authorization"]
+            assert authorization.startswith("AWS4-HMAC-SHA256 Credential=ASIATEMPORARYKEY0001/"), (
+                authorization
+            )
+            assert "/us-east-1/s3/aws4_request" in authorization
+            signed = re.search(r"SignedHeaders=([^,]+)", authorization).group(1).split(";")
+            assert {"host", "x-amz-date", "x-amz-security-token"} <= set(signed)
+            assert headers["x-amz-content-sha256"] == (
+                "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+            )
+            assert "temporary-secret" not in authorization
+
+
+def test_s3_errors_name_no_credential(tmp_path, no_s3_variables):
+    with servers.RecordingServer({}) as server:
+        variables = s3_environment(f"http://127.0.0.1:{server.port}")
+        with environment(variables):
+            with pytest.raises(OSError) as error:
+                qv.dataset("s3://bucket-1/missing.arrow")
+    message = str(error.value)
+    assert message == "s3://bucket-1/missing.arrow: HTTP 404 Not Found"
+    for value in variables.values():
+        if not value.startswith("http"):
+            assert value not in message

@@ -278,9 +278,6 @@ Result<std::unique_ptr<BatchReader>> BatchReader::Open(std::vector<std::string> 
                                                        BatchReaderOptions options) {
   QUIVER_RETURN_NOT_OK(CheckOptions(options));
   auto impl = std::make_unique<Impl>();
-  if (options.cache_bytes < 0) {
-    return Status::Invalid("cache_bytes must be >= 0, got ", options.cache_bytes);
-  }
   dataset::DatasetOptions source_options;
   source_options.columns = options.columns;
   source_options.memory_map = options.memory_map;

@@ -234,6 +234,9 @@ Status CheckOptions(const BatchReaderOptions& options) {
   if (options.max_batch_bytes <= 0) {
     return Status::Invalid("max_batch_bytes must be > 0, got ", options.max_batch_bytes);
   }
+  if (options.cache_bytes < 0) {
+    return Status::Invalid("cache_bytes must be >= 0, got ", options.cache_bytes);
+  }
   return Status::OK();
 }
 

@@ -109,9 +109,11 @@ uint64_t OrderKey(std::span<const int64_t> record_batch_rows, const BatchReaderO
 // The key of window w's permutation in a window shuffle.
 uint64_t WindowKey(uint64_t epoch_seed, int64_t window);
 
-// Invalid naming the option for batch_size <= 0, a rank outside
-// [0, world_size), window_rows < 0, bucket_window <= 0 with bucket_by set,
-// prefetch < 0, threads < 0.
+// Every option's check, in one place (BatchReader::Open calls it; the
+// Python bindings only convert values): Invalid naming the option for
+// batch_size <= 0, world_size <= 0, a rank outside [0, world_size),
+// window_rows < 0, bucket_window <= 0 with bucket_by set, prefetch < 0,
+// threads < 0, max_batch_bytes <= 0, cache_bytes < 0.
 Status CheckOptions(const BatchReaderOptions& options);
 
 }  // namespace quiver::data

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "quiver/io.h"
+#include "quiver/io/source_stream.h"
 
 namespace quiver::io {
 
@@ -163,28 +164,6 @@ class MappedFileSource : public InputSource {
   int fd_;
   std::shared_ptr<Mapping> mapping_;
   BufferPtr bytes_;
-};
-
-// A source read front to back; `owner`, when set, keeps the source alive.
-class SourceStreamImpl : public InputStream {
- public:
-  SourceStreamImpl(InputSource& source, std::shared_ptr<InputSource> owner, int64_t offset)
-      : source_(source), owner_(std::move(owner)), position_(offset) {}
-  Result<BufferPtr> Read(int64_t length) override {
-    const int64_t take = std::max<int64_t>(0, std::min(length, remaining()));
-    QUIVER_ASSIGN_OR_RETURN(BufferPtr out, source_.ReadAt(position_, take));
-    position_ += take;
-    return out;
-  }
-  int64_t position() const override { return position_; }
-  int64_t remaining() const override { return std::max<int64_t>(0, source_.size() - position_); }
-  bool zero_copy() const override { return source_.zero_copy(); }
-  std::string name() const override { return source_.name(); }
-
- private:
-  InputSource& source_;
-  std::shared_ptr<InputSource> owner_;
-  int64_t position_;
 };
 
 class DescriptorStream : public ReadSomeStream {
@@ -438,12 +417,12 @@ Result<std::shared_ptr<InputSource>> FileDescriptorSource(int fd) {
 }
 
 std::unique_ptr<InputStream> StreamOver(InputSource& source, int64_t offset) {
-  return std::make_unique<SourceStreamImpl>(source, nullptr, offset);
+  return std::make_unique<internal::SourceReadStream>(source, nullptr, offset);
 }
 
 std::shared_ptr<InputStream> SourceStream(std::shared_ptr<InputSource> source, int64_t offset) {
   InputSource& borrowed = *source;
-  return std::make_shared<SourceStreamImpl>(borrowed, std::move(source), offset);
+  return std::make_shared<internal::SourceReadStream>(borrowed, std::move(source), offset);
 }
 
 std::shared_ptr<InputStream> FileDescriptorStream(int fd) {

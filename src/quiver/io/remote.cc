@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "quiver/internal/fork_local.h"
+#include "quiver/io/ca_bundle.h"
 #include "quiver/io/curl_library.h"
 #include "quiver/io/http_client.h"
 #include "quiver/io/range_coalescer.h"
@@ -215,14 +216,24 @@ Status CurlFor(const std::string& url) {
   return curl.ok() ? Status::OK() : curl.status().WithContext(RedactedUrl(url));
 }
 
+// `options` with the CA bundle that requests for `url` trust chosen once
+// (ca_bundle.h), rather than looked up again for every request.
+Result<RemoteOptions> WithCaBundle(const std::string& url, RemoteOptions options) {
+  auto bundle = CaBundleFor(options.ca_bundle, url.starts_with("s3://"));
+  if (!bundle.ok()) return bundle.status().WithContext(RedactedUrl(url));
+  options.ca_bundle = bundle->path;
+  return options;
+}
+
 }  // namespace
 
 bool RemoteBuilt() { return true; }
 
 Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
-                                                      const RemoteOptions& options) {
-  QUIVER_RETURN_NOT_OK(CheckOptions(options));
+                                                      const RemoteOptions& given) {
+  QUIVER_RETURN_NOT_OK(CheckOptions(given));
   QUIVER_RETURN_NOT_OK(CurlFor(url));
+  QUIVER_ASSIGN_OR_RETURN(const RemoteOptions options, WithCaBundle(url, given));
   QUIVER_ASSIGN_OR_RETURN(Target target, TargetOf(url));
   auto source = std::make_shared<RemoteSource>(RedactedUrl(url), std::move(target), options);
   QUIVER_RETURN_NOT_OK(source->Open());
@@ -231,9 +242,10 @@ Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
 
 Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
                                                   const std::vector<std::string>& extensions,
-                                                  const RemoteOptions& options) {
-  QUIVER_RETURN_NOT_OK(CheckOptions(options));
+                                                  const RemoteOptions& given) {
+  QUIVER_RETURN_NOT_OK(CheckOptions(given));
   QUIVER_RETURN_NOT_OK(CurlFor(url));
+  QUIVER_ASSIGN_OR_RETURN(const RemoteOptions options, WithCaBundle(url, given));
   QUIVER_ASSIGN_OR_RETURN(S3Settings settings, SettingsFromEnvironment());
   QUIVER_ASSIGN_OR_RETURN(S3Object prefix, ParseS3Url(url));
   HttpClient client(url, options, AuthFor(settings));

@@ -8,6 +8,7 @@
 
 #include "File_generated.h"
 #include "quiver/internal/checked_math.h"
+#include "quiver/io/source_stream.h"
 #include "quiver/ipc/file_kind.h"
 
 namespace quiver::ipc {
@@ -108,39 +109,14 @@ Status CheckHeaderPresent(const fb::Message& header, int64_t offset) {
 namespace {
 
 // A source from `offset` on as a stream, made on the stack to read one
-// message (no allocation per message). A source that hands out views (a
-// mapped file, memory) is viewed once, from the offset to its end, and
-// each part of the message is a slice of that view: a mapped file's size
-// is checked once per message, not once per part. Other sources are read
-// part by part.
-class MessageCursor final : public InputStream {
+// message (no allocation per message): a source of views (a mapped file,
+// memory) is viewed once and each part of the message is a slice of that
+// view, so a mapped file's size is checked once per message, not once per
+// part; other sources are read part by part.
+class MessageCursor final : public io::internal::SourceReadStream {
  public:
   MessageCursor(InputSource& source, int64_t offset)
-      : source_(source), start_(offset), position_(offset) {}
-  Result<BufferPtr> Read(int64_t length) override {
-    const int64_t take = std::max<int64_t>(0, std::min(length, remaining()));
-    BufferPtr out;
-    if (source_.zero_copy()) {
-      if (!view_) {
-        QUIVER_ASSIGN_OR_RETURN(view_, source_.ReadAt(start_, remaining()));
-      }
-      QUIVER_ASSIGN_OR_RETURN(out, Buffer::Slice(view_, position_ - start_, take));
-    } else {
-      QUIVER_ASSIGN_OR_RETURN(out, source_.ReadAt(position_, take));
-    }
-    position_ += take;
-    return out;
-  }
-  int64_t position() const override { return position_; }
-  int64_t remaining() const override { return std::max<int64_t>(0, source_.size() - position_); }
-  bool zero_copy() const override { return source_.zero_copy(); }
-  std::string name() const override { return source_.name(); }
-
- private:
-  InputSource& source_;
-  int64_t start_;
-  int64_t position_;
-  BufferPtr view_;  // [start_, the source's end), once read
+      : SourceReadStream(source, nullptr, offset, /*view_once=*/true) {}
 };
 
 }  // namespace
@@ -188,21 +164,51 @@ Result<std::optional<Message>> ReadMessageHead(InputSource& source, int64_t offs
   return ReadMessageHead(stream);
 }
 
-Result<std::optional<Message>> ReadMessage(InputStream& stream) {
+namespace {
+
+// The body of `message`, whose head `stream` has just read.
+Result<std::optional<Message>> ReadBody(InputStream& stream, Message message) {
+  const int64_t offset = message.offset;
+  const int64_t body_length = message.header->body_length();  // checked non-negative
+  QUIVER_ASSIGN_OR_RETURN(
+      message.body,
+      ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
+  message.size += body_length;
+  return std::optional<Message>(std::move(message));
+}
+
+Result<std::optional<Message>> ReadWholeMessage(InputStream& stream) {
   QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(stream));
   if (!message) return message;
-  const int64_t offset = message->offset;
-  const int64_t body_length = message->header->body_length();  // checked non-negative
-  QUIVER_ASSIGN_OR_RETURN(
-      message->body,
-      ReadPart(stream, body_length, "a body of " + std::to_string(body_length) + " bytes", offset));
-  message->size += body_length;
+  return ReadBody(stream, std::move(*message));
+}
+
+}  // namespace
+
+Result<std::optional<Message>> ReadMessage(InputStream& stream) {
+  // A stream over a source of views (a mapped file opened as a stream):
+  // the message is read from the source through a cursor, which views it
+  // whole, so the file's size is checked once per message, not per part.
+  auto* over = dynamic_cast<io::internal::SourceReadStream*>(&stream);
+  if (over == nullptr || !over->zero_copy()) return ReadWholeMessage(stream);
+  MessageCursor cursor(over->source(), over->position());
+  auto message = ReadWholeMessage(cursor);
+  over->MoveTo(cursor.position());
   return message;
 }
 
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset) {
   MessageCursor stream(source, offset);
-  return ReadMessage(stream);
+  return ReadWholeMessage(stream);
+}
+
+Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset,
+                                           const std::function<Status(const Message&)>& check) {
+  MessageCursor stream(source, offset);
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message, ReadMessageHead(stream));
+  if (!message) return message;
+  QUIVER_RETURN_NOT_OK(check(*message));
+  return ReadBody(stream, std::move(*message));
 }
 
 Result<MessageKind> PeekMessageKind(InputSource& source, int64_t offset) {

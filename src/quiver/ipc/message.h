@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,11 @@ Status VerifyFlatbuffer(const uint8_t* bytes, int64_t size, const char* what, in
 Result<std::optional<Message>> ReadMessage(InputStream& stream);
 // The same for the message starting at `offset` of `source`.
 Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset);
+// The same, its head handed to `check` before its body is read: check's
+// error is returned as it is. A source of views (a mapped file) is read
+// once for the whole message, so its size is checked once.
+Result<std::optional<Message>> ReadMessage(InputSource& source, int64_t offset,
+                                           const std::function<Status(const Message&)>& check);
 
 // The prefix and verified metadata of the next message, its body left
 // unread: message.body is null and message.size counts the prefix and the

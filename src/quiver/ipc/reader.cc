@@ -355,18 +355,16 @@ struct FileReader::Impl {
 
   // The message a footer block points at, which must be of `kind` and have
   // the block's sizes.
+  // Read as one message (a mapped file viewed once, its size checked once);
+  // its head checked against the block before the body is read.
   Result<Message> ReadBlock(const fb::Block& block, fb::MessageHeader kind,
                             const std::string& where) {
-    QUIVER_ASSIGN_OR_RETURN(Message message, ReadBlockHead(block, kind, where));
-    // CheckedBlocks put the body before the footer, inside the source.
-    QUIVER_ASSIGN_OR_RETURN(message.body,
-                            source->ReadAt(message.offset + message.size, block.body_length()));
-    if (message.body->size() != block.body_length()) {
-      return Status::Invalid(where, ": the source ends inside the ", block.body_length(),
-                             "-byte body of the message at byte ", block.offset());
-    }
-    message.size += block.body_length();
-    return message;
+    QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message,
+                            ReadMessage(*source, block.offset(), [&](const Message& head) {
+                              return CheckBlockHead(head, block, kind, where);
+                            }));
+    if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
+    return std::move(*message);
   }
 
   // Its prefix and metadata alone (message.body stays null).
@@ -375,19 +373,27 @@ struct FileReader::Impl {
     QUIVER_ASSIGN_OR_RETURN(std::optional<Message> message,
                             ReadMessageHead(*source, block.offset()));
     if (!message) return Status::Invalid(where, ": no message at byte ", block.offset());
-    if (message->header->header_type() != kind) {
+    QUIVER_RETURN_NOT_OK(CheckBlockHead(*message, block, kind, where));
+    return std::move(*message);
+  }
+
+  // A message's head against the footer's block: its kind and its lengths.
+  // (CheckedBlocks put the body before the footer, inside the source.)
+  static Status CheckBlockHead(const Message& message, const fb::Block& block,
+                               fb::MessageHeader kind, const std::string& where) {
+    if (message.header->header_type() != kind) {
       return Status::Invalid(where, ": the footer points at a ",
-                             std::string(fb::EnumNameMessageHeader(message->header->header_type())),
+                             std::string(fb::EnumNameMessageHeader(message.header->header_type())),
                              " message, not a ", fb::EnumNameMessageHeader(kind));
     }
-    if (message->header->body_length() != block.body_length() ||
-        message->size != block.metadata_length()) {
+    if (message.header->body_length() != block.body_length() ||
+        message.size != block.metadata_length()) {
       return Status::Invalid(where, ": the footer says ", block.metadata_length(),
                              " bytes of metadata and a ", block.body_length(),
                              "-byte body, the message at byte ", block.offset(), " has ",
-                             message->size, " and ", message->header->body_length());
+                             message.size, " and ", message.header->body_length());
     }
-    return std::move(*message);
+    return Status::OK();
   }
 
   // Every dictionary the footer lists, in order (deltas apply in order).

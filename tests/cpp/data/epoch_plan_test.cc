@@ -132,6 +132,33 @@ TEST(EpochPlan, EveryRowOncePerEpochUnderEveryOption) {
   }
 }
 
+TEST(EpochPlan, APlanOfABillionRowsHoldsItsRecordBatchesNotItsRows) {
+  // 10^9 rows in record batches of 65,536 (15,259 of them): every shuffle's
+  // plan keeps a few bytes per record batch, the same as for a thousandth
+  // of the rows in as many record batches, far under 64 MiB; its batches
+  // are computed when asked for.
+  const int64_t total = 1000000000;
+  std::vector<int64_t> record_batches(static_cast<size_t>(total / 65536), 65536);
+  record_batches.push_back(total % 65536);
+  std::vector<int64_t> thousandth(record_batches.size(), 65);
+  for (Shuffle shuffle : {Shuffle::kNone, Shuffle::kGlobal, Shuffle::kWindow}) {
+    BatchReaderOptions options = Options(256, shuffle);
+    options.window_rows = 1 << 20;
+    const EpochPlan plan(record_batches, options, 3, {});
+    EXPECT_LT(plan.memory_bytes(), int64_t{64} << 20);
+    EXPECT_LE(plan.memory_bytes(), 3 * 8 * static_cast<int64_t>(record_batches.size()) + 4096);
+    EXPECT_EQ(plan.memory_bytes(), EpochPlan(thousandth, options, 3, {}).memory_bytes());
+    EXPECT_EQ(plan.num_batches(), total / 256);
+    for (int64_t b : {int64_t{0}, int64_t{1}, plan.num_batches() - 1}) {
+      const std::vector<int64_t> rows = Sorted(Rows(plan, b));
+      EXPECT_EQ(rows.size(), 256u);  // 10^9 is a multiple of 256
+      EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end());
+      EXPECT_GE(rows.front(), 0);
+      EXPECT_LT(rows.back(), total);
+    }
+  }
+}
+
 TEST(EpochPlan, UnshuffledIsInFileOrder) {
   EpochPlan plan(std::vector<int64_t>{3, 4}, Options(3), 0, {});
   EXPECT_EQ(plan.AllRows(), Iota(7));
@@ -216,6 +243,15 @@ TEST(EpochPlan, OptionErrorsNameTheOption) {
   options.window_rows = -1;
   EXPECT_ERROR(kInvalid, "window_rows", CheckOptions(options));
   options.window_rows = 0;
+  options.threads = -2;
+  EXPECT_ERROR(kInvalid, "num_threads must be >= 0, got -2", CheckOptions(options));
+  options.threads = 0;
+  options.max_batch_bytes = 0;
+  EXPECT_ERROR(kInvalid, "max_batch_bytes must be > 0, got 0", CheckOptions(options));
+  options.max_batch_bytes = 1;
+  options.cache_bytes = -1;
+  EXPECT_ERROR(kInvalid, "cache_bytes must be >= 0, got -1", CheckOptions(options));
+  options.cache_bytes = 0;
   ASSERT_OK(CheckOptions(options));
 }
 

@@ -35,6 +35,21 @@ TEST(RowPermutation, SizesUpTo100000) {
   for (uint64_t n : {4095u, 4096u, 4097u, 65535u, 65536u, 65537u, 99991u, 100000u}) {
     EXPECT_TRUE(IsPermutation(n, 12345)) << n;
   }
+  // Where the network grows by two bits (4^h) and either side of it, each
+  // h up to 10^5; then sizes drawn over (3000, 10^5] with keys of their own.
+  for (uint64_t power = 4; power <= 4 * uint64_t{100000}; power *= 4) {
+    for (uint64_t n : {power - 1, power, power + 1}) {
+      if (n <= 100000) {
+        EXPECT_TRUE(IsPermutation(n, n ^ 0x9e3779b97f4a7c15)) << n;
+      }
+    }
+  }
+  std::mt19937_64 random(11);
+  for (int trial = 0; trial < 60; ++trial) {
+    const uint64_t n = 3001 + random() % (100000 - 3000);
+    const uint64_t key = random();
+    EXPECT_TRUE(IsPermutation(n, key)) << n << " key " << key;
+  }
 }
 
 TEST(RowPermutation, SampledIndicesOfHugeSizesStayDistinctAndInRange) {

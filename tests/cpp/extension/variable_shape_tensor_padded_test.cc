@@ -179,6 +179,43 @@ TEST(VariableShapeTensorArray, LargeColumnsWithNullAndEmptyRowsCopyInPieces) {
   }
 }
 
+TEST(VariableShapeTensorArray, LargePaddingIntoCallerMemoryWritesEveryByte) {
+  // About 20 MiB of output, over the size split between threads, into
+  // memory full of a stale byte, with a larger cell than the rows need:
+  // null, empty and full rows alike land byte for byte as ToPadded's, every
+  // padding byte written.
+  std::vector<std::optional<Tensor>> rows;
+  for (int i = 0; i < 200; ++i) {
+    if (i % 41 == 7) {
+      rows.emplace_back();
+    } else {
+      rows.push_back(Iota({i % 13 == 0 ? 0 : 1 + i % 4, 3000 + 11 * i}, static_cast<float>(i)));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto array, VariableShapeTensorArray::FromTensors(Float32Type(2), rows));
+  ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(-2, NullPolicy::kAllow));
+  const std::vector<int64_t> max = padded.values.shape();  // {200, 4, 3000 + 11 * 199}
+  const std::vector<int64_t> cell = {max[0], max[1] + 1, max[2] + 3};
+  std::vector<float> out(static_cast<size_t>(cell[0] * cell[1] * cell[2]));
+  std::memset(out.data(), 0x5a, out.size() * sizeof(float));
+  ASSERT_OK_AND_ASSIGN(Tensor shapes, array.ToPaddedInto(reinterpret_cast<uint8_t*>(out.data()),
+                                                         cell, -2, NullPolicy::kAllow));
+  EXPECT_TRUE(shapes.Equals(padded.shapes));
+  const auto* reference = reinterpret_cast<const float*>(padded.values.raw_data());
+  for (int64_t i = 0; i < cell[0]; ++i) {
+    for (int64_t r = 0; r < cell[1]; ++r) {
+      for (int64_t c = 0; c < cell[2]; ++c) {
+        const float got = out[static_cast<size_t>((i * cell[1] + r) * cell[2] + c)];
+        const float want =
+            r < max[1] && c < max[2] ? reference[(i * max[1] + r) * max[2] + c] : -2.0f;
+        if (got != want) {
+          FAIL() << "row " << i << " at (" << r << ", " << c << "): " << got << " not " << want;
+        }
+      }
+    }
+  }
+}
+
 TEST(VariableShapeTensorArray, PaddedWithPermutation) {
   VariableShapeTensorArray array = ThreeRows({1, 0});
   ASSERT_OK_AND_ASSIGN(auto padded, array.ToPadded(0));

@@ -36,6 +36,10 @@ TEST(S3LocationTest, DefaultsAndEnvironment) {
   EXPECT_EQ(s.session_token, "TOK");
   ASSERT_OK_AND_ASSIGN(s, From({{"AWS_REGION", "ap-south-1"}, {"AWS_DEFAULT_REGION", "x"}}));
   EXPECT_EQ(s.region, "ap-south-1");
+  // AWS_ENDPOINT_URL alone serves S3 too.
+  ASSERT_OK_AND_ASSIGN(s, From({{"AWS_ENDPOINT_URL", "https://minio.example:9000"}}));
+  EXPECT_EQ(s.endpoint, "https://minio.example:9000");
+  EXPECT_TRUE(s.custom_endpoint);
 }
 
 TEST(S3LocationTest, RefusesBadSettings) {

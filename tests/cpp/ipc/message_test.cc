@@ -174,6 +174,36 @@ TEST(ReadMessage, ASourceOfViewsIsReadOncePerMessage) {
   }
 }
 
+// A stream over a source of views (a mapped file opened as a stream) and a
+// file reader's record batch each read a message with one read of the
+// source, so one check of a mapped file's size.
+TEST(ReadMessage, StreamsAndFileBlocksOverASourceOfViewsReadOncePerMessage) {
+  const std::vector<RecordBatchPtr> batches = {Int32Batch(Int32Schema(), 0, 4),
+                                               Int32Batch(Int32Schema(), 4, 3)};
+  BufferPtr stream_bytes = test::WriteStream(batches);
+  for (bool views : {true, false}) {
+    ReadCountingSource source(stream_bytes, views);
+    std::unique_ptr<InputStream> stream = StreamOver(source, 0);
+    int messages = 0;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(std::optional<Message> message, ReadMessage(*stream));
+      if (!message) break;
+      ++messages;
+      EXPECT_EQ(stream->position(), message->offset + message->size);
+    }
+    EXPECT_EQ(messages, 3);  // the schema, two record batches
+    // Views: one read a message and one for the end-of-stream marker;
+    // copies: each part.
+    EXPECT_EQ(source.reads(), views ? 4 : 14);
+  }
+  auto source = std::make_shared<ReadCountingSource>(test::WriteFile(batches), true);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<FileReader> reader, FileReader::Open(source));
+  const int before = source->reads();
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr second, reader->ReadRecordBatch(1));
+  EXPECT_EQ(second->num_rows(), 3);
+  EXPECT_EQ(source->reads(), before + 1);
+}
+
 TEST(PeekMessageKind, NamesEveryKindFromTheHeaderAlone) {
   // A stream: a schema, then a record batch after it.
   BufferPtr stream = test::WriteStream({Int32Batch(Int32Schema(), 0, 4)});
