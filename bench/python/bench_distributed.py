@@ -14,6 +14,10 @@ It also counts the batches whose values were copied on their way from
 Ray into quiver: the address of the values buffer Ray hands the function
 against the one the quiver column reads (the target is zero).
 
+It first times the driver's planning (row counts from footers and record
+batch headers) over a 1 GiB ZSTD file (--plan-gib), against reading every
+batch to count them.
+
   python bench/python/bench_distributed.py            # 0.25 GiB
   python bench/python/bench_distributed.py --gib 1    # the 1 GiB figure
 """
@@ -62,6 +66,61 @@ def write_dataset(folder, gib, seed=0):
     return written
 
 
+def best_of(repeat, fn):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def planning(folder, gib):
+    """What the driver spends to plan quiver.dask.from_ipc and
+    quiver.ray.read_ipc over one ZSTD file of about `gib` GiB (a
+    fixed-shape float32 column in 256 record batches), written by quiver
+    (row counts in its footer) and by pyarrow (counts in the record batch
+    headers alone), against counting the rows by reading every batch, as
+    the planning did before and as pyarrow's reader must."""
+    import quiver.dask as qd
+
+    rows = max(256, int(gib * 2**30 // (64 * 64 * 4)))
+    values = np.random.default_rng(1).integers(0, 16, size=(rows, 64, 64)).astype(np.float32)
+    table = qv.table({"x": qv.FixedShapeTensorArray.from_numpy(values), "id": np.arange(rows)})
+    ours = os.path.join(folder, "quiver.arrow")
+    qv.ipc.write_file(table, ours, compression="zstd", max_batch_rows=-(-rows // 256))
+    theirs = os.path.join(folder, "pyarrow.arrow")
+    arrow = pa.table(table)
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with pa.ipc.new_file(theirs, arrow.schema, options=options) as writer:
+        for batch in arrow.to_batches(max_chunksize=-(-rows // 256)):
+            writer.write_batch(batch)
+    print(f"planning over one ZSTD file of {values.nbytes / 2**30:.2f} GiB, 256 record batches")
+    for name, path in [("written by quiver", ours), ("written by pyarrow", theirs)]:
+        t_rows, counted = best_of(5, lambda path=path: sum(qr.record_batch_rows(path)))
+        t_dask, _ = best_of(5, lambda path=path: qd.from_ipc(path, "x"))
+        t_read, read = best_of(2, lambda path=path: sum(b.num_rows for b in qv.ipc.open_file(path)))
+        t_pa, by_pa = best_of(
+            2,
+            lambda path=path: sum(
+                pa.ipc.open_file(path).get_batch(i).num_rows
+                for i in range(pa.ipc.open_file(path).num_record_batches)
+            ),
+        )
+        assert counted == read == by_pa == rows
+        print(f"  {name}:")
+        print(f"    read_ipc's plan (record_batch_rows): {t_rows * 1e3:8.2f} ms")
+        print(f"    from_ipc, the dask array planned:    {t_dask * 1e3:8.2f} ms")
+        print(
+            f"    every batch read by quiver:          {t_read * 1e3:8.2f} ms"
+            f"  ({t_read / t_rows:.0f}x the plan)"
+        )
+        print(
+            f"    every batch read by pyarrow:         {t_pa * 1e3:8.2f} ms"
+            f"  ({t_pa / t_rows:.0f}x the plan)"
+        )
+
+
 def quiver_means(batch):
     """Per-row means through quiver; also whether the values were copied."""
     column = batch.column("image").chunk(0).storage.field("data").values
@@ -90,7 +149,13 @@ def run(pipeline):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gib", type=float, default=0.25)
+    parser.add_argument("--plan-gib", type=float, default=1.0, help="the planning file's size")
     args = parser.parse_args()
+    plan_folder = tempfile.mkdtemp(prefix="quiver-bench-plan-")
+    try:
+        planning(plan_folder, args.plan_gib)
+    finally:
+        shutil.rmtree(plan_folder, ignore_errors=True)
     ray.init(
         num_cpus=2,
         include_dashboard=False,

@@ -215,13 +215,17 @@ struct RemoteOptions {
   // Bytes read from the end of an object when it is opened: the size comes
   // with them, and an IPC file's footer and schema are usually among them.
   int64_t tail_bytes = int64_t{64} << 10;
-  // The PEM file of the certificates https requests trust. Empty: the
-  // file AWS_CA_BUNDLE names (s3:// objects only), else SSL_CERT_FILE's,
-  // else CURL_CA_BUNDLE's, else the first of the system's usual bundles
-  // that exists (Debian, Fedora and RHEL, openSUSE, Alpine paths), else
-  // libcurl's own default. A path given here or by a variable that is not
-  // a readable file fails the open, naming it.
+  // The PEM file of the certificates https:// requests trust (and s3://
+  // ones over an https endpoint). Empty: the file AWS_CA_BUNDLE names
+  // (s3:// objects only), else CURL_CA_BUNDLE's, else SSL_CERT_FILE's, else
+  // libcurl's own bundle where it exists, else the first of the system's
+  // usual bundles that exists (Debian, Fedora and RHEL, openSUSE, Alpine
+  // paths). A path given here or by a variable that is not a readable file
+  // fails the open of an https object, naming it; plain http ignores it.
   std::string ca_bundle;
+  // A folder of certificates by hash (`openssl rehash`), trusted as well.
+  // Empty: SSL_CERT_DIR's, else libcurl's own (Debian's: /etc/ssl/certs).
+  std::string ca_directory;
 };
 
 struct SourceOptions {

@@ -57,6 +57,20 @@ std::vector<std::string> Sources(nb::handle source) {
   return {one(source)};
 }
 
+// A copy of remote options with the certificate paths made absolute: a
+// pickle reopens the dataset where the working folder may be another.
+nb::dict WithAbsolutePaths(const nb::dict& remote) {
+  nb::dict out;
+  nb::object path = nb::module_::import_("os").attr("path");
+  for (auto [key, value] : remote) {
+    const bool a_path =
+        nb::isinstance<nb::str>(key) && !value.is_none() &&
+        (nb::cast<std::string>(key) == "ca_bundle" || nb::cast<std::string>(key) == "ca_directory");
+    out[key] = a_path ? path.attr("abspath")(value) : nb::borrow(value);
+  }
+  return out;
+}
+
 PyDataset Open(nb::handle source, std::optional<std::vector<std::string>> columns, bool memory_map,
                std::optional<int64_t> cache_bytes, nb::object remote) {
   dataset::DatasetOptions options;
@@ -68,6 +82,7 @@ PyDataset Open(nb::handle source, std::optional<std::vector<std::string>> column
     Raise(Status::Invalid("remote= does not take memory_map (a keyword of its own)"));
   }
   options.remote = SourceOptionsFrom(remote).remote;
+  if (!remote.is_none()) remote = WithAbsolutePaths(nb::cast<nb::dict>(remote));
   if (columns) options.columns = *columns;
   options.memory_map = memory_map;
   if (cache_bytes) {
@@ -232,7 +247,7 @@ void BindDataset(nb::module_& m) {
         "directory, a glob pattern, an http(s):// or s3:// URL, or a list of them "
         "(docs/dataset.md). `remote`: a dict of remote source options (timeout_seconds, "
         "max_retries, retry_delay_seconds, parallel_requests, coalesce_gap, readahead_bytes, "
-        "tail_bytes, ca_bundle; docs/remote.md).");
+        "tail_bytes, ca_bundle, ca_directory; docs/remote.md).");
 }
 
 }  // namespace quiver::python

@@ -79,6 +79,21 @@ std::shared_ptr<io::InputSource> SourceFromPython(nb::handle source, bool memory
   return io::BufferSource(std::move(bytes));
 }
 
+namespace {
+
+// A path option: a str or os.PathLike; None leaves it unset (empty).
+std::string PathOrUnset(nb::handle value, const std::string& name) {
+  if (value.is_none()) return {};
+  nb::object path = nb::module_::import_("os").attr("fspath")(value);
+  if (!nb::isinstance<nb::str>(path)) {
+    Raise(Status::TypeError(name, " is a path (str or os.PathLike), got ",
+                            nb::type_name(value.type()).c_str()));
+  }
+  return nb::cast<std::string>(path);
+}
+
+}  // namespace
+
 io::SourceOptions SourceOptionsFrom(nb::handle options) {
   io::SourceOptions out;
   if (options.is_none()) return out;
@@ -102,7 +117,9 @@ io::SourceOptions SourceOptionsFrom(nb::handle options) {
     else if (name == "tail_bytes")
       r.tail_bytes = nb::cast<int64_t>(value);
     else if (name == "ca_bundle")
-      r.ca_bundle = nb::cast<std::string>(nb::str(value));
+      r.ca_bundle = PathOrUnset(value, name);
+    else if (name == "ca_directory")
+      r.ca_directory = PathOrUnset(value, name);
     else
       Raise(Status::Invalid("unknown source option '", name, "'"));
   }

@@ -82,7 +82,8 @@ def test_a_large_files_footer_and_schema_in_two_requests(nginx, compression):
     path = nginx.root / "data" / f"large-{compression}.arrow"
     table = _image_rows(2000)
     qv.ipc.write_file(table, str(path), max_batch_bytes=1 << 20, compression=compression)
-    assert path.stat().st_size > 16 * (64 << 10) or compression
+    # Past the 64 KiB read at open (LZ4 keeps 146 KB of these rows).
+    assert path.stat().st_size > (16 if compression is None else 2) * (64 << 10)
     ds = qv.dataset(f"{nginx.url}/data/large-{compression}.arrow")
     assert ds.cache_stats()["requests"] <= 2
     assert ds.num_rows == 2000 and ds.num_record_batches > 16
@@ -250,7 +251,9 @@ def test_cli_reads_s3_urls_with_signatures_checked(s3):
                 assert run.stdout
         env = dict(os.environ, **s3.environment(secret="wrong-secret-0123456789"))
         url = f"s3://{s3.bucket}/{s3.names[(None, 'file')]}"
-        run = subprocess.run([_cli(), "inspect", url], capture_output=True, text=True, env=env)
+        run = subprocess.run(
+            [_cli(), "inspect", url], capture_output=True, text=True, env=env, timeout=120
+        )
         assert run.returncode != 0
         assert run.stderr.splitlines()[0] == (
             f"quiver: {url}: HTTP 403 Forbidden (SignatureDoesNotMatch)"

@@ -1,10 +1,11 @@
-// Internal: which file of certificates an https request trusts. libcurl
-// has a default compiled in, the bundle's path on the system it was built
-// for; the binary wheel carries one built on Debian, whose path does not
-// exist on Fedora, RHEL or Alpine, where every https request would then fail
-// its certificate check. So the path is chosen here: the caller's, the
-// environment's, or the first of the usual system bundles that exists.
-// Pure functions: the environment and the file system are passed in.
+// Internal: which certificates an https request trusts. libcurl has a
+// bundle file compiled in, its path on the system it was built for; the
+// binary wheel carries a libcurl built on Debian, whose path does not exist
+// on Fedora, RHEL or Alpine, where every https request would then fail its
+// certificate check. So the file is chosen here: the caller's, the
+// environment's, libcurl's own where it exists, else the first of the
+// usual system bundles that exists. Pure functions but CaBundleFor: the
+// environment and the file system are passed in.
 #pragma once
 
 #include <functional>
@@ -17,26 +18,35 @@
 namespace quiver::io::internal {
 
 struct CaBundle {
-  std::string path;    // empty: libcurl's compiled-in default
-  std::string origin;  // what named it, for errors: "ca_bundle", "SSL_CERT_FILE", ...
+  std::string file;       // CURLOPT_CAINFO; empty: libcurl's compiled-in default
+  std::string directory;  // CURLOPT_CAPATH; empty: libcurl's compiled-in default
 };
 
-// Whether a path names a file that can be read.
-using FileReadable = std::function<bool(const std::string&)>;
+// What the file system holds at a path: a file that can be read, a folder.
+struct PathKinds {
+  std::function<bool(const std::string&)> readable_file;
+  std::function<bool(const std::string&)> directory;
+};
 
 // The system bundles looked for, in order (Debian and Ubuntu, Fedora and
 // RHEL, openSUSE, RHEL's extracted trust store, Alpine and the BSDs).
 const std::vector<std::string>& SystemCaBundles();
 
-// In order: `option` (RemoteOptions::ca_bundle); for s3:// objects
-// AWS_CA_BUNDLE; SSL_CERT_FILE; CURL_CA_BUNDLE; the first readable
-// SystemCaBundles(); else none (libcurl's default). A path named by the
-// option or a variable that is not a readable file is Invalid, naming the
-// path and where it came from.
-Result<CaBundle> ChooseCaBundle(const std::string& option, bool s3, const Environment& env,
-                                const FileReadable& readable);
+// The file, in order: `file_option` (RemoteOptions::ca_bundle); for s3://
+// objects AWS_CA_BUNDLE; CURL_CA_BUNDLE; SSL_CERT_FILE (curl's own order);
+// none where `libcurl_file` (the bundle libcurl was built with; empty if
+// unknown) is a readable file; the first readable SystemCaBundles(); none.
+// The folder: `directory_option` (RemoteOptions::ca_directory), else
+// SSL_CERT_DIR, else none. A file or folder that the option or a variable
+// names and that is not there is Invalid, naming it and where it came from.
+Result<CaBundle> ChooseCaBundle(const std::string& file_option, const std::string& directory_option,
+                                bool s3, const Environment& env, const PathKinds& paths,
+                                const std::string& libcurl_file);
 
-// ChooseCaBundle with the process's environment and file system.
-Result<CaBundle> CaBundleFor(const std::string& option, bool s3);
+// ChooseCaBundle with the process's environment and file system, relative
+// paths made absolute (libcurl reads the file again for every new
+// connection, maybe after the working folder changed).
+Result<CaBundle> CaBundleFor(const std::string& file_option, const std::string& directory_option,
+                             bool s3, const std::string& libcurl_file);
 
 }  // namespace quiver::io::internal

@@ -250,8 +250,12 @@ HttpClient::Attempt HttpClient::Perform(const Request& request) {
   curl.easy_setopt(easy, CURLOPT_BUFFERSIZE, 256L << 10);
   curl.easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L);  // S3 keys may hold "..": sent as they are
   curl.easy_setopt(easy, CURLOPT_USERAGENT, "quiver");
-  if (!options_.ca_bundle.empty())
+  if (!options_.ca_bundle.empty()) {
     curl.easy_setopt(easy, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  }
+  if (!options_.ca_directory.empty()) {
+    curl.easy_setopt(easy, CURLOPT_CAPATH, options_.ca_directory.c_str());
+  }
 #if LIBCURL_VERSION_NUM >= 0x075500
   curl.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");

@@ -216,12 +216,31 @@ Status CurlFor(const std::string& url) {
   return curl.ok() ? Status::OK() : curl.status().WithContext(RedactedUrl(url));
 }
 
-// `options` with the CA bundle that requests for `url` trust chosen once
-// (ca_bundle.h), rather than looked up again for every request.
-Result<RemoteOptions> WithCaBundle(const std::string& url, RemoteOptions options) {
-  auto bundle = CaBundleFor(options.ca_bundle, url.starts_with("s3://"));
+// The bundle libcurl was built to trust, where this libcurl says (7.70 on).
+std::string LibcurlCaFile() {
+  auto curl = Curl();
+  if (!curl.ok()) return {};
+#if LIBCURL_VERSION_NUM >= 0x074600  // 7.70: curl_version_info_data's cainfo
+  const curl_version_info_data* info = (*curl)->version_info(CURLVERSION_NOW);
+  if (info != nullptr && info->age >= CURLVERSION_NINTH && info->cainfo != nullptr) {
+    return info->cainfo;
+  }
+#endif
+  return {};
+}
+
+// `options` with the certificates that requests to `request_url` (the
+// object's or the listing's http(s) URL; `url` is the user's) trust chosen
+// once (ca_bundle.h), rather than looked up again for every request. Plain
+// http needs none: a stale variable does not stop it.
+Result<RemoteOptions> WithCaBundle(const std::string& url, const std::string& request_url,
+                                   RemoteOptions options) {
+  if (!request_url.starts_with("https://")) return options;
+  auto bundle = CaBundleFor(options.ca_bundle, options.ca_directory, url.starts_with("s3://"),
+                            LibcurlCaFile());
   if (!bundle.ok()) return bundle.status().WithContext(RedactedUrl(url));
-  options.ca_bundle = bundle->path;
+  options.ca_bundle = bundle->file;
+  options.ca_directory = bundle->directory;
   return options;
 }
 
@@ -233,8 +252,8 @@ Result<std::shared_ptr<InputSource>> OpenRemoteSource(const std::string& url,
                                                       const RemoteOptions& given) {
   QUIVER_RETURN_NOT_OK(CheckOptions(given));
   QUIVER_RETURN_NOT_OK(CurlFor(url));
-  QUIVER_ASSIGN_OR_RETURN(const RemoteOptions options, WithCaBundle(url, given));
   QUIVER_ASSIGN_OR_RETURN(Target target, TargetOf(url));
+  QUIVER_ASSIGN_OR_RETURN(const RemoteOptions options, WithCaBundle(url, target.url, given));
   auto source = std::make_shared<RemoteSource>(RedactedUrl(url), std::move(target), options);
   QUIVER_RETURN_NOT_OK(source->Open());
   return std::shared_ptr<InputSource>(std::move(source));
@@ -245,8 +264,9 @@ Result<std::vector<std::string>> ListRemotePrefix(const std::string& url,
                                                   const RemoteOptions& given) {
   QUIVER_RETURN_NOT_OK(CheckOptions(given));
   QUIVER_RETURN_NOT_OK(CurlFor(url));
-  QUIVER_ASSIGN_OR_RETURN(const RemoteOptions options, WithCaBundle(url, given));
   QUIVER_ASSIGN_OR_RETURN(S3Settings settings, SettingsFromEnvironment());
+  QUIVER_ASSIGN_OR_RETURN(const RemoteOptions options,
+                          WithCaBundle(url, settings.endpoint + "/", given));
   QUIVER_ASSIGN_OR_RETURN(S3Object prefix, ParseS3Url(url));
   HttpClient client(url, options, AuthFor(settings));
   std::vector<std::string> found;

@@ -1,9 +1,11 @@
 #include "quiver/ipc/file_kind.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
 #include "quiver/internal/utf8.h"
+#include "quiver/io/source_stream.h"
 
 namespace quiver::ipc {
 
@@ -216,10 +218,19 @@ Result<FileKind> PeekFileKind(std::shared_ptr<InputStream>* stream, BufferPtr* h
   // A message prefix is 8 bytes (continuation, length), and the metadata
   // after it is longer: a reader of a pipe would wait for these anyway.
   constexpr int64_t kPeek = 8;
-  QUIVER_ASSIGN_OR_RETURN(*head, (*stream)->Read(kPeek));
+  auto* over = dynamic_cast<io::internal::SourceReadStream*>(stream->get());
+  if (over != nullptr) {
+    // A source read front to back is peeked without reading the stream:
+    // it stays as it is, so its messages are read straight from the
+    // source, each viewed whole (ReadMessage), not through a replay.
+    const int64_t take = std::min(kPeek, over->remaining());
+    QUIVER_ASSIGN_OR_RETURN(*head, over->source().ReadAt(over->position(), take));
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(*head, (*stream)->Read(kPeek));
+  }
   const std::span<const uint8_t> bytes((*head)->data(), static_cast<size_t>((*head)->size()));
   const FileKind kind = SniffFileKind(bytes, (*head)->size() < kPeek);
-  *stream = std::make_shared<ReplayStream>(*head, std::move(*stream));
+  if (over == nullptr) *stream = std::make_shared<ReplayStream>(*head, std::move(*stream));
   return kind;
 }
 

@@ -59,8 +59,9 @@ Status CheckFileKind(FileKind kind, FileKind expected, const std::string& name,
 
 // Sniffs the first bytes of `*stream` (at most 8: no more than a message
 // prefix, so a reader of a pipe never waits for bytes a stream would not
-// send) and replaces `*stream` with one that reads them again first. The
-// sniffed bytes go to `head`.
+// send) and replaces `*stream` with one that reads them again first; a
+// stream over a source (SourceStream, StreamOver) is peeked from its source
+// and left as it is. The sniffed bytes go to `head`.
 Result<FileKind> PeekFileKind(std::shared_ptr<InputStream>* stream, BufferPtr* head);
 
 }  // namespace quiver::ipc

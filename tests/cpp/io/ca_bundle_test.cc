@@ -1,10 +1,14 @@
 // The certificates https requests trust: the caller's file, the
-// environment's, the system's, in that order; a named file that cannot be
-// read is an error naming it and where it came from.
+// environment's (in curl's order), libcurl's own where it exists, else the
+// system's; a folder from the caller or SSL_CERT_DIR; a named file or
+// folder that is not there is an error naming it and where it came from;
+// relative paths are made absolute.
 #include "quiver/io/ca_bundle.h"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -16,54 +20,80 @@ namespace {
 struct World {
   std::map<std::string, std::string> vars;
   std::set<std::string> files;
+  std::set<std::string> folders;
+  std::string libcurl_file;
 
-  Result<CaBundle> Choose(const std::string& option, bool s3) const {
+  Result<CaBundle> Choose(const std::string& file, bool s3, const std::string& folder = "") const {
+    PathKinds paths;
+    paths.readable_file = [this](const std::string& path) { return files.count(path) > 0; };
+    paths.directory = [this](const std::string& path) { return folders.count(path) > 0; };
     return ChooseCaBundle(
-        option, s3,
+        file, folder, s3,
         [this](const char* name) -> const char* {
           auto it = vars.find(name);
           return it == vars.end() ? nullptr : it->second.c_str();
         },
-        [this](const std::string& path) { return files.count(path) > 0; });
+        paths, libcurl_file);
   }
 };
 
-TEST(CaBundleTest, TheOptionComesFirstThenTheEnvironmentThenTheSystem) {
+TEST(CaBundleTest, TheOptionComesFirstThenTheEnvironmentInCurlsOrder) {
   World world;
-  world.files = {"/opt/mine.pem", "/aws.pem", "/ssl.pem", "/curl.pem",
+  world.files = {"/opt/mine.pem", "/aws.pem", "/curl.pem", "/ssl.pem",
                  "/etc/pki/tls/certs/ca-bundle.crt"};
   world.vars = {{"AWS_CA_BUNDLE", "/aws.pem"},
-                {"SSL_CERT_FILE", "/ssl.pem"},
-                {"CURL_CA_BUNDLE", "/curl.pem"}};
+                {"CURL_CA_BUNDLE", "/curl.pem"},
+                {"SSL_CERT_FILE", "/ssl.pem"}};
   ASSERT_OK_AND_ASSIGN(CaBundle chosen, world.Choose("/opt/mine.pem", true));
-  EXPECT_EQ(chosen.path, "/opt/mine.pem");
-  EXPECT_EQ(chosen.origin, "ca_bundle");
+  EXPECT_EQ(chosen.file, "/opt/mine.pem");
   ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", true));
-  EXPECT_EQ(chosen.path, "/aws.pem");
-  // AWS_CA_BUNDLE is for S3 alone.
+  EXPECT_EQ(chosen.file, "/aws.pem");
+  // AWS_CA_BUNDLE is for S3 alone; CURL_CA_BUNDLE before SSL_CERT_FILE.
   ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
-  EXPECT_EQ(chosen.path, "/ssl.pem");
-  EXPECT_EQ(chosen.origin, "SSL_CERT_FILE");
-  world.vars.erase("SSL_CERT_FILE");
+  EXPECT_EQ(chosen.file, "/curl.pem");
+  world.vars.erase("CURL_CA_BUNDLE");
   ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
-  EXPECT_EQ(chosen.path, "/curl.pem");
+  EXPECT_EQ(chosen.file, "/ssl.pem");
   // An empty variable counts as unset.
-  world.vars["CURL_CA_BUNDLE"] = "";
+  world.vars["SSL_CERT_FILE"] = "";
   ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
-  EXPECT_EQ(chosen.path, "/etc/pki/tls/certs/ca-bundle.crt");  // Fedora's, where Debian's is not
-  EXPECT_EQ(chosen.origin, "the system");
+  EXPECT_EQ(chosen.file, "/etc/pki/tls/certs/ca-bundle.crt");  // Fedora's, where Debian's is not
+  EXPECT_EQ(chosen.directory, "");
 }
 
-TEST(CaBundleTest, TheFirstSystemBundleThatExistsElseLibcurlsDefault) {
+TEST(CaBundleTest, LibcurlsOwnBundleWhereItExistsElseTheFirstSystemBundle) {
   World world;
   ASSERT_OK_AND_ASSIGN(CaBundle chosen, world.Choose("", false));
-  EXPECT_EQ(chosen.path, "");  // none: libcurl's compiled-in default
+  EXPECT_EQ(chosen.file, "");  // nothing there: libcurl's compiled-in default
   for (auto it = SystemCaBundles().rbegin(); it != SystemCaBundles().rend(); ++it) {
     world.files.insert(*it);
     ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
-    EXPECT_EQ(chosen.path, *it);
+    EXPECT_EQ(chosen.file, *it);
   }
-  EXPECT_EQ(chosen.path, "/etc/ssl/certs/ca-certificates.crt");
+  EXPECT_EQ(chosen.file, "/etc/ssl/certs/ca-certificates.crt");
+  // A libcurl built with a bundle that this system has (a distribution's
+  // own, conda's) keeps it; one built elsewhere (the wheel's on Fedora)
+  // gets the system's.
+  world.libcurl_file = "/opt/conda/ssl/cacert.pem";
+  ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
+  EXPECT_EQ(chosen.file, "/etc/ssl/certs/ca-certificates.crt");
+  world.files.insert("/opt/conda/ssl/cacert.pem");
+  ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
+  EXPECT_EQ(chosen.file, "");
+}
+
+TEST(CaBundleTest, AFolderFromTheOptionOrSslCertDir) {
+  World world;
+  world.folders = {"/etc/my-certs", "/opt/certs"};
+  world.vars = {{"SSL_CERT_DIR", "/etc/my-certs"}};
+  ASSERT_OK_AND_ASSIGN(CaBundle chosen, world.Choose("", false));
+  EXPECT_EQ(chosen.directory, "/etc/my-certs");
+  ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false, "/opt/certs"));
+  EXPECT_EQ(chosen.directory, "/opt/certs");
+  auto missing = world.Choose("", false, "/nowhere");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "the CA directory '/nowhere' (from ca_directory) is not a folder");
 }
 
 TEST(CaBundleTest, ANamedFileThatCannotBeReadIsAnErrorNamingIt) {
@@ -82,10 +112,17 @@ TEST(CaBundleTest, ANamedFileThatCannotBeReadIsAnErrorNamingIt) {
             "the CA bundle '/gone.pem' (from SSL_CERT_FILE) is not a file that can be read");
 }
 
-TEST(CaBundleTest, TheProcessFileSystemRefusesADirectory) {
-  auto chosen = CaBundleFor("/", false);
+TEST(CaBundleTest, TheProcessFileSystemRefusesADirectoryAndMakesPathsAbsolute) {
+  auto chosen = CaBundleFor("/", "", false, "");
   ASSERT_FALSE(chosen.ok());
   EXPECT_NE(chosen.status().message().find("'/' (from ca_bundle)"), std::string::npos);
+  const std::string name = "ca_bundle_test_relative.pem";
+  { std::ofstream(name) << "not checked here\n"; }
+  auto relative = CaBundleFor(name, ".", false, "");
+  std::filesystem::remove(name);
+  ASSERT_OK(relative.status());
+  EXPECT_EQ(relative->file, (std::filesystem::current_path() / name).string());
+  EXPECT_EQ(relative->directory, (std::filesystem::current_path() / ".").string());
 }
 
 }  // namespace

@@ -196,6 +196,18 @@ TEST(ReadMessage, StreamsAndFileBlocksOverASourceOfViewsReadOncePerMessage) {
     // copies: each part.
     EXPECT_EQ(source.reads(), views ? 4 : 14);
   }
+  // A StreamReader over a source of views (open_stream of a mapped file):
+  // the peek at its first bytes, then one read a message, end included.
+  auto views = std::make_shared<ReadCountingSource>(stream_bytes, true);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<StreamReader> streamed, StreamReader::Open(views));
+  int64_t rows = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, streamed->Next());
+    if (!batch) break;
+    rows += batch->num_rows();
+  }
+  EXPECT_EQ(rows, 7);
+  EXPECT_EQ(views->reads(), 1 + 4);
   auto source = std::make_shared<ReadCountingSource>(test::WriteFile(batches), true);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<FileReader> reader, FileReader::Open(source));
   const int before = source->reads();
