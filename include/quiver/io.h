@@ -221,10 +221,12 @@ struct RemoteOptions {
   // libcurl's own bundle where it exists, else the first of the system's
   // usual bundles that exists (Debian, Fedora and RHEL, openSUSE, Alpine
   // paths). A path given here or by a variable that is not a readable file
-  // fails the open of an https object, naming it; plain http ignores it.
+  // fails the open of an https object, naming it; for plain http (which
+  // may redirect to https) it is passed over.
   std::string ca_bundle;
-  // A folder of certificates by hash (`openssl rehash`), trusted as well.
-  // Empty: SSL_CERT_DIR's, else libcurl's own (Debian's: /etc/ssl/certs).
+  // A folder of certificates by hash (`openssl rehash`), or folders
+  // separated by ':', trusted as well. Empty: SSL_CERT_DIR's where
+  // CURL_CA_BUNDLE is unset, else libcurl's own (Debian's: /etc/ssl/certs).
   std::string ca_directory;
 };
 

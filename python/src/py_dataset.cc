@@ -61,12 +61,17 @@ std::vector<std::string> Sources(nb::handle source) {
 // pickle reopens the dataset where the working folder may be another.
 nb::dict WithAbsolutePaths(const nb::dict& remote) {
   nb::dict out;
-  nb::object path = nb::module_::import_("os").attr("path");
+  nb::object os = nb::module_::import_("os");
   for (auto [key, value] : remote) {
-    const bool a_path =
-        nb::isinstance<nb::str>(key) && !value.is_none() &&
-        (nb::cast<std::string>(key) == "ca_bundle" || nb::cast<std::string>(key) == "ca_directory");
-    out[key] = a_path ? path.attr("abspath")(value) : nb::borrow(value);
+    out[key] = value;
+    if (!nb::isinstance<nb::str>(key) || value.is_none()) continue;
+    const std::string name = nb::cast<std::string>(key);
+    if (name != "ca_bundle" && name != "ca_directory") continue;
+    // Joined as C++ makes it absolute (no ".." folded away); "" (unset)
+    // and lists of folders stay as they are.
+    const std::string path = nb::cast<std::string>(os.attr("fspath")(value));
+    if (path.empty() || path.find(':') != std::string::npos) continue;
+    out[key] = os.attr("path").attr("join")(os.attr("getcwd")(), path);
   }
   return out;
 }

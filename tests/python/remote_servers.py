@@ -50,6 +50,8 @@ class Nginx:
         self.port = free_port()
         self.process = None
         self.tls = tls  # (certificate, key) files: https
+        # With tls, a plain http port that redirects every request to https.
+        self.redirect_port = free_port() if tls else None
 
     @property
     def url(self):
@@ -80,6 +82,7 @@ http {{
         {self._tls_lines()}
         root {self.root};
     }}
+    {self._redirect_server()}
 }}
 """
 
@@ -93,6 +96,14 @@ http {{
                 if request.split(" ")[1] == path:
                     out.append((int(connection), int(serial)))
         return out
+
+    def _redirect_server(self):
+        if not self.tls:
+            return ""
+        return f"""server {{
+        listen 127.0.0.1:{self.redirect_port};
+        return 301 https://127.0.0.1:{self.port}$request_uri;
+    }}"""
 
     def _tls_lines(self):
         if not self.tls:

@@ -108,14 +108,24 @@ def test_relative_paths_hold_when_the_working_folder_changes(https, clean_enviro
     shutil.copy(https.certificate, tmp_path / "ca.pem")
     name = https.names[("lz4", "file")]
     clean_environment.chdir(tmp_path)
-    remote = qv.dataset(
-        f"{https.url}/{name}", remote={"ca_bundle": "ca.pem", "parallel_requests": 8}
-    )
+    # Small reads at open, so that the rows below are fetched after the
+    # change of folder, up to 8 at once (new connections, which read the
+    # bundle again).
+    options = {"ca_bundle": "ca.pem", "parallel_requests": 8, "tail_bytes": 1024}
+    options["readahead_bytes"] = 1024
+    remote = qv.dataset(f"{https.url}/{name}", remote=options)
     again = pickle.dumps(remote)
     clean_environment.chdir("/")
-    # New connections read the bundle again: still the same file.
+    before = remote.cache_stats()["requests"]
     same_rows(remote, qv.dataset(https.root / name))
+    assert remote.cache_stats()["requests"] > before
     same_rows(pickle.loads(again), qv.dataset(https.root / name))
+    # "" is unset, in a pickle too (not the working folder).
+    empty = qv.dataset(
+        f"{https.url}/{name}", remote={"ca_bundle": https.certificate, "ca_directory": ""}
+    )
+    _, args = empty.__reduce__()
+    assert args[-1]["ca_directory"] == ""
 
 
 def test_a_certificate_folder_from_ssl_cert_dir(https, clean_environment, tmp_path):
@@ -143,6 +153,21 @@ def test_a_certificate_folder_from_ssl_cert_dir(https, clean_environment, tmp_pa
     clean_environment.setenv("SSL_CERT_DIR", str(tmp_path / "none"))
     with pytest.raises(ValueError, match=r"\(from SSL_CERT_DIR\) is not a folder"):
         qv.dataset(f"{https.url}/{name}")
+
+
+def test_a_redirect_from_http_to_https_is_checked_too(https, clean_environment, tmp_path):
+    name = https.names[(None, "file")]
+    url = f"http://127.0.0.1:{https.redirect_port}/{name}"
+    local = qv.dataset(https.root / name)
+    same_rows(qv.dataset(url, remote={"ca_bundle": https.certificate}), local)
+    # A stale variable is passed over for the next (an http URL), the
+    # certificate still checked.
+    clean_environment.setenv("CURL_CA_BUNDLE", str(tmp_path / "gone.pem"))
+    clean_environment.setenv("SSL_CERT_FILE", https.certificate)
+    same_rows(qv.dataset(url), local)
+    clean_environment.delenv("SSL_CERT_FILE")
+    with pytest.raises(OSError, match="certificate"):
+        qv.dataset(url)
 
 
 def test_plain_http_ignores_the_certificate_settings(nginx, clean_environment, tmp_path):

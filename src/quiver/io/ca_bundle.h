@@ -36,17 +36,21 @@ const std::vector<std::string>& SystemCaBundles();
 // objects AWS_CA_BUNDLE; CURL_CA_BUNDLE; SSL_CERT_FILE (curl's own order);
 // none where `libcurl_file` (the bundle libcurl was built with; empty if
 // unknown) is a readable file; the first readable SystemCaBundles(); none.
-// The folder: `directory_option` (RemoteOptions::ca_directory), else
-// SSL_CERT_DIR, else none. A file or folder that the option or a variable
-// names and that is not there is Invalid, naming it and where it came from.
+// The folder (or colon-separated folders, as OpenSSL reads them):
+// `directory_option` (RemoteOptions::ca_directory), else SSL_CERT_DIR where
+// CURL_CA_BUNDLE is not set (as the curl command), else none. `strict` (an
+// https:// request): a file or folder the option or a variable names that
+// is not there is Invalid, naming it and where it came from. Otherwise (a
+// plain http:// request, which may still be redirected to https) such a
+// name is passed over for the next.
 Result<CaBundle> ChooseCaBundle(const std::string& file_option, const std::string& directory_option,
                                 bool s3, const Environment& env, const PathKinds& paths,
-                                const std::string& libcurl_file);
+                                const std::string& libcurl_file, bool strict = true);
 
 // ChooseCaBundle with the process's environment and file system, relative
 // paths made absolute (libcurl reads the file again for every new
 // connection, maybe after the working folder changed).
 Result<CaBundle> CaBundleFor(const std::string& file_option, const std::string& directory_option,
-                             bool s3, const std::string& libcurl_file);
+                             bool s3, const std::string& libcurl_file, bool strict = true);
 
 }  // namespace quiver::io::internal

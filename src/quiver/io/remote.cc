@@ -222,7 +222,7 @@ std::string LibcurlCaFile() {
   if (!curl.ok()) return {};
 #if LIBCURL_VERSION_NUM >= 0x074600  // 7.70: curl_version_info_data's cainfo
   const curl_version_info_data* info = (*curl)->version_info(CURLVERSION_NOW);
-  if (info != nullptr && info->age >= CURLVERSION_NINTH && info->cainfo != nullptr) {
+  if (info != nullptr && info->age >= CURLVERSION_SEVENTH && info->cainfo != nullptr) {
     return info->cainfo;
   }
 #endif
@@ -231,13 +231,13 @@ std::string LibcurlCaFile() {
 
 // `options` with the certificates that requests to `request_url` (the
 // object's or the listing's http(s) URL; `url` is the user's) trust chosen
-// once (ca_bundle.h), rather than looked up again for every request. Plain
-// http needs none: a stale variable does not stop it.
+// once (ca_bundle.h), rather than looked up again for every request. A
+// plain http URL gets them too, for a redirect to https, but a stale path
+// does not stop it.
 Result<RemoteOptions> WithCaBundle(const std::string& url, const std::string& request_url,
                                    RemoteOptions options) {
-  if (!request_url.starts_with("https://")) return options;
   auto bundle = CaBundleFor(options.ca_bundle, options.ca_directory, url.starts_with("s3://"),
-                            LibcurlCaFile());
+                            LibcurlCaFile(), request_url.starts_with("https://"));
   if (!bundle.ok()) return bundle.status().WithContext(RedactedUrl(url));
   options.ca_bundle = bundle->file;
   options.ca_directory = bundle->directory;

@@ -23,7 +23,8 @@ struct World {
   std::set<std::string> folders;
   std::string libcurl_file;
 
-  Result<CaBundle> Choose(const std::string& file, bool s3, const std::string& folder = "") const {
+  Result<CaBundle> Choose(const std::string& file, bool s3, const std::string& folder = "",
+                          bool strict = true) const {
     PathKinds paths;
     paths.readable_file = [this](const std::string& path) { return files.count(path) > 0; };
     paths.directory = [this](const std::string& path) { return folders.count(path) > 0; };
@@ -33,7 +34,7 @@ struct World {
           auto it = vars.find(name);
           return it == vars.end() ? nullptr : it->second.c_str();
         },
-        paths, libcurl_file);
+        paths, libcurl_file, strict);
   }
 };
 
@@ -84,16 +85,46 @@ TEST(CaBundleTest, LibcurlsOwnBundleWhereItExistsElseTheFirstSystemBundle) {
 
 TEST(CaBundleTest, AFolderFromTheOptionOrSslCertDir) {
   World world;
-  world.folders = {"/etc/my-certs", "/opt/certs"};
+  world.folders = {"/etc/my-certs", "/opt/certs", "/more-certs"};
   world.vars = {{"SSL_CERT_DIR", "/etc/my-certs"}};
   ASSERT_OK_AND_ASSIGN(CaBundle chosen, world.Choose("", false));
   EXPECT_EQ(chosen.directory, "/etc/my-certs");
   ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false, "/opt/certs"));
   EXPECT_EQ(chosen.directory, "/opt/certs");
+  // Folders separated by ':', as OpenSSL reads them.
+  world.vars["SSL_CERT_DIR"] = "/etc/my-certs:/more-certs";
+  ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
+  EXPECT_EQ(chosen.directory, "/etc/my-certs:/more-certs");
+  // As the curl command: CURL_CA_BUNDLE set, SSL_CERT_DIR is not read.
+  world.files = {"/curl.pem"};
+  world.vars["CURL_CA_BUNDLE"] = "/curl.pem";
+  ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false));
+  EXPECT_EQ(chosen.file, "/curl.pem");
+  EXPECT_EQ(chosen.directory, "");
   auto missing = world.Choose("", false, "/nowhere");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(),
             "the CA directory '/nowhere' (from ca_directory) is not a folder");
+  world.vars = {{"SSL_CERT_DIR", "/etc/my-certs:/gone"}};
+  missing = world.Choose("", false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "the CA directory '/etc/my-certs:/gone' (from SSL_CERT_DIR) is not a folder");
+}
+
+TEST(CaBundleTest, NotStrictAMissingNameIsPassedOverForTheNext) {
+  // A plain http URL (which may redirect to https): a stale variable or
+  // option does not fail it; the next name, or the system's bundle, serves.
+  World world;
+  world.files = {"/ssl.pem", "/etc/ssl/cert.pem"};
+  world.vars = {{"CURL_CA_BUNDLE", "/gone.pem"}, {"SSL_CERT_FILE", "/ssl.pem"}};
+  ASSERT_OK_AND_ASSIGN(CaBundle chosen, world.Choose("/also-gone.pem", false, "/no-dir", false));
+  EXPECT_EQ(chosen.file, "/ssl.pem");
+  EXPECT_EQ(chosen.directory, "");
+  world.vars.erase("SSL_CERT_FILE");
+  ASSERT_OK_AND_ASSIGN(chosen, world.Choose("", false, "", false));
+  EXPECT_EQ(chosen.file, "/etc/ssl/cert.pem");
+  EXPECT_FALSE(world.Choose("", false, "", true).ok());  // strict: CURL_CA_BUNDLE's is gone
 }
 
 TEST(CaBundleTest, ANamedFileThatCannotBeReadIsAnErrorNamingIt) {
@@ -113,12 +144,12 @@ TEST(CaBundleTest, ANamedFileThatCannotBeReadIsAnErrorNamingIt) {
 }
 
 TEST(CaBundleTest, TheProcessFileSystemRefusesADirectoryAndMakesPathsAbsolute) {
-  auto chosen = CaBundleFor("/", "", false, "");
+  auto chosen = CaBundleFor("/", "", false, "", true);
   ASSERT_FALSE(chosen.ok());
   EXPECT_NE(chosen.status().message().find("'/' (from ca_bundle)"), std::string::npos);
   const std::string name = "ca_bundle_test_relative.pem";
   { std::ofstream(name) << "not checked here\n"; }
-  auto relative = CaBundleFor(name, ".", false, "");
+  auto relative = CaBundleFor(name, ".", false, "", true);
   std::filesystem::remove(name);
   ASSERT_OK(relative.status());
   EXPECT_EQ(relative->file, (std::filesystem::current_path() / name).string());
